@@ -1,0 +1,29 @@
+# Every target sets up what it needs: a fresh clone needs only python3 (>= 3.11).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	touch $(STAMP)
+
+.PHONY: setup demo test test-long bench clean
+setup: $(STAMP)
+
+demo: $(STAMP)
+	TABULAR_HOME=$${TABULAR_HOME:-.tabular-demo} $(BIN)/tabular demo
+
+test: $(STAMP)
+	$(BIN)/pytest -q
+
+test-long: $(STAMP)
+	$(BIN)/pytest -q -m 'slow or not slow'
+
+bench: $(STAMP)
+	$(BIN)/python bench/ingest_csv.py --scale-factor 1
+
+clean:
+	rm -rf $(VENV) .tabular-demo .pytest_cache

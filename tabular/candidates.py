@@ -1,0 +1,256 @@
+"""The readings a column of text can have: one table, each entry a gate and a conversion.
+
+A reading is how text becomes one of SPEC §3's types (`number` with a decimal mark, a group
+mark and a unit; `date` with a strptime pattern …). Inference (infer.py) keeps the readings no
+value refutes; the cast (cast.py) applies the chosen one. Both build their SQL from here, so
+what is checked and what is converted cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from sqlglot import exp
+
+TYPES = ("string", "number", "bool", "date", "datetime", "time", "duration")
+UNITS = ("%", "$", "€", "£", "¥", "₹", "₽", "₩", "₺", "₪", "₫")
+TRUE_WORDS = ("true", "yes", "y", "t")
+FALSE_WORDS = ("false", "no", "n", "f")
+
+# (decimal mark, group mark) in order of precedence: the first that reads every value wins.
+NUMBER_MARKS = ((".", None), (",", None), (".", ","), (",", "."), (",", " "), (".", " "), (".", "'"))
+_GROUP_PATTERN = {",": ",", ".": r"\.", " ": "[ \u00a0\u202f]", "'": "['\u2019]"}
+
+DMY_DATES = ("%d/%m/%Y", "%d.%m.%Y", "%d-%m-%Y", "%d/%m/%y", "%d.%m.%y")
+MDY_DATES = ("%m/%d/%Y", "%m-%d-%Y", "%m/%d/%y")
+YMD_DATES = ("%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d")
+NAMED_DATES = ("%d-%b-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%d-%b-%y")
+ISO_DATETIME = r"\d{4}-\d{1,2}-\d{1,2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d{1,9})?)?"
+ISO_OFFSET = r"(Z|z|[+-]\d{2}(:?\d{2})?)"
+ISO_DURATION = r"P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read text as a type. `format` is what dataset_get reports (SPEC §4)."""
+
+    type: str
+    format: str = ""
+    gate: str | None = None  # a regex every accepted (trimmed) value matches whole
+    decimal_mark: str = "."
+    group_mark: str | None = None
+    unit: str | None = None
+    exponent: bool = False
+    order: str = ""  # DMY / MDY / YMD for dates read by position
+
+    @property
+    def label(self) -> str:
+        return f"{self.type} ({self.format})" if self.format else self.type
+
+
+STRING = Reading("string")
+
+
+def number_reading(decimal_mark: str = ".", group_mark: str | None = None, unit: str | None = None, exponent: bool = False) -> Reading:
+    d = re.escape(decimal_mark)
+    digits = r"\d+" if group_mark is None else rf"(?:\d{{1,3}}(?:{_GROUP_PATTERN[group_mark]}\d{{3}})+|\d+)"
+    core = rf"(?:{digits}(?:{d}\d+)?|{d}\d+)"
+    if exponent:
+        core += r"(?:[eE][+-]?\d+)"
+    if unit:
+        u = re.escape(unit)
+        gate = rf"[+-]?(?:{u}\s?)?[+-]?{core}(?:\s?{u})?" if unit != "%" else rf"[+-]?{core}\s?%"
+    else:
+        gate = rf"[+-]?{core}"
+    parts = [f"decimal_mark={decimal_mark}"]
+    if group_mark:
+        parts.append(f"group_mark={group_mark}")
+    if unit:
+        parts.append(f"unit={unit}")
+    return Reading("number", ";".join(parts), gate, decimal_mark, group_mark, unit, exponent)
+
+
+def date_reading(pattern: str, type_: str = "date") -> Reading:
+    order = "DMY" if pattern in DMY_DATES or pattern.startswith(DMY_DATES) else ""
+    order = order or ("MDY" if pattern in MDY_DATES or pattern.startswith(MDY_DATES) else "")
+    order = order or ("YMD" if pattern.startswith(YMD_DATES) else "")
+    return Reading(type_, pattern, order=order)
+
+
+BOOL = Reading("bool", "true/false", r"(?i)(true|false|yes|no|y|n|t|f)")
+BOOL_01 = Reading("bool", "1/0", r"[01]")
+ISO_TIMESTAMP = Reading("datetime", "%Y-%m-%dT%H:%M:%S", ISO_DATETIME, order="YMD")
+ISO_TIMESTAMPTZ = Reading("datetime", "%Y-%m-%dT%H:%M:%S%z", ISO_DATETIME + ISO_OFFSET, order="YMD")
+CLOCK_TIME = Reading("time", "%H:%M:%S", r"([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?")
+CLOCK_DURATION = Reading("duration", "h:mm:ss", r"\d+:[0-5]\d(:[0-5]\d(\.\d{1,6})?)?")
+ISO_8601_DURATION = Reading("duration", "ISO 8601", ISO_DURATION)
+
+
+def date_readings(order: str | None = None) -> list[Reading]:
+    pools = {"YMD": YMD_DATES, "DMY": DMY_DATES, "MDY": MDY_DATES}
+    chosen = [pools[order]] if order else [YMD_DATES, DMY_DATES, MDY_DATES]
+    return [date_reading(p) for pool in chosen for p in pool] + [date_reading(p) for p in NAMED_DATES]
+
+
+def datetime_readings(order: str | None = None) -> list[Reading]:
+    out = [ISO_TIMESTAMPTZ, ISO_TIMESTAMP] if order in (None, "YMD") else []
+    for d in (DMY_DATES[:3] + MDY_DATES[:2] + YMD_DATES[1:2]):
+        reading = date_reading(d)
+        if order and reading.order != order:
+            continue
+        for clock in ("%H:%M", "%H:%M:%S"):
+            out.append(date_reading(f"{d} {clock}", "datetime"))
+    if order in (None, "MDY"):
+        out += [date_reading("%m/%d/%Y %I:%M %p", "datetime"), date_reading("%m/%d/%Y %I:%M:%S %p", "datetime")]
+    return out
+
+
+def candidate_readings(units: set[str], decimal_mark: str | None = None, date_order: str | None = None) -> list[Reading]:
+    """Every typed reading worth trying for a column, most specific first (string is last)."""
+    numbers = []
+    for exponent in (False, True):
+        for dm, gm in NUMBER_MARKS:
+            if decimal_mark and dm != decimal_mark:
+                continue
+            if exponent and gm:
+                continue
+            for unit in [None, *sorted(units)]:
+                numbers.append(number_reading(dm, gm, unit, exponent))
+    return [
+        BOOL,
+        *numbers,
+        *date_readings(date_order),
+        *datetime_readings(date_order),
+        CLOCK_TIME,
+        date_reading("%I:%M %p", "time"),
+        CLOCK_DURATION,
+        ISO_8601_DURATION,
+    ]
+
+
+_U = "[%$€£¥₹₽₩₺₪₫]"
+# A broad gate per family: a column is tried with a family's readings only if its values pass.
+FAMILIES = {
+    "bool": r"(?i)(true|false|yes|no|y|n|t|f)",
+    "number": rf"[+-]?({_U}\s?)?[+-]?[.,]?[0-9][0-9.,'’ \x{{a0}}\x{{202f}}]*([eE][+-]?[0-9]+)?(\s?{_U})?",
+    "date": r"[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}|[0-9]{1,2}[ -][A-Za-z]{3,9}[ -][0-9]{2,4}|[A-Za-z]{3,9} [0-9]{1,2}, [0-9]{4}",
+    "datetime": r"[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}[T ][0-9]{1,2}:[0-9]{2}.*",
+    "time": r"[0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(\s?[AaPp][Mm])?",
+    "duration": r"[0-9]+:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?|P[0-9YMWDTHS.]+",
+}
+
+
+def reading_from(type_: str, fmt: str) -> Reading:
+    """The reading a person named (dataset_approve's `columns` and `formats`)."""
+    if type_ == "string":
+        return STRING
+    if type_ == "bool":
+        return BOOL_01 if fmt == "1/0" else BOOL
+    if type_ == "number":
+        opts = dict(part.split("=", 1) for part in fmt.split(";") if "=" in part)
+        return number_reading(opts.get("decimal_mark", "."), opts.get("group_mark") or None, opts.get("unit") or None, opts.get("exponent") == "true")
+    if type_ == "duration":
+        return ISO_8601_DURATION if fmt == "ISO 8601" else CLOCK_DURATION
+    if type_ == "datetime" and fmt in (ISO_TIMESTAMP.format, ISO_TIMESTAMPTZ.format):
+        return ISO_TIMESTAMPTZ if fmt.endswith("%z") else ISO_TIMESTAMP
+    if type_ == "time" and fmt in ("", CLOCK_TIME.format):
+        return CLOCK_TIME
+    if type_ in ("date", "datetime", "time"):
+        return date_reading(fmt or {"date": "%Y-%m-%d", "datetime": "%Y-%m-%d %H:%M:%S"}[type_], type_)
+    raise ValueError(f"unknown type {type_!r}")
+
+
+def _lit(text: str) -> exp.Literal:
+    return exp.Literal.string(text)
+
+
+def _fn(name: str, *args: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def matches(t: exp.Expression, pattern: str) -> exp.Expression:
+    return _fn("regexp_full_match", t, _lit(pattern))
+
+
+def number_text(reading: Reading, t: exp.Expression) -> exp.Expression:
+    """The value as plain decimal text: unit, spaces and group marks gone, `.` as the mark."""
+    keep = "0-9eE+\\-" + re.escape(reading.decimal_mark)
+    text = _fn("regexp_replace", t, _lit(f"[^{keep}]"), _lit(""), _lit("g"))
+    if reading.decimal_mark != ".":
+        text = _fn("replace", text, _lit(reading.decimal_mark), _lit("."))
+    return text
+
+
+def _iso_duration(t: exp.Expression) -> exp.Expression:
+    day_part = _fn("split_part", t, _lit("T"), exp.Literal.number(1))
+    time_part = _fn("split_part", t, _lit("T"), exp.Literal.number(2))
+
+    def amount(part: exp.Expression, unit: str, cast: str = "BIGINT") -> exp.Expression:
+        found = _fn("regexp_extract", part, _lit(rf"([0-9.]+){unit}"), exp.Literal.number(1))
+        return exp.func("coalesce", exp.TryCast(this=exp.Nullif(this=found, expression=_lit("")), to=exp.DataType.build(cast)), exp.Literal.number(0))
+
+    pieces = [
+        _fn("to_years", amount(day_part, "Y")),
+        _fn("to_months", amount(day_part, "M")),
+        _fn("to_days", exp.Add(this=exp.Mul(this=amount(day_part, "W"), expression=exp.Literal.number(7)), expression=amount(day_part, "D"))),
+        _fn("to_hours", amount(time_part, "H")),
+        _fn("to_minutes", amount(time_part, "M")),
+        _fn("to_microseconds", exp.cast(exp.func("round", exp.Mul(this=amount(time_part, "S", "DOUBLE"), expression=exp.Literal.number(1_000_000))), "BIGINT")),
+    ]
+    total = pieces[0]
+    for piece in pieces[1:]:
+        total = exp.Add(this=total, expression=piece)
+    return total
+
+
+def convert(reading: Reading, t: exp.Expression, physical: str) -> exp.Expression:
+    """SQL that turns trimmed text `t` into the reading's value, NULL when the value refutes it."""
+    if reading.type == "string":
+        return t
+    if reading.type == "bool":
+        value = exp.In(this=exp.func("lower", t), expressions=[_lit(w) for w in (*TRUE_WORDS, "1")])
+    elif reading.type == "number":
+        value = exp.TryCast(this=number_text(reading, t), to=exp.DataType.build(physical, dialect="duckdb"))
+    elif reading.type == "duration":
+        value = _iso_duration(t) if reading is ISO_8601_DURATION or reading.format == "ISO 8601" else exp.TryCast(this=t, to=exp.DataType.build("INTERVAL"))
+    elif reading.gate is not None:  # ISO datetimes and clock times: DuckDB's own cast, behind the gate
+        value = exp.TryCast(this=t, to=exp.DataType.build(physical, dialect="duckdb"))
+    else:
+        parsed = _fn("try_strptime", t, _lit(reading.format))
+        value = exp.cast(parsed, physical) if physical != "TIMESTAMP" else parsed
+    if reading.gate is None:
+        return value
+    return exp.Case().when(matches(t, reading.gate), value)
+
+
+def physical_of(reading: Reading) -> str:
+    """The storage type of a non-number reading (numbers depend on the values: see infer.py)."""
+    return {
+        "string": "VARCHAR",
+        "bool": "BOOLEAN",
+        "date": "DATE",
+        "time": "TIME",
+        "duration": "INTERVAL",
+        "datetime": "TIMESTAMPTZ" if reading.format.endswith("%z") else "TIMESTAMP",
+    }.get(reading.type, "DOUBLE")
+
+
+_QUICK = (
+    ("int", re.compile(r"[+-]?\d+")),
+    ("number", re.compile(r"[+-]?[$€£]?\s?[+-]?(\d{1,3}([,. '’]\d{3})+|\d+)?([.,]\d+)?([eE][+-]?\d+)?\s?[%€$£]?")),
+    ("date", re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([T ].*)?")),
+    ("time", re.compile(r"\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?")),
+    ("bool", re.compile(r"(?i)true|false|yes|no")),
+)
+
+
+def quick_kind(value: str) -> str:
+    """A coarse kind of one cell, for telling a header row from data (sniff.py)."""
+    text = value.strip()
+    if not text:
+        return "empty"
+    for kind, pattern in _QUICK:
+        if pattern.fullmatch(text) and any(ch.isalnum() for ch in text):
+            return kind
+    return "text"

@@ -1,0 +1,105 @@
+"""The catalog: sources, revisions, datasets, snapshots and rejected rows, in the DuckDB file.
+
+Snapshot tables live in the `snapshots` schema; the catalog's own tables in `catalog`. A
+revision is published in one transaction, so a reader sees all of it or none of it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from pathlib import Path
+
+import duckdb
+
+SCHEMA = """
+CREATE SCHEMA IF NOT EXISTS catalog;
+CREATE SCHEMA IF NOT EXISTS snapshots;
+CREATE TABLE IF NOT EXISTS catalog.uploads (
+  upload_id VARCHAR, org VARCHAR, namespace VARCHAR, filename VARCHAR, bytes BIGINT,
+  sha256 VARCHAR, content_type VARCHAR, path VARCHAR, created_at TIMESTAMPTZ);
+CREATE TABLE IF NOT EXISTS catalog.jobs (
+  ingestion_id VARCHAR, org VARCHAR, namespace VARCHAR, source_uri VARCHAR, upload_id VARCHAR,
+  state VARCHAR, stage VARCHAR, attempts INTEGER, error_code VARCHAR, error_message VARCHAR,
+  format VARCHAR, coverage JSON, warnings JSON, revision INTEGER, expected_revision INTEGER,
+  filename VARCHAR, progress JSON, cancel_requested BOOLEAN, request JSON,
+  created_at TIMESTAMPTZ, updated_at TIMESTAMPTZ);
+CREATE TABLE IF NOT EXISTS catalog.sources (
+  org VARCHAR, namespace VARCHAR, source_uri VARCHAR, live_revision INTEGER, last_revision INTEGER,
+  title VARCHAR, description VARCHAR, tags JSON, metadata JSON,
+  created_at TIMESTAMPTZ, updated_at TIMESTAMPTZ);
+CREATE TABLE IF NOT EXISTS catalog.revisions (
+  org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER, upload_id VARCHAR,
+  filename VARCHAR, format VARCHAR, parser VARCHAR, coverage JSON, warnings JSON,
+  extraction_dir VARCHAR, ingested_at TIMESTAMPTZ, state VARCHAR);
+CREATE TABLE IF NOT EXISTS catalog.datasets (
+  org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER, dataset_id VARCHAR,
+  name VARCHAR, idx INTEGER, extraction VARCHAR, headers JSON, names JSON, rows BIGINT,
+  origin JSON, warnings JSON, options JSON, live_snapshot VARCHAR);
+CREATE TABLE IF NOT EXISTS catalog.snapshots (
+  snapshot_id VARCHAR, org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER,
+  dataset_id VARCHAR, rows BIGINT, rows_rejected BIGINT, columns JSON, questions JSON,
+  approved BOOLEAN, approved_at TIMESTAMPTZ, approved_by VARCHAR, created_at TIMESTAMPTZ);
+CREATE TABLE IF NOT EXISTS catalog.rejected (
+  snapshot_id VARCHAR, row_id BIGINT, line BIGINT, column_name VARCHAR, value VARCHAR, reason VARCHAR);
+"""
+
+
+class Catalog:
+    """One DuckDB database file (or memory) and the directory beside it for extractions."""
+
+    def __init__(self, home: str, memory_limit: str = "60%"):
+        self.memory = home == ":memory:"
+        if self.memory:
+            import tempfile
+
+            self.home = Path(tempfile.mkdtemp(prefix="tabular-"))
+            self.db = duckdb.connect(":memory:")
+        else:
+            self.home = Path(home)
+            self.home.mkdir(parents=True, exist_ok=True)
+            self.db = duckdb.connect(str(self.home / "tabular.duckdb"))
+        self.uploads_dir = self.home / "uploads"
+        self.extractions_dir = self.home / "extractions"
+        self.uploads_dir.mkdir(exist_ok=True)
+        self.extractions_dir.mkdir(exist_ok=True)
+        self.db.execute("SET TimeZone = 'UTC'")
+        try:
+            self.db.execute(f"SET memory_limit = '{_memory(memory_limit)}'")
+        except duckdb.Error:
+            pass
+        self.db.execute(SCHEMA)
+        self.publish_lock = threading.Lock()
+        self.sweep()
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        cur = self.db.cursor()
+        cur.execute("SET TimeZone = 'UTC'")
+        return cur
+
+    def sweep(self) -> None:
+        """Remove what an interrupted ingest left: extraction folders and snapshot tables nobody names."""
+        cur = self.cursor()
+        named = {r[0] for r in cur.execute("SELECT extraction_dir FROM catalog.revisions").fetchall()}
+        for folder in self.extractions_dir.iterdir():
+            if folder.name not in named:
+                shutil.rmtree(folder, ignore_errors=True)
+        live = {r[0] for r in cur.execute("SELECT snapshot_id FROM catalog.snapshots").fetchall()}
+        tables = cur.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'snapshots'").fetchall()
+        for (table,) in tables:
+            if table not in live:
+                cur.execute(f'DROP TABLE IF EXISTS snapshots."{table}"')
+
+
+def _memory(setting: str) -> str:
+    if setting.endswith("%"):
+        import os
+
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        return f"{int(total * float(setting[:-1]) / 100 / 2**20)}MB"
+    return setting
+
+
+def dumps(value) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)

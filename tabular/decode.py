@@ -1,0 +1,177 @@
+"""Bytes to text: undo gzip/zip, refuse binary, and settle the encoding (BOM, UTF-8, detected)."""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import charset_normalizer
+
+from .errors import IngestFailed
+
+HEAD_BYTES = 1 << 20
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig", "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "utf-16"),
+)
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """How to read a file as text: its container (none, gzip, zip member) and its encoding."""
+
+    path: Path
+    container: str  # "", "gzip" or "zip:<member>"
+    encoding: str  # the codec Python reads it with
+    reported: str  # what origin.encoding says
+    bom_bytes: int
+
+    def open_binary(self, max_inflated: int) -> BinaryIO:
+        raw = self.path.open("rb")
+        if self.container == "gzip":
+            return _Capped(gzip.GzipFile(fileobj=raw), max_inflated)
+        if self.container.startswith("zip:"):
+            archive = zipfile.ZipFile(raw)
+            return _Capped(archive.open(self.container[4:]), max_inflated)
+        return raw
+
+    def open_text(self, max_inflated: int) -> io.TextIOBase:
+        """The file as text, BOM removed, newlines untouched (the csv module wants newline='')."""
+        stream = self.open_binary(max_inflated)
+        if self.bom_bytes:
+            stream.read(self.bom_bytes)
+        codec = {"utf-8-sig": "utf-8", "utf-16": self.encoding, "utf-32": self.encoding}.get(self.encoding, self.encoding)
+        return io.TextIOWrapper(stream, encoding=codec, errors="strict", newline="")
+
+
+class _Capped(io.RawIOBase):
+    """A stream that refuses to inflate past a byte budget (a compression bomb stops here)."""
+
+    def __init__(self, inner: BinaryIO, budget: int):
+        self._inner, self._left = inner, budget
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self._inner.read(min(len(buffer), self._left + 1))
+        if len(data) > self._left:
+            raise IngestFailed("too_large", "the compressed file inflates past max_inflated_bytes")
+        self._left -= len(data)
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
+
+
+def detect(path: Path, encoding: str | None = None, max_inflated: int = 1 << 32) -> Decoded:
+    """Find the container and encoding of a delimited text file; `encoding` overrides the guess."""
+    container = _container(path)
+    probe = Decoded(path, container, "latin-1", "", 0)
+    with probe.open_binary(max_inflated) as stream:
+        head = stream.read(HEAD_BYTES)
+    if not head.strip(b"\x00 \t\r\n"):
+        raise IngestFailed("no_text", "the file is empty" if not head else "the file holds only blank space")
+    if encoding:
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise IngestFailed("encoding", f"unknown encoding {encoding!r} in options") from None
+        return Decoded(path, container, encoding, encoding, 0)
+    for bom, codec, reported in _BOMS:
+        if head.startswith(bom):
+            return Decoded(path, container, codec, "utf-8" if codec == "utf-8-sig" else codec, len(bom))
+    wide = _bomless_utf16(head)
+    if wide:
+        return Decoded(path, container, wide, wide, 0)
+    if b"\x00" in head:
+        raise IngestFailed("format_unavailable", "the file is binary, not delimited text (it holds NUL bytes)")
+    if _is_utf8(head, complete=len(head) < HEAD_BYTES):
+        return Decoded(path, container, "utf-8", "utf-8", 0)
+    return Decoded(path, container, *_legacy(head), 0)
+
+
+def _container(path: Path) -> str:
+    with path.open("rb") as fh:
+        magic = fh.read(4)
+    if magic[:2] == b"\x1f\x8b":
+        return "gzip"
+    if magic == b"PK\x03\x04":
+        try:
+            with zipfile.ZipFile(path) as archive:
+                members = [i for i in archive.infolist() if not i.is_dir()]
+        except zipfile.BadZipFile:
+            raise IngestFailed("format_unavailable", "the file is a damaged zip archive") from None
+        if len(members) != 1:
+            raise IngestFailed(
+                "format_unavailable",
+                f"a zip archive is read only when it holds one file; this one holds {len(members)}",
+            )
+        if members[0].flag_bits & 0x1:
+            raise IngestFailed("format_unavailable", "the zip archive is encrypted")
+        return "zip:" + members[0].filename
+    return ""
+
+
+def _bomless_utf16(head: bytes) -> str | None:
+    sample = head[:4096]
+    if len(sample) < 8:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    if odd.count(0) > 0.4 * len(odd) and even.count(0) < 0.05 * len(even):
+        return "utf-16-le"
+    if even.count(0) > 0.4 * len(even) and odd.count(0) < 0.05 * len(odd):
+        return "utf-16-be"
+    return None
+
+
+def _is_utf8(head: bytes, complete: bool) -> bool:
+    try:
+        codecs.getincrementaldecoder("utf-8")("strict").decode(head, final=complete)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+# Among encodings that read the bytes about equally well, the ones people actually save in.
+PREFERRED = ("cp1252", "latin_1", "iso8859_15", "cp932", "shift_jis", "euc_jp", "gb18030", "big5", "euc_kr", "cp1251", "koi8_r", "cp1250", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257")
+CHAOS_SLACK = 0.05
+
+
+def _legacy(head: bytes) -> tuple[str, str]:
+    """(codec, reported name) of a text that is not UTF-8, by charset-normalizer and preference."""
+    matches = list(charset_normalizer.from_bytes(head))
+    if not matches:
+        raise IngestFailed("encoding", "the file's text encoding could not be recognised")
+    floor = min(m.chaos for m in matches)
+    close = [m.encoding for m in matches if m.chaos <= floor + CHAOS_SLACK]
+    ranked = sorted(close, key=lambda e: PREFERRED.index(e) if e in PREFERRED else len(PREFERRED))
+    name = ranked[0]
+    if name in ("cp1252", "latin_1", "iso8859_15"):
+        # No byte in 0x80-0x9F: latin-1 and cp1252 read it alike; call it by the older name.
+        return ("cp1252", "cp1252") if any(0x80 <= b <= 0x9F for b in head) else ("latin-1", "iso-8859-1")
+    if name == "cp932":
+        try:
+            head.decode("shift_jis")
+            return "shift_jis", "shift_jis"
+        except UnicodeDecodeError:
+            return "cp932", "cp932"
+    return name, name
+
+
+def fallback_after(path: Path, decoded: Decoded, max_inflated: int) -> Decoded:
+    """A file that read as UTF-8 at its head but failed later: detect from the whole text."""
+    with decoded.open_binary(max_inflated) as stream:
+        data = stream.read(64 << 20)
+    return Decoded(path, decoded.container, *_legacy(data), 0)

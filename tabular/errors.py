@@ -1,0 +1,86 @@
+"""The closed set of error codes of SPEC §2, raised the same way on every transport."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ErrorItem:
+    """One thing wrong with an input: where (JSON path), what was expected, what came."""
+
+    path: str
+    message: str
+    expected: str | None = None
+    received: Any = None
+    did_you_mean: list[str] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "message": self.message}
+        if self.expected is not None:
+            out["expected"] = self.expected
+        if self.received is not None:
+            out["received"] = self.received
+        if self.did_you_mean:
+            out["did_you_mean"] = self.did_you_mean
+        return out
+
+
+class TabularError(Exception):
+    """An error a caller can act on: a stable `code`, an HTTP `status`, and `errors` on 422."""
+
+    code = "INTERNAL"
+    status = 500
+
+    def __init__(self, message: str, errors: list[ErrorItem] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.errors = list(errors or [])
+
+    def to_detail(self, request_id: str = "") -> dict[str, Any]:
+        detail: dict[str, Any] = {"code": self.code, "message": self.message, "request_id": request_id}
+        if self.errors:
+            detail["errors"] = [e.to_dict() for e in self.errors]
+        return detail
+
+
+class ValidationFailed(TabularError):
+    code, status = "VALIDATION_FAILED", 422
+
+
+class NotFound(TabularError):
+    code, status = "RESOURCE_NOT_FOUND", 404
+
+
+class PreconditionFailed(TabularError):
+    code, status = "PRECONDITION_FAILED", 409
+
+
+class TooLarge(TabularError):
+    code, status = "TOO_LARGE", 413
+
+
+class BackendTimeout(TabularError):
+    code, status = "BACKEND_TIMEOUT", 504
+
+
+class Internal(TabularError):
+    code, status = "INTERNAL", 500
+
+
+class IngestFailed(Exception):
+    """An ingest that cannot publish: `error_code` is one of SPEC §4 ingest_status's codes."""
+
+    def __init__(self, error_code: str, message: str):
+        super().__init__(message)
+        self.error_code = error_code
+        self.message = message
+
+
+def close_names(name: str, candidates: list[str], n: int = 3) -> list[str]:
+    """Up to `n` candidates closest to `name`, case-insensitively, for `did_you_mean`."""
+    lowered = {c.lower(): c for c in candidates}
+    hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.5)
+    return [lowered[h] for h in hits]

@@ -1,0 +1,180 @@
+"""Delimited text to an extraction: every cell as text, with its row id and file line.
+
+The extraction is stored as Parquet (row id, line, one string column per table column) so a
+table can be typed again without the file. Rows stream through in chunks: memory holds one
+chunk, never the file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import decode, sniff
+from .errors import IngestFailed
+from .settings import Settings
+
+csv.field_size_limit(64 * 1024 * 1024)
+
+
+@dataclass(frozen=True)
+class Ragged:
+    row_id: int
+    line: int
+    cells: int
+    text: str
+
+
+@dataclass
+class Extraction:
+    """One table read out of a file: headers, the Parquet of its cells, and how it was read."""
+
+    name: str
+    headers: list[str]
+    path: Path
+    rows: int  # extracted data rows, ragged ones included (row ids run 1..rows)
+    origin: dict
+    ragged: list[Ragged] = field(default_factory=list)
+    padded_rows: int = 0
+    blank_rows: int = 0
+    comment_lines: int = 0
+    header_clear: bool = True
+
+    @property
+    def width(self) -> int:
+        return len(self.headers)
+
+    @property
+    def cell_columns(self) -> list[str]:
+        return [f"c{i + 1}" for i in range(self.width)]
+
+
+def _schema(width: int) -> pa.Schema:
+    return pa.schema([("__row_id", pa.int64()), ("__line", pa.int64())] + [(f"c{i + 1}", pa.string()) for i in range(width)])
+
+
+def read_delimited(path: Path, out: Path, name: str, options: dict, settings: Settings, progress=None) -> Extraction:
+    """Read a delimited text file whole into `out` (Parquet). Raises IngestFailed for bad input."""
+    decoded = decode.detect(path, options.get("encoding"), settings.max_inflated_bytes)
+    try:
+        return _read(decoded, out, name, options, settings, progress)
+    except UnicodeDecodeError:
+        if options.get("encoding") or decoded.reported != "utf-8":
+            raise IngestFailed("encoding", f"the file does not decode as {decoded.reported}") from None
+        # UTF-8 at its head, something else further on: detect again from more of the text.
+        decoded = decode.fallback_after(path, decoded, settings.max_inflated_bytes)
+        try:
+            return _read(decoded, out, name, options, settings, progress)
+        except UnicodeDecodeError:
+            raise IngestFailed("encoding", "the file mixes text encodings and cannot be read whole") from None
+
+
+def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings: Settings, progress) -> Extraction:
+    with decoded.open_text(settings.max_inflated_bytes) as text:
+        head = text.read(settings.sniff_bytes)
+        if "\x00" in head:
+            raise IngestFailed("format_unavailable", "the file is binary, not delimited text (it holds NUL characters)")
+        whole = len(head) < settings.sniff_bytes
+        sample = head if whole else head[: head.rfind("\n") + 1] or head
+        layout = sniff.sniff(sample, options.get("delimiter"), options.get("header_rows"))
+    with decoded.open_text(settings.max_inflated_bytes) as text:
+        reader = csv.reader(text, delimiter=layout.delimiter, quotechar=layout.quotechar, doublequote=True, strict=False)
+        try:
+            return _stream(reader, layout, decoded, out, name, settings, progress)
+        except csv.Error as err:
+            raise IngestFailed("format_unavailable", f"the file cannot be read as delimited text: {err}") from None
+
+
+def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, name: str, settings: Settings, progress) -> Extraction:
+    width = layout.width
+    last_line = 0
+    records = iter(reader)
+    for _ in range(layout.skip_records):
+        next(records, None)
+    last_line = reader.line_num
+    header_cells: list[list[str]] = []
+    while len(header_cells) < layout.header_rows:
+        row = next(records, None)
+        if row is None:
+            break
+        last_line = reader.line_num
+        if sniff.is_blank(row) or sniff.is_comment(row, width):
+            continue
+        header_cells.append(row)
+    headers = _join_headers(header_cells, width)
+
+    writer = pq.ParquetWriter(out, _schema(width), compression="zstd", compression_level=1)
+    extraction = Extraction(name, headers, out, 0, {})
+    chunk: list[list[str | None]] = []
+    row_ids: list[int] = []
+    lines: list[int] = []
+    row_id = 0
+
+    def flush() -> None:
+        columns = list(zip(*chunk)) if chunk else [[] for _ in range(width)]
+        arrays = [pa.array(row_ids, pa.int64()), pa.array(lines, pa.int64())]
+        arrays += [pa.array(col, pa.string()) for col in columns]
+        writer.write_table(pa.Table.from_arrays(arrays, schema=_schema(width)))
+        chunk.clear(), row_ids.clear(), lines.clear()
+        if progress:
+            progress(row_id)
+
+    try:
+        for row in records:
+            line = last_line + 1
+            last_line = reader.line_num
+            if sniff.is_blank(row):
+                extraction.blank_rows += 1
+                continue
+            if sniff.is_comment(row, width):
+                extraction.comment_lines += 1
+                continue
+            row_id += 1
+            n = len(row)
+            if n > width:
+                if "".join(row[width:]).strip():
+                    extraction.ragged.append(Ragged(row_id, line, n, layout.delimiter.join(row)))
+                    continue
+                row = row[:width]
+            elif n < width:
+                row = row + [None] * (width - n)
+                extraction.padded_rows += 1
+            chunk.append(row)
+            row_ids.append(row_id)
+            lines.append(line)
+            if len(chunk) >= settings.csv_chunk_rows:
+                flush()
+        flush()
+    finally:
+        writer.close()
+    extraction.rows = row_id
+    extraction.header_clear = layout.header_clear
+    extraction.origin = {
+        "format": "tsv" if layout.delimiter == "\t" else "csv",
+        "sheet": None,
+        "range": None,
+        "header_rows": layout.header_rows,
+        "delimiter": layout.delimiter,
+        "encoding": decoded.reported,
+        "newline": {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}[layout.newline],
+        "quote": layout.quotechar,
+        "preamble_lines": layout.skip_records,
+        "compression": decoded.container.split(":")[0] or None,
+    }
+    return extraction
+
+
+def _join_headers(rows: list[list[str]], width: int) -> list[str]:
+    """One header text per column; two header rows are joined as `upper / lower`."""
+    if not rows:
+        return [""] * width
+    out = []
+    for j in range(width):
+        parts = [r[j].strip() for r in rows if j < len(r) and r[j].strip()]
+        out.append(" / ".join(parts))
+    return out

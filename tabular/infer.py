@@ -1,0 +1,342 @@
+"""Type inference by elimination over whole columns, in DuckDB.
+
+Each column starts with every reading of candidates.py; a reading is kept only if every
+non-null value passes it. A sample (the first and a random set of rows) chooses quickly;
+then the chosen reading is checked against every row, and a column the sample misled is
+evaluated again whole. Where the values allow several readings that give different answers
+(a date order, a decimal mark, 0/1, leading zeros, a few words among numbers) the column gets a
+question, held as the option that rejects fewest rows (SPEC §4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import duckdb
+from sqlglot import exp
+
+from . import candidates as C
+from .candidates import Reading
+from .settings import Settings
+
+SAMPLE_HEAD = 10_000
+SAMPLE_RANDOM = 10_000
+
+
+@dataclass(frozen=True)
+class Option:
+    reading: Reading
+    physical: str
+    rows_rejected: int
+    example: str | None
+
+
+@dataclass(frozen=True)
+class Question:
+    kind: str
+    text: str
+    options: tuple[Option, ...]
+
+
+@dataclass(frozen=True)
+class Typing:
+    """What a column became: its reading, storage type, how many rows it rejects, and why."""
+
+    reading: Reading
+    physical: str
+    rejected: int = 0
+    question: Question | None = None
+    forced: bool = False
+
+
+@dataclass
+class _Tally:
+    nonnull: int = 0
+    fails: dict[int, int] = field(default_factory=dict)
+    examples: dict[int, str | None] = field(default_factory=dict)
+    leading_zeros: int = 0
+    zero_one: bool = False
+    units: set[str] = field(default_factory=set)
+
+
+def text_of(column: str, markers: tuple[str, ...]) -> exp.Expression:
+    """A cell as the readings see it: trimmed, with null markers as NULL."""
+    trimmed = exp.func("trim", exp.column(column, quoted=True))
+    return exp.Case().when(exp.In(this=trimmed, expressions=[exp.Literal.string(m) for m in markers]), exp.null()).else_(trimmed)
+
+
+def string_text(column: str) -> exp.Expression:
+    """A string column keeps its text as written; only an empty or blank cell is NULL."""
+    col = exp.column(column, quoted=True)
+    return exp.Case().when(exp.EQ(this=exp.func("trim", col), expression=exp.Literal.string("")), exp.null()).else_(col)
+
+
+def _sql(e: exp.Expression) -> str:
+    return e.sql(dialect="duckdb")
+
+
+def _fails(reading: Reading, t: exp.Expression, physical: str = "DOUBLE") -> exp.Expression:
+    return exp.and_(exp.Not(this=exp.Is(this=t, expression=exp.null())), exp.Is(this=C.convert(reading, t, physical), expression=exp.null()))
+
+
+def _eval_physical(reading: Reading) -> str:
+    return "DOUBLE" if reading.type == "number" else C.physical_of(reading)
+
+
+def _texts(rel: str, columns: list[str], markers) -> str:
+    """A relation holding each column's text once (t_<cell>), so readings do not repeat it."""
+    selects = [exp.column("__row_id", quoted=True)] + [exp.alias_(text_of(c, markers), f"t_{c}", quoted=True) for c in columns]
+    return "(" + exp.select(*selects).from_(rel).sql(dialect="duckdb") + ")"
+
+
+def _tally(con: duckdb.DuckDBPyConnection, rel: str, columns: list[str], readings: dict[str, list[Reading]], markers, examples: bool = False) -> dict[str, _Tally]:
+    """Count, per column and reading, the non-null values the reading refutes (one scan)."""
+    selects: list[str] = []
+    keys: list[tuple[str, str, int]] = []
+    for col in columns:
+        t = exp.column(f"t_{col}", quoted=True)
+        selects.append(f"count({_sql(t)})")
+        keys.append((col, "nonnull", 0))
+        selects.append(f"count(*) FILTER (WHERE {_sql(C.matches(t, r'[+-]?0[0-9]+'))})")
+        keys.append((col, "zeros", 0))
+        selects.append(f"coalesce(bool_and({_sql(t)} IN ('0', '1')), false)")
+        keys.append((col, "zero_one", 0))
+        for i, reading in enumerate(readings[col]):
+            fails = _sql(_fails(reading, t, _eval_physical(reading)))
+            selects.append(f"count(*) FILTER (WHERE {fails})")
+            keys.append((col, "fails", i))
+            if examples:
+                selects.append(f"arg_min({_sql(t)}, __row_id) FILTER (WHERE {fails})")
+                keys.append((col, "example", i))
+    row = con.execute(f"SELECT {', '.join(selects)} FROM {_texts(rel, columns, markers)}").fetchone() if selects else ()
+    out = {col: _Tally() for col in columns}
+    for (col, what, i), value in zip(keys, row):
+        tally = out[col]
+        if what == "nonnull":
+            tally.nonnull = value
+        elif what == "zeros":
+            tally.leading_zeros = value
+        elif what == "zero_one":
+            tally.zero_one = bool(value)
+        elif what == "fails":
+            tally.fails[i] = value
+        else:
+            tally.examples[i] = value
+    return out
+
+
+def _families(con, rel: str, columns: list[str], markers, share: float) -> dict[str, set[str]]:
+    """The reading families each column's values could belong to (a cheap first elimination)."""
+    selects = []
+    for col in columns:
+        t = exp.column(f"t_{col}", quoted=True)
+        selects.append(f"count({_sql(t)})")
+        for pattern in C.FAMILIES.values():
+            selects.append(f"count(*) FILTER (WHERE {_sql(t)} IS NOT NULL AND NOT {_sql(C.matches(t, pattern))})")
+    row = con.execute(f"SELECT {', '.join(selects)} FROM {_texts(rel, columns, markers)}").fetchone()
+    width = len(C.FAMILIES) + 1
+    out = {}
+    for k, col in enumerate(columns):
+        nonnull, *misses = row[k * width : (k + 1) * width]
+        out[col] = {f for f, miss in zip(C.FAMILIES, misses) if nonnull and (nonnull - miss) / nonnull >= share}
+    return out
+
+
+def _units(con, rel: str, columns: list[str]) -> dict[str, set[str]]:
+    selects = [f"bool_or(contains({_sql(exp.column(c, quoted=True))}, {_sql(exp.Literal.string(u))}))" for c in columns for u in C.UNITS]
+    row = con.execute(f"SELECT {', '.join(selects)} FROM {rel}").fetchone()
+    found: dict[str, set[str]] = {c: set() for c in columns}
+    for k, hit in enumerate(row):
+        if hit:
+            found[columns[k // len(C.UNITS)]].add(C.UNITS[k % len(C.UNITS)])
+    return found
+
+
+def number_physical(con, rel: str, col: str, reading: Reading, markers) -> str:
+    """BIGINT, DECIMAL(p, s) or DOUBLE, from every value of the column (SPEC §3)."""
+    if reading.exponent:
+        return "DOUBLE"
+    t = text_of(col, markers)
+    plain = _sql(C.number_text(reading, t))
+    gate = _sql(C.matches(t, reading.gate))
+    scale, digits, misses = con.execute(
+        f"SELECT coalesce(max(length(split_part({plain}, '.', 2))), 0),"
+        f" coalesce(max(length(ltrim(regexp_replace(split_part({plain}, '.', 1), '[+-]', '', 'g'), '0'))), 0),"
+        f" count(*) FILTER (WHERE try_cast({plain} AS BIGINT) IS NULL)"
+        f" FROM {rel} WHERE {gate}"
+    ).fetchone()
+    if scale == 0 and digits <= 18 or scale == 0 and digits == 19 and misses == 0:
+        return "BIGINT"
+    if digits + scale > 38:
+        return "DOUBLE"
+    return f"DECIMAL({max(digits, 1) + scale}, {scale})"
+
+
+def _choose(tally: _Tally, readings: list[Reading], share: float) -> tuple[int | None, list[int]]:
+    """The first reading that reads every value, else (None, readings ranked by what they read)."""
+    if tally.nonnull == 0:
+        return None, []
+    for i, r in enumerate(readings):
+        if tally.fails[i] == 0:
+            return i, []
+    ranked = sorted(range(len(readings)), key=lambda i: (tally.fails[i], i))
+    return None, [i for i in ranked if (tally.nonnull - tally.fails[i]) / tally.nonnull >= share]
+
+
+def infer_columns(
+    con: duckdb.DuckDBPyConnection,
+    rel: str,
+    columns: list[str],
+    rows: int,
+    settings: Settings,
+    options: dict | None = None,
+    forced: dict[str, Reading] | None = None,
+) -> dict[str, Typing]:
+    """Type every column of an extraction relation (`rel`: a FROM clause holding __row_id and cN)."""
+    options = options or {}
+    forced = forced or {}
+    markers = tuple(options.get("null_values") or settings.null_markers)
+    free = [c for c in columns if c not in forced]
+    sample = rel
+    if rows > SAMPLE_HEAD + SAMPLE_RANDOM:
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE __sample AS (SELECT * FROM {rel} ORDER BY __row_id LIMIT {SAMPLE_HEAD})"
+            f" UNION ALL (SELECT * FROM {rel} USING SAMPLE reservoir({SAMPLE_RANDOM} ROWS) REPEATABLE (7))"
+        )
+        sample = "__sample"
+    units = _units(con, sample, free) if free else {}
+    families = _families(con, sample, free, markers, settings.mixed_values_share) if free else {}
+    readings = {
+        c: [r for r in C.candidate_readings(units[c], options.get("decimal_mark"), options.get("date_order")) if r.type in families[c]]
+        for c in free
+    }
+    tallies = _tally(con, sample, free, readings, markers) if free else {}
+    if sample != rel:
+        # The sample chose; every row now checks the choice. A column it misled is counted whole.
+        choices = {c: _choose(tallies[c], readings[c], settings.mixed_values_share) for c in free}
+        chosen_only = {c: [readings[c][i]] for c, (i, _) in choices.items() if i is not None}
+        whole = _tally(con, rel, list(chosen_only), chosen_only, markers) if chosen_only else {}
+        misled = [c for c in free if c not in whole or whole[c].fails[0] > 0]
+        misled = [c for c in misled if tallies[c].nonnull]
+        recount = _tally(con, rel, misled, {c: readings[c] for c in misled}, markers) if misled else {}
+        for c in free:
+            if c in recount:
+                tallies[c] = recount[c]
+            elif c in whole:
+                i = choices[c][0]
+                tallies[c] = _exact_for(tallies[c], whole[c], i)
+                tallies[c] = _alternatives_whole(con, rel, c, readings[c], tallies[c], markers)
+    out: dict[str, Typing] = {}
+    for c in free:
+        out[c] = _decide(con, rel, c, readings[c], tallies[c], settings, markers)
+    if forced:
+        forced_tallies = _tally(con, rel, list(forced), {c: [r] for c, r in forced.items()}, markers)
+        for c, reading in forced.items():
+            physical = number_physical(con, rel, c, reading, markers) if reading.type == "number" else C.physical_of(reading)
+            out[c] = Typing(reading, physical, forced_tallies[c].fails[0], None, forced=True)
+    return out
+
+
+def _exact_for(sample: _Tally, whole: _Tally, i: int) -> _Tally:
+    """The sample's tally with the chosen reading's count replaced by the whole column's."""
+    merged = _Tally(whole.nonnull, dict(sample.fails), dict(sample.examples), whole.leading_zeros, whole.zero_one, sample.units)
+    merged.fails[i] = 0
+    return merged
+
+
+def _alternatives_whole(con, rel, col, readings, tally: _Tally, markers) -> _Tally:
+    """Readings the sample could not refute are counted over every row too (question options)."""
+    open_ = [i for i, r in enumerate(readings) if tally.fails[i] == 0]
+    if len(open_) <= 1:
+        return tally
+    whole = _tally(con, rel, [col], {col: [readings[i] for i in open_]}, markers)[col]
+    for k, i in enumerate(open_):
+        tally.fails[i] = whole.fails[k]
+    return tally
+
+
+def _decide(con, rel: str, col: str, readings: list[Reading], tally: _Tally, settings: Settings, markers) -> Typing:
+    chosen, ranked = _choose(tally, readings, settings.mixed_values_share)
+    if chosen is None:
+        if not ranked:
+            return Typing(C.STRING, "VARCHAR")
+        best = readings[ranked[0]]
+        physical = number_physical(con, rel, col, best, markers) if best.type == "number" else C.physical_of(best)
+        whole = _tally(con, rel, [col], {col: [best]}, markers, examples=True)[col]
+        fails, example = whole.fails[0], whole.examples[0]
+        question = Question(
+            "mixed_values",
+            f"Most values read as {best.type} but {fails} do not (e.g. {example!r}). "
+            f"Keep the column as text, or read it as {best.type} and reject those rows?",
+            (Option(C.STRING, "VARCHAR", 0, None), Option(best, physical, fails, example)),
+        )
+        return Typing(C.STRING, "VARCHAR", 0, question)
+    reading = readings[chosen]
+    full = [i for i, r in enumerate(readings) if tally.fails[i] == 0]
+    if reading.type == "number":
+        physical = number_physical(con, rel, col, reading, markers)
+        if physical == "BIGINT" and tally.leading_zeros and reading.unit is None and reading.group_mark is None:
+            question = Question(
+                "leading_zeros",
+                f"{tally.leading_zeros} values start with 0 (e.g. an identifier like '007'). "
+                "Keep them as text, or read them as numbers and drop the zeros?",
+                (Option(C.STRING, "VARCHAR", 0, None), Option(reading, physical, 0, None)),
+            )
+            return Typing(C.STRING, "VARCHAR", 0, question)
+        if physical == "BIGINT" and tally.zero_one:
+            question = Question(
+                "bool_or_number",
+                "Every value is 0 or 1. Is this a number, or a yes/no flag?",
+                (Option(reading, physical, 0, None), Option(C.BOOL_01, "BOOLEAN", 0, None)),
+            )
+            return Typing(reading, physical, 0, question)
+        rivals = [readings[i] for i in full if readings[i].type == "number" and readings[i].decimal_mark != reading.decimal_mark and readings[i].unit == reading.unit]
+        if rivals and physical.startswith("DECIMAL") and not physical.endswith(", 0)"):
+            rival = rivals[0]
+            rival_physical = number_physical(con, rel, col, rival, markers)
+            question = Question(
+                "decimal_mark",
+                f"Is '{reading.decimal_mark}' the decimal mark here, or a thousands separator?",
+                (Option(reading, physical, 0, None), Option(rival, rival_physical, 0, None)),
+            )
+            return Typing(reading, physical, 0, question)
+        return Typing(reading, physical)
+    physical = C.physical_of(reading)
+    if reading.order in ("DMY", "MDY"):
+        twin = _twin(reading)
+        match = [readings[i] for i in full if readings[i].format == twin]
+        if match:
+            question = Question(
+                "date_order",
+                f"Every value reads both as day/month and as month/day (like 03/04/2024). Which order is it?",
+                (Option(reading, physical, 0, None), Option(match[0], physical, 0, None)),
+            )
+            return Typing(reading, physical, 0, question)
+    return Typing(reading, physical)
+
+
+def _twin(reading: Reading) -> str:
+    """The same pattern with day and month swapped."""
+    return reading.format.replace("%d", "\0").replace("%m", "%d").replace("\0", "%m")
+
+
+def settle_by_evidence(typings: dict[str, Typing]) -> dict[str, Typing]:
+    """A question another column of the same table answers is no question (one file, one habit)."""
+    proven_orders = {t.reading.order for t in typings.values() if t.question is None and t.reading.order in ("DMY", "MDY")}
+    proven_marks = {
+        t.reading.decimal_mark
+        for t in typings.values()
+        if t.question is None and t.reading.type == "number" and (t.physical.startswith("DECIMAL") or t.reading.group_mark)
+    }
+    out = dict(typings)
+    for col, t in typings.items():
+        if t.question is None or t.question.kind not in ("date_order", "decimal_mark"):
+            continue
+        proven = proven_orders if t.question.kind == "date_order" else proven_marks
+        if len(proven) != 1:
+            continue
+        (value,) = proven
+        for opt in t.question.options:
+            if (opt.reading.order if t.question.kind == "date_order" else opt.reading.decimal_mark) == value:
+                out[col] = Typing(opt.reading, opt.physical, opt.rows_rejected)
+    return out

@@ -1,0 +1,203 @@
+"""The typed input and output of every op (SPEC §4). Field docs become the JSON schema and the
+MCP tool descriptions, so they are written for the caller."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class OpIn(BaseModel):
+    """Every op takes org and namespace; unknown fields are served and named in `ignored_args`."""
+
+    model_config = ConfigDict(extra="allow")
+    org: str = Field("", description="Organisation; filled from the token or the install's default.")
+    namespace: str = Field("", description="Namespace inside the org; filled from the install's default when empty.")
+
+
+class OpOut(BaseModel):
+    ignored_args: list[str] = Field(default_factory=list, description="Input fields this op does not know; they were ignored.")
+
+
+class IngestOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    format: str | None = Field(None, description="Force the format (csv, tsv) instead of detecting it.")
+    encoding: str | None = Field(None, description="Force the text encoding (a Python codec name: utf-8, cp1252, shift_jis …).")
+    delimiter: str | None = Field(None, min_length=1, max_length=1, description="Force the delimiter of delimited text.")
+    header_rows: int | None = Field(None, ge=0, le=2, description="How many header rows (0: none; 2: two rows joined as 'A / B').")
+    sheets: list[str] | None = Field(None, description="Spreadsheets: the sheets to read.")
+    decimal_mark: Literal[".", ","] | None = Field(None, description="Force the decimal mark of numbers.")
+    date_order: Literal["DMY", "MDY", "YMD"] | None = Field(None, description="Force the order of day, month and year in dates.")
+    null_values: list[str] | None = Field(None, description="Texts read as null, replacing the defaults (empty, NA, N/A, null, -, #N/A …).")
+
+
+class UploadOut(OpOut):
+    upload_id: str
+    filename: str
+    bytes: int
+    sha256: str
+    content_type: str
+
+
+class IngestIn(OpIn):
+    upload_id: str = Field(description="What knowledge.upload answered.")
+    source_uri: str = Field(min_length=1, description="The source's name in the namespace; a new ingest of it publishes the next revision.")
+    title: str = ""
+    description: str = ""
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    expected_revision: int | None = Field(None, ge=0, description="Publish only if this revision is live (0: nothing live yet).")
+    allow_partial: bool = Field(False, description="Publish what was read when part of the file could not be.")
+    options: IngestOptions = Field(default_factory=IngestOptions, description="Overrides for what the file cannot say.")
+
+
+class IngestOut(OpOut):
+    ingestion_id: str
+    state: str
+    source_uri: str
+    namespace: str
+
+
+class IngestStatusIn(OpIn):
+    ingestion_id: str
+
+
+class Coverage(BaseModel):
+    unit: str = "rows"
+    total: int = 0
+    extracted: int = 0
+    failed: int = 0
+    lost: list[str] = Field(default_factory=list)
+
+
+class Progress(BaseModel):
+    total: int = 0
+    done: int = 0
+
+
+class IngestStatusOut(OpOut):
+    found: bool = True
+    ingestion_id: str
+    source_uri: str = ""
+    state: str = ""
+    stage: str = ""
+    attempts: int = 0
+    error_code: str | None = None
+    error_message: str | None = None
+    format: str | None = None
+    coverage: Coverage = Field(default_factory=Coverage)
+    warnings: list[str] = Field(default_factory=list)
+    revision: int | None = None
+    expected_revision: int | None = None
+    filename: str = ""
+    progress: Progress = Field(default_factory=Progress)
+    cancel_requested: bool = False
+    created_at: str = ""
+    updated_at: str = ""
+
+
+class IngestCancelOut(OpOut):
+    found: bool
+    state: str = ""
+    cancelled: bool = False
+
+
+class FormatOut(BaseModel):
+    name: str
+    extensions: list[str]
+    media_types: list[str]
+
+
+class FormatsOut(OpOut):
+    formats: list[FormatOut]
+    max_upload_bytes: int
+    refused_extensions: list[str]
+    default_format: str
+
+
+class Origin(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    format: str
+    sheet: str | None = None
+    range: str | None = None
+    header_rows: int = 1
+    delimiter: str | None = None
+    encoding: str | None = None
+    decimal_mark: str | None = None
+    date_order: str | None = None
+
+
+class ColumnOut(BaseModel):
+    name: str = Field(description="The column as a plan names it.")
+    header: str = Field(description="The header text the file had.")
+    type: str = Field(description="One of string, number, bool, date, datetime, time, duration.")
+    physical: str = Field(description="The DuckDB storage type.")
+    format: str = Field(description="How the text was read: a strptime pattern, decimal_mark/group_mark/unit for numbers.")
+    nullable: bool
+    nulls: int
+    distinct: int
+    unique: bool
+    min: Any = None
+    max: Any = None
+    approved: bool = Field(False, description="A person set this column's type.")
+
+
+class TypeFormat(BaseModel):
+    type: str
+    format: str
+
+
+class QuestionOption(TypeFormat):
+    rows_rejected: int
+    example: str | None = None
+
+
+class QuestionOut(BaseModel):
+    id: str
+    column: str
+    kind: str = Field(description="date_order, decimal_mark, mixed_values, leading_zeros, bool_or_number or header_row.")
+    question: str
+    current: TypeFormat
+    options: list[QuestionOption]
+
+
+class RejectedOut(BaseModel):
+    row_id: int
+    line: int | None
+    column: str | None
+    value: str | None
+    reason: str
+
+
+class DatasetOut(BaseModel):
+    dataset_id: str
+    name: str
+    index: int
+    snapshot_id: str
+    revision: int
+    origin: Origin
+    rows: int
+    rows_rejected: int
+    complete: bool
+    columns: list[ColumnOut]
+    questions: list[QuestionOut]
+    rejected: list[RejectedOut] = Field(description="The first 20 rejected rows.")
+    warnings: list[str] = Field(default_factory=list)
+    approved: bool = False
+    approved_at: str | None = None
+    approved_by: str | None = None
+    sample: list[dict[str, Any]] | None = None
+    sample_row_ids: list[int] | None = None
+
+
+class DatasetGetIn(OpIn):
+    source_uri: str = Field(min_length=1)
+    dataset_id: str = Field("", description="'' for every dataset of the source.")
+    sample_rows: int = Field(0, ge=0, le=1000, description="The first rows of each of the first 20 datasets.")
+
+
+class DatasetGetOut(OpOut):
+    found: bool
+    revision: int | None = None
+    datasets: list[DatasetOut] = Field(default_factory=list)

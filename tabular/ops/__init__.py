@@ -1,0 +1,40 @@
+"""The op registry: one typed function per op; every transport is made from this table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from pydantic import BaseModel
+
+from . import datasets, ingest
+
+Role = str  # viewer < writer < admin
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    input: type[BaseModel]
+    output: type[BaseModel]
+    fn: Callable
+    role: Role
+    writes: bool
+    description: str
+
+
+def _op(name: str, fn: Callable, input_: type[BaseModel], output: type[BaseModel], role: Role = "viewer", writes: bool = False) -> Op:
+    return Op(name, input_, output, fn, role, writes, (fn.__doc__ or "").strip())
+
+
+REGISTRY: dict[str, Op] = {
+    op.name: op
+    for op in (
+        _op("knowledge.upload", ingest.upload, ingest.UploadIn, ingest.UploadOut, "writer", True),
+        _op("knowledge.ingest", ingest.ingest, ingest.IngestIn, ingest.IngestOut, "writer", True),
+        _op("knowledge.ingest_status", ingest.ingest_status, ingest.IngestStatusIn, ingest.IngestStatusOut),
+        _op("knowledge.ingest_cancel", ingest.ingest_cancel, ingest.IngestStatusIn, ingest.IngestCancelOut, "writer", True),
+        _op("knowledge.formats", ingest.formats, ingest.OpIn, ingest.FormatsOut),
+        _op("knowledge.dataset_get", datasets.dataset_get, datasets.DatasetGetIn, datasets.DatasetGetOut),
+    )
+}

@@ -1,0 +1,80 @@
+"""knowledge.dataset_get: the live datasets of a source, their columns, questions and rejects."""
+
+from __future__ import annotations
+
+import json
+
+from sqlglot import exp
+
+from ..cast import snapshot_table
+from ..jsonval import to_json
+from ..models import DatasetGetIn, DatasetGetOut, DatasetOut
+from .context import Context
+
+REJECTED_SHOWN = 20
+SAMPLED_DATASETS = 20
+
+
+def live_revision(ctx: Context, org: str, namespace: str, source_uri: str) -> int | None:
+    row = ctx.catalog.cursor().execute(
+        "SELECT live_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", [org, namespace, source_uri]
+    ).fetchone()
+    return row[0] if row else None
+
+
+def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
+    """The typed datasets of a source's live revision: columns with stats, questions to answer, rejected rows, a sample."""
+    revision = live_revision(ctx, body.org, body.namespace, body.source_uri)
+    if revision is None:
+        return DatasetGetOut(found=False)
+    cur = ctx.catalog.cursor()
+    query = (
+        "SELECT d.dataset_id, d.name, d.idx, d.live_snapshot, d.origin, d.headers, d.warnings, d.rows,"
+        " s.rows, s.rows_rejected, s.columns, s.questions, s.approved, s.approved_at, s.approved_by"
+        " FROM catalog.datasets d JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot"
+        " WHERE d.org = ? AND d.namespace = ? AND d.source_uri = ? AND d.revision = ?"
+    )
+    params = [body.org, body.namespace, body.source_uri, revision]
+    if body.dataset_id:
+        query += " AND d.dataset_id = ?"
+        params.append(body.dataset_id)
+    rows = cur.execute(query + " ORDER BY d.idx", params).fetchall()
+    if not rows:
+        return DatasetGetOut(found=False, revision=revision)
+    out = []
+    for k, row in enumerate(rows):
+        (dataset_id, name, idx, snapshot_id, origin, headers, warnings, extracted, kept, rejected_count, columns, questions,
+         approved, approved_at, approved_by) = row
+        columns = json.loads(columns)
+        rejected = cur.execute(
+            "SELECT row_id, line, column_name, value, reason FROM catalog.rejected WHERE snapshot_id = ? ORDER BY row_id, column_name LIMIT ?",
+            [snapshot_id, REJECTED_SHOWN],
+        ).fetchall()
+        dataset = DatasetOut(
+            dataset_id=dataset_id,
+            name=name,
+            index=idx,
+            snapshot_id=snapshot_id,
+            revision=revision,
+            origin=json.loads(origin),
+            rows=kept,
+            rows_rejected=rejected_count,
+            complete=rejected_count == 0,
+            columns=columns,
+            questions=json.loads(questions),
+            rejected=[{"row_id": r[0], "line": r[1], "column": r[2], "value": r[3], "reason": r[4]} for r in rejected],
+            warnings=json.loads(warnings),
+            approved=approved,
+            approved_at=approved_at.isoformat() if approved_at else None,
+            approved_by=approved_by,
+        )
+        if body.sample_rows and k < SAMPLED_DATASETS:
+            dataset.sample, dataset.sample_row_ids = _sample(cur, snapshot_id, [c["name"] for c in columns], body.sample_rows)
+        out.append(dataset)
+    return DatasetGetOut(found=True, revision=revision, datasets=out)
+
+
+def _sample(cur, snapshot_id: str, names: list[str], n: int) -> tuple[list[dict], list[int]]:
+    select = exp.select("*").from_(snapshot_table(snapshot_id)).order_by(exp.column("__row_id", quoted=True)).limit(n)
+    rows = cur.execute(select.sql(dialect="duckdb")).fetchall()
+    return [dict(zip(names, (to_json(v) for v in r[1:]))) for r in rows], [r[0] for r in rows]

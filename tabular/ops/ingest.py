@@ -1,0 +1,252 @@
+"""knowledge.upload, ingest, ingest_status, ingest_cancel and formats."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import shutil
+import threading
+import traceback
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import BinaryIO
+
+from pydantic import Field
+
+from .. import publish
+from ..catalog import Catalog, dumps
+from ..errors import IngestFailed, NotFound, TooLarge, ValidationFailed, ErrorItem
+from ..models import (
+    FormatOut,
+    FormatsOut,
+    IngestCancelOut,
+    IngestIn,
+    IngestOut,
+    IngestStatusIn,
+    IngestStatusOut,
+    OpIn,
+    UploadOut,
+)
+from ..settings import Settings
+from .context import Context
+
+FORMATS = [
+    FormatOut(name="csv", extensions=[".csv", ".txt", ".prn", ".dat", ".csv.gz"], media_types=["text/csv", "text/plain", "application/gzip"]),
+    FormatOut(name="tsv", extensions=[".tsv", ".tab"], media_types=["text/tab-separated-values"]),
+]
+REFUSED_EXTENSIONS = [".xls", ".doc", ".ppt"]
+
+
+class UploadIn(OpIn):
+    filename: str = Field(min_length=1, description="The file's name; its extension tells the format.")
+    content_base64: str = Field(description="The file's bytes, base64. Over HTTP, send the raw body instead.")
+    content_type: str = "application/octet-stream"
+
+
+def store_upload(ctx: Context, org: str, namespace: str, stream: BinaryIO, filename: str, content_type: str) -> UploadOut:
+    """Stream bytes to the uploads folder, hashing as they come; over the limit, keep nothing."""
+    limit = ctx.settings.max_upload_bytes
+    upload_id = "u_" + uuid.uuid4().hex
+    partial = ctx.catalog.uploads_dir / (upload_id + ".part")
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with partial.open("wb") as out:
+            while chunk := stream.read(1 << 20):
+                size += len(chunk)
+                if size > limit:
+                    raise TooLarge(f"the upload is over max_upload_bytes ({limit} bytes)")
+                digest.update(chunk)
+                out.write(chunk)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    final = ctx.catalog.uploads_dir / upload_id
+    partial.rename(final)
+    name = Path(filename).name or "upload"
+    ctx.catalog.cursor().execute(
+        "INSERT INTO catalog.uploads VALUES (?, ?, ?, ?, ?, ?, ?, ?, now())",
+        [upload_id, org, namespace, name, size, digest.hexdigest(), content_type, str(final)],
+    )
+    return UploadOut(upload_id=upload_id, filename=name, bytes=size, sha256=digest.hexdigest(), content_type=content_type)
+
+
+def upload(ctx: Context, body: UploadIn) -> UploadOut:
+    """Store a file for a later knowledge.ingest; answers its upload_id, size and sha256."""
+    try:
+        data = base64.b64decode(body.content_base64, validate=True)
+    except ValueError:
+        raise ValidationFailed("content_base64 is not base64", [ErrorItem("content_base64", "not base64", expected="base64 text")]) from None
+    return store_upload(ctx, body.org, body.namespace, io.BytesIO(data), body.filename, body.content_type)
+
+
+def ingest(ctx: Context, body: IngestIn) -> IngestOut:
+    """Start reading an uploaded file into typed datasets; answers at once with the job's id."""
+    row = ctx.catalog.cursor().execute(
+        "SELECT path, filename FROM catalog.uploads WHERE upload_id = ? AND org = ? AND namespace = ?",
+        [body.upload_id, body.org, body.namespace],
+    ).fetchone()
+    if row is None:
+        raise ValidationFailed(
+            f"no upload {body.upload_id!r} in this namespace",
+            [ErrorItem("upload_id", "unknown upload", expected="an upload_id from knowledge.upload", received=body.upload_id)],
+        )
+    ingestion_id = "i_" + uuid.uuid4().hex
+    request = body.model_dump(mode="json")
+    ctx.catalog.cursor().execute(
+        "INSERT INTO catalog.jobs VALUES (?, ?, ?, ?, ?, 'pending', '', 0, NULL, NULL, NULL, NULL, '[]', NULL, ?, ?, NULL, false, ?, now(), now())",
+        [ingestion_id, body.org, body.namespace, body.source_uri, body.upload_id, body.expected_revision, row[1], dumps(request)],
+    )
+    ctx.jobs.submit(ingestion_id)
+    return IngestOut(ingestion_id=ingestion_id, state="pending", source_uri=body.source_uri, namespace=body.namespace)
+
+
+_STATUS_COLUMNS = (
+    "ingestion_id, source_uri, state, stage, attempts, error_code, error_message, format, coverage, warnings,"
+    " revision, expected_revision, filename, progress, cancel_requested, created_at, updated_at"
+)
+
+
+def ingest_status(ctx: Context, body: IngestStatusIn) -> IngestStatusOut:
+    """The job's state, stage, progress, coverage, warnings and errors."""
+    row = ctx.catalog.cursor().execute(
+        f"SELECT {_STATUS_COLUMNS} FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
+        [body.ingestion_id, body.org, body.namespace],
+    ).fetchone()
+    if row is None:
+        return IngestStatusOut(found=False, ingestion_id=body.ingestion_id)
+    names = [c.strip() for c in _STATUS_COLUMNS.split(",")]
+    values = dict(zip(names, row))
+    for key in ("coverage", "warnings", "progress"):
+        values[key] = json.loads(values[key]) if values[key] else None
+        if values[key] is None:
+            values.pop(key)
+    values["created_at"] = values["created_at"].isoformat()
+    values["updated_at"] = values["updated_at"].isoformat()
+    return IngestStatusOut(**values)
+
+
+def ingest_cancel(ctx: Context, body: IngestStatusIn) -> IngestCancelOut:
+    """Cancel a job: a pending one at once, a running one before it publishes."""
+    cur = ctx.catalog.cursor()
+    row = cur.execute(
+        "SELECT state FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
+        [body.ingestion_id, body.org, body.namespace],
+    ).fetchone()
+    if row is None:
+        return IngestCancelOut(found=False)
+    if row[0] == "pending":
+        ctx.jobs.update(body.ingestion_id, state="cancelled", cancel_requested=True)
+        return IngestCancelOut(found=True, state="cancelled", cancelled=True)
+    if row[0] == "processing":
+        ctx.jobs.update(body.ingestion_id, cancel_requested=True)
+        return IngestCancelOut(found=True, state="processing", cancelled=True)
+    return IngestCancelOut(found=True, state=row[0], cancelled=False)
+
+
+def formats(ctx: Context, body: OpIn) -> FormatsOut:
+    """The formats ingest reads and the ones it refuses by name."""
+    return FormatsOut(
+        formats=FORMATS,
+        max_upload_bytes=ctx.settings.max_upload_bytes,
+        refused_extensions=REFUSED_EXTENSIONS,
+        default_format="csv",
+    )
+
+
+class Cancelled(Exception):
+    pass
+
+
+class JobPool:
+    """A bounded pool of worker threads running ingest jobs recorded in the catalog."""
+
+    def __init__(self, catalog: Catalog, settings: Settings, workers: int = 2):
+        self.catalog, self.settings = catalog, settings
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ingest")
+        self.done: dict[str, threading.Event] = {}
+        self.lock = threading.Lock()
+
+    def submit(self, ingestion_id: str) -> None:
+        with self.lock:
+            self.done[ingestion_id] = threading.Event()
+        self.pool.submit(self._run, ingestion_id)
+
+    def wait(self, ingestion_id: str, timeout: float | None = None) -> None:
+        event = self.done.get(ingestion_id)
+        if event:
+            event.wait(timeout)
+
+    def update(self, ingestion_id: str, **fields) -> None:
+        sets, values = [], []
+        for key, value in fields.items():
+            sets.append(f"{key} = ?")
+            values.append(dumps(value) if isinstance(value, (dict, list)) else value)
+        self.catalog.cursor().execute(
+            f"UPDATE catalog.jobs SET {', '.join(sets)}, updated_at = now() WHERE ingestion_id = ?", [*values, ingestion_id]
+        )
+
+    def _run(self, ingestion_id: str) -> None:
+        try:
+            self._attempt(ingestion_id)
+        except BaseException:
+            traceback.print_exc()
+            self.update(ingestion_id, state="failed", stage="", error_code="internal", error_message="an internal error stopped the ingest")
+        finally:
+            self.done[ingestion_id].set()
+
+    def _attempt(self, ingestion_id: str) -> None:
+        cur = self.catalog.cursor()
+        row = cur.execute(
+            "SELECT j.org, j.namespace, j.source_uri, j.request, j.state, u.path, u.filename, j.upload_id, j.attempts"
+            " FROM catalog.jobs j JOIN catalog.uploads u USING (upload_id) WHERE ingestion_id = ?",
+            [ingestion_id],
+        ).fetchone()
+        org, namespace, source_uri, request, state, path, filename, upload_id, attempts = row
+        if state != "pending":
+            return
+        request = json.loads(request)
+        self.update(ingestion_id, state="processing", stage="parse", attempts=attempts + 1)
+        job = publish.Job(
+            ingestion_id, org, namespace, source_uri, Path(path), filename, upload_id,
+            {k: v for k, v in (request.get("options") or {}).items() if v is not None},
+            request.get("expected_revision"), request.get("title", ""), request.get("description", ""),
+            request.get("tags", []), request.get("metadata", {}),
+        )
+
+        def report(**fields) -> None:
+            if fields.get("stage") == "publish" and self._cancel_requested(ingestion_id):
+                raise Cancelled()
+            self.update(ingestion_id, **fields)
+
+        try:
+            revision = publish.run(self.catalog, self.settings, job, report)
+        except Cancelled:
+            self.update(ingestion_id, state="cancelled", stage="")
+            return
+        except IngestFailed as failure:
+            self.update(ingestion_id, state="failed", stage="", error_code=failure.error_code, error_message=failure.message)
+            return
+        warnings = self._warnings(org, namespace, source_uri, revision)
+        rows = cur.execute(
+            "SELECT coverage FROM catalog.revisions WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ?",
+            [org, namespace, source_uri, revision],
+        ).fetchone()
+        self.update(ingestion_id, state="ready", stage="", revision=revision, coverage=json.loads(rows[0]), warnings=warnings)
+
+    def _cancel_requested(self, ingestion_id: str) -> bool:
+        row = self.catalog.cursor().execute("SELECT cancel_requested FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id]).fetchone()
+        return bool(row and row[0])
+
+    def _warnings(self, org, namespace, source_uri, revision) -> list[str]:
+        rows = self.catalog.cursor().execute(
+            "SELECT dataset_id, warnings FROM catalog.datasets WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ? ORDER BY idx",
+            [org, namespace, source_uri, revision],
+        ).fetchall()
+        return [f"{d}: {w}" for d, ws in rows for w in json.loads(ws)]
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)

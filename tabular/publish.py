@@ -1,0 +1,219 @@
+"""An ingest job: read the upload into extractions, type them, publish the revision whole."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import infer
+from .candidates import STRING
+from .cast import build_snapshot, column_names, parquet_relation, slug
+from .catalog import Catalog, dumps
+from .errors import IngestFailed
+from .extract import Extraction, read_delimited
+from .settings import Settings
+
+DELIMITED = {".csv", ".tsv", ".tab", ".txt", ".prn", ".psv", ".dat", ".gz"}
+REFUSED = {".xls": "old binary Excel (.xls) is not read: save it as .xlsx", ".doc": "Word documents are not tables", ".ppt": "PowerPoint files are not tables"}
+
+
+@dataclass(frozen=True)
+class Job:
+    ingestion_id: str
+    org: str
+    namespace: str
+    source_uri: str
+    upload_path: Path
+    filename: str
+    upload_id: str
+    options: dict
+    expected_revision: int | None
+    title: str
+    description: str
+    tags: list
+    metadata: dict
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def file_format(filename: str, options: dict) -> str:
+    forced = options.get("format")
+    if forced:
+        return forced
+    suffixes = [s.lower() for s in Path(filename).suffixes]
+    last = suffixes[-1] if suffixes else ""
+    if last in REFUSED:
+        raise IngestFailed("format_unavailable", REFUSED[last])
+    if last == ".tsv" or suffixes[-2:] == [".tsv", ".gz"]:
+        return "tsv"
+    if last in DELIMITED or not last:
+        return "csv"
+    raise IngestFailed("format_unavailable", f"files ending {last} are not read yet (read: csv, tsv and other delimited text)")
+
+
+def run(catalog: Catalog, settings: Settings, job: Job, report) -> int:
+    """Run the job to a published revision and return its number; raise IngestFailed otherwise."""
+    fmt = file_format(job.filename, job.options)
+    report(stage="parse", format=fmt)
+    folder = catalog.extractions_dir / uuid.uuid4().hex
+    folder.mkdir()
+    try:
+        options = dict(job.options)
+        if fmt == "tsv" and not options.get("delimiter"):
+            options["delimiter"] = "\t"
+        name = Path(job.filename).name.split(".")[0] or "table"
+        extraction = read_delimited(job.upload_path, folder / "0.parquet", name, options, settings, progress=lambda n: report(progress={"total": 0, "done": n}))
+        report(stage="type", progress={"total": extraction.rows, "done": extraction.rows})
+        typed = [_type(catalog, settings, extraction, options)]
+        report(stage="publish")
+        return _publish(catalog, job, fmt, folder, typed, options)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+@dataclass
+class _Typed:
+    extraction: Extraction
+    names: list[str]
+    typings: dict[str, infer.Typing]
+
+
+def _type(catalog: Catalog, settings: Settings, extraction: Extraction, options: dict) -> _Typed:
+    cur = catalog.cursor()
+    relation = parquet_relation(str(extraction.path))
+    typings = infer.infer_columns(cur, relation, extraction.cell_columns, extraction.rows, settings, options)
+    return _Typed(extraction, column_names(extraction.headers), infer.settle_by_evidence(typings))
+
+
+def _questions(typed: _Typed) -> list[dict]:
+    out = []
+    for cell, name in zip(typed.extraction.cell_columns, typed.names):
+        t = typed.typings[cell]
+        if t.question is None:
+            continue
+        out.append(
+            {
+                "id": f"{name}:{t.question.kind}",
+                "column": name,
+                "kind": t.question.kind,
+                "question": t.question.text,
+                "current": {"type": t.reading.type, "format": t.reading.format},
+                "options": [
+                    {"type": o.reading.type, "format": o.reading.format, "rows_rejected": o.rows_rejected, "example": o.example}
+                    for o in t.question.options
+                ],
+            }
+        )
+    ex = typed.extraction
+    if not ex.header_clear:
+        first = ex.headers[0] if ex.origin["header_rows"] else None
+        out.insert(
+            0,
+            {
+                "id": "header_row",
+                "column": "",
+                "kind": "header_row",
+                "question": "Is the first row a header, or data?",
+                "current": {"type": "string", "format": f"header_rows={ex.origin['header_rows']}"},
+                "options": [
+                    {"type": "string", "format": "header_rows=1", "rows_rejected": 0, "example": first},
+                    {"type": "string", "format": "header_rows=0", "rows_rejected": 0, "example": None},
+                ],
+            },
+        )
+    return out
+
+
+def _warnings(ex: Extraction) -> list[str]:
+    out = []
+    if ex.padded_rows:
+        out.append(f"{ex.padded_rows} rows had too few cells and were padded with nulls")
+    if ex.ragged:
+        out.append(f"{len(ex.ragged)} rows had too many cells and were rejected")
+    if ex.blank_rows:
+        out.append(f"{ex.blank_rows} blank rows were skipped")
+    if ex.comment_lines:
+        out.append(f"{ex.comment_lines} comment lines were skipped")
+    return out
+
+
+def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Typed], options: dict) -> int:
+    """One transaction: snapshot tables, catalog rows, the source's live revision. All or nothing."""
+    markers = tuple(options.get("null_values") or Settings().null_markers)
+    with catalog.publish_lock:
+        cur = catalog.cursor()
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            key = [job.org, job.namespace, job.source_uri]
+            source = cur.execute(
+                "SELECT live_revision, last_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key
+            ).fetchone()
+            live = source[0] if source and source[0] is not None else 0
+            if job.expected_revision is not None and job.expected_revision != live:
+                raise IngestFailed("revision_conflict", f"expected revision {job.expected_revision} to be live, but {live or 'none'} is")
+            revision = (source[1] if source else 0) + 1
+            stamp = now()
+            used: set[str] = set()
+            total_rows = 0
+            for index, item in enumerate(typed):
+                ex = item.extraction
+                dataset_id = slug(ex.name)
+                while dataset_id in used:
+                    dataset_id += "_2"
+                used.add(dataset_id)
+                snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
+                ragged = [{"row_id": r.row_id, "line": r.line, "cells": r.cells, "text": r.text} for r in ex.ragged]
+                built = build_snapshot(cur, parquet_relation(str(ex.path)), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ragged)
+                for column, header in zip(built.columns, ex.headers):
+                    column["header"] = header
+                total_rows += ex.rows
+                origin = dict(ex.origin)
+                origin["decimal_mark"] = _common(item, "decimal_mark")
+                origin["date_order"] = _common(item, "order")
+                cur.execute(
+                    "INSERT INTO catalog.datasets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [*key, revision, dataset_id, ex.name, index, str(ex.path), dumps(ex.headers), dumps(item.names), ex.rows,
+                     dumps(origin), dumps(_warnings(ex)), dumps(options), snapshot_id],
+                )
+                cur.execute(
+                    "INSERT INTO catalog.snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, NULL, ?)",
+                    [snapshot_id, *key, revision, dataset_id, built.rows, built.rows_rejected, dumps(built.columns), dumps(_questions(item)), stamp],
+                )
+            coverage = {"unit": "rows", "total": total_rows, "extracted": total_rows, "failed": 0, "lost": []}
+            cur.execute(
+                "INSERT INTO catalog.revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ready')",
+                [*key, revision, job.upload_id, job.filename, fmt, "tabular.csv", dumps(coverage), dumps([]), folder.name, stamp],
+            )
+            if source:
+                cur.execute(
+                    "UPDATE catalog.sources SET live_revision = ?, last_revision = ?, title = ?, description = ?, tags = ?, metadata = ?, updated_at = ?"
+                    " WHERE org = ? AND namespace = ? AND source_uri = ?",
+                    [revision, revision, job.title, job.description, dumps(job.tags), dumps(job.metadata), stamp, *key],
+                )
+            else:
+                cur.execute(
+                    "INSERT INTO catalog.sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [*key, revision, revision, job.title, job.description, dumps(job.tags), dumps(job.metadata), stamp, stamp],
+                )
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+    return revision
+
+
+def _common(item: _Typed, attr: str) -> str | None:
+    """The decimal mark (or date order) the table's typed columns share, if they share one."""
+    values = set()
+    for t in item.typings.values():
+        if attr == "decimal_mark" and t.reading.type == "number" and (t.physical.startswith("DECIMAL") or t.reading.group_mark):
+            values.add(t.reading.decimal_mark)
+        if attr == "order" and t.reading.order:
+            values.add(t.reading.order)
+    return values.pop() if len(values) == 1 else None

@@ -1,0 +1,44 @@
+"""Every limit is a setting with a default (SPEC §5); environment variables override."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+
+DEFAULT_NULL_MARKERS = ("", "NA", "N/A", "n/a", "na", "null", "NULL", "Null", "-", "#N/A", "None", "NaN", "nan")
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: str = "./.tabular"
+    default_org: str = "default"
+    default_namespace: str = "default"
+    max_upload_bytes: int = 256 * 1024 * 1024
+    # A compressed upload may not inflate past this many bytes (a gzip bomb is refused, not read).
+    max_inflated_bytes: int = 4 * 1024 * 1024 * 1024
+    result_limit_max: int = 10_000
+    datasets_per_plan: int = 8
+    filters_per_plan: int = 100
+    in_values_max: int = 1_000
+    query_seconds: float = 30.0
+    duckdb_memory: str = "60%"
+    snapshots_kept: int = 10
+    null_markers: tuple[str, ...] = DEFAULT_NULL_MARKERS
+    # A column whose non-null values read as one type at this share or more, but not all, is
+    # held as string with a `mixed_values` question; below it, it is plainly a string column.
+    mixed_values_share: float = 0.8
+    csv_chunk_rows: int = 100_000
+    # Bytes of text the sniffer reads to settle the dialect and the header.
+    sniff_bytes: int = 256 * 1024
+
+    @classmethod
+    def from_env(cls, **overrides) -> "Settings":
+        """Defaults, then `TABULAR_<FIELD>` environment variables, then explicit overrides."""
+        values = {}
+        for f in fields(cls):
+            raw = os.environ.get(f"TABULAR_{f.name.upper()}")
+            if raw is None or f.name == "null_markers":
+                continue
+            kind = type(getattr(cls(), f.name))
+            values[f.name] = kind(raw)
+        return replace(cls(**values), **overrides)

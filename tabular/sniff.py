@@ -1,0 +1,126 @@
+"""Settle a delimited text's dialect and layout from its head: delimiter, preamble, header."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from dataclasses import dataclass
+
+from .candidates import quick_kind
+
+DELIMITERS = (",", ";", "\t", "|", ":", "^", "~")
+DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+SNIFF_RECORDS = 2000
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the sniffer decided; every field can be overridden by ingest `options`."""
+
+    delimiter: str
+    quotechar: str
+    newline: str  # "\r\n", "\n" or "\r"
+    skip_records: int  # preamble records before the header (or the first data row)
+    header_rows: int  # 0, 1 or 2
+    width: int
+    header_clear: bool  # False: a person should confirm the header row (a `header_row` question)
+
+
+def is_blank(row: list[str]) -> bool:
+    return not "".join(row).strip()
+
+
+def is_comment(row: list[str], width: int) -> bool:
+    """A `#` line is a comment unless it has exactly the table's shape with cells after the first."""
+    if not row or not row[0].lstrip().startswith("#"):
+        return False
+    return len(row) != width or not "".join(row[1:]).strip()
+
+
+def _records(head: str, delimiter: str, quotechar: str) -> list[list[str]]:
+    reader = csv.reader(io.StringIO(head), delimiter=delimiter, quotechar=quotechar, doublequote=True, strict=False)
+    out = []
+    try:
+        for row in reader:
+            out.append(row)
+            if len(out) >= SNIFF_RECORDS:
+                break
+    except csv.Error:
+        pass
+    return out
+
+
+def _shape(records: list[list[str]]) -> tuple[float, int, int, int]:
+    """(consistency, width, consistent rows, start) of a table read with one delimiter."""
+    rows = [r for r in records if not is_blank(r)]
+    widths = Counter(len(r) for r in rows if len(r) > 1)
+    if not widths:
+        return (0.0, 1, 0, 0)
+    width, _ = max(widths.items(), key=lambda kv: (kv[1], kv[0]))
+    start = next(i for i, r in enumerate(records) if len(r) == width and not is_comment(r, width))
+    body = [r for r in records[start:] if not is_blank(r) and not is_comment(r, width)]
+    fit = sum(1 for r in body if len(r) == width)
+    return (fit / max(len(body), 1), width, fit, start)
+
+
+def newline_of(head: str) -> str:
+    if "\r\n" in head:
+        return "\r\n"
+    if "\r" in head and "\n" not in head:
+        return "\r"
+    return "\n"
+
+
+def sniff(head: str, delimiter: str | None = None, header_rows: int | None = None, quotechar: str = '"') -> Layout:
+    """Choose the delimiter whose reading gives the most consistent table, then find its header."""
+    choices = [delimiter] if delimiter else list(DELIMITERS)
+    best = None
+    for i, d in enumerate(choices):
+        records = _records(head, d, quotechar)
+        consistency, width, fit, start = _shape(records)
+        # Prefer consistency, then many well-formed rows, then wide rows, then the usual delimiters.
+        key = (round(consistency, 2) if width > 1 else 0.0, fit, width, -i)
+        if best is None or key > best[0]:
+            best = (key, d, records, width, start)
+    _, chosen, records, width, start = best
+    if width <= 1:
+        # One column: every line is a value; the first non-blank line may be a header.
+        chosen = delimiter or ","
+        records = _records(head, chosen, quotechar)
+        start = next((i for i, r in enumerate(records) if not is_blank(r)), 0)
+        width = 1
+    body = [r for r in records[start:] if not is_blank(r) and not is_comment(r, width) and len(r) == width]
+    if header_rows is not None:
+        return Layout(chosen, quotechar, newline_of(head), start, header_rows, width, True)
+    has_header, clear = _has_header(body[0] if body else [], body[1:201])
+    return Layout(chosen, quotechar, newline_of(head), start, 1 if has_header else 0, width, clear)
+
+
+def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
+    """Is `first` a header? Returns (decision, whether it is clear enough to need no question)."""
+    if not first:
+        return False, True
+    if not data:
+        return True, all(c.strip() for c in first)
+    votes_for = votes_against = 0
+    for j, cell in enumerate(first):
+        kinds = {quick_kind(r[j]) for r in data if j < len(r) and r[j].strip()}
+        kinds.discard("empty")
+        if len(kinds) != 1 or kinds == {"text"}:
+            continue
+        (kind,) = kinds
+        head_kind = quick_kind(cell)
+        if head_kind == "text":
+            votes_for += 1
+        elif head_kind == kind or (head_kind == "int" and kind == "number"):
+            votes_against += 1
+    if votes_for:
+        return True, True
+    if votes_against:
+        return False, True
+    cells = [c.strip() for c in first]
+    if not all(cells) or len(set(cells)) != len(cells):
+        return False, False
+    seen_below = any(any(j < len(r) and r[j].strip() == c for r in data) for j, c in enumerate(cells))
+    return True, not seen_below
