@@ -106,16 +106,21 @@ def datetime_readings(order: str | None = None) -> list[Reading]:
     return out
 
 
-def candidate_readings(units: set[str], decimal_mark: str | None = None, date_order: str | None = None) -> list[Reading]:
-    """Every typed reading worth trying for a column, most specific first (string is last)."""
+def candidate_readings(symbols: set[str], decimal_mark: str | None = None, date_order: str | None = None) -> list[Reading]:
+    """Every typed reading worth trying for a column whose values hold `symbols` (marks, units),
+    most specific first (string is last)."""
     numbers = []
+    units = sorted(u for u in UNITS if u in symbols)
     for exponent in (False, True):
+        if exponent and not {"e", "E"} & symbols:
+            continue
         for dm, gm in NUMBER_MARKS:
             if decimal_mark and dm != decimal_mark:
                 continue
-            if exponent and gm:
+            # A mark the values never hold cannot matter, except a decimal comma beside a '.' group.
+            if (exponent and gm) or (gm and gm not in symbols) or (dm != "." and dm not in symbols and not gm):
                 continue
-            for unit in [None, *sorted(units)]:
+            for unit in [None, *units]:
                 numbers.append(number_reading(dm, gm, unit, exponent))
     return [
         BOOL,
@@ -222,6 +227,14 @@ def convert(reading: Reading, t: exp.Expression, physical: str) -> exp.Expressio
     if reading.gate is None:
         return value
     return exp.Case().when(matches(t, reading.gate), value)
+
+
+def format_of(reading: Reading, physical: str) -> str:
+    """The format dataset_get reports: an integer column does not mention a decimal mark it never used."""
+    integral = physical == "BIGINT" or physical.endswith(", 0)")
+    if reading.type == "number" and integral and reading.decimal_mark == ".":
+        return ";".join(p for p in reading.format.split(";") if not p.startswith("decimal_mark"))
+    return reading.format
 
 
 def physical_of(reading: Reading) -> str:

@@ -125,7 +125,7 @@ def column_stats(cur, table: exp.Table, names: list[str], typings: list[Typing],
                 "name": name,
                 "type": typing.reading.type,
                 "physical": typing.physical,
-                "format": _format(typing),
+                "format": C.format_of(typing.reading, typing.physical),
                 "nullable": nonnull < rows,
                 "nulls": rows - nonnull,
                 "distinct": distinct,
@@ -136,12 +136,3 @@ def column_stats(cur, table: exp.Table, names: list[str], typings: list[Typing],
             }
         )
     return out
-
-
-def _format(typing: Typing) -> str:
-    """The reading's format, without a decimal mark that integers never used."""
-    reading = typing.reading
-    integral = typing.physical == "BIGINT" or typing.physical.endswith(", 0)")
-    if reading.type == "number" and integral and reading.decimal_mark == ".":
-        return ";".join(p for p in reading.format.split(";") if not p.startswith("decimal_mark"))
-    return reading.format

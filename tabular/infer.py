@@ -10,7 +10,8 @@ question, held as the option that rejects fewest rows (SPEC §4).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import uuid
+from dataclasses import dataclass, field
 
 import duckdb
 from sqlglot import exp
@@ -89,7 +90,18 @@ def _texts(rel: str, columns: list[str], markers) -> str:
     return "(" + exp.select(*selects).from_(rel).sql(dialect="duckdb") + ")"
 
 
-def _tally(con: duckdb.DuckDBPyConnection, rel: str, columns: list[str], readings: dict[str, list[Reading]], markers, examples: bool = False) -> dict[str, _Tally]:
+@dataclass(frozen=True)
+class Relation:
+    """Extraction rows to count over: a FROM clause, and whether it already holds t_<cell> texts."""
+
+    sql: str
+    has_texts: bool = False
+
+    def texts(self, columns: list[str], markers) -> str:
+        return self.sql if self.has_texts else _texts(self.sql, columns, markers)
+
+
+def _tally(con: duckdb.DuckDBPyConnection, rel: "Relation", columns: list[str], readings: dict[str, list[Reading]], markers, examples: bool = False) -> dict[str, _Tally]:
     """Count, per column and reading, the non-null values the reading refutes (one scan)."""
     selects: list[str] = []
     keys: list[tuple[str, str, int]] = []
@@ -108,7 +120,7 @@ def _tally(con: duckdb.DuckDBPyConnection, rel: str, columns: list[str], reading
             if examples:
                 selects.append(f"arg_min({_sql(t)}, __row_id) FILTER (WHERE {fails})")
                 keys.append((col, "example", i))
-    row = con.execute(f"SELECT {', '.join(selects)} FROM {_texts(rel, columns, markers)}").fetchone() if selects else ()
+    row = _aggregate(con, rel.texts(columns, markers), selects) if selects else ()
     out = {col: _Tally() for col in columns}
     for (col, what, i), value in zip(keys, row):
         tally = out[col]
@@ -133,7 +145,7 @@ def _families(con, rel: str, columns: list[str], markers, share: float) -> dict[
         selects.append(f"count({_sql(t)})")
         for pattern in C.FAMILIES.values():
             selects.append(f"count(*) FILTER (WHERE {_sql(t)} IS NOT NULL AND NOT {_sql(C.matches(t, pattern))})")
-    row = con.execute(f"SELECT {', '.join(selects)} FROM {_texts(rel, columns, markers)}").fetchone()
+    row = _aggregate(con, rel.texts(columns, markers), selects)
     width = len(C.FAMILIES) + 1
     out = {}
     for k, col in enumerate(columns):
@@ -142,28 +154,42 @@ def _families(con, rel: str, columns: list[str], markers, share: float) -> dict[
     return out
 
 
-def _units(con, rel: str, columns: list[str]) -> dict[str, set[str]]:
-    selects = [f"bool_or(contains({_sql(exp.column(c, quoted=True))}, {_sql(exp.Literal.string(u))}))" for c in columns for u in C.UNITS]
-    row = con.execute(f"SELECT {', '.join(selects)} FROM {rel}").fetchone()
+SYMBOLS = (*C.UNITS, ",", ".", " ", "\u00a0", "\u202f", "'", "’", "e", "E")
+BATCH = 200
+
+
+def _aggregate(con, rel: str, selects: list[str]) -> list:
+    """Run many aggregates over one relation, a bounded number per statement (wide tables)."""
+    out: list = []
+    for start in range(0, len(selects), BATCH):
+        out += con.execute(f"SELECT {', '.join(selects[start:start + BATCH])} FROM {rel}").fetchone()
+    return out
+
+
+def _symbols(con, rel: str, columns: list[str]) -> dict[str, set[str]]:
+    """Which unit symbols and number marks each column's values contain at all."""
+    selects = [f"bool_or(contains({_sql(exp.column(c, quoted=True))}, {_sql(exp.Literal.string(u))}))" for c in columns for u in SYMBOLS]
+    row = _aggregate(con, rel, selects)
     found: dict[str, set[str]] = {c: set() for c in columns}
     for k, hit in enumerate(row):
         if hit:
-            found[columns[k // len(C.UNITS)]].add(C.UNITS[k % len(C.UNITS)])
+            symbol = SYMBOLS[k % len(SYMBOLS)]
+            found[columns[k // len(SYMBOLS)]].add(" " if symbol in ("\u00a0", "\u202f") else "'" if symbol == "’" else symbol)
     return found
 
 
-def number_physical(con, rel: str, col: str, reading: Reading, markers) -> str:
+def number_physical(con, rel: Relation, col: str, reading: Reading, markers) -> str:
     """BIGINT, DECIMAL(p, s) or DOUBLE, from every value of the column (SPEC §3)."""
     if reading.exponent:
         return "DOUBLE"
-    t = text_of(col, markers)
+    t = exp.column(f"t_{col}", quoted=True)
     plain = _sql(C.number_text(reading, t))
     gate = _sql(C.matches(t, reading.gate))
     scale, digits, misses = con.execute(
         f"SELECT coalesce(max(length(split_part({plain}, '.', 2))), 0),"
         f" coalesce(max(length(ltrim(regexp_replace(split_part({plain}, '.', 1), '[+-]', '', 'g'), '0'))), 0),"
         f" count(*) FILTER (WHERE try_cast({plain} AS BIGINT) IS NULL)"
-        f" FROM {rel} WHERE {gate}"
+        f" FROM {rel.texts([col], markers)} WHERE {gate}"
     ).fetchone()
     if scale == 0 and digits <= 18 or scale == 0 and digits == 19 and misses == 0:
         return "BIGINT"
@@ -197,21 +223,32 @@ def infer_columns(
     forced = forced or {}
     markers = tuple(options.get("null_values") or settings.null_markers)
     free = [c for c in columns if c not in forced]
-    sample = rel
+    name = f"__sample_{uuid.uuid4().hex[:12]}"
+    picked = rel
     if rows > SAMPLE_HEAD + SAMPLE_RANDOM:
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __sample AS (SELECT * FROM {rel} ORDER BY __row_id LIMIT {SAMPLE_HEAD})"
-            f" UNION ALL (SELECT * FROM {rel} USING SAMPLE reservoir({SAMPLE_RANDOM} ROWS) REPEATABLE (7))"
+        picked = (
+            f"((SELECT * FROM {rel} ORDER BY __row_id LIMIT {SAMPLE_HEAD})"
+            f" UNION ALL (SELECT * FROM {rel} USING SAMPLE reservoir({SAMPLE_RANDOM} ROWS) REPEATABLE (7)))"
         )
-        sample = "__sample"
-    units = _units(con, sample, free) if free else {}
+    # The sample, with every column's text computed once: the many counts below run on it.
+    texts = [exp.alias_(text_of(c, markers), f"t_{c}", quoted=True) for c in columns]
+    con.execute(f"CREATE TEMP TABLE {name} AS {exp.select('*', *texts).from_(picked).sql(dialect='duckdb')}")
+    try:
+        return _infer(con, Relation(name, True), Relation(rel) if picked != rel else Relation(name, True), columns, free, forced, settings, options, markers)
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+def _infer(con, sample: Relation, whole_rel: Relation, columns, free, forced, settings: Settings, options: dict, markers) -> dict[str, Typing]:
+    symbols = _symbols(con, sample.sql, free) if free else {}
     families = _families(con, sample, free, markers, settings.mixed_values_share) if free else {}
     readings = {
-        c: [r for r in C.candidate_readings(units[c], options.get("decimal_mark"), options.get("date_order")) if r.type in families[c]]
+        c: [r for r in C.candidate_readings(symbols[c], options.get("decimal_mark"), options.get("date_order")) if r.type in families[c]]
         for c in free
     }
     tallies = _tally(con, sample, free, readings, markers) if free else {}
-    if sample != rel:
+    rel = whole_rel
+    if rel is not sample and rel.sql != sample.sql:
         # The sample chose; every row now checks the choice. A column it misled is counted whole.
         choices = {c: _choose(tallies[c], readings[c], settings.mixed_values_share) for c in free}
         chosen_only = {c: [readings[c][i]] for c, (i, _) in choices.items() if i is not None}
@@ -234,7 +271,7 @@ def infer_columns(
         for c, reading in forced.items():
             physical = number_physical(con, rel, c, reading, markers) if reading.type == "number" else C.physical_of(reading)
             out[c] = Typing(reading, physical, forced_tallies[c].fails[0], None, forced=True)
-    return out
+    return {c: out[c] for c in columns}
 
 
 def _exact_for(sample: _Tally, whole: _Tally, i: int) -> _Tally:

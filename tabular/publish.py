@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import infer
-from .candidates import STRING
+from .candidates import format_of
 from .cast import build_snapshot, column_names, parquet_relation, slug
 from .catalog import Catalog, dumps
 from .errors import IngestFailed
@@ -103,9 +103,9 @@ def _questions(typed: _Typed) -> list[dict]:
                 "column": name,
                 "kind": t.question.kind,
                 "question": t.question.text,
-                "current": {"type": t.reading.type, "format": t.reading.format},
+                "current": {"type": t.reading.type, "format": format_of(t.reading, t.physical)},
                 "options": [
-                    {"type": o.reading.type, "format": o.reading.format, "rows_rejected": o.rows_rejected, "example": o.example}
+                    {"type": o.reading.type, "format": format_of(o.reading, o.physical), "rows_rejected": o.rows_rejected, "example": o.example}
                     for o in t.question.options
                 ],
             }

@@ -1,0 +1,165 @@
+"""Ingest TPC-H lineitem as CSV with tabular, DuckDB and Polars; compare time and peak memory.
+
+    python bench/ingest_csv.py --scale-factor 1 [--data-dir bench/data] [--keep]
+
+Each contender runs in a fresh subprocess (`--contender NAME`) that prints one JSON line:
+seconds, peak RSS (ru_maxrss of that process), rows, and for tabular the column types it chose.
+See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENDERS = ("duckdb", "polars", "tabular")
+TIME_TARGET = 1.5  # tabular seconds <= 1.5 x DuckDB's
+MEMORY_TARGET = 2.0  # tabular peak RSS <= 2 x the CSV's size
+MiB = 1024 * 1024
+
+
+def peak_rss_bytes() -> int:
+    """The most memory this process (or any child it waited for) held at once."""
+    unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    return unit * max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+
+
+# --- contenders: each runs alone in its own process --------------------------------------------
+
+def run_duckdb(csv: Path, work: Path) -> dict:
+    import duckdb
+
+    con = duckdb.connect(str(work / "bench.duckdb"))
+    start = time.perf_counter()
+    con.execute(f"CREATE TABLE lineitem AS SELECT * FROM read_csv('{csv}')")
+    seconds = time.perf_counter() - start
+    rows = con.execute("SELECT count(*) FROM lineitem").fetchone()[0]
+    con.close()
+    return {"seconds": seconds, "rows": rows}
+
+
+def run_polars(csv: Path, work: Path) -> dict:
+    import polars
+
+    start = time.perf_counter()
+    frame = polars.read_csv(csv)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "rows": frame.height}
+
+
+def run_tabular(csv: Path, work: Path) -> dict:
+    sys.path.insert(0, str(ROOT))  # the working tree's tabular, whatever the current directory
+    import tabular
+
+    # The default max_upload_bytes (256 MiB) refuses SF1 and up; raise it to this file's size.
+    e = tabular.connect(str(work / "home"), max_upload_bytes=max(csv.stat().st_size, 256 * MiB))
+    ns = e.namespace("bench", "tpch")
+    start = time.perf_counter()
+    st = ns.ingest_file(csv, source_uri="lineitem.csv")
+    seconds = time.perf_counter() - start
+    assert st.state == "ready", (st.state, st.error_code, st.error_message)
+    got = ns.dataset_get("lineitem.csv")
+    (dataset,) = got.datasets
+    e.close()
+    return {
+        "seconds": seconds,
+        "rows": dataset.rows,
+        "rows_rejected": dataset.rows_rejected,
+        "columns": [(c.name, c.type, c.physical) for c in dataset.columns],
+    }
+
+
+def contender_main(name: str, csv: Path, work: Path) -> None:
+    result = globals()[f"run_{name}"](csv, work)
+    result["peak_rss"] = peak_rss_bytes()
+    print(json.dumps(result))
+
+
+# --- the driver ---------------------------------------------------------------------------------
+
+def tpchgen() -> str:
+    beside = Path(sys.executable).parent / "tpchgen-cli"
+    found = str(beside) if beside.exists() else shutil.which("tpchgen-cli")
+    if not found:
+        sys.exit("tpchgen-cli not found next to this Python or on PATH (pip install tpchgen-cli)")
+    return found
+
+
+def ensure_csv(data_dir: Path, sf: float) -> tuple[Path, bool]:
+    """The lineitem CSV for this scale factor, and whether this run generated it."""
+    folder = data_dir / f"sf{sf:g}"
+    csv = folder / "lineitem.csv"
+    if csv.exists():
+        return csv, False
+    partial = folder / "partial"  # generate aside, so an interrupted run leaves no half file behind
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    print(f"generating TPC-H lineitem at scale factor {sf:g} into {folder} ...", flush=True)
+    subprocess.run([tpchgen(), "--format", "csv", "-s", f"{sf:g}", "--tables", "lineitem", "--output-dir", str(partial)], check=True)
+    (partial / "lineitem.csv").replace(csv)
+    partial.rmdir()
+    return csv, True
+
+
+def run_contender(name: str, csv: Path, data_dir: Path) -> dict:
+    with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=data_dir) as work:
+        cmd = [sys.executable, __file__, "--contender", name, "--csv", str(csv), "--work", work]
+        out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale-factor", type=float, default=1.0, help="TPC-H scale factor; fractions like 0.1 work")
+    parser.add_argument("--data-dir", type=Path, default=ROOT / "bench" / "data")
+    parser.add_argument("--keep", action="store_true", help="keep a CSV this run generated (one already there is always kept)")
+    parser.add_argument("--contender", choices=CONTENDERS, help=argparse.SUPPRESS)
+    parser.add_argument("--csv", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.contender:
+        return contender_main(args.contender, args.csv, args.work)
+
+    csv, generated = ensure_csv(args.data_dir.resolve(), args.scale_factor)
+    size = csv.stat().st_size
+    try:
+        results = {}
+        for name in CONTENDERS:
+            print(f"running {name} ...", flush=True)
+            results[name] = run_contender(name, csv, args.data_dir.resolve())
+    finally:
+        if generated and not args.keep:
+            shutil.rmtree(csv.parent)
+
+    base = results["duckdb"]
+    print(f"\nTPC-H lineitem, scale factor {args.scale_factor:g}: {csv}")
+    print(f"file size {size / MiB:,.1f} MiB, {base['rows']:,} rows\n")
+    print(f"{'contender':<10} {'seconds':>8} {'peak MiB':>9} {'time/duckdb':>12} {'peak/file':>10}")
+    for name, r in results.items():
+        print(f"{name:<10} {r['seconds']:>8.2f} {r['peak_rss'] / MiB:>9,.0f} {r['seconds'] / base['seconds']:>11.2f}x {r['peak_rss'] / size:>9.2f}x")
+
+    tab = results["tabular"]
+    print(f"\ntabular chose ({tab['rows']:,} rows, {tab['rows_rejected']:,} rejected):")
+    for name, kind, physical in tab["columns"]:
+        print(f"  {name:<16} {kind:<8} {physical}")
+
+    time_ratio, memory_ratio = tab["seconds"] / base["seconds"], tab["peak_rss"] / size
+    print("\ntargets:")
+    for label, ok, detail in [
+        ("rows equal DuckDB's", tab["rows"] == base["rows"], f"{tab['rows']:,} vs {base['rows']:,}"),
+        (f"time <= {TIME_TARGET}x DuckDB", time_ratio <= TIME_TARGET, f"{time_ratio:.2f}x"),
+        (f"peak memory <= {MEMORY_TARGET}x file size", memory_ratio <= MEMORY_TARGET, f"{memory_ratio:.2f}x"),
+    ]:
+        print(f"  {label:<32} {'PASS' if ok else 'MISS'}  ({detail})")
+
+if __name__ == "__main__":
+    main()

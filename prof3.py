@@ -1,0 +1,16 @@
+import duckdb, time
+con=duckdb.connect()
+con.execute("create table x as select 'abc' || i::varchar as c1 from range(9) t(i)")
+pats=[f"[0-9]{{1,{k}}}[a-z]+" for k in range(1,201)]
+t=time.time()
+con.execute("select " + ",".join(f"count(*) filter (where regexp_full_match(c1, '{p}'))" for p in pats) + " from x").fetchall()
+print("200 regex aggs", time.time()-t)
+t=time.time()
+con.execute("select " + ",".join(f"count(*) filter (where c1 like '%{k}%')" for k in range(200)) + " from x").fetchall()
+print("200 like aggs", time.time()-t)
+t=time.time()
+con.execute("select " + ",".join(f"count(*) filter (where t like '%{k}%')" for k in range(200)) + " from (select case when trim(c1) in ('a','b','c','d','e','f') then null else trim(c1) end as t from x)").fetchall()
+print("200 like aggs over case subquery", time.time()-t)
+t=time.time()
+con.execute("select " + ",".join(f"bool_or(regexp_full_match(c1, '{p}'))" for p in pats) + " from x").fetchall()
+print("200 bool_or regex", time.time()-t)

@@ -1,0 +1,136 @@
+"""The command line: a thin layer over the Python API (SPEC §6)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from . import connect
+from .errors import TabularError
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "csv"
+DEMO_FILES = ("european_numbers.csv", "dates_ambiguous.csv", "currency.csv", "ragged.csv", "leading_zeros.csv", "times_durations.csv")
+
+
+def _ingest_one(ns, path: Path, source_uri: str, console: Console, options: dict):
+    """Ingest with a progress line when the file takes more than a moment."""
+    result = {}
+    worker = threading.Thread(target=lambda: result.setdefault("status", ns.ingest_file(path, source_uri=source_uri, options=options)))
+    worker.start()
+    worker.join(1.0)
+    if worker.is_alive():
+        with console.status(f"ingesting {path.name} …"):
+            worker.join()
+    else:
+        worker.join()
+    return result["status"]
+
+
+def _show_datasets(console: Console, got) -> None:
+    for d in got.datasets:
+        console.print(
+            f"[bold]{d.dataset_id}[/bold]  revision {d.revision}  rows {d.rows}  rejected {d.rows_rejected}"
+            f"  delimiter {d.origin.delimiter!r}  encoding {d.origin.encoding}"
+        )
+        table = Table(show_header=True, header_style="bold")
+        for head in ("column", "type", "physical", "format", "nulls", "distinct", "min", "max"):
+            table.add_column(head)
+        for c in d.columns:
+            table.add_row(c.name, c.type, c.physical, c.format, str(c.nulls), str(c.distinct), str(c.min), str(c.max))
+        console.print(table)
+        for q in d.questions:
+            options = "; ".join(f"{o.type} {o.format} (rejects {o.rows_rejected})" for o in q.options)
+            console.print(f"  [yellow]question[/yellow] {q.column or '(table)'} [{q.kind}] {q.question}  options: {options}")
+        for r in d.rejected:
+            console.print(f"  [red]rejected[/red] row {r.row_id} (line {r.line}) {r.column or ''}: {r.value!r} — {r.reason}")
+        for w in d.warnings:
+            console.print(f"  [dim]warning[/dim] {w}")
+
+
+def _namespace(args):
+    engine = connect(args.home)
+    return engine, engine.namespace(args.org or engine.settings.default_org, args.namespace or engine.settings.default_namespace)
+
+
+def cmd_ingest(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    options = json.loads(args.options) if args.options else {}
+    failed = 0
+    with engine:
+        for name in args.files:
+            path = Path(name)
+            status = _ingest_one(ns, path, args.source_uri or path.name, console, options)
+            if args.json:
+                print(json.dumps(status.model_dump(mode="json"), ensure_ascii=False))
+            elif status.state == "ready":
+                console.print(f"[green]ready[/green] {path.name} → {args.source_uri or path.name} revision {status.revision}")
+                _show_datasets(console, ns.dataset_get(args.source_uri or path.name))
+            else:
+                failed += 1
+                console.print(f"[red]{status.state}[/red] {path.name}: {status.error_code}: {status.error_message}")
+    return 1 if failed else 0
+
+
+def cmd_datasets(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    with engine:
+        got = ns.dataset_get(args.uri, args.dataset_id, args.sample_rows)
+        if args.json:
+            print(json.dumps(got.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        elif not got.found:
+            console.print(f"no live source {args.uri!r}")
+            return 1
+        else:
+            _show_datasets(console, got)
+    return 0
+
+
+def cmd_demo(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    with engine:
+        for name in DEMO_FILES:
+            status = ns.ingest_file(FIXTURES / name, source_uri=f"demo/{name}")
+            console.rule(f"{name}: {status.state}")
+            _show_datasets(console, ns.dataset_get(f"demo/{name}", sample_rows=0))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tabular", description="Typed datasets from spreadsheets and CSV.")
+    parser.add_argument("--home", help="where the DuckDB file lives (TABULAR_HOME, default ./.tabular)")
+    parser.add_argument("--org", default="")
+    parser.add_argument("--namespace", default="")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("ingest", help="ingest files and show their datasets")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--source-uri", help="the source's name (default: the file name)")
+    p.add_argument("--options", help='ingest options as JSON, e.g. \'{"delimiter": ";"}\'')
+    p.add_argument("--json", action="store_true", help="print the ingest_status answers as JSON")
+    p.set_defaults(run=cmd_ingest)
+    p = sub.add_parser("datasets", help="show a source's datasets (knowledge.dataset_get)")
+    p.add_argument("uri")
+    p.add_argument("--dataset-id", default="")
+    p.add_argument("--sample-rows", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_datasets)
+    p = sub.add_parser("demo", help="ingest the bundled fixtures and show what came out")
+    p.set_defaults(run=cmd_demo)
+    args = parser.parse_args(argv)
+    console = Console()
+    try:
+        return args.run(args, console)
+    except TabularError as err:
+        console.print(f"[red]{err.code}[/red] {err.message}")
+        for item in err.errors:
+            console.print(f"  {item.path}: {item.message}")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

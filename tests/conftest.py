@@ -1,0 +1,35 @@
+from pathlib import Path
+
+import pytest
+
+import tabular
+
+ROOT = Path(__file__).resolve().parent.parent
+CSV = ROOT / "fixtures" / "csv"
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+@pytest.fixture
+def engine(tmp_path):
+    with tabular.connect(str(tmp_path / "home")) as e:
+        yield e
+
+
+@pytest.fixture
+def ns(engine):
+    return engine.namespace("acme", "finance")
+
+
+def ingest(ns, path, source_uri=None, **fields):
+    """Ingest a file and answer (status, the first dataset or None)."""
+    path = Path(path)
+    uri = source_uri or path.name
+    status = ns.ingest_file(path, source_uri=uri, **fields)
+    if status.state != "ready":
+        return status, None
+    got = ns.dataset_get(uri, sample_rows=50)
+    return status, got.datasets[0]
+
+
+def columns(dataset):
+    return {c.name: c for c in dataset.columns}
