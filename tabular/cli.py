@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from . import connect
@@ -46,9 +47,9 @@ def _show_datasets(console: Console, got) -> None:
         console.print(table)
         for q in d.questions:
             options = "; ".join(f"{o.type} {o.format} (rejects {o.rows_rejected})" for o in q.options)
-            console.print(f"  [yellow]question[/yellow] {q.column or '(table)'} [{q.kind}] {q.question}  options: {options}")
+            console.print(f"  [yellow]question[/yellow] {escape(q.column or '(table)')} \\[{q.kind}] {escape(q.question)}  options: {escape(options)}")
         for r in d.rejected:
-            console.print(f"  [red]rejected[/red] row {r.row_id} (line {r.line}) {r.column or ''}: {r.value!r} — {r.reason}")
+            console.print(f"  [red]rejected[/red] row {r.row_id} (line {r.line}) {escape(r.column or '')}: {escape(repr(r.value))} — {escape(r.reason)}")
         for w in d.warnings:
             console.print(f"  [dim]warning[/dim] {w}")
 

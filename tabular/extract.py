@@ -92,6 +92,8 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
 
 def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, name: str, settings: Settings, progress) -> Extraction:
     width = layout.width
+    if width > settings.max_columns:
+        raise IngestFailed("too_large", f"the table has {width} columns; at most {settings.max_columns} are read (max_columns)")
     last_line = 0
     records = iter(reader)
     for _ in range(layout.skip_records):

@@ -10,6 +10,7 @@ question, held as the option that rejects fewest rows (SPEC §4).
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass, field
 
@@ -63,7 +64,10 @@ class _Tally:
 def text_of(column: str, markers: tuple[str, ...]) -> exp.Expression:
     """A cell as the readings see it: trimmed, with null markers as NULL."""
     trimmed = exp.func("trim", exp.column(column, quoted=True))
-    return exp.Case().when(exp.In(this=trimmed, expressions=[exp.Literal.string(m) for m in markers]), exp.null()).else_(trimmed)
+    # One regex for the markers: DuckDB plans it in a fraction of the time of an IN list,
+    # which matters on tables of hundreds of columns.
+    pattern = "(" + "|".join(re.escape(m) for m in markers) + ")"
+    return exp.Case().when(C.matches(trimmed, pattern), exp.null()).else_(trimmed)
 
 
 def string_text(column: str) -> exp.Expression:

@@ -28,6 +28,9 @@ class Settings:
     # held as string with a `mixed_values` question; below it, it is plainly a string column.
     mixed_values_share: float = 0.8
     csv_chunk_rows: int = 100_000
+    # A table wider than this is refused (too_large): DuckDB statements over thousands of
+    # columns grow past what one process should plan.
+    max_columns: int = 1_000
     # Bytes of text the sniffer reads to settle the dialect and the header.
     sniff_bytes: int = 256 * 1024
 

@@ -1,0 +1,40 @@
+"""The CLI is a thin layer over the API: ingest a file, read its datasets back as JSON."""
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import CSV
+
+
+def run(tmp_path, *args):
+    env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home")}
+    return subprocess.run([sys.executable, "-m", "tabular.cli", *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_ingest_then_datasets(tmp_path):
+    done = run(tmp_path, "ingest", str(CSV / "european_numbers.csv"), "--json")
+    assert done.returncode == 0, done.stderr
+    status = json.loads(done.stdout)
+    assert status["state"] == "ready" and status["revision"] == 1
+    shown = run(tmp_path, "datasets", "european_numbers.csv", "--json", "--sample-rows", "1")
+    got = json.loads(shown.stdout)
+    assert got["found"] and got["datasets"][0]["origin"]["delimiter"] == ";"
+    assert got["datasets"][0]["sample"][0]["Preis"] == "189.90"  # "189,90" in the file
+
+
+def test_readable_table_and_failures(tmp_path):
+    done = run(tmp_path, "ingest", str(CSV / "dates_ambiguous.csv"), str(CSV / "empty.csv"))
+    assert done.returncode == 1
+    assert "date_order" in done.stdout and "no_text" in done.stdout
+    missing = run(tmp_path, "datasets", "nothing.csv")
+    assert missing.returncode == 1 and "no live source" in missing.stdout
+
+
+def test_every_command_is_documented():
+    from tabular.cli import main
+
+    help_text = subprocess.run([sys.executable, "-m", "tabular.cli", "--help"], capture_output=True, text=True).stdout
+    for command in ("ingest", "datasets", "demo"):
+        assert command in help_text

@@ -1,0 +1,41 @@
+"""Every delimited text file of the shared corpus publishes datasets or fails with a SPEC code."""
+
+from collections import Counter
+
+import pytest
+
+import tabular
+from conftest import CORPUS
+
+EXTENSIONS = {"csv", "tsv", "txt", "prn"}
+ERROR_CODES = {"format_unavailable", "encoding", "incomplete_extraction", "revision_conflict", "too_large", "no_text"}
+FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix.lower().lstrip(".") in EXTENSIONS) if CORPUS.is_dir() else []
+SECONDS = 10
+outcomes: Counter = Counter()
+
+
+@pytest.fixture(scope="module")
+def corpus_ns(tmp_path_factory):
+    with tabular.connect(str(tmp_path_factory.mktemp("corpus"))) as engine:
+        yield engine.namespace("corpus", "delimited")
+    print(f"\ncorpus outcomes over {len(FILES)} files: {dict(outcomes)}")
+
+
+@pytest.mark.skipif(not FILES, reason=f"the shared corpus is not at {CORPUS}")
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CORPUS)) for p in FILES])
+def test_corpus_file(corpus_ns, path):
+    uri = str(path.relative_to(CORPUS))
+    uploaded = corpus_ns.upload_file(path)
+    started = corpus_ns.call("knowledge.ingest", {"upload_id": uploaded["upload_id"], "source_uri": uri})
+    corpus_ns.engine.jobs.wait(started["ingestion_id"], SECONDS)
+    status = corpus_ns.call("knowledge.ingest_status", {"ingestion_id": started["ingestion_id"]})
+    assert status["state"] in ("ready", "failed"), f"still {status['state']} after {SECONDS} s"
+    outcomes[status["state"] if status["state"] == "ready" else status["error_code"]] += 1
+    if status["state"] == "failed":
+        assert status["error_code"] in ERROR_CODES and status["error_message"]
+        return
+    got = corpus_ns.dataset_get(uri, sample_rows=3)
+    assert got.found and got.datasets
+    for dataset in got.datasets:
+        assert len({c.name for c in dataset.columns}) == len(dataset.columns)
+        assert dataset.rows + dataset.rows_rejected >= len(dataset.sample or [])

@@ -1,0 +1,54 @@
+"""Every row is checked: what a sampling sniffer gets wrong past its sample, we must not."""
+
+import csv
+
+from conftest import columns, ingest
+
+ROWS = 40_000
+
+
+def _write(path, header, rows):
+    with path.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def test_leading_zero_past_the_sample_keeps_identifiers_as_text(ns, tmp_path):
+    rows = [[i, 1000 + i] for i in range(1, ROWS + 1)]
+    rows[35_000][1] = "007"
+    _, dataset = ingest(ns, _write(tmp_path / "ids.csv", ["id", "code"], rows))
+    code = columns(dataset)["code"]
+    assert code.type == "string"
+    assert [q.kind for q in dataset.questions] == ["leading_zeros"]
+    assert columns(dataset)["id"].physical == "BIGINT"
+
+
+def test_text_past_the_sample_is_mixed_values_with_exact_counts(ns, tmp_path):
+    rows = [[i, f"{i}.50"] for i in range(1, ROWS + 1)]
+    rows[39_990][1] = "n/a2"
+    rows[39_991][1] = "see below"
+    _, dataset = ingest(ns, _write(tmp_path / "amounts.csv", ["id", "amount"], rows))
+    assert columns(dataset)["amount"].type == "string"
+    (question,) = dataset.questions
+    assert question.kind == "mixed_values"
+    assert [(o.type, o.rows_rejected) for o in question.options] == [("string", 0), ("number", 2)]
+    assert question.options[1].example == "n/a2"
+
+
+def test_date_order_proven_past_the_sample(ns, tmp_path):
+    rows = [[i, f"{(i % 12) + 1:02d}/{(i % 28) % 12 + 1:02d}/2024"] for i in range(1, ROWS + 1)]
+    rows[38_000][1] = "25/03/2024"  # only day/month reads this one
+    _, dataset = ingest(ns, _write(tmp_path / "dates.csv", ["id", "when"], rows))
+    when = columns(dataset)["when"]
+    assert (when.type, when.format) == ("date", "%d/%m/%Y")
+    assert dataset.questions == []
+
+
+def test_wider_decimals_past_the_sample_widen_the_scale(ns, tmp_path):
+    rows = [[i, f"{i}.5"] for i in range(1, ROWS + 1)]
+    rows[39_000][1] = "12345678.125"
+    _, dataset = ingest(ns, _write(tmp_path / "scale.csv", ["id", "x"], rows))
+    x = columns(dataset)["x"]
+    assert x.physical == "DECIMAL(11, 3)" and x.max == "12345678.125"
