@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from . import decode, sniff
@@ -82,6 +84,11 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         whole = len(head) < settings.sniff_bytes
         sample = head if whole else head[: head.rfind("\n") + 1] or head
         layout = sniff.sniff(sample, options.get("delimiter"), options.get("header_rows"))
+    if layout.width > settings.max_columns:
+        raise IngestFailed("too_large", f"the table has {layout.width} columns; at most {settings.max_columns} are read (max_columns)")
+    fast = _fast(decoded, layout, sample, out, name, settings, progress)
+    if fast is not None:
+        return fast
     with decoded.open_text(settings.max_inflated_bytes) as text:
         reader = csv.reader(text, delimiter=layout.delimiter, quotechar=layout.quotechar, doublequote=True, strict=False)
         try:
@@ -92,8 +99,6 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
 
 def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, name: str, settings: Settings, progress) -> Extraction:
     width = layout.width
-    if width > settings.max_columns:
-        raise IngestFailed("too_large", f"the table has {width} columns; at most {settings.max_columns} are read (max_columns)")
     last_line = 0
     records = iter(reader)
     for _ in range(layout.skip_records):
@@ -155,6 +160,11 @@ def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, na
     finally:
         writer.close()
     extraction.rows = row_id
+    _finish(extraction, layout, decoded)
+    return extraction
+
+
+def _finish(extraction: Extraction, layout: sniff.Layout, decoded: decode.Decoded) -> None:
     extraction.header_clear = layout.header_clear
     extraction.origin = {
         "format": "tsv" if layout.delimiter == "\t" else "csv",
@@ -168,6 +178,69 @@ def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, na
         "preamble_lines": layout.skip_records,
         "compression": decoded.container.split(":")[0] or None,
     }
+
+
+class _Irregular(Exception):
+    """The fast reader met something only the careful one handles (ragged, blank, comment rows)."""
+
+
+def _fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, out: Path, name: str, settings: Settings, progress) -> Extraction | None:
+    """Read a plain UTF-8 file with Arrow's parallel CSV reader, when it is regular enough that
+    every record is one line: then line numbers follow from row numbers. Anything irregular
+    (a ragged, blank or comment row, a quoted line break) hands the file to the careful reader,
+    which is the reference: tests check both give the same extraction."""
+    if decoded.container or decoded.encoding != "utf-8" or decoded.path.stat().st_size < settings.fast_path_bytes:
+        return None
+    head_records = sniff.records(head, layout.delimiter, layout.quotechar)
+    if any("\n" in cell or "\r" in cell for row in head_records for cell in row):
+        return None
+    skipped = layout.skip_records + layout.header_rows
+    header_records = [r for r in head_records[layout.skip_records : skipped]]
+    if len(header_records) < layout.header_rows or any(sniff.is_blank(r) for r in header_records):
+        return None
+    width = layout.width
+    names = [f"c{i + 1}" for i in range(width)]
+
+    def refuse(row) -> str:
+        return "error"
+
+    try:
+        reader = pacsv.open_csv(
+            decoded.path,
+            read_options=pacsv.ReadOptions(column_names=names, skip_rows=skipped, block_size=8 << 20),
+            parse_options=pacsv.ParseOptions(
+                delimiter=layout.delimiter, quote_char=layout.quotechar, double_quote=True,
+                newlines_in_values=False, ignore_empty_lines=False, invalid_row_handler=refuse,
+            ),
+            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=False, quoted_strings_can_be_null=False),
+        )
+    except (pa.ArrowInvalid, UnicodeDecodeError):
+        return None
+    writer = pq.ParquetWriter(out, _schema(width), compression="zstd", compression_level=1)
+    first_line = skipped + 1
+    rows = 0
+    try:
+        for batch in reader:
+            blank = None
+            for col in batch.columns:
+                empty = pc.equal(pc.utf8_trim_whitespace(col), "")
+                blank = empty if blank is None else pc.and_(blank, empty)
+            if pc.any(blank).as_py() or pc.any(pc.starts_with(pc.utf8_ltrim_whitespace(batch.column(0)), "#")).as_py():
+                raise _Irregular()
+            ids = pa.array(range(rows + 1, rows + batch.num_rows + 1), pa.int64())
+            lines = pc.add(ids, first_line - 1)
+            writer.write_table(pa.Table.from_arrays([ids, lines, *batch.columns], schema=_schema(width)))
+            rows += batch.num_rows
+            if progress:
+                progress(rows)
+    except (_Irregular, pa.ArrowInvalid, UnicodeDecodeError):
+        writer.close()
+        out.unlink(missing_ok=True)
+        return None
+    writer.close()
+    extraction = Extraction(name, _join_headers(header_records, width), out, rows, {})
+    _finish(extraction, layout, decoded)
+    extraction.origin["parser"] = "arrow"
     return extraction
 
 

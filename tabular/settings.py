@@ -28,6 +28,8 @@ class Settings:
     # held as string with a `mixed_values` question; below it, it is plainly a string column.
     mixed_values_share: float = 0.8
     csv_chunk_rows: int = 100_000
+    # Files this large and plainly regular are read by Arrow's parallel CSV reader (extract.py).
+    fast_path_bytes: int = 1 << 20
     # A table wider than this is refused (too_large): DuckDB statements over thousands of
     # columns grow past what one process should plan.
     max_columns: int = 1_000

@@ -38,7 +38,7 @@ def is_comment(row: list[str], width: int) -> bool:
     return len(row) != width or not "".join(row[1:]).strip()
 
 
-def _records(head: str, delimiter: str, quotechar: str) -> list[list[str]]:
+def records(head: str, delimiter: str, quotechar: str) -> list[list[str]]:
     reader = csv.reader(io.StringIO(head), delimiter=delimiter, quotechar=quotechar, doublequote=True, strict=False)
     out = []
     try:
@@ -77,20 +77,20 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     choices = [delimiter] if delimiter else list(DELIMITERS)
     best = None
     for i, d in enumerate(choices):
-        records = _records(head, d, quotechar)
-        consistency, width, fit, start = _shape(records)
+        rows = records(head, d, quotechar)
+        consistency, width, fit, start = _shape(rows)
         # Prefer consistency, then many well-formed rows, then wide rows, then the usual delimiters.
         key = (round(consistency, 2) if width > 1 else 0.0, fit, width, -i)
         if best is None or key > best[0]:
-            best = (key, d, records, width, start)
-    _, chosen, records, width, start = best
+            best = (key, d, rows, width, start)
+    _, chosen, rows, width, start = best
     if width <= 1:
         # One column: every line is a value; the first non-blank line may be a header.
         chosen = delimiter or ","
-        records = _records(head, chosen, quotechar)
-        start = next((i for i, r in enumerate(records) if not is_blank(r)), 0)
+        rows = records(head, chosen, quotechar)
+        start = next((i for i, r in enumerate(rows) if not is_blank(r)), 0)
         width = 1
-    body = [r for r in records[start:] if not is_blank(r) and not is_comment(r, width) and len(r) == width]
+    body = [r for r in rows[start:] if not is_blank(r) and not is_comment(r, width) and len(r) == width]
     if header_rows is not None:
         return Layout(chosen, quotechar, newline_of(head), start, header_rows, width, True)
     has_header, clear = _has_header(body[0] if body else [], body[1:201])

@@ -1,0 +1,43 @@
+"""The fast (Arrow) and careful (csv module) readers give the same extraction, cell for cell."""
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import CORPUS, CSV
+from tabular.errors import IngestFailed
+from tabular.extract import read_delimited
+from tabular.settings import Settings
+
+FILES = sorted(p for p in CSV.iterdir() if p.suffix in (".csv", ".tsv", ".txt", ".gz"))
+# The shared corpus, when present, is the harder check: files written by other people.
+FILES += sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix.lower() in (".csv", ".tsv", ".txt", ".prn")) if CORPUS.is_dir() else []
+
+
+def _read(path, folder, fast: bool):
+    settings = Settings(fast_path_bytes=0 if fast else 1 << 62)
+    out = folder / ("fast.parquet" if fast else "careful.parquet")
+    extraction = read_delimited(path, out, path.stem, {}, settings)
+    return extraction, pq.read_table(out).to_pylist()
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CSV if p.is_relative_to(CSV) else CORPUS)) for p in FILES])
+def test_both_readers_agree(path, tmp_path):
+    try:
+        careful, careful_rows = _read(path, tmp_path, fast=False)
+    except IngestFailed as failure:
+        with pytest.raises(IngestFailed) as again:
+            _read(path, tmp_path, fast=True)
+        assert again.value.error_code == failure.error_code
+        return
+    fast, fast_rows = _read(path, tmp_path, fast=True)
+    assert fast.headers == careful.headers
+    assert fast_rows == careful_rows
+    assert (fast.rows, fast.ragged, fast.padded_rows) == (careful.rows, careful.ragged, careful.padded_rows)
+
+
+def test_the_fast_reader_serves_regular_files_and_hands_over_the_rest(tmp_path):
+    regular, _ = _read(CSV / "dates_dmy.csv", tmp_path, fast=True)
+    assert regular.origin.get("parser") == "arrow"
+    for irregular in ("ragged.csv", "preamble.csv", "quoted_newlines.csv", "latin1.csv"):
+        extraction, _ = _read(CSV / irregular, tmp_path, fast=True)
+        assert extraction.origin.get("parser") is None, irregular
