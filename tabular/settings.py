@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 
 DEFAULT_NULL_MARKERS = ("", "NA", "N/A", "n/a", "na", "null", "NULL", "Null", "-", "#N/A", "None", "NaN", "nan")
 

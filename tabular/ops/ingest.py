@@ -6,7 +6,6 @@ import base64
 import hashlib
 import io
 import json
-import shutil
 import threading
 import traceback
 import uuid
@@ -18,7 +17,7 @@ from pydantic import Field
 
 from .. import publish
 from ..catalog import Catalog, dumps
-from ..errors import IngestFailed, NotFound, TooLarge, ValidationFailed, ErrorItem
+from ..errors import ErrorItem, IngestFailed, TooLarge, ValidationFailed
 from ..models import (
     FormatOut,
     FormatsOut,
