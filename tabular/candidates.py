@@ -180,6 +180,8 @@ def matches(t: exp.Expression, pattern: str) -> exp.Expression:
 
 def number_text(reading: Reading, t: exp.Expression) -> exp.Expression:
     """The value as plain decimal text: unit, spaces and group marks gone, `.` as the mark."""
+    if reading.decimal_mark == "." and reading.group_mark is None and reading.unit is None:
+        return t  # the gate admits only digits, a sign, a '.' and an exponent: already plain
     keep = "0-9eE+\\-" + re.escape(reading.decimal_mark)
     text = _fn("regexp_replace", t, _lit(f"[^{keep}]"), _lit(""), _lit("g"))
     if reading.decimal_mark != ".":
@@ -209,8 +211,9 @@ def _iso_duration(t: exp.Expression) -> exp.Expression:
     return total
 
 
-def convert(reading: Reading, t: exp.Expression, physical: str) -> exp.Expression:
-    """SQL that turns trimmed text `t` into the reading's value, NULL when the value refutes it."""
+def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = False) -> exp.Expression:
+    """SQL that turns trimmed text `t` into the reading's value, NULL when the value refutes it.
+    `checked`: every value is known to pass the gate, so it is not tested again."""
     if reading.type == "string":
         return t
     if reading.type == "bool":
@@ -224,7 +227,7 @@ def convert(reading: Reading, t: exp.Expression, physical: str) -> exp.Expressio
     else:
         parsed = _fn("try_strptime", t, _lit(reading.format))
         value = exp.cast(parsed, physical) if physical != "TIMESTAMP" else parsed
-    if reading.gate is None:
+    if reading.gate is None or checked:
         return value
     return exp.Case().when(matches(t, reading.gate), value)
 

@@ -44,6 +44,8 @@ def slug(text: str) -> str:
 def value_expr(cell: str, typing: Typing, markers) -> exp.Expression:
     if typing.reading.type == "string":
         return string_text(cell)
+    if typing.clean:
+        return C.convert(typing.reading, exp.column(cell, quoted=True), typing.physical, checked=True)
     return C.convert(typing.reading, text_of(cell, markers), typing.physical)
 
 
@@ -81,7 +83,7 @@ def build_snapshot(
         select = select.select(exp.alias_(value_expr(cell, typings[cell], markers), name, quoted=True))
     if rejected_where is not None:
         select = select.where(exp.Not(this=exp.paren(rejected_where)))
-    select = select.order_by(exp.column("__row_id", quoted=True))
+    # No ORDER BY: the extraction is written in row id order and DuckDB keeps insertion order.
     table = snapshot_table(snapshot_id)
     cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect="duckdb"))
     for cell, name in zip(cells, names):

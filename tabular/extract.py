@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import csv
 import io
+import queue
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +24,8 @@ from .errors import IngestFailed
 from .settings import Settings
 
 csv.field_size_limit(64 * 1024 * 1024)
+# lz4 writes fastest; statistics only where a reader filters (row ids pick the typing sample).
+PARQUET_OPTIONS = {"compression": "lz4", "write_statistics": ["__row_id"]}
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,7 @@ def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, na
         header_cells.append(row)
     headers = _join_headers(header_cells, width)
 
-    writer = pq.ParquetWriter(out, _schema(width), compression="zstd", compression_level=1)
+    writer = pq.ParquetWriter(out, _schema(width), **PARQUET_OPTIONS)
     extraction = Extraction(name, headers, out, 0, {})
     chunk: list[list[str | None]] = []
     row_ids: list[int] = []
@@ -216,32 +220,76 @@ def _fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, out: Path, n
         )
     except (pa.ArrowInvalid, UnicodeDecodeError):
         return None
-    writer = pq.ParquetWriter(out, _schema(width), compression="zstd", compression_level=1)
     first_line = skipped + 1
     rows = 0
     try:
-        for batch in reader:
-            blank = None
-            for col in batch.columns:
-                empty = pc.equal(pc.utf8_trim_whitespace(col), "")
-                blank = empty if blank is None else pc.and_(blank, empty)
-            if pc.any(blank).as_py() or pc.any(pc.starts_with(pc.utf8_ltrim_whitespace(batch.column(0)), "#")).as_py():
-                raise _Irregular()
-            ids = pa.array(range(rows + 1, rows + batch.num_rows + 1), pa.int64())
-            lines = pc.add(ids, first_line - 1)
-            writer.write_table(pa.Table.from_arrays([ids, lines, *batch.columns], schema=_schema(width)))
-            rows += batch.num_rows
-            if progress:
-                progress(rows)
+        with _BackgroundWriter(out, _schema(width)) as writer:
+            for batch in reader:
+                if _irregular(batch):
+                    raise _Irregular()
+                ids = pa.array(range(rows + 1, rows + batch.num_rows + 1), pa.int64())
+                lines = pc.add(ids, first_line - 1)
+                writer.put(pa.Table.from_arrays([ids, lines, *batch.columns], schema=_schema(width)))
+                rows += batch.num_rows
+                if progress:
+                    progress(rows)
     except (_Irregular, pa.ArrowInvalid, UnicodeDecodeError):
-        writer.close()
         out.unlink(missing_ok=True)
         return None
-    writer.close()
     extraction = Extraction(name, _join_headers(header_records, width), out, rows, {})
     _finish(extraction, layout, decoded)
     extraction.origin["parser"] = "arrow"
     return extraction
+
+
+def _irregular(batch: pa.RecordBatch) -> bool:
+    """A blank row or a `#` line in the batch: the careful reader must decide what they are."""
+    first = pc.utf8_trim_whitespace(batch.column(0))
+    if pc.any(pc.starts_with(first, "#")).as_py():
+        return True
+    empty = pc.equal(first, "")
+    if not pc.any(empty).as_py():
+        return False
+    rows = batch.filter(empty)
+    blank = None
+    for col in rows.columns:
+        cell = pc.equal(pc.utf8_trim_whitespace(col), "")
+        blank = cell if blank is None else pc.and_(blank, cell)
+    return bool(pc.any(blank).as_py())
+
+
+class _BackgroundWriter:
+    """Writes Parquet on its own thread, so parsing the next block overlaps with encoding this one."""
+
+    def __init__(self, path: Path, schema: pa.Schema):
+        self.writer = pq.ParquetWriter(path, schema, **PARQUET_OPTIONS)
+        self.queue: queue.Queue = queue.Queue(maxsize=4)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._drain, name="extraction-writer", daemon=True)
+        self.thread.start()
+
+    def _drain(self) -> None:
+        while (table := self.queue.get()) is not None:
+            if self.error is None:
+                try:
+                    self.writer.write_table(table)
+                except BaseException as err:  # handed to the reading thread in put() / __exit__
+                    self.error = err
+
+    def put(self, table: pa.Table) -> None:
+        if self.error is not None:
+            raise self.error
+        self.queue.put(table)
+
+    def __enter__(self) -> "_BackgroundWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.queue.put(None)
+        self.thread.join()
+        self.writer.close()
+        if self.error is not None and exc[0] is None:
+            raise self.error
 
 
 def _join_headers(rows: list[list[str]], width: int) -> list[str]:

@@ -22,7 +22,7 @@ from .candidates import Reading
 from .settings import Settings
 
 SAMPLE_HEAD = 10_000
-SAMPLE_RANDOM = 10_000
+SAMPLE_SPREAD = 10_000
 
 
 @dataclass(frozen=True)
@@ -42,13 +42,17 @@ class Question:
 
 @dataclass(frozen=True)
 class Typing:
-    """What a column became: its reading, storage type, how many rows it rejects, and why."""
+    """What a column became: its reading, storage type, how many rows it rejects, and why.
+
+    `clean`: every row was checked, none is rejected, and no cell holds a null marker or
+    surrounding blanks, so the snapshot converts the raw text without testing it again."""
 
     reading: Reading
     physical: str
     rejected: int = 0
     question: Question | None = None
     forced: bool = False
+    clean: bool = False
 
 
 @dataclass
@@ -58,7 +62,8 @@ class _Tally:
     examples: dict[int, str | None] = field(default_factory=dict)
     leading_zeros: int = 0
     zero_one: bool = False
-    units: set[str] = field(default_factory=set)
+    numbers: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # reading -> (scale, digits, bigint misses)
+    plain: bool = False  # no null marker and no surrounding blanks in any cell (see Typing.clean)
 
 
 def text_of(column: str, markers: tuple[str, ...]) -> exp.Expression:
@@ -67,7 +72,8 @@ def text_of(column: str, markers: tuple[str, ...]) -> exp.Expression:
     # One regex for the markers: DuckDB plans it in a fraction of the time of an IN list,
     # which matters on tables of hundreds of columns.
     pattern = "(" + "|".join(re.escape(m) for m in markers) + ")"
-    return exp.Case().when(C.matches(trimmed, pattern), exp.null()).else_(trimmed)
+    short = exp.LTE(this=exp.func("length", trimmed), expression=exp.Literal.number(max(len(m) for m in markers)))
+    return exp.Case().when(exp.and_(short, C.matches(trimmed, pattern)), exp.null()).else_(trimmed)
 
 
 def string_text(column: str) -> exp.Expression:
@@ -80,17 +86,19 @@ def _sql(e: exp.Expression) -> str:
     return e.sql(dialect="duckdb")
 
 
-def _fails(reading: Reading, t: exp.Expression, physical: str = "DOUBLE") -> exp.Expression:
-    return exp.and_(exp.Not(this=exp.Is(this=t, expression=exp.null())), exp.Is(this=C.convert(reading, t, physical), expression=exp.null()))
-
-
-def _eval_physical(reading: Reading) -> str:
-    return "DOUBLE" if reading.type == "number" else C.physical_of(reading)
+def accepts(reading: Reading, t: exp.Expression) -> exp.Expression:
+    """True where the reading reads the (non-null) text `t`. A number's gate is the whole test:
+    text that passes it always converts."""
+    if reading.type == "number":
+        return C.matches(t, reading.gate)
+    return exp.Not(this=exp.Is(this=C.convert(reading, t, C.physical_of(reading)), expression=exp.null()))
 
 
 def _texts(rel: str, columns: list[str], markers) -> str:
     """A relation holding each column's text once (t_<cell>), so readings do not repeat it."""
-    selects = [exp.column("__row_id", quoted=True)] + [exp.alias_(text_of(c, markers), f"t_{c}", quoted=True) for c in columns]
+    selects = [exp.column("__row_id", quoted=True)]
+    selects += [exp.column(c, quoted=True) for c in columns]
+    selects += [exp.alias_(text_of(c, markers), f"t_{c}", quoted=True) for c in columns]
     return "(" + exp.select(*selects).from_(rel).sql(dialect="duckdb") + ")"
 
 
@@ -105,40 +113,97 @@ class Relation:
         return self.sql if self.has_texts else _texts(self.sql, columns, markers)
 
 
-def _tally(con: duckdb.DuckDBPyConnection, rel: "Relation", columns: list[str], readings: dict[str, list[Reading]], markers, examples: bool = False) -> dict[str, _Tally]:
-    """Count, per column and reading, the non-null values the reading refutes (one scan)."""
+def _tally(
+    con: duckdb.DuckDBPyConnection, rel: Relation, columns: list[str], readings: dict[str, list[Reading]], markers, examples: bool = False
+) -> dict[str, _Tally]:
+    """Count, per column and reading, the non-null values the reading refutes, and for number
+    readings the scale and digits their values need: one scan of `rel` for all of it.
+
+    Each reading's test is computed once per row in an inner projection (a_<cell>_<i>), then
+    counted, so a regex gate is not evaluated again for every statistic."""
+    inner = [exp.column("__row_id", quoted=True)]
     selects: list[str] = []
     keys: list[tuple[str, str, int]] = []
     for col in columns:
-        t = exp.column(f"t_{col}", quoted=True)
-        selects.append(f"count({_sql(t)})")
-        keys.append((col, "nonnull", 0))
-        selects.append(f"count(*) FILTER (WHERE {_sql(C.matches(t, r'[+-]?0[0-9]+'))})")
-        keys.append((col, "zeros", 0))
-        selects.append(f"coalesce(bool_and({_sql(t)} IN ('0', '1')), false)")
-        keys.append((col, "zero_one", 0))
+        raw, t = exp.column(col, quoted=True), exp.column(f"t_{col}", quoted=True)
+        inner += [raw, t]
+        selects += [f"count({_sql(t)})", f"count({_sql(raw)}) = count({_sql(t)}) AND coalesce(bool_and({_sql(raw)} = trim({_sql(raw)})), true)"]
+        keys += [(col, "nonnull", 0), (col, "plain", 0)]
+        if any(r.type == "number" for r in readings[col]):
+            starts = exp.or_(*[exp.func("starts_with", t, exp.Literal.string(p)) for p in ("0", "-0", "+0")])
+            zeros = exp.and_(starts, C.matches(t, r"[+-]?0[0-9]+"))
+            selects += [f"count(*) FILTER (WHERE {_sql(zeros)})", f"coalesce(bool_and({_sql(t)} IN ('0', '1')), false)"]
+            keys += [(col, "zeros", 0), (col, "zero_one", 0)]
         for i, reading in enumerate(readings[col]):
-            fails = _sql(_fails(reading, t, _eval_physical(reading)))
-            selects.append(f"count(*) FILTER (WHERE {fails})")
+            flag = f"a_{col}_{i}"
+            inner.append(exp.alias_(exp.and_(exp.Not(this=exp.Is(this=t, expression=exp.null())), accepts(reading, t)), flag, quoted=True))
+            a = _sql(exp.column(flag, quoted=True))
+            selects.append(f"count({_sql(t)}) - count(*) FILTER (WHERE {a})")
             keys.append((col, "fails", i))
             if examples:
-                selects.append(f"arg_min({_sql(t)}, __row_id) FILTER (WHERE {fails})")
+                selects.append(f"arg_min({_sql(t)}, __row_id) FILTER (WHERE {_sql(t)} IS NOT NULL AND NOT {a})")
                 keys.append((col, "example", i))
-    row = _aggregate(con, rel.texts(columns, markers), selects) if selects else ()
+            if reading.type == "number" and not reading.exponent:
+                selects += _number_stats(reading, t, a)
+                keys += [(col, "scale", i), (col, "digits", i), (col, "misses", i)]
+    source = "(" + exp.select(*inner).from_(rel.texts(columns, markers)).sql(dialect="duckdb") + ")"
+    row = _aggregate(con, source, selects) if selects else ()
     out = {col: _Tally() for col in columns}
     for (col, what, i), value in zip(keys, row):
         tally = out[col]
         if what == "nonnull":
             tally.nonnull = value
+        elif what == "plain":
+            tally.plain = bool(value)
         elif what == "zeros":
             tally.leading_zeros = value
         elif what == "zero_one":
             tally.zero_one = bool(value)
         elif what == "fails":
             tally.fails[i] = value
-        else:
+        elif what == "example":
             tally.examples[i] = value
+        else:
+            scale, digits, misses = tally.numbers.get(i, (0, 0, 0))
+            value = _digits(value) if what == "digits" else (value or 0)
+            tally.numbers[i] = (value, digits, misses) if what == "scale" else (scale, value, misses) if what == "digits" else (scale, digits, value)
+    wide = [(col, i) for col in columns for i, n in out[col].numbers.items() if n[1] == 99]
+    for col, i in wide:
+        out[col].numbers[i] = _exact_digits(con, rel, col, readings[col][i], markers, out[col].numbers[i])
     return out
+
+
+def _exact_digits(con, rel: Relation, col: str, reading: Reading, markers, stats: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Digits counted on the text, for columns whose magnitude a DOUBLE cannot count exactly."""
+    t = exp.column(f"t_{col}", quoted=True)
+    plain = _sql(C.number_text(reading, t))
+    gate = _sql(C.matches(t, reading.gate))
+    (digits,) = con.execute(
+        f"SELECT coalesce(max(length(ltrim(split_part({plain}, '.', 1), '+-0'))), 0) FROM {rel.texts([col], markers)} WHERE {gate}"
+    ).fetchone()
+    return (stats[0], digits, stats[2])
+
+
+def _number_stats(reading: Reading, t: exp.Expression, accepted: str) -> list[str]:
+    """Aggregates giving the scale and integer digits of a number reading's values, and the
+    integers that overflow BIGINT (only 19-digit ones can).
+
+    The digits come from the largest magnitude as a DOUBLE, which is exact for the digit count
+    below 15 digits; wider columns are counted on the text (see physical_from)."""
+    plain = _sql(C.number_text(reading, t))
+    mark = f"strpos({plain}, '.')"
+    return [
+        f"max(CASE WHEN {mark} > 0 THEN length({plain}) - {mark} ELSE 0 END) FILTER (WHERE {accepted})",
+        f"max(abs(try_cast({plain} AS DOUBLE))) FILTER (WHERE {accepted})",
+        f"count(*) FILTER (WHERE {accepted} AND length({plain}) >= 19 AND try_cast({plain} AS BIGINT) IS NULL)",
+    ]
+
+
+def _digits(magnitude: float | None) -> int:
+    """Integer digits of the largest magnitude; 15 and over only says 'wide' (counted exactly later)."""
+    if not magnitude:
+        return 0
+    return len(str(int(magnitude))) if magnitude < 1e15 else 99
 
 
 def _families(con, rel: str, columns: list[str], markers, share: float) -> dict[str, set[str]]:
@@ -182,20 +247,14 @@ def _symbols(con, rel: str, columns: list[str]) -> dict[str, set[str]]:
     return found
 
 
-def number_physical(con, rel: Relation, col: str, reading: Reading, markers) -> str:
-    """BIGINT, DECIMAL(p, s) or DOUBLE, from every value of the column (SPEC §3)."""
-    if reading.exponent:
+def physical_from(reading: Reading, stats: tuple[int, int, int] | None) -> str:
+    """BIGINT, DECIMAL(p, s) or DOUBLE for a reading, from its values' scale and digits (SPEC §3)."""
+    if reading.type != "number":
+        return C.physical_of(reading)
+    if reading.exponent or stats is None:
         return "DOUBLE"
-    t = exp.column(f"t_{col}", quoted=True)
-    plain = _sql(C.number_text(reading, t))
-    gate = _sql(C.matches(t, reading.gate))
-    scale, digits, misses = con.execute(
-        f"SELECT coalesce(max(length(split_part({plain}, '.', 2))), 0),"
-        f" coalesce(max(length(ltrim(regexp_replace(split_part({plain}, '.', 1), '[+-]', '', 'g'), '0'))), 0),"
-        f" count(*) FILTER (WHERE try_cast({plain} AS BIGINT) IS NULL)"
-        f" FROM {rel.texts([col], markers)} WHERE {gate}"
-    ).fetchone()
-    if scale == 0 and digits <= 18 or scale == 0 and digits == 19 and misses == 0:
+    scale, digits, misses = stats
+    if scale == 0 and (digits <= 18 or digits == 19 and misses == 0):
         return "BIGINT"
     if digits + scale > 38:
         return "DOUBLE"
@@ -229,11 +288,11 @@ def infer_columns(
     free = [c for c in columns if c not in forced]
     name = f"__sample_{uuid.uuid4().hex[:12]}"
     picked = rel
-    if rows > SAMPLE_HEAD + SAMPLE_RANDOM:
-        picked = (
-            f"((SELECT * FROM {rel} ORDER BY __row_id LIMIT {SAMPLE_HEAD})"
-            f" UNION ALL (SELECT * FROM {rel} USING SAMPLE reservoir({SAMPLE_RANDOM} ROWS) REPEATABLE (7)))"
-        )
+    if rows > SAMPLE_HEAD + SAMPLE_SPREAD:
+        # The first rows, then rows spread evenly over the rest: row ids filter the Parquet
+        # scan, so neither part sorts or samples the whole file.
+        step = max(1, (rows - SAMPLE_HEAD) // SAMPLE_SPREAD)
+        picked = f"(SELECT * FROM {rel} WHERE __row_id <= {SAMPLE_HEAD} OR __row_id % {step} = 0)"
     # The sample, with every column's text computed once: the many counts below run on it.
     texts = [exp.alias_(text_of(c, markers), f"t_{c}", quoted=True) for c in columns]
     con.execute(f"CREATE TEMP TABLE {name} AS {exp.select('*', *texts).from_(picked).sql(dialect='duckdb')}")
@@ -252,48 +311,32 @@ def _infer(con, sample: Relation, whole_rel: Relation, columns, free, forced, se
     }
     tallies = _tally(con, sample, free, readings, markers) if free else {}
     rel = whole_rel
-    if rel is not sample and rel.sql != sample.sql:
-        # The sample chose; every row now checks the choice. A column it misled is counted whole.
-        choices = {c: _choose(tallies[c], readings[c], settings.mixed_values_share) for c in free}
-        chosen_only = {c: [readings[c][i]] for c, (i, _) in choices.items() if i is not None}
-        whole = _tally(con, rel, list(chosen_only), chosen_only, markers) if chosen_only else {}
-        misled = [c for c in free if c not in whole or whole[c].fails[0] > 0]
-        misled = [c for c in misled if tallies[c].nonnull]
+    if rel.sql != sample.sql and free:
+        # The sample chose; one scan of every row checks each choice and the alternatives a
+        # question would offer. A column the sample misled is counted whole, every reading.
+        kept = {c: [i for i in range(len(readings[c])) if tallies[c].fails[i] == 0] for c in free}
+        kept = {c: ix for c, ix in kept.items() if ix}
+        whole = _tally(con, rel, list(kept), {c: [readings[c][i] for i in ix] for c, ix in kept.items()}, markers) if kept else {}
+        misled = [c for c, ix in kept.items() if whole[c].fails[0] > 0]
         recount = _tally(con, rel, misled, {c: readings[c] for c in misled}, markers) if misled else {}
-        for c in free:
+        for c, ix in kept.items():
             if c in recount:
                 tallies[c] = recount[c]
-            elif c in whole:
-                i = choices[c][0]
-                tallies[c] = _exact_for(tallies[c], whole[c], i)
-                tallies[c] = _alternatives_whole(con, rel, c, readings[c], tallies[c], markers)
+                continue
+            merged = whole[c]
+            merged.fails = {**tallies[c].fails, **{i: merged.fails[k] for k, i in enumerate(ix)}}
+            merged.numbers = {i: merged.numbers[k] for k, i in enumerate(ix) if k in merged.numbers}
+            tallies[c] = merged
     out: dict[str, Typing] = {}
     for c in free:
         out[c] = _decide(con, rel, c, readings[c], tallies[c], settings, markers)
     if forced:
         forced_tallies = _tally(con, rel, list(forced), {c: [r] for c, r in forced.items()}, markers)
         for c, reading in forced.items():
-            physical = number_physical(con, rel, c, reading, markers) if reading.type == "number" else C.physical_of(reading)
-            out[c] = Typing(reading, physical, forced_tallies[c].fails[0], None, forced=True)
+            tally = forced_tallies[c]
+            clean = tally.plain and tally.fails[0] == 0
+            out[c] = Typing(reading, physical_from(reading, tally.numbers.get(0)), tally.fails[0], None, forced=True, clean=clean)
     return {c: out[c] for c in columns}
-
-
-def _exact_for(sample: _Tally, whole: _Tally, i: int) -> _Tally:
-    """The sample's tally with the chosen reading's count replaced by the whole column's."""
-    merged = _Tally(whole.nonnull, dict(sample.fails), dict(sample.examples), whole.leading_zeros, whole.zero_one, sample.units)
-    merged.fails[i] = 0
-    return merged
-
-
-def _alternatives_whole(con, rel, col, readings, tally: _Tally, markers) -> _Tally:
-    """Readings the sample could not refute are counted over every row too (question options)."""
-    open_ = [i for i, r in enumerate(readings) if tally.fails[i] == 0]
-    if len(open_) <= 1:
-        return tally
-    whole = _tally(con, rel, [col], {col: [readings[i] for i in open_]}, markers)[col]
-    for k, i in enumerate(open_):
-        tally.fails[i] = whole.fails[k]
-    return tally
 
 
 def _decide(con, rel: str, col: str, readings: list[Reading], tally: _Tally, settings: Settings, markers) -> Typing:
@@ -302,8 +345,8 @@ def _decide(con, rel: str, col: str, readings: list[Reading], tally: _Tally, set
         if not ranked:
             return Typing(C.STRING, "VARCHAR")
         best = readings[ranked[0]]
-        physical = number_physical(con, rel, col, best, markers) if best.type == "number" else C.physical_of(best)
         whole = _tally(con, rel, [col], {col: [best]}, markers, examples=True)[col]
+        physical = physical_from(best, whole.numbers.get(0))
         fails, example = whole.fails[0], whole.examples[0]
         question = Question(
             "mixed_values",
@@ -315,7 +358,7 @@ def _decide(con, rel: str, col: str, readings: list[Reading], tally: _Tally, set
     reading = readings[chosen]
     full = [i for i, r in enumerate(readings) if tally.fails[i] == 0]
     if reading.type == "number":
-        physical = number_physical(con, rel, col, reading, markers)
+        physical = physical_from(reading, tally.numbers.get(chosen))
         if physical == "BIGINT" and tally.leading_zeros and reading.unit is None and reading.group_mark is None:
             question = Question(
                 "leading_zeros",
@@ -331,17 +374,17 @@ def _decide(con, rel: str, col: str, readings: list[Reading], tally: _Tally, set
                 (Option(reading, physical, 0, None), Option(C.BOOL_01, "BOOLEAN", 0, None)),
             )
             return Typing(reading, physical, 0, question)
-        rivals = [readings[i] for i in full if readings[i].type == "number" and readings[i].decimal_mark != reading.decimal_mark and readings[i].unit == reading.unit]
+        rivals = [i for i in full if readings[i].type == "number" and readings[i].decimal_mark != reading.decimal_mark and readings[i].unit == reading.unit]
         if rivals and physical.startswith("DECIMAL") and not physical.endswith(", 0)"):
-            rival = rivals[0]
-            rival_physical = number_physical(con, rel, col, rival, markers)
+            rival = readings[rivals[0]]
+            rival_physical = physical_from(rival, tally.numbers.get(rivals[0]))
             question = Question(
                 "decimal_mark",
                 f"Is '{reading.decimal_mark}' the decimal mark here, or a thousands separator?",
                 (Option(reading, physical, 0, None), Option(rival, rival_physical, 0, None)),
             )
-            return Typing(reading, physical, 0, question)
-        return Typing(reading, physical)
+            return Typing(reading, physical, 0, question, clean=tally.plain)
+        return Typing(reading, physical, clean=tally.plain)
     physical = C.physical_of(reading)
     if reading.order in ("DMY", "MDY"):
         twin = _twin(reading)
@@ -352,8 +395,8 @@ def _decide(con, rel: str, col: str, readings: list[Reading], tally: _Tally, set
                 f"Every value reads both as day/month and as month/day (like 03/04/2024). Which order is it?",
                 (Option(reading, physical, 0, None), Option(match[0], physical, 0, None)),
             )
-            return Typing(reading, physical, 0, question)
-    return Typing(reading, physical)
+            return Typing(reading, physical, 0, question, clean=tally.plain)
+    return Typing(reading, physical, clean=tally.plain)
 
 
 def _twin(reading: Reading) -> str:
