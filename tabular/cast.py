@@ -73,7 +73,7 @@ def build_snapshot(
     names: list[str],
     typings: dict[str, Typing],
     markers,
-    ragged: list[dict],
+    excluded: list,
 ) -> Built:
     """CREATE the snapshot table and its rejected rows inside the caller's transaction."""
     failing = [c for c in cells if typings[c].rejected > 0 and typings[c].reading.type != "string"]
@@ -98,11 +98,8 @@ def build_snapshot(
             exp.Literal.string(_reason(typings[cell])),
         ).from_(relation).where(failure_expr(cell, typings[cell], markers))
         cur.execute(f"INSERT INTO catalog.rejected {rows.sql(dialect='duckdb')}")
-    for r in ragged:
-        cur.execute(
-            "INSERT INTO catalog.rejected VALUES (?, ?, ?, NULL, ?, ?)",
-            [snapshot_id, r["row_id"], r["line"], r["text"], f"too many cells: {r['cells']} where the table has {len(cells)}"],
-        )
+    for row in excluded:
+        cur.execute("INSERT INTO catalog.rejected VALUES (?, ?, ?, NULL, ?, ?)", [snapshot_id, row.row_id, row.line, row.text, row.reason])
     kept = cur.execute(f"SELECT count(*) FROM {table.sql(dialect='duckdb')}").fetchone()[0]
     rejected = cur.execute("SELECT count(DISTINCT row_id) FROM catalog.rejected WHERE snapshot_id = ?", [snapshot_id]).fetchone()[0]
     return Built(kept, rejected, column_stats(cur, table, names, [typings[c] for c in cells], kept))

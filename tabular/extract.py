@@ -29,11 +29,13 @@ PARQUET_OPTIONS = {"compression": "lz4", "write_statistics": ["__row_id"]}
 
 
 @dataclass(frozen=True)
-class Ragged:
+class Excluded:
+    """A data row kept out of the snapshot by extraction itself (too many cells, a total row)."""
+
     row_id: int
     line: int
-    cells: int
     text: str
+    reason: str
 
 
 @dataclass
@@ -45,11 +47,13 @@ class Extraction:
     path: Path
     rows: int  # extracted data rows, ragged ones included (row ids run 1..rows)
     origin: dict
-    ragged: list[Ragged] = field(default_factory=list)
+    excluded: list[Excluded] = field(default_factory=list)
     padded_rows: int = 0
     blank_rows: int = 0
     comment_lines: int = 0
     header_clear: bool = True
+    forced: dict = field(default_factory=dict)  # cell column -> Reading the source itself settles
+    notes: list[str] = field(default_factory=list)  # warnings the reader found (error cells …)
 
     @property
     def width(self) -> int:
@@ -149,7 +153,8 @@ def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, na
             n = len(row)
             if n > width:
                 if "".join(row[width:]).strip():
-                    extraction.ragged.append(Ragged(row_id, line, n, layout.delimiter.join(row)))
+                    reason = f"too many cells: {n} where the table has {width}"
+                    extraction.excluded.append(Excluded(row_id, line, layout.delimiter.join(row), reason))
                     continue
                 row = row[:width]
             elif n < width:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import shutil
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import infer
+from . import infer, sheets
 from .candidates import format_of
 from .cast import build_snapshot, column_names, parquet_relation, slug
 from .catalog import Catalog, dumps
@@ -51,6 +51,8 @@ def file_format(filename: str, options: dict) -> str:
         raise IngestFailed("format_unavailable", REFUSED[last])
     if last == ".tsv" or suffixes[-2:] == [".tsv", ".gz"]:
         return "tsv"
+    if last in (".xlsx", ".xlsm", ".ods"):
+        return last[1:]
     if last in DELIMITED or not last:
         return "csv"
     raise IngestFailed("format_unavailable", f"files ending {last} are not read yet (read: csv, tsv and other delimited text)")
@@ -67,9 +69,18 @@ def run(catalog: Catalog, settings: Settings, job: Job, report) -> int:
         if fmt == "tsv" and not options.get("delimiter"):
             options["delimiter"] = "\t"
         name = Path(job.filename).name.split(".")[0] or "table"
-        extraction = read_delimited(job.upload_path, folder / "0.parquet", name, options, settings, progress=lambda n: report(progress={"total": 0, "done": n}))
-        report(stage="type", progress={"total": extraction.rows, "done": extraction.rows})
-        typed = [_type(catalog, settings, extraction, options)]
+        if fmt in ("xlsx", "xlsm", "ods"):
+            if fmt == "ods":
+                extractions, _ = sheets.read_calamine(job.upload_path, folder, fmt, options, settings)
+            else:
+                extractions, _ = sheets.read_workbook(job.upload_path, folder, fmt, options, settings)
+            if not extractions:
+                raise IngestFailed("no_text", "the workbook has no table on a visible sheet")
+        else:
+            extractions = [read_delimited(job.upload_path, folder / "0.parquet", name, options, settings, progress=lambda n: report(progress={"total": 0, "done": n}))]
+        rows = sum(e.rows for e in extractions)
+        report(stage="type", progress={"total": rows, "done": rows})
+        typed = [_type(catalog, settings, extraction, options) for extraction in extractions]
         report(stage="publish")
         return _publish(catalog, job, fmt, folder, typed, options)
     except BaseException:
@@ -87,7 +98,9 @@ class _Typed:
 def _type(catalog: Catalog, settings: Settings, extraction: Extraction, options: dict) -> _Typed:
     cur = catalog.cursor()
     relation = parquet_relation(str(extraction.path))
-    typings = infer.infer_columns(cur, relation, extraction.cell_columns, extraction.rows, settings, options)
+    typings = infer.infer_columns(cur, relation, extraction.cell_columns, extraction.rows, settings, options, forced=extraction.forced)
+    # What the file itself settled (a column of Excel text cells) is not a person's approval.
+    typings = {c: replace(t, forced=False) if c in extraction.forced else t for c, t in typings.items()}
     return _Typed(extraction, column_names(extraction.headers), infer.settle_by_evidence(typings))
 
 
@@ -134,8 +147,13 @@ def _warnings(ex: Extraction) -> list[str]:
     out = []
     if ex.padded_rows:
         out.append(f"{ex.padded_rows} rows had too few cells and were padded with nulls")
-    if ex.ragged:
-        out.append(f"{len(ex.ragged)} rows had too many cells and were rejected")
+    ragged = sum(1 for e in ex.excluded if e.reason.startswith("too many cells"))
+    if ragged:
+        out.append(f"{ragged} rows had too many cells and were rejected")
+    totals = sum(1 for e in ex.excluded if e.reason == "total_row")
+    if totals:
+        out.append(f"{totals} total rows were left out so sums are not doubled")
+    out += ex.notes
     if ex.blank_rows:
         out.append(f"{ex.blank_rows} blank rows were skipped")
     if ex.comment_lines:
@@ -168,8 +186,7 @@ def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Ty
                     dataset_id += "_2"
                 used.add(dataset_id)
                 snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
-                ragged = [{"row_id": r.row_id, "line": r.line, "cells": r.cells, "text": r.text} for r in ex.ragged]
-                built = build_snapshot(cur, parquet_relation(str(ex.path)), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ragged)
+                built = build_snapshot(cur, parquet_relation(str(ex.path)), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)
                 for column, header in zip(built.columns, ex.headers):
                     column["header"] = header
                 total_rows += ex.rows
@@ -188,7 +205,7 @@ def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Ty
             coverage = {"unit": "rows", "total": total_rows, "extracted": total_rows, "failed": 0, "lost": []}
             cur.execute(
                 "INSERT INTO catalog.revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ready')",
-                [*key, revision, job.upload_id, job.filename, fmt, "tabular.csv", dumps(coverage), dumps([]), folder.name, stamp],
+                [*key, revision, job.upload_id, job.filename, fmt, {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine"}.get(fmt, "tabular.csv"), dumps(coverage), dumps([]), folder.name, stamp],
             )
             if source:
                 cur.execute(

@@ -33,6 +33,8 @@ class Settings:
     # A table wider than this is refused (too_large): DuckDB statements over thousands of
     # columns grow past what one process should plan.
     max_columns: int = 1_000
+    # Cells a sheet may span (rows × columns of its filled area) to be read in memory.
+    max_sheet_cells: int = 20_000_000
     # Bytes of text the sniffer reads to settle the dialect and the header.
     sniff_bytes: int = 256 * 1024
 

@@ -32,7 +32,7 @@ def test_both_readers_agree(path, tmp_path):
     fast, fast_rows = _read(path, tmp_path, fast=True)
     assert fast.headers == careful.headers
     assert fast_rows == careful_rows
-    assert (fast.rows, fast.ragged, fast.padded_rows) == (careful.rows, careful.ragged, careful.padded_rows)
+    assert (fast.rows, fast.excluded, fast.padded_rows) == (careful.rows, careful.excluded, careful.padded_rows)
 
 
 def test_the_fast_reader_serves_regular_files_and_hands_over_the_rest(tmp_path):

@@ -1,0 +1,328 @@
+"""Workbooks (XLSX, XLSM; ODS) to extractions: one per table, in the workbook's order.
+
+Cells become the text our readings parse, keeping what the spreadsheet meant: a date-formatted
+number becomes an ISO date, a percent-formatted 0.125 becomes `12.5%`, a currency format gives
+its unit, a text cell stays text. A sheet can hold several tables separated by empty rows or
+columns; a title block above a table is not a table; a trailing total row is left out.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import zipfile
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from openpyxl import load_workbook
+from openpyxl.utils import get_column_letter
+
+from . import candidates as C
+from .errors import IngestFailed
+from .extract import PARQUET_OPTIONS, Excluded, Extraction, _join_headers, _schema
+from .settings import Settings
+
+TOTAL_LABEL = re.compile(r"(?i)\s*(grand\s+)?(total|totals|sum|subtotal|gesamt|summe|totaal|totale)\b.*")
+CURRENCY_IN_FORMAT = re.compile(r'\[\$([^\]-]+)(?:-[0-9A-Fa-f]+)?\]|"([^"]+)"|([$€£¥₹])')
+CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str | None  # what the readings see; None for an empty cell
+    kind: str  # "s" text, "n" number, "d" date/time, "b" bool, "e" error, "" empty
+
+
+def check_container(path: Path, fmt: str) -> None:
+    """Refuse what is not a readable workbook with SPEC codes before any parser sees it."""
+    with path.open("rb") as fh:
+        head = fh.read(8)
+    if not head:
+        raise IngestFailed("no_text", "the file is empty")
+    if head.startswith(CFB_MAGIC):
+        raise IngestFailed(
+            "format_unavailable",
+            "the file is an encrypted (password-protected) workbook or an old binary .xls; save it unprotected as .xlsx",
+        )
+    if not zipfile.is_zipfile(path):
+        raise IngestFailed("format_unavailable", f"the file is not a {fmt} workbook (not a zip archive)")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, EOFError) as err:
+        raise IngestFailed("format_unavailable", f"the workbook is damaged: {err}") from None
+    if bad is not None:
+        raise IngestFailed("format_unavailable", f"the workbook is damaged: member {bad} fails its checksum")
+    if fmt == "ods" and "content.xml" not in names:
+        raise IngestFailed("format_unavailable", "the zip archive is not an ODS spreadsheet (no content.xml)")
+    if fmt in ("xlsx", "xlsm") and "xl/workbook.xml" not in names:
+        raise IngestFailed("format_unavailable", f"the zip archive is not a {fmt} workbook (no xl/workbook.xml)")
+
+
+def _unit(number_format: str) -> str | None:
+    if "%" in number_format.replace('"%"', ""):
+        return "%"
+    match = CURRENCY_IN_FORMAT.search(number_format)
+    if match:
+        symbol = next(g for g in match.groups() if g)
+        symbol = symbol.strip()
+        if symbol in C.UNITS:
+            return symbol
+    return None
+
+
+def _decimals(number_format: str) -> int | None:
+    section = number_format.split(";")[0]
+    match = re.search(r"0\.(0+)", section)
+    return len(match.group(1)) if match else (0 if re.search(r"[0#]", section) else None)
+
+
+def _number_text(value: float | int, number_format: str) -> str:
+    """A number as exact decimal text, scaled by a percent format, with the format's unit and
+    decimals where they lose nothing."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    number = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+    unit = _unit(number_format)
+    if unit == "%":
+        number = number * 100
+    places = _decimals(number_format)
+    text = format(number.normalize(), "f")
+    if places:
+        # Keep the decimals the format shows (money: 12.50), when that loses no digit.
+        try:
+            shown = number.quantize(Decimal(1).scaleb(-places))
+            if shown == number:
+                text = format(shown, "f")
+        except ArithmeticError:
+            pass
+    if unit == "%":
+        return text + "%"
+    return (unit + text) if unit else text
+
+
+def _cell(value, number_format: str, data_type: str) -> Cell:
+    if value is None:
+        return Cell(None, "")
+    if data_type == "e" or (isinstance(value, str) and value.startswith("#") and value.endswith(("!", "?", "A"))):
+        return Cell(None, "e")
+    if isinstance(value, bool):
+        return Cell("true" if value else "false", "b")
+    if isinstance(value, dt.datetime):
+        if value.time() == dt.time(0) and not re.search(r"[hHs]", number_format):
+            return Cell(value.date().isoformat(), "d")
+        return Cell(value.isoformat(timespec="seconds" if not value.microsecond else "microseconds"), "d")
+    if isinstance(value, dt.date):
+        return Cell(value.isoformat(), "d")
+    if isinstance(value, dt.time):
+        return Cell(value.isoformat(), "d")
+    if isinstance(value, dt.timedelta):
+        from .jsonval import iso_duration
+
+        return Cell(iso_duration(value), "d")
+    if isinstance(value, (int, float)):
+        return Cell(_number_text(value, number_format or "General"), "n")
+    text = str(value)
+    return Cell(text if text.strip() else None, "s")
+
+
+@dataclass
+class _Table:
+    top: int  # 0-based row index in the sheet grid
+    left: int
+    bottom: int  # inclusive
+    right: int
+
+
+def _blocks(grid: list[list[Cell]], width: int) -> list[_Table]:
+    """Rectangles of cells separated by fully empty rows, then by fully empty columns."""
+    filled_rows = [any(c.kind for c in row) for row in grid]
+    bands, start = [], None
+    for i, filled in enumerate(filled_rows + [False]):
+        if filled and start is None:
+            start = i
+        elif not filled and start is not None:
+            bands.append((start, i - 1))
+            start = None
+    tables = []
+    for top, bottom in bands:
+        cols = [any(j < len(grid[i]) and grid[i][j].kind for i in range(top, bottom + 1)) for j in range(width)]
+        left = None
+        for j, filled in enumerate(cols + [False]):
+            if filled and left is None:
+                left = j
+            elif not filled and left is not None:
+                tables.append(_Table(top, left, bottom, j - 1))
+                left = None
+    return tables
+
+
+def _is_title(table: _Table, grid) -> bool:
+    """A block of one or two rows with one filled cell each (a report title) is not a table."""
+    rows = table.bottom - table.top + 1
+    if rows > 3:
+        return False
+    filled = [sum(1 for j in range(table.left, table.right + 1) if j < len(grid[i]) and grid[i][j].kind) for i in range(table.top, table.bottom + 1)]
+    return max(filled) <= 1
+
+
+def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
+    """Every table of every visible sheet (or the sheets `options.sheets` names)."""
+    check_container(path, fmt)
+    try:
+        # A file object: uploads are stored without their extension, which openpyxl checks.
+        with path.open("rb") as fh:
+            book = load_workbook(fh, read_only=False, data_only=True)
+    except Exception as err:  # openpyxl raises many kinds for a workbook it finds odd
+        # calamine is more forgiving (missing shared strings, odd attributes); number formats are lost.
+        try:
+            extractions, coverage = read_calamine(path, folder, fmt, options, settings)
+        except IngestFailed:
+            raise IngestFailed("format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}") from None
+        for ex in extractions:
+            ex.notes.append(f"read without number formats (openpyxl: {type(err).__name__})")
+        return extractions, coverage
+    wanted = options.get("sheets")
+    hidden = [ws.title for ws in book.worksheets if ws.sheet_state != "visible"]
+    if wanted:
+        unknown = [n for n in wanted if n not in book.sheetnames]
+        if unknown:
+            raise IngestFailed("format_unavailable", f"no sheet named {unknown[0]!r}; the workbook has {book.sheetnames}")
+    extractions: list[Extraction] = []
+    for ws in book.worksheets:
+        if (wanted and ws.title not in wanted) or (not wanted and ws.sheet_state != "visible"):
+            continue
+        extractions += _sheet(ws, folder, fmt, len(extractions), settings, options)
+    coverage_total = len(book.worksheets)
+    for ex in extractions:
+        ex.origin["hidden_sheets"] = hidden
+    return extractions, {"unit": "sheets", "total": coverage_total, "extracted": coverage_total - (len(hidden) if not wanted else 0)}
+
+
+def _sheet(ws, folder: Path, fmt: str, first_index: int, settings: Settings, options: dict) -> list[Extraction]:
+    # The filled cells only: a sheet's declared size can be the whole grid (1,048,576 rows ×
+    # 16,384 columns) because one far cell carries a format.
+    filled = {key: c for key, c in ws._cells.items() if c.value is not None}
+    height = max((r for r, _ in filled), default=0)
+    width = max((c for _, c in filled), default=0)
+    if width > settings.max_columns or height * width > settings.max_sheet_cells:
+        raise IngestFailed("too_large", f"sheet {ws.title!r} spans {height} rows × {width} columns, over max_columns or max_sheet_cells")
+    empty = Cell(None, "")
+    grid = [[empty] * width for _ in range(height)]
+    for (r, c), cell in filled.items():
+        grid[r - 1][c - 1] = _cell(cell.value, cell.number_format or "", cell.data_type)
+    merged = [(m.min_row - 1, m.min_col - 1, m.max_row - 1, m.max_col - 1) for m in ws.merged_cells.ranges]
+    return _tables(ws.title, grid, merged, folder, fmt, first_index, settings, options)
+
+
+def _tables(sheet: str, grid: list[list[Cell]], merged, folder: Path, fmt: str, first_index: int, settings: Settings, options: dict) -> list[Extraction]:
+    """The tables of one sheet's grid of cells, each written as an extraction."""
+    width = max((len(r) for r in grid), default=0)
+    if width > settings.max_columns:
+        raise IngestFailed("too_large", f"sheet {sheet!r} has {width} columns; at most {settings.max_columns} are read (max_columns)")
+    errors = sum(1 for row in grid for c in row if c.kind == "e")
+    merged = [(r0, c0, r1, c1, _cell_at(grid, r0, c0)) for r0, c0, r1, c1 in merged]
+    blocks = _blocks(grid, width)
+    tables = [t for t in blocks if not _is_title(t, grid)] or blocks
+    out = []
+    for k, table in enumerate(tables):
+        name = sheet if len(tables) == 1 else f"{sheet} {k + 1}"
+        out.append(_table(sheet, name, grid, table, merged, folder / f"{first_index + len(out)}.parquet", fmt, settings, options, errors))
+    return out
+
+
+def read_calamine(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
+    """A workbook through calamine (ODS, and XLSX openpyxl refuses): values keep their types
+    (dates, numbers, booleans, text), though calamine gives no number formats, so a percent is
+    read as its fraction."""
+    from python_calamine import CalamineWorkbook
+
+    check_container(path, fmt)
+    try:
+        with path.open("rb") as fh:
+            book = CalamineWorkbook.from_filelike(fh)
+            wanted = options.get("sheets")
+            extractions: list[Extraction] = []
+            visible = [m for m in book.sheets_metadata if str(m.visible).lower().endswith("visible")]
+            hidden = [m.name for m in book.sheets_metadata if m not in visible]
+            for meta in book.sheets_metadata:
+                if (wanted and meta.name not in wanted) or (not wanted and meta.name in hidden):
+                    continue
+                rows = book.get_sheet_by_name(meta.name).to_python(skip_empty_area=False)
+                grid = [[_cell(v, "", "") if v != "" else Cell(None, "") for v in row] for row in rows]
+                extractions += _tables(meta.name, grid, [], folder, fmt, len(extractions), settings, options)
+    except IngestFailed:
+        raise
+    except Exception as err:  # calamine raises its own error kinds for damaged files
+        raise IngestFailed("format_unavailable", f"the spreadsheet cannot be read: {type(err).__name__}: {err}") from None
+    for ex in extractions:
+        ex.origin["hidden_sheets"] = hidden
+    return extractions, {"unit": "sheets", "total": len(book.sheets_metadata), "extracted": len(book.sheets_metadata) - len(hidden)}
+
+
+def _cell_at(grid, i, j) -> Cell:
+    return grid[i][j] if i < len(grid) and j < len(grid[i]) else Cell(None, "")
+
+
+def _table(sheet: str, name: str, grid, t: _Table, merged, out: Path, fmt: str, settings: Settings, options: dict, errors: int) -> Extraction:
+    width = t.right - t.left + 1
+    header_rows = options.get("header_rows")
+    if header_rows is None:
+        # A header cell merged across columns is the upper of two header rows.
+        spans = [m for m in merged if m[0] == t.top and m[3] > m[1] and t.left <= m[1] <= t.right]
+        header_rows = 2 if spans and t.bottom > t.top + 1 else 1
+    header_grid = []
+    for i in range(t.top, t.top + header_rows):
+        row = []
+        for j in range(t.left, t.right + 1):
+            cell = _cell_at(grid, i, j)
+            for (r0, c0, r1, c1, first) in merged:  # a merged header spreads over its columns
+                if r0 <= i <= r1 and c0 <= j <= c1 and (i, j) != (r0, c0):
+                    cell = first if i == r0 else Cell(None, "")
+            row.append(cell.text or "")
+        header_grid.append(row)
+    headers = _join_headers(header_grid, width)
+    rows = list(range(t.top + header_rows, t.bottom + 1))
+    excluded: list[Excluded] = []
+    if rows and _is_total_row(grid, rows, t):
+        last = rows.pop()
+        excluded.append(Excluded(len(rows) + 1, last + 1, " | ".join(c.text or "" for c in grid[last][t.left : t.right + 1]), "total_row"))
+    columns = [[_cell_at(grid, i, j).text for i in rows] for j in range(t.left, t.right + 1)]
+    kinds = [{_cell_at(grid, i, j).kind for i in rows} - {""} for j in range(t.left, t.right + 1)]
+    ids = list(range(1, len(rows) + 1))
+    table = pa.Table.from_arrays(
+        [pa.array(ids, pa.int64()), pa.array([i + 1 for i in rows], pa.int64())] + [pa.array(col, pa.string()) for col in columns],
+        schema=_schema(width),
+    )
+    pq.write_table(table, out, **PARQUET_OPTIONS)
+    extraction = Extraction(name, headers, out, len(rows) + len(excluded), {})
+    extraction.excluded = excluded
+    # Text cells stay text: a column Excel holds as text is not read as numbers or dates.
+    extraction.forced = {f"c{j + 1}": C.STRING for j, k in enumerate(kinds) if k and k <= {"s"}}
+    if errors:
+        extraction.notes.append(f"{errors} error cells (#DIV/0!, #N/A …) on sheet {sheet!r} were read as nulls")
+    extraction.origin = {
+        "format": fmt,
+        "sheet": sheet,
+        "range": f"{get_column_letter(t.left + 1)}{t.top + 1}:{get_column_letter(t.right + 1)}{t.bottom + 1}",
+        "header_rows": header_rows,
+        "delimiter": None,
+        "encoding": None,
+    }
+    return extraction
+
+
+def _is_total_row(grid, rows: list[int], t: _Table) -> bool:
+    """The last row says Total (or Sum …) in its first filled cell and has numbers beside it."""
+    if len(rows) < 2:
+        return False
+    last = [_cell_at(grid, rows[-1], j) for j in range(t.left, t.right + 1)]
+    first_filled = next((c for c in last if c.kind), None)
+    if first_filled is None or first_filled.kind != "s" or not TOTAL_LABEL.fullmatch(first_filled.text or ""):
+        return False
+    # Beside the label: sums, or formulas a spreadsheet never computed (empty here), no other text.
+    return sum(1 for c in last if c.kind == "s") == 1

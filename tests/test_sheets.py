@@ -1,0 +1,108 @@
+"""Workbooks become one dataset per table: ranges, types, units, totals, broken files."""
+
+import pytest
+
+from conftest import ROOT, columns
+
+SHEETS = ROOT / "fixtures" / "sheets"
+
+
+def datasets(ns, name, **fields):
+    status = ns.ingest_file(SHEETS / name, source_uri=name, **fields)
+    assert status.state == "ready", status.error_message
+    return ns.dataset_get(name, sample_rows=20).datasets
+
+
+def types(dataset):
+    return {c.name: (c.type, c.physical, c.format) for c in dataset.columns}
+
+
+def test_cells_keep_what_excel_means(ns):
+    (sales,) = datasets(ns, "typed_cells.xlsx")
+    assert (sales.origin.sheet, sales.origin.range, sales.origin.format) == ("Sales", "A1:G11", "xlsx")
+    assert types(sales) == {
+        "Date": ("date", "DATE", "%Y-%m-%d"),
+        "Region": ("string", "VARCHAR", ""),
+        "Units": ("number", "BIGINT", ""),
+        "Revenue": ("number", "DECIMAL(7, 2)", "decimal_mark=.;unit=$"),
+        "Share": ("number", "DECIMAL(5, 2)", "decimal_mark=.;unit=%"),
+        "Note": ("string", "VARCHAR", ""),
+        "Code": ("string", "VARCHAR", ""),
+    }
+    first = sales.sample[0]
+    assert (first["Share"], first["Revenue"], first["Code"]) == ("12.50", "1234.50", "00123")
+    # 0.0875 shown as 8.8% is held exactly as 8.75, not as a float's tail.
+    assert "8.75" in [r["Share"] for r in sales.sample]
+    # Text cells of digits stay text, and no person approved that: the file said so.
+    assert not columns(sales)["Code"].approved and sales.questions == []
+
+
+def test_1904_dates_and_datetimes(ns):
+    (log,) = datasets(ns, "date1904.xlsx")
+    assert types(log)["Date"][:2] == ("date", "DATE") and types(log)["Logged"][:2] == ("datetime", "TIMESTAMP")
+    assert log.sample[0]["Date"] == "2024-01-15" and log.sample[0]["Logged"] == "2024-01-15T09:30:00"
+    assert "1999-07-01T00:00:00" in [r["Logged"] for r in log.sample]
+
+
+def test_title_block_is_not_a_table_and_the_total_row_is_left_out(ns):
+    (report,) = datasets(ns, "title_block.xlsx")
+    assert report.origin.range == "A4:E11"
+    assert [c.name for c in report.columns] == ["Region", "Q1", "Q2", "Q3", "Q4"]
+    assert report.rows == 6 and report.rows_rejected == 1
+    (total,) = report.rejected
+    assert (total.reason, total.line, total.row_id) == ("total_row", 11, 7)
+
+
+def test_a_cached_total_is_not_summed_twice(ns):
+    (expenses,) = datasets(ns, "total_row.xlsx")
+    amounts = [r["Amount"] for r in expenses.sample]
+    assert len(amounts) == 6 and expenses.rejected[0].reason == "total_row"
+    assert expenses.rejected[0].value.endswith("660")
+
+
+def test_merged_two_row_header(ns):
+    (regions,) = datasets(ns, "merged_header.xlsx")
+    assert [c.name for c in regions.columns] == ["Region", "2023 / Revenue", "2023 / Cost", "2024 / Revenue", "2024 / Cost"]
+    assert regions.origin.header_rows == 2 and regions.rows == 5
+
+
+def test_several_tables_on_a_sheet(ns):
+    found = datasets(ns, "two_tables.xlsx")
+    assert [(d.dataset_id, d.origin.sheet, d.origin.range) for d in found][:2] == [("data_1", "Data", "A1:C6"), ("data_2", "Data", "A10:D14")]
+    assert [d.index for d in found] == list(range(len(found)))
+    assert types(found[1])["Start"][0] == "date"
+    side = [d for d in found if d.origin.sheet == "Side"]
+    assert [d.origin.range for d in side] == ["A1:B5", "D1:E5"]
+
+
+def test_hidden_and_empty_sheets(ns):
+    found = datasets(ns, "hidden_and_empty.xlsx")
+    assert [d.origin.sheet for d in found] == ["Visible"]
+    assert found[0].origin.model_dump()["hidden_sheets"] == ["Secret"]
+    found = datasets(ns, "hidden_and_empty.xlsx", options={"sheets": ["Secret"]})
+    assert [d.origin.sheet for d in found] == ["Secret"]
+
+
+def test_error_cells_are_nulls_with_a_warning(ns):
+    (ratios,) = datasets(ns, "errors_formulas.xlsx")
+    assert columns(ratios)["Ratio"].nulls == 4  # 3 error cells and a formula never computed
+    assert any("error cells" in w for w in ratios.warnings)
+
+
+def test_ods_and_xlsm(ns):
+    (inventory,) = datasets(ns, "wide_types.ods")
+    assert {n: t[0] for n, t in types(inventory).items()} == {
+        "id": "number", "received": "date", "discount": "number", "price": "number", "in_stock": "bool", "name": "string",
+    }
+    (orders,) = datasets(ns, "macro.xlsm")
+    assert orders.origin.format == "xlsm" and orders.rows == 3
+
+
+@pytest.mark.parametrize(
+    "name, code",
+    [("zero_bytes.xlsx", "no_text"), ("truncated.xlsx", "format_unavailable"), ("not_a_zip.xlsx", "format_unavailable"), ("encrypted.xlsx", "format_unavailable")],
+)
+def test_broken_workbooks_fail_with_a_code(ns, name, code):
+    status = ns.ingest_file(SHEETS / name, source_uri=name)
+    assert (status.state, status.error_code) == ("failed", code)
+    assert not ns.dataset_get(name).found
