@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import infer, sheets
+from . import infer, records, sheets
 from .candidates import format_of
 from .cast import build_snapshot, column_names, parquet_relation, slug
 from .catalog import Catalog, dumps
@@ -51,8 +51,10 @@ def file_format(filename: str, options: dict) -> str:
         raise IngestFailed("format_unavailable", REFUSED[last])
     if last == ".tsv" or suffixes[-2:] == [".tsv", ".gz"]:
         return "tsv"
-    if last in (".xlsx", ".xlsm", ".ods"):
+    if last in (".xlsx", ".xlsm", ".ods", ".json", ".ndjson", ".parquet"):
         return last[1:]
+    if last == ".jsonl":
+        return "ndjson"
     if last in DELIMITED or not last:
         return "csv"
     raise IngestFailed("format_unavailable", f"files ending {last} are not read yet (read: csv, tsv and other delimited text)")
@@ -76,6 +78,10 @@ def run(catalog: Catalog, settings: Settings, job: Job, report) -> int:
                 extractions, _ = sheets.read_workbook(job.upload_path, folder, fmt, options, settings)
             if not extractions:
                 raise IngestFailed("no_text", "the workbook has no table on a visible sheet")
+        elif fmt in ("json", "ndjson"):
+            extractions = [records.read_json(job.upload_path, folder / "0.parquet", name, fmt, settings)]
+        elif fmt == "parquet":
+            extractions = [records.read_parquet(job.upload_path, folder / "0.parquet", name, settings)]
         else:
             extractions = [read_delimited(job.upload_path, folder / "0.parquet", name, options, settings, progress=lambda n: report(progress={"total": 0, "done": n}))]
         rows = sum(e.rows for e in extractions)
@@ -205,7 +211,7 @@ def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Ty
             coverage = {"unit": "rows", "total": total_rows, "extracted": total_rows, "failed": 0, "lost": []}
             cur.execute(
                 "INSERT INTO catalog.revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ready')",
-                [*key, revision, job.upload_id, job.filename, fmt, {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine"}.get(fmt, "tabular.csv"), dumps(coverage), dumps([]), folder.name, stamp],
+                [*key, revision, job.upload_id, job.filename, fmt, {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt), dumps(coverage), dumps([]), folder.name, stamp],
             )
             if source:
                 cur.execute(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import warnings
 import zipfile
 from dataclasses import dataclass
 from decimal import Decimal
@@ -175,7 +176,8 @@ def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: S
     check_container(path, fmt)
     try:
         # A file object: uploads are stored without their extension, which openpyxl checks.
-        with path.open("rb") as fh:
+        with path.open("rb") as fh, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # openpyxl warns about styles it fills in itself
             book = load_workbook(fh, read_only=False, data_only=True)
     except Exception as err:  # openpyxl raises many kinds for a workbook it finds odd
         # calamine is more forgiving (missing shared strings, odd attributes); number formats are lost.

@@ -35,6 +35,12 @@ from .context import Context
 FORMATS = [
     FormatOut(name="csv", extensions=[".csv", ".txt", ".prn", ".dat", ".csv.gz"], media_types=["text/csv", "text/plain", "application/gzip"]),
     FormatOut(name="tsv", extensions=[".tsv", ".tab"], media_types=["text/tab-separated-values"]),
+    FormatOut(name="xlsx", extensions=[".xlsx"], media_types=["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"]),
+    FormatOut(name="xlsm", extensions=[".xlsm"], media_types=["application/vnd.ms-excel.sheet.macroEnabled.12"]),
+    FormatOut(name="ods", extensions=[".ods"], media_types=["application/vnd.oasis.opendocument.spreadsheet"]),
+    FormatOut(name="json", extensions=[".json"], media_types=["application/json"]),
+    FormatOut(name="ndjson", extensions=[".ndjson", ".jsonl"], media_types=["application/x-ndjson"]),
+    FormatOut(name="parquet", extensions=[".parquet"], media_types=["application/vnd.apache.parquet"]),
 ]
 REFUSED_EXTENSIONS = [".xls", ".doc", ".ppt"]
 

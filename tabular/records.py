@@ -1,0 +1,121 @@
+"""JSON (an array of objects), NDJSON and Parquet to extractions.
+
+JSON numbers keep their text exactly as written (no float in between); nested objects become
+`a.b` columns, arrays stay as JSON text. Parquet is already typed: its string columns stay
+strings, the rest are read back from their exact text by the same readings as CSV.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+from sqlglot import exp
+
+from . import candidates as C
+from .errors import IngestFailed
+from .extract import PARQUET_OPTIONS, Extraction, _schema
+from .settings import Settings
+
+
+def _flatten(obj: dict, prefix: str = "") -> dict[str, object]:
+    out: dict[str, object] = {}
+    for key, value in obj.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(_flatten(value, name + "."))
+        else:
+            out[name] = value
+    return out
+
+
+def _text(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _records_to_extraction(records: list, name: str, out: Path, fmt: str, settings: Settings) -> Extraction:
+    if not all(isinstance(r, dict) for r in records):
+        raise IngestFailed("format_unavailable", f"{fmt} is read when it holds objects (one per row); this one holds other values")
+    flat = [_flatten(r) for r in records]
+    headers: dict[str, None] = {}
+    for row in flat:
+        headers.update(dict.fromkeys(row))
+    names = list(headers)
+    if len(names) > settings.max_columns:
+        raise IngestFailed("too_large", f"the records have {len(names)} fields; at most {settings.max_columns} are read (max_columns)")
+    columns = [pa.array([_text(row.get(n)) for row in flat], pa.string()) for n in names]
+    ids = pa.array(range(1, len(flat) + 1), pa.int64())
+    pq.write_table(pa.Table.from_arrays([ids, ids, *columns], schema=_schema(len(names))), out, **PARQUET_OPTIONS)
+    extraction = Extraction(name, names, out, len(flat), {"format": fmt, "sheet": None, "range": None, "header_rows": 0, "delimiter": None, "encoding": "utf-8"})
+    return extraction
+
+
+def read_json(path: Path, out: Path, name: str, fmt: str, settings: Settings) -> Extraction:
+    """A JSON array of objects, or NDJSON (one object per line; `line` is the file line)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise IngestFailed("encoding", f"{fmt} must be UTF-8") from None
+    if not text.strip():
+        raise IngestFailed("no_text", "the file is empty")
+    keep = {"parse_float": lambda s: s, "parse_int": lambda s: s, "parse_constant": lambda s: None}
+    try:
+        if fmt == "ndjson":
+            records = [json.loads(line, **keep) for line in text.splitlines() if line.strip()]
+        else:
+            records = json.loads(text, **keep)
+    except json.JSONDecodeError as err:
+        raise IngestFailed("format_unavailable", f"the file is not valid {fmt}: {err}") from None
+    if isinstance(records, dict):
+        # {"rows": [...]}: the one list of objects inside an object.
+        lists = [v for v in records.values() if isinstance(v, list)]
+        records = lists[0] if len(lists) == 1 else [records]
+    if not isinstance(records, list):
+        raise IngestFailed("format_unavailable", f"{fmt} is read when it is an array of objects")
+    return _records_to_extraction(records, name, out, fmt, settings)
+
+
+def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extraction:
+    """A Parquet file: every column as its exact text; string columns stay strings."""
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowInvalid, OSError) as err:
+        raise IngestFailed("format_unavailable", f"the file is not readable Parquet: {err}") from None
+    if len(schema.names) > settings.max_columns:
+        raise IngestFailed("too_large", f"the file has {len(schema.names)} columns; at most {settings.max_columns} are read (max_columns)")
+    con = duckdb.connect()
+    try:
+        source = exp.Anonymous(this="read_parquet", expressions=[exp.Literal.string(str(path)), exp.EQ(this=exp.var("file_row_number"), expression=exp.true())])
+        row_number = exp.column("file_row_number")
+        selects = [
+            exp.alias_(exp.Add(this=row_number, expression=exp.Literal.number(1)), "__row_id"),
+            exp.alias_(exp.Add(this=row_number, expression=exp.Literal.number(1)), "__line"),
+        ]
+        for i, field in enumerate(schema):
+            column = exp.column(field.name, quoted=True)
+            value = exp.Anonymous(this="to_json", expressions=[column]) if _nested(field.type) else column
+            selects.append(exp.alias_(exp.cast(value, "VARCHAR"), f"c{i + 1}"))
+        query = exp.select(*selects).from_(source).order_by(row_number).sql(dialect="duckdb")
+        target = exp.Literal.string(str(out)).sql(dialect="duckdb")
+        con.execute(f"COPY ({query}) TO {target} (FORMAT parquet, COMPRESSION lz4)")
+        rows = pq.ParquetFile(out).metadata.num_rows
+    except duckdb.Error as err:
+        raise IngestFailed("format_unavailable", f"the Parquet file cannot be read: {err}") from None
+    finally:
+        con.close()
+    extraction = Extraction(name, list(schema.names), out, rows, {"format": "parquet", "sheet": None, "range": None, "header_rows": 0, "delimiter": None, "encoding": None})
+    extraction.forced = {f"c{i + 1}": C.STRING for i, f in enumerate(schema) if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
+    return extraction
+
+
+def _nested(t: pa.DataType) -> bool:
+    return pa.types.is_nested(t)
