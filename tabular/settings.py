@@ -35,6 +35,8 @@ class Settings:
     max_columns: int = 1_000
     # Cells a sheet may span (rows × columns of its filled area) to be read in memory.
     max_sheet_cells: int = 20_000_000
+    # Workbooks this large are read by fastexcel (sheets_fast.py): fast, but blind to merged cells.
+    sheet_fast_bytes: int = 2 << 20
     # Bytes of text the sniffer reads to settle the dialect and the header.
     sniff_bytes: int = 256 * 1024
 

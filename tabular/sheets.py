@@ -174,6 +174,10 @@ def _is_title(table: _Table, grid) -> bool:
 def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
     """Every table of every visible sheet (or the sheets `options.sheets` names)."""
     check_container(path, fmt)
+    if path.stat().st_size >= settings.sheet_fast_bytes:
+        from .sheets_fast import read_fast
+
+        return read_fast(path, folder, fmt, options, settings)
     try:
         # A file object: uploads are stored without their extension, which openpyxl checks.
         with path.open("rb") as fh, warnings.catch_warnings():

@@ -106,3 +106,20 @@ def test_broken_workbooks_fail_with_a_code(ns, name, code):
     status = ns.ingest_file(SHEETS / name, source_uri=name)
     assert (status.state, status.error_code) == ("failed", code)
     assert not ns.dataset_get(name).found
+
+
+@pytest.mark.parametrize("name", ["typed_cells.xlsx", "date1904.xlsx", "title_block.xlsx", "two_tables.xlsx", "total_row.xlsx", "hidden_and_empty.xlsx", "macro.xlsm"])
+def test_the_fast_reader_types_workbooks_as_the_careful_one(tmp_path, name):
+    """Large workbooks go through fastexcel; on every fixture it must give the same datasets."""
+    import tabular
+
+    def outcome(**settings):
+        with tabular.connect(str(tmp_path / str(len(settings))), **settings) as engine:
+            ns = engine.namespace("a", "b")
+            assert ns.ingest_file(SHEETS / name, source_uri=name).state == "ready"
+            return [
+                (d.dataset_id, d.origin.range, d.rows, d.rows_rejected, [(c.name, c.type, c.physical) for c in d.columns], d.sample)
+                for d in ns.dataset_get(name, sample_rows=20).datasets
+            ]
+
+    assert outcome(sheet_fast_bytes=0) == outcome()

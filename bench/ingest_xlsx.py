@@ -1,0 +1,212 @@
+"""Ingest a generated XLSX with tabular, fastexcel and openpyxl; compare time and peak memory.
+
+    python bench/ingest_xlsx.py [--rows 200000] [--cols 12] [--data-dir bench/data] [--keep]
+
+Each contender runs in a fresh subprocess (`--contender NAME`) that prints one JSON line:
+seconds, peak RSS (ru_maxrss of that process), rows, and for tabular the column types it chose.
+See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENDERS = ("fastexcel", "openpyxl", "tabular")
+TIME_TARGET = 1.5  # tabular seconds <= 1.5 x fastexcel's
+TIMEOUT = 600  # seconds one contender may take
+MiB = 1024 * 1024
+
+KINDS = ("id", "text", "date", "money", "percent", "small_int", "flag", "measure", "category", "stamp", "code", "amount")
+FORMATS = {"date": "yyyy-mm-dd", "money": '"$"#,##0.00', "percent": "0.0%", "stamp": "yyyy-mm-dd hh:mm", "amount": "0.00"}
+WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
+CATEGORIES = ("north", "south", "east", "west", "central", "online", "retail", "wholesale")
+
+
+def peak_rss_bytes() -> int:
+    """The most memory this process (or any child it waited for) held at once."""
+    unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    return unit * max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+
+
+# --- the workbook -------------------------------------------------------------------------------
+
+def cell_value(kind: str, row: int, rng: random.Random):
+    if kind == "id":
+        return row
+    if kind == "text":
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 5)))
+    if kind == "date":
+        return dt.date(2020, 1, 1) + dt.timedelta(days=rng.randrange(2000))
+    if kind == "money":
+        return round(rng.uniform(0, 10_000), 2)
+    if kind == "percent":
+        return rng.randrange(1000) / 1000  # 0.125 and the like
+    if kind == "small_int":
+        return rng.randint(0, 100)
+    if kind == "flag":
+        return rng.random() < 0.5
+    if kind == "measure":
+        return round(rng.uniform(-1000, 1000), 3)
+    if kind == "category":
+        return rng.choice(CATEGORIES)
+    if kind == "stamp":
+        return dt.datetime(2020, 1, 1) + dt.timedelta(minutes=rng.randrange(3_000_000))
+    if kind == "code":
+        return f"{rng.randrange(10_000):05d}"  # a text cell, always with leading zeros: "00123"
+    return Decimal(rng.randrange(-500_000, 500_000)) / 100  # amount: a decimal with 2 places
+
+
+def ensure_xlsx(data_dir: Path, rows: int, cols: int) -> tuple[Path, bool]:
+    """The workbook for this size, and whether this run generated it."""
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+
+    path = data_dir / "xlsx" / f"{rows}x{cols}.xlsx"
+    if path.exists():
+        return path, False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    print(f"generating {rows:,} rows x {cols} columns into {path} ...", flush=True)
+    rng = random.Random(7)
+    kinds = [KINDS[i % len(KINDS)] for i in range(cols)]
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet("data")
+    ws.append([k if i < len(KINDS) else f"{k}_{i // len(KINDS) + 1}" for i, k in enumerate(kinds)])
+    for row in range(1, rows + 1):
+        out = []
+        for kind in kinds:
+            cell = WriteOnlyCell(ws, value=cell_value(kind, row, rng))
+            if kind in FORMATS:
+                cell.number_format = FORMATS[kind]
+            out.append(cell)
+        ws.append(out)
+    partial = path.with_suffix(".partial")  # write aside, so an interrupted run leaves no half file behind
+    wb.save(partial)
+    partial.replace(path)
+    return path, True
+
+
+# --- contenders: each runs alone in its own process --------------------------------------------
+
+def run_fastexcel(path: Path, work: Path) -> dict:
+    import fastexcel
+
+    start = time.perf_counter()
+    table = fastexcel.read_excel(path).load_sheet(0).to_arrow()
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "rows": table.num_rows}
+
+
+def run_openpyxl(path: Path, work: Path) -> dict:
+    from openpyxl import load_workbook
+
+    start = time.perf_counter()
+    wb = load_workbook(path, read_only=True, data_only=True)
+    count = sum(1 for _ in wb.worksheets[0].iter_rows(values_only=True))
+    seconds = time.perf_counter() - start
+    wb.close()
+    return {"seconds": seconds, "rows": count - 1}  # less the header row
+
+
+def run_tabular(path: Path, work: Path) -> dict:
+    sys.path.insert(0, str(ROOT))  # the working tree's tabular, whatever the current directory
+    import tabular
+
+    e = tabular.connect(str(work / "home"))
+    ns = e.namespace("bench", "xlsx")
+    start = time.perf_counter()
+    st = ns.ingest_file(path, source_uri="big.xlsx")
+    seconds = time.perf_counter() - start
+    assert st.state == "ready", (st.state, st.error_code, st.error_message)
+    datasets = ns.dataset_get("big.xlsx").datasets
+    e.close()
+    return {
+        "seconds": seconds,
+        "rows": sum(d.rows for d in datasets),
+        "rows_rejected": sum(d.rows_rejected for d in datasets),
+        "datasets": len(datasets),
+        "columns": [(c.name, c.type, c.physical, c.format) for d in datasets for c in d.columns],
+    }
+
+
+def contender_main(name: str, path: Path, work: Path) -> None:
+    result = globals()[f"run_{name}"](path, work)
+    result["peak_rss"] = peak_rss_bytes()
+    print(json.dumps(result))
+
+
+# --- the driver ---------------------------------------------------------------------------------
+
+def run_contender(name: str, path: Path, data_dir: Path) -> dict | None:
+    """The contender's JSON line, or None when it ran past TIMEOUT."""
+    with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=data_dir) as work:
+        cmd = [sys.executable, __file__, "--contender", name, "--xlsx", str(path), "--work", work]
+        try:
+            out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, timeout=TIMEOUT).stdout
+        except subprocess.TimeoutExpired:
+            return None
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=200_000, help="data rows below the header")
+    parser.add_argument("--cols", type=int, default=12, help="columns, cycling over the 12 kinds")
+    parser.add_argument("--data-dir", type=Path, default=ROOT / "bench" / "data")
+    parser.add_argument("--keep", action="store_true", help="keep a workbook this run generated (one already there is always kept)")
+    parser.add_argument("--contender", choices=CONTENDERS, help=argparse.SUPPRESS)
+    parser.add_argument("--xlsx", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.contender:
+        return contender_main(args.contender, args.xlsx, args.work)
+
+    data_dir = args.data_dir.resolve()
+    path, generated = ensure_xlsx(data_dir, args.rows, args.cols)
+    size = path.stat().st_size
+    try:
+        results = {}
+        for name in CONTENDERS:
+            print(f"running {name} ...", flush=True)
+            results[name] = run_contender(name, path, data_dir)
+    finally:
+        if generated and not args.keep:
+            path.unlink()
+
+    base = results["fastexcel"]
+    print(f"\nXLSX {path}")
+    print(f"{args.rows:,} rows, {args.rows * args.cols:,} cells, file size {size / MiB:,.1f} MiB\n")
+    print(f"{'contender':<10} {'seconds':>8} {'peak MiB':>9} {'time/fastexcel':>15} {'rows':>10}")
+    for name, r in results.items():
+        if r is None:
+            print(f"{name:<10} {'> ' + str(TIMEOUT):>8}  (stopped after {TIMEOUT // 60} minutes)")
+            continue
+        ratio = f"{r['seconds'] / base['seconds']:>14.2f}x" if base else f"{'-':>15}"
+        print(f"{name:<10} {r['seconds']:>8.2f} {r['peak_rss'] / MiB:>9,.0f} {ratio} {r['rows']:>10,}")
+
+    tab = results["tabular"]
+    if tab:
+        print(f"\ntabular chose ({tab['datasets']} dataset(s), {tab['rows']:,} rows, {tab['rows_rejected']:,} rejected):")
+        for name, kind, physical, fmt in tab["columns"]:
+            print(f"  {name:<12} {kind:<9} {physical:<16} {fmt}")
+
+    print("\ntarget:")
+    if tab and base:
+        ratio = tab["seconds"] / base["seconds"]
+        print(f"  {'time <= ' + str(TIME_TARGET) + 'x fastexcel':<26} {'PASS' if ratio <= TIME_TARGET else 'MISS'}  ({ratio:.2f}x)")
+    else:
+        print(f"  {'time <= ' + str(TIME_TARGET) + 'x fastexcel':<26} MISS  (a contender timed out)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""Large workbooks: fastexcel (calamine, in Rust) reads every cell as Arrow text, column at a time;
+openpyxl reads only the first rows, for what calamine does not say (number formats, text cells).
+
+Same outcome as sheets.py on what both see: tables split on empty rows and columns, a title
+block is no table, a total row is left out, percent and currency formats give their units,
+Excel text stays text. What this path cannot see: merged header cells (one header row is
+assumed) and which cells were errors (they are nulls, uncounted).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from openpyxl import load_workbook
+from openpyxl.utils import get_column_letter
+from sqlglot import exp
+
+from . import candidates as C
+from .errors import IngestFailed
+from .extract import Excluded, Extraction, _join_headers
+from .settings import Settings
+from .sheets import TOTAL_LABEL, _unit, check_container
+
+HINT_ROWS = 200
+_TIME_IN_FORMAT = re.compile(r"[hHs]")
+
+
+@dataclass
+class _Hint:
+    """What the first rows of a sheet column say about its cells."""
+
+    kinds: set[str] = field(default_factory=set)  # "s", "n", "d", "b" below the first filled cell
+    unit: str | None = None
+    time: bool = False
+
+
+def _hints(path: Path, names: list[str]) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
+    """Per sheet and column: cell kinds and units from the first HINT_ROWS rows; sheet states."""
+    out: dict[str, dict[int, _Hint]] = {}
+    states: dict[str, str] = {}
+    with path.open("rb") as fh, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        book = load_workbook(fh, read_only=True, data_only=True)
+        for ws in book.worksheets:
+            states[ws.title] = ws.sheet_state
+            hints: dict[int, _Hint] = {}
+            seen: set[int] = set()
+            for row in ws.iter_rows(max_row=HINT_ROWS):
+                for cell in row:
+                    if cell.value is None or not hasattr(cell, "column"):
+                        continue
+                    j = cell.column - 1
+                    hint = hints.setdefault(j, _Hint())
+                    if j not in seen:  # the first filled cell is likely a header
+                        seen.add(j)
+                        continue
+                    kind = "d" if cell.is_date else {"s": "s", "n": "n", "b": "b"}.get(cell.data_type, "s")
+                    hint.kinds.add(kind)
+                    fmt = cell.number_format or ""
+                    if kind == "n":
+                        hint.unit = hint.unit or _unit(fmt)
+                    if kind == "d" and _TIME_IN_FORMAT.search(fmt):
+                        hint.time = True
+            out[ws.title] = hints
+        book.close()
+    return out, states
+
+
+def read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
+    import fastexcel
+
+    check_container(path, fmt)
+    try:
+        reader = fastexcel.read_excel(path.read_bytes())
+        names = list(reader.sheet_names)
+        hints, states = _hints(path, names)
+    except Exception as err:  # both readers raise their own kinds for damaged files
+        raise IngestFailed("format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}") from None
+    wanted = options.get("sheets")
+    hidden = [n for n in names if states.get(n, "visible") != "visible"]
+    extractions: list[Extraction] = []
+    con = duckdb.connect()
+    try:
+        for name in names:
+            if (wanted and name not in wanted) or (not wanted and name in hidden):
+                continue
+            try:
+                batch = reader.load_sheet(name, header_row=None, dtypes="string").to_arrow()
+            except Exception as err:
+                raise IngestFailed("format_unavailable", f"sheet {name!r} cannot be read: {err}") from None
+            if batch.num_columns > settings.max_columns:
+                raise IngestFailed("too_large", f"sheet {name!r} has {batch.num_columns} columns; at most {settings.max_columns} are read")
+            extractions += _sheet(con, name, batch, hints.get(name, {}), folder, fmt, len(extractions), options)
+    finally:
+        con.close()
+    for ex in extractions:
+        ex.origin["hidden_sheets"] = hidden
+    return extractions, {"unit": "sheets", "total": len(names), "extracted": len(names) - len(hidden)}
+
+
+def _filled(batch: pa.RecordBatch) -> np.ndarray:
+    """rows × columns: which cells hold something."""
+    if batch.num_columns == 0:
+        return np.zeros((batch.num_rows, 0), dtype=bool)
+    cols = [pc.fill_null(pc.not_equal(pc.utf8_trim_whitespace(c), ""), False).to_numpy(zero_copy_only=False) for c in batch.columns]
+    return np.column_stack(cols)
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(start, end inclusive) of each run of True."""
+    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def _sheet(con, sheet: str, batch: pa.RecordBatch, hints: dict[int, _Hint], folder: Path, fmt: str, first: int, options: dict) -> list[Extraction]:
+    filled = _filled(batch)
+    blocks = []
+    for top, bottom in _runs(filled.any(axis=1)):
+        for left, right in _runs(filled[top : bottom + 1].any(axis=0)):
+            block = filled[top : bottom + 1, left : right + 1]
+            title = (bottom - top + 1) <= 3 and block.sum(axis=1).max() <= 1
+            blocks.append((top, left, bottom, right, title))
+    tables = [b for b in blocks if not b[4]] or blocks
+    out = []
+    for k, (top, left, bottom, right, _) in enumerate(tables):
+        name = sheet if len(tables) == 1 else f"{sheet} {k + 1}"
+        out.append(_table(con, sheet, name, batch, hints, top, left, bottom, right, folder / f"{first + len(out)}.parquet", fmt, options))
+    return out
+
+
+def _table(con, sheet, name, batch, hints, top, left, bottom, right, out: Path, fmt, options) -> Extraction:
+    header_rows = options.get("header_rows") or 1
+    width = right - left + 1
+    headers = _join_headers([[batch.column(j)[i].as_py() or "" for j in range(left, right + 1)] for i in range(top, min(top + header_rows, bottom + 1))], width)
+    start, stop = top + header_rows, bottom + 1
+    excluded: list[Excluded] = []
+    if stop - start >= 2 and _total_row(batch, stop - 1, left, right):
+        stop -= 1
+        excluded.append(Excluded(stop - start + 1, stop + 1, " | ".join(batch.column(j)[stop].as_py() or "" for j in range(left, right + 1)), "total_row"))
+    rows = max(stop - start, 0)
+    ids = pa.array(range(1, rows + 1), pa.int64())
+    source = pa.Table.from_arrays(
+        [ids, pc.add(ids, start), *[batch.column(j).slice(start, rows) for j in range(left, right + 1)]],
+        names=["__row_id", "__line", *[f"c{j - left + 1}" for j in range(left, right + 1)]],
+    )
+    selects = [exp.column("__row_id"), exp.column("__line")]
+    forced = {}
+    for j in range(left, right + 1):
+        cell = f"c{j - left + 1}"
+        hint = hints.get(j, _Hint())
+        selects.append(exp.alias_(_normalise(exp.column(cell, quoted=True), hint), cell, quoted=True))
+        if hint.kinds and hint.kinds <= {"s"}:
+            forced[cell] = C.STRING  # Excel text stays text, digits or not
+    con.register("__sheet_table", source)
+    query = exp.select(*selects).from_("__sheet_table").sql(dialect="duckdb")
+    con.execute(f"COPY ({query}) TO {exp.Literal.string(str(out)).sql(dialect='duckdb')} (FORMAT parquet, COMPRESSION lz4)")
+    con.unregister("__sheet_table")
+    extraction = Extraction(name, headers, out, rows + len(excluded), {})
+    extraction.excluded = excluded
+    extraction.forced = forced
+    extraction.origin = {
+        "format": fmt,
+        "sheet": sheet,
+        "range": f"{get_column_letter(left + 1)}{top + 1}:{get_column_letter(right + 1)}{bottom + 1}",
+        "header_rows": header_rows,
+        "delimiter": None,
+        "encoding": None,
+        "parser": "fastexcel",
+    }
+    return extraction
+
+
+def _normalise(c: exp.Expression, hint: _Hint) -> exp.Expression:
+    """A cell's text as sheets.py would have made it: dates without a zero clock, percents scaled
+    by 100 exactly, currency with its unit."""
+    number = exp.Not(this=exp.Is(this=exp.TryCast(this=c, to=exp.DataType.build("DOUBLE")), expression=exp.null()))
+    if "d" in hint.kinds and not hint.time:
+        return exp.Anonymous(this="regexp_replace", expressions=[c, exp.Literal.string(" 00:00:00$"), exp.Literal.string("")])
+    if "d" in hint.kinds:
+        return exp.Anonymous(this="replace", expressions=[c, exp.Literal.string(" "), exp.Literal.string("T")])
+    if hint.unit == "%":
+        scaled = exp.cast(exp.Mul(this=exp.cast(c, exp.DataType.build("DECIMAL(38, 18)", dialect="duckdb")), expression=exp.Literal.number(100)), "VARCHAR")
+        trimmed = exp.func("rtrim", exp.func("rtrim", scaled, exp.Literal.string("0")), exp.Literal.string("."))
+        return exp.Case().when(number, exp.DPipe(this=trimmed, expression=exp.Literal.string("%"))).else_(c)
+    if hint.unit:
+        return exp.Case().when(number, exp.DPipe(this=exp.Literal.string(hint.unit), expression=c)).else_(c)
+    return c
+
+
+def _total_row(batch, i: int, left: int, right: int) -> bool:
+    cells = [batch.column(j)[i].as_py() for j in range(left, right + 1)]
+    texts = [c for c in cells if c not in (None, "")]
+    if not texts or not TOTAL_LABEL.fullmatch(texts[0]):
+        return False
+    return all(re.fullmatch(r"[-+]?[\d.,eE+-]+", t) for t in texts[1:])
