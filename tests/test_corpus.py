@@ -40,3 +40,25 @@ def test_corpus_file(corpus_ns, path):
     for dataset in got.datasets:
         assert len({c.name for c in dataset.columns}) == len(dataset.columns)
         assert dataset.rows + dataset.rows_rejected >= len(dataset.sample or [])
+
+
+WORKBOOKS = [p for p in FILES if p.suffix.lower() in (".xlsx", ".xlsm")]
+
+
+@pytest.fixture(scope="module")
+def fast_ns(tmp_path_factory):
+    with tabular.connect(str(tmp_path_factory.mktemp("corpus-fast")), sheet_fast_bytes=0) as engine:
+        yield engine.namespace("corpus", "fast")
+
+
+@pytest.mark.skipif(not WORKBOOKS, reason=f"the shared corpus is not at {CORPUS}")
+@pytest.mark.parametrize("path", WORKBOOKS, ids=[str(p.relative_to(CORPUS)) for p in WORKBOOKS])
+def test_corpus_workbook_through_the_fast_reader(fast_ns, path):
+    """The fast reader serves large workbooks; every corpus workbook goes through it too."""
+    uploaded = fast_ns.upload_file(path)
+    started = fast_ns.call("knowledge.ingest", {"upload_id": uploaded["upload_id"], "source_uri": path.name})
+    fast_ns.engine.jobs.wait(started["ingestion_id"], SECONDS)
+    status = fast_ns.call("knowledge.ingest_status", {"ingestion_id": started["ingestion_id"]})
+    assert status["state"] in ("ready", "failed"), f"still {status['state']} after {SECONDS} s"
+    if status["state"] == "failed":
+        assert status["error_code"] in ERROR_CODES and status["error_message"]
