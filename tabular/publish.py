@@ -31,6 +31,7 @@ class Job:
     upload_id: str
     options: dict
     expected_revision: int | None
+    allow_partial: bool
     title: str
     description: str
     tags: list
@@ -71,11 +72,18 @@ def run(catalog: Catalog, settings: Settings, job: Job, report) -> int:
         if fmt == "tsv" and not options.get("delimiter"):
             options["delimiter"] = "\t"
         name = Path(job.filename).name.split(".")[0] or "table"
+        covered = None
         if fmt in ("xlsx", "xlsm", "ods"):
             if fmt == "ods":
-                extractions, _ = sheets.read_calamine(job.upload_path, folder, fmt, options, settings)
+                extractions, covered = sheets.read_calamine(job.upload_path, folder, fmt, options, settings)
             else:
-                extractions, _ = sheets.read_workbook(job.upload_path, folder, fmt, options, settings)
+                extractions, covered = sheets.read_workbook(job.upload_path, folder, fmt, options, settings)
+            if covered["lost"] and not (job.allow_partial and extractions):
+                raise IngestFailed(
+                    "incomplete_extraction",
+                    f"{covered['failed']} of {covered['total']} sheets could not be read ({'; '.join(covered['lost'])})"
+                    + ("; allow_partial publishes the rest" if extractions else ""),
+                )
             if not extractions:
                 raise IngestFailed("no_text", "the workbook has no table on a visible sheet")
         elif fmt in ("json", "ndjson"):
@@ -88,7 +96,9 @@ def run(catalog: Catalog, settings: Settings, job: Job, report) -> int:
         report(stage="type", progress={"total": rows, "done": rows})
         typed = [_type(catalog, settings, extraction, options) for extraction in extractions]
         report(stage="publish")
-        return _publish(catalog, job, fmt, folder, typed, options)
+        rows = sum(e.rows for e in extractions)
+        covered = covered or {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
+        return _publish(catalog, job, fmt, folder, typed, options, covered)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
@@ -167,7 +177,7 @@ def _warnings(ex: Extraction) -> list[str]:
     return out
 
 
-def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Typed], options: dict) -> int:
+def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Typed], options: dict, coverage: dict) -> int:
     """One transaction: snapshot tables, catalog rows, the source's live revision. All or nothing."""
     markers = tuple(options.get("null_values") or Settings().null_markers)
     with catalog.publish_lock:
@@ -184,7 +194,6 @@ def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Ty
             revision = (source[1] if source else 0) + 1
             stamp = now()
             used: set[str] = set()
-            total_rows = 0
             for index, item in enumerate(typed):
                 ex = item.extraction
                 dataset_id = slug(ex.name)
@@ -195,7 +204,6 @@ def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Ty
                 built = build_snapshot(cur, parquet_relation(str(ex.path)), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)
                 for column, header in zip(built.columns, ex.headers):
                     column["header"] = header
-                total_rows += ex.rows
                 origin = dict(ex.origin)
                 origin["decimal_mark"] = _common(item, "decimal_mark")
                 origin["date_order"] = _common(item, "order")
@@ -208,10 +216,9 @@ def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Ty
                     "INSERT INTO catalog.snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, NULL, ?)",
                     [snapshot_id, *key, revision, dataset_id, built.rows, built.rows_rejected, dumps(built.columns), dumps(_questions(item)), stamp],
                 )
-            coverage = {"unit": "rows", "total": total_rows, "extracted": total_rows, "failed": 0, "lost": []}
             cur.execute(
-                "INSERT INTO catalog.revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ready')",
-                [*key, revision, job.upload_id, job.filename, fmt, {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt), dumps(coverage), dumps([]), folder.name, stamp],
+                "INSERT INTO catalog.revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [*key, revision, job.upload_id, job.filename, fmt, {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt), dumps(coverage), dumps([]), folder.name, stamp, "partial" if coverage["lost"] else "ready"],
             )
             if source:
                 cur.execute(

@@ -186,12 +186,12 @@ def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: S
     except Exception as err:  # openpyxl raises many kinds for a workbook it finds odd
         # calamine is more forgiving (missing shared strings, odd attributes); number formats are lost.
         try:
-            extractions, coverage = read_calamine(path, folder, fmt, options, settings)
+            extractions, covered = read_calamine(path, folder, fmt, options, settings)
         except IngestFailed:
             raise IngestFailed("format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}") from None
         for ex in extractions:
             ex.notes.append(f"read without number formats (openpyxl: {type(err).__name__})")
-        return extractions, coverage
+        return extractions, covered
     wanted = options.get("sheets")
     hidden = [ws.title for ws in book.worksheets if ws.sheet_state != "visible"]
     if wanted:
@@ -199,14 +199,20 @@ def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: S
         if unknown:
             raise IngestFailed("format_unavailable", f"no sheet named {unknown[0]!r}; the workbook has {book.sheetnames}")
     extractions: list[Extraction] = []
-    for ws in book.worksheets:
-        if (wanted and ws.title not in wanted) or (not wanted and ws.sheet_state != "visible"):
-            continue
-        extractions += _sheet(ws, folder, fmt, len(extractions), settings, options)
-    coverage_total = len(book.worksheets)
+    lost: list[str] = []
+    chosen = [ws for ws in book.worksheets if (ws.title in wanted if wanted else ws.sheet_state == "visible")]
+    for ws in chosen:
+        try:
+            extractions += _sheet(ws, folder, fmt, len(extractions), settings, options)
+        except Exception as err:  # one sheet that cannot be read is lost, not the workbook
+            lost.append(f"sheet {ws.title!r}: {getattr(err, 'message', err)}")
     for ex in extractions:
         ex.origin["hidden_sheets"] = hidden
-    return extractions, {"unit": "sheets", "total": coverage_total, "extracted": coverage_total - (len(hidden) if not wanted else 0)}
+    return extractions, coverage(len(chosen), lost)
+
+
+def coverage(sheets: int, lost: list[str]) -> dict:
+    return {"unit": "sheets", "total": sheets, "extracted": sheets - len(lost), "failed": len(lost), "lost": lost}
 
 
 def _sheet(ws, folder: Path, fmt: str, first_index: int, settings: Settings, options: dict) -> list[Extraction]:
@@ -253,21 +259,24 @@ def read_calamine(path: Path, folder: Path, fmt: str, options: dict, settings: S
             book = CalamineWorkbook.from_filelike(fh)
             wanted = options.get("sheets")
             extractions: list[Extraction] = []
+            lost: list[str] = []
             visible = [m for m in book.sheets_metadata if str(m.visible).lower().endswith("visible")]
             hidden = [m.name for m in book.sheets_metadata if m not in visible]
-            for meta in book.sheets_metadata:
-                if (wanted and meta.name not in wanted) or (not wanted and meta.name in hidden):
-                    continue
-                rows = book.get_sheet_by_name(meta.name).to_python(skip_empty_area=False)
-                grid = [[_cell(v, "", "") if v != "" else Cell(None, "") for v in row] for row in rows]
-                extractions += _tables(meta.name, grid, [], folder, fmt, len(extractions), settings, options)
+            chosen = [m.name for m in book.sheets_metadata if (m.name in wanted if wanted else m.name not in hidden)]
+            for name in chosen:
+                try:
+                    rows = book.get_sheet_by_name(name).to_python(skip_empty_area=False)
+                    grid = [[_cell(v, "", "") if v != "" else Cell(None, "") for v in row] for row in rows]
+                    extractions += _tables(name, grid, [], folder, fmt, len(extractions), settings, options)
+                except Exception as err:  # one sheet that cannot be read is lost, not the workbook
+                    lost.append(f"sheet {name!r}: {getattr(err, 'message', err)}")
     except IngestFailed:
         raise
     except Exception as err:  # calamine raises its own error kinds for damaged files
         raise IngestFailed("format_unavailable", f"the spreadsheet cannot be read: {type(err).__name__}: {err}") from None
     for ex in extractions:
         ex.origin["hidden_sheets"] = hidden
-    return extractions, {"unit": "sheets", "total": len(book.sheets_metadata), "extracted": len(book.sheets_metadata) - len(hidden)}
+    return extractions, coverage(len(chosen), lost)
 
 
 def _cell_at(grid, i, j) -> Cell:

@@ -26,7 +26,7 @@ from . import candidates as C
 from .errors import IngestFailed
 from .extract import Excluded, Extraction, _join_headers
 from .settings import Settings
-from .sheets import TOTAL_LABEL, _unit, check_container
+from .sheets import TOTAL_LABEL, _unit, check_container, coverage
 
 HINT_ROWS = 200
 _TIME_IN_FORMAT = re.compile(r"[hHs]")
@@ -86,23 +86,23 @@ def read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Setti
     wanted = options.get("sheets")
     hidden = [n for n in names if states.get(n, "visible") != "visible"]
     extractions: list[Extraction] = []
+    lost: list[str] = []
+    chosen = [n for n in names if (n in wanted if wanted else n not in hidden)]
     con = duckdb.connect()
     try:
-        for name in names:
-            if (wanted and name not in wanted) or (not wanted and name in hidden):
-                continue
+        for name in chosen:
             try:
                 batch = reader.load_sheet(name, header_row=None, dtypes="string").to_arrow()
-            except Exception as err:
-                raise IngestFailed("format_unavailable", f"sheet {name!r} cannot be read: {err}") from None
-            if batch.num_columns > settings.max_columns:
-                raise IngestFailed("too_large", f"sheet {name!r} has {batch.num_columns} columns; at most {settings.max_columns} are read")
-            extractions += _sheet(con, name, batch, hints.get(name, {}), folder, fmt, len(extractions), options)
+                if batch.num_columns > settings.max_columns:
+                    raise IngestFailed("too_large", f"{batch.num_columns} columns; at most {settings.max_columns} are read")
+                extractions += _sheet(con, name, batch, hints.get(name, {}), folder, fmt, len(extractions), options)
+            except Exception as err:  # one sheet that cannot be read is lost, not the workbook
+                lost.append(f"sheet {name!r}: {getattr(err, 'message', err)}")
     finally:
         con.close()
     for ex in extractions:
         ex.origin["hidden_sheets"] = hidden
-    return extractions, {"unit": "sheets", "total": len(names), "extracted": len(names) - len(hidden)}
+    return extractions, coverage(len(chosen), lost)
 
 
 def _filled(batch: pa.RecordBatch) -> np.ndarray:

@@ -123,3 +123,15 @@ def test_the_fast_reader_types_workbooks_as_the_careful_one(tmp_path, name):
             ]
 
     assert outcome(sheet_fast_bytes=0) == outcome()
+
+
+def test_a_sheet_that_cannot_be_read_fails_the_ingest_unless_partial_is_allowed(ns):
+    status = ns.ingest_file(SHEETS / "one_bad_sheet.xlsx", source_uri="bad")
+    assert (status.state, status.error_code) == ("failed", "incomplete_extraction")
+    assert "Broken" in status.error_message and not ns.dataset_get("bad").found
+    status = ns.ingest_file(SHEETS / "one_bad_sheet.xlsx", source_uri="bad", allow_partial=True)
+    assert status.state == "partial"
+    assert (status.coverage.unit, status.coverage.total, status.coverage.extracted, status.coverage.failed) == ("sheets", 2, 1, 1)
+    assert "Broken" in status.coverage.lost[0]
+    (good,) = ns.dataset_get("bad").datasets
+    assert good.origin.sheet == "Good" and good.rows == 3 and good.complete is False

@@ -28,6 +28,10 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
     if revision is None:
         return DatasetGetOut(found=False)
     cur = ctx.catalog.cursor()
+    (state,) = cur.execute(
+        "SELECT state FROM catalog.revisions WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ?",
+        [body.org, body.namespace, body.source_uri, revision],
+    ).fetchone()
     query = (
         "SELECT d.dataset_id, d.name, d.idx, d.live_snapshot, d.origin, d.headers, d.warnings, d.rows,"
         " s.rows, s.rows_rejected, s.columns, s.questions, s.approved, s.approved_at, s.approved_by"
@@ -59,7 +63,7 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
             origin=json.loads(origin),
             rows=kept,
             rows_rejected=rejected_count,
-            complete=rejected_count == 0,
+            complete=rejected_count == 0 and state != "partial",
             columns=columns,
             questions=json.loads(questions),
             rejected=[{"row_id": r[0], "line": r[1], "column": r[2], "value": r[3], "reason": r[4]} for r in rejected],

@@ -218,7 +218,7 @@ class JobPool:
         job = publish.Job(
             ingestion_id, org, namespace, source_uri, Path(path), filename, upload_id,
             {k: v for k, v in (request.get("options") or {}).items() if v is not None},
-            request.get("expected_revision"), request.get("title", ""), request.get("description", ""),
+            request.get("expected_revision"), bool(request.get("allow_partial")), request.get("title", ""), request.get("description", ""),
             request.get("tags", []), request.get("metadata", {}),
         )
 
@@ -240,7 +240,9 @@ class JobPool:
             "SELECT coverage FROM catalog.revisions WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ?",
             [org, namespace, source_uri, revision],
         ).fetchone()
-        self.update(ingestion_id, state="ready", stage="", revision=revision, coverage=json.loads(rows[0]), warnings=warnings)
+        covered = json.loads(rows[0])
+        state = "partial" if covered.get("lost") else "ready"
+        self.update(ingestion_id, state=state, stage="", revision=revision, coverage=covered, warnings=warnings)
 
     def _cancel_requested(self, ingestion_id: str) -> bool:
         row = self.catalog.cursor().execute("SELECT cancel_requested FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id]).fetchone()
