@@ -10,7 +10,6 @@ assumed) and which cells were errors (they are nulls, uncounted).
 from __future__ import annotations
 
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +17,10 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from openpyxl import load_workbook
+import zipfile
+
+import defusedxml.ElementTree as ET
+from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format
 from openpyxl.utils import get_column_letter
 from sqlglot import exp
 
@@ -41,35 +43,94 @@ class _Hint:
     time: bool = False
 
 
-def _hints(path: Path, names: list[str]) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
-    """Per sheet and column: cell kinds and units from the first HINT_ROWS rows; sheet states."""
+_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_CELL_REF = re.compile(r"([A-Z]+)(\d+)")
+
+
+def _column_index(letters: str) -> int:
+    n = 0
+    for ch in letters:
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def _styles(archive: zipfile.ZipFile) -> list[str]:
+    """The number format of each cell style (cellXfs), by index."""
+    try:
+        root = ET.fromstring(archive.read("xl/styles.xml"))
+    except KeyError:
+        return []
+    custom = {int(f.get("numFmtId")): f.get("formatCode", "") for f in root.iter(f"{_NS}numFmt")}
+    xfs = root.find(f"{_NS}cellXfs")
+    formats = []
+    for xf in xfs if xfs is not None else []:
+        number = int(xf.get("numFmtId", "0"))
+        formats.append(custom.get(number, BUILTIN_FORMATS.get(number, "General")))
+    return formats
+
+
+def _sheet_parts(archive: zipfile.ZipFile) -> list[tuple[str, str, str]]:
+    """(name, state, part path) of each sheet, in the workbook's order."""
+    book = ET.fromstring(archive.read("xl/workbook.xml"))
+    rels = ET.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+    targets = {r.get("Id"): r.get("Target", "") for r in rels}
+    out = []
+    for sheet in book.iter(f"{_NS}sheet"):
+        target = targets.get(sheet.get(_REL), "")
+        part = target.lstrip("/") if target.startswith("/") else "xl/" + target
+        out.append((sheet.get("name", ""), sheet.get("state", "visible"), part))
+    return out
+
+
+def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
+    """Per sheet and column: cell kinds and units from the first HINT_ROWS rows; sheet states.
+
+    Read from the sheet XML directly: openpyxl would load every shared string first, which on
+    a large workbook costs more than reading all of it with fastexcel."""
     out: dict[str, dict[int, _Hint]] = {}
     states: dict[str, str] = {}
-    with path.open("rb") as fh, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        book = load_workbook(fh, read_only=True, data_only=True)
-        for ws in book.worksheets:
-            states[ws.title] = ws.sheet_state
+    with zipfile.ZipFile(path) as archive:
+        formats = _styles(archive)
+        for name, state, part in _sheet_parts(archive):
+            states[name] = state
             hints: dict[int, _Hint] = {}
             seen: set[int] = set()
-            for row in ws.iter_rows(max_row=HINT_ROWS):
-                for cell in row:
-                    if cell.value is None or not hasattr(cell, "column"):
+            try:
+                stream = archive.open(part)
+            except KeyError:
+                continue
+            with stream:
+                for _, element in ET.iterparse(stream):
+                    if element.tag == f"{_NS}row":
+                        if int(element.get("r", "0")) >= HINT_ROWS:
+                            break
+                        element.clear()
                         continue
-                    j = cell.column - 1
+                    if element.tag != f"{_NS}c" or element.find(f"{_NS}v") is None and element.find(f"{_NS}is") is None:
+                        continue
+                    match = _CELL_REF.match(element.get("r", ""))
+                    if not match:
+                        continue
+                    j = _column_index(match.group(1))
                     hint = hints.setdefault(j, _Hint())
                     if j not in seen:  # the first filled cell is likely a header
                         seen.add(j)
                         continue
-                    kind = "d" if cell.is_date else {"s": "s", "n": "n", "b": "b"}.get(cell.data_type, "s")
-                    hint.kinds.add(kind)
-                    fmt = cell.number_format or ""
-                    if kind == "n":
+                    kind = element.get("t", "n")
+                    style = int(element.get("s", "0"))
+                    fmt = formats[style] if style < len(formats) else "General"
+                    if kind in ("s", "str", "inlineStr"):
+                        hint.kinds.add("s")
+                    elif kind == "b":
+                        hint.kinds.add("b")
+                    elif kind == "n" and is_date_format(fmt):
+                        hint.kinds.add("d")
+                        hint.time = hint.time or bool(_TIME_IN_FORMAT.search(fmt))
+                    elif kind == "n":
+                        hint.kinds.add("n")
                         hint.unit = hint.unit or _unit(fmt)
-                    if kind == "d" and _TIME_IN_FORMAT.search(fmt):
-                        hint.time = True
-            out[ws.title] = hints
-        book.close()
+            out[name] = hints
     return out, states
 
 
@@ -80,7 +141,7 @@ def read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Setti
     try:
         reader = fastexcel.read_excel(path.read_bytes())
         names = list(reader.sheet_names)
-        hints, states = _hints(path, names)
+        hints, states = _hints(path)
     except Exception as err:  # both readers raise their own kinds for damaged files
         raise IngestFailed("format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}") from None
     wanted = options.get("sheets")
