@@ -15,6 +15,7 @@ from .models import DatasetGetOut, IngestStatusOut
 from .ops import REGISTRY
 from .ops.context import Context
 from .ops.ingest import JobPool, store_upload
+from .ops.query import QueryOut
 from .settings import Settings
 
 
@@ -116,3 +117,9 @@ class Namespace:
 
     def call(self, op: str, body: dict | None = None) -> dict:
         return self.engine.call(op, self._body(**(body or {})))
+
+    def query(self, plan: "dict | BaseModel") -> "QueryOut":
+        """Run a plan (a dict or planner.models.QueryPlan) in this namespace."""
+        if isinstance(plan, BaseModel):
+            plan = plan.model_dump(by_alias=True, exclude_defaults=True)
+        return self.engine.run("knowledge.query", self._body(**plan))

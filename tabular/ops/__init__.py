@@ -7,7 +7,7 @@ from typing import Callable
 
 from pydantic import BaseModel
 
-from . import datasets, ingest
+from . import datasets, ingest, query
 
 Role = str  # viewer < writer < admin
 
@@ -36,5 +36,6 @@ REGISTRY: dict[str, Op] = {
         _op("knowledge.ingest_cancel", ingest.ingest_cancel, ingest.IngestStatusIn, ingest.IngestCancelOut, "writer", True),
         _op("knowledge.formats", ingest.formats, ingest.OpIn, ingest.FormatsOut),
         _op("knowledge.dataset_get", datasets.dataset_get, datasets.DatasetGetIn, datasets.DatasetGetOut),
+        _op("knowledge.query", query.query, query.QueryIn, query.QueryOut),
     )
 }

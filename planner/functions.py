@@ -1,0 +1,104 @@
+"""One definition per filter operator and per aggregate: which types it reads, how many values it
+takes, the SQL it builds (sqlglot), and the words a receipt uses. The resolver checks plans
+against this table and the compiler builds from it, so the two cannot drift apart."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from sqlglot import exp
+
+ANY = frozenset({"string", "number", "bool", "date", "datetime", "time", "duration"})
+ORDERED = ANY - {"bool"}
+STRING = frozenset({"string"})
+NUMBER = frozenset({"number"})
+
+
+def _lower(e: exp.Expression, ignore_case: bool) -> exp.Expression:
+    return exp.func("lower", e) if ignore_case else e
+
+
+def _fn(name: str, *args: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+@dataclass(frozen=True)
+class FilterDef:
+    op: str
+    types: frozenset[str]
+    arity: str  # "none", "one", "two" (between) or "many" (in, not_in)
+    build: Callable[[exp.Expression, list[exp.Expression], bool], exp.Expression]
+    words: str
+
+
+def _cmp(cls) -> Callable:
+    return lambda c, v, ic: cls(this=_lower(c, ic), expression=_lower(v[0], ic))
+
+
+FILTERS: dict[str, FilterDef] = {
+    f.op: f
+    for f in (
+        FilterDef("eq", ANY, "one", _cmp(exp.EQ), "{column} = {value}"),
+        FilterDef("ne", ANY, "one", _cmp(exp.NEQ), "{column} ≠ {value}"),
+        FilterDef("lt", ORDERED, "one", _cmp(exp.LT), "{column} < {value}"),
+        FilterDef("le", ORDERED, "one", _cmp(exp.LTE), "{column} ≤ {value}"),
+        FilterDef("gt", ORDERED, "one", _cmp(exp.GT), "{column} > {value}"),
+        FilterDef("ge", ORDERED, "one", _cmp(exp.GTE), "{column} ≥ {value}"),
+        FilterDef(
+            "between", ORDERED, "two",
+            lambda c, v, ic: exp.Between(this=_lower(c, ic), low=_lower(v[0], ic), high=_lower(v[1], ic)),
+            "{column} between {value}",
+        ),
+        FilterDef("in", ANY, "many", lambda c, v, ic: exp.In(this=_lower(c, ic), expressions=[_lower(x, ic) for x in v]), "{column} in {value}"),
+        FilterDef(
+            "not_in", ANY, "many",
+            lambda c, v, ic: exp.Not(this=exp.In(this=_lower(c, ic), expressions=[_lower(x, ic) for x in v])),
+            "{column} not in {value}",
+        ),
+        FilterDef("is_null", ANY, "none", lambda c, v, ic: exp.Is(this=c, expression=exp.null()), "{column} is empty"),
+        FilterDef("not_null", ANY, "none", lambda c, v, ic: exp.Not(this=exp.Is(this=c, expression=exp.null())), "{column} is not empty"),
+        FilterDef("contains", STRING, "one", lambda c, v, ic: _fn("contains", _lower(c, ic), _lower(v[0], ic)), "{column} contains {value}"),
+        FilterDef(
+            "not_contains", STRING, "one",
+            lambda c, v, ic: exp.Not(this=_fn("contains", _lower(c, ic), _lower(v[0], ic))),
+            "{column} does not contain {value}",
+        ),
+        FilterDef("starts_with", STRING, "one", lambda c, v, ic: _fn("starts_with", _lower(c, ic), _lower(v[0], ic)), "{column} starts with {value}"),
+        FilterDef("ends_with", STRING, "one", lambda c, v, ic: _fn("ends_with", _lower(c, ic), _lower(v[0], ic)), "{column} ends with {value}"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class AggregateDef:
+    fn: str
+    types: frozenset[str]
+    needs_column: bool
+    build: Callable[[exp.Expression | None, exp.Expression | None], exp.Expression]  # (column, q parameter)
+    result: Callable[[str], str]  # the result's logical type from the column's
+
+
+def _same(t: str) -> str:
+    return t
+
+
+AGGREGATES: dict[str, AggregateDef] = {
+    a.fn: a
+    for a in (
+        AggregateDef("count", ANY, False, lambda c, q: exp.Count(this=c if c is not None else exp.Star()), lambda t: "number"),
+        AggregateDef("count_distinct", ANY, True, lambda c, q: exp.Count(this=exp.Distinct(expressions=[c])), lambda t: "number"),
+        # DuckDB sums BIGINT into HUGEINT and DECIMAL(p, s) into DECIMAL(38, s): exact.
+        AggregateDef("sum", NUMBER | {"duration"}, True, lambda c, q: exp.Sum(this=c), _same),
+        AggregateDef("avg", NUMBER | {"duration"}, True, lambda c, q: exp.Avg(this=c), _same),
+        AggregateDef("min", ORDERED, True, lambda c, q: exp.Min(this=c), _same),
+        AggregateDef("max", ORDERED, True, lambda c, q: exp.Max(this=c), _same),
+        AggregateDef("median", NUMBER, True, lambda c, q: _fn("median", c), _same),
+        AggregateDef("stddev", NUMBER, True, lambda c, q: _fn("stddev_samp", c), _same),
+        AggregateDef("var", NUMBER, True, lambda c, q: _fn("var_samp", c), _same),
+        AggregateDef("quantile", NUMBER, True, lambda c, q: _fn("quantile_cont", c, q), _same),
+    )
+}
+
+BUCKETS = {"year", "quarter", "month", "week", "day", "hour", "minute"}
+BUCKET_TYPES = {"date": {"year", "quarter", "month", "week", "day"}, "datetime": BUCKETS}

@@ -1,0 +1,57 @@
+"""What a query read and how (SPEC §4 QueryReceipt), and the plan's canonical hash."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from pydantic import BaseModel, Field
+
+from .models import QueryPlan
+
+
+def plan_hash(plan: QueryPlan) -> str:
+    """sha256 of the plan in canonical form: key order, defaults and `dry_run` do not change it."""
+    canonical = plan.model_dump(mode="json", by_alias=True, exclude_defaults=True, exclude={"dry_run"})
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class ReceiptDataset(BaseModel):
+    alias: str
+    source_uri: str
+    dataset_id: str
+    snapshot_id: str
+    revision: int
+    rows: int
+    rows_rejected: int
+    open_questions: list[str] = Field(description="Columns the plan reads that have an open question, with its kind.")
+    columns_read: list[str]
+
+
+class Resolution(BaseModel):
+    input: str
+    column: str
+    how: str = Field(description="exact, or case-insensitive (accepted, but say so)")
+
+
+class Elapsed(BaseModel):
+    validate_: float = Field(alias="validate")
+    compile: float
+    execute: float
+    total: float
+
+    model_config = {"populate_by_name": True, "serialize_by_alias": True}
+
+
+class QueryReceipt(BaseModel):
+    plan_hash: str
+    sql: str = Field(description="The statement exactly as it ran; parameters apart from it.")
+    params: dict[str, object]
+    engine: str
+    datasets: list[ReceiptDataset]
+    resolved: list[Resolution]
+    warnings: list[str]
+    rows_returned: int
+    elapsed_ms: Elapsed
+    computed_at: str

@@ -1,0 +1,398 @@
+"""A plan checked against the datasets' schemas: every name resolved, every value read as its
+column's type, every rule of SPEC §4 applied; all errors gathered at once, each with its path."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+from .functions import AGGREGATES, BUCKET_TYPES, FILTERS
+from .models import QueryFilter, QueryPlan
+from .schema import ColumnInfo, DatasetInfo
+from .values import Unreadable, read_value
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+    expected: str | None = None
+    received: Any = None
+    did_you_mean: list[str] | None = None
+
+
+class PlanInvalid(Exception):
+    def __init__(self, problems: list[Problem]):
+        super().__init__(f"{len(problems)} problem(s) with the plan")
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Limits:
+    datasets: int = 8
+    filters: int = 100
+    in_values: int = 1_000
+    rows: int = 10_000
+
+
+@dataclass
+class Source:
+    index: int
+    alias: str
+    info: DatasetInfo
+
+
+@dataclass(frozen=True)
+class Ref:
+    alias: str
+    column: ColumnInfo
+
+
+@dataclass
+class RFilter:
+    kind: str  # "leaf", "any", "all"
+    ref: Ref | None = None
+    op: str = ""
+    values: list[Any] = field(default_factory=list)
+    ignore_case: bool = False
+    children: list["RFilter"] = field(default_factory=list)
+    output: "Output | None" = None  # having: the result column filtered
+
+
+@dataclass
+class Output:
+    name: str
+    type: str
+    kind: str  # "group", "aggregate", "column"
+    ref: Ref | None = None
+    bucket: str | None = None
+    fn: str | None = None
+    q: float | None = None
+    where: list[RFilter] = field(default_factory=list)
+
+
+@dataclass
+class Join:
+    source: Source
+    kind: str
+    pairs: list[tuple[Ref, Ref]]
+
+
+@dataclass
+class Resolved:
+    sources: list[Source]
+    where: dict[str, list[RFilter]]
+    joins: list[Join]
+    outputs: list[Output]
+    having: list[RFilter]
+    order: list[tuple[str, bool]]
+    limit: int
+    offset: int
+    aggregated: bool
+    resolved: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    read: dict[str, set[str]] = field(default_factory=dict)
+
+
+def close(name: str, candidates: list[str]) -> list[str]:
+    lowered = {c.lower(): c for c in candidates}
+    return [lowered[h] for h in difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.5)]
+
+
+class _Resolver:
+    def __init__(self, plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list[str], limits: Limits):
+        self.plan, self.found, self.known, self.limits = plan, found, sources_known, limits
+        self.problems: list[Problem] = []
+        self.sources: list[Source] = []
+        self.resolved_log: list[dict] = []
+        self.read: dict[str, set[str]] = {}
+
+    def fail(self, path: str, message: str, expected: str | None = None, received: Any = None, did_you_mean: list[str] | None = None) -> None:
+        self.problems.append(Problem(path, message, expected, received, did_you_mean or None))
+
+    # datasets ------------------------------------------------------------------------------
+    def datasets(self) -> None:
+        if len(self.plan.datasets) > self.limits.datasets:
+            self.fail("datasets", f"at most {self.limits.datasets} datasets per plan", expected=f"≤ {self.limits.datasets}", received=len(self.plan.datasets))
+        aliases: set[str] = set()
+        for i, (wanted, candidates) in enumerate(zip(self.plan.datasets, self.found)):
+            path = f"datasets[{i}]"
+            if not candidates:
+                self.fail(f"{path}.source_uri", f"no source {wanted.source_uri!r} in this namespace", received=wanted.source_uri, did_you_mean=close(wanted.source_uri, self.known))
+                continue
+            ids = [d.dataset_id for d in candidates]
+            if wanted.dataset_id:
+                info = next((d for d in candidates if d.dataset_id == wanted.dataset_id), None)
+                if info is None:
+                    self.fail(f"{path}.dataset_id", f"source {wanted.source_uri!r} has no dataset {wanted.dataset_id!r}", expected=" | ".join(ids), received=wanted.dataset_id, did_you_mean=close(wanted.dataset_id, ids))
+                    continue
+            elif len(candidates) > 1:
+                self.fail(f"{path}.dataset_id", f"source {wanted.source_uri!r} has {len(candidates)} datasets: name one", expected=" | ".join(ids))
+                continue
+            else:
+                info = candidates[0]
+            alias = wanted.alias or info.dataset_id
+            if alias in aliases:
+                self.fail(f"{path}.alias", f"alias {alias!r} is used twice; give each dataset its own", received=alias)
+                continue
+            aliases.add(alias)
+            self.sources.append(Source(i, alias, info))
+
+    # columns -------------------------------------------------------------------------------
+    def ref(self, text: str, path: str, within: list[Source] | None = None) -> Ref | None:
+        pool = within if within is not None else self.sources
+        by_alias = {s.alias: s for s in pool}
+        head, dot, rest = text.partition(".")
+        if dot and head in by_alias:
+            return self._in(by_alias[head], rest, text, path)
+        exact = [s for s in pool if s.info.column(text) is not None]
+        if len(exact) == 1:
+            return self._found(exact[0], exact[0].info.column(text), text, "exact")
+        if len(exact) > 1:
+            self.fail(path, f"column {text!r} is in several datasets: qualify it", expected=" | ".join(f"{s.alias}.{text}" for s in exact), received=text)
+            return None
+        folded = [(s, c) for s in pool for c in s.info.columns if c.name.lower() == text.lower()]
+        if dot and not folded:
+            aliases = [s.alias for s in pool if s.alias.lower() == head.lower()]
+            if len(aliases) == 1:
+                return self._in(by_alias[aliases[0]], rest, text, path)
+        if len(folded) == 1:
+            return self._found(folded[0][0], folded[0][1], text, "case-insensitive")
+        names = [c.name for s in pool for c in s.info.columns] + [f"{s.alias}.{c.name}" for s in pool for c in s.info.columns]
+        if len(folded) > 1:
+            self.fail(path, f"column {text!r} matches several columns without regard to case: qualify it", expected=" | ".join(f"{s.alias}.{c.name}" for s, c in folded), received=text)
+        else:
+            self.fail(path, f"no column {text!r}", expected="a column of " + ", ".join(s.alias for s in pool), received=text, did_you_mean=close(text, names))
+        return None
+
+    def _in(self, source: Source, name: str, text: str, path: str) -> Ref | None:
+        column = source.info.column(name)
+        if column is not None:
+            return self._found(source, column, text, "exact")
+        folded = [c for c in source.info.columns if c.name.lower() == name.lower()]
+        if len(folded) == 1:
+            return self._found(source, folded[0], text, "case-insensitive")
+        names = [c.name for c in source.info.columns]
+        self.fail(path, f"dataset {source.alias!r} has no column {name!r}", expected=f"a column of {source.alias}", received=text, did_you_mean=[f"{source.alias}.{n}" for n in close(name, names)])
+        return None
+
+    def _found(self, source: Source, column: ColumnInfo, text: str, how: str) -> Ref:
+        self.read.setdefault(source.alias, set()).add(column.name)
+        self.resolved_log.append({"input": text, "column": f"{source.alias}.{column.name}", "how": how})
+        return Ref(source.alias, column)
+
+    # filters -------------------------------------------------------------------------------
+    def filters(self, items: list[QueryFilter], path: str, within: list[Source] | None = None, outputs: dict[str, Output] | None = None) -> list[RFilter]:
+        return [f for i, item in enumerate(items) if (f := self.filter(item, f"{path}[{i}]", within, outputs)) is not None]
+
+    def filter(self, item: QueryFilter, path: str, within, outputs) -> RFilter | None:
+        if item.any is not None or item.all is not None:
+            kind = "any" if item.any is not None else "all"
+            children = self.filters(item.any if item.any is not None else item.all, f"{path}.{kind}", within, outputs)
+            if not children:
+                self.fail(f"{path}.{kind}", f"an {kind} group needs at least one filter")
+                return None
+            return RFilter(kind, children=children)
+        spec = FILTERS[item.op]
+        if outputs is not None:
+            output = outputs.get(item.column)
+            if output is None:
+                self.fail(f"{path}.column", f"having reads result columns; {item.column!r} is not one", expected=" | ".join(outputs), received=item.column, did_you_mean=close(item.column, list(outputs)))
+                return None
+            type_, ref = output.type, None
+        else:
+            ref = self.ref(item.column, f"{path}.column", within)
+            if ref is None:
+                return None
+            type_, output = ref.column.type, None
+        if type_ not in spec.types:
+            self.fail(f"{path}.op", f"{item.op} does not apply to a {type_} column", expected=" | ".join(o for o, f in FILTERS.items() if type_ in f.types), received=item.op)
+            return None
+        if item.ignore_case and type_ != "string":
+            self.fail(f"{path}.ignore_case", "ignore_case applies to strings only", received=True)
+        values = self.values(item, spec.arity, type_, path)
+        if values is None:
+            return None
+        return RFilter("leaf", ref, item.op, values, item.ignore_case, output=output)
+
+    def values(self, item: QueryFilter, arity: str, type_: str, path: str) -> list | None:
+        if arity == "none":
+            return []
+        if arity == "one":
+            raw, where = [item.value], [f"{path}.value"]
+        else:
+            if not item.values:
+                self.fail(f"{path}.values", f"{item.op} takes a list of values", expected="[lo, hi]" if arity == "two" else "[v1, v2, …]")
+                return None
+            if arity == "two" and len(item.values) != 2:
+                self.fail(f"{path}.values", "between takes two values", expected="[lo, hi]", received=item.values)
+                return None
+            if len(item.values) > self.limits.in_values:
+                self.fail(f"{path}.values", f"at most {self.limits.in_values} values", expected=f"≤ {self.limits.in_values}", received=len(item.values))
+                return None
+            raw, where = item.values, [f"{path}.values[{k}]" for k in range(len(item.values))]
+        out = []
+        for value, at in zip(raw, where):
+            try:
+                out.append(read_value(value, type_))
+            except Unreadable as err:
+                self.fail(at, f"{value!r} cannot be read as {type_}", expected=str(err), received=value)
+                return None
+        return out
+
+    def single_source(self, f: RFilter) -> set[str]:
+        if f.kind == "leaf":
+            return {f.ref.alias} if f.ref else set()
+        return set().union(*(self.single_source(c) for c in f.children))
+
+
+def _count_filters(items: list[QueryFilter]) -> int:
+    return sum(_count_filters((i.any or []) + (i.all or [])) if (i.any is not None or i.all is not None) else 1 for i in items)
+
+
+def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list[str], limits: Limits = Limits()) -> Resolved:
+    """Check `plan` against the datasets each of its entries names (`found[i]`: the live
+    datasets of datasets[i].source_uri, or none). Raises PlanInvalid with every problem."""
+    r = _Resolver(plan, found, sources_known, limits)
+    r.datasets()
+    if plan.limit > limits.rows:
+        r.fail("limit", f"at most {limits.rows} rows per answer", expected=f"≤ {limits.rows}", received=plan.limit)
+    total = _count_filters(plan.where) + _count_filters(plan.having) + sum(_count_filters(a.where) for a in plan.aggregates)
+    if total > limits.filters:
+        r.fail("where", f"at most {limits.filters} filters per plan", expected=f"≤ {limits.filters}", received=total)
+    if len(r.sources) != len(plan.datasets):
+        raise PlanInvalid(r.problems)
+
+    # where: each filter (and each any/all group) stays inside one dataset
+    where: dict[str, list[RFilter]] = {s.alias: [] for s in r.sources}
+    for i, item in enumerate(plan.where):
+        f = r.filter(item, f"where[{i}]", None, None)
+        if f is None:
+            continue
+        aliases = r.single_source(f)
+        if len(aliases) > 1:
+            r.fail(f"where[{i}]", "an any/all group must stay inside one dataset (where applies before joins)", received=sorted(aliases))
+            continue
+        where[next(iter(aliases))].append(f)
+
+    joins = _joins(r, plan)
+    outputs = _outputs(r, plan)
+    names = [o.name for o in outputs]
+    for k, name in enumerate(names):
+        if names.index(name) != k:
+            r.fail("aggregates" if outputs[k].kind == "aggregate" else "group_by" if outputs[k].kind == "group" else "select",
+                   f"two result columns are named {name!r}: give one an `as`", received=name)
+    by_name = {o.name: o for o in outputs}
+    having = r.filters(plan.having, "having", None, by_name) if plan.having else []
+    order = []
+    for i, o in enumerate(plan.order_by):
+        if o.column not in by_name:
+            r.fail(f"order_by[{i}].column", f"{o.column!r} is not a result column", expected=" | ".join(names), received=o.column, did_you_mean=close(o.column, names))
+        order.append((o.column, o.desc))
+    if r.problems:
+        raise PlanInvalid(r.problems)
+    aggregated = bool(plan.aggregates or plan.group_by)
+    warnings = _join_warnings(joins)
+    return Resolved(r.sources, where, joins, outputs, having, order, plan.limit, plan.offset, aggregated, r.resolved_log, warnings, r.read)
+
+
+def _joins(r: _Resolver, plan: QueryPlan) -> list[Join]:
+    by_alias = {s.alias: s for s in r.sources}
+    position = {s.alias: k for k, s in enumerate(r.sources)}
+    seen: dict[str, int] = {}
+    joins: list[Join] = []
+    for i, j in enumerate(plan.joins):
+        path = f"joins[{i}]"
+        target = by_alias.get(j.alias)
+        if target is None:
+            r.fail(f"{path}.alias", f"no dataset with alias {j.alias!r}", expected=" | ".join(by_alias), received=j.alias, did_you_mean=close(j.alias, list(by_alias)))
+            continue
+        if position[j.alias] == 0:
+            r.fail(f"{path}.alias", "the first dataset is where the plan starts; join the others to it", received=j.alias)
+            continue
+        if j.alias in seen:
+            r.fail(f"{path}.alias", f"{j.alias!r} is joined twice (also joins[{seen[j.alias]}]); put every key in one `on`", received=j.alias)
+            continue
+        seen[j.alias] = i
+        before = r.sources[: position[j.alias]]
+        pairs = []
+        for k, on in enumerate(j.on):
+            left = r.ref(on.left, f"{path}.on[{k}].left", before)
+            right = r.ref(on.right, f"{path}.on[{k}].right", [target])
+            if left is None or right is None:
+                continue
+            lt, rt = left.column.type, right.column.type
+            if lt != rt:
+                hint = " Retype one with knowledge.dataset_approve so both are numbers or both are strings." if {lt, rt} == {"string", "number"} else ""
+                r.fail(f"{path}.on[{k}]", f"join keys must have one type: {left.alias}.{left.column.name} is {lt}, {right.alias}.{right.column.name} is {rt}.{hint}", expected=lt, received=rt)
+                continue
+            pairs.append((left, right))
+        if len(pairs) == len(j.on):
+            joins.append(Join(target, j.kind, pairs))
+    for s in r.sources[1:]:
+        if s.alias not in seen:
+            r.fail(f"datasets[{s.index}]", f"dataset {s.alias!r} has no join: add one to joins (alias {s.alias!r}, on its keys)", expected="one join per dataset after the first")
+    order = {s.alias: k for k, s in enumerate(r.sources)}
+    return sorted(joins, key=lambda j: order[j.source.alias])
+
+
+def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
+    several = len(r.sources) > 1
+    out: list[Output] = []
+
+    def base(ref: Ref) -> str:
+        return f"{ref.alias}.{ref.column.name}" if several else ref.column.name
+
+    for i, g in enumerate(plan.group_by):
+        ref = r.ref(g.column, f"group_by[{i}].column")
+        if ref is None:
+            continue
+        if g.bucket and g.bucket not in BUCKET_TYPES.get(ref.column.type, ()):
+            r.fail(f"group_by[{i}].bucket", f"bucket {g.bucket} needs a date or datetime column; {ref.column.name} is {ref.column.type}", received=g.bucket)
+            continue
+        name = g.as_ or (base(ref) + (f"_{g.bucket}" if g.bucket else ""))
+        out.append(Output(name, ref.column.type, "group", ref, bucket=g.bucket))
+    for i, a in enumerate(plan.aggregates):
+        spec = AGGREGATES[a.fn]
+        ref = None
+        if a.column is not None:
+            ref = r.ref(a.column, f"aggregates[{i}].column")
+            if ref is None:
+                continue
+            if ref.column.type not in spec.types:
+                r.fail(f"aggregates[{i}].fn", f"{a.fn} does not apply to a {ref.column.type} column", expected=" | ".join(f for f, s in AGGREGATES.items() if ref.column.type in s.types), received=a.fn)
+                continue
+        elif spec.needs_column:
+            r.fail(f"aggregates[{i}].column", f"{a.fn} needs a column")
+            continue
+        if a.fn == "quantile" and a.q is None:
+            r.fail(f"aggregates[{i}].q", "quantile needs q in [0, 1]")
+            continue
+        where = r.filters(a.where, f"aggregates[{i}].where") if a.where else []
+        name = a.as_ or (f"{a.fn}_{ref.column.name}" if ref else "count")
+        type_ = spec.result(ref.column.type) if ref else "number"
+        out.append(Output(name, type_, "aggregate", ref, fn=a.fn, q=a.q, where=where))
+    if plan.select and (plan.aggregates or plan.group_by):
+        r.fail("select", "select lists rows; with aggregates or groups, group_by names the columns", received=len(plan.select))
+    elif plan.select:
+        for i, c in enumerate(plan.select):
+            ref = r.ref(c.column, f"select[{i}].column")
+            if ref is not None:
+                out.append(Output(c.as_ or base(ref), ref.column.type, "column", ref))
+    elif not (plan.aggregates or plan.group_by):
+        for s in r.sources:
+            for c in s.info.columns:
+                ref = Ref(s.alias, c)
+                r.read.setdefault(s.alias, set()).add(c.name)
+                out.append(Output(base(ref), c.type, "column", ref))
+    return out
+
+
+def _join_warnings(joins: list[Join]) -> list[str]:
+    out = []
+    for j in joins:
+        if not any(left.column.unique or right.column.unique for left, right in j.pairs):
+            keys = ", ".join(f"{left.alias}.{left.column.name} = {right.alias}.{right.column.name}" for left, right in j.pairs)
+            out.append(f"join {keys}: the key is unique on neither side, so rows may count more than once")
+    return out

@@ -1,0 +1,210 @@
+"""knowledge.query: a typed plan checked against the live snapshots, compiled, run, answered
+exactly, with a receipt. The planner knows no storage; this op hands it the schemas."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+import time
+from decimal import Decimal
+from typing import Any
+
+import duckdb
+from pydantic import BaseModel, ConfigDict, Field
+
+from planner.compile import compile_plan
+from planner.models import QueryPlan
+from planner.receipt import QueryReceipt, ReceiptDataset, plan_hash
+from planner.resolve import Limits, PlanInvalid, resolve
+from planner.schema import ColumnInfo, DatasetInfo
+
+from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, ValidationFailed
+from ..jsonval import to_json
+from ..models import OpOut
+from .context import Context
+
+
+class QueryIn(QueryPlan):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    org: str = Field("", description="Organisation; filled from the token or the install's default.")
+    namespace: str = Field("", description="Namespace inside the org; filled from the install's default when empty.")
+
+
+class ResultColumn(BaseModel):
+    name: str
+    type: str
+
+
+class QueryOut(OpOut):
+    columns: list[ResultColumn]
+    rows: list[list[Any]] = Field(description="One list per row, in `columns` order; decimals and big integers as text (SPEC §3).")
+    row_ids: list[list[int | None]] | None = Field(None, description="Without aggregates: per row, its row id in each dataset, in plan order.")
+    truncated: bool = Field(description="More rows matched than offset + limit reached.")
+    complete: bool = Field(description="False when a dataset read rejected rows, is partial, or has an open question on a column read.")
+    incomplete: list[str] = Field(default_factory=list, description="Why not complete, one reason per dataset, in words.")
+    receipt: QueryReceipt
+
+    def to_arrow(self):
+        import pyarrow as pa
+
+        arrays = [pa.array([_typed(r[k], c.type) for r in self.rows]) for k, c in enumerate(self.columns)]
+        return pa.Table.from_arrays(arrays, names=[c.name for c in self.columns])
+
+    def to_polars(self):
+        import polars as pl
+
+        return pl.from_arrow(self.to_arrow())
+
+    def to_pandas(self):
+        return self.to_arrow().to_pandas()
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        head = "".join(f"<th>{escape(c.name)}<br><small>{c.type}</small></th>" for c in self.columns)
+        body = "".join("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in row) + "</tr>" for row in self.rows[:50])
+        note = "" if self.complete else f"<p><b>incomplete:</b> {escape('; '.join(self.incomplete))}</p>"
+        more = " (truncated)" if self.truncated else ""
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table><p>{len(self.rows)} rows{more}</p>{note}"
+
+
+def _typed(value: Any, type_: str) -> Any:
+    if value is None:
+        return None
+    if type_ == "number" and isinstance(value, str):
+        return Decimal(value)
+    if type_ == "date":
+        return dt.date.fromisoformat(value)
+    if type_ == "datetime":
+        return dt.datetime.fromisoformat(value)
+    if type_ == "time":
+        return dt.time.fromisoformat(value)
+    return value
+
+
+def _datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[DatasetInfo]:
+    cur = ctx.catalog.cursor()
+    rows = cur.execute(
+        "SELECT d.dataset_id, d.live_snapshot, d.revision, s.rows, s.rows_rejected, s.columns, s.questions, r.state"
+        " FROM catalog.sources src"
+        " JOIN catalog.datasets d ON d.org = src.org AND d.namespace = src.namespace AND d.source_uri = src.source_uri AND d.revision = src.live_revision"
+        " JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot"
+        " JOIN catalog.revisions r ON r.org = d.org AND r.namespace = d.namespace AND r.source_uri = d.source_uri AND r.revision = d.revision"
+        " WHERE src.org = ? AND src.namespace = ? AND src.source_uri = ? ORDER BY d.idx",
+        [org, namespace, source_uri],
+    ).fetchall()
+    out = []
+    for dataset_id, snapshot_id, revision, kept, rejected, columns, questions, state in rows:
+        asked: dict[str, list[str]] = {}
+        for q in json.loads(questions):
+            asked.setdefault(q["column"], []).append(q["kind"])
+        cols = tuple(
+            ColumnInfo(c["name"], c["type"], c["physical"], bool(c["unique"]), tuple(asked.get(c["name"], ()))) for c in json.loads(columns)
+        )
+        out.append(DatasetInfo(source_uri, dataset_id, snapshot_id, revision, ("snapshots", snapshot_id), kept, rejected, state == "partial", cols))
+    return out
+
+
+def _known_sources(ctx: Context, org: str, namespace: str) -> list[str]:
+    rows = ctx.catalog.cursor().execute(
+        "SELECT source_uri FROM catalog.sources WHERE org = ? AND namespace = ? AND live_revision IS NOT NULL", [org, namespace]
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def query(ctx: Context, body: QueryIn) -> QueryOut:
+    """Answer a typed plan over ingested datasets: filters, joins, groups, aggregates, exact results and a receipt of what was read."""
+    started = time.perf_counter()
+    found = [_datasets(ctx, body.org, body.namespace, d.source_uri) for d in body.datasets]
+    settings = ctx.settings
+    limits = Limits(settings.datasets_per_plan, settings.filters_per_plan, settings.in_values_max, settings.result_limit_max)
+    try:
+        resolved = resolve(body, found, _known_sources(ctx, body.org, body.namespace) if not all(found) else [], limits)
+    except PlanInvalid as invalid:
+        items = [ErrorItem(p.path, p.message, p.expected, p.received, p.did_you_mean) for p in invalid.problems]
+        raise ValidationFailed(f"the plan does not fit the datasets: {invalid.problems[0].message}", items) from None
+    for i, (wanted, source) in enumerate(zip(body.datasets, resolved.sources)):
+        if wanted.snapshot_id and wanted.snapshot_id != source.info.snapshot_id:
+            raise PreconditionFailed(
+                f"snapshot {wanted.snapshot_id!r} of {wanted.source_uri!r} no longer serves (the live one is {source.info.snapshot_id!r}): read again",
+                [ErrorItem(f"datasets[{i}].snapshot_id", "stale snapshot", expected=source.info.snapshot_id, received=wanted.snapshot_id)],
+            )
+    validated = time.perf_counter()
+    compiled = compile_plan(resolved)
+    compiled_at = time.perf_counter()
+    rows: list[tuple] = []
+    if not body.dry_run:
+        rows = _run(ctx, compiled.sql, compiled.params, settings.query_seconds)
+    executed = time.perf_counter()
+    truncated = len(rows) > body.limit
+    rows = rows[: body.limit]
+    width = len(compiled.columns)
+    out_rows = [[to_json(v) for v in row[:width]] for row in rows]
+    row_ids = [list(row[width:]) for row in rows] if compiled.row_id_columns else None
+    incomplete = _incomplete(resolved)
+    finished = time.perf_counter()
+    receipt = QueryReceipt(
+        plan_hash=plan_hash(QueryPlan.model_validate(body.model_dump(by_alias=True, exclude={"org", "namespace", *(body.model_extra or {})}))),
+        sql=compiled.sql,
+        params={k: to_json(v) for k, v in compiled.params.items()},
+        engine=f"duckdb {duckdb.__version__}",
+        datasets=[
+            ReceiptDataset(
+                alias=s.alias, source_uri=s.info.source_uri, dataset_id=s.info.dataset_id, snapshot_id=s.info.snapshot_id,
+                revision=s.info.revision, rows=s.info.rows, rows_rejected=s.info.rows_rejected,
+                open_questions=[f"{c.name}: {', '.join(c.open_questions)}" for c in s.info.columns if c.open_questions and c.name in resolved.read.get(s.alias, set())],
+                columns_read=sorted(resolved.read.get(s.alias, set())),
+            )
+            for s in resolved.sources
+        ],
+        resolved=resolved.resolved,
+        warnings=resolved.warnings,
+        rows_returned=len(out_rows),
+        elapsed_ms={
+            "validate": round((validated - started) * 1000, 3),
+            "compile": round((compiled_at - validated) * 1000, 3),
+            "execute": round((executed - compiled_at) * 1000, 3),
+            "total": round((finished - started) * 1000, 3),
+        },
+        computed_at=dt.datetime.now(dt.timezone.utc).isoformat(),
+    )
+    return QueryOut(
+        columns=[ResultColumn(name=o.name, type=o.type) for o in compiled.columns],
+        rows=out_rows,
+        row_ids=row_ids,
+        truncated=truncated,
+        complete=not incomplete,
+        incomplete=incomplete,
+        receipt=receipt,
+    )
+
+
+def _run(ctx: Context, sql: str, params: dict, seconds: float) -> list[tuple]:
+    """Run with a deadline: past it the statement is interrupted and the answer is 504."""
+    cur = ctx.catalog.cursor()
+    timer = threading.Timer(seconds, cur.interrupt)
+    timer.start()
+    try:
+        return cur.execute(sql, params).fetchall()
+    except duckdb.InterruptException:
+        raise BackendTimeout(f"the query ran past its time limit ({seconds:g} s) and was stopped") from None
+    finally:
+        timer.cancel()
+        cur.close()
+
+
+def _incomplete(resolved) -> list[str]:
+    out = []
+    for s in resolved.sources:
+        reasons = []
+        if s.info.rows_rejected:
+            reasons.append(f"{s.info.rows_rejected} rows were rejected at ingest and are not counted")
+        if s.info.partial:
+            reasons.append("the source was read only in part")
+        asked = [f"{c.name} ({', '.join(c.open_questions)})" for c in s.info.columns if c.open_questions and c.name in resolved.read.get(s.alias, set())]
+        if asked:
+            reasons.append("open questions on " + ", ".join(asked) + ": answer them with knowledge.dataset_approve")
+        if reasons:
+            out.append(f"{s.alias}: " + "; ".join(reasons))
+    return out
