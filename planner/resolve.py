@@ -96,8 +96,13 @@ class Resolved:
 
 
 def close(name: str, candidates: list[str]) -> list[str]:
+    """Up to three names nearest to `name`: the best match and those nearly as close."""
     lowered = {c.lower(): c for c in candidates}
-    return [lowered[h] for h in difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.5)]
+    scored = sorted(((difflib.SequenceMatcher(None, name.lower(), c).ratio(), c) for c in lowered), reverse=True)
+    if not scored or scored[0][0] < 0.5:
+        return []
+    best = scored[0][0]
+    return [lowered[c] for score, c in scored[:3] if score >= max(0.5, best - 0.1)]
 
 
 class _Resolver:
@@ -159,7 +164,11 @@ class _Resolver:
                 return self._in(by_alias[aliases[0]], rest, text, path)
         if len(folded) == 1:
             return self._found(folded[0][0], folded[0][1], text, "case-insensitive")
-        names = [c.name for s in pool for c in s.info.columns] + [f"{s.alias}.{c.name}" for s in pool for c in s.info.columns]
+        counts: dict[str, int] = {}
+        for s in pool:
+            for c in s.info.columns:
+                counts[c.name] = counts.get(c.name, 0) + 1
+        names = [c.name if counts[c.name] == 1 else f"{s.alias}.{c.name}" for s in pool for c in s.info.columns]
         if len(folded) > 1:
             self.fail(path, f"column {text!r} matches several columns without regard to case: qualify it", expected=" | ".join(f"{s.alias}.{c.name}" for s, c in folded), received=text)
         else:

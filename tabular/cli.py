@@ -92,6 +92,41 @@ def cmd_datasets(args, console: Console) -> int:
     return 0
 
 
+def cmd_query(args, console: Console) -> int:
+    text = sys.stdin.read() if args.plan == "-" else Path(args.plan).read_text(encoding="utf-8")
+    try:
+        plan = json.loads(text)
+    except json.JSONDecodeError as err:
+        console.print(f"[red]VALIDATION_FAILED[/red] the plan is not JSON: {escape(str(err))}")
+        return 2
+    engine, ns = _namespace(args)
+    with engine:
+        answer = ns.query({**plan, "dry_run": plan.get("dry_run", False) or args.sql})
+        if args.sql:
+            print(answer.receipt.sql)
+            print(json.dumps(answer.receipt.params, ensure_ascii=False))
+        elif args.json:
+            print(json.dumps(answer.model_dump(mode="json", by_alias=True), ensure_ascii=False, indent=2))
+        else:
+            _show_answer(console, answer)
+    return 0
+
+
+def _show_answer(console: Console, answer) -> None:
+    table = Table(show_header=True, header_style="bold")
+    for c in answer.columns:
+        table.add_column(f"{c.name}\n[dim]{c.type}[/dim]")
+    for row in answer.rows:
+        table.add_row(*[escape("" if v is None else str(v)) for v in row])
+    console.print(table)
+    more = " (more rows matched: raise limit or use offset)" if answer.truncated else ""
+    console.print(f"{len(answer.rows)} rows{more}")
+    for reason in answer.incomplete:
+        console.print(f"[yellow]incomplete[/yellow] {escape(reason)}")
+    for warning in answer.receipt.warnings:
+        console.print(f"[yellow]warning[/yellow] {escape(warning)}")
+
+
 def cmd_demo(args, console: Console) -> int:
     engine, ns = _namespace(args)
     with engine:
@@ -120,6 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sample-rows", type=int, default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_datasets)
+    p = sub.add_parser("query", help="answer a plan (knowledge.query) from a JSON file, or - for stdin")
+    p.add_argument("plan")
+    p.add_argument("--json", action="store_true", help="print the whole answer, receipt included, as JSON")
+    p.add_argument("--sql", action="store_true", help="print the compiled SQL and its parameters; run nothing")
+    p.set_defaults(run=cmd_query)
     p = sub.add_parser("demo", help="ingest the bundled fixtures and show what came out")
     p.set_defaults(run=cmd_demo)
     args = parser.parse_args(argv)
@@ -127,9 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args, console)
     except TabularError as err:
-        console.print(f"[red]{err.code}[/red] {err.message}")
+        console.print(f"[red]{err.code}[/red] {escape(err.message)}")
         for item in err.errors:
-            console.print(f"  {item.path}: {item.message}")
+            hint = f" (did you mean {', '.join(item.did_you_mean)}?)" if item.did_you_mean else ""
+            console.print(f"  {escape(item.path)}: {escape(item.message)}{escape(hint)}")
         return 2
 
 

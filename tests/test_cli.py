@@ -36,5 +36,5 @@ def test_every_command_is_documented():
     from tabular.cli import main
 
     help_text = subprocess.run([sys.executable, "-m", "tabular.cli", "--help"], capture_output=True, text=True).stdout
-    for command in ("ingest", "datasets", "demo"):
+    for command in ("ingest", "datasets", "query", "demo"):
         assert command in help_text

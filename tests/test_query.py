@@ -1,0 +1,132 @@
+"""knowledge.query end to end: exact answers, receipts, pinning, completeness, time limits."""
+
+import csv
+import json
+
+import pytest
+
+import tabular
+from conftest import CSV, ROOT
+
+ORDERS_PLAN = {"datasets": [{"source_uri": "money"}], "aggregates": [{"fn": "sum", "column": "price_usd"}, {"fn": "count"}]}
+
+
+@pytest.fixture
+def money(ns):
+    assert ns.ingest_file(CSV / "currency.csv", source_uri="money").state == "ready"
+    return ns
+
+
+def test_sums_are_exact_decimals_and_big_integers_text(money, tmp_path):
+    answer = money.query(ORDERS_PLAN)
+    values = list(csv.DictReader(open(CSV / "currency.csv", encoding="utf-8")))
+    from decimal import Decimal
+
+    expected = sum(Decimal(v["price_usd"].replace("$", "").replace(",", "")) for v in values)
+    assert answer.rows == [[format(expected, "f"), len(values)]]
+    big = tmp_path / "big.csv"
+    big.write_text("n\n9007199254740993\n9007199254740993\n")
+    money.ingest_file(big, source_uri="big")
+    total = money.query({"datasets": [{"source_uri": "big"}], "aggregates": [{"fn": "sum", "column": "n"}]})
+    assert total.rows == [["18014398509481986"]]  # past 2^53, as text, exact
+
+
+def test_receipt_says_what_was_read(money):
+    answer = money.query({**ORDERS_PLAN, "where": [{"column": "item", "op": "ne", "value": "x'; DROP TABLE y; --"}]})
+    receipt = answer.receipt
+    (read,) = receipt.datasets
+    assert (read.source_uri, read.revision, read.rows) == ("money", 1, 6)
+    assert read.columns_read == ["item", "price_usd"]
+    assert "x'; DROP TABLE y; --" in receipt.params.values() and "DROP" not in receipt.sql
+    assert receipt.engine.startswith("duckdb ") and receipt.rows_returned == 1
+    assert receipt.elapsed_ms.total >= receipt.elapsed_ms.execute
+
+
+def test_plan_hash_ignores_key_order_and_defaults(money):
+    a = money.query(ORDERS_PLAN).receipt.plan_hash
+    b = money.query({"limit": 100, "aggregates": [{"column": "price_usd", "fn": "sum"}, {"fn": "count"}], "datasets": [{"dataset_id": "", "source_uri": "money"}]}).receipt.plan_hash
+    c = money.query({**ORDERS_PLAN, "limit": 5}).receipt.plan_hash
+    assert a == b != c
+
+
+def test_dry_run_compiles_and_runs_nothing(money):
+    answer = money.query({**ORDERS_PLAN, "dry_run": True})
+    assert answer.rows == [] and answer.receipt.sql.startswith("SELECT") and answer.receipt.elapsed_ms.execute < 50
+
+
+def test_rows_row_ids_truncation_and_offset(money):
+    page = money.query({"datasets": [{"source_uri": "money"}], "select": [{"column": "item"}], "limit": 2, "offset": 1})
+    assert page.row_ids == [[2], [3]] and page.truncated
+    last = money.query({"datasets": [{"source_uri": "money"}], "select": [{"column": "item"}], "limit": 10, "offset": 4})
+    assert last.row_ids == [[5], [6]] and not last.truncated
+
+
+def test_a_stale_snapshot_is_409_and_unpinned_reads_the_newest(money):
+    first = money.query(ORDERS_PLAN).receipt.datasets[0].snapshot_id
+    money.ingest_file(CSV / "currency.csv", source_uri="money")
+    with pytest.raises(tabular.PreconditionFailed) as err:
+        money.query({**ORDERS_PLAN, "datasets": [{"source_uri": "money", "snapshot_id": first}]})
+    assert err.value.status == 409 and err.value.errors[0].path == "datasets[0].snapshot_id"
+    assert money.query(ORDERS_PLAN).receipt.datasets[0].revision == 2
+
+
+def test_incomplete_when_rows_were_rejected_or_a_read_column_has_a_question(ns):
+    ns.ingest_file(CSV / "ragged.csv", source_uri="ragged")
+    answer = ns.query({"datasets": [{"source_uri": "ragged"}], "aggregates": [{"fn": "count"}]})
+    assert not answer.complete and "1 rows were rejected" in answer.incomplete[0]
+    ns.ingest_file(CSV / "dates_ambiguous.csv", source_uri="amb")
+    by_qty = ns.query({"datasets": [{"source_uri": "amb"}], "aggregates": [{"fn": "sum", "column": "qty"}]})
+    assert by_qty.complete
+    by_date = ns.query({"datasets": [{"source_uri": "amb"}], "aggregates": [{"fn": "max", "column": "when"}]})
+    assert not by_date.complete and "date_order" in by_date.incomplete[0]
+    assert by_date.receipt.datasets[0].open_questions == ["when: date_order"]
+
+
+def test_a_query_past_its_time_limit_is_stopped(tmp_path):
+    rows = tmp_path / "same.csv"
+    rows.write_text("k,v\n" + "".join(f"a,{i}\n" for i in range(30_000)))
+    with tabular.connect(str(tmp_path / "home"), query_seconds=0.3) as engine:
+        ns = engine.namespace("a", "b")
+        ns.ingest_file(rows, source_uri="same")
+        plan = {
+            "datasets": [{"source_uri": "same", "alias": "x"}, {"source_uri": "same", "alias": "y"}],
+            "joins": [{"alias": "y", "on": [{"left": "x.k", "right": "y.k"}]}],
+            "aggregates": [{"fn": "count_distinct", "column": "y.v"}, {"fn": "sum", "column": "x.v"}],
+        }
+        with pytest.raises(tabular.BackendTimeout) as err:
+            ns.query(plan)
+        assert err.value.status == 504
+        # Nothing is left running: the engine answers the next query at once.
+        assert ns.query({"datasets": [{"source_uri": "same"}], "aggregates": [{"fn": "count"}]}).rows == [[30_000]]
+
+
+def test_another_namespace_answers_as_if_nothing_exists(money, engine):
+    other = engine.namespace("acme", "elsewhere")
+    with pytest.raises(tabular.ValidationFailed) as err:
+        other.query(ORDERS_PLAN)
+    assert err.value.errors[0].path == "datasets[0].source_uri" and not err.value.errors[0].did_you_mean
+
+
+def test_results_as_arrow_polars_and_html(money):
+    answer = money.query({"datasets": [{"source_uri": "money"}], "select": [{"column": "item"}, {"column": "price_usd"}]})
+    frame = answer.to_polars()
+    assert frame.columns == ["item", "price_usd"] and frame.height == 6
+    assert str(answer.to_arrow().schema.field("price_usd").type).startswith("decimal")
+    assert "<table>" in answer._repr_html_()
+
+
+def test_cli_query(tmp_path):
+    import subprocess, sys, os
+
+    env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home")}
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tabular.cli", *a], capture_output=True, text=True, env=env, timeout=120)
+    assert run("ingest", str(CSV / "currency.csv"), "--source-uri", "money").returncode == 0
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(ORDERS_PLAN))
+    as_json = json.loads(run("query", str(plan), "--json").stdout)
+    assert as_json["rows"][0][1] == 6
+    assert run("query", str(plan), "--sql").stdout.startswith("SELECT")
+    table = run("query", str(plan))
+    assert "sum_price_usd" in table.stdout and table.returncode == 0
+    bad = subprocess.run([sys.executable, "-m", "tabular.cli", "query", "-"], input='{"datasets": [{"source_uri": "mony"}]}', capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode == 2 and "did you mean" in bad.stdout.lower() and "money" in bad.stdout
