@@ -127,6 +127,28 @@ def _show_answer(console: Console, answer) -> None:
         console.print(f"[yellow]warning[/yellow] {escape(warning)}")
 
 
+DEMO_PLANS = (
+    (
+        "The total of a column written 1.234,56: an exact decimal sum",
+        {"datasets": [{"source_uri": "demo/european_numbers.csv"}], "aggregates": [{"fn": "sum", "column": "Summe"}, {"fn": "count"}]},
+    ),
+    (
+        "Top prices in dollars, with a filter on text",
+        {
+            "datasets": [{"source_uri": "demo/currency.csv"}],
+            "where": [{"column": "item", "op": "not_contains", "value": "refund", "ignore_case": True}],
+            "select": [{"column": "item"}, {"column": "price_usd"}],
+            "order_by": [{"column": "price_usd", "desc": True}],
+            "limit": 3,
+        },
+    ),
+    (
+        "A date column with an open question: the answer says it is incomplete",
+        {"datasets": [{"source_uri": "demo/dates_ambiguous.csv"}], "group_by": [{"column": "when", "bucket": "month"}], "aggregates": [{"fn": "sum", "column": "qty"}]},
+    ),
+)
+
+
 def cmd_demo(args, console: Console) -> int:
     engine, ns = _namespace(args)
     with engine:
@@ -134,6 +156,12 @@ def cmd_demo(args, console: Console) -> int:
             status = ns.ingest_file(FIXTURES / name, source_uri=f"demo/{name}")
             console.rule(f"{name}: {status.state}")
             _show_datasets(console, ns.dataset_get(f"demo/{name}", sample_rows=0))
+        for title, plan in DEMO_PLANS:
+            console.rule(title)
+            console.print(escape(json.dumps(plan)))
+            answer = ns.query(plan)
+            _show_answer(console, answer)
+            console.print(f"[dim]{escape(answer.receipt.sql)}[/dim]")
     return 0
 
 
