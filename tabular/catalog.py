@@ -71,6 +71,9 @@ class Catalog:
             pass
         self.db.execute(SCHEMA)
         self.publish_lock = threading.Lock()
+        # Bumped by every commit that changes what is live: readers cache schemas per generation.
+        self.generation = 0
+        self.schema_cache: dict[tuple, list] = {}
         self.sweep()
 
     def cursor(self) -> duckdb.DuckDBPyConnection:

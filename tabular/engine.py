@@ -49,7 +49,7 @@ class Engine:
 
     def call(self, op: str, body: dict | BaseModel | None = None) -> dict:
         """Run an op by name: a dict in (the HTTP body), a dict out (the HTTP answer)."""
-        return self.run(op, body).model_dump(mode="json")
+        return self.run(op, body).model_dump(mode="json", by_alias=True)
 
     def run(self, op: str, body: dict | BaseModel | None = None) -> BaseModel:
         """Run an op by name and answer its typed output model."""

@@ -232,6 +232,7 @@ def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Ty
                     [*key, revision, revision, job.title, job.description, dumps(job.tags), dumps(job.metadata), stamp, stamp],
                 )
             cur.execute("COMMIT")
+            catalog.generation += 1
         except BaseException:
             cur.execute("ROLLBACK")
             raise

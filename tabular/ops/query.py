@@ -84,6 +84,19 @@ def _typed(value: Any, type_: str) -> Any:
 
 
 def _datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[DatasetInfo]:
+    """The live datasets of a source, cached by the catalog until its generation changes."""
+    cache = ctx.catalog.schema_cache
+    key = (ctx.catalog.generation, org, namespace, source_uri)
+    cached = cache.get(key)
+    if cached is None:
+        cached = _load_datasets(ctx, org, namespace, source_uri)
+        if len(cache) > 10_000:
+            cache.clear()
+        cache[key] = cached
+    return cached
+
+
+def _load_datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[DatasetInfo]:
     cur = ctx.catalog.cursor()
     rows = cur.execute(
         "SELECT d.dataset_id, d.live_snapshot, d.revision, s.rows, s.rows_rejected, s.columns, s.questions, r.state"
