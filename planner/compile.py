@@ -71,28 +71,29 @@ def compile_plan(r: Resolved) -> Compiled:
     sources = []
     for s in r.sources:
         table = exp.table_(s.info.table[1], db=s.info.table[0], quoted=True, alias=exp.to_identifier(s.alias, quoted=True))
-        inner = exp.select("*").from_(table)
+        inner = exp.select("*", copy=False).from_(table, copy=False)
         filters = r.where.get(s.alias, [])
         if filters:
-            inner = inner.where(exp.and_(*[_condition(f, params) for f in filters]))
+            inner = inner.where(exp.and_(*[_condition(f, params) for f in filters], copy=False), copy=False)
         sources.append(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(s.alias, quoted=True))))
-    select = exp.select().from_(sources[0])
+    # copy=False throughout: the builders would otherwise copy the growing tree at every step.
+    select = exp.select(copy=False).from_(sources[0], copy=False)
     for j, source in zip(r.joins, sources[1:]):
-        on = exp.and_(*[exp.EQ(this=_column(a.alias, a.column.name), expression=_column(b.alias, b.column.name)) for a, b in j.pairs])
-        select = select.join(source, on=on, join_type="left" if j.kind == "left" else "inner")
+        on = exp.and_(*[exp.EQ(this=_column(a.alias, a.column.name), expression=_column(b.alias, b.column.name)) for a, b in j.pairs], copy=False)
+        select = select.join(source, on=on, join_type="left" if j.kind == "left" else "inner", copy=False)
     values = {o.name: _value(o, params) for o in r.outputs}
-    for o in r.outputs:
-        select = select.select(exp.alias_(values[o.name], o.name, quoted=True), append=True)
+    projections = [exp.alias_(values[o.name].copy(), o.name, quoted=True) for o in r.outputs]
     row_ids = 0
     if not r.aggregated:
         for s in r.sources:
-            select = select.select(exp.alias_(_column(s.alias, ROW_ID), f"{ROW_ID}_{s.index}", quoted=True), append=True)
+            projections.append(exp.alias_(_column(s.alias, ROW_ID), f"{ROW_ID}_{s.index}", quoted=True))
             row_ids += 1
-    groups = [values[o.name] for o in r.outputs if o.kind == "group"]
+    select = select.select(*projections, append=True, copy=False)
+    groups = [values[o.name].copy() for o in r.outputs if o.kind == "group"]
     if groups:
-        select = select.group_by(*groups)
+        select = select.group_by(*groups, copy=False)
     if r.having:
-        select = select.having(exp.and_(*[_condition(f, params, values) for f in r.having]))
+        select = select.having(exp.and_(*[_condition(f, params, values) for f in r.having], copy=False), copy=False)
     order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in r.order]
     if not order:
         if r.aggregated:
@@ -100,9 +101,9 @@ def compile_plan(r: Resolved) -> Compiled:
         else:
             order = [exp.Ordered(this=exp.column(f"{ROW_ID}_{s.index}", quoted=True), desc=False, nulls_first=False) for s in r.sources]
     if order:
-        select = select.order_by(*order)
+        select = select.order_by(*order, copy=False)
     # One row past the limit tells whether more rows matched (truncated).
-    select = select.limit(params.add(r.limit + 1))
+    select = select.limit(params.add(r.limit + 1), copy=False)
     if r.offset:
-        select = select.offset(params.add(r.offset))
+        select = select.offset(params.add(r.offset), copy=False)
     return Compiled(select.sql(dialect=DIALECT), params.values, r.outputs, row_ids)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import duckdb
 
+from .deadline import Watchdog
+
 SCHEMA = """
 CREATE SCHEMA IF NOT EXISTS catalog;
 CREATE SCHEMA IF NOT EXISTS snapshots;
@@ -74,7 +76,16 @@ class Catalog:
         # Bumped by every commit that changes what is live: readers cache schemas per generation.
         self.generation = 0
         self.schema_cache: dict[tuple, list] = {}
+        self._local = threading.local()
+        self.watchdog = Watchdog()
         self.sweep()
+
+    def reader(self) -> duckdb.DuckDBPyConnection:
+        """This thread's own cursor for queries, made once (a new one costs a connection setup)."""
+        cur = getattr(self._local, "reader", None)
+        if cur is None:
+            cur = self._local.reader = self.cursor()
+        return cur
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         cur = self.db.cursor()

@@ -132,7 +132,9 @@ def _tally(
         if any(r.type == "number" for r in readings[col]):
             starts = exp.or_(*[exp.func("starts_with", t, exp.Literal.string(p)) for p in ("0", "-0", "+0")])
             zeros = exp.and_(starts, C.matches(t, r"[+-]?0[0-9]+"))
-            selects += [f"count(*) FILTER (WHERE {_sql(zeros)})", f"coalesce(bool_and({_sql(t)} IN ('0', '1')), false)"]
+            # 0/1 is a question only when both appear: a column of zeros is a number.
+            zero_one = f"coalesce(bool_and({_sql(t)} IN ('0', '1')) AND bool_or({_sql(t)} = '0') AND bool_or({_sql(t)} = '1'), false)"
+            selects += [f"count(*) FILTER (WHERE {_sql(zeros)})", zero_one]
             keys += [(col, "zeros", 0), (col, "zero_one", 0)]
         for i, reading in enumerate(readings[col]):
             flag = f"a_{col}_{i}"

@@ -195,16 +195,15 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
 
 def _run(ctx: Context, sql: str, params: dict, seconds: float) -> list[tuple]:
     """Run with a deadline: past it the statement is interrupted and the answer is 504."""
-    cur = ctx.catalog.cursor()
-    timer = threading.Timer(seconds, cur.interrupt)
-    timer.start()
+    cur = ctx.catalog.reader()
+    token = ctx.catalog.watchdog.watch(cur, seconds)
     try:
-        return cur.execute(sql, params).fetchall()
+        rows = cur.execute(sql, params).fetchall()
     except duckdb.InterruptException:
         raise BackendTimeout(f"the query ran past its time limit ({seconds:g} s) and was stopped") from None
     finally:
-        timer.cancel()
-        cur.close()
+        ctx.catalog.watchdog.release(token)
+    return rows
 
 
 def _incomplete(resolved) -> list[str]:
