@@ -40,7 +40,8 @@ from typing import Any
 
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, assume, given, note, settings
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import note as _note
 from hypothesis import strategies as st
 
 import tabular
@@ -51,6 +52,14 @@ FIXTURES = ROOT / "fixtures" / "query"
 # How many examples: the default run stays well under a minute; `-m slow` runs many more.
 FAST = dict(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 SLOW_FACTOR = 20
+
+
+def note(text: str) -> None:
+    """hypothesis.note inside a test, nothing outside one (test_oracle_can_disagree)."""
+    try:
+        _note(text)
+    except Exception:
+        pass
 
 
 def fast(n: int):
@@ -281,7 +290,7 @@ class Gen:
     def number(self, ds: str, col: str) -> Decimal:
         existing = self.env.values[(ds, col)]
         d = self.draw
-        kind = d(st.integers(0, 5))
+        kind = d(st.sampled_from([0, 1, 2, 3, 4, 5, 0, 1, 2]))
         if kind <= 1:
             return Decimal(d(st.sampled_from(existing)))
         if kind == 2:
@@ -304,7 +313,8 @@ class Gen:
             return int(v)
         if form == "float":
             return float(v)
-        return self.draw(st.sampled_from([format(v, "f"), str(v)]))
+        text = format(v, "f")
+        return self.draw(st.sampled_from([text, text + "0" if "." in text else text]))
 
     def string(self, ds: str, col: str) -> str:
         d = self.draw
@@ -362,7 +372,8 @@ class Gen:
         return self.leaf(at)
 
     def where(self, most: int = 4) -> list:
-        return [self.filter(self.draw(st.integers(0, len(self.datasets) - 1))) for _ in range(self.draw(st.integers(0, most)))]
+        count = self.draw(st.sampled_from([0, 1, 1, 2, 2, 3, 4][: most + 3]))
+        return [self.filter(self.draw(st.integers(0, len(self.datasets) - 1))) for _ in range(min(count, most))]
 
     # -- result names -------------------------------------------------------------------------
     def unique_name(self, wanted: str, taken: set[str]) -> str:
@@ -543,8 +554,8 @@ def finish(g: Gen, spec: Spec, joins_json: list, select=(), groups=(), aggregate
         plan["select"] = list(select)
     if spec.order:
         plan["order_by"] = [{"column": spec.outputs[i].name, **({"desc": True} if desc else {})} for i, desc in spec.order]
-    limit = d(st.sampled_from([None, 0, 1, 2, 5, 10, 37, 100, 1000, 10_000]))
-    offset = d(st.sampled_from([None, 0, 1, 3, 50, 250]))
+    limit = d(st.sampled_from([None, None, None, 1000, 0, 1, 2, 5, 10, 37, 100, 10_000]))
+    offset = d(st.sampled_from([None, None, None, None, 0, 1, 3, 50, 250]))
     if limit is not None:
         plan["limit"] = limit
     if offset is not None:
@@ -622,7 +633,7 @@ def number_predicate(units: pl.Expr, op: str, vals: list[Decimal], scale: int) -
     if op == "between":
         return (units >= _clamp(_ceil(grid[0]))) & (units <= _clamp(_floor(grid[1])))
     members = [i for i in map(on_grid, grid) if i is not None]
-    inside = units.is_in(pl.Series(members, dtype=pl.Int64))
+    inside = units.is_in(pl.Series(members, dtype=pl.Int64).implode())
     return inside if op == "in" else ~inside
 
 
@@ -643,7 +654,7 @@ def generic_predicate(c: pl.Expr, op: str, vals: list, dtype) -> pl.Expr:
     if op == "between":
         return (c >= lits[0]) & (c <= lits[1])
     if op in ("in", "not_in"):
-        inside = c.is_in(pl.Series(vals, dtype=dtype))
+        inside = c.is_in(pl.Series(vals, dtype=dtype).implode())
         return inside if op == "in" else ~inside
     if op == "contains":
         return c.str.contains(vals[0], literal=True)
@@ -791,6 +802,9 @@ def oracle(spec: Spec, env: Env) -> list[tuple]:
         picked = joined.select([pl.col(colname(o.k, o.col)).alias(f"o{i}") for i, o in enumerate(spec.outputs)] + [pl.col(r) for r in rids])
         rows = [tuple(r) for r in picked.rows()]
         width = len(spec.outputs)
+        if spec.having:
+            names = [o.name for o in spec.outputs]
+            rows = [r for r in rows if all(python_filter(f, dict(zip(names, r))) is True for f in spec.having)]
         order = spec.order or [(width + k, False) for k in range(len(spec.datasets))]
         return sort_rows(rows, order)
 
@@ -985,7 +999,6 @@ def test_joins_long(env, data):
 
 def test_oracle_can_disagree(env):
     """The comparison is not vacuous: an answer off by one row, or one cent, fails it."""
-    g = Gen(lambda s: s.example() if False else None, env, ["orders"]) if False else None  # noqa: F841
     spec = Spec(["orders"], ["orders"], aggregated=True)
     spec.outputs = [Out("region", "string", "group", 0, "region"), Out("sum_amount", "number", "aggregate", 0, "amount", fn="sum")]
     spec.plan = {"datasets": [{"source_uri": "orders.csv"}], "group_by": [{"column": "region"}], "aggregates": [{"fn": "sum", "column": "amount"}]}
@@ -993,7 +1006,7 @@ def test_oracle_can_disagree(env):
     frame = env.frames["orders"]
     assert Decimal(res.rows[0][1]) == sum(frame.filter(pl.col("region") == res.rows[0][0])["amount"].drop_nulls().to_list(), Decimal(0))
     wrong = copy.deepcopy(spec)
-    wrong.plan["where"] = [{"column": "amount", "op": "gt", "value": "0.01"}]  # the oracle does not know
+    wrong.plan["where"] = [{"column": "amount", "op": "gt", "value": "100"}]  # the oracle does not know
     with pytest.raises(AssertionError):
         run_and_compare(wrong, env)
     rows_spec = Spec(["orders"], ["orders"])
@@ -1200,8 +1213,8 @@ def mutate(g: Gen, spec: Spec) -> tuple[dict, str]:
         return plan, f"joins[{i}].on[0].{side}"
     if kind == "join_types":
         j = d(st.integers(0, target - 1))
-        _, text = any_leaf(g, j, {"string", "date"})
-        joins[i]["on"][0]["left"] = text if "." in text and text.split(".")[0] in g.aliases else f"{g.aliases[j]}.{text}"
+        col, _ = any_leaf(g, j, {"string", "date"})
+        joins[i]["on"][0]["left"] = f"{g.aliases[j]}.{col}"
         return plan, f"joins[{i}].on[0]"
     if kind == "join_first":
         joins.append({"alias": g.aliases[0], "on": [{"left": "x", "right": "y"}]})
@@ -1374,13 +1387,7 @@ def test_known_having_without_aggregates(env, data):
     spec.having = [having_filter(g, spec.outputs)]
     spec.plan["having"] = [render_filter(f) for f in spec.having]
     if answered_or_refused(env, spec.plan) is not None:
-        keep = []
-        # rows: the oracle filters its rows on the output values
-        spec_rows = oracle(spec, env)
-        names = [o.name for o in spec.outputs]
-        keep = [r for r in spec_rows if all(python_filter(f, dict(zip(names, r))) is True for f in spec.having)]
-        res = env.ns.query({**spec.plan, "limit": 10_000, "offset": 0})
-        assert len(res.rows) == len(keep)
+        run_and_compare(spec, env)
 
 
 ODD_STRINGS = st.one_of(
