@@ -57,6 +57,13 @@ def _bucket(e: exp.Expression, bucket: str, type_: str) -> exp.Expression:
 def _value(o: Output, params: _Params) -> exp.Expression:
     if o.kind == "aggregate":
         column = _column(o.ref.alias, o.ref.column.name) if o.ref else None
+        if o.fn in ("median", "quantile") and o.ref.column.physical.startswith("DECIMAL"):
+            # DuckDB interpolates a DECIMAL at its own scale, rounding. The middle of two decimals
+            # needs one more place (1.01, 1.02 -> 1.015), so a median stays exact; any other
+            # quantile is a fraction of the gap and is computed in DOUBLE.
+            p, s = (int(x) for x in o.ref.column.physical[8:-1].split(","))
+            wider = f"DECIMAL({min(38, p + 1)}, {min(s + 1, 38)})" if o.fn == "median" else "DOUBLE"
+            column = exp.cast(column, exp.DataType.build(wider, dialect=DIALECT))
         agg = AGGREGATES[o.fn].build(column, params.add(o.q) if o.q is not None else None)
         if o.where:
             condition = exp.and_(*[_condition(f, params) for f in o.where])
@@ -84,22 +91,30 @@ def compile_plan(r: Resolved) -> Compiled:
     values = {o.name: _value(o, params) for o in r.outputs}
     projections = [exp.alias_(values[o.name].copy(), o.name, quoted=True) for o in r.outputs]
     row_ids = 0
+    hidden: dict[int, str] = {}
     if not r.aggregated:
+        taken = {o.name.lower() for o in r.outputs}
         for s in r.sources:
-            projections.append(exp.alias_(_column(s.alias, ROW_ID), f"{ROW_ID}_{s.index}", quoted=True))
+            name = f"{ROW_ID}_{s.index}"
+            while name.lower() in taken:  # a result may be named like it: the hidden one gives way
+                name += "_"
+            hidden[s.index] = name
+            projections.append(exp.alias_(_column(s.alias, ROW_ID), name, quoted=True))
             row_ids += 1
     select = select.select(*projections, append=True, copy=False)
     groups = [values[o.name].copy() for o in r.outputs if o.kind == "group"]
     if groups:
         select = select.group_by(*groups, copy=False)
     if r.having:
-        select = select.having(exp.and_(*[_condition(f, params, values) for f in r.having], copy=False), copy=False)
+        condition = exp.and_(*[_condition(f, params, values) for f in r.having], copy=False)
+        # Rows without groups: having is the same filter on the result rows, after the joins.
+        select = select.having(condition, copy=False) if r.aggregated else select.where(condition, copy=False)
     order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in r.order]
     if not order:
         if r.aggregated:
             order = [exp.Ordered(this=exp.column(o.name, quoted=True), desc=False, nulls_first=False) for o in r.outputs if o.kind == "group"]
         else:
-            order = [exp.Ordered(this=exp.column(f"{ROW_ID}_{s.index}", quoted=True), desc=False, nulls_first=False) for s in r.sources]
+            order = [exp.Ordered(this=exp.column(hidden[s.index], quoted=True), desc=False, nulls_first=False) for s in r.sources]
     if order:
         select = select.order_by(*order, copy=False)
     # One row past the limit tells whether more rows matched (truncated).

@@ -10,7 +10,14 @@ from typing import Any
 from .functions import AGGREGATES, BUCKET_TYPES, FILTERS
 from .models import QueryFilter, QueryPlan
 from .schema import ColumnInfo, DatasetInfo
-from .values import Unreadable, read_value
+from .values import Unreadable, fit, read_value
+
+# How a number is brought to an exact column's scale, per operator (between: low, high).
+_ROUNDING = {
+    "eq": ("never", "never"), "ne": ("never", "never"), "in": ("never", "never"), "not_in": ("never", "never"),
+    "lt": ("up", "up"), "ge": ("up", "up"), "le": ("down", "down"), "gt": ("down", "down"),
+    "between": ("up", "down"), "is_null": ("never", "never"), "not_null": ("never", "never"),
+}
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,7 @@ class Output:
     fn: str | None = None
     q: float | None = None
     where: list[RFilter] = field(default_factory=list)
+    physical: str = "DOUBLE"
 
 
 @dataclass
@@ -138,10 +146,11 @@ class _Resolver:
             else:
                 info = candidates[0]
             alias = wanted.alias or info.dataset_id
-            if alias in aliases:
-                self.fail(f"{path}.alias", f"alias {alias!r} is used twice; give each dataset its own", received=alias)
+            if alias.lower() in aliases:
+                # SQL names ignore case, so `a` and `A` would be one table to the engine.
+                self.fail(f"{path}.alias", f"alias {alias!r} is used twice (aliases ignore case); give each dataset its own", received=alias)
                 continue
-            aliases.add(alias)
+            aliases.add(alias.lower())
             self.sources.append(Source(i, alias, info))
 
     # columns -------------------------------------------------------------------------------
@@ -209,12 +218,12 @@ class _Resolver:
             if output is None:
                 self.fail(f"{path}.column", f"having reads result columns; {item.column!r} is not one", expected=" | ".join(outputs), received=item.column, did_you_mean=close(item.column, list(outputs)))
                 return None
-            type_, ref = output.type, None
+            type_, physical, ref = output.type, output.physical, None
         else:
             ref = self.ref(item.column, f"{path}.column", within)
             if ref is None:
                 return None
-            type_, output = ref.column.type, None
+            type_, physical, output = ref.column.type, ref.column.physical, None
         if type_ not in spec.types:
             self.fail(f"{path}.op", f"{item.op} does not apply to a {type_} column", expected=" | ".join(o for o, f in FILTERS.items() if type_ in f.types), received=item.op)
             return None
@@ -223,6 +232,8 @@ class _Resolver:
         values = self.values(item, spec.arity, type_, path)
         if values is None:
             return None
+        if type_ == "number":
+            values = [fit(v, physical, _ROUNDING[item.op][min(k, 1)]) for k, v in enumerate(values)]
         return RFilter("leaf", ref, item.op, values, item.ignore_case, output=output)
 
     def values(self, item: QueryFilter, arity: str, type_: str, path: str) -> list | None:
@@ -288,10 +299,11 @@ def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list
     joins = _joins(r, plan)
     outputs = _outputs(r, plan)
     names = [o.name for o in outputs]
+    folded = [n.lower() for n in names]
     for k, name in enumerate(names):
-        if names.index(name) != k:
+        if folded.index(name.lower()) != k:
             r.fail("aggregates" if outputs[k].kind == "aggregate" else "group_by" if outputs[k].kind == "group" else "select",
-                   f"two result columns are named {name!r}: give one an `as`", received=name)
+                   f"two result columns are named {name!r} (result names ignore case): give one an `as`", received=name)
     by_name = {o.name: o for o in outputs}
     having = r.filters(plan.having, "having", None, by_name) if plan.having else []
     order = []
@@ -361,7 +373,7 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
             r.fail(f"group_by[{i}].bucket", f"bucket {g.bucket} needs a date or datetime column; {ref.column.name} is {ref.column.type}", received=g.bucket)
             continue
         name = g.as_ or (base(ref) + (f"_{g.bucket}" if g.bucket else ""))
-        out.append(Output(name, ref.column.type, "group", ref, bucket=g.bucket))
+        out.append(Output(name, ref.column.type, "group", ref, bucket=g.bucket, physical=ref.column.physical))
     for i, a in enumerate(plan.aggregates):
         spec = AGGREGATES[a.fn]
         ref = None
@@ -381,21 +393,35 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
         where = r.filters(a.where, f"aggregates[{i}].where") if a.where else []
         name = a.as_ or (f"{a.fn}_{ref.column.name}" if ref else "count")
         type_ = spec.result(ref.column.type) if ref else "number"
-        out.append(Output(name, type_, "aggregate", ref, fn=a.fn, q=a.q, where=where))
+        out.append(Output(name, type_, "aggregate", ref, fn=a.fn, q=a.q, where=where, physical=_aggregate_physical(a.fn, ref)))
     if plan.select and (plan.aggregates or plan.group_by):
         r.fail("select", "select lists rows; with aggregates or groups, group_by names the columns", received=len(plan.select))
     elif plan.select:
         for i, c in enumerate(plan.select):
             ref = r.ref(c.column, f"select[{i}].column")
             if ref is not None:
-                out.append(Output(c.as_ or base(ref), ref.column.type, "column", ref))
+                out.append(Output(c.as_ or base(ref), ref.column.type, "column", ref, physical=ref.column.physical))
     elif not (plan.aggregates or plan.group_by):
         for s in r.sources:
             for c in s.info.columns:
                 ref = Ref(s.alias, c)
                 r.read.setdefault(s.alias, set()).add(c.name)
-                out.append(Output(base(ref), c.type, "column", ref))
+                out.append(Output(base(ref), c.type, "column", ref, physical=c.physical))
     return out
+
+
+def _aggregate_physical(fn: str, ref: Ref | None) -> str:
+    """The storage type DuckDB gives an aggregate (exact ones matter for having's values)."""
+    if fn in ("count", "count_distinct"):
+        return "BIGINT"
+    physical = ref.column.physical if ref else "DOUBLE"
+    if fn == "sum" and physical == "BIGINT":
+        return "HUGEINT"
+    if fn == "sum" and physical.startswith("DECIMAL"):
+        return f"DECIMAL(38, {physical.split(',')[1].strip(' )')})"
+    if fn in ("min", "max"):
+        return physical
+    return "DOUBLE"
 
 
 def _join_warnings(joins: list[Join]) -> list[str]:

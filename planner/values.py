@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
 from typing import Any
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -22,28 +22,51 @@ def read_value(value: Any, type_: str) -> Any:
     reader = _READERS[type_]
     try:
         return reader(value)
-    except (ValueError, TypeError, InvalidOperation, ArithmeticError):
+    except (ValueError, TypeError, InvalidOperation, ArithmeticError, UnicodeError):
         raise Unreadable(_EXPECTED[type_]) from None
+
+
+MAX_DIGITS = 38  # DuckDB's widest exact number, DECIMAL(38, s)
 
 
 def _number(v: Any) -> int | Decimal:
     if isinstance(v, bool):
         raise ValueError
     if isinstance(v, int):
-        return v
-    if isinstance(v, float):
+        number: int | Decimal = v
+    elif isinstance(v, float):
         if v != v or v in (float("inf"), float("-inf")):
             raise ValueError
-        return Decimal(repr(v))
-    if isinstance(v, str) and _NUMBER.fullmatch(v.strip()):
+        number = Decimal(repr(v))
+    elif isinstance(v, str) and _NUMBER.fullmatch(v.strip()):
         text = v.strip()
-        return int(text) if re.fullmatch(r"[+-]?\d+", text) else Decimal(text)
-    raise ValueError
+        number = int(text) if re.fullmatch(r"[+-]?\d+", text) else Decimal(text)
+    else:
+        raise ValueError
+    _exact_enough(number)
+    return number
+
+
+def _exact_enough(number: int | Decimal) -> None:
+    """A value is compared exactly, so it must fit DECIMAL(38, s): a wider one cannot be, and is
+    refused rather than rounded."""
+    if isinstance(number, int):
+        if abs(number) >= 10**MAX_DIGITS:
+            raise ValueError
+        return
+    sign, digits, exponent = number.normalize().as_tuple()
+    if not isinstance(exponent, int):
+        raise ValueError
+    whole = max(len(digits) + exponent, 0)
+    scale = max(-exponent, 0)
+    if whole + scale > MAX_DIGITS:
+        raise ValueError
 
 
 def _string(v: Any) -> str:
     if not isinstance(v, str):
         raise ValueError
+    v.encode("utf-8")  # a lone surrogate ("\ud800", legal in JSON) is not text DuckDB can hold
     return v
 
 
@@ -89,11 +112,50 @@ def _duration(v: Any) -> dt.timedelta:
 
 _READERS = {"number": _number, "string": _string, "bool": _bool, "date": _date, "datetime": _datetime, "time": _time, "duration": _duration}
 _EXPECTED = {
-    "number": "a number (12.5 or '12.50')",
-    "string": "a string",
+    "number": "a number (12.5 or '12.50') of at most 38 digits",
+    "string": "a string (of valid Unicode)",
     "bool": "true or false",
     "date": "a date 'YYYY-MM-DD'",
     "datetime": "a datetime 'YYYY-MM-DDTHH:MM:SS' (an offset is allowed)",
     "time": "a time 'HH:MM[:SS]'",
     "duration": "an ISO 8601 duration like 'PT1H30M' or 'P2D'",
 }
+
+
+def _shape(physical: str) -> tuple[int, int] | None:
+    """(integer digits, scale) of an exact number type; None for DOUBLE and the like."""
+    if physical in ("BIGINT", "INT64"):
+        return 19, 0
+    if physical == "HUGEINT":
+        return 38, 0
+    match = re.fullmatch(r"DECIMAL\((\d+),\s*(\d+)\)", physical)
+    if match:
+        p, s = int(match.group(1)), int(match.group(2))
+        return p - s, s
+    return None
+
+
+def fit(value: int | Decimal, physical: str, rounding: str) -> int | Decimal:
+    """The value a comparison with an exact column can use without changing its answer, and
+    without a type DuckDB cannot hold (past DECIMAL(38) it fails rather than compares).
+
+    `rounding`: "up" for a lower bound (ge, gt's complement …), "down" for an upper bound,
+    "never" for equality. A value beyond every column value becomes the type's bound (no
+    value reaches it); a value with more decimals than the column has is rounded toward the
+    side that keeps the answer (col >= 2.005 on 2 decimals is col >= 2.01), or, for equality,
+    becomes that bound (no column value can equal it)."""
+    shape = _shape(physical)
+    if shape is None:
+        return value
+    digits, scale = shape
+    bound: int = 2**63 if physical in ("BIGINT", "INT64") else 10**digits
+    if abs(value) >= bound:
+        return bound if value > 0 else -bound
+    number = Decimal(value)
+    step = Decimal(1).scaleb(-scale)
+    if number == number.quantize(step, rounding=ROUND_FLOOR):
+        return value
+    if rounding == "never":
+        return bound
+    rounded = number.quantize(step, rounding=ROUND_CEILING if rounding == "up" else ROUND_FLOOR)
+    return int(rounded) if scale == 0 else rounded

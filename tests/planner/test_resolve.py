@@ -56,7 +56,7 @@ def test_values_ops_and_buckets_that_do_not_fit_the_type():
     assert got["where[0].value"].expected == "a date 'YYYY-MM-DD'" and got["where[0].value"].received == "last tuesday"
     assert "contains does not apply to a number" in got["where[1].op"].message
     assert "where[2].values[1]" in got
-    assert got["where[3].value"].expected == "a string"
+    assert got["where[3].value"].expected == "a string (of valid Unicode)"
     assert "group_by[0].bucket" in got and "aggregates[0].fn" in got and "aggregates[1].q" in got
 
 
