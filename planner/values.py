@@ -153,9 +153,12 @@ def fit(value: int | Decimal, physical: str, rounding: str) -> int | Decimal:
         return bound if value > 0 else -bound
     number = Decimal(value)
     step = Decimal(1).scaleb(-scale)
-    if number == number.quantize(step, rounding=ROUND_FLOOR):
-        return value
-    if rounding == "never":
+    exact = number.quantize(step, rounding=ROUND_FLOOR)
+    if number == exact:
+        rounded = exact  # written with trailing zeros (40.000…0): the column's scale holds it
+    elif rounding == "never":
         return bound
-    rounded = number.quantize(step, rounding=ROUND_CEILING if rounding == "up" else ROUND_FLOOR)
+    else:
+        rounded = number.quantize(step, rounding=ROUND_CEILING if rounding == "up" else ROUND_FLOOR)
+    # Never wider than the column: DuckDB compares at the widest scale of both sides.
     return int(rounded) if scale == 0 else rounded
