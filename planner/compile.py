@@ -62,7 +62,7 @@ def _value(o: Output, params: _Params) -> exp.Expression:
             # needs one more place (1.01, 1.02 -> 1.015), so a median stays exact; any other
             # quantile is a fraction of the gap and is computed in DOUBLE.
             p, s = (int(x) for x in o.ref.column.physical[8:-1].split(","))
-            wider = f"DECIMAL({min(38, p + 1)}, {min(s + 1, 38)})" if o.fn == "median" else "DOUBLE"
+            wider = f"DECIMAL({p + 1}, {s + 1})" if o.fn == "median" and p < 38 else "DOUBLE"
             column = exp.cast(column, exp.DataType.build(wider, dialect=DIALECT))
         agg = AGGREGATES[o.fn].build(column, params.add(o.q) if o.q is not None else None)
         if o.where:

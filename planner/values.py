@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 from typing import Any
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -54,9 +54,11 @@ def _exact_enough(number: int | Decimal) -> None:
         if abs(number) >= 10**MAX_DIGITS:
             raise ValueError
         return
-    sign, digits, exponent = number.normalize().as_tuple()
+    sign, digits, exponent = number.as_tuple()  # not normalize(): it rounds to 28 digits
     if not isinstance(exponent, int):
         raise ValueError
+    while len(digits) > 1 and digits[-1] == 0 and exponent < 0:
+        digits, exponent = digits[:-1], exponent + 1
     whole = max(len(digits) + exponent, 0)
     scale = max(-exponent, 0)
     if whole + scale > MAX_DIGITS:
@@ -147,8 +149,16 @@ def fit(value: int | Decimal, physical: str, rounding: str) -> int | Decimal:
     shape = _shape(physical)
     if shape is None:
         return value
-    digits, scale = shape
-    bound: int = 2**63 if physical in ("BIGINT", "INT64") else 10**digits
+    with localcontext() as context:
+        context.prec = 100  # the default 28 digits would round DECIMAL(38) values
+        return _fit(value, physical, rounding, *shape)
+
+
+def _fit(value: int | Decimal, physical: str, rounding: str, digits: int, scale: int) -> int | Decimal | float:
+    bound: int | float = 2**63 if physical in ("BIGINT", "INT64") else 10**digits
+    if digits + scale >= 38 and physical not in ("BIGINT", "INT64"):
+        # 10^digits does not fit DECIMAL(38, scale) beside the column: compare with a DOUBLE bound.
+        bound = float(bound)
     if abs(value) >= bound:
         return bound if value > 0 else -bound
     number = Decimal(value)

@@ -201,6 +201,12 @@ def _run(ctx: Context, sql: str, params: dict, seconds: float) -> list[tuple]:
         rows = cur.execute(sql, params).fetchall()
     except duckdb.InterruptException:
         raise BackendTimeout(f"the query ran past its time limit ({seconds:g} s) and was stopped") from None
+    except (duckdb.OutOfRangeException, duckdb.ConversionException) as err:
+        # An exact answer past 38 digits (a sum of very wide decimals) is refused, not rounded.
+        raise ValidationFailed(
+            "the answer does not fit an exact number of 38 digits",
+            [ErrorItem("aggregates", f"an exact result past 38 digits cannot be given: {str(err).splitlines()[0]}", expected="results within DECIMAL(38)")],
+        ) from None
     finally:
         ctx.catalog.watchdog.release(token)
     return rows
