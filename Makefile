@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,bench]'
 	touch $(STAMP)
 
-.PHONY: setup demo test test-long bench clean
+.PHONY: setup demo test test-long test-defects bench clean
 setup: $(STAMP)
 
 demo: $(STAMP)
@@ -20,7 +20,10 @@ test: $(STAMP)
 	$(BIN)/pytest -q
 
 test-long: $(STAMP)
-	$(BIN)/pytest -q -m 'slow or not slow'
+	$(BIN)/pytest -q -m 'not known_defect'
+
+test-defects: $(STAMP)
+	$(BIN)/pytest -q -m known_defect
 
 bench: $(STAMP)
 	$(BIN)/python bench/ingest_csv.py --scale-factor 1

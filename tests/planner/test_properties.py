@@ -1,27 +1,31 @@
 """Property tests of knowledge.query (issue 4): generated plans against an independent oracle.
 
-Valid plans are drawn over the three related fixtures of fixtures/query/ (make_query_fixtures.py)
-and run through the engine; the same plan is answered by an oracle that reads the CSVs with
-Polars under its own schema and never calls tabular: rows, row ids, columns, `truncated` must
-agree. Invalid plans (one defect each, at a known place) must raise ValidationFailed with an
-error at that path, never anything else.
+Valid plans are drawn over the fixtures of fixtures/query/ (written by make_query_fixtures.py:
+orders, customers and items, related by customer_id and order_id, and `extremes`, numbers at the
+edges of BIGINT and DECIMAL(38)) and run through the engine; the same plan is answered by an
+oracle that reads the CSVs with Polars under its own schema and never calls tabular: columns,
+rows, row ids and `truncated` must agree. Invalid plans (one defect each, at a known place) must
+raise ValidationFailed with an error at that path, never anything else.
 
-The oracle states SPEC §3/§4 as read here:
+The oracle states SPEC §3/§4 (and the README's decisions) as read here:
 - comparisons never match a null (ne / not_in / not_contains exclude nulls); between is
   inclusive; contains & co. are substring tests; ignore_case lowercases both sides;
-- numbers compare exactly (a plan value 259.405 is not 259.41); a float in a plan means the
-  decimal its repr shows;
+- numbers compare exactly (259.405 is not 259.41; 2^63 is above every BIGINT); a float in a
+  plan means the decimal its repr shows; a number past 38 digits is refused (422);
 - default order: source order (row id of the first dataset, then the next), or groups ascending;
   nulls last everywhere, also under `desc`;
 - rows with equal order_by keys may come in any order (the SPEC names no tie-break), so ties are
   compared as multisets and only the keys are compared position by position;
-- sum/count/min/max/count_distinct exact (decimals arrive as JSON text); avg, median, stddev, var,
-  quantile within a relative 1e-9.
+- sum/count/min/max/count_distinct exact (decimals and integers past 2^53 arrive as JSON text);
+  avg, median, stddev, var, quantile within a relative 1e-9;
+- result names and aliases that differ only in case are one name (refused); having on a plan of
+  rows filters its rows.
 
-Known defects of the engine are kept out of the broad tests and each has its own property test
-(test_known_*), so the broad tests stay useful while those are open.
+The broad tests (rows, aggregates, joins, invalid plans) draw over orders/customers/items; the
+edges (extreme numbers, odd strings, tricky names) have tests of their own.
 
-Run the long variant with `pytest -m slow tests/planner/test_properties.py`.
+Default run: a few hundred examples per test, under a minute for the module. The long variant:
+`pytest -m slow tests/planner/test_properties.py` (20 times the examples).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import decimal
+import json
 import math
 import operator
 import re
@@ -41,6 +46,7 @@ from typing import Any
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import event as _event
 from hypothesis import note as _note
 from hypothesis import strategies as st
 
@@ -67,6 +73,13 @@ def note(text: str) -> None:
         pass
 
 
+def event(text: str) -> None:
+    try:
+        _event(text)
+    except Exception:
+        pass
+
+
 def fast(n: int):
     return settings(max_examples=n, **FAST)
 
@@ -80,13 +93,20 @@ def slow(n: int):
 
 SCHEMA: dict[str, dict[str, Any]] = {
     "orders": {
-        "order_id": pl.Int64, "customer_id": pl.Int64, "region": pl.String, "amount": pl.Decimal(10, 2),
+        "order_id": pl.Int64, "customer_id": pl.Int64, "region": pl.String, "amount": pl.Decimal(38, 2),
         "qty": pl.Int64, "ordered_on": pl.Date, "note": pl.String,
     },
     "customers": {"customer_id": pl.Int64, "name": pl.String, "segment": pl.String, "since": pl.Date},
-    "items": {"order_id": pl.Int64, "sku": pl.String, "price": pl.Decimal(10, 2)},
+    "items": {"order_id": pl.Int64, "sku": pl.String, "price": pl.Decimal(38, 2)},
+    # The edges of exact numbers: BIGINT from -2^63 to 2^63-1, DECIMAL(38, 2) with 36 integer digits.
+    "extremes": {
+        "id": pl.Int64, "grp": pl.String, "big": pl.Int64, "wide": pl.Decimal(38, 2), "mid": pl.Decimal(38, 2),
+        "tiny": pl.Decimal(38, 6),
+    },
 }
-SCALE = {("orders", "amount"): 2, ("items", "price"): 2}  # decimal places of fixed-point columns
+MAIN = ["orders", "customers", "items"]  # the broad tests; extremes has tests of its own
+# Decimal places of the fixed-point columns (the oracle reads every other number as Int64).
+SCALE = {("orders", "amount"): 2, ("items", "price"): 2, ("extremes", "wide"): 2, ("extremes", "mid"): 2, ("extremes", "tiny"): 6}
 
 
 def _logical(dtype) -> str:
@@ -119,7 +139,7 @@ EXACT_HAVING = {"count", "count_distinct", "sum", "min", "max"}
 
 # Exact decimal arithmetic for the oracle (plan values may carry many digits).
 CTX = decimal.Context(prec=6000, Emax=10**6, Emin=-(10**6))
-BIG = 2**62  # beyond every value of the fixtures; oracle comparisons clamp to it
+MAX_DIGITS = 38  # README: a number value past 38 digits is refused (422); any other is exact
 
 PATH = re.compile(r"^[A-Za-z_]+(\[\d+\])*(\.[A-Za-z_]+(\[\d+\])*)*$")
 
@@ -149,6 +169,11 @@ def env(tmp_path_factory):
         assert got.dataset_id == ds and got.rows_rejected == 0 and not got.questions
         # The oracle's schema and the engine's typing agree, or nothing below means anything.
         assert {c.name: c.type for c in got.columns} == TYPES[ds]
+        for c in got.columns:
+            if (ds, c.name) in SCALE:
+                assert c.physical.startswith("DECIMAL(") and c.physical.endswith(f", {SCALE[(ds, c.name)]})"), c
+            elif TYPES[ds][c.name] == "number":
+                assert c.physical == "BIGINT", c
         frame = pl.read_csv(FIXTURES / f"{ds}.csv", schema=SCHEMA[ds])
         frames[ds] = frame.with_row_index("__rid", offset=1).with_columns(pl.col("__rid").cast(pl.Int64))
         assert got.rows == frame.height
@@ -193,9 +218,6 @@ class Out:
     q: float | None = None
     where: list = field(default_factory=list)
 
-    @property
-    def approx(self) -> bool:
-        return self.fn in APPROX
 
 
 @dataclass
@@ -240,7 +262,7 @@ ALIAS_TEXT = st.one_of(
     st.text(alphabet=st.sampled_from(list("abcxyzXYZ019 _-'\";%()*/=!?é")), min_size=1, max_size=12),
 )
 AS_TEXT = st.one_of(
-    st.sampled_from(["total", "n", "value", "x.y", "sum", "order", "Σ", "a b"] + NASTY),
+    st.sampled_from(["total", "n", "value", "x.y", "sum", "order", "Σ", "a b", "__row_id_0", "__row_id_1", "qty", "count"] + NASTY),
     st.text(alphabet=st.sampled_from(list("abcxyzXYZ019 _-.'\";%()*/=!?é")), min_size=1, max_size=12),
 )
 BAD_NAMES = st.one_of(
@@ -249,21 +271,51 @@ BAD_NAMES = st.one_of(
 )
 
 
+def digits(v: Decimal | int) -> int:
+    """How many digits a number needs (README: past 38 it is refused): 2.50 needs 2, 1e-5 six."""
+    v = Decimal(v)
+    if v == 0:
+        return 1
+    _, ds, exponent = v.normalize(CTX).as_tuple()
+    return max(len(ds) + exponent, 0) + max(-exponent, 0)
+
+
+def _near(base: str, k: int) -> Decimal:
+    return CTX.add(Decimal(base), CTX.scaleb(Decimal(1), -k))
+
+
+# The edges of BIGINT, DECIMAL(38, 2), DECIMAL(30, 2) and 6 places, and Python's 28-digit default
+# decimal context: all within 38 digits, so all answered exactly.
+EDGE_VALUES = [
+    Decimal(v) for v in [
+        2**63, 2**63 - 1, 2**63 - 2, 2**63 + 1, -(2**63), -(2**63) - 1, -(2**63) + 1, 2**53 + 1, -(2**53) - 1,
+        10**36, -(10**36), 10**36 - 1, "9" * 36 + ".99", "9" * 36 + ".98", "-" + "9" * 36 + ".99", "9" * 35 + ".995",
+        10**28, -(10**28), "9" * 28 + ".99", "9" * 28 + ".98", "-" + "9" * 28 + ".99", "9" * 28 + ".985",
+        "1234567890123456789012345678.90", "123456789012345678901234567890.123", 10**38 - 1, -(10**38) + 1,
+        "0.000001", "0.0000005", "-0.000001", "999999.999999", "999999.9999995", 0,
+    ]
+]
+# Numbers at the edges of BIGINT and DECIMAL(38): all within 38 digits, so all answered exactly.
+WIDE_NUMBERS = st.one_of(
+    st.integers(-(10**MAX_DIGITS) + 1, 10**MAX_DIGITS - 1).map(Decimal),
+    st.sampled_from([2**63, 2**63 - 1, 2**63 + 1, -(2**63), -(2**63) - 1, -(2**63) + 1, 2**53 + 1, 10**36, -(10**36), 10**38 - 1, -(10**38) + 1]).map(Decimal),
+    st.builds(_near, st.sampled_from(["0", "1.5", "-0.01", "259.41", "999999.999999", "9" * 36 + ".99", "-" + "9" * 36 + ".99", "9" * 28 + ".98"]), st.integers(1, 37)),
+).filter(lambda v: digits(v) <= MAX_DIGITS)
+
+
 def name_key(name: str) -> str:
-    """Names DuckDB would confuse (its identifiers ignore case): kept apart in the broad tests."""
+    """Names that differ only in case are one name (README: such plans are refused); the broad
+    tests keep them apart, test_tricky_result_names checks the refusal."""
     return name.lower()
-
-
-def reserved_name(name: str) -> bool:
-    return name.lower().startswith("__row_id")
 
 
 class Gen:
     """Draws one plan: datasets and aliases first, then everything that names their columns."""
 
-    def __init__(self, draw, env: Env, datasets: list[str], tricky_names: bool = False):
+    def __init__(self, draw, env: Env, datasets: list[str], tricky_names: bool = False, edgy: bool = False):
         self.draw, self.env, self.datasets = draw, env, datasets
         self.tricky = tricky_names
+        self.edgy = edgy  # numbers mostly at the edges: the column's extremes ± a step, the types' bounds
         self.aliases: list[str] = []
         self.plan_datasets: list[dict] = []
         for ds in datasets:
@@ -299,12 +351,19 @@ class Gen:
     def number(self, ds: str, col: str) -> Decimal:
         existing = self.env.values[(ds, col)]
         d = self.draw
-        kind = d(st.sampled_from([0, 1, 2, 3, 4, 5, 0, 1, 2]))
+        step = CTX.scaleb(Decimal(1), -SCALE.get((ds, col), 0))  # the column's grid
+        kind = d(st.sampled_from([0, 2, 6, 7, 7, 2, 1] if self.edgy else [0, 1, 2, 3, 4, 5, 6, 0, 1, 2]))
+        if kind == 6:
+            return d(WIDE_NUMBERS)
+        if kind == 7:
+            return d(st.sampled_from(EDGE_VALUES))
+        if kind == 1 and self.edgy:
+            return Decimal(d(st.sampled_from([existing[0], existing[-1], existing[1], existing[-2]])))
         if kind <= 1:
             return Decimal(d(st.sampled_from(existing)))
         if kind == 2:
-            delta = d(st.sampled_from(["1", "-1", "0.01", "-0.01", "0.005", "-0.005", "0.5", "-0.5"]))
-            return Decimal(d(st.sampled_from(existing))) + Decimal(delta)
+            delta = d(st.sampled_from([step, -step, CTX.divide(step, 2), -CTX.divide(step, 2), Decimal(1), Decimal(-1), Decimal("0.01"), Decimal("-0.005")]))
+            return CTX.add(Decimal(d(st.sampled_from(existing))), delta)
         if kind == 3:
             return Decimal(d(st.integers(-10, 300_000)))
         if kind == 4:
@@ -313,17 +372,17 @@ class Gen:
 
     def render_number(self, v: Decimal) -> Any:
         forms = ["text"]
-        if v == v.to_integral_value() and abs(v) < 2**53:
-            forms.append("int")
+        if v == v.to_integral_value(context=CTX):
+            forms.append("int")  # a JSON integer of any size
         if Decimal(repr(float(v))) == v:
             forms.append("float")
         form = self.draw(st.sampled_from(forms))
         if form == "int":
-            return int(v)
+            return int(v.to_integral_value(context=CTX))
         if form == "float":
             return float(v)
         text = format(v, "f")
-        return self.draw(st.sampled_from([text, text + "0" if "." in text else text]))
+        return self.draw(st.sampled_from([text, text + "0" if "." in text and digits(Decimal(text + "0")) <= MAX_DIGITS else text]))
 
     def string(self, ds: str, col: str) -> str:
         d = self.draw
@@ -361,6 +420,7 @@ class Gen:
         col = col or self.draw(st.sampled_from(list(SCHEMA[ds])))
         type_ = TYPES[ds][col]
         op = self.draw(st.sampled_from(OPS[type_]))
+        event(f"filter {type_} {op}")
         leaf = Leaf(k, col, type_, op, text=self.ref(k, col, pool), ds=ds)
         leaf.ignore_case = type_ == "string" and self.draw(st.booleans())
         arity = ARITY[op]
@@ -388,7 +448,7 @@ class Gen:
     def unique_name(self, wanted: str, taken: set[str]) -> str:
         name = wanted
         n = 1
-        while name in taken or (not self.tricky and (name_key(name) in {name_key(t) for t in taken} or reserved_name(name))):
+        while name in taken or (not self.tricky and name_key(name) in {name_key(t) for t in taken}):
             name = f"r{n}_{len(taken)}"
             n += 1
         return name
@@ -445,6 +505,9 @@ def draw_rows_plan(g: Gen, with_order: bool = True) -> Spec:
             taken.add(name)
             select_json.append(item)
             spec.outputs.append(Out(name, TYPES[g.datasets[k]][col], "column", k, col))
+    if g.draw(st.integers(0, 4)) == 0:
+        # having on rows: the same filter on the result rows, by result names (README)
+        spec.having = [having_filter(g, spec.outputs) for _ in range(g.draw(st.integers(1, 2)))]
     if with_order:
         for _ in range(g.draw(st.integers(0, 2))):
             spec.order.append((g.draw(st.integers(0, len(spec.outputs) - 1)), g.draw(st.booleans())))
@@ -464,6 +527,7 @@ def draw_aggregate_plan(g: Gen) -> Spec:
         col = g.draw(st.sampled_from(list(SCHEMA[ds])))
         type_ = TYPES[ds][col]
         bucket = g.draw(st.sampled_from([None, *BUCKETS])) if type_ == "date" else None
+        event(f"group_by {type_} {bucket or ''}")
         default = g.base_name(k, col) + (f"_{bucket}" if bucket else "")
         wanted = g.maybe_as()
         name = g.unique_name(wanted or default, taken)
@@ -478,6 +542,7 @@ def draw_aggregate_plan(g: Gen) -> Spec:
     fns = ["count", "count_distinct", "sum", "avg", "min", "max", "median", "stddev", "var", "quantile"]
     for _ in range(g.draw(st.integers(0 if groups_json else 1, 4))):
         fn = g.draw(st.sampled_from(fns))
+        event(f"aggregate {fn}")
         k = g.draw(st.integers(0, len(g.datasets) - 1))
         ds = g.datasets[k]
         if fn in ("count", "count_distinct"):
@@ -486,9 +551,6 @@ def draw_aggregate_plan(g: Gen) -> Spec:
             fitting = list(SCHEMA[ds])
         else:
             fitting = [c for c in SCHEMA[ds] if TYPES[ds][c] == "number"]
-            if fn in ("median", "quantile"):
-                # KNOWN BUG (test_known_median_of_decimals_is_exact): kept to integer columns here.
-                fitting = [c for c in fitting if (ds, c) not in SCALE]
         col = None if fn == "count" and g.draw(st.booleans()) else g.draw(st.sampled_from(fitting))
         item: dict[str, Any] = {"fn": fn}
         if col is not None:
@@ -608,41 +670,42 @@ def _ceil(x: Decimal) -> int:
     return int(x.to_integral_value(rounding=ROUND_CEILING, context=CTX))
 
 
-def _clamp(i: int) -> int:
-    return max(-BIG, min(BIG, i))
+def number_predicate(cell: pl.Expr, op: str, vals: list[Decimal], scale: int) -> pl.Expr:
+    """Exact comparisons. A column holds integers of 10^-scale within BIGINT (scale 0) or
+    DECIMAL(38, scale); a plan value x is compared on that grid (u < x ⟺ u < ceil(x),
+    u ≤ x ⟺ u ≤ floor(x), u = x only when x is on the grid), and a value past the type's range
+    is above or below every cell."""
+    lo, hi = (-(2**63), 2**63 - 1) if scale == 0 else (-(10**38) + 1, 10**38 - 1)
 
+    def lit(i: int) -> pl.Expr:
+        if scale == 0:
+            return pl.lit(i, dtype=pl.Int64)
+        return pl.lit(CTX.scaleb(Decimal(i), -scale), dtype=pl.Decimal(38, scale))
 
-def number_predicate(units: pl.Expr, op: str, vals: list[Decimal], scale: int) -> pl.Expr:
-    """Exact comparisons: the column holds integers of 10^-scale; a plan value x is compared on
-    that grid (u < x ⟺ u < ceil(x), u ≤ x ⟺ u ≤ floor(x), u = x only when x is on the grid)."""
+    def cmp(name: str, i: int) -> pl.Expr:
+        if i > hi:
+            return pl.lit(name in ("lt", "le", "ne"))
+        if i < lo:
+            return pl.lit(name in ("gt", "ge", "ne"))
+        return {"lt": cell < lit(i), "le": cell <= lit(i), "gt": cell > lit(i), "ge": cell >= lit(i), "eq": cell == lit(i), "ne": cell != lit(i)}[name]
+
     grid = [CTX.scaleb(v, scale) for v in vals]
 
     def on_grid(x: Decimal) -> int | None:
-        if x != x.to_integral_value(context=CTX):
-            return None
-        i = int(x)
-        return i if abs(i) < BIG else None
+        return int(x) if x == x.to_integral_value(context=CTX) else None
 
-    def eq(x):
-        i = on_grid(x)
-        return pl.lit(False) if i is None else units == i
-
-    if op == "eq":
-        return eq(grid[0])
-    if op == "ne":
-        return ~eq(grid[0])
-    if op == "lt":
-        return units < _clamp(_ceil(grid[0]))
-    if op == "le":
-        return units <= _clamp(_floor(grid[0]))
-    if op == "gt":
-        return units > _clamp(_floor(grid[0]))
-    if op == "ge":
-        return units >= _clamp(_ceil(grid[0]))
+    if op in ("eq", "ne"):
+        i = on_grid(grid[0])
+        return pl.lit(op == "ne") if i is None else cmp(op, i)
+    if op in ("lt", "ge"):
+        return cmp(op, _ceil(grid[0]))
+    if op in ("le", "gt"):
+        return cmp(op, _floor(grid[0]))
     if op == "between":
-        return (units >= _clamp(_ceil(grid[0]))) & (units <= _clamp(_floor(grid[1])))
-    members = [i for i in map(on_grid, grid) if i is not None]
-    inside = units.is_in(pl.Series(members, dtype=pl.Int64).implode())
+        return cmp("ge", _ceil(grid[0])) & cmp("le", _floor(grid[1]))
+    members = [i for i in map(on_grid, grid) if i is not None and lo <= i <= hi]
+    dtype = pl.Int64 if scale == 0 else pl.Decimal(38, scale)
+    inside = cell.is_in(pl.Series([CTX.scaleb(Decimal(i), -scale) if scale else i for i in members], dtype=dtype).implode())
     return inside if op == "in" else ~inside
 
 
@@ -687,9 +750,7 @@ def polars_filter(f, datasets: list[str]) -> pl.Expr:
         return cell.is_not_null()
     vals = [read_plan_value(v, f.type) for v in (f.values if f.values is not None else [f.value])]
     if f.type == "number":
-        scale = SCALE.get((datasets[f.k], f.col), 0)
-        units = cell if scale == 0 else (cell * 10**scale).cast(pl.Int64)
-        pred = number_predicate(units, f.op, vals, scale)
+        pred = number_predicate(cell, f.op, vals, SCALE.get((datasets[f.k], f.col), 0))
     elif f.type == "string":
         c = cell
         if f.ignore_case:
@@ -751,7 +812,22 @@ def python_filter(f, row: dict):
     raise AssertionError(op)
 
 
-def aggregate(fn: str, column: str | None, values: list, q: float | None):
+class Approx(Decimal):
+    """An exact value of an aggregate the engine computes in DOUBLE (README: avg, stddev, var,
+    quantile, and median of integers), with the magnitude of its inputs: DOUBLE arithmetic owes
+    a relative 1e-9 of that, not of the result (the average of -2^63 and 2^63-1 is -0.5 exactly;
+    DOUBLE may give 0.0)."""
+
+    mag: Decimal = Decimal(0)
+
+
+def approx(value: Decimal, mag: Decimal) -> Approx:
+    out = Approx(value)
+    out.mag = mag
+    return out
+
+
+def aggregate(fn: str, column: str | None, values: list, q: float | None, exact_median: bool = False):
     if fn == "count":
         return len(values) if column is None else sum(v is not None for v in values)
     present = [v for v in values if v is not None]
@@ -760,25 +836,28 @@ def aggregate(fn: str, column: str | None, values: list, q: float | None):
     if not present or (fn in ("stddev", "var") and len(present) < 2):
         return None
     if fn == "sum":
-        return sum(present[1:], present[0])
+        return reduce(CTX.add, present) if isinstance(present[0], Decimal) else sum(present)
     if fn == "min":
         return min(present)
     if fn == "max":
         return max(present)
     xs = sorted(Decimal(v) for v in present)
     n = len(xs)
+    mag = max(abs(xs[0]), abs(xs[-1]))
+    total = reduce(CTX.add, xs)
     if fn == "avg":
-        return CTX.divide(sum(xs, Decimal(0)), n)
+        return approx(CTX.divide(total, n), mag)
     if fn == "median":
-        return xs[n // 2] if n % 2 else CTX.divide(xs[n // 2 - 1] + xs[n // 2], 2)
+        middle = xs[n // 2] if n % 2 else CTX.divide(CTX.add(xs[n // 2 - 1], xs[n // 2]), 2)
+        return middle if exact_median else approx(middle, mag)
     if fn == "quantile":
-        pos = Decimal(repr(q)) * (n - 1)
+        pos = CTX.multiply(Decimal(repr(q)), n - 1)
         lo = _floor(pos)
         hi = min(lo + 1, n - 1)
-        return xs[lo] + (pos - lo) * (xs[hi] - xs[lo])
-    mean = CTX.divide(sum(xs, Decimal(0)), n)
-    var = CTX.divide(sum(((x - mean) ** 2 for x in xs), Decimal(0)), n - 1)
-    return var if fn == "var" else CTX.sqrt(var)
+        return approx(CTX.add(xs[lo], CTX.multiply(CTX.subtract(pos, lo), CTX.subtract(xs[hi], xs[lo]))), mag)
+    mean = CTX.divide(total, n)
+    var = CTX.divide(reduce(CTX.add, (CTX.power(CTX.subtract(x, mean), 2) for x in xs)), n - 1)
+    return approx(var, mag * mag) if fn == "var" else approx(CTX.sqrt(var), mag)
 
 
 def sort_rows(rows: list[tuple], keys: list[tuple[int, bool]]) -> list[tuple]:
@@ -838,7 +917,7 @@ def oracle(spec: Spec, env: Env) -> list[tuple]:
     for rec in records:
         by_name, row = {}, []
         for i, o in enumerate(spec.outputs):
-            v = rec[f"g{i}"] if o.kind == "group" else aggregate(o.fn, o.col, rec[f"a{i}"], o.q)
+            v = rec[f"g{i}"] if o.kind == "group" else aggregate(o.fn, o.col, rec[f"a{i}"], o.q, exact_median(o, spec))
             by_name[o.name] = v
             row.append(v)
         if all(python_filter(f, by_name) is True for f in spec.having):
@@ -859,20 +938,42 @@ def dataset_of(f) -> int:
 # Comparing the engine's answer with the oracle's.
 
 
-def normalise(v: Any, out: Out, expected: Any) -> Any:
-    """A JSON value of the answer as a Python value; checks SPEC §3's JSON form on the way."""
+def exact_median(o: Out, spec: Spec) -> bool:
+    """README: the median of a DECIMAL column is exact (computed one place wider)."""
+    return o.fn == "median" and (spec.datasets[o.k], o.col) in SCALE
+
+
+def is_approx(o: Out, spec: Spec) -> bool:
+    return o.fn in APPROX and not exact_median(o, spec)
+
+
+def scale_of(o: Out, spec: Spec) -> int | None:
+    """Decimal places of an exact number output (0: an integer); None when not exact."""
+    if o.type != "number" or is_approx(o, spec):
+        return None
+    if o.fn in ("count", "count_distinct") or o.col is None:
+        return 0
+    return SCALE.get((spec.datasets[o.k], o.col), 0)
+
+
+def normalise(v: Any, out: Out, scale: int | None, approximate: bool) -> Any:
+    """A JSON value of the answer as a Python value; checks SPEC §3's JSON form on the way:
+    a DECIMAL as its exact text, an integer as a JSON integer up to 2^53-1 and as text beyond."""
     if v is None:
         return None
     if out.type == "number":
         assert not isinstance(v, bool), v
-        if out.approx:
+        if approximate:
             return float(Decimal(v)) if isinstance(v, str) else float(v)
-        if isinstance(expected, Decimal):
+        if scale:
             assert isinstance(v, str), f"{out.name}: a decimal must arrive as its exact text, got {v!r}"
             return Decimal(v)
-        if isinstance(expected, int):
-            assert isinstance(v, int), f"{out.name}: an integer must arrive as a JSON integer, got {v!r}"
-        return Decimal(v) if isinstance(v, str) else v
+        if isinstance(v, str):
+            i = int(v)
+            assert abs(i) > 2**53 - 1, f"{out.name}: an integer up to 2^53-1 must arrive as a JSON integer, got {v!r}"
+            return i
+        assert isinstance(v, int) and abs(v) <= 2**53 - 1, f"{out.name}: an integer beyond 2^53-1 must arrive as its exact text, got {v!r}"
+        return v
     if out.type == "date":
         assert isinstance(v, str), v
         return dt.date.fromisoformat(v)
@@ -880,23 +981,42 @@ def normalise(v: Any, out: Out, expected: Any) -> Any:
     return v
 
 
-def close(a: Any, b: Any) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-9)
+def close(got: Any, want: Any) -> bool:
+    if got is None or want is None:
+        return got is None and want is None
+    mag = float(getattr(want, "mag", 0))
+    return math.isclose(float(got), float(want), rel_tol=1e-9, abs_tol=max(1e-9, 1e-9 * mag))
 
 
 def same(got: tuple, want: tuple, approx: list[bool]) -> bool:
     return all(close(g, w) if ap else g == w for g, w, ap in zip(got, want, approx))
 
 
+def past_38_digits(spec: Spec, expected: list[tuple]) -> bool:
+    """An exact aggregate (a sum) that needs more than 38 digits at its column's scale: no
+    DECIMAL(38, s) holds it."""
+    for i, o in enumerate(spec.outputs):
+        scale = scale_of(o, spec) if o.kind == "aggregate" else None
+        for row in expected if scale is not None else []:
+            if isinstance(row[i], (int, Decimal)) and row[i] != 0:
+                whole = max(CTX.abs(Decimal(row[i])).adjusted() + 1, 0)
+                if whole + scale > MAX_DIGITS:
+                    return True
+    return False
+
+
 def run_and_compare(spec: Spec, env: Env) -> Any:
     note(f"plan: {spec.plan!r}")
+    expected = oracle(spec, env)
     try:
         res = env.ns.query(spec.plan)
-    except tabular.TabularError as err:
+    except tabular.ValidationFailed as err:
+        # A sum past 38 digits may be refused (the README's line for exact numbers), at aggregates.
+        if past_38_digits(spec, expected) and any(e.path.startswith("aggregates") for e in err.errors):
+            return None
         raise AssertionError(f"a valid plan was refused: {err.code} {err.message} {[e.to_dict() for e in err.errors]}") from None
-    expected = oracle(spec, env)
+    event("oracle: no row" if not expected else "oracle: 1 row" if len(expected) == 1 else "oracle: rows")
+    event(f"datasets: {len(spec.datasets)}, joins: {sorted(kind for _, _, kind in spec.joins)}")
     outputs = spec.outputs
     width = len(outputs)
     assert [(c.name, c.type) for c in res.columns] == [(o.name, o.type) for o in outputs]
@@ -910,11 +1030,12 @@ def run_and_compare(spec: Spec, env: Env) -> Any:
     else:
         assert res.row_ids is not None and len(res.row_ids) == len(res.rows)
         got_ids = [tuple(ids) for ids in res.row_ids]
-    approx = [o.approx for o in outputs] + [False] * (len(expected[0]) - width if expected else 0)
+    approx = [is_approx(o, spec) for o in outputs] + [False] * (len(expected[0]) - width if expected else 0)
     got = []
-    for row, ids, want in zip(res.rows, got_ids, window):
+    scales = [scale_of(o, spec) for o in outputs]
+    for row, ids in zip(res.rows, got_ids):
         assert len(row) == width
-        got.append(tuple(normalise(v, o, w) for v, o, w in zip(row, outputs, want)) + ids)
+        got.append(tuple(normalise(v, o, sc, ap) for v, o, sc, ap in zip(row, outputs, scales, approx)) + ids)
     note(f"got:    {got[:12]}")
     note(f"oracle: {window[:12]}")
     if not spec.order:
@@ -940,7 +1061,7 @@ def run_and_compare(spec: Spec, env: Env) -> Any:
 
 
 def single(env: Env, draw) -> Gen:
-    return Gen(draw, env, [draw(st.sampled_from(list(SCHEMA)))])
+    return Gen(draw, env, [draw(st.sampled_from(MAIN))])
 
 
 # --------------------------------------------------------------------------------------------
@@ -951,19 +1072,19 @@ def check_rows_single(env, data):
     g = single(env, data.draw)
     spec = draw_rows_plan(g)
     res = run_and_compare(spec, env)
-    if data.draw(st.integers(0, 9)) == 0:
+    if res is not None and data.draw(st.integers(0, 9)) == 0:
         dry = env.ns.query({**spec.plan, "dry_run": True})
         assert dry.rows == [] and dry.receipt.sql == res.receipt.sql and dry.columns == res.columns
 
 
-@fast(150)
+@fast(250)
 @given(data=st.data())
 def test_rows_of_one_dataset(env, data):
     check_rows_single(env, data)
 
 
 @pytest.mark.slow
-@slow(150)
+@slow(250)
 @given(data=st.data())
 def test_rows_of_one_dataset_long(env, data):
     check_rows_single(env, data)
@@ -974,14 +1095,14 @@ def check_aggregates_single(env, data):
     run_and_compare(draw_aggregate_plan(g), env)
 
 
-@fast(150)
+@fast(250)
 @given(data=st.data())
 def test_aggregates_of_one_dataset(env, data):
     check_aggregates_single(env, data)
 
 
 @pytest.mark.slow
-@slow(150)
+@slow(250)
 @given(data=st.data())
 def test_aggregates_of_one_dataset_long(env, data):
     check_aggregates_single(env, data)
@@ -993,21 +1114,22 @@ def check_joins(env, data):
     run_and_compare(spec, env)
 
 
-@fast(120)
+@fast(200)
 @given(data=st.data())
 def test_joins(env, data):
     check_joins(env, data)
 
 
 @pytest.mark.slow
-@slow(120)
+@slow(200)
 @given(data=st.data())
 def test_joins_long(env, data):
     check_joins(env, data)
 
 
 def test_oracle_can_disagree(env):
-    """The comparison is not vacuous: an answer off by one row, or one cent, fails it."""
+    """The comparison is not vacuous: the oracle agrees with a sum computed by hand, and an answer
+    to a different question (a filter the oracle was not told of, an offset) fails the comparison."""
     spec = Spec(["orders"], ["orders"], aggregated=True)
     spec.outputs = [Out("region", "string", "group", 0, "region"), Out("sum_amount", "number", "aggregate", 0, "amount", fn="sum")]
     spec.plan = {"datasets": [{"source_uri": "orders.csv"}], "group_by": [{"column": "region"}], "aggregates": [{"fn": "sum", "column": "amount"}]}
@@ -1053,7 +1175,16 @@ def any_leaf(g: Gen, k: int, types: set[str]) -> tuple[str, str]:
 WORDS = st.text(alphabet=st.sampled_from(list("abcdefghijklmnopqrstuvwxyzXYZ -")), min_size=1, max_size=10).filter(lambda s: s.strip())
 
 
-def mutate(g: Gen, spec: Spec) -> tuple[dict, str]:
+DEFECTS = [
+    "source", "dataset_id", "where_column", "nested_column", "op_type", "ignore_case", "value", "between_count",
+    "empty_in", "too_many_in", "agg_fn_type", "agg_no_column", "quantile_q", "bucket", "order_by", "dup_name",
+    "having_column", "limit", "shape_no_op", "shape_bad_op", "shape_extra", "bad_fn", "bad_bucket_word",
+]
+JOIN_DEFECTS = ["dup_alias", "join_missing", "join_alias", "join_key", "join_types", "join_first", "join_kind"]
+AGGREGATE_DEFECTS = ["select_with_agg", "having_op"]
+
+
+def mutate(g: Gen, spec: Spec, kind: str) -> tuple[dict, str]:
     """One defect in a valid plan; answers the plan and the path an error must name."""
     d = g.draw
     plan = copy.deepcopy(spec.plan)
@@ -1064,17 +1195,7 @@ def mutate(g: Gen, spec: Spec) -> tuple[dict, str]:
     aggs = plan.get("aggregates", [])
     groups = plan.get("group_by", [])
     names = [o.name for o in spec.outputs]
-    kinds = [
-        "source", "dataset_id", "where_column", "nested_column", "op_type", "ignore_case", "value", "between_count",
-        "empty_in", "too_many_in", "agg_fn_type", "agg_no_column", "quantile_q", "bucket", "order_by", "dup_name",
-        "having_column", "limit", "shape_no_op", "shape_bad_op", "shape_extra", "bad_fn", "bad_bucket_word",
-    ]
-    if n_ds > 1:
-        kinds += ["dup_alias", "join_missing", "join_alias", "join_key", "join_types", "join_first", "join_kind"]
-    if spec.aggregated:
-        kinds += ["select_with_agg", "having_op"]
-    kind = d(st.sampled_from(kinds))
-    note(f"mutation: {kind}")
+    note(f"defect: {kind}")
 
     if kind == "source":
         plan["datasets"][k]["source_uri"] = d(BAD_NAMES.filter(lambda s: s and s not in {f"{x}.csv" for x in SCHEMA}))
@@ -1234,12 +1355,13 @@ def mutate(g: Gen, spec: Spec) -> tuple[dict, str]:
     raise AssertionError(kind)
 
 
-def check_invalid(env, data):
+def check_invalid(env, data, kind: str):
     draw = data.draw
-    combo = draw(st.sampled_from([[ds] for ds in SCHEMA] + JOIN_COMBOS))
-    g = Gen(draw, env, combo)
-    spec = draw_aggregate_plan(g) if draw(st.booleans()) else draw_rows_plan(g)
-    plan, path = mutate(g, spec)
+    combos = JOIN_COMBOS if kind in JOIN_DEFECTS else [[ds] for ds in MAIN] + JOIN_COMBOS
+    g = Gen(draw, env, draw(st.sampled_from(combos)))
+    aggregated = kind in AGGREGATE_DEFECTS or draw(st.booleans())
+    spec = draw_aggregate_plan(g) if aggregated else draw_rows_plan(g)
+    plan, path = mutate(g, spec, kind)
     if draw(st.integers(0, 3)) == 0:
         plan["dry_run"] = True
     note(f"plan: {plan!r}")
@@ -1258,68 +1380,174 @@ def check_invalid(env, data):
     assert path in paths, f"expected an error at {path}, got {paths}"
 
 
-@fast(250)
+@pytest.mark.parametrize("kind", DEFECTS + JOIN_DEFECTS + AGGREGATE_DEFECTS)
+@fast(12)
 @given(data=st.data())
-def test_invalid_plans_are_refused_with_paths(env, data):
-    check_invalid(env, data)
+def test_invalid_plans_are_refused_with_paths(env, data, kind):
+    check_invalid(env, data, kind)
 
 
 @pytest.mark.slow
-@slow(250)
+@pytest.mark.parametrize("kind", DEFECTS + JOIN_DEFECTS + AGGREGATE_DEFECTS)
+@slow(12)
 @given(data=st.data())
-def test_invalid_plans_are_refused_with_paths_long(env, data):
-    check_invalid(env, data)
+def test_invalid_plans_are_refused_with_paths_long(env, data, kind):
+    check_invalid(env, data, kind)
 
 
 # --------------------------------------------------------------------------------------------
-# Known defects, each as its own property (these fail while the defect is open).
+# The edges: numbers at the limits of BIGINT and DECIMAL(38), values past them, odd strings,
+# names that collide with hidden columns or differ only in case, having on rows.
 
 
-def answered_or_refused(env, plan: dict):
-    """The engine answers or refuses with 422; a duckdb exception or anything else is a defect."""
-    try:
-        return env.ns.query(plan)
-    except tabular.ValidationFailed as err:
-        assert err.errors and all(PATH.match(e.path) for e in err.errors)
-        return None
+def check_extreme_rows(env, data):
+    g = Gen(data.draw, env, ["extremes"], edgy=True)
+    run_and_compare(draw_rows_plan(g), env)
 
 
-EXTREME_NUMBERS = st.one_of(
-    st.integers(min_value=2**63 - 2, max_value=2**200).map(lambda i: i * (1 if i % 2 else -1)),
-    st.sampled_from([2**127 - 1, 2**127, -(2**127), -(2**127) - 1, 2**128, 10**38, 10**40, 2**53 + 1]),
-    st.builds(lambda base, k: format(Decimal(base) + Decimal(1).scaleb(-k), "f"), st.sampled_from(["259.41", "1.05", "40", "0"]), st.integers(3, 60)),
-    st.sampled_from(["1e400", "-1e400", "1e-400", "1E+38", "9" * 50, "0." + "0" * 45 + "1", 1e300, -1e300, 5e-324]),
-)
+@pytest.mark.known_defect  # exact numbers at the edge of DECIMAL(38): see the note on issue 4
+@fast(150)
+@given(data=st.data())
+def test_extreme_numbers_rows(env, data):
+    """Filters on BIGINT from -2^63 to 2^63-1, DECIMAL(38, 2) with 36 integer digits and a 6-place
+    decimal, with values at and past the types' edges (within 38 digits): exact."""
+    check_extreme_rows(env, data)
+
+
+@pytest.mark.slow
+@slow(150)
+@given(data=st.data())
+def test_extreme_numbers_rows_long(env, data):
+    check_extreme_rows(env, data)
+
+
+def check_extreme_aggregates(env, data):
+    g = Gen(data.draw, env, ["extremes"], edgy=True)
+    spec = draw_aggregate_plan(g)
+    # stddev/var of values near 2^63 lose everything to cancellation in DOUBLE (the README says
+    # they are DOUBLE): not compared here.
+    assume(not any(o.fn in ("stddev", "var") and o.col in ("big", "wide") for o in spec.outputs))
+    run_and_compare(spec, env)
+
+
+@pytest.mark.known_defect  # exact numbers at the edge of DECIMAL(38): see the note on issue 4
+@fast(150)
+@given(data=st.data())
+def test_extreme_numbers_aggregates(env, data):
+    """sum (exact, SPEC §3), avg, median, min, max … over the extremes fixture."""
+    check_extreme_aggregates(env, data)
+
+
+@pytest.mark.slow
+@slow(150)
+@given(data=st.data())
+def test_extreme_numbers_aggregates_long(env, data):
+    check_extreme_aggregates(env, data)
+
+
+NUMERIC_EXTREMES = ["big", "wide", "mid", "tiny"]
+
+
+def sweep(env, specs: list[Spec]) -> None:
+    """Every plan against the oracle; all disagreements reported at once, one line each."""
+    failures = []
+    for spec in specs:
+        try:
+            run_and_compare(spec, env)
+        except Exception as err:  # noqa: BLE001 - collected and reported below
+            first = (str(err).strip().splitlines() or [""])[0][:220]
+            failures.append(f"{json.dumps(spec.plan)}\n    -> {type(err).__module__}.{type(err).__name__}: {first}")
+    assert not failures, f"{len(failures)} of {len(specs)} plans disagree with the oracle:\n" + "\n".join(failures[:25])
+
+
+@pytest.mark.known_defect  # exact numbers at the edge of DECIMAL(38): see the note on issue 4
+def test_extreme_edges_filters(env):
+    """Every comparison of every number column of `extremes` with every edge value: exact."""
+    specs = []
+    for col in NUMERIC_EXTREMES:
+        for v in EDGE_VALUES:
+            text = format(v, "f")
+            for op, values in [
+                ("eq", None), ("ne", None), ("lt", None), ("le", None), ("gt", None), ("ge", None),
+                ("in", [text, "1"]), ("not_in", [text]), ("between", [text, text]), ("between", ["-" + "9" * 38, text]),
+            ]:
+                leaf = Leaf(0, col, "number", op, value=None if values else text, values=values, text=col, ds="extremes")
+                spec = Spec(["extremes"], ["extremes"], where=[leaf])
+                spec.outputs = [Out("id", "number", "column", 0, "id")]
+                spec.plan = {"datasets": [{"source_uri": "extremes.csv"}], "where": [render_filter(leaf)], "select": [{"column": "id"}]}
+                specs.append(spec)
+    sweep(env, specs)
+
+
+@pytest.mark.known_defect  # exact numbers at the edge of DECIMAL(38): see the note on issue 4
+def test_extreme_edges_aggregates(env):
+    """sum, avg, min, max, median, quantile, count_distinct of every number column of
+    `extremes`, over several subsets, with and without groups: exact (avg & co. within 1e-9)."""
+    specs = []
+    subsets = [None, ("id", "in", [1, 3]), ("id", "in", [1, 2]), ("id", "in", [2, 14]), ("grp", "eq", "a"), ("id", "in", [1, 4, 12])]
+    for col in NUMERIC_EXTREMES:
+        fns = ["sum", "avg", "min", "max", "median", "quantile", "count_distinct"] + (["stddev", "var"] if col == "tiny" else [])
+        for fn in fns:
+            for subset in subsets:
+                for grouped in (False, True):
+                    spec = Spec(["extremes"], ["extremes"], aggregated=True)
+                    plan: dict[str, Any] = {"datasets": [{"source_uri": "extremes.csv"}]}
+                    if subset:
+                        c, op, v = subset
+                        leaf = Leaf(0, c, TYPES["extremes"][c], op, text=c, ds="extremes", **({"values": v} if op == "in" else {"value": v}))
+                        spec.where = [leaf]
+                        plan["where"] = [render_filter(leaf)]
+                    if grouped:
+                        spec.outputs.append(Out("grp", "string", "group", 0, "grp"))
+                        plan["group_by"] = [{"column": "grp"}]
+                    q = 0.5 if fn == "quantile" else None
+                    type_ = "number"
+                    spec.outputs.append(Out(f"{fn}_{col}", type_, "aggregate", 0, col, fn=fn, q=q))
+                    plan["aggregates"] = [{"fn": fn, "column": col, **({"q": q} if q is not None else {})}]
+                    spec.plan = plan
+                    specs.append(spec)
+    sweep(env, specs)
+
+
+PAST_38_DIGITS = st.one_of(
+    st.integers(min_value=10**MAX_DIGITS, max_value=2**200).map(lambda i: i * (1 if i % 2 else -1)),
+    st.sampled_from([2**127 - 1, 2**127, -(2**127), -(2**127) - 1, 2**128, 10**38, 10**40]),
+    st.builds(lambda base, k: format(_near(base, k), "f"), st.sampled_from(["259.41", "1.05", "40", "0", "9" * 36]), st.integers(38, 60)),
+    st.sampled_from(["1e400", "-1e400", "1e-400", "9" * 50, "0." + "0" * 45 + "1", 1e300, -1e300, 5e-324]),
+).filter(lambda v: digits(read_number(v)) > MAX_DIGITS)
 
 
 @fast(60)
 @given(data=st.data())
-def test_known_extreme_number_values(env, data):
-    """Any JSON number is a number: 2^127, 10^40 or 259.41 + 10^-40 compare exactly (or 422).
-    Open defects: an integer beyond ±2^127 raises duckdb ConversionException/InvalidInputException;
-    more than 38 significant digits are rounded (amount = 259.41 + 1e-39 matches 259.41)."""
-    g = Gen(data.draw, env, ["orders"])
-    col = data.draw(st.sampled_from(["qty", "amount", "order_id"]))
+def test_numbers_past_38_digits_are_refused(env, data):
+    """README: a number value past 38 digits (DuckDB's widest exact type) is refused with 422 at
+    its path, whatever the column and operator; it never reaches DuckDB (which raised
+    ConversionException / InvalidInputException for integers past ±2^127, and rounded 259.41 +
+    1e-39 to 259.41)."""
+    ds = data.draw(st.sampled_from(["orders", "extremes"]))
+    col = data.draw(st.sampled_from([c for c in SCHEMA[ds] if TYPES[ds][c] == "number"]))
     op = data.draw(st.sampled_from(["eq", "ne", "lt", "le", "gt", "ge", "in", "not_in", "between"]))
-    leaf = Leaf(0, col, "number", op, text=col, ds="orders")
-    value = data.draw(EXTREME_NUMBERS)
-    if ARITY[op] == "one":
-        leaf.value = value
+    value = data.draw(PAST_38_DIGITS)
+    arity = ARITY[op]
+    f: dict[str, Any] = {"column": col, "op": op}
+    if arity == "one":
+        f["value"], path = value, "where[0].value"
     else:
-        leaf.values = [value, g.render_number(g.number("orders", col))] if op != "between" else [value, data.draw(EXTREME_NUMBERS)]
-    spec = Spec(["orders"], ["orders"], where=[leaf], aggregated=True)
-    spec.outputs = [Out("count", "number", "aggregate", fn="count")]
-    spec.plan = {"datasets": [{"source_uri": "orders.csv"}], "where": [render_filter(leaf)], "aggregates": [{"fn": "count"}]}
-    note(f"plan: {spec.plan!r}")
-    if answered_or_refused(env, spec.plan) is not None:
-        run_and_compare(spec, env)
+        at = data.draw(st.integers(0, 1))
+        f["values"] = [value, 1] if at == 0 else [1, value]
+        path = f"where[0].values[{at}]"
+    plan = {"datasets": [{"source_uri": f"{ds}.csv"}], "where": [f], "aggregates": [{"fn": "count"}]}
+    note(f"plan: {plan!r}")
+    with pytest.raises(tabular.ValidationFailed) as caught:
+        env.ns.query(plan)
+    assert path in [e.path for e in caught.value.errors]
 
 
 @fast(40)
 @given(data=st.data())
-def test_known_median_of_decimals_is_exact(env, data):
-    """median / quantile of a DECIMAL column: the middle of 1.01 and 1.02 is 1.015. Open defect:
-    DuckDB's median keeps the column's scale, so the answer is rounded to 2 places."""
+def test_median_of_decimals_is_exact(env, data):
+    """median / quantile of a DECIMAL column, by group: the middle of 1.01 and 1.02 is 1.015
+    (DuckDB's median keeps the column's scale and rounded it to 1.02 before the fix)."""
     g = Gen(data.draw, env, [data.draw(st.sampled_from(["orders", "items"]))])
     ds = g.datasets[0]
     col = "amount" if ds == "orders" else "price"
@@ -1330,8 +1558,8 @@ def test_known_median_of_decimals_is_exact(env, data):
     key = "region" if ds == "orders" else "sku"
     spec.outputs = [Out(key, "string", "group", 0, key), Out(f"{fn}_{col}", "number", "aggregate", 0, col, fn=fn, q=q)]
     spec.plan = {
-        "datasets": g.plan_datasets, "group_by": [{"column": key}],
-        "aggregates": [{"fn": fn, "column": col, **({"q": q} if q is not None else {})}], "limit": 1000,
+        "datasets": g.plan_datasets, "group_by": [{"column": g.ref(0, key)}],
+        "aggregates": [{"fn": fn, "column": g.ref(0, col), **({"q": q} if q is not None else {})}], "limit": 1000,
         **({"where": [render_filter(f) for f in spec.where]} if spec.where else {}),
     }
     spec.limit = 1000
@@ -1340,22 +1568,23 @@ def test_known_median_of_decimals_is_exact(env, data):
 
 @fast(40)
 @given(data=st.data())
-def test_known_tricky_result_names(env, data):
-    """Result names are the plan's: one named like an internal column (`__row_id_0`) is still
-    the plan's column, and order_by / the default order use the one named. Two names that
-    differ only in case are refused with 422 (DuckDB identifiers ignore case)."""
+def test_tricky_result_names(env, data):
+    """A result named like a hidden column (`__row_id_0`) is the plan's column: order_by and the
+    default order use the one named (before the fix, ORDER BY bound to the hidden row id).
+    Names that differ only in case are refused with 422 (README), at the list that repeats one."""
     draw = data.draw
     g = Gen(draw, env, ["orders"], tricky_names=True)
     cols = draw(st.lists(st.sampled_from(list(SCHEMA["orders"])), min_size=2, max_size=3))
-    pool = ["x", "X", "__row_id_0", "__ROW_ID_0", "Qty", "QTY", "amount", "Amount", "region", "REGION"]
+    pool = ["x", "X", "__row_id_0", "__ROW_ID_0", "__row_id_0_", "Qty", "QTY", "amount", "Amount", "region", "REGION"]
     names = draw(st.lists(st.sampled_from(pool), min_size=len(cols), max_size=len(cols), unique=True))
     spec = Spec(["orders"], ["orders"])
     select = []
     for col, name in zip(cols, names):
         spec.outputs.append(Out(name, TYPES["orders"][col], "column", 0, col))
         select.append({"column": col, "as": name})
+    listed = "select"
     if draw(st.booleans()):
-        spec.aggregated = True
+        spec.aggregated, listed = True, "group_by"
         for o in spec.outputs:
             o.kind = "group"
         spec.plan = {"datasets": [{"source_uri": "orders.csv"}], "group_by": select}
@@ -1365,70 +1594,85 @@ def test_known_tricky_result_names(env, data):
     if spec.order:
         spec.plan["order_by"] = [{"column": spec.outputs[spec.order[0][0]].name, "desc": spec.order[0][1]}]
     spec.plan["limit"] = spec.limit = 20
-    # Names that differ only in case are refused (422): SQL and most clients would merge them.
-    if answered_or_refused(env, spec.plan) is not None:
+    note(f"plan: {spec.plan!r}")
+    if len({n.lower() for n in names}) < len(names):
+        with pytest.raises(tabular.ValidationFailed) as caught:
+            env.ns.query(spec.plan)
+        assert any(e.path == listed or e.path.startswith(listed + "[") for e in caught.value.errors)
+    else:
         run_and_compare(spec, env)
 
 
 @fast(30)
 @given(data=st.data())
-def test_known_aliases_differing_in_case(env, data):
-    """Aliases `a` and `A` are two aliases (the resolver accepts them). Open defect: DuckDB
-    answers BinderException "Ambiguous reference to table" instead of rows or a 422."""
+def test_aliases_differing_in_case_are_refused(env, data):
+    """Aliases `a` and `A` would be one table to DuckDB ("Ambiguous reference to table" before the
+    fix): refused with 422 at the second dataset's alias (README)."""
     combo = data.draw(st.sampled_from(JOIN_COMBOS[:4]))
     g = Gen(data.draw, env, combo, tricky_names=True)
-    base = data.draw(st.sampled_from(["a", "t", "Orders", "x1"]))
-    g.aliases = [base, base.swapcase()]
+    base = data.draw(st.sampled_from(["a", "t", "Orders", "x1", "é"]))
+    g.aliases = [base, base.swapcase() if base.swapcase() != base else base.upper()]
+    assume(g.aliases[0] != g.aliases[1])
     for entry, alias in zip(g.plan_datasets, g.aliases):
         entry["alias"] = alias
     spec = draw_rows_plan(g, with_order=False)
-    if answered_or_refused(env, spec.plan) is not None:
-        run_and_compare(spec, env)
+    note(f"plan: {spec.plan!r}")
+    with pytest.raises(tabular.ValidationFailed) as caught:
+        env.ns.query(spec.plan)
+    assert "datasets[1].alias" in [e.path for e in caught.value.errors]
 
 
-@fast(30)
+@fast(40)
 @given(data=st.data())
-def test_known_having_without_aggregates(env, data):
-    """`having` filters result rows by result names, aggregates included (SPEC §4); in a plan of
-    rows it is the same filter on the selected columns. Open defect: DuckDB BinderException
-    ("must appear in the GROUP BY clause") instead of rows or a 422."""
-    g = single(env, data.draw)
+def test_having_on_rows(env, data):
+    """having in a plan of rows filters the result rows by result names (before the fix: a SQL
+    HAVING without GROUP BY, BinderException)."""
+    g = Gen(data.draw, env, data.draw(st.sampled_from([[ds] for ds in MAIN] + JOIN_COMBOS)))
     spec = draw_rows_plan(g)
-    spec.having = [having_filter(g, spec.outputs)]
+    spec.having = [having_filter(g, spec.outputs) for _ in range(data.draw(st.integers(1, 2)))]
     spec.plan["having"] = [render_filter(f) for f in spec.having]
-    if answered_or_refused(env, spec.plan) is not None:
-        run_and_compare(spec, env)
+    run_and_compare(spec, env)
 
 
 ODD_STRINGS = st.one_of(
-    st.sampled_from(["\x00", "a\x00b", "😀", "x" * 20_000, "\ud800", "a\udfffb", "'", '"', "\\", "%", "_", "\n", "\r\n"]),
-    st.text(max_size=12),
+    st.sampled_from(["\x00", "a\x00b", "😀", "x" * 20_000, "'", '"', "\\", "%", "_", "\n", "\r\n", "' OR '1'='1", "\u0130"]),
+    st.text(max_size=12).filter(lambda s: not any("\ud800" <= ch <= "\udfff" for ch in s)),
 )
 
 
 @fast(60)
 @given(data=st.data())
-def test_known_odd_string_values(env, data):
-    """Any JSON string is a string value: NUL, emoji, a lone surrogate (JSON allows "\\ud800"),
-    20,000 characters. Answered exactly, or 422. Open defect: a lone surrogate reaches DuckDB and
-    raises InvalidInputException ("cannot encode str as UTF-8")."""
+def test_odd_string_values(env, data):
+    """Any string is a string value: NUL, emoji, quotes, 20,000 characters: answered exactly.
+    (ignore_case is left out: DuckDB and Python lowercase a few letters differently, İ → i vs i̇.)"""
     g = Gen(data.draw, env, ["orders"])
     col = data.draw(st.sampled_from(["note", "region"]))
-    op = data.draw(st.sampled_from(STRING_OPS[:9] + STRING_OPS[11:]))
+    op = data.draw(st.sampled_from([o for o in STRING_OPS if ARITY[o] != "none"]))
     value = data.draw(ODD_STRINGS)
-    leaf = Leaf(0, col, "string", op, text=col, ds="orders", ignore_case=data.draw(st.booleans()))
-    arity = ARITY[op]
-    if arity == "one":
+    leaf = Leaf(0, col, "string", op, text=col, ds="orders")
+    if ARITY[op] == "one":
         leaf.value = value
     else:
         leaf.values = [value, g.string("orders", col)]
     spec = Spec(["orders"], ["orders"], where=[leaf], aggregated=True)
     spec.outputs = [Out("count", "number", "aggregate", fn="count")]
     spec.plan = {"datasets": [{"source_uri": "orders.csv"}], "where": [render_filter(leaf)], "aggregates": [{"fn": "count"}]}
-    note(f"plan: {spec.plan!r}")
-    if answered_or_refused(env, spec.plan) is not None:
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return  # the oracle cannot hold it either; answering without a crash is what counts
-        run_and_compare(spec, env)
+    run_and_compare(spec, env)
+
+
+@fast(30)
+@given(data=st.data())
+def test_lone_surrogates_are_refused(env, data):
+    """JSON can carry a lone surrogate ("\\ud800") that is no text DuckDB can hold (it raised
+    InvalidInputException before the fix): 422 at the value's path."""
+    col = data.draw(st.sampled_from(["note", "region"]))
+    op = data.draw(st.sampled_from(["eq", "ne", "contains", "starts_with", "in", "not_in"]))
+    value = data.draw(st.sampled_from(["\ud800", "a\udfffb", "\udc00x"]))
+    f: dict[str, Any] = {"column": col, "op": op, "ignore_case": data.draw(st.booleans())}
+    if ARITY[op] == "one":
+        f["value"], path = value, "where[0].value"
+    else:
+        f["values"], path = ["North", value], "where[0].values[1]"
+    with pytest.raises(tabular.ValidationFailed) as caught:
+        env.ns.query({"datasets": [{"source_uri": "orders.csv"}], "where": [f]})
+    assert path in [e.path for e in caught.value.errors]
