@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -20,17 +19,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import peak_rss_bytes, tpchgen
+
 ROOT = Path(__file__).resolve().parent.parent
 CONTENDERS = ("duckdb", "polars", "tabular")
 TIME_TARGET = 1.5  # tabular seconds <= 1.5 x DuckDB's
 MEMORY_TARGET = 2.0  # tabular peak RSS <= 2 x the CSV's size
 MiB = 1024 * 1024
-
-
-def peak_rss_bytes() -> int:
-    """The most memory this process (or any child it waited for) held at once."""
-    unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
-    return unit * max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
 
 
 # --- contenders: each runs alone in its own process --------------------------------------------
@@ -85,14 +80,6 @@ def contender_main(name: str, csv: Path, work: Path) -> None:
 
 
 # --- the driver ---------------------------------------------------------------------------------
-
-def tpchgen() -> str:
-    beside = Path(sys.executable).parent / "tpchgen-cli"
-    found = str(beside) if beside.exists() else shutil.which("tpchgen-cli")
-    if not found:
-        sys.exit("tpchgen-cli not found next to this Python or on PATH (pip install tpchgen-cli)")
-    return found
-
 
 def ensure_csv(data_dir: Path, sf: float) -> tuple[Path, bool]:
     """The lineitem CSV for this scale factor, and whether this run generated it."""

@@ -13,13 +13,14 @@ import argparse
 import datetime as dt
 import json
 import random
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from decimal import Decimal
 from pathlib import Path
+
+from common import peak_rss_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENDERS = ("fastexcel", "openpyxl", "tabular")
@@ -31,12 +32,6 @@ KINDS = ("id", "text", "date", "money", "percent", "small_int", "flag", "measure
 FORMATS = {"date": "yyyy-mm-dd", "money": '"$"#,##0.00', "percent": "0.0%", "stamp": "yyyy-mm-dd hh:mm", "amount": "0.00"}
 WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
 CATEGORIES = ("north", "south", "east", "west", "central", "online", "retail", "wholesale")
-
-
-def peak_rss_bytes() -> int:
-    """The most memory this process (or any child it waited for) held at once."""
-    unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
-    return unit * max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
 
 
 # --- the workbook -------------------------------------------------------------------------------

@@ -21,6 +21,8 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
+from common import tpchgen
+
 ROOT = Path(__file__).resolve().parent.parent
 TABLES = ("lineitem", "orders", "customer")
 RATIO_TARGET = 1.2  # tabular end to end <= 1.2 x the hand-written SQL
@@ -85,14 +87,6 @@ PLANS = {"Q1": (Q1, Q1_SQL), "Q3": (Q3, Q3_SQL), "Q6": (Q6, Q6_SQL)}
 
 
 # --- data ---------------------------------------------------------------------------------------
-
-def tpchgen() -> str:
-    beside = Path(sys.executable).parent / "tpchgen-cli"
-    found = str(beside) if beside.exists() else shutil.which("tpchgen-cli")
-    if not found:
-        sys.exit("tpchgen-cli not found next to this Python or on PATH (pip install tpchgen-cli)")
-    return found
-
 
 def ensure_csvs(data_dir: Path, sf: float) -> dict[str, Path]:
     """The three CSVs for this scale factor; only the missing ones are generated (and kept)."""
