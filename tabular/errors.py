@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,8 +78,8 @@ class IngestFailed(Exception):
         self.message = message
 
 
-def close_names(name: str, candidates: list[str], n: int = 3) -> list[str]:
-    """Up to `n` candidates closest to `name`, case-insensitively, for `did_you_mean`."""
-    lowered = {c.lower(): c for c in candidates}
-    hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.5)
-    return [lowered[h] for h in hits]
+def close_names(name: str, candidates: list[str]) -> list[str]:
+    """Up to three candidates closest to `name`, for `did_you_mean` (the planner's rule)."""
+    from planner.resolve import close
+
+    return close(name, candidates)

@@ -186,7 +186,7 @@ def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: S
     except Exception as err:  # openpyxl raises many kinds for a workbook it finds odd
         # calamine is more forgiving (missing shared strings, odd attributes); number formats are lost.
         try:
-            extractions, covered = read_calamine(path, folder, fmt, options, settings)
+            extractions, covered = read_calamine(path, folder, fmt, options, settings, checked=True)
         except IngestFailed:
             raise IngestFailed("format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}") from None
         for ex in extractions:
@@ -247,13 +247,14 @@ def _tables(sheet: str, grid: list[list[Cell]], merged, folder: Path, fmt: str, 
     return out
 
 
-def read_calamine(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
+def read_calamine(path: Path, folder: Path, fmt: str, options: dict, settings: Settings, checked: bool = False) -> tuple[list[Extraction], dict]:
     """A workbook through calamine (ODS, and XLSX openpyxl refuses): values keep their types
     (dates, numbers, booleans, text), though calamine gives no number formats, so a percent is
     read as its fraction."""
     from python_calamine import CalamineWorkbook
 
-    check_container(path, fmt)
+    if not checked:
+        check_container(path, fmt)
     try:
         with path.open("rb") as fh:
             book = CalamineWorkbook.from_filelike(fh)

@@ -28,7 +28,7 @@ from . import candidates as C
 from .errors import IngestFailed
 from .extract import Excluded, Extraction, _join_headers
 from .settings import Settings
-from .sheets import TOTAL_LABEL, _unit, check_container, coverage
+from .sheets import TOTAL_LABEL, _unit, coverage
 
 HINT_ROWS = 200
 _TIME_IN_FORMAT = re.compile(r"[hHs]")
@@ -137,7 +137,7 @@ def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
 def read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
     import fastexcel
 
-    check_container(path, fmt)
+    # read_workbook has already checked the container (its CRC check reads every member).
     try:
         reader = fastexcel.read_excel(path.read_bytes())
         names = list(reader.sheet_names)
