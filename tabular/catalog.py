@@ -45,6 +45,7 @@ CREATE TABLE IF NOT EXISTS catalog.snapshots (
   approved BOOLEAN, approved_at TIMESTAMPTZ, approved_by VARCHAR, created_at TIMESTAMPTZ);
 CREATE TABLE IF NOT EXISTS catalog.rejected (
   snapshot_id VARCHAR, row_id BIGINT, line BIGINT, column_name VARCHAR, value VARCHAR, reason VARCHAR);
+ALTER TABLE catalog.jobs ADD COLUMN IF NOT EXISTS idempotency_key VARCHAR;
 """
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import threading
 from pathlib import Path
@@ -14,6 +15,7 @@ from rich.table import Table
 
 from . import connect
 from .errors import TabularError
+from .ops import REGISTRY
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "csv"
 DEMO_FILES = ("european_numbers.csv", "dates_ambiguous.csv", "currency.csv", "ragged.csv", "leading_zeros.csv", "times_durations.csv")
@@ -165,6 +167,62 @@ def cmd_demo(args, console: Console) -> int:
     return 0
 
 
+def cmd_serve(args, console: Console) -> int:
+    from .service import serve
+
+    engine = connect(args.home)
+    with engine:
+        serve(engine, args.host, args.port, access_log=args.access_log)
+    return 0
+
+
+def cmd_mcp(args, console: Console) -> int:
+    from .service.mcp import run_stdio
+
+    with connect(args.home) as engine:
+        run_stdio(engine)
+    return 0
+
+
+def cmd_call(args, console: Console) -> int:
+    """Any op by name, the body as JSON (a file, - for stdin, or inline); the answer as JSON."""
+    text = args.body or "{}"
+    if text == "-":
+        text = sys.stdin.read()
+    elif not text.lstrip().startswith("{") and Path(text).is_file():
+        text = Path(text).read_text(encoding="utf-8")
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError as err:
+        console.print(f"[red]VALIDATION_FAILED[/red] the body is not JSON: {escape(str(err))}")
+        return 2
+    for key in ("org", "namespace"):
+        if getattr(args, key) and not body.get(key):
+            body[key] = getattr(args, key)
+    if args.url:
+        from .client import Client
+
+        with Client(args.url, args.token or os.environ.get("TABULAR_TOKEN")) as client:
+            answer = client.call(args.op, body)
+    else:
+        with connect(args.home) as engine:
+            answer = engine.call(args.op, body)
+    print(json.dumps(answer, ensure_ascii=False, indent=2))
+    return 0
+
+
+def cmd_token(args, console: Console) -> int:
+    from .service.auth import new_token, token_hash
+
+    token = new_token()
+    entry = {"name": args.name, "org": args.token_org, "namespaces": args.namespaces, "role": args.role}
+    console.print("[bold]token[/bold] (give it to the caller; it is not stored):")
+    print(token)
+    console.print("[bold]entry[/bold] for the tokens file (TABULAR_TOKENS):")
+    print(json.dumps({token_hash(token): {k: v for k, v in entry.items() if v}}, indent=2))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tabular", description="Typed datasets from spreadsheets and CSV.")
     parser.add_argument("--home", help="where the DuckDB file lives (TABULAR_HOME, default ./.tabular)")
@@ -190,6 +248,25 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(run=cmd_query)
     p = sub.add_parser("demo", help="ingest the bundled fixtures and show what came out")
     p.set_defaults(run=cmd_demo)
+    p = sub.add_parser("serve", help="serve every op over HTTP (POST /v1/knowledge.<op>, OpenAPI at /docs) and MCP at /mcp")
+    p.add_argument("--host", help="address to listen on (TABULAR_HOST, default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (TABULAR_PORT, default 8765)")
+    p.add_argument("--access-log", action="store_true", help="log every request")
+    p.set_defaults(run=cmd_serve)
+    p = sub.add_parser("mcp", help="serve every op as MCP tools (loom_knowledge_<op>) on stdin/stdout")
+    p.set_defaults(run=cmd_mcp)
+    p = sub.add_parser("call", help="run any op by name with a JSON body; print the answer as JSON")
+    p.add_argument("op", choices=sorted(REGISTRY), metavar="OP", help="one of: " + ", ".join(sorted(REGISTRY)))
+    p.add_argument("body", nargs="?", help="the body: inline JSON, a JSON file, or - for stdin (default {})")
+    p.add_argument("--url", help="call a tabular service at this address instead of the local DuckDB file")
+    p.add_argument("--token", help="bearer token for --url (default: TABULAR_TOKEN)")
+    p.set_defaults(run=cmd_call)
+    p = sub.add_parser("token", help="make a bearer token and print its entry for the tokens file")
+    p.add_argument("--org", dest="token_org", required=True)
+    p.add_argument("--namespaces", nargs="+", default=["*"], help="namespaces it may use (* = all of the org)")
+    p.add_argument("--role", choices=["viewer", "writer", "admin"], default="viewer")
+    p.add_argument("--name", default="", help="who the audit log names")
+    p.set_defaults(run=cmd_token)
     args = parser.parse_args(argv)
     console = Console()
     try:

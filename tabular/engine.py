@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mimetypes
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +52,8 @@ class Engine:
         """Run an op by name: a dict in (the HTTP body), a dict out (the HTTP answer)."""
         return self.run(op, body).model_dump(mode="json", by_alias=True)
 
-    def run(self, op: str, body: dict | BaseModel | None = None) -> BaseModel:
-        """Run an op by name and answer its typed output model."""
+    def run(self, op: str, body: dict | BaseModel | None = None, caller: str | None = None) -> BaseModel:
+        """Run an op by name and answer its typed output model; `caller` is who asks (audits, approvals)."""
         spec = REGISTRY.get(op)
         if spec is None:
             from .errors import close_names
@@ -69,7 +70,7 @@ class Engine:
             "org": model.org or self.settings.default_org,
             "namespace": model.namespace or self.settings.default_namespace,
         })
-        out = spec.fn(self.context, model)
+        out = spec.fn(self.context if caller is None else replace(self.context, caller=caller), model)
         if ignored and hasattr(out, "ignored_args"):
             out.ignored_args = ignored
         return out

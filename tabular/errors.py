@@ -32,6 +32,7 @@ class TabularError(Exception):
 
     code = "INTERNAL"
     status = 500
+    request_id = ""  # set on errors a remote service answered (tabular.Client)
 
     def __init__(self, message: str, errors: list[ErrorItem] | None = None):
         super().__init__(message)
@@ -63,6 +64,28 @@ class TooLarge(TabularError):
 
 class BackendTimeout(TabularError):
     code, status = "BACKEND_TIMEOUT", 504
+
+
+class AuthInvalid(TabularError):
+    code, status = "AUTH_INVALID", 401
+
+
+class AuthInsufficient(TabularError):
+    code, status = "AUTH_INSUFFICIENT", 403
+
+
+class RateLimited(TabularError):
+    """Back-pressure: `retry_after` seconds is sent as the Retry-After header."""
+
+    code, status = "RATE_LIMITED", 429
+
+    def __init__(self, message: str, retry_after: int = 1, errors: list[ErrorItem] | None = None):
+        super().__init__(message, errors)
+        self.retry_after = retry_after
+
+
+class Overloaded(RateLimited):
+    code, status = "OVERLOADED", 503
 
 
 class Internal(TabularError):

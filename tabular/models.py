@@ -50,6 +50,10 @@ class IngestIn(OpIn):
     expected_revision: int | None = Field(None, ge=0, description="Publish only if this revision is live (0: nothing live yet).")
     allow_partial: bool = Field(False, description="Publish what was read when part of the file could not be.")
     options: IngestOptions = Field(default_factory=IngestOptions, description="Overrides for what the file cannot say.")
+    idempotency_key: str = Field(
+        "", max_length=200,
+        description="The same key in this namespace answers the same job instead of starting another (HTTP: the Idempotency-Key header).",
+    )
 
 
 class IngestOut(OpOut):

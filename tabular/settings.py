@@ -39,6 +39,21 @@ class Settings:
     sheet_fast_bytes: int = 2 << 20
     # Bytes of text the sniffer reads to settle the dialect and the header.
     sniff_bytes: int = 256 * 1024
+    # The service (`tabular serve`): loopback unless told otherwise, since without a tokens
+    # file (TABULAR_TOKENS) every caller is the single user.
+    host: str = "127.0.0.1"
+    port: int = 8765
+    tokens: str = ""
+    # Ingest jobs: worker threads, jobs that may wait beyond them (more is 503 OVERLOADED), and
+    # how many times a job interrupted by a crash is started before it fails retries_exhausted.
+    ingest_workers: int = 2
+    job_queue: int = 32
+    job_attempts: int = 3
+    # Op calls served at once over HTTP; more wait up to `overload_wait_seconds`, then 503.
+    max_inflight: int = 64
+    overload_wait_seconds: float = 5.0
+    retry_after_seconds: int = 2
+
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":

@@ -21,10 +21,22 @@ class Op:
     role: Role
     writes: bool
     description: str
+    # Safe to send again after a lost answer (the client retries these on 5xx).
+    idempotent: bool = True
+    # Each call is written to the audit log: who, which op, which namespace, how it ended.
+    audited: bool = False
 
 
-def _op(name: str, fn: Callable, input_: type[BaseModel], output: type[BaseModel], role: Role = "viewer", writes: bool = False) -> Op:
-    return Op(name, input_, output, fn, role, writes, (fn.__doc__ or "").strip())
+def _op(
+    name: str, fn: Callable, input_: type[BaseModel], output: type[BaseModel], role: Role = "viewer", writes: bool = False,
+    idempotent: bool | None = None, audited: bool | None = None,
+) -> Op:
+    """Reads are idempotent and unaudited; writes are audited and, unless said, not idempotent."""
+    return Op(
+        name, input_, output, fn, role, writes, (fn.__doc__ or "").strip(),
+        idempotent=not writes if idempotent is None else idempotent,
+        audited=writes if audited is None else audited,
+    )
 
 
 REGISTRY: dict[str, Op] = {
@@ -33,7 +45,7 @@ REGISTRY: dict[str, Op] = {
         _op("knowledge.upload", ingest.upload, ingest.UploadIn, ingest.UploadOut, "writer", True),
         _op("knowledge.ingest", ingest.ingest, ingest.IngestIn, ingest.IngestOut, "writer", True),
         _op("knowledge.ingest_status", ingest.ingest_status, ingest.IngestStatusIn, ingest.IngestStatusOut),
-        _op("knowledge.ingest_cancel", ingest.ingest_cancel, ingest.IngestStatusIn, ingest.IngestCancelOut, "writer", True),
+        _op("knowledge.ingest_cancel", ingest.ingest_cancel, ingest.IngestStatusIn, ingest.IngestCancelOut, "writer", True, idempotent=True),
         _op("knowledge.formats", ingest.formats, ingest.OpIn, ingest.FormatsOut),
         _op("knowledge.dataset_get", datasets.dataset_get, datasets.DatasetGetIn, datasets.DatasetGetOut),
         _op("knowledge.query", query.query, query.QueryIn, query.QueryOut),

@@ -9,7 +9,7 @@ import json
 import threading
 import traceback
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
 from pathlib import Path
 from typing import BinaryIO
 
@@ -17,7 +17,7 @@ from pydantic import Field
 
 from .. import publish
 from ..catalog import Catalog, dumps
-from ..errors import ErrorItem, IngestFailed, TooLarge, ValidationFailed
+from ..errors import ErrorItem, IngestFailed, Overloaded, TooLarge, ValidationFailed
 from ..models import (
     FormatOut,
     FormatsOut,
@@ -51,32 +51,55 @@ class UploadIn(OpIn):
     content_type: str = "application/octet-stream"
 
 
+class UploadWriter:
+    """Bytes streamed to the uploads folder, hashed as they come; past the limit, nothing is kept.
+
+    Fed chunk by chunk (`write`), so no transport ever holds a whole file in memory.
+    """
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.limit = ctx.settings.max_upload_bytes
+        self.upload_id = "u_" + uuid.uuid4().hex
+        self.partial = ctx.catalog.uploads_dir / (self.upload_id + ".part")
+        self.digest = hashlib.sha256()
+        self.size = 0
+        self.out = self.partial.open("wb")
+
+    def write(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if self.size > self.limit:
+            self.abort()
+            raise TooLarge(f"the upload is over max_upload_bytes ({self.limit} bytes)")
+        self.digest.update(chunk)
+        self.out.write(chunk)
+
+    def abort(self) -> None:
+        self.out.close()
+        self.partial.unlink(missing_ok=True)
+
+    def finish(self, org: str, namespace: str, filename: str, content_type: str) -> UploadOut:
+        self.out.close()
+        final = self.ctx.catalog.uploads_dir / self.upload_id
+        self.partial.rename(final)
+        name = Path(filename).name or "upload"
+        self.ctx.catalog.cursor().execute(
+            "INSERT INTO catalog.uploads VALUES (?, ?, ?, ?, ?, ?, ?, ?, now())",
+            [self.upload_id, org, namespace, name, self.size, self.digest.hexdigest(), content_type, str(final)],
+        )
+        return UploadOut(upload_id=self.upload_id, filename=name, bytes=self.size, sha256=self.digest.hexdigest(), content_type=content_type)
+
+
 def store_upload(ctx: Context, org: str, namespace: str, stream: BinaryIO, filename: str, content_type: str) -> UploadOut:
     """Stream bytes to the uploads folder, hashing as they come; over the limit, keep nothing."""
-    limit = ctx.settings.max_upload_bytes
-    upload_id = "u_" + uuid.uuid4().hex
-    partial = ctx.catalog.uploads_dir / (upload_id + ".part")
-    digest = hashlib.sha256()
-    size = 0
+    writer = UploadWriter(ctx)
     try:
-        with partial.open("wb") as out:
-            while chunk := stream.read(1 << 20):
-                size += len(chunk)
-                if size > limit:
-                    raise TooLarge(f"the upload is over max_upload_bytes ({limit} bytes)")
-                digest.update(chunk)
-                out.write(chunk)
+        while chunk := stream.read(1 << 20):
+            writer.write(chunk)
     except BaseException:
-        partial.unlink(missing_ok=True)
+        writer.abort()
         raise
-    final = ctx.catalog.uploads_dir / upload_id
-    partial.rename(final)
-    name = Path(filename).name or "upload"
-    ctx.catalog.cursor().execute(
-        "INSERT INTO catalog.uploads VALUES (?, ?, ?, ?, ?, ?, ?, ?, now())",
-        [upload_id, org, namespace, name, size, digest.hexdigest(), content_type, str(final)],
-    )
-    return UploadOut(upload_id=upload_id, filename=name, bytes=size, sha256=digest.hexdigest(), content_type=content_type)
+    return writer.finish(org, namespace, filename, content_type)
 
 
 def upload(ctx: Context, body: UploadIn) -> UploadOut:
@@ -99,13 +122,28 @@ def ingest(ctx: Context, body: IngestIn) -> IngestOut:
             f"no upload {body.upload_id!r} in this namespace",
             [ErrorItem("upload_id", "unknown upload", expected="an upload_id from knowledge.upload", received=body.upload_id)],
         )
-    ingestion_id = "i_" + uuid.uuid4().hex
-    request = body.model_dump(mode="json")
-    ctx.catalog.cursor().execute(
-        "INSERT INTO catalog.jobs VALUES (?, ?, ?, ?, ?, 'pending', '', 0, NULL, NULL, NULL, NULL, '[]', NULL, ?, ?, NULL, false, ?, now(), now())",
-        [ingestion_id, body.org, body.namespace, body.source_uri, body.upload_id, body.expected_revision, row[1], dumps(request)],
-    )
-    ctx.jobs.submit(ingestion_id)
+    request = body.model_dump(mode="json", exclude={"idempotency_key"})
+    with ctx.jobs.lock:
+        if body.idempotency_key:
+            found = ctx.catalog.cursor().execute(
+                "SELECT ingestion_id, state, request FROM catalog.jobs WHERE org = ? AND namespace = ? AND idempotency_key = ?",
+                [body.org, body.namespace, body.idempotency_key],
+            ).fetchone()
+            if found is not None:
+                if json.loads(found[2]) != request:
+                    raise ValidationFailed(
+                        "this idempotency key was used for a different ingest",
+                        [ErrorItem("idempotency_key", "already used with another request", expected="a new key for a new request", received=body.idempotency_key)],
+                    )
+                return IngestOut(ingestion_id=found[0], state=found[1], source_uri=body.source_uri, namespace=body.namespace)
+        ctx.jobs.check_room()
+        ingestion_id = "i_" + uuid.uuid4().hex
+        ctx.catalog.cursor().execute(
+            "INSERT INTO catalog.jobs VALUES (?, ?, ?, ?, ?, 'pending', '', 0, NULL, NULL, NULL, NULL, '[]', NULL, ?, ?, NULL, false, ?, now(), now(), ?)",
+            [ingestion_id, body.org, body.namespace, body.source_uri, body.upload_id, body.expected_revision, row[1], dumps(request),
+             body.idempotency_key or None],
+        )
+        ctx.jobs.submit(ingestion_id)
     return IngestOut(ingestion_id=ingestion_id, state="pending", source_uri=body.source_uri, namespace=body.namespace)
 
 
@@ -136,20 +174,7 @@ def ingest_status(ctx: Context, body: IngestStatusIn) -> IngestStatusOut:
 
 def ingest_cancel(ctx: Context, body: IngestStatusIn) -> IngestCancelOut:
     """Cancel a job: a pending one at once, a running one before it publishes."""
-    cur = ctx.catalog.cursor()
-    row = cur.execute(
-        "SELECT state FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
-        [body.ingestion_id, body.org, body.namespace],
-    ).fetchone()
-    if row is None:
-        return IngestCancelOut(found=False)
-    if row[0] == "pending":
-        ctx.jobs.update(body.ingestion_id, state="cancelled", cancel_requested=True)
-        return IngestCancelOut(found=True, state="cancelled", cancelled=True)
-    if row[0] == "processing":
-        ctx.jobs.update(body.ingestion_id, cancel_requested=True)
-        return IngestCancelOut(found=True, state="processing", cancelled=True)
-    return IngestCancelOut(found=True, state=row[0], cancelled=False)
+    return ctx.jobs.cancel(body.ingestion_id, body.org, body.namespace)
 
 
 def formats(ctx: Context, body: OpIn) -> FormatsOut:
@@ -167,18 +192,84 @@ class Cancelled(Exception):
 
 
 class JobPool:
-    """A bounded pool of worker threads running ingest jobs recorded in the catalog."""
+    """Worker threads running ingest jobs recorded in the catalog, with a bounded wait list.
 
-    def __init__(self, catalog: Catalog, settings: Settings, workers: int = 2):
+    A job is a row of catalog.jobs; this pool only holds ids. At start it takes up the jobs a
+    previous process left `pending` or `processing` (a crash, a kill): a job that was running is
+    started again with `attempts` + 1, or failed `retries_exhausted` once it has had
+    `job_attempts` starts, so a file that kills the process cannot do so forever.
+    """
+
+    def __init__(self, catalog: Catalog, settings: Settings, workers: int | None = None):
         self.catalog, self.settings = catalog, settings
-        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ingest")
         self.done: dict[str, threading.Event] = {}
-        self.lock = threading.Lock()
+        # Held to admit a job (idempotency lookup, room, insert) and for every write to a job row.
+        self.lock = threading.RLock()
+        self.ready = threading.Condition(self.lock)
+        self.waiting: deque[str] = deque()
+        self.closing = False
+        self.recover()
+        self.threads = [
+            threading.Thread(target=self._work, name=f"ingest-{k}", daemon=True)
+            for k in range(max(1, workers or settings.ingest_workers))
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def check_room(self) -> None:
+        """Raise OVERLOADED when `job_queue` jobs already wait for a worker."""
+        with self.lock:
+            if len(self.waiting) >= self.settings.job_queue:
+                raise Overloaded(
+                    f"{len(self.waiting)} ingest jobs are waiting for a worker; try again shortly",
+                    retry_after=self.settings.retry_after_seconds,
+                )
 
     def submit(self, ingestion_id: str) -> None:
         with self.lock:
-            self.done[ingestion_id] = threading.Event()
-        self.pool.submit(self._run, ingestion_id)
+            self.done.setdefault(ingestion_id, threading.Event())
+            self.waiting.append(ingestion_id)
+            self.ready.notify()
+
+    def recover(self) -> None:
+        """Take up what a previous process left unfinished (see the class docstring)."""
+        for part in self.catalog.uploads_dir.glob("*.part"):
+            part.unlink(missing_ok=True)
+        rows = self.catalog.cursor().execute(
+            "SELECT ingestion_id, state, attempts, cancel_requested FROM catalog.jobs"
+            " WHERE state IN ('pending', 'processing') ORDER BY created_at"
+        ).fetchall()
+        for ingestion_id, state, attempts, cancel_requested in rows:
+            if cancel_requested:
+                self.update(ingestion_id, state="cancelled", stage="")
+                continue
+            if state == "processing":
+                if attempts >= self.settings.job_attempts:
+                    self.update(
+                        ingestion_id, state="failed", stage="", error_code="retries_exhausted",
+                        error_message=f"the ingest was interrupted {attempts} times (the process stopped while it ran); not started again",
+                    )
+                    continue
+                self.update(ingestion_id, state="pending", stage="")
+            self.submit(ingestion_id)
+
+    def cancel(self, ingestion_id: str, org: str, namespace: str) -> IngestCancelOut:
+        with self.lock:
+            row = self.catalog.cursor().execute(
+                "SELECT state FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?", [ingestion_id, org, namespace]
+            ).fetchone()
+            if row is None:
+                return IngestCancelOut(found=False)
+            if row[0] == "pending":
+                self.update(ingestion_id, state="cancelled", cancel_requested=True)
+                if ingestion_id in self.waiting:
+                    self.waiting.remove(ingestion_id)
+                    self.done[ingestion_id].set()
+                return IngestCancelOut(found=True, state="cancelled", cancelled=True)
+            if row[0] == "processing":
+                self.update(ingestion_id, cancel_requested=True)
+                return IngestCancelOut(found=True, state="processing", cancelled=True)
+            return IngestCancelOut(found=True, state=row[0], cancelled=False)
 
     def wait(self, ingestion_id: str, timeout: float | None = None) -> None:
         event = self.done.get(ingestion_id)
@@ -190,9 +281,20 @@ class JobPool:
         for key, value in fields.items():
             sets.append(f"{key} = ?")
             values.append(dumps(value) if isinstance(value, (dict, list)) else value)
-        self.catalog.cursor().execute(
-            f"UPDATE catalog.jobs SET {', '.join(sets)}, updated_at = now() WHERE ingestion_id = ?", [*values, ingestion_id]
-        )
+        with self.lock:
+            self.catalog.cursor().execute(
+                f"UPDATE catalog.jobs SET {', '.join(sets)}, updated_at = now() WHERE ingestion_id = ?", [*values, ingestion_id]
+            )
+
+    def _work(self) -> None:
+        while True:
+            with self.lock:
+                while not self.waiting and not self.closing:
+                    self.ready.wait()
+                if self.closing:
+                    return
+                ingestion_id = self.waiting.popleft()
+            self._run(ingestion_id)
 
     def _run(self, ingestion_id: str) -> None:
         try:
@@ -211,10 +313,13 @@ class JobPool:
             [ingestion_id],
         ).fetchone()
         org, namespace, source_uri, request, state, path, filename, upload_id, attempts = row
-        if state != "pending":
-            return
+        with self.lock:
+            # Read again under the lock: a cancel may have come between the queue and here.
+            (state,) = cur.execute("SELECT state FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id]).fetchone()
+            if state != "pending":
+                return
+            self.update(ingestion_id, state="processing", stage="parse", attempts=attempts + 1)
         request = json.loads(request)
-        self.update(ingestion_id, state="processing", stage="parse", attempts=attempts + 1)
         job = publish.Job(
             ingestion_id, org, namespace, source_uri, Path(path), filename, upload_id,
             {k: v for k, v in (request.get("options") or {}).items() if v is not None},
@@ -223,7 +328,7 @@ class JobPool:
         )
 
         def report(**fields) -> None:
-            if fields.get("stage") == "publish" and self._cancel_requested(ingestion_id):
+            if fields.get("stage") in ("type", "publish") and self._cancel_requested(ingestion_id):
                 raise Cancelled()
             self.update(ingestion_id, **fields)
 
@@ -256,4 +361,9 @@ class JobPool:
         return [f"{d}: {w}" for d, ws in rows for w in json.loads(ws)]
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True)
+        """Let running jobs finish; jobs still waiting stay `pending` and run at the next start."""
+        with self.lock:
+            self.closing = True
+            self.ready.notify_all()
+        for thread in self.threads:
+            thread.join()

@@ -1,0 +1,167 @@
+"""A client for a tabular service over HTTP, with the embedded engine's `call` and namespace
+methods: `tabular.Client(base_url, token).namespace("acme", "finance").query({...})`.
+
+Errors raise the same `TabularError` subclasses as the engine, carrying `code`, `status`,
+`errors` and the server's `request_id`. Calls that are safe to repeat (the registry's idempotent
+ops, and an ingest, which always carries an idempotency key) are retried on 5xx and on a broken
+connection, with exponential backoff and the server's `Retry-After`; any op is retried on 429/503
+back-pressure, which the server answers before running anything.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+
+from .errors import ErrorItem, NotFound, RateLimited, TabularError
+from .models import DatasetGetOut, IngestStatusOut
+from .ops import REGISTRY
+from .ops.query import QueryOut
+
+FINISHED = ("ready", "partial", "failed", "cancelled")
+
+
+def _error_classes() -> dict[str, type[TabularError]]:
+    out, todo = {}, [TabularError]
+    while todo:
+        cls = todo.pop()
+        out.setdefault(cls.code, cls)
+        todo.extend(cls.__subclasses__())
+    return out
+
+
+def error_from(response: httpx.Response) -> TabularError:
+    """The typed error of an error answer (the SPEC §2 envelope; anything else is INTERNAL)."""
+    try:
+        detail = response.json()["detail"]
+        code, message = detail["code"], detail["message"]
+    except (ValueError, KeyError, TypeError):
+        detail, code, message = {}, "INTERNAL", f"HTTP {response.status_code}: {response.text[:200]}"
+    items = [ErrorItem(**{k: e.get(k) for k in ("path", "message", "expected", "received", "did_you_mean")}) for e in detail.get("errors") or []]
+    cls = _error_classes().get(code, TabularError)
+    if issubclass(cls, RateLimited):
+        err: TabularError = cls(message, retry_after=_retry_after(response) or 1, errors=items)
+    else:
+        err = cls(message, items)
+    err.code, err.status = code, response.status_code
+    err.request_id = detail.get("request_id") or response.headers.get("x-request-id", "")
+    return err
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after", "")
+    return float(value) if value.replace(".", "", 1).isdigit() else None
+
+
+class Client:
+    """A remote tabular service. `token` (default: TABULAR_TOKEN) is sent as a bearer token."""
+
+    def __init__(self, base_url: str, token: str | None = None, timeout: float = 60.0, retries: int = 3, backoff: float = 0.2,
+                 transport: httpx.BaseTransport | None = None):
+        token = token if token is not None else os.environ.get("TABULAR_TOKEN")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport)
+        self.retries, self.backoff = retries, backoff
+
+    def call(self, op: str, body: dict | BaseModel | None = None) -> dict:
+        """Run an op by name: a dict in, a dict out, exactly the HTTP body and answer."""
+        if isinstance(body, BaseModel):
+            body = body.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        body = dict(body or {})
+        spec = REGISTRY.get(op)
+        if spec is not None and "idempotency_key" in spec.input.model_fields and not body.get("idempotency_key"):
+            body["idempotency_key"] = "c_" + uuid.uuid4().hex  # makes the ingest safe to send again
+        repeatable = spec is None or spec.idempotent or bool(body.get("idempotency_key"))
+        return self._send(lambda: self.http.post(f"/v1/{op}", json=body), repeatable).json()
+
+    def run(self, op: str, body: dict | BaseModel | None = None) -> BaseModel:
+        """Run an op by name and answer its typed output model."""
+        return REGISTRY[op].output.model_validate(self.call(op, body))
+
+    def _send(self, request, repeatable: bool) -> httpx.Response:
+        for attempt in range(self.retries + 1):
+            last = attempt == self.retries
+            try:
+                response = request()
+            except httpx.TransportError:
+                # A refused connection sent nothing; anything else may have run on the server.
+                if last:
+                    raise
+                time.sleep(self.backoff * 2**attempt)
+                continue
+            if response.status_code < 400:
+                return response
+            err = error_from(response)
+            again = isinstance(err, RateLimited) or (repeatable and response.status_code >= 500 and err.code != "BACKEND_TIMEOUT")
+            if last or not again:
+                raise err
+            time.sleep(min(30.0, max(self.backoff * 2**attempt, _retry_after(response) or 0)))
+        raise AssertionError("unreachable")
+
+    def namespace(self, org: str, namespace: str) -> "RemoteNamespace":
+        return RemoteNamespace(self, org, namespace)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class RemoteNamespace:
+    """A client bound to one (org, namespace): the embedded Namespace's methods, over HTTP."""
+
+    def __init__(self, client: Client, org: str, namespace: str):
+        self.client, self.org, self.name = client, org, namespace
+
+    def _body(self, **fields: Any) -> dict:
+        return {"org": self.org, "namespace": self.name, **fields}
+
+    def upload_file(self, path: str | os.PathLike) -> dict:
+        """Stream a local file as the raw body of knowledge.upload."""
+        path = Path(path)
+        if not path.is_file():
+            raise NotFound(f"no file {str(path)!r}")
+        content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        params = {"filename": path.name, "org": self.org, "namespace": self.name}
+
+        def send() -> httpx.Response:
+            with path.open("rb") as stream:
+                return self.client.http.post("/v1/knowledge.upload", params=params, content=stream, headers={"Content-Type": content_type})
+
+        return self.client._send(send, repeatable=False).json()
+
+    def ingest_file(self, path: str | os.PathLike, source_uri: str | None = None, wait: float | None = None, **fields: Any) -> IngestStatusOut:
+        """Upload and ingest a local file, follow the job to its end (or `wait` seconds), answer its ingest_status."""
+        uploaded = self.upload_file(path)
+        started = self.client.call("knowledge.ingest", self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields))
+        deadline = None if wait is None else time.monotonic() + wait
+        pause = 0.02
+        while True:
+            status = IngestStatusOut.model_validate(self.client.call("knowledge.ingest_status", self._body(ingestion_id=started["ingestion_id"])))
+            if status.state in FINISHED or (deadline is not None and time.monotonic() >= deadline):
+                return status
+            time.sleep(pause)
+            pause = min(pause * 1.5, 1.0)
+
+    def dataset_get(self, source_uri: str, dataset_id: str = "", sample_rows: int = 0) -> DatasetGetOut:
+        return self.client.run("knowledge.dataset_get", self._body(source_uri=source_uri, dataset_id=dataset_id, sample_rows=sample_rows))
+
+    def call(self, op: str, body: dict | None = None) -> dict:
+        return self.client.call(op, self._body(**(body or {})))
+
+    def query(self, plan: "dict | BaseModel") -> QueryOut:
+        """Run a plan (a dict or planner.models.QueryPlan) in this namespace."""
+        if isinstance(plan, BaseModel):
+            plan = plan.model_dump(by_alias=True, exclude_defaults=True)
+        return self.client.run("knowledge.query", self._body(**plan))

@@ -1,0 +1,138 @@
+"""Who is calling: a bearer token, looked up by its sha256 in the tokens file, grants one org,
+some namespaces of it and a role. Without a tokens file the service has one user, who may do
+everything (and so it listens on loopback unless told otherwise).
+
+The tokens file (`TABULAR_TOKENS`) is JSON, one entry per token, keyed by the token's sha256 in
+hex, so the file holds no secret:
+
+    {
+      "9f86d081884c7d65...": {"name": "finance-bot", "org": "acme", "namespaces": ["finance"], "role": "writer"},
+      "60303ae22b998861...": {"org": "acme", "namespaces": ["*"], "role": "viewer"}
+    }
+
+`namespaces` lists the namespaces the token may use (`*`: every one of the org); a call without a
+namespace gets the first one listed (or the install's default for `*`). `role` is `viewer` (reads),
+`writer` (also upload, ingest, cancel, approve) or `admin` (everything). `name` is who the audit log
+and `approved_by` name (default `token:<first 8 hex of the hash>`). `tabular token` makes a token
+and prints its entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import AuthInsufficient, AuthInvalid, ErrorItem
+from ..ops import Op
+from ..settings import Settings
+
+ROLES = {"viewer": 0, "writer": 1, "admin": 2}
+
+
+class TokenEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    org: str = Field(min_length=1)
+    namespaces: list[str] = Field(min_length=1)
+    role: Literal["viewer", "writer", "admin"]
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What one caller may do."""
+
+    name: str
+    org: str
+    namespaces: tuple[str, ...]  # "*" is every namespace of the org
+    role: str
+
+    def allows(self, namespace: str) -> bool:
+        return "*" in self.namespaces or namespace in self.namespaces
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    return "tab_" + secrets.token_urlsafe(32)
+
+
+class Tokens:
+    """The tokens file read once at start; `None` entries means the single-user service."""
+
+    def __init__(self, settings: Settings, entries: dict[str, TokenEntry] | None = None):
+        self.settings = settings
+        self.entries = entries
+        self.local = Grant("local", "", ("*",), "admin")
+
+    @classmethod
+    def load(cls, settings: Settings) -> "Tokens":
+        """Read `settings.tokens` (a path; empty: single user). A bad file stops the service at start."""
+        if not settings.tokens:
+            return cls(settings)
+        path = Path(settings.tokens)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as err:
+            raise SystemExit(f"tokens file {path}: {err}") from None
+        if not isinstance(raw, dict):
+            raise SystemExit(f"tokens file {path}: expected an object of sha256 hex → entry")
+        entries = {}
+        for key, value in raw.items():
+            if len(key) != 64 or any(c not in "0123456789abcdef" for c in key.lower()):
+                raise SystemExit(f"tokens file {path}: {key!r} is not a sha256 in hex")
+            try:
+                entries[key.lower()] = TokenEntry.model_validate(value)
+            except ValidationError as err:
+                raise SystemExit(f"tokens file {path}: entry {key[:8]}…: {err}") from None
+        return cls(settings, entries)
+
+    @property
+    def single_user(self) -> bool:
+        return self.entries is None
+
+    def identify(self, authorization: str | None) -> Grant:
+        """The grant of an `Authorization: Bearer <token>` header; AUTH_INVALID when none fits."""
+        if self.entries is None:
+            return self.local
+        if not authorization:
+            raise AuthInvalid("this service needs a token: send Authorization: Bearer <token>")
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise AuthInvalid("the Authorization header is not 'Bearer <token>'")
+        digest = token_hash(token.strip())
+        entry = self.entries.get(digest)
+        if entry is None:
+            raise AuthInvalid("the token is not known to this service")
+        return Grant(entry.name or f"token:{digest[:8]}", entry.org, tuple(entry.namespaces), entry.role)
+
+    def authorize(self, grant: Grant, op: Op, body: dict) -> dict:
+        """The body with org and namespace filled from the grant; AUTH_INSUFFICIENT when the
+        role is below the op's or the org/namespace is not the grant's. (Another org's data is
+        never reachable; a source of an allowed namespace that does not exist answers as missing.)"""
+        if ROLES[grant.role] < ROLES[op.role]:
+            raise AuthInsufficient(f"{op.name} needs the {op.role} role; this token is {grant.role}")
+        if self.entries is None:
+            return body
+        org = body.get("org") or grant.org
+        if not isinstance(org, str) or org != grant.org:
+            raise AuthInsufficient(
+                "this token may not use that org", [ErrorItem("org", "not this token's org", expected=grant.org, received=org)]
+            )
+        namespace = body.get("namespace")
+        if not namespace:
+            namespace = grant.namespaces[0] if grant.namespaces[0] != "*" else self.settings.default_namespace
+        if not isinstance(namespace, str) or not grant.allows(namespace):
+            allowed = [n for n in grant.namespaces if n != "*"]
+            raise AuthInsufficient(
+                "this token may not use that namespace",
+                [ErrorItem("namespace", "not allowed for this token", expected=" | ".join(allowed) or None, received=namespace)],
+            )
+        return {**body, "org": org, "namespace": namespace}

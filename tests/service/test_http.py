@@ -1,0 +1,224 @@
+"""Every op over HTTP on a real server: answers, the SPEC §2 envelope per code, request ids,
+ignored_args, streamed uploads (a 300 MiB one refused with flat memory), jobs, OpenAPI."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from tabular.ops import REGISTRY
+
+from conftest import CSV, Server, envelope, ingest, start_ingest, status, upload, wait_for
+
+PLAN = {"datasets": [{"source_uri": "files/currency.csv"}], "select": [{"column": "item"}], "limit": 2}
+
+
+@pytest.fixture(scope="module")
+def currency(http):
+    got = ingest(http, CSV / "currency.csv", "files/currency.csv")
+    assert got["state"] == "ready", got
+    return got
+
+
+def test_the_ingest_of_a_file_is_followed_to_ready(http, currency):
+    assert currency["attempts"] == 1 and currency["stage"] == "" and currency["revision"] == 1
+    assert currency["coverage"]["unit"] == "rows" and currency["coverage"]["extracted"] == 6
+    assert currency["filename"] == "currency.csv" and currency["created_at"] <= currency["updated_at"]
+
+
+def test_the_ingest_answers_at_once_with_a_pending_job(http):
+    up = upload(http, CSV / "booleans.csv")
+    r = http.post("/v1/knowledge.ingest", json={"upload_id": up["upload_id"], "source_uri": "files/booleans.csv"})
+    assert r.status_code == 200
+    assert r.json()["state"] == "pending" and r.json()["ingestion_id"].startswith("i_")
+    assert wait_for(http, r.json()["ingestion_id"])["state"] == "ready"
+
+
+def test_every_read_op_answers_over_http(http, currency):
+    formats = http.post("/v1/knowledge.formats", json={}).json()
+    assert {f["name"] for f in formats["formats"]} >= {"csv", "xlsx", "json", "parquet"}
+    got = http.post("/v1/knowledge.dataset_get", json={"source_uri": "files/currency.csv", "sample_rows": 2}).json()
+    assert got["found"] and [c["name"] for c in got["datasets"][0]["columns"]][:2] == ["item", "price_usd"]
+    assert got["datasets"][0]["sample"][0]["item"] == "Desk lamp"
+    answer = http.post("/v1/knowledge.query", json=PLAN).json()
+    assert answer["rows"] == [["Desk lamp"], ["Office chair"]] and answer["receipt"]["sql"].startswith("SELECT")
+    assert http.post("/v1/knowledge.get", json={"source_uri": "files/currency.csv"}).json()["found"] is True
+    listed = http.post("/v1/knowledge.list", json={}).json()
+    assert "files/currency.csv" in str(listed["rows"])
+
+
+def test_an_approval_over_http(http, currency):
+    got = http.post("/v1/knowledge.dataset_get", json={"source_uri": "files/currency.csv"}).json()["datasets"][0]
+    r = http.post("/v1/knowledge.dataset_approve", json={
+        "source_uri": "files/currency.csv", "dataset_id": got["dataset_id"], "snapshot_id": got["snapshot_id"], "columns": {},
+    })
+    assert r.status_code == 200, r.text
+    assert r.json()["found"] is True and r.json()["dataset"]["approved"] is True
+
+
+def test_every_op_of_the_registry_is_routed_and_never_answers_500_to_an_empty_body(http):
+    for name in REGISTRY:
+        r = http.post(f"/v1/{name}", json={})
+        assert r.status_code in (200, 422), (name, r.text)
+        if r.status_code == 422:
+            detail = envelope(r, 422, "VALIDATION_FAILED")
+            assert detail["errors"] and all("path" in e and e["message"] for e in detail["errors"])
+
+
+def test_unknown_fields_are_named_in_ignored_args(http, currency):
+    r = http.post("/v1/knowledge.query", json={**PLAN, "colour": "red", "source_uris": ["x"]})
+    assert r.status_code == 200 and r.json()["ignored_args"] == ["colour", "source_uris"]
+    r = http.post("/v1/knowledge.dataset_get", json={"source_uri": "files/currency.csv", "extra": 1})
+    assert r.json()["ignored_args"] == ["extra"]
+
+
+def test_a_request_id_is_echoed_or_made(http):
+    r = http.post("/v1/knowledge.formats", json={}, headers={"X-Request-Id": "trace-42"})
+    assert r.headers["x-request-id"] == "trace-42"
+    made = http.post("/v1/knowledge.formats", json={}).headers["x-request-id"]
+    assert made.startswith("req_") and made != http.post("/v1/knowledge.formats", json={}).headers["x-request-id"]
+    r = http.post("/v1/knowledge.query", json={"datasets": []}, headers={"X-Request-Id": "trace-43"})
+    assert r.json()["detail"]["request_id"] == "trace-43"
+
+
+# The envelope, code by code (tokens: test_auth.py; OVERLOADED and jobs: test_jobs.py).
+
+
+def test_validation_failed_names_the_path_and_close_names(http, currency):
+    r = http.post("/v1/knowledge.query", json={**PLAN, "select": [{"column": "itme"}]})
+    detail = envelope(r, 422, "VALIDATION_FAILED")
+    assert detail["errors"][0]["path"] == "select[0].column" and "item" in detail["errors"][0]["did_you_mean"]
+    r = http.post("/v1/knowledge.query", json={**PLAN, "limit": "many"})
+    assert envelope(r, 422, "VALIDATION_FAILED")["errors"][0]["path"] == "limit"
+
+
+def test_a_body_that_is_not_json_is_400(http):
+    r = http.post("/v1/knowledge.query", content=b"{not json", headers={"Content-Type": "application/json"})
+    envelope(r, 400, "VALIDATION_FAILED")
+    r = http.post("/v1/knowledge.query", json=[1, 2])
+    envelope(r, 422, "VALIDATION_FAILED")
+
+
+def test_fastapis_own_422_is_reshaped_into_the_envelope(http):
+    r = http.post("/v1/knowledge.upload", params={"filename": ""}, content=b"a,b\n1,2\n")
+    detail = envelope(r, 422, "VALIDATION_FAILED")
+    assert detail["errors"][0]["path"] == "filename"
+
+
+def test_unknown_ops_and_routes_are_404_with_close_names(http):
+    detail = envelope(http.post("/v1/knowledge.qurey", json={}), 404, "RESOURCE_NOT_FOUND")
+    assert detail["errors"][0]["did_you_mean"] == ["knowledge.query"]
+    envelope(http.get("/nowhere"), 404, "RESOURCE_NOT_FOUND")
+    assert http.get("/v1/knowledge.formats").json()["detail"]["code"] == "VALIDATION_FAILED"
+
+
+def test_a_stale_snapshot_is_409(http, currency):
+    plan = {**PLAN, "datasets": [{"source_uri": "files/currency.csv", "snapshot_id": "s_gone"}]}
+    detail = envelope(http.post("/v1/knowledge.query", json=plan), 409, "PRECONDITION_FAILED")
+    assert detail["errors"][0]["path"] == "datasets[0].snapshot_id"
+
+
+def test_a_query_over_its_time_limit_is_504(tmp_path):
+    rows = "k,v\n" + "".join(f"1,{i}\n" for i in range(4000))
+    (tmp_path / "same_key.csv").write_text(rows)
+    srv = Server(tmp_path / "home", query_seconds=0.05).start()
+    try:
+        with srv.client() as c:
+            assert ingest(c, tmp_path / "same_key.csv", "same_key.csv")["state"] == "ready"
+            # 4,000 × 4,000 rows joined on one key: 16 M pairs, far past 50 ms.
+            plan = {
+                "datasets": [{"source_uri": "same_key.csv", "alias": "a"}, {"source_uri": "same_key.csv", "alias": "b"}],
+                "joins": [{"alias": "b", "on": [{"left": "a.k", "right": "b.k"}]}],
+                "aggregates": [{"fn": "sum", "column": "b.v"}],
+            }
+            envelope(c.post("/v1/knowledge.query", json=plan), 504, "BACKEND_TIMEOUT")
+            assert c.post("/v1/knowledge.formats", json={}).status_code == 200  # the service goes on
+    finally:
+        srv.stop()
+
+
+# Uploads
+
+
+def test_upload_raw_multipart_and_base64_store_the_same_bytes(http):
+    data = (CSV / "currency.csv").read_bytes()
+    raw = http.post("/v1/knowledge.upload", params={"filename": "c.csv"}, content=data, headers={"Content-Type": "text/csv"}).json()
+    multi = http.post("/v1/knowledge.upload", files={"file": ("c.csv", data, "text/csv")}).json()
+    b64 = http.post("/v1/knowledge.upload", json={"filename": "c.csv", "content_base64": base64.b64encode(data).decode()}).json()
+    assert raw["sha256"] == multi["sha256"] == b64["sha256"] and raw["bytes"] == len(data)
+    assert raw["filename"] == multi["filename"] == "c.csv" and raw["content_type"] == multi["content_type"] == "text/csv"
+    envelope(http.post("/v1/knowledge.upload", files={"other": ("c.csv", data)}), 422, "VALIDATION_FAILED")
+
+
+def test_an_upload_over_the_limit_is_413_and_keeps_nothing(tmp_path):
+    srv = Server(tmp_path / "home", max_upload_bytes=1000).start()
+    try:
+        with srv.client() as c:
+            detail = envelope(c.post("/v1/knowledge.upload", params={"filename": "x.csv"}, content=b"x" * 5000), 413, "TOO_LARGE")
+            assert "max_upload_bytes" in detail["message"]
+            envelope(c.post("/v1/knowledge.upload", files={"file": ("x.csv", b"x" * 5000)}), 413, "TOO_LARGE")
+            assert c.post("/v1/knowledge.upload", params={"filename": "x.csv"}, content=b"x" * 900).status_code == 200
+        assert [p.name for p in (tmp_path / "home" / "uploads").iterdir() if p.stat().st_size > 1000] == []
+    finally:
+        srv.stop()
+
+
+def test_a_300_mib_upload_is_refused_413_while_the_server_memory_stays_flat(server, http):
+    http.post("/v1/knowledge.formats", json={})
+    before = server.rss_peak_kib()
+    chunk = b"a,b,c\n" * (1 << 17)  # 768 KiB
+
+    def body():  # streamed, chunked: neither side holds the 300 MiB
+        for _ in range(400):  # 300 MiB
+            yield chunk
+
+    r = http.post("/v1/knowledge.upload", params={"filename": "huge.csv"}, content=body())
+    envelope(r, 413, "TOO_LARGE")
+    grown_mib = (server.rss_peak_kib() - before) / 1024
+    assert grown_mib < 64, f"the server's peak memory grew {grown_mib:.0f} MiB on a refused 300 MiB upload"
+    assert not any(p.suffix == ".part" or p.stat().st_size > 200 << 20 for p in (server.home / "uploads").iterdir())
+
+
+# Jobs
+
+
+def test_the_same_idempotency_key_answers_the_same_job(http):
+    up = upload(http, CSV / "nulls.csv")
+    body = {"upload_id": up["upload_id"], "source_uri": "files/nulls.csv"}
+    first = http.post("/v1/knowledge.ingest", json=body, headers={"Idempotency-Key": "k-1"}).json()
+    again = http.post("/v1/knowledge.ingest", json=body, headers={"Idempotency-Key": "k-1"}).json()
+    assert first["ingestion_id"] == again["ingestion_id"]
+    other = http.post("/v1/knowledge.ingest", json=body, headers={"Idempotency-Key": "k-2"}).json()
+    assert other["ingestion_id"] != first["ingestion_id"]
+    misuse = http.post("/v1/knowledge.ingest", json={**body, "source_uri": "files/other.csv"}, headers={"Idempotency-Key": "k-1"})
+    assert envelope(misuse, 422, "VALIDATION_FAILED")["errors"][0]["path"] == "idempotency_key"
+    assert wait_for(http, first["ingestion_id"])["state"] == "ready"
+    assert wait_for(http, other["ingestion_id"])["state"] == "ready"
+
+
+def test_an_unknown_job_is_not_found(http):
+    assert status(http, "i_nothing")["found"] is False
+    assert http.post("/v1/knowledge.ingest_cancel", json={"ingestion_id": "i_nothing"}).json()["found"] is False
+
+
+def test_a_finished_job_stays_as_it_ended_when_cancelled(http, currency):
+    ingestion_id = start_ingest(http, CSV / "percent.csv", "files/percent.csv")
+    assert wait_for(http, ingestion_id)["state"] == "ready"
+    r = http.post("/v1/knowledge.ingest_cancel", json={"ingestion_id": ingestion_id}).json()
+    assert r == {**r, "found": True, "state": "ready", "cancelled": False}
+
+
+# OpenAPI
+
+
+def test_openapi_and_docs_describe_every_op(http):
+    schema = http.get("/openapi.json").json()
+    for name, op in REGISTRY.items():
+        post = schema["paths"][f"/v1/{name}"]["post"]
+        assert post["description"] == op.description
+        assert post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].startswith("#/components/schemas/")
+        assert "default" in post["responses"]
+    assert "IngestIn" in schema["components"]["schemas"]
+    assert http.get("/docs").status_code == 200
+    assert http.get("/healthz").json()["status"] == "ok"
