@@ -151,6 +151,21 @@ DEMO_PLANS = (
 )
 
 
+def cmd_ask(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    with engine:
+        out = ns.synthesize(args.task, args.uris)
+    if args.json:
+        print(json.dumps(out.model_dump(mode="json", by_alias=True), ensure_ascii=False, indent=2))
+    elif out.abstain:
+        console.print(f"[yellow]{out.abstain_reason}[/yellow] {escape(out.clarification or '')}")
+    else:
+        console.print(escape(out.answer))
+        console.print(escape(out.calculations[0].note))
+        console.print(f"[dim]proposed by {escape(out.model)}[/dim]")
+    return 1 if out.abstain else 0
+
+
 def cmd_demo(args, console: Console) -> int:
     engine, ns = _namespace(args)
     with engine:
@@ -246,6 +261,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print the whole answer, receipt included, as JSON")
     p.add_argument("--sql", action="store_true", help="print the compiled SQL and its parameters; run nothing")
     p.set_defaults(run=cmd_query)
+    p = sub.add_parser("ask", help="answer a task in words over ingested sources (knowledge.synthesize), or say why not")
+    p.add_argument("task")
+    p.add_argument("uris", nargs="+", metavar="URI", help="the sources the task is about (at most 4)")
+    p.add_argument("--json", action="store_true", help="print the whole answer, calculation and receipt included, as JSON")
+    p.set_defaults(run=cmd_ask)
     p = sub.add_parser("demo", help="ingest the bundled fixtures and show what came out")
     p.set_defaults(run=cmd_demo)
     p = sub.add_parser("serve", help="serve every op over HTTP (POST /v1/knowledge.<op>, OpenAPI at /docs) and MCP at /mcp")

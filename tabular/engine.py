@@ -124,3 +124,7 @@ class Namespace:
         if isinstance(plan, BaseModel):
             plan = plan.model_dump(by_alias=True, exclude_defaults=True)
         return self.engine.run("knowledge.query", self._body(**plan))
+
+    def synthesize(self, task: str, datasets: list, **fields: Any):
+        """Answer a task in words over datasets (source_uris or {source_uri, dataset_id}): knowledge.synthesize."""
+        return self.engine.run("knowledge.synthesize", self._body(task=task, datasets=datasets, **fields))

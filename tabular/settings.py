@@ -39,6 +39,12 @@ class Settings:
     sheet_fast_bytes: int = 2 << 20
     # Bytes of text the sniffer reads to settle the dialect and the header.
     sniff_bytes: int = 256 * 1024
+    # knowledge.synthesize: an OpenAI-compatible chat endpoint proposes plans when a base URL is
+    # set (TABULAR_LLM_BASE_URL, TABULAR_LLM_API_KEY, TABULAR_LLM_MODEL); else the built-in does.
+    llm_base_url: str = ""
+    llm_api_key: str = ""
+    llm_model: str = ""
+    llm_seconds: float = 60.0
     # The service (`tabular serve`): loopback unless told otherwise, since without a tokens
     # file (TABULAR_TOKENS) every caller is the single user.
     host: str = "127.0.0.1"

@@ -7,7 +7,7 @@ from typing import Callable
 
 from pydantic import BaseModel
 
-from . import datasets, ingest, query
+from . import datasets, ingest, query, synthesize
 
 Role = str  # viewer < writer < admin
 
@@ -49,5 +49,6 @@ REGISTRY: dict[str, Op] = {
         _op("knowledge.formats", ingest.formats, ingest.OpIn, ingest.FormatsOut),
         _op("knowledge.dataset_get", datasets.dataset_get, datasets.DatasetGetIn, datasets.DatasetGetOut),
         _op("knowledge.query", query.query, query.QueryIn, query.QueryOut),
+        _op("knowledge.synthesize", synthesize.synthesize, synthesize.SynthesizeIn, synthesize.SynthesizeOut),
     )
 }

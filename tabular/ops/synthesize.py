@@ -1,0 +1,187 @@
+"""knowledge.synthesize (the calculation step): a task in words becomes one plan, checked as
+knowledge.query checks it, run over every row and answered with a citation, or an abstention."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from planner.models import QueryDataset
+from planner.receipt import QueryReceipt
+
+from ..errors import PreconditionFailed, ValidationFailed
+from ..models import OpIn, OpOut
+from ..synthesize import answer as say
+from ..synthesize.proposers import Candidate, choose
+from ..synthesize.schemas import DatasetSchema, gather
+from .context import Context
+from .query import QueryIn, QueryOut, ResultColumn, query
+
+CALCULATION = "knowledge.query#1"
+AbstainReason = Literal["needs_clarification", "ambiguous", "invalid_plan", "empty_answer"]
+
+
+class SynthesizeIn(OpIn):
+    task: str = Field(min_length=1, max_length=4000, description="The question, in words (\"total amount by region in 2024\").")
+    datasets: list[QueryDataset] = Field(min_length=1, max_length=4, description="The datasets the task is about (at most 4): a source_uri, or {source_uri, dataset_id}.")
+    window_chars: int = Field(24000, ge=200, le=1_000_000, description="The reader's window: the note is at most half of it.")
+    max_answer_chars: int = Field(8000, ge=100, le=1_000_000, description="The answer's length at most.")
+
+    @field_validator("datasets", mode="before")
+    @classmethod
+    def _uris(cls, value: Any) -> Any:
+        """A bare string is a source_uri."""
+        return [{"source_uri": v} if isinstance(v, str) else v for v in value] if isinstance(value, list) else value
+
+
+class SynthesizeCalculation(BaseModel):
+    id: str = Field(description="What the answer cites: knowledge.query#1.")
+    task: str
+    plan: dict[str, Any] = Field(description="The knowledge.query plan that ran.")
+    columns: list[ResultColumn]
+    rows: list[list[Any]]
+    truncated: bool
+    complete: bool
+    incomplete: list[str]
+    receipt: QueryReceipt
+    note: str = Field(description="The result as a table for a reader, at most window_chars / 2 characters.")
+
+
+class SynthesizeOut(OpOut):
+    answer: str = Field(description="The result in words, citing [knowledge.query#1]; empty when abstaining.")
+    citations: list[str] = Field(default_factory=list, description="The calculations the answer cites.")
+    calculations: list[SynthesizeCalculation] = Field(default_factory=list)
+    abstain: bool = False
+    abstain_reason: AbstainReason | None = None
+    clarification: str | None = Field(None, description="When abstaining: what to ask or approve, naming the dataset, question or candidates.")
+    model: str = Field(description="Which proposer proposed the plan: builtin, or the chat model's name.")
+    truncated: bool = Field(False, description="The answer or the note was cut to its limit.")
+    unsupported_citations: list[str] = Field(default_factory=list, description="Citations of calculations not run, removed from the answer.")
+
+
+def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
+    """Answer a task in words over up to four datasets: one plan proposed, checked, run over every row, cited; or an abstention saying why."""
+    schemas = gather(ctx, body.org, body.namespace, body.datasets)
+    proposer = choose(ctx.settings)
+    model = getattr(proposer, "model", "") or proposer.name
+
+    def abstain(reason: str, clarification: str) -> SynthesizeOut:
+        return SynthesizeOut(answer="", abstain=True, abstain_reason=reason, clarification=clarification, model=model)
+
+    proposal = proposer.propose(body.task, schemas)
+    if proposal.abstain:
+        return abstain(proposal.abstain, proposal.question or proposal.why)
+    if not proposal.candidates:
+        return abstain("invalid_plan", proposal.why or "no plan was proposed")
+    checked: list[tuple[Candidate, QueryIn, QueryOut]] = []
+    for candidate in proposal.candidates:
+        body_, dry, problems = _check(ctx, body, schemas, candidate.plan)
+        if problems and len(proposal.candidates) == 1:
+            repaired = proposer.repair(body.task, schemas, proposal, candidate.plan, problems)
+            if repaired.abstain:
+                return abstain(repaired.abstain, repaired.question or repaired.why)
+            if repaired.candidates:
+                candidate = repaired.candidates[0]
+                body_, dry, problems = _check(ctx, body, schemas, candidate.plan)
+        if problems:
+            listed = "; ".join(f"{p['path']}: {p['message']}" + (f" (did you mean {', '.join(p['did_you_mean'])}?)" if p.get("did_you_mean") else "") for p in problems[:5])
+            return abstain("invalid_plan", f"the proposed plan does not fit the datasets: {listed}")
+        checked.append((candidate, body_, dry))
+    asked = _open_questions(checked, schemas)
+    if asked:
+        return abstain("needs_clarification", asked)
+    results = [query(ctx, body_.model_copy(update={"dry_run": False})) for _, body_, _ in checked]
+    if len({_fingerprint(r) for r in results}) > 1:
+        readings = "; ".join(", ".join(f"{w} = {c}" for w, c in cand.assumes) for cand, _, _ in checked)
+        return abstain("ambiguous", proposal.question or f"the task reads several ways with different answers: {readings}")
+    (candidate, body_, _), result = checked[0], results[0]
+    tie = _tie_at_cut(ctx, body_, result)
+    if tie:
+        return abstain("ambiguous", tie)
+    if not result.rows or all(v is None for row in result.rows for v in row):
+        return abstain("empty_answer", "the plan ran over every row and no row matched: " + _plan_words(body_))
+    return _answered(body, body_, result, model)
+
+
+def _check(ctx: Context, body: SynthesizeIn, schemas: list[DatasetSchema], plan: Any) -> tuple[QueryIn | None, QueryOut | None, list[dict]]:
+    """Validate a proposed plan exactly as knowledge.query does (a dry run), reading only the given datasets."""
+    from ..engine import validation_error  # the engine's own conversion of input errors
+
+    if not isinstance(plan, dict):
+        return None, None, [{"path": "", "message": "a plan is a JSON object", "received": type(plan).__name__}]
+    given = {s.source_uri: s for s in schemas}
+    pins = {d.source_uri: d.snapshot_id for d in body.datasets if d.snapshot_id}
+    problems = []
+    datasets = plan.get("datasets") if isinstance(plan.get("datasets"), list) else []
+    for i, d in enumerate(datasets):
+        uri = d.get("source_uri") if isinstance(d, dict) else None
+        if uri not in given:
+            problems.append({"path": f"datasets[{i}].source_uri", "message": f"the task was given {', '.join(map(repr, given))}, not {uri!r}", "received": uri})
+        elif pins.get(uri) and isinstance(d, dict):
+            d["snapshot_id"] = pins[uri]
+    if problems:
+        return None, None, problems
+    try:
+        body_ = QueryIn.model_validate({**plan, "org": body.org, "namespace": body.namespace, "dry_run": True})
+        return body_, query(ctx, body_), []
+    except ValidationError as err:
+        return None, None, [e.to_dict() for e in validation_error(err).errors]
+    except (ValidationFailed, PreconditionFailed) as err:
+        return None, None, [e.to_dict() for e in err.errors] or [{"path": "", "message": err.message}]
+
+
+def _open_questions(checked, schemas: list[DatasetSchema]) -> str:
+    """The open questions on columns a plan reads, naming the dataset to approve."""
+    by_uri = {(s.source_uri, s.dataset_id): s for s in schemas}
+    said = []
+    for _, _, dry in checked:
+        for d in dry.receipt.datasets:
+            schema = by_uri.get((d.source_uri, d.dataset_id))
+            for name in d.columns_read:
+                column = next((c for c in schema.columns if c.name == name), None) if schema else None
+                for q in column.questions if column else ():
+                    text = (f"dataset {d.dataset_id!r} of {d.source_uri!r} (snapshot {d.snapshot_id}) has an open question on column {name!r}: {q}"
+                            " Answer it with knowledge.dataset_approve, then ask again.")
+                    if text not in said:
+                        said.append(text)
+    return " ".join(said)
+
+
+def _tie_at_cut(ctx: Context, run: QueryIn, result: QueryOut) -> str:
+    """A ranking cut by its limit between two rows that tie on the ranking has no single answer."""
+    if not (run.order_by and result.truncated and result.rows):
+        return ""
+    more = query(ctx, run.model_copy(update={"dry_run": False, "limit": run.limit + 1}))
+    names = [c.name for c in more.columns]
+    ranked = [names.index(o.column) for o in run.order_by[:1]]
+    last, next_ = more.rows[run.limit - 1], more.rows[run.limit]
+    if all(last[k] == next_[k] for k in ranked):
+        column = run.order_by[0].column
+        return f"rows {run.limit} and {run.limit + 1} tie on {column} ({last[ranked[0]]}), so the first {run.limit} are not one answer: ask for {run.limit + 1}, or rank by something else as well"
+    return ""
+
+
+def _fingerprint(result: QueryOut) -> str:
+    return repr(result.rows)
+
+
+def _plan_words(body: QueryIn) -> str:
+    filters = [f"{f.column} {f.op} {f.value if f.values is None else f.values}" for f in body.where if f.column]
+    read = ", ".join(d.source_uri for d in body.datasets)
+    return f"read {read}" + (f" where {' and '.join(filters)}" if filters else "")
+
+
+def _answered(body: SynthesizeIn, run: QueryIn, result: QueryOut, model: str) -> SynthesizeOut:
+    names = [c.name for c in result.columns]
+    note, note_cut = say.note(names, result.rows, result.truncated, body.window_chars // 2)
+    text = say.words(body.task, names, result.rows, result.truncated, CALCULATION, result.incomplete)
+    text, unsupported = say.scrub(text, {CALCULATION})
+    text, cut = say.clip(text, body.max_answer_chars)
+    plan = run.model_dump(mode="json", by_alias=True, exclude_defaults=True, exclude={"org", "namespace", "dry_run", *(run.model_extra or {})})
+    calculation = SynthesizeCalculation(
+        id=CALCULATION, task=body.task, plan=plan, columns=result.columns, rows=result.rows, truncated=result.truncated,
+        complete=result.complete, incomplete=result.incomplete, receipt=result.receipt, note=note,
+    )
+    cited = [c for c in dict.fromkeys(m.group(1) for m in say.CITATION.finditer(text))]
+    return SynthesizeOut(answer=text, citations=cited, calculations=[calculation], model=model, truncated=cut or note_cut, unsupported_citations=unsupported)

@@ -1,0 +1,77 @@
+"""The answer a reader gets: the result table as a note, the result in words with its citation,
+citations of anything not run taken out, and incompleteness said, not hidden."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+CITATION = re.compile(r"\[([A-Za-z_.]+#\d+)\]")
+# How many result rows the answer's words name; the note holds the table.
+ROWS_IN_WORDS = 12
+
+
+def cell(value: Any) -> str:
+    return "null" if value is None else str(value)
+
+
+def note(columns: list[str], rows: list[list[Any]], more: bool, limit: int) -> tuple[str, bool]:
+    """The result as a text table of at most `limit` characters; (text, whether rows were left out)."""
+    head = " | ".join(columns)
+    lines = [head, "-" * min(len(head), 80)]
+    shown, cut = 0, False
+    for row in rows:
+        line = " | ".join(cell(v) for v in row)
+        tail = f"… {len(rows) - shown} more rows not shown (the note is limited to {limit} characters)"
+        if sum(len(x) + 1 for x in lines) + len(line) + len(tail) + 2 > limit:
+            lines.append(tail)
+            cut = True
+            break
+        lines.append(line)
+        shown += 1
+    if more and not cut:
+        lines.append("… more rows matched than the plan's limit; these are the first")
+    text = "\n".join(lines)
+    if len(text) > limit:  # even the header is too wide for the window
+        text, cut = text[: max(0, limit - 1)] + "…", True
+    return text, cut
+
+
+def words(task: str, columns: list[str], rows: list[list[Any]], more: bool, cite: str, incomplete: list[str]) -> str:
+    """The result stated in words, cited; incompleteness said in the same breath."""
+    ref = f"[{cite}]"
+    if len(rows) == 1 and len(columns) == 1:
+        text = f"{columns[0]} is {cell(rows[0][0])} {ref}."
+    elif len(rows) == 1:
+        text = ", ".join(f"{c} {cell(v)}" for c, v in zip(columns, rows[0])) + f" {ref}."
+    else:
+        shown = rows[:ROWS_IN_WORDS]
+        parts = ["; ".join(f"{c} {cell(v)}" for c, v in zip(columns, row)) for row in shown]
+        rest = len(rows) - len(shown)
+        tail = f" … and {rest} more rows (in the note)" if rest else ""
+        text = f"{len(rows)} rows{' (more matched than the limit)' if more else ''}: " + " | ".join(parts) + tail + f" {ref}."
+    if incomplete:
+        text += " Not complete: " + "; ".join(incomplete) + "."
+    return text
+
+
+def scrub(answer: str, run: set[str]) -> tuple[str, list[str]]:
+    """Remove citations of calculations that were not run; answer (text, the ones removed)."""
+    removed: list[str] = []
+
+    def keep(match: re.Match) -> str:
+        if match.group(1) in run:
+            return match.group(0)
+        removed.append(match.group(1))
+        return ""
+
+    text = CITATION.sub(keep, answer)
+    return re.sub(r" +([.,;])", r"\1", re.sub(r"  +", " ", text)).strip(), removed
+
+
+def clip(text: str, limit: int) -> tuple[str, bool]:
+    """At most `limit` characters, saying so when cut."""
+    if len(text) <= limit:
+        return text, False
+    mark = " … (answer cut at max_answer_chars)"
+    return text[: max(0, limit - len(mark))] + mark[: limit], True

@@ -1,0 +1,267 @@
+"""The built-in proposer: no network, a task read against the datasets' schemas (reading.py) and
+built into plans. It proposes only what it can place: a word it cannot place in the schemas (a
+value no column holds, a measure no column names) is no plan, never a guess; a word that fits
+several columns is several plans, and the task is ambiguous when their answers differ."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from .proposers import Candidate, Proposal
+from .reading import Reading, read, spans_of, words
+from .schemas import ColumnSchema, DatasetSchema
+
+
+class BuiltinProposer:
+    name = "builtin"
+
+    def propose(self, task: str, schemas: list[DatasetSchema]) -> Proposal:
+        tokens = words(task)
+        if not tokens:
+            return Proposal(why="the task has no words to read")
+        spans = spans_of(tokens, schemas)
+        reading, unplaced = read(tokens, spans)
+        if unplaced:
+            names = ", ".join(f"'{w}'" for w in unplaced)
+            return Proposal(why=f"the built-in proposer could not place {names} in the datasets' columns or values; name a column or a value they hold")
+        return _plans(reading, schemas)
+
+    def repair(self, task, schemas, failed, plan, errors) -> Proposal:
+        return Proposal(why="the built-in proposer builds its plans from the schemas and has no second reading")
+
+
+
+# building plans -------------------------------------------------------------------------------
+
+ROWS = "rows"  # the option "count the rows" beside the columns a word may total
+
+@dataclass
+class _Choice:
+    word: str
+    options: list
+
+
+def _is_id(c: ColumnSchema) -> bool:
+    return c.name.lower().endswith("id") or (c.unique and c.physical == "BIGINT" and "id" in words(c.name))
+
+
+def _measures(cols: list[ColumnSchema]) -> list[ColumnSchema]:
+    return [c for c in cols if c.type == "number" and not _is_id(c)]
+
+
+def _label(schema: DatasetSchema) -> ColumnSchema | None:
+    """The column that names a dataset's rows (a unique string: a name), for "by customer"."""
+    found = [c for c in schema.columns if c.type == "string" and c.unique]
+    return found[0] if len(found) == 1 else None
+
+
+def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
+    by_alias = {s.alias: s for s in schemas}
+    choices: list[_Choice] = []
+    fixed: dict = {"groups": [], "where": []}
+
+    # what is counted or measured
+    fn = r.fn
+    measure_spans = list(r.measures)
+    counted_dataset = None
+    if fn == "count" and r.count_of:
+        target = r.count_of[0]
+        if target.kind == "dataset":
+            counted_dataset = target.targets[0]
+        else:
+            numbers = _measures(target.targets)
+            if numbers and not r.distinct:
+                fn, measure_spans = "sum", [target, *measure_spans]  # "how many units": their sum
+            else:
+                fn = "count_distinct"
+                measure_spans = [target, *measure_spans]
+    if counted_dataset is None and fn == "count" and r.datasets:
+        counted_dataset = r.datasets[0].targets[0]
+    if r.top and fn in (None, "max", "min"):
+        fn = None
+    # groups: columns or buckets; a dataset named as a group is its rows' name column
+    group_cols: list[tuple[str, list[ColumnSchema]]] = []
+    for g in r.groups + ([r.top_group] if r.top_group else []):
+        if g.kind == "dataset":
+            schema = g.targets[0]
+            if measure_spans and any(c.alias == schema.alias for m in measure_spans for c in m.targets) and g is not r.top_group:
+                continue  # "amount per sale": per row of the measured dataset, not a group
+            label = _label(schema)
+            if label is None:
+                return Proposal(why=f"'{g.text}' names the dataset {schema.alias}, which has no column of names to group by")
+            group_cols.append((g.text, [label]))
+        else:
+            group_cols.append((g.text, [c for c in g.targets if c.type in ("string", "date", "number", "bool")]))
+    # date columns for ranges and buckets
+    dated = bool(r.ranges or r.buckets or (r.date_words and fn in ("min", "max")))
+    date_cols = [c for m in measure_spans for c in m.targets if c.type in ("date", "datetime")]
+    measure_spans = [m for m in measure_spans if not all(c.type in ("date", "datetime") for c in m.targets)] if dated else measure_spans
+    if dated and not date_cols:
+        pool = [c for s in schemas for c in s.columns if c.type in ("date", "datetime")]
+        if counted_dataset is not None and any(c.alias == counted_dataset.alias for c in pool):
+            pool = [c for c in pool if c.alias == counted_dataset.alias]
+        date_cols = pool
+    if dated and not date_cols:
+        return Proposal(why="the task names a date or period but no dataset has a date column")
+    if dated:
+        choices.append(_Choice("date", date_cols))
+    # the measure
+    if fn not in ("min", "max", "count_distinct"):  # "units sold": a date column is no measure of a sum
+        measure_spans = [m for m in measure_spans if any(c.type != "date" and c.type != "datetime" for c in m.targets)]
+    needs_measure = fn in ("sum", "avg", "median", "count_distinct") or (fn in ("min", "max") and not (r.date_words and not measure_spans)) \
+        or (fn is None and (r.top or group_cols) and measure_spans)
+    if fn is None and not needs_measure:
+        if not (group_cols or r.top or counted_dataset or r.datasets):
+            return Proposal(why="the task asks for no total, count, average, minimum or maximum the built-in proposer can read")
+        # "monthly sales", "the most sales": the number of rows, or a total of one of their measures
+        owner = r.datasets[0].targets[0].alias if r.datasets else None
+        pool = [c for s in schemas if owner in (None, s.alias) for c in _measures(list(s.columns))]
+        if pool:
+            choices.append(_Choice(r.datasets[0].text if r.datasets else "what to total", [ROWS, *pool]))
+        else:
+            fn = "count"
+    measure_word = ""
+    if needs_measure:
+        options: list[ColumnSchema] = []
+        for m in measure_spans:
+            options += [c for c in m.targets if c not in options]
+        if fn != "count_distinct":
+            options = [c for c in options if c.type == "number" or fn in ("min", "max")]
+        if measure_spans:
+            measure_word = measure_spans[0].text
+        if not options:
+            pool = [c for s in schemas for c in _measures(list(s.columns))]
+            if counted_dataset is not None or r.datasets:
+                owner = (counted_dataset or r.datasets[0].targets[0]).alias
+                pool = [c for c in pool if c.alias == owner]
+            options, measure_word = pool, {"sum": "total", "avg": "average"}.get(fn or "sum", fn)
+        if not options:
+            return Proposal(why="the task names no number column to compute over")
+        if len(measure_spans) > 1 and fn != "count_distinct":
+            return Proposal(why="the task names several measures (" + ", ".join(m.text for m in measure_spans) + "); ask for one at a time")
+        choices.append(_Choice(measure_word, options))
+        fn = fn or "sum"
+    for word, options in group_cols:
+        if not options:
+            return Proposal(why=f"'{word}' names no column to group by")
+        choices.append(_Choice(word, options))
+    for span, negated in r.values:
+        choices.append(_Choice(span.text, [(c, v, negated) for c, v in span.targets]))
+    for span, op, number in r.compares:
+        choices.append(_Choice(span.text, [(c, op, number) for c in span.targets if c.type == "number"]))
+    if any(not ch.options for ch in choices):
+        return Proposal(why="a comparison with a number names no number column")
+
+    candidates, why = [], []
+    for picked in itertools.islice(itertools.product(*(ch.options for ch in choices)), 16):
+        plan = _assemble(r, fn, dated, picked, choices, counted_dataset, by_alias, len(group_cols))
+        if isinstance(plan, str):  # a reading that cannot be built (two datasets with no key) is no reading
+            why.append(plan)
+            continue
+        assumes = tuple((ch.word, _name(p)) for ch, p in zip(choices, picked) if len(ch.options) > 1)
+        candidates.append(Candidate(plan, assumes))
+    if not candidates:
+        return Proposal(why=why[0] if why else "no plan fits the task")
+    return Proposal(tuple(candidates), question=_question(choices))
+
+
+def _name(option) -> str:
+    if option is ROWS:
+        return "the number of rows"
+    column = option[0] if isinstance(option, tuple) else option
+    return f"{column.alias}.{column.name}"
+
+
+def _question(choices: list[_Choice]) -> str:
+    """The question to ask for each word the task left open: "revenue: the column net or gross?"."""
+    parts = []
+    for ch in (ch for ch in choices if len(ch.options) > 1):
+        columns = [o for o in ch.options if o is not ROWS]
+        one = len({_name(o).split(".")[0] for o in columns}) == 1
+        names = list(dict.fromkeys(_name(o).split(".", 1)[1] if one else _name(o) for o in columns))
+        said = "the column " + (f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0])
+        rows = ROWS in ch.options
+        parts.append(f"{ch.word}: " + (f"the number of rows{',' if len(names) > 1 else ''} or {said}?" if rows else f"{said}?"))
+    return " ".join(parts)
+
+
+def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_groups) -> dict | str:
+    k = 0
+    date_col = None
+    if dated:
+        date_col, k = picked[0], 1
+    measure = None
+    if k < len(picked) and _is_measure_slot(choices, k, n_groups, r):
+        measure, k = picked[k], k + 1
+    if fn is None:
+        fn, measure = ("count", None) if measure is ROWS else ("sum", measure)
+    if measure is None and fn in ("min", "max") and date_col is not None and r.date_words:
+        measure = date_col
+    groups = list(picked[k:k + n_groups]); k += n_groups
+    values = [p for p in picked[k:k + len(r.values)]]; k += len(r.values)
+    compares = list(picked[k:])
+    used = [c for c in (date_col, measure, *groups) if c is not None] + [v[0] for v in values] + [c[0] for c in compares]
+    aliases = list(dict.fromkeys(c.alias for c in used))
+    first = measure.alias if measure is not None else (counted.alias if counted is not None else (aliases[0] if aliases else next(iter(by_alias))))
+    if counted is not None and counted.alias not in aliases:
+        aliases.append(counted.alias)
+    aliases = [first] + [a for a in aliases if a != first]
+    if len(aliases) > 2:
+        return "the task reads more than two datasets; the built-in proposer joins two at most"
+    several = len(aliases) > 1
+    q = (lambda c: f"{c.alias}.{c.name}") if several else (lambda c: c.name)
+    plan: dict = {"datasets": [by_alias[a].ref() for a in aliases]}
+    if several:
+        key = _key(by_alias[aliases[0]], by_alias[aliases[1]])
+        if key is None:
+            return f"the task reads {aliases[0]} and {aliases[1]}, which share no key column to join on"
+        plan["joins"] = [{"alias": aliases[1], "on": [{"left": f"{aliases[0]}.{key}", "right": f"{aliases[1]}.{key}"}]}]
+    where = []
+    for op, vals in r.ranges:
+        where.append({"column": q(date_col), "op": op, **({"values": vals} if op == "between" else {"value": vals[0]})})
+    by_column: dict = {}
+    for column, value, negated in values:
+        by_column.setdefault((column, negated), []).append(value)
+    for (column, negated), vals in by_column.items():
+        if len(vals) == 1:
+            where.append({"column": q(column), "op": "ne" if negated else "eq", "value": vals[0]})
+        else:
+            where.append({"column": q(column), "op": "not_in" if negated else "in", "values": vals})
+    for column, op, number in compares:
+        where.append({"column": q(column), "op": op, "value": number})
+    if where:
+        plan["where"] = where
+    group_by = [{"column": q(c)} for c in groups] + [{"column": q(date_col), "bucket": b} for b in r.buckets]
+    if group_by:
+        plan["group_by"] = group_by
+    aggregate = {"fn": fn} if fn == "count" else {"fn": fn, "column": q(measure)}
+    if fn != "count" and measure is None:
+        return "the task names no column to compute over"
+    plan["aggregates"] = [aggregate]
+    if r.top:
+        n, desc = r.top
+        if not group_by:
+            return "a ranking ('top', 'which … highest') needs something to rank: name it"
+        result = "count" if fn == "count" else f"{fn}_{measure.name}"
+        names = [q(c) for c in groups]
+        plan["order_by"] = [{"column": result, "desc": desc}] + [{"column": name} for name in names]
+        plan["limit"] = n
+    elif group_by:
+        plan["limit"] = 1000
+    return plan
+
+
+def _is_measure_slot(choices, k, n_groups, r) -> bool:
+    """Whether choice k is the measure: choices are laid out date?, measure?, groups, values, compares."""
+    rest = len(choices) - k
+    return rest > n_groups + len(r.values) + len(r.compares)
+
+
+def _key(left: DatasetSchema, right: DatasetSchema) -> str | None:
+    """A column both datasets have, of one type, unique on at least one side."""
+    for c in left.columns:
+        other = next((o for o in right.columns if o.name == c.name and o.type == c.type), None)
+        if other is not None and (c.unique or other.unique):
+            return c.name
+    return None

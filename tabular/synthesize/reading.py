@@ -1,0 +1,281 @@
+"""How the built-in proposer reads a task: words into spans (a value of a column, a column, a
+dataset, a date, a number), spans into a Reading (what is counted, measured, grouped, filtered).
+Tables of words, not branches per phrasing; a word it cannot place is reported, never dropped."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass, field
+
+from .schemas import DatasetSchema
+
+AGGREGATE_WORDS = {
+    "total": "sum", "sum": "sum", "combined": "sum",
+    "average": "avg", "mean": "avg", "avg": "avg",
+    "median": "median",
+    "minimum": "min", "min": "min", "smallest": "min", "lowest": "min", "least": "min", "earliest": "min", "first": "min", "oldest": "min",
+    "maximum": "max", "max": "max", "largest": "max", "biggest": "max", "highest": "max", "greatest": "max", "latest": "max",
+    "last": "max", "newest": "max", "most": "max", "recent": "max",
+}
+COUNT_PHRASES = (("how", "many"), ("number", "of"), ("count", "of"), ("count",))
+DISTINCT_WORDS = {"distinct", "unique", "different"}
+RANK_WORDS = {"highest": True, "most": True, "largest": True, "biggest": True, "greatest": True, "top": True,
+              "lowest": False, "least": False, "smallest": False, "fewest": False, "bottom": False}
+GROUP_WORDS = {"per", "by", "each", "every", "across"}
+BUCKETS = {"year": "year", "quarter": "quarter", "month": "month", "week": "week", "day": "day",
+           "yearly": "year", "annual": "year", "annually": "year", "quarterly": "quarter", "monthly": "month", "weekly": "week", "daily": "day"}
+COMPARE = {("over",): "gt", ("above",): "gt", ("more", "than"): "gt", ("greater", "than"): "gt", ("exceeding",): "gt",
+           ("at", "least"): "ge", ("under",): "lt", ("below",): "lt", ("less", "than"): "lt", ("fewer", "than"): "lt", ("at", "most"): "le"}
+DATE_RANGE_WORDS = {"after": "gt", "since": "ge", "before": "lt", "until": "le", "on": "eq"}
+NEGATIONS = {"not", "excluding", "except", "without"}
+MONTHS = {name.lower(): k for k, name in enumerate(calendar.month_name) if name} | {name.lower(): k for k, name in enumerate(calendar.month_abbr) if name}
+QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+# Words that name a measure without being a column's name: each may be any of these columns.
+SYNONYMS = {
+    "revenue": ("amount", "net", "gross", "revenue", "sales", "total", "price"),
+    "sales": ("amount", "revenue"), "spend": ("amount",), "spent": ("amount",), "value": ("amount",),
+    "quantity": ("units", "qty", "quantity"), "qty": ("units", "qty", "quantity"), "weight": ("weight", "weight_kg", "kg"),
+    "date": (), "when": (),
+}
+# Parts of column names that say nothing of what the column holds.
+GENERIC_PARTS = {"id", "on", "at", "kg", "no", "num", "nr", "the", "of"}
+# Words that carry no meaning for the plan; any other word must be placed, or there is no plan.
+STOPWORDS = set("""
+what which who whose is are was were be been being the a an of in for to and or with all our we
+did do does there how much many me show give list tell please have has had that this those these at from
+i you it its as so per by each every across their them they total overall altogether sum amount amounts value
+values sold made placed spent recorded issued ordered shipped were get find compute calculate number rows row
+records record entries entry items overall whole grand date dates when time ever one same any
+""".split())
+
+
+@dataclass
+class Span:
+    """A run of the task's words and what they were read as."""
+
+    start: int
+    end: int
+    kind: str  # value, column, dataset, date, year, month, quarter, number, word
+    targets: list = field(default_factory=list)
+    text: str = ""
+
+
+@dataclass
+class Reading:
+    """What the task asks, before columns are chosen."""
+
+    fn: str | None = None
+    distinct: bool = False
+    count_of: list = field(default_factory=list)  # spans after "how many"
+    groups: list = field(default_factory=list)  # spans after per/by/each
+    buckets: list[str] = field(default_factory=list)
+    ranges: list[tuple[str, list]] = field(default_factory=list)  # (op, values) on a date column
+    compares: list[tuple[Span, str, float]] = field(default_factory=list)
+    values: list[tuple[Span, bool]] = field(default_factory=list)  # (value span, negated)
+    top: tuple[int, bool] | None = None  # (n, descending)
+    top_group: Span | None = None
+    measures: list[Span] = field(default_factory=list)
+    datasets: list[Span] = field(default_factory=list)
+    date_words: bool = False
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"\d{4}-\d{2}-\d{2}|q[1-4]\b|\d+(?:\.\d+)?|[a-z]+", text.lower().replace("_", " "))
+
+
+def singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+
+def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[str, object]]]:
+    """Every phrase a task may use for a value, a column or a dataset, longest first."""
+    table: dict[tuple[str, ...], list[tuple[str, object]]] = {}
+
+    def add(phrase: tuple[str, ...], kind: str, target: object) -> None:
+        if phrase and (kind, target) not in table.setdefault(phrase, []):
+            table[phrase].append((kind, target))
+
+    for s in schemas:
+        for c in s.columns:
+            for v in c.values:
+                add(tuple(words(v)), "value", (c, v))
+                add(tuple(singular(w) for w in words(v)), "value", (c, v))
+    for s in schemas:
+        add(tuple(words(s.dataset_id)), "dataset", s)
+        add(tuple(singular(w) for w in words(s.dataset_id)), "dataset", s)
+        for c in s.columns:
+            parts = tuple(words(c.name))
+            add(parts, "column", c)
+            for p in parts:
+                if p not in GENERIC_PARTS and not p.isdigit():
+                    add((p,), "column", c)
+                    add((singular(p),), "column", c)
+    for word, names in SYNONYMS.items():
+        for s in schemas:
+            for c in s.columns:
+                if c.name.lower() in names and c.type == "number":
+                    add((word,), "column", c)
+    return table
+
+
+def spans_of(tokens: list[str], schemas: list[DatasetSchema]) -> list[Span]:
+    """Read the task left to right, longest phrase first; values before columns before datasets."""
+    table = _phrases(schemas)
+    longest = max((len(p) for p in table), default=1)
+    rank = {"value": 0, "dataset": 1, "column": 2}
+    out, k = [], 0
+    while k < len(tokens):
+        t = tokens[k]
+        hit = None
+        for n in range(min(longest, len(tokens) - k), 0, -1):
+            for phrase in (tuple(tokens[k:k + n]), tuple(singular(w) for w in tokens[k:k + n])):
+                if phrase in table:
+                    hit = (n, table[phrase])
+                    break
+            if hit:
+                break
+        if hit:
+            n, targets = hit
+            kind = min((kind for kind, _ in targets), key=rank.get)
+            # A word that names a column exactly is that column, not the dataset of the same name.
+            if kind == "dataset" and any(kd == "column" and tgt.name.lower() == " ".join(tokens[k:k + n]) for kd, tgt in targets):
+                kind = "column"
+            out.append(Span(k, k + n, kind, [tgt for kd, tgt in targets if kd == kind], " ".join(tokens[k:k + n])))
+            k += n
+        elif re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
+            out.append(Span(k, k + 1, "date", [t], t)); k += 1
+        elif re.fullmatch(r"(19|20)\d\d", t):
+            out.append(Span(k, k + 1, "year", [int(t)], t)); k += 1
+        elif re.fullmatch(r"\d+(\.\d+)?", t):
+            out.append(Span(k, k + 1, "number", [float(t) if "." in t else int(t)], t)); k += 1
+        elif t in MONTHS and (t != "may" or k + 1 < len(tokens) and re.fullmatch(r"(19|20)\d\d", tokens[k + 1])):
+            out.append(Span(k, k + 1, "month", [MONTHS[t]], t)); k += 1
+        elif re.fullmatch(r"q[1-4]", t):
+            out.append(Span(k, k + 1, "quarter", [int(t[1])], t)); k += 1
+        else:
+            out.append(Span(k, k + 1, "word", [], t)); k += 1
+    return out
+
+
+def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
+    r = Reading()
+    used: set[int] = set()
+    n = len(spans)
+
+    def word(i: int, *texts: str) -> bool:
+        return 0 <= i < n and spans[i].kind == "word" and spans[i].text in texts
+
+    def seq(i: int, phrase: tuple[str, ...]) -> bool:
+        return all(word(i + k, p) for k, p in enumerate(phrase))
+
+    def take(*ids: int) -> None:
+        used.update(ids)
+
+    for i, s in enumerate(spans):
+        if i in used:
+            continue
+        # dates: between D and D, after D, Month YYYY, Q2 2024, second quarter of 2024, YYYY
+        if word(i, "between", "from") and i + 3 < n and spans[i + 1].kind == "date" and word(i + 2, "and", "to") and spans[i + 3].kind == "date":
+            r.ranges.append(("between", [spans[i + 1].text, spans[i + 3].text])); take(i, i + 1, i + 2, i + 3)
+        elif s.kind == "word" and s.text in DATE_RANGE_WORDS and i + 1 < n and spans[i + 1].kind == "date":
+            r.ranges.append((DATE_RANGE_WORDS[s.text], [spans[i + 1].text])); take(i, i + 1)
+        elif s.kind == "month" and i + 1 < n and spans[i + 1].kind == "year":
+            year, month = spans[i + 1].targets[0], s.targets[0]
+            last = calendar.monthrange(year, month)[1]
+            r.ranges.append(("between", [f"{year}-{month:02d}-01", f"{year}-{month:02d}-{last}"])); take(i, i + 1)
+        elif s.kind == "quarter" and i + 1 < n and spans[i + 1].kind == "year":
+            r.ranges.append(_quarter(spans[i + 1].targets[0], s.targets[0])); take(i, i + 1)
+        elif s.kind == "word" and s.text in QUARTER_WORDS and word(i + 1, "quarter") and word(i + 2, "of") and i + 3 < n and spans[i + 3].kind == "year":
+            r.ranges.append(_quarter(spans[i + 3].targets[0], QUARTER_WORDS[s.text])); take(i, i + 1, i + 2, i + 3)
+        elif s.kind == "year":
+            year = s.targets[0]
+            r.ranges.append(("between", [f"{year}-01-01", f"{year}-12-31"])); take(i)
+        elif s.kind == "date":
+            r.ranges.append(("eq", [s.text])); take(i)
+    for i, s in enumerate(spans):
+        if i in used:
+            continue
+        if s.kind == "word" and s.text in BUCKETS and (BUCKETS[s.text] != s.text or word(i - 1, *GROUP_WORDS) or word(i - 1, "a")):
+            r.buckets.append(BUCKETS[s.text]); take(i)
+            if word(i - 1, *GROUP_WORDS, "a"):
+                take(i - 1)
+        elif s.kind == "word" and s.text in ("top", "bottom"):
+            count = spans[i + 1].targets[0] if i + 1 < n and spans[i + 1].kind == "number" and isinstance(spans[i + 1].targets[0], int) else 1
+            r.top = (count, s.text == "top"); take(i)
+            j = i + 2 if i + 1 < n and spans[i + 1].kind == "number" else i + 1
+            take(j - 1)
+            if j < n and spans[j].kind in ("column", "dataset"):
+                r.top_group = spans[j]; take(j)
+            if word(j + 1, "by") and j + 2 < n and spans[j + 2].kind in ("column", "dataset"):
+                r.measures.append(spans[j + 2]) if spans[j + 2].kind == "column" else r.datasets.append(spans[j + 2])
+                take(j + 1, j + 2)
+        elif word(i, "which", "what") and i + 1 < n and spans[i + 1].kind in ("column", "dataset"):
+            ranked = next((spans[k].text for k in range(i + 2, n) if word(k, *RANK_WORDS) and k not in used), None)
+            if ranked:
+                k = next(k for k in range(i + 2, n) if word(k, ranked))
+                r.top, r.top_group = (1, RANK_WORDS[ranked]), spans[i + 1]
+                take(i, i + 1, k)
+        elif s.kind == "number" and i > 0 and any(seq(i - len(p), p) for p in COMPARE):
+            phrase = next(p for p in COMPARE if seq(i - len(p), p))
+            target = spans[i + 1] if i + 1 < n and spans[i + 1].kind == "column" else next(
+                (spans[k] for k in range(i - len(phrase) - 1, max(-1, i - len(phrase) - 4), -1) if spans[k].kind == "column"), None)
+            if target is not None:
+                r.compares.append((target, COMPARE[phrase], s.targets[0]))
+                take(i, *range(i - len(phrase), i), spans.index(target))
+        elif s.kind == "value":
+            back = i - 1
+            while word(back, "the", "a"):
+                back -= 1
+            start = back if word(back, *NEGATIONS) else back - 1 if seq(back - 1, ("other", "than")) else None
+            r.values.append((s, start is not None)); take(i)
+            if start is not None:
+                take(*range(start, i))
+            for k in (i - 1, i + 1):  # "the North region": the column named beside its value
+                if 0 <= k < n and spans[k].kind == "column" and any(c in spans[k].targets for c, _ in s.targets):
+                    take(k)
+    for i, s in enumerate(spans):
+        if i in used:
+            continue
+        counted = next((p for p in COUNT_PHRASES if seq(i, p)), None)
+        if counted:
+            r.fn = r.fn or "count"; take(*range(i, i + len(counted)))
+            k = i + len(counted)
+            while word(k, *DISTINCT_WORDS, "of", "the"):
+                r.distinct |= spans[k].text in DISTINCT_WORDS; take(k); k += 1
+            if k < n and spans[k].kind in ("column", "dataset") and k not in used:
+                r.count_of.append(spans[k]); take(k)
+        elif word(i, *DISTINCT_WORDS):
+            r.distinct = True; take(i)
+        elif word(i, *AGGREGATE_WORDS) and not (s.text == "first" and word(i + 1, "quarter")):
+            r.fn = r.fn or AGGREGATE_WORDS[s.text]; take(i)
+        elif word(i, *GROUP_WORDS) or seq(i, ("for", "each")):
+            k = i + (2 if seq(i, ("for", "each")) else 1)
+            while word(k, "the", "each"):
+                k += 1
+            if k < n and spans[k].kind in ("column", "dataset") and k not in used:
+                r.groups.append(spans[k]); take(*range(i, k + 1))
+    for i, s in enumerate(spans):
+        if i in used:
+            continue
+        if s.kind == "column":
+            # "order amount": a dataset's name before its column qualifies it
+            if i > 0 and spans[i - 1].kind == "dataset":
+                owner = spans[i - 1].targets[0].alias
+                s.targets = [c for c in s.targets if c.alias == owner] or s.targets
+            r.measures.append(s); take(i)
+        elif s.kind == "dataset":
+            r.datasets.append(s); take(i)
+        elif s.text in ("when", "date", "dates"):
+            r.date_words = True; take(i)
+    unplaced = [s.text for i, s in enumerate(spans) if i not in used and s.text not in STOPWORDS]
+    return r, unplaced
+
+
+def _quarter(year: int, q: int) -> tuple[str, list]:
+    first = 3 * q - 2
+    last = calendar.monthrange(year, first + 2)[1]
+    return ("between", [f"{year}-{first:02d}-01", f"{year}-{first + 2:02d}-{last}"])
+
+

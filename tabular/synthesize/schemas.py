@@ -1,0 +1,99 @@
+"""What a proposer is shown of the datasets: columns, types, stats, open questions and the few
+distinct values of low-cardinality string columns. Read through the ops, never around them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.models import QueryDataset
+
+from ..errors import ErrorItem, ValidationFailed
+from ..models import DatasetGetIn
+from ..ops.context import Context
+from ..ops.datasets import dataset_get
+from ..ops.query import QueryIn, query
+
+# A string column with at most this many distinct values has them shown (and matched in tasks).
+VALUES_SHOWN = 25
+
+
+@dataclass(frozen=True)
+class ColumnSchema:
+    alias: str
+    name: str
+    type: str
+    physical: str
+    unique: bool
+    distinct: int
+    min: Any = None
+    max: Any = None
+    values: tuple[str, ...] = ()
+    questions: tuple[str, ...] = ()  # open questions on this column, in words
+
+
+@dataclass(frozen=True)
+class DatasetSchema:
+    alias: str
+    source_uri: str
+    dataset_id: str
+    snapshot_id: str
+    rows: int
+    columns: tuple[ColumnSchema, ...] = field(default_factory=tuple)
+
+    def ref(self) -> dict:
+        """The plan's `datasets` entry for this dataset."""
+        return {"source_uri": self.source_uri, "dataset_id": self.dataset_id, "alias": self.alias}
+
+    def for_prompt(self) -> dict:
+        return {
+            **self.ref(),
+            "rows": self.rows,
+            "columns": [
+                {"name": c.name, "type": c.type, "physical": c.physical, "unique": c.unique, "distinct": c.distinct, "min": c.min, "max": c.max,
+                 **({"values": list(c.values)} if c.values else {}), **({"open_questions": list(c.questions)} if c.questions else {})}
+                for c in self.columns
+            ],
+        }
+
+
+def gather(ctx: Context, org: str, namespace: str, wanted: list[QueryDataset]) -> list[DatasetSchema]:
+    """The schemas of the datasets a task may read. A missing source, an unnamed dataset of a
+    several-table source or a stale snapshot fails exactly as knowledge.query fails on it."""
+    out: list[DatasetSchema] = []
+    aliases: set[str] = set()
+    for i, item in enumerate(wanted):
+        probe = _probe(ctx, org, namespace, item, i)
+        got = dataset_get(ctx, DatasetGetIn(org=org, namespace=namespace, source_uri=item.source_uri, dataset_id=probe.dataset_id))
+        (dataset,) = got.datasets
+        alias = item.alias or dataset.dataset_id
+        while alias.lower() in aliases:
+            alias += "_2"
+        aliases.add(alias.lower())
+        asked: dict[str, list[str]] = {}
+        for q in dataset.questions:
+            asked.setdefault(q.column, []).append(f"{q.kind}: {q.question}")
+        columns = tuple(
+            ColumnSchema(alias, c.name, c.type, c.physical, c.unique, c.distinct, c.min, c.max,
+                         _values(ctx, org, namespace, item, c.name) if c.type == "string" and 0 < c.distinct <= VALUES_SHOWN else (),
+                         tuple(asked.get(c.name, ())))
+            for c in dataset.columns
+        )
+        out.append(DatasetSchema(alias, item.source_uri, dataset.dataset_id, dataset.snapshot_id, dataset.rows, columns))
+    return out
+
+
+def _probe(ctx: Context, org: str, namespace: str, item: QueryDataset, i: int):
+    """A dry run reading only this dataset: knowledge.query's own checks and errors."""
+    body = QueryIn(org=org, namespace=namespace, datasets=[item.model_copy(update={"alias": ""})], aggregates=[{"fn": "count"}], dry_run=True)
+    try:
+        return query(ctx, body).receipt.datasets[0]
+    except ValidationFailed as err:
+        items = [ErrorItem(e.path.replace("datasets[0]", f"datasets[{i}]", 1), e.message, e.expected, e.received, e.did_you_mean) for e in err.errors]
+        raise ValidationFailed(err.message, items) from None
+
+
+def _values(ctx: Context, org: str, namespace: str, item: QueryDataset, column: str) -> tuple[str, ...]:
+    plan = QueryIn(org=org, namespace=namespace, datasets=[item.model_copy(update={"alias": "d"})], group_by=[{"column": f"d.{column}"}],
+                   where=[{"column": f"d.{column}", "op": "not_null"}], limit=VALUES_SHOWN)
+    return tuple(row[0] for row in query(ctx, plan).rows)

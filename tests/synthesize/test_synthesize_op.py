@@ -1,0 +1,116 @@
+"""knowledge.synthesize as an op: its answer's shape and limits, abstentions, errors a caller can
+act on (never INTERNAL), the CLI's `tabular ask`."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import tabular
+from synth_oracle import SALES, SYNTH, by, month, total
+from tabular.synthesize.answer import clip, note, scrub
+
+
+def test_the_answer_cites_the_calculation_that_ran(synth):
+    out = synth.synthesize("Total amount by region", ["sales.csv"], source_uris=["kb://x"])
+    (calc,) = out.calculations
+    assert calc.id == "knowledge.query#1" and calc.task == "Total amount by region" and calc.complete
+    assert calc.plan["group_by"] == [{"column": "region"}] and calc.receipt.rows_returned == 4
+    assert out.ignored_args == ["source_uris"] and out.unsupported_citations == [] and not out.truncated
+    for region, amount in by(SALES, "region", lambda g: total(g, "amount")):
+        assert f"region {region}; sum_amount {amount}" in out.answer and f"{region} | {amount}" in calc.note
+
+
+def test_the_note_keeps_to_half_the_window_and_says_so(synth):
+    out = synth.synthesize("Total amount by month", ["sales.csv"], window_chars=400)
+    (calc,) = out.calculations
+    assert len(calc.note) <= 200 and "more rows not shown" in calc.note and out.truncated
+    assert len(calc.rows) == len(by(SALES, month("sold_on"), len))  # every row is still in the calculation
+    short = synth.synthesize("Total amount by month", ["sales.csv"], max_answer_chars=120)
+    assert len(short.answer) <= 120 and short.answer.endswith("(answer cut at max_answer_chars)") and short.truncated
+
+
+def test_an_incomplete_dataset_is_said_in_the_answer(synth, tmp_path):
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("item,qty\na,1\nb,2,9,9\nc,3\n")
+    synth.ingest_file(ragged, source_uri="ragged.csv")
+    out = synth.synthesize("Total qty", ["ragged.csv"])
+    (calc,) = out.calculations
+    assert calc.rows == [["4"]] or calc.rows == [[4]]
+    assert not calc.complete and "Not complete: " in out.answer and "1 rows were rejected" in out.answer
+
+
+def test_a_ranking_cut_between_ties_abstains(synth, tmp_path):
+    ties = tmp_path / "ties.csv"
+    ties.write_text("team,points\nred,5\nblue,3\ngreen,3\nred,1\n")
+    synth.ingest_file(ties, source_uri="ties.csv")
+    out = synth.synthesize("Top 2 teams by points", ["ties.csv"])
+    assert out.abstain_reason == "ambiguous" and "tie on sum_points" in out.clarification
+    assert synth.synthesize("Top 1 team by points", ["ties.csv"]).calculations[0].rows == [["red", 6]]
+
+
+def test_clarifications_name_what_to_approve_or_choose(synth):
+    asked = synth.synthesize("How many shipments in March 2024?", ["shipments.csv"])
+    assert asked.abstain_reason == "needs_clarification"
+    assert "'shipments'" in asked.clarification and "'shipped'" in asked.clarification and "date_order" in asked.clarification
+    assert "knowledge.dataset_approve" in asked.clarification
+    chosen = synth.synthesize("What is the total revenue?", ["invoices.csv"])
+    assert chosen.clarification == "revenue: the column net or gross?"
+
+
+def test_unsupported_citations_are_removed_and_listed():
+    text, removed = scrub("It is 4 [knowledge.query#1], or 5 [knowledge.query#2] [web#3].", {"knowledge.query#1"})
+    assert text == "It is 4 [knowledge.query#1], or 5." and removed == ["knowledge.query#2", "web#3"]
+    shown, cut = note(["a", "b"], [[k, "x" * 20] for k in range(100)], False, 300)
+    assert len(shown) <= 300 and cut and "more rows not shown" in shown
+    assert clip("short", 10) == ("short", False) and len(clip("x" * 50, 40)[0]) == 40
+
+
+@pytest.mark.parametrize("body, path", [
+    ({"task": "Total amount", "datasets": ["nothing.csv"]}, "datasets[0].source_uri"),
+    ({"task": "Total amount", "datasets": ["sales.csv"] * 5}, "datasets"),
+    ({"task": "", "datasets": ["sales.csv"]}, "task"),
+    ({"task": "Total amount", "datasets": []}, "datasets"),
+    ({"task": "Total amount", "datasets": [{"source_uri": "sales.csv", "dataset_id": "nope"}]}, "datasets[0].dataset_id"),
+])
+def test_bad_input_is_a_422_with_its_path(synth, body, path):
+    with pytest.raises(tabular.TabularError) as err:
+        synth.call("knowledge.synthesize", body)
+    assert err.value.code == "VALIDATION_FAILED" and err.value.errors[0].path == path
+
+
+def test_a_stale_snapshot_is_409(synth):
+    with pytest.raises(tabular.TabularError) as err:
+        synth.call("knowledge.synthesize", {"task": "Total amount", "datasets": [{"source_uri": "sales.csv", "snapshot_id": "s_gone"}]})
+    assert err.value.code == "PRECONDITION_FAILED"
+
+
+ODD_TASKS = [
+    " ", "?", "🙂 total", "top 0 products by amount", "top 99999999 products by amount", "Total amount between 2024-13-45 and 2024-02-30",
+    "total amount in may", "sum sum sum", "how many how many", "total amount by month by year by quarter", "between and", "Total amount over 1e400",
+    "Total amount over 99999999999999999999999999999999999999999", "Top products by region by channel", "x" * 3000, "Total amount on 2024-02-30",
+    "Which region?", "by by by", "Total Widget Widget Gadget", "not North", "Total amount for Q5 2024", "amount amount per amount",
+]
+
+
+@pytest.mark.parametrize("task", ODD_TASKS)
+def test_odd_tasks_answer_or_abstain_never_internal(synth, task):
+    try:
+        out = synth.call("knowledge.synthesize", {"task": task, "datasets": ["sales.csv", "invoices.csv"]})
+    except tabular.TabularError as err:
+        assert err.code != "INTERNAL"
+        return
+    assert out["abstain"] or out["calculations"]
+
+
+def test_cli_ask(tmp_path):
+    env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home")}
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tabular.cli", *a], capture_output=True, text=True, env=env, timeout=120)  # noqa: E731
+    assert run("ingest", str(SYNTH / "sales.csv"), "--json").returncode == 0
+    said = run("ask", "Total amount for Widget", "sales.csv")
+    widget = total([r for r in SALES if r["product"] == "Widget"], "amount")
+    assert said.returncode == 0 and str(widget) in said.stdout and "[knowledge.query#1]" in said.stdout
+    whole = json.loads(run("ask", "What is the profit margin?", "sales.csv", "--json").stdout)
+    assert whole["abstain_reason"] == "invalid_plan" and "profit" in whole["clarification"]
