@@ -45,6 +45,14 @@ CREATE TABLE IF NOT EXISTS catalog.snapshots (
   approved BOOLEAN, approved_at TIMESTAMPTZ, approved_by VARCHAR, created_at TIMESTAMPTZ);
 CREATE TABLE IF NOT EXISTS catalog.rejected (
   snapshot_id VARCHAR, row_id BIGINT, line BIGINT, column_name VARCHAR, value VARCHAR, reason VARCHAR);
+CREATE TABLE IF NOT EXISTS catalog.typings (snapshot_id VARCHAR, typings JSON);
+CREATE TABLE IF NOT EXISTS catalog.approvals (
+  org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER, dataset_id VARCHAR,
+  old_snapshot VARCHAR, new_snapshot VARCHAR, approved_by VARCHAR, approved_at TIMESTAMPTZ,
+  retyped BOOLEAN, changes JSON, settled JSON);
+CREATE TABLE IF NOT EXISTS catalog.deletions (
+  org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER, deleted_at TIMESTAMPTZ,
+  deleted_by VARCHAR, restored_at TIMESTAMPTZ);
 ALTER TABLE catalog.jobs ADD COLUMN IF NOT EXISTS idempotency_key VARCHAR;
 """
 

@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import infer, records, sheets
+from . import infer, pause, records, retention, retype, sheets
 from .candidates import format_of
 from .cast import build_snapshot, column_names, parquet_relation, slug
 from .catalog import Catalog, dumps
@@ -93,12 +93,14 @@ def run(catalog: Catalog, settings: Settings, job: Job, report) -> int:
         else:
             extractions = [read_delimited(job.upload_path, folder / "0.parquet", name, options, settings, progress=lambda n: report(progress={"total": 0, "done": n}))]
         rows = sum(e.rows for e in extractions)
+        pause.at("ingest.extracted")
         report(stage="type", progress={"total": rows, "done": rows})
-        typed = [_type(catalog, settings, extraction, options) for extraction in extractions]
+        ids = dataset_ids(extractions)
+        typed = [_carry(catalog, job, dataset_id, _type(catalog, settings, extraction, options), options) for dataset_id, extraction in zip(ids, extractions)]
         report(stage="publish")
         rows = sum(e.rows for e in extractions)
         covered = covered or {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
-        return _publish(catalog, job, fmt, folder, typed, options, covered)
+        return _publish(catalog, settings, job, fmt, folder, list(zip(ids, typed)), options, covered)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
@@ -118,6 +120,27 @@ def _type(catalog: Catalog, settings: Settings, extraction: Extraction, options:
     # What the file itself settled (a column of Excel text cells) is not a person's approval.
     typings = {c: replace(t, forced=False) if c in extraction.forced else t for c, t in typings.items()}
     return _Typed(extraction, column_names(extraction.headers), infer.settle_by_evidence(typings))
+
+
+def dataset_ids(extractions: list[Extraction]) -> list[str]:
+    """SPEC §1: a slug of each table's name, unique in the source (`_2` for a repeat)."""
+    used: list[str] = []
+    for ex in extractions:
+        dataset_id = slug(ex.name)
+        while dataset_id in used:
+            dataset_id += "_2"
+        used.append(dataset_id)
+    return used
+
+
+def _carry(catalog: Catalog, job: Job, dataset_id: str, item: _Typed, options: dict) -> _Typed:
+    """The live revision's person-set column types, carried where they still read (retype.carry)."""
+    cur = catalog.cursor()
+    before = retype.person_set(cur, job.org, job.namespace, job.source_uri, dataset_id)
+    if before:
+        markers = tuple(options.get("null_values") or Settings().null_markers)
+        item.typings = retype.carry(cur, parquet_relation(str(item.extraction.path)), item.names, item.typings, before, markers)
+    return item
 
 
 def _questions(typed: _Typed) -> list[dict]:
@@ -177,7 +200,7 @@ def _warnings(ex: Extraction) -> list[str]:
     return out
 
 
-def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Typed], options: dict, coverage: dict) -> int:
+def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: Path, typed: list[tuple[str, _Typed]], options: dict, coverage: dict) -> int:
     """One transaction: snapshot tables, catalog rows, the source's live revision. All or nothing."""
     markers = tuple(options.get("null_values") or Settings().null_markers)
     with catalog.publish_lock:
@@ -193,13 +216,8 @@ def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Ty
                 raise IngestFailed("revision_conflict", f"expected revision {job.expected_revision} to be live, but {live or 'none'} is")
             revision = (source[1] if source else 0) + 1
             stamp = now()
-            used: set[str] = set()
-            for index, item in enumerate(typed):
+            for index, (dataset_id, item) in enumerate(typed):
                 ex = item.extraction
-                dataset_id = slug(ex.name)
-                while dataset_id in used:
-                    dataset_id += "_2"
-                used.add(dataset_id)
                 snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
                 built = build_snapshot(cur, parquet_relation(str(ex.path)), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)
                 for column, header in zip(built.columns, ex.headers):
@@ -216,6 +234,7 @@ def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Ty
                     "INSERT INTO catalog.snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, NULL, ?)",
                     [snapshot_id, *key, revision, dataset_id, built.rows, built.rows_rejected, dumps(built.columns), dumps(_questions(item)), stamp],
                 )
+                cur.execute("INSERT INTO catalog.typings VALUES (?, ?)", [snapshot_id, retype.dump(item.typings)])
             cur.execute(
                 "INSERT INTO catalog.revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [*key, revision, job.upload_id, job.filename, fmt, {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt), dumps(coverage), dumps([]), folder.name, stamp, "partial" if coverage["lost"] else "ready"],
@@ -231,6 +250,8 @@ def _publish(catalog: Catalog, job: Job, fmt: str, folder: Path, typed: list[_Ty
                     "INSERT INTO catalog.sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [*key, revision, revision, job.title, job.description, dumps(job.tags), dumps(job.metadata), stamp, stamp],
                 )
+            retention.prune(cur, *key, settings.snapshots_kept)
+            pause.at("ingest.commit")
             cur.execute("COMMIT")
             catalog.generation += 1
         except BaseException:

@@ -22,7 +22,10 @@ class Settings:
     in_values_max: int = 1_000
     query_seconds: float = 30.0
     duckdb_memory: str = "60%"
+    # Snapshots kept per dataset across revisions and approvals; the serving ones are never dropped.
     snapshots_kept: int = 10
+    # knowledge.list: sources per page at most.
+    list_limit_max: int = 1_000
     null_markers: tuple[str, ...] = DEFAULT_NULL_MARKERS
     # A column whose non-null values read as one type at this share or more, but not all, is
     # held as string with a `mixed_values` question; below it, it is plainly a string column.

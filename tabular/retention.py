@@ -1,0 +1,36 @@
+"""Snapshots kept per dataset (SPEC §5 `snapshots_kept`): older ones are dropped, never one that
+serves."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from .cast import snapshot_table
+
+
+def serving(cur, org: str, namespace: str, source_uri: str) -> set[str]:
+    """The snapshots serving the live revision. (A deleted revision loses none meanwhile: only a
+    publish or an approval of the same source prunes, and either makes a revision live.)"""
+    rows = cur.execute(
+        "SELECT d.live_snapshot FROM catalog.sources s JOIN catalog.datasets d"
+        " ON d.org = s.org AND d.namespace = s.namespace AND d.source_uri = s.source_uri AND d.revision = s.live_revision"
+        " WHERE s.org = ? AND s.namespace = ? AND s.source_uri = ?",
+        [org, namespace, source_uri],
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def prune(cur, org: str, namespace: str, source_uri: str, kept: int) -> list[str]:
+    """Drop each dataset's snapshots past the newest `kept`, inside the caller's transaction."""
+    keep = serving(cur, org, namespace, source_uri)
+    rows = cur.execute(
+        "SELECT snapshot_id FROM (SELECT snapshot_id, row_number() OVER (PARTITION BY dataset_id ORDER BY created_at DESC, snapshot_id) AS k"
+        " FROM catalog.snapshots WHERE org = ? AND namespace = ? AND source_uri = ?) WHERE k > ?",
+        [org, namespace, source_uri, max(kept, 1)],
+    ).fetchall()
+    dropped = [r[0] for r in rows if r[0] not in keep]
+    for snapshot_id in dropped:
+        cur.execute(exp.Drop(tables=[snapshot_table(snapshot_id)], kind="TABLE", exists=True).sql(dialect="duckdb"))
+        for table in ("snapshots", "rejected", "typings"):
+            cur.execute(f"DELETE FROM catalog.{table} WHERE snapshot_id = ?", [snapshot_id])
+    return dropped

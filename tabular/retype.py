@@ -1,0 +1,171 @@
+"""Typing a stored extraction again: the readings a person names, the typings kept per
+snapshot, and the person-set types a new revision carries over.
+
+Everything here reads the extraction Parquet a revision stored (SPEC §1), never the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import duckdb
+
+from . import candidates as C
+from .candidates import Reading
+from .errors import ErrorItem, close_names
+from .infer import Option, Question, Relation, Typing, _symbols, _tally, physical_from
+
+ORDERS = ("DMY", "MDY", "YMD")
+NUMBER_KEYS = {"decimal_mark": (".", ","), "group_mark": (",", ".", " ", "'", ""), "unit": ("", *C.UNITS)}
+FIXED_FORMATS = {"bool": ("true/false", "1/0"), "duration": ("h:mm:ss", "ISO 8601")}
+
+
+# Every reading of a type worth trying, most specific first (candidates.py's order), by
+# (date order or None, the marks and units the column's values hold).
+POOLS = {
+    "string": lambda order, symbols: [C.STRING],
+    "bool": lambda order, symbols: [C.BOOL, C.BOOL_01],
+    "number": lambda order, symbols: [r for r in C.candidate_readings(symbols) if r.type == "number"],
+    "date": lambda order, symbols: C.date_readings(order),
+    "datetime": lambda order, symbols: C.datetime_readings(order),
+    "time": lambda order, symbols: [C.CLOCK_TIME, C.date_reading("%I:%M %p", "time")],
+    "duration": lambda order, symbols: [C.CLOCK_DURATION, C.ISO_8601_DURATION],
+}
+
+
+def _number_parts(fmt: str) -> dict[str, str]:
+    return dict(part.split("=", 1) for part in fmt.split(";") if part)
+
+
+def format_problem(con: duckdb.DuckDBPyConnection, type_: str, fmt: str) -> str | None:
+    """Why `fmt` cannot be a format of `type_`, or None when it can."""
+    if type_ == "string":
+        return None if not fmt else "a string column takes no format"
+    if type_ in FIXED_FORMATS:
+        return None if fmt in FIXED_FORMATS[type_] else f"a {type_} format is one of {', '.join(repr(f) for f in FIXED_FORMATS[type_])}"
+    if type_ == "number":
+        for part in (p for p in fmt.split(";") if p):
+            key, sep, value = part.partition("=")
+            if key not in NUMBER_KEYS or not sep or value not in NUMBER_KEYS[key]:
+                return "a number format is 'decimal_mark=.|,' with optional ';group_mark=…' and ';unit=…' (e.g. 'decimal_mark=,;group_mark=.')"
+        return None
+    if fmt in ORDERS:
+        return None if type_ in ("date", "datetime") else "a time has no date order"
+    if "%" not in fmt:
+        return f"a {type_} format is a strptime pattern such as '%d/%m/%Y', or one of DMY, MDY, YMD"
+    try:
+        con.execute("SELECT try_strptime('', ?)", [fmt]).fetchone()
+    except duckdb.Error as err:
+        return f"not a strptime pattern: {str(err).splitlines()[0]}"
+    return None
+
+
+def _wanted(type_: str, fmt: str, pool: list[Reading]) -> list[Reading]:
+    """The readings of `pool` that agree with what the person wrote (all of them for no format)."""
+    if not fmt:
+        return pool
+    if fmt in ORDERS:
+        return [r for r in pool if r.order == fmt]
+    if type_ == "number":
+        parts = _number_parts(fmt)
+        keep = [r for r in pool if all((getattr(r, key) or "") == value for key, value in parts.items())]
+        return keep or [C.reading_from(type_, fmt)]
+    return [r for r in pool if r.format == fmt] or [C.reading_from(type_, fmt)]
+
+
+def _best(con, relation: str, cell: str, readings: list[Reading], markers) -> Typing:
+    """Of `readings`, the one that rejects fewest rows of the column (the first on a tie), as a
+    person's choice: every row is counted, and the rows it cannot read are its `rejected`."""
+    if readings == [C.STRING]:
+        return Typing(C.STRING, "VARCHAR", forced=True)
+    tally = _tally(con, Relation(relation), [cell], {cell: readings}, markers)[cell]
+    best = min(range(len(readings)), key=lambda i: (tally.fails[i], i))
+    reading, rejected = readings[best], tally.fails[best]
+    return Typing(reading, physical_from(reading, tally.numbers.get(best)), rejected, None, forced=True, clean=tally.plain and not rejected)
+
+
+def typing_for(con, relation: str, cell: str, type_: str, fmt: str, markers) -> Typing:
+    """The reading of `type_`, narrowed by `fmt`, that rejects fewest rows of the column."""
+    symbols = _symbols(con, relation, [cell])[cell] if type_ == "number" else set()
+    return _best(con, relation, cell, _wanted(type_, fmt, POOLS[type_](fmt if fmt in ORDERS else None, symbols)), markers)
+
+
+def check_request(con, names: list[str], current: dict[str, Typing], cells: dict[str, str], columns: dict, formats: dict) -> list[ErrorItem]:
+    """Every problem with an approval's `columns` and `formats`, each with its JSON path."""
+    errors = []
+    for field, given in (("columns", columns), ("formats", formats)):
+        for name in given:
+            if name not in cells:
+                errors.append(ErrorItem(f"{field}.{name}", f"no column {name!r} in this dataset", expected="a column name", received=name, did_you_mean=close_names(name, names)))
+    for name, type_ in columns.items():
+        if name in cells and type_ not in C.TYPES:
+            errors.append(ErrorItem(f"columns.{name}", f"no type {type_!r}", expected=" | ".join(C.TYPES), received=type_, did_you_mean=close_names(str(type_), list(C.TYPES))))
+    for name, fmt in formats.items():
+        type_ = columns.get(name) or (current[cells[name]].reading.type if name in cells else None)
+        if type_ not in C.TYPES:
+            continue
+        problem = format_problem(con, type_, fmt)
+        if problem:
+            errors.append(ErrorItem(f"formats.{name}", problem, expected=f"a {type_} format", received=fmt))
+    return errors
+
+
+def dump(typings: dict[str, Typing]) -> str:
+    return json.dumps({cell: dataclasses.asdict(t) for cell, t in typings.items()}, ensure_ascii=False)
+
+
+def load(text: str) -> dict[str, Typing]:
+    out = {}
+    for cell, d in json.loads(text).items():
+        q = d["question"]
+        question = Question(q["kind"], q["text"], tuple(Option(Reading(**o["reading"]), o["physical"], o["rows_rejected"], o["example"]) for o in q["options"])) if q else None
+        out[cell] = Typing(Reading(**d["reading"]), d["physical"], d["rejected"], question, d["forced"], d["clean"])
+    return out
+
+
+def carry(con, relation: str, names: list[str], typings: dict[str, Typing], before: dict, markers) -> dict[str, Typing]:
+    """Apply the previous revision's person-set types to a new revision's typings.
+
+    `before` is {name: (Typing, revision, approved_by)} of the columns a person set. A type
+    carries when a column of that name is still there and every value still reads that way;
+    either way the column gets a question saying what happened, unless the engine alone chose
+    the same reading with nothing to ask."""
+    cells = dict(zip(names, typings))
+    out = dict(typings)
+    for name, (old, revision, who) in before.items():
+        cell = cells.get(name)
+        if cell is None:
+            continue
+        own = typings[cell]
+        person = _best(con, relation, cell, [old.reading], markers)
+        if not person.rejected and person.reading == own.reading and own.question is None:
+            out[cell] = person
+            continue
+        said = f"{who or 'a person'} set {name!r} to {old.reading.label} at revision {revision}"
+        keep = Option(person.reading, person.physical, person.rejected, None)
+        engine = Option(own.reading, own.physical, own.rejected, None)
+        others = tuple(o for o in (own.question.options if own.question else ()) if o.reading not in (person.reading, own.reading))
+        if not person.rejected:
+            text = f"{said}; every value of this revision still reads that way, so it is kept. Keep it, or take the engine's reading ({own.reading.label})?"
+            out[cell] = dataclasses.replace(person, question=Question("carried_approval", text, (keep, engine, *others)))
+        else:
+            text = (f"{said}, but {person.rejected} values of this revision do not read that way, so it is typed afresh as "
+                    f"{own.reading.label}. Keep that, or the earlier type and reject those rows?")
+            out[cell] = dataclasses.replace(own, question=Question("approval_not_carried", text, (engine, keep, *others)))
+    return out
+
+
+def person_set(cur, org: str, namespace: str, source_uri: str, dataset_id: str) -> dict[str, tuple[Typing, int, str | None]]:
+    """The columns a person set in the live revision's dataset of this id: {name: (typing, revision, who)}."""
+    row = cur.execute(
+        "SELECT d.revision, d.names, t.typings, s.approved_by FROM catalog.sources src"
+        " JOIN catalog.datasets d ON d.org = src.org AND d.namespace = src.namespace AND d.source_uri = src.source_uri AND d.revision = src.live_revision"
+        " JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot JOIN catalog.typings t ON t.snapshot_id = d.live_snapshot"
+        " WHERE src.org = ? AND src.namespace = ? AND src.source_uri = ? AND d.dataset_id = ?",
+        [org, namespace, source_uri, dataset_id],
+    ).fetchone()
+    if row is None:
+        return {}
+    revision, names, typings, who = row
+    return {name: (t, revision, who) for name, t in zip(json.loads(names), load(typings).values()) if t.forced}
