@@ -7,7 +7,7 @@ from typing import Callable
 
 from pydantic import BaseModel
 
-from . import datasets, ingest, query, synthesize
+from . import approve, datasets, ingest, lifecycle, query, synthesize
 
 Role = str  # viewer < writer < admin
 
@@ -48,6 +48,11 @@ REGISTRY: dict[str, Op] = {
         _op("knowledge.ingest_cancel", ingest.ingest_cancel, ingest.IngestStatusIn, ingest.IngestCancelOut, "writer", True, idempotent=True),
         _op("knowledge.formats", ingest.formats, ingest.OpIn, ingest.FormatsOut),
         _op("knowledge.dataset_get", datasets.dataset_get, datasets.DatasetGetIn, datasets.DatasetGetOut),
+        _op("knowledge.dataset_approve", approve.dataset_approve, approve.DatasetApproveIn, approve.DatasetApproveOut, "writer", True),
+        _op("knowledge.get", lifecycle.get, lifecycle.SourceIn, lifecycle.GetOut),
+        _op("knowledge.delete", lifecycle.delete, lifecycle.DeleteIn, lifecycle.DeleteOut, "admin", True, idempotent=True),
+        _op("knowledge.restore", lifecycle.restore, lifecycle.SourceIn, lifecycle.RestoreOut, "writer", True, idempotent=True),
+        _op("knowledge.list", lifecycle.list_sources, lifecycle.ListIn, lifecycle.ListOut),
         _op("knowledge.query", query.query, query.QueryIn, query.QueryOut),
         _op("knowledge.synthesize", synthesize.synthesize, synthesize.SynthesizeIn, synthesize.SynthesizeOut),
     )

@@ -1,0 +1,194 @@
+"""knowledge.dataset_approve: a person settles the typing of a live dataset.
+
+The named columns are typed again from the stored extraction, the whole dataset is rebuilt
+under a new snapshot in one transaction, and the approval is audited. The snapshot the person
+read is the precondition: if it no longer serves, nothing happens (409).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid
+
+from pydantic import BaseModel, Field
+
+from .. import infer, pause, retention, retype
+from ..candidates import format_of
+from ..cast import build_snapshot, parquet_relation
+from ..catalog import dumps
+from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
+from ..extract import Excluded
+from ..models import DatasetGetIn, DatasetOut, OpIn, OpOut, TypeFormat
+from ..publish import now
+from .context import Context
+from .datasets import dataset_get
+
+
+class DatasetApproveIn(OpIn):
+    source_uri: str = Field(min_length=1)
+    dataset_id: str = Field("", description="Which table of the source; '' when the source has only one.")
+    snapshot_id: str = Field(min_length=1, description="The snapshot you read (dataset_get). If another one serves by now, the answer is 409: read again.")
+    columns: dict[str, str] = Field(default_factory=dict, description="Column name -> type (string, number, bool, date, datetime, time, duration).")
+    formats: dict[str, str] = Field(
+        default_factory=dict,
+        description="Column name -> format, for what a type alone cannot say: a strptime pattern ('%m/%d/%Y') or DMY/MDY/YMD for dates, "
+        "'decimal_mark=,' (with optional ';group_mark=.', ';unit=€') for numbers, '1/0' or 'true/false' for bools.",
+    )
+
+
+class Change(BaseModel):
+    column: str
+    before: TypeFormat
+    after: TypeFormat
+    rows_rejected: int = Field(description="Rows of the dataset the new type cannot read (they are left out, with the reason).")
+
+
+class DatasetApproveOut(OpOut):
+    found: bool
+    dataset: DatasetOut | None = None
+    retyped: bool = Field(False, description="A column's type or format changed, so the dataset was typed again under a new snapshot.")
+    changes: list[Change] = Field(default_factory=list, description="The columns whose type or format changed.")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Live:
+    revision: int
+    dataset_id: str
+    extraction: str
+    names: list[str]
+    headers: list[str]
+    rows: int
+    options: dict
+    snapshot_id: str
+    questions: list[dict]
+
+
+def _live(cur, body: DatasetApproveIn) -> _Live | None:
+    rows = cur.execute(
+        "SELECT d.revision, d.dataset_id, d.extraction, d.names, d.headers, d.rows, d.options, d.live_snapshot, s.questions"
+        " FROM catalog.sources src JOIN catalog.datasets d ON d.org = src.org AND d.namespace = src.namespace"
+        " AND d.source_uri = src.source_uri AND d.revision = src.live_revision"
+        " JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot"
+        " WHERE src.org = ? AND src.namespace = ? AND src.source_uri = ? ORDER BY d.idx",
+        [body.org, body.namespace, body.source_uri],
+    ).fetchall()
+    chosen = [r for r in rows if r[1] == body.dataset_id or (not body.dataset_id and len(rows) == 1)]
+    if not chosen:
+        if not body.dataset_id and rows:
+            ids = [r[1] for r in rows]
+            raise ValidationFailed(
+                f"{body.source_uri!r} has {len(rows)} datasets: name one",
+                [ErrorItem("dataset_id", "the source has several datasets", expected=" | ".join(ids), received="", did_you_mean=ids[:3])],
+            )
+        return None
+    r = chosen[0]
+    return _Live(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5], json.loads(r[6]), r[7], json.loads(r[8]))
+
+
+def _stale(snapshot_id: str, live: str) -> PreconditionFailed:
+    return PreconditionFailed(
+        f"snapshot {snapshot_id!r} no longer serves (the live one is {live!r}): read the dataset again",
+        [ErrorItem("snapshot_id", "stale snapshot", expected=live, received=snapshot_id)],
+    )
+
+
+def _typings(ctx: Context, cur, live: _Live, markers) -> dict[str, infer.Typing]:
+    """The live snapshot's typings as stored at publish (inferred again for a snapshot that has none)."""
+    row = cur.execute("SELECT typings FROM catalog.typings WHERE snapshot_id = ?", [live.snapshot_id]).fetchone()
+    if row:
+        return retype.load(row[0])
+    cells = [f"c{i + 1}" for i in range(len(live.names))]
+    found = infer.infer_columns(cur, parquet_relation(live.extraction), cells, live.rows, ctx.settings, live.options)
+    return infer.settle_by_evidence(found)
+
+
+def _as(t: infer.Typing) -> TypeFormat:
+    return TypeFormat(type=t.reading.type, format=format_of(t.reading, t.physical))
+
+
+def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
+    """Approve a dataset's typing: retype the named columns (types, and formats such as a date order or a decimal mark) from the stored extraction under a new snapshot; every other open question is settled as it is held."""
+    cur = ctx.catalog.cursor()
+    live = _live(cur, body)
+    if live is None:
+        return DatasetApproveOut(found=False)
+    if body.snapshot_id != live.snapshot_id:
+        raise _stale(body.snapshot_id, live.snapshot_id)
+    markers = tuple(live.options.get("null_values") or ctx.settings.null_markers)
+    current = _typings(ctx, cur, live, markers)
+    cells = dict(zip(live.names, current))
+    errors = retype.check_request(cur, live.names, current, cells, body.columns, body.formats)
+    if errors:
+        raise ValidationFailed(f"{len(errors)} problem(s) with the approval: {errors[0].message}", errors)
+    relation = parquet_relation(live.extraction)
+    typings, changes = {}, []
+    for name, cell in cells.items():
+        old = current[cell]
+        if name not in body.columns and name not in body.formats:
+            # Not named: held as it is; an open question on it is settled that way by this approval.
+            typings[cell] = dataclasses.replace(old, question=None, forced=old.forced or old.question is not None)
+            continue
+        type_, fmt = body.columns.get(name, old.reading.type), body.formats.get(name, "")
+        same = type_ == old.reading.type and not fmt
+        new = dataclasses.replace(old, question=None, forced=True) if same else retype.typing_for(cur, relation, cell, type_, fmt, markers)
+        if (new.reading, new.physical) != (old.reading, old.physical):
+            changes.append(Change(column=name, before=_as(old), after=_as(new), rows_rejected=new.rejected))
+        typings[cell] = new
+    named = set(body.columns) | set(body.formats)
+    settled = [q["id"] for q in live.questions if q["column"] not in named]
+    snapshot_id = _commit(ctx, body, live, typings, changes, settled, markers)
+    got = dataset_get(ctx, DatasetGetIn(org=body.org, namespace=body.namespace, source_uri=body.source_uri, dataset_id=live.dataset_id))
+    dataset = next((d for d in got.datasets if d.snapshot_id == snapshot_id), None)
+    return DatasetApproveOut(found=True, dataset=dataset, retyped=bool(changes), changes=changes)
+
+
+def _commit(ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, changes: list[Change], settled: list[str], markers) -> str:
+    """One transaction: the new snapshot, its rejected rows and stats, the switch, the audit row."""
+    key = [body.org, body.namespace, body.source_uri]
+    snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
+    with ctx.catalog.publish_lock:
+        cur = ctx.catalog.cursor()
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            serving = cur.execute(
+                "SELECT d.live_snapshot FROM catalog.sources s JOIN catalog.datasets d ON d.org = s.org AND d.namespace = s.namespace"
+                " AND d.source_uri = s.source_uri AND d.revision = s.live_revision WHERE s.org = ? AND s.namespace = ? AND s.source_uri = ? AND d.dataset_id = ?",
+                [*key, live.dataset_id],
+            ).fetchone()
+            if serving is None or serving[0] != body.snapshot_id:
+                raise _stale(body.snapshot_id, serving[0] if serving else "none")
+            excluded = [
+                Excluded(*r)
+                for r in cur.execute(
+                    "SELECT row_id, line, value, reason FROM catalog.rejected WHERE snapshot_id = ? AND column_name IS NULL ORDER BY row_id",
+                    [live.snapshot_id],
+                ).fetchall()
+            ]
+            built = build_snapshot(cur, parquet_relation(live.extraction), snapshot_id, list(typings), live.names, typings, markers, excluded)
+            for column, header in zip(built.columns, live.headers):
+                column["header"] = header
+            stamp = now()
+            cur.execute(
+                "INSERT INTO catalog.snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', true, ?, ?, ?)",
+                [snapshot_id, *key, live.revision, live.dataset_id, built.rows, built.rows_rejected, dumps(built.columns), stamp, ctx.caller, stamp],
+            )
+            cur.execute("INSERT INTO catalog.typings VALUES (?, ?)", [snapshot_id, retype.dump(typings)])
+            cur.execute(
+                "UPDATE catalog.datasets SET live_snapshot = ? WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ? AND dataset_id = ?",
+                [snapshot_id, *key, live.revision, live.dataset_id],
+            )
+            cur.execute(
+                "INSERT INTO catalog.approvals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [*key, live.revision, live.dataset_id, live.snapshot_id, snapshot_id, ctx.caller, stamp, bool(changes),
+                 dumps([c.model_dump() for c in changes]), dumps(settled)],
+            )
+            retention.prune(cur, *key, ctx.settings.snapshots_kept)
+            pause.at("approve.commit")
+            cur.execute("COMMIT")
+            ctx.catalog.generation += 1
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+    return snapshot_id
+

@@ -1,0 +1,236 @@
+"""knowledge.get, delete, restore and list: a source's lifecycle (SPEC §4).
+
+`delete` makes nothing live and remembers which revision it took down; `restore` makes that
+revision live again, with the snapshots it served (retention never drops them meanwhile).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..catalog import dumps
+from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
+from ..models import Coverage, OpIn, OpOut
+from ..publish import now
+from .approve import Change
+from .context import Context
+
+
+class SourceIn(OpIn):
+    source_uri: str = Field(min_length=1)
+
+
+class HistoryEntry(BaseModel):
+    """One approval: who, when, which columns changed, the snapshot it replaced and the one it made."""
+
+    dataset_id: str
+    revision: int
+    approved_by: str | None
+    approved_at: str
+    old_snapshot_id: str
+    new_snapshot_id: str
+    retyped: bool
+    changes: list[Change]
+    settled: list[str] = Field(description="Ids of the questions this approval settled as they were held.")
+
+
+class GetOut(OpOut):
+    found: bool
+    source_uri: str = ""
+    doc_id: str = Field("", description="A stable id of the source in its namespace.")
+    title: str = ""
+    description: str = ""
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    revision: int | None = Field(None, description="The live revision; null when the source is deleted.")
+    deleted: bool = False
+    deleted_revision: int | None = Field(None, description="When deleted: the revision knowledge.restore brings back.")
+    last_revision: int | None = None
+    ingested_at: str | None = Field(None, description="When the live (or, if deleted, the restorable) revision was published.")
+    format: str | None = None
+    parser: str | None = None
+    coverage: Coverage | None = None
+    datasets: list[str] = Field(default_factory=list, description="The dataset ids of that revision, in the file's table order.")
+    history: list[HistoryEntry] = Field(default_factory=list, description="Every approval of the source's datasets, oldest first.")
+
+
+class DeleteIn(SourceIn):
+    expected_revision: int | None = Field(None, ge=0, description="Delete only if this revision is live (409 otherwise).")
+
+
+class DeleteOut(OpOut):
+    found: bool
+    deleted: bool = False
+    revision: int | None = Field(None, description="The revision that was taken down.")
+
+
+class RestoreOut(OpOut):
+    found: bool
+    restored: bool = False
+    reason: str = ""
+    revision: int | None = None
+
+
+class ListIn(OpIn):
+    cursor: str = Field("", description="next_cursor of the previous page; '' for the first.")
+    limit: int = Field(100, ge=1, description="Sources per page (at most the list_limit_max setting).")
+    prefix: str = Field("", description="Only sources whose source_uri starts with this.")
+
+
+class SourceRow(BaseModel):
+    source_uri: str
+    title: str
+    tags: list[str]
+    revision: int | None
+    deleted: bool
+    ingested_at: str | None
+
+
+class ListOut(OpOut):
+    rows: list[SourceRow]
+    next_cursor: str | None = Field(None, description="Pass as `cursor` for the next page; null on the last.")
+
+
+def doc_id(org: str, namespace: str, source_uri: str) -> str:
+    return "d_" + hashlib.sha256("\0".join((org, namespace, source_uri)).encode()).hexdigest()[:16]
+
+
+def _restorable(cur, key: list[str]) -> int | None:
+    row = cur.execute(
+        "SELECT max_by(revision, deleted_at) FROM catalog.deletions WHERE org = ? AND namespace = ? AND source_uri = ? AND restored_at IS NULL", key
+    ).fetchone()
+    return row[0] if row else None
+
+
+def history(cur, key: list[str]) -> list[HistoryEntry]:
+    rows = cur.execute(
+        "SELECT dataset_id, revision, approved_by, approved_at, old_snapshot, new_snapshot, retyped, changes, settled FROM catalog.approvals"
+        " WHERE org = ? AND namespace = ? AND source_uri = ? ORDER BY approved_at, revision, dataset_id",
+        key,
+    ).fetchall()
+    return [
+        HistoryEntry(dataset_id=r[0], revision=r[1], approved_by=r[2], approved_at=r[3].isoformat(), old_snapshot_id=r[4], new_snapshot_id=r[5],
+                     retyped=r[6], changes=json.loads(r[7]), settled=json.loads(r[8]))
+        for r in rows
+    ]
+
+
+def get(ctx: Context, body: SourceIn) -> GetOut:
+    """A source: its title, tags and metadata, the live revision (format, parser, coverage, datasets), and the history of approvals."""
+    cur = ctx.catalog.cursor()
+    key = [body.org, body.namespace, body.source_uri]
+    row = cur.execute(
+        "SELECT live_revision, last_revision, title, description, tags, metadata FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key
+    ).fetchone()
+    if row is None:
+        return GetOut(found=False, source_uri=body.source_uri)
+    live, last, title, description, tags, metadata = row
+    restorable = None if live is not None else _restorable(cur, key)
+    shown = live if live is not None else restorable
+    out = GetOut(
+        found=True, source_uri=body.source_uri, doc_id=doc_id(*key), title=title or "", description=description or "",
+        tags=json.loads(tags or "[]"), metadata=json.loads(metadata or "{}"), revision=live, deleted=live is None,
+        deleted_revision=restorable, last_revision=last, history=history(cur, key),
+    )
+    if shown is not None:
+        ingested_at, fmt, parser, coverage = cur.execute(
+            "SELECT ingested_at, format, parser, coverage FROM catalog.revisions WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ?",
+            [*key, shown],
+        ).fetchone()
+        ids = cur.execute(
+            "SELECT dataset_id FROM catalog.datasets WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ? ORDER BY idx", [*key, shown]
+        ).fetchall()
+        out.ingested_at, out.format, out.parser = ingested_at.isoformat(), fmt, parser
+        out.coverage, out.datasets = Coverage(**json.loads(coverage)), [r[0] for r in ids]
+    return out
+
+
+def delete(ctx: Context, body: DeleteIn) -> DeleteOut:
+    """Take a source down: nothing of it is live (dataset_get answers found: false, plans naming it are refused) until knowledge.restore."""
+    key = [body.org, body.namespace, body.source_uri]
+    with ctx.catalog.publish_lock:
+        cur = ctx.catalog.cursor()
+        row = cur.execute("SELECT live_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key).fetchone()
+        if row is None:
+            return DeleteOut(found=False)
+        live = row[0]
+        if body.expected_revision is not None and body.expected_revision != (live or 0):
+            raise PreconditionFailed(
+                f"expected revision {body.expected_revision} to be live, but {live or 'none'} is",
+                [ErrorItem("expected_revision", "stale revision", expected=str(live or 0), received=body.expected_revision)],
+            )
+        if live is None:
+            return DeleteOut(found=True)
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            cur.execute("UPDATE catalog.sources SET live_revision = NULL, updated_at = ? WHERE org = ? AND namespace = ? AND source_uri = ?", [now(), *key])
+            cur.execute("INSERT INTO catalog.deletions VALUES (?, ?, ?, ?, ?, ?, NULL)", [*key, live, now(), ctx.caller])
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+        ctx.catalog.generation += 1
+    return DeleteOut(found=True, deleted=True, revision=live)
+
+
+def restore(ctx: Context, body: SourceIn) -> RestoreOut:
+    """Make a deleted source's revision live again, with its snapshots and approvals."""
+    key = [body.org, body.namespace, body.source_uri]
+    with ctx.catalog.publish_lock:
+        cur = ctx.catalog.cursor()
+        row = cur.execute("SELECT live_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key).fetchone()
+        if row is None:
+            return RestoreOut(found=False, reason="no such source")
+        if row[0] is not None:
+            return RestoreOut(found=True, reason=f"revision {row[0]} is live: nothing to restore", revision=row[0])
+        revision = _restorable(cur, key)
+        if revision is None:
+            return RestoreOut(found=True, reason="nothing was deleted")
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            cur.execute("UPDATE catalog.sources SET live_revision = ?, updated_at = ? WHERE org = ? AND namespace = ? AND source_uri = ?", [revision, now(), *key])
+            cur.execute(
+                "UPDATE catalog.deletions SET restored_at = ? WHERE org = ? AND namespace = ? AND source_uri = ? AND restored_at IS NULL", [now(), *key]
+            )
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+        ctx.catalog.generation += 1
+    return RestoreOut(found=True, restored=True, reason=f"revision {revision} is live again", revision=revision)
+
+
+def _cursor(text: str) -> str:
+    """The source_uri a page starts after, from an opaque cursor."""
+    try:
+        return json.loads(base64.urlsafe_b64decode(text.encode()))["after"]
+    except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise ValidationFailed("cursor is not a next_cursor this op gave", [ErrorItem("cursor", "unreadable cursor", expected="a next_cursor", received=text)]) from None
+
+
+def list_sources(ctx: Context, body: ListIn) -> ListOut:
+    """Page through the sources of a namespace, in source_uri order; deleted ones are listed with `deleted: true`."""
+    ceiling = ctx.settings.list_limit_max
+    if body.limit > ceiling:
+        raise ValidationFailed(f"limit is over {ceiling}", [ErrorItem("limit", f"at most {ceiling}", expected=f"1..{ceiling}", received=body.limit)])
+    after = _cursor(body.cursor) if body.cursor else ""
+    rows = ctx.catalog.cursor().execute(
+        "SELECT s.source_uri, s.title, s.tags, s.live_revision, r.ingested_at FROM catalog.sources s"
+        " LEFT JOIN catalog.revisions r ON r.org = s.org AND r.namespace = s.namespace AND r.source_uri = s.source_uri AND r.revision = s.live_revision"
+        " WHERE s.org = ? AND s.namespace = ? AND s.source_uri > ? AND starts_with(s.source_uri, ?) ORDER BY s.source_uri LIMIT ?",
+        [body.org, body.namespace, after, body.prefix, body.limit + 1],
+    ).fetchall()
+    page = [
+        SourceRow(source_uri=r[0], title=r[1] or "", tags=json.loads(r[2] or "[]"), revision=r[3], deleted=r[3] is None,
+                  ingested_at=r[4].isoformat() if r[4] else None)
+        for r in rows[: body.limit]
+    ]
+    more = len(rows) > body.limit
+    next_cursor = base64.urlsafe_b64encode(dumps({"after": page[-1].source_uri}).encode()).decode() if more else None
+    return ListOut(rows=page, next_cursor=next_cursor)
