@@ -1,0 +1,104 @@
+"""A process killed (SIGKILL) in the middle of an ingest or an approval leaves a catalog a fresh
+`tabular.connect` answers consistently from: the old snapshot serves, no table or folder is
+left half-made, and the same work succeeds when run again."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import tabular
+from conftest import CSV, ingest
+
+SCRIPT = """
+import sys, tabular
+home, action, uri, arg = sys.argv[1:5]
+engine = tabular.connect(home)
+ns = engine.namespace("acme", "finance")
+if action == "ingest":
+    upload = ns.upload_file(arg)
+    started = ns.call("knowledge.ingest", {"upload_id": upload["upload_id"], "source_uri": uri})
+    print(started["ingestion_id"], flush=True)
+    engine.jobs.wait(started["ingestion_id"])
+else:
+    ns.approve(uri, ns.dataset_get(uri).datasets[0].snapshot_id, formats={"when": arg})
+"""
+
+
+def killed_at(point: str, home, *args) -> str:
+    """Run SCRIPT until it pauses at `point`, SIGKILL it there, and answer what it printed."""
+    env = {**os.environ, "TABULAR_PAUSE_AT": point}
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(home), *map(str, args)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    said: list[str] = []
+    reader = threading.Thread(target=lambda: said.extend(iter(proc.stderr.readline, "")), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 60
+    while not any(f"paused at {point}" in line for line in said):
+        assert proc.poll() is None and time.monotonic() < deadline, "".join(said)
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    return proc.stdout.read().strip()
+
+
+def consistent(engine) -> None:
+    """Every snapshot table is named by the catalog and every name has its table; every
+    extraction folder belongs to a revision; every live dataset has its snapshot."""
+    cur = engine.catalog.cursor()
+    tables = {r[0] for r in cur.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'snapshots'").fetchall()}
+    named = {r[0] for r in cur.execute("SELECT snapshot_id FROM catalog.snapshots").fetchall()}
+    assert tables == named
+    live = {r[0] for r in cur.execute("SELECT live_snapshot FROM catalog.datasets").fetchall()}
+    assert live <= named
+    folders = {p.name for p in engine.catalog.extractions_dir.iterdir()}
+    assert folders == {r[0] for r in cur.execute("SELECT extraction_dir FROM catalog.revisions").fetchall()}
+    for table in ("rejected", "typings"):
+        assert cur.execute(f"SELECT count(*) FROM catalog.{table} WHERE snapshot_id NOT IN (SELECT snapshot_id FROM catalog.snapshots)").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("point", ["ingest.extracted", "ingest.commit"])
+def test_an_ingest_killed_midway_leaves_the_previous_revision_serving(tmp_path, point):
+    home = tmp_path / "home"
+    with tabular.connect(str(home)) as engine:
+        _, first = ingest(engine.namespace("acme", "finance"), CSV / "dates_dmy.csv", source_uri="books")
+    ingestion_id = killed_at(point, home, "ingest", "books", CSV / "dates_mdy.csv")
+    # One start allowed: the interrupted job is not taken up again, so what serves can be read as the kill left it.
+    with tabular.connect(str(home), job_attempts=1) as engine:
+        ns = engine.namespace("acme", "finance")
+        consistent(engine)
+        got = ns.dataset_get("books")
+        assert (got.revision, got.datasets[0].snapshot_id) == (1, first.snapshot_id)
+        status = ns.call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
+        assert (status["state"], status["error_code"]) == ("failed", "retries_exhausted")
+        again, dataset = ingest(ns, CSV / "dates_mdy.csv", source_uri="books")
+        assert (again.state, again.revision, dataset.columns[1].format) == ("ready", 2, "%m/%d/%Y")
+        consistent(engine)
+
+
+def test_an_interrupted_ingest_is_taken_up_again_at_the_next_start(tmp_path):
+    home = tmp_path / "home"
+    ingestion_id = killed_at("ingest.commit", home, "ingest", "books", CSV / "dates_mdy.csv")
+    with tabular.connect(str(home)) as engine:
+        engine.jobs.wait(ingestion_id, 60)
+        status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
+        assert (status["state"], status["revision"], status["attempts"]) == ("ready", 1, 2)
+        consistent(engine)
+
+
+def test_an_approval_killed_before_it_commits_changes_nothing(tmp_path):
+    home = tmp_path / "home"
+    with tabular.connect(str(home)) as engine:
+        _, before = ingest(engine.namespace("acme", "finance"), CSV / "dates_ambiguous.csv", source_uri="d")
+    killed_at("approve.commit", home, "approve", "d", "MDY")
+    with tabular.connect(str(home)) as engine:
+        ns = engine.namespace("acme", "finance")
+        consistent(engine)
+        got = ns.dataset_get("d").datasets[0]
+        assert (got.snapshot_id, got.approved, got.columns[1].format) == (before.snapshot_id, False, "%d/%m/%Y")
+        assert ns.history("d") == []
+        after = ns.approve("d", before.snapshot_id, formats={"when": "MDY"})
+        assert after.retyped and after.dataset.columns[1].format == "%m/%d/%Y"
+        consistent(engine)
