@@ -94,6 +94,66 @@ def cmd_datasets(args, console: Console) -> int:
     return 0
 
 
+def _pairs(given: list[str], flag: str) -> dict[str, str]:
+    """`col=value` arguments as a dict (split at the first `=`: formats may hold one)."""
+    out = {}
+    for item in given:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise SystemExit(f"{flag} takes COLUMN=VALUE, got {item!r}")
+        out[name] = value
+    return out
+
+
+def cmd_approve(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    columns, formats = _pairs(args.set, "--set"), _pairs(args.format, "--format")
+    with engine:
+        snapshot = args.snapshot_id
+        if not snapshot:
+            got = ns.dataset_get(args.uri, args.dataset)
+            if not got.found:
+                console.print(f"no live dataset {args.dataset!r} in {args.uri!r}")
+                return 1
+            snapshot = got.datasets[0].snapshot_id
+        answer = ns.approve(args.uri, snapshot, columns, formats, args.dataset)
+        if args.json:
+            print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
+            return 0 if answer.found else 1
+        if not answer.found:
+            console.print(f"no live dataset {args.dataset!r} in {args.uri!r}")
+            return 1
+        d = answer.dataset
+        console.print(f"[green]approved[/green] {d.dataset_id} by {d.approved_by}: snapshot {snapshot} → {d.snapshot_id}")
+        for c in answer.changes:
+            console.print(f"  {escape(c.column)}: {c.before.type} {escape(c.before.format)} → {c.after.type} {escape(c.after.format)} (rejects {c.rows_rejected} rows)")
+        _show_datasets(console, ns.dataset_get(args.uri, d.dataset_id))
+    return 0
+
+
+def cmd_history(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    with engine:
+        got = ns.call("knowledge.get", {"source_uri": args.uri})
+    if args.json:
+        print(json.dumps(got["history"], ensure_ascii=False, indent=2))
+    if not got["found"]:
+        console.print(f"no source {args.uri!r}")
+        return 1
+    if args.json:
+        return 0
+    if not got["history"]:
+        console.print(f"{args.uri}: no approvals yet")
+    for h in got["history"]:
+        console.print(f"{h['approved_at']}  [bold]{escape(h['approved_by'] or '')}[/bold] approved {h['dataset_id']} (revision {h['revision']}): {h['old_snapshot_id']} → {h['new_snapshot_id']}")
+        for c in h["changes"]:
+            b, a = c["before"], c["after"]
+            console.print(f"  {escape(c['column'])}: {b['type']} {escape(b['format'])} → {a['type']} {escape(a['format'])} (rejects {c['rows_rejected']} rows)")
+        if h["settled"]:
+            console.print(f"  settled as held: {escape(', '.join(h['settled']))}")
+    return 0
+
+
 def cmd_query(args, console: Console) -> int:
     text = sys.stdin.read() if args.plan == "-" else Path(args.plan).read_text(encoding="utf-8")
     try:
@@ -256,6 +316,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sample-rows", type=int, default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_datasets)
+    p = sub.add_parser("approve", help="settle a dataset's types (knowledge.dataset_approve): --set col=type, --format col=PATTERN")
+    p.add_argument("uri")
+    p.add_argument("dataset", help="the dataset_id ('' when the source has one)")
+    p.add_argument("--set", action="append", default=[], metavar="COL=TYPE", help="retype a column: string, number, bool, date, datetime, time, duration")
+    p.add_argument("--format", action="append", default=[], metavar="COL=PATTERN", help="e.g. when=%%m/%%d/%%Y, when=MDY, weight=decimal_mark=,")
+    p.add_argument("--snapshot-id", default="", help="the snapshot you reviewed (default: the one serving now); 409 if it no longer serves")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_approve)
+    p = sub.add_parser("history", help="a source's approvals: who, when, columns before and after, snapshots")
+    p.add_argument("uri")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_history)
     p = sub.add_parser("query", help="answer a plan (knowledge.query) from a JSON file, or - for stdin")
     p.add_argument("plan")
     p.add_argument("--json", action="store_true", help="print the whole answer, receipt included, as JSON")
