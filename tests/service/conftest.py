@@ -64,7 +64,7 @@ class Server:
         raise RuntimeError("the server did not answer /healthz in 60 s")
 
     def client(self, token: str | None = None, **kw) -> httpx.Client:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers = {**({"Authorization": f"Bearer {token}"} if token else {}), **kw.pop("headers", {})}
         return httpx.Client(base_url=self.url, headers=headers, timeout=kw.pop("timeout", 60), **kw)
 
     def rss_peak_kib(self) -> int:

@@ -1,0 +1,82 @@
+"""A real MCP client session (the `mcp` SDK) over stdio against `tabular mcp`, and over
+streamable HTTP against `/mcp` of `tabular serve`."""
+
+from __future__ import annotations
+
+import base64
+import sys
+import time
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from tabular.ops import REGISTRY
+from tabular.service.mcp import tool_name
+
+from conftest import CSV
+
+
+async def _ingest(session: ClientSession, path, source_uri: str) -> dict:
+    up = await session.call_tool("loom_knowledge_upload", {"filename": path.name, "content_base64": base64.b64encode(path.read_bytes()).decode()})
+    assert not up.is_error, up.content
+    started = await session.call_tool("loom_knowledge_ingest", {"upload_id": up.structured_content["upload_id"], "source_uri": source_uri})
+    deadline = time.monotonic() + 60
+    while True:
+        got = await session.call_tool("loom_knowledge_ingest_status", {"ingestion_id": started.structured_content["ingestion_id"]})
+        if got.structured_content["state"] not in ("pending", "processing") or time.monotonic() > deadline:
+            return got.structured_content
+        await anyio.sleep(0.02)
+
+
+def test_an_mcp_session_over_stdio_lists_every_op_and_answers(tmp_path):
+    params = StdioServerParameters(command=sys.executable, args=["-m", "tabular.cli", "--home", str(tmp_path / "home"), "mcp"])
+
+    async def session_run() -> None:
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                tools = {t.name: t for t in (await session.list_tools()).tools}
+                assert set(tools) == {tool_name(name) for name in REGISTRY}
+                for name, op in REGISTRY.items():
+                    tool = tools[tool_name(name)]
+                    assert tool.description == op.description
+                    assert tool.input_schema["properties"].keys() == op.input.model_json_schema()["properties"].keys()
+                    assert tool.annotations.read_only_hint is (not op.writes)
+
+                assert (await _ingest(session, CSV / "currency.csv", "files/currency.csv"))["state"] == "ready"
+                got = await session.call_tool("loom_knowledge_dataset_get", {"source_uri": "files/currency.csv", "sample_rows": 1})
+                assert not got.is_error
+                dataset = got.structured_content["datasets"][0]
+                assert dataset["sample"][0]["item"] == "Desk lamp"
+
+                plan = {"datasets": [{"source_uri": "files/currency.csv"}], "aggregates": [{"fn": "count"}], "colour": 1}
+                answer = await session.call_tool("loom_knowledge_query", plan)
+                assert not answer.is_error
+                assert answer.structured_content["rows"] == [[6]] and answer.structured_content["ignored_args"] == ["colour"]
+
+                # Errors carry the same envelope and code as HTTP.
+                bad = await session.call_tool("loom_knowledge_query", {"datasets": [{"source_uri": "files/currency.csv"}], "select": [{"column": "itme"}]})
+                assert bad.is_error
+                detail = bad.structured_content["detail"]
+                assert detail["code"] == "VALIDATION_FAILED" and detail["errors"][0]["path"] == "select[0].column"
+                assert "item" in detail["errors"][0]["did_you_mean"]
+                unknown = await session.call_tool("loom_knowledge_qurey", {})
+                assert unknown.is_error and unknown.structured_content["detail"]["code"] == "RESOURCE_NOT_FOUND"
+
+    anyio.run(session_run)
+
+
+def test_an_mcp_session_over_streamable_http(server):
+    async def session_run() -> None:
+        async with streamable_http_client(server.url + "/mcp") as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                assert len((await session.list_tools()).tools) == len(REGISTRY)
+                got = await session.call_tool("loom_knowledge_dataset_get", {"source_uri": "files/nothing.csv"})
+                assert not got.is_error and got.structured_content["found"] is False
+                formats = await session.call_tool("loom_knowledge_formats", {})
+                assert "csv" in {f["name"] for f in formats.structured_content["formats"]}
+
+    anyio.run(session_run)
