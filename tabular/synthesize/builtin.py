@@ -5,6 +5,7 @@ several columns is several plans, and the task is ambiguous when their answers d
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from dataclasses import dataclass
 
@@ -59,7 +60,6 @@ def _label(schema: DatasetSchema) -> ColumnSchema | None:
 def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     by_alias = {s.alias: s for s in schemas}
     choices: list[_Choice] = []
-    fixed: dict = {"groups": [], "where": []}
 
     # what is counted or measured
     fn = r.fn
@@ -130,6 +130,8 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             options = [c for c in options if c.type == "number" or fn in ("min", "max")]
         if measure_spans:
             measure_word = measure_spans[0].text
+        if not options and measure_spans:
+            return Proposal(why=f"'{measure_word}' is no number column to compute {fn or 'a total'} over")
         if not options:
             pool = [c for s in schemas for c in _measures(list(s.columns))]
             if counted_dataset is not None or r.datasets:
@@ -215,11 +217,11 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
     if several:
         key = _key(by_alias[aliases[0]], by_alias[aliases[1]])
         if key is None:
-            return f"the task reads {aliases[0]} and {aliases[1]}, which share no key column to join on"
+            return f"the task reads {aliases[0]} and {aliases[1]}, which share no key column unique in {aliases[1]} to join on"
         plan["joins"] = [{"alias": aliases[1], "on": [{"left": f"{aliases[0]}.{key}", "right": f"{aliases[1]}.{key}"}]}]
     where = []
     for op, vals in r.ranges:
-        where.append({"column": q(date_col), "op": op, **({"values": vals} if op == "between" else {"value": vals[0]})})
+        where += _date_filters(q(date_col), date_col.type, op, vals)
     by_column: dict = {}
     for column, value, negated in values:
         by_column.setdefault((column, negated), []).append(value)
@@ -259,9 +261,24 @@ def _is_measure_slot(choices, k, n_groups, r) -> bool:
 
 
 def _key(left: DatasetSchema, right: DatasetSchema) -> str | None:
-    """A column both datasets have, of one type, unique on at least one side."""
+    """A column both datasets have, of one type, unique in the one joined: each row of the first
+    meets at most one row of the second, so no total counts a row twice."""
     for c in left.columns:
         other = next((o for o in right.columns if o.name == c.name and o.type == c.type), None)
-        if other is not None and (c.unique or other.unique):
+        if other is not None and other.unique:
             return c.name
     return None
+
+
+# A day's bounds on a datetime column: on D is [D, D+1), after D is from D+1, until D is before D+1.
+_DATETIME_OPS = {"eq": (("ge", 0), ("lt", 1)), "gt": (("ge", 1),), "ge": (("ge", 0),), "lt": (("lt", 0),), "le": (("lt", 1),)}
+
+
+def _date_filters(column: str, type_: str, op: str, days: list[str]) -> list[dict]:
+    """Filters for days on a date column, or the same days on a datetime column (whole days)."""
+    if type_ == "date":
+        return [{"column": column, "op": op, **({"values": days} if op == "between" else {"value": days[0]})}]
+    if op == "between":
+        return _date_filters(column, type_, "ge", days[:1]) + _date_filters(column, type_, "le", days[1:])
+    at = lambda day, shift: (dt.date.fromisoformat(day) + dt.timedelta(days=shift)).isoformat() + "T00:00:00"  # noqa: E731
+    return [{"column": column, "op": o, "value": at(days[0], shift)} for o, shift in _DATETIME_OPS[op]]

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 import tabular
+from synth_engine import synth  # noqa: F401 - the fixture
 from synth_oracle import SALES, SYNTH, by, month, total
 from tabular.synthesize.answer import clip, note, scrub
 
@@ -114,3 +115,18 @@ def test_cli_ask(tmp_path):
     assert said.returncode == 0 and str(widget) in said.stdout and "[knowledge.query#1]" in said.stdout
     whole = json.loads(run("ask", "What is the profit margin?", "sales.csv", "--json").stdout)
     assert whole["abstain_reason"] == "invalid_plan" and "profit" in whole["clarification"]
+
+
+def test_days_on_a_datetime_column_are_whole_days(synth, tmp_path):
+    events = tmp_path / "events.csv"
+    events.write_text("event,at,cost\na,2024-03-01T10:00:00,5\nb,2024-03-31T23:00:00,7\nc,2024-04-01T00:00:00,11\nd,2024-02-29T23:59:59,13\n")
+    synth.ingest_file(events, source_uri="events.csv")
+    for task, want in [("Total cost in March 2024", 5 + 7), ("Total cost on 2024-03-31", 7), ("Total cost after 2024-03-01", 7 + 11),
+                       ("Total cost before 2024-03-01", 13), ("Total cost until 2024-03-31", 13 + 5 + 7)]:
+        assert synth.synthesize(task, ["events.csv"]).calculations[0].rows == [[want]], task
+
+
+def test_a_join_that_could_count_a_row_twice_is_not_proposed(synth):
+    # Customers first, orders joined on a key that repeats in orders: each customer would count once per order.
+    out = synth.synthesize("How many customers have pending orders?", ["orders.csv", "customers.csv"])
+    assert out.abstain and out.abstain_reason == "invalid_plan" and "unique in orders" in out.clarification

@@ -6,6 +6,7 @@ import datetime as dt
 import math
 from decimal import Decimal
 
+from synth_engine import synth  # noqa: F401 - the fixture
 from synth_oracle import (
     CUSTOMERS, INVOICES, ORDERS, ORDERS_WITH_CUSTOMERS, SALES, SHIPMENTS, by, mean, median, month, quarter, top, total, where, within, year,
 )

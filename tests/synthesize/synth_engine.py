@@ -1,3 +1,5 @@
+"""The engine the synthesize tests share (a module, not a conftest: tests import `conftest` by name)."""
+
 import pytest
 
 import tabular
