@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import mimetypes
 import re
 import uuid
 from contextlib import asynccontextmanager
@@ -299,7 +300,11 @@ def _upload_route(service: Service) -> Callable:
             raise
         org = body.get("org") or service.settings.default_org
         namespace = body.get("namespace") or service.settings.default_namespace
-        out = await run_in_threadpool(writer.finish, org, namespace, filename, content_type.split(";")[0].strip() or "application/octet-stream")
+        media_type = content_type.split(";")[0].strip()
+        if media_type in ("", "application/octet-stream", "application/x-www-form-urlencoded"):
+            # No type said (curl --data-binary sends the form type): the file's name tells.
+            media_type = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+        out = await run_in_threadpool(writer.finish, org, namespace, filename, media_type)
         audit(op, grant, {"org": org, "namespace": namespace}, _request_id(request), 200, None)
         return Response(out.model_dump_json(by_alias=True), media_type="application/json")
 

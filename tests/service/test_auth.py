@@ -61,6 +61,15 @@ def test_a_viewer_reads_but_cannot_upload_ingest_or_approve(acme):
         envelope(c.post("/v1/knowledge.ingest_cancel", json={"ingestion_id": "i_x"}), 403, "AUTH_INSUFFICIENT")
 
 
+def test_an_approval_records_the_tokens_name(acme):
+    with acme.client(token("acme-writer")) as c:
+        got = c.post("/v1/knowledge.dataset_get", json={"source_uri": URI}).json()["datasets"][0]
+        approve = {"source_uri": URI, "dataset_id": got["dataset_id"], "snapshot_id": got["snapshot_id"], "columns": {}}
+        r = c.post("/v1/knowledge.dataset_approve", json=approve)
+        assert r.status_code == 200, r.text
+        assert r.json()["dataset"]["approved_by"] == "acme-writer"
+
+
 def test_a_token_is_held_to_its_namespaces(acme):
     with acme.client(token("acme-writer")) as c:
         detail = envelope(c.post("/v1/knowledge.dataset_get", json={"source_uri": URI, "namespace": "hr"}), 403, "AUTH_INSUFFICIENT")
