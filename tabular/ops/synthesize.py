@@ -91,7 +91,10 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
     asked = _open_questions(checked, schemas)
     if asked:
         return abstain("needs_clarification", asked)
-    results = [query(ctx, body_.model_copy(update={"dry_run": False})) for _, body_, _ in checked]
+    try:
+        results = [query(ctx, body_.model_copy(update={"dry_run": False})) for _, body_, _ in checked]
+    except ValidationFailed as err:  # checked, yet unanswerable: an exact result past 38 digits
+        return abstain("invalid_plan", f"the plan ran but has no exact answer: {err.errors[0].message if err.errors else err.message}")
     if len({_fingerprint(r) for r in results}) > 1:
         readings = "; ".join(", ".join(f"{w} = {c}" for w, c in cand.assumes) for cand, _, _ in checked)
         return abstain("ambiguous", proposal.question or f"the task reads several ways with different answers: {readings}")
@@ -150,7 +153,7 @@ def _open_questions(checked, schemas: list[DatasetSchema]) -> str:
 
 def _tie_at_cut(ctx: Context, run: QueryIn, result: QueryOut) -> str:
     """A ranking cut by its limit between two rows that tie on the ranking has no single answer."""
-    if not (run.order_by and result.truncated and result.rows):
+    if not (run.order_by and result.truncated and result.rows) or run.limit >= ctx.settings.result_limit_max:
         return ""
     more = query(ctx, run.model_copy(update={"dry_run": False, "limit": run.limit + 1}))
     names = [c.name for c in more.columns]
