@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from python_multipart.exceptions import FormParserError
 from starlette.requests import ClientDisconnect
 
 from ..engine import Engine, _path
@@ -196,6 +197,7 @@ class _MultipartFile:
         self.filename = ""
         self.content_type = "application/octet-stream"
         self.seen_file = False
+        self.complete = False  # the closing boundary came: the body was not cut short
         self._header_field = b""
         self._header_value = b""
         self._headers: dict[bytes, bytes] = {}
@@ -205,11 +207,14 @@ class _MultipartFile:
         self.parser = MultipartParser(boundary, {
             "on_part_begin": self._begin, "on_part_data": self._data, "on_part_end": self._end,
             "on_header_field": self._field, "on_header_value": self._hvalue, "on_header_end": self._hend,
-            "on_headers_finished": self._headers_done,
+            "on_headers_finished": self._headers_done, "on_end": self._done,
         })
 
     def write(self, chunk: bytes) -> None:
         self.parser.write(chunk)
+
+    def _done(self) -> None:
+        self.complete = True
 
     def _begin(self) -> None:
         self._headers, self._value, self._name, self._is_file = {}, bytearray(), "", False
@@ -281,6 +286,8 @@ def _upload_route(service: Service) -> Callable:
                 failure = await _receive(request, parts.write, service.settings.max_upload_bytes)
                 if failure is None:
                     parts.parser.finalize()
+                    if not parts.complete:
+                        raise ValidationFailed("the multipart body ends before its closing boundary", [ErrorItem("file", "cut short", expected="multipart/form-data ending --boundary--")])
                     if not parts.seen_file:
                         raise ValidationFailed("the multipart body has no `file` part", [ErrorItem("file", "missing", expected="a part named file")])
                     body = service.tokens.authorize(grant, op, {**body, **{k: v for k, v in parts.fields.items() if k in ("org", "namespace") and v}})
@@ -293,6 +300,9 @@ def _upload_route(service: Service) -> Callable:
         except ClientDisconnect:
             writer.abort()
             return Response(status_code=400)
+        except FormParserError as err:
+            writer.abort()
+            raise ValidationFailed(f"the multipart body is malformed: {err}", [ErrorItem("file", "malformed multipart", expected="multipart/form-data")]) from None
         except BaseException as err:
             writer.abort()
             if isinstance(err, TabularError):

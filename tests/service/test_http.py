@@ -48,6 +48,17 @@ def test_every_read_op_answers_over_http(http, currency):
     assert "files/currency.csv" in str(listed["rows"])
 
 
+def test_delete_restore_and_synthesize_over_http(http):
+    assert ingest(http, CSV / "booleans.csv", "files/flags.csv")["state"] == "ready"
+    assert http.post("/v1/knowledge.delete", json={"source_uri": "files/flags.csv"}).json()["deleted"] is True
+    assert http.post("/v1/knowledge.dataset_get", json={"source_uri": "files/flags.csv"}).json()["found"] is False
+    assert http.post("/v1/knowledge.restore", json={"source_uri": "files/flags.csv"}).json()["restored"] is True
+    assert http.post("/v1/knowledge.dataset_get", json={"source_uri": "files/flags.csv"}).json()["found"] is True
+    r = http.post("/v1/knowledge.synthesize", json={"task": "how many rows are there", "datasets": ["files/flags.csv"]})
+    assert r.status_code == 200, r.text
+    assert "answer" in r.json() and "abstain" in r.json()
+
+
 def test_an_approval_over_http(http, currency):
     got = http.post("/v1/knowledge.dataset_get", json={"source_uri": "files/currency.csv"}).json()["datasets"][0]
     r = http.post("/v1/knowledge.dataset_approve", json={
@@ -149,6 +160,9 @@ def test_upload_raw_multipart_and_base64_store_the_same_bytes(http):
     assert raw["sha256"] == multi["sha256"] == b64["sha256"] and raw["bytes"] == len(data)
     assert raw["filename"] == multi["filename"] == "c.csv" and raw["content_type"] == multi["content_type"] == "text/csv"
     envelope(http.post("/v1/knowledge.upload", files={"other": ("c.csv", data)}), 422, "VALIDATION_FAILED")
+    broken = b"--xyz\r\nContent-Disposition: form-data; name=file\r\n\r\nabc\r\n--xyz" + b"\x00" * 100
+    r = http.post("/v1/knowledge.upload", content=broken, headers={"Content-Type": "multipart/form-data; boundary=xyz"})
+    envelope(r, 422, "VALIDATION_FAILED")
 
 
 def test_an_upload_over_the_limit_is_413_and_keeps_nothing(tmp_path):
