@@ -116,6 +116,22 @@ def test_a_stale_snapshot_is_409_and_two_racing_approvals_have_one_winner(ns, en
     assert len(ns.history("d")) == 1
 
 
+def test_a_snapshot_of_an_earlier_revision_is_409_and_a_deleted_source_is_not_found(ns, engine):
+    _, first = ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
+    ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
+    with pytest.raises(tabular.PreconditionFailed):
+        approve(engine, "d", first.snapshot_id)
+    ns.call("knowledge.delete", {"source_uri": "d"})
+    assert approve(engine, "d", first.snapshot_id) == {"ignored_args": [], "found": False, "dataset": None, "retyped": False, "changes": []}
+
+
+def test_a_snapshot_published_before_typings_were_stored_is_typed_again_alike(ns, engine):
+    _, before = ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
+    engine.catalog.cursor().execute("DELETE FROM catalog.typings")
+    got = approve(engine, "d", before.snapshot_id, formats={"when": "MDY"})["dataset"]
+    assert [(c["name"], c["type"], c["format"]) for c in got["columns"]] == [("id", "number", ""), ("when", "date", "%m/%d/%Y"), ("qty", "number", "")]
+
+
 def test_a_query_pinned_to_the_old_snapshot_is_409_and_an_unpinned_one_reads_the_new(ns, engine):
     _, dataset = ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
     plan = {"datasets": [{"source_uri": "d", "snapshot_id": dataset.snapshot_id}], "aggregates": [{"fn": "min", "column": "when"}]}
