@@ -79,7 +79,7 @@ class RestoreOut(OpOut):
 
 class ListIn(OpIn):
     cursor: str = Field("", description="next_cursor of the previous page; '' for the first.")
-    limit: int = Field(100, ge=1, description="Sources per page (at most the list_limit_max setting).")
+    limit: int = Field(100, ge=1, description="Sources per page (at most the list_limit_max setting, 1,000 by default).")
     prefix: str = Field("", description="Only sources whose source_uri starts with this.")
 
 
@@ -217,20 +217,21 @@ def _cursor(text: str) -> str:
 def list_sources(ctx: Context, body: ListIn) -> ListOut:
     """Page through the sources of a namespace, in source_uri order; deleted ones are listed with `deleted: true`."""
     ceiling = ctx.settings.list_limit_max
-    if body.limit > ceiling:
+    if body.limit > ceiling and "limit" in body.model_fields_set:
         raise ValidationFailed(f"limit is over {ceiling}", [ErrorItem("limit", f"at most {ceiling}", expected=f"1..{ceiling}", received=body.limit)])
+    limit = min(body.limit, ceiling)
     after = _cursor(body.cursor) if body.cursor else ""
     rows = ctx.catalog.cursor().execute(
         "SELECT s.source_uri, s.title, s.tags, s.live_revision, r.ingested_at FROM catalog.sources s"
         " LEFT JOIN catalog.revisions r ON r.org = s.org AND r.namespace = s.namespace AND r.source_uri = s.source_uri AND r.revision = s.live_revision"
         " WHERE s.org = ? AND s.namespace = ? AND s.source_uri > ? AND starts_with(s.source_uri, ?) ORDER BY s.source_uri LIMIT ?",
-        [body.org, body.namespace, after, body.prefix, body.limit + 1],
+        [body.org, body.namespace, after, body.prefix, limit + 1],
     ).fetchall()
     page = [
         SourceRow(source_uri=r[0], title=r[1] or "", tags=json.loads(r[2] or "[]"), revision=r[3], deleted=r[3] is None,
                   ingested_at=r[4].isoformat() if r[4] else None)
-        for r in rows[: body.limit]
+        for r in rows[:limit]
     ]
-    more = len(rows) > body.limit
+    more = len(rows) > limit
     next_cursor = base64.urlsafe_b64encode(dumps({"after": page[-1].source_uri}).encode()).decode() if more else None
     return ListOut(rows=page, next_cursor=next_cursor)
