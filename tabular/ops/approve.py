@@ -93,7 +93,7 @@ def _stale(snapshot_id: str, live: str) -> PreconditionFailed:
     )
 
 
-def _typings(ctx: Context, cur, live: _Live, markers) -> dict[str, infer.Typing]:
+def _typings(ctx: Context, cur, live: _Live) -> dict[str, infer.Typing]:
     """The live snapshot's typings as stored at publish (inferred again for a snapshot that has none)."""
     row = cur.execute("SELECT typings FROM catalog.typings WHERE snapshot_id = ?", [live.snapshot_id]).fetchone()
     if row:
@@ -116,7 +116,7 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
     if body.snapshot_id != live.snapshot_id:
         raise _stale(body.snapshot_id, live.snapshot_id)
     markers = tuple(live.options.get("null_values") or ctx.settings.null_markers)
-    current = _typings(ctx, cur, live, markers)
+    current = _typings(ctx, cur, live)
     cells = dict(zip(live.names, current))
     errors = retype.check_request(cur, live.names, current, cells, body.columns, body.formats)
     if errors:
