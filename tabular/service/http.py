@@ -5,34 +5,25 @@ set. `knowledge.upload` streams its body to disk (raw with `?filename=`, or mult
 
 from __future__ import annotations
 
-import asyncio
-import json
-import logging
-import mimetypes
 import re
 import uuid
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable
 
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from python_multipart.exceptions import FormParserError
-from starlette.requests import ClientDisconnect
 
 from ..engine import Engine, _path
-from ..errors import ErrorItem, Internal, NotFound, Overloaded, RateLimited, TabularError, TooLarge, ValidationFailed, close_names
+from ..errors import ErrorItem, Internal, NotFound, TabularError, ValidationFailed, close_names
 from ..ops import REGISTRY, Op
-from ..ops.ingest import UploadWriter
-from .auth import Grant, Tokens
-
-log = logging.getLogger("tabular.service")
-audit_log = logging.getLogger("tabular.audit")
+from .auth import Tokens
+from .calls import Service, error_response, log, not_json, parse_body, request_id
+from .upload import upload_route
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
 
@@ -58,25 +49,6 @@ class ErrorEnvelope(BaseModel):
     detail: ErrorDetail
 
 
-def audit(op: Op, grant: Grant | None, body: dict, request_id: str, status: int, code: str | None) -> None:
-    """One JSON line per call of an audited op (the writes): who, what, where, how it ended."""
-    if not op.audited:
-        return
-    audit_log.info(json.dumps({
-        "op": op.name, "caller": grant.name if grant else None, "org": body.get("org"), "namespace": body.get("namespace"),
-        "request_id": request_id, "status": status, "code": code,
-    }))
-
-
-def error_response(err: TabularError, request_id: str) -> JSONResponse:
-    headers = {"Retry-After": str(err.retry_after)} if isinstance(err, RateLimited) else None
-    return JSONResponse({"detail": err.to_detail(request_id)}, status_code=err.status, headers=headers)
-
-
-def _request_id(request: Request) -> str:
-    return getattr(request.state, "request_id", "")
-
-
 class RequestIds:
     """Echo a caller's `X-Request-Id` (or make one) on every answer, errors included."""
 
@@ -98,55 +70,6 @@ class RequestIds:
         await self.app(scope, receive, send_with_id)
 
 
-def _not_json(err: Exception) -> ValidationFailed:
-    failure = ValidationFailed(f"the body is not JSON: {err}", [ErrorItem("", "not JSON", expected="a JSON object")])
-    failure.status = 400  # SPEC §2: 400 for a body that is not JSON
-    return failure
-
-
-def parse_body(raw: bytes) -> dict:
-    """The JSON object of a request body (empty: `{}`)."""
-    if not raw.strip():
-        return {}
-    try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as err:
-        raise _not_json(err) from None
-    if not isinstance(body, dict):
-        raise ValidationFailed("the body must be a JSON object", [ErrorItem("", "not an object", expected="object", received=type(body).__name__)])
-    return body
-
-
-class Service:
-    """What every route shares: the engine, the tokens, and the in-flight limit."""
-
-    def __init__(self, engine: Engine, tokens: Tokens):
-        self.engine, self.tokens, self.settings = engine, tokens, engine.settings
-        self.slots = asyncio.Semaphore(self.settings.max_inflight)
-
-    async def run(self, op: Op, body: dict, grant: Grant, request_id: str):
-        body = self.tokens.authorize(grant, op, body)
-        try:
-            if self.slots.locked():
-                try:
-                    await asyncio.wait_for(self.slots.acquire(), self.settings.overload_wait_seconds)
-                except TimeoutError:
-                    raise Overloaded(
-                        f"{self.settings.max_inflight} calls are being served; try again shortly", retry_after=self.settings.retry_after_seconds
-                    ) from None
-            else:
-                await self.slots.acquire()
-            try:
-                out = await run_in_threadpool(self.engine.run, op.name, body, grant.name)
-            finally:
-                self.slots.release()
-        except TabularError as err:
-            audit(op, grant, body, request_id, err.status, err.code)
-            raise
-        audit(op, grant, body, request_id, 200, None)
-        return out
-
-
 def _op_route(service: Service, op: Op) -> Callable:
     takes_key = "idempotency_key" in op.input.model_fields
 
@@ -156,169 +79,11 @@ def _op_route(service: Service, op: Op) -> Callable:
         key = request.headers.get("idempotency-key")
         if takes_key and key and not body.get("idempotency_key"):
             body["idempotency_key"] = key
-        out = await service.run(op, body, grant, _request_id(request))
+        out = await service.run(op, body, grant, request_id(request))
         return Response(out.model_dump_json(by_alias=True), media_type="application/json")
 
     handle.__name__ = op.name.replace(".", "_")
     return handle
-
-
-async def _receive(request: Request, sink: Callable[[bytes], None], limit: int) -> TooLarge | None:
-    """Feed the body to `sink` chunk by chunk. Past the limit nothing more is kept, but up to
-    another `limit` bytes are read and dropped, so a client that sends before it reads still
-    gets the 413; a declared length past that is refused before a byte is read."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > 2 * limit:
-        return TooLarge(f"the upload is over max_upload_bytes ({limit} bytes)")
-    received, failure = 0, None
-    async for chunk in request.stream():
-        received += len(chunk)
-        if failure is None:
-            try:
-                sink(chunk)
-            except TooLarge as err:
-                failure = err
-        elif received > 2 * limit:
-            break
-    return failure
-
-
-class _MultipartFile:
-    """A streaming multipart parser: the part named `file` goes to the writer, small text fields
-    (org, namespace, filename, content_type) are kept; nothing is spooled to memory."""
-
-    FIELD_BYTES = 4096
-
-    def __init__(self, writer: UploadWriter, boundary: bytes):
-        from python_multipart.multipart import MultipartParser
-
-        self.writer = writer
-        self.fields: dict[str, str] = {}
-        self.filename = ""
-        self.content_type = "application/octet-stream"
-        self.seen_file = False
-        self.complete = False  # the closing boundary came: the body was not cut short
-        self._header_field = b""
-        self._header_value = b""
-        self._headers: dict[bytes, bytes] = {}
-        self._name = ""
-        self._is_file = False
-        self._value = bytearray()
-        self.parser = MultipartParser(boundary, {
-            "on_part_begin": self._begin, "on_part_data": self._data, "on_part_end": self._end,
-            "on_header_field": self._field, "on_header_value": self._hvalue, "on_header_end": self._hend,
-            "on_headers_finished": self._headers_done, "on_end": self._done,
-        })
-
-    def write(self, chunk: bytes) -> None:
-        self.parser.write(chunk)
-
-    def _done(self) -> None:
-        self.complete = True
-
-    def _begin(self) -> None:
-        self._headers, self._value, self._name, self._is_file = {}, bytearray(), "", False
-
-    def _field(self, data: bytes, start: int, end: int) -> None:
-        self._header_field += data[start:end]
-
-    def _hvalue(self, data: bytes, start: int, end: int) -> None:
-        self._header_value += data[start:end]
-
-    def _hend(self) -> None:
-        self._headers[self._header_field.lower()] = self._header_value
-        self._header_field, self._header_value = b"", b""
-
-    def _headers_done(self) -> None:
-        from python_multipart.multipart import parse_options_header
-
-        _, options = parse_options_header(self._headers.get(b"content-disposition", b""))
-        self._name = options.get(b"name", b"").decode("utf-8", "replace")
-        self._is_file = self._name == "file"
-        if self._is_file:
-            self.seen_file = True
-            self.filename = options.get(b"filename", b"").decode("utf-8", "replace")
-            self.content_type = self._headers.get(b"content-type", b"application/octet-stream").decode("latin-1")
-
-    def _data(self, data: bytes, start: int, end: int) -> None:
-        if self._is_file:
-            self.writer.write(data[start:end])
-        elif len(self._value) < self.FIELD_BYTES:
-            self._value += data[start:end][: self.FIELD_BYTES - len(self._value)]
-
-    def _end(self) -> None:
-        if not self._is_file and self._name:
-            self.fields[self._name] = self._value.decode("utf-8", "replace")
-
-
-def _upload_route(service: Service) -> Callable:
-    op = REGISTRY["knowledge.upload"]
-
-    async def upload(
-        request: Request,
-        filename: str | None = Query(None, min_length=1, max_length=255, description="The file's name (raw body); its extension tells the format."),
-        org: str = Query("", description="Organisation (raw body or multipart); filled from the token or the install's default."),
-        namespace: str = Query("", description="Namespace (raw body or multipart)."),
-    ) -> Response:
-        grant = service.tokens.identify(request.headers.get("authorization"))
-        content_type = request.headers.get("content-type", "")
-        multipart = content_type.startswith("multipart/form-data")
-        if filename is None and not multipart:
-            if content_type.split(";")[0].strip() in ("application/json", ""):
-                # The op's own input: {filename, content_base64}, as MCP and Python send it.
-                out = await service.run(op, parse_body(await request.body()), grant, _request_id(request))
-                return Response(out.model_dump_json(by_alias=True), media_type="application/json")
-            raise ValidationFailed(
-                "a raw upload names its file with ?filename=",
-                [ErrorItem("filename", "missing", expected="?filename=<name> with the raw body, or multipart with a `file` part")],
-            )
-        body = service.tokens.authorize(grant, op, {"org": org, "namespace": namespace})
-        writer = UploadWriter(service.engine.context)
-        try:
-            if multipart:
-                from python_multipart.multipart import parse_options_header
-
-                _, options = parse_options_header(content_type)
-                boundary = options.get(b"boundary")
-                if not boundary:
-                    raise ValidationFailed("the multipart body has no boundary", [ErrorItem("content-type", "no boundary")])
-                parts = _MultipartFile(writer, boundary)
-                failure = await _receive(request, parts.write, service.settings.max_upload_bytes)
-                if failure is None:
-                    parts.parser.finalize()
-                    if not parts.complete:
-                        raise ValidationFailed("the multipart body ends before its closing boundary", [ErrorItem("file", "cut short", expected="multipart/form-data ending --boundary--")])
-                    if not parts.seen_file:
-                        raise ValidationFailed("the multipart body has no `file` part", [ErrorItem("file", "missing", expected="a part named file")])
-                    body = service.tokens.authorize(grant, op, {**body, **{k: v for k, v in parts.fields.items() if k in ("org", "namespace") and v}})
-                    filename = parts.fields.get("filename") or parts.filename or "upload"
-                    content_type = parts.fields.get("content_type") or parts.content_type
-            else:
-                failure = await _receive(request, writer.write, service.settings.max_upload_bytes)
-            if failure is not None:
-                raise failure
-        except ClientDisconnect:
-            writer.abort()
-            return Response(status_code=400)
-        except FormParserError as err:
-            writer.abort()
-            raise ValidationFailed(f"the multipart body is malformed: {err}", [ErrorItem("file", "malformed multipart", expected="multipart/form-data")]) from None
-        except BaseException as err:
-            writer.abort()
-            if isinstance(err, TabularError):
-                audit(op, grant, body, _request_id(request), err.status, err.code)
-            raise
-        org = body.get("org") or service.settings.default_org
-        namespace = body.get("namespace") or service.settings.default_namespace
-        media_type = content_type.split(";")[0].strip()
-        if media_type in ("", "application/octet-stream", "application/x-www-form-urlencoded"):
-            # No type said (curl --data-binary sends the form type): the file's name tells.
-            media_type = mimetypes.guess_type(filename)[0] or "application/octet-stream"
-        out = await run_in_threadpool(writer.finish, org, namespace, filename, media_type)
-        audit(op, grant, {"org": org, "namespace": namespace}, _request_id(request), 200, None)
-        return Response(out.model_dump_json(by_alias=True), media_type="application/json")
-
-    return upload
 
 
 class _McpEndpoint:
@@ -332,7 +97,7 @@ class _McpEndpoint:
         try:
             self.tokens.identify(request.headers.get("authorization"))
         except TabularError as err:
-            return await error_response(err, _request_id(request))(scope, receive, send)
+            return await error_response(err, request_id(request))(scope, receive, send)
         await self.endpoint(scope, receive, send)
 
 
@@ -406,15 +171,15 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
 
     @app.exception_handler(TabularError)
     async def tabular_error(request: Request, err: TabularError) -> JSONResponse:
-        return error_response(err, _request_id(request))
+        return error_response(err, request_id(request))
 
     @app.exception_handler(RequestValidationError)
     async def request_invalid(request: Request, err: RequestValidationError) -> JSONResponse:
         errors = list(err.errors())
         if any(e.get("type") == "json_invalid" for e in errors):
-            return error_response(_not_json(ValueError("invalid JSON")), _request_id(request))
+            return error_response(not_json(ValueError("invalid JSON")), request_id(request))
         items = _validation_items(errors)
-        return error_response(ValidationFailed(f"{len(items)} problem(s) with the input", items), _request_id(request))
+        return error_response(ValidationFailed(f"{len(items)} problem(s) with the input", items), request_id(request))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, err: StarletteHTTPException) -> JSONResponse:
@@ -423,15 +188,15 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
         else:
             failure = ValidationFailed(str(err.detail))
             failure.status = err.status_code
-        return error_response(failure, _request_id(request))
+        return error_response(failure, request_id(request))
 
     @app.exception_handler(Exception)
     async def internal(request: Request, err: Exception) -> JSONResponse:
-        log.exception("request %s failed", _request_id(request))
-        return error_response(Internal("an internal error; the request id names it in the server log"), _request_id(request))
+        log.exception("request %s failed", request_id(request))
+        return error_response(Internal("an internal error; the request id names it in the server log"), request_id(request))
 
     for op in REGISTRY.values():
-        endpoint = _upload_route(service) if op.name == "knowledge.upload" else _op_route(service, op)
+        endpoint = upload_route(service) if op.name == "knowledge.upload" else _op_route(service, op)
         summary = op.description.split(".")[0].split(";")[0]
         app.add_api_route(f"/v1/{op.name}", endpoint, methods=["POST"], name=op.name, summary=summary, description=op.description,
                           tags=["read" if not op.writes else "write"], response_class=Response)

@@ -17,7 +17,7 @@ from ..engine import Engine
 from ..errors import ErrorItem, Internal, NotFound, TabularError, close_names
 from ..ops import REGISTRY, Op
 from .auth import Tokens
-from .http import audit, log
+from .calls import audit, log
 
 PREFIX = "loom_"
 

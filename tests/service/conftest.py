@@ -87,15 +87,15 @@ class Server:
                 self.kill()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(tmp_path_factory):
-    """A single-user server (no tokens file)."""
+    """A single-user server (no tokens file), shared by the modules: each uses its own sources."""
     srv = Server(tmp_path_factory.mktemp("svc") / "home").start()
     yield srv
     srv.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def http(server):
     with server.client() as c:
         yield c

@@ -4,6 +4,7 @@ ignored_args, streamed uploads (a 300 MiB one refused with flat memory), jobs, O
 from __future__ import annotations
 
 import base64
+import gzip
 
 import pytest
 
@@ -130,23 +131,26 @@ def test_a_stale_snapshot_is_409(http, currency):
     assert detail["errors"][0]["path"] == "datasets[0].snapshot_id"
 
 
-def test_a_query_over_its_time_limit_is_504(tmp_path):
-    rows = "k,v\n" + "".join(f"1,{i}\n" for i in range(4000))
-    (tmp_path / "same_key.csv").write_text(rows)
-    srv = Server(tmp_path / "home", query_seconds=0.05).start()
-    try:
-        with srv.client() as c:
-            assert ingest(c, tmp_path / "same_key.csv", "same_key.csv")["state"] == "ready"
-            # 4,000 × 4,000 rows joined on one key: 16 M pairs, far past 50 ms.
-            plan = {
-                "datasets": [{"source_uri": "same_key.csv", "alias": "a"}, {"source_uri": "same_key.csv", "alias": "b"}],
-                "joins": [{"alias": "b", "on": [{"left": "a.k", "right": "b.k"}]}],
-                "aggregates": [{"fn": "sum", "column": "b.v"}],
-            }
-            envelope(c.post("/v1/knowledge.query", json=plan), 504, "BACKEND_TIMEOUT")
-            assert c.post("/v1/knowledge.formats", json={}).status_code == 200  # the service goes on
-    finally:
-        srv.stop()
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory):
+    """A server with tiny limits: 1,000-byte uploads, 50 ms queries."""
+    srv = Server(tmp_path_factory.mktemp("limited") / "home", max_upload_bytes=1000, query_seconds=0.05).start()
+    yield srv
+    srv.stop()
+
+
+def test_a_query_over_its_time_limit_is_504(limited, tmp_path):
+    # 4,000 rows of one key, gzipped under the 1,000-byte limit; joined to itself: 16 M pairs.
+    (tmp_path / "same_key.csv.gz").write_bytes(gzip.compress(b"k,v\n" + b"1,1\n" * 4000))
+    with limited.client() as c:
+        assert ingest(c, tmp_path / "same_key.csv.gz", "same_key.csv")["state"] == "ready"
+        plan = {
+            "datasets": [{"source_uri": "same_key.csv", "alias": "a"}, {"source_uri": "same_key.csv", "alias": "b"}],
+            "joins": [{"alias": "b", "on": [{"left": "a.k", "right": "b.k"}]}],
+            "aggregates": [{"fn": "sum", "column": "b.v"}],
+        }
+        envelope(c.post("/v1/knowledge.query", json=plan), 504, "BACKEND_TIMEOUT")
+        assert c.post("/v1/knowledge.formats", json={}).status_code == 200  # the service goes on
 
 
 # Uploads
@@ -165,17 +169,16 @@ def test_upload_raw_multipart_and_base64_store_the_same_bytes(http):
     envelope(r, 422, "VALIDATION_FAILED")
 
 
-def test_an_upload_over_the_limit_is_413_and_keeps_nothing(tmp_path):
-    srv = Server(tmp_path / "home", max_upload_bytes=1000).start()
-    try:
-        with srv.client() as c:
-            detail = envelope(c.post("/v1/knowledge.upload", params={"filename": "x.csv"}, content=b"x" * 5000), 413, "TOO_LARGE")
-            assert "max_upload_bytes" in detail["message"]
-            envelope(c.post("/v1/knowledge.upload", files={"file": ("x.csv", b"x" * 5000)}), 413, "TOO_LARGE")
-            assert c.post("/v1/knowledge.upload", params={"filename": "x.csv"}, content=b"x" * 900).status_code == 200
-        assert [p.name for p in (tmp_path / "home" / "uploads").iterdir() if p.stat().st_size > 1000] == []
-    finally:
-        srv.stop()
+def test_an_upload_over_the_limit_is_413_and_keeps_nothing(limited):
+    with limited.client() as c:
+        before = {p.name for p in (limited.home / "uploads").iterdir()}
+        detail = envelope(c.post("/v1/knowledge.upload", params={"filename": "x.csv"}, content=b"x" * 5000), 413, "TOO_LARGE")
+        assert "max_upload_bytes" in detail["message"]
+        chunked = envelope(c.post("/v1/knowledge.upload", params={"filename": "x.csv"}, content=iter([b"x" * 600] * 3)), 413, "TOO_LARGE")
+        assert chunked["code"] == "TOO_LARGE"
+        envelope(c.post("/v1/knowledge.upload", files={"file": ("x.csv", b"x" * 5000)}), 413, "TOO_LARGE")
+        assert {p.name for p in (limited.home / "uploads").iterdir()} == before
+        assert c.post("/v1/knowledge.upload", params={"filename": "x.csv"}, content=b"x" * 900).status_code == 200
 
 
 def test_a_300_mib_upload_is_refused_413_while_the_server_memory_stays_flat(server, http):

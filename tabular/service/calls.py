@@ -1,0 +1,88 @@
+"""What the HTTP routes and the MCP tools share: running an op for a caller (the token check,
+the in-flight limit, the audit line) and the SPEC §2 envelope of a failure."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from ..engine import Engine
+from ..errors import ErrorItem, Overloaded, RateLimited, TabularError, ValidationFailed
+from ..ops import Op
+from .auth import Grant, Tokens
+
+log = logging.getLogger("tabular.service")
+audit_log = logging.getLogger("tabular.audit")
+
+
+def audit(op: Op, grant: Grant | None, body: dict, request_id: str, status: int, code: str | None) -> None:
+    """One JSON line per call of an audited op (the writes): who, what, where, how it ended."""
+    if not op.audited:
+        return
+    audit_log.info(json.dumps({
+        "op": op.name, "caller": grant.name if grant else None, "org": body.get("org"), "namespace": body.get("namespace"),
+        "request_id": request_id, "status": status, "code": code,
+    }))
+
+
+def error_response(err: TabularError, request_id: str) -> JSONResponse:
+    headers = {"Retry-After": str(err.retry_after)} if isinstance(err, RateLimited) else None
+    return JSONResponse({"detail": err.to_detail(request_id)}, status_code=err.status, headers=headers)
+
+
+def request_id(request: Request) -> str:
+    return getattr(request.state, "request_id", "")
+
+
+def not_json(err: Exception) -> ValidationFailed:
+    failure = ValidationFailed(f"the body is not JSON: {err}", [ErrorItem("", "not JSON", expected="a JSON object")])
+    failure.status = 400  # SPEC §2: 400 for a body that is not JSON
+    return failure
+
+
+def parse_body(raw: bytes) -> dict:
+    """The JSON object of a request body (empty: `{}`)."""
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as err:
+        raise not_json(err) from None
+    if not isinstance(body, dict):
+        raise ValidationFailed("the body must be a JSON object", [ErrorItem("", "not an object", expected="object", received=type(body).__name__)])
+    return body
+
+
+class Service:
+    """What every route shares: the engine, the tokens, and the in-flight limit."""
+
+    def __init__(self, engine: Engine, tokens: Tokens):
+        self.engine, self.tokens, self.settings = engine, tokens, engine.settings
+        self.slots = asyncio.Semaphore(self.settings.max_inflight)
+
+    async def run(self, op: Op, body: dict, grant: Grant, request_id: str):
+        body = self.tokens.authorize(grant, op, body)
+        try:
+            if self.slots.locked():
+                try:
+                    await asyncio.wait_for(self.slots.acquire(), self.settings.overload_wait_seconds)
+                except TimeoutError:
+                    raise Overloaded(
+                        f"{self.settings.max_inflight} calls are being served; try again shortly", retry_after=self.settings.retry_after_seconds
+                    ) from None
+            else:
+                await self.slots.acquire()
+            try:
+                out = await run_in_threadpool(self.engine.run, op.name, body, grant.name)
+            finally:
+                self.slots.release()
+        except TabularError as err:
+            audit(op, grant, body, request_id, err.status, err.code)
+            raise
+        audit(op, grant, body, request_id, 200, None)
+        return out

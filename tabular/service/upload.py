@@ -1,0 +1,176 @@
+"""knowledge.upload over HTTP: the raw body (`?filename=`), multipart `file`, or the op's JSON.
+Bytes go to disk as they arrive (UploadWriter); nothing holds a whole file in memory."""
+
+from __future__ import annotations
+
+import mimetypes
+from typing import Callable
+
+from fastapi import Query, Request
+from fastapi.responses import Response
+from python_multipart.exceptions import FormParserError
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
+
+from ..errors import ErrorItem, TabularError, TooLarge, ValidationFailed
+from ..ops import REGISTRY
+from ..ops.ingest import UploadWriter
+from .calls import Service, audit, parse_body, request_id
+
+
+async def _receive(request: Request, sink: Callable[[bytes], None], limit: int) -> TooLarge | None:
+    """Feed the body to `sink` chunk by chunk. Past the limit nothing more is kept, but up to
+    another `limit` bytes are read and dropped, so a client that sends before it reads still
+    gets the 413; a declared length past that is refused before a byte is read."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > 2 * limit:
+        return TooLarge(f"the upload is over max_upload_bytes ({limit} bytes)")
+    received, failure = 0, None
+    async for chunk in request.stream():
+        received += len(chunk)
+        if failure is None:
+            try:
+                sink(chunk)
+            except TooLarge as err:
+                failure = err
+        elif received > 2 * limit:
+            break
+    return failure
+
+
+class _MultipartFile:
+    """A streaming multipart parser: the part named `file` goes to the writer, small text fields
+    (org, namespace, filename, content_type) are kept; nothing is spooled to memory."""
+
+    FIELD_BYTES = 4096
+
+    def __init__(self, writer: UploadWriter, boundary: bytes):
+        from python_multipart.multipart import MultipartParser
+
+        self.writer = writer
+        self.fields: dict[str, str] = {}
+        self.filename = ""
+        self.content_type = "application/octet-stream"
+        self.seen_file = False
+        self.complete = False  # the closing boundary came: the body was not cut short
+        self._header_field = b""
+        self._header_value = b""
+        self._headers: dict[bytes, bytes] = {}
+        self._name = ""
+        self._is_file = False
+        self._value = bytearray()
+        self.parser = MultipartParser(boundary, {
+            "on_part_begin": self._begin, "on_part_data": self._data, "on_part_end": self._end,
+            "on_header_field": self._field, "on_header_value": self._hvalue, "on_header_end": self._hend,
+            "on_headers_finished": self._headers_done, "on_end": self._done,
+        })
+
+    def write(self, chunk: bytes) -> None:
+        self.parser.write(chunk)
+
+    def _done(self) -> None:
+        self.complete = True
+
+    def _begin(self) -> None:
+        self._headers, self._value, self._name, self._is_file = {}, bytearray(), "", False
+
+    def _field(self, data: bytes, start: int, end: int) -> None:
+        self._header_field += data[start:end]
+
+    def _hvalue(self, data: bytes, start: int, end: int) -> None:
+        self._header_value += data[start:end]
+
+    def _hend(self) -> None:
+        self._headers[self._header_field.lower()] = self._header_value
+        self._header_field, self._header_value = b"", b""
+
+    def _headers_done(self) -> None:
+        from python_multipart.multipart import parse_options_header
+
+        _, options = parse_options_header(self._headers.get(b"content-disposition", b""))
+        self._name = options.get(b"name", b"").decode("utf-8", "replace")
+        self._is_file = self._name == "file"
+        if self._is_file:
+            self.seen_file = True
+            self.filename = options.get(b"filename", b"").decode("utf-8", "replace")
+            self.content_type = self._headers.get(b"content-type", b"application/octet-stream").decode("latin-1")
+
+    def _data(self, data: bytes, start: int, end: int) -> None:
+        if self._is_file:
+            self.writer.write(data[start:end])
+        elif len(self._value) < self.FIELD_BYTES:
+            self._value += data[start:end][: self.FIELD_BYTES - len(self._value)]
+
+    def _end(self) -> None:
+        if not self._is_file and self._name:
+            self.fields[self._name] = self._value.decode("utf-8", "replace")
+
+
+def upload_route(service: Service) -> Callable:
+    op = REGISTRY["knowledge.upload"]
+
+    async def upload(
+        request: Request,
+        filename: str | None = Query(None, min_length=1, max_length=255, description="The file's name (raw body); its extension tells the format."),
+        org: str = Query("", description="Organisation (raw body or multipart); filled from the token or the install's default."),
+        namespace: str = Query("", description="Namespace (raw body or multipart)."),
+    ) -> Response:
+        grant = service.tokens.identify(request.headers.get("authorization"))
+        content_type = request.headers.get("content-type", "")
+        multipart = content_type.startswith("multipart/form-data")
+        if filename is None and not multipart:
+            if content_type.split(";")[0].strip() in ("application/json", ""):
+                # The op's own input: {filename, content_base64}, as MCP and Python send it.
+                out = await service.run(op, parse_body(await request.body()), grant, request_id(request))
+                return Response(out.model_dump_json(by_alias=True), media_type="application/json")
+            raise ValidationFailed(
+                "a raw upload names its file with ?filename=",
+                [ErrorItem("filename", "missing", expected="?filename=<name> with the raw body, or multipart with a `file` part")],
+            )
+        body = service.tokens.authorize(grant, op, {"org": org, "namespace": namespace})
+        writer = UploadWriter(service.engine.context)
+        try:
+            if multipart:
+                from python_multipart.multipart import parse_options_header
+
+                _, options = parse_options_header(content_type)
+                boundary = options.get(b"boundary")
+                if not boundary:
+                    raise ValidationFailed("the multipart body has no boundary", [ErrorItem("content-type", "no boundary")])
+                parts = _MultipartFile(writer, boundary)
+                failure = await _receive(request, parts.write, service.settings.max_upload_bytes)
+                if failure is None:
+                    parts.parser.finalize()
+                    if not parts.complete:
+                        raise ValidationFailed("the multipart body ends before its closing boundary", [ErrorItem("file", "cut short", expected="multipart/form-data ending --boundary--")])
+                    if not parts.seen_file:
+                        raise ValidationFailed("the multipart body has no `file` part", [ErrorItem("file", "missing", expected="a part named file")])
+                    body = service.tokens.authorize(grant, op, {**body, **{k: v for k, v in parts.fields.items() if k in ("org", "namespace") and v}})
+                    filename = parts.fields.get("filename") or parts.filename or "upload"
+                    content_type = parts.fields.get("content_type") or parts.content_type
+            else:
+                failure = await _receive(request, writer.write, service.settings.max_upload_bytes)
+            if failure is not None:
+                raise failure
+        except ClientDisconnect:
+            writer.abort()
+            return Response(status_code=400)
+        except FormParserError as err:
+            writer.abort()
+            raise ValidationFailed(f"the multipart body is malformed: {err}", [ErrorItem("file", "malformed multipart", expected="multipart/form-data")]) from None
+        except BaseException as err:
+            writer.abort()
+            if isinstance(err, TabularError):
+                audit(op, grant, body, request_id(request), err.status, err.code)
+            raise
+        org = body.get("org") or service.settings.default_org
+        namespace = body.get("namespace") or service.settings.default_namespace
+        media_type = content_type.split(";")[0].strip()
+        if media_type in ("", "application/octet-stream", "application/x-www-form-urlencoded"):
+            # No type said (curl --data-binary sends the form type): the file's name tells.
+            media_type = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+        out = await run_in_threadpool(writer.finish, org, namespace, filename, media_type)
+        audit(op, grant, {"org": org, "namespace": namespace}, request_id(request), 200, None)
+        return Response(out.model_dump_json(by_alias=True), media_type="application/json")
+
+    return upload
