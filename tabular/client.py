@@ -157,6 +157,19 @@ class RemoteNamespace:
     def dataset_get(self, source_uri: str, dataset_id: str = "", sample_rows: int = 0) -> DatasetGetOut:
         return self.client.run("knowledge.dataset_get", self._body(source_uri=source_uri, dataset_id=dataset_id, sample_rows=sample_rows))
 
+    def approve(self, source_uri: str, snapshot_id: str, columns: dict | None = None, formats: dict | None = None, dataset_id: str = ""):
+        """knowledge.dataset_approve: retype `columns` (name -> type) and `formats`, settle the rest; 409 if `snapshot_id` no longer serves."""
+        body = self._body(source_uri=source_uri, dataset_id=dataset_id, snapshot_id=snapshot_id, columns=columns or {}, formats=formats or {})
+        return self.client.run("knowledge.dataset_approve", body)
+
+    def history(self, source_uri: str) -> list:
+        """Every approval of the source's datasets, oldest first."""
+        return self.client.run("knowledge.get", self._body(source_uri=source_uri)).history
+
+    def synthesize(self, task: str, datasets: list, **fields: Any):
+        """Answer a task in words over datasets: knowledge.synthesize."""
+        return self.client.run("knowledge.synthesize", self._body(task=task, datasets=datasets, **fields))
+
     def call(self, op: str, body: dict | None = None) -> dict:
         return self.client.call(op, self._body(**(body or {})))
 

@@ -29,6 +29,16 @@ def test_the_namespace_methods_answer_typed_models(remote):
     assert remote.call("knowledge.formats")["default_format"] == "csv"
 
 
+def test_the_remote_namespace_has_every_method_of_the_embedded_one(remote):
+    embedded = {m for m in vars(tabular.Namespace) if not m.startswith("_")}
+    assert embedded <= {m for m in vars(type(remote)) if not m.startswith("_")}
+    got = remote.dataset_get("files/currency.csv").datasets[0]
+    approved = remote.approve("files/currency.csv", got.snapshot_id, dataset_id=got.dataset_id)
+    assert approved.found and approved.dataset.approved_by == "local"
+    assert len(remote.history("files/currency.csv")) == 1
+    assert remote.synthesize("how many rows are there", ["files/currency.csv"]).answer is not None
+
+
 def test_errors_raise_the_engines_classes_with_code_status_and_request_id(remote):
     with pytest.raises(tabular.ValidationFailed) as caught:
         remote.query({"datasets": [{"source_uri": "files/currency.csv"}], "select": [{"column": "itme"}]})
