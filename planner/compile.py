@@ -11,10 +11,13 @@ from typing import Any
 
 from sqlglot import exp
 
-from .functions import AGGREGATES, FILTERS
+from .functions import AGGREGATES, FILTERS, decimal_median, decimal_shape
 from .resolve import Output, Resolved, RFilter
+from .values import Beyond
 
 DIALECT = "duckdb"
+# avg of DECIMAL(p, s) with p at most this sums exactly first: past 38 digits only beyond 10^10 rows.
+AVG_EXACT_SUM_DIGITS = 28
 ROW_ID = "__row_id"
 
 
@@ -46,7 +49,43 @@ def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] |
         joined = exp.or_(*parts) if f.kind == "any" else exp.and_(*parts)
         return exp.paren(joined)
     target = outputs[f.output.name] if f.output is not None else _column(f.ref.alias, f.ref.column.name)
-    return FILTERS[f.op].build(target, [params.add(v) for v in f.values], f.ignore_case)
+    op, values = f.op, f.values
+    if any(isinstance(v, Beyond) for v in values):
+        settled = _settle(op, values)
+        if isinstance(settled, bool):
+            # Comparisons never match an empty cell, so "every value matches" is "not empty".
+            return exp.Not(this=exp.Is(this=target, expression=exp.null())) if settled else exp.false()
+        op, values = settled
+    return FILTERS[op].build(target, [params.add(v) for v in values], f.ignore_case)
+
+
+# A comparison with a number beyond every value of its column: True (every value matches),
+# False (none does). ABOVE and BELOW come from every operator, BETWEEN from equality only.
+_BEYOND = {
+    "eq": {Beyond.ABOVE: False, Beyond.BELOW: False, Beyond.BETWEEN: False},
+    "ne": {Beyond.ABOVE: True, Beyond.BELOW: True, Beyond.BETWEEN: True},
+    "lt": {Beyond.ABOVE: True, Beyond.BELOW: False},
+    "le": {Beyond.ABOVE: True, Beyond.BELOW: False},
+    "gt": {Beyond.ABOVE: False, Beyond.BELOW: True},
+    "ge": {Beyond.ABOVE: False, Beyond.BELOW: True},
+}
+
+
+def _settle(op: str, values: list) -> bool | tuple[str, list]:
+    """The comparison decided, or rewritten without the values no column value can equal."""
+    if op in _BEYOND:
+        return _BEYOND[op][values[0]]
+    if op in ("in", "not_in"):
+        kept = [v for v in values if not isinstance(v, Beyond)]
+        return (op, kept) if kept else op == "not_in"
+    low, high = values  # between: each side on its own
+    low_ok = _BEYOND["ge"][low] if isinstance(low, Beyond) else None
+    high_ok = _BEYOND["le"][high] if isinstance(high, Beyond) else None
+    if low_ok is False or high_ok is False:
+        return False
+    if low_ok and high_ok:
+        return True
+    return ("le", [high]) if low_ok else ("ge", [low])
 
 
 def _bucket(e: exp.Expression, bucket: str, type_: str) -> exp.Expression:
@@ -55,22 +94,38 @@ def _bucket(e: exp.Expression, bucket: str, type_: str) -> exp.Expression:
 
 
 def _value(o: Output, params: _Params) -> exp.Expression:
-    if o.kind == "aggregate":
-        column = _column(o.ref.alias, o.ref.column.name) if o.ref else None
-        if o.fn in ("median", "quantile") and o.ref.column.physical.startswith("DECIMAL"):
-            # DuckDB interpolates a DECIMAL at its own scale, rounding. The middle of two decimals
-            # needs one more place (1.01, 1.02 -> 1.015), so a median stays exact; any other
-            # quantile is a fraction of the gap and is computed in DOUBLE.
-            p, s = (int(x) for x in o.ref.column.physical[8:-1].split(","))
-            wider = f"DECIMAL({p + 1}, {s + 1})" if o.fn == "median" and p < 38 else "DOUBLE"
-            column = exp.cast(column, exp.DataType.build(wider, dialect=DIALECT))
-        agg = AGGREGATES[o.fn].build(column, params.add(o.q) if o.q is not None else None)
-        if o.where:
-            condition = exp.and_(*[_condition(f, params) for f in o.where])
-            agg = exp.Filter(this=agg, expression=exp.Where(this=condition))
-        return agg
-    value = _column(o.ref.alias, o.ref.column.name)
-    return _bucket(value, o.bucket, o.type) if o.bucket else value
+    if o.kind != "aggregate":
+        value = _column(o.ref.alias, o.ref.column.name)
+        return _bucket(value, o.bucket, o.type) if o.bucket else value
+    column = _column(o.ref.alias, o.ref.column.name) if o.ref else None
+    physical = o.ref.column.physical if o.ref else ""
+    condition = exp.and_(*[_condition(f, params) for f in o.where]) if o.where else None
+
+    def only_where(agg: exp.Expression) -> exp.Expression:
+        return exp.Filter(this=agg, expression=exp.Where(this=condition.copy())) if condition else agg
+
+    if o.fn == "median" and decimal_median(physical):
+        return _exact_median(column, physical, only_where)
+    if physical.startswith("DECIMAL") and (o.fn in ("median", "quantile") or (o.fn == "avg" and decimal_shape(physical)[0] > AVG_EXACT_SUM_DIGITS)):
+        # Quantiles of decimals are DOUBLE (the README says so; DuckDB interpolates wide ones
+        # through DOUBLE anyway). avg is DOUBLE too, but DuckDB sums the decimals first, and
+        # fails when that sum passes 38 digits: wide ones are summed in DOUBLE instead.
+        column = exp.cast(column, exp.DataType.build("DOUBLE"))
+    return only_where(AGGREGATES[o.fn].build(column, params.add(o.q) if o.q is not None else None))
+
+
+def _exact_median(column: exp.Expression, physical: str, only_where) -> exp.Expression:
+    """The mean of the two middle values, in decimal arithmetic: the lower middle is the 0.5
+    discrete quantile, the upper one the same of the negated column. DuckDB's median would
+    interpolate a decimal wider than 18 digits through DOUBLE."""
+    p, s = decimal_shape(physical)
+    def middle(e: exp.Expression) -> exp.Expression:
+        return only_where(exp.Anonymous(this="quantile_disc", expressions=[e, exp.Literal.number("0.5")]))
+
+    lower, upper = middle(column), exp.Neg(this=middle(exp.Neg(this=column.copy())))
+    both = exp.cast(exp.paren(exp.Add(this=lower, expression=upper)), exp.DataType.build(f"DECIMAL({p + 1}, {s})", dialect=DIALECT))
+    half = exp.Mul(this=both, expression=exp.Literal.number("0.5"))
+    return exp.cast(half, exp.DataType.build(decimal_median(physical), dialect=DIALECT))
 
 
 def compile_plan(r: Resolved) -> Compiled:
@@ -109,12 +164,13 @@ def compile_plan(r: Resolved) -> Compiled:
         condition = exp.and_(*[_condition(f, params, values) for f in r.having], copy=False)
         # Rows without groups: having is the same filter on the result rows, after the joins.
         select = select.having(condition, copy=False) if r.aggregated else select.where(condition, copy=False)
-    order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in r.order]
-    if not order:
-        if r.aggregated:
-            order = [exp.Ordered(this=exp.column(o.name, quoted=True), desc=False, nulls_first=False) for o in r.outputs if o.kind == "group"]
-        else:
-            order = [exp.Ordered(this=exp.column(hidden[s.index], quoted=True), desc=False, nulls_first=False) for s in r.sources]
+    # The plan's order, then the default one (groups, or rows as read) to break its ties: which
+    # rows fall at the limit is the same on every run.
+    ordered = [(name, desc) for name, desc in r.order]
+    named = {name for name, _ in ordered}
+    ties = [o.name for o in r.outputs if o.kind == "group"] if r.aggregated else [hidden[s.index] for s in r.sources]
+    ordered += [(name, False) for name in ties if name not in named]
+    order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
     if order:
         select = select.order_by(*order, copy=False)
     # One row past the limit tells whether more rows matched (truncated).

@@ -100,5 +100,21 @@ AGGREGATES: dict[str, AggregateDef] = {
     )
 }
 
+def decimal_shape(physical: str) -> tuple[int, int]:
+    """(precision, scale) of 'DECIMAL(p, s)'."""
+    p, s = physical[len("DECIMAL("):-1].split(",")
+    return int(p), int(s)
+
+
+def decimal_median(physical: str) -> str | None:
+    """The exact type of a decimal column's median, one place wider (the middle of 1.01 and 1.02
+    is 1.015); None where that cannot be exact: not a decimal, or too wide to add two values
+    and halve them within DECIMAL(38)."""
+    if not physical.startswith("DECIMAL"):
+        return None
+    p, s = decimal_shape(physical)
+    return f"DECIMAL({p + 1}, {s + 1})" if p + 2 <= 38 else None
+
+
 BUCKETS = {"year", "quarter", "month", "week", "day", "hour", "minute"}
 BUCKET_TYPES = {"date": {"year", "quarter", "month", "week", "day"}, "datetime": BUCKETS}

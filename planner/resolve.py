@@ -7,7 +7,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .functions import AGGREGATES, BUCKET_TYPES, FILTERS
+from .functions import AGGREGATES, BUCKET_TYPES, FILTERS, decimal_median
 from .models import QueryFilter, QueryPlan
 from .schema import ColumnInfo, DatasetInfo
 from .values import Unreadable, fit, read_value
@@ -421,6 +421,8 @@ def _aggregate_physical(fn: str, ref: Ref | None) -> str:
         return f"DECIMAL(38, {physical.split(',')[1].strip(' )')})"
     if fn in ("min", "max"):
         return physical
+    if fn == "median" and decimal_median(physical):
+        return decimal_median(physical)
     return "DOUBLE"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import re
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 from typing import Any
@@ -124,51 +125,59 @@ _EXPECTED = {
 }
 
 
-def _shape(physical: str) -> tuple[int, int] | None:
-    """(integer digits, scale) of an exact number type; None for DOUBLE and the like."""
+class Beyond(enum.Enum):
+    """A number no value of the column can equal: the comparison is decided without reading it."""
+
+    ABOVE = "above every value the column can hold"
+    BELOW = "below every value the column can hold"
+    BETWEEN = "between two neighbouring values the column can hold"
+
+
+def _range(physical: str) -> tuple[int, int, int] | None:
+    """(lowest, highest, scale) of an exact number type, in units of its last place; None for
+    DOUBLE and the like."""
     if physical in ("BIGINT", "INT64"):
-        return 19, 0
+        return -(2**63), 2**63 - 1, 0
     if physical == "HUGEINT":
-        return 38, 0
+        return -(2**127), 2**127 - 1, 0
     match = re.fullmatch(r"DECIMAL\((\d+),\s*(\d+)\)", physical)
     if match:
         p, s = int(match.group(1)), int(match.group(2))
-        return p - s, s
+        return -(10**p) + 1, 10**p - 1, s
     return None
 
 
-def fit(value: int | Decimal, physical: str, rounding: str) -> int | Decimal:
-    """The value a comparison with an exact column can use without changing its answer, and
-    without a type DuckDB cannot hold (past DECIMAL(38) it fails rather than compares).
+def fit(value: int | Decimal, physical: str, rounding: str) -> int | Decimal | Beyond:
+    """The value a comparison with an exact column can use without changing its answer, or where
+    no column value can equal it, which side of them all it lies on (`Beyond`): the compiler then
+    decides the comparison itself, since DuckDB would fail on a literal its column type cannot
+    hold, and a bound in DOUBLE would round onto real values.
 
-    `rounding`: "up" for a lower bound (ge, gt's complement …), "down" for an upper bound,
-    "never" for equality. A value beyond every column value becomes the type's bound (no
-    value reaches it); a value with more decimals than the column has is rounded toward the
-    side that keeps the answer (col >= 2.005 on 2 decimals is col >= 2.01), or, for equality,
-    becomes that bound (no column value can equal it)."""
-    shape = _shape(physical)
-    if shape is None:
+    `rounding`: "up" for a lower bound (ge, lt …), "down" for an upper bound (le, gt …), "never"
+    for equality. A value with more decimals than the column has is rounded toward the side that
+    keeps the answer (col >= 2.005 on 2 decimals is col >= 2.01); for equality it is BETWEEN."""
+    limits = _range(physical)
+    if limits is None:
         return value
+    lowest, highest, scale = limits
     with localcontext() as context:
         context.prec = 100  # the default 28 digits would round DECIMAL(38) values
-        return _fit(value, physical, rounding, *shape)
+        units = Decimal(value).scaleb(scale)  # the value in the column's last place
+        whole = units.to_integral_value(rounding=ROUND_FLOOR)
+        if units != whole:
+            if rounding == "never":
+                return _side(units, lowest, highest) or Beyond.BETWEEN
+            whole = units.to_integral_value(rounding=ROUND_CEILING if rounding == "up" else ROUND_FLOOR)
+        side = _side(whole, lowest, highest)
+        if side:
+            return side
+        # Never wider than the column: DuckDB compares at the widest scale of both sides.
+        return int(whole) if scale == 0 else Decimal(int(whole)).scaleb(-scale)
 
 
-def _fit(value: int | Decimal, physical: str, rounding: str, digits: int, scale: int) -> int | Decimal | float:
-    bound: int | float = 2**63 if physical in ("BIGINT", "INT64") else 10**digits
-    if digits + scale >= 38 and physical not in ("BIGINT", "INT64"):
-        # 10^digits does not fit DECIMAL(38, scale) beside the column: compare with a DOUBLE bound.
-        bound = float(bound)
-    if abs(value) >= bound:
-        return bound if value > 0 else -bound
-    number = Decimal(value)
-    step = Decimal(1).scaleb(-scale)
-    exact = number.quantize(step, rounding=ROUND_FLOOR)
-    if number == exact:
-        rounded = exact  # written with trailing zeros (40.000…0): the column's scale holds it
-    elif rounding == "never":
-        return bound
-    else:
-        rounded = number.quantize(step, rounding=ROUND_CEILING if rounding == "up" else ROUND_FLOOR)
-    # Never wider than the column: DuckDB compares at the widest scale of both sides.
-    return int(rounded) if scale == 0 else rounded
+def _side(units: Decimal, lowest: int, highest: int) -> Beyond | None:
+    if units > highest:
+        return Beyond.ABOVE
+    if units < lowest:
+        return Beyond.BELOW
+    return None
