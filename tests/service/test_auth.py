@@ -129,3 +129,26 @@ def test_the_tokens_file_format(tmp_path):
         with pytest.raises(SystemExit):
             Tokens.load(Settings(tokens=str(path)))
     assert Tokens.load(Settings()).single_user
+
+
+def test_mcp_over_http_holds_a_token_to_its_role_and_org(acme):
+    import anyio
+    import httpx2
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def as_(name: str):
+        headers = {"Authorization": f"Bearer {token(name)}"}
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as client:
+            async with streamable_http_client(acme.url + "/mcp", http_client=client) as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
+                    await session.initialize()
+                    got = await session.call_tool("loom_knowledge_dataset_get", {"source_uri": URI})
+                    denied = await session.call_tool("loom_knowledge_ingest", {"upload_id": "u_x", "source_uri": "x.csv"})
+                    return got.structured_content, denied
+
+    got, denied = anyio.run(as_, "acme-viewer")
+    assert got["found"] is True
+    assert denied.is_error and denied.structured_content["detail"]["code"] == "AUTH_INSUFFICIENT"
+    got, _ = anyio.run(as_, "globex-writer")
+    assert got["found"] is False
