@@ -88,7 +88,6 @@ def singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-
 def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[str, object]]]:
     """Every phrase a task may use for a value, a column or a dataset, longest first."""
     table: dict[tuple[str, ...], list[tuple[str, object]]] = {}
