@@ -78,6 +78,7 @@ class Output:
     q: float | None = None
     where: list[RFilter] = field(default_factory=list)
     physical: str = "DOUBLE"
+    path: str = ""  # where the plan asks for it (group_by[0], aggregates[1] …): errors point there
 
 
 @dataclass
@@ -301,9 +302,9 @@ def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list
     names = [o.name for o in outputs]
     folded = [n.lower() for n in names]
     for k, name in enumerate(names):
-        if folded.index(name.lower()) != k:
-            r.fail("aggregates" if outputs[k].kind == "aggregate" else "group_by" if outputs[k].kind == "group" else "select",
-                   f"two result columns are named {name!r} (result names ignore case): give one an `as`", received=name)
+        first = folded.index(name.lower())
+        if first != k:
+            r.fail(outputs[k].path, f"result column {name!r} is already the name of {outputs[first].path} (result names ignore case): give one an `as`", received=name)
     by_name = {o.name: o for o in outputs}
     having = r.filters(plan.having, "having", None, by_name) if plan.having else []
     order = []
@@ -373,7 +374,7 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
             r.fail(f"group_by[{i}].bucket", f"bucket {g.bucket} needs a date or datetime column; {ref.column.name} is {ref.column.type}", received=g.bucket)
             continue
         name = g.as_ or (base(ref) + (f"_{g.bucket}" if g.bucket else ""))
-        out.append(Output(name, ref.column.type, "group", ref, bucket=g.bucket, physical=ref.column.physical))
+        out.append(Output(name, ref.column.type, "group", ref, bucket=g.bucket, physical=ref.column.physical, path=f"group_by[{i}]"))
     for i, a in enumerate(plan.aggregates):
         spec = AGGREGATES[a.fn]
         ref = None
@@ -393,20 +394,20 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
         where = r.filters(a.where, f"aggregates[{i}].where") if a.where else []
         name = a.as_ or (f"{a.fn}_{ref.column.name}" if ref else "count")
         type_ = spec.result(ref.column.type) if ref else "number"
-        out.append(Output(name, type_, "aggregate", ref, fn=a.fn, q=a.q, where=where, physical=_aggregate_physical(a.fn, ref)))
+        out.append(Output(name, type_, "aggregate", ref, fn=a.fn, q=a.q, where=where, physical=_aggregate_physical(a.fn, ref), path=f"aggregates[{i}]"))
     if plan.select and (plan.aggregates or plan.group_by):
         r.fail("select", "select lists rows; with aggregates or groups, group_by names the columns", received=len(plan.select))
     elif plan.select:
         for i, c in enumerate(plan.select):
             ref = r.ref(c.column, f"select[{i}].column")
             if ref is not None:
-                out.append(Output(c.as_ or base(ref), ref.column.type, "column", ref, physical=ref.column.physical))
+                out.append(Output(c.as_ or base(ref), ref.column.type, "column", ref, physical=ref.column.physical, path=f"select[{i}]"))
     elif not (plan.aggregates or plan.group_by):
         for s in r.sources:
             for c in s.info.columns:
                 ref = Ref(s.alias, c)
                 r.read.setdefault(s.alias, set()).add(c.name)
-                out.append(Output(base(ref), c.type, "column", ref, physical=c.physical))
+                out.append(Output(base(ref), c.type, "column", ref, physical=c.physical, path="datasets"))
     return out
 
 

@@ -77,7 +77,7 @@ def test_groups_that_span_datasets_and_result_names():
     got = problems({"datasets": [O, C], "joins": [JOIN], "where": [{"any": [{"column": "o.region", "op": "eq", "value": "N"}, {"column": "c.segment", "op": "eq", "value": "R"}]}]})
     assert "inside one dataset" in got["where[0]"].message
     got = problems({"datasets": [O], "aggregates": [{"fn": "count"}, {"fn": "count", "column": "region", "as": "count"}], "order_by": [{"column": "total"}], "having": [{"column": "nope", "op": "gt", "value": 1}]})
-    assert "two result columns" in got["aggregates"].message
+    assert "already the name of aggregates[0]" in got["aggregates[1]"].message
     assert "order_by[0].column" in got and "having[0].column" in got
 
 
