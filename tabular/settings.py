@@ -62,7 +62,8 @@ class Settings:
     max_inflight: int = 64
     overload_wait_seconds: float = 5.0
     retry_after_seconds: int = 2
-
+    # A JSON body (a plan, an op's input) past this is 413; files go to knowledge.upload raw.
+    max_body_bytes: int = 16 * 1024 * 1024
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from ..engine import Engine
-from ..errors import ErrorItem, Overloaded, RateLimited, TabularError, ValidationFailed
+from ..errors import ErrorItem, Overloaded, RateLimited, TabularError, TooLarge, ValidationFailed
 from ..ops import Op
 from .auth import Grant, Tokens
 
@@ -56,6 +56,20 @@ def parse_body(raw: bytes) -> dict:
     if not isinstance(body, dict):
         raise ValidationFailed("the body must be a JSON object", [ErrorItem("", "not an object", expected="object", received=type(body).__name__)])
     return body
+
+
+async def read_json(request: Request, limit: int) -> dict:
+    """The JSON object of the body, read up to `limit` bytes (more is 413: a plan is small)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise TooLarge(f"the body is over {limit} bytes (max_body_bytes); files go to knowledge.upload as the raw body")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge(f"the body is over {limit} bytes (max_body_bytes); files go to knowledge.upload as the raw body")
+        chunks.append(chunk)
+    return parse_body(b"".join(chunks))
 
 
 class Service:

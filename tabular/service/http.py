@@ -22,7 +22,7 @@ from ..engine import Engine, _path
 from ..errors import ErrorItem, Internal, NotFound, TabularError, ValidationFailed, close_names
 from ..ops import REGISTRY, Op
 from .auth import Tokens
-from .calls import Service, error_response, log, not_json, parse_body, request_id
+from .calls import Service, error_response, log, not_json, read_json, request_id
 from .upload import upload_route
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
@@ -75,7 +75,7 @@ def _op_route(service: Service, op: Op) -> Callable:
 
     async def handle(request: Request) -> Response:
         grant = service.tokens.identify(request.headers.get("authorization"))
-        body = parse_body(await request.body())
+        body = await read_json(request, service.settings.max_body_bytes)
         key = request.headers.get("idempotency-key")
         if takes_key and key and not body.get("idempotency_key"):
             body["idempotency_key"] = key
@@ -193,7 +193,10 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
     @app.exception_handler(Exception)
     async def internal(request: Request, err: Exception) -> JSONResponse:
         log.exception("request %s failed", request_id(request))
-        return error_response(Internal("an internal error; the request id names it in the server log"), request_id(request))
+        # Answered outside the request-id middleware (Starlette's outermost layer): name it here.
+        answer = error_response(Internal("an internal error; the request id names it in the server log"), request_id(request))
+        answer.headers["X-Request-Id"] = request_id(request)
+        return answer
 
     for op in REGISTRY.values():
         endpoint = upload_route(service) if op.name == "knowledge.upload" else _op_route(service, op)

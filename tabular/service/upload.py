@@ -15,7 +15,7 @@ from starlette.requests import ClientDisconnect
 from ..errors import ErrorItem, TabularError, TooLarge, ValidationFailed
 from ..ops import REGISTRY
 from ..ops.ingest import UploadWriter
-from .calls import Service, audit, parse_body, request_id
+from .calls import Service, audit, read_json, request_id
 
 
 async def _receive(request: Request, sink: Callable[[bytes], None], limit: int) -> TooLarge | None:
@@ -121,7 +121,9 @@ def upload_route(service: Service) -> Callable:
         if filename is None and not multipart:
             if content_type.split(";")[0].strip() in ("application/json", ""):
                 # The op's own input: {filename, content_base64}, as MCP and Python send it.
-                out = await service.run(op, parse_body(await request.body()), grant, request_id(request))
+                # base64 makes 3 bytes 4: the op's JSON may be that much larger than a raw upload.
+                limit = max(service.settings.max_body_bytes, service.settings.max_upload_bytes * 4 // 3 + 4096)
+                out = await service.run(op, await read_json(request, limit), grant, request_id(request))
                 return Response(out.model_dump_json(by_alias=True), media_type="application/json")
             raise ValidationFailed(
                 "a raw upload names its file with ?filename=",

@@ -105,6 +105,11 @@ def test_validation_failed_names_the_path_and_close_names(http, currency):
     assert envelope(r, 422, "VALIDATION_FAILED")["errors"][0]["path"] == "limit"
 
 
+def test_a_json_body_past_max_body_bytes_is_413(http):
+    r = http.post("/v1/knowledge.query", content=b'{"x": "' + b"a" * (17 << 20) + b'"}', headers={"Content-Type": "application/json"})
+    assert "max_body_bytes" in envelope(r, 413, "TOO_LARGE")["message"]
+
+
 def test_a_body_that_is_not_json_is_400(http):
     r = http.post("/v1/knowledge.query", content=b"{not json", headers={"Content-Type": "application/json"})
     envelope(r, 400, "VALIDATION_FAILED")
