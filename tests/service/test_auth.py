@@ -11,7 +11,7 @@ from tabular.ops import REGISTRY
 from tabular.service.auth import Tokens, token_hash
 from tabular.settings import Settings
 
-from conftest import CSV, TOKENS, envelope, ingest, upload
+from .support import CSV, TOKENS, envelope, ingest, upload
 
 URI = "files/currency.csv"
 

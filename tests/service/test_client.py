@@ -10,7 +10,7 @@ import pytest
 import tabular
 from tabular.models import DatasetGetOut
 
-from conftest import CSV
+from .support import CSV
 
 
 @pytest.fixture(scope="module")

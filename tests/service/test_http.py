@@ -10,7 +10,7 @@ import pytest
 
 from tabular.ops import REGISTRY
 
-from conftest import CSV, Server, envelope, ingest, start_ingest, status, upload, wait_for
+from .support import CSV, Server, envelope, ingest, start_ingest, status, upload, wait_for
 
 PLAN = {"datasets": [{"source_uri": "files/currency.csv"}], "select": [{"column": "item"}], "limit": 2}
 

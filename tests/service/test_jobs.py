@@ -3,7 +3,7 @@ and a server killed mid-job that restarts and retries the job or fails it cleanl
 
 from __future__ import annotations
 
-from conftest import CSV, Server, envelope, ingest, start_ingest, status, upload, wait_for
+from .support import CSV, Server, envelope, ingest, start_ingest, status, upload, wait_for
 
 
 def cancel(c, ingestion_id: str) -> dict:

@@ -15,7 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from tabular.ops import REGISTRY
 from tabular.service.mcp import tool_name
 
-from conftest import CSV
+from .support import CSV
 
 
 async def _ingest(session: ClientSession, path, source_uri: str) -> dict:
