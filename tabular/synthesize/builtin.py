@@ -61,7 +61,9 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     by_alias = {s.alias: s for s in schemas}
     choices: list[_Choice] = []
 
-    # what is counted or measured
+    # what is counted or measured: one calculation per task
+    if len(r.fns) > 1:
+        return Proposal(why="the task asks for several calculations (" + ", ".join(sorted(r.fns)) + "); ask for one at a time")
     fn = r.fn
     measure_spans = list(r.measures)
     counted_dataset = None
@@ -112,10 +114,11 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     needs_measure = fn in ("sum", "avg", "median", "count_distinct") or (fn in ("min", "max") and not (r.date_words and not measure_spans)) \
         or (fn is None and (r.top or group_cols) and measure_spans)
     if fn is None and not needs_measure:
-        if not (group_cols or r.top or counted_dataset or r.datasets):
+        if not (group_cols or r.top or r.buckets):
             return Proposal(why="the task asks for no total, count, average, minimum or maximum the built-in proposer can read")
         # "monthly sales", "the most sales": the number of rows, or a total of one of their measures
         owner = r.datasets[0].targets[0].alias if r.datasets else None
+        counted_dataset = r.datasets[0].targets[0] if r.datasets else None
         pool = [c for s in schemas if owner in (None, s.alias) for c in _measures(list(s.columns))]
         if pool:
             choices.append(_Choice(r.datasets[0].text if r.datasets else "what to total", [ROWS, *pool]))
@@ -126,13 +129,15 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         options: list[ColumnSchema] = []
         for m in measure_spans:
             options += [c for c in m.targets if c not in options]
-        if fn != "count_distinct":
-            options = [c for c in options if c.type == "number" or fn in ("min", "max")]
+        if fn != "count_distinct":  # min and max also read dates; no calculation here reads text
+            options = [c for c in options if c.type == "number" or (fn in ("min", "max") and c.type in ("date", "datetime", "time", "duration"))]
         if measure_spans:
             measure_word = measure_spans[0].text
         if not options and measure_spans:
             return Proposal(why=f"'{measure_word}' is no number column to compute {fn or 'a total'} over")
-        if not options:
+        if not options and (fn in ("min", "max") or not (counted_dataset or r.datasets)):
+            return Proposal(why=f"the task names no column for its {fn or 'total'}: name one")
+        if not options:  # "total sales": a measure of the dataset named
             pool = [c for s in schemas for c in _measures(list(s.columns))]
             if counted_dataset is not None or r.datasets:
                 owner = (counted_dataset or r.datasets[0].targets[0]).alias
@@ -144,6 +149,8 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             return Proposal(why="the task names several measures (" + ", ".join(m.text for m in measure_spans) + "); ask for one at a time")
         choices.append(_Choice(measure_word, options))
         fn = fn or "sum"
+    elif fn == "count" and measure_spans:
+        return Proposal(why="the task counts rows but also names " + ", ".join(f"'{m.text}'" for m in measure_spans) + ": say what to do with it")
     for word, options in group_cols:
         if not options:
             return Proposal(why=f"'{word}' names no column to group by")

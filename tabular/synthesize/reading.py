@@ -66,6 +66,7 @@ class Reading:
     """What the task asks, before columns are chosen."""
 
     fn: str | None = None
+    fns: set[str] = field(default_factory=set)  # every calculation a word asked for
     distinct: bool = False
     count_of: list = field(default_factory=list)  # spans after "how many"
     groups: list = field(default_factory=list)  # spans after per/by/each
@@ -239,7 +240,7 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
             continue
         counted = next((p for p in COUNT_PHRASES if seq(i, p)), None)
         if counted:
-            r.fn = r.fn or "count"; take(*range(i, i + len(counted)))
+            r.fn = r.fn or "count"; r.fns.add("count"); take(*range(i, i + len(counted)))
             k = i + len(counted)
             while word(k, *DISTINCT_WORDS, "of", "the"):
                 r.distinct |= spans[k].text in DISTINCT_WORDS; take(k); k += 1
@@ -248,7 +249,7 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
         elif word(i, *DISTINCT_WORDS):
             r.distinct = True; take(i)
         elif word(i, *AGGREGATE_WORDS) and not (s.text == "first" and word(i + 1, "quarter")):
-            r.fn = r.fn or AGGREGATE_WORDS[s.text]; take(i)
+            r.fn = r.fn or AGGREGATE_WORDS[s.text]; r.fns.add(AGGREGATE_WORDS[s.text]); take(i)
         elif word(i, *GROUP_WORDS) or seq(i, ("for", "each")):
             k = i + (2 if seq(i, ("for", "each")) else 1)
             while word(k, "the", "each"):

@@ -130,3 +130,21 @@ def test_a_join_that_could_count_a_row_twice_is_not_proposed(synth):
     # Customers first, orders joined on a key that repeats in orders: each customer would count once per order.
     out = synth.synthesize("How many customers have pending orders?", ["orders.csv", "customers.csv"])
     assert out.abstain and out.abstain_reason == "invalid_plan" and "unique in orders" in out.clarification
+
+
+VOCAB = ("total sum average median min max largest smallest earliest latest first last how many number of count distinct per by each for top "
+         "bottom which what highest lowest most least in on after before between and from to not excluding monthly quarterly yearly month "
+         "quarter year 2023 2024 2024-03-01 2024-06-30 march q2 3 10 over under more than at least amount units region product channel North "
+         "Widget Online sales sale net gross tax customer status paid open invoices orders customers segment country Retail Germany shipped "
+         "weight carrier DHL revenue when date the of a").split()
+
+
+def test_word_salad_answers_or_abstains_never_internal(synth):
+    import random
+
+    rng = random.Random(1)
+    sets = [["sales.csv"], ["invoices.csv"], ["orders.csv", "customers.csv"], ["shipments.csv"], ["sales.csv", "invoices.csv"]]
+    for _ in range(300):
+        task = " ".join(rng.choice(VOCAB) for _ in range(rng.randint(1, 9)))
+        out = synth.call("knowledge.synthesize", {"task": task, "datasets": rng.choice(sets)})
+        assert out["abstain"] or (out["calculations"] and "[knowledge.query#1]" in out["answer"]), task
