@@ -103,7 +103,7 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
     if tie:
         return abstain("ambiguous", tie)
     if not result.rows or all(v is None for row in result.rows for v in row):
-        return abstain("empty_answer", "the plan ran over every row and no row matched: " + _plan_words(body_))
+        return abstain("empty_answer", "the plan ran over every row and no row matched, " + say.describe(body_))
     return _answered(body, body_, result, model)
 
 
@@ -169,16 +169,10 @@ def _fingerprint(result: QueryOut) -> str:
     return repr(result.rows)
 
 
-def _plan_words(body: QueryIn) -> str:
-    filters = [f"{f.column} {f.op} {f.value if f.values is None else f.values}" for f in body.where if f.column]
-    read = ", ".join(d.source_uri for d in body.datasets)
-    return f"read {read}" + (f" where {' and '.join(filters)}" if filters else "")
-
-
 def _answered(body: SynthesizeIn, run: QueryIn, result: QueryOut, model: str) -> SynthesizeOut:
     names = [c.name for c in result.columns]
     note, note_cut = say.note(names, result.rows, result.truncated, body.window_chars // 2)
-    text = say.words(body.task, names, result.rows, result.truncated, CALCULATION, result.incomplete)
+    text = say.words(say.describe(run), names, result.rows, result.truncated, CALCULATION, result.incomplete)
     text, unsupported = say.scrub(text, {CALCULATION})
     text, cut = say.clip(text, body.max_answer_chars)
     plan = run.model_dump(mode="json", by_alias=True, exclude_defaults=True, exclude={"org", "namespace", "dry_run", *(run.model_extra or {})})

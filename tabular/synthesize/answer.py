@@ -37,8 +37,33 @@ def note(columns: list[str], rows: list[list[Any]], more: bool, limit: int) -> t
     return text, cut
 
 
-def words(task: str, columns: list[str], rows: list[list[Any]], more: bool, cite: str, incomplete: list[str]) -> str:
-    """The result stated in words, cited; incompleteness said in the same breath."""
+OP_WORDS = {
+    "eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥", "in": "in", "not_in": "not in", "is_null": "is empty",
+    "not_null": "is not empty", "contains": "contains", "not_contains": "does not contain", "starts_with": "starts with", "ends_with": "ends with",
+}
+
+
+def describe(plan) -> str:
+    """What a plan read, in words: "over sales.csv where region = North"."""
+    read = " joined with ".join(d.source_uri for d in plan.datasets)
+    filters = [_filter(f) for f in plan.where]
+    return f"over {read}" + (f" where {' and '.join(filters)}" if filters else "")
+
+
+def _filter(f) -> str:
+    if f.any is not None or f.all is not None:
+        return "(" + (" or " if f.any is not None else " and ").join(_filter(x) for x in (f.any if f.any is not None else f.all)) + ")"
+    if f.op == "between" and f.values and len(f.values) == 2:
+        return f"{f.column} between {f.values[0]} and {f.values[1]}"
+    if f.values is not None:
+        return f"{f.column} {OP_WORDS.get(f.op, f.op)} ({', '.join(map(str, f.values))})"
+    if f.op in ("is_null", "not_null"):
+        return f"{f.column} {OP_WORDS[f.op]}"
+    return f"{f.column} {OP_WORDS.get(f.op, f.op)} {f.value}"
+
+
+def words(scope: str, columns: list[str], rows: list[list[Any]], more: bool, cite: str, incomplete: list[str]) -> str:
+    """The result stated in words after what was read (`scope`), cited; incompleteness said in the same breath."""
     ref = f"[{cite}]"
     if len(rows) == 1 and len(columns) == 1:
         text = f"{columns[0]} is {cell(rows[0][0])} {ref}."
@@ -50,6 +75,7 @@ def words(task: str, columns: list[str], rows: list[list[Any]], more: bool, cite
         rest = len(rows) - len(shown)
         tail = f" … and {rest} more rows (in the note)" if rest else ""
         text = f"{len(rows)} rows{' (more matched than the limit)' if more else ''}: " + " | ".join(parts) + tail + f" {ref}."
+    text = f"{scope[:1].upper()}{scope[1:]}: {text}" if scope else text
     if incomplete:
         text += " Not complete: " + "; ".join(incomplete) + "."
     return text
