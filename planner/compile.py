@@ -1,4 +1,5 @@
-"""A resolved plan to DuckDB SQL, built with sqlglot only: quoted names, values as parameters.
+"""A resolved plan to SQL (DuckDB's, or a target's: targets.py), built with sqlglot only: quoted
+names, values as parameters.
 
     SELECT <outputs> FROM (SELECT * FROM <snapshot> WHERE <its filters>) AS "a"
       JOIN (…) AS "b" ON …  GROUP BY … HAVING … ORDER BY … LIMIT limit + 1 OFFSET …
@@ -11,13 +12,11 @@ from typing import Any
 
 from sqlglot import exp
 
-from .functions import AGGREGATES, FILTERS, decimal_median, decimal_shape
 from .resolve import Output, Resolved, RFilter
+from .targets import AVG_EXACT_SUM_DIGITS, DUCKDB, Target  # noqa: F401 - AVG_EXACT_SUM_DIGITS: re-exported
 from .values import Beyond
 
-DIALECT = "duckdb"
-# avg of DECIMAL(p, s) with p at most this sums exactly first: past 38 digits only beyond 10^10 rows.
-AVG_EXACT_SUM_DIGITS = 28
+DIALECT = DUCKDB.dialect
 ROW_ID = "__row_id"
 
 
@@ -30,13 +29,15 @@ class Compiled:
 
 
 class _Params:
-    def __init__(self) -> None:
+    def __init__(self, target: Target = DUCKDB) -> None:
         self.values: dict[str, Any] = {}
+        self.target = target
 
-    def add(self, value: Any) -> exp.Expression:
+    def add(self, value: Any, physical: str) -> exp.Expression:
+        """A placeholder bound to `value`, compared with (or used as) the DuckDB type `physical`."""
         name = f"p{len(self.values) + 1}"
         self.values[name] = value
-        return exp.Placeholder(this=name)
+        return self.target.placeholder(name, physical)
 
 
 def _column(alias: str, name: str) -> exp.Column:
@@ -56,7 +57,8 @@ def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] |
             # Comparisons never match an empty cell, so "every value matches" is "not empty".
             return exp.Not(this=exp.Is(this=target, expression=exp.null())) if settled else exp.false()
         op, values = settled
-    return FILTERS[op].build(target, [params.add(v) for v in values], f.ignore_case)
+    physical = f.output.physical if f.output is not None else f.ref.column.physical
+    return params.target.filter(op, target, [params.add(v, physical) for v in values], f.ignore_case)
 
 
 # A comparison with a number beyond every value of its column: True (every value matches),
@@ -88,15 +90,10 @@ def _settle(op: str, values: list) -> bool | tuple[str, list]:
     return ("le", [high]) if low_ok else ("ge", [low])
 
 
-def _bucket(e: exp.Expression, bucket: str, type_: str) -> exp.Expression:
-    truncated = exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(bucket), e])
-    return exp.cast(truncated, "DATE") if type_ == "date" else truncated
-
-
 def _value(o: Output, params: _Params) -> exp.Expression:
     if o.kind != "aggregate":
         value = _column(o.ref.alias, o.ref.column.name)
-        return _bucket(value, o.bucket, o.type) if o.bucket else value
+        return params.target.bucket(value, o.bucket, o.type) if o.bucket else value
     column = _column(o.ref.alias, o.ref.column.name) if o.ref else None
     physical = o.ref.column.physical if o.ref else ""
     condition = exp.and_(*[_condition(f, params) for f in o.where]) if o.where else None
@@ -104,32 +101,13 @@ def _value(o: Output, params: _Params) -> exp.Expression:
     def only_where(agg: exp.Expression) -> exp.Expression:
         return exp.Filter(this=agg, expression=exp.Where(this=condition.copy())) if condition else agg
 
-    if o.fn == "median" and decimal_median(physical):
-        return _exact_median(column, physical, only_where)
-    if physical.startswith("DECIMAL") and (o.fn in ("median", "quantile") or (o.fn == "avg" and decimal_shape(physical)[0] > AVG_EXACT_SUM_DIGITS)):
-        # Quantiles of decimals are DOUBLE (the README says so; DuckDB interpolates wide ones
-        # through DOUBLE anyway). avg is DOUBLE too, but DuckDB sums the decimals first, and
-        # fails when that sum passes 38 digits: wide ones are summed in DOUBLE instead.
-        column = exp.cast(column, exp.DataType.build("DOUBLE"))
-    return only_where(AGGREGATES[o.fn].build(column, params.add(o.q) if o.q is not None else None))
+    q = params.add(o.q, "DOUBLE") if o.q is not None else None
+    return params.target.aggregate(o.fn, column, q, physical, only_where)
 
 
-def _exact_median(column: exp.Expression, physical: str, only_where) -> exp.Expression:
-    """The mean of the two middle values, in decimal arithmetic: the lower middle is the 0.5
-    discrete quantile, the upper one the same of the negated column. DuckDB's median would
-    interpolate a decimal wider than 18 digits through DOUBLE."""
-    p, s = decimal_shape(physical)
-    def middle(e: exp.Expression) -> exp.Expression:
-        return only_where(exp.Anonymous(this="quantile_disc", expressions=[e, exp.Literal.number("0.5")]))
-
-    lower, upper = middle(column), exp.Neg(this=middle(exp.Neg(this=column.copy())))
-    both = exp.cast(exp.paren(exp.Add(this=lower, expression=upper)), exp.DataType.build(f"DECIMAL({p + 1}, {s})", dialect=DIALECT))
-    half = exp.Mul(this=both, expression=exp.Literal.number("0.5"))
-    return exp.cast(half, exp.DataType.build(decimal_median(physical), dialect=DIALECT))
-
-
-def compile_plan(r: Resolved) -> Compiled:
-    params = _Params()
+def compile_plan(r: Resolved, target: Target = DUCKDB) -> Compiled:
+    """The plan as one statement of `target`'s SQL (DuckDB by default) and its parameters."""
+    params = _Params(target)
     sources = []
     for s in r.sources:
         table = exp.table_(s.info.table[1], db=s.info.table[0], quoted=True, alias=exp.to_identifier(s.alias, quoted=True))
@@ -174,7 +152,7 @@ def compile_plan(r: Resolved) -> Compiled:
     if order:
         select = select.order_by(*order, copy=False)
     # One row past the limit tells whether more rows matched (truncated).
-    select = select.limit(params.add(r.limit + 1), copy=False)
+    select = select.limit(params.add(r.limit + 1, "UBIGINT"), copy=False)
     if r.offset:
-        select = select.offset(params.add(r.offset), copy=False)
-    return Compiled(select.sql(dialect=DIALECT), params.values, r.outputs, row_ids)
+        select = select.offset(params.add(r.offset, "UBIGINT"), copy=False)
+    return Compiled(select.sql(dialect=target.dialect), params.values, r.outputs, row_ids)

@@ -10,6 +10,7 @@ from typing import Any
 from .functions import AGGREGATES, BUCKET_TYPES, FILTERS, decimal_median
 from .models import QueryFilter, QueryPlan
 from .schema import ColumnInfo, DatasetInfo
+from .targets import DUCKDB, Target
 from .values import Unreadable, fit, read_value
 
 # How a number is brought to an exact column's scale, per operator (between: low, high).
@@ -115,8 +116,9 @@ def close(name: str, candidates: list[str]) -> list[str]:
 
 
 class _Resolver:
-    def __init__(self, plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list[str], limits: Limits):
+    def __init__(self, plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list[str], limits: Limits, target: Target = DUCKDB):
         self.plan, self.found, self.known, self.limits = plan, found, sources_known, limits
+        self.target = target
         self.problems: list[Problem] = []
         self.sources: list[Source] = []
         self.resolved_log: list[dict] = []
@@ -156,6 +158,20 @@ class _Resolver:
 
     # columns -------------------------------------------------------------------------------
     def ref(self, text: str, path: str, within: list[Source] | None = None) -> Ref | None:
+        """The column `text` names, or None with a problem at `path` (also when the target
+        engine cannot read that column exactly)."""
+        found = self._ref(text, path, within)
+        if found is not None and not self.readable(found, path):
+            return None
+        return found
+
+    def readable(self, ref: Ref, path: str) -> bool:
+        why = self.target.problem(ref.column)
+        if why:
+            self.fail(path, f"the {self.target.name} engine cannot read {ref.alias}.{ref.column.name}: {why}", expected=f"a column {self.target.name} reads exactly", received=f"{ref.alias}.{ref.column.name}")
+        return not why
+
+    def _ref(self, text: str, path: str, within: list[Source] | None = None) -> Ref | None:
         pool = within if within is not None else self.sources
         by_alias = {s.alias: s for s in pool}
         head, dot, rest = text.partition(".")
@@ -272,10 +288,11 @@ def _count_filters(items: list[QueryFilter]) -> int:
     return sum(_count_filters((i.any or []) + (i.all or [])) if (i.any is not None or i.all is not None) else 1 for i in items)
 
 
-def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list[str], limits: Limits = Limits()) -> Resolved:
+def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list[str], limits: Limits = Limits(), target: Target = DUCKDB) -> Resolved:
     """Check `plan` against the datasets each of its entries names (`found[i]`: the live
-    datasets of datasets[i].source_uri, or none). Raises PlanInvalid with every problem."""
-    r = _Resolver(plan, found, sources_known, limits)
+    datasets of datasets[i].source_uri, or none), for the engine `target`. Raises PlanInvalid
+    with every problem."""
+    r = _Resolver(plan, found, sources_known, limits, target)
     r.datasets()
     if plan.limit > limits.rows:
         r.fail("limit", f"at most {limits.rows} rows per answer", expected=f"≤ {limits.rows}", received=plan.limit)
@@ -406,6 +423,8 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
         for s in r.sources:
             for c in s.info.columns:
                 ref = Ref(s.alias, c)
+                if not r.readable(ref, f"datasets[{s.index}]"):
+                    continue
                 r.read.setdefault(s.alias, set()).add(c.name)
                 out.append(Output(base(ref), c.type, "column", ref, physical=c.physical, path="datasets"))
     return out

@@ -1,0 +1,208 @@
+"""Where a compiled plan runs: what the SQL of each engine needs that the plan does not say.
+
+`Target` writes DuckDB, the engine the planner was made for; `ClickHouse` overrides only what
+differs there (ibis-style: one compiler, a backend per engine). The compiler asks a target for
+parameter placeholders, filters, buckets and aggregates; the resolver asks it which columns it
+can read at all (`problem`), so a plan it cannot answer exactly is refused up front, with a path.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from sqlglot import exp
+
+from .functions import AGGREGATES, FILTERS, decimal_median, decimal_shape
+from .schema import ColumnInfo
+
+# avg of DECIMAL(p, s) with p at most this sums exactly first: past 38 digits only beyond 10^10 rows.
+AVG_EXACT_SUM_DIGITS = 28
+
+OnlyWhere = Callable[[exp.Expression], exp.Expression]
+
+
+def _fn(name: str, *args: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _type(text: str, dialect: str) -> exp.DataType:
+    return exp.DataType.build(text, dialect=dialect)
+
+
+class Target:
+    """DuckDB SQL: `$pN` parameters, date_trunc buckets, exact decimal medians."""
+
+    name = "duckdb"
+    dialect = "duckdb"
+
+    def placeholder(self, name: str, physical: str) -> exp.Expression:
+        """The parameter `name`, bound with a value of the DuckDB type `physical`."""
+        return exp.Placeholder(this=name)
+
+    def filter(self, op: str, column: exp.Expression, values: list[exp.Expression], ignore_case: bool) -> exp.Expression:
+        return FILTERS[op].build(column, values, ignore_case)
+
+    def bucket(self, e: exp.Expression, bucket: str, type_: str) -> exp.Expression:
+        truncated = exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(bucket), e])
+        return exp.cast(truncated, "DATE") if type_ == "date" else truncated
+
+    def aggregate(self, fn: str, column: exp.Expression | None, q: exp.Expression | None, physical: str, only_where: OnlyWhere) -> exp.Expression:
+        if fn == "median" and decimal_median(physical):
+            return self.exact_median(column, physical, only_where)
+        if physical.startswith("DECIMAL") and (fn in ("median", "quantile") or (fn == "avg" and decimal_shape(physical)[0] > AVG_EXACT_SUM_DIGITS)):
+            # Quantiles of decimals are DOUBLE (the README says so; DuckDB interpolates wide ones
+            # through DOUBLE anyway). avg is DOUBLE too, but DuckDB sums the decimals first, and
+            # fails when that sum passes 38 digits: wide ones are summed in DOUBLE instead.
+            column = exp.cast(column, exp.DataType.build("DOUBLE"))
+        return only_where(AGGREGATES[fn].build(column, q))
+
+    def exact_median(self, column: exp.Expression, physical: str, only_where: OnlyWhere) -> exp.Expression:
+        """The mean of the two middle values, in decimal arithmetic: the lower middle is the 0.5
+        discrete quantile, the upper one the same of the negated column. DuckDB's median would
+        interpolate a decimal wider than 18 digits through DOUBLE."""
+        p, s = decimal_shape(physical)
+
+        def middle(e: exp.Expression) -> exp.Expression:
+            return only_where(exp.Anonymous(this="quantile_disc", expressions=[e, exp.Literal.number("0.5")]))
+
+        lower, upper = middle(column), exp.Neg(this=middle(exp.Neg(this=column.copy())))
+        both = exp.cast(exp.paren(exp.Add(this=lower, expression=upper)), _type(f"DECIMAL({p + 1}, {s})", self.dialect))
+        half = exp.Mul(this=both, expression=exp.Literal.number("0.5"))
+        return exp.cast(half, _type(decimal_median(physical), self.dialect))
+
+    def problem(self, column: ColumnInfo) -> str | None:
+        """Why this engine cannot read the column exactly, or None when it can."""
+        return None
+
+
+DUCKDB = Target()
+
+
+# ClickHouse types of the snapshot columns' DuckDB types (the Parquet export keeps them).
+_CLICKHOUSE_TYPES = {
+    "BIGINT": "Int64", "HUGEINT": "Int128", "UBIGINT": "UInt64", "DOUBLE": "Float64", "VARCHAR": "String",
+    "BOOLEAN": "Bool", "DATE": "Date32", "TIMESTAMP": "DateTime64(6, 'UTC')", "TIMESTAMPTZ": "DateTime64(6, 'UTC')",
+}
+_DECIMAL = re.compile(r"DECIMAL\((\d+),\s*(\d+)\)")
+# date_trunc's buckets, as ClickHouse names them (week: ISO, from Monday, as DuckDB's).
+_BUCKETS = {
+    "year": "toStartOfYear", "quarter": "toStartOfQuarter", "month": "toStartOfMonth", "week": "toMonday",
+    "day": "toStartOfDay", "hour": "toStartOfHour", "minute": "toStartOfMinute",
+}
+# What the ClickHouse backend cannot give back exactly: refused by validation, never at run time.
+_UNREADABLE = {
+    "TIME": "a time of day has no ClickHouse column type it survives Parquet in (it reads back as a 1970 datetime)",
+    "INTERVAL": "a duration has no ClickHouse column type it survives Parquet in (it reads back as raw bytes)",
+}
+# Settings every ClickHouse statement of a plan runs with, so its answers are DuckDB's: an empty
+# aggregate is NULL, a left join's missing side is NULL (not 0 / ''), dates before 1970 and after
+# 2149 keep their type through the bucket functions, and the session's clock is UTC.
+CLICKHOUSE_SETTINGS = {
+    "aggregate_functions_null_for_empty": 1,
+    "join_use_nulls": 1,
+    "enable_extended_results_for_datetime_functions": 1,
+    "session_timezone": "UTC",
+    "count_distinct_implementation": "uniqExact",
+}
+
+
+def clickhouse_type(physical: str) -> str | None:
+    """The ClickHouse type of a DuckDB physical type, or None where there is none it survives in."""
+    match = _DECIMAL.fullmatch(physical)
+    if match:
+        return f"Decimal({match.group(1)}, {match.group(2)})"
+    return _CLICKHOUSE_TYPES.get(physical)
+
+
+class ClickHouse(Target):
+    """ClickHouse SQL: `{pN:Type}` parameters, toStartOf… buckets, sums without overflow, nulls
+    kept where ClickHouse would give 0, inf or a wrapped integer."""
+
+    name = "clickhouse"
+    dialect = "clickhouse"
+
+    def placeholder(self, name: str, physical: str) -> exp.Expression:
+        return exp.Placeholder(this=name, kind=_type(clickhouse_type(physical) or "String", self.dialect))
+
+    def filter(self, op: str, column: exp.Expression, values: list[exp.Expression], ignore_case: bool) -> exp.Expression:
+        # lower() is ASCII-only in ClickHouse; DuckDB's lower folds every letter.
+        def low(e: exp.Expression) -> exp.Expression:
+            return _fn("lowerUTF8", e) if ignore_case else e
+
+        if op == "contains" or op == "not_contains":
+            found = exp.GT(this=_fn("position", low(column), low(values[0])), expression=exp.Literal.number(0))
+            return found if op == "contains" else exp.Not(this=found)
+        if op in ("starts_with", "ends_with"):
+            return _fn("startsWith" if op == "starts_with" else "endsWith", low(column), low(values[0]))
+        if ignore_case:
+            # The shared definitions lowercase with lower(): rebuild them on lowerUTF8'd operands.
+            return FILTERS[op].build(low(column), [low(v) for v in values], False)
+        return FILTERS[op].build(column, values, ignore_case)
+
+    def bucket(self, e: exp.Expression, bucket: str, type_: str) -> exp.Expression:
+        if bucket == "day" and type_ == "date":
+            return e
+        start = _fn(_BUCKETS[bucket], e)
+        if type_ == "datetime" and bucket in ("year", "quarter", "month", "week"):
+            # These answer a Date32 for a datetime; DuckDB's date_trunc keeps the timestamp.
+            return _fn("toDateTime64", start, exp.Literal.number(6), exp.Literal.string("UTC"))
+        return start
+
+    def aggregate(self, fn: str, column: exp.Expression | None, q: exp.Expression | None, physical: str, only_where: OnlyWhere) -> exp.Expression:
+        decimal = _DECIMAL.fullmatch(physical)
+        if fn == "sum" and physical == "BIGINT":
+            # ClickHouse sums Int64 into Int64 and wraps; Decimal(38, 0) holds DuckDB's HUGEINT sum.
+            return only_where(exp.Sum(this=_fn("toDecimal128", column, exp.Literal.number(0))))
+        if fn == "sum" and decimal:
+            # Decimal128 sums wrap silently too: summed in Decimal256, then brought to DuckDB's
+            # DECIMAL(38, s), which fails (is refused) past 38 digits exactly as DuckDB does.
+            scale = decimal.group(2)
+            total = only_where(exp.Sum(this=_fn("toDecimal256", column, exp.Literal.number(scale))))
+            return exp.cast(total, _type(f"Decimal(38, {scale})", self.dialect))
+        if fn == "avg" and physical == "BIGINT":
+            return only_where(exp.Avg(this=_fn("toInt128", column)))  # avg of Int64 wraps its sum
+        if fn == "avg" and decimal and int(decimal.group(1)) > AVG_EXACT_SUM_DIGITS:
+            return only_where(exp.Avg(this=_fn("toFloat64", column)))
+        if fn == "median" and decimal_median(physical):
+            return self.exact_median(column, physical, only_where)
+        if fn in ("median", "quantile"):
+            # DuckDB's quantile_cont: linear between the closest ranks, on DOUBLE.
+            level = q if fn == "quantile" else exp.Literal.number("0.5")
+            return only_where(_parametric("quantileExactInclusive", level, _fn("toFloat64", column)))
+        if fn in ("stddev", "var"):
+            # ClickHouse answers inf for fewer than two values; DuckDB (and the SPEC) NULL.
+            spread = only_where(_fn("stddevSampStable" if fn == "stddev" else "varSampStable", _fn("toFloat64", column)))
+            enough = exp.GT(this=only_where(exp.Count(this=column.copy())), expression=exp.Literal.number(1))
+            return exp.If(this=enough, true=spread, false=exp.null())
+        return super().aggregate(fn, column, q, physical, only_where)
+
+    def exact_median(self, column: exp.Expression, physical: str, only_where: OnlyWhere) -> exp.Expression:
+        """The two middle values (quantileExactLow of the column and of its negation), added and
+        halved at one more decimal place: exact, as DuckDB's."""
+        p, s = decimal_shape(physical)
+        wide = _type(f"Decimal(38, {s + 1})", self.dialect)
+
+        def middle(e: exp.Expression) -> exp.Expression:
+            return exp.cast(only_where(_parametric("quantileExactLow", exp.Literal.number("0.5"), e)), wide)
+
+        lower, upper = middle(column), exp.Neg(this=middle(exp.Neg(this=column.copy())))
+        half = exp.Div(this=exp.paren(exp.Add(this=lower, expression=upper)), expression=exp.Literal.number(2))
+        return exp.cast(half, _type(f"Decimal({p + 1}, {s + 1})", self.dialect))
+
+    def problem(self, column: ColumnInfo) -> str | None:
+        if column.physical in _UNREADABLE:
+            return _UNREADABLE[column.physical]
+        if clickhouse_type(column.physical) is None:
+            return f"its type {column.physical} has no ClickHouse equivalent here"
+        return None
+
+
+def _parametric(name: str, level: exp.Expression, column: exp.Expression) -> exp.Expression:
+    """A parametric aggregate, `name(level)(column)`."""
+    # sqlglot writes ParameterizedAgg as this(expressions)(params): the level goes first.
+    return exp.ParameterizedAgg(this=name, expressions=[level], params=[column])
+
+
+CLICKHOUSE = ClickHouse()
+TARGETS = {t.name: t for t in (DUCKDB, CLICKHOUSE)}
