@@ -54,6 +54,8 @@ CREATE TABLE IF NOT EXISTS catalog.deletions (
   org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER, deleted_at TIMESTAMPTZ,
   deleted_by VARCHAR, restored_at TIMESTAMPTZ);
 ALTER TABLE catalog.jobs ADD COLUMN IF NOT EXISTS idempotency_key VARCHAR;
+CREATE TABLE IF NOT EXISTS catalog.exports (
+  snapshot_id VARCHAR, location VARCHAR, rows BIGINT, bytes BIGINT, exported_at TIMESTAMPTZ);
 """
 
 
@@ -87,6 +89,8 @@ class Catalog:
         self.schema_cache: dict[tuple, list] = {}
         self._local = threading.local()
         self.watchdog = Watchdog()
+        # Query engines beside DuckDB (tabular/clickhouse.py), connected on first use.
+        self.backends: dict[str, object] = {}
         self.sweep()
 
     def reader(self) -> duckdb.DuckDBPyConnection:

@@ -64,6 +64,18 @@ class Settings:
     retry_after_seconds: int = 2
     # A JSON body (a plan, an op's input) past this is 413; files go to knowledge.upload raw.
     max_body_bytes: int = 16 * 1024 * 1024
+    # Where knowledge.query runs plans: "duckdb" (embedded) or "clickhouse". ClickHouse reads
+    # the snapshots as Parquet exported to `snapshot_export` (a directory or an object-store URL;
+    # '' is <home>/exports) and loaded once into `clickhouse_database`. `clickhouse_host` names
+    # a server (reached with clickhouse-connect over HTTP), or "chdb": the in-process engine.
+    query_engine: str = "duckdb"
+    snapshot_export: str = ""
+    clickhouse_host: str = "chdb"
+    clickhouse_port: int = 8123
+    clickhouse_user: str = "default"
+    clickhouse_password: str = ""
+    clickhouse_database: str = "tabular"
+    clickhouse_secure: int = 0  # 1: HTTPS
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":

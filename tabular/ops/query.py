@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import threading
 import time
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -18,6 +19,7 @@ from planner.models import QueryPlan
 from planner.receipt import QueryReceipt, ReceiptDataset, plan_hash
 from planner.resolve import Limits, PlanInvalid, resolve
 from planner.schema import ColumnInfo, DatasetInfo
+from planner.targets import TARGETS
 
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, ValidationFailed
 from ..jsonval import to_json
@@ -132,8 +134,11 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     found = [_datasets(ctx, body.org, body.namespace, d.source_uri) for d in body.datasets]
     settings = ctx.settings
     limits = Limits(settings.datasets_per_plan, settings.filters_per_plan, settings.in_values_max, settings.result_limit_max)
+    target = TARGETS.get(settings.query_engine)
+    if target is None:
+        raise ValueError(f"query_engine {settings.query_engine!r} is none of {', '.join(TARGETS)}")
     try:
-        resolved = resolve(body, found, _known_sources(ctx, body.org, body.namespace) if not all(found) else [], limits)
+        resolved = resolve(body, found, _known_sources(ctx, body.org, body.namespace) if not all(found) else [], limits, target)
     except PlanInvalid as invalid:
         items = [ErrorItem(p.path, p.message, p.expected, p.received, p.did_you_mean) for p in invalid.problems]
         raise ValidationFailed(f"the plan does not fit the datasets: {invalid.problems[0].message}", items) from None
@@ -144,11 +149,19 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
                 [ErrorItem(f"datasets[{i}].snapshot_id", "stale snapshot", expected=source.info.snapshot_id, received=wanted.snapshot_id)],
             )
     validated = time.perf_counter()
-    compiled = compile_plan(resolved)
+    clickhouse = None
+    if target.name == "clickhouse":
+        # The snapshots as ClickHouse names them (exported and loaded there on first use).
+        from ..clickhouse import backend
+
+        clickhouse = backend(ctx.catalog, settings)
+        for s in resolved.sources:
+            s.info = replace(s.info, table=clickhouse.table(s.info) if not body.dry_run else (settings.clickhouse_database, s.info.snapshot_id))
+    compiled = compile_plan(resolved, target)
     compiled_at = time.perf_counter()
     rows: list[tuple] = []
     if not body.dry_run:
-        rows = _run(ctx, compiled.sql, compiled.params, settings.query_seconds)
+        rows = clickhouse.run(compiled, settings.query_seconds) if clickhouse else _run(ctx, compiled.sql, compiled.params, settings.query_seconds)
     executed = time.perf_counter()
     truncated = len(rows) > body.limit
     rows = rows[: body.limit]
@@ -161,7 +174,7 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
         plan_hash=plan_hash(QueryPlan.model_validate(body.model_dump(by_alias=True, exclude={"org", "namespace", *(body.model_extra or {})}))),
         sql=compiled.sql,
         params={k: to_json(v) for k, v in compiled.params.items()},
-        engine=f"duckdb {duckdb.__version__}",
+        engine=clickhouse.engine if clickhouse else f"duckdb {duckdb.__version__}",
         datasets=[
             ReceiptDataset(
                 alias=s.alias, source_uri=s.info.source_uri, dataset_id=s.info.dataset_id, snapshot_id=s.info.snapshot_id,

@@ -1,0 +1,241 @@
+"""The ClickHouse backend of knowledge.query: snapshots exported as Parquet (export.py), loaded
+once into a ClickHouse table each, plans compiled for ClickHouse (planner/targets.py) and run
+there, answers brought back to the Python values DuckDB gives, so the JSON is the same.
+
+Two connections: a server through clickhouse-connect (`clickhouse_host`, port, user, password,
+database, secure), or `chdb`, ClickHouse in this process (tests, one machine)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from decimal import Decimal
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from planner.compile import ROW_ID, Compiled
+from planner.schema import DatasetInfo
+from planner.targets import CLICKHOUSE_SETTINGS, clickhouse_type
+
+from .catalog import Catalog
+from .errors import BackendTimeout, ErrorItem, ValidationFailed
+from .export import destination, export_snapshot
+from .settings import Settings
+
+DIALECT = "clickhouse"
+# ClickHouse error codes met while running a plan.
+TIMEOUT_EXCEEDED = 159
+TOO_SLOW = 160
+DECIMAL_OVERFLOW = 407
+ARGUMENT_OUT_OF_BOUND = 69
+
+
+class ClickHouseError(Exception):
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def _code(message: str) -> int:
+    head = message.split("Code: ", 1)
+    try:
+        return int(head[1].split(".", 1)[0]) if len(head) == 2 else 0
+    except ValueError:
+        return 0
+
+
+def _escaped(value: Any) -> str:
+    """A parameter as ClickHouse reads `{p:Type}` values from text (the Escaped format)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return value.isoformat(sep=" ")
+    if isinstance(value, (dt.date, int, float)):
+        return str(value) if not isinstance(value, float) else repr(value)
+    text = str(value)
+    for raw, escaped in (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r"), ("\0", "\\0"), ("\b", "\\b"), ("\f", "\\f")):
+        text = text.replace(raw, escaped)
+    return text
+
+
+class _Chdb:
+    """ClickHouse in this process. chdb holds one session per process and is not thread-safe,
+    so every call takes the lock."""
+
+    _lock = threading.Lock()
+
+    def __init__(self, path: str, seconds: float):
+        import chdb
+        from chdb.state.sqlitelike import connect
+
+        self.conn = connect(path)
+        self.version = f"clickhouse {chdb.engine_version} (chdb {chdb.__version__})"
+        for name, value in {**CLICKHOUSE_SETTINGS, "max_execution_time": seconds}.items():
+            self.command(exp.Set(expressions=[exp.SetItem(this=exp.EQ(this=exp.var(name), expression=_literal(value)))]).sql(DIALECT))
+
+    def query(self, sql: str, params: dict[str, Any]):
+        with self._lock:
+            try:
+                return self.conn.query(sql, "ArrowTable", params={k: _escaped(v) for k, v in params.items()})
+            except Exception as err:  # chdb raises its own error, or RuntimeError from the binding
+                # After an error chdb hands the next statement's Arrow answer over broken: flush it.
+                try:
+                    self.conn.query("SELECT 1", "CSV")
+                except Exception:  # noqa: BLE001 - the flush only has to run
+                    pass
+                raise ClickHouseError(_code(str(err)), str(err)) from None
+
+    def command(self, sql: str, params: dict[str, Any] | None = None) -> None:
+        self.query(sql, params or {})
+
+    def load(self, table: str, columns: list[str], location: str) -> None:
+        """Read the Parquet file (a path, or a URL ClickHouse's s3() takes) into `table`."""
+        names = [exp.to_identifier(c, quoted=True) for c in columns]
+        source = _table_function(location)
+        insert = exp.insert(exp.select(*names).from_(source), exp.to_table(table, dialect=DIALECT), columns=names)
+        self.command(insert.sql(DIALECT), {"location": location})
+
+
+class _Server:
+    """A ClickHouse server through clickhouse-connect (HTTP)."""
+
+    def __init__(self, settings: Settings):
+        import clickhouse_connect
+
+        self.client = clickhouse_connect.get_client(
+            host=settings.clickhouse_host, port=settings.clickhouse_port, username=settings.clickhouse_user,
+            password=settings.clickhouse_password, secure=bool(settings.clickhouse_secure),
+            settings={**CLICKHOUSE_SETTINGS, "max_execution_time": settings.query_seconds},
+        )
+        self.version = f"clickhouse {self.client.server_version} (server {settings.clickhouse_host}:{settings.clickhouse_port})"
+
+    def query(self, sql: str, params: dict[str, Any]):
+        try:
+            return self.client.query_arrow(sql, parameters=params)
+        except Exception as err:  # clickhouse_connect's DatabaseError and its kind
+            raise ClickHouseError(getattr(err, "code", None) or _code(str(err)), str(err)) from None
+
+    def command(self, sql: str, params: dict[str, Any] | None = None) -> None:
+        try:
+            self.client.command(sql, parameters=params or None)
+        except Exception as err:
+            raise ClickHouseError(getattr(err, "code", None) or _code(str(err)), str(err)) from None
+
+    def load(self, table: str, columns: list[str], location: str) -> None:
+        if "://" not in location or location.startswith("file://"):
+            # The server cannot see this machine's files: the client sends the Parquet bytes.
+            path = location[len("file://"):] if location.startswith("file://") else location
+            db, _, name = table.partition(".")
+            with open(path, "rb") as stream:
+                self.client.raw_insert(name, columns, insert_block=stream.read(), fmt="Parquet", settings={"database": db} if db else None)
+            return
+        names = [exp.to_identifier(c, quoted=True) for c in columns]
+        insert = exp.insert(exp.select(*names).from_(_table_function(location)), exp.to_table(table, dialect=DIALECT), columns=names)
+        self.command(insert.sql(DIALECT), {"location": location})
+
+
+def _literal(value: Any) -> exp.Expression:
+    return exp.Literal.number(value) if isinstance(value, (int, float)) else exp.Literal.string(str(value))
+
+
+def _table_function(location: str) -> exp.Expression:
+    """file() for a local path, s3() for an object-store URL; the location is a parameter."""
+    kind = "file" if "://" not in location or location.startswith("file://") else "s3"
+    return exp.Anonymous(this=kind, expressions=[exp.Placeholder(this="location", kind=exp.DataType.build("String")), exp.Literal.string("Parquet")])
+
+
+class ClickHouseBackend:
+    """Runs compiled plans on ClickHouse over the snapshots' Parquet exports."""
+
+    def __init__(self, catalog: Catalog, settings: Settings):
+        self.catalog, self.settings = catalog, settings
+        if settings.clickhouse_host == "chdb":
+            self.conn: _Chdb | _Server = _Chdb(str(catalog.home / "chdb"), settings.query_seconds)
+        else:
+            self.conn = _Server(settings)
+        self.engine = self.conn.version
+        self.database = settings.clickhouse_database
+        self.loaded: set[str] = set()
+        self._loading = threading.Lock()
+        self.conn.command(exp.Create(this=exp.to_identifier(self.database, quoted=True), kind="DATABASE", exists=True).sql(DIALECT))
+
+    def table(self, info: DatasetInfo) -> tuple[str, str]:
+        """The snapshot's table in ClickHouse, exported and loaded on first use."""
+        sid = info.snapshot_id
+        if sid not in self.loaded:
+            with self._loading:
+                if sid not in self.loaded:
+                    self._load(info)
+                    self.loaded.add(sid)
+        return (self.database, sid)
+
+    def _load(self, info: DatasetInfo) -> None:
+        sid = info.snapshot_id
+        found = self.conn.query(
+            "SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {name:String}", {"db": self.database, "name": sid}
+        )
+        if found.column("n")[0].as_py():
+            return
+        export = export_snapshot(self.catalog, sid, destination(self.catalog, self.settings.snapshot_export))
+        columns = [(ROW_ID, "Int64")] + [(c.name, clickhouse_type(c.physical) or "String") for c in info.columns]
+        loading = f"{sid}__loading"
+        qualified = lambda name: exp.table_(name, db=self.database, quoted=True)  # noqa: E731
+        self.conn.command(exp.Drop(tables=[qualified(loading)], kind="TABLE", exists=True).sql(DIALECT))
+        schema = exp.Schema(this=qualified(loading), expressions=[
+            exp.ColumnDef(this=exp.to_identifier(name, quoted=True), kind=exp.DataType.build(f"Nullable({kind})" if name != ROW_ID else kind, dialect=DIALECT))
+            for name, kind in columns
+        ])
+        create = sqlglot.parse_one("CREATE TABLE t (x Int64) ENGINE = MergeTree ORDER BY tuple()", read=DIALECT)
+        create.set("this", schema)
+        self.conn.command(create.sql(DIALECT))
+        self.conn.load(f"{self.database}.{loading}", [name for name, _ in columns], export.location)
+        # Loaded whole, then renamed: a reader never meets half a snapshot.
+        rename = exp.Command(this="RENAME", expression=f"TABLE {qualified(loading).sql(DIALECT)} TO {qualified(sid).sql(DIALECT)}")
+        self.conn.command(rename.sql(DIALECT))
+
+    def run(self, compiled: Compiled, seconds: float) -> list[tuple]:
+        try:
+            answer = self.conn.query(compiled.sql, compiled.params)
+        except ClickHouseError as err:
+            if err.code in (TIMEOUT_EXCEEDED, TOO_SLOW):
+                raise BackendTimeout(f"the query ran past its time limit ({seconds:g} s) and was stopped") from None
+            if err.code in (DECIMAL_OVERFLOW, ARGUMENT_OUT_OF_BOUND):
+                first = str(err).splitlines()[0][:300]
+                raise ValidationFailed(
+                    "the answer does not fit an exact number of 38 digits",
+                    [ErrorItem("aggregates", f"an exact result past 38 digits cannot be given: {first}", expected="results within DECIMAL(38)")],
+                ) from None
+            raise
+        physicals = [o.physical for o in compiled.columns] + ["BIGINT"] * compiled.row_id_columns
+        columns = [[_as_duckdb(v, p) for v in answer.column(k).to_pylist()] for k, p in enumerate(physicals)]
+        return list(zip(*columns)) if columns else []
+
+
+def _as_duckdb(value: Any, physical: str) -> Any:
+    """The Python value DuckDB gives for a result of type `physical`: ClickHouse's Decimal(38, 0)
+    sums of integers are ints, and a TIMESTAMP has no time zone."""
+    if value is None:
+        return None
+    if physical in ("BIGINT", "HUGEINT") and isinstance(value, Decimal):
+        return int(value)
+    if physical == "TIMESTAMP" and isinstance(value, dt.datetime):
+        return value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    if physical == "TIMESTAMPTZ" and isinstance(value, dt.datetime):
+        return value.astimezone(dt.timezone.utc)
+    if physical == "DATE" and isinstance(value, dt.datetime):
+        return value.date()
+    return value
+
+
+def backend(catalog: Catalog, settings: Settings) -> ClickHouseBackend:
+    """The catalog's ClickHouse backend, connected on first use."""
+    found = catalog.backends.get("clickhouse")
+    if found is None:
+        found = catalog.backends["clickhouse"] = ClickHouseBackend(catalog, settings)
+    return found  # type: ignore[return-value]

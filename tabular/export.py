@@ -1,0 +1,112 @@
+"""Snapshots as Parquet: one zstd file per snapshot, row id included, in a directory or at an
+object-store URL, each recorded in `catalog.exports` so another engine (ClickHouse) can find it.
+
+A snapshot never changes, so a file once written serves for good: exporting again is a no-op.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+from sqlglot import exp
+
+from .catalog import Catalog
+
+ROW_ID = "__row_id"
+BATCH_ROWS = 128 * 1024
+
+
+@dataclass(frozen=True)
+class Export:
+    snapshot_id: str
+    location: str  # a local path, or the URL it was written to
+    rows: int
+    bytes: int
+
+
+def destination(catalog: Catalog, configured: str) -> str:
+    """Where exports go: the setting, else `exports/` beside the catalog."""
+    return configured or str(catalog.home / "exports")
+
+
+def location_of(catalog: Catalog, snapshot_id: str) -> Export | None:
+    row = catalog.cursor().execute(
+        "SELECT snapshot_id, location, rows, bytes FROM catalog.exports WHERE snapshot_id = ? ORDER BY exported_at DESC LIMIT 1", [snapshot_id]
+    ).fetchone()
+    return Export(*row) if row else None
+
+
+def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
+    """Write the snapshot's table (every column and its row id, in row id order) to
+    `<where>/<snapshot_id>.parquet`, zstd-compressed, and record it; one already recorded is
+    answered as it is."""
+    known = location_of(catalog, snapshot_id)
+    if known is not None:
+        return known
+    fs, base, shown = _filesystem(where)
+    target = f"{base.rstrip('/')}/{snapshot_id}.parquet"
+    cur = catalog.cursor()
+    columns = cur.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = 'snapshots' AND table_name = ? ORDER BY column_index", [snapshot_id]
+    ).fetchall()
+    if not columns:
+        raise LookupError(f"no snapshot table {snapshot_id!r}")
+    table = exp.table_(snapshot_id, db="snapshots", quoted=True)
+    # A duration has no Parquet type every reader takes: it is written as DuckDB's text of it
+    # (the ClickHouse backend refuses duration columns anyway).
+    picked = [
+        exp.alias_(exp.cast(exp.column(name, quoted=True), "VARCHAR"), name, quoted=True) if kind == "INTERVAL" else exp.column(name, quoted=True)
+        for name, kind in columns
+    ]
+    sql = exp.select(*picked).from_(table).order_by(exp.column(ROW_ID, quoted=True)).sql(dialect="duckdb")
+    reader = cur.sql(sql).to_arrow_reader(BATCH_ROWS)
+    partial = target + ".partial" if fs is None else target
+    rows = 0
+    if fs is None:
+        Path(base).mkdir(parents=True, exist_ok=True)
+    else:
+        fs.create_dir(base, recursive=True)
+    with pq.ParquetWriter(partial, reader.schema, compression="zstd", filesystem=fs) as writer:
+        for batch in reader:
+            writer.write_batch(batch)
+            rows += batch.num_rows
+        if rows == 0:
+            writer.write_table(pa.Table.from_batches([], schema=reader.schema))
+    if fs is None:
+        os.replace(partial, target)  # a reader never sees half a file
+        size = Path(target).stat().st_size
+    else:
+        size = fs.get_file_info(target).size or 0
+    location = target if fs is None else f"{shown.rstrip('/')}/{snapshot_id}.parquet"
+    cur.execute(
+        "INSERT INTO catalog.exports VALUES (?, ?, ?, ?, ?)", [snapshot_id, location, rows, size, dt.datetime.now(dt.timezone.utc)]
+    )
+    return Export(snapshot_id, location, rows, size)
+
+
+def export_live(catalog: Catalog, where: str, org: str | None = None, namespace: str | None = None) -> list[Export]:
+    """Export every snapshot that serves a live revision (of one org / namespace when given)."""
+    sql = (
+        "SELECT d.live_snapshot FROM catalog.datasets d JOIN catalog.sources s ON s.org = d.org AND s.namespace = d.namespace"
+        " AND s.source_uri = d.source_uri AND s.live_revision = d.revision"
+        " WHERE (? IS NULL OR d.org = ?) AND (? IS NULL OR d.namespace = ?) ORDER BY d.org, d.namespace, d.source_uri, d.idx"
+    )
+    ids = [r[0] for r in catalog.cursor().execute(sql, [org, org, namespace, namespace]).fetchall()]
+    return [export_snapshot(catalog, sid, where) for sid in ids]
+
+
+def _filesystem(where: str) -> tuple[pafs.FileSystem | None, str, str]:
+    """(filesystem or None for a local directory, the path inside it, the location as shown)."""
+    if "://" not in where:
+        return None, str(Path(where).resolve()), str(Path(where).resolve())
+    if where.startswith("file://"):
+        local = where[len("file://"):]
+        return None, local, local
+    fs, path = pafs.FileSystem.from_uri(where)  # s3://, gs://, abfs://, hdfs:// as pyarrow reads them
+    return fs, path, where
