@@ -157,9 +157,14 @@ class ClickHouse(Target):
         if fn == "sum" and decimal:
             # Decimal128 sums wrap silently too: summed in Decimal256, then brought to DuckDB's
             # DECIMAL(38, s), which fails (is refused) past 38 digits exactly as DuckDB does.
-            scale = decimal.group(2)
+            scale = int(decimal.group(2))
             total = only_where(exp.Sum(this=_fn("toDecimal256", column, exp.Literal.number(scale))))
-            return exp.cast(total, _type(f"Decimal(38, {scale})", self.dialect))
+            # CAST checks only Decimal128's binary range (past 10^38): the 38 digits are checked
+            # here, adding 0 or failing (throwIf) as DuckDB's sum fails.
+            largest = _fn("toDecimal256", exp.Literal.string("9" * (38 - scale) + ("." + "9" * scale if scale else "")), exp.Literal.number(scale))
+            beyond = exp.GT(this=exp.Abs(this=total.copy()), expression=largest)
+            checked = exp.Add(this=total, expression=_fn("throwIf", exp.Coalesce(this=beyond, expressions=[exp.false()])))
+            return exp.cast(checked, _type(f"Nullable(Decimal(38, {scale}))", self.dialect))
         if fn == "avg" and physical == "BIGINT":
             return only_where(exp.Avg(this=_fn("toInt128", column)))  # avg of Int64 wraps its sum
         if fn == "avg" and decimal and int(decimal.group(1)) > AVG_EXACT_SUM_DIGITS:
@@ -181,14 +186,14 @@ class ClickHouse(Target):
         """The two middle values (quantileExactLow of the column and of its negation), added and
         halved at one more decimal place: exact, as DuckDB's."""
         p, s = decimal_shape(physical)
-        wide = _type(f"Decimal(38, {s + 1})", self.dialect)
+        wide = _type(f"Nullable(Decimal(38, {s + 1}))", self.dialect)  # NULL: no value to halve
 
         def middle(e: exp.Expression) -> exp.Expression:
             return exp.cast(only_where(_parametric("quantileExactLow", exp.Literal.number("0.5"), e)), wide)
 
         lower, upper = middle(column), exp.Neg(this=middle(exp.Neg(this=column.copy())))
         half = exp.Div(this=exp.paren(exp.Add(this=lower, expression=upper)), expression=exp.Literal.number(2))
-        return exp.cast(half, _type(f"Decimal({p + 1}, {s + 1})", self.dialect))
+        return exp.cast(half, _type(f"Nullable(Decimal({p + 1}, {s + 1}))", self.dialect))
 
     def problem(self, column: ColumnInfo) -> str | None:
         if column.physical in _UNREADABLE:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import sqlglot
@@ -30,6 +31,7 @@ TIMEOUT_EXCEEDED = 159
 TOO_SLOW = 160
 DECIMAL_OVERFLOW = 407
 ARGUMENT_OUT_OF_BOUND = 69
+THROW_IF = 395  # a sum past 38 digits (planner/targets.py)
 
 
 class ClickHouseError(Exception):
@@ -65,31 +67,49 @@ def _escaped(value: Any) -> str:
 
 
 class _Chdb:
-    """ClickHouse in this process. chdb holds one session per process and is not thread-safe,
-    so every call takes the lock."""
+    """ClickHouse in this process. chdb holds one session per process (at the path the first
+    engine named) and is not thread-safe: every engine of the process shares it (`shared`),
+    and every call takes the lock. Snapshot ids are unique, so engines' tables never meet."""
 
     _lock = threading.Lock()
+    _shared: "_Chdb | None" = None
 
-    def __init__(self, path: str, seconds: float):
+    @classmethod
+    def shared(cls, path: str) -> "_Chdb":
+        with cls._lock:
+            if cls._shared is None:
+                Path(path).mkdir(parents=True, exist_ok=True)
+                cls._shared = cls(path)
+            return cls._shared
+
+    def __init__(self, path: str):
         import chdb
         from chdb.state.sqlitelike import connect
 
         self.conn = connect(path)
         self.version = f"clickhouse {chdb.engine_version} (chdb {chdb.__version__})"
-        for name, value in {**CLICKHOUSE_SETTINGS, "max_execution_time": seconds}.items():
-            self.command(exp.Set(expressions=[exp.SetItem(this=exp.EQ(this=exp.var(name), expression=_literal(value)))]).sql(DIALECT))
+        self.seconds: float | None = None
+        for name, value in CLICKHOUSE_SETTINGS.items():
+            self._query(_set(name, value), {})
 
-    def query(self, sql: str, params: dict[str, Any]):
+    def query(self, sql: str, params: dict[str, Any], seconds: float | None = None):
         with self._lock:
+            if seconds is not None and seconds != self.seconds:
+                # One session serves every engine of the process: each run sets its own limit.
+                self._query(_set("max_execution_time", seconds), {})
+                self.seconds = seconds
+            return self._query(sql, params)
+
+    def _query(self, sql: str, params: dict[str, Any]):
+        try:
+            return self.conn.query(sql, "ArrowTable", params={k: _escaped(v) for k, v in params.items()})
+        except Exception as err:  # chdb raises its own error, or RuntimeError from the binding
+            # After an error chdb hands the next statement's Arrow answer over broken: flush it.
             try:
-                return self.conn.query(sql, "ArrowTable", params={k: _escaped(v) for k, v in params.items()})
-            except Exception as err:  # chdb raises its own error, or RuntimeError from the binding
-                # After an error chdb hands the next statement's Arrow answer over broken: flush it.
-                try:
-                    self.conn.query("SELECT 1", "CSV")
-                except Exception:  # noqa: BLE001 - the flush only has to run
-                    pass
-                raise ClickHouseError(_code(str(err)), str(err)) from None
+                self.conn.query("SELECT 1", "CSV")
+            except Exception:  # noqa: BLE001 - the flush only has to run
+                pass
+            raise ClickHouseError(_code(str(err)), str(err)) from None
 
     def command(self, sql: str, params: dict[str, Any] | None = None) -> None:
         self.query(sql, params or {})
@@ -111,13 +131,13 @@ class _Server:
         self.client = clickhouse_connect.get_client(
             host=settings.clickhouse_host, port=settings.clickhouse_port, username=settings.clickhouse_user,
             password=settings.clickhouse_password, secure=bool(settings.clickhouse_secure),
-            settings={**CLICKHOUSE_SETTINGS, "max_execution_time": settings.query_seconds},
+            settings=CLICKHOUSE_SETTINGS,
         )
         self.version = f"clickhouse {self.client.server_version} (server {settings.clickhouse_host}:{settings.clickhouse_port})"
 
-    def query(self, sql: str, params: dict[str, Any]):
+    def query(self, sql: str, params: dict[str, Any], seconds: float | None = None):
         try:
-            return self.client.query_arrow(sql, parameters=params)
+            return self.client.query_arrow(sql, parameters=params, settings={"max_execution_time": seconds} if seconds else None)
         except Exception as err:  # clickhouse_connect's DatabaseError and its kind
             raise ClickHouseError(getattr(err, "code", None) or _code(str(err)), str(err)) from None
 
@@ -140,6 +160,10 @@ class _Server:
         self.command(insert.sql(DIALECT), {"location": location})
 
 
+def _set(name: str, value: Any) -> str:
+    return exp.Set(expressions=[exp.SetItem(this=exp.EQ(this=exp.var(name), expression=_literal(value)))]).sql(DIALECT)
+
+
 def _literal(value: Any) -> exp.Expression:
     return exp.Literal.number(value) if isinstance(value, (int, float)) else exp.Literal.string(str(value))
 
@@ -156,7 +180,7 @@ class ClickHouseBackend:
     def __init__(self, catalog: Catalog, settings: Settings):
         self.catalog, self.settings = catalog, settings
         if settings.clickhouse_host == "chdb":
-            self.conn: _Chdb | _Server = _Chdb(str(catalog.home / "chdb"), settings.query_seconds)
+            self.conn: _Chdb | _Server = _Chdb.shared(str(catalog.home / "chdb"))
         else:
             self.conn = _Server(settings)
         self.engine = self.conn.version
@@ -201,11 +225,11 @@ class ClickHouseBackend:
 
     def run(self, compiled: Compiled, seconds: float) -> list[tuple]:
         try:
-            answer = self.conn.query(compiled.sql, compiled.params)
+            answer = self.conn.query(compiled.sql, compiled.params, seconds)
         except ClickHouseError as err:
             if err.code in (TIMEOUT_EXCEEDED, TOO_SLOW):
                 raise BackendTimeout(f"the query ran past its time limit ({seconds:g} s) and was stopped") from None
-            if err.code in (DECIMAL_OVERFLOW, ARGUMENT_OUT_OF_BOUND):
+            if err.code in (DECIMAL_OVERFLOW, ARGUMENT_OUT_OF_BOUND, THROW_IF):
                 first = str(err).splitlines()[0][:300]
                 raise ValidationFailed(
                     "the answer does not fit an exact number of 38 digits",
