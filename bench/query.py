@@ -1,10 +1,12 @@
 """Run three TPC-H-shaped plans through knowledge.query and as hand-written DuckDB SQL; compare.
 
-    python bench/query.py --scale-factor 1 [--data-dir bench/data] [--repeat 5]
+    python bench/query.py --scale-factor 1 [--data-dir bench/data] [--repeat 5] [--engine clickhouse]
 
 The CSVs of lineitem, orders and customer are ingested once into a fresh tabular home (not
 timed). Each plan then runs end to end through `engine.call("knowledge.query", plan)`, and its
-SQL equivalent runs on the same DuckDB connection over the same snapshot tables. See bench/README.md.
+SQL equivalent runs on the same DuckDB connection over the same snapshot tables. With `--engine
+clickhouse` the same plans also run through knowledge.query on ClickHouse (chdb, in process, over
+the snapshots exported as Parquet), beside DuckDB, and both are printed. See bench/README.md.
 """
 
 from __future__ import annotations
@@ -158,13 +160,48 @@ def measure(engine, plan: dict, sql_template: str, repeat: int) -> dict:
     }
 
 
+def measure_clickhouse(engine, plan: dict, repeat: int) -> dict:
+    """The plan through knowledge.query on DuckDB and on ClickHouse, interleaved; the first
+    ClickHouse run (export to Parquet and load, once per snapshot) is reported apart."""
+    from dataclasses import replace
+
+    from tabular.ops.query import QueryIn, query
+
+    body = QueryIn.model_validate({"org": "bench", "namespace": "tpch", **plan})
+    duck_ctx = engine.context
+    ch_ctx = replace(duck_ctx, settings=replace(duck_ctx.settings, query_engine="clickhouse"))
+    start = time.perf_counter()
+    ch = query(ch_ctx, body).model_dump(mode="json")
+    first = (time.perf_counter() - start) * 1000
+    duck = query(duck_ctx, body).model_dump(mode="json")
+    duck_ms, ch_ms = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        duck = query(duck_ctx, body).model_dump(mode="json")
+        duck_ms.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        ch = query(ch_ctx, body).model_dump(mode="json")
+        ch_ms.append((time.perf_counter() - start) * 1000)
+    same = duck["columns"] == ch["columns"] and len(duck["rows"]) == len(ch["rows"]) and all(
+        all(math.isclose(a, b, rel_tol=1e-9) if isinstance(a, float) and isinstance(b, float) else (a == b and type(a) is type(b)) for a, b in zip(d, c))
+        for d, c in zip(duck["rows"], ch["rows"])
+    )
+    return {"duckdb": statistics.median(duck_ms), "clickhouse": statistics.median(ch_ms), "first": first,
+            "rows": len(ch["rows"]), "same": same, "engine": ch["receipt"]["engine"]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale-factor", type=float, default=1.0, help="TPC-H scale factor; fractions like 0.1 work")
     parser.add_argument("--data-dir", type=Path, default=ROOT / "bench" / "data")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per plan, after one warm-up (the median is reported)")
+    parser.add_argument("--engine", choices=["duckdb", "clickhouse"], default="duckdb",
+                        help="clickhouse: also run the plans on ClickHouse (chdb) beside DuckDB and print both")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))  # the working tree's tabular, whatever the current directory
+    # bench/http.py would shadow the standard library's http (httpx imports it): bench/ leaves
+    # the path once common.py is imported.
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     import tabular
 
     data_dir = args.data_dir.resolve()
@@ -184,6 +221,11 @@ def main() -> None:
         for name, (plan, sql) in PLANS.items():
             print(f"running {name} ...", flush=True)
             results[name] = measure(engine, plan, sql, args.repeat)
+        clickhouse = {}
+        if args.engine == "clickhouse":
+            for name, (plan, _) in PLANS.items():
+                print(f"running {name} on ClickHouse ...", flush=True)
+                clickhouse[name] = measure_clickhouse(engine, plan, args.repeat)
         engine.close()
     print(f"\nTPC-H scale factor {args.scale_factor:g}, median of {args.repeat} runs after one warm-up, ms\n")
     print(f"{'plan':<5} {'tabular ms':>11} {'DuckDB ms':>10} {'ratio':>7} {'overhead ms':>12} {'rows':>5}  same rows")
@@ -210,6 +252,14 @@ def main() -> None:
     for name, r in results.items():
         for reason in r["incomplete"]:
             print(f"{name} answered complete: false ({reason})")
+    if clickhouse:
+        engine_name = next(iter(clickhouse.values()))["engine"]
+        print(f"\nknowledge.query on DuckDB and on {engine_name}, median of {args.repeat} runs, ms (first: the first")
+        print("ClickHouse run, which exports the snapshots to Parquet and loads them, once)\n")
+        print(f"{'plan':<5} {'DuckDB ms':>10} {'ClickHouse ms':>14} {'ratio':>7} {'first ms':>9} {'rows':>5}  same answer")
+        for name, r in clickhouse.items():
+            print(f"{name:<5} {r['duckdb']:>10.2f} {r['clickhouse']:>14.2f} {r['clickhouse'] / r['duckdb']:>6.2f}x "
+                  f"{r['first']:>9.0f} {r['rows']:>5}  {'yes' if r['same'] else 'NO'}")
 
 
 if __name__ == "__main__":

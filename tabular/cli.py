@@ -286,6 +286,22 @@ def cmd_call(args, console: Console) -> int:
     return 0
 
 
+def cmd_export(args, console: Console) -> int:
+    from .export import destination, export_live
+
+    engine = connect(args.home)
+    with engine:
+        where = destination(engine.catalog, args.destination or engine.settings.snapshot_export)
+        done = export_live(engine.catalog, where, args.org or None, args.namespace or None)
+    if args.json:
+        print(json.dumps([e.__dict__ for e in done], indent=2))
+        return 0
+    for e in done:
+        console.print(f"{e.snapshot_id}: {e.rows:,} rows, {e.bytes:,} bytes → {escape(e.location)}")
+    console.print(f"{len(done)} live snapshots exported to {escape(where)}" if done else "no live snapshot to export")
+    return 0
+
+
 def cmd_token(args, console: Console) -> int:
     from .service.auth import new_token, token_hash
 
@@ -353,6 +369,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--url", help="call a tabular service at this address instead of the local DuckDB file")
     p.add_argument("--token", help="bearer token for --url (default: TABULAR_TOKEN)")
     p.set_defaults(run=cmd_call)
+    p = sub.add_parser("export", help="write every live snapshot as Parquet (zstd, row id included) for ClickHouse; --org/--namespace narrow it")
+    p.add_argument("destination", nargs="?", default="", help="a directory or object-store URL (default: TABULAR_SNAPSHOT_EXPORT, else <home>/exports)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_export)
     p = sub.add_parser("token", help="make a bearer token and print its entry for the tokens file")
     p.add_argument("--org", dest="token_org", required=True)
     p.add_argument("--namespaces", nargs="+", default=["*"], help="namespaces it may use (* = all of the org)")

@@ -1,7 +1,9 @@
 """Snapshots as Parquet: one zstd file per snapshot, row id included, in a directory or at an
 object-store URL, each recorded in `catalog.exports` so another engine (ClickHouse) can find it.
 
-A snapshot never changes, so a file once written serves for good: exporting again is a no-op.
+A snapshot never changes, so a file once written serves for good: exporting it again to the
+same place is a no-op; exporting it elsewhere writes and records one more copy (the latest is
+the one `location_of` answers).
 """
 
 from __future__ import annotations
@@ -35,22 +37,26 @@ def destination(catalog: Catalog, configured: str) -> str:
     return configured or str(catalog.home / "exports")
 
 
-def location_of(catalog: Catalog, snapshot_id: str) -> Export | None:
+def location_of(catalog: Catalog, snapshot_id: str, location: str | None = None) -> Export | None:
+    """The snapshot's latest recorded export (or the one at `location`), or None."""
     row = catalog.cursor().execute(
-        "SELECT snapshot_id, location, rows, bytes FROM catalog.exports WHERE snapshot_id = ? ORDER BY exported_at DESC LIMIT 1", [snapshot_id]
+        "SELECT snapshot_id, location, rows, bytes FROM catalog.exports WHERE snapshot_id = ? AND (? IS NULL OR location = ?)"
+        " ORDER BY exported_at DESC LIMIT 1",
+        [snapshot_id, location, location],
     ).fetchone()
     return Export(*row) if row else None
 
 
 def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
     """Write the snapshot's table (every column and its row id, in row id order) to
-    `<where>/<snapshot_id>.parquet`, zstd-compressed, and record it; one already recorded is
-    answered as it is."""
-    known = location_of(catalog, snapshot_id)
-    if known is not None:
-        return known
+    `<where>/<snapshot_id>.parquet`, zstd-compressed, and record it; one already recorded
+    there is answered as it is."""
     fs, base, shown = _filesystem(where)
     target = f"{base.rstrip('/')}/{snapshot_id}.parquet"
+    location = target if fs is None else f"{shown.rstrip('/')}/{snapshot_id}.parquet"
+    known = location_of(catalog, snapshot_id, location)
+    if known is not None:
+        return known
     cur = catalog.cursor()
     columns = cur.execute(
         "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = 'snapshots' AND table_name = ? ORDER BY column_index", [snapshot_id]
@@ -83,7 +89,6 @@ def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
         size = Path(target).stat().st_size
     else:
         size = fs.get_file_info(target).size or 0
-    location = target if fs is None else f"{shown.rstrip('/')}/{snapshot_id}.parquet"
     cur.execute(
         "INSERT INTO catalog.exports VALUES (?, ?, ?, ?, ?)", [snapshot_id, location, rows, size, dt.datetime.now(dt.timezone.utc)]
     )

@@ -20,7 +20,6 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -33,7 +32,7 @@ from planner.models import QueryPlan  # noqa: E402
 from planner.resolve import resolve  # noqa: E402
 from planner.targets import CLICKHOUSE  # noqa: E402
 from schemas import BY_SOURCE, found_for  # noqa: E402
-from tabular.export import export_snapshot, location_of  # noqa: E402
+from tabular.export import location_of  # noqa: E402
 from tabular.jsonval import to_json  # noqa: E402
 from tabular.ops.query import QueryIn, query  # noqa: E402
 from test_properties import FAST, JOIN_COMBOS, MAIN, ODD_STRINGS, Gen, draw_aggregate_plan, draw_rows_plan, env  # noqa: E402,F401
@@ -290,33 +289,6 @@ def fresh(tmp_path):
     assert ns.ingest_file(Path(__file__).resolve().parents[2] / "fixtures" / "query" / "customers.csv", source_uri="customers.csv").state == "ready"
     yield engine, ns.dataset_get("customers.csv").datasets[0]
     engine.close()
-
-
-def test_snapshots_export_as_parquet(fresh, tmp_path):
-    """One zstd Parquet file per snapshot, with its row id, recorded in the catalog; exporting
-    again answers the recorded file."""
-    engine, got = fresh
-    assert location_of(engine.catalog, got.snapshot_id) is None
-    first = export_snapshot(engine.catalog, got.snapshot_id, str(tmp_path / "out"))
-    assert first.location == str(tmp_path / "out" / f"{got.snapshot_id}.parquet") and first.rows == got.rows
-    meta = pq.ParquetFile(first.location).metadata
-    assert meta.num_rows == got.rows and meta.row_group(0).column(0).compression == "ZSTD"
-    table = pq.read_table(first.location)
-    assert set(table.column_names) == {"__row_id", *[c.name for c in got.columns]}
-    ids = table.column("__row_id").to_pylist()
-    assert ids == sorted(ids) and len(set(ids)) == got.rows
-    assert location_of(engine.catalog, got.snapshot_id) == first
-    assert export_snapshot(engine.catalog, got.snapshot_id, str(tmp_path / "elsewhere")) == first
-    assert not (tmp_path / "elsewhere").exists()
-    assert not list((tmp_path / "out").glob("*.partial"))
-
-
-def test_export_to_a_url(fresh, tmp_path):
-    """An object-store URL goes through pyarrow's filesystems (file:// here; s3:// alike)."""
-    engine, got = fresh
-    out = export_snapshot(engine.catalog, got.snapshot_id, f"file://{tmp_path}/bucket/prefix")
-    assert out.location == f"{tmp_path}/bucket/prefix/{got.snapshot_id}.parquet"
-    assert pq.read_metadata(out.location).num_rows == out.rows == got.rows
 
 
 def test_clickhouse_exports_what_it_reads(fresh):

@@ -1,0 +1,65 @@
+"""Snapshots as Parquet (tabular/export.py): one zstd file per snapshot with its row id, in a
+directory or at an object-store URL, recorded in catalog.exports; `tabular export`."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import tabular
+from tabular.export import export_snapshot, location_of
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def fresh(tmp_path):
+    """An engine with customers.csv ingested and nothing exported yet."""
+    engine = tabular.connect(str(tmp_path / "home"))
+    ns = engine.namespace("export", "tests")
+    assert ns.ingest_file(ROOT / "fixtures" / "query" / "customers.csv", source_uri="customers.csv").state == "ready"
+    yield engine, ns.dataset_get("customers.csv").datasets[0]
+    engine.close()
+
+
+def test_snapshots_export_as_parquet(fresh, tmp_path):
+    """One zstd Parquet file per snapshot, with its row id, recorded in the catalog; exporting
+    again answers the recorded file."""
+    engine, got = fresh
+    assert location_of(engine.catalog, got.snapshot_id) is None
+    first = export_snapshot(engine.catalog, got.snapshot_id, str(tmp_path / "out"))
+    assert first.location == str(tmp_path / "out" / f"{got.snapshot_id}.parquet") and first.rows == got.rows
+    meta = pq.ParquetFile(first.location).metadata
+    assert meta.num_rows == got.rows and meta.row_group(0).column(0).compression == "ZSTD"
+    table = pq.read_table(first.location)
+    assert set(table.column_names) == {"__row_id", *[c.name for c in got.columns]}
+    ids = table.column("__row_id").to_pylist()
+    assert ids == sorted(ids) and len(set(ids)) == got.rows
+    assert location_of(engine.catalog, got.snapshot_id) == first
+    assert export_snapshot(engine.catalog, got.snapshot_id, str(tmp_path / "out")) == first
+    assert not list((tmp_path / "out").glob("*.partial"))
+    # Elsewhere: one more copy, recorded; the latest is where the snapshot is found.
+    second = export_snapshot(engine.catalog, got.snapshot_id, str(tmp_path / "elsewhere"))
+    assert second.location != first.location and Path(second.location).is_file()
+    assert location_of(engine.catalog, got.snapshot_id) == second
+    assert location_of(engine.catalog, got.snapshot_id, first.location) == first
+
+
+def test_export_to_a_url(fresh, tmp_path):
+    """An object-store URL goes through pyarrow's filesystems (file:// here; s3:// alike)."""
+    engine, got = fresh
+    out = export_snapshot(engine.catalog, got.snapshot_id, f"file://{tmp_path}/bucket/prefix")
+    assert out.location == f"{tmp_path}/bucket/prefix/{got.snapshot_id}.parquet"
+    assert pq.read_metadata(out.location).num_rows == out.rows == got.rows
+
+
+def test_the_cli_exports_every_live_snapshot(tmp_path):
+    home, out = tmp_path / "home", tmp_path / "out"
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), *a], capture_output=True, text=True)  # noqa: E731
+    assert run("ingest", str(ROOT / "fixtures" / "query" / "orders.csv"), str(ROOT / "fixtures" / "query" / "items.csv")).returncode == 0
+    done = run("export", str(out))
+    assert done.returncode == 0 and "2 live snapshots exported" in done.stdout
+    assert sorted(p.suffix for p in out.iterdir()) == [".parquet", ".parquet"]
+    assert sum(pq.read_metadata(p).num_rows for p in out.iterdir()) == 300 + sum(1 for _ in open(ROOT / "fixtures" / "query" / "items.csv")) - 1
