@@ -115,7 +115,7 @@ class _Chdb:
         self.query(sql, params or {})
 
     def load(self, table: str, columns: list[str], location: str) -> None:
-        """Read the Parquet file (a path, or a URL ClickHouse's s3() takes) into `table`."""
+        """Read the Parquet file (a path, or a URL ClickHouse's s3() takes) into `table` (quoted SQL)."""
         names = [exp.to_identifier(c, quoted=True) for c in columns]
         source = _table_function(location)
         insert = exp.insert(exp.select(*names).from_(source), exp.to_table(table, dialect=DIALECT), columns=names)
@@ -151,9 +151,8 @@ class _Server:
         if "://" not in location or location.startswith("file://"):
             # The server cannot see this machine's files: the client sends the Parquet bytes.
             path = location[len("file://"):] if location.startswith("file://") else location
-            db, _, name = table.partition(".")
-            with open(path, "rb") as stream:
-                self.client.raw_insert(name, columns, insert_block=stream.read(), fmt="Parquet", settings={"database": db} if db else None)
+            with open(path, "rb") as stream:  # a quoted db.table is taken as it is
+                self.client.raw_insert(table, columns, insert_block=stream, fmt="Parquet")
             return
         names = [exp.to_identifier(c, quoted=True) for c in columns]
         insert = exp.insert(exp.select(*names).from_(_table_function(location)), exp.to_table(table, dialect=DIALECT), columns=names)
@@ -218,7 +217,7 @@ class ClickHouseBackend:
         create = sqlglot.parse_one("CREATE TABLE t (x Int64) ENGINE = MergeTree ORDER BY tuple()", read=DIALECT)
         create.set("this", schema)
         self.conn.command(create.sql(DIALECT))
-        self.conn.load(f"{self.database}.{loading}", [name for name, _ in columns], export.location)
+        self.conn.load(qualified(loading).sql(DIALECT), [name for name, _ in columns], export.location)
         # Loaded whole, then renamed: a reader never meets half a snapshot.
         rename = exp.Command(this="RENAME", expression=f"TABLE {qualified(loading).sql(DIALECT)} TO {qualified(sid).sql(DIALECT)}")
         self.conn.command(rename.sql(DIALECT))
