@@ -21,9 +21,9 @@ import httpx
 from pydantic import BaseModel
 
 from .errors import ErrorItem, NotFound, RateLimited, TabularError
-from .models import DatasetGetOut, IngestStatusOut
+from .models import IngestStatusOut
+from .namespace import NamespaceOps
 from .ops import REGISTRY
-from .ops.query import QueryOut
 
 FINISHED = ("ready", "partial", "failed", "cancelled")
 
@@ -118,14 +118,11 @@ class Client:
         self.close()
 
 
-class RemoteNamespace:
+class RemoteNamespace(NamespaceOps):
     """A client bound to one (org, namespace): the embedded Namespace's methods, over HTTP."""
 
     def __init__(self, client: Client, org: str, namespace: str):
         self.client, self.org, self.name = client, org, namespace
-
-    def _body(self, **fields: Any) -> dict:
-        return {"org": self.org, "namespace": self.name, **fields}
 
     def upload_file(self, path: str | os.PathLike) -> dict:
         """Stream a local file as the raw body of knowledge.upload."""
@@ -154,27 +151,8 @@ class RemoteNamespace:
             time.sleep(pause)
             pause = min(pause * 1.5, 1.0)
 
-    def dataset_get(self, source_uri: str, dataset_id: str = "", sample_rows: int = 0) -> DatasetGetOut:
-        return self.client.run("knowledge.dataset_get", self._body(source_uri=source_uri, dataset_id=dataset_id, sample_rows=sample_rows))
+    def _run(self, op: str, body: dict) -> BaseModel:
+        return self.client.run(op, body)
 
-    def approve(self, source_uri: str, snapshot_id: str, columns: dict | None = None, formats: dict | None = None, dataset_id: str = ""):
-        """knowledge.dataset_approve: retype `columns` (name -> type) and `formats`, settle the rest; 409 if `snapshot_id` no longer serves."""
-        body = self._body(source_uri=source_uri, dataset_id=dataset_id, snapshot_id=snapshot_id, columns=columns or {}, formats=formats or {})
-        return self.client.run("knowledge.dataset_approve", body)
-
-    def history(self, source_uri: str) -> list:
-        """Every approval of the source's datasets, oldest first."""
-        return self.client.run("knowledge.get", self._body(source_uri=source_uri)).history
-
-    def synthesize(self, task: str, datasets: list, **fields: Any):
-        """Answer a task in words over datasets: knowledge.synthesize."""
-        return self.client.run("knowledge.synthesize", self._body(task=task, datasets=datasets, **fields))
-
-    def call(self, op: str, body: dict | None = None) -> dict:
-        return self.client.call(op, self._body(**(body or {})))
-
-    def query(self, plan: "dict | BaseModel") -> QueryOut:
-        """Run a plan (a dict or planner.models.QueryPlan) in this namespace."""
-        if isinstance(plan, BaseModel):
-            plan = plan.model_dump(by_alias=True, exclude_defaults=True)
-        return self.client.run("knowledge.query", self._body(**plan))
+    def _call(self, op: str, body: dict) -> dict:
+        return self.client.call(op, body)

@@ -11,12 +11,12 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .catalog import Catalog
-from .errors import ErrorItem, NotFound, TabularError, ValidationFailed
-from .models import DatasetGetOut, IngestStatusOut
+from .errors import ErrorItem, NotFound, ValidationFailed
+from .models import IngestStatusOut
+from .namespace import NamespaceOps
 from .ops import REGISTRY
 from .ops.context import Context
 from .ops.ingest import JobPool, store_upload
-from .ops.query import QueryOut
 from .settings import Settings
 
 
@@ -89,14 +89,11 @@ class Engine:
         self.close()
 
 
-class Namespace:
+class Namespace(NamespaceOps):
     """An engine bound to one (org, namespace): the ops with typed answers."""
 
     def __init__(self, engine: Engine, org: str, namespace: str):
         self.engine, self.org, self.name = engine, org, namespace
-
-    def _body(self, **fields: Any) -> dict:
-        return {"org": self.org, "namespace": self.name, **fields}
 
     def upload_file(self, path: str | os.PathLike) -> dict:
         path = Path(path)
@@ -113,27 +110,8 @@ class Namespace:
         self.engine.jobs.wait(started.ingestion_id, wait)
         return self.engine.run("knowledge.ingest_status", self._body(ingestion_id=started.ingestion_id))
 
-    def dataset_get(self, source_uri: str, dataset_id: str = "", sample_rows: int = 0) -> DatasetGetOut:
-        return self.engine.run("knowledge.dataset_get", self._body(source_uri=source_uri, dataset_id=dataset_id, sample_rows=sample_rows))
+    def _run(self, op: str, body: dict) -> BaseModel:
+        return self.engine.run(op, body)
 
-    def approve(self, source_uri: str, snapshot_id: str, columns: dict | None = None, formats: dict | None = None, dataset_id: str = ""):
-        """knowledge.dataset_approve: retype `columns` (name -> type) and `formats`, settle the rest; 409 if `snapshot_id` no longer serves."""
-        body = self._body(source_uri=source_uri, dataset_id=dataset_id, snapshot_id=snapshot_id, columns=columns or {}, formats=formats or {})
-        return self.engine.run("knowledge.dataset_approve", body)
-
-    def history(self, source_uri: str) -> list:
-        """Every approval of the source's datasets, oldest first: who, when, columns before and after, old and new snapshot."""
-        return self.engine.run("knowledge.get", self._body(source_uri=source_uri)).history
-
-    def call(self, op: str, body: dict | None = None) -> dict:
-        return self.engine.call(op, self._body(**(body or {})))
-
-    def query(self, plan: "dict | BaseModel") -> "QueryOut":
-        """Run a plan (a dict or planner.models.QueryPlan) in this namespace."""
-        if isinstance(plan, BaseModel):
-            plan = plan.model_dump(by_alias=True, exclude_defaults=True)
-        return self.engine.run("knowledge.query", self._body(**plan))
-
-    def synthesize(self, task: str, datasets: list, **fields: Any):
-        """Answer a task in words over datasets (source_uris or {source_uri, dataset_id}): knowledge.synthesize."""
-        return self.engine.run("knowledge.synthesize", self._body(task=task, datasets=datasets, **fields))
+    def _call(self, op: str, body: dict) -> dict:
+        return self.engine.call(op, body)

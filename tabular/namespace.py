@@ -1,0 +1,53 @@
+"""The namespace methods: each one op with typed answers, shared by the embedded engine
+(`Engine.namespace`) and the remote client (`Client.namespace`), so the two cannot drift apart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from .models import DatasetGetOut
+from .ops.query import QueryOut
+
+
+class NamespaceOps:
+    """Bound to one (org, namespace); a transport supplies `run` (typed) and `call` (dicts)."""
+
+    org: str
+    name: str
+
+    def _run(self, op: str, body: dict) -> BaseModel:
+        raise NotImplementedError
+
+    def _call(self, op: str, body: dict) -> dict:
+        raise NotImplementedError
+
+    def _body(self, **fields: Any) -> dict:
+        return {"org": self.org, "namespace": self.name, **fields}
+
+    def call(self, op: str, body: dict | None = None) -> dict:
+        """Any op by name in this namespace: a dict in, a dict out."""
+        return self._call(op, self._body(**(body or {})))
+
+    def dataset_get(self, source_uri: str, dataset_id: str = "", sample_rows: int = 0) -> DatasetGetOut:
+        return self._run("knowledge.dataset_get", self._body(source_uri=source_uri, dataset_id=dataset_id, sample_rows=sample_rows))
+
+    def approve(self, source_uri: str, snapshot_id: str, columns: dict | None = None, formats: dict | None = None, dataset_id: str = ""):
+        """knowledge.dataset_approve: retype `columns` (name -> type) and `formats`, settle the rest; 409 if `snapshot_id` no longer serves."""
+        body = self._body(source_uri=source_uri, dataset_id=dataset_id, snapshot_id=snapshot_id, columns=columns or {}, formats=formats or {})
+        return self._run("knowledge.dataset_approve", body)
+
+    def history(self, source_uri: str) -> list:
+        """Every approval of the source's datasets, oldest first: who, when, columns before and after, old and new snapshot."""
+        return self._run("knowledge.get", self._body(source_uri=source_uri)).history
+
+    def query(self, plan: "dict | BaseModel") -> QueryOut:
+        """Run a plan (a dict or planner.models.QueryPlan) in this namespace."""
+        if isinstance(plan, BaseModel):
+            plan = plan.model_dump(by_alias=True, exclude_defaults=True)
+        return self._run("knowledge.query", self._body(**plan))
+
+    def synthesize(self, task: str, datasets: list, **fields: Any):
+        """Answer a task in words over datasets (source_uris or {source_uri, dataset_id}): knowledge.synthesize."""
+        return self._run("knowledge.synthesize", self._body(task=task, datasets=datasets, **fields))
