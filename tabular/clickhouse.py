@@ -92,9 +92,10 @@ class _Chdb:
         for name, value in CLICKHOUSE_SETTINGS.items():
             self._query(_set(name, value), {})
 
-    def query(self, sql: str, params: dict[str, Any], seconds: float | None = None):
+    def query(self, sql: str, params: dict[str, Any], seconds: float = 0):
+        """Run one statement; `seconds` limits it (0: no limit, as for loading a snapshot)."""
         with self._lock:
-            if seconds is not None and seconds != self.seconds:
+            if seconds != self.seconds:
                 # One session serves every engine of the process: each run sets its own limit.
                 self._query(_set("max_execution_time", seconds), {})
                 self.seconds = seconds
@@ -135,7 +136,7 @@ class _Server:
         )
         self.version = f"clickhouse {self.client.server_version} (server {settings.clickhouse_host}:{settings.clickhouse_port})"
 
-    def query(self, sql: str, params: dict[str, Any], seconds: float | None = None):
+    def query(self, sql: str, params: dict[str, Any], seconds: float = 0):
         try:
             return self.client.query_arrow(sql, parameters=params, settings={"max_execution_time": seconds} if seconds else None)
         except Exception as err:  # clickhouse_connect's DatabaseError and its kind

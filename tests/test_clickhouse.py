@@ -77,3 +77,23 @@ def test_a_server_gets_settings_statements_and_the_parquet(tmp_path, monkeypatch
     ns.query({**plan, "limit": 1})
     assert [c[0] for c in client.calls[before:]] == ["query_arrow"]
     engine.close()
+
+
+def test_past_its_time_limit_a_plan_is_stopped_and_the_next_one_runs(tmp_path):
+    """ClickHouse's max_execution_time is the plan's query_seconds: past it the answer is 504
+    BACKEND_TIMEOUT, as on DuckDB; loading a snapshot is not held to it, and the session that
+    timed out answers the next plan."""
+    engine = tabular.connect(str(tmp_path / "home"), query_engine="clickhouse", query_seconds=1e-6)
+    ns = engine.namespace("acme", "slow")
+    for name in ("orders", "items", "customers"):
+        assert ns.ingest_file(ROOT / "fixtures" / "query" / f"{name}.csv", source_uri=f"{name}.csv").state == "ready"
+    plan = {"datasets": [{"source_uri": "orders.csv", "alias": "o"}, {"source_uri": "items.csv", "alias": "i"}, {"source_uri": "customers.csv", "alias": "c"}],
+            "joins": [{"alias": "i", "on": [{"left": "o.order_id", "right": "i.order_id"}]}, {"alias": "c", "on": [{"left": "o.customer_id", "right": "c.customer_id"}]}],
+            "group_by": [{"column": "c.segment"}], "aggregates": [{"fn": "median", "column": "i.price"}, {"fn": "count_distinct", "column": "i.sku"}]}
+    with pytest.raises(tabular.TabularError) as caught:
+        ns.query(plan)
+    assert caught.value.code == "BACKEND_TIMEOUT" and caught.value.status == 504
+    relaxed = replace(engine.context, settings=replace(engine.settings, query_seconds=30.0))
+    got = query(relaxed, QueryIn.model_validate({"org": "acme", "namespace": "slow", **plan}))
+    assert got.rows and got.receipt.engine.startswith("clickhouse ")
+    engine.close()

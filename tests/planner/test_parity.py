@@ -246,12 +246,17 @@ def test_parity_can_disagree(env):
 def clocks_ns(tmp_path_factory):
     folder = tmp_path_factory.mktemp("parity_clocks")
     path = folder / "shifts.csv"
-    path.write_text("worker,starts,worked,at\nann,08:30:00,26:15:00,2024-03-01T08:30:00\nbob,22:00:00,07:45:00,2024-03-02T22:00:00\n")
+    path.write_text(
+        "worker,starts,worked,at,ok,ratio,stamped\n"
+        "ann,08:30:00,26:15:00,2024-03-01T08:30:00,true,1.5e-3,2024-03-01T08:30:00+02:00\n"
+        "bob,22:00:00,07:45:00,2024-03-02T22:00:00,false,-2.25e2,2024-03-02T23:59:59-05:00\n"
+        "cy,06:00:00,01:00:00,1899-12-31T23:59:59,,,1969-12-31T23:00:00+00:00\n"
+    )
     engine = tabular.connect(str(folder / "home"))
     ns = engine.namespace("parity", "clocks")
     assert ns.ingest_file(path, source_uri="shifts.csv").state == "ready"
     types = {c.name: c.type for c in ns.dataset_get("shifts.csv").datasets[0].columns}
-    assert types == {"worker": "string", "starts": "time", "worked": "duration", "at": "datetime"}
+    assert types == {"worker": "string", "starts": "time", "worked": "duration", "at": "datetime", "ok": "bool", "ratio": "number", "stamped": "datetime"}
     yield ns
     engine.close()
 
@@ -272,6 +277,26 @@ def test_clickhouse_refuses_times_and_durations_up_front(clocks_ns):
     assert code == "VALIDATION_FAILED"
     # Every column of the dataset (no select) reads them too.
     assert answer(ch_ctx, scope, {"datasets": [{"source_uri": "shifts.csv"}]}) == ("VALIDATION_FAILED", ["datasets[0]", "datasets[0]"])
+
+
+def test_bools_doubles_and_datetimes_with_offsets_answer_alike(clocks_ns):
+    """The types the query fixtures lack: BOOLEAN, DOUBLE (a number with an exponent),
+    TIMESTAMP before 1900 and TIMESTAMPTZ read from offsets."""
+    shifts = [{"source_uri": "shifts.csv"}]
+    rows = ["worker", "at", "ok", "ratio", "stamped"]
+    check_parity(clocks_ns, {"datasets": shifts, "select": [{"column": c} for c in rows]})
+    for where in [
+        {"column": "ok", "op": "eq", "value": True}, {"column": "ok", "op": "ne", "value": "true"}, {"column": "ok", "op": "is_null"},
+        {"column": "ratio", "op": "lt", "value": 0.0015}, {"column": "ratio", "op": "between", "values": ["-225", 1]},
+        {"column": "stamped", "op": "ge", "value": "2024-03-01T06:30:00+00:00"}, {"column": "stamped", "op": "lt", "value": "2024-03-01T08:30:00"},
+        {"column": "at", "op": "lt", "value": "1900-01-01"},
+    ]:
+        check_parity(clocks_ns, {"datasets": shifts, "select": [{"column": c} for c in rows], "where": [where]})
+    check_parity(clocks_ns, {"datasets": shifts, "group_by": [{"column": "ok"}], "order_by": [{"column": "sum_ratio", "desc": True}],
+                             "aggregates": [{"fn": f, "column": "ratio"} for f in ("sum", "avg", "min", "max", "median", "count_distinct")]
+                             + [{"fn": "min", "column": "stamped"}, {"fn": "max", "column": "at"}]})
+    for bucket in ["year", "month", "week", "day", "hour"]:
+        check_parity(clocks_ns, {"datasets": shifts, "group_by": [{"column": "stamped", "bucket": bucket}], "aggregates": [{"fn": "count"}]})
     # The rest of the dataset is answered alike, datetimes and their buckets included.
     check_parity(clocks_ns, {"datasets": [{"source_uri": "shifts.csv"}], "select": [{"column": "worker"}, {"column": "at"}],
                              "where": [{"column": "at", "op": "lt", "value": "2024-03-02T00:00:00"}]})
