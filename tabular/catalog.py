@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import shutil
 import threading
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import duckdb
 
@@ -99,6 +101,22 @@ class Catalog:
         if cur is None:
             cur = self._local.reader = self.cursor()
         return cur
+
+    @contextmanager
+    def change(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One writer at a time, one transaction: everything done with the cursor becomes live at
+        once when the block ends, or, if it raises, none of it does. Readers then see a new
+        generation (their cached schemas are stale)."""
+        with self.publish_lock:
+            cur = self.cursor()
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                yield cur
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            self.generation += 1
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         cur = self.db.cursor()

@@ -203,60 +203,52 @@ def _warnings(ex: Extraction) -> list[str]:
 def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: Path, typed: list[tuple[str, _Typed]], options: dict, coverage: dict) -> int:
     """One transaction: snapshot tables, catalog rows, the source's live revision. All or nothing."""
     markers = tuple(options.get("null_values") or Settings().null_markers)
-    with catalog.publish_lock:
-        cur = catalog.cursor()
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            key = [job.org, job.namespace, job.source_uri]
-            source = cur.execute(
-                "SELECT live_revision, last_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key
-            ).fetchone()
-            live = source[0] if source and source[0] is not None else 0
-            if job.expected_revision is not None and job.expected_revision != live:
-                raise IngestFailed("revision_conflict", f"expected revision {job.expected_revision} to be live, but {live or 'none'} is")
-            revision = (source[1] if source else 0) + 1
-            stamp = now()
-            for index, (dataset_id, item) in enumerate(typed):
-                ex = item.extraction
-                snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
-                built = build_snapshot(cur, parquet_relation(str(ex.path)), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)
-                for column, header in zip(built.columns, ex.headers):
-                    column["header"] = header
-                origin = dict(ex.origin)
-                origin["decimal_mark"] = _common(item, "decimal_mark")
-                origin["date_order"] = _common(item, "order")
-                cur.execute(
-                    "INSERT INTO catalog.datasets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [*key, revision, dataset_id, ex.name, index, str(ex.path), dumps(ex.headers), dumps(item.names), ex.rows,
-                     dumps(origin), dumps(_warnings(ex)), dumps(options), snapshot_id],
-                )
-                cur.execute(
-                    "INSERT INTO catalog.snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, NULL, ?)",
-                    [snapshot_id, *key, revision, dataset_id, built.rows, built.rows_rejected, dumps(built.columns), dumps(_questions(item)), stamp],
-                )
-                cur.execute("INSERT INTO catalog.typings VALUES (?, ?)", [snapshot_id, retype.dump(item.typings)])
+    with catalog.change() as cur:
+        key = [job.org, job.namespace, job.source_uri]
+        source = cur.execute(
+            "SELECT live_revision, last_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key
+        ).fetchone()
+        live = source[0] if source and source[0] is not None else 0
+        if job.expected_revision is not None and job.expected_revision != live:
+            raise IngestFailed("revision_conflict", f"expected revision {job.expected_revision} to be live, but {live or 'none'} is")
+        revision = (source[1] if source else 0) + 1
+        stamp = now()
+        for index, (dataset_id, item) in enumerate(typed):
+            ex = item.extraction
+            snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
+            built = build_snapshot(cur, parquet_relation(str(ex.path)), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)
+            for column, header in zip(built.columns, ex.headers):
+                column["header"] = header
+            origin = dict(ex.origin)
+            origin["decimal_mark"] = _common(item, "decimal_mark")
+            origin["date_order"] = _common(item, "order")
             cur.execute(
-                "INSERT INTO catalog.revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [*key, revision, job.upload_id, job.filename, fmt, {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt), dumps(coverage), dumps([]), folder.name, stamp, "partial" if coverage["lost"] else "ready"],
+                "INSERT INTO catalog.datasets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [*key, revision, dataset_id, ex.name, index, str(ex.path), dumps(ex.headers), dumps(item.names), ex.rows,
+                 dumps(origin), dumps(_warnings(ex)), dumps(options), snapshot_id],
             )
-            if source:
-                cur.execute(
-                    "UPDATE catalog.sources SET live_revision = ?, last_revision = ?, title = ?, description = ?, tags = ?, metadata = ?, updated_at = ?"
-                    " WHERE org = ? AND namespace = ? AND source_uri = ?",
-                    [revision, revision, job.title, job.description, dumps(job.tags), dumps(job.metadata), stamp, *key],
-                )
-            else:
-                cur.execute(
-                    "INSERT INTO catalog.sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [*key, revision, revision, job.title, job.description, dumps(job.tags), dumps(job.metadata), stamp, stamp],
-                )
-            retention.prune(cur, *key, settings.snapshots_kept)
-            pause.at("ingest.commit")
-            cur.execute("COMMIT")
-            catalog.generation += 1
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+            cur.execute(
+                "INSERT INTO catalog.snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, NULL, ?)",
+                [snapshot_id, *key, revision, dataset_id, built.rows, built.rows_rejected, dumps(built.columns), dumps(_questions(item)), stamp],
+            )
+            cur.execute("INSERT INTO catalog.typings VALUES (?, ?)", [snapshot_id, retype.dump(item.typings)])
+        cur.execute(
+            "INSERT INTO catalog.revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [*key, revision, job.upload_id, job.filename, fmt, {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt), dumps(coverage), dumps([]), folder.name, stamp, "partial" if coverage["lost"] else "ready"],
+        )
+        if source:
+            cur.execute(
+                "UPDATE catalog.sources SET live_revision = ?, last_revision = ?, title = ?, description = ?, tags = ?, metadata = ?, updated_at = ?"
+                " WHERE org = ? AND namespace = ? AND source_uri = ?",
+                [revision, revision, job.title, job.description, dumps(job.tags), dumps(job.metadata), stamp, *key],
+            )
+        else:
+            cur.execute(
+                "INSERT INTO catalog.sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [*key, revision, revision, job.title, job.description, dumps(job.tags), dumps(job.metadata), stamp, stamp],
+            )
+        retention.prune(cur, *key, settings.snapshots_kept)
+        pause.at("ingest.commit")
     return revision
 
 

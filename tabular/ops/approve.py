@@ -147,48 +147,40 @@ def _commit(ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, ch
     """One transaction: the new snapshot, its rejected rows and stats, the switch, the audit row."""
     key = [body.org, body.namespace, body.source_uri]
     snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
-    with ctx.catalog.publish_lock:
-        cur = ctx.catalog.cursor()
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            serving = cur.execute(
-                "SELECT d.live_snapshot FROM catalog.sources s JOIN catalog.datasets d ON d.org = s.org AND d.namespace = s.namespace"
-                " AND d.source_uri = s.source_uri AND d.revision = s.live_revision WHERE s.org = ? AND s.namespace = ? AND s.source_uri = ? AND d.dataset_id = ?",
-                [*key, live.dataset_id],
-            ).fetchone()
-            if serving is None or serving[0] != body.snapshot_id:
-                raise _stale(body.snapshot_id, serving[0] if serving else "none")
-            excluded = [
-                Excluded(*r)
-                for r in cur.execute(
-                    "SELECT row_id, line, value, reason FROM catalog.rejected WHERE snapshot_id = ? AND column_name IS NULL ORDER BY row_id",
-                    [live.snapshot_id],
-                ).fetchall()
-            ]
-            built = build_snapshot(cur, parquet_relation(live.extraction), snapshot_id, list(typings), live.names, typings, markers, excluded)
-            for column, header in zip(built.columns, live.headers):
-                column["header"] = header
-            stamp = now()
-            cur.execute(
-                "INSERT INTO catalog.snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', true, ?, ?, ?)",
-                [snapshot_id, *key, live.revision, live.dataset_id, built.rows, built.rows_rejected, dumps(built.columns), stamp, ctx.caller, stamp],
-            )
-            cur.execute("INSERT INTO catalog.typings VALUES (?, ?)", [snapshot_id, retype.dump(typings)])
-            cur.execute(
-                "UPDATE catalog.datasets SET live_snapshot = ? WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ? AND dataset_id = ?",
-                [snapshot_id, *key, live.revision, live.dataset_id],
-            )
-            cur.execute(
-                "INSERT INTO catalog.approvals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [*key, live.revision, live.dataset_id, live.snapshot_id, snapshot_id, ctx.caller, stamp, bool(changes),
-                 dumps([c.model_dump() for c in changes]), dumps(settled)],
-            )
-            retention.prune(cur, *key, ctx.settings.snapshots_kept)
-            pause.at("approve.commit")
-            cur.execute("COMMIT")
-            ctx.catalog.generation += 1
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+    with ctx.catalog.change() as cur:
+        serving = cur.execute(
+            "SELECT d.live_snapshot FROM catalog.sources s JOIN catalog.datasets d ON d.org = s.org AND d.namespace = s.namespace"
+            " AND d.source_uri = s.source_uri AND d.revision = s.live_revision WHERE s.org = ? AND s.namespace = ? AND s.source_uri = ? AND d.dataset_id = ?",
+            [*key, live.dataset_id],
+        ).fetchone()
+        if serving is None or serving[0] != body.snapshot_id:
+            raise _stale(body.snapshot_id, serving[0] if serving else "none")
+        excluded = [
+            Excluded(*r)
+            for r in cur.execute(
+                "SELECT row_id, line, value, reason FROM catalog.rejected WHERE snapshot_id = ? AND column_name IS NULL ORDER BY row_id",
+                [live.snapshot_id],
+            ).fetchall()
+        ]
+        built = build_snapshot(cur, parquet_relation(live.extraction), snapshot_id, list(typings), live.names, typings, markers, excluded)
+        for column, header in zip(built.columns, live.headers):
+            column["header"] = header
+        stamp = now()
+        cur.execute(
+            "INSERT INTO catalog.snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', true, ?, ?, ?)",
+            [snapshot_id, *key, live.revision, live.dataset_id, built.rows, built.rows_rejected, dumps(built.columns), stamp, ctx.caller, stamp],
+        )
+        cur.execute("INSERT INTO catalog.typings VALUES (?, ?)", [snapshot_id, retype.dump(typings)])
+        cur.execute(
+            "UPDATE catalog.datasets SET live_snapshot = ? WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ? AND dataset_id = ?",
+            [snapshot_id, *key, live.revision, live.dataset_id],
+        )
+        cur.execute(
+            "INSERT INTO catalog.approvals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [*key, live.revision, live.dataset_id, live.snapshot_id, snapshot_id, ctx.caller, stamp, bool(changes),
+             dumps([c.model_dump() for c in changes]), dumps(settled)],
+        )
+        retention.prune(cur, *key, ctx.settings.snapshots_kept)
+        pause.at("approve.commit")
     return snapshot_id
 

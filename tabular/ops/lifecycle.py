@@ -154,8 +154,7 @@ def get(ctx: Context, body: SourceIn) -> GetOut:
 def delete(ctx: Context, body: DeleteIn) -> DeleteOut:
     """Take a source down: nothing of it is live (dataset_get answers found: false, plans naming it are refused) until knowledge.restore."""
     key = [body.org, body.namespace, body.source_uri]
-    with ctx.catalog.publish_lock:
-        cur = ctx.catalog.cursor()
+    with ctx.catalog.change() as cur:
         row = cur.execute("SELECT live_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key).fetchone()
         if row is None:
             return DeleteOut(found=False)
@@ -167,23 +166,15 @@ def delete(ctx: Context, body: DeleteIn) -> DeleteOut:
             )
         if live is None:
             return DeleteOut(found=True)
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            cur.execute("UPDATE catalog.sources SET live_revision = NULL, updated_at = ? WHERE org = ? AND namespace = ? AND source_uri = ?", [now(), *key])
-            cur.execute("INSERT INTO catalog.deletions VALUES (?, ?, ?, ?, ?, ?, NULL)", [*key, live, now(), ctx.caller])
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
-        ctx.catalog.generation += 1
+        cur.execute("UPDATE catalog.sources SET live_revision = NULL, updated_at = ? WHERE org = ? AND namespace = ? AND source_uri = ?", [now(), *key])
+        cur.execute("INSERT INTO catalog.deletions VALUES (?, ?, ?, ?, ?, ?, NULL)", [*key, live, now(), ctx.caller])
     return DeleteOut(found=True, deleted=True, revision=live)
 
 
 def restore(ctx: Context, body: SourceIn) -> RestoreOut:
     """Make a deleted source's revision live again, with its snapshots and approvals."""
     key = [body.org, body.namespace, body.source_uri]
-    with ctx.catalog.publish_lock:
-        cur = ctx.catalog.cursor()
+    with ctx.catalog.change() as cur:
         row = cur.execute("SELECT live_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key).fetchone()
         if row is None:
             return RestoreOut(found=False, reason="no such source")
@@ -192,17 +183,10 @@ def restore(ctx: Context, body: SourceIn) -> RestoreOut:
         revision = _restorable(cur, key)
         if revision is None:
             return RestoreOut(found=True, reason="nothing was deleted")
-        cur.execute("BEGIN TRANSACTION")
-        try:
-            cur.execute("UPDATE catalog.sources SET live_revision = ?, updated_at = ? WHERE org = ? AND namespace = ? AND source_uri = ?", [revision, now(), *key])
-            cur.execute(
-                "UPDATE catalog.deletions SET restored_at = ? WHERE org = ? AND namespace = ? AND source_uri = ? AND restored_at IS NULL", [now(), *key]
-            )
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
-        ctx.catalog.generation += 1
+        cur.execute("UPDATE catalog.sources SET live_revision = ?, updated_at = ? WHERE org = ? AND namespace = ? AND source_uri = ?", [revision, now(), *key])
+        cur.execute(
+            "UPDATE catalog.deletions SET restored_at = ? WHERE org = ? AND namespace = ? AND source_uri = ? AND restored_at IS NULL", [now(), *key]
+        )
     return RestoreOut(found=True, restored=True, reason=f"revision {revision} is live again", revision=revision)
 
 
