@@ -286,7 +286,7 @@ def infer_columns(
     """Type every column of an extraction relation (`rel`: a FROM clause holding __row_id and cN)."""
     options = options or {}
     forced = forced or {}
-    markers = tuple(options.get("null_values") or settings.null_markers)
+    markers = settings.nulls(options)
     free = [c for c in columns if c not in forced]
     name = f"__sample_{uuid.uuid4().hex[:12]}"
     picked = rel

@@ -96,7 +96,7 @@ def run(catalog: Catalog, settings: Settings, job: Job, report) -> int:
         pause.at("ingest.extracted")
         report(stage="type", progress={"total": rows, "done": rows})
         ids = dataset_ids(extractions)
-        typed = [_carry(catalog, job, dataset_id, _type(catalog, settings, extraction, options), options) for dataset_id, extraction in zip(ids, extractions)]
+        typed = [_carry(catalog, settings, job, dataset_id, _type(catalog, settings, extraction, options), options) for dataset_id, extraction in zip(ids, extractions)]
         report(stage="publish")
         rows = sum(e.rows for e in extractions)
         covered = covered or {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
@@ -133,12 +133,12 @@ def dataset_ids(extractions: list[Extraction]) -> list[str]:
     return used
 
 
-def _carry(catalog: Catalog, job: Job, dataset_id: str, item: _Typed, options: dict) -> _Typed:
+def _carry(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, item: _Typed, options: dict) -> _Typed:
     """The live revision's person-set column types, carried where they still read (retype.carry)."""
     cur = catalog.cursor()
     before = retype.person_set(cur, job.org, job.namespace, job.source_uri, dataset_id)
     if before:
-        markers = tuple(options.get("null_values") or Settings().null_markers)
+        markers = settings.nulls(options)
         item.typings = retype.carry(cur, parquet_relation(str(item.extraction.path)), item.names, item.typings, before, markers)
     return item
 
@@ -202,7 +202,7 @@ def _warnings(ex: Extraction) -> list[str]:
 
 def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: Path, typed: list[tuple[str, _Typed]], options: dict, coverage: dict) -> int:
     """One transaction: snapshot tables, catalog rows, the source's live revision. All or nothing."""
-    markers = tuple(options.get("null_values") or Settings().null_markers)
+    markers = settings.nulls(options)
     with catalog.change() as cur:
         key = [job.org, job.namespace, job.source_uri]
         source = cur.execute(

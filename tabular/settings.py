@@ -77,6 +77,10 @@ class Settings:
     clickhouse_database: str = "tabular"
     clickhouse_secure: int = 0  # 1: HTTPS
 
+    def nulls(self, options: dict) -> tuple[str, ...]:
+        """The texts read as null: an ingest's own `null_values`, else this setting."""
+        return tuple(options.get("null_values") or self.null_markers)
+
     @classmethod
     def from_env(cls, **overrides) -> "Settings":
         """Defaults, then `TABULAR_<FIELD>` environment variables, then explicit overrides."""

@@ -115,7 +115,7 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
         return DatasetApproveOut(found=False)
     if body.snapshot_id != live.snapshot_id:
         raise _stale(body.snapshot_id, live.snapshot_id)
-    markers = tuple(live.options.get("null_values") or ctx.settings.null_markers)
+    markers = ctx.settings.nulls(live.options)
     current = _typings(ctx, cur, live)
     cells = dict(zip(live.names, current))
     errors = retype.check_request(cur, live.names, current, cells, body.columns, body.formats)
