@@ -239,6 +239,16 @@ def cmd_demo(args, console: Console) -> int:
             answer = ns.query(plan)
             _show_answer(console, answer)
             console.print(f"[dim]{escape(answer.receipt.sql)}[/dim]")
+        uri, plan = "demo/dates_ambiguous.csv", DEMO_PLANS[-1][1]
+        console.rule("A person answers the question (day first): the same plan is now complete")
+        snapshot = ns.dataset_get(uri).datasets[0].snapshot_id
+        approved = ns.approve(uri, snapshot, formats={"when": "DMY"})
+        console.print(f"approved by {escape(approved.dataset.approved_by or '')}: snapshot {snapshot} -> {approved.dataset.snapshot_id}")
+        _show_answer(console, ns.query(plan))
+        task = "What is the total qty per month?"
+        console.rule(f"A task in words: {task!r} becomes one checked plan, cited")
+        out = ns.synthesize(task, [uri])
+        console.print(escape(out.answer or f"{out.abstain_reason}: {out.clarification}"))
     return 0
 
 
