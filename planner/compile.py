@@ -39,6 +39,11 @@ class _Params:
         self.values[name] = value
         return self.target.placeholder(name, physical)
 
+    def constant(self, name: str, value: Any, physical: str) -> exp.Expression:
+        """A parameter a target needs whatever the plan (a table it computes with), bound once."""
+        self.values[name] = value
+        return self.target.placeholder(name, physical)
+
 
 def _column(alias: str, name: str) -> exp.Column:
     return exp.column(name, table=alias, quoted=True)
@@ -58,7 +63,7 @@ def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] |
             return exp.Not(this=exp.Is(this=target, expression=exp.null())) if settled else exp.false()
         op, values = settled
     physical = f.output.physical if f.output is not None else f.ref.column.physical
-    return params.target.filter(op, target, [params.add(v, physical) for v in values], f.ignore_case)
+    return params.target.filter(op, target, [params.add(v, physical) for v in values], f.ignore_case, params.constant)
 
 
 # A comparison with a number beyond every value of its column: True (every value matches),

@@ -8,8 +8,10 @@ can read at all (`problem`), so a plan it cannot answer exactly is refused up fr
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Callable
+from pathlib import Path
+from typing import Any, Callable
 
 from sqlglot import exp
 
@@ -20,6 +22,7 @@ from .schema import ColumnInfo
 AVG_EXACT_SUM_DIGITS = 28
 
 OnlyWhere = Callable[[exp.Expression], exp.Expression]
+Constant = Callable[[str, Any, str], exp.Expression]  # (name, value, physical) -> a bound parameter
 
 
 def _fn(name: str, *args: exp.Expression) -> exp.Expression:
@@ -40,7 +43,7 @@ class Target:
         """The parameter `name`, bound with a value of the DuckDB type `physical`."""
         return exp.Placeholder(this=name)
 
-    def filter(self, op: str, column: exp.Expression, values: list[exp.Expression], ignore_case: bool) -> exp.Expression:
+    def filter(self, op: str, column: exp.Expression, values: list[exp.Expression], ignore_case: bool, constant: Constant) -> exp.Expression:
         return FILTERS[op].build(column, values, ignore_case)
 
     def bucket(self, e: exp.Expression, bucket: str, type_: str) -> exp.Expression:
@@ -125,10 +128,16 @@ class ClickHouse(Target):
     def placeholder(self, name: str, physical: str) -> exp.Expression:
         return exp.Placeholder(this=name, kind=_type(clickhouse_type(physical) or "String", self.dialect))
 
-    def filter(self, op: str, column: exp.Expression, values: list[exp.Expression], ignore_case: bool) -> exp.Expression:
-        # lower() is ASCII-only in ClickHouse; DuckDB's lower folds every letter.
+    def filter(self, op: str, column: exp.Expression, values: list[exp.Expression], ignore_case: bool, constant: Constant) -> exp.Expression:
+        # ClickHouse's lower() is ASCII-only, and its lowerUTF8 follows newer Unicode tables than
+        # DuckDB's (İ becomes i̇, not i; 55 letters of Unicode 16 DuckDB leaves alone): lower()
+        # then DuckDB's own table of every other letter (lowercase.json), bound once per statement.
         def low(e: exp.Expression) -> exp.Expression:
-            return _fn("lowerUTF8", e) if ignore_case else e
+            if not ignore_case:
+                return e
+            table = _lowercase()
+            uppers, lowers = constant("case_from", table["from"], "VARCHAR"), constant("case_to", table["to"], "VARCHAR")
+            return _fn("translateUTF8", _fn("lower", e), uppers, lowers)
 
         if op == "contains" or op == "not_contains":
             found = exp.GT(this=_fn("position", low(column), low(values[0])), expression=exp.Literal.number(0))
@@ -136,7 +145,7 @@ class ClickHouse(Target):
         if op in ("starts_with", "ends_with"):
             return _fn("startsWith" if op == "starts_with" else "endsWith", low(column), low(values[0]))
         if ignore_case:
-            # The shared definitions lowercase with lower(): rebuild them on lowerUTF8'd operands.
+            # The shared definitions lowercase with lower(): rebuild them on operands lowered here.
             return FILTERS[op].build(low(column), [low(v) for v in values], False)
         return FILTERS[op].build(column, values, ignore_case)
 
@@ -201,6 +210,17 @@ class ClickHouse(Target):
         if clickhouse_type(column.physical) is None:
             return f"its type {column.physical} has no ClickHouse equivalent here"
         return None
+
+
+_LOWERCASE: dict[str, str] = {}
+
+
+def _lowercase() -> dict[str, str]:
+    """DuckDB's lowercase of every non-ASCII letter it changes, one code point each (written
+    from DuckDB's lower(); tests/planner/test_parity.py checks it against the DuckDB installed)."""
+    if not _LOWERCASE:
+        _LOWERCASE.update(json.loads((Path(__file__).parent / "lowercase.json").read_text(encoding="utf-8")))
+    return _LOWERCASE
 
 
 def _parametric(name: str, level: exp.Expression, column: exp.Expression) -> exp.Expression:

@@ -206,6 +206,44 @@ def test_odd_strings_are_parameters_on_both(env, value, op, ignore_case):
     check_parity(env.ns, {"datasets": [{"source_uri": "orders.csv"}], "where": [f], "aggregates": [{"fn": "count"}]})
 
 
+# Where ClickHouse's lowerUTF8 and DuckDB's lower() disagree (found by comparing every code point):
+# İ, and letters added in Unicode 16 that DuckDB's tables do not know.
+CASE_EDGES = ["İ", "\u1c89", "\ua7cb", "\ua7dc", "\U00010d50", "\U00016ea0", "ɤ", "ƛ", "i\u0307", "ẞ", "Σ", "ς", "ǅ"]
+
+
+@pytest.fixture(scope="module")
+def cases_ns(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("parity_cases")
+    path = folder / "names.csv"
+    path.write_text("name\n" + "\n".join(f"x{c}y" for c in CASE_EDGES) + "\nISTANBUL\nistanbul\nİstanbul\n", encoding="utf-8")
+    engine = tabular.connect(str(folder / "home"))
+    ns = engine.namespace("parity", "cases")
+    assert ns.ingest_file(path, source_uri="names.csv").state == "ready"
+    yield ns
+    engine.close()
+
+
+@pytest.mark.parametrize("value", CASE_EDGES + ["istanbul", "ISTANBUL", "x"])
+def test_ignore_case_folds_as_duckdb_does(cases_ns, value):
+    """ignore_case lowercases with DuckDB's table on both engines, letters DuckDB does not know included."""
+    for op in ("eq", "contains", "starts_with", "in"):
+        f = {"column": "name", "op": op, "ignore_case": True, **({"values": [value]} if op == "in" else {"value": value})}
+        check_parity(cases_ns, {"datasets": [{"source_uri": "names.csv"}], "where": [f], "select": [{"column": "name"}]})
+
+
+def test_the_lowercase_table_is_duckdbs():
+    """planner/lowercase.json is DuckDB's lower() of every code point it changes, past ASCII."""
+    import duckdb
+
+    from planner.targets import _lowercase
+
+    table = _lowercase()
+    chars = [chr(c) for c in range(0x80, 0x32000) if not 0xD800 <= c <= 0xDFFF]
+    lowered = [r[0] for r in duckdb.connect().execute("SELECT lower(c) FROM unnest(?) AS t(c)", [chars]).fetchall()]
+    changed = {a: b for a, b in zip(chars, lowered) if a != b}
+    assert dict(zip(table["from"], table["to"])) == changed
+
+
 def test_escapes_survive(env):
     for value in ["a\\b", "\\", "\t", "line\nbreak", "\\n", "a\x00b", "'", "\\'", "%_"]:
         check_parity(env.ns, {"datasets": [{"source_uri": "orders.csv"}], "where": [{"column": "note", "op": "ne", "value": value}], "aggregates": [{"fn": "count"}]})
