@@ -97,11 +97,15 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
     fast = _fast(decoded, layout, sample, out, name, settings, progress)
     if fast is not None:
         return fast
+    # The csv module holds a field whole in memory: one past the setting is refused, not read.
+    csv.field_size_limit(settings.max_cell_bytes)
     with decoded.open_text(settings.max_inflated_bytes) as text:
         reader = csv.reader(text, delimiter=layout.delimiter, quotechar=layout.quotechar, doublequote=True, strict=False)
         try:
             return _stream(reader, layout, decoded, out, name, settings, progress)
         except csv.Error as err:
+            if "field larger than field limit" in str(err):
+                raise IngestFailed("too_large", f"a cell near line {reader.line_num} is over max_cell_bytes ({settings.max_cell_bytes} bytes)") from None
             raise IngestFailed("format_unavailable", f"the file cannot be read as delimited text: {err}") from None
 
 

@@ -36,6 +36,15 @@ class Settings:
     # A table wider than this is refused (too_large): DuckDB statements over thousands of
     # columns grow past what one process should plan.
     max_columns: int = 1_000
+    # A workbook's parts (sheet XML, shared strings …) may not inflate past this many bytes in
+    # all, as their zip headers declare them (a decompression bomb is refused before parsing;
+    # a header that understates a part fails its checksum as damaged).
+    max_workbook_xml_bytes: int = 1024 * 1024 * 1024
+    # Workbooks whose parts inflate past this are read by the fast reader (sheets_fast.py)
+    # whatever their compressed size: openpyxl holds every cell of a sheet in memory.
+    sheet_fast_inflated_bytes: int = 64 * 1024 * 1024
+    # A single cell of delimited text past this is refused too_large.
+    max_cell_bytes: int = 32 * 1024 * 1024
     # Cells a sheet may span (rows × columns of its filled area) to be read in memory.
     max_sheet_cells: int = 20_000_000
     # Workbooks this large are read by fastexcel (sheets_fast.py): fast, but blind to merged cells.

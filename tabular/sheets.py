@@ -12,6 +12,7 @@ import datetime as dt
 import re
 import warnings
 import zipfile
+import zlib
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -37,8 +38,9 @@ class Cell:
     kind: str  # "s" text, "n" number, "d" date/time, "b" bool, "e" error, "" empty
 
 
-def check_container(path: Path, fmt: str) -> None:
-    """Refuse what is not a readable workbook with SPEC codes before any parser sees it."""
+def check_container(path: Path, fmt: str, settings: Settings) -> int:
+    """Refuse what is not a readable workbook with SPEC codes before any parser sees it, and
+    answer the bytes its members inflate to."""
     with path.open("rb") as fh:
         head = fh.read(8)
     if not head:
@@ -52,16 +54,57 @@ def check_container(path: Path, fmt: str) -> None:
         raise IngestFailed("format_unavailable", f"the file is not a {fmt} workbook (not a zip archive)")
     try:
         with zipfile.ZipFile(path) as archive:
-            bad = archive.testzip()
+            inflated = sum(i.file_size for i in archive.infolist())
+            if inflated > settings.max_workbook_xml_bytes:
+                # Before testzip, which would inflate it all: a bomb is refused unread.
+                raise IngestFailed(
+                    "too_large",
+                    f"the workbook's parts inflate to {inflated} bytes, over max_workbook_xml_bytes ({settings.max_workbook_xml_bytes})",
+                )
+            for info in archive.infolist():
+                _scan_part(archive, info)
             names = set(archive.namelist())
-    except (zipfile.BadZipFile, OSError, EOFError) as err:
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as err:
         raise IngestFailed("format_unavailable", f"the workbook is damaged: {err}") from None
-    if bad is not None:
-        raise IngestFailed("format_unavailable", f"the workbook is damaged: member {bad} fails its checksum")
     if fmt == "ods" and "content.xml" not in names:
         raise IngestFailed("format_unavailable", "the zip archive is not an ODS spreadsheet (no content.xml)")
     if fmt in ("xlsx", "xlsm") and "xl/workbook.xml" not in names:
         raise IngestFailed("format_unavailable", f"the zip archive is not a {fmt} workbook (no xl/workbook.xml)")
+    return inflated
+
+
+# Markup that never closes within this many bytes is refused: Python's expat parser rescans an
+# open token at every 16 KiB it is fed, so one long comment costs time quadratic in its length.
+LONG_TOKEN = 1 << 20
+_OPENERS = ((b"<!--", b"-->"), (b"<![CDATA[", b"]]>"), (b"<?", b"?>"))
+
+
+def _open_token(data: bytes) -> int:
+    """Where a markup token still open at the end of `data` starts, or -1."""
+    for opener, closer in _OPENERS:
+        at = data.rfind(opener)
+        if at != -1 and data.find(closer, at + len(opener)) == -1:
+            return at
+    at = data.rfind(b"<")
+    return at if at != -1 and data.find(b">", at) == -1 else -1
+
+
+def _scan_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
+    """Read one member to its end (zipfile checks its CRC and its declared size there), and refuse
+    XML that declares a DTD (entity expansion) or holds a token longer than LONG_TOKEN."""
+    xml = info.filename.lower().endswith((".xml", ".rels", ".vml"))
+    carry = b""
+    with archive.open(info) as stream:
+        while chunk := stream.read(LONG_TOKEN):
+            if not xml:
+                continue
+            data = carry + chunk
+            if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+                raise IngestFailed("format_unavailable", f"the workbook part {info.filename} declares a DTD, which no spreadsheet writes (entity expansion is refused)")
+            start = _open_token(data)
+            carry = data[start:] if start != -1 else data[-16:]
+            if start != -1 and len(carry) > LONG_TOKEN:
+                raise IngestFailed("format_unavailable", f"the workbook part {info.filename} holds markup over {LONG_TOKEN} bytes long (a comment or a tag), which no spreadsheet writes")
 
 
 def _unit(number_format: str) -> str | None:
@@ -173,8 +216,8 @@ def _is_title(table: _Table, grid) -> bool:
 
 def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
     """Every table of every visible sheet (or the sheets `options.sheets` names)."""
-    check_container(path, fmt)
-    if path.stat().st_size >= settings.sheet_fast_bytes:
+    inflated = check_container(path, fmt, settings)
+    if path.stat().st_size >= settings.sheet_fast_bytes or inflated >= settings.sheet_fast_inflated_bytes:
         from .sheets_fast import read_fast
 
         return read_fast(path, folder, fmt, options, settings)
@@ -254,7 +297,7 @@ def read_calamine(path: Path, folder: Path, fmt: str, options: dict, settings: S
     from python_calamine import CalamineWorkbook
 
     if not checked:
-        check_container(path, fmt)
+        check_container(path, fmt, settings)
     try:
         with path.open("rb") as fh:
             book = CalamineWorkbook.from_filelike(fh)
