@@ -1,4 +1,5 @@
-"""What the benchmarks share: peak memory of a contender's process, and the TPC-H generator."""
+"""What the benchmarks share: the import path, peak memory of a contender's process, and the
+TPC-H generator."""
 
 from __future__ import annotations
 
@@ -6,6 +7,18 @@ import resource
 import shutil
 import sys
 from pathlib import Path
+
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+
+
+def use_working_tree() -> None:
+    """Import this working tree's tabular, whatever the current directory, and take bench/ off
+    the import path: bench/http.py would otherwise shadow the standard library's `http` (which
+    httpx and uvicorn import). Call it first, before importing anything else."""
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
+    sys.path.insert(0, str(ROOT))
 
 
 def peak_rss_bytes() -> int:

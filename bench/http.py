@@ -13,11 +13,9 @@ printed; the targets of issue 6 are p50 overhead <= 3 ms and >= 300 queries/s.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from common import ROOT, use_working_tree
 
-# This file is bench/http.py: keep its folder from shadowing the standard library's `http`.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+use_working_tree()  # this file is bench/http.py: its folder must not shadow the standard library's http
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
@@ -31,10 +29,10 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 
-import httpx  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import httpx  # noqa: E402
 
 import tabular  # noqa: E402
 

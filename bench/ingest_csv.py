@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -19,9 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import peak_rss_bytes, tpchgen
+from common import ROOT, peak_rss_bytes, tpchgen, use_working_tree
 
-ROOT = Path(__file__).resolve().parent.parent
 CONTENDERS = ("duckdb", "polars", "tabular")
 TIME_TARGET = 1.5  # tabular seconds <= 1.5 x DuckDB's
 MEMORY_TARGET = 2.0  # tabular peak RSS <= 2 x the CSV's size
@@ -52,7 +50,7 @@ def run_polars(csv: Path, work: Path) -> dict:
 
 
 def run_tabular(csv: Path, work: Path) -> dict:
-    sys.path.insert(0, str(ROOT))  # the working tree's tabular, whatever the current directory
+    use_working_tree()
     import tabular
 
     # The default max_upload_bytes (256 MiB) refuses SF1 and up; raise it to this file's size.

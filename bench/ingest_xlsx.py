@@ -20,9 +20,8 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
-from common import peak_rss_bytes
+from common import ROOT, peak_rss_bytes, use_working_tree
 
-ROOT = Path(__file__).resolve().parent.parent
 CONTENDERS = ("fastexcel", "openpyxl", "tabular")
 TIME_TARGET = 1.5  # tabular seconds <= 1.5 x fastexcel's
 TIMEOUT = 600  # seconds one contender may take
@@ -114,7 +113,7 @@ def run_openpyxl(path: Path, work: Path) -> dict:
 
 
 def run_tabular(path: Path, work: Path) -> dict:
-    sys.path.insert(0, str(ROOT))  # the working tree's tabular, whatever the current directory
+    use_working_tree()
     import tabular
 
     e = tabular.connect(str(work / "home"))

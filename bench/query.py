@@ -17,15 +17,13 @@ import math
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from decimal import Decimal
 from pathlib import Path
 
-from common import tpchgen
+from common import ROOT, tpchgen, use_working_tree
 
-ROOT = Path(__file__).resolve().parent.parent
 TABLES = ("lineitem", "orders", "customer")
 RATIO_TARGET = 1.2  # tabular end to end <= 1.2 x the hand-written SQL
 OVERHEAD_TARGET_MS = 5.0  # tabular's own time (receipt total - execute) < 5 ms
@@ -198,10 +196,7 @@ def main() -> None:
     parser.add_argument("--engine", choices=["duckdb", "clickhouse"], default="duckdb",
                         help="clickhouse: also run the plans on ClickHouse (chdb) beside DuckDB and print both")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))  # the working tree's tabular, whatever the current directory
-    # bench/http.py would shadow the standard library's http (httpx imports it): bench/ leaves
-    # the path once common.py is imported.
-    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+    use_working_tree()
     import tabular
 
     data_dir = args.data_dir.resolve()
