@@ -53,6 +53,11 @@ class Target:
     def aggregate(self, fn: str, column: exp.Expression | None, q: exp.Expression | None, physical: str, only_where: OnlyWhere) -> exp.Expression:
         if fn == "median" and decimal_median(physical):
             return self.exact_median(column, physical, only_where)
+        if fn == "sum" and physical == "INTERVAL":
+            # DuckDB has no sum of INTERVAL: the microseconds are summed exactly (HUGEINT), then
+            # made an interval again (past BIGINT microseconds, 292,000 years, that is a 422).
+            micros = exp.cast(only_where(exp.Sum(this=_fn("epoch_us", column))), _type("BIGINT", self.dialect))
+            return _fn("to_microseconds", micros)
         if physical.startswith("DECIMAL") and (fn in ("median", "quantile") or (fn == "avg" and decimal_shape(physical)[0] > AVG_EXACT_SUM_DIGITS)):
             # Quantiles of decimals are DOUBLE (the README says so; DuckDB interpolates wide ones
             # through DOUBLE anyway). avg is DOUBLE too, but DuckDB sums the decimals first, and

@@ -130,3 +130,38 @@ def test_cli_query(tmp_path):
     assert "sum_price_usd" in table.stdout and table.returncode == 0
     bad = subprocess.run([sys.executable, "-m", "tabular.cli", "query", "-"], input='{"datasets": [{"source_uri": "mony"}]}', capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode == 2 and "did you mean" in bad.stdout.lower() and "money" in bad.stdout
+
+
+def test_durations_sum_and_average_exactly(ns):
+    """A duration column sums to the exact total (DuckDB has no sum of INTERVAL: it is summed in
+    microseconds), as ISO 8601 text, and the where of an aggregate applies to it."""
+    assert ns.ingest_file(CSV / "times_durations.csv", source_uri="jobs").state == "ready"
+    rows = list(csv.DictReader(open(CSV / "times_durations.csv", encoding="utf-8")))
+    import datetime as dt
+
+    def seconds(text: str) -> int:
+        h, m, s = (int(x) for x in text.split(":"))
+        return h * 3600 + m * 60 + s
+
+    total = dt.timedelta(seconds=sum(seconds(r["elapsed"]) for r in rows))
+    backups = dt.timedelta(seconds=sum(seconds(r["elapsed"]) for r in rows if r["task"] == "Backup"))
+    answer = ns.query({"datasets": [{"source_uri": "jobs"}], "aggregates": [
+        {"fn": "sum", "column": "elapsed"},
+        {"fn": "sum", "column": "elapsed", "as": "backups", "where": [{"column": "task", "op": "eq", "value": "Backup"}]},
+        {"fn": "sum", "column": "elapsed", "as": "none", "where": [{"column": "task", "op": "eq", "value": "no such task"}]},
+    ]})
+    assert [c.type for c in answer.columns] == ["duration", "duration", "duration"]
+    got_total, got_backups, got_none = answer.rows[0]
+    assert got_none is None
+    assert _iso_seconds(got_total) == total.total_seconds() and _iso_seconds(got_backups) == backups.total_seconds()
+
+
+def _iso_seconds(text: str) -> float:
+    """Seconds of an ISO 8601 duration as the answers write them (P1DT2H15M10S)."""
+    import re
+
+    m = re.fullmatch(r"(-)?P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?)?", text)
+    assert m, text
+    sign, d, h, mi, s = m.groups()
+    value = int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi or 0) * 60 + float(s or 0)
+    return -value if sign else value
