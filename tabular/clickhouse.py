@@ -21,7 +21,7 @@ from planner.schema import DatasetInfo
 from planner.targets import CLICKHOUSE_SETTINGS, clickhouse_type
 
 from .catalog import Catalog
-from .errors import BackendTimeout, ErrorItem, ValidationFailed
+from .errors import BackendTimeout, ErrorItem, Overloaded, ValidationFailed
 from .export import destination, export_snapshot
 from .settings import Settings
 
@@ -129,24 +129,36 @@ class _Server:
     def __init__(self, settings: Settings):
         import clickhouse_connect
 
-        self.client = clickhouse_connect.get_client(
-            host=settings.clickhouse_host, port=settings.clickhouse_port, username=settings.clickhouse_user,
-            password=settings.clickhouse_password, secure=bool(settings.clickhouse_secure),
-            settings=CLICKHOUSE_SETTINGS,
-        )
+        self.where, self.retry_after = f"{settings.clickhouse_host}:{settings.clickhouse_port}", settings.retry_after_seconds
+        try:
+            self.client = clickhouse_connect.get_client(
+                host=settings.clickhouse_host, port=settings.clickhouse_port, username=settings.clickhouse_user,
+                password=settings.clickhouse_password, secure=bool(settings.clickhouse_secure),
+                settings=CLICKHOUSE_SETTINGS,
+            )
+        except Exception as err:
+            raise self._failed(err) from None
         self.version = f"clickhouse {self.client.server_version} (server {settings.clickhouse_host}:{settings.clickhouse_port})"
 
     def query(self, sql: str, params: dict[str, Any], seconds: float = 0):
         try:
             return self.client.query_arrow(sql, parameters=params, settings={"max_execution_time": seconds} if seconds else None)
         except Exception as err:  # clickhouse_connect's DatabaseError and its kind
-            raise ClickHouseError(getattr(err, "code", None) or _code(str(err)), str(err)) from None
+            raise self._failed(err) from None
 
     def command(self, sql: str, params: dict[str, Any] | None = None) -> None:
         try:
             self.client.command(sql, parameters=params or None)
         except Exception as err:
-            raise ClickHouseError(getattr(err, "code", None) or _code(str(err)), str(err)) from None
+            raise self._failed(err) from None
+
+    def _failed(self, err: Exception) -> Exception:
+        """The server's own error (with its code), or, when no server answered, 503 OVERLOADED:
+        the backend is unavailable for now, which is the caller's to retry, not a defect."""
+        code = getattr(err, "code", None) or _code(str(err))
+        if not code and type(err).__name__ == "OperationalError":
+            return Overloaded(f"the ClickHouse server {self.where} does not answer; try again later", self.retry_after)
+        return ClickHouseError(code, str(err))
 
     def load(self, table: str, columns: list[str], location: str) -> None:
         if "://" not in location or location.startswith("file://"):

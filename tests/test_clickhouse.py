@@ -97,3 +97,21 @@ def test_past_its_time_limit_a_plan_is_stopped_and_the_next_one_runs(tmp_path):
     got = query(relaxed, QueryIn.model_validate({"org": "acme", "namespace": "slow", **plan}))
     assert got.rows and got.receipt.engine.startswith("clickhouse ")
     engine.close()
+
+
+def test_a_server_that_does_not_answer_is_503_not_internal(tmp_path):
+    """Nothing listens on the port: the query answers OVERLOADED with a Retry-After (the backend
+    is unavailable for now, the caller's to retry), never INTERNAL."""
+    import socket
+
+    with socket.socket() as probe:  # a loopback port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    engine = tabular.connect(str(tmp_path / "home"), query_engine="clickhouse", clickhouse_host="127.0.0.1", clickhouse_port=port)
+    ns = engine.namespace("acme", "finance")
+    assert ns.ingest_file(ROOT / "fixtures" / "query" / "orders.csv", source_uri="orders.csv").state == "ready"
+    with pytest.raises(tabular.TabularError) as raised:
+        ns.query({"datasets": [{"source_uri": "orders.csv"}], "aggregates": [{"fn": "count"}]})
+    assert (raised.value.code, raised.value.status) == ("OVERLOADED", 503)
+    assert f"127.0.0.1:{port}" in raised.value.message and raised.value.retry_after >= 1
+    engine.close()
