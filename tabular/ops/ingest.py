@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import io
 import json
+import os
 import threading
 import traceback
 import uuid
@@ -72,14 +74,27 @@ class UploadWriter:
             self.abort()
             raise TooLarge(f"the upload is over max_upload_bytes ({self.limit} bytes)")
         self.digest.update(chunk)
-        self.out.write(chunk)
+        self._disk(self.out.write, chunk)
+
+    def _disk(self, action, *args) -> None:
+        """A write to the uploads folder; a full disk (or a file size limit) is 413, nothing kept."""
+        try:
+            action(*args)
+        except OSError as err:
+            if err.errno not in NO_SPACE:
+                raise
+            self.abort()
+            raise TooLarge(f"no room left to store the upload ({os.strerror(err.errno)})") from None
 
     def abort(self) -> None:
-        self.out.close()
+        try:
+            self.out.close()
+        except OSError:  # the buffer could not be flushed: the disk is full, and the file goes anyway
+            pass
         self.partial.unlink(missing_ok=True)
 
     def finish(self, org: str, namespace: str, filename: str, content_type: str) -> UploadOut:
-        self.out.close()
+        self._disk(self.out.close)
         final = self.ctx.catalog.uploads_dir / self.upload_id
         self.partial.rename(final)
         name = Path(filename).name or "upload"
@@ -185,6 +200,10 @@ def formats(ctx: Context, body: OpIn) -> FormatsOut:
         refused_extensions=REFUSED_EXTENSIONS,
         default_format="csv",
     )
+
+
+# What a full disk or a file size limit (RLIMIT_FSIZE) raises on a write.
+NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 
 
 class Cancelled(Exception):
@@ -339,6 +358,14 @@ class JobPool:
             return
         except IngestFailed as failure:
             self.update(ingestion_id, state="failed", stage="", error_code=failure.error_code, error_message=failure.message)
+            return
+        except OSError as err:
+            if err.errno not in NO_SPACE:
+                raise
+            # A full disk (or a file size limit) is the file being too large for the room left;
+            # nothing was published, so the previous revision serves on.
+            self.update(ingestion_id, state="failed", stage="", error_code="too_large",
+                        error_message=f"no room left to store what the file holds ({os.strerror(err.errno)}); the previous revision still serves")
             return
         warnings = self._warnings(org, namespace, source_uri, revision)
         rows = cur.execute(
