@@ -41,12 +41,13 @@ class Server:
         self.env = {**os.environ, **{f"TABULAR_{k.upper()}": str(v) for k, v in settings.items()}}
         self.log = self.home.parent / f"server-{self.port}.log"
         self.proc: subprocess.Popen | None = None
+        self.preexec_fn = None  # run in the child before exec (a resource limit, tests/service/test_faults.py)
 
     def start(self) -> "Server":
         self.home.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tabular.cli", "--home", str(self.home), "serve", "--port", str(self.port)],
-            env=self.env, stdout=self.log.open("ab"), stderr=subprocess.STDOUT,
+            env=self.env, stdout=self.log.open("ab"), stderr=subprocess.STDOUT, preexec_fn=self.preexec_fn,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
