@@ -8,6 +8,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import threading
 import traceback
 import uuid
@@ -97,7 +98,10 @@ class UploadWriter:
         self._disk(self.out.close)
         final = self.ctx.catalog.uploads_dir / self.upload_id
         self.partial.rename(final)
-        name = Path(filename).name or "upload"
+        # The last part of the name a client sent, by either separator, without NULs: the bytes
+        # are stored under the upload id, and no name (`..`, `..\\x`) is ever a path here.
+        name = re.split(r"[\\/]", filename.replace("\x00", ""))[-1]
+        name = name if name.strip(".") else "upload"
         self.ctx.catalog.cursor().execute(
             "INSERT INTO catalog.uploads VALUES (?, ?, ?, ?, ?, ?, ?, ?, now())",
             [self.upload_id, org, namespace, name, self.size, self.digest.hexdigest(), content_type, str(final)],
