@@ -1,0 +1,132 @@
+"""Fuzzing knowledge.query: plans made of the plan language's words with any JSON in any place,
+and valid plans with one place replaced by any JSON. Each is answered (rows as wide as the
+columns, one row-id list per row when rows are listed) or refused with a SPEC code carrying the
+JSON path of what was wrong; never INTERNAL, never anything but a TabularError. A statement is
+bounded by query_seconds (5 here): past it the answer is BACKEND_TIMEOUT, not a hang.
+
+Examples: FUZZ_QUERY_EXAMPLES (80) per test in `make test`, 10 times that under `-m slow`.
+Valid plans checked against an oracle are tests/planner/test_properties.py's.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+import tabular
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "query"
+EXAMPLES = int(os.environ.get("FUZZ_QUERY_EXAMPLES", 80))
+FUZZ = dict(deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+
+WORDS = ["orders.csv", "customers.csv", "o", "c", "o.amount", "amount", "region", "c.segment", "o.customer_id",
+         "c.customer_id", "ordered_on", "qty", "note", "count", "sum", "eq", "in", "between", "contains", "month",
+         "year", "inner", "left", "", "*", "o.", ".x", "🙂", "NaN", "1e309", "a" * 300]
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(WORDS), st.text(max_size=10),
+)
+JSON = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(WORDS + ["column", "op", "value", "values", "fn", "alias", "on", "left", "right", "as", "desc", "any", "all", "bucket", "q", "where"]), inner, max_size=4)), max_leaves=12)
+
+BASE = {
+    "datasets": [{"source_uri": "orders.csv", "alias": "o"}, {"source_uri": "customers.csv", "alias": "c"}],
+    "joins": [{"alias": "c", "on": [{"left": "o.customer_id", "right": "c.customer_id"}], "kind": "left"}],
+    "where": [{"column": "o.amount", "op": "ge", "value": "10.5"}, {"any": [{"column": "o.region", "op": "in", "values": ["north", "south"]}, {"column": "o.note", "op": "is_null"}]}],
+    "group_by": [{"column": "c.segment"}, {"column": "o.ordered_on", "bucket": "month"}],
+    "aggregates": [{"fn": "sum", "column": "o.amount"}, {"fn": "count"}, {"fn": "quantile", "column": "o.qty", "q": 0.9, "where": [{"column": "o.qty", "op": "gt", "value": 1}]}],
+    "having": [{"column": "count", "op": "gt", "value": 0}],
+    "order_by": [{"column": "sum_amount", "desc": True}],
+    "limit": 20,
+    "offset": 1,
+}
+KEYS = list(BASE) + ["select", "dry_run", "unknown_field"]
+
+
+@pytest.fixture(scope="module")
+def qns(tmp_path_factory):
+    with tabular.connect(str(tmp_path_factory.mktemp("fuzz_query")), query_seconds=5) as engine:
+        ns = engine.namespace("fuzz", "query")
+        for name in ("orders", "customers"):
+            assert ns.ingest_file(FIXTURES / f"{name}.csv", source_uri=f"{name}.csv").state == "ready"
+        yield ns
+
+
+def places(value, path=()):
+    """Every place in a JSON value, as a path of keys and indexes."""
+    yield path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from places(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from places(v, (*path, i))
+
+
+def put(plan, path, value):
+    if not path:
+        return value
+    out = copy.deepcopy(plan)
+    holder = out
+    for step in path[:-1]:
+        holder = holder[step]
+    holder[path[-1]] = value
+    return out
+
+
+def answered_or_refused(ns, plan) -> None:
+    try:
+        res = ns.call("knowledge.query", plan) if isinstance(plan, dict) else ns.call("knowledge.query", {"datasets": plan})
+    except tabular.TabularError as err:
+        assert err.code not in ("INTERNAL",), (err.code, err.message)
+        assert err.code in ("VALIDATION_FAILED", "PRECONDITION_FAILED", "TOO_LARGE", "BACKEND_TIMEOUT"), err.code
+        if err.code == "VALIDATION_FAILED":
+            assert err.errors and all(isinstance(e.path, str) for e in err.errors), err.message
+        return
+    width = len(res["columns"])
+    assert all(len(row) == width for row in res["rows"])
+    if res["row_ids"] is not None:
+        assert len(res["row_ids"]) == len(res["rows"])
+
+
+@st.composite
+def word_plans(draw):
+    keys = draw(st.lists(st.sampled_from(KEYS), unique=True, max_size=6))
+    plan = {k: draw(JSON) for k in keys}
+    if draw(st.booleans()):
+        plan["datasets"] = draw(st.lists(st.fixed_dictionaries({"source_uri": st.sampled_from(["orders.csv", "customers.csv", "none.csv"])}, optional={"alias": JSON, "dataset_id": JSON, "snapshot_id": JSON}), max_size=3))
+    return plan
+
+
+@st.composite
+def mutated_plans(draw):
+    spots = list(places(BASE))[1:]
+    plan = BASE
+    for _ in range(draw(st.integers(1, 3))):
+        spots = list(places(plan))[1:]
+        if not spots:
+            break
+        plan = put(plan, draw(st.sampled_from(spots)), draw(JSON))
+    return plan
+
+
+def test_the_base_plan_is_answered(qns):
+    res = qns.call("knowledge.query", BASE)
+    assert res["columns"] and res["rows"]
+
+
+@given(plan=st.one_of(word_plans(), mutated_plans()))
+@settings(max_examples=EXAMPLES, **FUZZ)
+def test_any_plan_is_answered_or_refused_with_a_spec_code(qns, plan):
+    answered_or_refused(qns, plan)
+
+
+@pytest.mark.slow
+@given(plan=st.one_of(word_plans(), mutated_plans()))
+@settings(max_examples=EXAMPLES * 10, **FUZZ)
+def test_any_plan_is_answered_or_refused_with_a_spec_code_long(qns, plan):
+    answered_or_refused(qns, plan)
