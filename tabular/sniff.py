@@ -58,7 +58,9 @@ def _shape(records: list[list[str]]) -> tuple[float, int, int, int]:
     if not widths:
         return (0.0, 1, 0, 0)
     width, _ = max(widths.items(), key=lambda kv: (kv[1], kv[0]))
-    start = next(i for i, r in enumerate(records) if len(r) == width and not is_comment(r, width))
+    start = next((i for i, r in enumerate(records) if len(r) == width and not is_comment(r, width)), None)
+    if start is None:  # every row of that width is a `#` comment: no table reads this way
+        return (0.0, width, 0, 0)
     body = [r for r in records[start:] if not is_blank(r) and not is_comment(r, width)]
     fit = sum(1 for r in body if len(r) == width)
     return (fit / max(len(body), 1), width, fit, start)

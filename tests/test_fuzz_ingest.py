@@ -188,3 +188,9 @@ def test_workbooks_with_a_damaged_member_are_read_or_refused_with_a_spec_code(fu
 @settings(max_examples=EXAMPLES * 10, **FUZZ)
 def test_workbooks_with_a_damaged_member_are_read_or_refused_with_a_spec_code_long(fuzz_ns, data):
     ingested(fuzz_ns, "book.xlsx", data)
+
+
+def test_a_file_whose_only_wide_rows_are_comments_is_read(fuzz_ns):
+    # Found by the fuzzer: the sniffer looked for the first non-comment row of the commonest
+    # width, and there was none (StopIteration, an internal failure).
+    assert ingested(fuzz_ns, "c.csv", b"#a,b\n#c,d\nx\n")["state"] == "ready"
