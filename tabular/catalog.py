@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Iterator
 
@@ -112,9 +112,16 @@ class Catalog:
             cur.execute("BEGIN TRANSACTION")
             try:
                 yield cur
-                cur.execute("COMMIT")
             except BaseException:
                 cur.execute("ROLLBACK")
+                raise
+            try:
+                cur.execute("COMMIT")
+            except duckdb.Error:
+                # DuckDB ends a transaction whose commit failed (a full disk: the WAL write); a
+                # ROLLBACK then fails too and would hide why. Make sure, and raise the commit's error.
+                with suppress(duckdb.Error):
+                    cur.execute("ROLLBACK")
                 raise
             self.generation += 1
 
