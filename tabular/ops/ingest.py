@@ -16,6 +16,7 @@ from collections import deque
 from pathlib import Path
 from typing import BinaryIO
 
+import duckdb
 from pydantic import Field
 
 from .. import publish
@@ -210,6 +211,13 @@ def formats(ctx: Context, body: OpIn) -> FormatsOut:
 NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 
 
+def no_room(err: BaseException) -> str | None:
+    """Why a write failed for want of room (Python's errno, or DuckDB's message naming it), or None."""
+    if isinstance(err, OSError):
+        return os.strerror(err.errno) if err.errno in NO_SPACE else None
+    return next((os.strerror(n) for n in NO_SPACE if os.strerror(n) in str(err)), None)
+
+
 class Cancelled(Exception):
     pass
 
@@ -363,13 +371,14 @@ class JobPool:
         except IngestFailed as failure:
             self.update(ingestion_id, state="failed", stage="", error_code=failure.error_code, error_message=failure.message)
             return
-        except OSError as err:
-            if err.errno not in NO_SPACE:
+        except (OSError, duckdb.Error) as err:
+            why = no_room(err)
+            if why is None:
                 raise
             # A full disk (or a file size limit) is the file being too large for the room left;
             # nothing was published, so the previous revision serves on.
             self.update(ingestion_id, state="failed", stage="", error_code="too_large",
-                        error_message=f"no room left to store what the file holds ({os.strerror(err.errno)}); the previous revision still serves")
+                        error_message=f"no room left to store what the file holds ({why}); the previous revision still serves")
             return
         warnings = self._warnings(org, namespace, source_uri, revision)
         rows = cur.execute(

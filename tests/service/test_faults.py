@@ -160,9 +160,12 @@ def _file_size_limit(limit: int):
     return apply
 
 
-def test_a_full_disk_fails_the_ingest_and_the_previous_revision_serves(tmp_path):
+# What fills up first: the extraction's Parquet, or (a smaller file, a tighter limit) the
+# catalog's write-ahead log at the publish's COMMIT.
+@pytest.mark.parametrize(("rows", "room"), [(200_000, 2 << 20), (60_000, 200 << 10)], ids=["extraction", "catalog-log"])
+def test_a_full_disk_fails_the_ingest_and_the_previous_revision_serves(tmp_path, rows, room):
     home = tmp_path / "home"
-    big = books(tmp_path / "big.csv", 200_000, 3)
+    big = books(tmp_path / "big.csv", rows, 3)
     srv = Server(home).start()
     try:
         with srv.client() as c:
@@ -174,7 +177,7 @@ def test_a_full_disk_fails_the_ingest_and_the_previous_revision_serves(tmp_path)
     largest = max(p.stat().st_size for p in home.rglob("*") if p.is_file() and p.name != pending["upload_id"])
     srv = Server(home)
     # Room for the catalog to grow a little, not for the big file's extraction.
-    srv.preexec_fn = _file_size_limit(largest + (2 << 20))
+    srv.preexec_fn = _file_size_limit(largest + room)
     srv.start()
     try:
         with srv.client() as c:
@@ -195,4 +198,11 @@ def test_a_full_disk_fails_the_ingest_and_the_previous_revision_serves(tmp_path)
         srv.stop()
     assert not list((home / "uploads").glob("*.part"))
     with tabular.connect(str(home)) as engine:
+        consistent(engine)
+        # With room again, the same upload publishes the next revision.
+        ns = engine.namespace("default", "default")
+        again = ns.call("knowledge.ingest", {"upload_id": pending["upload_id"], "source_uri": "books"})
+        engine.jobs.wait(again["ingestion_id"], 120)
+        assert ns.call("knowledge.ingest_status", {"ingestion_id": again["ingestion_id"]})["state"] == "ready"
+        assert (ns.dataset_get("books").revision, ns.dataset_get("books").datasets[0].rows) == (before["revision"] + 1, rows)
         consistent(engine)
