@@ -8,15 +8,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import duckdb
 from pydantic import BaseModel, ValidationError
 
 from .catalog import Catalog
-from .errors import ErrorItem, NotFound, ValidationFailed
+from .errors import ErrorItem, NotFound, Overloaded, ValidationFailed
 from .models import IngestStatusOut
 from .namespace import NamespaceOps
 from .ops import REGISTRY
 from .ops.context import Context
-from .ops.ingest import JobPool, store_upload
+from .ops.ingest import JobPool, no_room, store_upload
 from .settings import Settings
 
 
@@ -70,7 +71,15 @@ class Engine:
             "org": model.org or self.settings.default_org,
             "namespace": model.namespace or self.settings.default_namespace,
         })
-        out = spec.fn(self.context if caller is None else replace(self.context, caller=caller), model)
+        try:
+            out = spec.fn(self.context if caller is None else replace(self.context, caller=caller), model)
+        except (OSError, duckdb.Error) as err:
+            why = no_room(err)
+            if why is None:
+                raise
+            # A full disk is no defect and no bad input: the write was rolled back, and the same
+            # call succeeds once there is room (the SPEC has no code of its own; back-pressure's).
+            raise Overloaded(f"no room left on the server's disk ({why}); nothing was changed", retry_after=self.settings.retry_after_seconds) from None
         if ignored and hasattr(out, "ignored_args"):
             out.ignored_args = ignored
         return out

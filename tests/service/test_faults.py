@@ -18,6 +18,8 @@ import os
 import random
 import resource
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -206,3 +208,35 @@ def test_a_full_disk_fails_the_ingest_and_the_previous_revision_serves(tmp_path,
         assert ns.call("knowledge.ingest_status", {"ingestion_id": again["ingestion_id"]})["state"] == "ready"
         assert (ns.dataset_get("books").revision, ns.dataset_get("books").datasets[0].rows) == (before["revision"] + 1, rows)
         consistent(engine)
+
+
+APPROVE_ON_A_FULL_DISK = """
+import sys, tabular
+home, snapshot = sys.argv[1:3]
+with tabular.connect(home) as engine:
+    ns = engine.namespace("default", "default")
+    try:
+        ns.call("knowledge.dataset_approve", {"source_uri": "d", "snapshot_id": snapshot, "formats": {"when": "MDY"}})
+        print("approved")
+    except tabular.TabularError as err:
+        print(err.code, err.status, err.message)
+    print(ns.dataset_get("d").datasets[0].snapshot_id)
+"""
+
+
+def test_an_approval_on_a_full_disk_is_503_and_changes_nothing(tmp_path):
+    home = tmp_path / "home"
+    with tabular.connect(str(home)) as engine:
+        ns = engine.namespace("default", "default")
+        assert ns.ingest_file(CSV / "dates_ambiguous.csv", source_uri="d").state == "ready"
+        before = ns.dataset_get("d").datasets[0].snapshot_id
+    # 1,500 bytes: less than the approval's write-ahead log needs at its COMMIT.
+    said = subprocess.run([sys.executable, "-c", APPROVE_ON_A_FULL_DISK, str(home), before], capture_output=True, text=True,
+                          timeout=120, preexec_fn=_file_size_limit(1500)).stdout.splitlines()
+    assert said[0].startswith("OVERLOADED 503 no room left"), said
+    assert said[1] == before
+    with tabular.connect(str(home)) as engine:
+        consistent(engine)
+        ns = engine.namespace("default", "default")
+        assert ns.history("d") == []
+        assert ns.approve("d", before, formats={"when": "MDY"}).retyped  # room again: it goes through
