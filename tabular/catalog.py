@@ -77,6 +77,7 @@ class Catalog:
             self.db = duckdb.connect(str(self.home / "tabular.duckdb"))
         self.uploads_dir = self.home / "uploads"
         self.extractions_dir = self.home / "extractions"
+        self.exports_dir = self.home / "exports"  # made by the first export there
         self.uploads_dir.mkdir(exist_ok=True)
         self.extractions_dir.mkdir(exist_ok=True)
         self.db.execute("SET TimeZone = 'UTC'")
@@ -131,8 +132,13 @@ class Catalog:
         return cur
 
     def sweep(self) -> None:
-        """Remove what an interrupted ingest left: extraction folders and snapshot tables nobody names."""
+        """Remove what an interrupted ingest left, and what retention let go: extraction folders,
+        snapshot tables and (in the default exports folder) Parquet files nobody names."""
         cur = self.cursor()
+        exported = {r[0] for r in cur.execute("SELECT location FROM catalog.exports").fetchall()}
+        for file in self.exports_dir.glob("*.parquet*") if self.exports_dir.is_dir() else ():
+            if str(file) not in exported:
+                file.unlink(missing_ok=True)
         named = {r[0] for r in cur.execute("SELECT extraction_dir FROM catalog.revisions").fetchall()}
         for folder in self.extractions_dir.iterdir():
             if folder.name not in named:

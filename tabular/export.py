@@ -34,7 +34,7 @@ class Export:
 
 def destination(catalog: Catalog, configured: str) -> str:
     """Where exports go: the setting, else `exports/` beside the catalog."""
-    return configured or str(catalog.home / "exports")
+    return configured or str(catalog.exports_dir)
 
 
 def location_of(catalog: Catalog, snapshot_id: str, location: str | None = None) -> Export | None:

@@ -31,6 +31,6 @@ def prune(cur, org: str, namespace: str, source_uri: str, kept: int) -> list[str
     dropped = [r[0] for r in rows if r[0] not in keep]
     for snapshot_id in dropped:
         cur.execute(exp.Drop(tables=[snapshot_table(snapshot_id)], kind="TABLE", exists=True).sql(dialect="duckdb"))
-        for table in ("snapshots", "rejected", "typings"):
+        for table in ("snapshots", "rejected", "typings", "exports"):  # export files: Catalog.sweep
             cur.execute(f"DELETE FROM catalog.{table} WHERE snapshot_id = ?", [snapshot_id])
     return dropped

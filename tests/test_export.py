@@ -63,3 +63,25 @@ def test_the_cli_exports_every_live_snapshot(tmp_path):
     assert done.returncode == 0 and "2 live snapshots exported" in done.stdout
     assert sorted(p.suffix for p in out.iterdir()) == [".parquet", ".parquet"]
     assert sum(pq.read_metadata(p).num_rows for p in out.iterdir()) == 300 + sum(1 for _ in open(ROOT / "fixtures" / "query" / "items.csv")) - 1
+
+
+def test_exports_of_snapshots_retention_drops_go_with_them(tmp_path):
+    """A snapshot past `snapshots_kept` loses its export record in the same transaction, and its
+    file in the default exports folder at the next start; the live snapshot's file stays."""
+    from tabular.export import destination
+
+    home = str(tmp_path / "home")
+    engine = tabular.connect(home, snapshots_kept=1)
+    ns = engine.namespace("export", "tests")
+    source = ROOT / "fixtures" / "query" / "customers.csv"
+    assert ns.ingest_file(source, source_uri="customers.csv").state == "ready"
+    old = ns.dataset_get("customers.csv").datasets[0].snapshot_id
+    old_file = export_snapshot(engine.catalog, old, destination(engine.catalog, "")).location
+    assert ns.ingest_file(source, source_uri="customers.csv").state == "ready"  # revision 2: the old snapshot is pruned
+    new = ns.dataset_get("customers.csv").datasets[0].snapshot_id
+    new_file = export_snapshot(engine.catalog, new, destination(engine.catalog, "")).location
+    assert location_of(engine.catalog, old) is None and location_of(engine.catalog, new) is not None
+    engine.close()
+    with tabular.connect(home, snapshots_kept=1) as again:
+        assert not Path(old_file).exists() and Path(new_file).exists()
+        assert location_of(again.catalog, new).location == new_file
