@@ -6,6 +6,7 @@ import codecs
 import gzip
 import io
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -63,7 +64,10 @@ class _Capped(io.RawIOBase):
         return True
 
     def readinto(self, buffer) -> int:
-        data = self._inner.read(min(len(buffer), self._left + 1))
+        try:
+            data = self._inner.read(min(len(buffer), self._left + 1))
+        except (OSError, EOFError, zlib.error, zipfile.BadZipFile) as err:  # BadGzipFile is an OSError
+            raise IngestFailed("format_unavailable", f"the compressed file is damaged or cut short ({err})") from None
         if len(data) > self._left:
             raise IngestFailed("too_large", "the compressed file inflates past max_inflated_bytes")
         self._left -= len(data)

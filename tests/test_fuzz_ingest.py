@@ -61,6 +61,21 @@ def ingested(fuzz_ns, name: str, data: bytes) -> dict:
 # Any bytes, under any name.
 
 
+_WHOLE = gzip.compress(b"a,b\n1,2\n" * 1000)
+
+
+@pytest.mark.parametrize("name, data", [
+    ("f.csv", b"\x1f\x8b"),  # found by the fuzzer in a make test-long run: was internal (EOFError)
+    ("f.csv.gz", _WHOLE[: len(_WHOLE) // 2]),  # cut short mid-stream
+    ("f.csv.gz", _WHOLE[:-8] + bytes(8)),  # a wrong CRC and length
+    ("f.csv", b"\x1f\x8b\x08" + bytes(20)),  # a gzip header, then no deflate stream
+])
+def test_damaged_gzip_fails_format_unavailable(fuzz_ns, name, data):
+    status = ingested(fuzz_ns, name, data)
+    assert (status["state"], status["error_code"]) == ("failed", "format_unavailable"), status
+    assert "damaged or cut short" in status["error_message"]
+
+
 @given(name=st.sampled_from(NAMES), data=st.binary(max_size=3000))
 @settings(max_examples=EXAMPLES, **FUZZ)
 def test_any_bytes_are_answered_with_a_spec_code(fuzz_ns, name, data):
