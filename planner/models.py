@@ -98,5 +98,5 @@ class QueryPlan(PlanModel):
     select: list[QueryColumn] = Field(default_factory=list, description="Without aggregates: the columns to return (default: all).")
     order_by: list[QueryOrder] = Field(default_factory=list, description="Default: groups ascending, or rows in source order.")
     limit: int = Field(100, ge=0, description="Rows returned (at most 10,000).")
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=2**63 - 1, description="Rows skipped before the first returned (with order_by, for paging).")
     dry_run: bool = Field(False, description="Validate and compile only: the receipt, no rows.")

@@ -28,6 +28,7 @@ class Problem:
     expected: str | None = None
     received: Any = None
     did_you_mean: list[str] | None = None
+    over_limit: bool = False  # a plan limit of SPEC §5 (TOO_LARGE when it is the only kind)
 
 
 class PlanInvalid(Exception):
@@ -127,10 +128,13 @@ class _Resolver:
     def fail(self, path: str, message: str, expected: str | None = None, received: Any = None, did_you_mean: list[str] | None = None) -> None:
         self.problems.append(Problem(path, message, expected, received, did_you_mean or None))
 
+    def over(self, path: str, message: str, limit: int, received: int) -> None:
+        self.problems.append(Problem(path, message, f"≤ {limit}", received, over_limit=True))
+
     # datasets ------------------------------------------------------------------------------
     def datasets(self) -> None:
         if len(self.plan.datasets) > self.limits.datasets:
-            self.fail("datasets", f"at most {self.limits.datasets} datasets per plan", expected=f"≤ {self.limits.datasets}", received=len(self.plan.datasets))
+            self.over("datasets", f"at most {self.limits.datasets} datasets per plan", self.limits.datasets, len(self.plan.datasets))
         aliases: set[str] = set()
         for i, (wanted, candidates) in enumerate(zip(self.plan.datasets, self.found)):
             path = f"datasets[{i}]"
@@ -266,7 +270,7 @@ class _Resolver:
                 self.fail(f"{path}.values", "between takes two values", expected="[lo, hi]", received=item.values)
                 return None
             if len(item.values) > self.limits.in_values:
-                self.fail(f"{path}.values", f"at most {self.limits.in_values} values", expected=f"≤ {self.limits.in_values}", received=len(item.values))
+                self.over(f"{path}.values", f"at most {self.limits.in_values} values", self.limits.in_values, len(item.values))
                 return None
             raw, where = item.values, [f"{path}.values[{k}]" for k in range(len(item.values))]
         out = []
@@ -295,10 +299,10 @@ def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list
     r = _Resolver(plan, found, sources_known, limits, target)
     r.datasets()
     if plan.limit > limits.rows:
-        r.fail("limit", f"at most {limits.rows} rows per answer", expected=f"≤ {limits.rows}", received=plan.limit)
+        r.over("limit", f"at most {limits.rows} rows per answer", limits.rows, plan.limit)
     total = _count_filters(plan.where) + _count_filters(plan.having) + sum(_count_filters(a.where) for a in plan.aggregates)
     if total > limits.filters:
-        r.fail("where", f"at most {limits.filters} filters per plan", expected=f"≤ {limits.filters}", received=total)
+        r.over("where", f"at most {limits.filters} filters per plan", limits.filters, total)
     if len(r.sources) != len(plan.datasets):
         raise PlanInvalid(r.problems)
 
@@ -405,8 +409,8 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
         elif spec.needs_column:
             r.fail(f"aggregates[{i}].column", f"{a.fn} needs a column")
             continue
-        if a.fn == "quantile" and a.q is None:
-            r.fail(f"aggregates[{i}].q", "quantile needs q in [0, 1]")
+        if (a.fn == "quantile") != (a.q is not None):
+            r.fail(f"aggregates[{i}].q", "quantile needs q in [0, 1]" if a.q is None else f"q is quantile's; {a.fn} takes none", received=a.q)
             continue
         where = r.filters(a.where, f"aggregates[{i}].where") if a.where else []
         name = a.as_ or (f"{a.fn}_{ref.column.name}" if ref else "count")

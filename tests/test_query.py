@@ -165,3 +165,21 @@ def _iso_seconds(text: str) -> float:
     sign, d, h, mi, s = m.groups()
     value = int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi or 0) * 60 + float(s or 0)
     return -value if sign else value
+
+
+def test_plan_limits_are_413_and_stray_fields_422_never_500(money):
+    """SPEC §2: a plan over the plan limits is TOO_LARGE; `q` on an aggregate that takes none and
+    an offset past any row count are the plan's errors, at their paths (they reached DuckDB
+    before: a parameter-count mismatch, a UBIGINT conversion)."""
+    with pytest.raises(tabular.TabularError) as over:
+        money.query({**ORDERS_PLAN, "limit": 10_001})
+    assert (over.value.code, over.value.status) == ("TOO_LARGE", 413) and [e.path for e in over.value.errors] == ["limit"]
+    with pytest.raises(tabular.ValidationFailed) as stray:
+        money.query({"datasets": [{"source_uri": "money"}], "aggregates": [{"fn": "sum", "column": "price_usd", "q": 0.5}]})
+    assert [e.path for e in stray.value.errors] == ["aggregates[0].q"]
+    with pytest.raises(tabular.ValidationFailed) as far:
+        money.query({**ORDERS_PLAN, "offset": 2**70})
+    assert [e.path for e in far.value.errors] == ["offset"]
+    with pytest.raises(tabular.ValidationFailed) as both:  # a limit beside a real error: the 422 that says both
+        money.query({**ORDERS_PLAN, "limit": 10_001, "where": [{"column": "nope", "op": "eq", "value": 1}]})
+    assert {e.path for e in both.value.errors} == {"limit", "where[0].column"}

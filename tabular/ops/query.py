@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import threading
 import time
 from dataclasses import replace
 from decimal import Decimal
@@ -21,7 +20,7 @@ from planner.resolve import Limits, PlanInvalid, resolve
 from planner.schema import ColumnInfo, DatasetInfo
 from planner.targets import TARGETS
 
-from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, ValidationFailed
+from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
 from ..jsonval import to_json
 from ..models import OpOut
 from .context import Context
@@ -141,6 +140,8 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
         resolved = resolve(body, found, _known_sources(ctx, body.org, body.namespace) if not all(found) else [], limits, target)
     except PlanInvalid as invalid:
         items = [ErrorItem(p.path, p.message, p.expected, p.received, p.did_you_mean) for p in invalid.problems]
+        if all(p.over_limit for p in invalid.problems):  # SPEC §2: a plan over the plan limits is 413
+            raise TooLarge(f"the plan is over a limit: {invalid.problems[0].message}", items) from None
         raise ValidationFailed(f"the plan does not fit the datasets: {invalid.problems[0].message}", items) from None
     for i, (wanted, source) in enumerate(zip(body.datasets, resolved.sources)):
         if wanted.snapshot_id and wanted.snapshot_id != source.info.snapshot_id:

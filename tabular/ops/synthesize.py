@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from planner.models import QueryDataset
 from planner.receipt import QueryReceipt
 
-from ..errors import PreconditionFailed, ValidationFailed
+from ..errors import PreconditionFailed, TooLarge, ValidationFailed
 from ..models import OpIn, OpOut
 from ..synthesize import answer as say
 from ..synthesize.proposers import Candidate, choose
@@ -130,7 +130,7 @@ def _check(ctx: Context, body: SynthesizeIn, schemas: list[DatasetSchema], plan:
         return body_, query(ctx, body_), []
     except ValidationError as err:
         return None, None, [e.to_dict() for e in validation_error(err).errors]
-    except (ValidationFailed, PreconditionFailed) as err:
+    except (ValidationFailed, PreconditionFailed, TooLarge) as err:
         return None, None, [e.to_dict() for e in err.errors] or [{"path": "", "message": err.message}]
 
 

@@ -1365,6 +1365,9 @@ def mutate(g: Gen, spec: Spec, kind: str) -> tuple[dict, str]:
     raise AssertionError(kind)
 
 
+OVER_LIMIT = {"too_many_in", "limit"}  # the defect kinds that are plan limits (SPEC §5)
+
+
 def check_invalid(env, data, kind: str):
     draw = data.draw
     combos = JOIN_COMBOS if kind in JOIN_DEFECTS else [[ds] for ds in MAIN] + JOIN_COMBOS
@@ -1376,11 +1379,13 @@ def check_invalid(env, data, kind: str):
         plan["dry_run"] = True
     note(f"plan: {plan!r}")
     note(f"expected an error at {path}")
-    with pytest.raises(tabular.ValidationFailed) as caught:
+    with pytest.raises((tabular.ValidationFailed, tabular.TooLarge)) as caught:
         env.ns.query(plan)
     err = caught.value
-    assert err.code == "VALIDATION_FAILED" and err.status == 422
-    assert err.errors, "a 422 names what is wrong"
+    over_limit = kind in OVER_LIMIT
+    # SPEC §2: a plan over the plan limits is 413 — unless it is also wrong otherwise (422 says all).
+    assert (err.code, err.status) in ([("TOO_LARGE", 413), ("VALIDATION_FAILED", 422)] if over_limit else [("VALIDATION_FAILED", 422)])
+    assert err.errors, "a refusal names what is wrong"
     for item in err.errors:
         assert isinstance(item.path, str) and PATH.match(item.path), f"not a JSON path: {item.path!r}"
         assert item.message

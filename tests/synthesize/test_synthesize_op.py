@@ -101,7 +101,8 @@ def test_odd_tasks_answer_or_abstain_never_internal(synth, task):
     try:
         out = synth.call("knowledge.synthesize", {"task": task, "datasets": ["sales.csv", "invoices.csv"]})
     except tabular.TabularError as err:
-        assert err.code != "INTERNAL"
+        # Only the task itself may be refused (blank, too long); any reading of it answers or abstains.
+        assert err.code == "VALIDATION_FAILED" and all(e.path == "task" for e in err.errors), (err.code, err.message)
         return
     assert out["abstain"] or out["calculations"]
 
