@@ -154,12 +154,23 @@ def cmd_history(args, console: Console) -> int:
     return 0
 
 
+def _json_object(text: str, what: str, console: Console) -> dict | None:
+    """The text as a JSON object, or None once the refusal is printed (the command exits 2)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        console.print(f"[red]VALIDATION_FAILED[/red] the {what} is not JSON: {escape(str(err))}")
+        return None
+    if not isinstance(value, dict):
+        console.print(f"[red]VALIDATION_FAILED[/red] the {what} must be a JSON object, not a {type(value).__name__}")
+        return None
+    return value
+
+
 def cmd_query(args, console: Console) -> int:
     text = sys.stdin.read() if args.plan == "-" else Path(args.plan).read_text(encoding="utf-8")
-    try:
-        plan = json.loads(text)
-    except json.JSONDecodeError as err:
-        console.print(f"[red]VALIDATION_FAILED[/red] the plan is not JSON: {escape(str(err))}")
+    plan = _json_object(text, "plan", console)
+    if plan is None:
         return 2
     engine, ns = _namespace(args)
     with engine:
@@ -276,10 +287,8 @@ def cmd_call(args, console: Console) -> int:
         text = sys.stdin.read()
     elif not text.lstrip().startswith("{") and Path(text).is_file():
         text = Path(text).read_text(encoding="utf-8")
-    try:
-        body = json.loads(text)
-    except json.JSONDecodeError as err:
-        console.print(f"[red]VALIDATION_FAILED[/red] the body is not JSON: {escape(str(err))}")
+    body = _json_object(text, "body", console)
+    if body is None:
         return 2
     for key in ("org", "namespace"):
         if getattr(args, key) and not body.get(key):

@@ -90,9 +90,10 @@ class Client:
             last = attempt == self.retries
             try:
                 response = request()
-            except httpx.TransportError:
-                # A refused connection sent nothing; anything else may have run on the server.
-                if last:
+            except httpx.TransportError as err:
+                # A refused connection sent nothing; anything else may have run on the server, so
+                # only an op that is safe to repeat is sent again.
+                if last or not (repeatable or isinstance(err, httpx.ConnectError)):
                     raise
                 time.sleep(self.backoff * 2**attempt)
                 continue

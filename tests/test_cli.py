@@ -38,3 +38,11 @@ def test_every_command_is_documented():
     help_text = subprocess.run([sys.executable, "-m", "tabular.cli", "--help"], capture_output=True, text=True).stdout
     for command in ("ingest", "datasets", "query", "demo"):
         assert command in help_text
+
+
+def test_a_plan_or_body_that_is_not_a_json_object_is_refused_not_a_traceback(tmp_path):
+    for args in (("query", "-"), ("call", "knowledge.formats", "[1]")):
+        env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home")}
+        done = subprocess.run([sys.executable, "-m", "tabular.cli", *args], input="[1]", capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 2 and "VALIDATION_FAILED" in done.stdout and "must be a JSON object" in done.stdout, done.stderr
+        assert "Traceback" not in done.stderr

@@ -1,5 +1,7 @@
 """knowledge.get, delete, restore and list: a source's lifecycle, revisions and retention."""
 
+import json
+
 import pytest
 
 import tabular
@@ -77,6 +79,13 @@ def test_list_pages_the_sources_with_a_cursor(ns, engine):
     with pytest.raises(tabular.ValidationFailed) as err:
         ns.call("knowledge.list", {"cursor": "not-a-cursor"})
     assert [e.path for e in err.value.errors] == ["cursor"]
+    import base64
+
+    for forged in ({"after": 5}, {"after": None}, {"after": ["c"]}, [1]):  # well-formed base64 JSON, not ours: was 500
+        cursor = base64.urlsafe_b64encode(json.dumps(forged).encode()).decode()
+        with pytest.raises(tabular.ValidationFailed) as err:
+            ns.call("knowledge.list", {"cursor": cursor})
+        assert [e.path for e in err.value.errors] == ["cursor"], forged
 
 
 def test_another_namespace_sees_nothing_and_changes_nothing(ns, engine):

@@ -193,7 +193,10 @@ def restore(ctx: Context, body: SourceIn) -> RestoreOut:
 def _cursor(text: str) -> str:
     """The source_uri a page starts after, from an opaque cursor."""
     try:
-        return json.loads(base64.urlsafe_b64decode(text.encode()))["after"]
+        after = json.loads(base64.urlsafe_b64decode(text.encode()))["after"]
+        if not isinstance(after, str):  # a forged {"after": 5} would reach the SQL as a number
+            raise TypeError
+        return after
     except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
         raise ValidationFailed("cursor is not a next_cursor this op gave", [ErrorItem("cursor", "unreadable cursor", expected="a next_cursor", received=text)]) from None
 

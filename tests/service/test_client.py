@@ -89,6 +89,27 @@ def test_a_write_is_not_sent_again_after_a_500_but_is_after_back_pressure():
     assert len(seen) == 2
 
 
+def test_a_write_cut_off_in_flight_is_not_sent_again_but_a_refused_connection_is():
+    """A read timeout may come after the server ran the write: sending it again could approve
+    twice or store a file twice. A refused connection sent nothing: that is safe to retry."""
+    for error, expected_sends in ((httpx.ReadTimeout, 1), (httpx.ConnectError, 2)):
+        sends = []
+
+        def handle(request: httpx.Request, error=error, sends=sends) -> httpx.Response:
+            sends.append(request)
+            if len(sends) == 1:
+                raise error("cut off", request=request)
+            return httpx.Response(200, json={"upload_id": "u"})
+
+        client = tabular.Client("http://tabular.test", transport=httpx.MockTransport(handle), backoff=0.001)
+        if expected_sends == 1:
+            with pytest.raises(httpx.ReadTimeout):
+                client.call("knowledge.upload", {"filename": "a.csv", "content_base64": ""})
+        else:
+            assert client.call("knowledge.upload", {"filename": "a.csv", "content_base64": ""}) == {"upload_id": "u"}
+        assert len(sends) == expected_sends, error
+
+
 def test_an_ingest_carries_an_idempotency_key_so_it_is_retried_as_the_same_job():
     transport, seen = scripted((502, failure("INTERNAL"), {}), (200, {"ingestion_id": "i_1"}, {}))
     client = tabular.Client("http://tabular.test", transport=transport, backoff=0.001)
