@@ -18,9 +18,10 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 from sqlglot import exp
 
+from planner.compile import ROW_ID
+
 from .catalog import Catalog
 
-ROW_ID = "__row_id"
 BATCH_ROWS = 128 * 1024
 
 

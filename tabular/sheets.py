@@ -56,7 +56,7 @@ def check_container(path: Path, fmt: str, settings: Settings) -> int:
         with zipfile.ZipFile(path) as archive:
             inflated = sum(i.file_size for i in archive.infolist())
             if inflated > settings.max_workbook_xml_bytes:
-                # Before testzip, which would inflate it all: a bomb is refused unread.
+                # From the sizes the zip declares, before any member is inflated: a bomb is refused unread.
                 raise IngestFailed(
                     "too_large",
                     f"the workbook's parts inflate to {inflated} bytes, over max_workbook_xml_bytes ({settings.max_workbook_xml_bytes})",

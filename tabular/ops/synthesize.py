@@ -158,6 +158,8 @@ def _tie_at_cut(ctx: Context, run: QueryIn, result: QueryOut) -> str:
     more = query(ctx, run.model_copy(update={"dry_run": False, "limit": run.limit + 1}))
     names = [c.name for c in more.columns]
     ranked = [names.index(o.column) for o in run.order_by[:1]]
+    if len(more.rows) <= run.limit:  # a publish between the two runs took rows away: no cut to judge
+        return ""
     last, next_ = more.rows[run.limit - 1], more.rows[run.limit]
     if all(last[k] == next_[k] for k in ranked):
         column = run.order_by[0].column
