@@ -80,9 +80,10 @@ class Service:
         self.slots = asyncio.Semaphore(self.settings.max_inflight)
 
     async def run(self, op: Op, body: dict, grant: Grant, request_id: str):
-        body = self.tokens.authorize(grant, op, body)
+        """Authorize, wait for a slot (503 past `overload_wait_seconds`), run, audit — also a refusal."""
         try:
-            if self.slots.locked():
+            body = self.tokens.authorize(grant, op, body)
+            if self.slots.locked():  # wait_for with a timeout of 0 would refuse even a free slot
                 try:
                     await asyncio.wait_for(self.slots.acquire(), self.settings.overload_wait_seconds)
                 except TimeoutError:

@@ -153,7 +153,7 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
     if mcp:
         from .mcp import http_app
 
-        mcp_endpoint, manager = http_app(engine, tokens, engine.settings.host)
+        mcp_endpoint, manager = http_app(service, engine.settings.host)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

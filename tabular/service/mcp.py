@@ -17,7 +17,7 @@ from ..engine import Engine
 from ..errors import ErrorItem, Internal, NotFound, TabularError, close_names
 from ..ops import REGISTRY, Op
 from .auth import Tokens
-from .calls import audit, log
+from .calls import Service, log
 
 PREFIX = "loom_"
 
@@ -46,8 +46,9 @@ def _result(payload: dict, error: bool = False) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=payload, is_error=error)
 
 
-def server(engine: Engine, tokens: Tokens) -> Server:
-    """The MCP server over `engine`; over HTTP each call is checked against `tokens`."""
+def server(service: Service) -> Server:
+    """The MCP server over the service's engine: each call goes through `Service.run`, as an HTTP
+    route's does (tokens, the in-flight limit, the audit line)."""
     listed = tools()
     by_tool: dict[str, Op] = {tool_name(op.name): op for op in REGISTRY.values()}
 
@@ -57,7 +58,6 @@ def server(engine: Engine, tokens: Tokens) -> Server:
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         request_id = "req_" + uuid.uuid4().hex[:16]
         op = by_tool.get(params.name)
-        grant = None
         try:
             if op is None:
                 raise NotFound(
@@ -65,24 +65,20 @@ def server(engine: Engine, tokens: Tokens) -> Server:
                     [ErrorItem("name", "unknown tool", received=params.name, did_you_mean=close_names(params.name, list(by_tool)))],
                 )
             headers = getattr(ctx.request, "headers", None)
-            grant = tokens.identify(headers.get("authorization") if headers is not None else None)
-            body = tokens.authorize(grant, op, dict(params.arguments or {}))
-            out = await anyio.to_thread.run_sync(lambda: engine.run(op.name, body, grant.name))
+            grant = service.tokens.identify(headers.get("authorization") if headers is not None else None)
+            out = await service.run(op, dict(params.arguments or {}), grant, request_id)
         except TabularError as err:
-            if op is not None:
-                audit(op, grant, dict(params.arguments or {}), request_id, err.status, err.code)
             return _result({"detail": err.to_detail(request_id)}, error=True)
         except Exception:
             log.exception("MCP tool %s failed (request %s)", params.name, request_id)
             return _result({"detail": Internal("an internal error; the request id names it in the server log").to_detail(request_id)}, error=True)
-        audit(op, grant, body, request_id, 200, None)
         return _result(out.model_dump(mode="json", by_alias=True))
 
     return Server("tabular", version="0.1.0", instructions="Typed datasets from spreadsheets and CSV; exact answers to typed plans.",
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def http_app(engine: Engine, tokens: Tokens, host: str) -> tuple[StreamableHTTPASGIApp, StreamableHTTPSessionManager]:
+def http_app(service: Service, host: str) -> tuple[StreamableHTTPASGIApp, StreamableHTTPSessionManager]:
     """The streamable HTTP endpoint (stateless, JSON answers) and its session manager to run."""
     security = None
     if host in ("127.0.0.1", "localhost", "::1"):
@@ -92,7 +88,7 @@ def http_app(engine: Engine, tokens: Tokens, host: str) -> tuple[StreamableHTTPA
             allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
             allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
         )
-    manager = StreamableHTTPSessionManager(app=server(engine, tokens), stateless=True, json_response=True, security_settings=security)
+    manager = StreamableHTTPSessionManager(app=server(service), stateless=True, json_response=True, security_settings=security)
     return StreamableHTTPASGIApp(manager), manager
 
 
@@ -100,7 +96,7 @@ def run_stdio(engine: Engine) -> None:
     """Serve MCP on stdin/stdout as the single local user (`tabular mcp`)."""
     from mcp.server.stdio import stdio_server
 
-    app = server(engine, Tokens(engine.settings))
+    app = server(Service(engine, Tokens(engine.settings)))
 
     async def main() -> None:
         async with stdio_server() as (read, write):
