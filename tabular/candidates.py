@@ -52,17 +52,30 @@ class Reading:
 STRING = Reading("string")
 
 
-def number_reading(decimal_mark: str = ".", group_mark: str | None = None, unit: str | None = None, exponent: bool = False) -> Reading:
+def _number_gate(decimal_mark: str, group_mark: str | None, unit: str | None, exponent: bool, scale: int | None = None, no_leading_zero: bool = False) -> str:
+    """The regex a number reading's values match whole. `scale`: at most that many decimals
+    (0: none); `no_leading_zero`: an integer part of one 0 or none that starts with 0."""
     d = re.escape(decimal_mark)
-    digits = r"\d+" if group_mark is None else rf"(?:\d{{1,3}}(?:{_GROUP_PATTERN[group_mark]}\d{{3}})+|\d+)"
-    core = rf"(?:{digits}(?:{d}\d+)?|{d}\d+)"
+    plain = r"(?:0|[1-9]\d*)" if no_leading_zero else r"\d+"
+    digits = plain if group_mark is None else rf"(?:\d{{1,3}}(?:{_GROUP_PATTERN[group_mark]}\d{{3}})+|{plain})"
+    fraction = r"\d+" if scale is None else rf"\d{{1,{scale}}}"
+    core = digits if scale == 0 else rf"(?:{digits}(?:{d}{fraction})?|{d}{fraction})"
     if exponent:
         core += r"(?:[eE][+-]?\d+)"
     if unit:
         u = re.escape(unit)
-        gate = rf"[+-]?(?:{u}\s?)?[+-]?{core}(?:\s?{u})?" if unit != "%" else rf"[+-]?{core}\s?%"
-    else:
-        gate = rf"[+-]?{core}"
+        return rf"[+-]?(?:{u}\s?)?[+-]?{core}(?:\s?{u})?" if unit != "%" else rf"[+-]?{core}\s?%"
+    return rf"[+-]?{core}"
+
+
+def number_gate(reading: Reading, scale: int, no_leading_zero: bool) -> str:
+    """The reading's gate narrowed to values of at most `scale` decimals (and no leading zero):
+    the values a column typed on a sample can take without changing its type."""
+    return _number_gate(reading.decimal_mark, reading.group_mark, reading.unit, reading.exponent, scale, no_leading_zero)
+
+
+def number_reading(decimal_mark: str = ".", group_mark: str | None = None, unit: str | None = None, exponent: bool = False) -> Reading:
+    gate = _number_gate(decimal_mark, group_mark, unit, exponent)
     parts = [f"decimal_mark={decimal_mark}"]
     if group_mark:
         parts.append(f"group_mark={group_mark}")

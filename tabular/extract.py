@@ -13,6 +13,7 @@ import queue
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -193,15 +194,99 @@ def _finish(extraction: Extraction, layout: sniff.Layout, decoded: decode.Decode
     }
 
 
-class _Irregular(Exception):
+class Irregular(Exception):
     """The fast reader met something only the careful one handles (ragged, blank, comment rows)."""
 
 
-def _fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, out: Path, name: str, settings: Settings, progress) -> Extraction | None:
-    """Read a plain UTF-8 file with Arrow's parallel CSV reader, when it is regular enough that
-    every record is one line: then line numbers follow from row numbers. Anything irregular
-    (a ragged, blank or comment row, a quoted line break) hands the file to the careful reader,
-    which is the reference: tests check both give the same extraction."""
+@dataclass
+class FastRead:
+    """A regular UTF-8 file opened for Arrow's parallel CSV reader: the extraction's headers and
+    origin, and its rows as record batches of `__row_id`, `__line` and one string column per
+    table column, read as they are asked for. `bytes_read` follows the reader through the file."""
+
+    extraction: Extraction
+    reader: pacsv.CSVStreamingReader
+    counter: "_Counting"
+    first_line: int
+    size: int
+
+    @property
+    def schema(self) -> pa.Schema:
+        return _schema(self.extraction.width)
+
+    consumed: int = 0  # bytes of the file behind the rows handed out so far (see batches)
+
+    @property
+    def bytes_read(self) -> int:
+        """How far the rows handed out reach into the file, in bytes: their cells' text and
+        one separator per cell (quotes and CRs uncounted, so it never overshoots)."""
+        return min(self.consumed, self.size)
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        """Every row, in file order; raises Irregular where the careful reader must take over,
+        and counts the rows into `extraction.rows` as they go."""
+        schema, rows = self.schema, 0
+        try:
+            for batch in self.reader:
+                if _irregular(batch):
+                    raise Irregular()
+                ids = pa.array(range(rows + 1, rows + batch.num_rows + 1), pa.int64())
+                lines = pc.add(ids, self.first_line - 1)
+                rows += batch.num_rows
+                self.extraction.rows = rows
+                self.consumed += batch.num_rows * batch.num_columns + sum(pc.sum(pc.binary_length(c)).as_py() or 0 for c in batch.columns)
+                yield pa.RecordBatch.from_arrays([ids, lines, *batch.columns], schema=schema)
+        except (pa.ArrowInvalid, UnicodeDecodeError):
+            raise Irregular() from None
+
+
+class _Counting(io.RawIOBase):
+    """A file read through, counting the bytes handed out (progress in bytes)."""
+
+    def __init__(self, path: Path):
+        self.raw = path.open("rb")
+        self.position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.raw.readinto(buffer)
+        self.position += n or 0
+        return n
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+def open_fast(path: Path, name: str, options: dict, settings: Settings) -> FastRead | None:
+    """The file opened for the fast reader, or None when only the careful reader can read it
+    (a container, an encoding other than UTF-8, a file under fast_path_bytes, a quoted line
+    break or a blank header in its head). Raises IngestFailed for a file nobody can read."""
+    decoded = decode.detect(path, options.get("encoding"), settings.max_inflated_bytes)
+    if decoded.container or decoded.encoding != "utf-8" or path.stat().st_size < settings.fast_path_bytes:
+        return None
+    try:
+        with decoded.open_text(settings.max_inflated_bytes) as text:
+            head = text.read(settings.sniff_bytes)
+    except UnicodeDecodeError:
+        return None
+    if "\x00" in head:
+        return None
+    whole = len(head) < settings.sniff_bytes
+    sample = head if whole else head[: head.rfind("\n") + 1] or head
+    layout = sniff.sniff(sample, options.get("delimiter"), options.get("header_rows"))
+    if layout.width > settings.max_columns:
+        return None
+    return _open_fast(decoded, layout, sample, name, settings)
+
+
+def _open_fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, name: str, settings: Settings) -> FastRead | None:
+    """Arrow's parallel CSV reader, when the file is regular enough that every record is one
+    line: then line numbers follow from row numbers. Anything irregular (a ragged, blank or
+    comment row, a quoted line break) hands the file to the careful reader, which is the
+    reference: tests check both give the same extraction."""
     if decoded.container or decoded.encoding != "utf-8" or decoded.path.stat().st_size < settings.fast_path_bytes:
         return None
     head_records = sniff.records(head, layout.delimiter, layout.quotechar)
@@ -217,10 +302,11 @@ def _fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, out: Path, n
     def refuse(row) -> str:
         return "error"
 
+    counter = _Counting(decoded.path)
     try:
         reader = pacsv.open_csv(
-            decoded.path,
-            read_options=pacsv.ReadOptions(column_names=names, skip_rows=skipped, block_size=8 << 20),
+            io.BufferedReader(counter, 1 << 20),
+            read_options=pacsv.ReadOptions(column_names=names, skip_rows=skipped, block_size=settings.csv_block_bytes),
             parse_options=pacsv.ParseOptions(
                 delimiter=layout.delimiter, quote_char=layout.quotechar, double_quote=True,
                 newlines_in_values=False, ignore_empty_lines=False, invalid_row_handler=refuse,
@@ -228,27 +314,32 @@ def _fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, out: Path, n
             convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=False, quoted_strings_can_be_null=False),
         )
     except (pa.ArrowInvalid, UnicodeDecodeError):
+        counter.close()
         return None
-    first_line = skipped + 1
-    rows = 0
-    try:
-        with _BackgroundWriter(out, _schema(width)) as writer:
-            for batch in reader:
-                if _irregular(batch):
-                    raise _Irregular()
-                ids = pa.array(range(rows + 1, rows + batch.num_rows + 1), pa.int64())
-                lines = pc.add(ids, first_line - 1)
-                writer.put(pa.Table.from_arrays([ids, lines, *batch.columns], schema=_schema(width)))
-                rows += batch.num_rows
-                if progress:
-                    progress(rows)
-    except (_Irregular, pa.ArrowInvalid, UnicodeDecodeError):
-        out.unlink(missing_ok=True)
-        return None
-    extraction = Extraction(name, _join_headers(header_records, width), out, rows, {})
+    extraction = Extraction(name, _join_headers(header_records, width), Path(), 0, {})
     _finish(extraction, layout, decoded)
     extraction.origin["parser"] = "arrow"
-    return extraction
+    return FastRead(extraction, reader, counter, skipped + 1, decoded.path.stat().st_size)
+
+
+def _fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, out: Path, name: str, settings: Settings, progress) -> Extraction | None:
+    """The fast reader's rows written to `out` (Parquet), or None for the careful reader."""
+    fast = _open_fast(decoded, layout, head, name, settings)
+    if fast is None:
+        return None
+    try:
+        with _BackgroundWriter(out, fast.schema) as writer:
+            for batch in fast.batches():
+                writer.put(pa.Table.from_batches([batch]))
+                if progress:
+                    progress(fast.extraction.rows)
+    except Irregular:
+        out.unlink(missing_ok=True)
+        return None
+    finally:
+        fast.counter.close()
+    fast.extraction.path = out
+    return fast.extraction
 
 
 def _irregular(batch: pa.RecordBatch) -> bool:

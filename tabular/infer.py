@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import duckdb
 from sqlglot import exp
@@ -63,14 +65,18 @@ class _Tally:
     leading_zeros: int = 0
     zero_one: bool = False
     numbers: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # reading -> (scale, digits, bigint misses)
+    binary: bool = False  # every value is 0 or 1 (one of them may be missing)
     plain: bool = False  # no null marker and no surrounding blanks in any cell (see Typing.clean)
 
 
 def text_of(column: str, markers: tuple[str, ...]) -> exp.Expression:
     """A cell as the readings see it: trimmed, with null markers as NULL."""
-    trimmed = exp.func("trim", exp.column(column, quoted=True))
-    # One regex for the markers: DuckDB plans it in a fraction of the time of an IN list,
-    # which matters on tables of hundreds of columns.
+    return text_of_expr(exp.column(column, quoted=True), markers)
+
+
+def text_of_expr(cell: exp.Expression, markers: tuple[str, ...]) -> exp.Expression:
+    trimmed = exp.func("trim", cell)
+    # One regex for the markers, tried only on short text: cheaper than an IN list per cell.
     pattern = "(" + "|".join(re.escape(m) for m in markers) + ")"
     short = exp.LTE(this=exp.func("length", trimmed), expression=exp.Literal.number(max(len(m) for m in markers)))
     return exp.Case().when(exp.and_(short, C.matches(trimmed, pattern)), exp.null()).else_(trimmed)
@@ -86,6 +92,14 @@ def _sql(e: exp.Expression) -> str:
     return e.sql(dialect="duckdb")
 
 
+def _q(name: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
+
+
+def _names(columns: list[str]) -> str:
+    return ", ".join(exp.Literal.string(c).sql(dialect="duckdb") for c in columns)
+
+
 def accepts(reading: Reading, t: exp.Expression) -> exp.Expression:
     """True where the reading reads the (non-null) text `t`. A number's gate is the whole test:
     text that passes it always converts."""
@@ -94,94 +108,112 @@ def accepts(reading: Reading, t: exp.Expression) -> exp.Expression:
     return exp.Not(this=exp.Is(this=C.convert(reading, t, C.physical_of(reading)), expression=exp.null()))
 
 
-def _texts(rel: str, columns: list[str], markers) -> str:
-    """A relation holding each column's text once (t_<cell>), so readings do not repeat it."""
-    selects = [exp.column("__row_id", quoted=True)]
-    selects += [exp.column(c, quoted=True) for c in columns]
-    selects += [exp.alias_(text_of(c, markers), f"t_{c}", quoted=True) for c in columns]
-    return "(" + exp.select(*selects).from_(rel).sql(dialect="duckdb") + ")"
-
-
 @dataclass(frozen=True)
-class Relation:
-    """Extraction rows to count over: a FROM clause, and whether it already holds t_<cell> texts."""
+class Source:
+    """Cells to count over. `long`: a table already in long form (k, __row_id, raw, t), one row
+    per non-null cell, k the cell column's name; else a FROM clause in the extraction's wide
+    form (__row_id and one text column per cell column).
+
+    Counting runs on the long form: a fixed set of expressions per cell, grouped by column, so
+    the work grows with the cells counted and the statements stay the same size however wide
+    the table is (DuckDB slows down past linear with thousands of aggregates in one SELECT)."""
 
     sql: str
-    has_texts: bool = False
+    long: bool = False
 
-    def texts(self, columns: list[str], markers) -> str:
-        return self.sql if self.has_texts else _texts(self.sql, columns, markers)
+    def cells(self, columns: list[str], markers) -> str:
+        """The long form of `columns`' cells as a FROM clause; only those columns are read."""
+        if self.long:
+            return f"(SELECT * FROM {self.sql} WHERE k IN ({_names(columns)}))"
+        return "(" + cells_sql(self.sql, columns, markers) + ")"
 
 
-def _tally(
-    con: duckdb.DuckDBPyConnection, rel: Relation, columns: list[str], readings: dict[str, list[Reading]], markers, examples: bool = False
+def cells_sql(relation: str, columns: list[str], markers) -> str:
+    """SELECT of the long form (k, __row_id, raw, t) of `columns` of a wide relation."""
+    if len(columns) == 1:
+        (c,) = columns
+        inner = f"SELECT {_names([c])} AS k, __row_id, {_q(c)} AS raw FROM {relation} WHERE {_q(c)} IS NOT NULL"
+    else:
+        # Two lists unnested side by side pair each cell with its column's name.
+        inner = (
+            f"SELECT * FROM (SELECT unnest([{_names(columns)}]) AS k, __row_id, unnest([{', '.join(_q(c) for c in columns)}]) AS raw"
+            f" FROM {relation}) WHERE raw IS NOT NULL"
+        )
+    t = text_of_expr(exp.column("raw", quoted=True), markers)
+    return f"SELECT k, __row_id, raw, {_sql(t)} AS t FROM ({inner})"
+
+
+def _grouped(con, source: str, selects: list[str], where: str = "") -> dict[str, tuple]:
+    """Run aggregates per column (k) over long-form cells: {k: values}."""
+    sql = f"SELECT k, {', '.join(selects)} FROM {source} {where} GROUP BY k"
+    return {row[0]: row[1:] for row in con.execute(sql).fetchall()}
+
+
+T = "t"
+
+
+def tally(
+    con: duckdb.DuckDBPyConnection, source: Source, columns: list[str], readings: dict[str, list[Reading]], markers, examples: bool = False
 ) -> dict[str, _Tally]:
     """Count, per column and reading, the non-null values the reading refutes, and for number
-    readings the scale and digits their values need: one scan of `rel` for all of it.
+    readings the scale and digits their values need.
 
-    Each reading's test is computed once per row in an inner projection (a_<cell>_<i>), then
-    counted, so a regex gate is not evaluated again for every statistic."""
-    inner = [exp.column("__row_id", quoted=True)]
-    selects: list[str] = []
-    keys: list[tuple[str, str, int]] = []
+    One statement for what every column needs (non-null cells, blanks, zeros), then one per
+    reading over just the columns that try it: each cell is tested once per reading of its
+    own column, whatever the width of the table."""
+    out = {col: _Tally(plain=True) for col in columns}
+    if not columns:
+        return out
+    t = exp.column(T, quoted=True)
+    zeros = exp.and_(exp.or_(*[exp.func("starts_with", t, exp.Literal.string(p)) for p in ("0", "-0", "+0")]), C.matches(t, r"[+-]?0[0-9]+"))
+    base = _grouped(con, source.cells(columns, markers), [
+        "count(t)",
+        "bool_and(t IS NOT NULL AND raw = t)",
+        f"count(*) FILTER (WHERE {_sql(zeros)})",
+        # 0/1 is a question only when both appear: a column of zeros is a number.
+        "coalesce(bool_and(t IN ('0', '1')) AND bool_or(t = '0') AND bool_or(t = '1'), false)",
+        "coalesce(bool_and(t IN ('0', '1')), false)",
+    ])
+    for col, (nonnull, plain, zero_count, zero_one, binary) in base.items():
+        out[col] = _Tally(nonnull=nonnull, plain=bool(plain), leading_zeros=zero_count, zero_one=bool(zero_one), binary=bool(binary))
+    by_reading: dict[Reading, list[tuple[str, int]]] = {}
     for col in columns:
-        raw, t = exp.column(col, quoted=True), exp.column(f"t_{col}", quoted=True)
-        inner += [raw, t]
-        selects += [f"count({_sql(t)})", f"count({_sql(raw)}) = count({_sql(t)}) AND coalesce(bool_and({_sql(raw)} = trim({_sql(raw)})), true)"]
-        keys += [(col, "nonnull", 0), (col, "plain", 0)]
-        if any(r.type == "number" for r in readings[col]):
-            starts = exp.or_(*[exp.func("starts_with", t, exp.Literal.string(p)) for p in ("0", "-0", "+0")])
-            zeros = exp.and_(starts, C.matches(t, r"[+-]?0[0-9]+"))
-            # 0/1 is a question only when both appear: a column of zeros is a number.
-            zero_one = f"coalesce(bool_and({_sql(t)} IN ('0', '1')) AND bool_or({_sql(t)} = '0') AND bool_or({_sql(t)} = '1'), false)"
-            selects += [f"count(*) FILTER (WHERE {_sql(zeros)})", zero_one]
-            keys += [(col, "zeros", 0), (col, "zero_one", 0)]
         for i, reading in enumerate(readings[col]):
-            flag = f"a_{col}_{i}"
-            inner.append(exp.alias_(exp.and_(exp.Not(this=exp.Is(this=t, expression=exp.null())), accepts(reading, t)), flag, quoted=True))
-            a = _sql(exp.column(flag, quoted=True))
-            selects.append(f"count({_sql(t)}) - count(*) FILTER (WHERE {a})")
-            keys.append((col, "fails", i))
+            by_reading.setdefault(reading, []).append((col, i))
+    for reading, users in by_reading.items():
+        cols = [c for c, _ in users]
+        accepted = exp.column("a", quoted=True)
+        a = _sql(accepted)
+        selects = [f"count(*) FILTER (WHERE NOT {a})"]
+        if examples:
+            selects.append(f"arg_min(t, __row_id) FILTER (WHERE NOT {a})")
+        number = reading.type == "number" and not reading.exponent
+        if number:
+            selects += _number_stats(reading, t, a)
+        inner = f"(SELECT k, __row_id, t, {_sql(accepts(reading, t))} AS a FROM {source.cells(cols, markers)} WHERE t IS NOT NULL)"
+        found = _grouped(con, inner, selects)
+        for col, i in users:
+            values = found.get(col)
+            tally = out[col]
+            tally.fails[i] = values[0] if values else 0
             if examples:
-                selects.append(f"arg_min({_sql(t)}, __row_id) FILTER (WHERE {_sql(t)} IS NOT NULL AND NOT {a})")
-                keys.append((col, "example", i))
-            if reading.type == "number" and not reading.exponent:
-                selects += _number_stats(reading, t, a)
-                keys += [(col, "scale", i), (col, "digits", i), (col, "misses", i)]
-    source = "(" + exp.select(*inner).from_(rel.texts(columns, markers)).sql(dialect="duckdb") + ")"
-    row = _aggregate(con, source, selects) if selects else ()
-    out = {col: _Tally() for col in columns}
-    for (col, what, i), value in zip(keys, row):
-        tally = out[col]
-        if what == "nonnull":
-            tally.nonnull = value
-        elif what == "plain":
-            tally.plain = bool(value)
-        elif what == "zeros":
-            tally.leading_zeros = value
-        elif what == "zero_one":
-            tally.zero_one = bool(value)
-        elif what == "fails":
-            tally.fails[i] = value
-        elif what == "example":
-            tally.examples[i] = value
-        else:
-            scale, digits, misses = tally.numbers.get(i, (0, 0, 0))
-            value = _digits(value) if what == "digits" else (value or 0)
-            tally.numbers[i] = (value, digits, misses) if what == "scale" else (scale, value, misses) if what == "digits" else (scale, digits, value)
+                tally.examples[i] = values[1] if values else None
+            if number:
+                scale, magnitude, misses = values[-3:] if values else (None, None, None)
+                tally.numbers[i] = (scale or 0, _digits(magnitude), misses or 0)
     wide = [(col, i) for col in columns for i, n in out[col].numbers.items() if n[1] == 99]
     for col, i in wide:
-        out[col].numbers[i] = _exact_digits(con, rel, col, readings[col][i], markers, out[col].numbers[i])
+        out[col].numbers[i] = _exact_digits(con, source, col, readings[col][i], markers, out[col].numbers[i])
     return out
 
 
-def _exact_digits(con, rel: Relation, col: str, reading: Reading, markers, stats: tuple[int, int, int]) -> tuple[int, int, int]:
+def _exact_digits(con, source: Source, col: str, reading: Reading, markers, stats: tuple[int, int, int]) -> tuple[int, int, int]:
     """Digits counted on the text, for columns whose magnitude a DOUBLE cannot count exactly."""
-    t = exp.column(f"t_{col}", quoted=True)
+    t = exp.column(T, quoted=True)
     plain = _sql(C.number_text(reading, t))
     gate = _sql(C.matches(t, reading.gate))
     (digits,) = con.execute(
-        f"SELECT coalesce(max(length(ltrim(split_part({plain}, '.', 1), '+-0'))), 0) FROM {rel.texts([col], markers)} WHERE {gate}"
+        f"SELECT coalesce(max(length(ltrim(split_part({plain}, '.', 1), '+-0'))), 0) FROM {source.cells([col], markers)} WHERE t IS NOT NULL AND {gate}"
     ).fetchone()
     return (stats[0], digits, stats[2])
 
@@ -208,45 +240,31 @@ def _digits(magnitude: float | None) -> int:
     return len(str(int(magnitude))) if magnitude < 1e15 else 99
 
 
-def _families(con, rel: str, columns: list[str], markers, share: float) -> dict[str, set[str]]:
-    """The reading families each column's values could belong to (a cheap first elimination)."""
-    selects = []
-    for col in columns:
-        t = exp.column(f"t_{col}", quoted=True)
-        selects.append(f"count({_sql(t)})")
-        for pattern in C.FAMILIES.values():
-            selects.append(f"count(*) FILTER (WHERE {_sql(t)} IS NOT NULL AND NOT {_sql(C.matches(t, pattern))})")
-    row = _aggregate(con, rel.texts(columns, markers), selects)
-    width = len(C.FAMILIES) + 1
-    out = {}
-    for k, col in enumerate(columns):
-        nonnull, *misses = row[k * width : (k + 1) * width]
-        out[col] = {f for f, miss in zip(C.FAMILIES, misses) if nonnull and (nonnull - miss) / nonnull >= share}
-    return out
-
-
 SYMBOLS = (*C.UNITS, ",", ".", " ", "\u00a0", "\u202f", "'", "’", "e", "E")
-BATCH = 200
 
 
-def _aggregate(con, rel: str, selects: list[str]) -> list:
-    """Run many aggregates over one relation, a bounded number per statement (wide tables)."""
-    out: list = []
-    for start in range(0, len(selects), BATCH):
-        out += con.execute(f"SELECT {', '.join(selects[start:start + BATCH])} FROM {rel}").fetchone()
-    return out
+def survey(con, source: Source, columns: list[str], markers, share: float) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """A cheap first elimination: per column, the unit symbols and number marks its values hold
+    at all, and the reading families at least `share` of its values could belong to."""
+    t = exp.column(T, quoted=True)
+    selects = ["count(t)"]
+    selects += [f"count(*) FILTER (WHERE t IS NOT NULL AND NOT {_sql(C.matches(t, pattern))})" for pattern in C.FAMILIES.values()]
+    selects += [f"bool_or(contains(raw, {_sql(exp.Literal.string(u))}))" for u in SYMBOLS]
+    found = _grouped(con, source.cells(columns, markers), selects)
+    symbols: dict[str, set[str]] = {c: set() for c in columns}
+    families: dict[str, set[str]] = {c: set() for c in columns}
+    for col, values in found.items():
+        nonnull, misses, hits = values[0], values[1 : 1 + len(C.FAMILIES)], values[1 + len(C.FAMILIES) :]
+        families[col] = {f for f, miss in zip(C.FAMILIES, misses) if nonnull and (nonnull - miss) / nonnull >= share}
+        for symbol, hit in zip(SYMBOLS, hits):
+            if hit:
+                symbols[col].add(" " if symbol in ("\u00a0", "\u202f") else "'" if symbol == "’" else symbol)
+    return symbols, families
 
 
-def _symbols(con, rel: str, columns: list[str]) -> dict[str, set[str]]:
+def symbols_of(con, source: Source, columns: list[str], markers) -> dict[str, set[str]]:
     """Which unit symbols and number marks each column's values contain at all."""
-    selects = [f"bool_or(contains({_sql(exp.column(c, quoted=True))}, {_sql(exp.Literal.string(u))}))" for c in columns for u in SYMBOLS]
-    row = _aggregate(con, rel, selects)
-    found: dict[str, set[str]] = {c: set() for c in columns}
-    for k, hit in enumerate(row):
-        if hit:
-            symbol = SYMBOLS[k % len(SYMBOLS)]
-            found[columns[k // len(SYMBOLS)]].add(" " if symbol in ("\u00a0", "\u202f") else "'" if symbol == "’" else symbol)
-    return found
+    return survey(con, source, columns, markers, 1.0)[0]
 
 
 def physical_from(reading: Reading, stats: tuple[int, int, int] | None) -> str:
@@ -274,6 +292,60 @@ def _choose(tally: _Tally, readings: list[Reading], share: float) -> tuple[int |
     return None, [i for i in ranked if (tally.nonnull - tally.fails[i]) / tally.nonnull >= share]
 
 
+PROBE_CELLS = 64
+
+
+def _subset(con, source: Source, subset: dict[str, list[int]], readings: dict[str, list[Reading]], markers, before: dict[str, _Tally]) -> dict[str, _Tally]:
+    """Count only the readings `subset` names per column (by index); the other readings keep
+    the fail counts of `before`, which already rule them out."""
+    if not subset:
+        return {}
+    counted = tally(con, source, list(subset), {c: [readings[c][i] for i in ix] for c, ix in subset.items()}, markers)
+    out = {}
+    for c, ix in subset.items():
+        merged = counted[c]
+        merged.fails = {**before[c].fails, **{i: merged.fails[k] for k, i in enumerate(ix)}}
+        merged.numbers = {i: merged.numbers[k] for k, i in enumerate(ix) if k in merged.numbers}
+        merged.examples = {i: merged.examples[k] for k, i in enumerate(ix) if k in merged.examples}
+        out[c] = merged
+    return out
+
+
+def _sample_tallies(con, sample: Source, columns: list[str], readings: dict[str, list[Reading]], markers) -> dict[str, _Tally]:
+    """The sample's tallies, exact for every reading that could be chosen.
+
+    Each column's first cells (a probe) rule out most readings at once, and only the readings
+    the probe leaves are counted over the whole sample. A column where none of those reads
+    every value is counted again with every reading, for the ranking a mixed_values question
+    needs. So a typed column costs a few readings per cell, not every reading there is."""
+    if not sample.long:
+        return tally(con, sample, columns, readings, markers)
+    probe_name = f"__probe_{uuid.uuid4().hex[:12]}"
+    con.execute(
+        f"CREATE TEMP TABLE {probe_name} AS SELECT * FROM {sample.sql} WHERE t IS NOT NULL"
+        f" QUALIFY row_number() OVER (PARTITION BY k ORDER BY __row_id) <= {PROBE_CELLS}"
+    )
+    try:
+        probed = tally(con, Source(probe_name, long=True), columns, readings, markers)
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {probe_name}")
+    left = {c: [i for i in range(len(readings[c])) if probed[c].fails[i] == 0] for c in columns}
+    counted = _subset(con, sample, {c: ix for c, ix in left.items() if ix}, readings, markers, probed)
+    out = {}
+    for c in columns:
+        out[c] = counted.get(c) or probed[c]
+    mixed = [c for c in columns if probed[c].nonnull and not any(out[c].fails[i] == 0 for i in range(len(readings[c])))]
+    if mixed:
+        out.update(tally(con, sample, mixed, {c: readings[c] for c in mixed}, markers))
+    # Columns no reading was counted for still need their sample-wide base counts.
+    bare = [c for c in columns if c not in counted and c not in mixed]
+    if bare:
+        out.update(tally(con, sample, bare, {c: [] for c in bare}, markers))
+        for c in bare:
+            out[c].fails = {**probed[c].fails, **out[c].fails}
+    return out
+
+
 def infer_columns(
     con: duckdb.DuckDBPyConnection,
     rel: str,
@@ -288,66 +360,72 @@ def infer_columns(
     forced = forced or {}
     markers = settings.nulls(options)
     free = [c for c in columns if c not in forced]
-    name = f"__sample_{uuid.uuid4().hex[:12]}"
     picked = rel
     if rows > SAMPLE_HEAD + SAMPLE_SPREAD:
         # The first rows, then rows spread evenly over the rest: row ids filter the Parquet
         # scan, so neither part sorts or samples the whole file.
         step = max(1, (rows - SAMPLE_HEAD) // SAMPLE_SPREAD)
         picked = f"(SELECT * FROM {rel} WHERE __row_id <= {SAMPLE_HEAD} OR __row_id % {step} = 0)"
-    # The sample, with every column's text computed once: the many counts below run on it.
-    texts = [exp.alias_(text_of(c, markers), f"t_{c}", quoted=True) for c in columns]
-    con.execute(f"CREATE TEMP TABLE {name} AS {exp.select('*', *texts).from_(picked).sql(dialect='duckdb')}")
+    with long_table(con, picked, columns, markers) as sample:
+        whole = Source(rel) if picked != rel else sample
+        return infer_from(con, sample, whole, columns, free, forced, settings, options)[0]
+
+
+@contextmanager
+def long_table(con, relation: str, columns: list[str], markers) -> Iterator[Source]:
+    """A temporary table of `relation`'s cells in long form, each cell's text computed once:
+    the counts of a sample run on it many times."""
+    name = f"__cells_{uuid.uuid4().hex[:12]}"
+    con.execute(f"CREATE TEMP TABLE {name} AS {cells_sql(relation, columns, markers)}")
     try:
-        return _infer(con, Relation(name, True), Relation(rel) if picked != rel else Relation(name, True), columns, free, forced, settings, options, markers)
+        yield Source(name, long=True)
     finally:
         con.execute(f"DROP TABLE IF EXISTS {name}")
 
 
-def _infer(con, sample: Relation, whole_rel: Relation, columns, free, forced, settings: Settings, options: dict, markers) -> dict[str, Typing]:
-    symbols = _symbols(con, sample.sql, free) if free else {}
-    families = _families(con, sample, free, markers, settings.mixed_values_share) if free else {}
+def infer_from(
+    con, sample: Source, whole: Source, columns: list[str], free: list[str], forced: dict[str, Reading], settings: Settings, options: dict
+) -> tuple[dict[str, Typing], dict[str, _Tally]]:
+    """Typings of `columns` chosen on `sample` and checked on `whole` (the same Source when the
+    sample is every row), and the tallies they were decided on."""
+    markers = settings.nulls(options)
+    symbols, families = survey(con, sample, free, markers, settings.mixed_values_share) if free else ({}, {})
     readings = {
         c: [r for r in C.candidate_readings(symbols[c], options.get("decimal_mark"), options.get("date_order")) if r.type in families[c]]
         for c in free
     }
-    tallies = _tally(con, sample, free, readings, markers) if free else {}
-    rel = whole_rel
-    if rel.sql != sample.sql and free:
+    tallies = _sample_tallies(con, sample, free, readings, markers) if free else {}
+    rel = whole
+    if rel != sample and free:
         # The sample chose; one scan of every row checks each choice and the alternatives a
         # question would offer. A column the sample misled is counted whole, every reading.
         kept = {c: [i for i in range(len(readings[c])) if tallies[c].fails[i] == 0] for c in free}
         kept = {c: ix for c, ix in kept.items() if ix}
-        whole = _tally(con, rel, list(kept), {c: [readings[c][i] for i in ix] for c, ix in kept.items()}, markers) if kept else {}
-        misled = [c for c, ix in kept.items() if whole[c].fails[0] > 0]
-        recount = _tally(con, rel, misled, {c: readings[c] for c in misled}, markers) if misled else {}
-        for c, ix in kept.items():
-            if c in recount:
-                tallies[c] = recount[c]
-                continue
-            merged = whole[c]
-            merged.fails = {**tallies[c].fails, **{i: merged.fails[k] for k, i in enumerate(ix)}}
-            merged.numbers = {i: merged.numbers[k] for k, i in enumerate(ix) if k in merged.numbers}
-            tallies[c] = merged
+        checked = _subset(con, rel, kept, readings, markers, tallies)
+        misled = [c for c, ix in kept.items() if checked[c].fails[ix[0]] > 0]
+        recount = tally(con, rel, misled, {c: readings[c] for c in misled}, markers) if misled else {}
+        tallies.update(checked)
+        tallies.update(recount)
     out: dict[str, Typing] = {}
     for c in free:
         out[c] = _decide(con, rel, c, readings[c], tallies[c], settings, markers)
     if forced:
-        forced_tallies = _tally(con, rel, list(forced), {c: [r] for c, r in forced.items()}, markers)
+        forced_tallies = tally(con, rel, list(forced), {c: [r] for c, r in forced.items()}, markers)
         for c, reading in forced.items():
-            tally = forced_tallies[c]
-            clean = tally.plain and tally.fails[0] == 0
-            out[c] = Typing(reading, physical_from(reading, tally.numbers.get(0)), tally.fails[0], None, forced=True, clean=clean)
-    return {c: out[c] for c in columns}
+            forced_tally = forced_tallies[c]
+            clean = forced_tally.plain and forced_tally.fails[0] == 0
+            out[c] = Typing(reading, physical_from(reading, forced_tally.numbers.get(0)), forced_tally.fails[0], None, forced=True, clean=clean)
+            tallies[c] = forced_tally
+    return {c: out[c] for c in columns}, tallies
 
 
-def _decide(con, rel: str, col: str, readings: list[Reading], tally: _Tally, settings: Settings, markers) -> Typing:
-    chosen, ranked = _choose(tally, readings, settings.mixed_values_share)
+def _decide(con, rel: Source, col: str, readings: list[Reading], counted: _Tally, settings: Settings, markers) -> Typing:
+    chosen, ranked = _choose(counted, readings, settings.mixed_values_share)
     if chosen is None:
         if not ranked:
             return Typing(C.STRING, "VARCHAR")
         best = readings[ranked[0]]
-        whole = _tally(con, rel, [col], {col: [best]}, markers, examples=True)[col]
+        whole = tally(con, rel, [col], {col: [best]}, markers, examples=True)[col]
         physical = physical_from(best, whole.numbers.get(0))
         fails, example = whole.fails[0], whole.examples[0]
         question = Question(
@@ -358,18 +436,18 @@ def _decide(con, rel: str, col: str, readings: list[Reading], tally: _Tally, set
         )
         return Typing(C.STRING, "VARCHAR", 0, question)
     reading = readings[chosen]
-    full = [i for i, r in enumerate(readings) if tally.fails[i] == 0]
+    full = [i for i, r in enumerate(readings) if counted.fails[i] == 0]
     if reading.type == "number":
-        physical = physical_from(reading, tally.numbers.get(chosen))
-        if physical == "BIGINT" and tally.leading_zeros and reading.unit is None and reading.group_mark is None:
+        physical = physical_from(reading, counted.numbers.get(chosen))
+        if physical == "BIGINT" and counted.leading_zeros and reading.unit is None and reading.group_mark is None:
             question = Question(
                 "leading_zeros",
-                f"{tally.leading_zeros} values start with 0 (e.g. an identifier like '007'). "
+                f"{counted.leading_zeros} values start with 0 (e.g. an identifier like '007'). "
                 "Keep them as text, or read them as numbers and drop the zeros?",
                 (Option(C.STRING, "VARCHAR", 0, None), Option(reading, physical, 0, None)),
             )
             return Typing(C.STRING, "VARCHAR", 0, question)
-        if physical == "BIGINT" and tally.zero_one:
+        if physical == "BIGINT" and counted.zero_one:
             question = Question(
                 "bool_or_number",
                 "Every value is 0 or 1. Is this a number, or a yes/no flag?",
@@ -379,14 +457,14 @@ def _decide(con, rel: str, col: str, readings: list[Reading], tally: _Tally, set
         rivals = [i for i in full if readings[i].type == "number" and readings[i].decimal_mark != reading.decimal_mark and readings[i].unit == reading.unit]
         if rivals and physical.startswith("DECIMAL") and not physical.endswith(", 0)"):
             rival = readings[rivals[0]]
-            rival_physical = physical_from(rival, tally.numbers.get(rivals[0]))
+            rival_physical = physical_from(rival, counted.numbers.get(rivals[0]))
             question = Question(
                 "decimal_mark",
                 f"Is '{reading.decimal_mark}' the decimal mark here, or a thousands separator?",
                 (Option(reading, physical, 0, None), Option(rival, rival_physical, 0, None)),
             )
-            return Typing(reading, physical, 0, question, clean=tally.plain)
-        return Typing(reading, physical, clean=tally.plain)
+            return Typing(reading, physical, 0, question, clean=counted.plain)
+        return Typing(reading, physical, clean=counted.plain)
     physical = C.physical_of(reading)
     if reading.order in ("DMY", "MDY"):
         twin = _twin(reading)
@@ -397,8 +475,8 @@ def _decide(con, rel: str, col: str, readings: list[Reading], tally: _Tally, set
                 f"Every value reads both as day/month and as month/day (like 03/04/2024). Which order is it?",
                 (Option(reading, physical, 0, None), Option(match[0], physical, 0, None)),
             )
-            return Typing(reading, physical, 0, question, clean=tally.plain)
-    return Typing(reading, physical, clean=tally.plain)
+            return Typing(reading, physical, 0, question, clean=counted.plain)
+    return Typing(reading, physical, clean=counted.plain)
 
 
 def _twin(reading: Reading) -> str:

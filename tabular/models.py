@@ -76,8 +76,15 @@ class Coverage(BaseModel):
 
 
 class Progress(BaseModel):
+    """How far the job is, for a progress bar: `done` of `total` in `unit` within the current
+    `phase` (read: bytes of the file; type: rows typed; write: rows written). `completed` is
+    `done` under the name Halo-style clients read; a total of 0 means not known yet."""
+
+    phase: str = ""
+    unit: str = ""
     total: int = 0
     done: int = 0
+    completed: int = 0
 
 
 class IngestStatusOut(OpOut):

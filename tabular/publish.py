@@ -7,13 +7,18 @@ import shutil
 import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
-from . import infer, pause, records, retention, retype, sheets
+import duckdb
+import pyarrow as pa
+from sqlglot import exp
+
+from . import infer, onepass, pause, records, retention, retype, sheets
 from .candidates import format_of
-from .cast import build_snapshot, column_names, parquet_relation, slug
+from .cast import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, snapshot_table
 from .catalog import Catalog, dumps
 from .errors import IngestFailed
-from .extract import Extraction, read_delimited
+from .extract import Extraction, FastRead, Irregular, open_fast, read_delimited
 from .settings import Settings
 
 DELIMITED = {".csv", ".tsv", ".tab", ".txt", ".prn", ".psv", ".dat", ".gz"}
@@ -36,6 +41,10 @@ class Job:
     description: str
     tags: list
     metadata: dict
+
+
+class Cancelled(Exception):
+    """The job was cancelled while it ran; nothing of it is published."""
 
 
 def now() -> dt.datetime:
@@ -61,12 +70,13 @@ def file_format(filename: str, options: dict) -> str:
     raise IngestFailed("format_unavailable", f"files ending {last} are not read yet (read: csv, tsv and other delimited text)")
 
 
-def run(catalog: Catalog, settings: Settings, job: Job, report) -> int:
+def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Callable[[], bool] = lambda: False) -> int:
     """Run the job to a published revision and return its number; raise IngestFailed otherwise."""
     fmt = file_format(job.filename, job.options)
     report(stage="parse", format=fmt)
     folder = catalog.extractions_dir / uuid.uuid4().hex
     folder.mkdir()
+    made: list[str] = []  # snapshot tables written before the publish transaction
     try:
         options = dict(job.options)
         if fmt == "tsv" and not options.get("delimiter"):
@@ -91,19 +101,40 @@ def run(catalog: Catalog, settings: Settings, job: Job, report) -> int:
         elif fmt == "parquet":
             extractions = [records.read_parquet(job.upload_path, folder / "0.parquet", name, settings)]
         else:
-            extractions = [read_delimited(job.upload_path, folder / "0.parquet", name, options, settings, progress=lambda n: report(progress={"total": 0, "done": n}))]
+            fast = open_fast(job.upload_path, name, options, settings)
+            one = _one_pass(catalog, settings, job, fast, folder / "0.parquet", options, report, cancelled, made) if fast else None
+            if one is not None:
+                pause.at("ingest.extracted")
+                report(stage="publish")
+                rows = one.extraction.rows
+                coverage = {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
+                return _publish(catalog, settings, job, fmt, folder, [(dataset_ids([one.extraction])[0], one)], options, coverage)
+            size = job.upload_path.stat().st_size
+            report(progress=_progress("read", "bytes", size, 0))
+            extractions = [read_delimited(job.upload_path, folder / "0.parquet", name, options, settings,
+                                          progress=lambda n: report(progress=_progress("read", "rows", 0, n)))]
         rows = sum(e.rows for e in extractions)
         pause.at("ingest.extracted")
-        report(stage="type", progress={"total": rows, "done": rows})
+        report(stage="type", progress=_progress("type", "rows", rows, 0))
         ids = dataset_ids(extractions)
         typed = [_carry(catalog, settings, job, dataset_id, _type(catalog, settings, extraction, options), options) for dataset_id, extraction in zip(ids, extractions)]
-        report(stage="publish")
-        rows = sum(e.rows for e in extractions)
+        report(stage="publish", progress=_progress("write", "rows", rows, 0))
         covered = covered or {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
         return _publish(catalog, settings, job, fmt, folder, list(zip(ids, typed)), options, covered)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
+        _drop(catalog, made)
         raise
+
+
+def _progress(phase: str, unit: str, total: int, done: int) -> dict:
+    return {"phase": phase, "unit": unit, "total": total, "done": done, "completed": done}
+
+
+def _drop(catalog: Catalog, tables: list[str]) -> None:
+    cur = catalog.cursor()
+    for snapshot_id in tables:
+        cur.execute(exp.Drop(tables=[snapshot_table(snapshot_id)], kind="TABLE", exists=True).sql(dialect="duckdb"))
 
 
 @dataclass
@@ -111,6 +142,68 @@ class _Typed:
     extraction: Extraction
     names: list[str]
     typings: dict[str, infer.Typing]
+    rows: pa.Table | None = None  # every row in memory (a delimited file the fast reader read whole)
+    built: tuple[str, Built] | None = None  # the snapshot the one pass already wrote
+
+    def relation(self, cur) -> str:
+        """A FROM clause of the extraction's rows for this cursor."""
+        if self.rows is not None:
+            return onepass.registered(cur, self.rows, f"__rows_{id(self.rows)}")
+        return parquet_relation(str(self.extraction.path))
+
+
+def _one_pass(catalog: Catalog, settings: Settings, job: Job, fast: FastRead, out: Path, options: dict, report, cancelled, made: list[str]) -> _Typed | None:
+    """The file typed and stored in one pass (onepass.py), or None when the careful way must
+    take it (an irregular row, a typing the sample cannot settle, a person's types to carry)."""
+    try:
+        try:
+            report(progress=_progress("read", "bytes", fast.size, 0))
+            head = onepass.read_head(fast, onepass.sample_rows(fast.extraction.width, settings))
+        except Irregular:
+            return None
+        extraction = fast.extraction
+        extraction.path = out  # written only if a re-typing ever needs it (stored.py)
+        names = column_names(extraction.headers)
+        cells = extraction.cell_columns
+        markers = settings.nulls(options)
+        cur = catalog.cursor()
+        report(stage="type")
+        extraction.origin["one_pass"] = True
+        typings, tallies = onepass.sample_typings(cur, onepass.registered(cur, head.sample, "__sample"), cells, settings, options)
+        cur.unregister("__sample")
+        if head.whole:
+            # The sample is every row: its typing is the careful one, built from the rows in memory.
+            return _carry(catalog, settings, job, dataset_ids([extraction])[0], _Typed(extraction, names, typings, rows=head.table), options)
+        if retype.person_set(catalog.cursor(), job.org, job.namespace, job.source_uri, dataset_ids([extraction])[0]):
+            return None  # carrying a person's types checks them on every row: the careful way
+        values = onepass.guards(typings, tallies, markers)
+        if values is None:
+            return None
+        snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
+        tick = lambda: report(progress=_progress("read", "bytes", fast.size, fast.bytes_read))
+        try:
+            with onepass.Ticker(lambda: _tick(cur, tick, cancelled), settings.progress_seconds):
+                made.append(snapshot_id)
+                rows = onepass.write(cur, head, fast.schema, snapshot_id, cells, names, values)
+        except (onepass.Misled, Irregular):
+            made.remove(snapshot_id)
+            return None
+        except duckdb.InterruptException:
+            raise Cancelled() from None
+        report(progress=_progress("read", "bytes", fast.size, fast.size))
+        typings = onepass.unclean(typings)
+        built = Built(rows, 0, column_stats(cur, snapshot_table(snapshot_id), names, [typings[c] for c in cells], rows))
+        return _Typed(extraction, names, typings, built=(snapshot_id, built))
+    finally:
+        fast.counter.close()
+
+
+def _tick(cur, report_progress, cancelled) -> None:
+    """Report how far the one pass has read; interrupt it once the job is cancelled."""
+    if cancelled():
+        cur.interrupt()
+        return
+    report_progress()
 
 
 def _type(catalog: Catalog, settings: Settings, extraction: Extraction, options: dict) -> _Typed:
@@ -139,7 +232,7 @@ def _carry(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, item
     before = retype.person_set(cur, job.org, job.namespace, job.source_uri, dataset_id)
     if before:
         markers = settings.nulls(options)
-        item.typings = retype.carry(cur, parquet_relation(str(item.extraction.path)), item.names, item.typings, before, markers)
+        item.typings = retype.carry(cur, item.relation(cur), item.names, item.typings, before, markers)
     return item
 
 
@@ -215,8 +308,11 @@ def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: P
         stamp = now()
         for index, (dataset_id, item) in enumerate(typed):
             ex = item.extraction
-            snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
-            built = build_snapshot(cur, parquet_relation(str(ex.path)), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)
+            if item.built is not None:
+                snapshot_id, built = item.built
+            else:
+                snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
+                built = build_snapshot(cur, item.relation(cur), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)
             for column, header in zip(built.columns, ex.headers):
                 column["header"] = header
             origin = dict(ex.origin)

@@ -14,7 +14,7 @@ import duckdb
 from . import candidates as C
 from .candidates import Reading
 from .errors import ErrorItem, close_names
-from .infer import Option, Question, Relation, Typing, _symbols, _tally, physical_from
+from .infer import Option, Question, Source, Typing, physical_from, symbols_of, tally
 
 ORDERS = ("DMY", "MDY", "YMD")
 NUMBER_KEYS = {"decimal_mark": (".", ","), "group_mark": (",", ".", " ", "'", ""), "unit": ("", *C.UNITS)}
@@ -79,15 +79,15 @@ def _best(con, relation: str, cell: str, readings: list[Reading], markers) -> Ty
     person's choice: every row is counted, and the rows it cannot read are its `rejected`."""
     if readings == [C.STRING]:
         return Typing(C.STRING, "VARCHAR", forced=True)
-    tally = _tally(con, Relation(relation), [cell], {cell: readings}, markers)[cell]
-    best = min(range(len(readings)), key=lambda i: (tally.fails[i], i))
-    reading, rejected = readings[best], tally.fails[best]
-    return Typing(reading, physical_from(reading, tally.numbers.get(best)), rejected, None, forced=True, clean=tally.plain and not rejected)
+    counted = tally(con, Source(relation), [cell], {cell: readings}, markers)[cell]
+    best = min(range(len(readings)), key=lambda i: (counted.fails[i], i))
+    reading, rejected = readings[best], counted.fails[best]
+    return Typing(reading, physical_from(reading, counted.numbers.get(best)), rejected, None, forced=True, clean=counted.plain and not rejected)
 
 
 def typing_for(con, relation: str, cell: str, type_: str, fmt: str, markers) -> Typing:
     """The reading of `type_`, narrowed by `fmt`, that rejects fewest rows of the column."""
-    symbols = _symbols(con, relation, [cell])[cell] if type_ == "number" else set()
+    symbols = symbols_of(con, Source(relation), [cell], markers)[cell] if type_ == "number" else set()
     return _best(con, relation, cell, _wanted(type_, fmt, POOLS[type_](fmt if fmt in ORDERS else None, symbols)), markers)
 
 

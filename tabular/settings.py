@@ -31,8 +31,15 @@ class Settings:
     # held as string with a `mixed_values` question; below it, it is plainly a string column.
     mixed_values_share: float = 0.8
     csv_chunk_rows: int = 100_000
+    # The fast reader parses this many bytes at a time (and progress moves by as much).
+    csv_block_bytes: int = 8 << 20
     # Files this large and plainly regular are read by Arrow's parallel CSV reader (extract.py).
     fast_path_bytes: int = 1 << 20
+    # The one pass (onepass.py) types a delimited file on its first rows, at most this many
+    # cells of them (and at most 20,000 rows): a wide table is sampled on fewer rows.
+    typing_sample_cells: int = 2_000_000
+    # How often a running ingest writes its progress (ingest_status) and looks for a cancel.
+    progress_seconds: float = 0.5
     # A table wider than this is refused (too_large): DuckDB statements over thousands of
     # columns grow past what one process should plan.
     max_columns: int = 1_000

@@ -13,7 +13,7 @@ import uuid
 
 from pydantic import BaseModel, Field
 
-from .. import infer, pause, retention, retype
+from .. import infer, pause, retention, retype, stored
 from ..candidates import format_of
 from ..cast import build_snapshot, parquet_relation
 from ..catalog import dumps
@@ -115,6 +115,8 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
         return DatasetApproveOut(found=False)
     if body.snapshot_id != live.snapshot_id:
         raise _stale(body.snapshot_id, live.snapshot_id)
+    path = stored.extraction(ctx.catalog, ctx.settings, cur, body.org, body.namespace, body.source_uri, live.revision, live.dataset_id)
+    live = dataclasses.replace(live, extraction=path)
     markers = ctx.settings.nulls(live.options)
     current = _typings(ctx, cur, live)
     cells = dict(zip(live.names, current))

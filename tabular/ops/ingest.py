@@ -218,10 +218,6 @@ def no_room(err: BaseException) -> str | None:
     return next((os.strerror(n) for n in NO_SPACE if os.strerror(n) in str(err)), None)
 
 
-class Cancelled(Exception):
-    pass
-
-
 class JobPool:
     """Worker threads running ingest jobs recorded in the catalog, with a bounded wait list.
 
@@ -360,12 +356,12 @@ class JobPool:
 
         def report(**fields) -> None:
             if fields.get("stage") in ("type", "publish") and self._cancel_requested(ingestion_id):
-                raise Cancelled()
+                raise publish.Cancelled()
             self.update(ingestion_id, **fields)
 
         try:
-            revision = publish.run(self.catalog, self.settings, job, report)
-        except Cancelled:
+            revision = publish.run(self.catalog, self.settings, job, report, lambda: self._cancel_requested(ingestion_id))
+        except publish.Cancelled:
             self.update(ingestion_id, state="cancelled", stage="")
             return
         except IngestFailed as failure:

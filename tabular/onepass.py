@@ -1,0 +1,215 @@
+"""Delimited text typed and stored in one pass over the file: the upload is the extraction (SPEC §1).
+
+The fast reader's first rows are the sample, and infer.py chooses each column's reading on them
+by its usual rules. When the sample is the whole file, that typing is final and the snapshot is
+built from the rows in memory. Otherwise the snapshot is written straight from the rest of the
+stream, each value converted by its column's reading behind a guard: a value the reading cannot
+read, one with more decimals or digits than the sample's type holds, a leading zero in a number
+column, or text in a column the sample saw empty stops the statement (DuckDB's `error()`), and
+the file goes the careful way (extract, count every row, then build). Whatever the one pass
+publishes is therefore what the careful way would have published, at the cost of one parse and
+one write.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, replace
+from typing import Callable, Iterator
+
+import duckdb
+import pyarrow as pa
+from sqlglot import exp
+
+from . import candidates as C
+from .cast import snapshot_table, string_text, text_of
+from .extract import FastRead, Irregular
+from .infer import SAMPLE_HEAD, SAMPLE_SPREAD, Typing, _Tally, infer_from, long_table, settle_by_evidence
+from .settings import Settings
+
+MISLED = "tabular: the sample misled typing"
+
+
+class Misled(Exception):
+    """A value past the sample refuted its column's typing: the careful way must type the file."""
+
+
+@dataclass
+class Head:
+    """The first batches of the file, the batches after them (none when `whole`), and the
+    sample: the first rows of the head, as many as asked for."""
+
+    table: pa.Table
+    rest: Iterator[pa.RecordBatch]
+    whole: bool
+    sample: pa.Table
+
+
+def sample_rows(width: int, settings: Settings) -> int:
+    """Rows of the sample: as many as the infer sample, fewer for a wide table, so typing a
+    sample costs about the same whatever the width."""
+    return max(1, min(SAMPLE_HEAD + SAMPLE_SPREAD, settings.typing_sample_cells // max(width, 1)))
+
+
+def read_head(fast: FastRead, rows: int) -> Head:
+    """Batches from the start of the file until `rows` are read or the file ends."""
+    batches, got = [], 0
+    stream = fast.batches()
+    for batch in stream:
+        batches.append(batch)
+        got += batch.num_rows
+        if got >= rows:
+            table = pa.Table.from_batches(batches, fast.schema)
+            return Head(table, stream, False, table.slice(0, rows))
+    table = pa.Table.from_batches(batches, fast.schema)
+    return Head(table, iter(()), True, table)
+
+
+def registered(cur: duckdb.DuckDBPyConnection, table: pa.Table, name: str) -> str:
+    """Make an Arrow table readable by this cursor under `name`; answers the FROM clause."""
+    cur.register(name, table)
+    return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
+
+
+def sample_typings(
+    cur: duckdb.DuckDBPyConnection, relation: str, columns: list[str], settings: Settings, options: dict
+) -> tuple[dict[str, Typing], dict[str, _Tally]]:
+    """Typings chosen on the sample alone, and the tallies they came from."""
+    markers = settings.nulls(options)
+    with long_table(cur, relation, columns, markers) as sample:
+        typings, tallies = infer_from(cur, sample, sample, columns, columns, {}, settings, options)
+    return settle_by_evidence(typings), tallies
+
+
+def guards(typings: dict[str, Typing], tallies: dict[str, _Tally], markers) -> dict[str, exp.Expression] | None:
+    """Each column's value expression, guarded so a value past the sample that would change the
+    typing stops the statement; None when a column's typing rests on facts only a count of
+    every row can give (an open question, rejected rows, a column of only 0s and 1s)."""
+    out = {}
+    for cell, typing in typings.items():
+        value = _guarded(cell, typing, tallies[cell], markers)
+        if value is None:
+            return None
+        out[cell] = value
+    return out
+
+
+def _fail() -> exp.Expression:
+    return exp.Anonymous(this="error", expressions=[exp.Literal.string(MISLED)])
+
+
+def _stop(condition: exp.Expression, value: exp.Expression) -> exp.Expression:
+    return exp.Case().when(condition, _fail()).else_(value)
+
+
+def _guarded(cell: str, typing: Typing, tally: _Tally, markers) -> exp.Expression | None:
+    if typing.question is not None or typing.rejected:
+        return None
+    t = text_of(cell, markers)
+    if typing.reading.type == "string":
+        if tally.nonnull:
+            return string_text(cell)
+        # The sample saw nothing here: any value past it must be typed by the careful way.
+        return _stop(exp.Not(this=exp.Is(this=t, expression=exp.null())), string_text(cell))
+    reading, physical = typing.reading, typing.physical
+    if reading.type == "number" and not reading.exponent and physical != "DOUBLE":
+        if physical == "BIGINT" and tally.binary:
+            return None  # 0 and 1 only so far: a yes/no flag or a number is asked once both appear
+        return _number(cell, reading, physical, t, markers)
+    value = C.convert(reading, t, physical)
+    refuted = exp.and_(exp.Not(this=exp.Is(this=t, expression=exp.null())), exp.Is(this=value, expression=exp.null()))
+    return _stop(refuted, value)
+
+
+def _number(cell: str, reading: C.Reading, physical: str, t: exp.Expression, markers) -> exp.Expression:
+    """A number column typed on the sample: its values must keep to the sample's type. A cast
+    rounds decimals it has no room for, so the gate is narrowed to the sample's scale (and, for
+    an integer column, to no leading zero, which would make it an identifier question); a value
+    with more digits than the type holds fails the cast. Either stops the statement.
+
+    The narrowed gate runs on the raw cell (spaces around allowed, as trim removes them), so the
+    common value costs one match and one cast; only a cell that fails it is tested for a null
+    marker, unless a marker could pass the gate itself."""
+    leading = physical == "BIGINT" and reading.unit is None and reading.group_mark is None
+    tight = C.number_gate(reading, _scale(physical), leading)
+    raw = exp.column(cell, quoted=True)
+    value = exp.func("coalesce", exp.TryCast(this=C.number_text(reading, exp.func("trim", raw)), to=exp.DataType.build(physical, dialect="duckdb")), _fail())
+    if any(re.fullmatch(tight, m.strip()) for m in markers):
+        return exp.Case().when(exp.Is(this=t, expression=exp.null()), exp.null()).when(C.matches(t, tight), value).else_(_fail())
+    return exp.Case().when(C.matches(raw, f" *(?:{tight}) *"), value).when(exp.Is(this=t, expression=exp.null()), exp.null()).else_(_fail())
+
+
+def _scale(physical: str) -> int:
+    return int(physical.rstrip(")").split(",")[1]) if physical.startswith("DECIMAL") else 0
+
+
+def write(
+    cur: duckdb.DuckDBPyConnection,
+    head: Head,
+    schema: pa.Schema,
+    snapshot_id: str,
+    cells: list[str],
+    names: list[str],
+    values: dict[str, exp.Expression],
+) -> int:
+    """CREATE the snapshot from the head and the rest of the stream in one statement; answers
+    its rows. Raises Misled when a guard stops it and Irregular when the stream meets a row the
+    careful reader must read; either way no table is left behind."""
+    irregular: list[Irregular] = []
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        yield from head.table.to_batches()
+        try:
+            yield from head.rest
+        except Irregular as err:  # DuckDB reports it as its own error: keep what it was
+            irregular.append(err)
+            raise
+
+    stream = pa.RecordBatchReader.from_batches(schema, batches())
+    name = f"__stream_{snapshot_id}"
+    source = registered(cur, stream, name)
+    select = exp.select(
+        exp.column("__row_id", quoted=True), *[exp.alias_(values[c], n, quoted=True) for c, n in zip(cells, names)]
+    ).from_(source)
+    table = snapshot_table(snapshot_id)
+    try:
+        cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect="duckdb"))
+    except (duckdb.Error, Irregular) as err:
+        cur.execute(exp.Drop(tables=[table], kind="TABLE", exists=True).sql(dialect="duckdb"))
+        if irregular:
+            raise irregular[0] from None
+        if MISLED in str(err):
+            raise Misled() from None
+        raise
+    finally:
+        cur.unregister(name)
+    return cur.execute(f"SELECT count(*) FROM {table.sql(dialect='duckdb')}").fetchone()[0]
+
+
+class Ticker:
+    """Calls `tick` every `seconds` on its own thread while the block runs (progress reports
+    while one long statement works)."""
+
+    def __init__(self, tick: Callable[[], None], seconds: float = 0.5):
+        self.tick, self.seconds = tick, seconds
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="ingest-progress", daemon=True)
+
+    def _run(self) -> None:
+        while not self.stop.wait(self.seconds):
+            self.tick()
+
+    def __enter__(self) -> "Ticker":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join()
+
+
+def unclean(typings: dict[str, Typing]) -> dict[str, Typing]:
+    """The typings as stored: a sample cannot promise the whole file is free of blanks and null
+    markers, so later builds test every value (Typing.clean)."""
+    return {c: replace(t, clean=False) for c, t in typings.items()}
