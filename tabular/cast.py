@@ -41,17 +41,20 @@ def slug(text: str) -> str:
     return out or "table"
 
 
-def value_expr(cell: str, typing: Typing, markers) -> exp.Expression:
+def value_expr(cell: str, typing: Typing, markers, compact: bool = False) -> exp.Expression:
     if typing.reading.type == "string":
         return string_text(cell)
     if typing.clean:
         return C.convert(typing.reading, exp.column(cell, quoted=True), typing.physical, checked=True)
-    return C.convert(typing.reading, text_of(cell, markers), typing.physical)
+    return C.convert(typing.reading, text_of(cell, markers, compact), typing.physical)
 
 
-def failure_expr(cell: str, typing: Typing, markers) -> exp.Expression:
-    t = text_of(cell, markers)
-    return exp.and_(exp.Not(this=exp.Is(this=t, expression=exp.null())), exp.Is(this=value_expr(cell, typing, markers), expression=exp.null()))
+def failure_expr(cell: str, typing: Typing, markers, compact: bool = False) -> exp.Expression:
+    t = text_of(cell, markers, compact)
+    return exp.and_(exp.Not(this=exp.Is(this=t, expression=exp.null())), exp.Is(this=value_expr(cell, typing, markers, compact), expression=exp.null()))
+
+
+WIDE = 64  # columns past which a statement takes the compact text form (infer.text_of_expr)
 
 
 def _reason(typing: Typing) -> str:
@@ -76,10 +79,11 @@ def build_snapshot(
     excluded: list,
 ) -> Built:
     """CREATE the snapshot table and its rejected rows inside the caller's transaction."""
+    compact = len(cells) > WIDE
     failing = [c for c in cells if typings[c].rejected > 0 and typings[c].reading.type != "string"]
-    rejected_where = exp.or_(*[failure_expr(c, typings[c], markers) for c in failing]) if failing else None
+    rejected_where = exp.or_(*[failure_expr(c, typings[c], markers, compact) for c in failing]) if failing else None
     # One builder call for every column: each chained .select() would copy the whole tree.
-    values = [exp.alias_(value_expr(cell, typings[cell], markers), name, quoted=True) for cell, name in zip(cells, names)]
+    values = [exp.alias_(value_expr(cell, typings[cell], markers, compact), name, quoted=True) for cell, name in zip(cells, names)]
     select = exp.select(exp.column("__row_id", quoted=True), *values).from_(relation)
     if rejected_where is not None:
         select = select.where(exp.Not(this=exp.paren(rejected_where)), copy=False)
@@ -105,24 +109,27 @@ def build_snapshot(
     return Built(kept, rejected, column_stats(cur, table, names, [typings[c] for c in cells], kept))
 
 
-STATS_BATCH = 25  # columns per statistics query
+STATS_CELLS = 2_000_000  # cells one statistics query reads at most (one column at least)
 
 
 def column_stats(cur, table: exp.Table, names: list[str], typings: list[Typing], rows: int) -> list[dict]:
-    """nulls, distinct, unique, min and max of every column, in one scan of the snapshot."""
-    selects = []
-    for name, typing in zip(names, typings):
-        col = exp.column(name, quoted=True)
-        selects += [exp.func("count", col), exp.Count(this=exp.Distinct(expressions=[col]))]
-        if typing.reading.type == "bool":
-            selects += [exp.null(), exp.null()]
-        else:
-            selects += [exp.func("min", col), exp.func("max", col)]
-    values: list = []
-    # A bounded number of columns per statement: DuckDB's time for one SELECT of many DISTINCT
-    # aggregates grows faster than their number (500 columns in one: 15 s; in batches: 0.5 s).
-    for start in range(0, len(selects), 4 * STATS_BATCH):
-        values += cur.execute(exp.select(*selects[start : start + 4 * STATS_BATCH]).from_(table).sql(dialect="duckdb")).fetchone()
+    """nulls, distinct, unique, min and max of every column.
+
+    Columns of one storage type are counted together in long form (one value column, grouped
+    by the column's position), so one statement of a fixed size serves any number of columns:
+    DuckDB's time for one SELECT of many DISTINCT aggregates grows faster than their number
+    (500 columns in one: 15 s). A long table's columns go one or a few at a time."""
+    found: dict[int, tuple] = {}
+    groups: dict[str, list[int]] = {}
+    for k, typing in enumerate(typings):
+        groups.setdefault(typing.physical, []).append(k)
+    per_query = max(1, STATS_CELLS // max(rows, 1))
+    for physical, members in groups.items():
+        ordered = typings[members[0]].reading.type != "bool"
+        for start in range(0, len(members), per_query):
+            chunk = members[start : start + per_query]
+            found.update(_long_stats(cur, table, [names[k] for k in chunk], chunk, ordered))
+    values = [v for k in range(len(names)) for v in found.get(k, (0, 0, None, None))]
     out = []
     for k, (name, typing) in enumerate(zip(names, typings)):
         nonnull, distinct, lo, hi = values[4 * k : 4 * k + 4]
@@ -142,3 +149,39 @@ def column_stats(cur, table: exp.Table, names: list[str], typings: list[Typing],
             }
         )
     return out
+
+
+def _long_stats(cur, table: exp.Table, names: list[str], positions: list[int], ordered: bool) -> dict[int, tuple]:
+    """{position: (non-null, distinct, min, max)} of same-typed columns, in one statement."""
+    def aggregates(v: exp.Expression) -> list[exp.Expression]:
+        out = [exp.func("count", v), exp.Count(this=exp.Distinct(expressions=[v]))]
+        return out + ([exp.func("min", v), exp.func("max", v)] if ordered else [exp.null(), exp.null()])
+
+    if len(names) == 1:
+        # A long column alone. Its distinct values are counted through a GROUP BY, which DuckDB
+        # spills to disk past its memory limit (an ungrouped DISTINCT of 45 M strings does not).
+        col = exp.column(names[0], quoted=True)
+        nonnull, _, lo, hi = cur.execute(exp.select(*aggregates(col)[:1], exp.null(), *aggregates(col)[2:]).from_(table).sql(dialect="duckdb")).fetchone()
+        return {positions[0]: (nonnull, _distinct(cur, table, col), lo, hi)}
+    keys = exp.Array(expressions=[exp.Literal.number(p) for p in positions])
+    cols = exp.Array(expressions=[exp.column(n, quoted=True) for n in names])
+    inner = exp.select(exp.alias_(exp.Unnest(expressions=[keys]), "k"), exp.alias_(exp.Unnest(expressions=[cols]), "v")).from_(table)
+    query = exp.select(exp.column("k"), *aggregates(exp.column("v", quoted=True))).from_(inner.subquery("cells")).group_by(exp.column("k"))
+    return {row[0]: row[1:] for row in cur.execute(query.sql(dialect="duckdb")).fetchall()}
+
+
+def _distinct(cur, table: exp.Table, col: exp.Column) -> int:
+    """Distinct non-null values of one column, exactly, within DuckDB's memory limit: hashed
+    when the groups fit, else sorted (DuckDB's hash table for tens of millions of groups can
+    need one allocation past a small limit; a sort spills to disk)."""
+    present = exp.Not(this=exp.Is(this=col, expression=exp.null()))
+    groups = exp.select(col).from_(table).where(present).group_by(col)
+    try:
+        return cur.execute(exp.select(exp.func("count", exp.Star())).from_(groups.subquery("v")).sql(dialect="duckdb")).fetchone()[0]
+    except duckdb.OutOfMemoryException:
+        pass
+    before = exp.Window(this=exp.Anonymous(this="lag", expressions=[col.copy()]), order=exp.Order(expressions=[exp.Ordered(this=col.copy())]))
+    ordered = exp.select(exp.alias_(col.copy(), "v"), exp.alias_(before, "prev")).from_(table).where(present)
+    changed = exp.NullSafeNEQ(this=exp.column("v"), expression=exp.column("prev"))
+    query = exp.select(exp.Count(this=exp.Star()).copy()).from_(ordered.subquery("s")).where(changed)
+    return cur.execute(query.sql(dialect="duckdb")).fetchone()[0]

@@ -240,24 +240,17 @@ class FastRead:
             raise Irregular() from None
 
 
-class _Counting(io.RawIOBase):
-    """A file read through, counting the bytes handed out (progress in bytes)."""
+class _Counting(io.FileIO):
+    """A file read through, counting the bytes handed out."""
 
     def __init__(self, path: Path):
-        self.raw = path.open("rb")
+        super().__init__(path, "rb")
         self.position = 0
 
-    def readable(self) -> bool:
-        return True
-
     def readinto(self, buffer) -> int:
-        n = self.raw.readinto(buffer)
+        n = super().readinto(buffer)
         self.position += n or 0
         return n
-
-    def close(self) -> None:
-        self.raw.close()
-        super().close()
 
 
 def open_fast(path: Path, name: str, options: dict, settings: Settings) -> FastRead | None:

@@ -69,23 +69,34 @@ class _Tally:
     plain: bool = False  # no null marker and no surrounding blanks in any cell (see Typing.clean)
 
 
-def text_of(column: str, markers: tuple[str, ...]) -> exp.Expression:
+def text_of(column: str, markers: tuple[str, ...], compact: bool = False) -> exp.Expression:
     """A cell as the readings see it: trimmed, with null markers as NULL."""
-    return text_of_expr(exp.column(column, quoted=True), markers)
+    return text_of_expr(exp.column(column, quoted=True), markers, compact)
 
 
-def text_of_expr(cell: exp.Expression, markers: tuple[str, ...]) -> exp.Expression:
+def text_of_expr(cell: exp.Expression, markers: tuple[str, ...], compact: bool = False) -> exp.Expression:
+    """`compact`: the form for statements of hundreds of columns. DuckDB's common-subexpression
+    pass takes time quadratic in the repeated subexpressions of a SELECT (1,000 columns of the
+    short form below: 3 s to plan), so there the markers are matched on the raw cell, spaces
+    around allowed, and the cell is trimmed once; it runs a little slower per cell."""
     trimmed = exp.func("trim", cell)
-    # One regex for the markers, tried only on short text: cheaper than an IN list per cell.
     pattern = "(" + "|".join(re.escape(m) for m in markers) + ")"
+    if compact:
+        return exp.Case().when(C.matches(cell, f" *{pattern} *"), exp.null()).else_(trimmed)
+    # One regex for the markers, tried only on short text: cheaper than an IN list per cell.
     short = exp.LTE(this=exp.func("length", trimmed), expression=exp.Literal.number(max(len(m) for m in markers)))
     return exp.Case().when(exp.and_(short, C.matches(trimmed, pattern)), exp.null()).else_(trimmed)
 
 
 def string_text(column: str) -> exp.Expression:
-    """A string column keeps its text as written; only an empty or blank cell is NULL."""
+    """A string column keeps its text as written; only an empty or blank cell is NULL.
+
+    Only a cell that starts with a space is trimmed to tell: trimming every cell of a column of
+    long text costs several times the rest of its conversion."""
     col = exp.column(column, quoted=True)
-    return exp.Case().when(exp.EQ(this=exp.func("trim", col), expression=exp.Literal.string("")), exp.null()).else_(col)
+    empty = exp.EQ(this=col, expression=exp.Literal.string(""))
+    blank = exp.and_(exp.func("starts_with", col, exp.Literal.string(" ")), exp.EQ(this=exp.func("trim", col), expression=exp.Literal.string("")))
+    return exp.Case().when(exp.or_(empty, blank), exp.null()).else_(col)
 
 
 def _sql(e: exp.Expression) -> str:
@@ -110,9 +121,10 @@ def accepts(reading: Reading, t: exp.Expression) -> exp.Expression:
 
 @dataclass(frozen=True)
 class Source:
-    """Cells to count over. `long`: a table already in long form (k, __row_id, raw, t), one row
-    per non-null cell, k the cell column's name; else a FROM clause in the extraction's wide
-    form (__row_id and one text column per cell column).
+    """Cells to count over. `long`: a table already in long form (k, __row_id, raw, t, n), one
+    row per distinct non-null text of a column, k the cell column's name, n how many cells hold
+    it, __row_id the first; else a FROM clause in the extraction's wide form (__row_id and one
+    text column per cell column), read as one row per cell (n = 1).
 
     Counting runs on the long form: a fixed set of expressions per cell, grouped by column, so
     the work grows with the cells counted and the statements stay the same size however wide
@@ -140,7 +152,13 @@ def cells_sql(relation: str, columns: list[str], markers) -> str:
             f" FROM {relation}) WHERE raw IS NOT NULL"
         )
     t = text_of_expr(exp.column("raw", quoted=True), markers)
-    return f"SELECT k, __row_id, raw, {_sql(t)} AS t FROM ({inner})"
+    return f"SELECT k, __row_id, raw, {_sql(t)} AS t, 1 AS n FROM ({inner})"
+
+
+def _count(condition: str) -> str:
+    """The cells where `condition` holds, each counted n times (Source: n is 1, or how many
+    cells hold a distinct text)."""
+    return f"coalesce(sum(n) FILTER (WHERE {condition}), 0)"
 
 
 def _grouped(con, source: str, selects: list[str], where: str = "") -> dict[str, tuple]:
@@ -167,9 +185,9 @@ def tally(
     t = exp.column(T, quoted=True)
     zeros = exp.and_(exp.or_(*[exp.func("starts_with", t, exp.Literal.string(p)) for p in ("0", "-0", "+0")]), C.matches(t, r"[+-]?0[0-9]+"))
     base = _grouped(con, source.cells(columns, markers), [
-        "count(t)",
+        _count("t IS NOT NULL"),
         "bool_and(t IS NOT NULL AND raw = t)",
-        f"count(*) FILTER (WHERE {_sql(zeros)})",
+        _count(_sql(zeros)),
         # 0/1 is a question only when both appear: a column of zeros is a number.
         "coalesce(bool_and(t IN ('0', '1')) AND bool_or(t = '0') AND bool_or(t = '1'), false)",
         "coalesce(bool_and(t IN ('0', '1')), false)",
@@ -184,13 +202,13 @@ def tally(
         cols = [c for c, _ in users]
         accepted = exp.column("a", quoted=True)
         a = _sql(accepted)
-        selects = [f"count(*) FILTER (WHERE NOT {a})"]
+        selects = [_count(f"NOT {a}")]
         if examples:
             selects.append(f"arg_min(t, __row_id) FILTER (WHERE NOT {a})")
         number = reading.type == "number" and not reading.exponent
         if number:
             selects += _number_stats(reading, t, a)
-        inner = f"(SELECT k, __row_id, t, {_sql(accepts(reading, t))} AS a FROM {source.cells(cols, markers)} WHERE t IS NOT NULL)"
+        inner = f"(SELECT k, __row_id, t, n, {_sql(accepts(reading, t))} AS a FROM {source.cells(cols, markers)} WHERE t IS NOT NULL)"
         found = _grouped(con, inner, selects)
         for col, i in users:
             values = found.get(col)
@@ -229,7 +247,7 @@ def _number_stats(reading: Reading, t: exp.Expression, accepted: str) -> list[st
     return [
         f"max(CASE WHEN {mark} > 0 THEN length({plain}) - {mark} ELSE 0 END) FILTER (WHERE {accepted})",
         f"max(abs(try_cast({plain} AS DOUBLE))) FILTER (WHERE {accepted})",
-        f"count(*) FILTER (WHERE {accepted} AND length({plain}) >= 19 AND try_cast({plain} AS BIGINT) IS NULL)",
+        _count(f"{accepted} AND length({plain}) >= 19 AND try_cast({plain} AS BIGINT) IS NULL"),
     ]
 
 
@@ -247,8 +265,8 @@ def survey(con, source: Source, columns: list[str], markers, share: float) -> tu
     """A cheap first elimination: per column, the unit symbols and number marks its values hold
     at all, and the reading families at least `share` of its values could belong to."""
     t = exp.column(T, quoted=True)
-    selects = ["count(t)"]
-    selects += [f"count(*) FILTER (WHERE t IS NOT NULL AND NOT {_sql(C.matches(t, pattern))})" for pattern in C.FAMILIES.values()]
+    selects = [_count("t IS NOT NULL")]
+    selects += [_count(f"t IS NOT NULL AND NOT {_sql(C.matches(t, pattern))}") for pattern in C.FAMILIES.values()]
     selects += [f"bool_or(contains(raw, {_sql(exp.Literal.string(u))}))" for u in SYMBOLS]
     found = _grouped(con, source.cells(columns, markers), selects)
     symbols: dict[str, set[str]] = {c: set() for c in columns}
@@ -376,7 +394,13 @@ def long_table(con, relation: str, columns: list[str], markers) -> Iterator[Sour
     """A temporary table of `relation`'s cells in long form, each cell's text computed once:
     the counts of a sample run on it many times."""
     name = f"__cells_{uuid.uuid4().hex[:12]}"
-    con.execute(f"CREATE TEMP TABLE {name} AS {cells_sql(relation, columns, markers)}")
+    # Each distinct text of a column once, with how many cells hold it (n) and the first row
+    # that does: every count below weighs by n, so a column of repeated values costs its
+    # distinct values, not its rows.
+    con.execute(
+        f"CREATE TEMP TABLE {name} AS SELECT k, min(__row_id) AS __row_id, raw, any_value(t) AS t, count(*) AS n"
+        f" FROM ({cells_sql(relation, columns, markers)}) GROUP BY k, raw"
+    )
     try:
         yield Source(name, long=True)
     finally:

@@ -82,13 +82,13 @@ def sample_typings(
     return settle_by_evidence(typings), tallies
 
 
-def guards(typings: dict[str, Typing], tallies: dict[str, _Tally], markers) -> dict[str, exp.Expression] | None:
+def guards(cur, typings: dict[str, Typing], tallies: dict[str, _Tally], markers) -> dict[str, exp.Expression] | None:
     """Each column's value expression, guarded so a value past the sample that would change the
     typing stops the statement; None when a column's typing rests on facts only a count of
     every row can give (an open question, rejected rows, a column of only 0s and 1s)."""
     out = {}
     for cell, typing in typings.items():
-        value = _guarded(cell, typing, tallies[cell], markers)
+        value = _guarded(cur, cell, typing, tallies[cell], markers)
         if value is None:
             return None
         out[cell] = value
@@ -103,10 +103,10 @@ def _stop(condition: exp.Expression, value: exp.Expression) -> exp.Expression:
     return exp.Case().when(condition, _fail()).else_(value)
 
 
-def _guarded(cell: str, typing: Typing, tally: _Tally, markers) -> exp.Expression | None:
+def _guarded(cur, cell: str, typing: Typing, tally: _Tally, markers) -> exp.Expression | None:
     if typing.question is not None or typing.rejected:
         return None
-    t = text_of(cell, markers)
+    t = text_of(cell, markers, compact=True)
     if typing.reading.type == "string":
         if tally.nonnull:
             return string_text(cell)
@@ -117,9 +117,32 @@ def _guarded(cell: str, typing: Typing, tally: _Tally, markers) -> exp.Expressio
         if physical == "BIGINT" and tally.binary:
             return None  # 0 and 1 only so far: a yes/no flag or a number is asked once both appear
         return _number(cell, reading, physical, t, markers)
-    value = C.convert(reading, t, physical)
-    refuted = exp.and_(exp.Not(this=exp.Is(this=t, expression=exp.null())), exp.Is(this=value, expression=exp.null()))
-    return _stop(refuted, value)
+    if collides(cur, reading, physical, markers):
+        value = C.convert(reading, t, physical)
+        refuted = exp.and_(exp.Not(this=exp.Is(this=t, expression=exp.null())), exp.Is(this=value, expression=exp.null()))
+        return _stop(refuted, value)
+    # The common value costs one conversion of the cell as it is; a cell with spaces around is
+    # converted again trimmed, and only a cell that reads neither way is tested for a null
+    # marker (no marker reads as a value of this reading: checked above). Trimming every cell
+    # would cost more than converting it.
+    raw = exp.column(cell, quoted=True)
+    value = C.convert(reading, raw, physical)
+    trimmed = C.convert(reading, exp.func("trim", raw), physical)
+    return exp.func("coalesce", value, trimmed, exp.Case().when(exp.Is(this=t, expression=exp.null()), exp.null()).else_(_fail()))
+
+
+def collides(cur: duckdb.DuckDBPyConnection, reading: C.Reading, physical: str, markers) -> bool:
+    """Whether some null marker would read as a value of `reading` (a marker '1900-01-01' in a
+    date column): then each cell is tested for a marker before it is converted."""
+    key = (reading, physical, tuple(markers))
+    if key not in _COLLIDES:
+        values = [exp.alias_(C.convert(reading, exp.Literal.string(m.strip()), physical), f"m{i}") for i, m in enumerate(markers)]
+        row = cur.execute(exp.select(*values).sql(dialect="duckdb")).fetchall()[0]
+        _COLLIDES[key] = any(v is not None for v in row)
+    return _COLLIDES[key]
+
+
+_COLLIDES: dict[tuple, bool] = {}  # the same readings and markers come back file after file
 
 
 def _number(cell: str, reading: C.Reading, physical: str, t: exp.Expression, markers) -> exp.Expression:
@@ -134,7 +157,8 @@ def _number(cell: str, reading: C.Reading, physical: str, t: exp.Expression, mar
     leading = physical == "BIGINT" and reading.unit is None and reading.group_mark is None
     tight = C.number_gate(reading, _scale(physical), leading)
     raw = exp.column(cell, quoted=True)
-    value = exp.func("coalesce", exp.TryCast(this=C.number_text(reading, exp.func("trim", raw)), to=exp.DataType.build(physical, dialect="duckdb")), _fail())
+    # The cast ignores the spaces the narrowed gate lets through around a value: no trim.
+    value = exp.func("coalesce", exp.TryCast(this=C.number_text(reading, raw), to=exp.DataType.build(physical, dialect="duckdb")), _fail())
     if any(re.fullmatch(tight, m.strip()) for m in markers):
         return exp.Case().when(exp.Is(this=t, expression=exp.null()), exp.null()).when(C.matches(t, tight), value).else_(_fail())
     return exp.Case().when(C.matches(raw, f" *(?:{tight}) *"), value).when(exp.Is(this=t, expression=exp.null()), exp.null()).else_(_fail())

@@ -176,7 +176,7 @@ def _one_pass(catalog: Catalog, settings: Settings, job: Job, fast: FastRead, ou
             return _carry(catalog, settings, job, dataset_ids([extraction])[0], _Typed(extraction, names, typings, rows=head.table), options)
         if retype.person_set(catalog.cursor(), job.org, job.namespace, job.source_uri, dataset_ids([extraction])[0]):
             return None  # carrying a person's types checks them on every row: the careful way
-        values = onepass.guards(typings, tallies, markers)
+        values = onepass.guards(cur, typings, tallies, markers)
         if values is None:
             return None
         snapshot_id = f"s_{uuid.uuid4().hex[:16]}"

@@ -32,7 +32,7 @@ class Settings:
     mixed_values_share: float = 0.8
     csv_chunk_rows: int = 100_000
     # The fast reader parses this many bytes at a time (and progress moves by as much).
-    csv_block_bytes: int = 8 << 20
+    csv_block_bytes: int = 1 << 20
     # Files this large and plainly regular are read by Arrow's parallel CSV reader (extract.py).
     fast_path_bytes: int = 1 << 20
     # The one pass (onepass.py) types a delimited file on its first rows, at most this many
