@@ -22,7 +22,7 @@ from common import ROOT, peak_rss_bytes, tpchgen, use_working_tree
 
 CONTENDERS = ("duckdb", "polars", "tabular")
 TIME_TARGET = 1.5  # tabular seconds <= 1.5 x DuckDB's
-MEMORY_TARGET = 2.0  # tabular peak RSS <= 2 x the CSV's size
+MEMORY_TARGET = 300 * 1024 * 1024  # tabular peak RSS <= the CSV's size + 300 MiB
 MiB = 1024 * 1024
 
 
@@ -138,11 +138,12 @@ def main() -> None:
         print(f"  {name:<16} {kind:<8} {physical}")
 
     time_ratio, memory_ratio = tab["seconds"] / base["seconds"], tab["peak_rss"] / size
+    over = tab["peak_rss"] - size
     print("\ntargets:")
     for label, ok, detail in [
         ("rows equal DuckDB's", tab["rows"] == base["rows"], f"{tab['rows']:,} vs {base['rows']:,}"),
         (f"time <= {TIME_TARGET}x DuckDB", time_ratio <= TIME_TARGET, f"{time_ratio:.2f}x"),
-        (f"peak memory <= {MEMORY_TARGET}x file size", memory_ratio <= MEMORY_TARGET, f"{memory_ratio:.2f}x"),
+        ("peak memory <= file + 300 MiB", over <= MEMORY_TARGET, f"{memory_ratio:.2f}x the file, {over / MiB:+,.0f} MiB"),
     ]:
         print(f"  {label:<32} {'PASS' if ok else 'MISS'}  ({detail})")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from common import ROOT, peak_rss_bytes, use_working_tree
 
 CONTENDERS = ("fastexcel", "openpyxl", "tabular")
-TIME_TARGET = 1.5  # tabular seconds <= 1.5 x fastexcel's
+TIME_TARGET = 2.0  # tabular seconds <= 2 x fastexcel's plain read (issue 13)
 TIMEOUT = 600  # seconds one contender may take
 MiB = 1024 * 1024
 

@@ -65,7 +65,7 @@ class Extraction:
         return [f"c{i + 1}" for i in range(self.width)]
 
 
-def _schema(width: int) -> pa.Schema:
+def cells_schema(width: int) -> pa.Schema:
     return pa.schema([("__row_id", pa.int64()), ("__line", pa.int64())] + [(f"c{i + 1}", pa.string()) for i in range(width)])
 
 
@@ -126,9 +126,9 @@ def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, na
         if sniff.is_blank(row) or sniff.is_comment(row, width):
             continue
         header_cells.append(row)
-    headers = _join_headers(header_cells, width)
+    headers = join_headers(header_cells, width)
 
-    writer = pq.ParquetWriter(out, _schema(width), **PARQUET_OPTIONS)
+    writer = pq.ParquetWriter(out, cells_schema(width), **PARQUET_OPTIONS)
     extraction = Extraction(name, headers, out, 0, {})
     chunk: list[list[str | None]] = []
     row_ids: list[int] = []
@@ -139,7 +139,7 @@ def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, na
         columns = list(zip(*chunk)) if chunk else [[] for _ in range(width)]
         arrays = [pa.array(row_ids, pa.int64()), pa.array(lines, pa.int64())]
         arrays += [pa.array(col, pa.string()) for col in columns]
-        writer.write_table(pa.Table.from_arrays(arrays, schema=_schema(width)))
+        writer.write_table(pa.Table.from_arrays(arrays, schema=cells_schema(width)))
         chunk.clear(), row_ids.clear(), lines.clear()
         if progress:
             progress(row_id)
@@ -212,7 +212,7 @@ class FastRead:
 
     @property
     def schema(self) -> pa.Schema:
-        return _schema(self.extraction.width)
+        return cells_schema(self.extraction.width)
 
     consumed: int = 0  # bytes of the file behind the rows handed out so far (see batches)
 
@@ -309,7 +309,7 @@ def _open_fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, name: s
     except (pa.ArrowInvalid, UnicodeDecodeError):
         counter.close()
         return None
-    extraction = Extraction(name, _join_headers(header_records, width), Path(), 0, {})
+    extraction = Extraction(name, join_headers(header_records, width), Path(), 0, {})
     _finish(extraction, layout, decoded)
     extraction.origin["parser"] = "arrow"
     return FastRead(extraction, reader, counter, skipped + 1, decoded.path.stat().st_size)
@@ -385,7 +385,7 @@ class _BackgroundWriter:
             raise self.error
 
 
-def _join_headers(rows: list[list[str]], width: int) -> list[str]:
+def join_headers(rows: list[list[str]], width: int) -> list[str]:
     """One header text per column; two header rows are joined as `upper / lower`."""
     if not rows:
         return [""] * width

@@ -58,7 +58,7 @@ class Typing:
 
 
 @dataclass
-class _Tally:
+class Tally:
     nonnull: int = 0
     fails: dict[int, int] = field(default_factory=dict)
     examples: dict[int, str | None] = field(default_factory=dict)
@@ -172,14 +172,14 @@ T = "t"
 
 def tally(
     con: duckdb.DuckDBPyConnection, source: Source, columns: list[str], readings: dict[str, list[Reading]], markers, examples: bool = False
-) -> dict[str, _Tally]:
+) -> dict[str, Tally]:
     """Count, per column and reading, the non-null values the reading refutes, and for number
     readings the scale and digits their values need.
 
     One statement for what every column needs (non-null cells, blanks, zeros), then one per
     reading over just the columns that try it: each cell is tested once per reading of its
     own column, whatever the width of the table."""
-    out = {col: _Tally(plain=True) for col in columns}
+    out = {col: Tally(plain=True) for col in columns}
     if not columns:
         return out
     t = exp.column(T, quoted=True)
@@ -193,7 +193,7 @@ def tally(
         "coalesce(bool_and(t IN ('0', '1')), false)",
     ])
     for col, (nonnull, plain, zero_count, zero_one, binary) in base.items():
-        out[col] = _Tally(nonnull=nonnull, plain=bool(plain), leading_zeros=zero_count, zero_one=bool(zero_one), binary=bool(binary))
+        out[col] = Tally(nonnull=nonnull, plain=bool(plain), leading_zeros=zero_count, zero_one=bool(zero_one), binary=bool(binary))
     by_reading: dict[Reading, list[tuple[str, int]]] = {}
     for col in columns:
         for i, reading in enumerate(readings[col]):
@@ -299,7 +299,7 @@ def physical_from(reading: Reading, stats: tuple[int, int, int] | None) -> str:
     return f"DECIMAL({max(digits, 1) + scale}, {scale})"
 
 
-def _choose(tally: _Tally, readings: list[Reading], share: float) -> tuple[int | None, list[int]]:
+def _choose(tally: Tally, readings: list[Reading], share: float) -> tuple[int | None, list[int]]:
     """The first reading that reads every value, else (None, readings ranked by what they read)."""
     if tally.nonnull == 0:
         return None, []
@@ -313,7 +313,7 @@ def _choose(tally: _Tally, readings: list[Reading], share: float) -> tuple[int |
 PROBE_CELLS = 64
 
 
-def _subset(con, source: Source, subset: dict[str, list[int]], readings: dict[str, list[Reading]], markers, before: dict[str, _Tally]) -> dict[str, _Tally]:
+def _subset(con, source: Source, subset: dict[str, list[int]], readings: dict[str, list[Reading]], markers, before: dict[str, Tally]) -> dict[str, Tally]:
     """Count only the readings `subset` names per column (by index); the other readings keep
     the fail counts of `before`, which already rule them out."""
     if not subset:
@@ -329,7 +329,7 @@ def _subset(con, source: Source, subset: dict[str, list[int]], readings: dict[st
     return out
 
 
-def _sample_tallies(con, sample: Source, columns: list[str], readings: dict[str, list[Reading]], markers) -> dict[str, _Tally]:
+def _sample_tallies(con, sample: Source, columns: list[str], readings: dict[str, list[Reading]], markers) -> dict[str, Tally]:
     """The sample's tallies, exact for every reading that could be chosen.
 
     Each column's first cells (a probe) rule out most readings at once, and only the readings
@@ -378,15 +378,20 @@ def infer_columns(
     forced = forced or {}
     markers = settings.nulls(options)
     free = [c for c in columns if c not in forced]
-    picked = rel
-    if rows > SAMPLE_HEAD + SAMPLE_SPREAD:
-        # The first rows, then rows spread evenly over the rest: row ids filter the Parquet
-        # scan, so neither part sorts or samples the whole file.
-        step = max(1, (rows - SAMPLE_HEAD) // SAMPLE_SPREAD)
-        picked = f"(SELECT * FROM {rel} WHERE __row_id <= {SAMPLE_HEAD} OR __row_id % {step} = 0)"
+    picked = sampled(rel, rows)
     with long_table(con, picked, columns, markers) as sample:
         whole = Source(rel) if picked != rel else sample
         return infer_from(con, sample, whole, columns, free, forced, settings, options)[0]
+
+
+def sampled(rel: str, rows: int) -> str:
+    """The sample of an extraction relation of `rows` rows: every row of a short one; else the
+    first rows, then rows spread evenly over the rest (row ids filter the Parquet scan, so
+    neither part sorts or samples the whole file)."""
+    if rows <= SAMPLE_HEAD + SAMPLE_SPREAD:
+        return rel
+    step = max(1, (rows - SAMPLE_HEAD) // SAMPLE_SPREAD)
+    return f"(SELECT * FROM {rel} WHERE __row_id <= {SAMPLE_HEAD} OR __row_id % {step} = 0)"
 
 
 @contextmanager
@@ -409,7 +414,7 @@ def long_table(con, relation: str, columns: list[str], markers) -> Iterator[Sour
 
 def infer_from(
     con, sample: Source, whole: Source, columns: list[str], free: list[str], forced: dict[str, Reading], settings: Settings, options: dict
-) -> tuple[dict[str, Typing], dict[str, _Tally]]:
+) -> tuple[dict[str, Typing], dict[str, Tally]]:
     """Typings of `columns` chosen on `sample` and checked on `whole` (the same Source when the
     sample is every row), and the tallies they were decided on."""
     markers = settings.nulls(options)
@@ -443,7 +448,7 @@ def infer_from(
     return {c: out[c] for c in columns}, tallies
 
 
-def _decide(con, rel: Source, col: str, readings: list[Reading], counted: _Tally, settings: Settings, markers) -> Typing:
+def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally, settings: Settings, markers) -> Typing:
     chosen, ranked = _choose(counted, readings, settings.mixed_values_share)
     if chosen is None:
         if not ranked:

@@ -137,6 +137,7 @@ class Origin(BaseModel):
     encoding: str | None = None
     decimal_mark: str | None = None
     date_order: str | None = None
+    one_pass: bool | None = Field(None, description="Typed on a sample and stored in one guarded pass over the rows (the careful way, which counts every row first, when absent).")
 
 
 class ColumnOut(BaseModel):

@@ -25,7 +25,7 @@ from sqlglot import exp
 from . import candidates as C
 from .cast import snapshot_table, string_text, text_of
 from .extract import FastRead, Irregular
-from .infer import SAMPLE_HEAD, SAMPLE_SPREAD, Typing, _Tally, infer_from, long_table, settle_by_evidence
+from .infer import SAMPLE_HEAD, SAMPLE_SPREAD, Typing, Tally, infer_from, long_table, settle_by_evidence
 from .settings import Settings
 
 MISLED = "tabular: the sample misled typing"
@@ -74,7 +74,7 @@ def registered(cur: duckdb.DuckDBPyConnection, table: pa.Table, name: str) -> st
 
 def sample_typings(
     cur: duckdb.DuckDBPyConnection, relation: str, columns: list[str], settings: Settings, options: dict
-) -> tuple[dict[str, Typing], dict[str, _Tally]]:
+) -> tuple[dict[str, Typing], dict[str, Tally]]:
     """Typings chosen on the sample alone, and the tallies they came from."""
     markers = settings.nulls(options)
     with long_table(cur, relation, columns, markers) as sample:
@@ -82,7 +82,7 @@ def sample_typings(
     return settle_by_evidence(typings), tallies
 
 
-def guards(cur, typings: dict[str, Typing], tallies: dict[str, _Tally], markers) -> dict[str, exp.Expression] | None:
+def guards(cur, typings: dict[str, Typing], tallies: dict[str, Tally], markers) -> dict[str, exp.Expression] | None:
     """Each column's value expression, guarded so a value past the sample that would change the
     typing stops the statement; None when a column's typing rests on facts only a count of
     every row can give (an open question, rejected rows, a column of only 0s and 1s)."""
@@ -103,7 +103,7 @@ def _stop(condition: exp.Expression, value: exp.Expression) -> exp.Expression:
     return exp.Case().when(condition, _fail()).else_(value)
 
 
-def _guarded(cur, cell: str, typing: Typing, tally: _Tally, markers) -> exp.Expression | None:
+def _guarded(cur, cell: str, typing: Typing, tally: Tally, markers) -> exp.Expression | None:
     if typing.question is not None or typing.rejected:
         return None
     t = text_of(cell, markers, compact=True)
@@ -192,7 +192,19 @@ def write(
 
     stream = pa.RecordBatchReader.from_batches(schema, batches())
     name = f"__stream_{snapshot_id}"
-    source = registered(cur, stream, name)
+    try:
+        return create(cur, registered(cur, stream, name), snapshot_id, cells, names, values)
+    except (duckdb.Error, Irregular):
+        if irregular:
+            raise irregular[0] from None
+        raise
+    finally:
+        cur.unregister(name)
+
+
+def create(cur: duckdb.DuckDBPyConnection, source: str, snapshot_id: str, cells: list[str], names: list[str], values: dict[str, exp.Expression]) -> int:
+    """CREATE the snapshot from `source` (a FROM clause of __row_id and the cells) with the
+    guarded values; answers its rows. Raises Misled when a guard stops it; nothing is left."""
     select = exp.select(
         exp.column("__row_id", quoted=True), *[exp.alias_(values[c], n, quoted=True) for c, n in zip(cells, names)]
     ).from_(source)
@@ -201,14 +213,10 @@ def write(
         cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect="duckdb"))
     except (duckdb.Error, Irregular) as err:
         cur.execute(exp.Drop(tables=[table], kind="TABLE", exists=True).sql(dialect="duckdb"))
-        if irregular:
-            raise irregular[0] from None
         if MISLED in str(err):
             raise Misled() from None
         raise
-    finally:
-        cur.unregister(name)
-    return cur.execute(f"SELECT count(*) FROM {table.sql(dialect='duckdb')}").fetchone()[0]
+    return cur.execute(f"SELECT count(*) FROM {table.sql(dialect='duckdb')}").fetchall()[0][0]
 
 
 class Ticker:

@@ -14,15 +14,14 @@ import pyarrow as pa
 from sqlglot import exp
 
 from . import infer, onepass, pause, records, retention, retype, sheets
-from .candidates import format_of
+from .candidates import STRING, format_of
 from .cast import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, snapshot_table
 from .catalog import Catalog, dumps
 from .errors import IngestFailed
 from .extract import Extraction, FastRead, Irregular, open_fast, read_delimited
+from .formats import file_format
 from .settings import Settings
 
-DELIMITED = {".csv", ".tsv", ".tab", ".txt", ".prn", ".psv", ".dat", ".gz"}
-REFUSED = {".xls": "old binary Excel (.xls) is not read: save it as .xlsx", ".doc": "Word documents are not tables", ".ppt": "PowerPoint files are not tables"}
 
 
 @dataclass(frozen=True)
@@ -49,25 +48,6 @@ class Cancelled(Exception):
 
 def now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
-
-
-def file_format(filename: str, options: dict) -> str:
-    forced = options.get("format")
-    if forced:
-        return forced
-    suffixes = [s.lower() for s in Path(filename).suffixes]
-    last = suffixes[-1] if suffixes else ""
-    if last in REFUSED:
-        raise IngestFailed("format_unavailable", REFUSED[last])
-    if last == ".tsv" or suffixes[-2:] == [".tsv", ".gz"]:
-        return "tsv"
-    if last in (".xlsx", ".xlsm", ".ods", ".json", ".ndjson", ".parquet"):
-        return last[1:]
-    if last == ".jsonl":
-        return "ndjson"
-    if last in DELIMITED or not last:
-        return "csv"
-    raise IngestFailed("format_unavailable", f"files ending {last} are not read yet (read: csv, tsv and other delimited text)")
 
 
 def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Callable[[], bool] = lambda: False) -> int:
@@ -117,7 +97,10 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
         pause.at("ingest.extracted")
         report(stage="type", progress=_progress("type", "rows", rows, 0))
         ids = dataset_ids(extractions)
-        typed = [_carry(catalog, settings, job, dataset_id, _type(catalog, settings, extraction, options), options) for dataset_id, extraction in zip(ids, extractions)]
+        typed = []
+        for dataset_id, extraction in zip(ids, extractions):
+            guessed = None if fmt in ("csv", "tsv") else _guessed(catalog, settings, job, dataset_id, extraction, options, made)
+            typed.append(guessed or _carry(catalog, settings, job, dataset_id, _type(catalog, settings, extraction, options), options))
         report(stage="publish", progress=_progress("write", "rows", rows, 0))
         covered = covered or {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
         return _publish(catalog, settings, job, fmt, folder, list(zip(ids, typed)), options, covered)
@@ -198,6 +181,41 @@ def _one_pass(catalog: Catalog, settings: Settings, job: Job, fast: FastRead, ou
         fast.counter.close()
 
 
+def _guessed(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, extraction: Extraction, options: dict, made: list[str]) -> _Typed | None:
+    """A long stored extraction (a workbook's sheet, JSON, Parquet) typed on its sample and
+    built in one guarded pass over its rows, as the one pass does for delimited text; None
+    when the careful way must count every row first (see onepass.py)."""
+    if extraction.rows <= infer.SAMPLE_HEAD + infer.SAMPLE_SPREAD or any(r.type != "string" for r in extraction.forced.values()):
+        return None
+    if retype.person_set(catalog.cursor(), job.org, job.namespace, job.source_uri, dataset_id):
+        return None
+    cur = catalog.cursor()
+    relation = parquet_relation(str(extraction.path))
+    cells, names = extraction.cell_columns, column_names(extraction.headers)
+    free = [c for c in cells if c not in extraction.forced]
+    markers = settings.nulls(options)
+    with infer.long_table(cur, infer.sampled(relation, extraction.rows), free, markers) as sample:
+        typings, tallies = infer.infer_from(cur, sample, sample, free, free, {}, settings, options)
+    typings = infer.settle_by_evidence(typings)
+    values = onepass.guards(cur, typings, tallies, markers)
+    if values is None:
+        return None
+    for cell in extraction.forced:  # Excel text stays text: nothing to guard
+        typings[cell] = infer.Typing(STRING, "VARCHAR")
+        values[cell] = infer.string_text(cell)
+    typings = onepass.unclean({c: typings[c] for c in cells})
+    snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
+    made.append(snapshot_id)
+    try:
+        rows = onepass.create(cur, relation, snapshot_id, cells, names, values)
+    except onepass.Misled:
+        made.remove(snapshot_id)
+        return None
+    built = Built(rows, len(extraction.excluded), column_stats(cur, snapshot_table(snapshot_id), names, [typings[c] for c in cells], rows))
+    extraction.origin["one_pass"] = True
+    return _Typed(extraction, names, typings, built=(snapshot_id, built))
+
+
 def _tick(cur, report_progress, cancelled) -> None:
     """Report how far the one pass has read; interrupt it once the job is cancelled."""
     if cancelled():
@@ -228,10 +246,10 @@ def dataset_ids(extractions: list[Extraction]) -> list[str]:
 
 def _carry(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, item: _Typed, options: dict) -> _Typed:
     """The live revision's person-set column types, carried where they still read (retype.carry)."""
-    cur = catalog.cursor()
-    before = retype.person_set(cur, job.org, job.namespace, job.source_uri, dataset_id)
+    before = retype.person_set(catalog.cursor(), job.org, job.namespace, job.source_uri, dataset_id)
     if before:
         markers = settings.nulls(options)
+        cur = catalog.cursor()
         item.typings = retype.carry(cur, item.relation(cur), item.names, item.typings, before, markers)
     return item
 
@@ -298,9 +316,10 @@ def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: P
     markers = settings.nulls(options)
     with catalog.change() as cur:
         key = [job.org, job.namespace, job.source_uri]
-        source = cur.execute(
+        found = cur.execute(
             "SELECT live_revision, last_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key
-        ).fetchone()
+        ).fetchall()  # all of it: DuckDB registers rows in memory (a file read whole) only past a finished result
+        source = found[0] if found else None
         live = source[0] if source and source[0] is not None else 0
         if job.expected_revision is not None and job.expected_revision != live:
             raise IngestFailed("revision_conflict", f"expected revision {job.expected_revision} to be live, but {live or 'none'} is")
@@ -310,6 +329,8 @@ def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: P
             ex = item.extraction
             if item.built is not None:
                 snapshot_id, built = item.built
+                for row in ex.excluded:  # rows extraction itself left out (a total row)
+                    cur.execute("INSERT INTO catalog.rejected VALUES (?, ?, ?, NULL, ?, ?)", [snapshot_id, row.row_id, row.line, row.text, row.reason])
             else:
                 snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
                 built = build_snapshot(cur, item.relation(cur), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)

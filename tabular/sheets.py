@@ -24,18 +24,12 @@ from openpyxl.utils import get_column_letter
 
 from . import candidates as C
 from .errors import IngestFailed
-from .extract import PARQUET_OPTIONS, Excluded, Extraction, _join_headers, _schema
+from .extract import PARQUET_OPTIONS, Excluded, Extraction, join_headers, cells_schema
 from .settings import Settings
+from .sheet_rules import Cell, coverage, is_total_row, unit_of
+from .sheets_fast import read_fast
 
-TOTAL_LABEL = re.compile(r"(?i)\s*(grand\s+)?(total|totals|sum|subtotal|gesamt|summe|totaal|totale)\b.*")
-CURRENCY_IN_FORMAT = re.compile(r'\[\$([^\]-]+)(?:-[0-9A-Fa-f]+)?\]|"([^"]+)"|([$€£¥₹])')
 CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-
-
-@dataclass(frozen=True)
-class Cell:
-    text: str | None  # what the readings see; None for an empty cell
-    kind: str  # "s" text, "n" number, "d" date/time, "b" bool, "e" error, "" empty
 
 
 def check_container(path: Path, fmt: str, settings: Settings) -> int:
@@ -107,18 +101,6 @@ def _scan_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
                 raise IngestFailed("format_unavailable", f"the workbook part {info.filename} holds markup over {LONG_TOKEN} bytes long (a comment or a tag), which no spreadsheet writes")
 
 
-def _unit(number_format: str) -> str | None:
-    if "%" in number_format.replace('"%"', ""):
-        return "%"
-    match = CURRENCY_IN_FORMAT.search(number_format)
-    if match:
-        symbol = next(g for g in match.groups() if g)
-        symbol = symbol.strip()
-        if symbol in C.UNITS:
-            return symbol
-    return None
-
-
 def _decimals(number_format: str) -> int | None:
     section = number_format.split(";")[0]
     match = re.search(r"0\.(0+)", section)
@@ -131,7 +113,7 @@ def _number_text(value: float | int, number_format: str) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     number = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
-    unit = _unit(number_format)
+    unit = unit_of(number_format)
     if unit == "%":
         number = number * 100
     places = _decimals(number_format)
@@ -218,8 +200,6 @@ def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: S
     """Every table of every visible sheet (or the sheets `options.sheets` names)."""
     inflated = check_container(path, fmt, settings)
     if path.stat().st_size >= settings.sheet_fast_bytes or inflated >= settings.sheet_fast_inflated_bytes:
-        from .sheets_fast import read_fast
-
         return read_fast(path, folder, fmt, options, settings)
     try:
         # A file object: uploads are stored without their extension, which openpyxl checks.
@@ -252,10 +232,6 @@ def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: S
     for ex in extractions:
         ex.origin["hidden_sheets"] = hidden
     return extractions, coverage(len(chosen), lost)
-
-
-def coverage(sheets: int, lost: list[str]) -> dict:
-    return {"unit": "sheets", "total": sheets, "extracted": sheets - len(lost), "failed": len(lost), "lost": lost}
 
 
 def _sheet(ws, folder: Path, fmt: str, first_index: int, settings: Settings, options: dict) -> list[Extraction]:
@@ -344,7 +320,7 @@ def _table(sheet: str, name: str, grid, t: _Table, merged, out: Path, fmt: str, 
                     cell = first if i == r0 else Cell(None, "")
             row.append(cell.text or "")
         header_grid.append(row)
-    headers = _join_headers(header_grid, width)
+    headers = join_headers(header_grid, width)
     rows = list(range(t.top + header_rows, t.bottom + 1))
     excluded: list[Excluded] = []
     if rows and _is_total_row(grid, rows, t):
@@ -355,7 +331,7 @@ def _table(sheet: str, name: str, grid, t: _Table, merged, out: Path, fmt: str, 
     ids = list(range(1, len(rows) + 1))
     table = pa.Table.from_arrays(
         [pa.array(ids, pa.int64()), pa.array([i + 1 for i in rows], pa.int64())] + [pa.array(col, pa.string()) for col in columns],
-        schema=_schema(width),
+        schema=cells_schema(width),
     )
     pq.write_table(table, out, **PARQUET_OPTIONS)
     extraction = Extraction(name, headers, out, len(rows) + len(excluded), {})
@@ -376,12 +352,4 @@ def _table(sheet: str, name: str, grid, t: _Table, merged, out: Path, fmt: str, 
 
 
 def _is_total_row(grid, rows: list[int], t: _Table) -> bool:
-    """The last row says Total (or Sum …) in its first filled cell and has numbers beside it."""
-    if len(rows) < 2:
-        return False
-    last = [_cell_at(grid, rows[-1], j) for j in range(t.left, t.right + 1)]
-    first_filled = next((c for c in last if c.kind), None)
-    if first_filled is None or first_filled.kind != "s" or not TOTAL_LABEL.fullmatch(first_filled.text or ""):
-        return False
-    # Beside the label: sums, or formulas a spreadsheet never computed (empty here), no other text.
-    return sum(1 for c in last if c.kind == "s") == 1
+    return len(rows) >= 2 and is_total_row([_cell_at(grid, rows[-1], j) for j in range(t.left, t.right + 1)])

@@ -26,9 +26,9 @@ from sqlglot import exp
 
 from . import candidates as C
 from .errors import IngestFailed
-from .extract import Excluded, Extraction, _join_headers
+from .extract import Excluded, Extraction, join_headers
 from .settings import Settings
-from .sheets import TOTAL_LABEL, _unit, coverage
+from .sheet_rules import cell_of_text, coverage, is_total_row, unit_of
 
 HINT_ROWS = 200
 _TIME_IN_FORMAT = re.compile(r"[hHs]")
@@ -129,7 +129,7 @@ def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
                         hint.time = hint.time or bool(_TIME_IN_FORMAT.search(fmt))
                     elif kind == "n":
                         hint.kinds.add("n")
-                        hint.unit = hint.unit or _unit(fmt)
+                        hint.unit = hint.unit or unit_of(fmt)
             out[name] = hints
     return out, states
 
@@ -200,7 +200,7 @@ def _sheet(con, sheet: str, batch: pa.RecordBatch, hints: dict[int, _Hint], fold
 def _table(con, sheet, name, batch, hints, top, left, bottom, right, out: Path, fmt, options) -> Extraction:
     header_rows = options.get("header_rows") or 1
     width = right - left + 1
-    headers = _join_headers([[batch.column(j)[i].as_py() or "" for j in range(left, right + 1)] for i in range(top, min(top + header_rows, bottom + 1))], width)
+    headers = join_headers([[batch.column(j)[i].as_py() or "" for j in range(left, right + 1)] for i in range(top, min(top + header_rows, bottom + 1))], width)
     start, stop = top + header_rows, bottom + 1
     excluded: list[Excluded] = []
     if stop - start >= 2 and _total_row(batch, stop - 1, left, right):
@@ -257,8 +257,4 @@ def _normalise(c: exp.Expression, hint: _Hint) -> exp.Expression:
 
 
 def _total_row(batch, i: int, left: int, right: int) -> bool:
-    cells = [batch.column(j)[i].as_py() for j in range(left, right + 1)]
-    texts = [c for c in cells if c not in (None, "")]
-    if not texts or not TOTAL_LABEL.fullmatch(texts[0]):
-        return False
-    return all(re.fullmatch(r"[-+]?[\d.,eE+-]+", t) for t in texts[1:])
+    return is_total_row([cell_of_text(batch.column(j)[i].as_py()) for j in range(left, right + 1)])

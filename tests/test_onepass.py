@@ -8,6 +8,7 @@ and every value must agree.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from pathlib import Path
@@ -220,3 +221,45 @@ def test_a_cancel_stops_the_one_pass_and_the_previous_revision_serves(tmp_path):
         assert dataset.rows == 1 and dataset.revision == 1
         tables = engine.context.catalog.cursor().execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'snapshots'").fetchone()[0]
         assert tables == 1  # the cancelled pass left no table behind
+
+
+@pytest.mark.parametrize("turn", ["more_decimals", "leading_zero_later", "text_later", "empty_then_numbers", "markers_later", "ambiguous_then_dmy"])
+def test_a_long_stored_extraction_typed_on_its_sample_matches_the_careful_way(tmp_path, turn):
+    """JSON, Parquet and large workbooks are stored as text, typed on a sample and built in one
+    guarded pass: the same cells as delimited text read the careful way must come out alike."""
+    head, tail = TURNS[turn]
+    values = [head[i % len(head)] for i in range(21_000)] + tail + head
+    rows = [[str(i), v] for i, v in enumerate(values, start=1)]
+    csv_path = write_csv(tmp_path / "same.csv", ["id", "value"], rows)
+    ndjson = tmp_path / "same.ndjson"
+    ndjson.write_text("".join(json.dumps({"id": i, "value": v}) + "\n" for i, v in rows))
+    careful = published(tmp_path / "careful", csv_path, **CAREFUL)
+    stored = published(tmp_path / "stored", ndjson)
+    took_one_pass = stored.pop("one_pass")
+    assert took_one_pass or turn not in SAME_TYPE  # nothing past the sample changes the type: no second pass
+    assert not careful.pop("one_pass")
+    for seen in (careful, stored):
+        origin = seen["dataset"].pop("origin")
+        seen["dataset"].pop("rejected")  # NDJSON rows have other line numbers
+        assert origin
+    assert stored["dataset"]["columns"][1] == careful["dataset"]["columns"][1]
+    assert stored["dataset"]["questions"] == careful["dataset"]["questions"]
+    assert stored["rows"] == careful["rows"] and stored["dataset"]["rows_rejected"] == careful["dataset"]["rows_rejected"]
+
+
+def test_a_second_revision_and_a_carried_approval_read_the_rows_in_memory(tmp_path):
+    """A file the fast reader holds whole is typed and built from memory: the same for a second
+    revision, and when a person's type is carried over from the first."""
+    rows = [[str(i), f"0{i % 9 + 1}/0{i % 9 + 1}/2024"] for i in range(1, 200)]
+    path = write_csv(tmp_path / "d.csv", ["id", "day"], rows)
+    with tabular.connect(str(tmp_path / "home"), **one_pass(10_000)) as engine:
+        ns = engine.namespace("acme", "one")
+        assert ns.ingest_file(path, source_uri="d").state == "ready"
+        (first,) = ns.dataset_get("d").datasets
+        assert first.origin.one_pass and [q.kind for q in first.questions] == ["date_order"]
+        ns.approve("d", first.snapshot_id, formats={"day": "MDY"})
+        second = ns.ingest_file(path, source_uri="d")
+        assert second.state == "ready" and second.revision == 2
+        (again,) = ns.dataset_get("d").datasets
+        day = {c.name: c for c in again.columns}["day"]
+        assert (day.type, day.format, day.approved) == ("date", "%m/%d/%Y", True)

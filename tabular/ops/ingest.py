@@ -22,6 +22,7 @@ from pydantic import Field
 
 from .. import publish
 from ..catalog import Catalog, dumps
+from ..formats import DEFAULT, FORMATS, REFUSED
 from ..errors import ErrorItem, IngestFailed, Overloaded, TooLarge, ValidationFailed
 from ..models import (
     FormatOut,
@@ -37,17 +38,6 @@ from ..models import (
 from ..settings import Settings
 from .context import Context
 
-FORMATS = [
-    FormatOut(name="csv", extensions=[".csv", ".txt", ".prn", ".dat", ".csv.gz"], media_types=["text/csv", "text/plain", "application/gzip"]),
-    FormatOut(name="tsv", extensions=[".tsv", ".tab"], media_types=["text/tab-separated-values"]),
-    FormatOut(name="xlsx", extensions=[".xlsx"], media_types=["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"]),
-    FormatOut(name="xlsm", extensions=[".xlsm"], media_types=["application/vnd.ms-excel.sheet.macroEnabled.12"]),
-    FormatOut(name="ods", extensions=[".ods"], media_types=["application/vnd.oasis.opendocument.spreadsheet"]),
-    FormatOut(name="json", extensions=[".json"], media_types=["application/json"]),
-    FormatOut(name="ndjson", extensions=[".ndjson", ".jsonl"], media_types=["application/x-ndjson"]),
-    FormatOut(name="parquet", extensions=[".parquet"], media_types=["application/vnd.apache.parquet"]),
-]
-REFUSED_EXTENSIONS = [".xls", ".doc", ".ppt"]
 PIPELINE_BYTES = 4 << 20  # chunks this large are written while the next is read and hashed
 
 
@@ -231,10 +221,10 @@ def ingest_cancel(ctx: Context, body: IngestStatusIn) -> IngestCancelOut:
 def formats(ctx: Context, body: OpIn) -> FormatsOut:
     """The formats ingest reads and the ones it refuses by name."""
     return FormatsOut(
-        formats=FORMATS,
+        formats=[FormatOut(name=f.name, extensions=list(f.extensions), media_types=list(f.media_types)) for f in FORMATS],
         max_upload_bytes=ctx.settings.max_upload_bytes,
-        refused_extensions=REFUSED_EXTENSIONS,
-        default_format="csv",
+        refused_extensions=list(REFUSED),
+        default_format=DEFAULT,
     )
 
 

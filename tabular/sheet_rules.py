@@ -1,0 +1,53 @@
+"""What both sheet readers (sheets.py through openpyxl or calamine, sheets_fast.py through
+fastexcel) decide alike: a cell's kind, the total row left out of a table, the unit a number
+format gives, and the coverage of a workbook's sheets."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from . import candidates as C
+
+TOTAL_LABEL = re.compile(r"(?i)\s*(grand\s+)?(total|totals|sum|subtotal|gesamt|summe|totaal|totale)\b.*")
+CURRENCY_IN_FORMAT = re.compile(r'\[\$([^\]-]+)(?:-[0-9A-Fa-f]+)?\]|"([^"]+)"|([$€£¥₹])')
+NUMBER_TEXT = re.compile(r"[-+]?[\d.,eE+-]+")
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str | None  # what the readings see; None for an empty cell
+    kind: str  # "s" text, "n" number, "d" date/time, "b" bool, "e" error, "" empty
+
+
+def cell_of_text(text: str | None) -> Cell:
+    """A cell known only by its text (fastexcel reads every cell as text): number-like text is
+    taken for a number, other text for text."""
+    if text is None or not text.strip():
+        return Cell(None, "")
+    return Cell(text, "n" if NUMBER_TEXT.fullmatch(text.strip()) else "s")
+
+
+def is_total_row(cells: list[Cell]) -> bool:
+    """The row says Total (or Sum …) in its first filled cell, and beside the label there are
+    sums, or formulas a spreadsheet never computed (empty here), but no other text."""
+    first = next((c for c in cells if c.kind), None)
+    if first is None or first.kind != "s" or not TOTAL_LABEL.fullmatch(first.text or ""):
+        return False
+    return sum(1 for c in cells if c.kind == "s") == 1
+
+
+def unit_of(number_format: str) -> str | None:
+    """The unit a number format shows: % or a currency symbol the readings know."""
+    if "%" in number_format.replace('"%"', ""):
+        return "%"
+    match = CURRENCY_IN_FORMAT.search(number_format)
+    if match:
+        symbol = next(g for g in match.groups() if g).strip()
+        if symbol in C.UNITS:
+            return symbol
+    return None
+
+
+def coverage(sheets: int, lost: list[str]) -> dict:
+    return {"unit": "sheets", "total": sheets, "extracted": sheets - len(lost), "failed": len(lost), "lost": lost}

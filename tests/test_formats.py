@@ -1,0 +1,29 @@
+"""One table of formats: what knowledge.formats lists is what a file's name decides."""
+
+import pytest
+
+from tabular.errors import IngestFailed
+from tabular.formats import FORMATS, REFUSED, file_format
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
+def test_every_listed_extension_is_read_as_its_format(fmt):
+    for ext in fmt.extensions:
+        if ext == ".gz":
+            continue  # a bare .gz is delimited text, listed under csv
+        assert file_format(f"Sales Report{ext.upper()}", {}) == fmt.name
+
+
+@pytest.mark.parametrize("name, expected", [("a.tsv.gz", "tsv"), ("a.csv.gz", "csv"), ("data", "csv"), ("x.tab", "tsv"), ("dump.gz", "csv"), ("v1.2.json", "json")])
+def test_the_longest_ending_decides(name, expected):
+    assert file_format(name, {}) == expected
+
+
+def test_refused_and_unknown_names_say_why():
+    for ext in REFUSED:
+        with pytest.raises(IngestFailed) as refused:
+            file_format(f"old{ext}", {})
+        assert refused.value.error_code == "format_unavailable"
+    with pytest.raises(IngestFailed, match=r"\.pdf"):
+        file_format("scan.pdf", {})
+    assert file_format("scan.pdf", {"format": "csv"}) == "csv"
