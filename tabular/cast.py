@@ -109,7 +109,8 @@ def build_snapshot(
     return Built(kept, rejected, column_stats(cur, table, names, [typings[c] for c in cells], kept))
 
 
-STATS_CELLS = 2_000_000  # cells one statistics query reads at most (one column at least)
+STATS_CELLS = 2_000_000  # cells one grouped statistics query reads at most
+STATS_BATCH = 25  # columns per statement of counts, minima and maxima on a long table
 
 
 def column_stats(cur, table: exp.Table, names: list[str], typings: list[Typing], rows: int) -> list[dict]:
@@ -118,13 +119,21 @@ def column_stats(cur, table: exp.Table, names: list[str], typings: list[Typing],
     Columns of one storage type are counted together in long form (one value column, grouped
     by the column's position), so one statement of a fixed size serves any number of columns:
     DuckDB's time for one SELECT of many DISTINCT aggregates grows faster than their number
-    (500 columns in one: 15 s). A long table's columns go one or a few at a time."""
+    (500 columns in one: 15 s). A long table's counts, minima and maxima take one scan per 25
+    columns, and each column's distinct values one more."""
     found: dict[int, tuple] = {}
     groups: dict[str, list[int]] = {}
     for k, typing in enumerate(typings):
         groups.setdefault(typing.physical, []).append(k)
-    per_query = max(1, STATS_CELLS // max(rows, 1))
-    for physical, members in groups.items():
+    per_query = STATS_CELLS // max(rows, 1)
+    if per_query < 2:
+        # A long table: counts, minima and maxima of many columns in one scan, then each
+        # column's distinct values alone.
+        found = _plain_stats(cur, table, names, typings)
+        for k, name in enumerate(names):
+            nonnull, _, lo, hi = found[k]
+            found[k] = (nonnull, _distinct(cur, table, exp.column(name, quoted=True)), lo, hi)
+    for physical, members in groups.items() if per_query >= 2 else ():
         ordered = typings[members[0]].reading.type != "bool"
         for start in range(0, len(members), per_query):
             chunk = members[start : start + per_query]
@@ -157,12 +166,6 @@ def _long_stats(cur, table: exp.Table, names: list[str], positions: list[int], o
         out = [exp.func("count", v), exp.Count(this=exp.Distinct(expressions=[v]))]
         return out + ([exp.func("min", v), exp.func("max", v)] if ordered else [exp.null(), exp.null()])
 
-    if len(names) == 1:
-        # A long column alone. Its distinct values are counted through a GROUP BY, which DuckDB
-        # spills to disk past its memory limit (an ungrouped DISTINCT of 45 M strings does not).
-        col = exp.column(names[0], quoted=True)
-        nonnull, _, lo, hi = cur.execute(exp.select(*aggregates(col)[:1], exp.null(), *aggregates(col)[2:]).from_(table).sql(dialect="duckdb")).fetchone()
-        return {positions[0]: (nonnull, _distinct(cur, table, col), lo, hi)}
     keys = exp.Array(expressions=[exp.Literal.number(p) for p in positions])
     cols = exp.Array(expressions=[exp.column(n, quoted=True) for n in names])
     inner = exp.select(exp.alias_(exp.Unnest(expressions=[keys]), "k"), exp.alias_(exp.Unnest(expressions=[cols]), "v")).from_(table)
@@ -170,10 +173,26 @@ def _long_stats(cur, table: exp.Table, names: list[str], positions: list[int], o
     return {row[0]: row[1:] for row in cur.execute(query.sql(dialect="duckdb")).fetchall()}
 
 
+def _plain_stats(cur, table: exp.Table, names: list[str], typings: list[Typing]) -> dict[int, tuple]:
+    """{position: (non-null, None, min, max)}, STATS_BATCH columns a statement."""
+    out: dict[int, tuple] = {}
+    for start in range(0, len(names), STATS_BATCH):
+        selects = []
+        for name, typing in zip(names[start : start + STATS_BATCH], typings[start : start + STATS_BATCH]):
+            col = exp.column(name, quoted=True)
+            ordered = typing.reading.type != "bool"
+            selects += [exp.func("count", col), exp.func("min", col) if ordered else exp.null(), exp.func("max", col) if ordered else exp.null()]
+        row = cur.execute(exp.select(*selects).from_(table).sql(dialect="duckdb")).fetchall()[0]
+        for j in range(len(selects) // 3):
+            out[start + j] = (row[3 * j], None, row[3 * j + 1], row[3 * j + 2])
+    return out
+
+
 def _distinct(cur, table: exp.Table, col: exp.Column) -> int:
-    """Distinct non-null values of one column, exactly, within DuckDB's memory limit: hashed
-    when the groups fit, else sorted (DuckDB's hash table for tens of millions of groups can
-    need one allocation past a small limit; a sort spills to disk)."""
+    """Distinct non-null values of one column, exactly, within DuckDB's memory limit: through a
+    GROUP BY, which spills to disk (an ungrouped DISTINCT of 45 M strings does not), and sorted
+    when even that fails (its hash table for tens of millions of groups can need one allocation
+    past a small limit; a sort spills)."""
     present = exp.Not(this=exp.Is(this=col, expression=exp.null()))
     groups = exp.select(col).from_(table).where(present).group_by(col)
     try:

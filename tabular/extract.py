@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -230,7 +231,7 @@ class FastRead:
             for batch in self.reader:
                 if _irregular(batch):
                     raise Irregular()
-                ids = pa.array(range(rows + 1, rows + batch.num_rows + 1), pa.int64())
+                ids = pa.array(np.arange(rows + 1, rows + batch.num_rows + 1, dtype=np.int64))  # a range would import pandas
                 lines = pc.add(ids, self.first_line - 1)
                 rows += batch.num_rows
                 self.extraction.rows = rows

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlglot import exp
@@ -53,7 +54,7 @@ def _records_to_extraction(records: list, name: str, out: Path, fmt: str, settin
     if len(names) > settings.max_columns:
         raise IngestFailed("too_large", f"the records have {len(names)} fields; at most {settings.max_columns} are read (max_columns)")
     columns = [pa.array([_text(row.get(n)) for row in flat], pa.string()) for n in names]
-    ids = pa.array(range(1, len(flat) + 1), pa.int64())
+    ids = pa.array(np.arange(1, len(flat) + 1, dtype=np.int64))
     pq.write_table(pa.Table.from_arrays([ids, ids, *columns], schema=cells_schema(len(names))), out, **PARQUET_OPTIONS)
     extraction = Extraction(name, names, out, len(flat), {"format": fmt, "sheet": None, "range": None, "header_rows": 0, "delimiter": None, "encoding": "utf-8"})
     return extraction

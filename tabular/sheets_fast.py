@@ -207,7 +207,7 @@ def _table(con, sheet, name, batch, hints, top, left, bottom, right, out: Path, 
         stop -= 1
         excluded.append(Excluded(stop - start + 1, stop + 1, " | ".join(batch.column(j)[stop].as_py() or "" for j in range(left, right + 1)), "total_row"))
     rows = max(stop - start, 0)
-    ids = pa.array(range(1, rows + 1), pa.int64())
+    ids = pa.array(np.arange(1, rows + 1, dtype=np.int64))
     source = pa.Table.from_arrays(
         [ids, pc.add(ids, start), *[batch.column(j).slice(start, rows) for j in range(left, right + 1)]],
         names=["__row_id", "__line", *[f"c{j - left + 1}" for j in range(left, right + 1)]],
