@@ -300,7 +300,7 @@ def _open_fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, name: s
     try:
         reader = pacsv.open_csv(
             io.BufferedReader(counter, 1 << 20),
-            read_options=pacsv.ReadOptions(column_names=names, skip_rows=skipped, block_size=settings.csv_block_bytes),
+            read_options=pacsv.ReadOptions(column_names=names, skip_rows=skipped, block_size=_block_bytes(head, head_records, settings)),
             parse_options=pacsv.ParseOptions(
                 delimiter=layout.delimiter, quote_char=layout.quotechar, double_quote=True,
                 newlines_in_values=False, ignore_empty_lines=False, invalid_row_handler=refuse,
@@ -314,6 +314,20 @@ def _open_fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, name: s
     _finish(extraction, layout, decoded)
     extraction.origin["parser"] = "arrow"
     return FastRead(extraction, reader, counter, skipped + 1, decoded.path.stat().st_size)
+
+
+def _block_bytes(head: str, records: list, settings: Settings) -> int:
+    """Bytes the fast reader parses at a time: csv_block_bytes, or more for a wide table's long
+    rows, so that a batch holds some thousands of rows (what DuckDB does per batch costs per
+    column, and 1,000 columns would otherwise come in batches of a hundred rows)."""
+    if not records or max(len(r) for r in records) <= WIDE_COLUMNS:
+        return settings.csv_block_bytes
+    row_bytes = len(head.encode("utf-8")) // len(records)
+    return max(settings.csv_block_bytes, min(BLOCK_ROWS * row_bytes, 64 << 20))
+
+
+WIDE_COLUMNS = 64
+BLOCK_ROWS = 8192
 
 
 def _fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, out: Path, name: str, settings: Settings, progress) -> Extraction | None:

@@ -141,7 +141,13 @@ class Source:
 
 
 def cells_sql(relation: str, columns: list[str], markers) -> str:
-    """SELECT of the long form (k, __row_id, raw, t) of `columns` of a wide relation."""
+    """SELECT of the long form (k, __row_id, raw, t, n = 1) of `columns` of a wide relation."""
+    t = text_of_expr(exp.column("raw", quoted=True), markers)
+    return f"SELECT k, __row_id, raw, {_sql(t)} AS t, 1 AS n FROM ({_raw_cells(relation, columns)})"
+
+
+def _raw_cells(relation: str, columns: list[str]) -> str:
+    """SELECT of (k, __row_id, raw): each non-null cell of `columns` with its column's name."""
     if len(columns) == 1:
         (c,) = columns
         inner = f"SELECT {_names([c])} AS k, __row_id, {_q(c)} AS raw FROM {relation} WHERE {_q(c)} IS NOT NULL"
@@ -151,8 +157,7 @@ def cells_sql(relation: str, columns: list[str], markers) -> str:
             f"SELECT * FROM (SELECT unnest([{_names(columns)}]) AS k, __row_id, unnest([{', '.join(_q(c) for c in columns)}]) AS raw"
             f" FROM {relation}) WHERE raw IS NOT NULL"
         )
-    t = text_of_expr(exp.column("raw", quoted=True), markers)
-    return f"SELECT k, __row_id, raw, {_sql(t)} AS t, 1 AS n FROM ({inner})"
+    return inner
 
 
 def _count(condition: str) -> str:
@@ -402,9 +407,10 @@ def long_table(con, relation: str, columns: list[str], markers) -> Iterator[Sour
     # Each distinct text of a column once, with how many cells hold it (n) and the first row
     # that does: every count below weighs by n, so a column of repeated values costs its
     # distinct values, not its rows.
+    t = text_of_expr(exp.column("raw", quoted=True), markers)
     con.execute(
-        f"CREATE TEMP TABLE {name} AS SELECT k, min(__row_id) AS __row_id, raw, any_value(t) AS t, count(*) AS n"
-        f" FROM ({cells_sql(relation, columns, markers)}) GROUP BY k, raw"
+        f"CREATE TEMP TABLE {name} AS SELECT k, __row_id, raw, {_sql(t)} AS t, n FROM"
+        f" (SELECT k, min(__row_id) AS __row_id, raw, count(*) AS n FROM ({_raw_cells(relation, columns)}) GROUP BY k, raw)"
     )
     try:
         yield Source(name, long=True)

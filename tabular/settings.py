@@ -37,7 +37,7 @@ class Settings:
     fast_path_bytes: int = 1 << 20
     # The one pass (onepass.py) types a delimited file on its first rows, at most this many
     # cells of them (and at most 20,000 rows): a wide table is sampled on fewer rows.
-    typing_sample_cells: int = 2_000_000
+    typing_sample_cells: int = 1_000_000
     # How often a running ingest writes its progress (ingest_status) and looks for a cancel.
     progress_seconds: float = 0.5
     # A table wider than this is refused (too_large): DuckDB statements over thousands of
