@@ -124,14 +124,28 @@ CELLS = st.sampled_from(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(columns=st.lists(st.lists(CELLS, min_size=1, max_size=40), min_size=1, max_size=4), sample=st.integers(1, 30))
-def test_any_columns_publish_the_same_through_the_one_pass(tmp_path_factory, columns, sample):
+COLUMNS = st.lists(st.lists(CELLS, min_size=1, max_size=40), min_size=1, max_size=4)
+
+
+def any_columns_publish_the_same(tmp_path_factory, columns, sample):
     tmp_path = tmp_path_factory.mktemp("any")
     height = max(len(c) for c in columns)
     rows = [[c[i % len(c)] for c in columns] for i in range(height)]
     path = write_csv(tmp_path / "any.csv", [f"k{j}" for j in range(len(columns))], rows)
     assert_same(tmp_path, path, sample * len(columns))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(columns=COLUMNS, sample=st.integers(1, 30))
+def test_any_columns_publish_the_same_through_the_one_pass(tmp_path_factory, columns, sample):
+    any_columns_publish_the_same(tmp_path_factory, columns, sample)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(columns=COLUMNS, sample=st.integers(1, 30))
+def test_many_more_columns_publish_the_same_through_the_one_pass(tmp_path_factory, columns, sample):
+    any_columns_publish_the_same(tmp_path_factory, columns, sample)
 
 
 def test_a_wide_regular_file_is_typed_on_a_sample_and_checked_whole(tmp_path):

@@ -13,7 +13,6 @@ import threading
 import traceback
 import uuid
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO
 
@@ -38,7 +37,6 @@ from ..models import (
 from ..settings import Settings
 from .context import Context
 
-PIPELINE_BYTES = 4 << 20  # chunks this large are written while the next is read and hashed
 
 
 class UploadIn(OpIn):
@@ -61,8 +59,6 @@ class UploadWriter:
         self.digest = hashlib.sha256()
         self.size = 0
         self.out = self.partial.open("wb")
-        self.pool: ThreadPoolExecutor | None = None
-        self.pending: Future | None = None
 
     def write(self, chunk: bytes) -> None:
         self.size += len(chunk)
@@ -70,20 +66,7 @@ class UploadWriter:
             self.abort()
             raise TooLarge(f"the upload is over max_upload_bytes ({self.limit} bytes)")
         self.digest.update(chunk)
-        self._wait()
-        if len(chunk) < PIPELINE_BYTES:
-            self._disk(self.out.write, chunk)
-            return
-        # A large chunk is written on a helper thread while the next one is read and hashed
-        # (both let go of the GIL): a big local file is stored in about the time of one pass.
-        if self.pool is None:
-            self.pool = ThreadPoolExecutor(1, thread_name_prefix="upload-write")
-        self.pending = self.pool.submit(self._disk, self.out.write, chunk)
-
-    def _wait(self) -> None:
-        if self.pending is not None:
-            pending, self.pending = self.pending, None
-            pending.result()
+        self._disk(self.out.write, chunk)
 
     def _disk(self, action, *args) -> None:
         """A write to the uploads folder; a full disk (or a file size limit) is 413, nothing kept."""
@@ -97,26 +80,12 @@ class UploadWriter:
 
     def abort(self) -> None:
         try:
-            self._wait()
-        except BaseException:  # the write that failed is why we abort; the file goes anyway
-            pass
-        self._stop()
-        try:
             self.out.close()
         except OSError:  # the buffer could not be flushed: the disk is full, and the file goes anyway
             pass
         self.partial.unlink(missing_ok=True)
 
-    def _stop(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown()
-            self.pool = None
-
     def finish(self, org: str, namespace: str, filename: str, content_type: str) -> UploadOut:
-        try:
-            self._wait()
-        finally:
-            self._stop()
         self._disk(self.out.close)
         final = self.ctx.catalog.uploads_dir / self.upload_id
         self.partial.rename(final)
@@ -135,7 +104,7 @@ def store_upload(ctx: Context, org: str, namespace: str, stream: BinaryIO, filen
     """Stream bytes to the uploads folder, hashing as they come; over the limit, keep nothing."""
     writer = UploadWriter(ctx)
     try:
-        while chunk := stream.read(PIPELINE_BYTES):
+        while chunk := stream.read(1 << 20):
             writer.write(chunk)
     except BaseException:
         writer.abort()
