@@ -33,3 +33,46 @@ def tpchgen() -> str:
     if not found:
         sys.exit("tpchgen-cli not found next to this Python or on PATH (pip install tpchgen-cli)")
     return found
+
+
+def duckdb_ctas(csv: Path, work: Path) -> dict:
+    """The anchor: DuckDB's own `CREATE TABLE AS SELECT * FROM read_csv` into a file database."""
+    import time
+
+    import duckdb
+
+    con = duckdb.connect(str(work / "bench.duckdb"))
+    start = time.perf_counter()
+    con.execute(f"CREATE TABLE t AS SELECT * FROM read_csv('{csv}')")
+    seconds = time.perf_counter() - start
+    rows = con.execute("SELECT count(*) FROM t").fetchone()[0]
+    con.close()
+    return {"seconds": seconds, "rows": rows}
+
+
+def print_result(result: dict) -> None:
+    """A contender's last line: its result and its peak memory, as JSON."""
+    import json
+
+    print(json.dumps({**result, "peak_rss": peak_rss_bytes()}, default=str))
+
+
+def run_contender(script: str, name: str, csv: Path, data_dir: Path, timeout: float) -> dict:
+    """Run `script --contender NAME` in a fresh process and answer its JSON line, or
+    {"error": why} when it failed or ran past `timeout`: a broken tabular must not hide the
+    anchor's numbers."""
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=data_dir) as work:
+        cmd = [sys.executable, script, "--contender", name, "--csv", str(csv), "--work", work]
+        try:
+            done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"error": f"stopped after {timeout} s"}
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr)
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return {"error": last}
+    return json.loads(done.stdout.strip().splitlines()[-1])

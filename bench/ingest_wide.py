@@ -11,17 +11,16 @@ types it chose.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-from common import ROOT, peak_rss_bytes, use_working_tree
+from common import ROOT, duckdb_ctas, print_result, use_working_tree
+from common import run_contender as common_run_contender
 
 CONTENDERS = ("duckdb", "tabular")
 TIME_TARGET = 3.0  # tabular seconds <= 3 x DuckDB's, at every width
@@ -77,15 +76,7 @@ def ensure_csv(folder: Path, rows: int, cols: int) -> tuple[Path, bool]:
 # --- contenders: each runs alone in its own process --------------------------------------------
 
 def run_duckdb(csv: Path, work: Path) -> dict:
-    import duckdb
-
-    con = duckdb.connect(str(work / "bench.duckdb"))
-    start = time.perf_counter()
-    con.execute(f"CREATE TABLE t AS SELECT * FROM read_csv('{csv}')")
-    seconds = time.perf_counter() - start
-    rows = con.execute("SELECT count(*) FROM t").fetchone()[0]
-    con.close()
-    return {"seconds": seconds, "rows": rows}
+    return duckdb_ctas(csv, work)
 
 
 def run_tabular(csv: Path, work: Path) -> dict:
@@ -110,27 +101,13 @@ def run_tabular(csv: Path, work: Path) -> dict:
 
 
 def contender_main(name: str, csv: Path, work: Path) -> None:
-    result = globals()[f"run_{name}"](csv, work)
-    result["peak_rss"] = peak_rss_bytes()
-    print(json.dumps(result))
+    print_result(globals()[f"run_{name}"](csv, work))
 
 
 # --- the driver ---------------------------------------------------------------------------------
 
 def run_contender(name: str, csv: Path, data_dir: Path) -> dict:
-    """The contender's JSON line, or {"error": why} when it failed or ran past TIMEOUT: a broken
-    tabular must not hide DuckDB's numbers."""
-    with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=data_dir) as work:
-        cmd = [sys.executable, __file__, "--contender", name, "--csv", str(csv), "--work", work]
-        try:
-            done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            return {"error": f"stopped after {TIMEOUT} s"}
-    if done.returncode != 0:
-        sys.stderr.write(done.stderr)
-        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        return {"error": last}
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return common_run_contender(__file__, name, csv, data_dir, TIMEOUT)
 
 
 def int_list(text: str) -> list[int]:

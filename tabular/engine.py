@@ -12,7 +12,7 @@ import duckdb
 from pydantic import BaseModel, ValidationError
 
 from .catalog import Catalog
-from .errors import ErrorItem, NotFound, Overloaded, ValidationFailed
+from .errors import ErrorItem, NotFound, Overloaded, ValidationFailed, json_path
 from .models import IngestStatusOut
 from .namespace import NamespaceOps
 from .ops import REGISTRY
@@ -27,16 +27,9 @@ def connect(home: str | None = None, **settings: Any) -> "Engine":
     return Engine(home or os.environ.get("TABULAR_HOME") or config.home, config)
 
 
-def _path(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
 def validation_error(err: ValidationError) -> ValidationFailed:
     items = [
-        ErrorItem(_path(e["loc"]), e["msg"], expected=e.get("type"), received=e.get("input") if not isinstance(e.get("input"), dict) else None)
+        ErrorItem(json_path(e["loc"]), e["msg"], expected=e.get("type"), received=e.get("input") if not isinstance(e.get("input"), dict) else None)
         for e in err.errors()
     ]
     return ValidationFailed(f"{len(items)} problem(s) with the input", items)

@@ -6,6 +6,14 @@ from dataclasses import dataclass
 from typing import Any
 
 
+def json_path(loc: tuple) -> str:
+    """A pydantic error location as the JSON path SPEC §2 names (`where[2].value`)."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
 @dataclass(frozen=True)
 class ErrorItem:
     """One thing wrong with an input: where (JSON path), what was expected, what came."""

@@ -18,8 +18,8 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..engine import Engine, _path
-from ..errors import ErrorItem, Internal, NotFound, TabularError, ValidationFailed, close_names
+from ..engine import Engine
+from ..errors import ErrorItem, Internal, NotFound, TabularError, ValidationFailed, close_names, json_path
 from ..ops import REGISTRY, Op
 from .auth import Tokens
 from .calls import Service, error_response, log, not_json, read_json, request_id
@@ -108,7 +108,7 @@ def _validation_items(errors: list[dict]) -> list[ErrorItem]:
         if loc and loc[0] in ("body", "query", "header", "path"):
             loc = loc[1:]
         received = e.get("input")
-        items.append(ErrorItem(_path(loc), e.get("msg", ""), expected=e.get("type"), received=received if isinstance(received, (str, int, float, bool)) else None))
+        items.append(ErrorItem(json_path(loc), e.get("msg", ""), expected=e.get("type"), received=received if isinstance(received, (str, int, float, bool)) else None))
     return items
 
 
