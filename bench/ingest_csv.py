@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, peak_rss_bytes, tpchgen, use_working_tree
+from common import ROOT, duckdb_ctas, peak_rss_bytes, tpchgen, use_working_tree
 
 CONTENDERS = ("duckdb", "polars", "tabular")
 TIME_TARGET = 1.5  # tabular seconds <= 1.5 x DuckDB's
@@ -29,15 +29,7 @@ MiB = 1024 * 1024
 # --- contenders: each runs alone in its own process --------------------------------------------
 
 def run_duckdb(csv: Path, work: Path) -> dict:
-    import duckdb
-
-    con = duckdb.connect(str(work / "bench.duckdb"))
-    start = time.perf_counter()
-    con.execute(f"CREATE TABLE lineitem AS SELECT * FROM read_csv('{csv}')")
-    seconds = time.perf_counter() - start
-    rows = con.execute("SELECT count(*) FROM lineitem").fetchone()[0]
-    con.close()
-    return {"seconds": seconds, "rows": rows}
+    return duckdb_ctas(csv, work)
 
 
 def run_polars(csv: Path, work: Path) -> dict:
