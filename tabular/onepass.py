@@ -23,9 +23,9 @@ import pyarrow as pa
 from sqlglot import exp
 
 from . import candidates as C
-from .cast import snapshot_table, string_text, text_of
+from .cast import snapshot_table
 from .extract import FastRead, Irregular
-from .infer import SAMPLE_HEAD, SAMPLE_SPREAD, Typing, Tally, infer_from, long_table, settle_by_evidence
+from .infer import SAMPLE_HEAD, SAMPLE_SPREAD, Tally, Typing, infer_from, long_table, settle_by_evidence, string_text, text_of
 from .settings import Settings
 
 MISLED = "tabular: the sample misled typing"
