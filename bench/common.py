@@ -76,3 +76,28 @@ def run_contender(script: str, name: str, csv: Path, data_dir: Path, timeout: fl
         last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
         return {"error": last}
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def tabular_ingest(csv: Path, work: Path, **settings) -> dict:
+    """tabular's `ingest_file` of the CSV on a fresh home, timed to `ready`; the dataset's rows,
+    rejected rows and (name, type, physical) columns. `max_upload_bytes` is raised to the file's
+    size (the default, 256 MiB, refuses large ones)."""
+    import time
+
+    use_working_tree()
+    import tabular
+
+    engine = tabular.connect(str(work / "home"), max_upload_bytes=max(csv.stat().st_size + 1, 256 << 20), **settings)
+    ns = engine.namespace("bench", "ingest")
+    start = time.perf_counter()
+    status = ns.ingest_file(csv, source_uri=csv.name)
+    seconds = time.perf_counter() - start
+    assert status.state == "ready", (status.state, status.error_code, status.error_message)
+    (dataset,) = ns.dataset_get(csv.name).datasets
+    engine.close()
+    return {
+        "seconds": seconds,
+        "rows": dataset.rows,
+        "rows_rejected": dataset.rows_rejected,
+        "columns": [(c.name, c.type, c.physical) for c in dataset.columns],
+    }

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import ROOT, duckdb_ctas, print_result, use_working_tree
+from common import ROOT, duckdb_ctas, print_result, tabular_ingest
 from common import run_contender as common_run_contender
 
 CONTENDERS = ("duckdb", "tabular")
@@ -96,26 +96,10 @@ def run_duckdb(csv: Path, work: Path) -> dict:
 
 
 def run_tabular(csv: Path, work: Path) -> dict:
-    use_working_tree()
-    import tabular
-
-    # The default max_upload_bytes (256 MiB) refuses a file this size. DuckDB's memory is bounded
-    # as a deployment that must hold a file larger than its memory would bound it: past the
-    # limit DuckDB spills to disk (the default, 60% of this machine, is 14 GiB).
-    e = tabular.connect(str(work / "home"), max_upload_bytes=csv.stat().st_size + 1, duckdb_memory=DUCKDB_MEMORY)
-    ns = e.namespace("bench", "big")
-    start = time.perf_counter()
-    st = ns.ingest_file(csv, source_uri="lineitem.csv")
-    seconds = time.perf_counter() - start
-    assert st.state == "ready", (st.state, st.error_code, st.error_message)
-    (dataset,) = ns.dataset_get("lineitem.csv").datasets
-    e.close()
-    return {
-        "seconds": seconds,
-        "rows": dataset.rows,
-        "rows_rejected": dataset.rows_rejected,
-        "columns": [(c.name, c.type, c.physical) for c in dataset.columns],
-    }
+    # DuckDB's memory is bounded as a deployment that must hold a file larger than its memory
+    # would bound it: past the limit DuckDB spills to disk (the default, 60% of this machine,
+    # is 14 GiB).
+    return tabular_ingest(csv, work, duckdb_memory=DUCKDB_MEMORY)
 
 
 def contender_main(name: str, csv: Path, work: Path) -> None:

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, duckdb_ctas, peak_rss_bytes, tpchgen, use_working_tree
+from common import ROOT, duckdb_ctas, print_result, tabular_ingest, tpchgen
 
 CONTENDERS = ("duckdb", "polars", "tabular")
 TIME_TARGET = 1.5  # tabular seconds <= 1.5 x DuckDB's
@@ -42,31 +42,11 @@ def run_polars(csv: Path, work: Path) -> dict:
 
 
 def run_tabular(csv: Path, work: Path) -> dict:
-    use_working_tree()
-    import tabular
-
-    # The default max_upload_bytes (256 MiB) refuses SF1 and up; raise it to this file's size.
-    e = tabular.connect(str(work / "home"), max_upload_bytes=max(csv.stat().st_size, 256 * MiB))
-    ns = e.namespace("bench", "tpch")
-    start = time.perf_counter()
-    st = ns.ingest_file(csv, source_uri="lineitem.csv")
-    seconds = time.perf_counter() - start
-    assert st.state == "ready", (st.state, st.error_code, st.error_message)
-    got = ns.dataset_get("lineitem.csv")
-    (dataset,) = got.datasets
-    e.close()
-    return {
-        "seconds": seconds,
-        "rows": dataset.rows,
-        "rows_rejected": dataset.rows_rejected,
-        "columns": [(c.name, c.type, c.physical) for c in dataset.columns],
-    }
+    return tabular_ingest(csv, work)
 
 
 def contender_main(name: str, csv: Path, work: Path) -> None:
-    result = globals()[f"run_{name}"](csv, work)
-    result["peak_rss"] = peak_rss_bytes()
-    print(json.dumps(result))
+    print_result(globals()[f"run_{name}"](csv, work))
 
 
 # --- the driver ---------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from common import ROOT, duckdb_ctas, print_result, use_working_tree
+from common import ROOT, duckdb_ctas, print_result, tabular_ingest
 from common import run_contender as common_run_contender
 
 CONTENDERS = ("duckdb", "tabular")
@@ -80,24 +80,9 @@ def run_duckdb(csv: Path, work: Path) -> dict:
 
 
 def run_tabular(csv: Path, work: Path) -> dict:
-    use_working_tree()
-    import tabular
-
-    # The default max_upload_bytes is 256 MiB; raise it in case a larger width is asked for.
-    e = tabular.connect(str(work / "home"), max_upload_bytes=max(csv.stat().st_size + 1, 256 * MiB))
-    ns = e.namespace("bench", "wide")
-    start = time.perf_counter()
-    st = ns.ingest_file(csv, source_uri=csv.name)
-    seconds = time.perf_counter() - start
-    assert st.state == "ready", (st.state, st.error_code, st.error_message)
-    (dataset,) = ns.dataset_get(csv.name).datasets
-    e.close()
-    return {
-        "seconds": seconds,
-        "rows": dataset.rows,
-        "rows_rejected": dataset.rows_rejected,
-        "types": Counter(f"{c.type} {c.physical}" for c in dataset.columns),
-    }
+    result = tabular_ingest(csv, work)
+    result["types"] = Counter(f"{kind} {physical}" for _, kind, physical in result.pop("columns"))
+    return result
 
 
 def contender_main(name: str, csv: Path, work: Path) -> None:

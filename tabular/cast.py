@@ -121,10 +121,6 @@ def column_stats(cur, table: exp.Table, names: list[str], typings: list[Typing],
     DuckDB's time for one SELECT of many DISTINCT aggregates grows faster than their number
     (500 columns in one: 15 s). A long table's counts, minima and maxima take one scan per 25
     columns, and each column's distinct values one more."""
-    found: dict[int, tuple] = {}
-    groups: dict[str, list[int]] = {}
-    for k, typing in enumerate(typings):
-        groups.setdefault(typing.physical, []).append(k)
     per_query = STATS_CELLS // max(rows, 1)
     if per_query < 2:
         # A long table: counts, minima and maxima of many columns in one scan, then each
@@ -133,15 +129,19 @@ def column_stats(cur, table: exp.Table, names: list[str], typings: list[Typing],
         for k, name in enumerate(names):
             nonnull, _, lo, hi = found[k]
             found[k] = (nonnull, _distinct(cur, table, exp.column(name, quoted=True)), lo, hi)
-    for physical, members in groups.items() if per_query >= 2 else ():
-        ordered = typings[members[0]].reading.type != "bool"
-        for start in range(0, len(members), per_query):
-            chunk = members[start : start + per_query]
-            found.update(_long_stats(cur, table, [names[k] for k in chunk], chunk, ordered))
-    values = [v for k in range(len(names)) for v in found.get(k, (0, 0, None, None))]
+    else:
+        found = {}
+        groups: dict[str, list[int]] = {}
+        for k, typing in enumerate(typings):
+            groups.setdefault(typing.physical, []).append(k)
+        for members in groups.values():
+            ordered = typings[members[0]].reading.type != "bool"
+            for start in range(0, len(members), per_query):
+                chunk = members[start : start + per_query]
+                found.update(_long_stats(cur, table, [names[k] for k in chunk], chunk, ordered))
     out = []
     for k, (name, typing) in enumerate(zip(names, typings)):
-        nonnull, distinct, lo, hi = values[4 * k : 4 * k + 4]
+        nonnull, distinct, lo, hi = found.get(k, (0, 0, None, None))
         out.append(
             {
                 "name": name,

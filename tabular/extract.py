@@ -203,11 +203,11 @@ class Irregular(Exception):
 class FastRead:
     """A regular UTF-8 file opened for Arrow's parallel CSV reader: the extraction's headers and
     origin, and its rows as record batches of `__row_id`, `__line` and one string column per
-    table column, read as they are asked for. `bytes_read` follows the reader through the file."""
+    table column, read as they are asked for. `bytes_read` follows the rows through the file."""
 
     extraction: Extraction
     reader: pacsv.CSVStreamingReader
-    counter: "_Counting"
+    source: io.BufferedReader
     first_line: int
     size: int
 
@@ -222,6 +222,9 @@ class FastRead:
         """How far the rows handed out reach into the file, in bytes: their cells' text and
         one separator per cell (quotes and CRs uncounted, so it never overshoots)."""
         return min(self.consumed, self.size)
+
+    def close(self) -> None:
+        self.source.close()
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         """Every row, in file order; raises Irregular where the careful reader must take over,
@@ -239,19 +242,6 @@ class FastRead:
                 yield pa.RecordBatch.from_arrays([ids, lines, *batch.columns], schema=schema)
         except (pa.ArrowInvalid, UnicodeDecodeError):
             raise Irregular() from None
-
-
-class _Counting(io.FileIO):
-    """A file read through, counting the bytes handed out."""
-
-    def __init__(self, path: Path):
-        super().__init__(path, "rb")
-        self.position = 0
-
-    def readinto(self, buffer) -> int:
-        n = super().readinto(buffer)
-        self.position += n or 0
-        return n
 
 
 def open_fast(path: Path, name: str, options: dict, settings: Settings) -> FastRead | None:
@@ -296,10 +286,10 @@ def _open_fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, name: s
     def refuse(row) -> str:
         return "error"
 
-    counter = _Counting(decoded.path)
+    source = decoded.path.open("rb")
     try:
         reader = pacsv.open_csv(
-            io.BufferedReader(counter, 1 << 20),
+            source,
             read_options=pacsv.ReadOptions(column_names=names, skip_rows=skipped, block_size=_block_bytes(head, head_records, settings)),
             parse_options=pacsv.ParseOptions(
                 delimiter=layout.delimiter, quote_char=layout.quotechar, double_quote=True,
@@ -308,12 +298,12 @@ def _open_fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, name: s
             convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=False, quoted_strings_can_be_null=False),
         )
     except (pa.ArrowInvalid, UnicodeDecodeError):
-        counter.close()
+        source.close()
         return None
     extraction = Extraction(name, join_headers(header_records, width), Path(), 0, {})
     _finish(extraction, layout, decoded)
     extraction.origin["parser"] = "arrow"
-    return FastRead(extraction, reader, counter, skipped + 1, decoded.path.stat().st_size)
+    return FastRead(extraction, reader, source, skipped + 1, decoded.path.stat().st_size)
 
 
 def _block_bytes(head: str, records: list, settings: Settings) -> int:
@@ -345,7 +335,7 @@ def _fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, out: Path, n
         out.unlink(missing_ok=True)
         return None
     finally:
-        fast.counter.close()
+        fast.close()
     fast.extraction.path = out
     return fast.extraction
 

@@ -87,8 +87,9 @@ def guards(cur, typings: dict[str, Typing], tallies: dict[str, Tally], markers) 
     typing stops the statement; None when a column's typing rests on facts only a count of
     every row can give (an open question, rejected rows, a column of only 0s and 1s)."""
     out = {}
+    clashing = colliding(cur, {(t.reading, t.physical) for t in typings.values() if t.reading.type not in ("string", "number")}, markers)
     for cell, typing in typings.items():
-        value = _guarded(cur, cell, typing, tallies[cell], markers)
+        value = _guarded(cell, typing, tallies[cell], markers, (typing.reading, typing.physical) in clashing)
         if value is None:
             return None
         out[cell] = value
@@ -103,7 +104,7 @@ def _stop(condition: exp.Expression, value: exp.Expression) -> exp.Expression:
     return exp.Case().when(condition, _fail()).else_(value)
 
 
-def _guarded(cur, cell: str, typing: Typing, tally: Tally, markers) -> exp.Expression | None:
+def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) -> exp.Expression | None:
     if typing.question is not None or typing.rejected:
         return None
     t = text_of(cell, markers, compact=True)
@@ -117,7 +118,7 @@ def _guarded(cur, cell: str, typing: Typing, tally: Tally, markers) -> exp.Expre
         if physical == "BIGINT" and tally.binary:
             return None  # 0 and 1 only so far: a yes/no flag or a number is asked once both appear
         return _number(cell, reading, physical, t, markers)
-    if collides(cur, reading, physical, markers):
+    if clashes:
         value = C.convert(reading, t, physical)
         refuted = exp.and_(exp.Not(this=exp.Is(this=t, expression=exp.null())), exp.Is(this=value, expression=exp.null()))
         return _stop(refuted, value)
@@ -131,18 +132,17 @@ def _guarded(cur, cell: str, typing: Typing, tally: Tally, markers) -> exp.Expre
     return exp.func("coalesce", value, trimmed, exp.Case().when(exp.Is(this=t, expression=exp.null()), exp.null()).else_(_fail()))
 
 
-def collides(cur: duckdb.DuckDBPyConnection, reading: C.Reading, physical: str, markers) -> bool:
-    """Whether some null marker would read as a value of `reading` (a marker '1900-01-01' in a
-    date column): then each cell is tested for a marker before it is converted."""
-    key = (reading, physical, tuple(markers))
-    if key not in _COLLIDES:
-        values = [exp.alias_(C.convert(reading, exp.Literal.string(m.strip()), physical), f"m{i}") for i, m in enumerate(markers)]
-        row = cur.execute(exp.select(*values).sql(dialect="duckdb")).fetchall()[0]
-        _COLLIDES[key] = any(v is not None for v in row)
-    return _COLLIDES[key]
-
-
-_COLLIDES: dict[tuple, bool] = {}  # the same readings and markers come back file after file
+def colliding(cur: duckdb.DuckDBPyConnection, readings: set[tuple[C.Reading, str]], markers) -> set[tuple[C.Reading, str]]:
+    """The (reading, storage type) pairs some null marker would read as a value of (a marker
+    '1900-01-01' in a date column): their cells are tested for a marker before conversion.
+    One statement for all of them."""
+    pairs = sorted(readings, key=repr)
+    values = [C.convert(r, exp.Literal.string(m.strip()), physical) for r, physical in pairs for m in markers]
+    if not values:
+        return set()
+    row = cur.execute(exp.select(*[exp.alias_(v, f"v{i}") for i, v in enumerate(values)]).sql(dialect="duckdb")).fetchall()[0]
+    width = len(markers)
+    return {pair for k, pair in enumerate(pairs) if any(v is not None for v in row[k * width : (k + 1) * width])}
 
 
 def _number(cell: str, reading: C.Reading, physical: str, t: exp.Expression, markers) -> exp.Expression:

@@ -89,8 +89,7 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
                 rows = one.extraction.rows
                 coverage = {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
                 return _publish(catalog, settings, job, fmt, folder, [(dataset_ids([one.extraction])[0], one)], options, coverage)
-            size = job.upload_path.stat().st_size
-            report(progress=_progress("read", "bytes", size, 0))
+            report(progress=_progress("read", "rows", 0, 0))
             extractions = [read_delimited(job.upload_path, folder / "0.parquet", name, options, settings,
                                           progress=lambda n: report(progress=_progress("read", "rows", 0, n)))]
         rows = sum(e.rows for e in extractions)
@@ -101,9 +100,12 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
         for dataset_id, extraction in zip(ids, extractions):
             guessed = None if fmt in ("csv", "tsv") else _guessed(catalog, settings, job, dataset_id, extraction, options, made)
             typed.append(guessed or _carry(catalog, settings, job, dataset_id, _type(catalog, settings, extraction, options), options))
+            report(progress=_progress("type", "rows", rows, sum(e.rows for e in extractions[: len(typed)])))
         report(stage="publish", progress=_progress("write", "rows", rows, 0))
         covered = covered or {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
-        return _publish(catalog, settings, job, fmt, folder, list(zip(ids, typed)), options, covered)
+        revision = _publish(catalog, settings, job, fmt, folder, list(zip(ids, typed)), options, covered)
+        report(progress=_progress("write", "rows", rows, rows))
+        return revision
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         _drop(catalog, made)
@@ -151,34 +153,28 @@ def _one_pass(catalog: Catalog, settings: Settings, job: Job, fast: FastRead, ou
         markers = settings.nulls(options)
         cur = catalog.cursor()
         report(stage="type")
-        extraction.origin["one_pass"] = True
         typings, tallies = onepass.sample_typings(cur, onepass.registered(cur, head.sample, "__sample"), cells, settings, options)
         cur.unregister("__sample")
         if head.whole:
             # The sample is every row: its typing is the careful one, built from the rows in memory.
+            extraction.origin["one_pass"] = True
             return _carry(catalog, settings, job, dataset_ids([extraction])[0], _Typed(extraction, names, typings, rows=head.table), options)
         if retype.person_set(catalog.cursor(), job.org, job.namespace, job.source_uri, dataset_ids([extraction])[0]):
             return None  # carrying a person's types checks them on every row: the careful way
         values = onepass.guards(cur, typings, tallies, markers)
         if values is None:
             return None
-        snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
         tick = lambda: report(progress=_progress("read", "bytes", fast.size, fast.bytes_read))
         try:
             with onepass.Ticker(lambda: _tick(cur, tick, cancelled), settings.progress_seconds):
-                made.append(snapshot_id)
-                rows = onepass.write(cur, head, fast.schema, snapshot_id, cells, names, values)
-        except (onepass.Misled, Irregular):
-            made.remove(snapshot_id)
-            return None
+                built = _built(cur, extraction, names, typings, values, made, lambda snapshot_id: onepass.write(cur, head, fast.schema, snapshot_id, cells, names, values))
         except duckdb.InterruptException:
             raise Cancelled() from None
-        report(progress=_progress("read", "bytes", fast.size, fast.size))
-        typings = onepass.unclean(typings)
-        built = Built(rows, 0, column_stats(cur, snapshot_table(snapshot_id), names, [typings[c] for c in cells], rows))
-        return _Typed(extraction, names, typings, built=(snapshot_id, built))
+        if built is not None:
+            report(progress=_progress("read", "bytes", fast.size, fast.size))
+        return built
     finally:
-        fast.counter.close()
+        fast.close()
 
 
 def _guessed(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, extraction: Extraction, options: dict, made: list[str]) -> _Typed | None:
@@ -203,17 +199,24 @@ def _guessed(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, ex
     for cell in extraction.forced:  # Excel text stays text: nothing to guard
         typings[cell] = infer.Typing(STRING, "VARCHAR")
         values[cell] = infer.string_text(cell)
-    typings = onepass.unclean({c: typings[c] for c in cells})
+    return _built(cur, extraction, names, {c: typings[c] for c in cells}, values, made, lambda snapshot_id: onepass.create(cur, relation, snapshot_id, cells, names, values))
+
+
+def _built(cur, extraction: Extraction, names: list[str], typings: dict, values: dict, made: list[str], write: Callable[[str], int]) -> _Typed | None:
+    """The snapshot written in one guarded pass by `write` (onepass.py), with its statistics;
+    None, with nothing left behind, when a guard or an irregular row stopped it."""
     snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
     made.append(snapshot_id)
     try:
-        rows = onepass.create(cur, relation, snapshot_id, cells, names, values)
-    except onepass.Misled:
+        rows = write(snapshot_id)
+    except (onepass.Misled, Irregular):
         made.remove(snapshot_id)
         return None
-    built = Built(rows, len(extraction.excluded), column_stats(cur, snapshot_table(snapshot_id), names, [typings[c] for c in cells], rows))
+    cells = extraction.cell_columns
+    typings = onepass.unclean(typings)
+    stats = column_stats(cur, snapshot_table(snapshot_id), names, [typings[c] for c in cells], rows)
     extraction.origin["one_pass"] = True
-    return _Typed(extraction, names, typings, built=(snapshot_id, built))
+    return _Typed(extraction, names, typings, built=(snapshot_id, Built(rows, len(extraction.excluded), stats)))
 
 
 def _tick(cur, report_progress, cancelled) -> None:

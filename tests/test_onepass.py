@@ -26,11 +26,11 @@ def one_pass(sample_cells: int) -> dict:
     return {"fast_path_bytes": 0, "typing_sample_cells": sample_cells}
 
 
-def published(home: Path, path: Path, **config) -> dict:
+def published(home: Path, path: Path, options: dict | None = None, **config) -> dict:
     """What a user sees of the file once ingested: status, dataset, and every row."""
     with tabular.connect(str(home), **config) as engine:
         ns = engine.namespace("acme", "one")
-        status = ns.ingest_file(path, source_uri="f")
+        status = ns.ingest_file(path, source_uri="f", **({"options": options} if options else {}))
         out = {"state": status.state, "error_code": status.error_code}
         if status.state != "ready":
             return out
@@ -277,3 +277,17 @@ def test_a_second_revision_and_a_carried_approval_read_the_rows_in_memory(tmp_pa
         (again,) = ns.dataset_get("d").datasets
         day = {c.name: c for c in again.columns}["day"]
         assert (day.type, day.format, day.approved) == ("date", "%m/%d/%Y", True)
+
+
+def test_a_null_marker_that_reads_as_a_value_is_still_null_through_the_one_pass(tmp_path):
+    """A deployment's marker can look like a date (a sentinel 1900-01-01): the guard then tests
+    each cell for a marker before converting it, as the careful way does."""
+    rows = [[str(i), f"2024-01-{1 + i % 28:02d}"] for i in range(1, 300)]
+    rows[250][1] = "1900-01-01"
+    path = write_csv(tmp_path / "sentinel.csv", ["id", "day"], rows)
+    options = {"null_values": ["1900-01-01", ""]}
+    careful = published(tmp_path / "careful", path, options, **CAREFUL)
+    fast = published(tmp_path / "fast", path, options, **one_pass(40))
+    assert fast.pop("one_pass") and not careful.pop("one_pass")
+    assert fast == careful
+    assert fast["rows"][250][1] is None and fast["dataset"]["columns"][1]["nulls"] == 1
