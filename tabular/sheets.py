@@ -25,6 +25,7 @@ from openpyxl.utils import get_column_letter
 from . import candidates as C
 from .errors import IngestFailed
 from .extract import PARQUET_OPTIONS, Excluded, Extraction, join_headers, cells_schema
+from .markup import LONG_TOKEN, MarkupGuard
 from .settings import Settings
 from .sheet_rules import Cell, coverage, is_total_row, unit_of
 from .sheets_fast import read_fast
@@ -55,8 +56,11 @@ def check_container(path: Path, fmt: str, settings: Settings) -> int:
                     "too_large",
                     f"the workbook's parts inflate to {inflated} bytes, over max_workbook_xml_bytes ({settings.max_workbook_xml_bytes})",
                 )
+            fast = path.stat().st_size >= settings.sheet_fast_bytes or inflated >= settings.sheet_fast_inflated_bytes
             for info in archive.infolist():
-                _scan_part(archive, info)
+                # On the fast path calamine alone parses the sheets, and sheets_fast.py reads
+                # their first rows through a MarkupGuard itself.
+                _scan_part(archive, info, markup=not (fast and info.filename.startswith("xl/worksheets/")))
             names = set(archive.namelist())
     except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as err:
         raise IngestFailed("format_unavailable", f"the workbook is damaged: {err}") from None
@@ -67,38 +71,14 @@ def check_container(path: Path, fmt: str, settings: Settings) -> int:
     return inflated
 
 
-# Markup that never closes within this many bytes is refused: Python's expat parser rescans an
-# open token at every 16 KiB it is fed, so one long comment costs time quadratic in its length.
-LONG_TOKEN = 1 << 20
-_OPENERS = ((b"<!--", b"-->"), (b"<![CDATA[", b"]]>"), (b"<?", b"?>"))
-
-
-def _open_token(data: bytes) -> int:
-    """Where a markup token still open at the end of `data` starts, or -1."""
-    for opener, closer in _OPENERS:
-        at = data.rfind(opener)
-        if at != -1 and data.find(closer, at + len(opener)) == -1:
-            return at
-    at = data.rfind(b"<")
-    return at if at != -1 and data.find(b">", at) == -1 else -1
-
-
-def _scan_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
-    """Read one member to its end (zipfile checks its CRC and its declared size there), and refuse
-    XML that declares a DTD (entity expansion) or holds a token longer than LONG_TOKEN."""
-    xml = info.filename.lower().endswith((".xml", ".rels", ".vml"))
-    carry = b""
+def _scan_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, markup: bool) -> None:
+    """Read one member to its end (zipfile checks its CRC and its declared size there); with
+    `markup`, check its XML as markup.py says before a Python parser may read it."""
+    guard = MarkupGuard(info.filename) if markup and info.filename.lower().endswith((".xml", ".rels", ".vml")) else None
     with archive.open(info) as stream:
         while chunk := stream.read(LONG_TOKEN):
-            if not xml:
-                continue
-            data = carry + chunk
-            if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-                raise IngestFailed("format_unavailable", f"the workbook part {info.filename} declares a DTD, which no spreadsheet writes (entity expansion is refused)")
-            start = _open_token(data)
-            carry = data[start:] if start != -1 else data[-16:]
-            if start != -1 and len(carry) > LONG_TOKEN:
-                raise IngestFailed("format_unavailable", f"the workbook part {info.filename} holds markup over {LONG_TOKEN} bytes long (a comment or a tag), which no spreadsheet writes")
+            if guard:
+                guard.feed(chunk)
 
 
 def _decimals(number_format: str) -> int | None:
@@ -199,7 +179,7 @@ def _is_title(table: _Table, grid) -> bool:
 def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
     """Every table of every visible sheet (or the sheets `options.sheets` names)."""
     inflated = check_container(path, fmt, settings)
-    if path.stat().st_size >= settings.sheet_fast_bytes or inflated >= settings.sheet_fast_inflated_bytes:
+    if path.stat().st_size >= settings.sheet_fast_bytes or inflated >= settings.sheet_fast_inflated_bytes:  # as check_container decided
         return read_fast(path, folder, fmt, options, settings)
     try:
         # A file object: uploads are stored without their extension, which openpyxl checks.

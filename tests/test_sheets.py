@@ -3,6 +3,7 @@
 import pytest
 
 from conftest import ROOT, columns
+from hostile_workbooks import LAUGHS, ROWS, SHEET_CLOSE, SHEET_OPEN, padding, workbook
 
 SHEETS = ROOT / "fixtures" / "sheets"
 
@@ -135,3 +136,36 @@ def test_a_sheet_that_cannot_be_read_fails_the_ingest_unless_partial_is_allowed(
     assert "Broken" in status.coverage.lost[0]
     (good,) = ns.dataset_get("bad").datasets
     assert good.origin.sheet == "Good" and good.rows == 3 and good.complete is False
+
+
+def fast_outcome(tmp_path, parts: list[bytes]):
+    """A workbook of these sheet parts ingested through the fast reader (fastexcel)."""
+    import tabular
+
+    tmp_path.mkdir(exist_ok=True)
+    path = workbook(tmp_path / "w.xlsx", parts)
+    with tabular.connect(str(tmp_path / "home"), sheet_fast_bytes=0) as engine:
+        ns = engine.namespace("a", "b")
+        status = ns.ingest_file(path, source_uri="w.xlsx")
+        rows = [d.rows for d in ns.dataset_get("w.xlsx").datasets] if status.state == "ready" else None
+        return status, rows
+
+
+def many_rows(first: int, count: int) -> bytes:
+    return b"".join(b'<row r="%d"><c r="A%d"><v>%d</v></c><c r="B%d"><v>1</v></c></row>' % (r, r, r, r) for r in range(first, first + count))
+
+
+def test_the_fast_reader_refuses_markup_python_would_parse_in_the_head(tmp_path):
+    # The first rows are read by Python's XML parser for their formats: a long comment there
+    # would cost it quadratic time, a DTD entity expansion.
+    status, _ = fast_outcome(tmp_path / "comment", [SHEET_OPEN % b"", ROWS % b"a", b"<!--", *padding(3 << 20), b"-->", SHEET_CLOSE])
+    assert (status.state, status.error_code) == ("failed", "format_unavailable") and "markup over" in status.error_message
+    status, _ = fast_outcome(tmp_path / "dtd", [SHEET_OPEN % LAUGHS, ROWS % b"&lol9;", SHEET_CLOSE])
+    assert (status.state, status.error_code) == ("failed", "format_unavailable") and "DTD" in status.error_message
+
+
+def test_a_long_comment_only_calamine_reads_costs_nothing_and_loses_nothing(tmp_path):
+    # Past the rows Python reads, calamine parses alone, in linear time: the comment is skipped.
+    status, rows = fast_outcome(tmp_path, [SHEET_OPEN % b"", ROWS % b"a", many_rows(3, 500), b"<!--", *padding(3 << 20), b"-->", many_rows(503, 10), SHEET_CLOSE])
+    assert status.state == "ready", status.error_message
+    assert rows == [511]
