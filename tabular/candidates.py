@@ -60,6 +60,10 @@ def _number_gate(decimal_mark: str, group_mark: str | None, unit: str | None, ex
     digits = plain if group_mark is None else rf"(?:\d{{1,3}}(?:{_GROUP_PATTERN[group_mark]}\d{{3}})+|{plain})"
     fraction = r"\d+" if scale is None else rf"\d{{1,{scale}}}"
     core = digits if scale == 0 else rf"(?:{digits}(?:{d}{fraction})?|{d}{fraction})"
+    if no_leading_zero and scale == 0 and group_mark is None and unit is None and not exponent:
+        # An identifier's shape ends a typing that had none: a leading zero, or a '+' before 7
+        # digits or more (a phone number; see infer.PLUS_ID).
+        return r"-?(?:0|[1-9]\d*)|\+?(?:0|[1-9]\d{0,5})"
     if exponent:
         core += r"(?:[eE][+-]?\d+)"
     if unit:
@@ -240,9 +244,33 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
     else:
         parsed = _fn("try_strptime", t, _lit(reading.format))
         value = exp.cast(parsed, physical) if physical != "TIMESTAMP" else parsed
+        if not checked:
+            return exp.Case().when(matches(t, pattern_gate(reading.format)), value)
     if reading.gate is None or checked:
         return value
     return exp.Case().when(matches(t, reading.gate), value)
+
+
+# What each strptime field may look like in text: strptime itself takes `2.2.2` as 2 February of
+# the year 2 under %d.%m.%Y, so a version number would pass for a date.
+_FIELDS = {
+    "%d": r"\d{1,2}", "%m": r"\d{1,2}", "%Y": r"\d{4}", "%y": r"\d{2}", "%H": r"\d{1,2}", "%I": r"\d{1,2}",
+    "%M": r"\d{2}", "%S": r"\d{2}(?:\.\d{1,9})?", "%b": r"[A-Za-z]{3,4}\.?", "%B": r"[A-Za-z]{3,9}", "%p": r"[AaPp]\.?[Mm]\.?",
+}
+
+
+def pattern_gate(pattern: str) -> str:
+    """The regex text read by a strptime pattern must match whole."""
+    out, i = [], 0
+    while i < len(pattern):
+        field = pattern[i : i + 2]
+        if field in _FIELDS:
+            out.append(_FIELDS[field])
+            i += 2
+        else:
+            out.append(r"\s+" if pattern[i] == " " else re.escape(pattern[i]))
+            i += 1
+    return "".join(out)
 
 
 def format_of(reading: Reading, physical: str) -> str:
@@ -268,7 +296,7 @@ def physical_of(reading: Reading) -> str:
 _QUICK = (
     ("int", re.compile(r"[+-]?\d+")),
     ("number", re.compile(r"[+-]?[$€£]?\s?[+-]?(\d{1,3}([,. '’]\d{3})+|\d+)?([.,]\d+)?([eE][+-]?\d+)?\s?[%€$£]?")),
-    ("date", re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([T ].*)?")),
+    ("date", re.compile(r"(\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{1,2}[ -][A-Za-z]{3,9}[ -]\d{2,4}|[A-Za-z]{3,9} \d{1,2}, \d{4})([T ].*)?")),
     ("time", re.compile(r"\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?")),
     ("bool", re.compile(r"(?i)true|false|yes|no")),
 )

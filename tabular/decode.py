@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import io
+import re
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -162,6 +163,8 @@ def _legacy(head: bytes) -> tuple[str, str]:
     close = [m.encoding for m in matches if m.chaos <= floor + CHAOS_SLACK]
     ranked = sorted(close, key=lambda e: PREFERRED.index(e) if e in PREFERRED else len(PREFERRED))
     name = ranked[0]
+    if name in ALPHABETS or name in ("iso8859_5", "mac_cyrillic"):
+        name = _by_vowels(head, name)
     if name in ("cp1252", "latin_1", "iso8859_15"):
         # No byte in 0x80-0x9F: latin-1 and cp1252 read it alike; call it by the older name.
         return ("cp1252", "cp1252") if any(0x80 <= b <= 0x9F for b in head) else ("latin-1", "iso-8859-1")
@@ -172,6 +175,37 @@ def _legacy(head: bytes) -> tuple[str, str]:
         except UnicodeDecodeError:
             return "cp932", "cp932"
     return name, name
+
+
+# Single-byte code pages of Cyrillic and Greek put their letters on the same bytes: a short Greek
+# file reads as Cyrillic without a decoding error, and charset-normalizer may not try Greek at
+# all. Words of any alphabet are about 40% vowels and are written lower, Capitalised or UPPER;
+# a wrong code page's letters rarely are either.
+ALPHABETS = {
+    "cp1251": "аеёиоуыэюяіїєАЕЁИОУЫЭЮЯІЇЄ",
+    "koi8_r": "аеёиоуыэюяАЕЁИОУЫЭЮЯ",
+    "cp1253": "αεηιουωάέήίόύώϊϋΐΰΑΕΗΙΟΥΩΆΈΉΊΌΎΏ",
+    "iso8859_7": "αεηιουωάέήίόύώϊϋΐΰΑΕΗΙΟΥΩΆΈΉΊΌΎΏ",
+}
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def _unlikeness(head: bytes, codec: str) -> float:
+    """How far the text's non-ASCII words are from looking like words (0: alike)."""
+    words = [w for w in _WORD.findall(head.decode(codec, errors="replace")) if any(ord(ch) > 127 for ch in w)]
+    letters = "".join(words)
+    if len(letters) < 8:
+        return 1.0
+    vowels = sum(ch in ALPHABETS[codec] for ch in letters) / len(letters)
+    odd_case = sum(not (w.islower() or w.isupper() or w[0].isupper() and w[1:].islower()) for w in words) / len(words)
+    return abs(vowels - 0.42) + odd_case
+
+
+def _by_vowels(head: bytes, chosen: str) -> str:
+    """Among the Cyrillic and Greek code pages, the one whose words look most like words."""
+    scores = {codec: _unlikeness(head, codec) for codec in ALPHABETS}
+    best = min(scores, key=lambda codec: (scores[codec], codec != chosen))
+    return best if scores[best] + 0.1 < scores.get(chosen, 1.0) else chosen
 
 
 def fallback_after(path: Path, decoded: Decoded, max_inflated: int) -> Decoded:

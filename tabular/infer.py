@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import uuid
 from contextlib import contextmanager
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -63,6 +64,8 @@ class Tally:
     fails: dict[int, int] = field(default_factory=dict)
     examples: dict[int, str | None] = field(default_factory=dict)
     leading_zeros: int = 0
+    plus_ids: int = 0  # integers of 7 digits or more written with a '+' (+31 20 …: a phone number)
+    negatives: bool = False
     zero_one: bool = False
     numbers: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # reading -> (scale, digits, bigint misses)
     binary: bool = False  # every value is 0 or 1 (one of them may be missing)
@@ -173,6 +176,8 @@ def _grouped(con, source: str, selects: list[str], where: str = "") -> dict[str,
 
 
 T = "t"
+# An integer written with a '+' and 7 digits or more is a phone number, not a signed quantity.
+PLUS_ID = r"\+[0-9]{7,}"
 
 
 def tally(
@@ -196,9 +201,13 @@ def tally(
         # 0/1 is a question only when both appear: a column of zeros is a number.
         "coalesce(bool_and(t IN ('0', '1')) AND bool_or(t = '0') AND bool_or(t = '1'), false)",
         "coalesce(bool_and(t IN ('0', '1')), false)",
+        _count(_sql(exp.and_(exp.func("starts_with", t, exp.Literal.string("+")), C.matches(t, PLUS_ID)))),
+        "coalesce(bool_or(starts_with(t, '-')), false)",
     ])
-    for col, (nonnull, plain, zero_count, zero_one, binary) in base.items():
-        out[col] = Tally(nonnull=nonnull, plain=bool(plain), leading_zeros=zero_count, zero_one=bool(zero_one), binary=bool(binary))
+    for col, (nonnull, plain, zero_count, zero_one, binary, plus_ids, negatives) in base.items():
+        out[col] = Tally(
+            nonnull=nonnull, plain=bool(plain), leading_zeros=zero_count, zero_one=bool(zero_one), binary=bool(binary), plus_ids=plus_ids, negatives=bool(negatives)
+        )
     by_reading: dict[Reading, list[tuple[str, int]]] = {}
     for col in columns:
         for i, reading in enumerate(readings[col]):
@@ -482,6 +491,14 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
                 (Option(C.STRING, "VARCHAR", 0, None), Option(reading, physical, 0, None)),
             )
             return Typing(C.STRING, "VARCHAR", 0, question)
+        if physical == "BIGINT" and counted.plus_ids and not counted.negatives and reading.unit is None and reading.group_mark is None:
+            question = Question(
+                "leading_plus",
+                f"{counted.plus_ids} values start with + (e.g. a phone number like '+31205550123'). "
+                "Keep them as text, or read them as numbers and drop the +?",
+                (Option(C.STRING, "VARCHAR", 0, None), Option(reading, physical, 0, None)),
+            )
+            return Typing(C.STRING, "VARCHAR", 0, question)
         if physical == "BIGINT" and counted.zero_one:
             question = Question(
                 "bool_or_number",
@@ -514,6 +531,11 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
     return Typing(reading, physical, clean=counted.plain)
 
 
+def _fractional(t: Typing) -> bool:
+    """Numbers with decimals: a decimal mark was read, not only integers."""
+    return t.physical.startswith("DECIMAL") and not t.physical.endswith(", 0)") or t.physical == "DOUBLE" and t.reading.decimal_mark != "."
+
+
 def _twin(reading: Reading) -> str:
     """The same pattern with day and month swapped."""
     return reading.format.replace("%d", "\0").replace("%m", "%d").replace("\0", "%m")
@@ -529,6 +551,30 @@ def settle_by_evidence(typings: dict[str, Typing]) -> dict[str, Typing]:
     }
     out = dict(typings)
     for col, t in typings.items():
+        if t.question is None and not t.forced and t.reading.type == "number" and _fractional(t):
+            # '1,7' read with a decimal comma in a file whose other numbers use '.': ask.
+            # Compared among columns of the same unit: euros may be written 11,10 beside dollars 12.00.
+            marks = Counter(
+                u.reading.decimal_mark
+                for c, u in typings.items()
+                if c != col and u.question is None and u.reading.type == "number" and u.reading.unit == t.reading.unit and _fractional(u)
+            )
+            own = marks[t.reading.decimal_mark] + 1
+            # The mark more columns use wins; on a tie, '.', the mark most data files use.
+            mark, count = max(marks.items(), key=lambda kv: (kv[1], kv[0] == "."), default=(None, 0))
+            if mark is not None and mark != t.reading.decimal_mark and (count > own or count == own and mark == "."):
+                out[col] = Typing(
+                    C.STRING,
+                    "VARCHAR",
+                    0,
+                    Question(
+                        "decimal_mark",
+                        f"The other numbers of this table use '{mark}' as the decimal mark, but these read as numbers only with "
+                        f"'{t.reading.decimal_mark}'. Keep them as text, or read '{t.reading.decimal_mark}' as the decimal mark here?",
+                        (Option(C.STRING, "VARCHAR", 0, None), Option(t.reading, t.physical, 0, None)),
+                    ),
+                )
+            continue
         if t.question is None or t.question.kind not in ("date_order", "decimal_mark"):
             continue
         proven = proven_orders if t.question.kind == "date_order" else proven_marks

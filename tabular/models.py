@@ -168,7 +168,7 @@ class QuestionOption(TypeFormat):
 class QuestionOut(BaseModel):
     id: str
     column: str
-    kind: str = Field(description="date_order, decimal_mark, mixed_values, leading_zeros, bool_or_number or header_row.")
+    kind: str = Field(description="date_order, decimal_mark, mixed_values, leading_zeros, leading_plus, bool_or_number or header_row.")
     question: str
     current: TypeFormat
     options: list[QuestionOption]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -12,6 +13,8 @@ from .candidates import quick_kind
 DELIMITERS = (",", ";", "\t", "|", ":", "^", "~")
 DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 SNIFF_RECORDS = 2000
+# Text that a ':' delimiter would cut in two: a clock (01:02:03, 2020-01-01 01:02) or a URL.
+SPLITS_ON_COLON = re.compile(r"\d:\d\d|[A-Za-z]://")
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,8 @@ def is_comment(row: list[str], width: int) -> bool:
 
 
 def records(head: str, delimiter: str, quotechar: str) -> list[list[str]]:
-    reader = csv.reader(io.StringIO(head), delimiter=delimiter, quotechar=quotechar, doublequote=True, strict=False)
+    # newline="": lines end at \r, \n or \r\n (old Mac files end at \r alone), kept as they are.
+    reader = csv.reader(io.StringIO(head, newline=""), delimiter=delimiter, quotechar=quotechar, doublequote=True, strict=False)
     out = []
     try:
         for row in reader:
@@ -76,7 +80,7 @@ def newline_of(head: str) -> str:
 
 def sniff(head: str, delimiter: str | None = None, header_rows: int | None = None, quotechar: str = '"') -> Layout:
     """Choose the delimiter whose reading gives the most consistent table, then find its header."""
-    choices = [delimiter] if delimiter else list(DELIMITERS)
+    choices = [delimiter] if delimiter else [d for d in DELIMITERS if d != ":" or not SPLITS_ON_COLON.search(head)]
     best = None
     for i, d in enumerate(choices):
         rows = records(head, d, quotechar)
@@ -104,7 +108,11 @@ def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
     if not first:
         return False, True
     if not data:
-        return True, all(c.strip() for c in first)
+        # One line only: a line of numbers or dates is data; words beside them leave it open.
+        kinds = {quick_kind(c) for c in first} - {"empty"}
+        if kinds and kinds <= {"text"}:
+            return True, all(c.strip() for c in first)
+        return False, "text" not in kinds
     votes_for = votes_against = 0
     for j, cell in enumerate(first):
         kinds = {quick_kind(r[j]) for r in data if j < len(r) and r[j].strip()}

@@ -1,0 +1,123 @@
+"""Patterns found in other people's files (issue 14): each is read the one way its file makes
+certain, or asked, never silently changed. Each pattern is a small file made here; where a
+shared-corpus file shows it, that file is checked too (skipped when the corpus is absent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import CORPUS, columns, ingest
+
+
+def typed(ns, tmp_path, name: str, content: bytes | str, **fields):
+    path = tmp_path / name
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    status, dataset = ingest(ns, path, **fields)
+    assert status.state == "ready", status.error_message
+    return dataset
+
+
+def kinds(dataset) -> dict[str, str]:
+    return {q.column: q.kind for q in dataset.questions}
+
+
+def corpus_file(relative: str):
+    path = CORPUS / relative
+    if not path.is_file():
+        pytest.skip(f"the shared corpus file {relative} is not here")
+    return path
+
+
+# --- silent damage ------------------------------------------------------------------------------
+
+def test_version_numbers_are_not_dates(ns, tmp_path):
+    d = typed(ns, tmp_path, "versions.csv", "version,released\n2.2.2,01.02.2020\n2.2.0,03.04.2021\n1.10.3,05.06.2022\n")
+    cols = columns(d)
+    assert (cols["version"].type, cols["released"].type) == ("string", "date")
+    assert [r["version"] for r in d.sample] == ["2.2.2", "2.2.0", "1.10.3"]
+    assert d.sample[0]["released"] == "2020-02-01"
+
+
+def test_a_year_needs_its_four_digits(ns, tmp_path):
+    # %d/%m/%Y would read 1/2/3 as 1 February of the year 3.
+    d = typed(ns, tmp_path, "short.csv", "code\n1/2/3\n4/5/6\n7/8/9\n")
+    assert columns(d)["code"].type == "string"
+
+
+def test_phone_numbers_keep_their_plus(ns, tmp_path):
+    d = typed(ns, tmp_path, "phones.csv", "phone,delta\n+318855443322,+5\n+12233445567,-3\n+4420123456,+2\n")
+    cols = columns(d)
+    assert cols["phone"].type == "string" and d.sample[0]["phone"] == "+318855443322"
+    assert kinds(d) == {"phone": "leading_plus"}
+    # Signed quantities are numbers: a '+' before a short number, or beside negatives, is a sign.
+    assert cols["delta"].physical == "BIGINT" and d.sample[1]["delta"] == -3
+
+
+def test_a_phone_number_past_the_sample_stops_the_one_pass(ns, tmp_path):
+    # The one pass types the head; a '+' identifier further down must not lose its '+'.
+    rows = "".join(f"{k}\n" for k in range(1, 30_001)) + "+318855443322\n"
+    d = typed(ns, tmp_path, "late_plus.csv", "n\n" + rows)
+    assert columns(d)["n"].type == "string" and kinds(d) == {"n": "leading_plus"}
+
+
+def test_a_decimal_comma_among_decimal_points_is_asked(ns, tmp_path):
+    d = typed(ns, tmp_path, "marks.csv", 'price,ratio,name\n362.10,"1,7",a\n989.13,"6,2",b\n287.84,"5,3",c\n')
+    cols = columns(d)
+    assert cols["price"].physical == "DECIMAL(5, 2)"
+    assert cols["ratio"].type == "string" and kinds(d) == {"ratio": "decimal_mark"}
+    assert d.sample[0]["ratio"] == "1,7"
+    # A file that uses the comma throughout is read with it, no question.
+    d = typed(ns, tmp_path, "commas.csv", 'a;b\n1,5;3,25\n2,5;4,5\n')
+    assert [c.physical for c in d.columns] == ["DECIMAL(2, 1)", "DECIMAL(3, 2)"] and d.questions == []
+
+
+def test_the_10x10k_table_asks_about_its_array_column(ns):
+    status, d = ingest(ns, corpus_file("frictionless-py/data/table-10x10k.csv"))
+    assert columns(d)["array"].type == "string" and kinds(d).get("array") == "decimal_mark"
+
+
+GREEK = "id,age,name\n1,39,Λεωνίδας\n2,23,Αλέξανδρος\n3,36,Μύρων\n4,28,Ευστόργιος\n"
+RUSSIAN = "id,город\n1,Москва\n2,Санкт-Петербург\n3,Новосибирск\n4,Екатеринбург\n"
+
+
+@pytest.mark.parametrize("text, codec, name", [(GREEK, "iso8859_7", "Λεωνίδας"), (GREEK, "cp1253", "Λεωνίδας"), (RUSSIAN, "cp1251", "Москва"), (RUSSIAN, "koi8_r", "Москва")])
+def test_greek_and_cyrillic_code_pages_are_told_apart(ns, tmp_path, text, codec, name):
+    d = typed(ns, tmp_path, f"{codec}.csv", text.encode(codec))
+    values = [v for row in d.sample for v in row.values()]
+    assert name in values
+
+
+def test_the_iso_8859_7_corpus_file_reads_as_greek(ns):
+    status, d = ingest(ns, corpus_file("frictionless-py/data/table-infer-iso-8859-7.csv"))
+    assert d.sample[0]["name"] == "Λεωνιδας"
+
+
+# --- shape --------------------------------------------------------------------------------------
+
+def test_a_colon_never_splits_clock_times_or_urls(ns, tmp_path):
+    d = typed(ns, tmp_path, "stamps.csv", "2020-01-01 01:02:03\n2020-01-02 04:05:06\n2020-01-03 07:08:09\n")
+    assert len(d.columns) == 1 and d.rows == 3 and d.columns[0].type == "datetime"
+    d = typed(ns, tmp_path, "urls.csv", "link\nhttp://a.example/x\nhttp://b.example/y\nhttps://c.example/z\n")
+    assert len(d.columns) == 1 and d.rows == 3
+    # A file that really is colon-separated still reads that way.
+    d = typed(ns, tmp_path, "colons.csv", "name:qty\napple:3\npear:5\nplum:7\n")
+    assert [c.name for c in d.columns] == ["name", "qty"]
+
+
+@pytest.mark.parametrize("line, header", [("1,2,3", False), ("1|1.1|bla", None), ("29-Mar-1940,25-Jul-2008", False), ("name,city", True)])
+def test_a_file_of_one_line_of_numbers_or_dates_is_data(ns, tmp_path, line, header):
+    d = typed(ns, tmp_path, "one.csv", line + "\n")
+    if header is None:  # numbers beside words: data, and a person is asked
+        assert d.rows == 1 and "header_row" in {q.kind for q in d.questions}
+    else:
+        assert d.rows == (0 if header else 1)
+
+
+def test_old_mac_line_endings(ns, tmp_path):
+    d = typed(ns, tmp_path, "mac.csv", "a,b,c\r1,x,2020-01-01\r2,y,2020-01-02\r#3,z,2020-01-03\r")
+    assert [c.name for c in d.columns] == ["a", "b", "c"] and d.rows == 3
+
+
+def test_the_sheetjs_error_types_file_keeps_its_rows(ns):
+    status, d = ingest(ns, corpus_file("sheetjs-test_files/ErrorTypes.csv"))
+    assert len(d.columns) == 10 and d.rows == 13 and d.sample[0]["Error"] == "#NULL!"
