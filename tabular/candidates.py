@@ -27,7 +27,8 @@ MDY_DATES = ("%m/%d/%Y", "%m-%d-%Y", "%m/%d/%y")
 YMD_DATES = ("%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d")
 NAMED_DATES = ("%d-%b-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%d-%b-%y")
 ISO_DATETIME = r"\d{4}-\d{1,2}-\d{1,2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d{1,9})?)?"
-ISO_OFFSET = r"(Z|z|[+-]\d{2}(:?\d{2})?)"
+# An offset, or a zone by name (UTC, EST, Europe/Paris), which DuckDB's cast resolves.
+ISO_OFFSET = r"(Z|z|[+-]\d{2}(:?\d{2})?|\s?[A-Z]{3,5}|\s[A-Za-z]+/[A-Za-z_]+)"
 ISO_DURATION = r"P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?"
 
 
@@ -64,8 +65,8 @@ def _number_gate(decimal_mark: str, group_mark: str | None, unit: str | None, ex
         # An identifier's shape ends a typing that had none: a leading zero, or a '+' before 7
         # digits or more (a phone number; see infer.PLUS_ID).
         return r"-?(?:0|[1-9]\d*)|\+?(?:0|[1-9]\d{0,5})"
-    if exponent:
-        core += r"(?:[eE][+-]?\d+)"
+    if exponent:  # 1E-7 beside 3 and 6: a column in scientific notation need not use it on every value
+        core += r"(?:[eE][+-]?\d+)?"
     if unit:
         u = re.escape(unit)
         return rf"[+-]?(?:{u}\s?)?[+-]?{core}(?:\s?{u})?" if unit != "%" else rf"[+-]?{core}\s?%"
@@ -98,7 +99,9 @@ def date_reading(pattern: str, type_: str = "date") -> Reading:
 BOOL = Reading("bool", "true/false", r"(?i)(true|false|yes|no|y|n|t|f)")
 BOOL_01 = Reading("bool", "1/0", r"[01]")
 ISO_TIMESTAMP = Reading("datetime", "%Y-%m-%dT%H:%M:%S", ISO_DATETIME, order="YMD")
-ISO_TIMESTAMPTZ = Reading("datetime", "%Y-%m-%dT%H:%M:%S%z", ISO_DATETIME + ISO_OFFSET, order="YMD")
+# Tried after ISO_TIMESTAMP: it reads a column where some values have an offset and some have
+# none (those are read as UTC, and infer.py asks about them).
+ISO_TIMESTAMPTZ = Reading("datetime", "%Y-%m-%dT%H:%M:%S%z", ISO_DATETIME + ISO_OFFSET + "?", order="YMD")
 CLOCK_TIME = Reading("time", "%H:%M:%S", r"([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?")
 CLOCK_DURATION = Reading("duration", "h:mm:ss", r"\d+:[0-5]\d(:[0-5]\d(\.\d{1,6})?)?")
 ISO_8601_DURATION = Reading("duration", "ISO 8601", ISO_DURATION)
@@ -111,7 +114,7 @@ def date_readings(order: str | None = None) -> list[Reading]:
 
 
 def datetime_readings(order: str | None = None) -> list[Reading]:
-    out = [ISO_TIMESTAMPTZ, ISO_TIMESTAMP] if order in (None, "YMD") else []
+    out = [ISO_TIMESTAMP, ISO_TIMESTAMPTZ] if order in (None, "YMD") else []
     for d in (DMY_DATES[:3] + MDY_DATES[:2] + YMD_DATES[1:2]):
         reading = date_reading(d)
         if order and reading.order != order:

@@ -152,6 +152,7 @@ def _is_utf8(head: bytes, complete: bool) -> bool:
 # Among encodings that read the bytes about equally well, the ones people actually save in.
 PREFERRED = ("cp1252", "latin_1", "iso8859_15", "cp932", "shift_jis", "euc_jp", "gb18030", "big5", "euc_kr", "cp1251", "koi8_r", "cp1250", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257")
 CHAOS_SLACK = 0.05
+MULTI_BYTE = {"cp932", "shift_jis", "euc_jp", "gb18030", "gb2312", "gbk", "big5", "big5hkscs", "euc_kr", "johab", "cp949", "cp950", "hz", "iso2022_jp", "iso2022_kr"}
 
 
 def _legacy(head: bytes) -> tuple[str, str]:
@@ -159,8 +160,13 @@ def _legacy(head: bytes) -> tuple[str, str]:
     matches = list(charset_normalizer.from_bytes(head))
     if not matches:
         raise IngestFailed("encoding", "the file's text encoding could not be recognised")
+    if not any(m.encoding == "cp1252" for m in matches):
+        # charset-normalizer may offer only rarer Latin pages for a Western file (mac_latin2 …).
+        matches += list(charset_normalizer.from_bytes(head, cp_isolation=["cp1252"]))
     floor = min(m.chaos for m in matches)
-    close = [m.encoding for m in matches if m.chaos <= floor + CHAOS_SLACK]
+    # A multi-byte page must read the bytes at least as well as the best: a lone é before a
+    # letter makes a valid Shift-JIS pair by chance.
+    close = [m.encoding for m in matches if m.chaos <= floor + (0 if m.encoding in MULTI_BYTE else CHAOS_SLACK)]
     ranked = sorted(close, key=lambda e: PREFERRED.index(e) if e in PREFERRED else len(PREFERRED))
     name = ranked[0]
     if name in ALPHABETS or name in ("iso8859_5", "mac_cyrillic"):

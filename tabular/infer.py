@@ -518,6 +518,15 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
             return Typing(reading, physical, 0, question, clean=counted.plain)
         return Typing(reading, physical, clean=counted.plain)
     physical = C.physical_of(reading)
+    if reading is C.ISO_TIMESTAMPTZ and C.ISO_TIMESTAMP in readings:
+        plain = counted.nonnull - counted.fails[readings.index(C.ISO_TIMESTAMP)]
+        if plain:
+            question = Question(
+                "mixed_values",
+                f"{plain} values have no time zone or offset while the others do. Read them as UTC, or keep the column as text?",
+                (Option(reading, physical, 0, None), Option(C.STRING, "VARCHAR", 0, None)),
+            )
+            return Typing(reading, physical, 0, question, clean=counted.plain)
     if reading.order in ("DMY", "MDY"):
         twin = _twin(reading)
         match = [readings[i] for i in full if readings[i].format == twin]

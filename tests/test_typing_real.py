@@ -121,3 +121,23 @@ def test_old_mac_line_endings(ns, tmp_path):
 def test_the_sheetjs_error_types_file_keeps_its_rows(ns):
     status, d = ingest(ns, corpus_file("sheetjs-test_files/ErrorTypes.csv"))
     assert len(d.columns) == 10 and d.rows == 13 and d.sample[0]["Error"] == "#NULL!"
+
+
+def test_one_accented_letter_in_a_western_file_is_not_shift_jis(ns, tmp_path):
+    # One byte 0xE9 before a letter makes a valid Shift-JIS pair: Ann\xe9e read as "Ann馥".
+    text = "Classement;Année;Prix\n3 stars;2013;81,20\n4 stars;2014;111,03\n"
+    d = typed(ns, tmp_path, "accents.csv", text.encode("latin-1"))
+    assert [c.name for c in d.columns] == ["Classement", "Année", "Prix"]
+
+
+def test_scientific_notation_beside_plain_numbers_is_a_number(ns, tmp_path):
+    d = typed(ns, tmp_path, "sci.csv", "a,b\n3,1\n6,2\n1E-7,3\n-7.4423e-12,4\n1.79769e+308,5\n")
+    assert columns(d)["a"].physical == "DOUBLE" and d.sample[2]["a"] == 1e-7
+
+
+def test_time_zones_by_name_and_offsets_without_a_zone(ns, tmp_path):
+    d = typed(ns, tmp_path, "tz.csv", "id,stamp\n1,2020-01-01 04:55:03.382494 UTC\n2,2020-01-02 05:00:00 EST\n3,2020-01-03 06:00:00 UTC\n")
+    assert columns(d)["stamp"].physical == "TIMESTAMPTZ" and d.sample[1]["stamp"].startswith("2020-01-02T10:00:00")
+    d = typed(ns, tmp_path, "mixed.csv", "stamp\n2020-01-01T15:00:00\n2020-01-01T15:00:00Z\n2020-01-01T15:00:00+03:00\n")
+    # The value without an offset is read as UTC, and a person is asked.
+    assert columns(d)["stamp"].physical == "TIMESTAMPTZ" and kinds(d) == {"stamp": "mixed_values"}
