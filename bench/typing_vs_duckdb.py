@@ -337,15 +337,17 @@ def split_entries(results: list[FileResult]) -> tuple[list[dict], list[dict]]:
 
 def load_verdicts(path: Path) -> list[dict]:
     """The human verdicts: [{"file": path relative to the corpus, "column": tabular's name or null
-    for a file-level verdict, "expected": a family or "question", "shape": {"header": bool,
+    for a file-level verdict, "expected": a family or "question", or a list of them when a careful
+    analyst would accept any (["decimal", "float"] for measurements), "shape": {"header": bool,
     "columns": int, "delimiter": str} (optional), "why": text}]."""
     return json.loads(path.read_text()) if path.exists() else []
 
 
-def family_matches(column: Column | None, expected: str, can_ask: bool) -> bool:
+def family_matches(column: Column | None, expected: str | list[str], can_ask: bool) -> bool:
     if column is None:
         return False
-    return column.family == expected or (can_ask and expected == "question" and bool(column.questions))
+    wanted = [expected] if isinstance(expected, str) else expected
+    return column.family in wanted or (can_ask and "question" in wanted and bool(column.questions))
 
 
 def shape_matches(read: Read, shape: dict, expected: str | None, can_ask: bool) -> bool:
