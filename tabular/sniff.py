@@ -117,6 +117,8 @@ def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
     for j, cell in enumerate(first):
         kinds = {quick_kind(r[j]) for r in data if j < len(r) and r[j].strip()}
         kinds.discard("empty")
+        if kinds == {"int", "number"}:  # 1987 above 14718.2: both numbers
+            kinds = {"number"}
         if len(kinds) != 1 or kinds == {"text"}:
             continue
         (kind,) = kinds

@@ -141,3 +141,10 @@ def test_time_zones_by_name_and_offsets_without_a_zone(ns, tmp_path):
     d = typed(ns, tmp_path, "mixed.csv", "stamp\n2020-01-01T15:00:00\n2020-01-01T15:00:00Z\n2020-01-01T15:00:00+03:00\n")
     # The value without an offset is read as UTC, and a person is asked.
     assert columns(d)["stamp"].physical == "TIMESTAMPTZ" and kinds(d) == {"stamp": "mixed_values"}
+
+
+def test_a_header_over_integers_and_decimals_in_one_column_is_a_header(ns, tmp_path):
+    # clevercsv/example/milk.csv: 1987 above 14718.2 are both numbers, under a header of words.
+    d = typed(ns, tmp_path, "milk.tsv", "Year\tProduction million litres\tImports\n1987\t14718.2\t12\n1988\t14398\t13.5\n1989\t14186.4\t11\n")
+    assert [c.name for c in d.columns] == ["Year", "Production million litres", "Imports"]
+    assert columns(d)["Production million litres"].physical == "DECIMAL(6, 1)" and d.rows == 3
