@@ -337,7 +337,8 @@ def split_entries(results: list[FileResult]) -> tuple[list[dict], list[dict]]:
 
 def load_verdicts(path: Path) -> list[dict]:
     """The human verdicts: [{"file": path relative to the corpus, "column": tabular's name or null
-    for a file-level verdict, "expected": a family or "question", or a list of them when a careful
+    for a file-level verdict, "expected": a family or "question" ("no_table": the file holds no
+    table, and refusing it is right), or a list of them when a careful
     analyst would accept any (["decimal", "float"] for measurements), "shape": {"header": bool,
     "columns": int, "delimiter": str} (optional), "why": text}]."""
     return json.loads(path.read_text()) if path.exists() else []
@@ -351,6 +352,8 @@ def family_matches(column: Column | None, expected: str | list[str], can_ask: bo
 
 
 def shape_matches(read: Read, shape: dict, expected: str | None, can_ask: bool) -> bool:
+    if expected == "no_table":  # an empty file: refusing it is the right answer
+        return bool(read.error)
     if read.error:
         return False
     facts = read.shape()

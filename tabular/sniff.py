@@ -14,6 +14,8 @@ DELIMITERS = (",", ";", "\t", "|", ":", "^", "~")
 DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 SNIFF_RECORDS = 2000
 # Text that a ':' delimiter would cut in two: a clock (01:02:03, 2020-01-01 01:02) or a URL.
+SEPARATOR = re.compile(r"[-=#*~_]{3,}")
+YEAR = re.compile(r"1[0-9]{3}|2[0-9]{3}")
 SPLITS_ON_COLON = re.compile(r"\d:\d\d|[A-Za-z]://")
 
 
@@ -62,6 +64,11 @@ def _shape(records: list[list[str]]) -> tuple[float, int, int, int]:
     if not widths:
         return (0.0, 1, 0, 0)
     width, _ = max(widths.items(), key=lambda kv: (kv[1], kv[0]))
+    first = next((i for i, r in enumerate(records) if not is_blank(r)), None)
+    if first is not None and len(records[first]) > width and not is_comment(records[first], len(records[first])):
+        # A first line wider than most rows is a header over ragged rows, not a preamble
+        # (a preamble is a title: narrower than the table).
+        width = len(records[first])
     start = next((i for i, r in enumerate(records) if len(r) == width and not is_comment(r, width)), None)
     if start is None:  # every row of that width is a `#` comment: no table reads this way
         return (0.0, width, 0, 0)
@@ -100,7 +107,26 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     if header_rows is not None:
         return Layout(chosen, quotechar, newline_of(head), start, header_rows, width, True)
     has_header, clear = _has_header(body[0] if body else [], body[1:201])
-    return Layout(chosen, quotechar, newline_of(head), start, 1 if has_header else 0, width, clear)
+    if has_header and body and body[0] in body[1:]:
+        clear = False  # the header again further down: another table follows (or the same, repeated)
+    if _sections(rows[:start], rows[start:]):
+        clear = False
+    # A preamble is titles and notes; rows of several filled cells before the table look like
+    # another table (two sheets in one export): skipped, but a person is asked.
+    tabled = sum(1 for r in rows[:start] if sum(1 for c in r if c.strip()) >= 2)
+    return Layout(chosen, quotechar, newline_of(head), start, 1 if has_header else 0, width, clear and tabled < 2)
+
+
+def _sections(preamble: list[list[str]], rest: list[list[str]]) -> bool:
+    """A separator line (`-------- 1 - Sheet1`) above the table comes again below it: the file
+    holds several tables one after another."""
+
+    def marks(rows: list[list[str]]) -> set[str]:
+        lone = [r[0].strip() for r in rows if r and r[0].strip() and not "".join(r[1:]).strip()]
+        return {m.group(0) for text in lone if (m := SEPARATOR.match(text))}
+
+    above = marks(preamble)
+    return bool(above and above & marks(rest))
 
 
 def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
@@ -125,6 +151,8 @@ def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
         head_kind = quick_kind(cell)
         if head_kind == "text":
             votes_for += 1
+        elif head_kind == "int" and kind == "number" and YEAR.fullmatch(cell.strip()):
+            continue  # 2011 over 23.824: a year is a common label over amounts
         elif head_kind == kind or (head_kind == "int" and kind == "number"):
             votes_against += 1
     if votes_for:
@@ -132,6 +160,16 @@ def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
     if votes_against:
         return False, True
     cells = [c.strip() for c in first]
+    # Mostly values over columns that hold such values: a row of data (to be confirmed). A year
+    # is a common label (2019, 2020 over amounts), and a number over flags is a label.
+    values = sum(
+        1
+        for j, c in enumerate(cells)
+        if quick_kind(c) in ("int", "number", "date", "time") and not YEAR.fullmatch(c)
+        and any(j < len(r) and quick_kind(r[j]) in ("int", "number", "date", "time") for r in data)
+    )
+    if values * 2 > sum(1 for c in cells if c):
+        return False, False
     if not all(cells) or len(set(cells)) != len(cells):
         return False, False
     seen_below = any(any(j < len(r) and r[j].strip() == c for r in data) for j, c in enumerate(cells))

@@ -148,3 +148,30 @@ def test_a_header_over_integers_and_decimals_in_one_column_is_a_header(ns, tmp_p
     d = typed(ns, tmp_path, "milk.tsv", "Year\tProduction million litres\tImports\n1987\t14718.2\t12\n1988\t14398\t13.5\n1989\t14186.4\t11\n")
     assert [c.name for c in d.columns] == ["Year", "Production million litres", "Imports"]
     assert columns(d)["Production million litres"].physical == "DECIMAL(6, 1)" and d.rows == 3
+
+
+def test_a_header_wider_than_its_ragged_rows_is_a_header_not_a_preamble(ns, tmp_path):
+    # frictionless-py/data/invalid.csv: 4 names over rows of 2 and 5 cells.
+    d = typed(ns, tmp_path, "ragged_header.csv", "id,name,country,city\n1,english\n1,english\n\n2,german,1,2,3\n")
+    assert [c.name for c in d.columns] == ["id", "name", "country", "city"]
+
+
+def test_a_first_row_of_values_is_data(ns, tmp_path):
+    # sheetjs number_format_russian.2.csv: a label, then the row's values.
+    d = typed(ns, tmp_path, "values_first.csv", "General;1;-1,2;12,3;-12,34\nNumber;1;-1;12;-12\nCurrency;2;-2;13;-13\n")
+    assert d.rows == 3 and d.origin.header_rows == 0
+
+
+@pytest.mark.parametrize("header", ["id,100022,100025,100047", "Museum,2011,2010,2009"])
+def test_numbers_as_labels_stay_a_header(ns, tmp_path, header):
+    # Numeric labels over flags, and years over amounts, are column names.
+    body = "a,TRUE,FALSE,TRUE\nb,FALSE,TRUE,TRUE\n" if "100022" in header else "Uffizi,23.824,17.518,16.2\nPitti,in restauro,12.1,11.7\n"
+    d = typed(ns, tmp_path, "labels.csv", header + "\n" + body)
+    assert [c.name for c in d.columns] == header.split(",") and d.rows == 2
+
+
+def test_several_tables_one_after_another_are_asked_about(ns, tmp_path):
+    # xlsx2csv's dumps of a workbook: a separator line before each sheet's table.
+    text = "-------- 1 - b\nx,y\n1,2\n3,4\n-------- 2 - a\nx,y\n5,6\n"
+    d = typed(ns, tmp_path, "sections.csv", text)
+    assert "header_row" in {q.kind for q in d.questions}
