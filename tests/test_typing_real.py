@@ -4,6 +4,8 @@ shared-corpus file shows it, that file is checked too (skipped when the corpus i
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from conftest import CORPUS, columns, ingest
@@ -175,3 +177,46 @@ def test_several_tables_one_after_another_are_asked_about(ns, tmp_path):
     text = "-------- 1 - b\nx,y\n1,2\n3,4\n-------- 2 - a\nx,y\n5,6\n"
     d = typed(ns, tmp_path, "sections.csv", text)
     assert "header_row" in {q.kind for q in d.questions}
+
+
+# --- the hand verdicts (bench/typing_vs_duckdb.py) ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def judged():
+    """Every delimited corpus file read by tabular and DuckDB, judged against the hand verdicts."""
+    import importlib.util
+
+    from conftest import ROOT
+
+    if not CORPUS.is_dir():
+        pytest.skip(f"the shared corpus is not at {CORPUS}")
+    spec = importlib.util.spec_from_file_location("typing_vs_duckdb", ROOT / "bench" / "typing_vs_duckdb.py")
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench  # its dataclasses look their module up
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        spec.loader.exec_module(bench)
+        files, _ = bench.corpus_files(CORPUS)
+        results = bench.run_all(files, CORPUS)
+        return bench.judge(bench.load_verdicts(ROOT / "tests" / "typing_real" / "verdicts.json"), results)
+    finally:
+        if str(ROOT / "bench") in sys.path:  # run_all takes it off itself
+            sys.path.remove(str(ROOT / "bench"))
+
+
+def share_right(verdicts: list[dict]) -> float:
+    return sum(v["tabular_ok"] for v in verdicts) / len(verdicts)
+
+
+@pytest.mark.slow
+def test_tabular_is_right_on_nine_in_ten_judged_columns(judged):
+    assert len(judged["columns"]) >= 150 and not judged["stale"]
+    wrong = [f"{v['file']} :: {v['column']}" for v in judged["columns"] if not v["tabular_ok"]]
+    assert share_right(judged["columns"]) >= 0.90, wrong
+
+
+@pytest.mark.slow
+@pytest.mark.known_defect  # issue 14: 52 of 55 (fixed-width .prn, a 9,074-column file, a one-column file)
+def test_the_shape_matches_nineteen_in_twenty_judged_files(judged):
+    wrong = [v["file"] for v in judged["shapes"] if not v["tabular_ok"]]
+    assert share_right(judged["shapes"]) >= 0.95, wrong
