@@ -102,13 +102,30 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
     # The csv module holds a field whole in memory: one past the setting is refused, not read.
     csv.field_size_limit(settings.max_cell_bytes)
     with decoded.open_text(settings.max_inflated_bytes) as text:
-        reader = csv.reader(text, delimiter=layout.delimiter, quotechar=layout.quotechar, doublequote=True, strict=False)
+        reader = FixedReader(text, layout.starts) if layout.starts else csv.reader(text, delimiter=layout.delimiter, quotechar=layout.quotechar, doublequote=True, strict=False)
         try:
             return _stream(reader, layout, decoded, out, name, settings, progress)
         except csv.Error as err:
             if "field larger than field limit" in str(err):
                 raise IngestFailed("too_large", f"a cell near line {reader.line_num} is over max_cell_bytes ({settings.max_cell_bytes} bytes)") from None
             raise IngestFailed("format_unavailable", f"the file cannot be read as delimited text: {err}") from None
+
+
+class FixedReader:
+    """Lines of a fixed-width text as rows, like csv.reader (line_num counts the lines read)."""
+
+    def __init__(self, text, starts: tuple[int, ...]):
+        self.lines = iter(text)
+        self.starts, self.ends = starts, (*starts[1:], None)
+        self.line_num = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> list[str]:
+        line = next(self.lines).rstrip("\r\n")
+        self.line_num += 1
+        return [line[a:b].strip() for a, b in zip(self.starts, self.ends)]
 
 
 def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, name: str, settings: Settings, progress) -> Extraction:
@@ -271,7 +288,7 @@ def _open_fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, name: s
     line: then line numbers follow from row numbers. Anything irregular (a ragged, blank or
     comment row, a quoted line break) hands the file to the careful reader, which is the
     reference: tests check both give the same extraction."""
-    if decoded.container or decoded.encoding != "utf-8" or decoded.path.stat().st_size < settings.fast_path_bytes:
+    if decoded.container or decoded.encoding != "utf-8" or decoded.path.stat().st_size < settings.fast_path_bytes or layout.starts:
         return None
     head_records = sniff.records(head, layout.delimiter, layout.quotechar)
     if any("\n" in cell or "\r" in cell for row in head_records for cell in row):

@@ -14,6 +14,9 @@ DELIMITERS = (",", ";", "\t", "|", ":", "^", "~")
 DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 SNIFF_RECORDS = 2000
 # Text that a ':' delimiter would cut in two: a clock (01:02:03, 2020-01-01 01:02) or a URL.
+# The delimiter of a fixed-width layout (its cells are cut at Layout.starts).
+FIXED = "fixed-width"
+FIXED_NAME = re.compile(r"\S+(?: \S+)*")
 SEPARATOR = re.compile(r"[-=#*~_]{3,}")
 YEAR = re.compile(r"1[0-9]{3}|2[0-9]{3}")
 SPLITS_ON_COLON = re.compile(r"\d:\d\d|[A-Za-z]://")
@@ -30,6 +33,7 @@ class Layout:
     header_rows: int  # 0, 1 or 2
     width: int
     header_clear: bool  # False: a person should confirm the header row (a `header_row` question)
+    starts: tuple[int, ...] = ()  # fixed-width columns (Excel's .prn): where each begins; delimiter is FIXED
 
 
 def is_blank(row: list[str]) -> bool:
@@ -97,6 +101,12 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         if best is None or key > best[0]:
             best = (key, d, rows, width, start)
     _, chosen, rows, width, start = best
+    starts = _fixed_starts(head) if width <= 1 and not delimiter else ()
+    if starts:
+        rows = fixed_records(head, starts)
+        body = [r for r in rows if not is_blank(r)]
+        has_header, clear = _has_header(body[0], body[1:201]) if header_rows is None else (bool(header_rows), True)
+        return Layout(FIXED, quotechar, newline_of(head), 0, 1 if has_header else 0, len(starts), clear, starts)
     if width <= 1:
         # One column: every line is a value; the first non-blank line may be a header.
         chosen = delimiter or ","
@@ -115,6 +125,45 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     # another table (two sheets in one export): skipped, but a person is asked.
     tabled = sum(1 for r in rows[:start] if sum(1 for c in r if c.strip()) >= 2)
     return Layout(chosen, quotechar, newline_of(head), start, 1 if has_header else 0, width, clear and tabled < 2)
+
+
+def _lines(text: str) -> list[str]:
+    return re.split(r"\r\n|\r|\n", text)
+
+
+def fixed_records(text: str, starts: tuple[int, ...]) -> list[list[str]]:
+    """Lines cut at the column starts, each cell trimmed."""
+    ends = (*starts[1:], None)
+    return [[line[a:b].strip() for a, b in zip(starts, ends)] for line in _lines(text)[:SNIFF_RECORDS]]
+
+
+def _runs_across(before: str, after: str) -> bool:
+    """Whether one value seems to run across a column start: no space either side, and no
+    change from a right-aligned number to the next column's text (1234.50first)."""
+    if before == " " or after == " ":
+        return False
+    return before.isdigit() == after.isdigit()
+
+
+def _fixed_starts(head: str) -> tuple[int, ...]:
+    """Where the columns of a fixed-width text begin (Excel's "Formatted Text (Space delimited)"),
+    read off its first line: names apart by two spaces or more, and below them, in nine lines of
+    ten, no value across a column's start (see _runs_across: numbers are right-aligned) and
+    values in two columns or more.
+    () when the text is not laid out so."""
+    lines = [line for line in _lines(head)[:SNIFF_RECORDS] if line.strip()]
+    if len(lines) < 3:
+        return ()
+    starts = tuple(m.start() for m in FIXED_NAME.finditer(lines[0]))
+    if len(starts) < 3:
+        return ()
+    data = lines[1:]
+    need = 0.9 * len(data)
+    for s in starts[1:]:
+        if sum(1 for line in data if len(line) <= s or not _runs_across(line[s - 1], line[s])) < need:
+            return ()
+    filled = sum(1 for row in fixed_records("\n".join(data), starts) if sum(1 for c in row if c) >= 2)
+    return starts if filled >= need else ()
 
 
 def _sections(preamble: list[list[str]], rest: list[list[str]]) -> bool:

@@ -216,7 +216,23 @@ def test_tabular_is_right_on_nine_in_ten_judged_columns(judged):
 
 
 @pytest.mark.slow
-@pytest.mark.known_defect  # issue 14: 52 of 55 (fixed-width .prn, a 9,074-column file, a one-column file)
 def test_the_shape_matches_nineteen_in_twenty_judged_files(judged):
     wrong = [v["file"] for v in judged["shapes"] if not v["tabular_ok"]]
     assert share_right(judged["shapes"]) >= 0.95, wrong
+
+
+def test_excel_formatted_text_is_read_by_its_columns(ns, tmp_path):
+    # Excel's "Formatted Text (Space delimited)" (.prn): columns padded to a width, numbers
+    # right-aligned against the next column's start.
+    rows = [("north", "12", "1234.50", "first"), ("south", "7", "99.00", ""), ("east", "130", "10250.75", "big order")]
+    lines = ["Region    Units     Revenue   Note"] + [f"{r:<10}{u:>10}{v:>10}{n}".rstrip() for r, u, v, n in rows]
+    d = typed(ns, tmp_path, "report.prn", "\r\n".join(lines) + "\r\n")
+    assert [c.name for c in d.columns] == ["Region", "Units", "Revenue", "Note"] and d.origin.delimiter == "fixed-width"
+    assert (columns(d)["Units"].physical, columns(d)["Revenue"].physical) == ("BIGINT", "DECIMAL(7, 2)")
+    assert d.sample[2]["Note"] == "big order" and d.sample[1]["Note"] is None
+
+
+def test_prose_with_double_spaces_is_not_fixed_width(ns, tmp_path):
+    text = "Minutes of the meeting  held on Monday  in the hall\nPresent were  the usual people\nNothing was decided.\nThe end.\n"
+    d = typed(ns, tmp_path, "minutes.txt", text)
+    assert len(d.columns) == 1
