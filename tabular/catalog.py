@@ -7,8 +7,10 @@ revision is published in one transaction, so a reader sees all of it or none of 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
+import weakref
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Iterator
@@ -16,6 +18,7 @@ from typing import Iterator
 import duckdb
 
 from .deadline import Watchdog
+from .errors import Overloaded
 
 SCHEMA = """
 CREATE SCHEMA IF NOT EXISTS catalog;
@@ -74,12 +77,25 @@ class Catalog:
         else:
             self.home = Path(home)
             self.home.mkdir(parents=True, exist_ok=True)
-            self.db = duckdb.connect(str(self.home / "tabular.duckdb"))
+            try:
+                self.db = duckdb.connect(str(self.home / "tabular.duckdb"))
+            except duckdb.IOException as err:
+                if "lock" not in str(err).lower():
+                    raise
+                # One process at a time holds a home's DuckDB file (issue 15 moves the catalog).
+                held = re.search(r"PID (\d+)", str(err))
+                raise Overloaded(
+                    f"the home {str(self.home)!r} is open in another process"
+                    + (f" (PID {held.group(1)})" if held else "")
+                    + "; close it there, or send this call to that process (tabular serve)",
+                    retry_after=2,
+                ) from None
         self.uploads_dir = self.home / "uploads"
         self.extractions_dir = self.home / "extractions"
         self.exports_dir = self.home / "exports"  # made by the first export there
         self.uploads_dir.mkdir(exist_ok=True)
         self.extractions_dir.mkdir(exist_ok=True)
+        self.cursors: weakref.WeakSet = weakref.WeakSet()
         self.db.execute("SET TimeZone = 'UTC'")
         try:
             self.db.execute(f"SET memory_limit = '{_memory(memory_limit)}'")
@@ -129,7 +145,14 @@ class Catalog:
     def cursor(self) -> duckdb.DuckDBPyConnection:
         cur = self.db.cursor()
         cur.execute("SET TimeZone = 'UTC'")
+        self.cursors.add(cur)
         return cur
+
+    def interrupt(self) -> None:
+        """Interrupt whatever every open cursor is running (closing the engine)."""
+        for cur in list(self.cursors):
+            with suppress(duckdb.Error):
+                cur.interrupt()
 
     def sweep(self) -> None:
         """Remove what an interrupted ingest left, and what retention let go: extraction folders,

@@ -266,9 +266,20 @@ def cmd_demo(args, console: Console) -> int:
 def cmd_serve(args, console: Console) -> int:
     from .service import serve
 
-    engine = connect(args.home)
+    # The server takes up what other processes left pending or interrupted.
+    engine = connect(args.home, take_up_jobs=True)
     with engine:
         serve(engine, args.host, args.port, access_log=args.access_log)
+    return 0
+
+
+def cmd_worker(args, console: Console) -> int:
+    """Finish the ingest jobs other processes left pending or interrupted, then exit."""
+    with connect(args.home, take_up_jobs=True) as engine:
+        taken = engine.jobs.taken_up
+        for ingestion_id in taken:
+            engine.jobs.wait(ingestion_id)
+        console.print(f"{len(taken)} job{'' if len(taken) == 1 else 's'} taken up")
     return 0
 
 
@@ -380,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, help="port (TABULAR_PORT, default 8765)")
     p.add_argument("--access-log", action="store_true", help="log every request")
     p.set_defaults(run=cmd_serve)
+    p = sub.add_parser("worker", help="finish the ingest jobs other processes left pending or interrupted, then exit")
+    p.set_defaults(run=cmd_worker)
     p = sub.add_parser("mcp", help="serve every op as MCP tools (loom_knowledge_<op>) on stdin/stdout")
     p.set_defaults(run=cmd_mcp)
     p = sub.add_parser("call", help="run any op by name with a JSON body; print the answer as JSON")

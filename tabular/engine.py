@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mimetypes
 import os
+import weakref
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,12 +36,25 @@ def validation_error(err: ValidationError) -> ValidationFailed:
     return ValidationFailed(f"{len(items)} problem(s) with the input", items)
 
 
+def _shut(jobs: JobPool, catalog: Catalog) -> None:
+    """Stop the workers (interrupted jobs go back to pending), then close the database, unless a
+    worker would not stop: closing DuckDB under a running query would crash the process."""
+    jobs.close()
+    if not any(thread.is_alive() for thread in jobs.threads):
+        catalog.db.close()
+
+
 class Engine:
+    """An open home. Close it (or use it as a context manager); one left open is closed when it
+    is garbage-collected or when the interpreter exits, its workers stopped first, so no DuckDB
+    query is running when Python finalises (that aborted the process)."""
+
     def __init__(self, home: str, settings: Settings):
         self.settings = settings
         self.catalog = Catalog(home, settings.duckdb_memory)
         self.jobs = JobPool(self.catalog, settings)
         self.context = Context(self.catalog, settings, self.jobs)
+        self._finalizer = weakref.finalize(self, _shut, self.jobs, self.catalog)
 
     def call(self, op: str, body: dict | BaseModel | None = None) -> dict:
         """Run an op by name: a dict in (the HTTP body), a dict out (the HTTP answer)."""
@@ -81,8 +95,7 @@ class Engine:
         return Namespace(self, org, namespace)
 
     def close(self) -> None:
-        self.jobs.close()
-        self.catalog.db.close()
+        self._finalizer()  # runs _shut once, whoever calls first
 
     def __enter__(self) -> "Engine":
         return self

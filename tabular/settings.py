@@ -74,6 +74,12 @@ class Settings:
     ingest_workers: int = 2
     job_queue: int = 32
     job_attempts: int = 3
+    # Whether this process takes up the jobs other processes left pending or interrupted
+    # (`tabular serve` and `tabular worker` do; a notebook or a one-off CLI call runs only its own).
+    take_up_jobs: bool = False
+    # How long closing an engine waits for its running jobs to stop (they are interrupted and
+    # put back to pending, to be finished by the next process that takes up jobs).
+    close_seconds: float = 10.0
     # Op calls served at once over HTTP; more wait up to `overload_wait_seconds`, then 503.
     max_inflight: int = 64
     overload_wait_seconds: float = 5.0
@@ -106,5 +112,5 @@ class Settings:
             if raw is None or f.name == "null_markers":
                 continue
             kind = type(getattr(cls(), f.name))
-            values[f.name] = kind(raw)
+            values[f.name] = raw.strip().lower() in ("1", "true", "yes", "on") if kind is bool else kind(raw)
         return replace(cls(**values), **overrides)

@@ -2,6 +2,7 @@
 `tabular.connect` answers consistently from: the old snapshot serves, no table or folder is
 left half-made, and the same work succeeds when run again."""
 
+import json
 import os
 import subprocess
 import sys
@@ -70,7 +71,7 @@ def test_an_ingest_killed_midway_leaves_the_previous_revision_serving(tmp_path, 
         _, first = ingest(engine.namespace("acme", "finance"), CSV / "dates_dmy.csv", source_uri="books")
     ingestion_id = killed_at(point, home, "ingest", "books", CSV / "dates_mdy.csv")
     # One start allowed: the interrupted job is not taken up again, so what serves can be read as the kill left it.
-    with tabular.connect(str(home), job_attempts=1) as engine:
+    with tabular.connect(str(home), job_attempts=1, take_up_jobs=True) as engine:
         ns = engine.namespace("acme", "finance")
         consistent(engine)
         got = ns.dataset_get("books")
@@ -85,7 +86,7 @@ def test_an_ingest_killed_midway_leaves_the_previous_revision_serving(tmp_path, 
 def test_an_interrupted_ingest_is_taken_up_again_at_the_next_start(tmp_path):
     home = tmp_path / "home"
     ingestion_id = killed_at("ingest.commit", home, "ingest", "books", CSV / "dates_mdy.csv")
-    with tabular.connect(str(home)) as engine:
+    with tabular.connect(str(home), take_up_jobs=True) as engine:
         engine.jobs.wait(ingestion_id, 60)
         status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
         assert (status["state"], status["revision"], status["attempts"]) == ("ready", 1, 2)
@@ -105,4 +106,61 @@ def test_an_approval_killed_before_it_commits_changes_nothing(tmp_path):
         assert ns.history("d") == []
         after = ns.approve("d", before.snapshot_id, formats={"when": "MDY"})
         assert after.retyped and after.dataset.columns[1].format == "%m/%d/%Y"
+        consistent(engine)
+
+
+def run(home, code: str, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code, str(home), *args], env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
+
+
+LEAVE_MID_JOB = """
+import sys, tabular
+engine = tabular.connect(sys.argv[1])
+ns = engine.namespace("acme", "finance")
+upload = ns.upload_file(sys.argv[2])
+started = ns.call("knowledge.ingest", {"upload_id": upload["upload_id"], "source_uri": "books"})
+print(started["ingestion_id"], flush=True)
+# No close: the interpreter exits while the job is paused inside it.
+"""
+
+
+def test_an_engine_left_open_mid_job_exits_cleanly_and_the_job_finishes_later(tmp_path):
+    home = tmp_path / "home"
+    left = run(home, LEAVE_MID_JOB, str(CSV / "dates_mdy.csv"), TABULAR_PAUSE_AT="ingest.extracted", TABULAR_PAUSE_SECONDS="3")
+    assert left.returncode == 0, left.stderr
+    assert "Traceback" not in left.stderr and "terminate" not in left.stderr
+    ingestion_id = left.stdout.strip()
+    # A short-lived process answers from the home and leaves the job alone.
+    peek = run(home, "import sys, tabular\nwith tabular.connect(sys.argv[1]) as e:\n    print(e.namespace('acme', 'finance').call('knowledge.ingest_status', {'ingestion_id': sys.argv[2]})['state'])", ingestion_id)
+    assert (peek.returncode, peek.stdout.strip(), peek.stderr) == (0, "pending", "")
+    # A worker finishes it.
+    worker = subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), "worker"], capture_output=True, text=True, timeout=120)
+    assert worker.returncode == 0, worker.stderr
+    with tabular.connect(str(home)) as engine:
+        status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
+        assert (status["state"], status["revision"]) == ("ready", 1)
+        consistent(engine)
+
+
+def test_a_second_process_on_an_open_home_gets_a_clear_error(tmp_path):
+    home = tmp_path / "home"
+    with tabular.connect(str(home)):
+        other = run(home, "import sys, tabular\ntry:\n    tabular.connect(sys.argv[1])\nexcept tabular.TabularError as err:\n    print(err.code, err.message)")
+    assert other.returncode == 0 and other.stderr == ""
+    assert other.stdout.startswith("OVERLOADED") and "open in another process" in other.stdout
+
+
+def test_after_a_kill_short_processes_exit_cleanly_and_a_worker_finishes_the_job(tmp_path):
+    home = tmp_path / "home"
+    ingestion_id = killed_at("ingest.commit", home, "ingest", "books", CSV / "dates_mdy.csv")
+    for _ in range(3):  # each used to take the job up on a daemon thread, then abort at exit
+        short = subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), "--org", "acme", "--namespace", "finance",
+                                "call", "knowledge.ingest_status", json.dumps({"ingestion_id": ingestion_id})], capture_output=True, text=True, timeout=120)
+        assert (short.returncode, short.stderr) == (0, "")
+        assert json.loads(short.stdout)["state"] == "processing"
+    worker = subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), "worker"], capture_output=True, text=True, timeout=120)
+    assert (worker.returncode, worker.stderr) == (0, "")
+    with tabular.connect(str(home)) as engine:
+        status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
+        assert (status["state"], status["revision"], status["attempts"]) == ("ready", 1, 2)
         consistent(engine)

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import threading
+import time
 import traceback
 import uuid
 from collections import deque
@@ -211,9 +212,12 @@ def no_room(err: BaseException) -> str | None:
 def _warm_arrow() -> None:
     """pyarrow imports pandas, when it is installed, the first time it converts a Python value
     (0.3 s): pay that once beside the pool's start, not inside the first ingest."""
-    import pyarrow as pa
+    try:
+        import pyarrow as pa
 
-    pa.scalar(0)
+        pa.scalar(0)
+    except BaseException:  # noqa: BLE001 - only a warm-up: an interpreter exiting meanwhile is no error
+        pass
 
 
 class JobPool:
@@ -233,7 +237,9 @@ class JobPool:
         self.ready = threading.Condition(self.lock)
         self.waiting: deque[str] = deque()
         self.closing = False
-        self.recover()
+        self.taken_up: list[str] = []  # the jobs other processes left, which this one runs
+        if settings.take_up_jobs:
+            self.recover()
         self.threads = [
             threading.Thread(target=self._work, name=f"ingest-{k}", daemon=True)
             for k in range(max(1, workers or settings.ingest_workers))
@@ -277,6 +283,7 @@ class JobPool:
                     )
                     continue
                 self.update(ingestion_id, state="pending", stage="")
+            self.taken_up.append(ingestion_id)
             self.submit(ingestion_id)
 
     def cancel(self, ingestion_id: str, org: str, namespace: str) -> IngestCancelOut:
@@ -326,8 +333,13 @@ class JobPool:
         try:
             self._attempt(ingestion_id)
         except BaseException:
-            traceback.print_exc()
-            self.update(ingestion_id, state="failed", stage="", error_code="internal", error_message="an internal error stopped the ingest")
+            if self.closing:
+                # Interrupted by close(): not this file's fault. The next process that takes up
+                # jobs starts it again (the attempt is counted: see recover()).
+                self.update(ingestion_id, state="pending", stage="")
+            else:
+                traceback.print_exc()
+                self.update(ingestion_id, state="failed", stage="", error_code="internal", error_message="an internal error stopped the ingest")
         finally:
             self.done[ingestion_id].set()
 
@@ -361,7 +373,8 @@ class JobPool:
         try:
             revision = publish.run(self.catalog, self.settings, job, report, lambda: self._cancel_requested(ingestion_id))
         except publish.Cancelled:
-            self.update(ingestion_id, state="cancelled", stage="")
+            # Closing the engine stops a job the same way; it is put back, not cancelled.
+            self.update(ingestion_id, state="pending" if self.closing else "cancelled", stage="")
             return
         except IngestFailed as failure:
             self.update(ingestion_id, state="failed", stage="", error_code=failure.error_code, error_message=failure.message)
@@ -390,6 +403,9 @@ class JobPool:
         self.update(ingestion_id, state=state, stage="", revision=revision, coverage=covered, warnings=warnings)
 
     def _cancel_requested(self, ingestion_id: str) -> bool:
+        """Cancelled by a caller, or the engine is closing (see close())."""
+        if self.closing:
+            return True
         row = self.catalog.cursor().execute("SELECT cancel_requested FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id]).fetchone()
         return bool(row and row[0])
 
@@ -401,9 +417,14 @@ class JobPool:
         return [f"{d}: {w}" for d, ws in rows for w in json.loads(ws)]
 
     def close(self) -> None:
-        """Let running jobs finish; jobs still waiting stay `pending` and run at the next start."""
+        """Stop the workers within `close_seconds`: a running job is interrupted and put back to
+        `pending` (its attempt counted), to be finished by the next process that takes up jobs;
+        jobs still waiting stay `pending`."""
         with self.lock:
             self.closing = True
             self.ready.notify_all()
+        deadline = time.monotonic() + self.settings.close_seconds
         for thread in self.threads:
-            thread.join()
+            while thread.is_alive() and time.monotonic() < deadline:
+                self.catalog.interrupt()
+                thread.join(0.05)

@@ -88,7 +88,8 @@ class Load:
 
 
 def check_after_kill(home: Path, jobs: dict[str, int], load: Load, sizes: set[int]) -> None:
-    with tabular.connect(str(home)) as engine:
+    # This process takes up the killed server's jobs, as the next `tabular serve` would.
+    with tabular.connect(str(home), take_up_jobs=True) as engine:
         ns = engine.namespace("default", "default")
         for ingestion_id in jobs:
             engine.jobs.wait(ingestion_id, 120)
