@@ -9,7 +9,7 @@ what is checked and what is converted cannot drift apart.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from sqlglot import exp
 

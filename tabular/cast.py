@@ -9,6 +9,7 @@ import duckdb
 from sqlglot import exp
 
 from . import candidates as C
+from .catalog import insert
 from .infer import Typing, string_text, text_of
 from .jsonval import to_json
 
@@ -101,9 +102,10 @@ def build_snapshot(
             exp.column(cell, quoted=True),
             exp.Literal.string(_reason(typings[cell])),
         ).from_(relation).where(failure_expr(cell, typings[cell], markers))
-        cur.execute(f"INSERT INTO catalog.rejected {rows.sql(dialect='duckdb')}")
+        columns = [exp.to_identifier(c) for c in ("snapshot_id", "row_id", "line", "column_name", "value", "reason")]
+        cur.execute(exp.insert(rows, exp.table_("rejected", db="catalog"), columns=columns).sql(dialect="duckdb"))
     for row in excluded:
-        cur.execute("INSERT INTO catalog.rejected VALUES (?, ?, ?, NULL, ?, ?)", [snapshot_id, row.row_id, row.line, row.text, row.reason])
+        insert(cur, "rejected", snapshot_id=snapshot_id, row_id=row.row_id, line=row.line, value=row.text, reason=row.reason)
     kept = cur.execute(f"SELECT count(*) FROM {table.sql(dialect='duckdb')}").fetchone()[0]
     rejected = cur.execute("SELECT count(DISTINCT row_id) FROM catalog.rejected WHERE snapshot_id = ?", [snapshot_id]).fetchone()[0]
     return Built(kept, rejected, column_stats(cur, table, names, [typings[c] for c in cells], kept))

@@ -6,6 +6,7 @@ revision is published in one transaction, so a reader sees all of it or none of 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import shutil
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Iterator
 
 import duckdb
+from sqlglot import exp
 
 from .deadline import Watchdog
 from .errors import Overloaded
@@ -173,6 +175,55 @@ class Catalog:
                 cur.execute(f'DROP TABLE IF EXISTS snapshots."{table}"')
 
 
+def _table(table: str) -> exp.Table:
+    return exp.table_(exp.to_identifier(table, quoted=True), db="catalog")
+
+
+def _where(key: dict) -> exp.Expression:
+    """Every column of `key` equal to its value (bound), or NULL where the value is None."""
+    return exp.and_(*[
+        exp.Is(this=exp.column(k, quoted=True), expression=exp.null()) if v is None else exp.EQ(this=exp.column(k, quoted=True), expression=exp.Placeholder())
+        for k, v in key.items()
+    ])
+
+
+def insert(cur, table: str, **values) -> None:
+    """One row into catalog.<table>, by column name (columns left out are NULL)."""
+    names = [exp.to_identifier(k, quoted=True) for k in values]
+    stmt = exp.insert(exp.values([tuple(exp.Placeholder() for _ in values)]), _table(table), columns=names)
+    cur.execute(stmt.sql(dialect="duckdb"), [_stored(v) for v in values.values()])
+
+
+def update(cur, table: str, key: dict, **values) -> None:
+    """Set `values` on the catalog.<table> rows matching every column of `key`."""
+    stmt = exp.update(_table(table), {exp.to_identifier(k, quoted=True): exp.Placeholder() for k in values}, where=_where(key))
+    cur.execute(stmt.sql(dialect="duckdb"), [*map(_stored, values.values()), *(v for v in key.values() if v is not None)])
+
+
+def _stored(value):
+    """Dicts and lists are held as JSON text."""
+    return dumps(value) if isinstance(value, (dict, list)) else value
+
+
+LIVE_DATASETS = (
+    " FROM catalog.sources src"
+    " JOIN catalog.datasets d ON d.org = src.org AND d.namespace = src.namespace AND d.source_uri = src.source_uri AND d.revision = src.live_revision"
+)
+
+
+def live_datasets(cur, org: str, namespace: str, source_uri: str, columns: str = "d.dataset_id, d.live_snapshot") -> list[tuple]:
+    """`columns` of the datasets of a source's live revision (d: catalog.datasets, s: the live
+    snapshot's catalog.snapshots row, r: the revision), in the file's order; [] when none is live.
+    The one place this join is written."""
+    return cur.execute(
+        f"SELECT {columns}{LIVE_DATASETS}"
+        " JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot"
+        " JOIN catalog.revisions r ON r.org = d.org AND r.namespace = d.namespace AND r.source_uri = d.source_uri AND r.revision = d.revision"
+        " WHERE src.org = ? AND src.namespace = ? AND src.source_uri = ? ORDER BY d.idx",
+        [org, namespace, source_uri],
+    ).fetchall()
+
+
 def _memory(setting: str) -> str:
     if setting.endswith("%"):
         import os
@@ -180,6 +231,11 @@ def _memory(setting: str) -> str:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
         return f"{int(total * float(setting[:-1]) / 100 / 2**20)}MB"
     return setting
+
+
+def now() -> dt.datetime:
+    """The time catalog rows are stamped with (UTC)."""
+    return dt.datetime.now(dt.timezone.utc)
 
 
 def dumps(value) -> str:

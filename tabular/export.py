@@ -8,7 +8,6 @@ the one `location_of` answers).
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ from sqlglot import exp
 
 from planner.compile import ROW_ID
 
-from .catalog import Catalog
+from .catalog import Catalog, insert, now
 
 BATCH_ROWS = 128 * 1024
 
@@ -90,9 +89,7 @@ def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
         size = Path(target).stat().st_size
     else:
         size = fs.get_file_info(target).size or 0
-    cur.execute(
-        "INSERT INTO catalog.exports VALUES (?, ?, ?, ?, ?)", [snapshot_id, location, rows, size, dt.datetime.now(dt.timezone.utc)]
-    )
+    insert(cur, "exports", snapshot_id=snapshot_id, location=location, rows=rows, bytes=size, exported_at=now())
     return Export(snapshot_id, location, rows, size)
 
 

@@ -533,7 +533,7 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
         if match:
             question = Question(
                 "date_order",
-                f"Every value reads both as day/month and as month/day (like 03/04/2024). Which order is it?",
+                "Every value reads both as day/month and as month/day (like 03/04/2024). Which order is it?",
                 (Option(reading, physical, 0, None), Option(match[0], physical, 0, None)),
             )
             return Typing(reading, physical, 0, question, clean=counted.plain)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import shutil
 import uuid
 from dataclasses import dataclass, replace
@@ -16,7 +15,7 @@ from sqlglot import exp
 from . import infer, onepass, pause, records, retention, retype, sheets
 from .candidates import STRING, format_of
 from .cast import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, snapshot_table
-from .catalog import Catalog, dumps
+from .catalog import Catalog, insert, now, update
 from .errors import IngestFailed
 from .extract import Extraction, FastRead, Irregular, open_fast, read_delimited
 from .formats import file_format
@@ -44,10 +43,6 @@ class Job:
 
 class Cancelled(Exception):
     """The job was cancelled while it ran; nothing of it is published."""
-
-
-def now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
 
 
 def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Callable[[], bool] = lambda: False) -> int:
@@ -333,7 +328,7 @@ def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: P
             if item.built is not None:
                 snapshot_id, built = item.built
                 for row in ex.excluded:  # rows extraction itself left out (a total row)
-                    cur.execute("INSERT INTO catalog.rejected VALUES (?, ?, ?, NULL, ?, ?)", [snapshot_id, row.row_id, row.line, row.text, row.reason])
+                    insert(cur, "rejected", snapshot_id=snapshot_id, row_id=row.row_id, line=row.line, value=row.text, reason=row.reason)
             else:
                 snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
                 built = build_snapshot(cur, item.relation(cur), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)
@@ -342,31 +337,22 @@ def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: P
             origin = dict(ex.origin)
             origin["decimal_mark"] = _common(item, "decimal_mark")
             origin["date_order"] = _common(item, "order")
-            cur.execute(
-                "INSERT INTO catalog.datasets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [*key, revision, dataset_id, ex.name, index, str(ex.path), dumps(ex.headers), dumps(item.names), ex.rows,
-                 dumps(origin), dumps(_warnings(ex)), dumps(options), snapshot_id],
-            )
-            cur.execute(
-                "INSERT INTO catalog.snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, NULL, ?)",
-                [snapshot_id, *key, revision, dataset_id, built.rows, built.rows_rejected, dumps(built.columns), dumps(_questions(item)), stamp],
-            )
-            cur.execute("INSERT INTO catalog.typings VALUES (?, ?)", [snapshot_id, retype.dump(item.typings)])
-        cur.execute(
-            "INSERT INTO catalog.revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [*key, revision, job.upload_id, job.filename, fmt, {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt), dumps(coverage), dumps([]), folder.name, stamp, "partial" if coverage["lost"] else "ready"],
-        )
+            names = dict(org=job.org, namespace=job.namespace, source_uri=job.source_uri, revision=revision, dataset_id=dataset_id)
+            insert(cur, "datasets", **names, name=ex.name, idx=index, extraction=str(ex.path), headers=ex.headers, names=item.names,
+                   rows=ex.rows, origin=origin, warnings=_warnings(ex), options=options, live_snapshot=snapshot_id)
+            insert(cur, "snapshots", snapshot_id=snapshot_id, **names, rows=built.rows, rows_rejected=built.rows_rejected,
+                   columns=built.columns, questions=_questions(item), approved=False, created_at=stamp)
+            insert(cur, "typings", snapshot_id=snapshot_id, typings=retype.dump(item.typings))
+        parser = {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt)
+        where = dict(org=job.org, namespace=job.namespace, source_uri=job.source_uri)
+        insert(cur, "revisions", **where, revision=revision, upload_id=job.upload_id, filename=job.filename, format=fmt, parser=parser,
+               coverage=coverage, warnings=[], extraction_dir=folder.name, ingested_at=stamp, state="partial" if coverage["lost"] else "ready")
+        described = dict(live_revision=revision, last_revision=revision, title=job.title, description=job.description, tags=job.tags,
+                         metadata=job.metadata, updated_at=stamp)
         if source:
-            cur.execute(
-                "UPDATE catalog.sources SET live_revision = ?, last_revision = ?, title = ?, description = ?, tags = ?, metadata = ?, updated_at = ?"
-                " WHERE org = ? AND namespace = ? AND source_uri = ?",
-                [revision, revision, job.title, job.description, dumps(job.tags), dumps(job.metadata), stamp, *key],
-            )
+            update(cur, "sources", where, **described)
         else:
-            cur.execute(
-                "INSERT INTO catalog.sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [*key, revision, revision, job.title, job.description, dumps(job.tags), dumps(job.metadata), stamp, stamp],
-            )
+            insert(cur, "sources", **where, **described, created_at=stamp)
         retention.prune(cur, *key, settings.snapshots_kept)
         pause.at("ingest.commit")
     return revision

@@ -6,18 +6,13 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .cast import snapshot_table
+from .catalog import live_datasets
 
 
 def serving(cur, org: str, namespace: str, source_uri: str) -> set[str]:
     """The snapshots serving the live revision. (A deleted revision loses none meanwhile: only a
     publish or an approval of the same source prunes, and either makes a revision live.)"""
-    rows = cur.execute(
-        "SELECT d.live_snapshot FROM catalog.sources s JOIN catalog.datasets d"
-        " ON d.org = s.org AND d.namespace = s.namespace AND d.source_uri = s.source_uri AND d.revision = s.live_revision"
-        " WHERE s.org = ? AND s.namespace = ? AND s.source_uri = ?",
-        [org, namespace, source_uri],
-    ).fetchall()
-    return {r[0] for r in rows}
+    return {snapshot_id for _, snapshot_id in live_datasets(cur, org, namespace, source_uri)}
 
 
 def prune(cur, org: str, namespace: str, source_uri: str, kept: int) -> list[str]:

@@ -16,11 +16,10 @@ from pydantic import BaseModel, Field
 from .. import infer, pause, retention, retype, stored
 from ..candidates import format_of
 from ..cast import build_snapshot, parquet_relation
-from ..catalog import dumps
+from ..catalog import insert, live_datasets, now, update
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..extract import Excluded
 from ..models import DatasetGetIn, DatasetOut, OpIn, OpOut, TypeFormat
-from ..publish import now
 from .context import Context
 from .datasets import dataset_get
 
@@ -65,14 +64,10 @@ class _Live:
 
 
 def _live(cur, body: DatasetApproveIn) -> _Live | None:
-    rows = cur.execute(
-        "SELECT d.revision, d.dataset_id, d.extraction, d.names, d.headers, d.rows, d.options, d.live_snapshot, s.questions"
-        " FROM catalog.sources src JOIN catalog.datasets d ON d.org = src.org AND d.namespace = src.namespace"
-        " AND d.source_uri = src.source_uri AND d.revision = src.live_revision"
-        " JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot"
-        " WHERE src.org = ? AND src.namespace = ? AND src.source_uri = ? ORDER BY d.idx",
-        [body.org, body.namespace, body.source_uri],
-    ).fetchall()
+    rows = live_datasets(
+        cur, body.org, body.namespace, body.source_uri,
+        "d.revision, d.dataset_id, d.extraction, d.names, d.headers, d.rows, d.options, d.live_snapshot, s.questions",
+    )
     chosen = [r for r in rows if r[1] == body.dataset_id or (not body.dataset_id and len(rows) == 1)]
     if not chosen:
         if not body.dataset_id and rows:
@@ -150,13 +145,9 @@ def _commit(ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, ch
     key = [body.org, body.namespace, body.source_uri]
     snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
     with ctx.catalog.change() as cur:
-        serving = cur.execute(
-            "SELECT d.live_snapshot FROM catalog.sources s JOIN catalog.datasets d ON d.org = s.org AND d.namespace = s.namespace"
-            " AND d.source_uri = s.source_uri AND d.revision = s.live_revision WHERE s.org = ? AND s.namespace = ? AND s.source_uri = ? AND d.dataset_id = ?",
-            [*key, live.dataset_id],
-        ).fetchone()
-        if serving is None or serving[0] != body.snapshot_id:
-            raise _stale(body.snapshot_id, serving[0] if serving else "none")
+        serving = dict(live_datasets(cur, *key)).get(live.dataset_id)
+        if serving != body.snapshot_id:
+            raise _stale(body.snapshot_id, serving or "none")
         excluded = [
             Excluded(*r)
             for r in cur.execute(
@@ -168,20 +159,13 @@ def _commit(ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, ch
         for column, header in zip(built.columns, live.headers):
             column["header"] = header
         stamp = now()
-        cur.execute(
-            "INSERT INTO catalog.snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', true, ?, ?, ?)",
-            [snapshot_id, *key, live.revision, live.dataset_id, built.rows, built.rows_rejected, dumps(built.columns), stamp, ctx.caller, stamp],
-        )
-        cur.execute("INSERT INTO catalog.typings VALUES (?, ?)", [snapshot_id, retype.dump(typings)])
-        cur.execute(
-            "UPDATE catalog.datasets SET live_snapshot = ? WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ? AND dataset_id = ?",
-            [snapshot_id, *key, live.revision, live.dataset_id],
-        )
-        cur.execute(
-            "INSERT INTO catalog.approvals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [*key, live.revision, live.dataset_id, live.snapshot_id, snapshot_id, ctx.caller, stamp, bool(changes),
-             dumps([c.model_dump() for c in changes]), dumps(settled)],
-        )
+        names = dict(org=body.org, namespace=body.namespace, source_uri=body.source_uri, revision=live.revision, dataset_id=live.dataset_id)
+        insert(cur, "snapshots", snapshot_id=snapshot_id, **names, rows=built.rows, rows_rejected=built.rows_rejected, columns=built.columns,
+               questions=[], approved=True, approved_at=stamp, approved_by=ctx.caller, created_at=stamp)
+        insert(cur, "typings", snapshot_id=snapshot_id, typings=retype.dump(typings))
+        update(cur, "datasets", names, live_snapshot=snapshot_id)
+        insert(cur, "approvals", **names, old_snapshot=live.snapshot_id, new_snapshot=snapshot_id, approved_by=ctx.caller, approved_at=stamp,
+               retyped=bool(changes), changes=[c.model_dump() for c in changes], settled=settled)
         retention.prune(cur, *key, ctx.settings.snapshots_kept)
         pause.at("approve.commit")
     return snapshot_id

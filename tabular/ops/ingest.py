@@ -21,7 +21,7 @@ import duckdb
 from pydantic import Field
 
 from .. import publish
-from ..catalog import Catalog, dumps
+from ..catalog import Catalog, insert, now, update
 from ..formats import DEFAULT, FORMATS, REFUSED
 from ..errors import ErrorItem, IngestFailed, Overloaded, TooLarge, ValidationFailed
 from ..models import (
@@ -94,10 +94,8 @@ class UploadWriter:
         # are stored under the upload id, and no name (`..`, `..\\x`) is ever a path here.
         name = re.split(r"[\\/]", filename.replace("\x00", ""))[-1]
         name = name if name.strip(".") else "upload"
-        self.ctx.catalog.cursor().execute(
-            "INSERT INTO catalog.uploads VALUES (?, ?, ?, ?, ?, ?, ?, ?, now())",
-            [self.upload_id, org, namespace, name, self.size, self.digest.hexdigest(), content_type, str(final)],
-        )
+        insert(self.ctx.catalog.cursor(), "uploads", upload_id=self.upload_id, org=org, namespace=namespace, filename=name, bytes=self.size,
+               sha256=self.digest.hexdigest(), content_type=content_type, path=str(final), created_at=now())
         return UploadOut(upload_id=self.upload_id, filename=name, bytes=self.size, sha256=self.digest.hexdigest(), content_type=content_type)
 
 
@@ -149,11 +147,11 @@ def ingest(ctx: Context, body: IngestIn) -> IngestOut:
                 return IngestOut(ingestion_id=found[0], state=found[1], source_uri=body.source_uri, namespace=body.namespace)
         ctx.jobs.check_room()
         ingestion_id = "i_" + uuid.uuid4().hex
-        ctx.catalog.cursor().execute(
-            "INSERT INTO catalog.jobs VALUES (?, ?, ?, ?, ?, 'pending', '', 0, NULL, NULL, NULL, NULL, '[]', NULL, ?, ?, NULL, false, ?, now(), now(), ?)",
-            [ingestion_id, body.org, body.namespace, body.source_uri, body.upload_id, body.expected_revision, row[1], dumps(request),
-             body.idempotency_key or None],
-        )
+        stamp = now()
+        insert(ctx.catalog.cursor(), "jobs", ingestion_id=ingestion_id, org=body.org, namespace=body.namespace, source_uri=body.source_uri,
+               upload_id=body.upload_id, state="pending", stage="", attempts=0, warnings=[], expected_revision=body.expected_revision,
+               filename=row[1], cancel_requested=False, request=request, created_at=stamp, updated_at=stamp,
+               idempotency_key=body.idempotency_key or None)
         ctx.jobs.submit(ingestion_id)
     return IngestOut(ingestion_id=ingestion_id, state="pending", source_uri=body.source_uri, namespace=body.namespace)
 
@@ -310,14 +308,8 @@ class JobPool:
             event.wait(timeout)
 
     def update(self, ingestion_id: str, **fields) -> None:
-        sets, values = [], []
-        for key, value in fields.items():
-            sets.append(f"{key} = ?")
-            values.append(dumps(value) if isinstance(value, (dict, list)) else value)
         with self.lock:
-            self.catalog.cursor().execute(
-                f"UPDATE catalog.jobs SET {', '.join(sets)}, updated_at = now() WHERE ingestion_id = ?", [*values, ingestion_id]
-            )
+            update(self.catalog.cursor(), "jobs", {"ingestion_id": ingestion_id}, **fields, updated_at=now())
 
     def _work(self) -> None:
         while True:

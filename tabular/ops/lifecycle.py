@@ -14,10 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..catalog import dumps
+from ..catalog import dumps, insert, now, update
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..models import Coverage, OpIn, OpOut
-from ..publish import now
 from .approve import Change
 from .context import Context
 
@@ -166,8 +165,10 @@ def delete(ctx: Context, body: DeleteIn) -> DeleteOut:
             )
         if live is None:
             return DeleteOut(found=True)
-        cur.execute("UPDATE catalog.sources SET live_revision = NULL, updated_at = ? WHERE org = ? AND namespace = ? AND source_uri = ?", [now(), *key])
-        cur.execute("INSERT INTO catalog.deletions VALUES (?, ?, ?, ?, ?, ?, NULL)", [*key, live, now(), ctx.caller])
+        where = dict(org=body.org, namespace=body.namespace, source_uri=body.source_uri)
+        stamp = now()
+        update(cur, "sources", where, live_revision=None, updated_at=stamp)
+        insert(cur, "deletions", **where, revision=live, deleted_at=stamp, deleted_by=ctx.caller)
     return DeleteOut(found=True, deleted=True, revision=live)
 
 
@@ -183,10 +184,10 @@ def restore(ctx: Context, body: SourceIn) -> RestoreOut:
         revision = _restorable(cur, key)
         if revision is None:
             return RestoreOut(found=True, reason="nothing was deleted")
-        cur.execute("UPDATE catalog.sources SET live_revision = ?, updated_at = ? WHERE org = ? AND namespace = ? AND source_uri = ?", [revision, now(), *key])
-        cur.execute(
-            "UPDATE catalog.deletions SET restored_at = ? WHERE org = ? AND namespace = ? AND source_uri = ? AND restored_at IS NULL", [now(), *key]
-        )
+        where = dict(org=body.org, namespace=body.namespace, source_uri=body.source_uri)
+        stamp = now()
+        update(cur, "sources", where, live_revision=revision, updated_at=stamp)
+        update(cur, "deletions", {**where, "restored_at": None}, restored_at=stamp)
     return RestoreOut(found=True, restored=True, reason=f"revision {revision} is live again", revision=revision)
 
 

@@ -20,6 +20,7 @@ from planner.resolve import Limits, PlanInvalid, resolve
 from planner.schema import ColumnInfo, DatasetInfo
 from planner.targets import TARGETS
 
+from ..catalog import live_datasets
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
 from ..jsonval import to_json
 from ..models import OpOut
@@ -98,16 +99,9 @@ def _datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[D
 
 
 def _load_datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[DatasetInfo]:
-    cur = ctx.catalog.cursor()
-    rows = cur.execute(
-        "SELECT d.dataset_id, d.live_snapshot, d.revision, s.rows, s.rows_rejected, s.columns, s.questions, r.state"
-        " FROM catalog.sources src"
-        " JOIN catalog.datasets d ON d.org = src.org AND d.namespace = src.namespace AND d.source_uri = src.source_uri AND d.revision = src.live_revision"
-        " JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot"
-        " JOIN catalog.revisions r ON r.org = d.org AND r.namespace = d.namespace AND r.source_uri = d.source_uri AND r.revision = d.revision"
-        " WHERE src.org = ? AND src.namespace = ? AND src.source_uri = ? ORDER BY d.idx",
-        [org, namespace, source_uri],
-    ).fetchall()
+    rows = live_datasets(
+        ctx.catalog.cursor(), org, namespace, source_uri, "d.dataset_id, d.live_snapshot, d.revision, s.rows, s.rows_rejected, s.columns, s.questions, r.state"
+    )
     out = []
     for dataset_id, snapshot_id, revision, kept, rejected, columns, questions, state in rows:
         asked: dict[str, list[str]] = {}
