@@ -27,8 +27,9 @@ MDY_DATES = ("%m/%d/%Y", "%m-%d-%Y", "%m/%d/%y")
 YMD_DATES = ("%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d")
 NAMED_DATES = ("%d-%b-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%d-%b-%y")
 ISO_DATETIME = r"\d{4}-\d{1,2}-\d{1,2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d{1,9})?)?"
-# An offset, or a zone by name (UTC, EST, Europe/Paris), which DuckDB's cast resolves.
-ISO_OFFSET = r"(Z|z|[+-]\d{2}(:?\d{2})?|\s?[A-Z]{3,5}|\s[A-Za-z]+/[A-Za-z_]+)"
+# An offset, UTC or GMT, or an IANA zone (Europe/Paris), which DuckDB's cast resolves. Not an
+# abbreviation: BST, IST, CST name several zones, and DuckDB would pick one silently.
+ISO_OFFSET = r"(Z|z|[+-]\d{2}(:?\d{2})?|\s?(UTC|GMT)|\s[A-Za-z]+/[A-Za-z_]+)"
 ISO_DURATION = r"P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?"
 
 
@@ -249,9 +250,14 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
         value = exp.cast(parsed, physical) if physical != "TIMESTAMP" else parsed
         if "%Y" in reading.format:
             # strptime takes `2.2.2` as the year 2 under %d.%m.%Y: a year is four digits. Tested
-            # on the result, at a tenth of the cost of matching the text (see pattern_gate).
+            # on the result, at a tenth of the cost of matching the text; the text is matched
+            # only for a year before 1000 (0001-01-01, a placeholder, is a date: see pattern_gate).
             year = _fn("year", parsed)
-            return exp.Case().when(exp.Between(this=year, low=exp.Literal.number(1000), high=exp.Literal.number(9999)), value)
+            return (
+                exp.Case()
+                .when(exp.Between(this=year, low=exp.Literal.number(1000), high=exp.Literal.number(9999)), value)
+                .when(matches(t, pattern_gate(reading.format)), value)
+            )
         if not checked:
             return exp.Case().when(matches(t, pattern_gate(reading.format)), value)
     if reading.gate is None or checked:

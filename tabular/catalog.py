@@ -98,6 +98,7 @@ class Catalog:
         self.uploads_dir.mkdir(exist_ok=True)
         self.extractions_dir.mkdir(exist_ok=True)
         self.cursors: weakref.WeakSet = weakref.WeakSet()
+        self.cursors_lock = threading.Lock()
         self.db.execute("SET TimeZone = 'UTC'")
         try:
             self.db.execute(f"SET memory_limit = '{_memory(memory_limit)}'")
@@ -147,12 +148,15 @@ class Catalog:
     def cursor(self) -> duckdb.DuckDBPyConnection:
         cur = self.db.cursor()
         cur.execute("SET TimeZone = 'UTC'")
-        self.cursors.add(cur)
+        with self.cursors_lock:
+            self.cursors.add(cur)
         return cur
 
     def interrupt(self) -> None:
         """Interrupt whatever every open cursor is running (closing the engine)."""
-        for cur in list(self.cursors):
+        with self.cursors_lock:  # other threads open cursors meanwhile
+            cursors = list(self.cursors)
+        for cur in cursors:
             with suppress(duckdb.Error):
                 cur.interrupt()
 

@@ -125,7 +125,16 @@ class FixedReader:
     def __next__(self) -> list[str]:
         line = next(self.lines).rstrip("\r\n")
         self.line_num += 1
-        return [line[a:b].strip() for a, b in zip(self.starts, self.ends)]
+        cells = [line[a:b].strip() for a, b in zip(self.starts, self.ends)]
+        return Crossing(cells, line) if sniff.crosses(line, self.starts) else cells
+
+
+class Crossing(list):
+    """A fixed-width line where a value may run across a column start (see sniff.crosses)."""
+
+    def __init__(self, cells: list[str], line: str):
+        super().__init__(cells)
+        self.line = line
 
 
 def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, name: str, settings: Settings, progress) -> Extraction:
@@ -173,6 +182,9 @@ def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, na
                 extraction.comment_lines += 1
                 continue
             row_id += 1
+            if isinstance(row, Crossing):
+                extraction.excluded.append(Excluded(row_id, line, row.line, "a value runs across a column start"))
+                continue
             n = len(row)
             if n > width:
                 if "".join(row[width:]).strip():

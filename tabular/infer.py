@@ -518,8 +518,9 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
             return Typing(reading, physical, 0, question, clean=counted.plain)
         return Typing(reading, physical, clean=counted.plain)
     physical = C.physical_of(reading)
-    if reading is C.ISO_TIMESTAMPTZ and C.ISO_TIMESTAMP in readings:
-        plain = counted.nonnull - counted.fails[readings.index(C.ISO_TIMESTAMP)]
+    if reading is C.ISO_TIMESTAMPTZ:
+        # Counted on every value: the sample's tally of the plain reading may stop at a probe.
+        plain = counted.nonnull - tally(con, rel, [col], {col: [C.ISO_TIMESTAMP]}, markers)[col].fails[0]
         if plain:
             question = Question(
                 "mixed_values",
@@ -569,9 +570,10 @@ def settle_by_evidence(typings: dict[str, Typing]) -> dict[str, Typing]:
                 if c != col and u.question is None and u.reading.type == "number" and u.reading.unit == t.reading.unit and _fractional(u)
             )
             own = marks[t.reading.decimal_mark] + 1
-            # The mark more columns use wins; on a tie, '.', the mark most data files use.
-            mark, count = max(marks.items(), key=lambda kv: (kv[1], kv[0] == "."), default=(None, 0))
-            if mark is not None and mark != t.reading.decimal_mark and (count > own or count == own and mark == "."):
+            # As many columns each way: each side is asked (a ';' file's amounts use ',', its
+            # coordinates may use '.'; a ',' file's quoted "1,7" may be a list): no silent pick.
+            mark, count = max(((m, n) for m, n in marks.items() if m != t.reading.decimal_mark), key=lambda kv: kv[1], default=(None, 0))
+            if mark is not None and count >= own:
                 out[col] = Typing(
                     C.STRING,
                     "VARCHAR",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -99,12 +100,15 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
         report(stage="publish", progress=_progress("write", "rows", rows, 0))
         covered = covered or {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
         revision = _publish(catalog, settings, job, fmt, folder, list(zip(ids, typed)), options, covered)
-        report(progress=_progress("write", "rows", rows, rows))
-        return revision
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         _drop(catalog, made)
         raise
+    # Published: nothing after this point may undo it (an interrupt or a failed progress update
+    # once rolled back a committed revision's folder and tables).
+    with suppress(Exception):
+        report(progress=_progress("write", "rows", rows, rows))
+    return revision
 
 
 def _progress(phase: str, unit: str, total: int, done: int) -> dict:

@@ -69,9 +69,10 @@ def _shape(records: list[list[str]]) -> tuple[float, int, int, int]:
         return (0.0, 1, 0, 0)
     width, _ = max(widths.items(), key=lambda kv: (kv[1], kv[0]))
     first = next((i for i, r in enumerate(records) if not is_blank(r)), None)
-    if first is not None and len(records[first]) > width and not is_comment(records[first], len(records[first])):
-        # A first line wider than most rows is a header over ragged rows, not a preamble
-        # (a preamble is a title: narrower than the table).
+    ragged = first is not None and len({len(r) for r in records[first + 1 :] if len(r) > 1 and not is_blank(r)}) > 1
+    if ragged and first is not None and len(records[first]) > width and not is_comment(records[first], len(records[first])):
+        # A first line wider than most rows, over rows of several widths, is a header over
+        # ragged rows, not a preamble. (A title with commas over a regular table stays a title.)
         width = len(records[first])
     start = next((i for i, r in enumerate(records) if len(r) == width and not is_comment(r, width)), None)
     if start is None:  # every row of that width is a `#` comment: no table reads this way
@@ -142,7 +143,13 @@ def _runs_across(before: str, after: str) -> bool:
     change from a right-aligned number to the next column's text (1234.50first)."""
     if before == " " or after == " ":
         return False
-    return before.isdigit() == after.isdigit()
+    return not (before.isdigit() and after.isalpha())
+
+
+def crosses(line: str, starts: tuple[int, ...]) -> bool:
+    """Whether some value of a fixed-width line may run across a column start: cut there, it
+    could be split in two, so the line is rejected rather than read."""
+    return any(len(line) > s and _runs_across(line[s - 1], line[s]) for s in starts[1:])
 
 
 def _fixed_starts(head: str) -> tuple[int, ...]:
@@ -164,6 +171,12 @@ def _fixed_starts(head: str) -> tuple[int, ...]:
             return ()
     filled = sum(1 for row in fixed_records("\n".join(data), starts) if sum(1 for c in row if c) >= 2)
     return starts if filled >= need else ()
+
+
+def _years(data: list[list[str]], j: int) -> bool:
+    """Whether the values below are years themselves (Alice,1990 over Bob,1985: data)."""
+    values = [r[j].strip() for r in data if j < len(r) and r[j].strip()]
+    return bool(values) and all(YEAR.fullmatch(v) for v in values)
 
 
 def _sections(preamble: list[list[str]], rest: list[list[str]]) -> bool:
@@ -200,8 +213,8 @@ def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
         head_kind = quick_kind(cell)
         if head_kind == "text":
             votes_for += 1
-        elif head_kind == "int" and kind == "number" and YEAR.fullmatch(cell.strip()):
-            continue  # 2011 over 23.824: a year is a common label over amounts
+        elif head_kind == "int" and kind in ("int", "number") and YEAR.fullmatch(cell.strip()) and not _years(data, j):
+            continue  # 2011 over 23.824 or 1200: a year is a common label over amounts
         elif head_kind == kind or (head_kind == "int" and kind == "number"):
             votes_against += 1
     if votes_for:

@@ -51,6 +51,7 @@ def fast_ns(tmp_path_factory):
         yield engine.namespace("corpus", "fast")
 
 
+@pytest.mark.slow  # every workbook a second time (~1 min): the default run keeps the fixtures' fast-reader check
 @pytest.mark.skipif(not WORKBOOKS, reason=f"the shared corpus is not at {CORPUS}")
 @pytest.mark.parametrize("path", WORKBOOKS, ids=[str(p.relative_to(CORPUS)) for p in WORKBOOKS])
 def test_corpus_workbook_through_the_fast_reader(fast_ns, path):

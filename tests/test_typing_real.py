@@ -63,11 +63,14 @@ def test_a_phone_number_past_the_sample_stops_the_one_pass(ns, tmp_path):
 
 
 def test_a_decimal_comma_among_decimal_points_is_asked(ns, tmp_path):
-    d = typed(ns, tmp_path, "marks.csv", 'price,ratio,name\n362.10,"1,7",a\n989.13,"6,2",b\n287.84,"5,3",c\n')
+    d = typed(ns, tmp_path, "marks.csv", 'price,float,ratio,name\n362.10,126.709,"1,7",a\n989.13,101.54,"6,2",b\n287.84,389.83,"5,3",c\n')
     cols = columns(d)
     assert cols["price"].physical == "DECIMAL(5, 2)"
     assert cols["ratio"].type == "string" and kinds(d) == {"ratio": "decimal_mark"}
     assert d.sample[0]["ratio"] == "1,7"
+    # As many columns each way: no side is picked silently, each is asked.
+    d = typed(ns, tmp_path, "ort.csv", "Ort;Lat;Betrag\nA;52.3702;1,50\nB;48.1351;2,75\n")
+    assert kinds(d) == {"Lat": "decimal_mark", "Betrag": "decimal_mark"}
     # A file that uses the comma throughout is read with it, no question.
     d = typed(ns, tmp_path, "commas.csv", 'a;b\n1,5;3,25\n2,5;4,5\n')
     assert [c.physical for c in d.columns] == ["DECIMAL(2, 1)", "DECIMAL(3, 2)"] and d.questions == []
@@ -138,8 +141,15 @@ def test_scientific_notation_beside_plain_numbers_is_a_number(ns, tmp_path):
 
 
 def test_time_zones_by_name_and_offsets_without_a_zone(ns, tmp_path):
-    d = typed(ns, tmp_path, "tz.csv", "id,stamp\n1,2020-01-01 04:55:03.382494 UTC\n2,2020-01-02 05:00:00 EST\n3,2020-01-03 06:00:00 UTC\n")
+    d = typed(ns, tmp_path, "tz.csv", "id,stamp\n1,2020-01-01 04:55:03.382494 UTC\n2,2020-01-02 05:00:00 America/New_York\n3,2020-01-03 06:00:00 UTC\n")
     assert columns(d)["stamp"].physical == "TIMESTAMPTZ" and d.sample[1]["stamp"].startswith("2020-01-02T10:00:00")
+    # An abbreviation names several zones (BST: London in summer, or Bangladesh): not read.
+    d = typed(ns, tmp_path, "bst.csv", "stamp\n2024-07-01 10:00 BST\n2024-07-02 10:00 BST\n")
+    assert columns(d)["stamp"].type == "string"
+    # Every value with its offset: no question, however many distinct values there are.
+    stamps = "".join(f"2024-07-01T{h:02d}:{m:02d}:00Z\n" for h in range(10) for m in range(30))
+    d = typed(ns, tmp_path, "zulu.csv", "stamp\n" + stamps)
+    assert columns(d)["stamp"].physical == "TIMESTAMPTZ" and d.questions == []
     d = typed(ns, tmp_path, "mixed.csv", "stamp\n2020-01-01T15:00:00\n2020-01-01T15:00:00Z\n2020-01-01T15:00:00+03:00\n")
     # The value without an offset is read as UTC, and a person is asked.
     assert columns(d)["stamp"].physical == "TIMESTAMPTZ" and kinds(d) == {"stamp": "mixed_values"}
@@ -236,3 +246,32 @@ def test_prose_with_double_spaces_is_not_fixed_width(ns, tmp_path):
     text = "Minutes of the meeting  held on Monday  in the hall\nPresent were  the usual people\nNothing was decided.\nThe end.\n"
     d = typed(ns, tmp_path, "minutes.txt", text)
     assert len(d.columns) == 1
+
+
+def test_a_placeholder_year_one_is_a_date(ns, tmp_path):
+    d = typed(ns, tmp_path, "placeholder.csv", "d\n2020-01-01\n0001-01-01\n2021-05-06\n")
+    assert columns(d)["d"].physical == "DATE" and d.sample[1]["d"] == "0001-01-01"
+
+
+def test_a_title_with_commas_over_a_regular_table_stays_a_title(ns, tmp_path):
+    text = "Population estimates, by age, sex, region and year, 2020\nregion,age,count\nnorth,10,5\nsouth,20,7\neast,30,9\n"
+    d = typed(ns, tmp_path, "title.csv", text)
+    assert [c.name for c in d.columns] == ["region", "age", "count"] and d.rows == 3
+
+
+def test_years_over_counts_are_a_header_but_years_over_years_are_data(ns, tmp_path):
+    d = typed(ns, tmp_path, "years.csv", "Country,2019,2020\nFrance,1200,1300\nSpain,900,950\n")
+    assert [c.name for c in d.columns] == ["Country", "2019", "2020"]
+    d = typed(ns, tmp_path, "people.csv", "Alice,1990,2015\nBob,1985,2010\nCarol,1970,2001\n")
+    assert d.rows == 3
+
+
+def test_a_fixed_width_value_across_a_column_start_is_rejected_not_split(ns, tmp_path):
+    rows = [f"{name:<10}{qty:>10}{price:>10}" for name, qty, price in [("apple", 1, "2.50"), ("pear", 2, "3.00"), ("plum", 5, "1.25"),
+            ("fig", 6, "4.00"), ("kiwi", 7, "2.25"), ("lime", 8, "0.50"), ("nut", 9, "9.00"), ("date", 10, "10.00"), ("cherry", 11, "1.00"),
+            ("melon", 12, "3.50"), ("peach", 13, "2.00")]]
+    rows.insert(3, "grape" + " " * 11 + "4123456.50")  # 4 | 123456.50 or 4123456.50: nobody can say
+    d = typed(ns, tmp_path, "cross.prn", "\r\n".join(["Item           Qty     Price"] + rows) + "\r\n")
+    assert d.origin.delimiter == "fixed-width" and d.rows == 11 and d.rows_rejected == 1
+    assert "grape" not in [r["Item"] for r in d.sample]
+    assert d.rejected[0].reason == "a value runs across a column start"

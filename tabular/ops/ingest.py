@@ -144,6 +144,9 @@ def ingest(ctx: Context, body: IngestIn) -> IngestOut:
                         "this idempotency key was used for a different ingest",
                         [ErrorItem("idempotency_key", "already used with another request", expected="a new key for a new request", received=body.idempotency_key)],
                     )
+                if found[1] == "pending" and found[0] not in ctx.jobs.done:
+                    # Left pending by a process that closed: the retried request runs it here.
+                    ctx.jobs.submit(found[0])
                 return IngestOut(ingestion_id=found[0], state=found[1], source_uri=body.source_uri, namespace=body.namespace)
         ctx.jobs.check_room()
         ingestion_id = "i_" + uuid.uuid4().hex
@@ -236,6 +239,7 @@ class JobPool:
         self.waiting: deque[str] = deque()
         self.closing = False
         self.taken_up: list[str] = []  # the jobs other processes left, which this one runs
+        self.published: set[str] = set()  # running jobs past their publish (close() leaves them be)
         if settings.take_up_jobs:
             self.recover()
         self.threads = [
@@ -273,7 +277,7 @@ class JobPool:
             if cancel_requested:
                 self.update(ingestion_id, state="cancelled", stage="")
                 continue
-            if state == "processing":
+            if state == "processing" or attempts:  # running, or put back by a closing engine
                 if attempts >= self.settings.job_attempts:
                     self.update(
                         ingestion_id, state="failed", stage="", error_code="retries_exhausted",
@@ -333,6 +337,8 @@ class JobPool:
                 traceback.print_exc()
                 self.update(ingestion_id, state="failed", stage="", error_code="internal", error_message="an internal error stopped the ingest")
         finally:
+            with self.lock:
+                self.published.discard(ingestion_id)
             self.done[ingestion_id].set()
 
     def _attempt(self, ingestion_id: str) -> None:
@@ -385,6 +391,8 @@ class JobPool:
             self.update(ingestion_id, state="failed", stage="", error_code="too_large",
                         error_message=f"no room left to store what the file holds ({why}); the previous revision still serves")
             return
+        with self.lock:  # close() interrupts under this lock: none lands past here
+            self.published.add(ingestion_id)
         warnings = self._warnings(org, namespace, source_uri, revision)
         rows = cur.execute(
             "SELECT coverage FROM catalog.revisions WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ?",
@@ -418,5 +426,9 @@ class JobPool:
         deadline = time.monotonic() + self.settings.close_seconds
         for thread in self.threads:
             while thread.is_alive() and time.monotonic() < deadline:
-                self.catalog.interrupt()
+                with self.lock:
+                    # A job that has published is let finish its bookkeeping: interrupted there,
+                    # it would be put back to pending and publish its file a second time.
+                    if not self.published:
+                        self.catalog.interrupt()
                 thread.join(0.05)
