@@ -9,7 +9,7 @@ import duckdb
 from sqlglot import exp
 
 from . import candidates as C
-from .catalog import insert
+from .catalog import REJECTED
 from .infer import Typing, string_text, text_of
 from .jsonval import to_json
 
@@ -20,6 +20,22 @@ def parquet_relation(path: str) -> str:
 
 def snapshot_table(snapshot_id: str) -> exp.Table:
     return exp.table_(snapshot_id, db="snapshots", quoted=True)
+
+
+def rejected_table(snapshot_id: str) -> exp.Table:
+    """The snapshot's rejected rows (row_id, line, column_name, value, reason), kept beside it:
+    a snapshot and its rejected rows are one immutable unit, made and dropped together."""
+    return exp.table_(snapshot_id + REJECTED, db="snapshots", quoted=True)
+
+
+def write_rejected(cur, snapshot_id: str, excluded: list) -> exp.Table:
+    """Create the snapshot's rejected-rows table with the rows extraction left out (a total row)."""
+    table = rejected_table(snapshot_id)
+    sql = table.sql(dialect="duckdb")
+    cur.execute(f"CREATE TABLE {sql} (row_id BIGINT, line BIGINT, column_name VARCHAR, value VARCHAR, reason VARCHAR)")
+    if excluded:
+        cur.executemany(f"INSERT INTO {sql} VALUES (?, ?, NULL, ?, ?)", [[r.row_id, r.line, r.text, r.reason] for r in excluded])
+    return table
 
 
 def column_names(headers: list[str]) -> list[str]:
@@ -79,7 +95,7 @@ def build_snapshot(
     markers,
     excluded: list,
 ) -> Built:
-    """CREATE the snapshot table and its rejected rows inside the caller's transaction."""
+    """CREATE the snapshot table and its rejected-rows table inside the caller's transaction."""
     compact = len(cells) > WIDE
     failing = [c for c in cells if typings[c].rejected > 0 and typings[c].reading.type != "string"]
     rejected_where = exp.or_(*[failure_expr(c, typings[c], markers, compact) for c in failing]) if failing else None
@@ -91,23 +107,20 @@ def build_snapshot(
     # No ORDER BY: the extraction is written in row id order and DuckDB keeps insertion order.
     table = snapshot_table(snapshot_id)
     cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect="duckdb"))
+    rejected_rows = write_rejected(cur, snapshot_id, excluded)
     for cell, name in zip(cells, names):
         if cell not in failing:
             continue
         rows = exp.select(
-            exp.Literal.string(snapshot_id),
             exp.column("__row_id", quoted=True),
             exp.column("__line", quoted=True),
             exp.Literal.string(name),
             exp.column(cell, quoted=True),
             exp.Literal.string(_reason(typings[cell])),
         ).from_(relation).where(failure_expr(cell, typings[cell], markers))
-        columns = [exp.to_identifier(c) for c in ("snapshot_id", "row_id", "line", "column_name", "value", "reason")]
-        cur.execute(exp.insert(rows, exp.table_("rejected", db="catalog"), columns=columns).sql(dialect="duckdb"))
-    for row in excluded:
-        insert(cur, "rejected", snapshot_id=snapshot_id, row_id=row.row_id, line=row.line, value=row.text, reason=row.reason)
+        cur.execute(exp.insert(rows, rejected_rows).sql(dialect="duckdb"))
     kept = cur.execute(f"SELECT count(*) FROM {table.sql(dialect='duckdb')}").fetchone()[0]
-    rejected = cur.execute("SELECT count(DISTINCT row_id) FROM catalog.rejected WHERE snapshot_id = ?", [snapshot_id]).fetchone()[0]
+    rejected = cur.execute(f"SELECT count(DISTINCT row_id) FROM {rejected_rows.sql(dialect='duckdb')}").fetchone()[0]
     return Built(kept, rejected, column_stats(cur, table, names, [typings[c] for c in cells], kept))
 
 

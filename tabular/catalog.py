@@ -50,8 +50,6 @@ CREATE TABLE IF NOT EXISTS catalog.snapshots (
   snapshot_id VARCHAR, org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER,
   dataset_id VARCHAR, rows BIGINT, rows_rejected BIGINT, columns JSON, questions JSON,
   approved BOOLEAN, approved_at TIMESTAMPTZ, approved_by VARCHAR, created_at TIMESTAMPTZ);
-CREATE TABLE IF NOT EXISTS catalog.rejected (
-  snapshot_id VARCHAR, row_id BIGINT, line BIGINT, column_name VARCHAR, value VARCHAR, reason VARCHAR);
 CREATE TABLE IF NOT EXISTS catalog.typings (snapshot_id VARCHAR, typings JSON);
 CREATE TABLE IF NOT EXISTS catalog.approvals (
   org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER, dataset_id VARCHAR,
@@ -64,6 +62,10 @@ ALTER TABLE catalog.jobs ADD COLUMN IF NOT EXISTS idempotency_key VARCHAR;
 CREATE TABLE IF NOT EXISTS catalog.exports (
   snapshot_id VARCHAR, location VARCHAR, rows BIGINT, bytes BIGINT, exported_at TIMESTAMPTZ);
 """
+
+
+# The suffix of a snapshot's rejected-rows table (cast.rejected_table).
+REJECTED = ".rejected"
 
 
 class Catalog:
@@ -105,6 +107,7 @@ class Catalog:
         except duckdb.Error:
             pass
         self.db.execute(SCHEMA)
+        _move_rejected(self.db)
         self.publish_lock = threading.Lock()
         # Bumped by every commit that changes what is live: readers cache schemas per generation.
         self.generation = 0
@@ -175,8 +178,23 @@ class Catalog:
         live = {r[0] for r in cur.execute("SELECT snapshot_id FROM catalog.snapshots").fetchall()}
         tables = cur.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'snapshots'").fetchall()
         for (table,) in tables:
-            if table not in live:
-                cur.execute(f'DROP TABLE IF EXISTS snapshots."{table}"')
+            if table.removesuffix(REJECTED) not in live:  # a snapshot, or its rejected rows
+                cur.execute(exp.Drop(tables=[exp.table_(table, db="snapshots", quoted=True)], kind="TABLE", exists=True).sql(dialect="duckdb"))
+
+
+def _move_rejected(db) -> None:
+    """A home made before rejected rows lived beside their snapshot: move them there, once."""
+    if not db.execute("SELECT 1 FROM duckdb_tables() WHERE schema_name = 'catalog' AND table_name = 'rejected'").fetchall():
+        return
+    db.execute("BEGIN TRANSACTION")
+    for (snapshot_id,) in db.execute("SELECT snapshot_id FROM catalog.snapshots").fetchall():
+        table = exp.table_(snapshot_id + REJECTED, db="snapshots", quoted=True).sql(dialect="duckdb")
+        db.execute(
+            f"CREATE TABLE IF NOT EXISTS {table} AS SELECT row_id, line, column_name, value, reason FROM catalog.rejected WHERE snapshot_id = ?",
+            [snapshot_id],
+        )
+    db.execute("DROP TABLE catalog.rejected")
+    db.execute("COMMIT")
 
 
 def _table(table: str) -> exp.Table:

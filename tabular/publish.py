@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from . import infer, onepass, pause, records, retention, retype, sheets
 from .candidates import STRING, format_of
-from .cast import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, snapshot_table
+from .cast import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, snapshot_table, write_rejected
 from .catalog import Catalog, insert, now, update
 from .errors import IngestFailed
 from .extract import Extraction, FastRead, Irregular, open_fast, read_delimited
@@ -331,8 +331,7 @@ def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: P
             ex = item.extraction
             if item.built is not None:
                 snapshot_id, built = item.built
-                for row in ex.excluded:  # rows extraction itself left out (a total row)
-                    insert(cur, "rejected", snapshot_id=snapshot_id, row_id=row.row_id, line=row.line, value=row.text, reason=row.reason)
+                write_rejected(cur, snapshot_id, ex.excluded)  # rows extraction itself left out (a total row)
             else:
                 snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
                 built = build_snapshot(cur, item.relation(cur), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .cast import snapshot_table
+from .cast import rejected_table, snapshot_table
 from .catalog import live_datasets
 
 
@@ -16,7 +16,8 @@ def serving(cur, org: str, namespace: str, source_uri: str) -> set[str]:
 
 
 def prune(cur, org: str, namespace: str, source_uri: str, kept: int) -> list[str]:
-    """Drop each dataset's snapshots past the newest `kept`, inside the caller's transaction."""
+    """Drop each dataset's snapshots (with their rejected rows) past the newest `kept`, inside the
+    caller's transaction."""
     keep = serving(cur, org, namespace, source_uri)
     rows = cur.execute(
         "SELECT snapshot_id FROM (SELECT snapshot_id, row_number() OVER (PARTITION BY dataset_id ORDER BY created_at DESC, snapshot_id) AS k"
@@ -25,7 +26,8 @@ def prune(cur, org: str, namespace: str, source_uri: str, kept: int) -> list[str
     ).fetchall()
     dropped = [r[0] for r in rows if r[0] not in keep]
     for snapshot_id in dropped:
-        cur.execute(exp.Drop(tables=[snapshot_table(snapshot_id)], kind="TABLE", exists=True).sql(dialect="duckdb"))
-        for table in ("snapshots", "rejected", "typings", "exports"):  # export files: Catalog.sweep
+        for table in (snapshot_table(snapshot_id), rejected_table(snapshot_id)):
+            cur.execute(exp.Drop(tables=[table], kind="TABLE", exists=True).sql(dialect="duckdb"))
+        for table in ("snapshots", "typings", "exports"):  # export files: Catalog.sweep
             cur.execute(f"DELETE FROM catalog.{table} WHERE snapshot_id = ?", [snapshot_id])
     return dropped

@@ -11,7 +11,7 @@ COUNT = {"aggregates": [{"fn": "count"}]}
 
 
 def snapshot_tables(engine) -> set[str]:
-    return {r[0] for r in engine.catalog.cursor().execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'snapshots'").fetchall()}
+    return {r[0] for r in engine.catalog.cursor().execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'snapshots' AND NOT ends_with(table_name, '.rejected')").fetchall()}
 
 
 def test_get_answers_the_source_and_its_live_revision(ns):

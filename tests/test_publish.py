@@ -32,7 +32,7 @@ def test_a_failed_ingest_keeps_the_previous_revision_serving(ns, engine):
     assert got.found and got.revision == 1 and got.datasets[0].rows == 4
     # Nothing half-written: one extraction folder and one snapshot table, for revision 1.
     assert len(list(engine.catalog.extractions_dir.iterdir())) == 1
-    tables = engine.catalog.cursor().execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'snapshots'").fetchone()[0]
+    tables = engine.catalog.cursor().execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'snapshots' AND NOT ends_with(table_name, '.rejected')").fetchone()[0]
     assert tables == 1
 
 
@@ -77,3 +77,20 @@ def test_bad_input_is_a_validation_error_with_a_path(engine):
     with pytest.raises(tabular.ValidationFailed) as err:
         engine.call("knowledge.ingest", {"upload_id": "u_missing", "source_uri": "x", "options": {"delimiter": ";;"}})
     assert [e.path for e in err.value.errors] == ["options.delimiter"]
+
+
+def test_a_home_that_kept_rejected_rows_in_the_catalog_is_moved_on_open(tmp_path):
+    # Homes made before rejected rows lived beside their snapshot held them in catalog.rejected.
+    home = tmp_path / "home"
+    with tabular.connect(str(home)) as engine:
+        _, dataset = ingest(engine.namespace("acme", "finance"), CSV / "ragged.csv", source_uri="r")
+        before = engine.namespace("acme", "finance").dataset_get("r").datasets[0].rejected
+        assert before  # the row with too many cells
+        cur = engine.catalog.cursor()
+        table = f'snapshots."{dataset.snapshot_id}.rejected"'
+        cur.execute(f"CREATE TABLE catalog.rejected AS SELECT '{dataset.snapshot_id}' AS snapshot_id, * FROM {table}")
+        cur.execute(f"DROP TABLE {table}")
+    with tabular.connect(str(home)) as engine:
+        assert engine.namespace("acme", "finance").dataset_get("r").datasets[0].rejected == before
+        left = engine.catalog.cursor().execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'catalog' AND table_name = 'rejected'").fetchone()[0]
+        assert left == 0

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from .. import infer, pause, retention, retype, stored
 from ..candidates import format_of
-from ..cast import build_snapshot, parquet_relation
+from ..cast import build_snapshot, parquet_relation, rejected_table
 from ..catalog import insert, live_datasets, now, update
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..extract import Excluded
@@ -151,8 +151,7 @@ def _commit(ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, ch
         excluded = [
             Excluded(*r)
             for r in cur.execute(
-                "SELECT row_id, line, value, reason FROM catalog.rejected WHERE snapshot_id = ? AND column_name IS NULL ORDER BY row_id",
-                [live.snapshot_id],
+                f"SELECT row_id, line, value, reason FROM {rejected_table(live.snapshot_id).sql(dialect='duckdb')} WHERE column_name IS NULL ORDER BY row_id",
             ).fetchall()
         ]
         built = build_snapshot(cur, parquet_relation(live.extraction), snapshot_id, list(typings), live.names, typings, markers, excluded)

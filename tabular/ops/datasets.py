@@ -6,7 +6,7 @@ import json
 
 from sqlglot import exp
 
-from ..cast import snapshot_table
+from ..cast import rejected_table, snapshot_table
 from ..jsonval import to_json
 from ..models import DatasetGetIn, DatasetGetOut, DatasetOut
 from .context import Context
@@ -51,8 +51,8 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
          approved, approved_at, approved_by) = row
         columns = json.loads(columns)
         rejected = cur.execute(
-            "SELECT row_id, line, column_name, value, reason FROM catalog.rejected WHERE snapshot_id = ? ORDER BY row_id, column_name LIMIT ?",
-            [snapshot_id, REJECTED_SHOWN],
+            f"SELECT row_id, line, column_name, value, reason FROM {rejected_table(snapshot_id).sql(dialect='duckdb')} ORDER BY row_id, column_name LIMIT ?",
+            [REJECTED_SHOWN],
         ).fetchall()
         dataset = DatasetOut(
             dataset_id=dataset_id,
