@@ -102,7 +102,10 @@ def doc_id(org: str, namespace: str, source_uri: str) -> str:
 
 def _restorable(cur, key: list[str]) -> int | None:
     row = cur.execute(
-        "SELECT max_by(revision, deleted_at) FROM catalog.deletions WHERE org = ? AND namespace = ? AND source_uri = ? AND restored_at IS NULL", key
+        # Plain SQL that SQLite speaks too (issue 15 moves the catalog there).
+        "SELECT revision FROM catalog.deletions WHERE org = ? AND namespace = ? AND source_uri = ? AND restored_at IS NULL"
+        " ORDER BY deleted_at DESC LIMIT 1",
+        key,
     ).fetchone()
     return row[0] if row else None
 
@@ -212,8 +215,8 @@ def list_sources(ctx: Context, body: ListIn) -> ListOut:
     rows = ctx.catalog.cursor().execute(
         "SELECT s.source_uri, s.title, s.tags, s.live_revision, r.ingested_at FROM catalog.sources s"
         " LEFT JOIN catalog.revisions r ON r.org = s.org AND r.namespace = s.namespace AND r.source_uri = s.source_uri AND r.revision = s.live_revision"
-        " WHERE s.org = ? AND s.namespace = ? AND s.source_uri > ? AND starts_with(s.source_uri, ?) ORDER BY s.source_uri LIMIT ?",
-        [body.org, body.namespace, after, body.prefix, limit + 1],
+        " WHERE s.org = ? AND s.namespace = ? AND s.source_uri > ? AND substr(s.source_uri, 1, length(?)) = ? ORDER BY s.source_uri LIMIT ?",
+        [body.org, body.namespace, after, body.prefix, body.prefix, limit + 1],
     ).fetchall()
     page = [
         SourceRow(source_uri=r[0], title=r[1] or "", tags=json.loads(r[2] or "[]"), revision=r[3], deleted=r[3] is None,
