@@ -102,7 +102,11 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
     # The csv module holds a field whole in memory: one past the setting is refused, not read.
     csv.field_size_limit(settings.max_cell_bytes)
     with decoded.open_text(settings.max_inflated_bytes) as text:
-        reader = FixedReader(text, layout.starts) if layout.starts else csv.reader(text, delimiter=layout.delimiter, quotechar=layout.quotechar, doublequote=True, strict=False)
+        reader = (
+            FixedReader(text, layout.starts)
+            if layout.starts
+            else csv.reader(text, delimiter=layout.delimiter, quotechar=layout.quotechar, doublequote=True, strict=False, skipinitialspace=layout.spaced)
+        )
         try:
             return _stream(reader, layout, decoded, out, name, settings, progress)
         except csv.Error as err:
@@ -300,7 +304,7 @@ def _open_fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, name: s
     line: then line numbers follow from row numbers. Anything irregular (a ragged, blank or
     comment row, a quoted line break) hands the file to the careful reader, which is the
     reference: tests check both give the same extraction."""
-    if decoded.container or decoded.encoding != "utf-8" or decoded.path.stat().st_size < settings.fast_path_bytes or layout.starts:
+    if decoded.container or decoded.encoding != "utf-8" or decoded.path.stat().st_size < settings.fast_path_bytes or layout.starts or layout.spaced:
         return None
     head_records = sniff.records(head, layout.delimiter, layout.quotechar)
     if any("\n" in cell or "\r" in cell for row in head_records for cell in row):

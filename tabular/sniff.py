@@ -34,6 +34,7 @@ class Layout:
     width: int
     header_clear: bool  # False: a person should confirm the header row (a `header_row` question)
     starts: tuple[int, ...] = ()  # fixed-width columns (Excel's .prn): where each begins; delimiter is FIXED
+    spaced: bool = False  # a space after each delimiter, before the quote: "int", "number"
 
 
 def is_blank(row: list[str]) -> bool:
@@ -47,9 +48,11 @@ def is_comment(row: list[str], width: int) -> bool:
     return len(row) != width or not "".join(row[1:]).strip()
 
 
-def records(head: str, delimiter: str, quotechar: str) -> list[list[str]]:
+def records(head: str, delimiter: str, quotechar: str, spaced: bool = False) -> list[list[str]]:
     # newline="": lines end at \r, \n or \r\n (old Mac files end at \r alone), kept as they are.
-    reader = csv.reader(io.StringIO(head, newline=""), delimiter=delimiter, quotechar=quotechar, doublequote=True, strict=False)
+    reader = csv.reader(
+        io.StringIO(head, newline=""), delimiter=delimiter, quotechar=quotechar, doublequote=True, strict=False, skipinitialspace=spaced
+    )
     out = []
     try:
         for row in reader:
@@ -102,6 +105,10 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         if best is None or key > best[0]:
             best = (key, d, rows, width, start)
     _, chosen, rows, width, start = best
+    # `"int", "number"`: quoted values each after a delimiter and a space, never right after one.
+    spaced = head.count(f"{chosen} {quotechar}") >= 2 and f"{chosen}{quotechar}" not in head
+    if spaced:
+        rows = records(head, chosen, quotechar, spaced=True)
     starts = _fixed_starts(head) if width <= 1 and not delimiter else ()
     if starts:
         rows = fixed_records(head, starts)
@@ -116,7 +123,7 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         width = 1
     body = [r for r in rows[start:] if not is_blank(r) and not is_comment(r, width) and len(r) == width]
     if header_rows is not None:
-        return Layout(chosen, quotechar, newline_of(head), start, header_rows, width, True)
+        return Layout(chosen, quotechar, newline_of(head), start, header_rows, width, True, spaced=spaced)
     has_header, clear = _has_header(body[0] if body else [], body[1:201])
     if has_header and body and body[0] in body[1:]:
         clear = False  # the header again further down: another table follows (or the same, repeated)
@@ -125,7 +132,7 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     # A preamble is titles and notes; rows of several filled cells before the table look like
     # another table (two sheets in one export): skipped, but a person is asked.
     tabled = sum(1 for r in rows[:start] if sum(1 for c in r if c.strip()) >= 2)
-    return Layout(chosen, quotechar, newline_of(head), start, 1 if has_header else 0, width, clear and tabled < 2)
+    return Layout(chosen, quotechar, newline_of(head), start, 1 if has_header else 0, width, clear and tabled < 2, spaced=spaced)
 
 
 def _lines(text: str) -> list[str]:

@@ -275,3 +275,10 @@ def test_a_fixed_width_value_across_a_column_start_is_rejected_not_split(ns, tmp
     assert d.origin.delimiter == "fixed-width" and d.rows == 11 and d.rows_rejected == 1
     assert "grape" not in [r["Item"] for r in d.sample]
     assert d.rejected[0].reason == "a value runs across a column start"
+
+
+def test_a_space_after_each_delimiter_before_the_quote_is_skipped(ns, tmp_path):
+    # frictionless-py/data/issue-1109.csv: "int", "number", "string"
+    d = typed(ns, tmp_path, "spaced.csv", '"int", "number", "string"\n"1", "2.3", "string"\n"", "4.3", "string"\n"3", "3.14", "string"\n')
+    assert [c.name for c in d.columns] == ["int", "number", "string"]
+    assert (columns(d)["int"].physical, columns(d)["number"].physical) == ("BIGINT", "DECIMAL(3, 2)")
