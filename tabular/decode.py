@@ -171,6 +171,12 @@ def _legacy(head: bytes) -> tuple[str, str]:
     name = ranked[0]
     if name in ALPHABETS or name in ("iso8859_5", "mac_cyrillic"):
         name = _by_vowels(head, name)
+    elif name in ("cp932", "shift_jis") and _mostly_half_width_kana(head, name):
+        # Capital Greek and Cyrillic letters sit on the bytes of Shift-JIS's half-width katakana,
+        # which real files hardly use: ΑΘΗΝΑ read as ﾁﾈﾇﾍﾁ. A code page whose words read as words wins.
+        scores = {codec: _unlikeness(head, codec) for codec in ALPHABETS}
+        best = min(scores, key=scores.get)
+        name = best if scores[best] < 0.5 else name
     if name in ("cp1252", "latin_1", "iso8859_15"):
         # No byte in 0x80-0x9F: latin-1 and cp1252 read it alike; call it by the older name.
         return ("cp1252", "cp1252") if any(0x80 <= b <= 0x9F for b in head) else ("latin-1", "iso-8859-1")
@@ -205,6 +211,11 @@ def _unlikeness(head: bytes, codec: str) -> float:
     vowels = sum(ch in ALPHABETS[codec] for ch in letters) / len(letters)
     odd_case = sum(not (w.islower() or w.isupper() or w[0].isupper() and w[1:].islower()) for w in words) / len(words)
     return abs(vowels - 0.42) + odd_case
+
+
+def _mostly_half_width_kana(head: bytes, codec: str) -> bool:
+    wide = [ch for ch in head.decode(codec, errors="replace") if ord(ch) > 127]
+    return bool(wide) and sum("\uff61" <= ch <= "\uff9f" for ch in wide) * 2 > len(wide)
 
 
 def _by_vowels(head: bytes, chosen: str) -> str:

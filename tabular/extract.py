@@ -214,6 +214,12 @@ def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, na
 
 def _finish(extraction: Extraction, layout: sniff.Layout, decoded: decode.Decoded) -> None:
     extraction.header_clear = layout.header_clear
+    if decoded.encoding in decode.ALPHABETS:
+        # Greek and Cyrillic pages share their bytes: the choice is a judgement, so it is said.
+        extraction.notes.append(
+            f"the text was read as {decoded.reported}, chosen among look-alike Greek and Cyrillic code pages; "
+            "if names look wrong, ingest again with options.encoding"
+        )
     extraction.origin = {
         "format": "tsv" if layout.delimiter == "\t" else "csv",
         "sheet": None,

@@ -282,3 +282,12 @@ def test_a_space_after_each_delimiter_before_the_quote_is_skipped(ns, tmp_path):
     d = typed(ns, tmp_path, "spaced.csv", '"int", "number", "string"\n"1", "2.3", "string"\n"", "4.3", "string"\n"3", "3.14", "string"\n')
     assert [c.name for c in d.columns] == ["int", "number", "string"]
     assert (columns(d)["int"].physical, columns(d)["number"].physical) == ("BIGINT", "DECIMAL(3, 2)")
+
+
+def test_capital_cyrillic_is_not_half_width_katakana(ns, tmp_path):
+    # МОСКВА's bytes in cp1251 are half-width katakana in Shift-JIS (ﾌﾎﾑﾊﾂﾀ), which real files hardly use.
+    text = "ГОРОД;НАСЕЛЕНИЕ\nМОСКВА;12600000\nКАЗАНЬ;1257000\nОМСК;1154000\n"
+    d = typed(ns, tmp_path, "caps.csv", text.encode("cp1251"))
+    assert d.sample[0]["ГОРОД"] == "МОСКВА"
+    # A choice among look-alike code pages is said, with the way to override it.
+    assert any("look-alike" in w and "options.encoding" in w for w in d.warnings)
