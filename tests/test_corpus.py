@@ -1,5 +1,5 @@
 """Every file of the shared corpus we read (delimited text, spreadsheets, JSON, Parquet) publishes
-datasets or fails with a SPEC code, within 10 s."""
+datasets or fails with a SPEC code, and none hangs."""
 
 from collections import Counter
 
@@ -11,7 +11,9 @@ from conftest import CORPUS
 EXTENSIONS = {"csv", "tsv", "txt", "prn", "xlsx", "xlsm", "ods", "xls", "json", "ndjson", "jsonl", "parquet"}
 ERROR_CODES = {"format_unavailable", "encoding", "incomplete_extraction", "revision_conflict", "too_large", "no_text"}
 FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix.lower().lstrip(".") in EXTENSIONS) if CORPUS.is_dir() else []
-SECONDS = 10
+# A bound against a hang, not a speed claim (bench/ measures speed): the suite runs in two
+# processes, and the largest workbook takes 5 s alone.
+SECONDS = 30
 outcomes: Counter = Counter()
 
 
