@@ -9,7 +9,7 @@ import duckdb
 from sqlglot import exp
 
 from . import candidates as C
-from .catalog import REJECTED
+from .catalog import rejected_table
 from .infer import Typing, string_text, text_of
 from .jsonval import to_json
 
@@ -20,12 +20,6 @@ def parquet_relation(path: str) -> str:
 
 def snapshot_table(snapshot_id: str) -> exp.Table:
     return exp.table_(snapshot_id, db="snapshots", quoted=True)
-
-
-def rejected_table(snapshot_id: str) -> exp.Table:
-    """The snapshot's rejected rows (row_id, line, column_name, value, reason), kept beside it:
-    a snapshot and its rejected rows are one immutable unit, made and dropped together."""
-    return exp.table_(snapshot_id + REJECTED, db="snapshots", quoted=True)
 
 
 def write_rejected(cur, snapshot_id: str, excluded: list) -> exp.Table:

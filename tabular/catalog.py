@@ -64,8 +64,14 @@ CREATE TABLE IF NOT EXISTS catalog.exports (
 """
 
 
-# The suffix of a snapshot's rejected-rows table (cast.rejected_table).
+# The suffix of a snapshot's rejected-rows table.
 REJECTED = ".rejected"
+
+
+def rejected_table(snapshot_id: str) -> exp.Table:
+    """The snapshot's rejected rows (row_id, line, column_name, value, reason), kept beside it:
+    a snapshot and its rejected rows are one immutable unit, made and dropped together."""
+    return exp.table_(snapshot_id + REJECTED, db="snapshots", quoted=True)
 
 
 class Catalog:
@@ -188,7 +194,7 @@ def _move_rejected(db) -> None:
         return
     db.execute("BEGIN TRANSACTION")
     for (snapshot_id,) in db.execute("SELECT snapshot_id FROM catalog.snapshots").fetchall():
-        table = exp.table_(snapshot_id + REJECTED, db="snapshots", quoted=True).sql(dialect="duckdb")
+        table = rejected_table(snapshot_id).sql(dialect="duckdb")
         db.execute(
             f"CREATE TABLE IF NOT EXISTS {table} AS SELECT row_id, line, column_name, value, reason FROM catalog.rejected WHERE snapshot_id = ?",
             [snapshot_id],
@@ -227,18 +233,13 @@ def _stored(value):
     return dumps(value) if isinstance(value, (dict, list)) else value
 
 
-LIVE_DATASETS = (
-    " FROM catalog.sources src"
-    " JOIN catalog.datasets d ON d.org = src.org AND d.namespace = src.namespace AND d.source_uri = src.source_uri AND d.revision = src.live_revision"
-)
-
-
 def live_datasets(cur, org: str, namespace: str, source_uri: str, columns: str = "d.dataset_id, d.live_snapshot") -> list[tuple]:
     """`columns` of the datasets of a source's live revision (d: catalog.datasets, s: the live
     snapshot's catalog.snapshots row, r: the revision), in the file's order; [] when none is live.
     The one place this join is written."""
     return cur.execute(
-        f"SELECT {columns}{LIVE_DATASETS}"
+        f"SELECT {columns} FROM catalog.sources src"
+        " JOIN catalog.datasets d ON d.org = src.org AND d.namespace = src.namespace AND d.source_uri = src.source_uri AND d.revision = src.live_revision"
         " JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot"
         " JOIN catalog.revisions r ON r.org = d.org AND r.namespace = d.namespace AND r.source_uri = d.source_uri AND r.revision = d.revision"
         " WHERE src.org = ? AND src.namespace = ? AND src.source_uri = ? ORDER BY d.idx",

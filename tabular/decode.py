@@ -169,14 +169,10 @@ def _legacy(head: bytes) -> tuple[str, str]:
     close = [m.encoding for m in matches if m.chaos <= floor + (0 if m.encoding in MULTI_BYTE else CHAOS_SLACK)]
     ranked = sorted(close, key=lambda e: PREFERRED.index(e) if e in PREFERRED else len(PREFERRED))
     name = ranked[0]
-    if name in ALPHABETS or name in ("iso8859_5", "mac_cyrillic"):
-        name = _by_vowels(head, name)
-    elif name in ("cp932", "shift_jis") and _mostly_half_width_kana(head, name):
-        # Capital Greek and Cyrillic letters sit on the bytes of Shift-JIS's half-width katakana,
-        # which real files hardly use: ΑΘΗΝΑ read as ﾁﾈﾇﾍﾁ. A code page whose words read as words wins.
-        scores = {codec: _unlikeness(head, codec) for codec in ALPHABETS}
-        best = min(scores, key=scores.get)
-        name = best if scores[best] < 0.5 else name
+    # Capital Greek and Cyrillic letters sit on the bytes of Shift-JIS's half-width katakana,
+    # which real files hardly use: МОСКВА read as ﾌﾎﾑﾊﾂﾀ.
+    if name in ALPHABETS or name in ("iso8859_5", "mac_cyrillic") or name in ("cp932", "shift_jis") and _mostly_half_width_kana(head, name):
+        name = _most_wordlike(head, name)
     if name in ("cp1252", "latin_1", "iso8859_15"):
         # No byte in 0x80-0x9F: latin-1 and cp1252 read it alike; call it by the older name.
         return ("cp1252", "cp1252") if any(0x80 <= b <= 0x9F for b in head) else ("latin-1", "iso-8859-1")
@@ -218,8 +214,9 @@ def _mostly_half_width_kana(head: bytes, codec: str) -> bool:
     return bool(wide) and sum("\uff61" <= ch <= "\uff9f" for ch in wide) * 2 > len(wide)
 
 
-def _by_vowels(head: bytes, chosen: str) -> str:
-    """Among the Cyrillic and Greek code pages, the one whose words look most like words."""
+def _most_wordlike(head: bytes, chosen: str) -> str:
+    """Among the Cyrillic and Greek code pages, the one whose words look most like words, when it
+    looks clearly more so than `chosen`."""
     scores = {codec: _unlikeness(head, codec) for codec in ALPHABETS}
     best = min(scores, key=lambda codec: (scores[codec], codec != chosen))
     return best if scores[best] + 0.1 < scores.get(chosen, 1.0) else chosen

@@ -120,7 +120,7 @@ class FixedReader:
 
     def __init__(self, text, starts: tuple[int, ...]):
         self.lines = iter(text)
-        self.starts, self.ends = starts, (*starts[1:], None)
+        self.starts = starts
         self.line_num = 0
 
     def __iter__(self):
@@ -129,7 +129,7 @@ class FixedReader:
     def __next__(self) -> list[str]:
         line = next(self.lines).rstrip("\r\n")
         self.line_num += 1
-        cells = [line[a:b].strip() for a, b in zip(self.starts, self.ends)]
+        cells = sniff.cut(line, self.starts)
         return Crossing(cells, line) if sniff.crosses(line, self.starts) else cells
 
 
@@ -345,6 +345,11 @@ def _open_fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, name: s
     return FastRead(extraction, reader, source, skipped + 1, decoded.path.stat().st_size)
 
 
+# A table wider than WIDE_COLUMNS is read in blocks of about BLOCK_ROWS rows.
+WIDE_COLUMNS = 64
+BLOCK_ROWS = 8192
+
+
 def _block_bytes(head: str, records: list, settings: Settings) -> int:
     """Bytes the fast reader parses at a time: csv_block_bytes, or more for a wide table's long
     rows, so that a batch holds some thousands of rows (what DuckDB does per batch costs per
@@ -354,9 +359,6 @@ def _block_bytes(head: str, records: list, settings: Settings) -> int:
     row_bytes = len(head.encode("utf-8")) // len(records)
     return max(settings.csv_block_bytes, min(BLOCK_ROWS * row_bytes, 64 << 20))
 
-
-WIDE_COLUMNS = 64
-BLOCK_ROWS = 8192
 
 
 def _fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, out: Path, name: str, settings: Settings, progress) -> Extraction | None:

@@ -483,22 +483,13 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
     full = [i for i, r in enumerate(readings) if counted.fails[i] == 0]
     if reading.type == "number":
         physical = physical_from(reading, counted.numbers.get(chosen))
-        if physical == "BIGINT" and counted.leading_zeros and reading.unit is None and reading.group_mark is None:
-            question = Question(
-                "leading_zeros",
-                f"{counted.leading_zeros} values start with 0 (e.g. an identifier like '007'). "
-                "Keep them as text, or read them as numbers and drop the zeros?",
-                (Option(C.STRING, "VARCHAR", 0, None), Option(reading, physical, 0, None)),
-            )
-            return Typing(C.STRING, "VARCHAR", 0, question)
-        if physical == "BIGINT" and counted.plus_ids and not counted.negatives and reading.unit is None and reading.group_mark is None:
-            question = Question(
-                "leading_plus",
-                f"{counted.plus_ids} values start with + (e.g. a phone number like '+31205550123'). "
-                "Keep them as text, or read them as numbers and drop the +?",
-                (Option(C.STRING, "VARCHAR", 0, None), Option(reading, physical, 0, None)),
-            )
-            return Typing(C.STRING, "VARCHAR", 0, question)
+        plain_integer = physical == "BIGINT" and reading.unit is None and reading.group_mark is None
+        if plain_integer and counted.leading_zeros:
+            return _held_as_text("leading_zeros", f"{counted.leading_zeros} values start with 0 (e.g. an identifier like '007'). "
+                                 "Keep them as text, or read them as numbers and drop the zeros?", reading, physical)
+        if plain_integer and counted.plus_ids and not counted.negatives:
+            return _held_as_text("leading_plus", f"{counted.plus_ids} values start with + (e.g. a phone number like '+31205550123'). "
+                                 "Keep them as text, or read them as numbers and drop the +?", reading, physical)
         if physical == "BIGINT" and counted.zero_one:
             question = Question(
                 "bool_or_number",
@@ -520,7 +511,8 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
     physical = C.physical_of(reading)
     if reading is C.ISO_TIMESTAMPTZ:
         # Counted on every value: the sample's tally of the plain reading may stop at a probe.
-        plain = counted.nonnull - tally(con, rel, [col], {col: [C.ISO_TIMESTAMP]}, markers)[col].fails[0]
+        offsets = tally(con, rel, [col], {col: [C.ISO_TIMESTAMP]}, markers)[col]
+        plain = offsets.nonnull - offsets.fails[0]
         if plain:
             question = Question(
                 "mixed_values",
@@ -539,6 +531,11 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
             )
             return Typing(reading, physical, 0, question, clean=counted.plain)
     return Typing(reading, physical, clean=counted.plain)
+
+
+def _held_as_text(kind: str, question: str, reading: Reading, physical: str) -> Typing:
+    """A column whose values all read as `reading`, held as text until a person says which it is."""
+    return Typing(C.STRING, "VARCHAR", 0, Question(kind, question, (Option(C.STRING, "VARCHAR", 0, None), Option(reading, physical, 0, None))))
 
 
 def _fractional(t: Typing) -> bool:
@@ -574,16 +571,12 @@ def settle_by_evidence(typings: dict[str, Typing]) -> dict[str, Typing]:
             # coordinates may use '.'; a ',' file's quoted "1,7" may be a list): no silent pick.
             mark, count = max(((m, n) for m, n in marks.items() if m != t.reading.decimal_mark), key=lambda kv: kv[1], default=(None, 0))
             if mark is not None and count >= own:
-                out[col] = Typing(
-                    C.STRING,
-                    "VARCHAR",
-                    0,
-                    Question(
-                        "decimal_mark",
-                        f"The other numbers of this table use '{mark}' as the decimal mark, but these read as numbers only with "
-                        f"'{t.reading.decimal_mark}'. Keep them as text, or read '{t.reading.decimal_mark}' as the decimal mark here?",
-                        (Option(C.STRING, "VARCHAR", 0, None), Option(t.reading, t.physical, 0, None)),
-                    ),
+                out[col] = _held_as_text(
+                    "decimal_mark",
+                    f"The other numbers of this table use '{mark}' as the decimal mark, but these read as numbers only with "
+                    f"'{t.reading.decimal_mark}'. Keep them as text, or read '{t.reading.decimal_mark}' as the decimal mark here?",
+                    t.reading,
+                    t.physical,
                 )
             continue
         if t.question is None or t.question.kind not in ("date_order", "decimal_mark"):

@@ -340,10 +340,10 @@ def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: P
             origin = dict(ex.origin)
             origin["decimal_mark"] = _common(item, "decimal_mark")
             origin["date_order"] = _common(item, "order")
-            names = dict(org=job.org, namespace=job.namespace, source_uri=job.source_uri, revision=revision, dataset_id=dataset_id)
-            insert(cur, "datasets", **names, name=ex.name, idx=index, extraction=str(ex.path), headers=ex.headers, names=item.names,
+            ident = dict(org=job.org, namespace=job.namespace, source_uri=job.source_uri, revision=revision, dataset_id=dataset_id)
+            insert(cur, "datasets", **ident, name=ex.name, idx=index, extraction=str(ex.path), headers=ex.headers, names=item.names,
                    rows=ex.rows, origin=origin, warnings=_warnings(ex), options=options, live_snapshot=snapshot_id)
-            insert(cur, "snapshots", snapshot_id=snapshot_id, **names, rows=built.rows, rows_rejected=built.rows_rejected,
+            insert(cur, "snapshots", snapshot_id=snapshot_id, **ident, rows=built.rows, rows_rejected=built.rows_rejected,
                    columns=built.columns, questions=_questions(item), approved=False, created_at=stamp)
             insert(cur, "typings", snapshot_id=snapshot_id, typings=retype.dump(item.typings))
         parser = {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .cast import rejected_table, snapshot_table
-from .catalog import live_datasets
+from .cast import snapshot_table
+from .catalog import live_datasets, rejected_table
 
 
 def serving(cur, org: str, namespace: str, source_uri: str) -> set[str]:

@@ -56,7 +56,7 @@ def check_container(path: Path, fmt: str, settings: Settings) -> int:
                     "too_large",
                     f"the workbook's parts inflate to {inflated} bytes, over max_workbook_xml_bytes ({settings.max_workbook_xml_bytes})",
                 )
-            fast = path.stat().st_size >= settings.sheet_fast_bytes or inflated >= settings.sheet_fast_inflated_bytes
+            fast = uses_fast_reader(path, inflated, settings)
             for info in archive.infolist():
                 # On the fast path calamine alone parses the sheets, and sheets_fast.py reads
                 # their first rows through a MarkupGuard itself.
@@ -69,6 +69,11 @@ def check_container(path: Path, fmt: str, settings: Settings) -> int:
     if fmt in ("xlsx", "xlsm") and "xl/workbook.xml" not in names:
         raise IngestFailed("format_unavailable", f"the zip archive is not a {fmt} workbook (no xl/workbook.xml)")
     return inflated
+
+
+def uses_fast_reader(path: Path, inflated: int, settings: Settings) -> bool:
+    """Whether a workbook this large (on disk, or inflated) is read by fastexcel (sheets_fast.py)."""
+    return path.stat().st_size >= settings.sheet_fast_bytes or inflated >= settings.sheet_fast_inflated_bytes
 
 
 def _scan_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, markup: bool) -> None:
@@ -179,7 +184,7 @@ def _is_title(table: _Table, grid) -> bool:
 def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
     """Every table of every visible sheet (or the sheets `options.sheets` names)."""
     inflated = check_container(path, fmt, settings)
-    if path.stat().st_size >= settings.sheet_fast_bytes or inflated >= settings.sheet_fast_inflated_bytes:  # as check_container decided
+    if uses_fast_reader(path, inflated, settings):
         return read_fast(path, folder, fmt, options, settings)
     try:
         # A file object: uploads are stored without their extension, which openpyxl checks.

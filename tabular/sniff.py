@@ -14,12 +14,16 @@ DELIMITERS = (",", ";", "\t", "|", ":", "^", "~")
 DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 SNIFF_RECORDS = 2000
 # Text that a ':' delimiter would cut in two: a clock (01:02:03, 2020-01-01 01:02) or a URL.
-# The delimiter of a fixed-width layout (its cells are cut at Layout.starts).
+SPLITS_ON_COLON = re.compile(r"\d:\d\d|[A-Za-z]://")
+# The delimiter of a fixed-width layout (its cells are cut at Layout.starts), and a column name
+# in its first line (words apart by one space; columns apart by two or more).
 FIXED = "fixed-width"
 FIXED_NAME = re.compile(r"\S+(?: \S+)*")
+# A line that separates sections (`-------- 2 - Sheet2`), and a year used as a label.
 SEPARATOR = re.compile(r"[-=#*~_]{3,}")
 YEAR = re.compile(r"1[0-9]{3}|2[0-9]{3}")
-SPLITS_ON_COLON = re.compile(r"\d:\d\d|[A-Za-z]://")
+# What quick_kind calls a value (not text) when telling a header from data.
+VALUE_KINDS = ("int", "number", "date", "time")
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,9 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     if starts:
         rows = fixed_records(head, starts)
         body = [r for r in rows if not is_blank(r)]
-        has_header, clear = _has_header(body[0], body[1:201]) if header_rows is None else (bool(header_rows), True)
+        if header_rows is not None:
+            return Layout(FIXED, quotechar, newline_of(head), 0, header_rows, len(starts), True, starts)
+        has_header, clear = _has_header(body[0], body[1:201])
         return Layout(FIXED, quotechar, newline_of(head), 0, 1 if has_header else 0, len(starts), clear, starts)
     if width <= 1:
         # One column: every line is a value; the first non-blank line may be a header.
@@ -139,10 +145,13 @@ def _lines(text: str) -> list[str]:
     return re.split(r"\r\n|\r|\n", text)
 
 
+def cut(line: str, starts: tuple[int, ...]) -> list[str]:
+    """A fixed-width line cut at the column starts, each cell trimmed."""
+    return [line[a:b].strip() for a, b in zip(starts, (*starts[1:], None))]
+
+
 def fixed_records(text: str, starts: tuple[int, ...]) -> list[list[str]]:
-    """Lines cut at the column starts, each cell trimmed."""
-    ends = (*starts[1:], None)
-    return [[line[a:b].strip() for a, b in zip(starts, ends)] for line in _lines(text)[:SNIFF_RECORDS]]
+    return [cut(line, starts) for line in _lines(text)[:SNIFF_RECORDS]]
 
 
 def _runs_across(before: str, after: str) -> bool:
@@ -162,9 +171,8 @@ def crosses(line: str, starts: tuple[int, ...]) -> bool:
 def _fixed_starts(head: str) -> tuple[int, ...]:
     """Where the columns of a fixed-width text begin (Excel's "Formatted Text (Space delimited)"),
     read off its first line: names apart by two spaces or more, and below them, in nine lines of
-    ten, no value across a column's start (see _runs_across: numbers are right-aligned) and
-    values in two columns or more.
-    () when the text is not laid out so."""
+    ten, no value across a column's start (see crosses: numbers are right-aligned) and values in
+    two columns or more. () when the text is not laid out so."""
     lines = [line for line in _lines(head)[:SNIFF_RECORDS] if line.strip()]
     if len(lines) < 3:
         return ()
@@ -173,10 +181,9 @@ def _fixed_starts(head: str) -> tuple[int, ...]:
         return ()
     data = lines[1:]
     need = 0.9 * len(data)
-    for s in starts[1:]:
-        if sum(1 for line in data if len(line) <= s or not _runs_across(line[s - 1], line[s])) < need:
-            return ()
-    filled = sum(1 for row in fixed_records("\n".join(data), starts) if sum(1 for c in row if c) >= 2)
+    if sum(1 for line in data if not crosses(line, starts)) < need:
+        return ()
+    filled = sum(1 for line in data if sum(1 for c in cut(line, starts) if c) >= 2)
     return starts if filled >= need else ()
 
 
@@ -234,8 +241,7 @@ def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
     values = sum(
         1
         for j, c in enumerate(cells)
-        if quick_kind(c) in ("int", "number", "date", "time") and not YEAR.fullmatch(c)
-        and any(j < len(r) and quick_kind(r[j]) in ("int", "number", "date", "time") for r in data)
+        if quick_kind(c) in VALUE_KINDS and not YEAR.fullmatch(c) and any(j < len(r) and quick_kind(r[j]) in VALUE_KINDS for r in data)
     )
     if values * 2 > sum(1 for c in cells if c):
         return False, False

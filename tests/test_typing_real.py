@@ -60,6 +60,7 @@ def test_a_phone_number_past_the_sample_stops_the_one_pass(ns, tmp_path):
     rows = "".join(f"{k}\n" for k in range(1, 30_001)) + "+318855443322\n"
     d = typed(ns, tmp_path, "late_plus.csv", "n\n" + rows)
     assert columns(d)["n"].type == "string" and kinds(d) == {"n": "leading_plus"}
+    assert not d.origin.one_pass  # the guard stopped the one pass; the careful way counted every row
 
 
 def test_a_decimal_comma_among_decimal_points_is_asked(ns, tmp_path):

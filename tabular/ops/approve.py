@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field
 
 from .. import infer, pause, retention, retype, stored
 from ..candidates import format_of
-from ..cast import build_snapshot, parquet_relation, rejected_table
-from ..catalog import insert, live_datasets, now, update
+from ..cast import build_snapshot, parquet_relation
+from ..catalog import insert, live_datasets, now, rejected_table, update
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..extract import Excluded
 from ..models import DatasetGetIn, DatasetOut, OpIn, OpOut, TypeFormat
@@ -158,12 +158,12 @@ def _commit(ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, ch
         for column, header in zip(built.columns, live.headers):
             column["header"] = header
         stamp = now()
-        names = dict(org=body.org, namespace=body.namespace, source_uri=body.source_uri, revision=live.revision, dataset_id=live.dataset_id)
-        insert(cur, "snapshots", snapshot_id=snapshot_id, **names, rows=built.rows, rows_rejected=built.rows_rejected, columns=built.columns,
+        ident = dict(org=body.org, namespace=body.namespace, source_uri=body.source_uri, revision=live.revision, dataset_id=live.dataset_id)
+        insert(cur, "snapshots", snapshot_id=snapshot_id, **ident, rows=built.rows, rows_rejected=built.rows_rejected, columns=built.columns,
                questions=[], approved=True, approved_at=stamp, approved_by=ctx.caller, created_at=stamp)
         insert(cur, "typings", snapshot_id=snapshot_id, typings=retype.dump(typings))
-        update(cur, "datasets", names, live_snapshot=snapshot_id)
-        insert(cur, "approvals", **names, old_snapshot=live.snapshot_id, new_snapshot=snapshot_id, approved_by=ctx.caller, approved_at=stamp,
+        update(cur, "datasets", ident, live_snapshot=snapshot_id)
+        insert(cur, "approvals", **ident, old_snapshot=live.snapshot_id, new_snapshot=snapshot_id, approved_by=ctx.caller, approved_at=stamp,
                retyped=bool(changes), changes=[c.model_dump() for c in changes], settled=settled)
         retention.prune(cur, *key, ctx.settings.snapshots_kept)
         pause.at("approve.commit")

@@ -6,7 +6,8 @@ import json
 
 from sqlglot import exp
 
-from ..cast import rejected_table, snapshot_table
+from ..cast import snapshot_table
+from ..catalog import rejected_table
 from ..jsonval import to_json
 from ..models import DatasetGetIn, DatasetGetOut, DatasetOut
 from .context import Context

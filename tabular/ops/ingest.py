@@ -217,7 +217,7 @@ def _warm_arrow() -> None:
         import pyarrow as pa
 
         pa.scalar(0)
-    except BaseException:  # noqa: BLE001 - only a warm-up: an interpreter exiting meanwhile is no error
+    except BaseException:  # only a warm-up: an interpreter exiting meanwhile is no error
         pass
 
 
