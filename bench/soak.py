@@ -1,14 +1,15 @@
-"""Soak: `tabular serve` on loopback under N concurrent clients for a while, then a check that no
-acknowledged write was lost.
+"""Soak: `tabular serve` on loopback under N concurrent clients for a while, or N processes
+sharing one home directly (`--processes`), then a check that no acknowledged write was lost.
 
     python bench/soak.py [--clients 16] [--seconds 120] [--max-requests 0] [--warmup 10] [--json]
+    python bench/soak.py --processes 4 [--seconds 120] [--max-requests 0] [--json]
 
-Each client (a thread with its own kept-alive connection) loops over a mix: knowledge.query
-(50%: a filter, a group and two aggregates over a 300-row CSV), knowledge.dataset_get (25%),
-an upload + knowledge.ingest of a small CSV of its own (15%), and knowledge.dataset_approve of
-its own source with the snapshot it last saw (10%, alternating a date order so every approval
-retypes). Every call has a 60 s client timeout; the run stops at `--seconds` or after
-`--max-requests` calls in all.
+Threads mode (the default). Each client (a thread with its own kept-alive connection) loops
+over a mix: knowledge.query (50%: a filter, a group and two aggregates over a 300-row CSV),
+knowledge.dataset_get (25%), an upload + knowledge.ingest of a small CSV of its own (15%), and
+knowledge.dataset_approve of its own source with the snapshot it last saw (10%, alternating a
+date order so every approval retypes). Every call has a 60 s client timeout; the run stops at
+`--seconds` or after `--max-requests` calls in all.
 
 Reported: calls, throughput, p50/p99 latency per op and overall, answers by code (HTTP status
 and SPEC code), the server's RSS at boot, after `--warmup` seconds of the same load (the base
@@ -17,6 +18,38 @@ ingest (a 200 with an ingestion_id) is followed to its end and must be `ready` w
 readable at its revision or a later one; every acknowledged approval (a 200 with a new
 snapshot) must be in its source's history. Exit status 1 when an answer was INTERNAL, a write
 was lost, or memory grew 10% or more from the warm base.
+
+Processes mode (`--processes N`, N >= 2). No server: N Python processes (this file run again
+with `--child`) each `tabular.connect` ONE fresh temp home at once (the catalog a SQLite WAL
+file, each snapshot a DuckDB file attached read-only), for `--seconds` from a common start
+(each child connects first, then all start together; `--max-requests` bounds each child to
+its share). The parent ingests soak/orders.csv (the 300-row CSV) before the children start.
+The first N // 2 children are writers, the rest readers:
+  - a writer first ingests a copy of fixtures/csv/dates_ambiguous.csv as its own source
+    soak/approve-<k>.csv, then loops: ingest (40%: upload + knowledge.ingest of another copy of
+    that CSV, with 0-20 rows of its own appended, as a new source soak/dates-<k>-<n>.csv, then
+    a wait for the job), knowledge.dataset_get of its own source (15%: the snapshot it serves),
+    knowledge.dataset_approve of its own source with the snapshot it last saw (45%, alternating
+    MDY and DMY on `when` so every approval retypes);
+  - a reader loops: knowledge.query (65%, the plan of threads mode over soak/orders.csv) and
+    knowledge.dataset_get (35%) of soak/orders.csv or a writer's own source.
+Each child records per-op latency and answers by code ("ok" or the TabularError code; an
+exception that is no TabularError counts as INTERNAL:<type>, with its traceback kept), its
+acknowledged writes (an ingest answered with an ingestion_id: the id, source, rows, and the
+revision its job answered; an approval answered with a new snapshot id), as they happen, to a
+JSON-lines file, and at the end its calls and peak and end RSS (VmHWM, VmRSS of
+/proc/self/status) as JSON for the parent.
+
+Reported: calls, throughput, p50/p99 latency per op and overall, answers by code, OVERLOADED
+(a busy catalog: allowed, counted on its own), peak and end RSS per process, each child's exit.
+Then, with a fresh `tabular.connect(home)`: every acknowledged ingest must be `ready`
+(knowledge.ingest_status) with its source readable (knowledge.dataset_get) at that revision or
+a later one and with its rows; every acknowledged approval must be in its source's history
+(knowledge.get). Every answer to the query must equal the parent's before the start (the CSV
+never changes). Exit status 1 when an answer was INTERNAL, a write was lost, a query answer
+differed, or a child crashed (a non-zero exit, no result, or an uncaught exception's traceback
+on its stderr); a failed run keeps its temp home (and each child's stderr under sync/) and
+prints where.
 """
 
 from __future__ import annotations
@@ -37,6 +70,7 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
+import traceback  # noqa: E402
 from collections import Counter, defaultdict  # noqa: E402
 
 import httpx  # noqa: E402
@@ -190,6 +224,410 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+# --- Processes mode: N processes on one home, no server (see the module docstring). ---
+
+ORG, NAMESPACE = "soak", "soak"
+TERMINAL = ("ready", "partial", "failed", "cancelled")
+# What an uncaught exception (or a dying interpreter) leaves on a child's stderr.
+CRASH_MARKS = ("Traceback (most recent call last)", "Fatal Python error", "Exception ignored in", "Segmentation fault", "core dumped")
+
+
+def import_tabular():
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    import tabular
+
+    return tabular
+
+
+def own_memory_kib() -> dict[str, int]:
+    out = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        key = line.split(":", 1)[0]
+        if key in ("VmHWM", "VmRSS"):
+            out[key] = int(line.split()[1])
+    return out
+
+
+def answer_key(out: dict) -> str:
+    """What must be the same in every answer to QUERY (orders.csv never changes)."""
+    return json.dumps({"columns": out["columns"], "rows": out["rows"], "complete": out["complete"]}, sort_keys=True)
+
+
+class ChildLog:
+    """One child's record: latency and answers by code per op, the first few samples of every
+    code but "ok", and its acknowledged writes, appended to a JSON-lines file as they happen (a
+    child that dies leaves them for the check)."""
+
+    def __init__(self, tabular, acks: Path):
+        self.tabular = tabular
+        self.latency: dict[str, list[float]] = defaultdict(list)
+        self.codes: dict[str, Counter] = defaultdict(Counter)
+        self.samples: dict[str, list[dict]] = defaultdict(list)
+        self.query_answers: Counter = Counter()
+        self.calls = 0
+        self.acks = acks.open("a")
+
+    def call(self, op: str, fn, judge=None):
+        """Run fn() as one `op`: answers (result or None, code)."""
+        started = time.perf_counter()
+        out, code = None, "ok"
+        try:
+            out = fn()
+        except self.tabular.TabularError as err:
+            code = err.code
+            self.sample(code, op, f"{type(err).__name__}: {err}", traceback.format_exc() if code == "INTERNAL" else "")
+        except Exception as err:  # no TabularError: through HTTP this would be a 500 INTERNAL
+            code = f"INTERNAL:{type(err).__name__}"
+            self.sample(code, op, f"{type(err).__name__}: {err}", traceback.format_exc())
+        else:
+            if judge is not None:
+                code = judge(out)
+                if code != "ok":
+                    self.sample(code, op, json.dumps(out, default=str)[:2000], "")
+        self.latency[op].append(time.perf_counter() - started)
+        self.codes[op][code] += 1
+        self.calls += 1
+        return out, code
+
+    def sample(self, code: str, op: str, message: str, tb: str) -> None:
+        if len(self.samples[code]) < 3:
+            self.samples[code].append({"op": op, "at": time.time(), "message": message[:2000], "traceback": tb[-6000:]})
+
+    def ack(self, **fields) -> None:
+        self.acks.write(json.dumps(fields) + "\n")
+        self.acks.flush()
+
+
+def wait_local(engine, ns, ingestion_id: str, seconds: float = 300) -> dict:
+    """The job's ingest_status once it ended (it runs in this process's pool), or at `seconds`."""
+    deadline = time.monotonic() + seconds
+    engine.jobs.wait(ingestion_id, seconds)
+    while True:
+        got = ns.call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
+        if got["state"] in TERMINAL or time.monotonic() > deadline:
+            return got
+        time.sleep(0.05)
+
+
+def writer(engine, ns, log: ChildLog, k: int, rng: random.Random, more, work: Path) -> None:
+    own = f"soak/approve-{k}.csv"
+    base = DATES.read_text()
+    base += "" if base.endswith("\n") else "\n"
+    base_rows = len(base.strip().splitlines()) - 1
+    formats = ["MDY", "DMY"]
+    state = {"own": False, "snapshot": "", "n": 0, "approvals": 0}
+
+    def ingest(uri: str, filename: str, extra: int) -> bool:
+        path = work / filename
+        path.write_text(base + "".join(f"{100 + i},{rng.randint(1, 12):02d}/{rng.randint(1, 12):02d}/2024,{rng.randint(1, 99)}\n" for i in range(extra)))
+        up, _ = log.call("upload", lambda: ns.upload_file(path))
+        if up is None:
+            return False
+        started, _ = log.call("ingest", lambda: ns.call("knowledge.ingest", {"upload_id": up["upload_id"], "source_uri": uri}))
+        if started is None:
+            return False
+        ingestion_id = started["ingestion_id"]
+        log.ack(kind="ingest", ingestion_id=ingestion_id, source_uri=uri, rows=base_rows + extra)
+        job, _ = log.call("ingest_wait", lambda: wait_local(engine, ns, ingestion_id),
+                          judge=lambda got: "ok" if got["state"] == "ready" else f"job {got['state']} {got.get('error_code')}")
+        if job is not None:
+            log.ack(kind="ingest_done", ingestion_id=ingestion_id, state=job["state"], revision=job.get("revision"), error_code=job.get("error_code"))
+        path.unlink(missing_ok=True)
+        return job is not None and job["state"] == "ready"
+
+    while more():
+        pick = rng.random()
+        if not state["own"]:
+            state["own"] = ingest(own, f"approve-{k}.csv", 0)  # its own source, before it approves
+        elif pick < 0.40:
+            state["n"] += 1
+            n = state["n"]
+            ingest(f"soak/dates-{k}-{n}.csv", f"dates-{k}-{n}.csv", rng.randint(0, 20))
+        elif pick < 0.55 or not state["snapshot"]:
+            got, _ = log.call("dataset_get", lambda: ns.call("knowledge.dataset_get", {"source_uri": own}))
+            if got is not None and got["found"] and got["datasets"]:
+                state["snapshot"] = got["datasets"][0]["snapshot_id"]
+        else:
+            fmt = formats[state["approvals"] % 2]
+            state["approvals"] += 1
+            body = {"source_uri": own, "snapshot_id": state["snapshot"], "formats": {"when": fmt}}
+            got, code = log.call("dataset_approve", lambda: ns.call("knowledge.dataset_approve", body))
+            if got is not None and got.get("dataset"):
+                state["snapshot"] = got["dataset"]["snapshot_id"]
+                log.ack(kind="approval", source_uri=own, snapshot_id=state["snapshot"], old_snapshot_id=body["snapshot_id"], format=fmt)
+            elif code == "PRECONDITION_FAILED":
+                state["snapshot"] = ""  # look again
+
+
+def reader(engine, ns, log: ChildLog, k: int, rng: random.Random, more, writers: int) -> None:
+    sources = ["soak/orders.csv"] + [f"soak/approve-{w}.csv" for w in range(writers)]
+    while more():
+        if rng.random() < 0.65:
+            got, _ = log.call("query", lambda: ns.call("knowledge.query", QUERY))
+            if got is not None:
+                log.query_answers[answer_key(got)] += 1
+        else:
+            uri = rng.choice(sources)
+            log.call("dataset_get", lambda: ns.call("knowledge.dataset_get", {"source_uri": uri}))
+
+
+def child_main(args) -> int:
+    """One process of `--processes`: connect, say ready, wait for the go, run its role until the
+    deadline the go file holds, write its result."""
+    tabular = import_tabular()
+    sync, k = Path(args.sync), args.index
+    work = sync / f"work-{k}"
+    work.mkdir(exist_ok=True)
+    log = ChildLog(tabular, sync / f"child-{k}.acks.jsonl")
+    began = time.perf_counter()
+    engine = tabular.connect(args.home)
+    connect_seconds = time.perf_counter() - began
+    try:
+        ns = engine.namespace(ORG, NAMESPACE)
+        (sync / f"ready-{k}").touch()
+        go = sync / "go"
+        waited = time.monotonic() + 300
+        while not go.exists():
+            if time.monotonic() > waited:
+                raise SystemExit(f"child {k}: no go from the parent in 300 s")
+            time.sleep(0.01)
+        deadline = float(go.read_text())
+        budget = args.max_requests
+        rng = random.Random(k)
+        loop_start = time.time()
+
+        def more() -> bool:
+            return time.time() < deadline and not (budget and log.calls >= budget)
+
+        if args.child == "writer":
+            writer(engine, ns, log, k, rng, more, work)
+        else:
+            reader(engine, ns, log, k, rng, more, args.writers)
+        loop_end = time.time()
+        memory = own_memory_kib()
+    finally:
+        began = time.perf_counter()
+        engine.close()
+        close_seconds = time.perf_counter() - began
+    result = {
+        "index": k, "role": args.child, "pid": os.getpid(), "calls": log.calls,
+        "loop_start": loop_start, "loop_end": loop_end,
+        "connect_seconds": round(connect_seconds, 3), "close_seconds": round(close_seconds, 3),
+        "latency": log.latency, "codes": {op: dict(c) for op, c in log.codes.items()}, "samples": log.samples,
+        "query_answers": dict(log.query_answers),
+        "rss_kib": {"peak": memory.get("VmHWM", 0), "end": memory.get("VmRSS", 0)},
+    }
+    tmp = sync / f"child-{k}.json.tmp"
+    tmp.write_text(json.dumps(result))
+    tmp.replace(sync / f"child-{k}.json")
+    return 0
+
+
+def verify_home(tabular, home: Path, acks: list[dict]) -> dict:
+    """With a fresh connect: every acknowledged ingest ready and readable at its revision or a
+    later one with its rows; every acknowledged approval in its source's history."""
+    ingests: dict[str, dict] = {}
+    approvals: list[dict] = []
+    for ack in acks:
+        if ack["kind"] == "ingest":
+            ingests.setdefault(ack["ingestion_id"], {}).update(ack)
+        elif ack["kind"] == "ingest_done":
+            ingests.setdefault(ack["ingestion_id"], {}).update({"done_state": ack["state"], "revision": ack["revision"]})
+        elif ack["kind"] == "approval":
+            approvals.append(ack)
+    lost_ingests, lost_approvals = [], []
+    with tabular.connect(str(home)) as engine:
+        ns = engine.namespace(ORG, NAMESPACE)
+        for ingestion_id, ack in ingests.items():
+            try:
+                deadline = time.monotonic() + 30  # every child waited for its jobs: none should still run
+                while True:
+                    job = ns.call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
+                    if job["state"] in TERMINAL or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.1)
+                got = ns.call("knowledge.dataset_get", {"source_uri": ack["source_uri"]})
+            except Exception as err:
+                lost_ingests.append({"ingestion_id": ingestion_id, "source_uri": ack.get("source_uri"), "why": f"check raised {type(err).__name__}: {err}"})
+                continue
+            revision = max(r for r in (job.get("revision"), ack.get("revision"), 0) if r is not None)
+            why = ""
+            if not job.get("found", True):
+                why = "ingest_status: not found"
+            elif job["state"] != "ready":
+                why = f"job {job['state']} ({job.get('error_code')}: {job.get('error_message')})"
+            elif not got["found"] or not got["datasets"]:
+                why = "source not found"
+            elif (got["revision"] or 0) < revision:
+                why = f"source at revision {got['revision']} < acknowledged {revision}"
+            elif got["revision"] == revision and got["datasets"][0]["rows"] != ack["rows"]:
+                why = f"{got['datasets'][0]['rows']} rows, {ack['rows']} ingested"
+            if why:
+                lost_ingests.append({"ingestion_id": ingestion_id, "source_uri": ack["source_uri"], "why": why})
+        seen: dict[str, set[str]] = {}
+        for ack in approvals:
+            uri = ack["source_uri"]
+            if uri not in seen:
+                try:
+                    history = ns.call("knowledge.get", {"source_uri": uri}).get("history", [])
+                    seen[uri] = {h["new_snapshot_id"] for h in history}
+                except Exception as err:
+                    seen[uri] = set()
+                    lost_approvals.append({"source_uri": uri, "why": f"knowledge.get raised {type(err).__name__}: {err}"})
+            if ack["snapshot_id"] not in seen[uri]:
+                lost_approvals.append({"source_uri": uri, "snapshot_id": ack["snapshot_id"], "why": "not in the source's history"})
+    return {"ingests_acknowledged": len(ingests), "approvals_acknowledged": len(approvals),
+            "lost_ingests": lost_ingests, "lost_approvals": lost_approvals}
+
+
+def processes_main(args) -> int:
+    tabular = import_tabular()
+    count = args.processes
+    writers = count // 2
+    tmp = Path(tempfile.mkdtemp(prefix="tabular-soak-procs-"))
+    home, sync = tmp / "home", tmp / "sync"
+    sync.mkdir()
+    procs: list[subprocess.Popen] = []
+    ok = False
+    try:
+        with tabular.connect(str(home)) as engine:
+            ns = engine.namespace(ORG, NAMESPACE)
+            seeded = ns.ingest_file(ORDERS, source_uri="soak/orders.csv", wait=120)
+            if seeded.state != "ready":
+                raise SystemExit(f"seeding soak/orders.csv: {seeded.state} {seeded.error_code} {seeded.error_message}")
+            expected = answer_key(ns.call("knowledge.query", QUERY))
+        per_child = -(-args.max_requests // count) if args.max_requests else 0
+        env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        for k in range(count):
+            role = "writer" if k < writers else "reader"
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--child", role, "--index", str(k), "--writers", str(writers),
+                   "--home", str(home), "--sync", str(sync), "--max-requests", str(per_child)]
+            procs.append(subprocess.Popen(cmd, stdout=(sync / f"child-{k}.stdout").open("wb"), stderr=(sync / f"child-{k}.stderr").open("wb"),
+                                          env=env, cwd=str(ROOT)))
+        waited = time.monotonic() + 120
+        while not all((sync / f"ready-{k}").exists() or p.poll() is not None for k, p in enumerate(procs)):
+            if time.monotonic() > waited:
+                break
+            time.sleep(0.02)
+        go_at = time.time()
+        (sync / "go.tmp").write_text(repr(go_at + args.seconds))
+        (sync / "go.tmp").replace(sync / "go")
+        for p in procs:
+            try:
+                p.wait(max(0.0, go_at + args.seconds - time.time()) + 300)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        parent_memory = own_memory_kib()
+
+        children, acks, results = [], [], []
+        for k, p in enumerate(procs):
+            role = "writer" if k < writers else "reader"
+            stderr = (sync / f"child-{k}.stderr").read_text(errors="replace")
+            result_path = sync / f"child-{k}.json"
+            result = json.loads(result_path.read_text()) if result_path.exists() else None
+            acks_path = sync / f"child-{k}.acks.jsonl"
+            if acks_path.exists():
+                acks += [json.loads(line) for line in acks_path.read_text().splitlines() if line.strip()]
+            why = []
+            if p.returncode != 0:
+                why.append(f"exit {p.returncode}")
+            if result is None:
+                why.append("no result")
+            marks = [m for m in CRASH_MARKS if m in stderr]
+            if marks:
+                why.append("stderr: " + ", ".join(marks))
+            children.append({"index": k, "role": role, "pid": p.pid, "exit": p.returncode, "crashed": bool(why), "why": "; ".join(why),
+                             "calls": result["calls"] if result else None,
+                             "connect_seconds": result["connect_seconds"] if result else None,
+                             "close_seconds": result["close_seconds"] if result else None,
+                             "stderr_tail": stderr[-4000:]})
+            if result:
+                results.append(result)
+
+        latency: dict[str, list[float]] = defaultdict(list)
+        by_op_codes: dict[str, Counter] = defaultdict(Counter)
+        answers: Counter = Counter()
+        samples: dict[str, list[dict]] = defaultdict(list)
+        query_answers: Counter = Counter()
+        for r in results:
+            for op, values in r["latency"].items():
+                latency[op] += values
+            for op, codes in r["codes"].items():
+                by_op_codes[op].update(codes)
+                answers.update(codes)
+            for code, items in r["samples"].items():
+                samples[code] += [{"child": r["index"], **item} for item in items]
+            query_answers.update(r["query_answers"])
+        starts = [r["loop_start"] for r in results] or [go_at]
+        ends = [r["loop_end"] for r in results] or [time.time()]
+        elapsed = max(0.001, max(ends) - min(starts))
+        calls = sum(r["calls"] for r in results)
+        every = [s for values in latency.values() for s in values]
+        checked = verify_home(tabular, home, acks)
+        memory = {f"child-{r['index']} {r['role']}": {"peak": round(r["rss_kib"]["peak"] / 1024, 1), "end": round(r["rss_kib"]["end"] / 1024, 1)}
+                  for r in sorted(results, key=lambda r: r["index"])}
+        memory["parent"] = {"peak": round(parent_memory.get("VmHWM", 0) / 1024, 1), "end": round(parent_memory.get("VmRSS", 0) / 1024, 1)}
+        report = {
+            "processes": count, "writers": writers, "readers": count - writers, "seconds": round(elapsed, 1), "calls": calls,
+            "calls_per_second": round(calls / elapsed, 1),
+            "p50_ms": round(percentile(every, 0.5) * 1000, 1), "p99_ms": round(percentile(every, 0.99) * 1000, 1),
+            "by_op": {op: {"calls": len(v), "p50_ms": round(percentile(v, 0.5) * 1000, 1), "p99_ms": round(percentile(v, 0.99) * 1000, 1),
+                           "answers": dict(by_op_codes[op].most_common())}
+                      for op, v in sorted(latency.items())},
+            "answers": dict(answers.most_common()),
+            "overloaded": answers.get("OVERLOADED", 0),
+            "internal": sum(n for code, n in answers.items() if "INTERNAL" in code),
+            "query_answers": {"same_as_before_the_start": query_answers.get(expected, 0),
+                              "different": sum(n for key, n in query_answers.items() if key != expected)},
+            "rss_mib": memory,
+            "children": children,
+            "samples": dict(samples),
+            **checked,
+        }
+        crashed = [c for c in children if c["crashed"]]
+        ok = (not report["internal"] and not report["lost_ingests"] and not report["lost_approvals"] and not crashed
+              and not report["query_answers"]["different"])
+        report["home_kept"] = "" if ok else str(tmp)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        if ok:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if args.json:
+        print(json.dumps({**report, "ok": ok}, indent=2))
+        return 0 if ok else 1
+    print(f"{report['processes']} processes ({report['writers']} writers, {report['readers']} readers) on one home, {report['seconds']} s: "
+          f"{report['calls']} calls, {report['calls_per_second']}/s, p50 {report['p50_ms']} ms, p99 {report['p99_ms']} ms")
+    for op, row in report["by_op"].items():
+        print(f"  {op:16} {row['calls']:7} calls  p50 {row['p50_ms']:8} ms  p99 {row['p99_ms']:8} ms  {row['answers']}")
+    print("  answers:", report["answers"])
+    print(f"  OVERLOADED (busy catalog, allowed): {report['overloaded']}; INTERNAL: {report['internal']}")
+    print(f"  query answers: {report['query_answers']['same_as_before_the_start']} as before the start, {report['query_answers']['different']} different")
+    print("  RSS MiB: " + ", ".join(f"{name} peak {m['peak']} end {m['end']}" for name, m in report["rss_mib"].items()))
+    for c in report["children"]:
+        print(f"  child-{c['index']} {c['role']:6} pid {c['pid']}: exit {c['exit']}, {c['calls']} calls, connect {c['connect_seconds']} s,"
+              f" close {c['close_seconds']} s{'  CRASHED: ' + c['why'] if c['crashed'] else ''}")
+        if c["crashed"] and c["stderr_tail"]:
+            print("    stderr: " + c["stderr_tail"].replace("\n", "\n    "))
+    for code, items in report["samples"].items():
+        for item in items:
+            print(f"  sample {code} (child-{item['child']}, {item['op']}): {item['message'][:300]}")
+            if item["traceback"]:
+                print("    " + item["traceback"].rstrip().replace("\n", "\n    "))
+    print(f"  acknowledged: {report['ingests_acknowledged']} ingests, {report['approvals_acknowledged']} approvals;"
+          f" lost: {len(report['lost_ingests'])} ingests, {len(report['lost_approvals'])} approvals")
+    for lost in report["lost_ingests"][:10] + report["lost_approvals"][:10]:
+        print("    lost:", lost)
+    if report["home_kept"]:
+        print("  home kept for a look:", report["home_kept"])
+    print("OK" if ok else "FAILED")
+    return 0 if ok else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=16)
@@ -197,7 +635,19 @@ def main() -> int:
     parser.add_argument("--max-requests", type=int, default=0, help="stop after this many calls in all (0: no bound)")
     parser.add_argument("--warmup", type=float, default=10, help="seconds of load before the memory base is taken")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--processes", type=int, default=0, help="N >= 2 processes on one home, no server (half writers, half readers)")
+    parser.add_argument("--child", choices=["writer", "reader"], help=argparse.SUPPRESS)  # one process of --processes
+    parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--writers", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--home", help=argparse.SUPPRESS)
+    parser.add_argument("--sync", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        return child_main(args)
+    if args.processes:
+        if args.processes < 2:
+            parser.error("--processes wants 2 or more (half writers, half readers)")
+        return processes_main(args)
 
     home = Path(tempfile.mkdtemp(prefix="tabular-soak-"))
     port = free_port()

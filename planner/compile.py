@@ -115,7 +115,8 @@ def compile_plan(r: Resolved, target: Target = DUCKDB) -> Compiled:
     params = _Params(target)
     sources = []
     for s in r.sources:
-        table = exp.table_(s.info.table[1], db=s.info.table[0], quoted=True, alias=exp.to_identifier(s.alias, quoted=True))
+        *where, name = s.info.table
+        table = exp.table_(name, db=where[-1], catalog=where[0] if len(where) > 1 else None, quoted=True, alias=exp.to_identifier(s.alias, quoted=True))
         inner = exp.select("*", copy=False).from_(table, copy=False)
         filters = r.where.get(s.alias, [])
         if filters:

@@ -20,7 +20,7 @@ class DatasetInfo:
     dataset_id: str
     snapshot_id: str
     revision: int
-    table: tuple[str, str]  # (schema, table) of the snapshot
+    table: tuple[str, ...]  # ([database,] schema, table) of the snapshot
     rows: int
     rows_rejected: int
     partial: bool

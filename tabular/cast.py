@@ -9,17 +9,13 @@ import duckdb
 from sqlglot import exp
 
 from . import candidates as C
-from .catalog import rejected_table
+from .catalog import rejected_table, snapshot_table
 from .infer import Typing, string_text, text_of
 from .jsonval import to_json
 
 
 def parquet_relation(path: str) -> str:
     return exp.Anonymous(this="read_parquet", expressions=[exp.Literal.string(path)]).sql(dialect="duckdb")
-
-
-def snapshot_table(snapshot_id: str) -> exp.Table:
-    return exp.table_(snapshot_id, db="snapshots", quoted=True)
 
 
 def write_rejected(cur, snapshot_id: str, excluded: list) -> exp.Table:
@@ -89,7 +85,7 @@ def build_snapshot(
     markers,
     excluded: list,
 ) -> Built:
-    """CREATE the snapshot table and its rejected-rows table inside the caller's transaction."""
+    """CREATE the snapshot table and its rejected-rows table in the snapshot's new file (Catalog.new_snapshot)."""
     compact = len(cells) > WIDE
     failing = [c for c in cells if typings[c].rejected > 0 and typings[c].reading.type != "string"]
     rejected_where = exp.or_(*[failure_expr(c, typings[c], markers, compact) for c in failing]) if failing else None

@@ -1,128 +1,218 @@
-"""The catalog: sources, revisions, datasets, snapshots and rejected rows, in the DuckDB file.
+"""The catalog and the snapshots of a home, shared by any number of processes.
 
-Snapshot tables live in the `snapshots` schema; the catalog's own tables in `catalog`. A
-revision is published in one transaction, so a reader sees all of it or none of it.
+Two stores, each built for what it holds:
+
+- **The catalog** (sources, revisions, datasets, snapshots, jobs, questions, approvals, audit) is
+  one SQLite file in WAL mode, `catalog.sqlite`, attached to every connection as the schema
+  `catalog`. Readers never wait for a writer; writers, from any process, take turns with
+  `BEGIN IMMEDIATE` and hold the file only for their catalog rows.
+- **Each snapshot** is its own DuckDB file, `snapshots/<snapshot_id>.duckdb`, written once
+  (as `<id>.<owner>.part`, then fsynced and renamed) before the catalog commit that makes it
+  live, and from then on only attached READ_ONLY, under its id, by whichever process reads it.
+  Its rows are the table `"<id>".main.data`, its rejected rows `"<id>".main.rejected`.
+
+A revision is published by one catalog transaction, so a reader in any process sees all of it or
+none of it. Each process queries through its own in-memory DuckDB, which attaches the snapshot
+files a plan reads on first use.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import json
-import re
+import os
 import shutil
+import sqlite3
+import tempfile
 import threading
+import time
+import uuid
 import weakref
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import duckdb
 from sqlglot import exp
 
 from .deadline import Watchdog
-from .errors import Overloaded
+from .errors import Overloaded, PreconditionFailed
 
-SCHEMA = """
-CREATE SCHEMA IF NOT EXISTS catalog;
-CREATE SCHEMA IF NOT EXISTS snapshots;
+# SQLite column types the catalog's converters read back (module-wide names no one else uses).
+TIME, FLAG = "tabular_time", "tabular_flag"
+
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS catalog.uploads (
-  upload_id VARCHAR, org VARCHAR, namespace VARCHAR, filename VARCHAR, bytes BIGINT,
-  sha256 VARCHAR, content_type VARCHAR, path VARCHAR, created_at TIMESTAMPTZ);
+  upload_id TEXT, org TEXT, namespace TEXT, filename TEXT, bytes INTEGER,
+  sha256 TEXT, content_type TEXT, path TEXT, created_at {TIME});
 CREATE TABLE IF NOT EXISTS catalog.jobs (
-  ingestion_id VARCHAR, org VARCHAR, namespace VARCHAR, source_uri VARCHAR, upload_id VARCHAR,
-  state VARCHAR, stage VARCHAR, attempts INTEGER, error_code VARCHAR, error_message VARCHAR,
-  format VARCHAR, coverage JSON, warnings JSON, revision INTEGER, expected_revision INTEGER,
-  filename VARCHAR, progress JSON, cancel_requested BOOLEAN, request JSON,
-  created_at TIMESTAMPTZ, updated_at TIMESTAMPTZ);
+  ingestion_id TEXT PRIMARY KEY, org TEXT, namespace TEXT, source_uri TEXT, upload_id TEXT,
+  state TEXT, stage TEXT, attempts INTEGER, error_code TEXT, error_message TEXT,
+  format TEXT, coverage JSON, warnings JSON, revision INTEGER, expected_revision INTEGER,
+  filename TEXT, progress JSON, cancel_requested {FLAG}, request JSON,
+  created_at {TIME}, updated_at {TIME}, idempotency_key TEXT, owner TEXT);
+CREATE INDEX IF NOT EXISTS catalog.jobs_state ON jobs (state);
 CREATE TABLE IF NOT EXISTS catalog.sources (
-  org VARCHAR, namespace VARCHAR, source_uri VARCHAR, live_revision INTEGER, last_revision INTEGER,
-  title VARCHAR, description VARCHAR, tags JSON, metadata JSON,
-  created_at TIMESTAMPTZ, updated_at TIMESTAMPTZ);
+  org TEXT, namespace TEXT, source_uri TEXT, live_revision INTEGER, last_revision INTEGER,
+  title TEXT, description TEXT, tags JSON, metadata JSON,
+  created_at {TIME}, updated_at {TIME}, PRIMARY KEY (org, namespace, source_uri));
 CREATE TABLE IF NOT EXISTS catalog.revisions (
-  org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER, upload_id VARCHAR,
-  filename VARCHAR, format VARCHAR, parser VARCHAR, coverage JSON, warnings JSON,
-  extraction_dir VARCHAR, ingested_at TIMESTAMPTZ, state VARCHAR);
+  org TEXT, namespace TEXT, source_uri TEXT, revision INTEGER, upload_id TEXT,
+  filename TEXT, format TEXT, parser TEXT, coverage JSON, warnings JSON,
+  extraction_dir TEXT, ingested_at {TIME}, state TEXT, PRIMARY KEY (org, namespace, source_uri, revision));
 CREATE TABLE IF NOT EXISTS catalog.datasets (
-  org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER, dataset_id VARCHAR,
-  name VARCHAR, idx INTEGER, extraction VARCHAR, headers JSON, names JSON, rows BIGINT,
-  origin JSON, warnings JSON, options JSON, live_snapshot VARCHAR);
+  org TEXT, namespace TEXT, source_uri TEXT, revision INTEGER, dataset_id TEXT,
+  name TEXT, idx INTEGER, extraction TEXT, headers JSON, names JSON, rows INTEGER,
+  origin JSON, warnings JSON, options JSON, live_snapshot TEXT,
+  PRIMARY KEY (org, namespace, source_uri, revision, dataset_id));
 CREATE TABLE IF NOT EXISTS catalog.snapshots (
-  snapshot_id VARCHAR, org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER,
-  dataset_id VARCHAR, rows BIGINT, rows_rejected BIGINT, columns JSON, questions JSON,
-  approved BOOLEAN, approved_at TIMESTAMPTZ, approved_by VARCHAR, created_at TIMESTAMPTZ);
-CREATE TABLE IF NOT EXISTS catalog.typings (snapshot_id VARCHAR, typings JSON);
+  snapshot_id TEXT PRIMARY KEY, org TEXT, namespace TEXT, source_uri TEXT, revision INTEGER,
+  dataset_id TEXT, rows INTEGER, rows_rejected INTEGER, columns JSON, questions JSON,
+  approved {FLAG}, approved_at {TIME}, approved_by TEXT, created_at {TIME});
+CREATE INDEX IF NOT EXISTS catalog.snapshots_source ON snapshots (org, namespace, source_uri);
+CREATE TABLE IF NOT EXISTS catalog.typings (snapshot_id TEXT PRIMARY KEY, typings JSON);
 CREATE TABLE IF NOT EXISTS catalog.approvals (
-  org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER, dataset_id VARCHAR,
-  old_snapshot VARCHAR, new_snapshot VARCHAR, approved_by VARCHAR, approved_at TIMESTAMPTZ,
-  retyped BOOLEAN, changes JSON, settled JSON);
+  org TEXT, namespace TEXT, source_uri TEXT, revision INTEGER, dataset_id TEXT,
+  old_snapshot TEXT, new_snapshot TEXT, approved_by TEXT, approved_at {TIME},
+  retyped {FLAG}, changes JSON, settled JSON);
 CREATE TABLE IF NOT EXISTS catalog.deletions (
-  org VARCHAR, namespace VARCHAR, source_uri VARCHAR, revision INTEGER, deleted_at TIMESTAMPTZ,
-  deleted_by VARCHAR, restored_at TIMESTAMPTZ);
-ALTER TABLE catalog.jobs ADD COLUMN IF NOT EXISTS idempotency_key VARCHAR;
+  org TEXT, namespace TEXT, source_uri TEXT, revision INTEGER, deleted_at {TIME},
+  deleted_by TEXT, restored_at {TIME});
 CREATE TABLE IF NOT EXISTS catalog.exports (
-  snapshot_id VARCHAR, location VARCHAR, rows BIGINT, bytes BIGINT, exported_at TIMESTAMPTZ);
+  snapshot_id TEXT, location TEXT, rows INTEGER, bytes INTEGER, exported_at {TIME});
+CREATE TABLE IF NOT EXISTS catalog.dropped (snapshot_id TEXT PRIMARY KEY, dropped_at {TIME});
 """
 
+# The tables of the catalog, in the order a home made before this layout is copied over.
+TABLES = ("uploads", "jobs", "sources", "revisions", "datasets", "snapshots", "typings", "approvals", "deletions", "exports")
 
-# The suffix of a snapshot's rejected-rows table.
-REJECTED = ".rejected"
+# Files another process may still be writing are left alone this long by a sweep.
+ORPHAN_SECONDS = 3600.0
+
+
+def _read_time(raw: bytes) -> dt.datetime:
+    return dt.datetime.fromisoformat(raw.decode())
+
+
+sqlite3.register_converter(TIME, _read_time)
+sqlite3.register_converter(FLAG, lambda raw: raw not in (b"0", b""))
+
+
+def snapshot_table(snapshot_id: str) -> exp.Table:
+    """The snapshot's rows: the table `data` of its own file, attached under its id."""
+    return exp.table_("data", db="main", catalog=snapshot_id, quoted=True)
 
 
 def rejected_table(snapshot_id: str) -> exp.Table:
-    """The snapshot's rejected rows (row_id, line, column_name, value, reason), kept beside it:
-    a snapshot and its rejected rows are one immutable unit, made and dropped together."""
-    return exp.table_(snapshot_id + REJECTED, db="snapshots", quoted=True)
+    """The snapshot's rejected rows (row_id, line, column_name, value, reason), kept beside it in
+    its file: a snapshot and its rejected rows are one immutable unit, made and dropped together."""
+    return exp.table_("rejected", db="main", catalog=snapshot_id, quoted=True)
 
 
 class Catalog:
-    """One DuckDB database file (or memory) and the directory beside it for extractions."""
+    """A home: the catalog, the snapshot files, and this process's DuckDB that reads them."""
 
-    def __init__(self, home: str, memory_limit: str = "60%"):
+    def __init__(self, home: str, memory_limit: str = "60%", wait_seconds: float = 30.0, dropped_grace: float = 60.0):
         self.memory = home == ":memory:"
-        if self.memory:
-            import tempfile
-
-            self.home = Path(tempfile.mkdtemp(prefix="tabular-"))
-            self.db = duckdb.connect(":memory:")
-        else:
-            self.home = Path(home)
-            self.home.mkdir(parents=True, exist_ok=True)
-            try:
-                self.db = duckdb.connect(str(self.home / "tabular.duckdb"))
-            except duckdb.IOException as err:
-                if "lock" not in str(err).lower():
-                    raise
-                # One process at a time holds a home's DuckDB file (issue 15 moves the catalog).
-                held = re.search(r"PID (\d+)", str(err))
-                raise Overloaded(
-                    f"the home {str(self.home)!r} is open in another process"
-                    + (f" (PID {held.group(1)})" if held else "")
-                    + "; close it there, or send this call to that process (tabular serve)",
-                    retry_after=2,
-                ) from None
+        self.home = Path(tempfile.mkdtemp(prefix="tabular-")) if self.memory else Path(home)
+        self.home.mkdir(parents=True, exist_ok=True)
         self.uploads_dir = self.home / "uploads"
         self.extractions_dir = self.home / "extractions"
+        self.snapshots_dir = self.home / "snapshots"
         self.exports_dir = self.home / "exports"  # made by the first export there
-        self.uploads_dir.mkdir(exist_ok=True)
-        self.extractions_dir.mkdir(exist_ok=True)
+        self.owners_dir = self.home / "owners"
+        for folder in (self.uploads_dir, self.extractions_dir, self.snapshots_dir, self.owners_dir):
+            folder.mkdir(exist_ok=True)
+        self.wait_seconds, self.dropped_grace = wait_seconds, dropped_grace
+        # Who this open home is: files it is writing and jobs it runs carry this name, and a lock
+        # held on owners/<owner>.lock while it is open tells other processes it is alive.
+        self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._owner_file = open(self.owners_dir / f"{self.owner}.lock", "w")
+        fcntl.flock(self._owner_file, fcntl.LOCK_EX)
+        self.path = self.home / "catalog.sqlite"
+        self._local = threading.local()
+        self._conns: weakref.WeakSet = weakref.WeakSet()
+        self._conns_lock = threading.Lock()
+        self._writer = self._connect()
+        self._watch = self._connect()  # never writes: its data_version moves with every commit
+        self._watch_lock = threading.Lock()
+        self.publish_lock = threading.Lock()
+        with self.publish_lock:
+            self._writer.execute("PRAGMA catalog.journal_mode = WAL")  # kept by the file from then on
+        with self.change() as con:
+            for statement in SCHEMA.split(";"):  # (executescript would commit first)
+                con.execute(statement)
+        # This process's query engine: in memory, reading snapshot files attached on demand.
+        self.db = duckdb.connect(":memory:")
+        self.temp_dir = self.home / "tmp" / self.owner
+        self.db.execute("SET TimeZone = 'UTC'")
+        self.db.execute(f"SET temp_directory = {exp.Literal.string(str(self.temp_dir)).sql(dialect='duckdb')}")
+        with suppress(duckdb.Error):
+            self.db.execute(f"SET memory_limit = '{_memory(memory_limit)}'")
         self.cursors: weakref.WeakSet = weakref.WeakSet()
         self.cursors_lock = threading.Lock()
-        self.db.execute("SET TimeZone = 'UTC'")
-        try:
-            self.db.execute(f"SET memory_limit = '{_memory(memory_limit)}'")
-        except duckdb.Error:
-            pass
-        self.db.execute(SCHEMA)
-        _move_rejected(self.db)
-        self.publish_lock = threading.Lock()
-        # Bumped by every commit that changes what is live: readers cache schemas per generation.
-        self.generation = 0
+        self.attached: set[str] = set()
+        self._attacher = self.db.cursor()
+        self._attach_lock = threading.Lock()
         self.schema_cache: dict[tuple, list] = {}
-        self._local = threading.local()
         self.watchdog = Watchdog()
         # Query engines beside DuckDB (tabular/clickhouse.py), connected on first use.
         self.backends: dict[str, object] = {}
+        _move_home(self)
         self.sweep()
+
+    # -- the catalog (SQLite) ---------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False, detect_types=sqlite3.PARSE_DECLTYPES, factory=_Connection)
+        con.execute(f"PRAGMA busy_timeout = {int(self.wait_seconds * 1000)}")
+        con.execute("ATTACH DATABASE ? AS catalog", [str(self.path)])
+        # Durable across a killed process (every commit is in the WAL); a power cut may lose the
+        # last commits, never half of one.
+        con.execute("PRAGMA catalog.synchronous = NORMAL")
+        with self._conns_lock:
+            self._conns.add(con)
+        return con
+
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection to the catalog. Each statement outside `change()` is its own
+        transaction and sees the latest commit of any process."""
+        con = getattr(self._local, "conn", None)
+        if con is None:
+            con = self._local.conn = self._connect()
+        return con
+
+    @contextmanager
+    def change(self) -> Iterator[sqlite3.Connection]:
+        """One writer at a time, across processes, one transaction: everything done with the
+        connection becomes live at once when the block ends, or, if it raises, none of it does.
+        Snapshot files are written before it (see `new_snapshot`), so the wait is short."""
+        with self.publish_lock:
+            con = self._writer
+            try:
+                con.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as err:
+                raise _busy(err) from None
+            try:
+                yield con
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            try:
+                con.execute("COMMIT")
+            except sqlite3.OperationalError as err:
+                with suppress(sqlite3.Error):
+                    con.execute("ROLLBACK")
+                raise _busy(err) from None
+
+    @property
+    def generation(self) -> int:
+        """Moves with every catalog commit of any process: readers cache schemas per generation."""
+        with self._watch_lock:
+            return self._watch.execute("PRAGMA catalog.data_version").fetchone()[0]
+
+    # -- the snapshots (DuckDB) -------------------------------------------------------------
 
     def reader(self) -> duckdb.DuckDBPyConnection:
         """This thread's own cursor for queries, made once (a new one costs a connection setup)."""
@@ -131,35 +221,73 @@ class Catalog:
             cur = self._local.reader = self.cursor()
         return cur
 
-    @contextmanager
-    def change(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """One writer at a time, one transaction: everything done with the cursor becomes live at
-        once when the block ends, or, if it raises, none of it does. Readers then see a new
-        generation (their cached schemas are stale)."""
-        with self.publish_lock:
-            cur = self.cursor()
-            cur.execute("BEGIN TRANSACTION")
-            try:
-                yield cur
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            try:
-                cur.execute("COMMIT")
-            except duckdb.Error:
-                # DuckDB ends a transaction whose commit failed (a full disk: the WAL write); a
-                # ROLLBACK then fails too and would hide why. Make sure, and raise the commit's error.
-                with suppress(duckdb.Error):
-                    cur.execute("ROLLBACK")
-                raise
-            self.generation += 1
-
     def cursor(self) -> duckdb.DuckDBPyConnection:
         cur = self.db.cursor()
         cur.execute("SET TimeZone = 'UTC'")
         with self.cursors_lock:
             self.cursors.add(cur)
         return cur
+
+    def snapshot_path(self, snapshot_id: str) -> Path:
+        return self.snapshots_dir / f"{snapshot_id}.duckdb"
+
+    def _part_path(self, snapshot_id: str) -> Path:
+        return self.snapshots_dir / f"{snapshot_id}.{self.owner}.part"
+
+    def attach(self, snapshot_ids: Iterable[str]) -> None:
+        """Make these snapshots readable by this process's cursors (each file attached READ_ONLY
+        under its id, once). One no longer on disk was dropped since it was read: 409."""
+        missing = [s for s in snapshot_ids if s not in self.attached]
+        if not missing:
+            return
+        with self._attach_lock:
+            for snapshot_id in missing:
+                if snapshot_id in self.attached:
+                    continue
+                path = self.snapshot_path(snapshot_id)
+                if not path.exists():
+                    raise PreconditionFailed(f"snapshot {snapshot_id!r} no longer serves: read again")
+                self._attacher.execute(
+                    f"ATTACH IF NOT EXISTS {_literal(path)} AS {_name(snapshot_id)} (READ_ONLY)"
+                )
+                self.attached.add(snapshot_id)
+
+    def new_snapshot(self, snapshot_id: str) -> None:
+        """Attach a new snapshot's file for writing: `snapshot_table(id)` and `rejected_table(id)`
+        are then created by any cursor of this process, and `seal` finishes it."""
+        with self._attach_lock:
+            self._attacher.execute(f"ATTACH {_literal(self._part_path(snapshot_id))} AS {_name(snapshot_id)}")
+
+    def _sealed_path(self, snapshot_id: str) -> Path:
+        return self.snapshots_dir / f"{snapshot_id}.{self.owner}.sealed"
+
+    def seal(self, snapshot_id: str) -> None:
+        """Close a new snapshot's file, fsync it and give it its final name; from then on it is
+        only read. Not yet live: the catalog commit that names it makes it so, and until then an
+        empty `<id>.<owner>.sealed` beside it says whose it is (see `sweep`; `settled` removes it)."""
+        part = self._part_path(snapshot_id)
+        with self._attach_lock:
+            self._attacher.execute(f"DETACH {_name(snapshot_id)}")  # checkpoints: every row in the file
+        _fsync(part)
+        self._sealed_path(snapshot_id).touch()
+        os.replace(part, self.snapshot_path(snapshot_id))
+        _fsync(self.snapshots_dir)
+
+    def settled(self, snapshot_ids: Iterable[str]) -> None:
+        """After the commit that named them: the files are the catalog's now."""
+        for snapshot_id in snapshot_ids:
+            self._sealed_path(snapshot_id).unlink(missing_ok=True)
+
+    def discard(self, snapshot_id: str) -> None:
+        """Undo `new_snapshot` (and `seal`) of a snapshot no commit named."""
+        with self._attach_lock:
+            with suppress(duckdb.Error):
+                self._attacher.execute(f"DETACH DATABASE IF EXISTS {_name(snapshot_id)}")
+            self.attached.discard(snapshot_id)
+        for path in (self._part_path(snapshot_id), self.snapshot_path(snapshot_id)):
+            path.unlink(missing_ok=True)
+            Path(f"{path}.wal").unlink(missing_ok=True)
+        self._sealed_path(snapshot_id).unlink(missing_ok=True)  # last: see sweep
 
     def interrupt(self) -> None:
         """Interrupt whatever every open cursor is running (closing the engine)."""
@@ -169,38 +297,177 @@ class Catalog:
             with suppress(duckdb.Error):
                 cur.interrupt()
 
+    # -- upkeep -----------------------------------------------------------------------------
+
+    def alive(self, owner: str | None) -> bool:
+        """Whether the open home `owner` (a process, see `self.owner`) still runs."""
+        if not owner:
+            return False
+        if owner == self.owner:
+            return True
+        path = self.owners_dir / f"{owner}.lock"
+        try:
+            with open(path, "a") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True  # its owner holds the lock
+        path.unlink(missing_ok=True)  # ours now, and its owner is gone
+        return False
+
     def sweep(self) -> None:
-        """Remove what an interrupted ingest left, and what retention let go: extraction folders,
-        snapshot tables and (in the default exports folder) Parquet files nobody names."""
-        cur = self.cursor()
-        exported = {r[0] for r in cur.execute("SELECT location FROM catalog.exports").fetchall()}
+        """Remove what an interrupted process left and what retention let go: snapshot files no
+        commit named, extraction folders nobody names, (in the default exports folder) Parquet
+        files nobody recorded, and dropped snapshots' files past their grace. What another live
+        process may still be writing is left alone."""
+        con = self.conn()
+        # The snapshot files are listed before the catalog is read: a file whose `.sealed` mark
+        # was already gone at the listing was named by a commit the reading then sees.
+        listed = list(self.snapshots_dir.iterdir())
+        for lock in self.owners_dir.glob("*.lock"):
+            self.alive(lock.stem)  # a dead owner's lock file is removed
+        old = time.time() - ORPHAN_SECONDS
+        live = {r[0] for r in con.execute("SELECT snapshot_id FROM catalog.snapshots").fetchall()}
+        exported = {r[0] for r in con.execute("SELECT location FROM catalog.exports").fetchall()}
         for file in self.exports_dir.glob("*.parquet*") if self.exports_dir.is_dir() else ():
-            if str(file) not in exported:
+            # Unrecorded: a dropped snapshot's file goes; one of a kept snapshot may be an export
+            # another process is finishing, so only an old one goes.
+            if str(file) not in exported and (file.name.split(".")[0] not in live or _mtime(file) < old):
                 file.unlink(missing_ok=True)
-        named = {r[0] for r in cur.execute("SELECT extraction_dir FROM catalog.revisions").fetchall()}
+        named = {r[0] for r in con.execute("SELECT extraction_dir FROM catalog.revisions").fetchall()}
         for folder in self.extractions_dir.iterdir():
-            if folder.name not in named:
+            if folder.name not in named and self._orphan(folder, old):
                 shutil.rmtree(folder, ignore_errors=True)
-        live = {r[0] for r in cur.execute("SELECT snapshot_id FROM catalog.snapshots").fetchall()}
-        tables = cur.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'snapshots'").fetchall()
-        for (table,) in tables:
-            if table.removesuffix(REJECTED) not in live:  # a snapshot, or its rejected rows
-                cur.execute(exp.Drop(tables=[exp.table_(table, db="snapshots", quoted=True)], kind="TABLE", exists=True).sql(dialect="duckdb"))
+        for folder in (self.home / "tmp").glob("*"):
+            if not self.alive(folder.name):
+                shutil.rmtree(folder, ignore_errors=True)
+        for part in self.uploads_dir.glob("*.part"):
+            if self._orphan(part, old):
+                part.unlink(missing_ok=True)
+        dropped = {r[0] for r in con.execute("SELECT snapshot_id FROM catalog.dropped").fetchall()}
+        marks = {f.name.split(".")[0]: f for f in listed if f.suffix == ".sealed"}
+        for file in listed:
+            snapshot_id = file.name.split(".")[0]
+            if file.suffix in (".part", ".wal"):
+                if self._orphan(file, old):
+                    file.unlink(missing_ok=True)
+            elif file.suffix == ".duckdb" and snapshot_id not in live and snapshot_id not in dropped:
+                mark = marks.get(snapshot_id)
+                if mark is None or self._orphan(mark, old):
+                    file.unlink(missing_ok=True)  # sealed, then its commit never came
+                    if mark is not None:
+                        mark.unlink(missing_ok=True)
+            elif file.suffix == ".sealed" and (snapshot_id in live or self._orphan(file, old)):
+                file.unlink(missing_ok=True)
+        self.collect()
+
+    def collect(self) -> None:
+        """Delete the files of snapshots retention dropped more than `dropped_grace` ago (a reader
+        that resolved one just before its drop still finds it meanwhile)."""
+        con = self.conn()
+        until = now() - dt.timedelta(seconds=self.dropped_grace)
+        rows = con.execute("SELECT snapshot_id FROM catalog.dropped WHERE dropped_at < ?", [until.isoformat()]).fetchall()
+        for (snapshot_id,) in rows:
+            self.snapshot_path(snapshot_id).unlink(missing_ok=True)
+            con.execute("DELETE FROM catalog.dropped WHERE snapshot_id = ?", [snapshot_id])
+
+    def _orphan(self, path: Path, old: float) -> bool:
+        """A part file or folder named `<id>.<owner>…` whose owner is gone (or, without an owner
+        in its name, one older than ORPHAN_SECONDS)."""
+        parts = path.name.split(".")
+        owner = parts[1] if len(parts) > 1 and "-" in parts[1] else None
+        return not self.alive(owner) if owner else _mtime(path) < old
+
+    def close(self) -> None:
+        """Close this process's connections and release the home (its owner lock)."""
+        with suppress(duckdb.Error):
+            self.db.close()
+        with self._conns_lock:
+            conns = list(self._conns)
+        for con in conns:
+            with suppress(sqlite3.Error):
+                con.close()
+        shutil.rmtree(self.temp_dir, ignore_errors=True)
+        with suppress(OSError):
+            (self.owners_dir / f"{self.owner}.lock").unlink(missing_ok=True)
+            self._owner_file.close()
+        if self.memory:
+            shutil.rmtree(self.home, ignore_errors=True)
 
 
-def _move_rejected(db) -> None:
-    """A home made before rejected rows lived beside their snapshot: move them there, once."""
-    if not db.execute("SELECT 1 FROM duckdb_tables() WHERE schema_name = 'catalog' AND table_name = 'rejected'").fetchall():
+class _Connection(sqlite3.Connection):
+    """A connection that can be weakly referenced (closed with the catalog, if its thread has not ended)."""
+
+
+def _busy(err: sqlite3.OperationalError) -> Exception:
+    if "locked" in str(err) or "busy" in str(err):
+        return Overloaded("the catalog is busy with another process's write; try again shortly", retry_after=2)
+    return err
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return time.time()
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _literal(path: Path) -> str:
+    return exp.Literal.string(str(path)).sql(dialect="duckdb")
+
+
+def _name(snapshot_id: str) -> str:
+    return exp.to_identifier(snapshot_id, quoted=True).sql(dialect="duckdb")
+
+
+def _move_home(catalog: Catalog) -> None:
+    """A home made before the catalog moved to SQLite (one `tabular.duckdb` holding the catalog
+    and every snapshot): copy it into this layout once, then rename the old file aside."""
+    old = catalog.home / "tabular.duckdb"
+    if not old.exists():
         return
-    db.execute("BEGIN TRANSACTION")
-    for (snapshot_id,) in db.execute("SELECT snapshot_id FROM catalog.snapshots").fetchall():
-        table = rejected_table(snapshot_id).sql(dialect="duckdb")
-        db.execute(
-            f"CREATE TABLE IF NOT EXISTS {table} AS SELECT row_id, line, column_name, value, reason FROM catalog.rejected WHERE snapshot_id = ?",
-            [snapshot_id],
-        )
-    db.execute("DROP TABLE catalog.rejected")
-    db.execute("COMMIT")
+    cur = catalog.cursor()
+    try:
+        cur.execute(f"ATTACH {_literal(old)} AS __old (READ_ONLY)")
+    except duckdb.IOException as err:
+        raise Overloaded(f"the home {str(catalog.home)!r} is open in an older tabular process ({str(err).splitlines()[0]}); close it there", retry_after=2) from None
+    made = []
+    try:
+        with catalog.change() as con:
+            for table in TABLES:
+                columns = [r[0] for r in cur.execute(
+                    "SELECT column_name FROM duckdb_columns() WHERE database_name = '__old' AND schema_name = 'catalog' AND table_name = ?"
+                    " ORDER BY column_index", [table],
+                ).fetchall()]
+                for row in cur.execute(f'SELECT * FROM __old.catalog."{table}"').fetchall() if columns else ():
+                    insert(con, table, **dict(zip(columns, row)))
+            for (snapshot_id,) in cur.execute("SELECT snapshot_id FROM __old.catalog.snapshots").fetchall():
+                catalog.new_snapshot(snapshot_id)
+                made.append(snapshot_id)
+                for table, legacy in ((snapshot_table(snapshot_id), snapshot_id), (rejected_table(snapshot_id), snapshot_id + ".rejected")):
+                    source = exp.table_(legacy, db="snapshots", catalog="__old", quoted=True).sql(dialect="duckdb")
+                    if table.name == "rejected" and not cur.execute(
+                        "SELECT 1 FROM duckdb_tables() WHERE database_name = '__old' AND schema_name = 'snapshots' AND table_name = ?", [legacy]
+                    ).fetchall():
+                        source = "(SELECT NULL::BIGINT AS row_id, NULL::BIGINT AS line, NULL AS column_name, NULL AS value, NULL AS reason LIMIT 0)"
+                    cur.execute(f"CREATE TABLE {table.sql(dialect='duckdb')} AS SELECT * FROM {source}")
+                catalog.seal(snapshot_id)
+    except BaseException:
+        for snapshot_id in made:
+            catalog.discard(snapshot_id)
+        raise
+    finally:
+        cur.execute("DETACH DATABASE IF EXISTS __old")
+    old.rename(old.with_name("tabular.duckdb.moved"))
 
 
 def _table(table: str) -> exp.Table:
@@ -219,18 +486,31 @@ def insert(cur, table: str, **values) -> None:
     """One row into catalog.<table>, by column name (columns left out are NULL)."""
     names = [exp.to_identifier(k, quoted=True) for k in values]
     stmt = exp.insert(exp.values([tuple(exp.Placeholder() for _ in values)]), _table(table), columns=names)
-    cur.execute(stmt.sql(dialect="duckdb"), [_stored(v) for v in values.values()])
+    _write(cur, stmt.sql(dialect="sqlite"), [_stored(v) for v in values.values()])
 
 
 def update(cur, table: str, key: dict, **values) -> None:
     """Set `values` on the catalog.<table> rows matching every column of `key`."""
     stmt = exp.update(_table(table), {exp.to_identifier(k, quoted=True): exp.Placeholder() for k in values}, where=_where(key))
-    cur.execute(stmt.sql(dialect="duckdb"), [*map(_stored, values.values()), *(v for v in key.values() if v is not None)])
+    _write(cur, stmt.sql(dialect="sqlite"), [*map(_stored, values.values()), *(_stored(v) for v in key.values() if v is not None)])
+
+
+def _write(con, sql: str, params: list):
+    try:
+        return con.execute(sql, params)
+    except sqlite3.OperationalError as err:
+        raise _busy(err) from None
 
 
 def _stored(value):
-    """Dicts and lists are held as JSON text."""
-    return dumps(value) if isinstance(value, (dict, list)) else value
+    """Dicts and lists are held as JSON text, times as ISO text in UTC, flags as 0/1."""
+    if isinstance(value, (dict, list)):
+        return dumps(value)
+    if isinstance(value, dt.datetime):
+        return value.astimezone(dt.timezone.utc).isoformat()
+    if isinstance(value, bool):
+        return int(value)
+    return value
 
 
 def live_datasets(cur, org: str, namespace: str, source_uri: str, columns: str = "d.dataset_id, d.live_snapshot") -> list[tuple]:

@@ -23,7 +23,7 @@ from .settings import Settings
 
 
 def connect(home: str | None = None, **settings: Any) -> "Engine":
-    """An engine over the DuckDB file under `home` (TABULAR_HOME, else ./.tabular); ':memory:' for a throwaway."""
+    """An engine over the home at `home` (TABULAR_HOME, else ./.tabular); ':memory:' for a throwaway."""
     config = Settings.from_env(**settings)
     return Engine(home or os.environ.get("TABULAR_HOME") or config.home, config)
 
@@ -41,7 +41,7 @@ def _shut(jobs: JobPool, catalog: Catalog) -> None:
     worker would not stop: closing DuckDB under a running query would crash the process."""
     jobs.close()
     if not any(thread.is_alive() for thread in jobs.threads):
-        catalog.db.close()
+        catalog.close()
 
 
 class Engine:
@@ -51,7 +51,7 @@ class Engine:
 
     def __init__(self, home: str, settings: Settings):
         self.settings = settings
-        self.catalog = Catalog(home, settings.duckdb_memory)
+        self.catalog = Catalog(home, settings.duckdb_memory, settings.catalog_wait_seconds, settings.dropped_grace_seconds)
         self.jobs = JobPool(self.catalog, settings)
         self.context = Context(self.catalog, settings, self.jobs)
         self._finalizer = weakref.finalize(self, _shut, self.jobs, self.catalog)

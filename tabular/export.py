@@ -19,7 +19,7 @@ from sqlglot import exp
 
 from planner.compile import ROW_ID
 
-from .catalog import Catalog, insert, now
+from .catalog import Catalog, insert, now, snapshot_table
 
 BATCH_ROWS = 128 * 1024
 
@@ -39,7 +39,7 @@ def destination(catalog: Catalog, configured: str) -> str:
 
 def location_of(catalog: Catalog, snapshot_id: str, location: str | None = None) -> Export | None:
     """The snapshot's latest recorded export (or the one at `location`), or None."""
-    row = catalog.cursor().execute(
+    row = catalog.conn().execute(
         "SELECT snapshot_id, location, rows, bytes FROM catalog.exports WHERE snapshot_id = ? AND (? IS NULL OR location = ?)"
         " ORDER BY exported_at DESC LIMIT 1",
         [snapshot_id, location, location],
@@ -58,12 +58,14 @@ def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
     if known is not None:
         return known
     cur = catalog.cursor()
+    catalog.attach([snapshot_id])
     columns = cur.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = 'snapshots' AND table_name = ? ORDER BY column_index", [snapshot_id]
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = ? AND schema_name = 'main' AND table_name = 'data' ORDER BY column_index",
+        [snapshot_id],
     ).fetchall()
     if not columns:
         raise LookupError(f"no snapshot table {snapshot_id!r}")
-    table = exp.table_(snapshot_id, db="snapshots", quoted=True)
+    table = snapshot_table(snapshot_id)
     # A duration has no Parquet type every reader takes: it is written as DuckDB's text of it
     # (the ClickHouse backend refuses duration columns anyway).
     picked = [
@@ -89,7 +91,7 @@ def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
         size = Path(target).stat().st_size
     else:
         size = fs.get_file_info(target).size or 0
-    insert(cur, "exports", snapshot_id=snapshot_id, location=location, rows=rows, bytes=size, exported_at=now())
+    insert(catalog.conn(), "exports", snapshot_id=snapshot_id, location=location, rows=rows, bytes=size, exported_at=now())
     return Export(snapshot_id, location, rows, size)
 
 
@@ -100,7 +102,7 @@ def export_live(catalog: Catalog, where: str, org: str | None = None, namespace:
         " AND s.source_uri = d.source_uri AND s.live_revision = d.revision"
         " WHERE (? IS NULL OR d.org = ?) AND (? IS NULL OR d.namespace = ?) ORDER BY d.org, d.namespace, d.source_uri, d.idx"
     )
-    ids = [r[0] for r in catalog.cursor().execute(sql, [org, org, namespace, namespace]).fetchall()]
+    ids = [r[0] for r in catalog.conn().execute(sql, [org, org, namespace, namespace]).fetchall()]
     return [export_snapshot(catalog, sid, where) for sid in ids]
 
 

@@ -23,7 +23,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from . import candidates as C
-from .cast import snapshot_table
+from .catalog import snapshot_table
 from .extract import FastRead, Irregular
 from .infer import SAMPLE_HEAD, SAMPLE_SPREAD, Tally, Typing, infer_from, long_table, settle_by_evidence, string_text, text_of
 from .settings import Settings

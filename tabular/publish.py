@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import uuid
 from contextlib import suppress
 from dataclasses import dataclass, replace
@@ -11,12 +12,11 @@ from typing import Callable
 
 import duckdb
 import pyarrow as pa
-from sqlglot import exp
 
 from . import infer, onepass, pause, records, retention, retype, sheets
 from .candidates import STRING, format_of
-from .cast import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, snapshot_table, write_rejected
-from .catalog import Catalog, insert, now, update
+from .cast import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, write_rejected
+from .catalog import Catalog, insert, now, snapshot_table, update
 from .errors import IngestFailed
 from .extract import Extraction, FastRead, Irregular, open_fast, read_delimited
 from .formats import file_format
@@ -50,9 +50,9 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
     """Run the job to a published revision and return its number; raise IngestFailed otherwise."""
     fmt = file_format(job.filename, job.options)
     report(stage="parse", format=fmt)
-    folder = catalog.extractions_dir / uuid.uuid4().hex
+    folder = catalog.extractions_dir / f"{uuid.uuid4().hex}.{catalog.owner}"  # the owner: see Catalog.sweep
     folder.mkdir()
-    made: list[str] = []  # snapshot tables written before the publish transaction
+    made: list[str] = []  # snapshot files written before the publish transaction
     try:
         options = dict(job.options)
         if fmt == "tsv" and not options.get("delimiter"):
@@ -84,7 +84,7 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
                 report(stage="publish")
                 rows = one.extraction.rows
                 coverage = {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
-                return _publish(catalog, settings, job, fmt, folder, [(dataset_ids([one.extraction])[0], one)], options, coverage)
+                return _publish(catalog, settings, job, fmt, folder, [(dataset_ids([one.extraction])[0], one)], options, coverage, made)
             report(progress=_progress("read", "rows", 0, 0))
             extractions = [read_delimited(job.upload_path, folder / "0.parquet", name, options, settings,
                                           progress=lambda n: report(progress=_progress("read", "rows", 0, n)))]
@@ -99,7 +99,7 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
             report(progress=_progress("type", "rows", rows, sum(e.rows for e in extractions[: len(typed)])))
         report(stage="publish", progress=_progress("write", "rows", rows, 0))
         covered = covered or {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
-        revision = _publish(catalog, settings, job, fmt, folder, list(zip(ids, typed)), options, covered)
+        revision = _publish(catalog, settings, job, fmt, folder, list(zip(ids, typed)), options, covered, made)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         _drop(catalog, made)
@@ -115,10 +115,9 @@ def _progress(phase: str, unit: str, total: int, done: int) -> dict:
     return {"phase": phase, "unit": unit, "total": total, "done": done, "completed": done}
 
 
-def _drop(catalog: Catalog, tables: list[str]) -> None:
-    cur = catalog.cursor()
-    for snapshot_id in tables:
-        cur.execute(exp.Drop(tables=[snapshot_table(snapshot_id)], kind="TABLE", exists=True).sql(dialect="duckdb"))
+def _drop(catalog: Catalog, made: list[str]) -> None:
+    for snapshot_id in made:
+        catalog.discard(snapshot_id)
 
 
 @dataclass
@@ -158,7 +157,7 @@ def _one_pass(catalog: Catalog, settings: Settings, job: Job, fast: FastRead, ou
             # The sample is every row: its typing is the careful one, built from the rows in memory.
             extraction.origin["one_pass"] = True
             return _carry(catalog, settings, job, dataset_ids([extraction])[0], _Typed(extraction, names, typings, rows=head.table), options)
-        if retype.person_set(catalog.cursor(), job.org, job.namespace, job.source_uri, dataset_ids([extraction])[0]):
+        if retype.person_set(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_ids([extraction])[0]):
             return None  # carrying a person's types checks them on every row: the careful way
         values = onepass.guards(cur, typings, tallies, markers)
         if values is None:
@@ -166,7 +165,7 @@ def _one_pass(catalog: Catalog, settings: Settings, job: Job, fast: FastRead, ou
         tick = lambda: report(progress=_progress("read", "bytes", fast.size, fast.bytes_read))
         try:
             with onepass.Ticker(lambda: _tick(cur, tick, cancelled), settings.progress_seconds):
-                built = _built(cur, extraction, names, typings, values, made, lambda snapshot_id: onepass.write(cur, head, fast.schema, snapshot_id, cells, names, values))
+                built = _built(catalog, cur, extraction, names, typings, values, made, lambda snapshot_id: onepass.write(cur, head, fast.schema, snapshot_id, cells, names, values))
         except duckdb.InterruptException:
             raise Cancelled() from None
         if built is not None:
@@ -182,7 +181,7 @@ def _guessed(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, ex
     when the careful way must count every row first (see onepass.py)."""
     if extraction.rows <= infer.SAMPLE_HEAD + infer.SAMPLE_SPREAD or any(r.type != "string" for r in extraction.forced.values()):
         return None
-    if retype.person_set(catalog.cursor(), job.org, job.namespace, job.source_uri, dataset_id):
+    if retype.person_set(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_id):
         return None
     cur = catalog.cursor()
     relation = parquet_relation(str(extraction.path))
@@ -198,18 +197,20 @@ def _guessed(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, ex
     for cell in extraction.forced:  # Excel text stays text: nothing to guard
         typings[cell] = infer.Typing(STRING, "VARCHAR")
         values[cell] = infer.string_text(cell)
-    return _built(cur, extraction, names, {c: typings[c] for c in cells}, values, made, lambda snapshot_id: onepass.create(cur, relation, snapshot_id, cells, names, values))
+    return _built(catalog, cur, extraction, names, {c: typings[c] for c in cells}, values, made, lambda snapshot_id: onepass.create(cur, relation, snapshot_id, cells, names, values))
 
 
-def _built(cur, extraction: Extraction, names: list[str], typings: dict, values: dict, made: list[str], write: Callable[[str], int]) -> _Typed | None:
+def _built(catalog: Catalog, cur, extraction: Extraction, names: list[str], typings: dict, values: dict, made: list[str], write: Callable[[str], int]) -> _Typed | None:
     """The snapshot written in one guarded pass by `write` (onepass.py), with its statistics;
     None, with nothing left behind, when a guard or an irregular row stopped it."""
     snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
+    catalog.new_snapshot(snapshot_id)
     made.append(snapshot_id)
     try:
         rows = write(snapshot_id)
     except (onepass.Misled, Irregular):
         made.remove(snapshot_id)
+        catalog.discard(snapshot_id)
         return None
     cells = extraction.cell_columns
     typings = onepass.unclean(typings)
@@ -248,7 +249,7 @@ def dataset_ids(extractions: list[Extraction]) -> list[str]:
 
 def _carry(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, item: _Typed, options: dict) -> _Typed:
     """The live revision's person-set column types, carried where they still read (retype.carry)."""
-    before = retype.person_set(catalog.cursor(), job.org, job.namespace, job.source_uri, dataset_id)
+    before = retype.person_set(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_id)
     if before:
         markers = settings.nulls(options)
         cur = catalog.cursor()
@@ -313,52 +314,73 @@ def _warnings(ex: Extraction) -> list[str]:
     return out
 
 
-def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: Path, typed: list[tuple[str, _Typed]], options: dict, coverage: dict) -> int:
-    """One transaction: snapshot tables, catalog rows, the source's live revision. All or nothing."""
+def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: Path, typed: list[tuple[str, _Typed]], options: dict,
+             coverage: dict, made: list[str]) -> int:
+    """Every snapshot written to its own file and sealed, then one catalog transaction: the
+    catalog rows and the source's live revision. All or nothing (a failure discards the files)."""
     markers = settings.nulls(options)
-    with catalog.change() as cur:
-        key = [job.org, job.namespace, job.source_uri]
-        found = cur.execute(
-            "SELECT live_revision, last_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key
-        ).fetchall()  # all of it: DuckDB registers rows in memory (a file read whole) only past a finished result
-        source = found[0] if found else None
-        live = source[0] if source and source[0] is not None else 0
-        if job.expected_revision is not None and job.expected_revision != live:
-            raise IngestFailed("revision_conflict", f"expected revision {job.expected_revision} to be live, but {live or 'none'} is")
+    _check_revision(catalog.conn(), job)  # before the writing, as well as in the transaction
+    built_ids = []
+    cur = catalog.cursor()
+    for dataset_id, item in typed:
+        ex = item.extraction
+        if item.built is not None:
+            snapshot_id, built = item.built
+            write_rejected(cur, snapshot_id, ex.excluded)  # rows extraction itself left out (a total row)
+        else:
+            snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
+            catalog.new_snapshot(snapshot_id)
+            made.append(snapshot_id)
+            built = build_snapshot(cur, item.relation(cur), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)
+        catalog.seal(snapshot_id)
+        built_ids.append((snapshot_id, built))
+    with catalog.change() as con:
+        source = _check_revision(con, job)
         revision = (source[1] if source else 0) + 1
         stamp = now()
-        for index, (dataset_id, item) in enumerate(typed):
+        for index, ((dataset_id, item), (snapshot_id, built)) in enumerate(zip(typed, built_ids)):
             ex = item.extraction
-            if item.built is not None:
-                snapshot_id, built = item.built
-                write_rejected(cur, snapshot_id, ex.excluded)  # rows extraction itself left out (a total row)
-            else:
-                snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
-                built = build_snapshot(cur, item.relation(cur), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)
             for column, header in zip(built.columns, ex.headers):
                 column["header"] = header
             origin = dict(ex.origin)
             origin["decimal_mark"] = _common(item, "decimal_mark")
             origin["date_order"] = _common(item, "order")
             ident = dict(org=job.org, namespace=job.namespace, source_uri=job.source_uri, revision=revision, dataset_id=dataset_id)
-            insert(cur, "datasets", **ident, name=ex.name, idx=index, extraction=str(ex.path), headers=ex.headers, names=item.names,
+            insert(con, "datasets", **ident, name=ex.name, idx=index, extraction=str(ex.path), headers=ex.headers, names=item.names,
                    rows=ex.rows, origin=origin, warnings=_warnings(ex), options=options, live_snapshot=snapshot_id)
-            insert(cur, "snapshots", snapshot_id=snapshot_id, **ident, rows=built.rows, rows_rejected=built.rows_rejected,
+            insert(con, "snapshots", snapshot_id=snapshot_id, **ident, rows=built.rows, rows_rejected=built.rows_rejected,
                    columns=built.columns, questions=_questions(item), approved=False, created_at=stamp)
-            insert(cur, "typings", snapshot_id=snapshot_id, typings=retype.dump(item.typings))
+            insert(con, "typings", snapshot_id=snapshot_id, typings=retype.dump(item.typings))
         parser = {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt)
         where = dict(org=job.org, namespace=job.namespace, source_uri=job.source_uri)
-        insert(cur, "revisions", **where, revision=revision, upload_id=job.upload_id, filename=job.filename, format=fmt, parser=parser,
+        insert(con, "revisions", **where, revision=revision, upload_id=job.upload_id, filename=job.filename, format=fmt, parser=parser,
                coverage=coverage, warnings=[], extraction_dir=folder.name, ingested_at=stamp, state="partial" if coverage["lost"] else "ready")
         described = dict(live_revision=revision, last_revision=revision, title=job.title, description=job.description, tags=job.tags,
                          metadata=job.metadata, updated_at=stamp)
         if source:
-            update(cur, "sources", where, **described)
+            update(con, "sources", where, **described)
         else:
-            insert(cur, "sources", **where, **described, created_at=stamp)
-        retention.prune(cur, *key, settings.snapshots_kept)
+            insert(con, "sources", **where, **described, created_at=stamp)
+        retention.prune(con, job.org, job.namespace, job.source_uri, settings.snapshots_kept)
         pause.at("ingest.commit")
+    catalog.settled(made)
+    made.clear()  # committed: the files are the revision's now
+    with suppress(sqlite3.Error, OSError):  # upkeep only: the next sweep does it otherwise
+        catalog.collect()
     return revision
+
+
+def _check_revision(con, job: Job) -> tuple | None:
+    """The source's (live_revision, last_revision), or None; revision_conflict when the job
+    expected another revision to be live."""
+    source = con.execute(
+        "SELECT live_revision, last_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?",
+        [job.org, job.namespace, job.source_uri],
+    ).fetchone()
+    live = source[0] if source and source[0] is not None else 0
+    if job.expected_revision is not None and job.expected_revision != live:
+        raise IngestFailed("revision_conflict", f"expected revision {job.expected_revision} to be live, but {live or 'none'} is")
+    return source
 
 
 def _common(item: _Typed, attr: str) -> str | None:

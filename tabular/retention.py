@@ -3,10 +3,7 @@ serves."""
 
 from __future__ import annotations
 
-from sqlglot import exp
-
-from .cast import snapshot_table
-from .catalog import live_datasets, rejected_table
+from .catalog import insert, live_datasets, now
 
 
 def serving(cur, org: str, namespace: str, source_uri: str) -> set[str]:
@@ -16,8 +13,8 @@ def serving(cur, org: str, namespace: str, source_uri: str) -> set[str]:
 
 
 def prune(cur, org: str, namespace: str, source_uri: str, kept: int) -> list[str]:
-    """Drop each dataset's snapshots (with their rejected rows) past the newest `kept`, inside the
-    caller's transaction."""
+    """Drop each dataset's snapshots past the newest `kept`, inside the caller's catalog
+    transaction. Their files go later (Catalog.collect), once no reader can still be on them."""
     keep = serving(cur, org, namespace, source_uri)
     rows = cur.execute(
         "SELECT snapshot_id FROM (SELECT snapshot_id, row_number() OVER (PARTITION BY dataset_id ORDER BY created_at DESC, snapshot_id) AS k"
@@ -25,9 +22,9 @@ def prune(cur, org: str, namespace: str, source_uri: str, kept: int) -> list[str
         [org, namespace, source_uri, max(kept, 1)],
     ).fetchall()
     dropped = [r[0] for r in rows if r[0] not in keep]
+    stamp = now()
     for snapshot_id in dropped:
-        for table in (snapshot_table(snapshot_id), rejected_table(snapshot_id)):
-            cur.execute(exp.Drop(tables=[table], kind="TABLE", exists=True).sql(dialect="duckdb"))
         for table in ("snapshots", "typings", "exports"):  # export files: Catalog.sweep
             cur.execute(f"DELETE FROM catalog.{table} WHERE snapshot_id = ?", [snapshot_id])
+        insert(cur, "dropped", snapshot_id=snapshot_id, dropped_at=stamp)
     return dropped

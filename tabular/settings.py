@@ -80,6 +80,13 @@ class Settings:
     # How long closing an engine waits for its running jobs to stop (they are interrupted and
     # put back to pending, to be finished by the next process that takes up jobs).
     close_seconds: float = 10.0
+    # How often a process that takes up jobs looks for jobs whose process died meanwhile.
+    take_up_seconds: float = 5.0
+    # How long a catalog write waits for another process's write to commit before 503 OVERLOADED
+    # (writes hold the catalog only for their catalog rows: snapshot files are written before).
+    catalog_wait_seconds: float = 30.0
+    # A snapshot file retention dropped stays this long, for readers that resolved it just before.
+    dropped_grace_seconds: float = 60.0
     # Op calls served at once over HTTP; more wait up to `overload_wait_seconds`, then 503.
     max_inflight: int = 64
     overload_wait_seconds: float = 5.0

@@ -31,5 +31,10 @@ def ingest(ns, path, source_uri=None, **fields):
     return status, got.datasets[0]
 
 
+def snapshot_files(engine) -> set[str]:
+    """The snapshots on the home's disk (each is its own file; one being written counts too)."""
+    return {p.name.split(".")[0] for p in engine.catalog.snapshots_dir.iterdir()}
+
+
 def columns(dataset):
     return {c.name: c for c in dataset.columns}

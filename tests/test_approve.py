@@ -7,7 +7,7 @@ import threading
 import pytest
 
 import tabular
-from conftest import CSV, columns, ingest
+from conftest import CSV, columns, ingest, snapshot_files
 
 
 def approve(engine, uri, snapshot_id, columns=None, formats=None, **extra):
@@ -127,7 +127,7 @@ def test_a_snapshot_of_an_earlier_revision_is_409_and_a_deleted_source_is_not_fo
 
 def test_a_snapshot_published_before_typings_were_stored_is_typed_again_alike(ns, engine):
     _, before = ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
-    engine.catalog.cursor().execute("DELETE FROM catalog.typings")
+    engine.catalog.conn().execute("DELETE FROM catalog.typings")
     got = approve(engine, "d", before.snapshot_id, formats={"when": "MDY"})["dataset"]
     assert [(c["name"], c["type"], c["format"]) for c in got["columns"]] == [("id", "number", ""), ("when", "date", "%m/%d/%Y"), ("qty", "number", "")]
 
@@ -169,13 +169,13 @@ def test_the_audit_says_who_when_and_what_changed(ns, engine):
 
 
 def test_old_snapshots_past_the_retention_setting_are_dropped(tmp_path):
-    with tabular.connect(str(tmp_path / "home"), snapshots_kept=2) as engine:
+    with tabular.connect(str(tmp_path / "home"), snapshots_kept=2, dropped_grace_seconds=0) as engine:
         ns = engine.namespace("acme", "finance")
         _, dataset = ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
         snapshot = dataset.snapshot_id
         for order in ("MDY", "DMY", "MDY"):
             snapshot = approve(engine, "d", snapshot, formats={"when": order})["dataset"]["snapshot_id"]
-        tables = {r[0] for r in engine.catalog.cursor().execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'snapshots' AND NOT ends_with(table_name, '.rejected')").fetchall()}
+        tables = snapshot_files(engine)
         assert len(tables) == 2 and snapshot in tables and dataset.snapshot_id not in tables
         assert ns.dataset_get("d", sample_rows=1).datasets[0].sample[0]["when"] == "2024-03-04"
 

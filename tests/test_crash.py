@@ -46,13 +46,15 @@ def killed_at(point: str, home, *args) -> str:
 
 
 def consistent(engine) -> None:
-    """Every snapshot table is named by the catalog and every name has its table; every
-    extraction folder belongs to a revision; every live dataset has its snapshot."""
-    cur = engine.catalog.cursor()
-    tables = {r[0] for r in cur.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'snapshots'").fetchall()}
+    """Every snapshot file is named by the catalog (or dropped by retention, waiting out its
+    grace) and every name has its file; every extraction folder belongs to a revision; every
+    live dataset has its snapshot."""
+    cur = engine.catalog.conn()
+    files = {p.name for p in engine.catalog.snapshots_dir.iterdir()}
     named = {r[0] for r in cur.execute("SELECT snapshot_id FROM catalog.snapshots").fetchall()}
-    # Each snapshot is its table and its rejected rows' table, nothing more, nothing less.
-    assert tables == named | {n + ".rejected" for n in named}
+    dropped = {r[0] for r in cur.execute("SELECT snapshot_id FROM catalog.dropped").fetchall()}
+    # Each snapshot is one sealed file (its rows and its rejected rows), nothing half-written.
+    assert files - {n + ".duckdb" for n in dropped} == {n + ".duckdb" for n in named}
     # Only live revisions: retention (snapshots_kept) drops older revisions' snapshots by design.
     live = {r[0] for r in cur.execute(
         "SELECT d.live_snapshot FROM catalog.datasets d JOIN catalog.sources s"
@@ -143,12 +145,25 @@ def test_an_engine_left_open_mid_job_exits_cleanly_and_the_job_finishes_later(tm
         consistent(engine)
 
 
-def test_a_second_process_on_an_open_home_gets_a_clear_error(tmp_path):
+ANOTHER_PROCESS = """
+import sys, tabular
+with tabular.connect(sys.argv[1]) as engine:
+    ns = engine.namespace("acme", "finance")
+    print(ns.query({"datasets": [{"source_uri": "books"}], "aggregates": [{"fn": "count"}]}).rows[0][0])
+    print(ns.ingest_file(sys.argv[2], source_uri="more").state)
+"""
+
+
+def test_a_second_process_reads_and_writes_while_the_first_holds_the_home(tmp_path):
     home = tmp_path / "home"
-    with tabular.connect(str(home)):
-        other = run(home, "import sys, tabular\ntry:\n    tabular.connect(sys.argv[1])\nexcept tabular.TabularError as err:\n    print(err.code, err.message)")
-    assert other.returncode == 0 and other.stderr == ""
-    assert other.stdout.startswith("OVERLOADED") and "open in another process" in other.stdout
+    with tabular.connect(str(home)) as engine:
+        ns = engine.namespace("acme", "finance")
+        _, books = ingest(ns, CSV / "dates_dmy.csv", source_uri="books")
+        other = run(home, ANOTHER_PROCESS, str(CSV / "crlf.csv"))
+        assert (other.returncode, other.stderr) == (0, "")
+        assert other.stdout.split() == [str(books.rows), "ready"]
+        # What the other process published is live here at once.
+        assert ns.dataset_get("more").found and ns.query({"datasets": [{"source_uri": "more"}], "aggregates": [{"fn": "count"}]}).rows == [[4]]
 
 
 def test_after_a_kill_short_processes_exit_cleanly_and_a_worker_finishes_the_job(tmp_path):

@@ -5,13 +5,9 @@ import json
 import pytest
 
 import tabular
-from conftest import CSV, ingest
+from conftest import CSV, ingest, snapshot_files
 
 COUNT = {"aggregates": [{"fn": "count"}]}
-
-
-def snapshot_tables(engine) -> set[str]:
-    return {r[0] for r in engine.catalog.cursor().execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'snapshots' AND NOT ends_with(table_name, '.rejected')").fetchall()}
 
 
 def test_get_answers_the_source_and_its_live_revision(ns):
@@ -97,11 +93,11 @@ def test_another_namespace_sees_nothing_and_changes_nothing(ns, engine):
 
 
 def test_retention_drops_old_revisions_but_never_what_serves(tmp_path):
-    with tabular.connect(str(tmp_path / "home"), snapshots_kept=1) as engine:
+    with tabular.connect(str(tmp_path / "home"), snapshots_kept=1, dropped_grace_seconds=0) as engine:
         ns = engine.namespace("acme", "finance")
         for _ in range(3):
             _, dataset = ingest(ns, CSV / "crlf.csv", source_uri="data")
-        assert snapshot_tables(engine) == {dataset.snapshot_id}
+        assert snapshot_files(engine) == {dataset.snapshot_id}
         ns.call("knowledge.delete", {"source_uri": "data"})
         assert ns.call("knowledge.restore", {"source_uri": "data"})["restored"]
         assert ns.dataset_get("data", sample_rows=1).datasets[0].sample

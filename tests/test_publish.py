@@ -3,7 +3,7 @@
 import pytest
 
 import tabular
-from conftest import CSV, ingest
+from conftest import CSV, ingest, snapshot_files
 
 
 def test_each_ingest_publishes_the_next_revision(ns):
@@ -30,10 +30,9 @@ def test_a_failed_ingest_keeps_the_previous_revision_serving(ns, engine):
     assert status.state == "failed"
     got = ns.dataset_get("data")
     assert got.found and got.revision == 1 and got.datasets[0].rows == 4
-    # Nothing half-written: one extraction folder and one snapshot table, for revision 1.
+    # Nothing half-written: one extraction folder and one snapshot file, for revision 1.
     assert len(list(engine.catalog.extractions_dir.iterdir())) == 1
-    tables = engine.catalog.cursor().execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'snapshots' AND NOT ends_with(table_name, '.rejected')").fetchone()[0]
-    assert tables == 1
+    assert snapshot_files(engine) == {got.datasets[0].snapshot_id}
 
 
 def test_namespaces_do_not_see_each_other(engine):
@@ -79,18 +78,50 @@ def test_bad_input_is_a_validation_error_with_a_path(engine):
     assert [e.path for e in err.value.errors] == ["options.delimiter"]
 
 
-def test_a_home_that_kept_rejected_rows_in_the_catalog_is_moved_on_open(tmp_path):
-    # Homes made before rejected rows lived beside their snapshot held them in catalog.rejected.
+SUM_IDS = {"datasets": [{"source_uri": "d"}], "group_by": [{"column": "when"}], "aggregates": [{"fn": "sum", "column": "qty"}]}
+
+
+def test_a_home_made_in_one_duckdb_file_is_moved_on_open(tmp_path):
+    """Homes made before the catalog moved to SQLite held the catalog and every snapshot in one
+    `tabular.duckdb`. Such a home is rebuilt here from a new one, then opened: its sources,
+    rejected rows, approvals and answers are all there, and the old file is set aside."""
+    import duckdb
+
     home = tmp_path / "home"
     with tabular.connect(str(home)) as engine:
-        _, dataset = ingest(engine.namespace("acme", "finance"), CSV / "ragged.csv", source_uri="r")
-        before = engine.namespace("acme", "finance").dataset_get("r").datasets[0].rejected
-        assert before  # the row with too many cells
-        cur = engine.catalog.cursor()
-        table = f'snapshots."{dataset.snapshot_id}.rejected"'
-        cur.execute(f"CREATE TABLE catalog.rejected AS SELECT '{dataset.snapshot_id}' AS snapshot_id, * FROM {table}")
-        cur.execute(f"DROP TABLE {table}")
+        ns = engine.namespace("acme", "finance")
+        _, ragged = ingest(ns, CSV / "ragged.csv", source_uri="r")
+        _, dates = ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
+        ns.call("knowledge.dataset_approve", {"source_uri": "d", "snapshot_id": dates.snapshot_id, "formats": {"when": "DMY"}})
+        before = {uri: ns.dataset_get(uri, sample_rows=5).model_dump() for uri in ("r", "d")}
+        history = ns.call("knowledge.get", {"source_uri": "d"})["history"]
+        summed = ns.query(SUM_IDS).rows
+        tables = {t: [r[1] for r in engine.catalog.conn().execute(f"PRAGMA catalog.table_info({t})").fetchall()] for t in ("uploads", "jobs", "sources", "revisions", "datasets", "snapshots", "typings", "approvals", "deletions", "exports")}
+        rows = {t: engine.catalog.conn().execute(f"SELECT * FROM catalog.{t}").fetchall() for t in tables}
+        snapshots = [r[0] for r in rows["snapshots"]]
+    old = duckdb.connect(str(home / "tabular.duckdb"))
+    old.execute("CREATE SCHEMA catalog; CREATE SCHEMA snapshots")
+    for table, names in tables.items():
+        old.execute(f"CREATE TABLE catalog.{table} ({', '.join(n + ' VARCHAR' for n in names)})")
+        for row in rows[table]:
+            old.execute(f"INSERT INTO catalog.{table} VALUES ({', '.join('?' * len(names))})", [None if v is None else str(v) for v in row])
+    for table, names in tables.items():  # back to the types DuckDB held
+        for name in names:
+            kind = "TIMESTAMPTZ" if name.endswith("_at") else "INTEGER" if name in ("revision", "rows", "idx", "attempts", "live_revision", "last_revision", "rows_rejected", "bytes", "expected_revision") else "BOOLEAN" if name in ("approved", "retyped", "cancel_requested") else None
+            if kind:
+                old.execute(f"ALTER TABLE catalog.{table} ALTER {name} TYPE {kind} USING {name}::{kind}")
+    for snapshot_id in snapshots:
+        path = home / "snapshots" / f"{snapshot_id}.duckdb"
+        old.execute(f"ATTACH '{path}' AS s (READ_ONLY)")
+        old.execute(f'CREATE TABLE snapshots."{snapshot_id}" AS FROM s.data; CREATE TABLE snapshots."{snapshot_id}.rejected" AS FROM s.rejected; DETACH s')
+        path.unlink()
+    old.close()
+    for name in ("catalog.sqlite", "catalog.sqlite-wal", "catalog.sqlite-shm"):
+        (home / name).unlink(missing_ok=True)
     with tabular.connect(str(home)) as engine:
-        assert engine.namespace("acme", "finance").dataset_get("r").datasets[0].rejected == before
-        left = engine.catalog.cursor().execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'catalog' AND table_name = 'rejected'").fetchone()[0]
-        assert left == 0
+        ns = engine.namespace("acme", "finance")
+        assert {uri: ns.dataset_get(uri, sample_rows=5).model_dump() for uri in ("r", "d")} == before
+        assert ns.call("knowledge.get", {"source_uri": "d"})["history"] == history
+        assert ns.query(SUM_IDS).rows == summed
+        assert (home / "tabular.duckdb.moved").exists() and not (home / "tabular.duckdb").exists()
+        assert snapshot_files(engine) == set(snapshots)

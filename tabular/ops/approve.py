@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sqlite3
 import uuid
+from contextlib import suppress
 
 from pydantic import BaseModel, Field
 
@@ -90,7 +92,7 @@ def _stale(snapshot_id: str, live: str) -> PreconditionFailed:
 
 def _typings(ctx: Context, cur, live: _Live) -> dict[str, infer.Typing]:
     """The live snapshot's typings as stored at publish (inferred again for a snapshot that has none)."""
-    row = cur.execute("SELECT typings FROM catalog.typings WHERE snapshot_id = ?", [live.snapshot_id]).fetchone()
+    row = ctx.catalog.conn().execute("SELECT typings FROM catalog.typings WHERE snapshot_id = ?", [live.snapshot_id]).fetchone()
     if row:
         return retype.load(row[0])
     cells = [f"c{i + 1}" for i in range(len(live.names))]
@@ -105,12 +107,12 @@ def _as(t: infer.Typing) -> TypeFormat:
 def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
     """Approve a dataset's typing: retype the named columns (types, and formats such as a date order or a decimal mark) from the stored extraction under a new snapshot; every other open question is settled as it is held."""
     cur = ctx.catalog.cursor()
-    live = _live(cur, body)
+    live = _live(ctx.catalog.conn(), body)
     if live is None:
         return DatasetApproveOut(found=False)
     if body.snapshot_id != live.snapshot_id:
         raise _stale(body.snapshot_id, live.snapshot_id)
-    path = stored.extraction(ctx.catalog, ctx.settings, cur, body.org, body.namespace, body.source_uri, live.revision, live.dataset_id)
+    path = stored.extraction(ctx.catalog, ctx.settings, ctx.catalog.conn(), body.org, body.namespace, body.source_uri, live.revision, live.dataset_id)
     live = dataclasses.replace(live, extraction=path)
     markers = ctx.settings.nulls(live.options)
     current = _typings(ctx, cur, live)
@@ -141,31 +143,49 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
 
 
 def _commit(ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, changes: list[Change], settled: list[str], markers) -> str:
-    """One transaction: the new snapshot, its rejected rows and stats, the switch, the audit row."""
-    key = [body.org, body.namespace, body.source_uri]
+    """The new snapshot (its rows, rejected rows and stats) written to its own file, then one
+    catalog transaction: the switch and the audit row. A failure leaves the live one serving."""
+    catalog = ctx.catalog
     snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
-    with ctx.catalog.change() as cur:
-        serving = dict(live_datasets(cur, *key)).get(live.dataset_id)
-        if serving != body.snapshot_id:
-            raise _stale(body.snapshot_id, serving or "none")
-        excluded = [
-            Excluded(*r)
-            for r in cur.execute(
-                f"SELECT row_id, line, value, reason FROM {rejected_table(live.snapshot_id).sql(dialect='duckdb')} WHERE column_name IS NULL ORDER BY row_id",
-            ).fetchall()
-        ]
+    cur = catalog.cursor()
+    catalog.attach([live.snapshot_id])
+    excluded = [
+        Excluded(*r)
+        for r in cur.execute(
+            f"SELECT row_id, line, value, reason FROM {rejected_table(live.snapshot_id).sql(dialect='duckdb')} WHERE column_name IS NULL ORDER BY row_id",
+        ).fetchall()
+    ]
+    catalog.new_snapshot(snapshot_id)
+    try:
         built = build_snapshot(cur, parquet_relation(live.extraction), snapshot_id, list(typings), live.names, typings, markers, excluded)
+        catalog.seal(snapshot_id)
         for column, header in zip(built.columns, live.headers):
             column["header"] = header
-        stamp = now()
-        ident = dict(org=body.org, namespace=body.namespace, source_uri=body.source_uri, revision=live.revision, dataset_id=live.dataset_id)
-        insert(cur, "snapshots", snapshot_id=snapshot_id, **ident, rows=built.rows, rows_rejected=built.rows_rejected, columns=built.columns,
-               questions=[], approved=True, approved_at=stamp, approved_by=ctx.caller, created_at=stamp)
-        insert(cur, "typings", snapshot_id=snapshot_id, typings=retype.dump(typings))
-        update(cur, "datasets", ident, live_snapshot=snapshot_id)
-        insert(cur, "approvals", **ident, old_snapshot=live.snapshot_id, new_snapshot=snapshot_id, approved_by=ctx.caller, approved_at=stamp,
-               retyped=bool(changes), changes=[c.model_dump() for c in changes], settled=settled)
-        retention.prune(cur, *key, ctx.settings.snapshots_kept)
-        pause.at("approve.commit")
+        with catalog.change() as con:
+            _switch(ctx, con, body, live, snapshot_id, built, typings, changes, settled)
+    except BaseException:
+        catalog.discard(snapshot_id)
+        raise
+    catalog.settled([snapshot_id])
+    with suppress(sqlite3.Error, OSError):  # upkeep only: the next sweep does it otherwise
+        catalog.collect()
     return snapshot_id
+
+
+def _switch(ctx: Context, cur, body: DatasetApproveIn, live: _Live, snapshot_id: str, built, typings: dict, changes: list[Change], settled: list[str]) -> None:
+    """The catalog rows of an approval, inside the caller's transaction."""
+    key = [body.org, body.namespace, body.source_uri]
+    serving = dict(live_datasets(cur, *key)).get(live.dataset_id)
+    if serving != body.snapshot_id:
+        raise _stale(body.snapshot_id, serving or "none")
+    stamp = now()
+    ident = dict(org=body.org, namespace=body.namespace, source_uri=body.source_uri, revision=live.revision, dataset_id=live.dataset_id)
+    insert(cur, "snapshots", snapshot_id=snapshot_id, **ident, rows=built.rows, rows_rejected=built.rows_rejected, columns=built.columns,
+           questions=[], approved=True, approved_at=stamp, approved_by=ctx.caller, created_at=stamp)
+    insert(cur, "typings", snapshot_id=snapshot_id, typings=retype.dump(typings))
+    update(cur, "datasets", ident, live_snapshot=snapshot_id)
+    insert(cur, "approvals", **ident, old_snapshot=live.snapshot_id, new_snapshot=snapshot_id, approved_by=ctx.caller, approved_at=stamp,
+           retyped=bool(changes), changes=[c.model_dump() for c in changes], settled=settled)
+    retention.prune(cur, *key, ctx.settings.snapshots_kept)
+    pause.at("approve.commit")
 

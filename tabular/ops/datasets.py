@@ -6,8 +6,7 @@ import json
 
 from sqlglot import exp
 
-from ..cast import snapshot_table
-from ..catalog import rejected_table
+from ..catalog import rejected_table, snapshot_table
 from ..jsonval import to_json
 from ..models import DatasetGetIn, DatasetGetOut, DatasetOut
 from .context import Context
@@ -17,7 +16,7 @@ SAMPLED_DATASETS = 20
 
 
 def live_revision(ctx: Context, org: str, namespace: str, source_uri: str) -> int | None:
-    row = ctx.catalog.cursor().execute(
+    row = ctx.catalog.conn().execute(
         "SELECT live_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", [org, namespace, source_uri]
     ).fetchone()
     return row[0] if row else None
@@ -28,8 +27,8 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
     revision = live_revision(ctx, body.org, body.namespace, body.source_uri)
     if revision is None:
         return DatasetGetOut(found=False)
-    cur = ctx.catalog.cursor()
-    (state,) = cur.execute(
+    con = ctx.catalog.conn()
+    (state,) = con.execute(
         "SELECT state FROM catalog.revisions WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ?",
         [body.org, body.namespace, body.source_uri, revision],
     ).fetchone()
@@ -43,9 +42,11 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
     if body.dataset_id:
         query += " AND d.dataset_id = ?"
         params.append(body.dataset_id)
-    rows = cur.execute(query + " ORDER BY d.idx", params).fetchall()
+    rows = con.execute(query + " ORDER BY d.idx", params).fetchall()
     if not rows:
         return DatasetGetOut(found=False, revision=revision)
+    ctx.catalog.attach([r[3] for r in rows])
+    cur = ctx.catalog.reader()
     out = []
     for k, row in enumerate(rows):
         (dataset_id, name, idx, snapshot_id, origin, headers, warnings, extracted, kept, rejected_count, columns, questions,

@@ -56,7 +56,7 @@ class UploadWriter:
         self.ctx = ctx
         self.limit = ctx.settings.max_upload_bytes
         self.upload_id = "u_" + uuid.uuid4().hex
-        self.partial = ctx.catalog.uploads_dir / (self.upload_id + ".part")
+        self.partial = ctx.catalog.uploads_dir / f"{self.upload_id}.{ctx.catalog.owner}.part"  # the owner: see Catalog.sweep
         self.digest = hashlib.sha256()
         self.size = 0
         self.out = self.partial.open("wb")
@@ -94,7 +94,7 @@ class UploadWriter:
         # are stored under the upload id, and no name (`..`, `..\\x`) is ever a path here.
         name = re.split(r"[\\/]", filename.replace("\x00", ""))[-1]
         name = name if name.strip(".") else "upload"
-        insert(self.ctx.catalog.cursor(), "uploads", upload_id=self.upload_id, org=org, namespace=namespace, filename=name, bytes=self.size,
+        insert(self.ctx.catalog.conn(), "uploads", upload_id=self.upload_id, org=org, namespace=namespace, filename=name, bytes=self.size,
                sha256=self.digest.hexdigest(), content_type=content_type, path=str(final), created_at=now())
         return UploadOut(upload_id=self.upload_id, filename=name, bytes=self.size, sha256=self.digest.hexdigest(), content_type=content_type)
 
@@ -122,7 +122,7 @@ def upload(ctx: Context, body: UploadIn) -> UploadOut:
 
 def ingest(ctx: Context, body: IngestIn) -> IngestOut:
     """Start reading an uploaded file into typed datasets; answers at once with the job's id."""
-    row = ctx.catalog.cursor().execute(
+    row = ctx.catalog.conn().execute(
         "SELECT path, filename FROM catalog.uploads WHERE upload_id = ? AND org = ? AND namespace = ?",
         [body.upload_id, body.org, body.namespace],
     ).fetchone()
@@ -134,7 +134,7 @@ def ingest(ctx: Context, body: IngestIn) -> IngestOut:
     request = body.model_dump(mode="json", exclude={"idempotency_key"})
     with ctx.jobs.lock:
         if body.idempotency_key:
-            found = ctx.catalog.cursor().execute(
+            found = ctx.catalog.conn().execute(
                 "SELECT ingestion_id, state, request FROM catalog.jobs WHERE org = ? AND namespace = ? AND idempotency_key = ?",
                 [body.org, body.namespace, body.idempotency_key],
             ).fetchone()
@@ -144,17 +144,17 @@ def ingest(ctx: Context, body: IngestIn) -> IngestOut:
                         "this idempotency key was used for a different ingest",
                         [ErrorItem("idempotency_key", "already used with another request", expected="a new key for a new request", received=body.idempotency_key)],
                     )
-                if found[1] == "pending" and found[0] not in ctx.jobs.done:
+                if found[1] == "pending" and found[0] not in ctx.jobs.done and ctx.jobs.take(found[0]):
                     # Left pending by a process that closed: the retried request runs it here.
                     ctx.jobs.submit(found[0])
                 return IngestOut(ingestion_id=found[0], state=found[1], source_uri=body.source_uri, namespace=body.namespace)
         ctx.jobs.check_room()
         ingestion_id = "i_" + uuid.uuid4().hex
         stamp = now()
-        insert(ctx.catalog.cursor(), "jobs", ingestion_id=ingestion_id, org=body.org, namespace=body.namespace, source_uri=body.source_uri,
+        insert(ctx.catalog.conn(), "jobs", ingestion_id=ingestion_id, org=body.org, namespace=body.namespace, source_uri=body.source_uri,
                upload_id=body.upload_id, state="pending", stage="", attempts=0, warnings=[], expected_revision=body.expected_revision,
                filename=row[1], cancel_requested=False, request=request, created_at=stamp, updated_at=stamp,
-               idempotency_key=body.idempotency_key or None)
+               idempotency_key=body.idempotency_key or None, owner=ctx.catalog.owner)
         ctx.jobs.submit(ingestion_id)
     return IngestOut(ingestion_id=ingestion_id, state="pending", source_uri=body.source_uri, namespace=body.namespace)
 
@@ -167,7 +167,7 @@ _STATUS_COLUMNS = (
 
 def ingest_status(ctx: Context, body: IngestStatusIn) -> IngestStatusOut:
     """The job's state, stage, progress, coverage, warnings and errors."""
-    row = ctx.catalog.cursor().execute(
+    row = ctx.catalog.conn().execute(
         f"SELECT {_STATUS_COLUMNS} FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
         [body.ingestion_id, body.org, body.namespace],
     ).fetchone()
@@ -224,10 +224,13 @@ def _warm_arrow() -> None:
 class JobPool:
     """Worker threads running ingest jobs recorded in the catalog, with a bounded wait list.
 
-    A job is a row of catalog.jobs; this pool only holds ids. At start it takes up the jobs a
-    previous process left `pending` or `processing` (a crash, a kill): a job that was running is
-    started again with `attempts` + 1, or failed `retries_exhausted` once it has had
-    `job_attempts` starts, so a file that kills the process cannot do so forever.
+    A job is a row of catalog.jobs, owned by the open home (Catalog.owner) that queued it or
+    took it up; this pool only holds ids. Any number of processes run pools on one home: a
+    worker claims a job by one conditional UPDATE (pending → processing), so no job runs twice.
+    A pool that takes up jobs (`take_up_jobs`) looks, at start and every `take_up_seconds`, for
+    the jobs whose owner is gone (closed, crashed, killed): a job that was running is started
+    again with `attempts` + 1, or failed `retries_exhausted` once it has had `job_attempts`
+    starts, so a file that kills the process cannot do so forever.
     """
 
     def __init__(self, catalog: Catalog, settings: Settings, workers: int | None = None):
@@ -240,12 +243,15 @@ class JobPool:
         self.closing = False
         self.taken_up: list[str] = []  # the jobs other processes left, which this one runs
         self.published: set[str] = set()  # running jobs past their publish (close() leaves them be)
+        self.stopped = threading.Event()
         if settings.take_up_jobs:
             self.recover()
         self.threads = [
             threading.Thread(target=self._work, name=f"ingest-{k}", daemon=True)
             for k in range(max(1, workers or settings.ingest_workers))
         ]
+        if settings.take_up_jobs:
+            self.threads.append(threading.Thread(target=self._take_up, name="ingest-take-up", daemon=True))
         for thread in self.threads:
             thread.start()
         threading.Thread(target=_warm_arrow, name="arrow-warm", daemon=True).start()
@@ -265,15 +271,35 @@ class JobPool:
             self.waiting.append(ingestion_id)
             self.ready.notify()
 
+    def take(self, ingestion_id: str) -> bool:
+        """Make a job whose owner is gone this pool's (one conditional UPDATE: of two processes
+        taking it at once, one does). False when its owner lives or another took it first."""
+        con = self.catalog.conn()
+        row = con.execute("SELECT owner FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id]).fetchone()
+        if row is None or self.catalog.alive(row[0]):
+            return False
+        taken = con.execute(
+            "UPDATE catalog.jobs SET owner = ? WHERE ingestion_id = ? AND owner IS ?", [self.catalog.owner, ingestion_id, row[0]]
+        ).rowcount
+        return taken == 1
+
+    def _take_up(self) -> None:
+        while not self.stopped.wait(self.settings.take_up_seconds):
+            try:
+                self.recover()
+            except Exception:  # a busy catalog, a closing engine: the next round tries again
+                if self.closing:
+                    return
+
     def recover(self) -> None:
-        """Take up what a previous process left unfinished (see the class docstring)."""
-        for part in self.catalog.uploads_dir.glob("*.part"):
-            part.unlink(missing_ok=True)
-        rows = self.catalog.cursor().execute(
+        """Take up what processes that are gone left unfinished (see the class docstring)."""
+        rows = self.catalog.conn().execute(
             "SELECT ingestion_id, state, attempts, cancel_requested FROM catalog.jobs"
             " WHERE state IN ('pending', 'processing') ORDER BY created_at"
         ).fetchall()
         for ingestion_id, state, attempts, cancel_requested in rows:
+            if ingestion_id in self.done or not self.take(ingestion_id):
+                continue
             if cancel_requested:
                 self.update(ingestion_id, state="cancelled", stage="")
                 continue
@@ -290,7 +316,7 @@ class JobPool:
 
     def cancel(self, ingestion_id: str, org: str, namespace: str) -> IngestCancelOut:
         with self.lock:
-            row = self.catalog.cursor().execute(
+            row = self.catalog.conn().execute(
                 "SELECT state FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?", [ingestion_id, org, namespace]
             ).fetchone()
             if row is None:
@@ -313,7 +339,7 @@ class JobPool:
 
     def update(self, ingestion_id: str, **fields) -> None:
         with self.lock:
-            update(self.catalog.cursor(), "jobs", {"ingestion_id": ingestion_id}, **fields, updated_at=now())
+            update(self.catalog.conn(), "jobs", {"ingestion_id": ingestion_id}, **fields, updated_at=now())
 
     def _work(self) -> None:
         while True:
@@ -342,7 +368,7 @@ class JobPool:
             self.done[ingestion_id].set()
 
     def _attempt(self, ingestion_id: str) -> None:
-        cur = self.catalog.cursor()
+        cur = self.catalog.conn()
         row = cur.execute(
             "SELECT j.org, j.namespace, j.source_uri, j.request, j.state, u.path, u.filename, j.upload_id, j.attempts"
             " FROM catalog.jobs j JOIN catalog.uploads u USING (upload_id) WHERE ingestion_id = ?",
@@ -350,11 +376,15 @@ class JobPool:
         ).fetchone()
         org, namespace, source_uri, request, state, path, filename, upload_id, attempts = row
         with self.lock:
-            # Read again under the lock: a cancel may have come between the queue and here.
-            (state,) = cur.execute("SELECT state FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id]).fetchone()
-            if state != "pending":
+            # The claim: only a pending job of this pool's (a cancel may have come between the
+            # queue and here, or a process that took it up when this one looked gone).
+            claimed = cur.execute(
+                "UPDATE catalog.jobs SET state = 'processing', stage = 'parse', attempts = attempts + 1, updated_at = ?"
+                " WHERE ingestion_id = ? AND state = 'pending' AND owner = ?",
+                [now().isoformat(), ingestion_id, self.catalog.owner],
+            ).rowcount
+            if claimed != 1:
                 return
-            self.update(ingestion_id, state="processing", stage="parse", attempts=attempts + 1)
         request = json.loads(request)
         job = publish.Job(
             ingestion_id, org, namespace, source_uri, Path(path), filename, upload_id,
@@ -406,11 +436,11 @@ class JobPool:
         """Cancelled by a caller, or the engine is closing (see close())."""
         if self.closing:
             return True
-        row = self.catalog.cursor().execute("SELECT cancel_requested FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id]).fetchone()
+        row = self.catalog.conn().execute("SELECT cancel_requested FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id]).fetchone()
         return bool(row and row[0])
 
     def _warnings(self, org, namespace, source_uri, revision) -> list[str]:
-        rows = self.catalog.cursor().execute(
+        rows = self.catalog.conn().execute(
             "SELECT dataset_id, warnings FROM catalog.datasets WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ? ORDER BY idx",
             [org, namespace, source_uri, revision],
         ).fetchall()
@@ -422,6 +452,7 @@ class JobPool:
         jobs still waiting stay `pending`."""
         with self.lock:
             self.closing = True
+            self.stopped.set()
             self.ready.notify_all()
         deadline = time.monotonic() + self.settings.close_seconds
         for thread in self.threads:

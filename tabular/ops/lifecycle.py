@@ -102,7 +102,6 @@ def doc_id(org: str, namespace: str, source_uri: str) -> str:
 
 def _restorable(cur, key: list[str]) -> int | None:
     row = cur.execute(
-        # Plain SQL that SQLite speaks too (issue 15 moves the catalog there).
         "SELECT revision FROM catalog.deletions WHERE org = ? AND namespace = ? AND source_uri = ? AND restored_at IS NULL"
         " ORDER BY deleted_at DESC LIMIT 1",
         key,
@@ -125,7 +124,7 @@ def history(cur, key: list[str]) -> list[HistoryEntry]:
 
 def get(ctx: Context, body: SourceIn) -> GetOut:
     """A source: its title, tags and metadata, the live revision (format, parser, coverage, datasets), and the history of approvals."""
-    cur = ctx.catalog.cursor()
+    cur = ctx.catalog.conn()
     key = [body.org, body.namespace, body.source_uri]
     row = cur.execute(
         "SELECT live_revision, last_revision, title, description, tags, metadata FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key
@@ -212,7 +211,7 @@ def list_sources(ctx: Context, body: ListIn) -> ListOut:
         raise ValidationFailed(f"limit is over {ceiling}", [ErrorItem("limit", f"at most {ceiling}", expected=f"1..{ceiling}", received=body.limit)])
     limit = min(body.limit, ceiling)
     after = _cursor(body.cursor) if body.cursor else ""
-    rows = ctx.catalog.cursor().execute(
+    rows = ctx.catalog.conn().execute(
         "SELECT s.source_uri, s.title, s.tags, s.live_revision, r.ingested_at FROM catalog.sources s"
         " LEFT JOIN catalog.revisions r ON r.org = s.org AND r.namespace = s.namespace AND r.source_uri = s.source_uri AND r.revision = s.live_revision"
         " WHERE s.org = ? AND s.namespace = ? AND s.source_uri > ? AND substr(s.source_uri, 1, length(?)) = ? ORDER BY s.source_uri LIMIT ?",

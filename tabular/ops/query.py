@@ -100,7 +100,7 @@ def _datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[D
 
 def _load_datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[DatasetInfo]:
     rows = live_datasets(
-        ctx.catalog.cursor(), org, namespace, source_uri, "d.dataset_id, d.live_snapshot, d.revision, s.rows, s.rows_rejected, s.columns, s.questions, r.state"
+        ctx.catalog.conn(), org, namespace, source_uri, "d.dataset_id, d.live_snapshot, d.revision, s.rows, s.rows_rejected, s.columns, s.questions, r.state"
     )
     out = []
     for dataset_id, snapshot_id, revision, kept, rejected, columns, questions, state in rows:
@@ -110,12 +110,12 @@ def _load_datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> l
         cols = tuple(
             ColumnInfo(c["name"], c["type"], c["physical"], bool(c["unique"]), tuple(asked.get(c["name"], ()))) for c in json.loads(columns)
         )
-        out.append(DatasetInfo(source_uri, dataset_id, snapshot_id, revision, ("snapshots", snapshot_id), kept, rejected, state == "partial", cols))
+        out.append(DatasetInfo(source_uri, dataset_id, snapshot_id, revision, (snapshot_id, "main", "data"), kept, rejected, state == "partial", cols))
     return out
 
 
 def _known_sources(ctx: Context, org: str, namespace: str) -> list[str]:
-    rows = ctx.catalog.cursor().execute(
+    rows = ctx.catalog.conn().execute(
         "SELECT source_uri FROM catalog.sources WHERE org = ? AND namespace = ? AND live_revision IS NOT NULL", [org, namespace]
     ).fetchall()
     return [r[0] for r in rows]
@@ -156,6 +156,8 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     compiled_at = time.perf_counter()
     rows: list[tuple] = []
     if not body.dry_run:
+        if not clickhouse:
+            ctx.catalog.attach(s.info.snapshot_id for s in resolved.sources)
         rows = clickhouse.run(compiled, settings.query_seconds) if clickhouse else _run(ctx, compiled.sql, compiled.params, settings.query_seconds)
     executed = time.perf_counter()
     truncated = len(rows) > body.limit
