@@ -129,7 +129,7 @@ def same_rows(got: list[list], want: list[tuple]) -> bool:
 def measure(engine, plan: dict, sql_template: str, repeat: int) -> dict:
     body = {"org": "bench", "namespace": "tpch", **plan}
     answer = engine.call("knowledge.query", body)  # warm-up; its receipt names the snapshot tables
-    tables = {d["dataset_id"]: f'snapshots."{d["snapshot_id"]}"' for d in answer["receipt"]["datasets"]}
+    tables = {d["dataset_id"]: f'"{d["snapshot_id"]}".main.data' for d in answer["receipt"]["datasets"]}
     sql = sql_template.format(**tables)
     cur = engine.catalog.cursor()
     want = cur.execute(sql).fetchall()  # warm-up

@@ -165,7 +165,7 @@ def _one_pass(catalog: Catalog, settings: Settings, job: Job, fast: FastRead, ou
         tick = lambda: report(progress=_progress("read", "bytes", fast.size, fast.bytes_read))
         try:
             with onepass.Ticker(lambda: _tick(cur, tick, cancelled), settings.progress_seconds):
-                built = _built(catalog, cur, extraction, names, typings, values, made, lambda snapshot_id: onepass.write(cur, head, fast.schema, snapshot_id, cells, names, values))
+                built = _built(catalog, None, cur, extraction, names, typings, values, made, lambda snapshot_id: onepass.write(cur, head, fast.schema, snapshot_id, cells, names, values))
         except duckdb.InterruptException:
             raise Cancelled() from None
         if built is not None:
@@ -197,14 +197,14 @@ def _guessed(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, ex
     for cell in extraction.forced:  # Excel text stays text: nothing to guard
         typings[cell] = infer.Typing(STRING, "VARCHAR")
         values[cell] = infer.string_text(cell)
-    return _built(catalog, cur, extraction, names, {c: typings[c] for c in cells}, values, made, lambda snapshot_id: onepass.create(cur, relation, snapshot_id, cells, names, values))
+    return _built(catalog, extraction.rows * len(cells), cur, extraction, names, {c: typings[c] for c in cells}, values, made, lambda snapshot_id: onepass.create(cur, relation, snapshot_id, cells, names, values))
 
 
-def _built(catalog: Catalog, cur, extraction: Extraction, names: list[str], typings: dict, values: dict, made: list[str], write: Callable[[str], int]) -> _Typed | None:
+def _built(catalog: Catalog, cells_known: int | None, cur, extraction: Extraction, names: list[str], typings: dict, values: dict, made: list[str], write: Callable[[str], int]) -> _Typed | None:
     """The snapshot written in one guarded pass by `write` (onepass.py), with its statistics;
     None, with nothing left behind, when a guard or an irregular row stopped it."""
     snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
-    catalog.new_snapshot(snapshot_id)
+    catalog.new_snapshot(snapshot_id, cells_known)
     made.append(snapshot_id)
     try:
         rows = write(snapshot_id)
@@ -329,7 +329,7 @@ def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: P
             write_rejected(cur, snapshot_id, ex.excluded)  # rows extraction itself left out (a total row)
         else:
             snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
-            catalog.new_snapshot(snapshot_id)
+            catalog.new_snapshot(snapshot_id, ex.rows * len(ex.cell_columns))
             made.append(snapshot_id)
             built = build_snapshot(cur, item.relation(cur), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)
         catalog.seal(snapshot_id)

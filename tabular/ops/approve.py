@@ -155,7 +155,7 @@ def _commit(ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, ch
             f"SELECT row_id, line, value, reason FROM {rejected_table(live.snapshot_id).sql(dialect='duckdb')} WHERE column_name IS NULL ORDER BY row_id",
         ).fetchall()
     ]
-    catalog.new_snapshot(snapshot_id)
+    catalog.new_snapshot(snapshot_id, live.rows * len(live.names))
     try:
         built = build_snapshot(cur, parquet_relation(live.extraction), snapshot_id, list(typings), live.names, typings, markers, excluded)
         catalog.seal(snapshot_id)
