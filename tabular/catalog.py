@@ -169,6 +169,7 @@ class Catalog:
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False, detect_types=sqlite3.PARSE_DECLTYPES, factory=_Connection)
+        con.row_factory = sqlite3.Row
         con.execute(f"PRAGMA busy_timeout = {int(self.wait_seconds * 1000)}")
         con.execute("ATTACH DATABASE ? AS catalog", [str(self.path)])
         # Durable across a killed process (every commit is in the WAL); a power cut may lose the
@@ -335,14 +336,12 @@ class Catalog:
         for lock in self.owners_dir.glob("*.lock"):
             self.alive(lock.stem)  # a dead owner's lock file is removed
         old = time.time() - ORPHAN_SECONDS
-        live = {r[0] for r in con.execute("SELECT snapshot_id FROM catalog.snapshots").fetchall()}
-        exported = {r[0] for r in con.execute("SELECT location FROM catalog.exports").fetchall()}
+        live, dropped, exported, named = named_files(con)
         for file in self.exports_dir.glob("*.parquet*") if self.exports_dir.is_dir() else ():
             # Unrecorded: a dropped snapshot's file goes; one of a kept snapshot may be an export
             # another process is finishing, so only an old one goes.
             if str(file) not in exported and (file.name.split(".")[0] not in live or _mtime(file) < old):
                 file.unlink(missing_ok=True)
-        named = {r[0] for r in con.execute("SELECT extraction_dir FROM catalog.revisions").fetchall()}
         for folder in self.extractions_dir.iterdir():
             if folder.name not in named and self._orphan(folder, old):
                 shutil.rmtree(folder, ignore_errors=True)
@@ -352,7 +351,6 @@ class Catalog:
         for part in self.uploads_dir.glob("*.part"):
             if self._orphan(part, old):
                 part.unlink(missing_ok=True)
-        dropped = {r[0] for r in con.execute("SELECT snapshot_id FROM catalog.dropped").fetchall()}
         marks = {f.name.split(".")[0]: f for f in listed if f.suffix == ".sealed"}
         for file in listed:
             snapshot_id = file.name.split(".")[0]
@@ -373,11 +371,9 @@ class Catalog:
         """Delete the files of snapshots retention dropped more than `dropped_grace` ago (a reader
         that resolved one just before its drop still finds it meanwhile)."""
         con = self.conn()
-        until = now() - dt.timedelta(seconds=self.dropped_grace)
-        rows = con.execute("SELECT snapshot_id FROM catalog.dropped WHERE dropped_at < ?", [until.isoformat()]).fetchall()
-        for (snapshot_id,) in rows:
+        for snapshot_id in dropped_before(con, now() - dt.timedelta(seconds=self.dropped_grace)):
             self.snapshot_path(snapshot_id).unlink(missing_ok=True)
-            con.execute("DELETE FROM catalog.dropped WHERE snapshot_id = ?", [snapshot_id])
+            forget_dropped(con, snapshot_id)
 
     def _orphan(self, path: Path, old: float) -> bool:
         """A part file or folder named `<id>.<owner>…` whose owner is gone (or, without an owner
@@ -520,12 +516,14 @@ def _stored(value):
     return value
 
 
-def live_datasets(cur, org: str, namespace: str, source_uri: str, columns: str = "d.dataset_id, d.live_snapshot") -> list[tuple]:
-    """`columns` of the datasets of a source's live revision (d: catalog.datasets, s: the live
-    snapshot's catalog.snapshots row, r: the revision), in the file's order; [] when none is live.
-    The one place this join is written."""
+def live_datasets(cur, org: str, namespace: str, source_uri: str) -> list:
+    """The datasets of a source's live revision, in the file's order ([] when none is live), each
+    with the snapshot it serves: dataset_id, live_snapshot, revision, name, extraction, names,
+    headers, extracted (rows), options, then the snapshot's rows, rows_rejected, columns and
+    questions, and the revision's state. The one place this join is written."""
     return cur.execute(
-        f"SELECT {columns} FROM catalog.sources src"
+        "SELECT d.dataset_id, d.live_snapshot, d.revision, d.name, d.extraction, d.names, d.headers, d.rows AS extracted, d.options,"
+        " s.rows, s.rows_rejected, s.columns, s.questions, r.state FROM catalog.sources src"
         " JOIN catalog.datasets d ON d.org = src.org AND d.namespace = src.namespace AND d.source_uri = src.source_uri AND d.revision = src.live_revision"
         " JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot"
         " JOIN catalog.revisions r ON r.org = d.org AND r.namespace = d.namespace AND r.source_uri = d.source_uri AND r.revision = d.revision"
@@ -550,3 +548,243 @@ def now() -> dt.datetime:
 
 def dumps(value) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+# -- every question asked of the catalog, by name ------------------------------------------
+# (Rows are sqlite3.Row: read by position or by column name.)
+
+_SOURCE = "org = ? AND namespace = ? AND source_uri = ?"
+
+
+def _one(con, sql: str, params: list):
+    return con.execute(sql, params).fetchone()
+
+
+def _all(con, sql: str, params: list) -> list:
+    return con.execute(sql, params).fetchall()
+
+
+def source_row(con, org: str, namespace: str, source_uri: str):
+    """The source's row (live_revision, last_revision, title, description, tags, metadata), or None."""
+    return _one(con, f"SELECT live_revision, last_revision, title, description, tags, metadata FROM catalog.sources WHERE {_SOURCE}",
+                [org, namespace, source_uri])
+
+
+def live_source_uris(con, org: str, namespace: str) -> list[str]:
+    """The namespace's sources with a live revision."""
+    return [r[0] for r in _all(con, "SELECT source_uri FROM catalog.sources WHERE org = ? AND namespace = ? AND live_revision IS NOT NULL",
+                               [org, namespace])]
+
+
+def source_page(con, org: str, namespace: str, after: str, prefix: str, limit: int) -> list:
+    """Sources after `after` whose uri starts with `prefix`, in uri order: (source_uri, title, tags,
+    live_revision, ingested_at of the live revision)."""
+    return _all(
+        con,
+        "SELECT s.source_uri, s.title, s.tags, s.live_revision, r.ingested_at FROM catalog.sources s"
+        " LEFT JOIN catalog.revisions r ON r.org = s.org AND r.namespace = s.namespace AND r.source_uri = s.source_uri AND r.revision = s.live_revision"
+        " WHERE s.org = ? AND s.namespace = ? AND s.source_uri > ? AND substr(s.source_uri, 1, length(?)) = ? ORDER BY s.source_uri LIMIT ?",
+        [org, namespace, after, prefix, prefix, limit],
+    )
+
+
+def restorable_revision(con, org: str, namespace: str, source_uri: str) -> int | None:
+    """The revision the source's latest unrestored deletion took down, or None."""
+    row = _one(con, f"SELECT revision FROM catalog.deletions WHERE {_SOURCE} AND restored_at IS NULL ORDER BY deleted_at DESC LIMIT 1",
+               [org, namespace, source_uri])
+    return row[0] if row else None
+
+
+def approvals(con, org: str, namespace: str, source_uri: str) -> list:
+    """Every approval of the source, oldest first."""
+    return _all(
+        con,
+        "SELECT dataset_id, revision, approved_by, approved_at, old_snapshot, new_snapshot, retyped, changes, settled FROM catalog.approvals"
+        f" WHERE {_SOURCE} ORDER BY approved_at, revision, dataset_id",
+        [org, namespace, source_uri],
+    )
+
+
+def revision_row(con, org: str, namespace: str, source_uri: str, number: int):
+    """The revision's row (ingested_at, format, parser, coverage, state, upload_id), or None."""
+    return _one(con, f"SELECT ingested_at, format, parser, coverage, state, upload_id FROM catalog.revisions WHERE {_SOURCE} AND revision = ?",
+                [org, namespace, source_uri, number])
+
+
+def revision_datasets(con, org: str, namespace: str, source_uri: str, number: int, dataset_id: str = "") -> list:
+    """The revision's datasets (one when `dataset_id` is given), in the file's order, with the
+    snapshot each serves: dataset_id, name, idx, live_snapshot, origin, headers, warnings,
+    extracted rows, then the snapshot's rows, rows_rejected, columns, questions, approved,
+    approved_at, approved_by."""
+    sql = (
+        "SELECT d.dataset_id, d.name, d.idx, d.live_snapshot, d.origin, d.headers, d.warnings, d.rows AS extracted,"
+        " s.rows, s.rows_rejected, s.columns, s.questions, s.approved, s.approved_at, s.approved_by"
+        " FROM catalog.datasets d JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot"
+        " WHERE d.org = ? AND d.namespace = ? AND d.source_uri = ? AND d.revision = ?"
+    )
+    params = [org, namespace, source_uri, number]
+    if dataset_id:
+        sql += " AND d.dataset_id = ?"
+        params.append(dataset_id)
+    return _all(con, sql + " ORDER BY d.idx", params)
+
+
+def live_typings(con, org: str, namespace: str, source_uri: str, dataset_id: str):
+    """The live snapshot of the dataset: (revision, names, typings, approved_by), or None."""
+    return _one(
+        con,
+        "SELECT d.revision, d.names, t.typings, s.approved_by FROM catalog.sources src"
+        " JOIN catalog.datasets d ON d.org = src.org AND d.namespace = src.namespace AND d.source_uri = src.source_uri AND d.revision = src.live_revision"
+        " JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot JOIN catalog.typings t ON t.snapshot_id = d.live_snapshot"
+        " WHERE src.org = ? AND src.namespace = ? AND src.source_uri = ? AND d.dataset_id = ?",
+        [org, namespace, source_uri, dataset_id],
+    )
+
+
+def snapshot_typings(con, snapshot_id: str) -> str | None:
+    """The snapshot's typings as stored (retype.dump), or None for one published before they were."""
+    row = _one(con, "SELECT typings FROM catalog.typings WHERE snapshot_id = ?", [snapshot_id])
+    return row[0] if row else None
+
+
+def extraction_of(con, org: str, namespace: str, source_uri: str, number: int, dataset_id: str):
+    """What a dataset is typed again from: (extraction, name, options, rows, the upload's path)."""
+    return _one(
+        con,
+        "SELECT d.extraction, d.name, d.options, d.rows, u.path FROM catalog.datasets d"
+        " JOIN catalog.revisions r USING (org, namespace, source_uri, revision) JOIN catalog.uploads u ON u.upload_id = r.upload_id"
+        " WHERE d.org = ? AND d.namespace = ? AND d.source_uri = ? AND d.revision = ? AND d.dataset_id = ?",
+        [org, namespace, source_uri, number, dataset_id],
+    )
+
+
+def serving_snapshots(con, org: str | None = None, namespace: str | None = None) -> list[str]:
+    """Every snapshot that serves a live revision (of one org / namespace when given)."""
+    return [r[0] for r in _all(
+        con,
+        "SELECT d.live_snapshot FROM catalog.datasets d JOIN catalog.sources s ON s.org = d.org AND s.namespace = d.namespace"
+        " AND s.source_uri = d.source_uri AND s.live_revision = d.revision"
+        " WHERE (? IS NULL OR d.org = ?) AND (? IS NULL OR d.namespace = ?) ORDER BY d.org, d.namespace, d.source_uri, d.idx",
+        [org, org, namespace, namespace],
+    )]
+
+
+def snapshots_past(con, org: str, namespace: str, source_uri: str, kept: int) -> list[str]:
+    """The source's snapshots past the newest `kept` of each dataset."""
+    return [r[0] for r in _all(
+        con,
+        "SELECT snapshot_id FROM (SELECT snapshot_id, row_number() OVER (PARTITION BY dataset_id ORDER BY created_at DESC, snapshot_id) AS k"
+        f" FROM catalog.snapshots WHERE {_SOURCE}) WHERE k > ?",
+        [org, namespace, source_uri, kept],
+    )]
+
+
+def drop_snapshot(con, snapshot_id: str) -> None:
+    """Forget a snapshot (its row, typings, export records); its file goes later (Catalog.collect)."""
+    for table in ("snapshots", "typings", "exports"):
+        _write(con, f"DELETE FROM catalog.{table} WHERE snapshot_id = ?", [snapshot_id])
+    insert(con, "dropped", snapshot_id=snapshot_id, dropped_at=now())
+
+
+def export_of(con, snapshot_id: str, location: str | None = None):
+    """The snapshot's latest recorded export (or the one at `location`): (snapshot_id, location, rows, bytes), or None."""
+    return _one(
+        con,
+        "SELECT snapshot_id, location, rows, bytes FROM catalog.exports WHERE snapshot_id = ? AND (? IS NULL OR location = ?)"
+        " ORDER BY exported_at DESC LIMIT 1",
+        [snapshot_id, location, location],
+    )
+
+
+def upload_row(con, upload_id: str, org: str, namespace: str):
+    """The upload's (path, filename) in this namespace, or None."""
+    return _one(con, "SELECT path, filename FROM catalog.uploads WHERE upload_id = ? AND org = ? AND namespace = ?", [upload_id, org, namespace])
+
+
+# -- jobs -------------------------------------------------------------------------------------
+
+JOB_STATUS = (
+    "ingestion_id", "source_uri", "state", "stage", "attempts", "error_code", "error_message", "format", "coverage", "warnings",
+    "revision", "expected_revision", "filename", "progress", "cancel_requested", "created_at", "updated_at",
+)
+
+
+def job_status(con, ingestion_id: str, org: str, namespace: str) -> dict | None:
+    """The job's JOB_STATUS columns by name, or None when the namespace has no such job."""
+    row = _one(con, f"SELECT {', '.join(JOB_STATUS)} FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
+               [ingestion_id, org, namespace])
+    return dict(zip(JOB_STATUS, row)) if row else None
+
+
+def job_by_key(con, org: str, namespace: str, idempotency_key: str):
+    """The job an idempotency key started: (ingestion_id, state, request), or None."""
+    return _one(con, "SELECT ingestion_id, state, request FROM catalog.jobs WHERE org = ? AND namespace = ? AND idempotency_key = ?",
+                [org, namespace, idempotency_key])
+
+
+def job_state(con, ingestion_id: str, org: str, namespace: str) -> str | None:
+    row = _one(con, "SELECT state FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?", [ingestion_id, org, namespace])
+    return row[0] if row else None
+
+
+def job_to_run(con, ingestion_id: str):
+    """What a worker needs: (org, namespace, source_uri, request, state, upload path, filename, upload_id, attempts)."""
+    return _one(
+        con,
+        "SELECT j.org, j.namespace, j.source_uri, j.request, j.state, u.path, u.filename, j.upload_id, j.attempts"
+        " FROM catalog.jobs j JOIN catalog.uploads u USING (upload_id) WHERE ingestion_id = ?",
+        [ingestion_id],
+    )
+
+
+def cancel_requested(con, ingestion_id: str) -> bool:
+    row = _one(con, "SELECT cancel_requested FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id])
+    return bool(row and row[0])
+
+
+def unfinished_jobs(con) -> list:
+    """Jobs pending or processing, oldest first: (ingestion_id, state, attempts, cancel_requested)."""
+    return _all(con, "SELECT ingestion_id, state, attempts, cancel_requested FROM catalog.jobs WHERE state IN ('pending', 'processing') ORDER BY created_at", [])
+
+
+def job_owner(con, ingestion_id: str) -> tuple[bool, str | None]:
+    """(whether the job exists, the open home that owns it)."""
+    row = _one(con, "SELECT owner FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id])
+    return (row is not None, row[0] if row else None)
+
+
+def take_job(con, ingestion_id: str, owner: str, was: str | None) -> bool:
+    """Make the job `owner`'s if it still belongs to `was` (of two takers at once, one wins)."""
+    return _write(con, "UPDATE catalog.jobs SET owner = ? WHERE ingestion_id = ? AND owner IS ?", [owner, ingestion_id, was]).rowcount == 1
+
+
+def claim_job(con, ingestion_id: str, owner: str) -> bool:
+    """Start the owner's pending job (pending → processing, one more attempt); False when it is
+    no longer pending or no longer the owner's."""
+    return _write(
+        con,
+        "UPDATE catalog.jobs SET state = 'processing', stage = 'parse', attempts = attempts + 1, updated_at = ?"
+        " WHERE ingestion_id = ? AND state = 'pending' AND owner = ?",
+        [now().isoformat(), ingestion_id, owner],
+    ).rowcount == 1
+
+
+# -- upkeep -------------------------------------------------------------------------------------
+
+
+def named_files(con) -> tuple[set[str], set[str], set[str], set[str]]:
+    """What the catalog names on disk: (snapshot ids, dropped snapshot ids, export locations, extraction folders)."""
+    return (
+        {r[0] for r in _all(con, "SELECT snapshot_id FROM catalog.snapshots", [])},
+        {r[0] for r in _all(con, "SELECT snapshot_id FROM catalog.dropped", [])},
+        {r[0] for r in _all(con, "SELECT location FROM catalog.exports", [])},
+        {r[0] for r in _all(con, "SELECT extraction_dir FROM catalog.revisions", [])},
+    )
+
+
+def dropped_before(con, when: dt.datetime) -> list[str]:
+    return [r[0] for r in _all(con, "SELECT snapshot_id FROM catalog.dropped WHERE dropped_at < ?", [_stored(when)])]
+
+
+def forget_dropped(con, snapshot_id: str) -> None:
+    _write(con, "DELETE FROM catalog.dropped WHERE snapshot_id = ?", [snapshot_id])

@@ -19,7 +19,7 @@ from sqlglot import exp
 
 from planner.compile import ROW_ID
 
-from .catalog import Catalog, insert, now, snapshot_table
+from .catalog import Catalog, export_of, insert, now, serving_snapshots, snapshot_table
 
 BATCH_ROWS = 128 * 1024
 
@@ -39,11 +39,7 @@ def destination(catalog: Catalog, configured: str) -> str:
 
 def location_of(catalog: Catalog, snapshot_id: str, location: str | None = None) -> Export | None:
     """The snapshot's latest recorded export (or the one at `location`), or None."""
-    row = catalog.conn().execute(
-        "SELECT snapshot_id, location, rows, bytes FROM catalog.exports WHERE snapshot_id = ? AND (? IS NULL OR location = ?)"
-        " ORDER BY exported_at DESC LIMIT 1",
-        [snapshot_id, location, location],
-    ).fetchone()
+    row = export_of(catalog.conn(), snapshot_id, location)
     return Export(*row) if row else None
 
 
@@ -97,13 +93,7 @@ def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
 
 def export_live(catalog: Catalog, where: str, org: str | None = None, namespace: str | None = None) -> list[Export]:
     """Export every snapshot that serves a live revision (of one org / namespace when given)."""
-    sql = (
-        "SELECT d.live_snapshot FROM catalog.datasets d JOIN catalog.sources s ON s.org = d.org AND s.namespace = d.namespace"
-        " AND s.source_uri = d.source_uri AND s.live_revision = d.revision"
-        " WHERE (? IS NULL OR d.org = ?) AND (? IS NULL OR d.namespace = ?) ORDER BY d.org, d.namespace, d.source_uri, d.idx"
-    )
-    ids = [r[0] for r in catalog.conn().execute(sql, [org, org, namespace, namespace]).fetchall()]
-    return [export_snapshot(catalog, sid, where) for sid in ids]
+    return [export_snapshot(catalog, sid, where) for sid in serving_snapshots(catalog.conn(), org, namespace)]
 
 
 def _filesystem(where: str) -> tuple[pafs.FileSystem | None, str, str]:

@@ -16,7 +16,7 @@ import pyarrow as pa
 from . import infer, onepass, pause, records, retention, retype, sheets
 from .candidates import STRING, format_of
 from .cast import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, write_rejected
-from .catalog import Catalog, insert, now, snapshot_table, update
+from .catalog import Catalog, insert, now, snapshot_table, source_row, update
 from .errors import IngestFailed
 from .extract import Extraction, FastRead, Irregular, open_fast, read_delimited
 from .formats import file_format
@@ -373,10 +373,7 @@ def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: P
 def _check_revision(con, job: Job) -> tuple | None:
     """The source's (live_revision, last_revision), or None; revision_conflict when the job
     expected another revision to be live."""
-    source = con.execute(
-        "SELECT live_revision, last_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?",
-        [job.org, job.namespace, job.source_uri],
-    ).fetchone()
+    source = source_row(con, job.org, job.namespace, job.source_uri)
     live = source[0] if source and source[0] is not None else 0
     if job.expected_revision is not None and job.expected_revision != live:
         raise IngestFailed("revision_conflict", f"expected revision {job.expected_revision} to be live, but {live or 'none'} is")

@@ -13,6 +13,7 @@ import duckdb
 
 from . import candidates as C
 from .candidates import Reading
+from .catalog import live_typings
 from .errors import ErrorItem, close_names
 from .infer import Option, Question, Source, Typing, physical_from, symbols_of, tally
 
@@ -158,13 +159,7 @@ def carry(con, relation: str, names: list[str], typings: dict[str, Typing], befo
 
 def person_set(cur, org: str, namespace: str, source_uri: str, dataset_id: str) -> dict[str, tuple[Typing, int, str | None]]:
     """The columns a person set in the live revision's dataset of this id: {name: (typing, revision, who)}."""
-    row = cur.execute(
-        "SELECT d.revision, d.names, t.typings, s.approved_by FROM catalog.sources src"
-        " JOIN catalog.datasets d ON d.org = src.org AND d.namespace = src.namespace AND d.source_uri = src.source_uri AND d.revision = src.live_revision"
-        " JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot JOIN catalog.typings t ON t.snapshot_id = d.live_snapshot"
-        " WHERE src.org = ? AND src.namespace = ? AND src.source_uri = ? AND d.dataset_id = ?",
-        [org, namespace, source_uri, dataset_id],
-    ).fetchone()
+    row = live_typings(cur, org, namespace, source_uri, dataset_id)
     if row is None:
         return {}
     revision, names, typings, who = row

@@ -13,7 +13,7 @@ import json
 import uuid
 from pathlib import Path
 
-from .catalog import Catalog
+from .catalog import Catalog, extraction_of
 from .errors import IngestFailed
 from .extract import read_delimited
 from .settings import Settings
@@ -21,12 +21,7 @@ from .settings import Settings
 
 def extraction(catalog: Catalog, settings: Settings, cur, org: str, namespace: str, source_uri: str, revision: int, dataset_id: str) -> str:
     """The path of the dataset's extraction Parquet, written from the upload if it is not there."""
-    path, name, options_text, rows, upload = cur.execute(
-        "SELECT d.extraction, d.name, d.options, d.rows, u.path FROM catalog.datasets d"
-        " JOIN catalog.revisions r USING (org, namespace, source_uri, revision) JOIN catalog.uploads u ON u.upload_id = r.upload_id"
-        " WHERE d.org = ? AND d.namespace = ? AND d.source_uri = ? AND d.revision = ? AND d.dataset_id = ?",
-        [org, namespace, source_uri, revision, dataset_id],
-    ).fetchone()
+    path, name, options_text, rows, upload = extraction_of(cur, org, namespace, source_uri, revision, dataset_id)
     target = Path(path)
     if target.exists():
         return path

@@ -45,6 +45,14 @@ def killed_at(point: str, home, *args) -> str:
     return proc.stdout.read().strip()
 
 
+def later_process_exits_cleanly(home) -> None:
+    """A short process on the home a kill left (a CLI call) answers and exits 0, without a word
+    on stderr (no abort, no traceback), and leaves the interrupted job alone."""
+    short = subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), "call", "knowledge.list"], capture_output=True, text=True, timeout=120)
+    assert (short.returncode, short.stderr) == (0, "")
+    assert "rows" in json.loads(short.stdout)
+
+
 def consistent(engine) -> None:
     """Every snapshot file is named by the catalog (or dropped by retention, waiting out its
     grace) and every name has its file; every extraction folder belongs to a revision; every
@@ -73,6 +81,7 @@ def test_an_ingest_killed_midway_leaves_the_previous_revision_serving(tmp_path, 
     with tabular.connect(str(home)) as engine:
         _, first = ingest(engine.namespace("acme", "finance"), CSV / "dates_dmy.csv", source_uri="books")
     ingestion_id = killed_at(point, home, "ingest", "books", CSV / "dates_mdy.csv")
+    later_process_exits_cleanly(home)
     # One start allowed: the interrupted job is not taken up again, so what serves can be read as the kill left it.
     with tabular.connect(str(home), job_attempts=1, take_up_jobs=True) as engine:
         ns = engine.namespace("acme", "finance")
@@ -89,6 +98,7 @@ def test_an_ingest_killed_midway_leaves_the_previous_revision_serving(tmp_path, 
 def test_an_interrupted_ingest_is_taken_up_again_at_the_next_start(tmp_path):
     home = tmp_path / "home"
     ingestion_id = killed_at("ingest.commit", home, "ingest", "books", CSV / "dates_mdy.csv")
+    later_process_exits_cleanly(home)
     with tabular.connect(str(home), take_up_jobs=True) as engine:
         engine.jobs.wait(ingestion_id, 60)
         status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
@@ -101,6 +111,7 @@ def test_an_approval_killed_before_it_commits_changes_nothing(tmp_path):
     with tabular.connect(str(home)) as engine:
         _, before = ingest(engine.namespace("acme", "finance"), CSV / "dates_ambiguous.csv", source_uri="d")
     killed_at("approve.commit", home, "approve", "d", "MDY")
+    later_process_exits_cleanly(home)
     with tabular.connect(str(home)) as engine:
         ns = engine.namespace("acme", "finance")
         consistent(engine)

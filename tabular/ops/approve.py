@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from .. import infer, pause, retention, retype, stored
 from ..candidates import format_of
 from ..cast import build_snapshot, parquet_relation
-from ..catalog import insert, live_datasets, now, rejected_table, update
+from ..catalog import insert, live_datasets, now, rejected_table, snapshot_typings, update
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..extract import Excluded
 from ..models import DatasetGetIn, DatasetOut, OpIn, OpOut, TypeFormat
@@ -66,21 +66,19 @@ class _Live:
 
 
 def _live(cur, body: DatasetApproveIn) -> _Live | None:
-    rows = live_datasets(
-        cur, body.org, body.namespace, body.source_uri,
-        "d.revision, d.dataset_id, d.extraction, d.names, d.headers, d.rows, d.options, d.live_snapshot, s.questions",
-    )
-    chosen = [r for r in rows if r[1] == body.dataset_id or (not body.dataset_id and len(rows) == 1)]
+    rows = live_datasets(cur, body.org, body.namespace, body.source_uri)
+    chosen = [r for r in rows if r["dataset_id"] == body.dataset_id or (not body.dataset_id and len(rows) == 1)]
     if not chosen:
         if not body.dataset_id and rows:
-            ids = [r[1] for r in rows]
+            ids = [r["dataset_id"] for r in rows]
             raise ValidationFailed(
                 f"{body.source_uri!r} has {len(rows)} datasets: name one",
                 [ErrorItem("dataset_id", "the source has several datasets", expected=" | ".join(ids), received="", did_you_mean=ids[:3])],
             )
         return None
     r = chosen[0]
-    return _Live(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5], json.loads(r[6]), r[7], json.loads(r[8]))
+    return _Live(r["revision"], r["dataset_id"], r["extraction"], json.loads(r["names"]), json.loads(r["headers"]), r["extracted"],
+                 json.loads(r["options"]), r["live_snapshot"], json.loads(r["questions"]))
 
 
 def _stale(snapshot_id: str, live: str) -> PreconditionFailed:
@@ -92,9 +90,9 @@ def _stale(snapshot_id: str, live: str) -> PreconditionFailed:
 
 def _typings(ctx: Context, cur, live: _Live) -> dict[str, infer.Typing]:
     """The live snapshot's typings as stored at publish (inferred again for a snapshot that has none)."""
-    row = ctx.catalog.conn().execute("SELECT typings FROM catalog.typings WHERE snapshot_id = ?", [live.snapshot_id]).fetchone()
-    if row:
-        return retype.load(row[0])
+    saved = snapshot_typings(ctx.catalog.conn(), live.snapshot_id)
+    if saved:
+        return retype.load(saved)
     cells = [f"c{i + 1}" for i in range(len(live.names))]
     found = infer.infer_columns(cur, parquet_relation(live.extraction), cells, live.rows, ctx.settings, live.options)
     return infer.settle_by_evidence(found)
@@ -175,7 +173,7 @@ def _commit(ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, ch
 def _switch(ctx: Context, cur, body: DatasetApproveIn, live: _Live, snapshot_id: str, built, typings: dict, changes: list[Change], settled: list[str]) -> None:
     """The catalog rows of an approval, inside the caller's transaction."""
     key = [body.org, body.namespace, body.source_uri]
-    serving = dict(live_datasets(cur, *key)).get(live.dataset_id)
+    serving = next((d["live_snapshot"] for d in live_datasets(cur, *key) if d["dataset_id"] == live.dataset_id), None)
     if serving != body.snapshot_id:
         raise _stale(body.snapshot_id, serving or "none")
     stamp = now()

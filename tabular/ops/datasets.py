@@ -6,7 +6,7 @@ import json
 
 from sqlglot import exp
 
-from ..catalog import rejected_table, snapshot_table
+from ..catalog import rejected_table, revision_datasets, revision_row, snapshot_table, source_row
 from ..jsonval import to_json
 from ..models import DatasetGetIn, DatasetGetOut, DatasetOut
 from .context import Context
@@ -16,10 +16,8 @@ SAMPLED_DATASETS = 20
 
 
 def live_revision(ctx: Context, org: str, namespace: str, source_uri: str) -> int | None:
-    row = ctx.catalog.conn().execute(
-        "SELECT live_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", [org, namespace, source_uri]
-    ).fetchone()
-    return row[0] if row else None
+    row = source_row(ctx.catalog.conn(), org, namespace, source_uri)
+    return row["live_revision"] if row else None
 
 
 def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
@@ -28,21 +26,8 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
     if revision is None:
         return DatasetGetOut(found=False)
     con = ctx.catalog.conn()
-    (state,) = con.execute(
-        "SELECT state FROM catalog.revisions WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ?",
-        [body.org, body.namespace, body.source_uri, revision],
-    ).fetchone()
-    query = (
-        "SELECT d.dataset_id, d.name, d.idx, d.live_snapshot, d.origin, d.headers, d.warnings, d.rows,"
-        " s.rows, s.rows_rejected, s.columns, s.questions, s.approved, s.approved_at, s.approved_by"
-        " FROM catalog.datasets d JOIN catalog.snapshots s ON s.snapshot_id = d.live_snapshot"
-        " WHERE d.org = ? AND d.namespace = ? AND d.source_uri = ? AND d.revision = ?"
-    )
-    params = [body.org, body.namespace, body.source_uri, revision]
-    if body.dataset_id:
-        query += " AND d.dataset_id = ?"
-        params.append(body.dataset_id)
-    rows = con.execute(query + " ORDER BY d.idx", params).fetchall()
+    state = revision_row(con, body.org, body.namespace, body.source_uri, revision)["state"]
+    rows = revision_datasets(con, body.org, body.namespace, body.source_uri, revision, body.dataset_id)
     if not rows:
         return DatasetGetOut(found=False, revision=revision)
     ctx.catalog.attach([r[3] for r in rows])

@@ -21,7 +21,10 @@ import duckdb
 from pydantic import Field
 
 from .. import publish
-from ..catalog import Catalog, insert, now, update
+from ..catalog import (
+    Catalog, cancel_requested, claim_job, insert, job_by_key, job_owner, job_state, job_status, job_to_run, now, revision_datasets, revision_row,
+    take_job, unfinished_jobs, update, upload_row,
+)
 from ..formats import DEFAULT, FORMATS, REFUSED
 from ..errors import ErrorItem, IngestFailed, Overloaded, TooLarge, ValidationFailed
 from ..models import (
@@ -122,10 +125,7 @@ def upload(ctx: Context, body: UploadIn) -> UploadOut:
 
 def ingest(ctx: Context, body: IngestIn) -> IngestOut:
     """Start reading an uploaded file into typed datasets; answers at once with the job's id."""
-    row = ctx.catalog.conn().execute(
-        "SELECT path, filename FROM catalog.uploads WHERE upload_id = ? AND org = ? AND namespace = ?",
-        [body.upload_id, body.org, body.namespace],
-    ).fetchone()
+    row = upload_row(ctx.catalog.conn(), body.upload_id, body.org, body.namespace)
     if row is None:
         raise ValidationFailed(
             f"no upload {body.upload_id!r} in this namespace",
@@ -134,10 +134,7 @@ def ingest(ctx: Context, body: IngestIn) -> IngestOut:
     request = body.model_dump(mode="json", exclude={"idempotency_key"})
     with ctx.jobs.lock:
         if body.idempotency_key:
-            found = ctx.catalog.conn().execute(
-                "SELECT ingestion_id, state, request FROM catalog.jobs WHERE org = ? AND namespace = ? AND idempotency_key = ?",
-                [body.org, body.namespace, body.idempotency_key],
-            ).fetchone()
+            found = job_by_key(ctx.catalog.conn(), body.org, body.namespace, body.idempotency_key)
             if found is not None:
                 if json.loads(found[2]) != request:
                     raise ValidationFailed(
@@ -159,22 +156,11 @@ def ingest(ctx: Context, body: IngestIn) -> IngestOut:
     return IngestOut(ingestion_id=ingestion_id, state="pending", source_uri=body.source_uri, namespace=body.namespace)
 
 
-_STATUS_COLUMNS = (
-    "ingestion_id, source_uri, state, stage, attempts, error_code, error_message, format, coverage, warnings,"
-    " revision, expected_revision, filename, progress, cancel_requested, created_at, updated_at"
-)
-
-
 def ingest_status(ctx: Context, body: IngestStatusIn) -> IngestStatusOut:
     """The job's state, stage, progress, coverage, warnings and errors."""
-    row = ctx.catalog.conn().execute(
-        f"SELECT {_STATUS_COLUMNS} FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
-        [body.ingestion_id, body.org, body.namespace],
-    ).fetchone()
-    if row is None:
+    values = job_status(ctx.catalog.conn(), body.ingestion_id, body.org, body.namespace)
+    if values is None:
         return IngestStatusOut(found=False, ingestion_id=body.ingestion_id)
-    names = [c.strip() for c in _STATUS_COLUMNS.split(",")]
-    values = dict(zip(names, row))
     for key in ("coverage", "warnings", "progress"):
         values[key] = json.loads(values[key]) if values[key] else None
         if values[key] is None:
@@ -275,13 +261,10 @@ class JobPool:
         """Make a job whose owner is gone this pool's (one conditional UPDATE: of two processes
         taking it at once, one does). False when its owner lives or another took it first."""
         con = self.catalog.conn()
-        row = con.execute("SELECT owner FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id]).fetchone()
-        if row is None or self.catalog.alive(row[0]):
+        found, owner = job_owner(con, ingestion_id)
+        if not found or self.catalog.alive(owner):
             return False
-        taken = con.execute(
-            "UPDATE catalog.jobs SET owner = ? WHERE ingestion_id = ? AND owner IS ?", [self.catalog.owner, ingestion_id, row[0]]
-        ).rowcount
-        return taken == 1
+        return take_job(con, ingestion_id, self.catalog.owner, owner)
 
     def _take_up(self) -> None:
         while not self.stopped.wait(self.settings.take_up_seconds):
@@ -293,14 +276,10 @@ class JobPool:
 
     def recover(self) -> None:
         """Take up what processes that are gone left unfinished (see the class docstring)."""
-        rows = self.catalog.conn().execute(
-            "SELECT ingestion_id, state, attempts, cancel_requested FROM catalog.jobs"
-            " WHERE state IN ('pending', 'processing') ORDER BY created_at"
-        ).fetchall()
-        for ingestion_id, state, attempts, cancel_requested in rows:
+        for ingestion_id, state, attempts, cancelled in unfinished_jobs(self.catalog.conn()):
             if ingestion_id in self.done or not self.take(ingestion_id):
                 continue
-            if cancel_requested:
+            if cancelled:
                 self.update(ingestion_id, state="cancelled", stage="")
                 continue
             if state == "processing" or attempts:  # running, or put back by a closing engine
@@ -316,21 +295,19 @@ class JobPool:
 
     def cancel(self, ingestion_id: str, org: str, namespace: str) -> IngestCancelOut:
         with self.lock:
-            row = self.catalog.conn().execute(
-                "SELECT state FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?", [ingestion_id, org, namespace]
-            ).fetchone()
-            if row is None:
+            state = job_state(self.catalog.conn(), ingestion_id, org, namespace)
+            if state is None:
                 return IngestCancelOut(found=False)
-            if row[0] == "pending":
+            if state == "pending":
                 self.update(ingestion_id, state="cancelled", cancel_requested=True)
                 if ingestion_id in self.waiting:
                     self.waiting.remove(ingestion_id)
                     self.done[ingestion_id].set()
                 return IngestCancelOut(found=True, state="cancelled", cancelled=True)
-            if row[0] == "processing":
+            if state == "processing":
                 self.update(ingestion_id, cancel_requested=True)
                 return IngestCancelOut(found=True, state="processing", cancelled=True)
-            return IngestCancelOut(found=True, state=row[0], cancelled=False)
+            return IngestCancelOut(found=True, state=state, cancelled=False)
 
     def wait(self, ingestion_id: str, timeout: float | None = None) -> None:
         event = self.done.get(ingestion_id)
@@ -368,22 +345,12 @@ class JobPool:
             self.done[ingestion_id].set()
 
     def _attempt(self, ingestion_id: str) -> None:
-        cur = self.catalog.conn()
-        row = cur.execute(
-            "SELECT j.org, j.namespace, j.source_uri, j.request, j.state, u.path, u.filename, j.upload_id, j.attempts"
-            " FROM catalog.jobs j JOIN catalog.uploads u USING (upload_id) WHERE ingestion_id = ?",
-            [ingestion_id],
-        ).fetchone()
-        org, namespace, source_uri, request, state, path, filename, upload_id, attempts = row
+        con = self.catalog.conn()
+        org, namespace, source_uri, request, state, path, filename, upload_id, attempts = job_to_run(con, ingestion_id)
         with self.lock:
             # The claim: only a pending job of this pool's (a cancel may have come between the
             # queue and here, or a process that took it up when this one looked gone).
-            claimed = cur.execute(
-                "UPDATE catalog.jobs SET state = 'processing', stage = 'parse', attempts = attempts + 1, updated_at = ?"
-                " WHERE ingestion_id = ? AND state = 'pending' AND owner = ?",
-                [now().isoformat(), ingestion_id, self.catalog.owner],
-            ).rowcount
-            if claimed != 1:
+            if not claim_job(con, ingestion_id, self.catalog.owner):
                 return
         request = json.loads(request)
         job = publish.Job(
@@ -424,11 +391,7 @@ class JobPool:
         with self.lock:  # close() interrupts under this lock: none lands past here
             self.published.add(ingestion_id)
         warnings = self._warnings(org, namespace, source_uri, revision)
-        rows = cur.execute(
-            "SELECT coverage FROM catalog.revisions WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ?",
-            [org, namespace, source_uri, revision],
-        ).fetchone()
-        covered = json.loads(rows[0])
+        covered = json.loads(revision_row(con, org, namespace, source_uri, revision)["coverage"])
         state = "partial" if covered.get("lost") else "ready"
         self.update(ingestion_id, state=state, stage="", revision=revision, coverage=covered, warnings=warnings)
 
@@ -436,15 +399,11 @@ class JobPool:
         """Cancelled by a caller, or the engine is closing (see close())."""
         if self.closing:
             return True
-        row = self.catalog.conn().execute("SELECT cancel_requested FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id]).fetchone()
-        return bool(row and row[0])
+        return cancel_requested(self.catalog.conn(), ingestion_id)
 
     def _warnings(self, org, namespace, source_uri, revision) -> list[str]:
-        rows = self.catalog.conn().execute(
-            "SELECT dataset_id, warnings FROM catalog.datasets WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ? ORDER BY idx",
-            [org, namespace, source_uri, revision],
-        ).fetchall()
-        return [f"{d}: {w}" for d, ws in rows for w in json.loads(ws)]
+        rows = revision_datasets(self.catalog.conn(), org, namespace, source_uri, revision)
+        return [f"{d['dataset_id']}: {w}" for d in rows for w in json.loads(d["warnings"])]
 
     def close(self) -> None:
         """Stop the workers within `close_seconds`: a running job is interrupted and put back to

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..catalog import dumps, insert, now, update
+from ..catalog import approvals, dumps, insert, now, restorable_revision, revision_datasets, revision_row, source_page, source_row, update
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..models import Coverage, OpIn, OpOut
 from .approve import Change
@@ -100,21 +100,8 @@ def doc_id(org: str, namespace: str, source_uri: str) -> str:
     return "d_" + hashlib.sha256("\0".join((org, namespace, source_uri)).encode()).hexdigest()[:16]
 
 
-def _restorable(cur, key: list[str]) -> int | None:
-    row = cur.execute(
-        "SELECT revision FROM catalog.deletions WHERE org = ? AND namespace = ? AND source_uri = ? AND restored_at IS NULL"
-        " ORDER BY deleted_at DESC LIMIT 1",
-        key,
-    ).fetchone()
-    return row[0] if row else None
-
-
 def history(cur, key: list[str]) -> list[HistoryEntry]:
-    rows = cur.execute(
-        "SELECT dataset_id, revision, approved_by, approved_at, old_snapshot, new_snapshot, retyped, changes, settled FROM catalog.approvals"
-        " WHERE org = ? AND namespace = ? AND source_uri = ? ORDER BY approved_at, revision, dataset_id",
-        key,
-    ).fetchall()
+    rows = approvals(cur, *key)
     return [
         HistoryEntry(dataset_id=r[0], revision=r[1], approved_by=r[2], approved_at=r[3].isoformat(), old_snapshot_id=r[4], new_snapshot_id=r[5],
                      retyped=r[6], changes=json.loads(r[7]), settled=json.loads(r[8]))
@@ -126,13 +113,11 @@ def get(ctx: Context, body: SourceIn) -> GetOut:
     """A source: its title, tags and metadata, the live revision (format, parser, coverage, datasets), and the history of approvals."""
     cur = ctx.catalog.conn()
     key = [body.org, body.namespace, body.source_uri]
-    row = cur.execute(
-        "SELECT live_revision, last_revision, title, description, tags, metadata FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key
-    ).fetchone()
+    row = source_row(cur, *key)
     if row is None:
         return GetOut(found=False, source_uri=body.source_uri)
     live, last, title, description, tags, metadata = row
-    restorable = None if live is not None else _restorable(cur, key)
+    restorable = None if live is not None else restorable_revision(cur, *key)
     shown = live if live is not None else restorable
     out = GetOut(
         found=True, source_uri=body.source_uri, doc_id=doc_id(*key), title=title or "", description=description or "",
@@ -140,15 +125,10 @@ def get(ctx: Context, body: SourceIn) -> GetOut:
         deleted_revision=restorable, last_revision=last, history=history(cur, key),
     )
     if shown is not None:
-        ingested_at, fmt, parser, coverage = cur.execute(
-            "SELECT ingested_at, format, parser, coverage FROM catalog.revisions WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ?",
-            [*key, shown],
-        ).fetchone()
-        ids = cur.execute(
-            "SELECT dataset_id FROM catalog.datasets WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ? ORDER BY idx", [*key, shown]
-        ).fetchall()
-        out.ingested_at, out.format, out.parser = ingested_at.isoformat(), fmt, parser
-        out.coverage, out.datasets = Coverage(**json.loads(coverage)), [r[0] for r in ids]
+        shown_revision = revision_row(cur, *key, shown)
+        out.ingested_at, out.format, out.parser = shown_revision["ingested_at"].isoformat(), shown_revision["format"], shown_revision["parser"]
+        out.coverage = Coverage(**json.loads(shown_revision["coverage"]))
+        out.datasets = [d["dataset_id"] for d in revision_datasets(cur, *key, shown)]
     return out
 
 
@@ -156,7 +136,7 @@ def delete(ctx: Context, body: DeleteIn) -> DeleteOut:
     """Take a source down: nothing of it is live (dataset_get answers found: false, plans naming it are refused) until knowledge.restore."""
     key = [body.org, body.namespace, body.source_uri]
     with ctx.catalog.change() as cur:
-        row = cur.execute("SELECT live_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key).fetchone()
+        row = source_row(cur, *key)
         if row is None:
             return DeleteOut(found=False)
         live = row[0]
@@ -178,19 +158,19 @@ def restore(ctx: Context, body: SourceIn) -> RestoreOut:
     """Make a deleted source's revision live again, with its snapshots and approvals."""
     key = [body.org, body.namespace, body.source_uri]
     with ctx.catalog.change() as cur:
-        row = cur.execute("SELECT live_revision FROM catalog.sources WHERE org = ? AND namespace = ? AND source_uri = ?", key).fetchone()
+        row = source_row(cur, *key)
         if row is None:
             return RestoreOut(found=False, reason="no such source")
         if row[0] is not None:
             return RestoreOut(found=True, reason=f"revision {row[0]} is live: nothing to restore", revision=row[0])
-        revision = _restorable(cur, key)
-        if revision is None:
+        number = restorable_revision(cur, *key)
+        if number is None:
             return RestoreOut(found=True, reason="nothing was deleted")
         where = dict(org=body.org, namespace=body.namespace, source_uri=body.source_uri)
         stamp = now()
-        update(cur, "sources", where, live_revision=revision, updated_at=stamp)
+        update(cur, "sources", where, live_revision=number, updated_at=stamp)
         update(cur, "deletions", {**where, "restored_at": None}, restored_at=stamp)
-    return RestoreOut(found=True, restored=True, reason=f"revision {revision} is live again", revision=revision)
+    return RestoreOut(found=True, restored=True, reason=f"revision {number} is live again", revision=number)
 
 
 def _cursor(text: str) -> str:
@@ -211,12 +191,7 @@ def list_sources(ctx: Context, body: ListIn) -> ListOut:
         raise ValidationFailed(f"limit is over {ceiling}", [ErrorItem("limit", f"at most {ceiling}", expected=f"1..{ceiling}", received=body.limit)])
     limit = min(body.limit, ceiling)
     after = _cursor(body.cursor) if body.cursor else ""
-    rows = ctx.catalog.conn().execute(
-        "SELECT s.source_uri, s.title, s.tags, s.live_revision, r.ingested_at FROM catalog.sources s"
-        " LEFT JOIN catalog.revisions r ON r.org = s.org AND r.namespace = s.namespace AND r.source_uri = s.source_uri AND r.revision = s.live_revision"
-        " WHERE s.org = ? AND s.namespace = ? AND s.source_uri > ? AND substr(s.source_uri, 1, length(?)) = ? ORDER BY s.source_uri LIMIT ?",
-        [body.org, body.namespace, after, body.prefix, body.prefix, limit + 1],
-    ).fetchall()
+    rows = source_page(ctx.catalog.conn(), body.org, body.namespace, after, body.prefix, limit + 1)
     page = [
         SourceRow(source_uri=r[0], title=r[1] or "", tags=json.loads(r[2] or "[]"), revision=r[3], deleted=r[3] is None,
                   ingested_at=r[4].isoformat() if r[4] else None)

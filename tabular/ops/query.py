@@ -20,7 +20,7 @@ from planner.resolve import Limits, PlanInvalid, resolve
 from planner.schema import ColumnInfo, DatasetInfo
 from planner.targets import TARGETS
 
-from ..catalog import live_datasets
+from ..catalog import live_datasets, live_source_uris
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
 from ..jsonval import to_json
 from ..models import OpOut
@@ -99,26 +99,22 @@ def _datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[D
 
 
 def _load_datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[DatasetInfo]:
-    rows = live_datasets(
-        ctx.catalog.conn(), org, namespace, source_uri, "d.dataset_id, d.live_snapshot, d.revision, s.rows, s.rows_rejected, s.columns, s.questions, r.state"
-    )
     out = []
-    for dataset_id, snapshot_id, revision, kept, rejected, columns, questions, state in rows:
+    for d in live_datasets(ctx.catalog.conn(), org, namespace, source_uri):
         asked: dict[str, list[str]] = {}
-        for q in json.loads(questions):
+        for q in json.loads(d["questions"]):
             asked.setdefault(q["column"], []).append(q["kind"])
         cols = tuple(
-            ColumnInfo(c["name"], c["type"], c["physical"], bool(c["unique"]), tuple(asked.get(c["name"], ()))) for c in json.loads(columns)
+            ColumnInfo(c["name"], c["type"], c["physical"], bool(c["unique"]), tuple(asked.get(c["name"], ()))) for c in json.loads(d["columns"])
         )
-        out.append(DatasetInfo(source_uri, dataset_id, snapshot_id, revision, (snapshot_id, "main", "data"), kept, rejected, state == "partial", cols))
+        snapshot_id = d["live_snapshot"]
+        out.append(DatasetInfo(source_uri, d["dataset_id"], snapshot_id, d["revision"], (snapshot_id, "main", "data"), d["rows"], d["rows_rejected"],
+                               d["state"] == "partial", cols))
     return out
 
 
 def _known_sources(ctx: Context, org: str, namespace: str) -> list[str]:
-    rows = ctx.catalog.conn().execute(
-        "SELECT source_uri FROM catalog.sources WHERE org = ? AND namespace = ? AND live_revision IS NOT NULL", [org, namespace]
-    ).fetchall()
-    return [r[0] for r in rows]
+    return live_source_uris(ctx.catalog.conn(), org, namespace)
 
 
 def query(ctx: Context, body: QueryIn) -> QueryOut:

@@ -28,7 +28,7 @@ import httpx
 import pytest
 
 import tabular
-from test_crash import consistent
+from test_crash import consistent, later_process_exits_cleanly
 
 from .support import CSV, Server, envelope, ingest, start_ingest, upload, wait_for
 
@@ -141,6 +141,7 @@ def kill_rounds(tmp_path: Path, rounds: int) -> None:
             srv.kill()
         load.join()
         try:
+            later_process_exits_cleanly(home)
             check_after_kill(home, jobs, load, sizes)
         except AssertionError as err:
             raise AssertionError(f"round {n} (seed {seed}): {err}") from err
@@ -227,9 +228,13 @@ with tabular.connect(home) as engine:
 
 def test_an_approval_on_a_full_disk_is_503_and_changes_nothing(tmp_path):
     home = tmp_path / "home"
+    # Dates whose day and month are both under 13 (ambiguous), enough of them that the snapshot
+    # is written in full-size blocks.
+    dates = tmp_path / "dates.csv"
+    dates.write_text("id,when,qty\n" + "".join(f"{k},{k % 12 + 1:02d}/{k % 11 + 1:02d}/2024,{k % 7}\n" for k in range(80_000)))
     with tabular.connect(str(home)) as engine:
         ns = engine.namespace("default", "default")
-        assert ns.ingest_file(CSV / "dates_ambiguous.csv", source_uri="d").state == "ready"
+        assert ns.ingest_file(dates, source_uri="d").state == "ready"
         before = ns.dataset_get("d").datasets[0].snapshot_id
     # 200 KB a file: room to open the catalog, not to write the approval's new snapshot file.
     said = subprocess.run([sys.executable, "-c", APPROVE_ON_A_FULL_DISK, str(home), before], capture_output=True, text=True,
