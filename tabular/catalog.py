@@ -274,8 +274,13 @@ class Catalog:
         only read. Not yet live: the catalog commit that names it makes it so, and until then an
         empty `<id>.<owner>.sealed` beside it says whose it is (see `sweep`; `settled` removes it)."""
         part = self._part_path(snapshot_id)
-        with self._attach_lock:
-            self._attacher.execute(f"DETACH {_name(snapshot_id)}")  # checkpoints: every row in the file
+        # Its own cursor, outside the attach lock: the checkpoint of a large snapshot takes a
+        # while, and readers attaching other snapshots meanwhile need not wait for it.
+        detaching = self.db.cursor()
+        try:
+            detaching.execute(f"DETACH {_name(snapshot_id)}")  # checkpoints: every row in the file
+        finally:
+            detaching.close()
         _fsync(part)
         self._sealed_path(snapshot_id).touch()
         os.replace(part, self.snapshot_path(snapshot_id))

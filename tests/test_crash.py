@@ -156,6 +156,38 @@ def test_an_engine_left_open_mid_job_exits_cleanly_and_the_job_finishes_later(tm
         consistent(engine)
 
 
+LEAVE_INSIDE_DUCKDB = """
+import sys, time, tabular
+engine = tabular.connect(sys.argv[1])
+ns = engine.namespace("acme", "finance")
+upload = ns.upload_file(sys.argv[2])
+started = ns.call("knowledge.ingest", {"upload_id": upload["upload_id"], "source_uri": "big"})
+# Until the one pass has read some of the file: one DuckDB statement is running now.
+while not (ns.call("knowledge.ingest_status", {"ingestion_id": started["ingestion_id"]}).get("progress") or {}).get("done"):
+    time.sleep(0.01)
+print(started["ingestion_id"], flush=True)
+# No close: the interpreter exits with DuckDB inside the job's statement.
+"""
+
+
+def test_an_engine_left_open_inside_a_long_statement_exits_silently_and_a_worker_finishes_the_job(tmp_path):
+    home, big = tmp_path / "home", tmp_path / "big.csv"
+    rows = 1_500_000
+    with big.open("w") as f:
+        f.write("id,amount,when,label\n")
+        f.writelines(f"{k},{k % 997}.{k % 100:02d},2024-{k % 12 + 1:02d}-{k % 28 + 1:02d},item {k % 313}\n" for k in range(rows))
+    left = run(home, LEAVE_INSIDE_DUCKDB, str(big))
+    assert (left.returncode, left.stderr) == (0, "")
+    ingestion_id = left.stdout.strip()
+    worker = subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), "worker"], capture_output=True, text=True, timeout=300)
+    assert (worker.returncode, worker.stderr) == (0, "")
+    with tabular.connect(str(home)) as engine:
+        status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
+        assert (status["state"], status["revision"], status["attempts"]) == ("ready", 1, 2)
+        assert engine.namespace("acme", "finance").dataset_get("big").datasets[0].rows == rows
+        consistent(engine)
+
+
 ANOTHER_PROCESS = """
 import sys, tabular
 with tabular.connect(sys.argv[1]) as engine:
