@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from .catalog import Catalog
 from .errors import ErrorItem, NotFound, Overloaded, ValidationFailed, json_path
+from .jsonval import unusable
 from .models import IngestStatusOut
 from .namespace import NamespaceOps
 from .ops import REGISTRY
@@ -69,6 +70,10 @@ class Engine:
             raise NotFound(f"no op {op!r}", [ErrorItem("op", "unknown op", received=op, did_you_mean=close_names(op, list(REGISTRY)))])
         if isinstance(body, BaseModel):
             body = body.model_dump()
+        problems = unusable(body, self.settings.max_input_depth)
+        if problems:
+            items = [ErrorItem(json_path(loc), message, expected=expected) for loc, message, expected in problems]
+            raise ValidationFailed(f"{len(items)} problem(s) with the input: {items[0].message}", items)
         try:
             model = spec.input.model_validate(body or {})
         except ValidationError as err:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .jsonval import printable
+
 
 def json_path(loc: tuple) -> str:
     """A pydantic error location as the JSON path SPEC §2 names (`where[2].value`)."""
@@ -25,13 +27,14 @@ class ErrorItem:
     did_you_mean: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"path": self.path, "message": self.message}
+        """As JSON carries it: whatever came (a lone surrogate, NaN) is escaped, never a failure to answer."""
+        out: dict[str, Any] = {"path": printable(self.path), "message": printable(self.message)}
         if self.expected is not None:
-            out["expected"] = self.expected
+            out["expected"] = printable(self.expected)
         if self.received is not None:
-            out["received"] = self.received
+            out["received"] = printable(self.received)
         if self.did_you_mean:
-            out["did_you_mean"] = self.did_you_mean
+            out["did_you_mean"] = printable(self.did_you_mean)
         return out
 
 
@@ -48,7 +51,7 @@ class TabularError(Exception):
         self.errors = list(errors or [])
 
     def to_detail(self, request_id: str = "") -> dict[str, Any]:
-        detail: dict[str, Any] = {"code": self.code, "message": self.message, "request_id": request_id}
+        detail: dict[str, Any] = {"code": self.code, "message": printable(self.message), "request_id": request_id}
         if self.errors:
             detail["errors"] = [e.to_dict() for e in self.errors]
         return detail
@@ -56,6 +59,13 @@ class TabularError(Exception):
 
 class ValidationFailed(TabularError):
     code, status = "VALIDATION_FAILED", 422
+
+
+class MethodNotAllowed(TabularError):
+    """An HTTP method a route does not take (ops are POST). Not in SPEC §2's table: its own code,
+    so a client can tell it from a bad body (README)."""
+
+    code, status = "METHOD_NOT_ALLOWED", 405
 
 
 class NotFound(TabularError):

@@ -75,14 +75,14 @@ def read_delimited(path: Path, out: Path, name: str, options: dict, settings: Se
     decoded = decode.detect(path, options.get("encoding"), settings.max_inflated_bytes)
     try:
         return _read(decoded, out, name, options, settings, progress)
-    except UnicodeDecodeError:
+    except UnicodeError:  # a decode error, or a codec's own refusal (UTF-16 without its BOM)
         if options.get("encoding") or decoded.reported != "utf-8":
             raise IngestFailed("encoding", f"the file does not decode as {decoded.reported}") from None
         # UTF-8 at its head, something else further on: detect again from more of the text.
         decoded = decode.fallback_after(path, decoded, settings.max_inflated_bytes)
         try:
             return _read(decoded, out, name, options, settings, progress)
-        except UnicodeDecodeError:
+        except UnicodeError:
             raise IngestFailed("encoding", "the file mixes text encodings and cannot be read whole") from None
 
 
@@ -293,7 +293,7 @@ def open_fast(path: Path, name: str, options: dict, settings: Settings) -> FastR
     try:
         with decoded.open_text(settings.max_inflated_bytes) as text:
             head = text.read(settings.sniff_bytes)
-    except UnicodeDecodeError:
+    except UnicodeError:
         return None
     if "\x00" in head:
         return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -47,3 +48,58 @@ def to_json(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.hex()
     return str(value)
+
+
+# A lone UTF-16 surrogate: Python strings hold one (JSON's "\ud800"), UTF-8 cannot.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def depth_over(value: Any, limit: int) -> bool:
+    """Whether lists and objects nest deeper than `limit` in `value` (walked without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth >= limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def unusable(value: Any, limit: int, most: int = 10) -> list[tuple[tuple, str, str]]:
+    """What in a decoded JSON input no op can take, as (location, message, expected), at most
+    `most`: nesting deeper than `limit`, a text with a lone surrogate (it has no UTF-8), a number
+    that is not finite (1e999 decodes as infinity). Walked without recursion."""
+    found: list[tuple[tuple, str, str]] = []
+    stack: list[tuple[tuple, Any]] = [((), value)]
+    while stack and len(found) < most:
+        loc, item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                found.append((loc, "a lone surrogate (\\ud800-\\udfff) is not text", "text that is valid Unicode"))
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                found.append((loc, "a number too large to hold, or not a number", "a finite number"))
+        elif isinstance(item, (dict, list)):
+            if len(loc) >= limit:
+                found.append((loc, f"nested deeper than {limit} levels", f"at most {limit} levels of lists and objects"))
+                continue
+            for key, child in (item.items() if isinstance(item, dict) else enumerate(item)):
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    found.append((loc, f"a key holds a lone surrogate: {printable(key)}", "keys that are valid Unicode"))
+                    continue
+                stack.append(((*loc, key), child))
+    return found
+
+
+def printable(value: Any) -> Any:
+    """`value` as JSON can always carry it: lone surrogates escaped, non-finite numbers as text."""
+    if isinstance(value, str):
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, list):
+        return [printable(v) for v in value]
+    if isinstance(value, dict):
+        return {printable(k): printable(v) for k, v in value.items()}
+    return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class OpIn(BaseModel):
@@ -30,6 +30,20 @@ class IngestOptions(BaseModel):
     decimal_mark: Literal[".", ","] | None = Field(None, description="Force the decimal mark of numbers.")
     date_order: Literal["DMY", "MDY", "YMD"] | None = Field(None, description="Force the order of day, month and year in dates.")
     null_values: list[str] | None = Field(None, description="Texts read as null, replacing the defaults (empty, NA, N/A, null, -, #N/A …).")
+
+    @field_validator("encoding")
+    @classmethod
+    def _a_text_encoding(cls, name: str | None) -> str | None:
+        """A codec str.encode and bytes.decode take (not zlib_codec, rot13, hex …: those map bytes
+        to bytes or text to text), refused here rather than failing the job."""
+        if name is None:
+            return name
+        try:
+            "".encode(name)
+            b"".decode(name)
+        except LookupError:
+            raise ValueError(f"{name!r} is not a text encoding (a Python codec name: utf-8, cp1252, shift_jis …)") from None
+        return name
 
 
 class UploadOut(OpOut):

@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from . import candidates as C
 from .errors import IngestFailed
+from .jsonval import depth_over
 from .extract import PARQUET_OPTIONS, Extraction, cells_schema
 from .settings import Settings
 
@@ -69,6 +70,7 @@ def read_json(path: Path, out: Path, name: str, fmt: str, settings: Settings) ->
     if not text.strip():
         raise IngestFailed("no_text", "the file is empty")
     keep = {"parse_float": lambda s: s, "parse_int": lambda s: s, "parse_constant": lambda s: None}
+    too_deep = IngestFailed("too_large", f"the {fmt} nests deeper than {settings.max_json_depth} levels (max_json_depth)")
     try:
         if fmt == "ndjson":
             records = [json.loads(line, **keep) for line in text.splitlines() if line.strip()]
@@ -76,6 +78,10 @@ def read_json(path: Path, out: Path, name: str, fmt: str, settings: Settings) ->
             records = json.loads(text, **keep)
     except json.JSONDecodeError as err:
         raise IngestFailed("format_unavailable", f"the file is not valid {fmt}: {err}") from None
+    except RecursionError:  # deeper than Python's parser goes
+        raise too_deep from None
+    if depth_over(records, settings.max_json_depth):
+        raise too_deep
     if isinstance(records, dict):
         # {"rows": [...]}: the one list of objects inside an object.
         lists = [v for v in records.values() if isinstance(v, list)]
@@ -101,8 +107,11 @@ def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extrac
             exp.alias_(exp.Add(this=row_number, expression=exp.Literal.number(1)), "__row_id"),
             exp.alias_(exp.Add(this=row_number, expression=exp.Literal.number(1)), "__line"),
         ]
-        for i, field in enumerate(schema):
-            column = exp.column(field.name, quoted=True)
+        # Columns by position: DuckDB names a repeated name apart (x, x_1), and a select by the
+        # file's own name would read the first `x` twice.
+        described = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source.sql(dialect='duckdb')}").fetchall()]
+        for i, (field, known_as) in enumerate(zip(schema, described)):
+            column = exp.column(known_as, quoted=True)
             value = exp.Anonymous(this="to_json", expressions=[column]) if _nested(field.type) else column
             selects.append(exp.alias_(exp.cast(value, "VARCHAR"), f"c{i + 1}"))
         query = exp.select(*selects).from_(source).order_by(row_number).sql(dialect="duckdb")

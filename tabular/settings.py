@@ -67,6 +67,10 @@ class Settings:
     # The service (`tabular serve`): loopback unless told otherwise, since without a tokens
     # file (TABULAR_TOKENS) every caller is the single user.
     host: str = "127.0.0.1"
+    # JSON and NDJSON files nesting deeper than this fail too_large (flattening walks each level).
+    max_json_depth: int = 64
+    # An op's input nesting deeper than this is refused (422) before any op sees it.
+    max_input_depth: int = 64
     port: int = 8765
     tokens: str = ""
     # Ingest jobs: worker threads, jobs that may wait beyond them (more is 503 OVERLOADED), and

@@ -45,14 +45,20 @@ def not_json(err: Exception) -> ValidationFailed:
     return failure
 
 
+def _not_a_number(word: str):
+    raise ValueError(f"{word} is not JSON (RFC 8259 has no NaN or Infinity)")
+
+
 def parse_body(raw: bytes) -> dict:
     """The JSON object of a request body (empty: `{}`)."""
     if not raw.strip():
         return {}
     try:
-        body = json.loads(raw)
+        body = json.loads(raw, parse_constant=_not_a_number)
     except (ValueError, UnicodeDecodeError) as err:
         raise not_json(err) from None
+    except RecursionError:
+        raise ValidationFailed("the body nests deeper than can be read", [ErrorItem("", "nested too deep", expected="at most a few dozen levels")]) from None
     if not isinstance(body, dict):
         raise ValidationFailed("the body must be a JSON object", [ErrorItem("", "not an object", expected="object", received=type(body).__name__)])
     return body

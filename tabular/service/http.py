@@ -19,7 +19,7 @@ from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..engine import Engine
-from ..errors import ErrorItem, Internal, NotFound, TabularError, ValidationFailed, close_names, json_path
+from ..errors import ErrorItem, Internal, MethodNotAllowed, NotFound, TabularError, ValidationFailed, close_names, json_path
 from ..ops import REGISTRY, Op
 from .auth import Tokens
 from .calls import Service, error_response, log, not_json, read_json, request_id
@@ -185,6 +185,8 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
     async def http_error(request: Request, err: StarletteHTTPException) -> JSONResponse:
         if err.status_code == 404:
             failure: TabularError = NotFound(f"no route {request.url.path}; ops are POST /v1/knowledge.<op>")
+        elif err.status_code == 405:
+            failure = MethodNotAllowed(f"{request.method} is not served at {request.url.path}; ops are POST /v1/knowledge.<op>")
         else:
             failure = ValidationFailed(str(err.detail))
             failure.status = err.status_code

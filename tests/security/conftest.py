@@ -1,0 +1,46 @@
+"""A real `tabular serve` with a tokens file: two orgs (acme, globex), each with a writer and a
+viewer, for the attacks of issue 16."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from service.support import Server
+from tabular.service.auth import token_hash
+
+# name → (token, org, namespaces, role)
+TOKENS = {
+    "acme-writer": ("tok-acme-writer", "acme", ["*"], "writer"),
+    "acme-viewer": ("tok-acme-viewer", "acme", ["*"], "viewer"),
+    "globex-writer": ("tok-globex-writer", "globex", ["*"], "writer"),
+    "globex-viewer": ("tok-globex-viewer", "globex", ["*"], "viewer"),
+}
+
+
+def tokens_file(folder):
+    path = folder / "tokens.json"
+    path.write_text(json.dumps({token_hash(tok): {"name": name, "org": org, "namespaces": nss, "role": role}
+                                for name, (tok, org, nss, role) in TOKENS.items()}))
+    return path
+
+
+@pytest.fixture(scope="module")
+def two_orgs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("security")
+    srv = Server(folder / "home", tokens=tokens_file(folder)).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def acme(two_orgs):
+    with two_orgs.client(TOKENS["acme-writer"][0]) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def globex(two_orgs):
+    with two_orgs.client(TOKENS["globex-writer"][0]) as c:
+        yield c
