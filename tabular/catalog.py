@@ -22,6 +22,7 @@ import datetime as dt
 import fcntl
 import json
 import os
+import re
 import shutil
 import sqlite3
 import tempfile
@@ -116,7 +117,7 @@ def rejected_table(snapshot_id: str) -> exp.Table:
 class Catalog:
     """A home: the catalog, the snapshot files, and this process's DuckDB that reads them."""
 
-    def __init__(self, home: str, memory_limit: str = "60%", wait_seconds: float = 30.0, dropped_grace: float = 60.0):
+    def __init__(self, home: str, memory_limit: str = "60%", wait_seconds: float = 30.0, dropped_grace: float = 60.0, query_memory_share: float = 0.5):
         self.memory = home == ":memory:"
         self.home = Path(tempfile.mkdtemp(prefix="tabular-")) if self.memory else Path(home)
         self.home.mkdir(parents=True, exist_ok=True)
@@ -153,13 +154,16 @@ class Catalog:
         self.db.execute(f"SET temp_directory = {exp.Literal.string(str(self.temp_dir)).sql(dialect='duckdb')}")
         with suppress(duckdb.Error):
             self.db.execute(f"SET memory_limit = '{_memory(memory_limit)}'")
-        self.cursors: weakref.WeakSet = weakref.WeakSet()
+        self.cursors: dict[int, weakref.WeakSet] = {}  # by the thread that made them
         self.cursors_lock = threading.Lock()
         self.attached: set[str] = set()
         self._attacher = self.db.cursor()
         self._attach_lock = threading.Lock()
         self.schema_cache: dict[tuple, list] = {}
-        self.watchdog = Watchdog()
+        self._memory_cursor = self.db.cursor()  # the watchdog's own
+        # A query is stopped (413) when DuckDB holds more than this share of its limit: the one
+        # that has run longest, so a plan that explodes never fails the others (deadline.py).
+        self.watchdog = Watchdog(self._memory_used, int(_bytes(_memory(memory_limit)) * query_memory_share))
         # Query engines beside DuckDB (tabular/clickhouse.py), connected on first use.
         self.backends: dict[str, object] = {}
         _move_home(self)
@@ -229,7 +233,9 @@ class Catalog:
         cur = self.db.cursor()
         cur.execute("SET TimeZone = 'UTC'")
         with self.cursors_lock:
-            self.cursors.add(cur)
+            if len(self.cursors) > 256:  # threads that ended leave empty sets
+                self.cursors = {ident: made for ident, made in self.cursors.items() if len(made)}
+            self.cursors.setdefault(threading.get_ident(), weakref.WeakSet()).add(cur)
         return cur
 
     def snapshot_path(self, snapshot_id: str) -> Path:
@@ -302,10 +308,14 @@ class Catalog:
             Path(f"{path}.wal").unlink(missing_ok=True)
         self._sealed_path(snapshot_id).unlink(missing_ok=True)  # last: see sweep
 
-    def interrupt(self) -> None:
-        """Interrupt whatever every open cursor is running (closing the engine)."""
+    def _memory_used(self) -> int:
+        return int(self._memory_cursor.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchall()[0][0] or 0)
+
+    def interrupt(self, thread: int | None = None) -> None:
+        """Interrupt whatever the open cursors run: every one (closing the engine), or those one
+        thread made (a job cancelled or out of time)."""
         with self.cursors_lock:  # other threads open cursors meanwhile
-            cursors = list(self.cursors)
+            cursors = [cur for ident, made in self.cursors.items() if thread in (None, ident) for cur in list(made)]
         for cur in cursors:
             with suppress(duckdb.Error):
                 cur.interrupt()
@@ -546,6 +556,13 @@ def _memory(setting: str) -> str:
     return setting
 
 
+def _bytes(setting: str) -> int:
+    """'512MB', '4GB', '2GiB' as bytes (DuckDB's units: KB/MB/GB are powers of 1000, KiB… of 1024)."""
+    number, unit = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]*)\s*", setting).groups()
+    scale = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}[unit.upper()]
+    return int(float(number) * scale)
+
+
 def now() -> dt.datetime:
     """The time catalog rows are stamped with (UTC)."""
     return dt.datetime.now(dt.timezone.utc)
@@ -748,8 +765,8 @@ def cancel_requested(con, ingestion_id: str) -> bool:
 
 
 def unfinished_jobs(con) -> list:
-    """Jobs pending or processing, oldest first: (ingestion_id, state, attempts, cancel_requested)."""
-    return _all(con, "SELECT ingestion_id, state, attempts, cancel_requested FROM catalog.jobs WHERE state IN ('pending', 'processing') ORDER BY created_at", [])
+    """Jobs pending or processing, oldest first: (ingestion_id, state, attempts, cancel_requested, org)."""
+    return _all(con, "SELECT ingestion_id, state, attempts, cancel_requested, org FROM catalog.jobs WHERE state IN ('pending', 'processing') ORDER BY created_at", [])
 
 
 def job_owner(con, ingestion_id: str) -> tuple[bool, str | None]:

@@ -1,4 +1,5 @@
-"""One watchdog thread that interrupts DuckDB statements past their deadline (not a thread per query)."""
+"""One watchdog thread that interrupts DuckDB statements past their deadline (not a thread per
+query), and, when DuckDB's memory passes a budget, the statement that has run longest."""
 
 from __future__ import annotations
 
@@ -6,21 +7,29 @@ import heapq
 import itertools
 import threading
 import time
+from typing import Callable
+
+# How often memory is looked at while statements run.
+MEMORY_LOOK_SECONDS = 0.1
 
 
 class Watchdog:
-    def __init__(self) -> None:
+    def __init__(self, memory_used: Callable[[], int] | None = None, memory_budget: int = 0) -> None:
         self._cond = threading.Condition()
         self._heap: list[tuple[float, int]] = []
         self._live: dict[int, object] = {}
+        self._started: dict[int, float] = {}
+        self._why: dict[int, str] = {}  # tokens stopped: "deadline" or "memory"
         self._ids = itertools.count()
         self._thread: threading.Thread | None = None
+        self._memory_used, self._memory_budget = memory_used, memory_budget
 
     def watch(self, cursor, seconds: float) -> int:
         """Interrupt `cursor` after `seconds` unless released first; answers a token for release()."""
         token = next(self._ids)
         with self._cond:
             self._live[token] = cursor
+            self._started[token] = time.monotonic()
             heapq.heappush(self._heap, (time.monotonic() + seconds, token))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="query-deadlines", daemon=True)
@@ -28,10 +37,19 @@ class Watchdog:
             self._cond.notify()
         return token
 
-    def release(self, token: int) -> bool:
-        """Stop watching; False when the deadline already fired (the statement was interrupted)."""
+    def release(self, token: int) -> str | None:
+        """Stop watching; answers why the statement was interrupted ("deadline", "memory"), or None."""
         with self._cond:
-            return self._live.pop(token, None) is not None
+            self._live.pop(token, None)
+            self._started.pop(token, None)
+            return self._why.pop(token, None)
+
+    def _stop(self, token: int, why: str) -> None:
+        cursor = self._live.pop(token, None)
+        self._started.pop(token, None)
+        if cursor is not None:
+            self._why[token] = why
+            cursor.interrupt()
 
     def _loop(self) -> None:
         with self._cond:
@@ -44,9 +62,20 @@ class Watchdog:
                 deadline, token = self._heap[0]
                 wait = deadline - time.monotonic()
                 if wait > 0:
-                    self._cond.wait(wait)
+                    self._cond.wait(min(wait, MEMORY_LOOK_SECONDS) if self._memory_used else wait)
+                    self._check_memory()
                     continue
                 heapq.heappop(self._heap)
-                cursor = self._live.pop(token, None)
-                if cursor is not None:
-                    cursor.interrupt()
+                self._stop(token, "deadline")
+
+    def _check_memory(self) -> None:
+        """Past the budget, the statement that has run longest is the one holding most, as a rule:
+        it is stopped (and answers 413), so the others go on."""
+        if not self._memory_used or not self._started:
+            return
+        try:
+            used = self._memory_used()
+        except Exception:  # a closing database: nothing to guard
+            return
+        if used > self._memory_budget:
+            self._stop(min(self._started, key=self._started.__getitem__), "memory")

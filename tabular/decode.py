@@ -10,7 +10,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Callable, NamedTuple
 
 import charset_normalizer
 
@@ -37,29 +37,44 @@ class Decoded:
     reported: str  # what origin.encoding says
     bom_bytes: int
 
-    def open_binary(self, max_inflated: int) -> BinaryIO:
+    def open_binary(self, budget: Budget) -> BinaryIO:
         raw = self.path.open("rb")
         if self.container == "gzip":
-            return _Capped(gzip.GzipFile(fileobj=raw), max_inflated)
+            return _Capped(gzip.GzipFile(fileobj=raw), budget, raw.tell)
         if self.container.startswith("zip:"):
             archive = zipfile.ZipFile(raw)
-            return _Capped(archive.open(self.container[4:]), max_inflated)
+            return _Capped(archive.open(self.container[4:]), budget, raw.tell)
         return raw
 
-    def open_text(self, max_inflated: int) -> io.TextIOBase:
+    def open_text(self, budget: Budget) -> io.TextIOBase:
         """The file as text, BOM removed, newlines untouched (the csv module wants newline='')."""
-        stream = self.open_binary(max_inflated)
+        stream = self.open_binary(budget)
         if self.bom_bytes:
             stream.read(self.bom_bytes)
         codec = {"utf-8-sig": "utf-8", "utf-16": self.encoding, "utf-32": self.encoding}.get(self.encoding, self.encoding)
         return io.TextIOWrapper(stream, encoding=codec, errors="strict", newline="")
 
 
-class _Capped(io.RawIOBase):
-    """A stream that refuses to inflate past a byte budget (a compression bomb stops here)."""
+class Budget(NamedTuple):
+    """How far a compressed file may inflate: bytes in all (max_inflated_bytes), and times the
+    compressed bytes read so far, once past RATIO_AFTER bytes (max_inflate_ratio). Text
+    compresses 5 to 20 times; a file of blank lines a thousand: read to 4 GiB, it held a worker
+    ten minutes. Read so far, not in all: a bomb shows itself in its first megabytes."""
 
-    def __init__(self, inner: BinaryIO, budget: int):
-        self._inner, self._left = inner, budget
+    bytes: int
+    ratio: int
+
+
+# Inflated bytes after which the ratio is checked (a small file may inflate any amount).
+RATIO_AFTER = 8 << 20
+
+
+class _Capped(io.RawIOBase):
+    """A stream that refuses to inflate past its budget (a compression bomb stops here)."""
+
+    def __init__(self, inner: BinaryIO, budget: Budget, consumed: Callable[[], int]):
+        self._inner, self._left = inner, budget.bytes
+        self._budget, self._consumed, self._read = budget, consumed, 0
 
     def readable(self) -> bool:
         return True
@@ -72,6 +87,11 @@ class _Capped(io.RawIOBase):
         if len(data) > self._left:
             raise IngestFailed("too_large", "the compressed file inflates past max_inflated_bytes")
         self._left -= len(data)
+        self._read += len(data)
+        if self._read > RATIO_AFTER and self._read > self._budget.ratio * max(self._consumed(), 1):
+            raise IngestFailed(
+                "too_large", f"the compressed file inflates more than {self._budget.ratio} times its size (max_inflate_ratio): a compression bomb, not read on"
+            )
         buffer[: len(data)] = data
         return len(data)
 
@@ -80,11 +100,11 @@ class _Capped(io.RawIOBase):
         super().close()
 
 
-def detect(path: Path, encoding: str | None = None, max_inflated: int = 1 << 32) -> Decoded:
+def detect(path: Path, encoding: str | None = None, budget: Budget = Budget(1 << 32, 250)) -> Decoded:
     """Find the container and encoding of a delimited text file; `encoding` overrides the guess."""
     container = _container(path)
     probe = Decoded(path, container, "latin-1", "", 0)
-    with probe.open_binary(max_inflated) as stream:
+    with probe.open_binary(budget) as stream:
         head = stream.read(HEAD_BYTES)
     if not head.strip(b"\x00 \t\r\n"):
         raise IngestFailed("no_text", "the file is empty" if not head else "the file holds only blank space")
@@ -222,8 +242,8 @@ def _most_wordlike(head: bytes, chosen: str) -> str:
     return best if scores[best] + 0.1 < scores.get(chosen, 1.0) else chosen
 
 
-def fallback_after(path: Path, decoded: Decoded, max_inflated: int) -> Decoded:
+def fallback_after(path: Path, decoded: Decoded, budget: Budget) -> Decoded:
     """A file that read as UTF-8 at its head but failed later: detect from the whole text."""
-    with decoded.open_binary(max_inflated) as stream:
+    with decoded.open_binary(budget) as stream:
         data = stream.read(64 << 20)
     return Decoded(path, decoded.container, *_legacy(data), 0)

@@ -52,7 +52,7 @@ class Engine:
 
     def __init__(self, home: str, settings: Settings):
         self.settings = settings
-        self.catalog = Catalog(home, settings.duckdb_memory, settings.catalog_wait_seconds, settings.dropped_grace_seconds)
+        self.catalog = Catalog(home, settings.duckdb_memory, settings.catalog_wait_seconds, settings.dropped_grace_seconds, settings.query_memory_share)
         self.jobs = JobPool(self.catalog, settings)
         self.context = Context(self.catalog, settings, self.jobs)
         self._finalizer = weakref.finalize(self, _shut, self.jobs, self.catalog)

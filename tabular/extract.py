@@ -72,14 +72,14 @@ def cells_schema(width: int) -> pa.Schema:
 
 def read_delimited(path: Path, out: Path, name: str, options: dict, settings: Settings, progress=None) -> Extraction:
     """Read a delimited text file whole into `out` (Parquet). Raises IngestFailed for bad input."""
-    decoded = decode.detect(path, options.get("encoding"), settings.max_inflated_bytes)
+    decoded = decode.detect(path, options.get("encoding"), decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio))
     try:
         return _read(decoded, out, name, options, settings, progress)
     except UnicodeError:  # a decode error, or a codec's own refusal (UTF-16 without its BOM)
         if options.get("encoding") or decoded.reported != "utf-8":
             raise IngestFailed("encoding", f"the file does not decode as {decoded.reported}") from None
         # UTF-8 at its head, something else further on: detect again from more of the text.
-        decoded = decode.fallback_after(path, decoded, settings.max_inflated_bytes)
+        decoded = decode.fallback_after(path, decoded, decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio))
         try:
             return _read(decoded, out, name, options, settings, progress)
         except UnicodeError:
@@ -87,7 +87,7 @@ def read_delimited(path: Path, out: Path, name: str, options: dict, settings: Se
 
 
 def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings: Settings, progress) -> Extraction:
-    with decoded.open_text(settings.max_inflated_bytes) as text:
+    with decoded.open_text(decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)) as text:
         head = text.read(settings.sniff_bytes)
         if "\x00" in head:
             raise IngestFailed("format_unavailable", "the file is binary, not delimited text (it holds NUL characters)")
@@ -101,7 +101,7 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         return fast
     # The csv module holds a field whole in memory: one past the setting is refused, not read.
     csv.field_size_limit(settings.max_cell_bytes)
-    with decoded.open_text(settings.max_inflated_bytes) as text:
+    with decoded.open_text(decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)) as text:
         reader = (
             FixedReader(text, layout.starts)
             if layout.starts
@@ -287,11 +287,11 @@ def open_fast(path: Path, name: str, options: dict, settings: Settings) -> FastR
     """The file opened for the fast reader, or None when only the careful reader can read it
     (a container, an encoding other than UTF-8, a file under fast_path_bytes, a quoted line
     break or a blank header in its head). Raises IngestFailed for a file nobody can read."""
-    decoded = decode.detect(path, options.get("encoding"), settings.max_inflated_bytes)
+    decoded = decode.detect(path, options.get("encoding"), decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio))
     if decoded.container or decoded.encoding != "utf-8" or path.stat().st_size < settings.fast_path_bytes:
         return None
     try:
-        with decoded.open_text(settings.max_inflated_bytes) as text:
+        with decoded.open_text(decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)) as text:
             head = text.read(settings.sniff_bytes)
     except UnicodeError:
         return None

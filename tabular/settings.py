@@ -16,12 +16,17 @@ class Settings:
     max_upload_bytes: int = 256 * 1024 * 1024
     # A compressed upload may not inflate past this many bytes (a gzip bomb is refused, not read).
     max_inflated_bytes: int = 4 * 1024 * 1024 * 1024
+    # ... nor, past 64 MiB, more than this many times its compressed size (decode.Budget).
+    max_inflate_ratio: int = 250
     result_limit_max: int = 10_000
     datasets_per_plan: int = 8
     filters_per_plan: int = 100
     in_values_max: int = 1_000
     query_seconds: float = 30.0
     duckdb_memory: str = "60%"
+    # A query is stopped with 413 TOO_LARGE when DuckDB holds more than this share of
+    # duckdb_memory while it runs (the longest-running one), so the others go on.
+    query_memory_share: float = 0.5
     # Snapshots kept per dataset across revisions and approvals; the serving ones are never dropped.
     snapshots_kept: int = 10
     # knowledge.list: sources per page at most.
@@ -75,9 +80,19 @@ class Settings:
     tokens: str = ""
     # Ingest jobs: worker threads, jobs that may wait beyond them (more is 503 OVERLOADED), and
     # how many times a job interrupted by a crash is started before it fails retries_exhausted.
-    ingest_workers: int = 2
-    job_queue: int = 32
+    ingest_workers: int = 3
+    job_queue: int = 64
     job_attempts: int = 3
+    # Fair shares between orgs: one org runs at most this many jobs at once (so a worker is free
+    # for another org's next job) and queues at most `job_queue_per_org`; orgs take turns.
+    ingest_workers_per_org: int = 2
+    job_queue_per_org: int = 16
+    # A job running longer than this is stopped and fails too_large; a cancel stops one within
+    # about `job_watch_seconds`.
+    job_seconds: float = 1800.0
+    job_watch_seconds: float = 0.25
+    # knowledge.ingest_cancel waits this long for a running job to stop before it answers.
+    cancel_wait_seconds: float = 2.0
     # Whether this process takes up the jobs other processes left pending or interrupted
     # (`tabular serve` and `tabular worker` do; a notebook or a one-off CLI call runs only its own).
     take_up_jobs: bool = False
@@ -93,6 +108,8 @@ class Settings:
     dropped_grace_seconds: float = 60.0
     # Op calls served at once over HTTP; more wait up to `overload_wait_seconds`, then 503.
     max_inflight: int = 64
+    # ... and of one org at once (the rest of that org's calls wait, then 503; other orgs' do not).
+    max_inflight_per_org: int = 8
     overload_wait_seconds: float = 5.0
     retry_after_seconds: int = 2
     # A JSON body (a plan, an op's input) past this is 413; files go to knowledge.upload raw.

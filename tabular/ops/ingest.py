@@ -13,7 +13,6 @@ import threading
 import time
 import traceback
 import uuid
-from collections import deque
 from pathlib import Path
 from typing import BinaryIO
 
@@ -25,6 +24,7 @@ from ..catalog import (
     Catalog, cancel_requested, claim_job, insert, job_by_key, job_owner, job_state, job_status, job_to_run, now, revision_datasets, revision_row,
     take_job, unfinished_jobs, update, upload_row,
 )
+from ..fair import FairQueue
 from ..formats import DEFAULT, FORMATS, REFUSED
 from ..errors import ErrorItem, IngestFailed, Overloaded, TooLarge, ValidationFailed
 from ..models import (
@@ -143,16 +143,16 @@ def ingest(ctx: Context, body: IngestIn) -> IngestOut:
                     )
                 if found[1] == "pending" and found[0] not in ctx.jobs.done and ctx.jobs.take(found[0]):
                     # Left pending by a process that closed: the retried request runs it here.
-                    ctx.jobs.submit(found[0])
+                    ctx.jobs.submit(found[0], body.org)
                 return IngestOut(ingestion_id=found[0], state=found[1], source_uri=body.source_uri, namespace=body.namespace)
-        ctx.jobs.check_room()
+        ctx.jobs.check_room(body.org)
         ingestion_id = "i_" + uuid.uuid4().hex
         stamp = now()
         insert(ctx.catalog.conn(), "jobs", ingestion_id=ingestion_id, org=body.org, namespace=body.namespace, source_uri=body.source_uri,
                upload_id=body.upload_id, state="pending", stage="", attempts=0, warnings=[], expected_revision=body.expected_revision,
                filename=row[1], cancel_requested=False, request=request, created_at=stamp, updated_at=stamp,
                idempotency_key=body.idempotency_key or None, owner=ctx.catalog.owner)
-        ctx.jobs.submit(ingestion_id)
+        ctx.jobs.submit(ingestion_id, body.org)
     return IngestOut(ingestion_id=ingestion_id, state="pending", source_uri=body.source_uri, namespace=body.namespace)
 
 
@@ -225,7 +225,11 @@ class JobPool:
         # Held to admit a job (idempotency lookup, room, insert) and for every write to a job row.
         self.lock = threading.RLock()
         self.ready = threading.Condition(self.lock)
-        self.waiting: deque[str] = deque()
+        # Waiting jobs by org, taken in turns, at most ingest_workers_per_org of one org at once.
+        self.waiting = FairQueue(settings.ingest_workers_per_org)
+        # Running jobs: id -> (the worker thread, when it started); `stopping` says why one is stopped.
+        self.active: dict[str, tuple[int, float]] = {}
+        self.stopping: dict[str, str] = {}
         self.closing = False
         self.taken_up: list[str] = []  # the jobs other processes left, which this one runs
         self.published: set[str] = set()  # running jobs past their publish (close() leaves them be)
@@ -238,23 +242,31 @@ class JobPool:
         ]
         if settings.take_up_jobs:
             self.threads.append(threading.Thread(target=self._take_up, name="ingest-take-up", daemon=True))
+        self.threads.append(threading.Thread(target=self._watch, name="ingest-watch", daemon=True))
         for thread in self.threads:
             thread.start()
         threading.Thread(target=_warm_arrow, name="arrow-warm", daemon=True).start()
 
-    def check_room(self) -> None:
-        """Raise OVERLOADED when `job_queue` jobs already wait for a worker."""
+    def check_room(self, org: str) -> None:
+        """Raise OVERLOADED when the org already has `job_queue_per_org` jobs waiting, or all
+        orgs together `job_queue`."""
         with self.lock:
+            mine = self.waiting.waiting(org)
+            if mine >= self.settings.job_queue_per_org:
+                raise Overloaded(
+                    f"{mine} ingest jobs of this org are waiting for a worker (job_queue_per_org); try again shortly",
+                    retry_after=self.settings.retry_after_seconds,
+                )
             if len(self.waiting) >= self.settings.job_queue:
                 raise Overloaded(
                     f"{len(self.waiting)} ingest jobs are waiting for a worker; try again shortly",
                     retry_after=self.settings.retry_after_seconds,
                 )
 
-    def submit(self, ingestion_id: str) -> None:
+    def submit(self, ingestion_id: str, org: str) -> None:
         with self.lock:
             self.done.setdefault(ingestion_id, threading.Event())
-            self.waiting.append(ingestion_id)
+            self.waiting.push(org, ingestion_id)
             self.ready.notify()
 
     def take(self, ingestion_id: str) -> bool:
@@ -276,7 +288,7 @@ class JobPool:
 
     def recover(self) -> None:
         """Take up what processes that are gone left unfinished (see the class docstring)."""
-        for ingestion_id, state, attempts, cancelled in unfinished_jobs(self.catalog.conn()):
+        for ingestion_id, state, attempts, cancelled, org in unfinished_jobs(self.catalog.conn()):
             if ingestion_id in self.done or not self.take(ingestion_id):
                 continue
             if cancelled:
@@ -291,23 +303,30 @@ class JobPool:
                     continue
                 self.update(ingestion_id, state="pending", stage="")
             self.taken_up.append(ingestion_id)
-            self.submit(ingestion_id)
+            self.submit(ingestion_id, org)
 
     def cancel(self, ingestion_id: str, org: str, namespace: str) -> IngestCancelOut:
+        """Cancel a job: a pending one at once; a running one is stopped (inside DuckDB too) and
+        `cancelled` is said only once it has stopped, waiting up to `cancel_wait_seconds`."""
         with self.lock:
             state = job_state(self.catalog.conn(), ingestion_id, org, namespace)
             if state is None:
                 return IngestCancelOut(found=False)
             if state == "pending":
                 self.update(ingestion_id, state="cancelled", cancel_requested=True)
-                if ingestion_id in self.waiting:
-                    self.waiting.remove(ingestion_id)
+                if self.waiting.remove(ingestion_id):
                     self.done[ingestion_id].set()
                 return IngestCancelOut(found=True, state="cancelled", cancelled=True)
-            if state == "processing":
-                self.update(ingestion_id, cancel_requested=True)
-                return IngestCancelOut(found=True, state="processing", cancelled=True)
-            return IngestCancelOut(found=True, state=state, cancelled=False)
+            if state != "processing":
+                return IngestCancelOut(found=True, state=state, cancelled=False)
+            self.update(ingestion_id, cancel_requested=True)
+        # Whichever process runs it sees the request at its next look (job_watch_seconds).
+        deadline = time.monotonic() + self.settings.cancel_wait_seconds
+        while True:
+            state = job_state(self.catalog.conn(), ingestion_id, org, namespace)
+            if state != "processing" or time.monotonic() >= deadline:
+                return IngestCancelOut(found=True, state=state, cancelled=state == "cancelled")
+            time.sleep(0.02)
 
     def wait(self, ingestion_id: str, timeout: float | None = None) -> None:
         event = self.done.get(ingestion_id)
@@ -321,12 +340,45 @@ class JobPool:
     def _work(self) -> None:
         while True:
             with self.lock:
-                while not self.waiting and not self.closing:
+                picked = None
+                while not self.closing and (picked := self.waiting.pop()) is None:
                     self.ready.wait()
                 if self.closing:
+                    if picked is not None:
+                        self.waiting.finished(picked[0])
                     return
-                ingestion_id = self.waiting.popleft()
-            self._run(ingestion_id)
+                org, ingestion_id = picked
+                self.active[ingestion_id] = (threading.get_ident(), time.monotonic())
+            try:
+                self._run(ingestion_id)
+            finally:
+                with self.lock:
+                    self.active.pop(ingestion_id, None)
+                    self.stopping.pop(ingestion_id, None)
+                    self.waiting.finished(org)
+                    self.ready.notify_all()  # a share came free: another org's job may start
+
+    def _watch(self) -> None:
+        """Stop the running jobs that were cancelled (by any process) or ran past job_seconds:
+        their DuckDB statements are interrupted and their next progress report raises."""
+        while not self.stopped.wait(self.settings.job_watch_seconds):
+            with self.lock:
+                running = dict(self.active)
+            for ingestion_id, (thread, started) in running.items():
+                if ingestion_id in self.stopping:
+                    continue
+                try:
+                    why = "cancelled" if cancel_requested(self.catalog.conn(), ingestion_id) else None
+                except Exception:  # a busy catalog: look again next time
+                    continue
+                if why is None and time.monotonic() - started > self.settings.job_seconds:
+                    why = "too_long"
+                if why is not None:
+                    with self.lock:
+                        if ingestion_id in self.published or ingestion_id not in self.active:
+                            continue  # past its publish: it finishes
+                        self.stopping[ingestion_id] = why
+                        self.catalog.interrupt(thread)
 
     def _run(self, ingestion_id: str) -> None:
         try:
@@ -360,16 +412,28 @@ class JobPool:
             request.get("tags", []), request.get("metadata", {}),
         )
 
+        worker = threading.get_ident()
+
         def report(**fields) -> None:
-            if fields.get("stage") in ("type", "publish") and self._cancel_requested(ingestion_id):
+            # On the job's own thread (not the one pass's progress ticker), a stop takes effect here.
+            if threading.get_ident() == worker and (ingestion_id in self.stopping or (fields.get("stage") and self._cancel_requested(ingestion_id))):
                 raise publish.Cancelled()
             self.update(ingestion_id, **fields)
 
         try:
             revision = publish.run(self.catalog, self.settings, job, report, lambda: self._cancel_requested(ingestion_id))
-        except publish.Cancelled:
-            # Closing the engine stops a job the same way; it is put back, not cancelled.
-            self.update(ingestion_id, state="pending" if self.closing else "cancelled", stage="")
+        except (publish.Cancelled, duckdb.InterruptException):
+            why = self.stopping.get(ingestion_id) or ("cancelled" if self._cancel_requested(ingestion_id) else None)
+            if self.closing:
+                # Closing the engine stops a job the same way; it is put back, not cancelled.
+                self.update(ingestion_id, state="pending", stage="")
+            elif why == "too_long":
+                self.update(ingestion_id, state="failed", stage="", error_code="too_large",
+                            error_message=f"the ingest ran past job_seconds ({self.settings.job_seconds:g} s) and was stopped; the previous revision still serves")
+            elif why == "cancelled":
+                self.update(ingestion_id, state="cancelled", stage="")
+            else:
+                raise
             return
         except IngestFailed as failure:
             self.update(ingestion_id, state="failed", stage="", error_code=failure.error_code, error_message=failure.message)
@@ -388,7 +452,7 @@ class JobPool:
             self.update(ingestion_id, state="failed", stage="", error_code="too_large",
                         error_message=f"no room left to store what the file holds ({why}); the previous revision still serves")
             return
-        with self.lock:  # close() interrupts under this lock: none lands past here
+        with self.lock:  # close() and the watch interrupt under this lock: none lands past here
             self.published.add(ingestion_id)
         warnings = self._warnings(org, namespace, source_uri, revision)
         covered = json.loads(revision_row(con, org, namespace, source_uri, revision)["coverage"])
@@ -396,8 +460,8 @@ class JobPool:
         self.update(ingestion_id, state=state, stage="", revision=revision, coverage=covered, warnings=warnings)
 
     def _cancel_requested(self, ingestion_id: str) -> bool:
-        """Cancelled by a caller, or the engine is closing (see close())."""
-        if self.closing:
+        """Cancelled by a caller, stopped by the watch, or the engine is closing (see close())."""
+        if self.closing or ingestion_id in self.stopping:
             return True
         return cancel_requested(self.catalog.conn(), ingestion_id)
 

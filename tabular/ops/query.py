@@ -200,13 +200,22 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
 
 
 def _run(ctx: Context, sql: str, params: dict, seconds: float) -> list[tuple]:
-    """Run with a deadline: past it the statement is interrupted and the answer is 504."""
+    """Run with a deadline (past it the statement is interrupted: 504) and a memory share (past
+    it the longest-running statement is interrupted: 413; deadline.py)."""
     cur = ctx.catalog.reader()
     token = ctx.catalog.watchdog.watch(cur, seconds)
+    too_large = TooLarge(
+        f"the plan needs more memory than its share allows (query_memory_share {ctx.settings.query_memory_share:g} of duckdb_memory "
+        f"{ctx.settings.duckdb_memory}) and was stopped; filter first, or join on keys that match fewer rows"
+    )
     try:
         rows = cur.execute(sql, params).fetchall()
     except duckdb.InterruptException:
+        if ctx.catalog.watchdog.release(token) == "memory":
+            raise too_large from None
         raise BackendTimeout(f"the query ran past its time limit ({seconds:g} s) and was stopped") from None
+    except duckdb.OutOfMemoryException:
+        raise too_large from None
     except (duckdb.OutOfRangeException, duckdb.ConversionException) as err:
         # An exact answer past 38 digits (a sum of very wide decimals) is refused, not rounded.
         raise ValidationFailed(

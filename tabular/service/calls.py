@@ -79,29 +79,41 @@ async def read_json(request: Request, limit: int) -> dict:
 
 
 class Service:
-    """What every route shares: the engine, the tokens, and the in-flight limit."""
+    """What every route shares: the engine, the tokens, and the in-flight limits: all calls
+    (`max_inflight`) and each org's (`max_inflight_per_org`), so one org's flood of slow calls
+    never takes the slots another org's next call needs."""
 
     def __init__(self, engine: Engine, tokens: Tokens):
         self.engine, self.tokens, self.settings = engine, tokens, engine.settings
         self.slots = asyncio.Semaphore(self.settings.max_inflight)
+        self.org_slots: dict[str, asyncio.Semaphore] = {}
+
+    async def _slot(self, slots: asyncio.Semaphore, busy: str) -> None:
+        """Take a slot, waiting `overload_wait_seconds` at most (then 503, saying whose)."""
+        if not slots.locked():  # wait_for with a timeout of 0 would refuse even a free slot
+            await slots.acquire()
+            return
+        try:
+            await asyncio.wait_for(slots.acquire(), self.settings.overload_wait_seconds)
+        except TimeoutError:
+            raise Overloaded(f"{busy}; try again shortly", retry_after=self.settings.retry_after_seconds) from None
 
     async def run(self, op: Op, body: dict, grant: Grant, request_id: str):
-        """Authorize, wait for a slot (503 past `overload_wait_seconds`), run, audit — also a refusal."""
+        """Authorize, wait for the org's slot and a slot (503 past `overload_wait_seconds`), run,
+        audit — also a refusal."""
         try:
             body = self.tokens.authorize(grant, op, body)
-            if self.slots.locked():  # wait_for with a timeout of 0 would refuse even a free slot
-                try:
-                    await asyncio.wait_for(self.slots.acquire(), self.settings.overload_wait_seconds)
-                except TimeoutError:
-                    raise Overloaded(
-                        f"{self.settings.max_inflight} calls are being served; try again shortly", retry_after=self.settings.retry_after_seconds
-                    ) from None
-            else:
-                await self.slots.acquire()
+            org = str(body.get("org") or self.settings.default_org)
+            mine = self.org_slots.setdefault(org, asyncio.Semaphore(self.settings.max_inflight_per_org))
+            await self._slot(mine, f"{self.settings.max_inflight_per_org} calls of this org are being served (max_inflight_per_org)")
             try:
-                out = await run_in_threadpool(self.engine.run, op.name, body, grant.name)
+                await self._slot(self.slots, f"{self.settings.max_inflight} calls are being served")
+                try:
+                    out = await run_in_threadpool(self.engine.run, op.name, body, grant.name)
+                finally:
+                    self.slots.release()
             finally:
-                self.slots.release()
+                mine.release()
         except TabularError as err:
             audit(op, grant, body, request_id, err.status, err.code)
             raise

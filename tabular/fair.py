@@ -1,0 +1,78 @@
+"""Fair shares between orgs: one org's backlog never holds another's next piece of work.
+
+`FairQueue` holds waiting work per org and hands it out round robin, never more than
+`per_org` pieces of one org at once; `Shares` counts what each org runs now against its cap.
+Neither locks: their users hold their own lock around every call.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict, deque
+from typing import Hashable
+
+
+class FairQueue:
+    """Waiting work per org, taken round robin among the orgs under their running cap."""
+
+    def __init__(self, per_org: int):
+        self.per_org = max(1, per_org)
+        self.lines: OrderedDict[str, deque] = OrderedDict()  # orgs in turn order, each with its line
+        self.running: Counter[str] = Counter()
+
+    def __len__(self) -> int:
+        return sum(len(line) for line in self.lines.values())
+
+    def __contains__(self, item: Hashable) -> bool:
+        return any(item in line for line in self.lines.values())
+
+    def waiting(self, org: str) -> int:
+        return len(self.lines.get(org, ()))
+
+    def push(self, org: str, item: Hashable) -> None:
+        self.lines.setdefault(org, deque()).append(item)
+
+    def remove(self, item: Hashable) -> bool:
+        for org, line in self.lines.items():
+            if item in line:
+                line.remove(item)
+                if not line:
+                    del self.lines[org]
+                return True
+        return False
+
+    def pop(self) -> tuple[str, Hashable] | None:
+        """The next piece of work: the first org in turn with work waiting and a free share,
+        which then goes to the back of the turn. None when no org may start anything."""
+        for org, line in self.lines.items():
+            if self.running[org] < self.per_org:
+                item = line.popleft()
+                del self.lines[org]
+                if line:
+                    self.lines[org] = line  # back of the turn
+                self.running[org] += 1
+                return org, item
+        return None
+
+    def finished(self, org: str) -> None:
+        self.running[org] -= 1
+        if self.running[org] <= 0:
+            del self.running[org]
+
+
+class Shares:
+    """How many calls each org has running, against a cap per org."""
+
+    def __init__(self, per_org: int):
+        self.per_org = max(1, per_org)
+        self.running: Counter[str] = Counter()
+
+    def take(self, org: str) -> bool:
+        if self.running[org] >= self.per_org:
+            return False
+        self.running[org] += 1
+        return True
+
+    def give_back(self, org: str) -> None:
+        self.running[org] -= 1
+        if self.running[org] <= 0:
+            del self.running[org]
