@@ -18,14 +18,23 @@ def parquet_relation(path: str) -> str:
     return exp.Anonymous(this="read_parquet", expressions=[exp.Literal.string(path)]).sql(dialect="duckdb")
 
 
+# A rejected value is kept up to this many characters (a 200 MB line is not kept whole, nor sent
+# back whole by every dataset_get): enough to see what it was.
+REJECTED_VALUE_CHARS = 1000
+
+
 def write_rejected(cur, snapshot_id: str, excluded: list) -> exp.Table:
     """Create the snapshot's rejected-rows table with the rows extraction left out (a total row)."""
     table = rejected_table(snapshot_id)
     sql = table.sql(dialect="duckdb")
     cur.execute(f"CREATE TABLE {sql} (row_id BIGINT, line BIGINT, column_name VARCHAR, value VARCHAR, reason VARCHAR)")
     if excluded:
-        cur.executemany(f"INSERT INTO {sql} VALUES (?, ?, NULL, ?, ?)", [[r.row_id, r.line, r.text, r.reason] for r in excluded])
+        cur.executemany(f"INSERT INTO {sql} VALUES (?, ?, NULL, ?, ?)", [[r.row_id, r.line, _kept(r.text), r.reason] for r in excluded])
     return table
+
+
+def _kept(text: str | None) -> str | None:
+    return text[:REJECTED_VALUE_CHARS] if text is not None and len(text) > REJECTED_VALUE_CHARS else text
 
 
 def column_names(headers: list[str]) -> list[str]:
@@ -105,7 +114,7 @@ def build_snapshot(
             exp.column("__row_id", quoted=True),
             exp.column("__line", quoted=True),
             exp.Literal.string(name),
-            exp.column(cell, quoted=True),
+            exp.Substring(this=exp.column(cell, quoted=True), start=exp.Literal.number(1), length=exp.Literal.number(REJECTED_VALUE_CHARS)),
             exp.Literal.string(_reason(typings[cell])),
         ).from_(relation).where(failure_expr(cell, typings[cell], markers))
         cur.execute(exp.insert(rows, rejected_rows).sql(dialect="duckdb"))

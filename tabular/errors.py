@@ -32,10 +32,26 @@ class ErrorItem:
         if self.expected is not None:
             out["expected"] = printable(self.expected)
         if self.received is not None:
-            out["received"] = printable(self.received)
+            out["received"] = printable(_shortened(self.received))
         if self.did_you_mean:
             out["did_you_mean"] = printable(self.did_you_mean)
         return out
+
+
+# What came is echoed up to this many characters (a 10 MB title is not sent back whole).
+RECEIVED_CHARS = 200
+
+
+def _shortened(value: Any) -> Any:
+    """What came, as much of it as is worth echoing: a text's first RECEIVED_CHARS characters, a
+    list's first ten items (each shortened), an object not at all."""
+    if isinstance(value, str):
+        return value[:RECEIVED_CHARS] + "…" if len(value) > RECEIVED_CHARS else value
+    if isinstance(value, (list, tuple)):
+        return [_shortened(v) for v in value[:10]] + (["…"] if len(value) > 10 else [])
+    if isinstance(value, dict):
+        return None
+    return value
 
 
 class TabularError(Exception):

@@ -3,17 +3,22 @@ MCP tool descriptions, so they are written for the caller."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import json
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+# knowledge.ingest: metadata at most this large as JSON (titles and tags have their own limits).
+METADATA_BYTES = 64 * 1024
 
 
 class OpIn(BaseModel):
     """Every op takes org and namespace; unknown fields are served and named in `ignored_args`."""
 
     model_config = ConfigDict(extra="allow")
-    org: str = Field("", description="Organisation; filled from the token or the install's default.")
-    namespace: str = Field("", description="Namespace inside the org; filled from the install's default when empty.")
+    org: str = Field("", max_length=200, description="Organisation; filled from the token or the install's default.")
+    namespace: str = Field("", max_length=200, description="Namespace inside the org; filled from the install's default when empty.")
 
 
 class OpOut(BaseModel):
@@ -56,11 +61,18 @@ class UploadOut(OpOut):
 
 class IngestIn(OpIn):
     upload_id: str = Field(description="What knowledge.upload answered.")
-    source_uri: str = Field(min_length=1, description="The source's name in the namespace; a new ingest of it publishes the next revision.")
-    title: str = ""
-    description: str = ""
-    tags: list[str] = Field(default_factory=list)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    source_uri: str = Field(min_length=1, max_length=1024, description="The source's name in the namespace; a new ingest of it publishes the next revision.")
+    title: str = Field("", max_length=1000)
+    description: str = Field("", max_length=10_000)
+    tags: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=100)
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Free JSON about the source, at most 64 KiB of it.")
+
+    @field_validator("metadata")
+    @classmethod
+    def _small(cls, metadata: dict) -> dict:
+        if len(json.dumps(metadata, ensure_ascii=False, default=str).encode()) > METADATA_BYTES:
+            raise ValueError(f"metadata is over {METADATA_BYTES} bytes as JSON")
+        return metadata
     expected_revision: int | None = Field(None, ge=0, description="Publish only if this revision is live (0: nothing live yet).")
     allow_partial: bool = Field(False, description="Publish what was read when part of the file could not be.")
     options: IngestOptions = Field(default_factory=IngestOptions, description="Overrides for what the file cannot say.")

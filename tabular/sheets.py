@@ -60,7 +60,14 @@ def check_container(path: Path, fmt: str, settings: Settings) -> int:
             for info in archive.infolist():
                 # On the fast path calamine alone parses the sheets, and sheets_fast.py reads
                 # their first rows through a MarkupGuard itself.
-                _scan_part(archive, info, markup=not (fast and info.filename.startswith("xl/worksheets/")))
+                sheet = info.filename.startswith("xl/worksheets/")
+                extent = _scan_part(archive, info, markup=not (fast and sheet), extent=sheet)
+                if extent and extent[0] * extent[1] > settings.max_sheet_cells:
+                    # The readers hold a sheet as a dense grid: A1 and CV1048576 make 100 million cells.
+                    raise IngestFailed(
+                        "too_large",
+                        f"{info.filename} spans {extent[0]} rows by {extent[1]} columns, over max_sheet_cells ({settings.max_sheet_cells}) as a grid",
+                    )
             names = set(archive.namelist())
     except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as err:
         raise IngestFailed("format_unavailable", f"the workbook is damaged: {err}") from None
@@ -76,14 +83,42 @@ def uses_fast_reader(path: Path, inflated: int, settings: Settings) -> bool:
     return path.stat().st_size >= settings.sheet_fast_bytes or inflated >= settings.sheet_fast_inflated_bytes
 
 
-def _scan_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, markup: bool) -> None:
+_ROW_REF = re.compile(rb'<row[^>]*?\sr="([0-9]+)"')
+_WIDE_REF = re.compile(rb'<c[^>]*?\sr="([A-Z]{2,3})[0-9]')
+# _NARROW_REFS[k]: a one-letter reference past column k (A is 1).
+_NARROW_REFS = [re.compile(rb'<c[^>]*?\sr="([' + bytes(range(65 + k, 91)) + rb'])[0-9]') for k in range(26)]
+
+
+def _scan_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, markup: bool, extent: bool = False) -> tuple[int, int] | None:
     """Read one member to its end (zipfile checks its CRC and its declared size there); with
-    `markup`, check its XML as markup.py says before a Python parser may read it."""
+    `markup`, check its XML as markup.py says before a Python parser may read it. With `extent`
+    (a worksheet), answer the (rows, columns) its cell references span: the last row number,
+    and the widest column, found without a Python step per cell."""
     guard = MarkupGuard(info.filename) if markup and info.filename.lower().endswith((".xml", ".rels", ".vml")) else None
+    rows = columns = 0
+    tail = b""
     with archive.open(info) as stream:
         while chunk := stream.read(LONG_TOKEN):
             if guard:
                 guard.feed(chunk)
+            if extent:
+                text = tail + chunk
+                last = text.rfind(b"<row")
+                if last >= 0 and (found := _ROW_REF.match(text, last)):
+                    rows = max(rows, int(found.group(1)))
+                for letters in set(_WIDE_REF.findall(text)):
+                    columns = max(columns, _column_number(letters.decode()))
+                while columns < 26 and (found := _NARROW_REFS[columns].search(text)):  # one scan once the widest is seen
+                    columns = found.group(1)[0] - 64
+                tail = text[-64:]
+    return (rows, columns) if extent else None
+
+
+def _column_number(letters: str) -> int:
+    number = 0
+    for ch in letters:
+        number = number * 26 + ord(ch) - 64
+    return number
 
 
 def _decimals(number_format: str) -> int | None:

@@ -19,7 +19,7 @@ from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..engine import Engine
-from ..errors import ErrorItem, Internal, MethodNotAllowed, NotFound, TabularError, ValidationFailed, close_names, json_path
+from ..errors import AuthInsufficient, ErrorItem, Internal, MethodNotAllowed, NotFound, TabularError, ValidationFailed, close_names, json_path
 from ..ops import REGISTRY, Op
 from .auth import Tokens
 from .calls import Service, error_response, log, not_json, read_json, request_id
@@ -68,6 +68,32 @@ class RequestIds:
             await send(message)
 
         await self.app(scope, receive, send_with_id)
+
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+
+class SameOrigin:
+    """Single-user mode has no token to stop a web page the user visits: there, an op route
+    answers only requests without a foreign Origin, and (on a loopback service) with a loopback
+    Host, as /mcp does (a cross-site `text/plain` POST had deleted a source)."""
+
+    def __init__(self, app, loopback: bool):
+        self.app, self.loopback = app, loopback
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or not scope["path"].startswith("/v1/"):
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"] if k in (b"origin", b"host")}
+        host = headers.get("host", "")
+        origin = headers.get("origin", "")
+        hostname = host.rsplit(":", 1)[0] if not host.startswith("[") else host.split("]")[0] + "]"
+        foreign = bool(origin) and origin.split("://", 1)[-1] != host
+        if foreign or (self.loopback and hostname not in LOOPBACK):
+            said = f"Origin {origin!r}" if foreign else f"Host {host!r}"
+            failure = AuthInsufficient(f"{said} is not this service's: in single-user mode only requests from this machine's own pages and clients are served")
+            return await error_response(failure, scope.get("state", {}).get("request_id", ""))(scope, receive, send)
+        await self.app(scope, receive, send)
 
 
 def _op_route(service: Service, op: Op) -> Callable:
@@ -211,13 +237,19 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
         raise NotFound(f"no op {name!r}", [ErrorItem("op", "unknown op", received=name, did_you_mean=close_names(name, list(REGISTRY)))])
 
     @app.get("/healthz", tags=["service"])
-    async def healthz() -> dict:
-        """Up, with the ops served and the ingest jobs waiting for a worker."""
+    async def healthz(request: Request) -> dict:
+        """Up; to a caller with a token (or in single-user mode), also the ops served and the ingest jobs waiting."""
+        try:
+            tokens.identify(request.headers.get("authorization"))
+        except TabularError:
+            return {"status": "ok"}  # no counts of other tenants' work to strangers
         return {"status": "ok", "ops": len(REGISTRY), "jobs_waiting": len(engine.jobs.waiting), "auth": "single-user" if tokens.single_user else "tokens"}
 
     if manager is not None:
         app.add_route("/mcp", _McpEndpoint(mcp_endpoint, tokens), methods=["GET", "POST", "DELETE"], include_in_schema=False)
 
     app.openapi = _openapi(app)
+    if tokens.single_user:
+        app.add_middleware(SameOrigin, loopback=engine.settings.host in LOOPBACK)
     app.add_middleware(RequestIds)
     return app

@@ -1,0 +1,61 @@
+"""The smaller openings of issue 16: cross-site requests in single-user mode, what /healthz tells
+a stranger, unbounded text fields, and rejected values kept whole."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from service.support import CSV, Server, envelope, ingest
+
+from .conftest import TOKENS
+
+
+@pytest.fixture(scope="module")
+def single_user(tmp_path_factory):
+    srv = Server(tmp_path_factory.mktemp("single") / "home").start()
+    yield srv
+    srv.stop()
+
+
+def test_single_user_mode_refuses_a_cross_site_request_and_a_foreign_host(single_user):
+    with single_user.client() as c:
+        assert ingest(c, CSV / "crlf.csv", "keep")["state"] == "ready"
+        # What a page on another site can send without a preflight: a text/plain POST.
+        r = c.post("/v1/knowledge.delete", content=b'{"source_uri": "keep"}', headers={"content-type": "text/plain", "origin": "https://evil.example"})
+        envelope(r, 403, "AUTH_INSUFFICIENT")
+        r = c.post("/v1/knowledge.list", json={}, headers={"host": "evil.example"})  # DNS rebinding
+        envelope(r, 403, "AUTH_INSUFFICIENT")
+        assert c.post("/v1/knowledge.get", json={"source_uri": "keep"}).json()["revision"] == 1  # still there
+        # The service's own origin, and clients that send none, are served.
+        port = single_user.url.rsplit(":", 1)[1]
+        assert c.post("/v1/knowledge.list", json={}, headers={"origin": f"http://127.0.0.1:{port}"}).status_code == 200
+
+
+def test_healthz_tells_a_stranger_only_that_it_is_up(two_orgs):
+    with two_orgs.client() as stranger:
+        assert stranger.get("/healthz").json() == {"status": "ok"}
+    with two_orgs.client(TOKENS["globex-viewer"][0]) as c:
+        assert "jobs_waiting" in c.get("/healthz").json()
+
+
+@pytest.mark.parametrize("field, value", [
+    ("title", "t" * 1001), ("description", "d" * 10_001), ("source_uri", "s" * 1025), ("tags", ["x"] * 101), ("tags", ["x" * 201]),
+    ("metadata", {"notes": "n" * 70_000}),
+])
+def test_free_text_fields_have_limits(acme, field, value):
+    body = {"upload_id": "u_nothing", "source_uri": "limits", field: value}
+    detail = envelope(acme.post("/v1/knowledge.ingest", json=body), 422, "VALIDATION_FAILED")
+    assert detail["errors"][0]["path"].startswith(field)
+    assert len(json.dumps(detail["errors"][0].get("received"))) <= 210  # what came is echoed shortened
+
+
+def test_a_rejected_value_is_kept_as_a_bounded_prefix(acme, tmp_path):
+    path = tmp_path / "long.csv"
+    # A line with one cell too many, 5,000 characters long: the line is rejected, its text kept in part.
+    path.write_text("id,amount\n" + "".join(f"{k},{k}.50\n" for k in range(30)) + "31,5.50," + "9" * 5000 + "\n")
+    got = ingest(acme, path, "long.csv")
+    assert got["state"] == "ready"
+    rejected = acme.post("/v1/knowledge.dataset_get", json={"source_uri": "long.csv"}).json()["datasets"][0]["rejected"]
+    assert len(rejected) == 1 and len(rejected[0]["value"]) == 1000 and rejected[0]["value"].startswith("31,5.50,999")
