@@ -57,6 +57,8 @@ class Settings:
     sheet_fast_inflated_bytes: int = 64 * 1024 * 1024
     # A single cell of delimited text past this is refused too_large.
     max_cell_bytes: int = 32 * 1024 * 1024
+    # A line of delimited text longer than this fails too_large before it is parsed.
+    max_line_bytes: int = 32 * 1024 * 1024
     # Cells a sheet may span (rows × columns of its filled area) to be read in memory.
     max_sheet_cells: int = 20_000_000
     # Workbooks this large are read by fastexcel (sheets_fast.py): fast, but blind to merged cells.

@@ -35,5 +35,16 @@ def test_a_tall_narrow_workbook_is_read(bombs, tmp_path):
     assert got["state"] == "ready", got
 
 
+def test_a_line_of_a_hundred_million_characters_is_refused_unparsed(bombs, tmp_path):
+    path = tmp_path / "line.csv"
+    with path.open("w") as f:
+        f.write("a,b\n1,2\n")
+        f.write("xy," * (34 * 1024 * 1024) + "\n")
+    with bombs.client() as c:
+        got = ingest(c, path, "line.csv")
+        assert (got["state"], got["error_code"]) == ("failed", "too_large") and "max_line_bytes" in got["error_message"]
+        assert c.get("/healthz").status_code == 200
+
+
 def test_the_server_stayed_within_its_memory_bound(bombs):
     assert bombs.rss_peak_kib() < PEAK_MEMORY_KIB
