@@ -80,6 +80,8 @@ class Settings:
     max_input_depth: int = 64
     port: int = 8765
     tokens: str = ""
+    # How often the tokens file is looked at for changes (a removed token stops working then).
+    tokens_check_seconds: float = 2.0
     # Ingest jobs: worker threads, jobs that may wait beyond them (more is 503 OVERLOADED), and
     # how many times a job interrupted by a crash is started before it fails retries_exhausted.
     ingest_workers: int = 3

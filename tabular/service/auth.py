@@ -13,20 +13,28 @@ hex, so the file holds no secret:
 `namespaces` lists the namespaces the token may use (`*`: every one of the org); a call without a
 namespace gets the first one listed (or the install's default for `*`). `role` is `viewer` (reads),
 `writer` (also upload, ingest, cancel, approve) or `admin` (everything). `name` is who the audit log
-and `approved_by` name (default `token:<first 8 hex of the hash>`). `tabular token` makes a token
-and prints its entry.
+and `approved_by` name (default `token:<first 8 hex of the hash>`). `expires_at` (ISO 8601, with an
+offset) ends a token. `tabular token` makes a token and prints its entry.
+
+The file is read again within `tokens_check_seconds` of a change: a token removed stops working
+then, without a restart. A file that no longer reads keeps the entries read before (and says so
+in the log); at start it stops the service.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
+import logging
 import secrets
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import AuthInsufficient, AuthInvalid, ErrorItem
 from ..ops import Op
@@ -41,6 +49,7 @@ class TokenEntry(BaseModel):
     namespaces: list[str] = Field(min_length=1)
     role: Literal["viewer", "writer", "admin"]
     name: str = ""
+    expires_at: AwareDatetime | None = Field(None, description="After this (ISO 8601 with an offset) the token is refused.")
 
 
 @dataclass(frozen=True)
@@ -64,13 +73,48 @@ def new_token() -> str:
     return "tab_" + secrets.token_urlsafe(32)
 
 
-class Tokens:
-    """The tokens file read once at start; `None` entries means the single-user service."""
+log = logging.getLogger("tabular.service")
 
-    def __init__(self, settings: Settings, entries: dict[str, TokenEntry] | None = None):
+
+def _read(path: Path) -> dict[str, TokenEntry]:
+    """The entries of a tokens file; ValueError saying what is wrong with it."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as err:
+        raise ValueError(f"tokens file {path}: {err}") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"tokens file {path}: expected an object of sha256 hex → entry")
+    entries = {}
+    for key, value in raw.items():
+        if len(key) != 64 or any(c not in "0123456789abcdef" for c in key.lower()):
+            raise ValueError(f"tokens file {path}: {key!r} is not a sha256 in hex")
+        try:
+            entries[key.lower()] = TokenEntry.model_validate(value)
+        except ValidationError as err:
+            raise ValueError(f"tokens file {path}: entry {key[:8]}…: {err}") from None
+    return entries
+
+
+def _stamp(path: Path) -> tuple:
+    try:
+        found = path.stat()
+    except OSError:
+        return ()
+    return (found.st_mtime_ns, found.st_size, found.st_ino)
+
+
+class Tokens:
+    """The tokens file, read at start and again after it changes; `None` entries means the
+    single-user service."""
+
+    def __init__(self, settings: Settings, entries: dict[str, TokenEntry] | None = None, path: Path | None = None):
         self.settings = settings
         self.entries = entries
         self.local = Grant("local", "", ("*",), "admin")
+        self.path = path
+        self._stamp = _stamp(path) if path else ()
+        self._checked = time.monotonic()
+        self._lock = threading.Lock()
 
     @classmethod
     def load(cls, settings: Settings) -> "Tokens":
@@ -79,20 +123,24 @@ class Tokens:
             return cls(settings)
         path = Path(settings.tokens)
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as err:
-            raise SystemExit(f"tokens file {path}: {err}") from None
-        if not isinstance(raw, dict):
-            raise SystemExit(f"tokens file {path}: expected an object of sha256 hex → entry")
-        entries = {}
-        for key, value in raw.items():
-            if len(key) != 64 or any(c not in "0123456789abcdef" for c in key.lower()):
-                raise SystemExit(f"tokens file {path}: {key!r} is not a sha256 in hex")
+            return cls(settings, _read(path), path)
+        except ValueError as err:
+            raise SystemExit(str(err)) from None
+
+    def _fresh(self) -> None:
+        """Read the file again if it changed (looked at every `tokens_check_seconds`)."""
+        if self.path is None or time.monotonic() - self._checked < self.settings.tokens_check_seconds:
+            return
+        with self._lock:
+            self._checked = time.monotonic()
+            stamp = _stamp(self.path)
+            if stamp == self._stamp:
+                return
+            self._stamp = stamp
             try:
-                entries[key.lower()] = TokenEntry.model_validate(value)
-            except ValidationError as err:
-                raise SystemExit(f"tokens file {path}: entry {key[:8]}…: {err}") from None
-        return cls(settings, entries)
+                self.entries = _read(self.path)
+            except ValueError as err:
+                log.error("%s; the tokens read before still serve", err)
 
     @property
     def single_user(self) -> bool:
@@ -102,6 +150,7 @@ class Tokens:
         """The grant of an `Authorization: Bearer <token>` header; AUTH_INVALID when none fits."""
         if self.entries is None:
             return self.local
+        self._fresh()
         if not authorization:
             raise AuthInvalid("this service needs a token: send Authorization: Bearer <token>")
         scheme, _, token = authorization.partition(" ")
@@ -111,6 +160,8 @@ class Tokens:
         entry = self.entries.get(digest)
         if entry is None:
             raise AuthInvalid("the token is not known to this service")
+        if entry.expires_at is not None and entry.expires_at <= dt.datetime.now(dt.timezone.utc):
+            raise AuthInvalid(f"the token expired at {entry.expires_at.isoformat()}")
         return Grant(entry.name or f"token:{digest[:8]}", entry.org, tuple(entry.namespaces), entry.role)
 
     def authorize(self, grant: Grant, op: Op, body: dict) -> dict:

@@ -12,9 +12,10 @@ from python_multipart.exceptions import FormParserError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
-from ..errors import ErrorItem, TabularError, TooLarge, ValidationFailed
+from ..errors import AuthInvalid, ErrorItem, TabularError, TooLarge, ValidationFailed
 from ..ops import REGISTRY
 from ..ops.ingest import UploadWriter
+from .auth import Grant
 from .calls import Service, audit, read_json, request_id
 
 
@@ -115,16 +116,28 @@ def upload_route(service: Service) -> Callable:
         org: str = Query("", description="Organisation (raw body or multipart); filled from the token or the install's default."),
         namespace: str = Query("", description="Namespace (raw body or multipart)."),
     ) -> Response:
-        grant = service.tokens.identify(request.headers.get("authorization"))
-        content_type = request.headers.get("content-type", "")
-        multipart = content_type.startswith("multipart/form-data")
-        if filename is None and not multipart:
-            if content_type.split(";")[0].strip() in ("application/json", ""):
-                # The op's own input: {filename, content_base64}, as MCP and Python send it.
+        grant: Grant | None = None
+        try:
+            grant = service.tokens.identify(request.headers.get("authorization"))
+            content_type = request.headers.get("content-type", "")
+            if filename is None and not content_type.startswith("multipart/form-data") and content_type.split(";")[0].strip() in ("application/json", ""):
+                # The op's own input: {filename, content_base64}, as MCP and Python send it (audited by Service.run).
                 # base64 makes 3 bytes 4: the op's JSON may be that much larger than a raw upload.
                 limit = max(service.settings.max_body_bytes, service.settings.max_upload_bytes * 4 // 3 + 4096)
-                out = await service.run(op, await read_json(request, limit), grant, request_id(request))
+                body = await read_json(request, limit)
+                grant_for_run, grant = grant, None  # from here Service.run audits
+                out = await service.run(op, body, grant_for_run, request_id(request))
                 return Response(out.model_dump_json(by_alias=True), media_type="application/json")
+            return await _stream(request, filename, org, namespace, grant, content_type)
+        except TabularError as err:
+            if grant is not None or isinstance(err, AuthInvalid):
+                # Every refusal of an upload is audited, as every other write's is (by Service.run).
+                audit(op, grant, {"org": org, "namespace": namespace}, request_id(request), err.status, err.code)
+            raise
+
+    async def _stream(request: Request, filename: str | None, org: str, namespace: str, grant: Grant, content_type: str) -> Response:
+        multipart = content_type.startswith("multipart/form-data")
+        if filename is None and not multipart:
             raise ValidationFailed(
                 "a raw upload names its file with ?filename=",
                 [ErrorItem("filename", "missing", expected="?filename=<name> with the raw body, or multipart with a `file` part")],
@@ -160,10 +173,8 @@ def upload_route(service: Service) -> Callable:
         except FormParserError as err:
             writer.abort()
             raise ValidationFailed(f"the multipart body is malformed: {err}", [ErrorItem("file", "malformed multipart", expected="multipart/form-data")]) from None
-        except BaseException as err:
+        except BaseException:
             writer.abort()
-            if isinstance(err, TabularError):
-                audit(op, grant, body, request_id(request), err.status, err.code)
             raise
         org = body.get("org") or service.settings.default_org
         namespace = body.get("namespace") or service.settings.default_namespace

@@ -59,3 +59,52 @@ def test_a_rejected_value_is_kept_as_a_bounded_prefix(acme, tmp_path):
     assert got["state"] == "ready"
     rejected = acme.post("/v1/knowledge.dataset_get", json={"source_uri": "long.csv"}).json()["datasets"][0]["rejected"]
     assert len(rejected) == 1 and len(rejected[0]["value"]) == 1000 and rejected[0]["value"].startswith("31,5.50,999")
+
+
+def test_every_upload_refusal_is_audited(tmp_path):
+    from .conftest import tokens_file
+
+    srv = Server(tmp_path / "home", tokens=tokens_file(tmp_path), max_upload_bytes=100).start()
+    try:
+        with srv.client(TOKENS["acme-viewer"][0]) as viewer, srv.client(TOKENS["acme-writer"][0]) as writer, srv.client() as stranger:
+            envelope(viewer.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n1\n"), 403, "AUTH_INSUFFICIENT")
+            envelope(writer.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n" * 100), 413, "TOO_LARGE")
+            envelope(writer.post("/v1/knowledge.upload", files={"other": ("a.csv", b"a\n1\n")}), 422, "VALIDATION_FAILED")
+            envelope(stranger.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n1\n"), 401, "AUTH_INVALID")
+    finally:
+        srv.stop()
+    lines = [json.loads(line.split("tabular.audit ", 1)[1]) for line in srv.log.read_text().splitlines() if "tabular.audit " in line]
+    codes = [(a["op"], a["status"], a["code"], a["caller"]) for a in lines]
+    assert ("knowledge.upload", 403, "AUTH_INSUFFICIENT", "acme-viewer") in codes
+    assert ("knowledge.upload", 413, "TOO_LARGE", "acme-writer") in codes
+    assert ("knowledge.upload", 422, "VALIDATION_FAILED", "acme-writer") in codes
+    assert ("knowledge.upload", 401, "AUTH_INVALID", None) in codes
+
+
+def test_a_token_removed_or_expired_stops_working_without_a_restart(tmp_path):
+    import time
+
+    from tabular.service.auth import token_hash
+
+    path = tmp_path / "tokens.json"
+    entries = {token_hash("tok-a"): {"org": "acme", "namespaces": ["*"], "role": "viewer"},
+               token_hash("tok-b"): {"org": "acme", "namespaces": ["*"], "role": "viewer"},
+               token_hash("tok-old"): {"org": "acme", "namespaces": ["*"], "role": "viewer", "expires_at": "2020-01-01T00:00:00+00:00"}}
+    path.write_text(json.dumps(entries))
+    srv = Server(tmp_path / "home", tokens=path, tokens_check_seconds=0.2).start()
+    try:
+        with srv.client("tok-a") as a, srv.client("tok-b") as b, srv.client("tok-old") as old:
+            assert a.post("/v1/knowledge.list", json={}).status_code == 200
+            assert "expired" in envelope(old.post("/v1/knowledge.list", json={}), 401, "AUTH_INVALID")["message"]
+            del entries[token_hash("tok-a")]
+            path.write_text(json.dumps(entries))
+            deadline = time.monotonic() + 10
+            while a.post("/v1/knowledge.list", json={}).status_code == 200:
+                assert time.monotonic() < deadline, "the removed token still works"
+                time.sleep(0.1)
+            envelope(a.post("/v1/knowledge.list", json={}), 401, "AUTH_INVALID")
+            path.write_text("{ not json")  # a broken file keeps the tokens read before
+            time.sleep(0.5)
+            assert b.post("/v1/knowledge.list", json={}).status_code == 200
+    finally:
+        srv.stop()

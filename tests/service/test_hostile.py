@@ -74,11 +74,19 @@ def test_entity_expansion_is_refused(c, tmp_path, where):
 
 
 def test_a_100_mb_cell_is_refused(c, tmp_path):
+    # On one line: the line is too long before the csv module holds the cell.
     path = tmp_path / "cell.csv"
     with path.open("wb") as f:
         f.write(b"id,text\n1,short\n2,")
         f.writelines(padding(100 << 20, b"x"))
         f.write(b"\n3,short\n")
+    refused(c, path, "too_large", "max_line_bytes")
+    # Quoted, over many short lines: the cell is.
+    path = tmp_path / "quoted.csv"
+    with path.open("wb") as f:
+        f.write(b'id,text\n1,short\n2,"')
+        f.writelines(padding(13 << 20, b"xxxxxxx\n"))  # 13 blocks of 8 MiB
+        f.write(b'"\n3,short\n')
     refused(c, path, "too_large", "max_cell_bytes")
 
 
