@@ -390,6 +390,15 @@ class Catalog:
             self.snapshot_path(snapshot_id).unlink(missing_ok=True)
             forget_dropped(con, snapshot_id)
 
+    def expire_uploads(self, seconds: float) -> int:
+        """Delete uploads no ingest named within `seconds` of being made; answers how many."""
+        con = self.conn()
+        gone = unused_uploads(con, now() - dt.timedelta(seconds=seconds))
+        for upload_id, path in gone:
+            forget_upload(con, upload_id)  # first: a file without its row is swept, a row without its file is not
+            Path(path).unlink(missing_ok=True)
+        return len(gone)
+
     def _orphan(self, path: Path, old: float) -> bool:
         """A part file or folder named `<id>.<owner>…` whose owner is gone (or, without an owner
         in its name, one older than ORPHAN_SECONDS)."""
@@ -802,6 +811,25 @@ def named_files(con) -> tuple[set[str], set[str], set[str], set[str]]:
         {r[0] for r in _all(con, "SELECT location FROM catalog.exports", [])},
         {r[0] for r in _all(con, "SELECT extraction_dir FROM catalog.revisions", [])},
     )
+
+
+def stored_bytes(con, org: str) -> int:
+    """The bytes of the org's uploads kept (what org_storage_bytes counts)."""
+    return int(_one(con, "SELECT coalesce(sum(bytes), 0) FROM catalog.uploads WHERE org = ?", [org])[0])
+
+
+def unused_uploads(con, before: dt.datetime) -> list:
+    """Uploads made before `before` that no ingest names: (upload_id, path)."""
+    return _all(
+        con,
+        "SELECT u.upload_id, u.path FROM catalog.uploads u WHERE u.created_at < ?"
+        " AND NOT EXISTS (SELECT 1 FROM catalog.jobs j WHERE j.upload_id = u.upload_id)",
+        [_stored(before)],
+    )
+
+
+def forget_upload(con, upload_id: str) -> None:
+    _write(con, "DELETE FROM catalog.uploads WHERE upload_id = ?", [upload_id])
 
 
 def dropped_before(con, when: dt.datetime) -> list[str]:

@@ -14,6 +14,10 @@ class Settings:
     default_org: str = "default"
     default_namespace: str = "default"
     max_upload_bytes: int = 256 * 1024 * 1024
+    # Uploads no ingest names this long after they were made are deleted (0: kept for good).
+    upload_keep_seconds: float = 7 * 24 * 3600.0
+    # The bytes of uploads one org may keep (0: no quota); past it an upload is 413.
+    org_storage_bytes: int = 0
     # A compressed upload may not inflate past this many bytes (a gzip bomb is refused, not read).
     max_inflated_bytes: int = 4 * 1024 * 1024 * 1024
     # ... nor, past 64 MiB, more than this many times its compressed size (decode.Budget).

@@ -13,6 +13,7 @@ import threading
 import time
 import traceback
 import uuid
+from contextlib import suppress
 from pathlib import Path
 from typing import BinaryIO
 
@@ -22,7 +23,7 @@ from pydantic import Field
 from .. import publish
 from ..catalog import (
     Catalog, cancel_requested, claim_job, insert, job_by_key, job_owner, job_state, job_status, job_to_run, now, revision_datasets, revision_row,
-    take_job, unfinished_jobs, update, upload_row,
+    stored_bytes, take_job, unfinished_jobs, update, upload_row,
 )
 from ..fair import FairQueue
 from ..formats import DEFAULT, FORMATS, REFUSED
@@ -91,6 +92,10 @@ class UploadWriter:
 
     def finish(self, org: str, namespace: str, filename: str, content_type: str) -> UploadOut:
         self._disk(self.out.close)
+        quota = self.ctx.settings.org_storage_bytes
+        if quota and stored_bytes(self.ctx.catalog.conn(), org) + self.size > quota:
+            self.abort()
+            raise TooLarge(f"the org's uploads would pass its storage quota (org_storage_bytes, {quota} bytes); delete sources or uploads first")
         final = self.ctx.catalog.uploads_dir / self.upload_id
         self.partial.rename(final)
         # The last part of the name a client sent, by either separator, without NULs: the bytes
@@ -360,8 +365,14 @@ class JobPool:
 
     def _watch(self) -> None:
         """Stop the running jobs that were cancelled (by any process) or ran past job_seconds:
-        their DuckDB statements are interrupted and their next progress report raises."""
+        their DuckDB statements are interrupted and their next progress report raises. Now and
+        then, delete the uploads no ingest named within upload_keep_seconds."""
+        expired_at = 0.0
         while not self.stopped.wait(self.settings.job_watch_seconds):
+            if self.settings.upload_keep_seconds and time.monotonic() - expired_at > min(60.0, self.settings.upload_keep_seconds):
+                expired_at = time.monotonic()
+                with suppress(Exception):  # upkeep: a busy catalog is tried again next time
+                    self.catalog.expire_uploads(self.settings.upload_keep_seconds)
             with self.lock:
                 running = dict(self.active)
             for ingestion_id, (thread, started) in running.items():

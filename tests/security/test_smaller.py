@@ -108,3 +108,37 @@ def test_a_token_removed_or_expired_stops_working_without_a_restart(tmp_path):
             assert b.post("/v1/knowledge.list", json={}).status_code == 200
     finally:
         srv.stop()
+
+
+def test_an_org_past_its_storage_quota_gets_413_and_another_org_does_not(tmp_path):
+    from .conftest import tokens_file
+
+    srv = Server(tmp_path / "home", tokens=tokens_file(tmp_path), org_storage_bytes=2000).start()
+    try:
+        with srv.client(TOKENS["acme-writer"][0]) as acme, srv.client(TOKENS["globex-writer"][0]) as globex:
+            body = b"id,amount\n" + b"1,2.50\n" * 200  # 1,410 bytes
+            assert acme.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=body).status_code == 200
+            detail = envelope(acme.post("/v1/knowledge.upload", params={"filename": "b.csv"}, content=body), 413, "TOO_LARGE")
+            assert "org_storage_bytes" in detail["message"]
+            assert globex.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=body).status_code == 200
+    finally:
+        srv.stop()
+
+
+def test_uploads_no_ingest_names_expire(tmp_path):
+    import time
+
+    import tabular
+
+    with tabular.connect(str(tmp_path / "home"), upload_keep_seconds=0.5, job_watch_seconds=0.05) as engine:
+        ns = engine.namespace("acme", "finance")
+        kept = ns.ingest_file(CSV / "crlf.csv", source_uri="kept")
+        unused = ns.upload_file(CSV / "crlf.csv")
+        deadline = time.monotonic() + 30
+        while (engine.catalog.uploads_dir / unused["upload_id"]).exists():
+            assert time.monotonic() < deadline, "the unused upload was kept"
+            time.sleep(0.1)
+        with pytest.raises(tabular.ValidationFailed):  # gone from the catalog too
+            ns.call("knowledge.ingest", {"upload_id": unused["upload_id"], "source_uri": "late"})
+        assert kept.state == "ready" and ns.dataset_get("kept").found
+        assert len(list(engine.catalog.uploads_dir.iterdir())) == 1  # the ingested one stays
