@@ -61,7 +61,13 @@ def check_container(path: Path, fmt: str, settings: Settings) -> int:
                 # On the fast path calamine alone parses the sheets, and sheets_fast.py reads
                 # their first rows through a MarkupGuard itself.
                 sheet = info.filename.startswith("xl/worksheets/")
-                extent = _scan_part(archive, info, markup=not (fast and sheet), extent=sheet)
+                repeats = _OdsRepeats() if fmt == "ods" and info.filename == "content.xml" else None
+                extent = _scan_part(archive, info, markup=not (fast and sheet), extent=sheet, repeats=repeats)
+                if repeats and repeats.cells > settings.max_sheet_cells:
+                    # calamine expands repeated rows that hold values: 842 bytes made 30 million cells.
+                    raise IngestFailed(
+                        "too_large", f"its repeated rows make {repeats.cells} cells, over max_sheet_cells ({settings.max_sheet_cells})"
+                    )
                 if extent and extent[0] * extent[1] > settings.max_sheet_cells:
                     # The readers hold a sheet as a dense grid: A1 and CV1048576 make 100 million cells.
                     raise IngestFailed(
@@ -89,7 +95,30 @@ _WIDE_REF = re.compile(rb'<c[^>]*?\sr="([A-Z]{2,3})[0-9]')
 _NARROW_REFS = [re.compile(rb'<c[^>]*?\sr="([' + bytes(range(65 + k, 91)) + rb'])[0-9]') for k in range(26)]
 
 
-def _scan_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, markup: bool, extent: bool = False) -> tuple[int, int] | None:
+class _OdsRepeats:
+    """The cells an ODS's repeated rows with values make when expanded (calamine expands them;
+    empty repeated rows, such as the rest of a sheet LibreOffice writes, it does not)."""
+
+    ROW = re.compile(rb'<table:table-row\b[^>]*?table:number-rows-repeated="([0-9]+)"[^>]*>(.{0,8192}?)</table:table-row>', re.S)
+    COLUMNS = re.compile(rb'table:number-columns-repeated="([0-9]+)"')
+
+    def __init__(self):
+        self.cells = 0
+        self.tail = b""
+
+    def feed(self, chunk: bytes) -> None:
+        text = self.tail + chunk
+        end = 0
+        for row in self.ROW.finditer(text):
+            body = row.group(2)
+            if b"office:value-type" in body or b"<text:p" in body:
+                width = sum(int(n) for n in self.COLUMNS.findall(body)) or body.count(b"<table:table-cell")
+                self.cells += int(row.group(1)) * max(width, 1)
+            end = row.end()
+        self.tail = text[max(end, len(text) - 16384):]  # a row cut by the chunk's end is read whole next time
+
+
+def _scan_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, markup: bool, extent: bool = False, repeats: _OdsRepeats | None = None) -> tuple[int, int] | None:
     """Read one member to its end (zipfile checks its CRC and its declared size there); with
     `markup`, check its XML as markup.py says before a Python parser may read it. With `extent`
     (a worksheet), answer the (rows, columns) its cell references span: the last row number,
@@ -101,6 +130,8 @@ def _scan_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, markup: bool, ex
         while chunk := stream.read(LONG_TOKEN):
             if guard:
                 guard.feed(chunk)
+            if repeats:
+                repeats.feed(chunk)
             if extent:
                 text = tail + chunk
                 last = text.rfind(b"<row")

@@ -61,7 +61,7 @@ def ingested(fuzz_ns, name: str, data: bytes) -> dict:
 # Any bytes, under any name.
 
 
-_WHOLE = gzip.compress(b"a,b\n1,2\n" * 1000)
+_WHOLE = gzip.compress(b"a,b\n1,2\n" * 1000, mtime=0)  # mtime=0: the same bytes (and test ids) in every xdist worker
 
 
 @pytest.mark.parametrize("name, data", [

@@ -8,8 +8,11 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from service.support import CSV, envelope, ingest, start_ingest, upload, wait_for
+from tabular.ops import REGISTRY
 
 
 def post(c, op: str, raw: bytes):
@@ -108,3 +111,29 @@ def test_repeated_parquet_column_names_keep_each_columns_values(acme, tmp_path):
     got = acme.post("/v1/knowledge.dataset_get", json={"source_uri": "dup.parquet", "sample_rows": 5}).json()["datasets"][0]
     assert [c["name"] for c in got["columns"]] == ["x", "x_2", "X_3"]
     assert got["sample"] == [{"x": 1, "x_2": 3, "X_3": "a"}, {"x": 2, "x_2": 4, "X_3": "b"}]
+
+
+# Raw bodies no JSON library would write: lone surrogates, NaN and Infinity, numbers past a
+# double, nesting past any limit, bytes that are not UTF-8, sent to every op route.
+_ATOMS = [b'"x\\ud800"', b'"\\udfff"', b"NaN", b"-Infinity", b"1e999", b"-1e999", b'"ok"', b"1", b"null", b"true", b"\xff\xfe", b'"\\u0000"']
+
+
+@st.composite
+def _raw_json(draw, depth: int = 0):
+    if depth > 3 or draw(st.booleans()):
+        atom = draw(st.sampled_from(_ATOMS))
+        deep = draw(st.sampled_from([0, 0, 0, 80, 5000]))
+        return b"[" * deep + atom + b"]" * deep
+    if draw(st.booleans()):
+        items = draw(st.lists(_raw_json(depth + 1), max_size=3))
+        return b"[" + b",".join(items) + b"]"
+    keys = draw(st.lists(st.sampled_from([b"source_uri", b"datasets", b"where", b"limit", b"options", b"\\ud800", b"org"]), max_size=3, unique=True))
+    return b"{" + b",".join(b'"' + k + b'":' + draw(_raw_json(depth + 1)) for k in keys) + b"}"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(op=st.sampled_from(sorted(REGISTRY)), body=_raw_json())
+def test_no_malformed_body_is_answered_500(acme, op, body):
+    r = acme.post(f"/v1/{op}", content=body, headers={"content-type": "application/json"})
+    assert r.status_code < 500, (op, body[:200], r.text[:500])
+    json.loads(r.text, parse_constant=lambda word: pytest.fail(f"{word} in an answer"))  # strict JSON back
