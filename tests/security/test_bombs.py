@@ -13,8 +13,8 @@ PEAK_MEMORY_KIB = 1_500_000
 
 @pytest.fixture(scope="module")
 def bombs(tmp_path_factory):
-    # Every workbook takes the fast reader (fastexcel), as a large one would.
-    srv = Server(tmp_path_factory.mktemp("bombs") / "home", sheet_fast_bytes=0).start()
+    # Every workbook takes the fast reader (fastexcel), as a large one would; DuckDB has 1 GB.
+    srv = Server(tmp_path_factory.mktemp("bombs") / "home", sheet_fast_bytes=0, duckdb_memory="1GB").start()
     yield srv
     srv.stop()
 
@@ -66,6 +66,22 @@ def test_a_line_of_a_hundred_million_characters_is_refused_unparsed(bombs, tmp_p
         got = ingest(c, path, "line.csv")
         assert (got["state"], got["error_code"]) == ("failed", "too_large") and "max_line_bytes" in got["error_message"]
         assert c.get("/healthz").status_code == 200
+
+
+def test_a_gzip_of_blank_lines_and_a_json_nested_deep_are_refused(bombs, tmp_path):
+    import gzip
+
+    blank = tmp_path / "blank.csv.gz"
+    with gzip.open(blank, "wb", compresslevel=9) as f:
+        f.write(b"a,b\n1,2\n")
+        for _ in range(400):
+            f.write(b"\n" * (1 << 20))
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000 + "]" * 200_000)
+    with bombs.client() as c:
+        for path, says in ((blank, "max_inflate_ratio"), (deep, "max_json_depth")):
+            got = ingest(c, path, path.name)
+            assert (got["state"], got["error_code"]) == ("failed", "too_large") and says in got["error_message"], got
 
 
 def test_the_server_stayed_within_its_memory_bound(bombs):
