@@ -124,9 +124,11 @@ def compile_plan(r: Resolved, target: Target = DUCKDB) -> Compiled:
         sources.append(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(s.alias, quoted=True))))
     # copy=False throughout: the builders would otherwise copy the growing tree at every step.
     select = exp.select(copy=False).from_(sources[0], copy=False)
+    deciders = {j.source.alias for j in r.joins if j.kind in ("semi", "anti")}
     for j, source in zip(r.joins, sources[1:]):
         on = exp.and_(*[exp.EQ(this=_column(a.alias, a.column.name), expression=_column(b.alias, b.column.name)) for a, b in j.pairs], copy=False)
-        select = select.join(source, on=on, join_type="left" if j.kind == "left" else "inner", copy=False)
+        # SEMI / ANTI JOIN: DuckDB's and ClickHouse's own (each row before it once, or none).
+        select = select.join(source, on=on, join_type=j.kind, copy=False)
     values = {o.name: _value(o, params) for o in r.outputs}
     projections = [exp.alias_(values[o.name].copy(), o.name, quoted=True) for o in r.outputs]
     row_ids = 0
@@ -138,7 +140,9 @@ def compile_plan(r: Resolved, target: Target = DUCKDB) -> Compiled:
             while name.lower() in taken:  # a result may be named like it: the hidden one gives way
                 name += "_"
             hidden[s.index] = name
-            projections.append(exp.alias_(_column(s.alias, ROW_ID), name, quoted=True))
+            # A dataset joined semi or anti gives no row of its own: its row id is null.
+            row_id = exp.null() if s.alias in deciders else _column(s.alias, ROW_ID)
+            projections.append(exp.alias_(row_id, name, quoted=True))
             row_ids += 1
     select = select.select(*projections, append=True, copy=False)
     groups = [values[o.name].copy() for o in r.outputs if o.kind == "group"]
@@ -152,7 +156,7 @@ def compile_plan(r: Resolved, target: Target = DUCKDB) -> Compiled:
     # rows fall at the limit is the same on every run.
     ordered = [(name, desc) for name, desc in r.order]
     named = {name for name, _ in ordered}
-    ties = [o.name for o in r.outputs if o.kind == "group"] if r.aggregated else [hidden[s.index] for s in r.sources]
+    ties = [o.name for o in r.outputs if o.kind == "group"] if r.aggregated else [hidden[s.index] for s in r.sources if s.alias not in deciders]
     ordered += [(name, False) for name in ties if name not in named]
     order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
     if order:

@@ -58,7 +58,12 @@ class QueryOn(PlanModel):
 class QueryJoin(PlanModel):
     alias: str = Field(description="The dataset (by alias) this join brings in; every dataset after the first has exactly one join.")
     on: list[QueryOn] = Field(min_length=1, description="Equalities between its columns and columns of datasets before it.")
-    kind: Literal["inner", "left"] = Field("inner", description="inner keeps matching rows only; left keeps every row of the datasets before it.")
+    kind: Literal["inner", "left", "semi", "anti"] = Field(
+        "inner",
+        description="inner keeps matching rows only; left keeps every row of the datasets before it (the joined columns null where nothing "
+        "matched); semi keeps the rows before it that have a match, each once; anti keeps those that have none. After semi or anti the "
+        "joined dataset's columns cannot be read (it only decides which rows stay).",
+    )
 
 
 class QueryGroup(PlanModel):

@@ -124,6 +124,8 @@ class _Resolver:
         self.sources: list[Source] = []
         self.resolved_log: list[dict] = []
         self.read: dict[str, set[str]] = {}
+        # Datasets joined semi or anti: they decide which rows stay, and their columns cannot be read.
+        self.deciders: dict[str, str] = {}
 
     def fail(self, path: str, message: str, expected: str | None = None, received: Any = None, did_you_mean: list[str] | None = None) -> None:
         self.problems.append(Problem(path, message, expected, received, did_you_mean or None))
@@ -177,6 +179,16 @@ class _Resolver:
 
     def _ref(self, text: str, path: str, within: list[Source] | None = None) -> Ref | None:
         pool = within if within is not None else self.sources
+        unread = [s for s in pool if s.alias in self.deciders]
+        if unread:
+            pool = [s for s in pool if s.alias not in self.deciders]
+            head = text.partition(".")[0]
+            named = [s for s in unread if head == s.alias or (s.info.column(text) is not None and not any(p.info.column(text) for p in pool))]
+            if named:
+                s = named[0]
+                self.fail(path, f"{s.alias!r} is joined {self.deciders[s.alias]}: it decides which rows stay, and its columns cannot be read",
+                          expected="a column of " + ", ".join(p.alias for p in pool), received=text)
+                return None
         by_alias = {s.alias: s for s in pool}
         head, dot, rest = text.partition(".")
         if dot and head in by_alias:
@@ -373,6 +385,8 @@ def _joins(r: _Resolver, plan: QueryPlan) -> list[Join]:
             pairs.append((left, right))
         if len(pairs) == len(j.on):
             joins.append(Join(target, j.kind, pairs))
+        if j.kind in ("semi", "anti"):
+            r.deciders[j.alias] = j.kind
     for s in r.sources[1:]:
         if s.alias not in seen:
             r.fail(f"datasets[{s.index}]", f"dataset {s.alias!r} has no join: add one to joins (alias {s.alias!r}, on its keys)", expected="one join per dataset after the first")
@@ -425,6 +439,8 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
                 out.append(Output(c.as_ or base(ref), ref.column.type, "column", ref, physical=ref.column.physical, path=f"select[{i}]"))
     elif not (plan.aggregates or plan.group_by):
         for s in r.sources:
+            if s.alias in r.deciders:
+                continue
             for c in s.info.columns:
                 ref = Ref(s.alias, c)
                 if not r.readable(ref, f"datasets[{s.index}]"):
@@ -453,6 +469,8 @@ def _aggregate_physical(fn: str, ref: Ref | None) -> str:
 def _join_warnings(joins: list[Join]) -> list[str]:
     out = []
     for j in joins:
+        if j.kind in ("semi", "anti"):
+            continue  # each row before it is kept once or not at all: nothing counts twice
         if not any(left.column.unique or right.column.unique for left, right in j.pairs):
             keys = ", ".join(f"{left.alias}.{left.column.name} = {right.alias}.{right.column.name}" for left, right in j.pairs)
             out.append(f"join {keys}: the key is unique on neither side, so rows may count more than once")

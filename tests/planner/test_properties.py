@@ -319,6 +319,7 @@ class Gen:
         self.edgy = edgy  # numbers mostly at the edges: the column's extremes ± a step, the types' bounds
         self.aliases: list[str] = []
         self.plan_datasets: list[dict] = []
+        self.deciders: set[int] = set()  # datasets joined semi or anti: nothing reads their columns
         for ds in datasets:
             entry: dict[str, Any] = {"source_uri": f"{ds}.csv"}
             if draw(st.booleans()):
@@ -440,8 +441,12 @@ class Gen:
         if depth < 2 and self.draw(st.integers(0, 4)) == 0:
             kind = self.draw(st.sampled_from(["any", "all"]))
             return Group(kind, [self.filter(k, depth + 1) for _ in range(self.draw(st.integers(1, 3)))])
-        at = k if k is not None else self.draw(st.integers(0, len(self.datasets) - 1))
+        at = k if k is not None else self.draw(st.sampled_from(self.readable()))
         return self.leaf(at)
+
+    def readable(self) -> list[int]:
+        """The datasets whose columns a result, an aggregate or its filter may read."""
+        return [k for k in range(len(self.datasets)) if k not in self.deciders]
 
     def where(self, most: int = 4) -> list:
         count = self.draw(st.sampled_from([0, 1, 1, 2, 2, 3, 4][: most + 3]))
@@ -466,13 +471,18 @@ class Gen:
 
 
 def draw_joins(g: Gen) -> tuple[list, list]:
-    """One inner (sometimes left) join per later dataset, on its key with an earlier one."""
+    """One inner (sometimes left) join per later dataset, on its key with an earlier one; the
+    last may be semi or anti (none joins after it, so no key reads its columns)."""
     joins, rendered = [], []
     for k in range(1, len(g.datasets)):
         ds = g.datasets[k]
         j = next(j for j in range(k) if frozenset({g.datasets[j], ds}) in LINKS)
         key = LINKS[frozenset({g.datasets[j], ds})]
-        kind = g.draw(st.sampled_from(["inner", "inner", "inner", "left"]))
+        kinds = ["inner", "inner", "inner", "left"] + (["semi", "anti"] if k == len(g.datasets) - 1 else [])
+        kind = g.draw(st.sampled_from(kinds))
+        event(f"join {kind}")
+        if kind in ("semi", "anti"):
+            g.deciders.add(k)
         joins.append((k, [(j, key, key)], kind))
         entry: dict[str, Any] = {"alias": g.aliases[k], "on": [{"left": g.ref(j, key, list(range(k))), "right": g.ref(k, key, [k])}]}
         if kind != "inner" or g.draw(st.booleans()):
@@ -492,13 +502,15 @@ def draw_rows_plan(g: Gen, with_order: bool = True) -> Spec:
     taken: set[str] = set()
     if g.draw(st.booleans()):
         for k, ds in enumerate(g.datasets):
+            if k in g.deciders:
+                continue
             for col in SCHEMA[ds]:
                 name = g.base_name(k, col)
                 taken.add(name)
                 spec.outputs.append(Out(name, TYPES[ds][col], "column", k, col))
     else:
         for _ in range(g.draw(st.integers(1, 5))):
-            k = g.draw(st.integers(0, len(g.datasets) - 1))
+            k = g.draw(st.sampled_from(g.readable()))
             col = g.draw(st.sampled_from(list(SCHEMA[g.datasets[k]])))
             wanted = g.maybe_as()
             name = g.unique_name(wanted or g.base_name(k, col), taken)
@@ -525,7 +537,7 @@ def draw_aggregate_plan(g: Gen) -> Spec:
     taken: set[str] = set()
     groups_json, aggs_json = [], []
     for _ in range(g.draw(st.integers(0, 2))):
-        k = g.draw(st.integers(0, len(g.datasets) - 1))
+        k = g.draw(st.sampled_from(g.readable()))
         ds = g.datasets[k]
         col = g.draw(st.sampled_from(list(SCHEMA[ds])))
         type_ = TYPES[ds][col]
@@ -546,7 +558,7 @@ def draw_aggregate_plan(g: Gen) -> Spec:
     for _ in range(g.draw(st.integers(0 if groups_json else 1, 4))):
         fn = g.draw(st.sampled_from(fns))
         event(f"aggregate {fn}")
-        k = g.draw(st.integers(0, len(g.datasets) - 1))
+        k = g.draw(st.sampled_from(g.readable()))
         ds = g.datasets[k]
         if fn in ("count", "count_distinct"):
             fitting = list(SCHEMA[ds])
@@ -891,8 +903,9 @@ def oracle(spec: Spec, env: Env) -> list[tuple]:
             how=kind, coalesce=False,
         )
     if not spec.aggregated:
-        rids = [colname(k, "__rid") for k in range(len(spec.datasets))]
-        picked = joined.select([pl.col(colname(o.k, o.col)).alias(f"o{i}") for i, o in enumerate(spec.outputs)] + [pl.col(r) for r in rids])
+        deciders = {target for target, _, kind in spec.joins if kind in ("semi", "anti")}
+        rids = [pl.lit(None, pl.Int64).alias(f"rid{k}") if k in deciders else pl.col(colname(k, "__rid")) for k in range(len(spec.datasets))]
+        picked = joined.select([pl.col(colname(o.k, o.col)).alias(f"o{i}") for i, o in enumerate(spec.outputs)] + rids)
         rows = [tuple(r) for r in picked.rows()]
         width = len(spec.outputs)
         if spec.having:
@@ -1199,7 +1212,7 @@ def mutate(g: Gen, spec: Spec, kind: str) -> tuple[dict, str]:
     d = g.draw
     plan = copy.deepcopy(spec.plan)
     n_ds = len(g.datasets)
-    k = d(st.integers(0, n_ds - 1))
+    k = d(st.sampled_from(g.readable()))  # a dataset joined semi or anti gives no columns to results
     where = plan.setdefault("where", [])
     w = len(where)
     aggs = plan.get("aggregates", [])
