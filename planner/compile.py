@@ -110,8 +110,9 @@ def _value(o: Output, params: _Params) -> exp.Expression:
     return params.target.aggregate(o.fn, column, q, physical, only_where)
 
 
-def compile_plan(r: Resolved, target: Target = DUCKDB) -> Compiled:
-    """The plan as one statement of `target`'s SQL (DuckDB by default) and its parameters."""
+def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> Compiled:
+    """The plan as one statement of `target`'s SQL (DuckDB by default) and its parameters;
+    `whole`: every row it matches, without the answer's limit and offset (streamed results)."""
     params = _Params(target)
     sources = []
     for s in r.sources:
@@ -161,6 +162,8 @@ def compile_plan(r: Resolved, target: Target = DUCKDB) -> Compiled:
     order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
     if order:
         select = select.order_by(*order, copy=False)
+    if whole:
+        return Compiled(select.sql(dialect=target.dialect), params.values, r.outputs, row_ids)
     # One row past the limit tells whether more rows matched (truncated).
     select = select.limit(params.add(r.limit + 1, "UBIGINT"), copy=False)
     if r.offset:

@@ -16,6 +16,8 @@ from rich.table import Table
 from . import connect
 from .errors import TabularError
 from .ops import REGISTRY
+from .results import FORMATS as RESULT_FORMATS
+from .results import format_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "csv"
 DEMO_FILES = ("european_numbers.csv", "dates_ambiguous.csv", "currency.csv", "ragged.csv", "leading_zeros.csv", "times_durations.csv")
@@ -174,6 +176,14 @@ def cmd_query(args, console: Console) -> int:
         return 2
     engine, ns = _namespace(args)
     with engine:
+        if args.output:
+            fmt = args.format or format_of(args.output)
+            if fmt is None:
+                console.print(f"[red]error[/red] say the format of {escape(args.output)} with --format ({', '.join(RESULT_FORMATS)}) or its extension")
+                return 2
+            written = ns.export(plan, args.output, fmt)
+            console.print(f"{written} row{'' if written == 1 else 's'} written to {escape(args.output)} ({fmt})")
+            return 0
         answer = ns.query({**plan, "dry_run": plan.get("dry_run", False) or args.sql})
         if args.sql:
             print(answer.receipt.sql)
@@ -378,6 +388,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("plan")
     p.add_argument("--json", action="store_true", help="print the whole answer, receipt included, as JSON")
     p.add_argument("--sql", action="store_true", help="print the compiled SQL and its parameters; run nothing")
+    p.add_argument("--output", help="write every row the plan matches (no limit), streamed, to this file: .parquet .csv .arrow .ndjson")
+    p.add_argument("--format", choices=sorted(RESULT_FORMATS), help="the --output file's format when its extension does not say")
     p.set_defaults(run=cmd_query)
     p = sub.add_parser("ask", help="answer a task in words over ingested sources (knowledge.synthesize), or say why not")
     p.add_argument("task")

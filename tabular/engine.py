@@ -20,6 +20,7 @@ from .namespace import NamespaceOps
 from .ops import REGISTRY
 from .ops.context import Context
 from .ops.ingest import JobPool, no_room, store_upload
+from .ops.query import QueryIn, Whole
 from .settings import Settings
 
 
@@ -68,21 +69,7 @@ class Engine:
             from .errors import close_names
 
             raise NotFound(f"no op {op!r}", [ErrorItem("op", "unknown op", received=op, did_you_mean=close_names(op, list(REGISTRY)))])
-        if isinstance(body, BaseModel):
-            body = body.model_dump()
-        problems = unusable(body, self.settings.max_input_depth)
-        if problems:
-            items = [ErrorItem(json_path(loc), message, expected=expected) for loc, message, expected in problems]
-            raise ValidationFailed(f"{len(items)} problem(s) with the input: {items[0].message}", items)
-        try:
-            model = spec.input.model_validate(body or {})
-        except ValidationError as err:
-            raise validation_error(err) from None
-        ignored = sorted((model.model_extra or {}).keys())
-        model = model.model_copy(update={
-            "org": model.org or self.settings.default_org,
-            "namespace": model.namespace or self.settings.default_namespace,
-        })
+        model, ignored = self._input(spec.input, body)
         try:
             out = spec.fn(self.context if caller is None else replace(self.context, caller=caller), model)
         except (OSError, duckdb.Error) as err:
@@ -95,6 +82,32 @@ class Engine:
         if ignored and hasattr(out, "ignored_args"):
             out.ignored_args = ignored
         return out
+
+    def _input(self, model_type: type[BaseModel], body: dict | BaseModel | None) -> tuple[BaseModel, list[str]]:
+        """An op's input checked (what no op takes, then the model) with org and namespace filled,
+        and the names of the fields it ignores."""
+        if isinstance(body, BaseModel):
+            body = body.model_dump()
+        problems = unusable(body, self.settings.max_input_depth)
+        if problems:
+            items = [ErrorItem(json_path(loc), message, expected=expected) for loc, message, expected in problems]
+            raise ValidationFailed(f"{len(items)} problem(s) with the input: {items[0].message}", items)
+        try:
+            model = model_type.model_validate(body or {})
+        except ValidationError as err:
+            raise validation_error(err) from None
+        ignored = sorted((model.model_extra or {}).keys())
+        model = model.model_copy(update={
+            "org": model.org or self.settings.default_org,
+            "namespace": model.namespace or self.settings.default_namespace,
+        })
+        return model, ignored
+
+    def stream(self, plan: dict | BaseModel) -> Whole:
+        """A plan's whole result (every row, no limit), streamed in Arrow record batches:
+        `.reader`, `.columns`, `.receipt` (SPEC §4 "Whole results")."""
+        model, _ = self._input(QueryIn, plan)
+        return Whole(self.context, model)
 
     def namespace(self, org: str, namespace: str) -> "Namespace":
         return Namespace(self, org, namespace)
@@ -132,6 +145,9 @@ class Namespace(NamespaceOps):
 
     def _run(self, op: str, body: dict) -> BaseModel:
         return self.engine.run(op, body)
+
+    def _stream(self, body: dict):
+        return self.engine.stream(body).reader
 
     def _call(self, op: str, body: dict) -> dict:
         return self.engine.call(op, body)

@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from . import results
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 from .models import DatasetGetOut
 from .ops.query import QueryOut
 
@@ -42,11 +46,35 @@ class NamespaceOps:
         """Every approval of the source's datasets, oldest first: who, when, columns before and after, old and new snapshot."""
         return self._run("knowledge.get", self._body(source_uri=source_uri)).history
 
+    def _stream(self, body: dict) -> "pa.RecordBatchReader":
+        raise NotImplementedError
+
     def query(self, plan: "dict | BaseModel") -> QueryOut:
-        """Run a plan (a dict or planner.models.QueryPlan) in this namespace."""
+        """Run a plan (a dict or planner.models.QueryPlan) in this namespace; the answer's
+        `to_polars(whole=True)` / `to_arrow(whole=True)` stream every row it matches."""
+        body = self._plan(plan)
+        out = self._run("knowledge.query", body)
+        out._stream_whole = lambda: self._stream(body)
+        return out
+
+    def export(self, plan: "dict | BaseModel", path: str, format: str | None = None) -> int:
+        """Write every row a plan matches to `path` (.parquet, .csv, .arrow, .ndjson, or `format`),
+        streamed, memory flat in the result's size; answers the rows written."""
+        fmt = format or results.format_of(str(path))
+        if fmt not in results.FORMATS:
+            raise ValueError(f"say the format of {str(path)!r}: one of {', '.join(results.FORMATS)} (by its extension or format=)")
+        return results.write(self._stream(self._plan(plan)), str(path), fmt)
+
+    def read(self, source_uri: str, dataset_id: str = ""):
+        """A dataset's whole live snapshot as a Polars frame (every row, every column)."""
+        import polars as pl
+
+        return pl.from_arrow(self._stream(self._plan({"datasets": [{"source_uri": source_uri, "dataset_id": dataset_id}]})).read_all())
+
+    def _plan(self, plan: "dict | BaseModel") -> dict:
         if isinstance(plan, BaseModel):
             plan = plan.model_dump(by_alias=True, exclude_defaults=True)
-        return self._run("knowledge.query", self._body(**plan))
+        return self._body(**plan)
 
     def synthesize(self, task: str, datasets: list, **fields: Any):
         """Answer a task in words over datasets (source_uris or {source_uri, dataset_id}): knowledge.synthesize."""

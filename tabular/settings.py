@@ -27,6 +27,8 @@ class Settings:
     filters_per_plan: int = 100
     in_values_max: int = 1_000
     query_seconds: float = 30.0
+    # A whole result streamed (export, to_polars(whole=True), query_export) may take this long.
+    export_seconds: float = 3600.0
     duckdb_memory: str = "60%"
     # A query is stopped with 413 TOO_LARGE when DuckDB holds more than this share of
     # duckdb_memory while it runs (the longest-running one), so the others go on.

@@ -8,15 +8,15 @@ import json
 import time
 from dataclasses import replace
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable
 
 import duckdb
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from planner.compile import compile_plan
 from planner.models import QueryPlan
 from planner.receipt import QueryReceipt, ReceiptDataset, plan_hash
-from planner.resolve import Limits, PlanInvalid, resolve
+from planner.resolve import Limits, PlanInvalid, Resolved, resolve
 from planner.schema import ColumnInfo, DatasetInfo
 from planner.targets import TARGETS
 
@@ -46,17 +46,24 @@ class QueryOut(OpOut):
     complete: bool = Field(description="False when a dataset read rejected rows, is partial, or has an open question on a column read.")
     incomplete: list[str] = Field(default_factory=list, description="Why not complete, one reason per dataset, in words.")
     receipt: QueryReceipt
+    # Set by the namespace that ran it: every row of the same plan, streamed (to_arrow(whole=True)).
+    _stream_whole: Callable[[], Any] | None = PrivateAttr(None)
 
-    def to_arrow(self):
+    def to_arrow(self, whole: bool = False):
+        """The rows as an Arrow table; `whole`: every row the plan matches, past `limit`, read again streamed."""
         import pyarrow as pa
 
+        if whole:
+            if self._stream_whole is None:
+                raise ValueError("this answer was not made by a namespace that can stream (ns.query)")
+            return self._stream_whole().read_all()
         arrays = [pa.array([_typed(r[k], c.type) for r in self.rows]) for k, c in enumerate(self.columns)]
         return pa.Table.from_arrays(arrays, names=[c.name for c in self.columns])
 
-    def to_polars(self):
+    def to_polars(self, whole: bool = False):
         import polars as pl
 
-        return pl.from_arrow(self.to_arrow())
+        return pl.from_arrow(self.to_arrow(whole))
 
     def to_pandas(self):
         return self.to_arrow().to_pandas()
@@ -117,15 +124,11 @@ def _known_sources(ctx: Context, org: str, namespace: str) -> list[str]:
     return live_source_uris(ctx.catalog.conn(), org, namespace)
 
 
-def query(ctx: Context, body: QueryIn) -> QueryOut:
-    """Answer a typed plan over ingested datasets: filters, joins, groups, aggregates, exact results and a receipt of what was read."""
-    started = time.perf_counter()
+def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
+    """The plan checked against the live datasets it names (422 / 413 / 409 otherwise)."""
     found = [_datasets(ctx, body.org, body.namespace, d.source_uri) for d in body.datasets]
     settings = ctx.settings
     limits = Limits(settings.datasets_per_plan, settings.filters_per_plan, settings.in_values_max, settings.result_limit_max)
-    target = TARGETS.get(settings.query_engine)
-    if target is None:
-        raise ValueError(f"query_engine {settings.query_engine!r} is none of {', '.join(TARGETS)}")
     try:
         resolved = resolve(body, found, _known_sources(ctx, body.org, body.namespace) if not all(found) else [], limits, target)
     except PlanInvalid as invalid:
@@ -139,6 +142,17 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
                 f"snapshot {wanted.snapshot_id!r} of {wanted.source_uri!r} no longer serves (the live one is {source.info.snapshot_id!r}): read again",
                 [ErrorItem(f"datasets[{i}].snapshot_id", "stale snapshot", expected=source.info.snapshot_id, received=wanted.snapshot_id)],
             )
+    return resolved
+
+
+def query(ctx: Context, body: QueryIn) -> QueryOut:
+    """Answer a typed plan over ingested datasets: filters, joins, groups, aggregates, exact results and a receipt of what was read."""
+    started = time.perf_counter()
+    settings = ctx.settings
+    target = TARGETS.get(settings.query_engine)
+    if target is None:
+        raise ValueError(f"query_engine {settings.query_engine!r} is none of {', '.join(TARGETS)}")
+    resolved = _resolve(ctx, body, target)
     validated = time.perf_counter()
     clickhouse = None
     if target.name == "clickhouse":
@@ -163,11 +177,29 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     row_ids = [list(row[width:]) for row in rows] if compiled.row_id_columns else None
     incomplete = _incomplete(resolved)
     finished = time.perf_counter()
-    receipt = QueryReceipt(
+    receipt = _receipt(body, resolved, compiled, clickhouse.engine if clickhouse else f"duckdb {duckdb.__version__}", len(out_rows), {
+        "validate": round((validated - started) * 1000, 3),
+        "compile": round((compiled_at - validated) * 1000, 3),
+        "execute": round((executed - compiled_at) * 1000, 3),
+        "total": round((finished - started) * 1000, 3),
+    })
+    return QueryOut(
+        columns=[ResultColumn(name=o.name, type=o.type) for o in compiled.columns],
+        rows=out_rows,
+        row_ids=row_ids,
+        truncated=truncated,
+        complete=not incomplete,
+        incomplete=incomplete,
+        receipt=receipt,
+    )
+
+
+def _receipt(body: QueryIn, resolved: Resolved, compiled, engine: str, rows_returned: int, elapsed_ms: dict) -> QueryReceipt:
+    return QueryReceipt(
         plan_hash=plan_hash(QueryPlan.model_validate(body.model_dump(by_alias=True, exclude={"org", "namespace", *(body.model_extra or {})}))),
         sql=compiled.sql,
         params={k: to_json(v) for k, v in compiled.params.items()},
-        engine=clickhouse.engine if clickhouse else f"duckdb {duckdb.__version__}",
+        engine=engine,
         datasets=[
             ReceiptDataset(
                 alias=s.alias, source_uri=s.info.source_uri, dataset_id=s.info.dataset_id, snapshot_id=s.info.snapshot_id,
@@ -179,24 +211,69 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
         ],
         resolved=resolved.resolved,
         warnings=resolved.warnings,
-        rows_returned=len(out_rows),
-        elapsed_ms={
-            "validate": round((validated - started) * 1000, 3),
-            "compile": round((compiled_at - validated) * 1000, 3),
-            "execute": round((executed - compiled_at) * 1000, 3),
-            "total": round((finished - started) * 1000, 3),
-        },
+        rows_returned=rows_returned,
+        elapsed_ms=elapsed_ms,
         computed_at=dt.datetime.now(dt.timezone.utc).isoformat(),
     )
-    return QueryOut(
-        columns=[ResultColumn(name=o.name, type=o.type) for o in compiled.columns],
-        rows=out_rows,
-        row_ids=row_ids,
-        truncated=truncated,
-        complete=not incomplete,
-        incomplete=incomplete,
-        receipt=receipt,
-    )
+
+
+# Rows per Arrow record batch of a streamed result.
+BATCH_ROWS = 64 * 1024
+
+
+class Whole:
+    """Every row a plan matches, streamed: `reader` yields Arrow record batches (the result
+    columns, exact types: decimals stay decimal128) while DuckDB computes them, so memory stays
+    flat in the result's size. `receipt` says what was read (its rows_returned is 0 until the
+    stream ends). Close it, or read it to its end, to free the statement."""
+
+    def __init__(self, ctx: Context, body: QueryIn):
+        started = time.perf_counter()
+        resolved = _resolve(ctx, body, TARGETS["duckdb"])  # streamed from DuckDB whatever query_engine says
+        validated = time.perf_counter()
+        compiled = compile_plan(resolved, TARGETS["duckdb"], whole=True)
+        compiled_at = time.perf_counter()
+        self.columns = [ResultColumn(name=o.name, type=o.type) for o in compiled.columns]
+        self.incomplete = _incomplete(resolved)
+        # execute and total: until the statement starts (the rows come while the stream is read).
+        self.receipt = _receipt(body, resolved, compiled, f"duckdb {duckdb.__version__}", 0, {
+            "validate": round((validated - started) * 1000, 3), "compile": round((compiled_at - validated) * 1000, 3), "execute": 0.0,
+            "total": round((compiled_at - started) * 1000, 3),
+        })
+        self._catalog = ctx.catalog
+        ctx.catalog.attach(s.info.snapshot_id for s in resolved.sources)
+        self._cursor = ctx.catalog.cursor()  # its own: the reader outlives this call
+        self._token = ctx.catalog.watchdog.watch(self._cursor, ctx.settings.export_seconds)
+        self._settings = ctx.settings
+        width = len(self.columns)
+        try:
+            # A relation, not a DB-API result: its Arrow reader streams without a copy of the rows.
+            batches = self._cursor.sql(compiled.sql, params=compiled.params).to_arrow_reader(BATCH_ROWS)
+        except duckdb.Error:
+            self.close()
+            raise
+        import pyarrow as pa
+
+        names = [c.name for c in self.columns]
+        schema = pa.schema([batches.schema.field(k).with_name(n) for k, n in enumerate(names)])
+
+        def only_results():
+            try:
+                for batch in batches:
+                    self.receipt.rows_returned += batch.num_rows
+                    yield pa.RecordBatch.from_arrays(batch.columns[:width], schema=schema)
+            except duckdb.InterruptException:
+                why = self._catalog.watchdog.release(self._token)
+                raise (TooLarge("the result needs more memory than its share allows (query_memory_share)") if why == "memory"
+                       else BackendTimeout(f"the result ran past export_seconds ({self._settings.export_seconds:g} s) and was stopped")) from None
+            finally:
+                self.close()
+
+        self.reader = pa.RecordBatchReader.from_batches(schema, only_results())
+
+    def close(self) -> None:
+        self._catalog.watchdog.release(self._token)
+        self._cursor.close()
 
 
 def _run(ctx: Context, sql: str, params: dict, seconds: float) -> list[tuple]:

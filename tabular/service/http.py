@@ -5,6 +5,7 @@ set. `knowledge.upload` streams its body to disk (raw with `?filename=`, or mult
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from contextlib import asynccontextmanager
@@ -13,14 +14,17 @@ from typing import Any, AsyncIterator, Callable
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
+from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..engine import Engine
 from ..errors import AuthInsufficient, ErrorItem, Internal, MethodNotAllowed, NotFound, TabularError, ValidationFailed, close_names, json_path
 from ..ops import REGISTRY, Op
+from ..results import FORMATS as RESULT_FORMATS
+from ..results import chunks as result_chunks
 from .auth import Tokens
 from .calls import Service, error_response, log, not_json, read_json, request_id
 from .upload import upload_route
@@ -94,6 +98,27 @@ class SameOrigin:
             failure = AuthInsufficient(f"{said} is not this service's: in single-user mode only requests from this machine's own pages and clients are served")
             return await error_response(failure, scope.get("state", {}).get("request_id", ""))(scope, receive, send)
         await self.app(scope, receive, send)
+
+
+def _export_route(service: Service) -> Callable:
+    """POST /v1/knowledge.query_export: a plan plus `format` (arrow, csv, parquet, ndjson); every
+    row it matches, streamed as it is computed, the receipt in the X-Tabular-Receipt header."""
+    op = REGISTRY["knowledge.query"]
+
+    async def query_export(request: Request) -> Response:
+        grant = service.tokens.identify(request.headers.get("authorization"))
+        body = await read_json(request, service.settings.max_body_bytes)
+        fmt = body.pop("format", "arrow")
+        if fmt not in RESULT_FORMATS:
+            raise ValidationFailed(f"no result format {fmt!r}", [ErrorItem("format", "unknown format", expected=" | ".join(RESULT_FORMATS), received=fmt,
+                                                                            did_you_mean=close_names(str(fmt), list(RESULT_FORMATS)))])
+        body = service.tokens.authorize(grant, op, body)
+        whole = await run_in_threadpool(service.engine.stream, body)
+        receipt = json.dumps(whole.receipt.model_dump(mode="json"), ensure_ascii=True)  # a header is latin-1
+        return StreamingResponse(iterate_in_threadpool(result_chunks(whole.reader, fmt)), media_type=RESULT_FORMATS[fmt],
+                                 headers={"X-Tabular-Receipt": receipt, "X-Tabular-Columns": json.dumps([c.model_dump() for c in whole.columns])})
+
+    return query_export
 
 
 def _op_route(service: Service, op: Op) -> Callable:
@@ -231,6 +256,11 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
         summary = op.description.split(".")[0].split(";")[0]
         app.add_api_route(f"/v1/{op.name}", endpoint, methods=["POST"], name=op.name, summary=summary, description=op.description,
                           tags=["read" if not op.writes else "write"], response_class=Response)
+
+    app.add_api_route("/v1/knowledge.query_export", _export_route(service), methods=["POST"], name="knowledge.query_export", tags=["read"],
+                      summary="Every row a plan matches, streamed (arrow, csv, parquet, ndjson)", response_class=Response,
+                      description="The body is a knowledge.query plan plus `format`. The answer streams as it is computed, memory flat in its "
+                      "size; the receipt is in the X-Tabular-Receipt header (JSON), the columns and their types in X-Tabular-Columns.")
 
     @app.post("/v1/{name}", include_in_schema=False)
     async def unknown_op(name: str) -> Response:

@@ -245,3 +245,25 @@ def test_openapi_and_docs_describe_every_op(http):
     assert "IngestIn" in schema["components"]["schemas"]
     assert http.get("/docs").status_code == 200
     assert http.get("/healthz").json()["status"] == "ok"
+
+
+def test_query_export_streams_every_row_with_the_receipt_in_a_header(http, tmp_path):
+    import io
+    import json as _json
+
+    import pyarrow as pa
+
+    from .support import ROOT
+
+    assert ingest(http, ROOT / "fixtures" / "query" / "orders.csv", "export-orders.csv")["state"] == "ready"
+    plan = {"datasets": [{"source_uri": "export-orders.csv"}], "limit": 1}
+    with http.stream("POST", "/v1/knowledge.query_export", json={**plan, "format": "arrow"}) as r:
+        assert r.status_code == 200 and r.headers["content-type"] == "application/vnd.apache.arrow.stream"
+        receipt = _json.loads(r.headers["x-tabular-receipt"])
+        table = pa.ipc.open_stream(io.BytesIO(r.read())).read_all()
+    assert table.num_rows == 300 and receipt["datasets"][0]["source_uri"] == "export-orders.csv"
+    csv_text = http.post("/v1/knowledge.query_export", json={**plan, "format": "csv"}).text
+    assert len(csv_text.strip().splitlines()) == 301
+    detail = envelope(http.post("/v1/knowledge.query_export", json={**plan, "format": "xlsx"}), 422, "VALIDATION_FAILED")
+    assert detail["errors"][0]["path"] == "format"
+    envelope(http.post("/v1/knowledge.query_export", json={"datasets": [{"source_uri": "nothing"}], "format": "csv"}), 422, "VALIDATION_FAILED")

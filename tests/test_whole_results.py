@@ -1,0 +1,87 @@
+"""Whole results (SPEC §4, issue 17): every row a plan matches, past `limit`, streamed in Arrow
+record batches to Polars, Arrow, CSV, Parquet, NDJSON, over Python, HTTP and the CLI, with the
+exact types of the snapshot (decimals stay decimals)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from decimal import Decimal
+
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from conftest import ROOT
+
+ORDERS = ROOT / "fixtures" / "query" / "orders.csv"
+WEST = {"datasets": [{"source_uri": "orders"}], "where": [{"column": "region", "op": "eq", "value": "West"}], "limit": 3}
+
+
+def expected_west() -> list[dict]:
+    with ORDERS.open(encoding="utf-8") as f:
+        return [r for r in csv.DictReader(f) if r["region"] == "West"]
+
+
+def total_amount(rows: list[dict]) -> Decimal:
+    return sum((Decimal(r["amount"]) for r in rows if r["amount"]), Decimal(0))
+
+
+@pytest.fixture
+def orders(ns):
+    assert ns.ingest_file(ORDERS, source_uri="orders").state == "ready"
+    return ns
+
+
+def test_to_polars_whole_reads_past_the_limit_with_exact_types(orders):
+    answer = orders.query(WEST)
+    assert len(answer.rows) == 3 and answer.truncated
+    frame = answer.to_polars(whole=True)
+    west = expected_west()
+    assert frame.height == len(west) > 3
+    assert frame.schema["amount"] == pl.Decimal(6, 2)
+    assert sum((v for v in frame["amount"].to_list() if v is not None), Decimal(0)) == total_amount(west)
+    assert frame["order_id"].to_list() == [int(r["order_id"]) for r in west]  # the rows as read
+
+
+@pytest.mark.parametrize("ext, load", [
+    ("parquet", pl.read_parquet), ("csv", pl.read_csv), ("ndjson", pl.read_ndjson),
+    ("arrow", lambda p: pl.from_arrow(pa.ipc.open_stream(p).read_all())),
+])
+def test_export_writes_every_row_in_each_format(orders, tmp_path, ext, load):
+    path = tmp_path / f"west.{ext}"
+    assert orders.export(WEST, path) == len(expected_west())
+    frame = load(path)
+    assert frame.height == len(expected_west()) and frame.columns == ["order_id", "customer_id", "region", "amount", "qty", "ordered_on", "note"]
+    amounts = [Decimal(str(v)) for v in frame["amount"].to_list() if v is not None]
+    assert sum(amounts, Decimal(0)) == total_amount(expected_west())
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_ndjson_carries_decimals_as_text(orders, tmp_path):
+    orders.export(WEST, tmp_path / "west.ndjson")
+    first = json.loads((tmp_path / "west.ndjson").read_text().splitlines()[0])
+    assert first["amount"] == (expected_west()[0]["amount"] or None) and isinstance(first["order_id"], int)
+
+
+def test_read_is_a_datasets_whole_snapshot(orders):
+    frame = orders.read("orders")
+    assert frame.shape == (300, 7)
+
+
+def test_an_unknown_format_is_refused(orders, tmp_path):
+    with pytest.raises(ValueError, match="format"):
+        orders.export(WEST, tmp_path / "west.xlsx")
+
+
+def test_cli_query_output_writes_the_file(tmp_path):
+    home = tmp_path / "home"
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"datasets": [{"source_uri": "orders.csv"}], "limit": 1}))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), *a], capture_output=True, text=True, timeout=120)  # noqa: E731
+    assert run("ingest", str(ORDERS)).returncode == 0
+    done = run("query", str(plan), "--output", str(tmp_path / "all.parquet"))
+    assert done.returncode == 0 and "300 rows written" in done.stdout
+    assert pl.read_parquet(tmp_path / "all.parquet").height == 300
