@@ -29,6 +29,17 @@ def test_the_namespace_methods_answer_typed_models(remote):
     assert remote.call("knowledge.formats")["default_format"] == "csv"
 
 
+def test_whole_results_stream_over_http_as_they_do_in_process(remote, tmp_path):
+    assert remote.ingest_file(CSV / "currency.csv", source_uri="files/whole.csv").state == "ready"
+    plan = {"datasets": [{"source_uri": "files/whole.csv"}], "limit": 2}
+    answer = remote.query(plan)
+    assert len(answer.rows) == 2 and answer.to_polars(whole=True).height == 6
+    assert remote.export(plan, tmp_path / "whole.parquet") == 6
+    assert remote.read("files/whole.csv").height == 6
+    with pytest.raises(tabular.ValidationFailed):
+        remote.read("files/nothing.csv")
+
+
 def test_the_remote_namespace_has_every_method_of_the_embedded_one(remote):
     embedded = {m for m in vars(tabular.Namespace) if not m.startswith("_")}
     assert embedded <= {m for m in vars(type(remote)) if not m.startswith("_")}
