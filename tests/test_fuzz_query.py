@@ -26,7 +26,7 @@ FUZZ = dict(deadline=None, database=None, phases=[Phase.explicit, Phase.generate
 
 WORDS = ["orders.csv", "customers.csv", "o", "c", "o.amount", "amount", "region", "c.segment", "o.customer_id",
          "c.customer_id", "ordered_on", "qty", "note", "count", "sum", "eq", "in", "between", "contains", "month",
-         "year", "inner", "left", "", "*", "o.", ".x", "🙂", "NaN", "1e309", "a" * 300]
+         "year", "inner", "left", "semi", "anti", "", "*", "o.", ".x", "🙂", "NaN", "1e309", "a" * 300]
 SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False, allow_infinity=False),
     st.sampled_from(WORDS), st.text(max_size=10),
