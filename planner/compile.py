@@ -156,6 +156,10 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
     # The plan's order, then the default one (groups, or rows as read) to break its ties: which
     # rows fall at the limit is the same on every run.
     ordered = [(name, desc) for name, desc in r.order]
+    if whole and not ordered and not r.aggregated and not r.joins:
+        # One dataset's rows as stored: a snapshot is written in row id order and DuckDB keeps
+        # insertion order, so a sort would only hold the whole result in memory first.
+        return Compiled(select.sql(dialect=target.dialect), params.values, r.outputs, row_ids)
     named = {name for name, _ in ordered}
     ties = [o.name for o in r.outputs if o.kind == "group"] if r.aggregated else [hidden[s.index] for s in r.sources if s.alias not in deciders]
     ordered += [(name, False) for name in ties if name not in named]
