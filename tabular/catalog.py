@@ -132,8 +132,11 @@ class Catalog:
         # Who this open home is: files it is writing and jobs it runs carry this name, and a lock
         # held on owners/<owner>.lock while it is open tells other processes it is alive.
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self._owner_file = open(self.owners_dir / f"{self.owner}.lock", "w")
+        # Locked before it has its name: another process that looks for it finds it locked or not at all.
+        forming = self.owners_dir / f".{self.owner}.forming"
+        self._owner_file = open(forming, "w")
         fcntl.flock(self._owner_file, fcntl.LOCK_EX)
+        os.replace(forming, self.owners_dir / f"{self.owner}.lock")
         self.path = self.home / "catalog.sqlite"
         self._local = threading.local()
         self._conns: weakref.WeakSet = weakref.WeakSet()
@@ -309,7 +312,11 @@ class Catalog:
         self._sealed_path(snapshot_id).unlink(missing_ok=True)  # last: see sweep
 
     def _memory_used(self) -> int:
-        return int(self._memory_cursor.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchall()[0][0] or 0)
+        """What running statements hold: hash tables, sorts, materialized rows. Not the cached
+        blocks of snapshot files (BASE_TABLE, METADATA), which DuckDB lets go when it must."""
+        return int(self._memory_cursor.execute(
+            "SELECT sum(memory_usage_bytes) FROM duckdb_memory() WHERE tag IN ('HASH_TABLE', 'ORDER_BY', 'COLUMN_DATA', 'OVERFLOW_STRINGS', 'ALLOCATOR')"
+        ).fetchall()[0][0] or 0)
 
     def interrupt(self, thread: int | None = None) -> None:
         """Interrupt whatever the open cursors run: every one (closing the engine), or those one
@@ -373,7 +380,9 @@ class Catalog:
                 if self._orphan(file, old):
                     file.unlink(missing_ok=True)
             elif file.suffix == ".duckdb" and snapshot_id not in live and snapshot_id not in dropped:
-                mark = marks.get(snapshot_id)
+                mark = marks.get(snapshot_id) or next(self.snapshots_dir.glob(f"{snapshot_id}.*.sealed"), None)
+                if mark is None and _one(con, "SELECT 1 FROM catalog.snapshots WHERE snapshot_id = ?", [snapshot_id]):
+                    continue  # committed since the catalog was read (a listing may miss a mark made meanwhile)
                 if mark is None or self._orphan(mark, old):
                     file.unlink(missing_ok=True)  # sealed, then its commit never came
                     if mark is not None:
@@ -387,8 +396,19 @@ class Catalog:
         that resolved one just before its drop still finds it meanwhile)."""
         con = self.conn()
         for snapshot_id in dropped_before(con, now() - dt.timedelta(seconds=self.dropped_grace)):
+            self._detach(snapshot_id)
             self.snapshot_path(snapshot_id).unlink(missing_ok=True)
             forget_dropped(con, snapshot_id)
+
+    def _detach(self, snapshot_id: str) -> None:
+        """Let go of a snapshot this process read (a statement still on it keeps it: then later)."""
+        with self._attach_lock:
+            if snapshot_id in self.attached:
+                try:
+                    self._attacher.execute(f"DETACH DATABASE IF EXISTS {_name(snapshot_id)}")
+                    self.attached.discard(snapshot_id)
+                except duckdb.Error:
+                    pass
 
     def expire_uploads(self, seconds: float) -> int:
         """Delete uploads no ingest named within `seconds` of being made; answers how many."""
@@ -470,6 +490,11 @@ def _move_home(catalog: Catalog) -> None:
     made = []
     try:
         with catalog.change() as con:
+            if _one(con, "SELECT count(*) FROM catalog.sources", [])[0]:
+                # Moved already (the process that moved it stopped before the rename below, or
+                # another process moved it first): only the rename is left.
+                made = []
+                raise _Moved()
             for table in TABLES:
                 columns = [r[0] for r in cur.execute(
                     "SELECT column_name FROM duckdb_columns() WHERE database_name = '__old' AND schema_name = 'catalog' AND table_name = ?"
@@ -488,13 +513,20 @@ def _move_home(catalog: Catalog) -> None:
                         source = "(SELECT NULL::BIGINT AS row_id, NULL::BIGINT AS line, NULL AS column_name, NULL AS value, NULL AS reason LIMIT 0)"
                     cur.execute(f"CREATE TABLE {table.sql(dialect='duckdb')} AS SELECT * FROM {source}")
                 catalog.seal(snapshot_id)
+    except _Moved:
+        pass
     except BaseException:
         for snapshot_id in made:
             catalog.discard(snapshot_id)
         raise
     finally:
         cur.execute("DETACH DATABASE IF EXISTS __old")
-    old.rename(old.with_name("tabular.duckdb.moved"))
+    with suppress(FileNotFoundError):  # another process renamed it first
+        old.rename(old.with_name("tabular.duckdb.moved"))
+
+
+class _Moved(Exception):
+    """The old home's rows are in the catalog already."""
 
 
 def _table(table: str) -> exp.Table:
@@ -787,6 +819,14 @@ def job_owner(con, ingestion_id: str) -> tuple[bool, str | None]:
 def take_job(con, ingestion_id: str, owner: str, was: str | None) -> bool:
     """Make the job `owner`'s if it still belongs to `was` (of two takers at once, one wins)."""
     return _write(con, "UPDATE catalog.jobs SET owner = ? WHERE ingestion_id = ? AND owner IS ?", [owner, ingestion_id, was]).rowcount == 1
+
+
+def cancel_pending(con, ingestion_id: str) -> bool:
+    """Cancel the job if it is still pending (a worker of any process may claim it meanwhile)."""
+    return _write(
+        con, "UPDATE catalog.jobs SET state = 'cancelled', cancel_requested = 1, updated_at = ? WHERE ingestion_id = ? AND state = 'pending'",
+        [now().isoformat(), ingestion_id],
+    ).rowcount == 1
 
 
 def claim_job(con, ingestion_id: str, owner: str) -> bool:

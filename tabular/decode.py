@@ -43,7 +43,9 @@ class Decoded:
             return _Capped(gzip.GzipFile(fileobj=raw), budget, raw.tell)
         if self.container.startswith("zip:"):
             archive = zipfile.ZipFile(raw)
-            return _Capped(archive.open(self.container[4:]), budget, raw.tell)
+            member = archive.getinfo(self.container[4:])
+            start = member.header_offset
+            return _Capped(archive.open(member), budget, lambda: raw.tell() - start)
         return raw
 
     def open_text(self, budget: Budget) -> io.TextIOBase:

@@ -101,19 +101,33 @@ class _OdsRepeats:
 
     ROW = re.compile(rb'<table:table-row\b[^>]*?table:number-rows-repeated="([0-9]+)"[^>]*>(.{0,8192}?)</table:table-row>', re.S)
     COLUMNS = re.compile(rb'table:number-columns-repeated="([0-9]+)"')
+    # A cell repeated across columns (only such cells are looked at one by one).
+    WIDE_CELL = re.compile(rb'<table:table-cell\b[^>]*?table:number-columns-repeated="([0-9]+)"[^>]*>')
 
     def __init__(self):
-        self.cells = 0
+        self.repeated = 0  # cells of repeated rows with values
+        self.rows = 0  # row elements
+        self.widest = 0  # the most columns one valued cell repeats across
         self.tail = b""
 
+    @property
+    def cells(self) -> int:
+        """At least the cells calamine makes: the repeated rows', and every row as wide as the
+        widest repeated valued cell."""
+        return self.repeated + self.rows * self.widest
+
     def feed(self, chunk: bytes) -> None:
+        self.rows += chunk.count(b"<table:table-row")
+        for cell in self.WIDE_CELL.finditer(chunk):
+            if b"office:value-type" in cell.group(0):
+                self.widest = max(self.widest, int(cell.group(1)))
         text = self.tail + chunk
         end = 0
         for row in self.ROW.finditer(text):
             body = row.group(2)
             if b"office:value-type" in body or b"<text:p" in body:
                 width = sum(int(n) for n in self.COLUMNS.findall(body)) or body.count(b"<table:table-cell")
-                self.cells += int(row.group(1)) * max(width, 1)
+                self.repeated += int(row.group(1)) * max(width, 1)
             end = row.end()
         self.tail = text[max(end, len(text) - 16384):]  # a row cut by the chunk's end is read whole next time
 

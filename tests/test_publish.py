@@ -125,3 +125,8 @@ def test_a_home_made_in_one_duckdb_file_is_moved_on_open(tmp_path):
         assert ns.query(SUM_IDS).rows == summed
         assert (home / "tabular.duckdb.moved").exists() and not (home / "tabular.duckdb").exists()
         assert snapshot_files(engine) == set(snapshots)
+    # A process stopped after the move's commit, before its rename: the next open only renames.
+    (home / "tabular.duckdb.moved").rename(home / "tabular.duckdb")
+    with tabular.connect(str(home)) as engine:
+        assert engine.namespace("acme", "finance").query(SUM_IDS).rows == summed
+        assert not (home / "tabular.duckdb").exists()

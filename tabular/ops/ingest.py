@@ -22,7 +22,7 @@ from pydantic import Field
 
 from .. import publish
 from ..catalog import (
-    Catalog, cancel_requested, claim_job, insert, job_by_key, job_owner, job_state, job_status, job_to_run, now, revision_datasets, revision_row,
+    Catalog, cancel_pending, cancel_requested, claim_job, insert, job_by_key, job_owner, job_state, job_status, job_to_run, now, revision_datasets, revision_row,
     stored_bytes, take_job, unfinished_jobs, update, upload_row,
 )
 from ..fair import FairQueue
@@ -317,11 +317,11 @@ class JobPool:
             state = job_state(self.catalog.conn(), ingestion_id, org, namespace)
             if state is None:
                 return IngestCancelOut(found=False)
-            if state == "pending":
-                self.update(ingestion_id, state="cancelled", cancel_requested=True)
+            if state == "pending" and cancel_pending(self.catalog.conn(), ingestion_id):
                 if self.waiting.remove(ingestion_id):
                     self.done[ingestion_id].set()
                 return IngestCancelOut(found=True, state="cancelled", cancelled=True)
+            state = job_state(self.catalog.conn(), ingestion_id, org, namespace)  # claimed meanwhile, perhaps
             if state != "processing":
                 return IngestCancelOut(found=True, state=state, cancelled=False)
             self.update(ingestion_id, cancel_requested=True)

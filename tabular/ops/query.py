@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
+import weakref
+from contextlib import suppress
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any, Callable
@@ -245,13 +247,23 @@ class Whole:
         self._cursor = ctx.catalog.cursor()  # its own: the reader outlives this call
         self._token = ctx.catalog.watchdog.watch(self._cursor, ctx.settings.export_seconds)
         self._settings = ctx.settings
+        # Read to its end, closed, or dropped unread (a writer that failed before its first
+        # batch): the statement and its watch are let go either way.
+        self._release = weakref.finalize(self, _release, ctx.catalog.watchdog, self._token, self._cursor)
         width = len(self.columns)
         try:
             # A relation, not a DB-API result: its Arrow reader streams without a copy of the rows.
             batches = self._cursor.sql(compiled.sql, params=compiled.params).to_arrow_reader(BATCH_ROWS)
-        except duckdb.Error:
+        except duckdb.InterruptException:
             self.close()
-            raise
+            raise BackendTimeout(f"the result ran past export_seconds ({ctx.settings.export_seconds:g} s) and was stopped") from None
+        except duckdb.OutOfMemoryException:
+            self.close()
+            raise TooLarge("the result needs more memory than duckdb_memory allows") from None
+        except (duckdb.OutOfRangeException, duckdb.ConversionException) as err:
+            self.close()
+            raise ValidationFailed("the answer does not fit an exact number of 38 digits",
+                                   [ErrorItem("aggregates", f"an exact result past 38 digits cannot be given: {str(err).splitlines()[0]}")]) from None
         import pyarrow as pa
 
         names = [c.name for c in self.columns]
@@ -272,8 +284,13 @@ class Whole:
         self.reader = pa.RecordBatchReader.from_batches(schema, only_results())
 
     def close(self) -> None:
-        self._catalog.watchdog.release(self._token)
-        self._cursor.close()
+        self._release()
+
+
+def _release(watchdog, token: int, cursor) -> None:
+    watchdog.release(token)
+    with suppress(duckdb.Error):
+        cursor.close()
 
 
 def _run(ctx: Context, sql: str, params: dict, seconds: float) -> list[tuple]:

@@ -98,13 +98,33 @@ class Service:
         except TimeoutError:
             raise Overloaded(f"{busy}; try again shortly", retry_after=self.settings.retry_after_seconds) from None
 
+    def _org_slots(self, org: str) -> asyncio.Semaphore:
+        # Single-user mode has one user, whatever org it names: one share (and no key per name sent).
+        key = "" if self.tokens.single_user else org
+        return self.org_slots.setdefault(key, asyncio.Semaphore(self.settings.max_inflight_per_org))
+
+    async def hold(self, org: str):
+        """Take the org's slot and a slot for a stream; answers the function that gives both back."""
+        mine = self._org_slots(org)
+        await self._slot(mine, f"{self.settings.max_inflight_per_org} calls of this org are being served (max_inflight_per_org)")
+        try:
+            await self._slot(self.slots, f"{self.settings.max_inflight} calls are being served")
+        except BaseException:
+            mine.release()
+            raise
+
+        def release() -> None:
+            self.slots.release()
+            mine.release()
+
+        return release
+
     async def run(self, op: Op, body: dict, grant: Grant, request_id: str):
         """Authorize, wait for the org's slot and a slot (503 past `overload_wait_seconds`), run,
         audit — also a refusal."""
         try:
             body = self.tokens.authorize(grant, op, body)
-            org = str(body.get("org") or self.settings.default_org)
-            mine = self.org_slots.setdefault(org, asyncio.Semaphore(self.settings.max_inflight_per_org))
+            mine = self._org_slots(str(body.get("org") or self.settings.default_org))
             await self._slot(mine, f"{self.settings.max_inflight_per_org} calls of this org are being served (max_inflight_per_org)")
             try:
                 await self._slot(self.slots, f"{self.settings.max_inflight} calls are being served")

@@ -109,13 +109,27 @@ def _export_route(service: Service) -> Callable:
         grant = service.tokens.identify(request.headers.get("authorization"))
         body = await read_json(request, service.settings.max_body_bytes)
         fmt = body.pop("format", "arrow")
-        if fmt not in RESULT_FORMATS:
+        if not isinstance(fmt, str) or fmt not in RESULT_FORMATS:
             raise ValidationFailed(f"no result format {fmt!r}", [ErrorItem("format", "unknown format", expected=" | ".join(RESULT_FORMATS), received=fmt,
                                                                             did_you_mean=close_names(str(fmt), list(RESULT_FORMATS)))])
         body = service.tokens.authorize(grant, op, body)
-        whole = await run_in_threadpool(service.engine.stream, body)
+        # The org's slot and a slot are held until the stream ends, as a call holds them while it runs.
+        release = await service.hold(str(body.get("org") or service.settings.default_org))
+        try:
+            whole = await run_in_threadpool(service.engine.stream, body)
+        except BaseException:
+            release()
+            raise
         receipt = json.dumps(whole.receipt.model_dump(mode="json"), ensure_ascii=True)  # a header is latin-1
-        return StreamingResponse(iterate_in_threadpool(result_chunks(whole.reader, fmt)), media_type=RESULT_FORMATS[fmt],
+
+        async def streamed():
+            try:
+                async for piece in iterate_in_threadpool(result_chunks(whole.reader, fmt)):
+                    yield piece
+            finally:
+                release()
+
+        return StreamingResponse(streamed(), media_type=RESULT_FORMATS[fmt],
                                  headers={"X-Tabular-Receipt": receipt, "X-Tabular-Columns": json.dumps([c.model_dump() for c in whole.columns])})
 
     return query_export

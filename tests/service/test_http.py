@@ -264,6 +264,7 @@ def test_query_export_streams_every_row_with_the_receipt_in_a_header(http, tmp_p
     assert table.num_rows == 300 and receipt["datasets"][0]["source_uri"] == "export-orders.csv"
     csv_text = http.post("/v1/knowledge.query_export", json={**plan, "format": "csv"}).text
     assert len(csv_text.strip().splitlines()) == 301
-    detail = envelope(http.post("/v1/knowledge.query_export", json={**plan, "format": "xlsx"}), 422, "VALIDATION_FAILED")
-    assert detail["errors"][0]["path"] == "format"
+    for wrong in ("xlsx", {}, ["csv"]):
+        detail = envelope(http.post("/v1/knowledge.query_export", json={**plan, "format": wrong}), 422, "VALIDATION_FAILED")
+        assert detail["errors"][0]["path"] == "format"
     envelope(http.post("/v1/knowledge.query_export", json={"datasets": [{"source_uri": "nothing"}], "format": "csv"}), 422, "VALIDATION_FAILED")
