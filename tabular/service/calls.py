@@ -99,9 +99,11 @@ class Service:
             raise Overloaded(f"{busy}; try again shortly", retry_after=self.settings.retry_after_seconds) from None
 
     def _org_slots(self, org: str) -> asyncio.Semaphore:
-        # Single-user mode has one user, whatever org it names: one share (and no key per name sent).
-        key = "" if self.tokens.single_user else org
-        return self.org_slots.setdefault(key, asyncio.Semaphore(self.settings.max_inflight_per_org))
+        # Single-user mode has one user, whatever org it names: no share to keep apart (and no key
+        # per name sent), so its one share is the whole in-flight limit.
+        if self.tokens.single_user:
+            return self.org_slots.setdefault("", asyncio.Semaphore(self.settings.max_inflight))
+        return self.org_slots.setdefault(org, asyncio.Semaphore(self.settings.max_inflight_per_org))
 
     async def hold(self, org: str):
         """Take the org's slot and a slot for a stream; answers the function that gives both back."""
