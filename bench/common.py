@@ -61,21 +61,46 @@ def run_contender(script: str, name: str, csv: Path, data_dir: Path, timeout: fl
     """Run `script --contender NAME` in a fresh process and answer its JSON line, or
     {"error": why} when it failed or ran past `timeout`: a broken tabular must not hide the
     anchor's numbers."""
-    import json
-    import subprocess
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=data_dir) as work:
-        cmd = [sys.executable, script, "--contender", name, "--csv", str(csv), "--work", work]
-        try:
-            done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return {"error": f"stopped after {timeout} s"}
+        return run_json([sys.executable, script, "--contender", name, "--csv", str(csv), "--work", work], timeout)
+
+
+def run_json(cmd: list[str], timeout: float) -> dict:
+    """Run `cmd` and answer the JSON object on the last line it printed, or {"error": why}
+    when it failed or ran past `timeout` (its stderr is passed on)."""
+    import json
+    import subprocess
+
+    try:
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"stopped after {timeout} s"}
     if done.returncode != 0:
         sys.stderr.write(done.stderr)
         last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
         return {"error": last}
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def lineitem_csv(data_dir: Path, sf: float) -> tuple[Path, bool]:
+    """TPC-H lineitem as CSV at scale factor `sf` under data_dir/sf<sf>, and whether this call
+    generated it (generated aside, so an interrupted run leaves no half file behind)."""
+    import subprocess
+
+    folder = data_dir / f"sf{sf:g}"
+    csv = folder / "lineitem.csv"
+    if csv.exists():
+        return csv, False
+    partial = folder / "partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    print(f"generating TPC-H lineitem at scale factor {sf:g} into {folder} ...", flush=True)
+    subprocess.run([tpchgen(), "--format", "csv", "-s", f"{sf:g}", "--tables", "lineitem", "--output-dir", str(partial)], check=True)
+    (partial / "lineitem.csv").replace(csv)
+    partial.rmdir()
+    return csv, True
 
 
 def tabular_ingest(csv: Path, work: Path, **settings) -> dict:

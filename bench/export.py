@@ -25,18 +25,16 @@ The exit status is 1 when a target is missed.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, print_result, tpchgen, use_working_tree
+from common import ROOT, lineitem_csv, print_result, run_json, use_working_tree
 
 PLAN = {"datasets": [{"source_uri": "lineitem"}]}
 SOURCE_URI = "lineitem"
@@ -170,37 +168,13 @@ CHILDREN = {
 
 # --- the driver ---------------------------------------------------------------------------------
 
-def ensure_csv(data_dir: Path, sf: float) -> Path:
-    """The lineitem CSV for this scale factor, generated (and kept) when missing."""
-    folder = data_dir / f"sf{sf:g}"
-    csv = folder / "lineitem.csv"
-    if csv.exists():
-        return csv
-    partial = folder / "partial"  # generate aside, so an interrupted run leaves no half file behind
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
-    print(f"generating TPC-H lineitem at scale factor {sf:g} into {folder} ...", flush=True)
-    subprocess.run([tpchgen(), "--format", "csv", "-s", f"{sf:g}", "--tables", "lineitem", "--output-dir", str(partial)], check=True)
-    (partial / "lineitem.csv").replace(csv)
-    partial.rmdir()
-    return csv
-
-
 def child(name: str, **paths: Path) -> dict:
     """Run `export.py --child NAME` in a fresh process and answer its JSON line, or {"error":
     why} when it failed: a broken tabular must not hide the anchor's numbers."""
     cmd = [sys.executable, __file__, "--child", name]
     for key, value in paths.items():
         cmd += [f"--{key}", str(value)]
-    try:
-        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return {"error": f"stopped after {TIMEOUT} s"}
-    if done.returncode != 0:
-        sys.stderr.write(done.stderr)
-        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        return {"error": last}
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_json(cmd, TIMEOUT)
 
 
 def summary(runs: list[dict]) -> dict:
@@ -354,7 +328,7 @@ def main() -> None:
 
     scale_factors = sorted({float(s) for s in args.scale_factors.split(",") if s.strip()})
     data_dir = args.data_dir.resolve()
-    csvs = {sf: ensure_csv(data_dir, sf) for sf in scale_factors}
+    csvs = {sf: lineitem_csv(data_dir, sf)[0] for sf in scale_factors}
     work = Path(tempfile.mkdtemp(prefix="export-", dir=data_dir))
     try:
         results = {sf: measure_sf(csv, work / f"sf{sf:g}" / "home", work, args.repeat) for sf, csv in csvs.items()}

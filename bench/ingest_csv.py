@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, duckdb_ctas, print_result, tabular_ingest, tpchgen
+from common import ROOT, duckdb_ctas, lineitem_csv, print_result, tabular_ingest
 
 CONTENDERS = ("duckdb", "polars", "tabular")
 TIME_TARGET = 1.5  # tabular seconds <= 1.5 x DuckDB's
@@ -51,22 +51,6 @@ def contender_main(name: str, csv: Path, work: Path) -> None:
 
 # --- the driver ---------------------------------------------------------------------------------
 
-def ensure_csv(data_dir: Path, sf: float) -> tuple[Path, bool]:
-    """The lineitem CSV for this scale factor, and whether this run generated it."""
-    folder = data_dir / f"sf{sf:g}"
-    csv = folder / "lineitem.csv"
-    if csv.exists():
-        return csv, False
-    partial = folder / "partial"  # generate aside, so an interrupted run leaves no half file behind
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
-    print(f"generating TPC-H lineitem at scale factor {sf:g} into {folder} ...", flush=True)
-    subprocess.run([tpchgen(), "--format", "csv", "-s", f"{sf:g}", "--tables", "lineitem", "--output-dir", str(partial)], check=True)
-    (partial / "lineitem.csv").replace(csv)
-    partial.rmdir()
-    return csv, True
-
-
 def run_contender(name: str, csv: Path, data_dir: Path) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=data_dir) as work:
         cmd = [sys.executable, __file__, "--contender", name, "--csv", str(csv), "--work", work]
@@ -86,7 +70,7 @@ def main() -> None:
     if args.contender:
         return contender_main(args.contender, args.csv, args.work)
 
-    csv, generated = ensure_csv(args.data_dir.resolve(), args.scale_factor)
+    csv, generated = lineitem_csv(args.data_dir.resolve(), args.scale_factor)
     size = csv.stat().st_size
     try:
         results = {}

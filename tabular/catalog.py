@@ -493,7 +493,6 @@ def _move_home(catalog: Catalog) -> None:
             if _one(con, "SELECT count(*) FROM catalog.sources", [])[0]:
                 # Moved already (the process that moved it stopped before the rename below, or
                 # another process moved it first): only the rename is left.
-                made = []
                 raise _Moved()
             for table in TABLES:
                 columns = [r[0] for r in cur.execute(

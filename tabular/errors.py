@@ -1,4 +1,4 @@
-"""The closed set of error codes of SPEC §2, raised the same way on every transport."""
+"""The error codes of SPEC §2 (and METHOD_NOT_ALLOWED, which the SPEC leaves unnamed: README), raised the same way on every transport."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Fair shares between orgs: one org's backlog never holds another's next piece of work.
 
 `FairQueue` holds waiting work per org and hands it out round robin, never more than
-`per_org` pieces of one org at once; `Shares` counts what each org runs now against its cap.
-Neither locks: their users hold their own lock around every call.
+`per_org` pieces of one org at once. It does not lock: its user holds its own lock around
+every call. (Calls in flight per org are shared out by semaphores: service/calls.py.)
 """
 
 from __future__ import annotations
@@ -21,9 +21,6 @@ class FairQueue:
 
     def __len__(self) -> int:
         return sum(len(line) for line in self.lines.values())
-
-    def __contains__(self, item: Hashable) -> bool:
-        return any(item in line for line in self.lines.values())
 
     def waiting(self, org: str) -> int:
         return len(self.lines.get(org, ()))
@@ -58,21 +55,3 @@ class FairQueue:
         if self.running[org] <= 0:
             del self.running[org]
 
-
-class Shares:
-    """How many calls each org has running, against a cap per org."""
-
-    def __init__(self, per_org: int):
-        self.per_org = max(1, per_org)
-        self.running: Counter[str] = Counter()
-
-    def take(self, org: str) -> bool:
-        if self.running[org] >= self.per_org:
-            return False
-        self.running[org] += 1
-        return True
-
-    def give_back(self, org: str) -> None:
-        self.running[org] -= 1
-        if self.running[org] <= 0:
-            del self.running[org]

@@ -37,17 +37,23 @@ def portable(batch: pa.RecordBatch) -> pa.RecordBatch:
         if _portable_type(field.type) == field.type:
             columns.append(column)
         else:
-            columns.append(pa.array([None if v is None else iso_duration(_as_timedelta(v)) for v in column.to_pylist()], pa.string()))
+            columns.append(pa.array([None if v is None else _iso(v) for v in column.to_pylist()], pa.string()))
     return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
 
 
-def _as_timedelta(value):
+def _iso(value) -> str:
+    """ISO 8601 for a duration: a timedelta, or DuckDB's INTERVAL as Arrow's (months, days,
+    nanoseconds), whose months are months (not 30 days: a month has no fixed length)."""
     import datetime as dt
 
     if isinstance(value, dt.timedelta):
-        return value
-    months, days, nanos = value.months, value.days, value.nanoseconds  # MonthDayNano
-    return dt.timedelta(days=months * 30 + days, microseconds=nanos // 1000)
+        return iso_duration(value)
+    rest = iso_duration(dt.timedelta(days=value.days, microseconds=value.nanoseconds // 1000))
+    if not value.months:
+        return rest
+    years, months = divmod(value.months, 12)
+    head = "P" + (f"{years}Y" if years else "") + (f"{months}M" if months else "")
+    return head if rest == "PT0S" else head + rest.removeprefix("P")
 
 
 def chunks(reader: pa.RecordBatchReader, fmt: str) -> Iterator[bytes]:

@@ -85,3 +85,16 @@ def test_cli_query_output_writes_the_file(tmp_path):
     done = run("query", str(plan), "--output", str(tmp_path / "all.parquet"))
     assert done.returncode == 0 and "300 rows written" in done.stdout
     assert pl.read_parquet(tmp_path / "all.parquet").height == 300
+
+
+def test_durations_are_written_as_iso_text(ns, tmp_path):
+    source = tmp_path / "took.csv"
+    source.write_text("id,took\n1,PT1H30M\n2,P1DT2H\n")
+    assert ns.ingest_file(source, source_uri="took").state == "ready"
+    ns.export({"datasets": [{"source_uri": "took"}]}, tmp_path / "took_out.csv")
+    assert pl.read_csv(tmp_path / "took_out.csv")["took"].to_list() == ["PT1H30M", "P1DT2H"]
+    from tabular.results import _iso  # DuckDB's INTERVAL as Arrow gives months apart: a month is not 30 days
+    import duckdb
+
+    interval = duckdb.sql("SELECT INTERVAL '14 months 3 days 2 hours' AS i").to_arrow_table().column(0)[0].as_py()
+    assert _iso(interval) == "P1Y2M3DT2H"
