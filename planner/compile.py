@@ -2,7 +2,11 @@
 names, values as parameters.
 
     SELECT <outputs> FROM (SELECT * FROM <snapshot> WHERE <its filters>) AS "a"
-      JOIN (…) AS "b" ON …  GROUP BY … HAVING … ORDER BY … LIMIT limit + 1 OFFSET …
+      JOIN (…) AS "b" ON …  WHERE <filters on computed columns of several datasets>
+      GROUP BY … HAVING … ORDER BY … LIMIT limit + 1 OFFSET …
+
+With measures, that statement (without its order and limit) is the first stage; the measures are
+computed over its rows in a second, and filters on them, the order and the limit in a third.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from .resolve import Output, Resolved, RFilter
+from .operators import OPERATORS, RExpr, as_type, at_common, build
+from .resolve import Output, Ref, Resolved, RFilter
 from .targets import AVG_EXACT_SUM_DIGITS, DUCKDB, Target  # noqa: F401 - AVG_EXACT_SUM_DIGITS: re-exported
 from .values import Beyond
 
@@ -21,11 +26,21 @@ ROW_ID = "__row_id"
 
 
 @dataclass(frozen=True)
+class Check:
+    """A statement counting what a plan's casts could not read (the receipt's warnings)."""
+
+    sql: str
+    params: dict[str, Any]
+    paths: list[str]  # per counted column, the cast's path in the plan
+
+
+@dataclass(frozen=True)
 class Compiled:
     sql: str
     params: dict[str, Any]
     columns: list[Output]
     row_id_columns: int  # trailing columns holding each dataset's row id (rows without aggregates)
+    check: Check | None = None
 
 
 class _Params:
@@ -49,12 +64,38 @@ def _column(alias: str, name: str) -> exp.Column:
     return exp.column(name, table=alias, quoted=True)
 
 
+def _ref(ref: Ref, params: _Params) -> exp.Expression:
+    """A dataset column, or a computed one's expression (inlined where it is read)."""
+    if ref.expr is not None:
+        return expression(ref.expr, params)
+    return _column(ref.alias, ref.column.name)
+
+
+def expression(node: RExpr, params: _Params, outputs: dict[str, exp.Expression] | None = None) -> exp.Expression:
+    """The SQL of a typed expression; `outputs`: what a result column's name stands for (measures)."""
+    if node.op == "column":
+        return _ref(node.ref, params)
+    if node.op == "output":
+        return outputs[node.name].copy()
+    if node.op == "literal":
+        return as_type(params.add(node.value, node.physical), node.physical)
+    if node.op == "null":
+        return as_type(exp.null(), node.physical)
+    if node.op == "case":
+        ifs = [exp.If(this=_condition(test, params, outputs), true=at_common(node, expression(then, params, outputs), then)) for test, then in node.whens]
+        otherwise = at_common(node, expression(node.args[0], params, outputs), node.args[0]) if node.args else None
+        return exp.Case(ifs=ifs, default=otherwise)
+    words = OPERATORS[node.op].literal_args  # written into the SQL by the operator itself
+    args = [exp.null() if k in words else expression(a, params, outputs) for k, a in enumerate(node.args)]
+    return build(node, args)
+
+
 def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] | None = None) -> exp.Expression:
     if f.kind != "leaf":
         parts = [_condition(c, params, outputs) for c in f.children]
         joined = exp.or_(*parts) if f.kind == "any" else exp.and_(*parts)
         return exp.paren(joined)
-    target = outputs[f.output.name] if f.output is not None else _column(f.ref.alias, f.ref.column.name)
+    target = outputs[f.output.name].copy() if f.output is not None else _ref(f.ref, params)
     op, values = f.op, f.values
     if any(isinstance(v, Beyond) for v in values):
         settled = _settle(op, values)
@@ -63,6 +104,10 @@ def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] |
             return exp.Not(this=exp.Is(this=target, expression=exp.null())) if settled else exp.false()
         op, values = settled
     physical = f.output.physical if f.output is not None else f.ref.column.physical
+    if physical == "HUGEINT" or (f.output is None and f.ref.expr is not None and physical.startswith("DECIMAL")):
+        # A computed value's parameter at the value's own type: DuckDB would otherwise pick one
+        # from the Python value and may widen past 38 digits.
+        return params.target.filter(op, target, [as_type(params.add(v, physical), physical) for v in values], f.ignore_case, params.constant)
     return params.target.filter(op, target, [params.add(v, physical) for v in values], f.ignore_case, params.constant)
 
 
@@ -97,9 +142,9 @@ def _settle(op: str, values: list) -> bool | tuple[str, list]:
 
 def _value(o: Output, params: _Params) -> exp.Expression:
     if o.kind != "aggregate":
-        value = _column(o.ref.alias, o.ref.column.name)
+        value = _ref(o.ref, params)
         return params.target.bucket(value, o.bucket, o.type) if o.bucket else value
-    column = _column(o.ref.alias, o.ref.column.name) if o.ref else None
+    column = _ref(o.ref, params) if o.ref else None
     physical = o.ref.column.physical if o.ref else ""
     condition = exp.and_(*[_condition(f, params) for f in o.where]) if o.where else None
 
@@ -110,10 +155,9 @@ def _value(o: Output, params: _Params) -> exp.Expression:
     return params.target.aggregate(o.fn, column, q, physical, only_where)
 
 
-def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> Compiled:
-    """The plan as one statement of `target`'s SQL (DuckDB by default) and its parameters;
-    `whole`: every row it matches, without the answer's limit and offset (streamed results)."""
-    params = _Params(target)
+def _source_rows(r: Resolved, params: _Params) -> exp.Select:
+    """SELECT … FROM the datasets, each filtered, joined, and filtered again after the joins
+    (computed columns over several datasets); the projections are the caller's."""
     sources = []
     for s in r.sources:
         *where, name = s.info.table
@@ -125,13 +169,24 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
         sources.append(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(s.alias, quoted=True))))
     # copy=False throughout: the builders would otherwise copy the growing tree at every step.
     select = exp.select(copy=False).from_(sources[0], copy=False)
-    deciders = {j.source.alias for j in r.joins if j.kind in ("semi", "anti")}
     for j, source in zip(r.joins, sources[1:]):
         on = exp.and_(*[exp.EQ(this=_column(a.alias, a.column.name), expression=_column(b.alias, b.column.name)) for a, b in j.pairs], copy=False)
         # SEMI / ANTI JOIN: DuckDB's and ClickHouse's own (each row before it once, or none).
         select = select.join(source, on=on, join_type=j.kind, copy=False)
-    values = {o.name: _value(o, params) for o in r.outputs}
-    projections = [exp.alias_(values[o.name].copy(), o.name, quoted=True) for o in r.outputs]
+    if r.after:
+        select = select.where(exp.and_(*[_condition(f, params) for f in r.after], copy=False), copy=False)
+    return select
+
+
+def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> Compiled:
+    """The plan as one statement of `target`'s SQL (DuckDB by default) and its parameters;
+    `whole`: every row it matches, without the answer's limit and offset (streamed results)."""
+    params = _Params(target)
+    select = _source_rows(r, params)
+    deciders = {j.source.alias for j in r.joins if j.kind in ("semi", "anti")}
+    rows_of = [o for o in r.outputs if o.kind != "measure"]
+    values = {o.name: _value(o, params) for o in rows_of}
+    projections = [exp.alias_(values[o.name].copy(), o.name, quoted=True) for o in rows_of]
     row_ids = 0
     hidden: dict[int, str] = {}
     if not r.aggregated:
@@ -146,7 +201,7 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
             projections.append(exp.alias_(row_id, name, quoted=True))
             row_ids += 1
     select = select.select(*projections, append=True, copy=False)
-    groups = [values[o.name].copy() for o in r.outputs if o.kind == "group"]
+    groups = [values[o.name].copy() for o in rows_of if o.kind == "group"]
     if groups:
         select = select.group_by(*groups, copy=False)
     if r.having:
@@ -156,20 +211,91 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
     # The plan's order, then the default one (groups, or rows as read) to break its ties: which
     # rows fall at the limit is the same on every run.
     ordered = [(name, desc) for name, desc in r.order]
-    if whole and not ordered and not r.aggregated and not r.joins:
+    ties = [o.name for o in r.outputs if o.kind == "group"] if r.aggregated else [hidden[s.index] for s in r.sources if s.alias not in deciders]
+    if r.measured:
+        select = _measured(r, select, params, ties, [hidden[s.index] for s in r.sources] if not r.aggregated else [])
+    check = _check(r, target) if r.casts else None
+    if whole and not ordered and not r.aggregated and not r.joins and not r.measured:
         # One dataset's rows as stored: a snapshot is written in row id order and DuckDB keeps
         # insertion order, so a sort would only hold the whole result in memory first.
-        return Compiled(select.sql(dialect=target.dialect), params.values, r.outputs, row_ids)
+        return Compiled(select.sql(dialect=target.dialect), params.values, r.outputs, row_ids, check)
     named = {name for name, _ in ordered}
-    ties = [o.name for o in r.outputs if o.kind == "group"] if r.aggregated else [hidden[s.index] for s in r.sources if s.alias not in deciders]
     ordered += [(name, False) for name in ties if name not in named]
     order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
     if order:
         select = select.order_by(*order, copy=False)
     if whole:
-        return Compiled(select.sql(dialect=target.dialect), params.values, r.outputs, row_ids)
+        return Compiled(select.sql(dialect=target.dialect), params.values, r.outputs, row_ids, check)
     # One row past the limit tells whether more rows matched (truncated).
     select = select.limit(params.add(r.limit + 1, "UBIGINT"), copy=False)
     if r.offset:
         select = select.offset(params.add(r.offset, "UBIGINT"), copy=False)
-    return Compiled(select.sql(dialect=target.dialect), params.values, r.outputs, row_ids)
+    return Compiled(select.sql(dialect=target.dialect), params.values, r.outputs, row_ids, check)
+
+
+def _measured(r: Resolved, first: exp.Select, params: _Params, ties: list[str], row_ids: list[str]) -> exp.Select:
+    """The measures over the first stage's rows, then the filters that name them:
+    SELECT * FROM (SELECT <outputs>, <measures>, <row ids> FROM (<first>) AS "result") AS "measured" WHERE …"""
+    result = exp.Subquery(this=first, alias=exp.TableAlias(this=exp.to_identifier("result", quoted=True)))
+    sql: dict[str, exp.Expression] = {o.name: exp.column(o.name, quoted=True) for o in r.outputs if o.kind != "measure"}
+    for o in r.outputs:
+        if o.kind == "measure":
+            sql[o.name] = exp.paren(expression(o.expr, params, sql)) if o.expr is not None else _window(o, sql, ties)
+    projections = [exp.alias_(sql[o.name].copy(), o.name, quoted=True) for o in r.outputs]
+    projections += [exp.column(name, quoted=True) for name in row_ids]
+    second = exp.select(*projections, copy=False).from_(result, copy=False)
+    measured = exp.Subquery(this=second, alias=exp.TableAlias(this=exp.to_identifier("measured", quoted=True)))
+    third = exp.select("*", copy=False).from_(measured, copy=False)
+    if r.qualify:
+        names = {o.name: exp.column(o.name, quoted=True) for o in r.outputs}
+        third = third.where(exp.and_(*[_condition(f, params, names) for f in r.qualify], copy=False), copy=False)
+    return third
+
+
+def _window(o: Output, sql: dict[str, exp.Expression], ties: list[str]) -> exp.Expression:
+    w = o.window
+    partition = [sql[name].copy() for name in w.partition]
+    order = [(name, desc) for name, desc in w.order]
+    if w.fn in ("row_number", "running_sum"):
+        # Rows tied on the order are numbered (summed) in the result's own default order, so the
+        # answer is the same on every run.
+        named = {name for name, _ in order}
+        order += [(name, False) for name in ties if name not in named]
+    ordering = exp.Order(expressions=[exp.Ordered(this=sql[name].copy() if name in sql else exp.column(name, quoted=True), desc=desc, nulls_first=False)
+                                      for name, desc in order]) if order else None
+    of = sql[w.of.name].copy() if w.of is not None else None
+    spec = None
+    if w.fn == "rank":
+        func = exp.Anonymous(this="rank", expressions=[])
+    elif w.fn == "dense_rank":
+        func = exp.Anonymous(this="dense_rank", expressions=[])
+    elif w.fn == "row_number":
+        func = exp.RowNumber()
+    elif w.fn in ("sum", "running_sum", "share"):
+        func = exp.Sum(this=of)
+        if w.fn == "running_sum":
+            spec = exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW")
+    elif w.fn == "avg":
+        func = exp.Avg(this=as_type(of, "DOUBLE") if w.of.shape is None or w.of.shape[0] > 28 else of)
+    elif w.fn == "count":
+        func = exp.Count(this=of)
+    else:
+        func = (exp.Min if w.fn == "min" else exp.Max)(this=of)
+    window = exp.Window(this=func, partition_by=partition or None, order=ordering if w.fn != "share" else None, spec=spec)
+    if w.fn == "share":
+        total = exp.Nullif(this=as_type(window, "DOUBLE"), expression=exp.Literal.number(0))
+        return exp.Div(this=as_type(sql[w.of.name].copy(), "DOUBLE"), expression=total, typed=False, safe=False)
+    return window
+
+
+def _check(r: Resolved, target: Target) -> Check:
+    """count(*) FILTER (WHERE v IS NOT NULL AND TRY_CAST(v) IS NULL) per cast, over the rows the plan reads."""
+    params = _Params(target)
+    select = _source_rows(r, params)
+    counts = []
+    for k, node in enumerate(r.casts):
+        value = expression(node.args[0], params)
+        failed = exp.and_(exp.Not(this=exp.Is(this=value, expression=exp.null())), exp.Is(this=expression(node, params), expression=exp.null()))
+        counts.append(exp.alias_(exp.Filter(this=exp.Count(this=exp.Star()), expression=exp.Where(this=failed)), f"c{k}", quoted=True))
+    select = select.select(*counts, append=True, copy=False)
+    return Check(select.sql(dialect=target.dialect), params.values, [n.path for n in r.casts])

@@ -44,6 +44,13 @@ class Elapsed(BaseModel):
     model_config = {"populate_by_name": True, "serialize_by_alias": True}
 
 
+class ComputedColumn(BaseModel):
+    name: str
+    type: str = Field(description="Its logical type (SPEC §3).")
+    physical: str = Field(description="Its exact storage type: DECIMAL(p, s) with the precision and scale of the exact result, BIGINT, DOUBLE …")
+    stage: str = Field(description="row (compute, an aggregate's expr: per row, after the joins) or result (measures: per result row)")
+
+
 class QueryReceipt(BaseModel):
     plan_hash: str
     sql: str = Field(description="The statement exactly as it ran; parameters apart from it.")
@@ -52,6 +59,7 @@ class QueryReceipt(BaseModel):
     datasets: list[ReceiptDataset]
     resolved: list[Resolution]
     warnings: list[str]
+    computed: list[ComputedColumn] = Field(default_factory=list, description="Every computed column and measure, with its type.")
     rows_returned: int
     elapsed_ms: Elapsed
     computed_at: str

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
+from dataclasses import replace
+
+from .expressions import ExprResolving, column_node, digits_bound, output_node
 from .functions import AGGREGATES, BUCKET_TYPES, FILTERS, decimal_median
 from .models import QueryFilter, QueryPlan
+from .operators import RExpr, shape_of
 from .schema import ColumnInfo, DatasetInfo
 from .targets import DUCKDB, Target
 from .values import Unreadable, fit, read_value
@@ -54,8 +58,12 @@ class Source:
 
 @dataclass(frozen=True)
 class Ref:
+    """A dataset column, or a computed column (`expr` set; `alias` the one dataset it reads, or
+    '' when it reads several or none: a filter on it then applies after the joins)."""
+
     alias: str
     column: ColumnInfo
+    expr: RExpr | None = None
 
 
 @dataclass
@@ -81,6 +89,17 @@ class Output:
     where: list[RFilter] = field(default_factory=list)
     physical: str = "DOUBLE"
     path: str = ""  # where the plan asks for it (group_by[0], aggregates[1] …): errors point there
+    shape: tuple[int, int] | None = None  # exact numbers: the most digits a value can have
+    expr: RExpr | None = None  # a measure's expression over result columns
+    window: "Window | None" = None
+
+
+@dataclass
+class Window:
+    fn: str
+    of: Output | None
+    partition: list[str]
+    order: list[tuple[str, bool]]
 
 
 @dataclass
@@ -104,6 +123,14 @@ class Resolved:
     resolved: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     read: dict[str, set[str]] = field(default_factory=dict)
+    after: list[RFilter] = field(default_factory=list)  # where on computed columns reading several datasets: after the joins
+    qualify: list[RFilter] = field(default_factory=list)  # having that names a measure: after the measures
+    computed: list[Ref] = field(default_factory=list)
+    casts: list[RExpr] = field(default_factory=list)  # row casts whose unreadable values the receipt counts
+
+    @property
+    def measured(self) -> bool:
+        return any(o.kind == "measure" for o in self.outputs)
 
 
 def close(name: str, candidates: list[str]) -> list[str]:
@@ -116,7 +143,7 @@ def close(name: str, candidates: list[str]) -> list[str]:
     return [lowered[c] for score, c in scored[:3] if score >= max(0.5, best - 0.1)]
 
 
-class _Resolver:
+class _Resolver(ExprResolving):
     def __init__(self, plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list[str], limits: Limits, target: Target = DUCKDB):
         self.plan, self.found, self.known, self.limits = plan, found, sources_known, limits
         self.target = target
@@ -126,6 +153,8 @@ class _Resolver:
         self.read: dict[str, set[str]] = {}
         # Datasets joined semi or anti: they decide which rows stay, and their columns cannot be read.
         self.deciders: dict[str, str] = {}
+        self.computed: dict[str, Ref] = {}
+        self.aggregated_exprs: list[Ref] = []  # aggregates over an `expr`
 
     def fail(self, path: str, message: str, expected: str | None = None, received: Any = None, did_you_mean: list[str] | None = None) -> None:
         self.problems.append(Problem(path, message, expected, received, did_you_mean or None))
@@ -178,6 +207,14 @@ class _Resolver:
         return not why
 
     def _ref(self, text: str, path: str, within: list[Source] | None = None) -> Ref | None:
+        if within is None and self.computed:
+            hit = self.computed.get(text)
+            folded = [r for name, r in self.computed.items() if name.lower() == text.lower()]
+            if hit is None and len(folded) == 1:
+                hit = folded[0]
+                self.resolved_log.append({"input": text, "column": hit.column.name, "how": "case-insensitive"})
+            if hit is not None:
+                return hit
         pool = within if within is not None else self.sources
         unread = [s for s in pool if s.alias in self.deciders]
         if unread:
@@ -318,20 +355,30 @@ def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list
     if len(r.sources) != len(plan.datasets):
         raise PlanInvalid(r.problems)
 
-    # where: each filter (and each any/all group) stays inside one dataset
+    joins = _joins(r, plan)
+    _compute(r, plan)
+
+    # where: each filter (and each any/all group) stays inside one dataset; one on a computed
+    # column that reads several datasets applies after the joins. It may read a dataset joined
+    # semi or anti (which rows of it count as a match).
+    deciders, r.deciders = r.deciders, {}
     where: dict[str, list[RFilter]] = {s.alias: [] for s in r.sources}
+    after: list[RFilter] = []
     for i, item in enumerate(plan.where):
         f = r.filter(item, f"where[{i}]", None, None)
         if f is None:
             continue
         aliases = r.single_source(f)
-        if len(aliases) > 1:
+        if "" in aliases:
+            after.append(f)
+        elif len(aliases) > 1:
             r.fail(f"where[{i}]", "an any/all group must stay inside one dataset (where applies before joins)", received=sorted(aliases))
-            continue
-        where[next(iter(aliases))].append(f)
+        else:
+            where[next(iter(aliases), r.sources[0].alias)].append(f)
+    r.deciders = deciders
 
-    joins = _joins(r, plan)
     outputs = _outputs(r, plan)
+    _measures(r, plan, outputs)
     names = [o.name for o in outputs]
     folded = [n.lower() for n in names]
     for k, name in enumerate(names):
@@ -339,7 +386,13 @@ def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list
         if first != k:
             r.fail(outputs[k].path, f"result column {name!r} is already the name of {outputs[first].path} (result names ignore case): give one an `as`", received=name)
     by_name = {o.name: o for o in outputs}
-    having = r.filters(plan.having, "having", None, by_name) if plan.having else []
+    having, qualify = [], []
+    for i, item in enumerate(plan.having):
+        f = r.filter(item, f"having[{i}]", None, by_name)
+        if f is not None:
+            # SQL's order: having before the measures (a share is of the groups kept), and a
+            # filter on a measure after them ("rank le 3").
+            (qualify if _names_measure(f) else having).append(f)
     order = []
     for i, o in enumerate(plan.order_by):
         if o.column not in by_name:
@@ -349,7 +402,65 @@ def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list
         raise PlanInvalid(r.problems)
     aggregated = bool(plan.aggregates or plan.group_by)
     warnings = _join_warnings(joins)
-    return Resolved(r.sources, where, joins, outputs, having, order, plan.limit, plan.offset, aggregated, r.resolved_log, warnings, r.read)
+    casts = [n for ref in [*r.computed.values(), *r.aggregated_exprs] for n in ref.expr.walk() if n.op == "cast"]
+    return Resolved(r.sources, where, joins, outputs, having, order, plan.limit, plan.offset, aggregated, r.resolved_log, warnings, r.read,
+                    after=after, qualify=qualify, computed=list(r.computed.values()), casts=casts)
+
+
+def _names_measure(f: RFilter) -> bool:
+    if f.kind == "leaf":
+        return f.output is not None and f.output.kind == "measure"
+    return any(_names_measure(c) for c in f.children)
+
+
+def _row_term(r: _Resolver) -> Callable[[str, str], RExpr | None]:
+    """Names in a row expression: dataset columns and computed ones (inlined)."""
+    def term(text: str, path: str) -> RExpr | None:
+        ref = r.ref(text, path)
+        if ref is None:
+            return None
+        if ref.expr is not None:
+            return replace(ref.expr)
+        return column_node(ref, ref.column.type, ref.column.physical)
+    return term
+
+
+def _row_condition(r: _Resolver):
+    return lambda item, path: r.filter(item, path, None, None)
+
+
+def _computed_ref(r: _Resolver, name: str, node: RExpr) -> Ref:
+    aliases = {n.ref.alias for n in node.walk() if n.op == "column"}
+    for n in node.walk():
+        for test, _ in n.whens:
+            aliases |= r.single_source(test)
+    aliases.discard("")
+    alias = next(iter(aliases)) if len(aliases) == 1 else ""
+    return Ref(alias, ColumnInfo(name, node.type, node.physical), expr=node)
+
+
+def _compute(r: _Resolver, plan: QueryPlan) -> None:
+    taken = {c.name.lower() for s in r.sources for c in s.info.columns}
+    term, condition = _row_term(r), _row_condition(r)
+    for i, c in enumerate(plan.compute):
+        path = f"compute[{i}]"
+        if c.as_.lower() in taken:
+            r.fail(f"{path}.as", f"{c.as_!r} is already the name of a column (names ignore case): give the computed column its own", received=c.as_)
+            continue
+        node = r.expr(c.expr, f"{path}.expr", term, condition)
+        if node is None or not _supported(r, node, f"{path}.expr"):
+            continue
+        taken.add(c.as_.lower())
+        r.computed[c.as_] = _computed_ref(r, c.as_, node)
+
+
+def _supported(r: _Resolver, node: RExpr, path: str) -> bool:
+    for n in node.walk():
+        why = r.target.cannot(n.op)
+        if why:
+            r.fail(n.path or path, f"the {r.target.name} engine cannot compute {n.op}: {why}", expected=f"an operator {r.target.name} computes exactly", received=n.op)
+            return False
+    return True
 
 
 def _joins(r: _Resolver, plan: QueryPlan) -> list[Join]:
@@ -399,7 +510,14 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
     out: list[Output] = []
 
     def base(ref: Ref) -> str:
-        return f"{ref.alias}.{ref.column.name}" if several else ref.column.name
+        return f"{ref.alias}.{ref.column.name}" if several and ref.expr is None else ref.column.name
+
+    def shape(ref: Ref):
+        return ref.expr.shape if ref.expr is not None else shape_of(ref.column.physical)
+
+    rows = 1
+    for s in r.sources:
+        rows *= max(s.info.rows, 1)
 
     for i, g in enumerate(plan.group_by):
         ref = r.ref(g.column, f"group_by[{i}].column")
@@ -409,16 +527,25 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
             r.fail(f"group_by[{i}].bucket", f"bucket {g.bucket} needs a date or datetime column; {ref.column.name} is {ref.column.type}", received=g.bucket)
             continue
         name = g.as_ or (base(ref) + (f"_{g.bucket}" if g.bucket else ""))
-        out.append(Output(name, ref.column.type, "group", ref, bucket=g.bucket, physical=ref.column.physical, path=f"group_by[{i}]"))
+        out.append(Output(name, ref.column.type, "group", ref, bucket=g.bucket, physical=ref.column.physical, path=f"group_by[{i}]",
+                          shape=None if g.bucket else shape(ref)))
     for i, a in enumerate(plan.aggregates):
         spec = AGGREGATES[a.fn]
         ref = None
-        if a.column is not None:
+        if a.expr is not None:
+            node = r.expr(a.expr, f"aggregates[{i}].expr", _row_term(r), _row_condition(r))
+            if node is None or not _supported(r, node, f"aggregates[{i}].expr"):
+                continue
+            ref = _computed_ref(r, "expr", node)
+            r.aggregated_exprs.append(ref)
+        elif a.column is not None:
             ref = r.ref(a.column, f"aggregates[{i}].column")
             if ref is None:
                 continue
+        if ref is not None:
             if ref.column.type not in spec.types:
-                r.fail(f"aggregates[{i}].fn", f"{a.fn} does not apply to a {ref.column.type} column", expected=" | ".join(f for f, s in AGGREGATES.items() if ref.column.type in s.types), received=a.fn)
+                r.fail(f"aggregates[{i}].fn", f"{a.fn} does not apply to a {ref.column.type} {'expression' if a.expr is not None else 'column'}",
+                       expected=" | ".join(f for f, s in AGGREGATES.items() if ref.column.type in s.types), received=a.fn)
                 continue
         elif spec.needs_column:
             r.fail(f"aggregates[{i}].column", f"{a.fn} needs a column")
@@ -429,14 +556,21 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
         where = r.filters(a.where, f"aggregates[{i}].where") if a.where else []
         name = a.as_ or (f"{a.fn}_{ref.column.name}" if ref else "count")
         type_ = spec.result(ref.column.type) if ref else "number"
-        out.append(Output(name, type_, "aggregate", ref, fn=a.fn, q=a.q, where=where, physical=_aggregate_physical(a.fn, ref), path=f"aggregates[{i}]"))
+        physical = _aggregate_physical(a.fn, ref)
+        exact = shape(ref) if ref is not None and a.fn in ("sum", "min", "max") else None
+        bound = digits_bound(rows, exact, a.fn) if a.fn == "sum" else exact
+        if a.fn in ("count", "count_distinct"):
+            bound = (19, 0)
+        elif physical.startswith("DECIMAL") and a.fn == "median":
+            bound = shape_of(physical)
+        out.append(Output(name, type_, "aggregate", ref, fn=a.fn, q=a.q, where=where, physical=physical, path=f"aggregates[{i}]", shape=bound))
     if plan.select and (plan.aggregates or plan.group_by):
         r.fail("select", "select lists rows; with aggregates or groups, group_by names the columns", received=len(plan.select))
     elif plan.select:
         for i, c in enumerate(plan.select):
             ref = r.ref(c.column, f"select[{i}].column")
             if ref is not None:
-                out.append(Output(c.as_ or base(ref), ref.column.type, "column", ref, physical=ref.column.physical, path=f"select[{i}]"))
+                out.append(Output(c.as_ or base(ref), ref.column.type, "column", ref, physical=ref.column.physical, path=f"select[{i}]", shape=shape(ref)))
     elif not (plan.aggregates or plan.group_by):
         for s in r.sources:
             if s.alias in r.deciders:
@@ -446,8 +580,101 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
                 if not r.readable(ref, f"datasets[{s.index}]"):
                     continue
                 r.read.setdefault(s.alias, set()).add(c.name)
-                out.append(Output(base(ref), c.type, "column", ref, physical=c.physical, path="datasets"))
+                out.append(Output(base(ref), c.type, "column", ref, physical=c.physical, path="datasets", shape=shape(ref)))
+        for name, ref in r.computed.items():
+            out.append(Output(name, ref.column.type, "column", ref, physical=ref.column.physical, path="compute", shape=shape(ref)))
     return out
+
+
+def _measures(r: _Resolver, plan: QueryPlan, outputs: list[Output]) -> None:
+    """Measures: expressions and windows over the result rows, each able to read those before it."""
+    by_name: dict[str, Output] = {o.name: o for o in outputs}
+
+    def term(text: str, path: str) -> RExpr | None:
+        o = by_name.get(text)
+        if o is None:
+            folded = [v for k, v in by_name.items() if k.lower() == text.lower()]
+            o = folded[0] if len(folded) == 1 else None
+        if o is None:
+            r.fail(path, f"a measure reads result columns; {text!r} is not one", expected=" | ".join(by_name), received=text, did_you_mean=close(text, list(by_name)))
+            return None
+        return output_node(o.name, o.type, o.physical, o.shape)
+
+    def condition(item, path):
+        return r.filter(item, path, None, by_name)
+
+    for i, m in enumerate(plan.measures):
+        path = f"measures[{i}]"
+        if m.expr is not None:
+            node = r.expr(m.expr, f"{path}.expr", term, condition)
+            if node is None or not _supported(r, node, f"{path}.expr"):
+                continue
+            o = Output(m.as_, node.type, "measure", physical=node.physical, path=path, shape=node.shape, expr=node)
+        else:
+            o = _window(r, m.window, f"{path}.window", by_name)
+            if o is None:
+                continue
+            o.name = m.as_
+        outputs.append(o)
+        by_name[o.name] = o
+
+
+_WINDOW_READS = {"sum": "number", "avg": "number", "share": "number", "running_sum": "number"}
+
+
+def _window(r: _Resolver, w, path: str, by_name: dict[str, Output]) -> Output | None:
+    why = r.target.cannot(f"window {w.fn}")
+    if why:
+        r.fail(f"{path}.fn", f"the {r.target.name} engine cannot compute the window {w.fn}: {why}", received=w.fn)
+        return None
+    names = list(by_name)
+
+    def named(text: str, at: str) -> Output | None:
+        o = by_name.get(text)
+        if o is None:
+            r.fail(at, f"{text!r} is not a result column", expected=" | ".join(names), received=text, did_you_mean=close(text, names))
+        return o
+
+    ranking = w.fn in ("rank", "dense_rank", "row_number")
+    of = None
+    if ranking:
+        if w.of is not None:
+            r.fail(f"{path}.of", f"{w.fn} ranks by order_by; it reads no `of`", received=w.of)
+            return None
+    else:
+        if w.of is None:
+            r.fail(f"{path}.of", f"{w.fn} needs `of`: the result column it reads", expected=" | ".join(names))
+            return None
+        of = named(w.of, f"{path}.of")
+        if of is None:
+            return None
+        wanted = _WINDOW_READS.get(w.fn)
+        if (wanted and of.type != wanted) or (w.fn in ("min", "max") and of.type == "bool"):
+            r.fail(f"{path}.of", f"{w.fn} reads {'numbers' if wanted else 'ordered values'}; {of.name} is {of.type}", received=w.of)
+            return None
+    partition = [p for k, p in enumerate(w.partition_by) if named(p, f"{path}.partition_by[{k}]") is not None]
+    order = [(o.column, o.desc) for k, o in enumerate(w.order_by) if named(o.column, f"{path}.order_by[{k}].column") is not None]
+    if len(partition) != len(w.partition_by) or len(order) != len(w.order_by):
+        return None
+    if (ranking or w.fn == "running_sum") and not order:
+        r.fail(f"{path}.order_by", f"{w.fn} needs order_by: the result columns that rank the rows", expected="[{column, desc?}]")
+        return None
+    if not ranking and w.fn != "running_sum" and order:
+        r.fail(f"{path}.order_by", f"{w.fn} covers its whole partition and takes no order_by (running_sum is the ordered total)", received=len(order))
+        return None
+    rows = 1
+    for s in r.sources:
+        rows *= max(s.info.rows, 1)
+    if ranking or w.fn == "count":
+        type_, physical, shape = "number", "BIGINT", (19, 0)
+    elif w.fn in ("sum", "running_sum"):
+        physical = "HUGEINT" if of.physical in ("BIGINT", "HUGEINT") else f"DECIMAL(38, {of.shape[1]})" if of.shape else "DOUBLE"
+        type_, shape = "number", digits_bound(rows, of.shape, "sum")
+    elif w.fn in ("min", "max"):
+        type_, physical, shape = of.type, of.physical, of.shape
+    else:  # avg, share
+        type_, physical, shape = "number", "DOUBLE", None
+    return Output("", type_, "measure", physical=physical, path=path, shape=shape, window=Window(w.fn, of, partition, order))
 
 
 def _aggregate_physical(fn: str, ref: Ref | None) -> str:
@@ -455,7 +682,7 @@ def _aggregate_physical(fn: str, ref: Ref | None) -> str:
     if fn in ("count", "count_distinct"):
         return "BIGINT"
     physical = ref.column.physical if ref else "DOUBLE"
-    if fn == "sum" and physical == "BIGINT":
+    if fn == "sum" and physical in ("BIGINT", "HUGEINT"):
         return "HUGEINT"
     if fn == "sum" and physical.startswith("DECIMAL"):
         return f"DECIMAL(38, {physical.split(',')[1].strip(' )')})"

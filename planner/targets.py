@@ -83,6 +83,11 @@ class Target:
         """Why this engine cannot read the column exactly, or None when it can."""
         return None
 
+    def cannot(self, operator: str) -> str | None:
+        """Why this engine cannot compute an expression operator (or "window <fn>") exactly as
+        DuckDB does, or None when it can."""
+        return None
+
 
 DUCKDB = Target()
 
@@ -209,6 +214,11 @@ class ClickHouse(Target):
         half = exp.Div(this=exp.paren(exp.Add(this=lower, expression=upper)), expression=exp.Literal.number(2))
         return exp.cast(half, _type(f"Nullable(Decimal({p + 1}, {s + 1}))", self.dialect))
 
+    def cannot(self, operator: str) -> str | None:
+        if operator in ("column", "output", "literal", "null") or operator in _COMPUTES:
+            return None
+        return _NOT_COMPUTED
+
     def problem(self, column: ColumnInfo) -> str | None:
         if column.physical in _UNREADABLE:
             return _UNREADABLE[column.physical]
@@ -216,6 +226,10 @@ class ClickHouse(Target):
             return f"its type {column.physical} has no ClickHouse equivalent here"
         return None
 
+
+# Expression operators the ClickHouse backend computes as DuckDB does (tests/planner/test_parity.py).
+_COMPUTES: frozenset[str] = frozenset()
+_NOT_COMPUTED = "its answers are not yet checked against DuckDB's for this operator; run the plan on DuckDB (query_engine)"
 
 _LOWERCASE: dict[str, str] = {}
 

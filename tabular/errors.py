@@ -12,6 +12,8 @@ def json_path(loc: tuple) -> str:
     """A pydantic error location as the JSON path SPEC §2 names (`where[2].value`)."""
     out = ""
     for part in loc:
+        if isinstance(part, str) and part.startswith("expr:"):
+            continue  # which kind of expression pydantic tried (planner/models.py's tags): not a key
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from planner.compile import compile_plan
 from planner.models import QueryPlan
-from planner.receipt import QueryReceipt, ReceiptDataset, plan_hash
+from planner.receipt import ComputedColumn, QueryReceipt, ReceiptDataset, plan_hash
 from planner.resolve import Limits, PlanInvalid, Resolved, resolve
 from planner.schema import ColumnInfo, DatasetInfo
 from planner.targets import TARGETS
@@ -171,6 +171,8 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
         if not clickhouse:
             ctx.catalog.attach(s.info.snapshot_id for s in resolved.sources)
         rows = clickhouse.run(compiled, settings.query_seconds) if clickhouse else _run(ctx, compiled.sql, compiled.params, settings.query_seconds)
+        if compiled.check is not None and not clickhouse:
+            resolved.warnings.extend(_unread(ctx, compiled.check, settings.query_seconds))
     executed = time.perf_counter()
     truncated = len(rows) > body.limit
     rows = rows[: body.limit]
@@ -213,6 +215,8 @@ def _receipt(body: QueryIn, resolved: Resolved, compiled, engine: str, rows_retu
         ],
         resolved=resolved.resolved,
         warnings=resolved.warnings,
+        computed=[ComputedColumn(name=ref.column.name, type=ref.column.type, physical=ref.column.physical, stage="row") for ref in resolved.computed]
+        + [ComputedColumn(name=o.name, type=o.type, physical=o.physical, stage="result") for o in resolved.outputs if o.kind == "measure"],
         rows_returned=rows_returned,
         elapsed_ms=elapsed_ms,
         computed_at=dt.datetime.now(dt.timezone.utc).isoformat(),
@@ -244,6 +248,8 @@ class Whole:
         })
         self._catalog = ctx.catalog
         ctx.catalog.attach(s.info.snapshot_id for s in resolved.sources)
+        if compiled.check is not None:
+            self.receipt.warnings.extend(_unread(ctx, compiled.check, ctx.settings.query_seconds))
         self._cursor = ctx.catalog.cursor()  # its own: the reader outlives this call
         self._token = ctx.catalog.watchdog.watch(self._cursor, ctx.settings.export_seconds)
         self._settings = ctx.settings
@@ -319,6 +325,12 @@ def _run(ctx: Context, sql: str, params: dict, seconds: float) -> list[tuple]:
     finally:
         ctx.catalog.watchdog.release(token)
     return rows
+
+
+def _unread(ctx: Context, check, seconds: float) -> list[str]:
+    """One warning per cast that met values it could not read (they are null in the answer)."""
+    (counts,) = _run(ctx, check.sql, check.params, seconds)
+    return [f"{path}: {n} value(s) could not be read by cast and are null" for path, n in zip(check.paths, counts) if n]
 
 
 def _incomplete(resolved) -> list[str]:

@@ -45,6 +45,18 @@ def not_json(err: Exception) -> ValidationFailed:
     return failure
 
 
+class JsonNumber(float):
+    """A JSON number with a fraction or exponent: a float everywhere, that also keeps the digits
+    it was written with, so an expression's literal 0.1 is exactly 0.1 (planner/expressions.py)."""
+
+    text: str
+
+    def __new__(cls, text: str) -> "JsonNumber":
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
 def _not_a_number(word: str):
     raise ValueError(f"{word} is not JSON (RFC 8259 has no NaN or Infinity)")
 
@@ -54,7 +66,7 @@ def parse_body(raw: bytes) -> dict:
     if not raw.strip():
         return {}
     try:
-        body = json.loads(raw, parse_constant=_not_a_number)
+        body = json.loads(raw, parse_constant=_not_a_number, parse_float=JsonNumber)
     except (ValueError, UnicodeDecodeError) as err:
         raise not_json(err) from None
     except RecursionError:
