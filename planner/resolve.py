@@ -64,6 +64,7 @@ class Ref:
     alias: str
     column: ColumnInfo
     expr: RExpr | None = None
+    reads: frozenset[str] = frozenset()  # computed: the datasets it reads
 
 
 @dataclass
@@ -214,6 +215,11 @@ class _Resolver(ExprResolving):
                 hit = folded[0]
                 self.resolved_log.append({"input": text, "column": hit.column.name, "how": "case-insensitive"})
             if hit is not None:
+                decided = sorted(hit.reads & self.deciders.keys())
+                if decided:
+                    self.fail(path, f"{hit.column.name!r} reads {decided[0]!r}, which is joined {self.deciders[decided[0]]}: it can only filter that dataset (where)",
+                              expected="a column of " + ", ".join(s.alias for s in self.sources if s.alias not in self.deciders), received=text)
+                    return None
                 return hit
         pool = within if within is not None else self.sources
         unread = [s for s in pool if s.alias in self.deciders]
@@ -407,6 +413,14 @@ def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list
                     after=after, qualify=qualify, computed=list(r.computed.values()), casts=casts)
 
 
+def column_shape(column: ColumnInfo):
+    """An exact column's shape: an integer column's from the digits its values have (so
+    quantity × price is typed by the data's widths, not BIGINT's 19 digits), else its type's."""
+    if column.digits is not None and column.physical in ("BIGINT", "HUGEINT"):
+        return (max(column.digits, 1), 0)
+    return shape_of(column.physical)
+
+
 def _names_measure(f: RFilter) -> bool:
     if f.kind == "leaf":
         return f.output is not None and f.output.kind == "measure"
@@ -421,7 +435,7 @@ def _row_term(r: _Resolver) -> Callable[[str, str], RExpr | None]:
             return None
         if ref.expr is not None:
             return replace(ref.expr)
-        return column_node(ref, ref.column.type, ref.column.physical)
+        return column_node(ref, ref.column.type, ref.column.physical, column_shape(ref.column))
     return term
 
 
@@ -434,14 +448,22 @@ def _computed_ref(r: _Resolver, name: str, node: RExpr) -> Ref:
     for n in node.walk():
         for test, _ in n.whens:
             aliases |= r.single_source(test)
+    reads = set(aliases)
+    for n in node.walk():
+        if n.op == "column" and n.ref is not None:
+            reads |= n.ref.reads
     aliases.discard("")
+    reads.discard("")
     alias = next(iter(aliases)) if len(aliases) == 1 else ""
-    return Ref(alias, ColumnInfo(name, node.type, node.physical), expr=node)
+    return Ref(alias, ColumnInfo(name, node.type, node.physical), expr=node, reads=frozenset(reads))
 
 
 def _compute(r: _Resolver, plan: QueryPlan) -> None:
     taken = {c.name.lower() for s in r.sources for c in s.info.columns}
     term, condition = _row_term(r), _row_condition(r)
+    # A computed column may read a dataset joined semi or anti, to filter it before the join
+    # (where); anywhere else reading it is refused (_ref).
+    deciders, r.deciders = r.deciders, {}
     for i, c in enumerate(plan.compute):
         path = f"compute[{i}]"
         if c.as_.lower() in taken:
@@ -450,8 +472,13 @@ def _compute(r: _Resolver, plan: QueryPlan) -> None:
         node = r.expr(c.expr, f"{path}.expr", term, condition)
         if node is None or not _supported(r, node, f"{path}.expr"):
             continue
+        ref = _computed_ref(r, c.as_, node)
+        if ref.reads & deciders.keys() and len(ref.reads) > 1:
+            r.fail(f"{path}.expr", f"a computed column over a dataset joined {deciders[sorted(ref.reads & deciders.keys())[0]]} may read only that dataset", received=sorted(ref.reads))
+            continue
         taken.add(c.as_.lower())
-        r.computed[c.as_] = _computed_ref(r, c.as_, node)
+        r.computed[c.as_] = ref
+    r.deciders = deciders
 
 
 def _supported(r: _Resolver, node: RExpr, path: str) -> bool:
@@ -513,7 +540,7 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
         return f"{ref.alias}.{ref.column.name}" if several and ref.expr is None else ref.column.name
 
     def shape(ref: Ref):
-        return ref.expr.shape if ref.expr is not None else shape_of(ref.column.physical)
+        return ref.expr.shape if ref.expr is not None else column_shape(ref.column)
 
     rows = 1
     for s in r.sources:

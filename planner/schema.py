@@ -12,6 +12,7 @@ class ColumnInfo:
     physical: str
     unique: bool = False
     open_questions: tuple[str, ...] = ()
+    digits: int | None = None  # an integer column: the most digits its values have (a snapshot never changes)
 
 
 @dataclass(frozen=True)

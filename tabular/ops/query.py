@@ -114,12 +114,23 @@ def _load_datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> l
         for q in json.loads(d["questions"]):
             asked.setdefault(q["column"], []).append(q["kind"])
         cols = tuple(
-            ColumnInfo(c["name"], c["type"], c["physical"], bool(c["unique"]), tuple(asked.get(c["name"], ()))) for c in json.loads(d["columns"])
+            ColumnInfo(c["name"], c["type"], c["physical"], bool(c["unique"]), tuple(asked.get(c["name"], ())), _digits(c)) for c in json.loads(d["columns"])
         )
         snapshot_id = d["live_snapshot"]
         out.append(DatasetInfo(source_uri, d["dataset_id"], snapshot_id, d["revision"], (snapshot_id, "main", "data"), d["rows"], d["rows_rejected"],
                                d["state"] == "partial", cols))
     return out
+
+
+def _digits(column: dict) -> int | None:
+    """How many digits an integer column's values have at most, from its stored min and max."""
+    if column["physical"] not in ("BIGINT", "HUGEINT"):
+        return None
+    try:
+        ends = [abs(int(column[k])) for k in ("min", "max") if column.get(k) is not None]
+    except (TypeError, ValueError):
+        return None
+    return len(str(max(ends))) if ends else 1
 
 
 def _known_sources(ctx: Context, org: str, namespace: str) -> list[str]:

@@ -1,0 +1,192 @@
+"""TPC-H as an outside oracle: every query the plan language can express, written as a plan
+(bench/tpch/qNN.json), answered by tabular over data it typed itself, and checked against DuckDB
+running the official SQL text of that query (bench/tpch/qNN.sql) on the same CSV files loaded
+with the official schema (DECIMAL(15, 2) money).
+
+    python bench/tpch.py --scale-factor 1 [--data-dir bench/data] [--repeat 3]
+
+Prints, per query, whether the answers agree (decimals digit for digit, DOUBLEs within 1e-9),
+tabular's end-to-end time ÷ DuckDB's time for the official SQL over the same snapshot tables, and
+tabular's own overhead (receipt total − execute). tests/test_tpch.py runs the same check at SF0.01.
+Which queries cannot be written, and why: bench/tpch/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from decimal import Decimal
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PLANS = HERE / "tpch"
+TABLES = ("nation", "region", "part", "supplier", "partsupp", "customer", "orders", "lineitem")
+RATIO_TARGET = 1.2
+OVERHEAD_TARGET_MS = 5.0
+
+# The official schema (TPC-H 2.18, §1.4): identifiers as BIGINT, money as DECIMAL(15, 2), text as VARCHAR.
+DDL = {
+    "nation": "n_nationkey BIGINT, n_name VARCHAR, n_regionkey BIGINT, n_comment VARCHAR",
+    "region": "r_regionkey BIGINT, r_name VARCHAR, r_comment VARCHAR",
+    "part": "p_partkey BIGINT, p_name VARCHAR, p_mfgr VARCHAR, p_brand VARCHAR, p_type VARCHAR, p_size BIGINT, p_container VARCHAR, "
+            "p_retailprice DECIMAL(15, 2), p_comment VARCHAR",
+    "supplier": "s_suppkey BIGINT, s_name VARCHAR, s_address VARCHAR, s_nationkey BIGINT, s_phone VARCHAR, s_acctbal DECIMAL(15, 2), s_comment VARCHAR",
+    "partsupp": "ps_partkey BIGINT, ps_suppkey BIGINT, ps_availqty BIGINT, ps_supplycost DECIMAL(15, 2), ps_comment VARCHAR",
+    "customer": "c_custkey BIGINT, c_name VARCHAR, c_address VARCHAR, c_nationkey BIGINT, c_phone VARCHAR, c_acctbal DECIMAL(15, 2), "
+                "c_mktsegment VARCHAR, c_comment VARCHAR",
+    "orders": "o_orderkey BIGINT, o_custkey BIGINT, o_orderstatus VARCHAR, o_totalprice DECIMAL(15, 2), o_orderdate DATE, o_orderpriority VARCHAR, "
+              "o_clerk VARCHAR, o_shippriority BIGINT, o_comment VARCHAR",
+    "lineitem": "l_orderkey BIGINT, l_partkey BIGINT, l_suppkey BIGINT, l_linenumber BIGINT, l_quantity DECIMAL(15, 2), l_extendedprice DECIMAL(15, 2), "
+                "l_discount DECIMAL(15, 2), l_tax DECIMAL(15, 2), l_returnflag VARCHAR, l_linestatus VARCHAR, l_shipdate DATE, l_commitdate DATE, "
+                "l_receiptdate DATE, l_shipinstruct VARCHAR, l_shipmode VARCHAR, l_comment VARCHAR",
+}
+# Where a query's answer column is named otherwise by the plan (the official name is an expression).
+NAMES = {"q18": {"sum(l_quantity)": "sum_quantity"}}
+
+
+def queries() -> list[str]:
+    return sorted(p.stem for p in PLANS.glob("q*.json") if (PLANS / f"{p.stem}.sql").exists())
+
+
+def plan(name: str) -> dict:
+    return json.loads((PLANS / f"{name}.json").read_text())
+
+
+def generate(sf: float, folder: Path) -> dict[str, Path]:
+    """The CSVs of every table at scale factor `sf` (tpchgen-cli), made once per folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    missing = [t for t in TABLES if not (folder / f"{t}.csv").exists()]
+    if missing:
+        partial = Path(tempfile.mkdtemp(prefix="partial-", dir=folder))
+        exe = Path(sys.executable).parent / "tpchgen-cli"
+        subprocess.run([str(exe) if exe.exists() else "tpchgen-cli", "--format", "csv", "-s", f"{sf:g}", "--tables", ",".join(missing),
+                        "--output-dir", str(partial)], check=True, capture_output=True)
+        for t in missing:
+            (partial / f"{t}.csv").replace(folder / f"{t}.csv")
+        partial.rmdir()
+    return {t: folder / f"{t}.csv" for t in TABLES}
+
+
+def reference_tables(con, csvs: dict[str, Path]) -> None:
+    """The CSVs loaded into DuckDB under the official schema."""
+    for table, path in csvs.items():
+        con.execute(f"CREATE OR REPLACE TABLE {table} ({DDL[table]})")
+        con.execute(f"COPY {table} FROM '{path}' (HEADER, DELIMITER ',', QUOTE '\"')")
+
+
+def official(con, name: str) -> tuple[list[str], list[tuple]]:
+    """The official SQL's answer: (column names, rows). Q15's view is made and dropped around it."""
+    result = ([], [])
+    for statement in (PLANS / f"{name}.sql").read_text().split(";"):
+        if not statement.strip():
+            continue
+        cur = con.execute(statement)
+        if statement.strip().lower().startswith("select"):
+            result = ([d[0] for d in cur.description], cur.fetchall())
+    return result
+
+
+def same(got, want) -> bool:
+    if got is None or want is None:
+        return got is None and want is None
+    if isinstance(want, float):
+        return math.isclose(float(got), want, rel_tol=1e-9)
+    if isinstance(want, (int, Decimal)) and not isinstance(want, bool):
+        return Decimal(str(got)) == Decimal(want)  # digit for digit: 17 and 17.00 are one value
+    if isinstance(want, dt.date):
+        return got == want.isoformat()
+    return got == want
+
+
+def differences(name: str, answer: dict, names: list[str], rows: list[tuple]) -> list[str]:
+    """What differs between tabular's answer (JSON) and the official one; [] when they agree."""
+    ours = [c["name"] for c in answer["columns"]]
+    lowered = {n.lower(): k for k, n in enumerate(ours)}
+    rename = NAMES.get(name, {})
+    where = []
+    for n in names:
+        k = lowered.get(rename.get(n, n).lower())
+        if k is None:
+            return [f"no answer column for {n!r} (tabular's: {ours})"]
+        where.append(k)
+    if len(answer["rows"]) != len(rows):
+        return [f"{len(answer['rows'])} rows, the official SQL {len(rows)}"]
+    out = []
+    for i, (got, want) in enumerate(zip(answer["rows"], rows)):
+        for n, k, w in zip(names, where, want):
+            if not same(got[k], w):
+                out.append(f"row {i} {n}: {got[k]!r} ≠ {w!r}")
+    return out[:10]
+
+
+def ingest(ns, csvs: dict[str, Path]) -> None:
+    for table, path in csvs.items():
+        status = ns.ingest_file(path, source_uri=f"{table}.csv")
+        if status.state != "ready":
+            raise SystemExit(f"{table}: {status.state} {status.error_code} {status.error_message}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale-factor", type=float, default=1.0)
+    parser.add_argument("--data-dir", type=Path, default=HERE / "data")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per query after a warm-up (median)")
+    args = parser.parse_args()
+    sys.path.insert(0, str(HERE.parent))
+    import duckdb
+
+    import tabular
+
+    csvs = generate(args.scale_factor, args.data_dir.resolve() / f"tpch-sf{args.scale_factor:g}")
+    reference = duckdb.connect()
+    reference_tables(reference, csvs)
+    biggest = max(p.stat().st_size for p in csvs.values())
+    with tempfile.TemporaryDirectory(prefix="tpch-", dir=args.data_dir) as work:
+        engine = tabular.connect(str(Path(work) / "home"), max_upload_bytes=biggest + 1)
+        ns = engine.namespace("bench", "tpch")
+        start = time.perf_counter()
+        ingest(ns, csvs)
+        print(f"ingested {len(csvs)} tables at SF{args.scale_factor:g} in {time.perf_counter() - start:.1f} s (not measured)", flush=True)
+        print(f"{'query':6} {'agrees':7} {'tabular ms':>11} {'duckdb ms':>10} {'ratio':>6} {'overhead ms':>12}")
+        failed = False
+        for name in queries():
+            body = {"org": "bench", "namespace": "tpch", "limit": 10_000, **plan(name)}
+            answer = engine.call("knowledge.query", body)
+            names, rows = official(reference, name)
+            diff = differences(name, answer, names, rows)
+            # The anchor: the official SQL by DuckDB over the same snapshot tables tabular reads.
+            cur = engine.catalog.cursor()
+            for d in answer["receipt"]["datasets"]:
+                table = d["source_uri"].removesuffix(".csv")
+                cur.execute(f'CREATE OR REPLACE TEMP VIEW {table} AS SELECT * FROM "{d["snapshot_id"]}".main.data')
+            official(cur, name)  # warm-up
+            ours, theirs, overhead = [], [], []
+            for _ in range(args.repeat):
+                start = time.perf_counter()
+                answer = engine.call("knowledge.query", body)
+                ours.append((time.perf_counter() - start) * 1000)
+                ms = answer["receipt"]["elapsed_ms"]
+                overhead.append(ms["total"] - ms["execute"])
+                start = time.perf_counter()
+                official(cur, name)
+                theirs.append((time.perf_counter() - start) * 1000)
+            cur.close()
+            t, d = statistics.median(ours), statistics.median(theirs)
+            ratio = t / d
+            failed |= bool(diff) or ratio > RATIO_TARGET or statistics.median(overhead) > OVERHEAD_TARGET_MS
+            print(f"{name:6} {'yes' if not diff else 'NO':7} {t:11.1f} {d:10.1f} {ratio:6.2f} {statistics.median(overhead):12.2f}", flush=True)
+            for line in diff:
+                print("   ", line)
+        engine.close()
+    print(f"targets: agree on every query, ratio <= {RATIO_TARGET}, overhead < {OVERHEAD_TARGET_MS} ms: {'FAIL' if failed else 'PASS'}")
+
+
+if __name__ == "__main__":
+    main()
