@@ -139,7 +139,9 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query after a warm-up (median)")
     args = parser.parse_args()
-    sys.path.insert(0, str(HERE.parent))
+    from common import use_working_tree
+
+    use_working_tree()
     import duckdb
 
     import tabular

@@ -542,9 +542,7 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
     def shape(ref: Ref):
         return ref.expr.shape if ref.expr is not None else column_shape(ref.column)
 
-    rows = 1
-    for s in r.sources:
-        rows *= max(s.info.rows, 1)
+    rows = _row_bound(r)
 
     for i, g in enumerate(plan.group_by):
         ref = r.ref(g.column, f"group_by[{i}].column")
@@ -689,19 +687,33 @@ def _window(r: _Resolver, w, path: str, by_name: dict[str, Output]) -> Output | 
     if not ranking and w.fn != "running_sum" and order:
         r.fail(f"{path}.order_by", f"{w.fn} covers its whole partition and takes no order_by (running_sum is the ordered total)", received=len(order))
         return None
-    rows = 1
-    for s in r.sources:
-        rows *= max(s.info.rows, 1)
+    rows = _row_bound(r)
     if ranking or w.fn == "count":
         type_, physical, shape = "number", "BIGINT", (19, 0)
     elif w.fn in ("sum", "running_sum"):
         physical = "HUGEINT" if of.physical in ("BIGINT", "HUGEINT") else f"DECIMAL(38, {of.shape[1]})" if of.shape else "DOUBLE"
-        type_, shape = "number", digits_bound(rows, of.shape, "sum")
+        # Groups part the rows, so a total of a sum's groups is a sum over the same rows: its bound.
+        type_, shape = "number", of.shape if of.kind == "aggregate" and of.fn == "sum" else digits_bound(rows, of.shape, "sum")
     elif w.fn in ("min", "max"):
         type_, physical, shape = of.type, of.physical, of.shape
     else:  # avg, share
         type_, physical, shape = "number", "DOUBLE", None
     return Output("", type_, "measure", physical=physical, path=path, shape=shape, window=Window(w.fn, of, partition, order))
+
+
+def _row_bound(r: _Resolver) -> int:
+    """The most rows the joins can give (a sum over them is bounded by its digits): each join
+    multiplies, unless its keys are unique on the joined side (each row before it meets one)."""
+    joined = {j.alias: j for j in r.plan.joins}
+    rows = max(r.sources[0].info.rows, 1)
+    for s in r.sources[1:]:
+        j = joined.get(s.alias)
+        if j is not None and j.kind in ("semi", "anti"):
+            continue
+        keys = {on.right.partition(".")[2] if on.right.startswith(s.alias + ".") else on.right for on in (j.on if j else [])}
+        if not any(c.unique for c in s.info.columns if c.name in keys):
+            rows *= max(s.info.rows, 1) + (1 if j is not None and j.kind == "left" else 0)
+    return rows
 
 
 def _aggregate_physical(fn: str, ref: Ref | None) -> str:

@@ -5,7 +5,7 @@ rows in the official order."""
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 
 import duckdb
 import pytest
@@ -13,8 +13,11 @@ import pytest
 import tabular
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "bench"))
-import tpch  # noqa: E402  (bench/tpch.py: the plans, the official SQL and the comparison)
+# bench/tpch.py: the plans, the official SQL and the comparison (loaded by path: bench/ on the
+# import path would shadow the standard library's http with bench/http.py).
+_spec = importlib.util.spec_from_file_location("tpch", ROOT / "bench" / "tpch.py")
+tpch = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tpch)
 
 
 @pytest.fixture(scope="module")
