@@ -155,6 +155,9 @@ def _value(o: Output, params: _Params) -> exp.Expression:
     return params.target.aggregate(o.fn, column, q, physical, only_where)
 
 
+_JOIN_KINDS = {"inner": {"kind": "INNER"}, "left": {"side": "LEFT"}, "semi": {"kind": "SEMI"}, "anti": {"kind": "ANTI"}}
+
+
 def _source_rows(r: Resolved, params: _Params) -> exp.Select:
     """SELECT … FROM the datasets, each filtered, joined, and filtered again after the joins
     (computed columns over several datasets); the projections are the caller's."""
@@ -162,17 +165,21 @@ def _source_rows(r: Resolved, params: _Params) -> exp.Select:
     for s in r.sources:
         *where, name = s.info.table
         table = exp.table_(name, db=where[-1], catalog=where[0] if len(where) > 1 else None, quoted=True, alias=exp.to_identifier(s.alias, quoted=True))
-        inner = exp.select("*", copy=False).from_(table, copy=False)
+        inner = exp.select(exp.Star(), copy=False).from_(table, copy=False)
         filters = r.where.get(s.alias, [])
         if filters:
             inner = inner.where(exp.and_(*[_condition(f, params) for f in filters], copy=False), copy=False)
         sources.append(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(s.alias, quoted=True))))
     # copy=False throughout: the builders would otherwise copy the growing tree at every step.
     select = exp.select(copy=False).from_(sources[0], copy=False)
+    joins = []
     for j, source in zip(r.joins, sources[1:]):
         on = exp.and_(*[exp.EQ(this=_column(a.alias, a.column.name), expression=_column(b.alias, b.column.name)) for a, b in j.pairs], copy=False)
         # SEMI / ANTI JOIN: DuckDB's and ClickHouse's own (each row before it once, or none).
-        select = select.join(source, on=on, join_type=j.kind, copy=False)
+        # Built as nodes: Select.join would parse its join type as SQL text, each time.
+        joins.append(exp.Join(this=source, on=on, **_JOIN_KINDS[j.kind]))
+    if joins:
+        select.set("joins", joins)
     if r.after:
         select = select.where(exp.and_(*[_condition(f, params) for f in r.after], copy=False), copy=False)
     return select
@@ -186,7 +193,8 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
     deciders = {j.source.alias for j in r.joins if j.kind in ("semi", "anti")}
     rows_of = [o for o in r.outputs if o.kind != "measure"]
     values = {o.name: _value(o, params) for o in rows_of}
-    projections = [exp.alias_(values[o.name].copy(), o.name, quoted=True) for o in rows_of]
+    # The values themselves in the projections; copies where they are used again (groups, having).
+    projections = [exp.alias_(values[o.name], o.name, quoted=True, copy=False) for o in rows_of]
     row_ids = 0
     hidden: dict[int, str] = {}
     if not r.aggregated:
@@ -245,7 +253,7 @@ def _measured(r: Resolved, first: exp.Select, params: _Params, ties: list[str], 
     projections += [exp.column(name, quoted=True) for name in row_ids]
     second = exp.select(*projections, copy=False).from_(result, copy=False)
     measured = exp.Subquery(this=second, alias=exp.TableAlias(this=exp.to_identifier("measured", quoted=True)))
-    third = exp.select("*", copy=False).from_(measured, copy=False)
+    third = exp.select(exp.Star(), copy=False).from_(measured, copy=False)
     if r.qualify:
         names = {o.name: exp.column(o.name, quoted=True) for o in r.outputs}
         third = third.where(exp.and_(*[_condition(f, params, names) for f in r.qualify], copy=False), copy=False)

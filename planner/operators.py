@@ -10,6 +10,7 @@ and scales add up) and past 38 digits it is refused before anything runs, never 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -341,8 +342,18 @@ def _fn(name: str, *args: exp.Expression) -> exp.Expression:
     return exp.Anonymous(this=name, expressions=list(args))
 
 
+@functools.lru_cache(maxsize=512)
+def _data_type(physical: str, dialect: str) -> exp.DataType:
+    return exp.DataType.build(physical, dialect=dialect)
+
+
+def data_type(physical: str, dialect: str = "duckdb") -> exp.DataType:
+    """A type node, parsed once per type (sqlglot parses the text each time otherwise)."""
+    return _data_type(physical, dialect).copy()
+
+
 def as_type(e: exp.Expression, physical: str) -> exp.Expression:
-    return exp.Cast(this=e, to=exp.DataType.build(physical, dialect="duckdb"))
+    return exp.Cast(this=e, to=data_type(physical))
 
 
 def operand(node: RExpr, sql: exp.Expression, shape: Shape | None) -> exp.Expression:
@@ -408,7 +419,7 @@ def build(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
     if op == "substring":
         return _fn("substring", *args)
     if op == "cast":
-        return exp.TryCast(this=args[0], to=exp.DataType.build(node.physical, dialect="duckdb"))
+        return exp.TryCast(this=args[0], to=data_type(node.physical))
     raise ValueError(f"no SQL for operator {op}")
 
 

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from sqlglot import exp
 
 from .functions import AGGREGATES, FILTERS, decimal_median, decimal_shape
+from .operators import data_type
 from .schema import ColumnInfo
 
 # avg of DECIMAL(p, s) with p at most this sums exactly first: past 38 digits only beyond 10^10 rows.
@@ -30,7 +31,7 @@ def _fn(name: str, *args: exp.Expression) -> exp.Expression:
 
 
 def _type(text: str, dialect: str) -> exp.DataType:
-    return exp.DataType.build(text, dialect=dialect)
+    return data_type(text, dialect)
 
 
 class Target:
@@ -48,7 +49,7 @@ class Target:
 
     def bucket(self, e: exp.Expression, bucket: str, type_: str) -> exp.Expression:
         truncated = exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(bucket), e])
-        return exp.cast(truncated, "DATE") if type_ == "date" else truncated
+        return exp.cast(truncated, _type("DATE", self.dialect)) if type_ == "date" else truncated
 
     def aggregate(self, fn: str, column: exp.Expression | None, q: exp.Expression | None, physical: str, only_where: OnlyWhere) -> exp.Expression:
         if fn == "median" and decimal_median(physical):
@@ -62,7 +63,7 @@ class Target:
             # Quantiles of decimals are DOUBLE (the README says so; DuckDB interpolates wide ones
             # through DOUBLE anyway). avg is DOUBLE too, but DuckDB sums the decimals first, and
             # fails when that sum passes 38 digits: wide ones are summed in DOUBLE instead.
-            column = exp.cast(column, exp.DataType.build("DOUBLE"))
+            column = exp.cast(column, _type("DOUBLE", self.dialect))
         return only_where(AGGREGATES[fn].build(column, q))
 
     def exact_median(self, column: exp.Expression, physical: str, only_where: OnlyWhere) -> exp.Expression:

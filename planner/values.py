@@ -35,6 +35,10 @@ def _number(v: Any) -> int | Decimal:
         raise ValueError
     if isinstance(v, int):
         number: int | Decimal = v
+    elif isinstance(v, Decimal):
+        if not v.is_finite():
+            raise ValueError
+        number = v
     elif isinstance(v, float):
         if v != v or v in (float("inf"), float("-inf")):
             raise ValueError
