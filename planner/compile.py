@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from .operators import OPERATORS, RExpr, as_type, at_common, build
+from .operators import OPERATORS, RExpr, as_type, at_common
 from .resolve import Output, Ref, Resolved, RFilter
 from .targets import AVG_EXACT_SUM_DIGITS, DUCKDB, Target  # noqa: F401 - AVG_EXACT_SUM_DIGITS: re-exported
 from .values import Beyond
@@ -87,7 +87,7 @@ def expression(node: RExpr, params: _Params, outputs: dict[str, exp.Expression] 
         return exp.Case(ifs=ifs, default=otherwise)
     words = OPERATORS[node.op].literal_args  # written into the SQL by the operator itself
     args = [exp.null() if k in words else expression(a, params, outputs) for k, a in enumerate(node.args)]
-    return build(node, args)
+    return params.target.operator(node, args)
 
 
 def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] | None = None) -> exp.Expression:
@@ -226,19 +226,19 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
     if whole and not ordered and not r.aggregated and not r.joins and not r.measured:
         # One dataset's rows as stored: a snapshot is written in row id order and DuckDB keeps
         # insertion order, so a sort would only hold the whole result in memory first.
-        return Compiled(select.sql(dialect=target.dialect), params.values, r.outputs, row_ids, check)
+        return Compiled(target.finish(select).sql(dialect=target.dialect), params.values, r.outputs, row_ids, check)
     named = {name for name, _ in ordered}
     ordered += [(name, False) for name in ties if name not in named]
     order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
     if order:
         select = select.order_by(*order, copy=False)
     if whole:
-        return Compiled(select.sql(dialect=target.dialect), params.values, r.outputs, row_ids, check)
+        return Compiled(target.finish(select).sql(dialect=target.dialect), params.values, r.outputs, row_ids, check)
     # One row past the limit tells whether more rows matched (truncated).
     select = select.limit(params.add(r.limit + 1, "UBIGINT"), copy=False)
     if r.offset:
         select = select.offset(params.add(r.offset, "UBIGINT"), copy=False)
-    return Compiled(select.sql(dialect=target.dialect), params.values, r.outputs, row_ids, check)
+    return Compiled(target.finish(select).sql(dialect=target.dialect), params.values, r.outputs, row_ids, check)
 
 
 def _measured(r: Resolved, first: exp.Select, params: _Params, ties: list[str], row_ids: list[str]) -> exp.Select:
@@ -306,4 +306,4 @@ def _check(r: Resolved, target: Target) -> Check:
         failed = exp.and_(exp.Not(this=exp.Is(this=value, expression=exp.null())), exp.Is(this=expression(node, params), expression=exp.null()))
         counts.append(exp.alias_(exp.Filter(this=exp.Count(this=exp.Star()), expression=exp.Where(this=failed)), f"c{k}", quoted=True))
     select = select.select(*counts, append=True, copy=False)
-    return Check(select.sql(dialect=target.dialect), params.values, [n.path for n in r.casts])
+    return Check(target.finish(select).sql(dialect=target.dialect), params.values, [n.path for n in r.casts])

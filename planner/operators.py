@@ -396,7 +396,13 @@ def build(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
     if op == "coalesce":
         return exp.Coalesce(this=_at(node, args[0], node.args[0]), expressions=[_at(node, a, n) for a, n in zip(args[1:], node.args[1:])])
     if op == "nullif":
-        return exp.Nullif(this=args[0], expression=args[1])
+        # Compared at a type that holds both exactly (ClickHouse would bring the second to the
+        # first's type and fail where it does not fit), then given the first's type back.
+        if node.type != "number":
+            return exp.Nullif(this=args[0], expression=args[1])
+        _, both, _ = common(node.args, "nullif")
+        a, b = (sql if n.physical == both else as_type(sql, both) for n, sql in zip(node.args, args))
+        return as_type(exp.Nullif(this=a, expression=b), node.physical)
     if op in ("year", "quarter", "month", "day", "hour"):
         return _fn(op, args[0])
     if op == "weekday":

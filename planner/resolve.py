@@ -155,6 +155,7 @@ class _Resolver(ExprResolving):
         # Datasets joined semi or anti: they decide which rows stay, and their columns cannot be read.
         self.deciders: dict[str, str] = {}
         self.computed: dict[str, Ref] = {}
+        self.unresolved: set[str] = set()  # computed columns with problems of their own: not reported again where read
         self.aggregated_exprs: list[Ref] = []  # aggregates over an `expr`
 
     def fail(self, path: str, message: str, expected: str | None = None, received: Any = None, did_you_mean: list[str] | None = None) -> None:
@@ -208,6 +209,8 @@ class _Resolver(ExprResolving):
         return not why
 
     def _ref(self, text: str, path: str, within: list[Source] | None = None) -> Ref | None:
+        if within is None and text in self.unresolved:
+            return None
         if within is None and self.computed:
             hit = self.computed.get(text)
             folded = [r for name, r in self.computed.items() if name.lower() == text.lower()]
@@ -471,6 +474,7 @@ def _compute(r: _Resolver, plan: QueryPlan) -> None:
             continue
         node = r.expr(c.expr, f"{path}.expr", term, condition)
         if node is None or not _supported(r, node, f"{path}.expr"):
+            r.unresolved.add(c.as_)
             continue
         ref = _computed_ref(r, c.as_, node)
         if ref.reads & deciders.keys() and len(ref.reads) > 1:
@@ -483,7 +487,7 @@ def _compute(r: _Resolver, plan: QueryPlan) -> None:
 
 def _supported(r: _Resolver, node: RExpr, path: str) -> bool:
     for n in node.walk():
-        why = r.target.cannot(n.op)
+        why = r.target.cannot(n.op, n)
         if why:
             r.fail(n.path or path, f"the {r.target.name} engine cannot compute {n.op}: {why}", expected=f"an operator {r.target.name} computes exactly", received=n.op)
             return False
@@ -648,10 +652,6 @@ _WINDOW_READS = {"sum": "number", "avg": "number", "share": "number", "running_s
 
 
 def _window(r: _Resolver, w, path: str, by_name: dict[str, Output]) -> Output | None:
-    why = r.target.cannot(f"window {w.fn}")
-    if why:
-        r.fail(f"{path}.fn", f"the {r.target.name} engine cannot compute the window {w.fn}: {why}", received=w.fn)
-        return None
     names = list(by_name)
 
     def named(text: str, at: str) -> Output | None:
@@ -677,6 +677,10 @@ def _window(r: _Resolver, w, path: str, by_name: dict[str, Output]) -> Output | 
         if (wanted and of.type != wanted) or (w.fn in ("min", "max") and of.type == "bool"):
             r.fail(f"{path}.of", f"{w.fn} reads {'numbers' if wanted else 'ordered values'}; {of.name} is {of.type}", received=w.of)
             return None
+    why = r.target.cannot(f"window {w.fn}", of)
+    if why:
+        r.fail(f"{path}.fn", f"the {r.target.name} engine cannot compute the window {w.fn}: {why}", received=w.fn)
+        return None
     partition = [p for k, p in enumerate(w.partition_by) if named(p, f"{path}.partition_by[{k}]") is not None]
     order = [(o.column, o.desc) for k, o in enumerate(w.order_by) if named(o.column, f"{path}.order_by[{k}].column") is not None]
     if len(partition) != len(w.partition_by) or len(order) != len(w.order_by):
