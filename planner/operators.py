@@ -356,25 +356,28 @@ def as_type(e: exp.Expression, physical: str) -> exp.Expression:
     return exp.Cast(this=e, to=data_type(physical))
 
 
-def operand(node: RExpr, sql: exp.Expression, shape: Shape | None) -> exp.Expression:
+def operand(node: RExpr, sql: exp.Expression, shape: Shape | None, wide: bool = False) -> exp.Expression:
     """An argument of exact arithmetic at its shape's DECIMAL type, or DOUBLE where the result
     (`shape`) is DOUBLE. Where the result is wider than 18 digits every argument is too: DuckDB
     multiplies two narrow decimals in 64 bits and fails, though the exact product fits."""
     if shape is None:
         return sql if node.physical == "DOUBLE" else as_type(sql, "DOUBLE")
     p, s = node.shape
-    if shape[0] > 18:
+    if wide:
+        p = max(p, shape[0])  # `wide`: at the result's precision (ClickHouse keeps the operands' width)
+    elif shape[0] > 18:
         p = max(p, 19)
     wanted = f"DECIMAL({p}, {s})"
     return sql if node.physical.replace(" ", "") == wanted.replace(" ", "") else as_type(sql, wanted)
 
 
-def build(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
-    """The DuckDB SQL of an operator node over its compiled arguments."""
+def build(node: RExpr, args: list[exp.Expression], wide: bool = False) -> exp.Expression:
+    """The DuckDB SQL of an operator node over its compiled arguments; `wide`: exact arithmetic
+    with every operand at the result's precision (an engine whose result type is its operands')."""
     op = node.op
     if op in ("add", "sub", "mul"):
         cls = {"add": exp.Add, "sub": exp.Sub, "mul": exp.Mul}[op]
-        parts = [operand(a, sql, node.shape) for a, sql in zip(node.args, args)]
+        parts = [operand(a, sql, node.shape, wide) for a, sql in zip(node.args, args)]
         out = parts[0]
         for part in parts[1:]:
             out = cls(this=out, expression=part)
@@ -398,11 +401,13 @@ def build(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
     if op == "nullif":
         # Compared at a type that holds both exactly (ClickHouse would bring the second to the
         # first's type and fail where it does not fit), then given the first's type back.
+        # The value given back is the first one itself, never the compared copy (a DOUBLE there
+        # would round it).
         if node.type != "number":
             return exp.Nullif(this=args[0], expression=args[1])
         _, both, _ = common(node.args, "nullif")
-        a, b = (sql if n.physical == both else as_type(sql, both) for n, sql in zip(node.args, args))
-        return as_type(exp.Nullif(this=a, expression=b), node.physical)
+        a, b = (sql.copy() if n.physical == both else as_type(sql.copy(), both) for n, sql in zip(node.args, args))
+        return exp.Case(ifs=[exp.If(this=exp.EQ(this=a, expression=b), true=as_type(exp.null(), node.physical))], default=args[0])
     if op in ("year", "quarter", "month", "day", "hour"):
         return _fn(op, args[0])
     if op == "weekday":

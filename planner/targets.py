@@ -235,6 +235,10 @@ class ClickHouse(Target):
         return None
 
     def operator(self, node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+        if node.op in ("add", "sub", "mul") and node.shape is not None:
+            # ClickHouse's Decimal(4, 0) × Decimal(5, 0) is a Decimal32, checked against 9 digits:
+            # each operand goes at the exact result's precision.
+            return build(node, args, wide=True)
         if node.op == "weekday":
             return _fn("toDayOfWeek", args[0])  # mode 0: Monday 1 … Sunday 7, DuckDB's isodow
         if node.op == "length":

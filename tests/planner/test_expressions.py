@@ -283,3 +283,11 @@ def test_a_json_number_is_read_from_its_own_digits():
     plan = QueryPlan.model_validate({"datasets": [O], **body, "compute": [{"as": "x", "expr": {"add": ["amount", literal]}}]})
     node = resolve(plan, found_for(plan), []).computed[0].expr.args[1]
     assert node.value == Decimal("0.12345678901234567890123") and node.shape == (24, 23)
+
+
+def test_nullif_gives_back_its_first_value_exactly(shop):
+    # Compared with a DOUBLE, the value given back is still the exact one, not its DOUBLE copy.
+    got = shop.query({"datasets": [{"source_uri": "extremes.csv"}], "compute": [{"as": "e", "expr": {"nullif": [{"add": ["big", 0.5]}, {"div": [1, 3]}]}}],
+                      "select": [{"column": "big"}, {"column": "e"}], "limit": 100})
+    for big, e in got.rows:
+        assert (big is None and e is None) or Decimal(e) == Decimal(big) + Decimal("0.5")
