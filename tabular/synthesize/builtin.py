@@ -43,6 +43,22 @@ class _Choice:
     options: list
 
 
+@dataclass(frozen=True)
+class _Product:
+    """A measure that is two columns multiplied ("units times price"), computed exactly per row."""
+
+    left: ColumnSchema
+    right: ColumnSchema
+
+    @property
+    def alias(self) -> str:
+        return self.left.alias
+
+    @property
+    def name(self) -> str:
+        return f"{self.left.name}_times_{self.right.name}"
+
+
 def _is_id(c: ColumnSchema) -> bool:
     return c.name.lower().endswith("id") or (c.unique and c.physical == "BIGINT" and "id" in words(c.name))
 
@@ -113,7 +129,16 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         measure_spans = [m for m in measure_spans if any(c.type != "date" and c.type != "datetime" for c in m.targets)]
     needs_measure = fn in ("sum", "avg", "median", "count_distinct") or (fn in ("min", "max") and not (r.date_words and not measure_spans)) \
         or (fn is None and (r.top or group_cols) and measure_spans)
-    if fn is None and not needs_measure:
+    if r.product:
+        if fn in ("count", "count_distinct") or measure_spans:
+            return Proposal(why="the task multiplies two columns but also " + ("counts" if fn else "names " + ", ".join(f"'{m.text}'" for m in measure_spans)) + ": ask for one calculation")
+        a, b = r.product
+        options = [_Product(x, y) for x in _measures(a.targets) for y in _measures(b.targets)]
+        if not options:
+            return Proposal(why=f"'{a.text} times {b.text}' needs two number columns to multiply")
+        choices.append(_Choice(f"{a.text} times {b.text}", options))
+        fn, needs_measure = fn or "sum", False
+    elif fn is None and not needs_measure:
         if not (group_cols or r.top or r.buckets):
             return Proposal(why="the task asks for no total, count, average, minimum or maximum the built-in proposer can read")
         # "monthly sales", "the most sales": the number of rows, or a total of one of their measures
@@ -208,24 +233,34 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
     if measure is None and fn in ("min", "max") and date_col is not None and r.date_words:
         measure = date_col
     groups = list(picked[k:k + n_groups]); k += n_groups
+    parts = [measure.left, measure.right] if isinstance(measure, _Product) else []
     values = [p for p in picked[k:k + len(r.values)]]; k += len(r.values)
     compares = list(picked[k:])
-    used = [c for c in (date_col, measure, *groups) if c is not None] + [v[0] for v in values] + [c[0] for c in compares]
+    used = [c for c in (date_col, measure, *groups) if c is not None and not isinstance(c, _Product)] + parts + [v[0] for v in values] + [c[0] for c in compares]
     aliases = list(dict.fromkeys(c.alias for c in used))
     first = measure.alias if measure is not None else (counted.alias if counted is not None else (aliases[0] if aliases else next(iter(by_alias))))
     if counted is not None and counted.alias not in aliases:
         aliases.append(counted.alias)
     aliases = [first] + [a for a in aliases if a != first]
-    if len(aliases) > 2:
+    lacking = [span.targets[0].alias for span in r.lacking]
+    if any(a in aliases for a in lacking):
+        return "the task reads a dataset it also asks to have no match in"
+    if len(aliases) + len(lacking) > 2:
         return "the task reads more than two datasets; the built-in proposer joins two at most"
-    several = len(aliases) > 1
+    several = len(aliases) + len(lacking) > 1
     q = (lambda c: f"{c.alias}.{c.name}") if several else (lambda c: c.name)
-    plan: dict = {"datasets": [by_alias[a].ref() for a in aliases]}
-    if several:
+    plan: dict = {"datasets": [by_alias[a].ref() for a in aliases + lacking]}
+    if len(aliases) > 1:
         key = _key(by_alias[aliases[0]], by_alias[aliases[1]])
         if key is None:
             return f"the task reads {aliases[0]} and {aliases[1]}, which share no key column unique in {aliases[1]} to join on"
         plan["joins"] = [{"alias": aliases[1], "on": [{"left": f"{aliases[0]}.{key}", "right": f"{aliases[1]}.{key}"}]}]
+    for other in lacking:
+        # "customers without any orders": the rows of the first with no match in the other (anti).
+        key = _shared(by_alias[aliases[0]], by_alias[other])
+        if key is None:
+            return f"the task asks for {aliases[0]} without {other}, which share no key column to match them on"
+        plan["joins"] = [{"alias": other, "kind": "anti", "on": [{"left": f"{aliases[0]}.{key}", "right": f"{other}.{key}"}]}]
     where = []
     for op, vals in r.ranges:
         where += _date_filters(q(date_col), date_col.type, op, vals)
@@ -244,16 +279,32 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
     group_by = [{"column": q(c)} for c in groups] + [{"column": q(date_col), "bucket": b} for b in r.buckets]
     if group_by:
         plan["group_by"] = group_by
-    aggregate = {"fn": fn} if fn == "count" else {"fn": fn, "column": q(measure)}
     if fn != "count" and measure is None:
         return "the task names no column to compute over"
+    result = "count" if fn == "count" else f"{fn}_{measure.name}"
+    if isinstance(measure, _Product):
+        aggregate = {"fn": fn, "expr": {"mul": [q(measure.left), q(measure.right)]}, "as": result}
+    else:
+        aggregate = {"fn": fn} if fn == "count" else {"fn": fn, "column": q(measure)}
     plan["aggregates"] = [aggregate]
-    if r.top:
+    if r.share:
+        if not group_by or fn not in ("sum", "count"):
+            return "a share ('share of … by …') is each group's part of a total: it needs a total and groups"
+        plan["measures"] = [{"as": "share", "window": {"fn": "share", "of": result}}]
+    names = [q(c) for c in groups]
+    if r.top and r.top_group is not None and len(names) > 1:
+        # "the top 3 products per region": a rank within each group, the first n kept.
+        n, desc = r.top
+        within = names[:-1]
+        plan["measures"] = plan.get("measures", []) + [
+            {"as": "rank", "window": {"fn": "rank", "partition_by": within, "order_by": [{"column": result, "desc": desc}]}}]
+        plan["having"] = [{"column": "rank", "op": "le", "value": n}]
+        plan["order_by"] = [{"column": name} for name in within] + [{"column": "rank"}, {"column": names[-1]}]
+        plan["limit"] = 1000
+    elif r.top:
         n, desc = r.top
         if not group_by:
             return "a ranking ('top', 'which … highest') needs something to rank: name it"
-        result = "count" if fn == "count" else f"{fn}_{measure.name}"
-        names = [q(c) for c in groups]
         plan["order_by"] = [{"column": result, "desc": desc}] + [{"column": name} for name in names]
         plan["limit"] = n
     elif group_by:
@@ -265,6 +316,16 @@ def _is_measure_slot(choices, k, n_groups, r) -> bool:
     """Whether choice k is the measure: choices are laid out date?, measure?, groups, values, compares."""
     rest = len(choices) - k
     return rest > n_groups + len(r.values) + len(r.compares)
+
+
+def _shared(left: DatasetSchema, right: DatasetSchema) -> str | None:
+    """A column both datasets have, of one type, that names rows in one of them (unique there):
+    for "without any", where a match need not be unique."""
+    for c in left.columns:
+        other = next((o for o in right.columns if o.name == c.name and o.type == c.type), None)
+        if other is not None and (c.unique or other.unique):
+            return c.name
+    return None
 
 
 def _key(left: DatasetSchema, right: DatasetSchema) -> str | None:

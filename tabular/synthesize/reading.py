@@ -29,6 +29,9 @@ COMPARE = {("over",): "gt", ("above",): "gt", ("more", "than"): "gt", ("greater"
            ("at", "least"): "ge", ("under",): "lt", ("below",): "lt", ("less", "than"): "lt", ("fewer", "than"): "lt", ("at", "most"): "le"}
 DATE_RANGE_WORDS = {"after": "gt", "since": "ge", "before": "lt", "until": "le", "on": "eq"}
 NEGATIONS = {"not", "excluding", "except", "without"}
+PRODUCT_WORDS = (("times",), ("multiplied", "by"), ("x",))  # "units times price": one measure, their product
+SHARE_WORDS = {"share", "proportion", "fraction"}  # "share of amount by region": each group's part of the whole
+NONE_WORDS = (("without", "any"), ("without",), ("with", "no"), ("have", "no"), ("has", "no"), ("had", "no"))  # "customers without any orders"
 MONTHS = {name.lower(): k for k, name in enumerate(calendar.month_name) if name} | {name.lower(): k for k, name in enumerate(calendar.month_abbr) if name}
 QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 # Words that name a measure without being a column's name: each may be any of these columns.
@@ -79,6 +82,9 @@ class Reading:
     measures: list[Span] = field(default_factory=list)
     datasets: list[Span] = field(default_factory=list)
     date_words: bool = False
+    product: tuple[Span, Span] | None = None  # "units times amount"
+    share: bool = False  # "share of": each group's part of the whole
+    lacking: list[Span] = field(default_factory=list)  # "without any orders": datasets the rows have no match in
 
 
 def words(text: str) -> list[str]:
@@ -174,6 +180,23 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
         used.update(ids)
 
     for i, s in enumerate(spans):
+        if i in used or s.kind != "column":
+            continue
+        phrase = next((p for p in PRODUCT_WORDS if seq(i + 1, p)), None)
+        after = i + 1 + len(phrase) if phrase else -1
+        if phrase and after < n and spans[after].kind == "column":
+            r.product = (s, spans[after]); take(i, *range(i + 1, after + 1))
+    for i, s in enumerate(spans):
+        if i in used:
+            continue
+        phrase = next((p for p in NONE_WORDS if seq(i, p)), None)
+        if phrase and i + len(phrase) < n and spans[i + len(phrase)].kind == "dataset":
+            r.lacking.append(spans[i + len(phrase)]); take(*range(i, i + len(phrase) + 1))
+            if word(i - 1, "that", "who", "which"):
+                take(i - 1)
+        elif word(i, *SHARE_WORDS) and word(i + 1, "of"):
+            r.share = True; take(i, i + 1)
+    for i, s in enumerate(spans):
         if i in used:
             continue
         # dates: between D and D, after D, Month YYYY, Q2 2024, second quarter of 2024, YYYY
@@ -255,6 +278,9 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
             while word(k, "the", "each"):
                 k += 1
             if k < n and spans[k].kind in ("column", "dataset") and k not in used:
+                if r.top and word(i, "by") and spans[k].kind == "column" and any(c.type == "number" for c in spans[k].targets):
+                    r.measures.append(spans[k]); take(i, k)  # "top 2 products per region by amount": what ranks them
+                    continue
                 r.groups.append(spans[k]); take(*range(i, k + 1))
     for i, s in enumerate(spans):
         if i in used:

@@ -74,3 +74,23 @@ def within(rows, column, lo, hi):
 
 def where(rows, **equal):
     return [r for r in rows if all(r[k] == v for k, v in equal.items())]
+
+
+def shares(rows, key, column):
+    """[[group, its total, its total / the total of all groups]]."""
+    groups = by(rows, key, lambda g: total(g, column))
+    whole = sum((t for _, t in groups), Decimal(0))
+    return [[k, t, float(t / whole)] for k, t in groups]
+
+
+def top_within(rows, within, key, measure, n):
+    """[[within, key, measure, rank]] for the first n keys of each `within` group by measure
+    (rank: 1 + how many are higher), ordered by the group, the rank, then the key."""
+    out = []
+    for group, _ in by(rows, within, len):
+        ranked = by([r for r in rows if r[within] == group], key, measure)
+        for k, value in ranked:
+            rank = 1 + sum(1 for _, other in ranked if other > value)
+            if rank <= n:
+                out.append([group, k, value, rank])
+    return sorted(out, key=lambda row: (row[0], row[3], row[1]))

@@ -8,7 +8,8 @@ from decimal import Decimal
 
 from synth_engine import synth  # noqa: F401 - the fixture
 from synth_oracle import (
-    CUSTOMERS, INVOICES, ORDERS, ORDERS_WITH_CUSTOMERS, SALES, SHIPMENTS, by, mean, median, month, quarter, top, total, where, within, year,
+    CUSTOMERS, INVOICES, ORDERS, ORDERS_WITH_CUSTOMERS, SALES, SHIPMENTS, by, mean, median, month, quarter, shares, top, top_within, total, where, within,
+    year,
 )
 
 S, I, OC, SH = ["sales.csv"], ["invoices.csv"], ["orders.csv", "customers.csv"], ["shipments.csv"]
@@ -83,6 +84,14 @@ TASKS = [
     (OC, "Which country has the most customers?", top(CUSTOMERS, "country", len, 1)),
     (OC, "Average amount of cancelled orders", [[mean(where(ORDERS, status="cancelled"), "amount")]]),
     (SH, "Total weight shipped by UPS", [[total(where(SHIPMENTS, carrier="UPS"), "weight_kg")]]),
+    # Readings of issue 17: a product of two columns, a share, a top n within each group, rows without a match.
+    (S, "Total units times amount by region", by(SALES, "region", lambda g: sum((r["units"] * r["amount"] for r in g), Decimal(0)))),
+    (S, "What is the total of units multiplied by amount for Widget?", [[sum((r["units"] * r["amount"] for r in where(SALES, product="Widget")), Decimal(0))]]),
+    (S, "Share of amount by region", shares(SALES, "region", "amount")),
+    (S, "Top 2 products per region by amount", top_within(SALES, "region", "product", lambda g: total(g, "amount"), 2), True),
+    (OC, "How many customers have no orders?", [[len(CUSTOMERS) - len({o["customer_id"] for o in ORDERS})]]),
+    (OC, "How many Retail customers without any orders?",
+     [[sum(1 for c in where(CUSTOMERS, segment="Retail") if c["customer_id"] not in {o["customer_id"] for o in ORDERS})]]),
 ]
 # Tasks with no single answer: abstaining (with this reason, when one is named) is the only right answer.
 MUST_ABSTAIN = [
@@ -96,6 +105,7 @@ MUST_ABSTAIN = [
     (OC, "Total amount for Brazil customers", "invalid_plan"),
     (S, "Which salesperson sold the most?", "invalid_plan"),
     (OC, "Total amount of cancelled orders by carrier", "invalid_plan"),
+    (S, "Share of amount", "invalid_plan"),  # a share of what whole: no groups named
 ]
 
 
