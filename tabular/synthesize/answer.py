@@ -15,6 +15,17 @@ def cell(value: Any) -> str:
     return "null" if value is None else str(value)
 
 
+def spoken(value: Any) -> str:
+    """A value in words: a DOUBLE rounded to what a reader takes in (88.64285714285714 is 88.64;
+    the rows keep every digit), anything else as it is."""
+    if isinstance(value, float) and value == value and abs(value) not in (float("inf"),):
+        if value == int(value) and abs(value) < 1e15:
+            return str(int(value))
+        digits = max(2, 4 - len(str(int(abs(value)))))
+        return f"{value:.{digits}f}".rstrip("0").rstrip(".") if abs(value) >= 1e-4 else f"{value:.4g}"
+    return cell(value)
+
+
 def note(columns: list[str], rows: list[list[Any]], more: bool, limit: int) -> tuple[str, bool]:
     """The result as a text table of at most `limit` characters; (text, whether rows were left out)."""
     head = " | ".join(columns)
@@ -66,12 +77,12 @@ def words(scope: str, columns: list[str], rows: list[list[Any]], more: bool, cit
     """The result stated in words after what was read (`scope`), cited; incompleteness said in the same breath."""
     ref = f"[{cite}]"
     if len(rows) == 1 and len(columns) == 1:
-        text = f"{columns[0]} is {cell(rows[0][0])} {ref}."
+        text = f"{columns[0]} is {spoken(rows[0][0])} {ref}."
     elif len(rows) == 1:
-        text = ", ".join(f"{c} {cell(v)}" for c, v in zip(columns, rows[0])) + f" {ref}."
+        text = ", ".join(f"{c} {spoken(v)}" for c, v in zip(columns, rows[0])) + f" {ref}."
     else:
         shown = rows[:ROWS_IN_WORDS]
-        parts = ["; ".join(f"{c} {cell(v)}" for c, v in zip(columns, row)) for row in shown]
+        parts = ["; ".join(f"{c} {spoken(v)}" for c, v in zip(columns, row)) for row in shown]
         rest = len(rows) - len(shown)
         tail = f" … and {rest} more rows (in the note)" if rest else ""
         text = f"{len(rows)} rows{' (more matched than the limit)' if more else ''}: " + " | ".join(parts) + tail + f" {ref}."

@@ -10,7 +10,7 @@ import itertools
 from dataclasses import dataclass
 
 from .proposers import Candidate, Proposal
-from .reading import Reading, read, spans_of, words
+from .reading import Reading, Span, read, spans_of, words
 from .schemas import ColumnSchema, DatasetSchema
 
 
@@ -36,6 +36,7 @@ class BuiltinProposer:
 # building plans -------------------------------------------------------------------------------
 
 ROWS = "rows"  # the option "count the rows" beside the columns a word may total
+COUNT_FILLED = "count_filled"  # count the rows where a column holds a value
 
 @dataclass
 class _Choice:
@@ -91,8 +92,14 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             numbers = _measures(target.targets)
             if numbers and not r.distinct:
                 fn, measure_spans = "sum", [target, *measure_spans]  # "how many units": their sum
+            elif r.distinct:
+                fn = "count_distinct"  # "how many different products": the distinct ones
+                measure_spans = [target, *measure_spans]
+            elif all(c.type == "bool" for c in target.targets):
+                # "how many legendary pokemon": the rows where it is true
+                r.values.append((Span(target.start, target.end, "value", [(c, True) for c in target.targets], target.text), False))
             else:
-                fn = "count_distinct"
+                fn = COUNT_FILLED  # "how many titles": the rows that have one, not the distinct titles
                 measure_spans = [target, *measure_spans]
     if counted_dataset is None and fn == "count" and r.datasets:
         counted_dataset = r.datasets[0].targets[0]
@@ -127,7 +134,7 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     # the measure
     if fn not in ("min", "max", "count_distinct"):  # "units sold": a date column is no measure of a sum
         measure_spans = [m for m in measure_spans if any(c.type != "date" and c.type != "datetime" for c in m.targets)]
-    needs_measure = fn in ("sum", "avg", "median", "count_distinct") or (fn in ("min", "max") and not (r.date_words and not measure_spans)) \
+    needs_measure = fn in ("sum", "avg", "median", "count_distinct", COUNT_FILLED) or (fn in ("min", "max") and not (r.date_words and not measure_spans)) \
         or (fn is None and (r.top or group_cols) and measure_spans)
     if r.product:
         if fn in ("count", "count_distinct") or measure_spans:
@@ -154,7 +161,7 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         options: list[ColumnSchema] = []
         for m in measure_spans:
             options += [c for c in m.targets if c not in options]
-        if fn != "count_distinct":  # min and max also read dates; no calculation here reads text
+        if fn not in ("count_distinct", COUNT_FILLED):  # min and max also read dates; no calculation here reads text
             options = [c for c in options if c.type == "number" or (fn in ("min", "max") and c.type in ("date", "datetime", "time", "duration"))]
         if measure_spans:
             measure_word = measure_spans[0].text
@@ -170,7 +177,7 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             options, measure_word = pool, {"sum": "total", "avg": "average"}.get(fn or "sum", fn)
         if not options:
             return Proposal(why="the task names no number column to compute over")
-        if len(measure_spans) > 1 and fn != "count_distinct":
+        if len(measure_spans) > 1 and fn not in ("count_distinct", COUNT_FILLED):
             return Proposal(why="the task names several measures (" + ", ".join(m.text for m in measure_spans) + "); ask for one at a time")
         choices.append(_Choice(measure_word, options))
         fn = fn or "sum"
@@ -274,6 +281,8 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
             where.append({"column": q(column), "op": "not_in" if negated else "in", "values": vals})
     for column, op, number in compares:
         where.append({"column": q(column), "op": op, "value": number})
+    for alias in aliases:
+        where += by_alias[alias].without_totals(lambda name, alias=alias: f"{alias}.{name}" if several else name)
     if where:
         plan["where"] = where
     group_by = [{"column": q(c)} for c in groups] + [{"column": q(date_col), "bucket": b} for b in r.buckets]
@@ -281,8 +290,10 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
         plan["group_by"] = group_by
     if fn != "count" and measure is None:
         return "the task names no column to compute over"
-    result = "count" if fn == "count" else f"{fn}_{measure.name}"
-    if isinstance(measure, _Product):
+    result = "count" if fn == "count" else f"count_{measure.name}" if fn == COUNT_FILLED else f"{fn}_{measure.name}"
+    if fn == COUNT_FILLED:
+        aggregate = {"fn": "count", "column": q(measure)}
+    elif isinstance(measure, _Product):
         aggregate = {"fn": fn, "expr": {"mul": [q(measure.left), q(measure.right)]}, "as": result}
     else:
         aggregate = {"fn": fn} if fn == "count" else {"fn": fn, "column": q(measure)}

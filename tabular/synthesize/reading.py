@@ -49,7 +49,7 @@ what which who whose is are was were be been being the a an of in for to and or 
 did do does there how much many me show give list tell please have has had that this those these at from
 i you it its as so per by each every across their them they total overall altogether sum amount amounts value
 values sold made placed spent recorded issued ordered shipped were get find compute calculate number rows row
-records record entries entry items overall whole grand date dates when time ever one same any
+records record entries entry items overall whole grand date dates when time ever one same any s
 """.split())
 
 
@@ -88,7 +88,9 @@ class Reading:
 
 
 def words(text: str) -> list[str]:
-    return re.findall(r"\d{4}-\d{2}-\d{2}|q[1-4]\b|\d+(?:\.\d+)?|[a-z]+", text.lower().replace("_", " "))
+    """The task's words, numbers and symbols (`#`, `&`, `%` …: a symbol is a word to place too,
+    never dropped); apostrophes and plain punctuation are not words."""
+    return re.findall(r"\d{4}-\d{2}-\d{2}|q[1-4]\b|\d+(?:\.\d+)?|[^\W\d_]+|[#&%$€£+=<>@*/°]", text.lower().replace("_", " "))
 
 
 def singular(word: str) -> str:
@@ -106,6 +108,8 @@ def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[s
     for s in schemas:
         for c in s.columns:
             for v in c.values:
+                if (c.name, v) in s.totals:
+                    continue  # a Total row is left out of every plan: "total" is never its value
                 add(tuple(words(v)), "value", (c, v))
                 add(tuple(singular(w) for w in words(v)), "value", (c, v))
     for s in schemas:
@@ -271,6 +275,9 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
                 r.count_of.append(spans[k]); take(k)
         elif word(i, *DISTINCT_WORDS):
             r.distinct = True; take(i)
+        elif s.kind == "column" and s.text in AGGREGATE_WORDS and i + 1 < n and spans[i + 1].kind == "column":
+            # "the total gold" in a table with a Total column: before another column it is the word, not the column
+            r.fn = r.fn or AGGREGATE_WORDS[s.text]; r.fns.add(AGGREGATE_WORDS[s.text]); take(i)
         elif word(i, *AGGREGATE_WORDS) and not (s.text == "first" and word(i + 1, "quarter")):
             r.fn = r.fn or AGGREGATE_WORDS[s.text]; r.fns.add(AGGREGATE_WORDS[s.text]); take(i)
         elif word(i, *GROUP_WORDS) or seq(i, ("for", "each")):

@@ -16,6 +16,9 @@ from ..ops.query import QueryIn, query
 
 # A string column with at most this many distinct values has them shown (and matched in tasks).
 VALUES_SHOWN = 25
+# A row whose text says it sums the others (a Wikipedia table's last row): left out of every plan,
+# as the workbook reader leaves it out, so a total never counts itself.
+TOTAL_WORDS = ["total", "totals", "grand total"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,20 @@ class DatasetSchema:
     snapshot_id: str
     rows: int
     columns: tuple[ColumnSchema, ...] = field(default_factory=tuple)
+    totals: tuple[tuple[str, str], ...] = ()  # (column, value) of rows that total the others
+
+    def without_totals(self, qualify) -> list[dict]:
+        """Filters that leave the Total rows out (a null in the column stays in)."""
+        by_column: dict[str, list[str]] = {}
+        for column, value in self.totals:
+            by_column.setdefault(column, []).append(value)
+        if not by_column:
+            return []
+        # One column marks the row: one without an open question, so the filter asks nothing of its own.
+        asked = {c.name for c in self.columns if c.questions}
+        column = next((c for c in by_column if c not in asked), next(iter(by_column)))
+        values = by_column[column]
+        return [{"any": [{"column": qualify(column), "op": "is_null"}, {"column": qualify(column), "op": "not_in", "values": values}]}]
 
     def ref(self) -> dict:
         """The plan's `datasets` entry for this dataset."""
@@ -79,7 +96,8 @@ def gather(ctx: Context, org: str, namespace: str, wanted: list[QueryDataset]) -
                          tuple(asked.get(c.name, ())))
             for c in dataset.columns
         )
-        out.append(DatasetSchema(alias, item.source_uri, dataset.dataset_id, dataset.snapshot_id, dataset.rows, columns))
+        out.append(DatasetSchema(alias, item.source_uri, dataset.dataset_id, dataset.snapshot_id, dataset.rows, columns,
+                                 _totals(ctx, org, namespace, item, [c.name for c in columns if c.type == "string"])))
     return out
 
 
@@ -97,3 +115,16 @@ def _values(ctx: Context, org: str, namespace: str, item: QueryDataset, column: 
     plan = QueryIn(org=org, namespace=namespace, datasets=[item.model_copy(update={"alias": "d"})], group_by=[{"column": f"d.{column}"}],
                    where=[{"column": f"d.{column}", "op": "not_null"}], limit=VALUES_SHOWN)
     return tuple(row[0] for row in query(ctx, plan).rows)
+
+
+def _totals(ctx: Context, org: str, namespace: str, item: QueryDataset, strings: list[str]) -> tuple[tuple[str, str], ...]:
+    """The (column, value) of rows a text cell marks as a total of the others ("Total", "Totals")."""
+    if not strings:
+        return ()
+    item = item.model_copy(update={"alias": "d"})
+    where = [{"any": [{"column": f"d.{c}", "op": "in", "values": TOTAL_WORDS, "ignore_case": True} for c in strings]}]
+    plan = QueryIn(org=org, namespace=namespace, datasets=[item], where=where, select=[{"column": f"d.{c}"} for c in strings], limit=5)
+    found = []
+    for row in query(ctx, plan).rows:
+        found += [(c, v) for c, v in zip(strings, row) if isinstance(v, str) and v.strip().lower() in TOTAL_WORDS and (c, v) not in found]
+    return tuple(found)

@@ -1,0 +1,173 @@
+"""synthesize on real questions: WikiTableQuestions (../shared/questions/wtq-train, 1,500 training
+questions over 979 Wikipedia tables, with answers), through ingest and knowledge.synthesize.
+
+    python bench/wtq.py [--questions DIR] [--limit N] [--proposer builtin|chat] [--show-wrong] [--show-right]
+
+Each table is ingested as it comes (its CSV, typed by tabular); each question is asked of its
+table alone. The answer is judged from `calculations[0].rows`, never the prose, the way WTQ's
+evaluator judges: each target value and each answer cell normalised (numbers by value, so
+"17 years" matches 17 and "1,200" 1200; dates to year-month-day; text lowercased, accents and
+punctuation at the ends dropped), and the answer right when one column of the rows holds exactly
+the targets (as a multiset: several answers in any order). Prints right / wrong / abstained per
+abstain reason, and the wrong ones with their plans.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import json
+import re
+import sys
+import tempfile
+import time
+import unicodedata
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DEFAULT = HERE.parent.parent / "shared" / "questions" / "wtq-train"
+WRONG_TARGET = 0.005  # of the answered
+RIGHT_TARGET = 0.15  # of all questions
+
+_NUMBER = re.compile(r"^[-+−]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?")
+_MONTHS = {m.lower(): k for k, m in enumerate(["", "January", "February", "March", "April", "May", "June", "July", "August", "September",
+                                                  "October", "November", "December"]) if m}
+
+
+def questions(folder: Path) -> list[dict]:
+    with (folder / "questions.tsv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    head, *body = rows
+    return [dict(zip(head, r)) for r in body]
+
+
+def targets(text: str) -> list[str]:
+    """WTQ's answer list: `|` between answers, `\\p` a `|` inside one, `\\n` a newline."""
+    return [t.replace("\\p", "|").replace("\\n", "\n").replace("\\\\", "\\") for t in text.split("|")]
+
+
+def normalise(value) -> tuple:
+    """("n", number) | ("d", (y, m, d)) | ("s", text): how WTQ's evaluator compares values."""
+    if value is None:
+        return ("s", "")
+    if isinstance(value, bool):
+        return ("s", str(value).lower())
+    if isinstance(value, (int, float)):
+        return ("n", round(float(value), 6))
+    text = str(value).strip()
+    date = _date(text)
+    if date:
+        return ("d", date)
+    match = _NUMBER.match(text.replace("−", "-"))
+    if match and (len(match.group(0)) == len(text) or re.fullmatch(r"\s*[a-zA-Z%°$€£.]+\.?\s*\w*", text[len(match.group(0)):])):
+        # a number, or a number with its unit ("17 years", "12 km", "45%"): by value
+        return ("n", round(float(match.group(0).replace(",", "").replace("−", "-")), 6))
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
+    text = re.sub(r"\s+", " ", text).strip(" .,;:!?\"'")
+    return ("s", text)
+
+
+def _date(text: str) -> tuple | None:
+    m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})(?:T.*)?", text)
+    if m:
+        return tuple(int(x) for x in m.groups())
+    m = re.fullmatch(r"([A-Za-z]+)\.? (\d{1,2}),? (\d{4})", text) or re.fullmatch(r"(\d{1,2}) ([A-Za-z]+)\.?,? (\d{4})", text)
+    if m:
+        a, b, year = m.groups()
+        month, day = (a, b) if not a.isdigit() else (b, a)
+        k = _MONTHS.get(month.lower()) or next((v for n, v in _MONTHS.items() if n.startswith(month.lower()[:3])), None)
+        if k:
+            return (int(year), k, int(day))
+    return None
+
+
+def judge(rows: list[list], wanted: list[str]) -> bool:
+    """Right when one column of the rows holds exactly the targets, in any order."""
+    if not rows:
+        return False
+    want = Counter(normalise(t) for t in wanted)
+    width = max(len(r) for r in rows)
+    for k in range(width):
+        column = Counter(normalise(r[k] if k < len(r) else None) for r in rows)
+        if column == want:
+            return True
+    return False
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=Path, default=DEFAULT)
+    parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
+    parser.add_argument("--proposer", choices=["builtin", "chat"], default="builtin",
+                        help="chat: an OpenAI-compatible endpoint (TABULAR_LLM_BASE_URL, TABULAR_LLM_MODEL, TABULAR_LLM_API_KEY)")
+    parser.add_argument("--show-wrong", action="store_true", default=True)
+    parser.add_argument("--show-right", action="store_true")
+    parser.add_argument("--json", type=Path, help="write every question's outcome here")
+    args = parser.parse_args()
+    from common import use_working_tree
+
+    use_working_tree()
+    import tabular
+
+    qs = questions(args.questions)
+    if args.limit:
+        qs = qs[: args.limit]
+    settings = {} if args.proposer == "chat" else {"llm_base_url": ""}
+    outcomes = []
+    with tempfile.TemporaryDirectory(prefix="wtq-") as work:
+        with tabular.connect(str(Path(work) / "home"), **settings) as engine:
+            ns = engine.namespace("bench", "wtq")
+            ingested: dict[str, str] = {}
+            start = time.perf_counter()
+            for q in qs:
+                context = q["context"]
+                if context not in ingested:
+                    status = ns.ingest_file(args.questions / context, source_uri=context)
+                    ingested[context] = status.state
+            ingest_s = time.perf_counter() - start
+            start = time.perf_counter()
+            for q in qs:
+                wanted = targets(q["targetValue"])
+                if ingested[q["context"]] not in ("ready", "needs_approval"):
+                    outcomes.append({**q, "outcome": "abstained", "reason": f"ingest {ingested[q['context']]}"})
+                    continue
+                try:
+                    out = ns.synthesize(q["utterance"], [q["context"]])
+                except tabular.TabularError as err:
+                    outcomes.append({**q, "outcome": "abstained", "reason": f"error {err.code}", "why": str(err)[:200]})
+                    continue
+                if out.abstain:
+                    outcomes.append({**q, "outcome": "abstained", "reason": out.abstain_reason, "why": (out.clarification or "")[:200]})
+                    continue
+                calc = out.calculations[0]
+                right = judge(calc.rows, wanted)
+                outcomes.append({**q, "outcome": "right" if right else "wrong", "rows": calc.rows[:5], "plan": calc.plan})
+            ask_s = time.perf_counter() - start
+    n = len(outcomes)
+    counts = Counter(o["outcome"] for o in outcomes)
+    answered = counts["right"] + counts["wrong"]
+    reasons = Counter(o.get("reason") for o in outcomes if o["outcome"] == "abstained")
+    print(f"{n} questions over {len(ingested)} tables ({args.proposer}): ingest {ingest_s:.0f} s, synthesize {ask_s:.0f} s")
+    print(f"right {counts['right']} ({counts['right'] / n:.1%}), wrong {counts['wrong']} ({counts['wrong'] / max(answered, 1):.2%} of the answered), "
+          f"abstained {counts['abstained']}")
+    for reason, k in reasons.most_common():
+        print(f"  abstained {reason}: {k}")
+    if args.show_wrong:
+        for o in outcomes:
+            if o["outcome"] == "wrong":
+                print(f"WRONG {o['id']} {o['utterance']!r} -> {o['rows']} want {targets(o['targetValue'])}\n      {json.dumps(o['plan'])[:400]}")
+    if args.show_right:
+        for o in outcomes:
+            if o["outcome"] == "right":
+                print(f"right {o['id']} {o['utterance']!r} -> {o['rows'][:3]}")
+    if args.json:
+        args.json.write_text(json.dumps(outcomes, default=str, indent=1))
+    met = counts["wrong"] <= WRONG_TARGET * max(answered, 1) and counts["right"] >= RIGHT_TARGET * n
+    print(f"targets: wrong <= {WRONG_TARGET:.1%} of the answered, right >= {RIGHT_TARGET:.0%} of all: {'PASS' if met else 'FAIL'}")
+
+
+if __name__ == "__main__":
+    main()
