@@ -102,6 +102,9 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
     tie = _tie_at_cut(ctx, body_, result)
     if tie:
         return abstain("ambiguous", tie)
+    loose = _held_in_part(ctx, body_)
+    if loose:
+        return abstain("ambiguous", loose)
     if not result.rows or all(v is None for row in result.rows for v in row):
         return abstain("empty_answer", "the plan ran over every row and no row matched, " + say.describe(body_))
     return _answered(body, body_, result, model)
@@ -165,6 +168,41 @@ def _tie_at_cut(ctx: Context, run: QueryIn, result: QueryOut) -> str:
         column = run.order_by[0].column
         return f"rows {run.limit} and {run.limit + 1} tie on {column} ({last[ranked[0]]}), so the first {run.limit} are not one answer: ask for {run.limit + 1}, or rank by something else as well"
     return ""
+
+
+def _held_in_part(ctx: Context, run: QueryIn) -> str:
+    """A text value the plan matches whole that other cells of its column hold as a part ("Warren
+    Beatty" beside "Warren Beatty and Robert Towne"): those rows may mean the same, so the count or
+    total of the whole matches is not the answer for sure. Says which values were seen."""
+    for f in _equalities(run.where):
+        for value in ([f.value] if f.op == "eq" else f.values or []):
+            if not isinstance(value, str) or not value.strip():
+                continue
+            probe = QueryIn.model_validate({
+                "org": run.org, "namespace": run.namespace, "datasets": [d.model_dump(by_alias=True) for d in run.datasets],
+                "joins": [j.model_dump(by_alias=True) for j in run.joins],
+                "where": [{"column": f.column, "op": "contains", "value": value, "ignore_case": True}, {"column": f.column, "op": "ne", "value": value}],
+                "group_by": [{"column": f.column}], "aggregates": [{"fn": "count"}], "limit": 4})
+            try:
+                seen = query(ctx, probe).rows
+            except (ValidationFailed, PreconditionFailed, TooLarge):
+                continue
+            if seen:
+                examples = ", ".join(repr(r[0]) for r in seen[:3])
+                return (f"{value!r} is the whole of some cells of {f.column} and part of others ({examples}{', …' if len(seen) > 3 else ''}): "
+                        "say whether those count too")
+    return ""
+
+
+def _equalities(filters) -> list:
+    """The eq / in filters of a plan's where that every row must pass (not inside an any)."""
+    out = []
+    for f in filters:
+        if f.all is not None:
+            out += _equalities(f.all)
+        elif f.any is None and f.op in ("eq", "in"):
+            out.append(f)
+    return out
 
 
 def _fingerprint(result: QueryOut) -> str:

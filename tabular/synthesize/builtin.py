@@ -90,7 +90,12 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             counted_dataset = target.targets[0]
         else:
             numbers = _measures(target.targets)
-            if numbers and not r.distinct:
+            # "how many weeks" over a column named Week holds one week per row: the rows, not a sum of week numbers
+            rows_of = target.text.endswith("s") and numbers and all(not words(c.name)[-1].endswith("s") for c in numbers)
+            if numbers and not r.distinct and rows_of:
+                fn = COUNT_FILLED
+                measure_spans = [target, *measure_spans]
+            elif numbers and not r.distinct:
                 fn, measure_spans = "sum", [target, *measure_spans]  # "how many units": their sum
             elif r.distinct:
                 fn = "count_distinct"  # "how many different products": the distinct ones
@@ -103,6 +108,13 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
                 measure_spans = [target, *measure_spans]
     if counted_dataset is None and fn == "count" and r.datasets:
         counted_dataset = r.datasets[0].targets[0]
+    if r.entity and fn in ("min", "max") and not (r.top or r.groups or r.count_of):
+        # "who had the most free throws?": the row with the largest value, named by its label column
+        labels = [_label(s) for s in schemas]
+        if len(schemas) != 1 or labels[0] is None:
+            return Proposal(why="the task asks who or which, and no column of unique names says which row it is")
+        r.top = (1, fn == "max")
+        r.top_group = Span(0, 0, "column", [labels[0]], labels[0].name)
     if r.top and fn in (None, "max", "min"):
         fn = None
     # groups: columns or buckets; a dataset named as a group is its rows' name column
@@ -276,9 +288,11 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
         by_column.setdefault((column, negated), []).append(value)
     for (column, negated), vals in by_column.items():
         if len(vals) == 1:
-            where.append({"column": q(column), "op": "ne" if negated else "eq", "value": vals[0]})
+            test = {"column": q(column), "op": "ne" if negated else "eq", "value": vals[0]}
         else:
-            where.append({"column": q(column), "op": "not_in" if negated else "in", "values": vals})
+            test = {"column": q(column), "op": "not_in" if negated else "in", "values": vals}
+        # "schools that are not charter": an empty cell is not charter either (ne alone leaves nulls out)
+        where.append({"any": [{"column": q(column), "op": "is_null"}, test]} if negated else test)
     for column, op, number in compares:
         where.append({"column": q(column), "op": op, "value": number})
     for alias in aliases:

@@ -85,6 +85,7 @@ class Reading:
     product: tuple[Span, Span] | None = None  # "units times amount"
     share: bool = False  # "share of": each group's part of the whole
     lacking: list[Span] = field(default_factory=list)  # "without any orders": datasets the rows have no match in
+    entity: bool = False  # "who …", "which …": the answer names a row, not a number
 
 
 def words(text: str) -> list[str]:
@@ -171,6 +172,7 @@ def spans_of(tokens: list[str], schemas: list[DatasetSchema]) -> list[Span]:
 
 def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
     r = Reading()
+    r.entity = bool(tokens) and tokens[0] in ("who", "whom", "whose", "which")
     used: set[int] = set()
     n = len(spans)
 

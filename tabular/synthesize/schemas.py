@@ -3,6 +3,7 @@ distinct values of low-cardinality string columns. Read through the ops, never a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,7 @@ VALUES_SHOWN = 25
 # A row whose text says it sums the others (a Wikipedia table's last row): left out of every plan,
 # as the workbook reader leaves it out, so a total never counts itself.
 TOTAL_WORDS = ["total", "totals", "grand total"]
+_TOTAL = re.compile(r"(grand\s+)?totals?(\s*:|\s+(for|of|in)\b.*|\s*)$", re.IGNORECASE)  # "Total", "Total:", "Total for Danish part:"
 
 
 @dataclass(frozen=True)
@@ -122,9 +124,10 @@ def _totals(ctx: Context, org: str, namespace: str, item: QueryDataset, strings:
     if not strings:
         return ()
     item = item.model_copy(update={"alias": "d"})
-    where = [{"any": [{"column": f"d.{c}", "op": "in", "values": TOTAL_WORDS, "ignore_case": True} for c in strings]}]
+    where = [{"any": [{"column": f"d.{c}", "op": op, "value": word, "ignore_case": True} for c in strings
+                      for op, word in (("starts_with", "total"), ("starts_with", "grand total"))]}]
     plan = QueryIn(org=org, namespace=namespace, datasets=[item], where=where, select=[{"column": f"d.{c}"} for c in strings], limit=5)
     found = []
     for row in query(ctx, plan).rows:
-        found += [(c, v) for c, v in zip(strings, row) if isinstance(v, str) and v.strip().lower() in TOTAL_WORDS and (c, v) not in found]
+        found += [(c, v) for c, v in zip(strings, row) if isinstance(v, str) and _TOTAL.fullmatch(v.strip()) and (c, v) not in found]
     return tuple(found)

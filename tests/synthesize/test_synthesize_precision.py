@@ -22,6 +22,30 @@ major third,4,major
 minor third,3,minor
 perfect fifth,7,perfect
 """
+CHART = """Week,Song,Artist
+1,Rain Again,The Dells
+2,Rain Again,The Dells
+3,Blue Skies,Ana Lima
+4,Rain Again,The Dells
+"""
+PLAYERS = """Player,Team,Free throws,Points
+Ann Ray,Hawks,12,40
+Bea Cole,Owls,30,55
+Cy Dunn,Hawks,7,61
+"""
+SCHOOLS = """School,City,Charter
+Aliamanu,Honolulu,
+Anuenue,Honolulu,Charter
+Kaimuki,Honolulu,
+Lanakila,Hilo,Charter
+Waiakea,Hilo,
+"""
+AWARDS = """Year,Nominee,Result
+1968,Warren Beatty,Nominated
+1976,Warren Beatty and Robert Towne,Nominated
+1979,Warren Beatty,Won
+1982,Diane Keaton,Nominated
+"""
 BOOKS = """Year,Title,Publisher
 1990,Night Falls,Walker
 1991,Night Falls,Walker
@@ -35,7 +59,8 @@ def ns(tmp_path_factory):
     folder = tmp_path_factory.mktemp("precision")
     with tabular.connect(str(folder / "home")) as engine:
         ns = engine.namespace("acme", "precision")
-        for name, text in (("medals.csv", MEDALS), ("intervals.csv", INTERVALS), ("books.csv", BOOKS)):
+        for name, text in (("medals.csv", MEDALS), ("intervals.csv", INTERVALS), ("books.csv", BOOKS), ("chart.csv", CHART), ("players.csv", PLAYERS),
+                           ("schools.csv", SCHOOLS), ("awards.csv", AWARDS)):
             (folder / name).write_text(text, encoding="utf-8")
             assert ns.ingest_file(folder / name, source_uri=name).state == "ready"
         yield ns
@@ -61,6 +86,25 @@ def test_a_total_row_is_left_out_of_totals_and_rankings(ns):
 def test_how_many_counts_the_rows_and_different_counts_the_distinct_ones(ns):
     assert rows(ns, "how many titles are there for walker?", "books.csv") == [[3]]
     assert rows(ns, "how many different titles are there for walker?", "books.csv") == [[2]]
+
+
+def test_who_and_which_ask_for_the_row_not_the_number(ns):
+    assert rows(ns, "who had the most free throws?", "players.csv")[0][0] == "Bea Cole"
+    assert rows(ns, "which player has the least points?", "players.csv")[0][0] == "Ann Ray"
+
+
+def test_how_many_weeks_of_a_week_column_counts_its_rows(ns):
+    # Week holds one week per row: "how many weeks" is the rows, never the sum of the week numbers.
+    assert rows(ns, "how many weeks was rain again at number one?", "chart.csv") == [[3]]
+
+
+def test_not_a_value_keeps_the_empty_cells(ns):
+    assert rows(ns, "how many schools are not charter?", "schools.csv") == [[3]]
+
+
+def test_a_value_other_cells_hold_in_part_is_ambiguous_and_says_which(ns):
+    out = ns.synthesize("how many awards was warren beatty nominated for?", ["awards.csv"])
+    assert out.abstain and out.abstain_reason == "ambiguous" and "Warren Beatty and Robert Towne" in out.clarification
 
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "polars" / "docs" / "assets" / "data" / "pokemon.csv"
