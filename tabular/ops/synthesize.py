@@ -181,7 +181,7 @@ def _held_in_part(ctx: Context, run: QueryIn) -> str:
             probe = QueryIn.model_validate({
                 "org": run.org, "namespace": run.namespace, "datasets": [d.model_dump(by_alias=True) for d in run.datasets],
                 "joins": [j.model_dump(by_alias=True) for j in run.joins],
-                "where": [{"column": f.column, "op": "contains", "value": value, "ignore_case": True}, {"column": f.column, "op": "ne", "value": value}],
+                "where": [{"column": f.column, "op": "contains", "value": value, "ignore_case": True}, {"column": f.column, "op": "ne", "value": value, "ignore_case": True}],
                 "group_by": [{"column": f.column}], "aggregates": [{"fn": "count"}], "limit": 4})
             try:
                 seen = query(ctx, probe).rows

@@ -287,10 +287,12 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
     for column, value, negated in values:
         by_column.setdefault((column, negated), []).append(value)
     for (column, negated), vals in by_column.items():
+        # "charter" and "Charter" in one column are one value to a person: text compares without case.
+        fold = {"ignore_case": True} if column.type == "string" else {}
         if len(vals) == 1:
-            test = {"column": q(column), "op": "ne" if negated else "eq", "value": vals[0]}
+            test = {"column": q(column), "op": "ne" if negated else "eq", "value": vals[0], **fold}
         else:
-            test = {"column": q(column), "op": "not_in" if negated else "in", "values": vals}
+            test = {"column": q(column), "op": "not_in" if negated else "in", "values": vals, **fold}
         # "schools that are not charter": an empty cell is not charter either (ne alone leaves nulls out)
         where.append({"any": [{"column": q(column), "op": "is_null"}, test]} if negated else test)
     for column, op, number in compares:

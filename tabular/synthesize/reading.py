@@ -34,6 +34,10 @@ SHARE_WORDS = {"share", "proportion", "fraction"}  # "share of amount by region"
 NONE_WORDS = (("without", "any"), ("without",), ("with", "no"), ("have", "no"), ("has", "no"), ("had", "no"))  # "customers without any orders"
 MONTHS = {name.lower(): k for k, name in enumerate(calendar.month_name) if name} | {name.lower(): k for k, name in enumerate(calendar.month_abbr) if name}
 QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+# Words that point at the table itself ("listed", "on the chart"); meaningless but beside ORDER_WORDS.
+TABLE_WORDS = {"listed", "list", "chart", "table", "according", "shown", "on", "mentioned", "given"}
+ORDER_WORDS = {"first", "last", "before", "after", "next", "previous", "preceding", "following", "top", "bottom", "above", "below",
+               "earliest", "latest", "then", "prior"}
 # Words that name a measure without being a column's name: each may be any of these columns.
 SYNONYMS = {
     "revenue": ("amount", "net", "gross", "revenue", "sales", "total", "price"),
@@ -305,6 +309,10 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
         elif s.text in ("when", "date", "dates"):
             r.date_words = True; take(i)
     unplaced = [s.text for i, s in enumerate(spans) if i not in used and s.text not in STOPWORDS]
+    if not ORDER_WORDS & set(tokens):
+        # "how many titles are listed", "on this chart": the table itself, unless the order of its
+        # rows is asked for ("listed first", "the one before"), which is row order, not a value's
+        unplaced = [w for w in unplaced if w not in TABLE_WORDS]
     return r, unplaced
 
 

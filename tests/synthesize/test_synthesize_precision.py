@@ -39,6 +39,7 @@ Anuenue,Honolulu,Charter
 Kaimuki,Honolulu,
 Lanakila,Hilo,Charter
 Waiakea,Hilo,
+Halau,Hilo,charter
 """
 AWARDS = """Year,Nominee,Result
 1968,Warren Beatty,Nominated
