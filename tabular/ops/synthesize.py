@@ -95,7 +95,7 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
         results = [query(ctx, body_.model_copy(update={"dry_run": False})) for _, body_, _ in checked]
     except ValidationFailed as err:  # checked, yet unanswerable: an exact result past 38 digits
         return abstain("invalid_plan", f"the plan ran but has no exact answer: {err.errors[0].message if err.errors else err.message}")
-    if len({_fingerprint(r) for r in results}) > 1:
+    if len({_fingerprint(r, run) for r, (_, run, _) in zip(results, checked)}) > 1:
         readings = "; ".join(", ".join(f"{w} = {c}" for w, c in cand.assumes) for cand, _, _ in checked)
         return abstain("ambiguous", proposal.question or f"the task reads several ways with different answers: {readings}")
     (candidate, body_, _), result = checked[0], results[0]
@@ -205,7 +205,14 @@ def _equalities(filters) -> list:
     return out
 
 
-def _fingerprint(result: QueryOut) -> str:
+def _fingerprint(result: QueryOut, run: QueryIn) -> str:
+    """What two readings must agree on: the rows; for a ranking ("which team did the most laps",
+    "top 3 products"), the groups it names in their order, which is its answer."""
+    if run.order_by and run.group_by and run.limit <= 10:
+        names = [c.name for c in result.columns]
+        keys = [names.index(g.as_ or g.column) for g in run.group_by if (g.as_ or g.column) in names]
+        if keys and len(keys) == len(run.group_by):
+            return repr([[row[k] for k in keys] for row in result.rows])
     return repr(result.rows)
 
 

@@ -60,6 +60,33 @@ class _Product:
         return f"{self.left.name}_times_{self.right.name}"
 
 
+@dataclass(frozen=True)
+class _Way:
+    """A measure read one of several ways, where the words allow each: "how many circuits" is the
+    rows or the different circuits; "which team did the most laps" the team's total or its
+    largest single value. Each way is a reading; when their answers differ the task is ambiguous."""
+
+    column: ColumnSchema
+    fn: str
+
+    @property
+    def alias(self) -> str:
+        return self.column.alias
+
+    @property
+    def name(self) -> str:
+        return self.column.name
+
+
+_WAY_WORDS = {"count": "counting its rows", "count_distinct": "counting its different values", "sum": "summed per group",
+              "max": "its largest single value", "min": "its smallest single value"}
+
+
+def _yearlike(c: ColumnSchema) -> bool:
+    """A number column that holds years or seasons: never a quantity to total or average."""
+    return any(w in ("year", "years", "season", "seasons") for w in words(c.name))
+
+
 def _is_id(c: ColumnSchema) -> bool:
     return c.name.lower().endswith("id") or (c.unique and c.physical == "BIGINT" and "id" in words(c.name))
 
@@ -175,6 +202,11 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             options += [c for c in m.targets if c not in options]
         if fn not in ("count_distinct", COUNT_FILLED):  # min and max also read dates; no calculation here reads text
             options = [c for c in options if c.type == "number" or (fn in ("min", "max") and c.type in ("date", "datetime", "time", "duration"))]
+        if fn in ("sum", "avg") or (fn is None and r.top):
+            kept = [c for c in options if not _yearlike(c)]
+            if options and not kept:
+                return Proposal(why=f"'{measure_spans[0].text if measure_spans else options[0].name}' holds years, which are no quantity to total or average")
+            options = kept
         if measure_spans:
             measure_word = measure_spans[0].text
         if not options and measure_spans:
@@ -191,6 +223,12 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             return Proposal(why="the task names no number column to compute over")
         if len(measure_spans) > 1 and fn not in ("count_distinct", COUNT_FILLED):
             return Proposal(why="the task names several measures (" + ", ".join(m.text for m in measure_spans) + "); ask for one at a time")
+        if fn == COUNT_FILLED:
+            # "how many circuits": the rows that name one, or the different circuits; both readings
+            options = [_Way(c, way) for c in options for way in ("count", "count_distinct")]
+        elif fn is None and r.top:
+            # "which team did the most laps": a team's total, or the team of the largest single value
+            options = [_Way(c, way) for c in options for way in ("sum", "max" if r.top[1] else "min")]
         choices.append(_Choice(measure_word, options))
         fn = fn or "sum"
     elif fn == "count" and measure_spans:
@@ -222,6 +260,8 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
 def _name(option) -> str:
     if option is ROWS:
         return "the number of rows"
+    if isinstance(option, _Way):
+        return f"{option.alias}.{option.name} ({_WAY_WORDS[option.fn]})"
     column = option[0] if isinstance(option, tuple) else option
     return f"{column.alias}.{column.name}"
 
@@ -247,6 +287,8 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
     measure = None
     if k < len(picked) and _is_measure_slot(choices, k, n_groups, r):
         measure, k = picked[k], k + 1
+    if isinstance(measure, _Way):
+        fn, measure = ("count_distinct" if measure.fn == "count_distinct" else COUNT_FILLED if measure.fn == "count" else measure.fn), measure.column
     if fn is None:
         fn, measure = ("count", None) if measure is ROWS else ("sum", measure)
     if measure is None and fn in ("min", "max") and date_col is not None and r.date_words:

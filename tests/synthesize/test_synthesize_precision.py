@@ -29,7 +29,7 @@ CHART = """Week,Song,Artist
 4,Rain Again,The Dells
 """
 PLAYERS = """Player,Team,Free throws,Points
-Ann Ray,Hawks,12,40
+Ann Ray,Hawks,25,40
 Bea Cole,Owls,30,55
 Cy Dunn,Hawks,7,61
 """
@@ -85,8 +85,24 @@ def test_a_total_row_is_left_out_of_totals_and_rankings(ns):
 
 
 def test_how_many_counts_the_rows_and_different_counts_the_distinct_ones(ns):
-    assert rows(ns, "how many titles are there for walker?", "books.csv") == [[3]]
+    # Walker has three rows and two different titles: the words allow both, so the question is asked.
+    out = ns.synthesize("how many titles are there for walker?", ["books.csv"])
+    assert out.abstain_reason == "ambiguous" and "counting its rows" in out.clarification and "different" in out.clarification
     assert rows(ns, "how many different titles are there for walker?", "books.csv") == [[2]]
+    assert rows(ns, "how many titles are there for penguin?", "books.csv") == [[1]]  # both readings agree
+
+
+def test_the_most_of_a_value_over_repeated_groups_is_a_total_or_a_single_row(ns):
+    # The Hawks have the most points in all (101) and Cy Dunn's 61 is the most in one row (also the
+    # Hawks): both readings name the Hawks. Free throws: the Owls by the one row, the Hawks in all.
+    assert rows(ns, "which team has the most points?", "players.csv")[0][0] == "Hawks"
+    out = ns.synthesize("which team has the most free throws?", ["players.csv"])
+    assert out.abstain_reason == "ambiguous" and "largest single value" in out.clarification
+
+
+def test_years_are_never_totalled(ns):
+    out = ns.synthesize("what is the total of years?", ["books.csv"])
+    assert out.abstain and "years" in out.clarification
 
 
 def test_who_and_which_ask_for_the_row_not_the_number(ns):
