@@ -234,6 +234,8 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
             r.buckets.append(BUCKETS[s.text]); take(i)
             if word(i - 1, *GROUP_WORDS, "a"):
                 take(i - 1)
+        elif s.kind == "word" and s.text in ("top", "bottom") and word(i - 1, "the", "at") and not (i + 1 < n and spans[i + 1].kind == "number"):
+            continue  # "what tournament is at the top?": the first row listed, not a ranking; left unplaced
         elif s.kind == "word" and s.text in ("top", "bottom"):
             count = spans[i + 1].targets[0] if i + 1 < n and spans[i + 1].kind == "number" and isinstance(spans[i + 1].targets[0], int) else 1
             r.top = (count, s.text == "top"); take(i)
@@ -245,9 +247,10 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
                 r.measures.append(spans[j + 2]) if spans[j + 2].kind == "column" else r.datasets.append(spans[j + 2])
                 take(j + 1, j + 2)
         elif word(i, "which", "what") and i + 1 < n and spans[i + 1].kind in ("column", "dataset"):
-            ranked = next((spans[k].text for k in range(i + 2, n) if word(k, *RANK_WORDS) and k not in used), None)
+            at_top = {k for k in range(i + 2, n) if word(k, "top", "bottom") and word(k - 1, "the", "at")}  # the first row listed
+            ranked = next((spans[k].text for k in range(i + 2, n) if word(k, *RANK_WORDS) and k not in used and k not in at_top), None)
             if ranked:
-                k = next(k for k in range(i + 2, n) if word(k, ranked))
+                k = next(k for k in range(i + 2, n) if word(k, ranked) and k not in at_top)
                 r.top, r.top_group = (1, RANK_WORDS[ranked]), spans[i + 1]
                 take(i, i + 1, k)
         elif s.kind == "number" and i > 0 and any(seq(i - len(p), p) for p in COMPARE):

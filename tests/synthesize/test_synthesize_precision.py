@@ -134,3 +134,8 @@ def test_a_bool_column_counts_the_rows_where_it_is_true(ns):
     assert rows(ns, "How many legendary pokemon are there?", "pokemon.csv") == [[legendary]]
     out = ns.synthesize("What is the average Attack of Fire type pokemon?", ["pokemon.csv"])
     assert "88.64 " in out.answer and out.calculations[0].rows[0][0] == pytest.approx(88.64285714285714)  # words rounded, rows exact
+
+
+def test_at_the_top_is_the_first_row_listed_not_a_ranking(ns):
+    out = ns.synthesize("what song is at the top?", ["chart.csv"])
+    assert out.abstain and out.abstain_reason == "invalid_plan" and "'top'" in out.clarification
