@@ -175,6 +175,13 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         measure_spans = [m for m in measure_spans if any(c.type != "date" and c.type != "datetime" for c in m.targets)]
     needs_measure = fn in ("sum", "avg", "median", "count_distinct", COUNT_FILLED) or (fn in ("min", "max") and not (r.date_words and not measure_spans)) \
         or (fn is None and (r.top or group_cols) and measure_spans)
+    if r.difference and (len(r.values) != 2 or any(negated for _, negated in r.values) or fn not in (None, "sum") or r.groups or r.top):
+        return Proposal(why="a difference ('difference between A and B', 'how many more … than …') reads one number for each of two values of one column")
+    if r.difference:
+        fn, needs_measure = None, bool(measure_spans)
+        if not measure_spans:
+            return Proposal(why="a difference needs the number it compares: name its column")
+        needs_measure = True
     if r.product:
         if fn in ("count", "count_distinct") or measure_spans:
             return Proposal(why="the task multiplies two columns but also " + ("counts" if fn else "names " + ", ".join(f"'{m.text}'" for m in measure_spans)) + ": ask for one calculation")
@@ -356,6 +363,16 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
     else:
         aggregate = {"fn": fn} if fn == "count" else {"fn": fn, "column": q(measure)}
     plan["aggregates"] = [aggregate]
+    if r.difference:
+        (first, a, _), (second, b, _) = values
+        if first != second or fn != "sum" or measure is None or isinstance(measure, (_Product, _Way)):
+            return "a difference compares two values of one column"
+        side = lambda value: [{"column": q(first), "op": "eq", "value": value, **({"ignore_case": True} if first.type == "string" else {})}]  # noqa: E731
+        plan["aggregates"] = [{"fn": "sum", "column": q(measure), "where": side(a), "as": "first"},
+                              {"fn": "sum", "column": q(measure), "where": side(b), "as": "second"}]
+        gap = {"sub": ["first", "second"]}
+        plan["measures"] = [{"as": "difference", "expr": {"abs": gap} if r.difference == "abs" else gap}]
+        return plan
     if r.share:
         if not group_by or fn not in ("sum", "count"):
             return "a share ('share of … by …') is each group's part of a total: it needs a total and groups"

@@ -90,6 +90,7 @@ class Reading:
     share: bool = False  # "share of": each group's part of the whole
     lacking: list[Span] = field(default_factory=list)  # "without any orders": datasets the rows have no match in
     entity: bool = False  # "who …", "which …": the answer names a row, not a number
+    difference: str = ""  # "difference between A and B": "abs"; "how many more … A … than B": "signed"
 
 
 def words(text: str) -> list[str]:
@@ -117,6 +118,9 @@ def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[s
                     continue  # a Total row is left out of every plan: "total" is never its value
                 add(tuple(words(v)), "value", (c, v))
                 add(tuple(singular(w) for w in words(v)), "value", (c, v))
+                short = re.sub(r"\s*[\(\[][^\)\]]*[\)\]]", "", v).strip()  # "Canada (CAN)", "Norway [a]": the name before its note
+                if short and short != v:
+                    add(tuple(words(short)), "value", (c, v))
     for s in schemas:
         add(tuple(words(s.dataset_id)), "dataset", s)
         add(tuple(singular(w) for w in words(s.dataset_id)), "dataset", s)
@@ -198,6 +202,12 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
             r.product = (s, spans[after]); take(i, *range(i + 1, after + 1))
     for i, s in enumerate(spans):
         if i in used:
+            continue
+        if seq(i, ("how", "many", "more")) or seq(i, ("how", "much", "more")):
+            r.difference = "signed"; take(i, i + 1, i + 2)  # "how many more medals did A win than B": A's less B's
+            continue
+        if word(i, "difference"):
+            r.difference = "abs"; take(i)  # "the difference between A and B": how far apart
             continue
         phrase = next((p for p in NONE_WORDS if seq(i, p)), None)
         if phrase and i + len(phrase) < n and spans[i + len(phrase)].kind == "dataset":
@@ -312,6 +322,9 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
         elif s.text in ("when", "date", "dates"):
             r.date_words = True; take(i)
     unplaced = [s.text for i, s in enumerate(spans) if i not in used and s.text not in STOPWORDS]
+    if r.difference:
+        # the words that join the two sides of a difference
+        unplaced = [w for w in unplaced if w not in ("between", "than", "vs", "versus", "compared", "and")]
     if not ORDER_WORDS & set(tokens):
         # "how many titles are listed", "on this chart": the table itself, unless the order of its
         # rows is asked for ("listed first", "the one before"), which is row order, not a value's

@@ -139,3 +139,13 @@ def test_a_bool_column_counts_the_rows_where_it_is_true(ns):
 def test_at_the_top_is_the_first_row_listed_not_a_ranking(ns):
     out = ns.synthesize("what song is at the top?", ["chart.csv"])
     assert out.abstain and out.abstain_reason == "invalid_plan" and "'top'" in out.clarification
+
+
+def test_a_difference_between_two_values_of_one_column(ns):
+    # Norway 5 gold, Canada 2; Germany 4 silver, Italy 2 (MEDALS above).
+    got = rows(ns, "what is the difference between the gold of canada and norway?", "medals.csv")
+    assert got[0][-1] == 3  # how far apart, whichever is named first
+    got = rows(ns, "how many more silver did germany have than italy?", "medals.csv")
+    assert got[0][-1] == 2
+    out = ns.synthesize("what is the difference between the gold of canada?", ["medals.csv"])
+    assert out.abstain  # one side only: no difference to take
