@@ -157,6 +157,11 @@ def spans_of(tokens: list[str], schemas: list[DatasetSchema]) -> list[Span]:
                 break
         if hit:
             n, targets = hit
+            if n > 1 and tokens[k + n - 1] in STOPWORDS:
+                # "points for the club" in a table with Points and Points for: the name may end before
+                # "for", so both readings stay open
+                shorter = table.get(tuple(tokens[k:k + n - 1])) or table.get(tuple(singular(w) for w in tokens[k:k + n - 1])) or []
+                targets = targets + [t for t in shorter if t not in targets]
             kind = min((kind for kind, _ in targets), key=rank.get)
             # A word that names a column exactly is that column, not the dataset of the same name.
             if kind == "dataset" and any(kd == "column" and tgt.name.lower() == " ".join(tokens[k:k + n]) for kd, tgt in targets):

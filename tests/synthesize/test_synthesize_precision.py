@@ -149,3 +149,17 @@ def test_a_difference_between_two_values_of_one_column(ns):
     assert got[0][-1] == 2
     out = ns.synthesize("what is the difference between the gold of canada?", ["medals.csv"])
     assert out.abstain  # one side only: no difference to take
+
+
+CLUBS = """Club,Points for,Points against,Points
+Biarritz,694,350,90
+Agen,655,540,70
+"""
+
+
+def test_a_column_name_that_ends_in_a_small_word_keeps_the_shorter_reading(ns, tmp_path):
+    (tmp_path / "clubs.csv").write_text(CLUBS, encoding="utf-8")
+    assert ns.ingest_file(tmp_path / "clubs.csv", source_uri="clubs.csv").state == "ready"
+    # "points for the club": Points (90 − 70) or Points for (694 − 655)
+    out = ns.synthesize("what is the difference in the total points for the club biarritz and agen?", ["clubs.csv"])
+    assert out.abstain and out.abstain_reason == "ambiguous"
