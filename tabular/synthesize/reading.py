@@ -21,7 +21,9 @@ AGGREGATE_WORDS = {
 COUNT_PHRASES = (("how", "many"), ("number", "of"), ("count", "of"), ("count",))
 DISTINCT_WORDS = {"distinct", "unique", "different"}
 RANK_WORDS = {"highest": True, "most": True, "largest": True, "biggest": True, "greatest": True, "top": True,
-              "lowest": False, "least": False, "smallest": False, "fewest": False, "bottom": False}
+              "lowest": False, "least": False, "smallest": False, "fewest": False, "bottom": False,
+              # "which chip has the larger flash size, A or B?": the one of the two named
+              "larger": True, "bigger": True, "higher": True, "greater": True, "smaller": False, "lower": False, "fewer": False}
 GROUP_WORDS = {"per", "by", "each", "every", "across"}
 BUCKETS = {"year": "year", "quarter": "quarter", "month": "month", "week": "week", "day": "day",
            "yearly": "year", "annual": "year", "annually": "year", "quarterly": "quarter", "monthly": "month", "weekly": "week", "daily": "day"}

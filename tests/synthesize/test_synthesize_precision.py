@@ -163,3 +163,8 @@ def test_a_column_name_that_ends_in_a_small_word_keeps_the_shorter_reading(ns, t
     # "points for the club": Points (90 − 70) or Points for (694 − 655)
     out = ns.synthesize("what is the difference in the total points for the club biarritz and agen?", ["clubs.csv"])
     assert out.abstain and out.abstain_reason == "ambiguous"
+
+
+def test_which_of_two_named_values_has_the_larger(ns):
+    assert rows(ns, "which player has the larger points, ann ray or bea cole?", "players.csv")[0][0] == "Bea Cole"
+    assert rows(ns, "which player has fewer free throws, bea cole or cy dunn?", "players.csv")[0][0] == "Cy Dunn"
