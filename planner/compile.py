@@ -242,18 +242,23 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
 
 
 def _measured(r: Resolved, first: exp.Select, params: _Params, ties: list[str], row_ids: list[str]) -> exp.Select:
-    """The measures over the first stage's rows, then the filters that name them:
-    SELECT * FROM (SELECT <outputs>, <measures>, <row ids> FROM (<first>) AS "result") AS "measured" WHERE …"""
-    result = exp.Subquery(this=first, alias=exp.TableAlias(this=exp.to_identifier("result", quoted=True)))
-    sql: dict[str, exp.Expression] = {o.name: exp.column(o.name, quoted=True) for o in r.outputs if o.kind != "measure"}
-    for o in r.outputs:
-        if o.kind == "measure":
-            sql[o.name] = exp.paren(expression(o.expr, params, sql)) if o.expr is not None else _window(o, sql, ties)
-    projections = [exp.alias_(sql[o.name].copy(), o.name, quoted=True) for o in r.outputs]
-    projections += [exp.column(name, quoted=True) for name in row_ids]
-    second = exp.select(*projections, copy=False).from_(result, copy=False)
-    measured = exp.Subquery(this=second, alias=exp.TableAlias(this=exp.to_identifier("measured", quoted=True)))
-    third = exp.select(exp.Star(), copy=False).from_(measured, copy=False)
+    """The measures over the first stage's rows, one layer each (a measure reads those before it
+    by name, so a window over a window's result never nests), then the filters that name them:
+    SELECT * FROM (SELECT <columns>, <measure 2> FROM (SELECT <columns>, <measure 1> FROM (<first>) AS "m0") AS "m1") AS "measured" WHERE …"""
+    current: exp.Select = first
+    available = [o.name for o in r.outputs if o.kind != "measure"]
+    for k, o in enumerate(o for o in r.outputs if o.kind == "measure"):
+        below = exp.Subquery(this=current, alias=exp.TableAlias(this=exp.to_identifier(f"m{k}", quoted=True)))
+        sql = {name: exp.column(name, quoted=True) for name in available}
+        value = exp.paren(expression(o.expr, params, sql)) if o.expr is not None else _window(o, sql, ties)
+        projections = [exp.column(name, quoted=True) for name in available] + [exp.alias_(value, o.name, quoted=True, copy=False)]
+        projections += [exp.column(name, quoted=True) for name in row_ids]
+        current = exp.select(*projections, copy=False).from_(below, copy=False)
+        available.append(o.name)
+    # The result's columns in the plan's order (measures after the columns they read), row ids last.
+    ordered = [exp.column(o.name, quoted=True) for o in r.outputs] + [exp.column(name, quoted=True) for name in row_ids]
+    measured = exp.Subquery(this=current, alias=exp.TableAlias(this=exp.to_identifier("measured", quoted=True)))
+    third = exp.select(*ordered, copy=False).from_(measured, copy=False)
     if r.qualify:
         names = {o.name: exp.column(o.name, quoted=True) for o in r.outputs}
         third = third.where(exp.and_(*[_condition(f, params, names) for f in r.qualify], copy=False), copy=False)

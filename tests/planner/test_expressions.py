@@ -291,3 +291,20 @@ def test_nullif_gives_back_its_first_value_exactly(shop):
                       "select": [{"column": "big"}, {"column": "e"}], "limit": 100})
     for big, e in got.rows:
         assert (big is None and e is None) or Decimal(e) == Decimal(big) + Decimal("0.5")
+
+
+def test_a_window_may_read_another_windows_result(shop):
+    # Each measure is its own stage over the ones before it: a window over a rank never nests.
+    totals: dict = {}
+    for o in rows("orders.csv"):
+        if o["amount"]:
+            totals[o["region"] or None] = totals.get(o["region"] or None, Decimal(0)) + Decimal(o["amount"])
+    got = shop.query({"datasets": [{"source_uri": "orders.csv"}], "group_by": [{"column": "region"}], "aggregates": [{"fn": "sum", "column": "amount", "as": "s"}],
+                      "measures": [{"as": "r", "window": {"fn": "rank", "order_by": [{"column": "s", "desc": True}]}},
+                                   {"as": "twice", "expr": {"mul": ["r", 2]}},
+                                   {"as": "most", "window": {"fn": "max", "of": "twice"}},
+                                   {"as": "ranks", "window": {"fn": "sum", "of": "r"}}],
+                      "having": [{"column": "r", "op": "le", "value": 2}]})
+    n = len(totals)
+    assert [row[2] for row in got.rows] == [1, 2] and all(row[3] == 2 * row[2] for row in got.rows)
+    assert all(row[4] == 2 * n and row[5] == n * (n + 1) // 2 for row in got.rows)
