@@ -219,7 +219,8 @@ class QueryWindow(PlanModel):
     fn: WindowFn = Field(description="rank dense_rank row_number (by order_by) | sum avg min max count running_sum (of `of`) | share (`of` over its partition's total).")
     of: str | None = Field(None, description="The result column it reads (sum avg min max count share running_sum).")
     partition_by: list[str] = Field(default_factory=list, description="Result columns: the window restarts for each of their values.")
-    order_by: list[QueryOrder] = Field(default_factory=list, description="Result columns ordering the window (rank, row_number and running_sum need it).")
+    order_by: list[QueryOrder] = Field(default_factory=list, description="Result columns ordering the window (rank and dense_rank need it; "
+                                       "row_number and running_sum without it follow the default order: the groups, or the rows as listed).")
 
 
 class QueryMeasure(PlanModel):

@@ -685,7 +685,9 @@ def _window(r: _Resolver, w, path: str, by_name: dict[str, Output]) -> Output | 
     order = [(o.column, o.desc) for k, o in enumerate(w.order_by) if named(o.column, f"{path}.order_by[{k}].column") is not None]
     if len(partition) != len(w.partition_by) or len(order) != len(w.order_by):
         return None
-    if (ranking or w.fn == "running_sum") and not order:
+    if w.fn in ("rank", "dense_rank") and not order:
+        # row_number and running_sum without order_by follow the result's default order (the
+        # groups, or the rows as listed: "the row after X", "the first listed"); a rank needs one.
         r.fail(f"{path}.order_by", f"{w.fn} needs order_by: the result columns that rank the rows", expected="[{column, desc?}]")
         return None
     if not ranking and w.fn != "running_sum" and order:

@@ -102,6 +102,8 @@ def _label(schema: DatasetSchema) -> ColumnSchema | None:
 
 
 def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
+    if r.position:
+        return _in_order(r, schemas)
     by_alias = {s.alias: s for s in schemas}
     choices: list[_Choice] = []
 
@@ -262,6 +264,50 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     if not candidates:
         return Proposal(why=why[0] if why else "no plan fits the task")
     return Proposal(tuple(candidates), question=_question(choices))
+
+
+def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
+    """Row order as data ("the first listed", "the one after X", "previous to X"): the rows are
+    numbered as listed (a row_number window without an order follows the row ids), and the row
+    wanted is picked by its number; after or before a value that names exactly one row."""
+    where, anchor = r.position
+    if len(schemas) != 1 or r.values or r.compares or r.ranges or r.groups or r.top or r.fns or r.count_of or r.lacking or r.difference:
+        return Proposal(why="the task asks for a row by its place in the list, with more than the built-in proposer reads beside it")
+    schema = schemas[0]
+    asked = [c for m in r.measures for c in m.targets]
+    if len(r.measures) > 1:
+        return Proposal(why="the task names several columns beside a row's place in the list: ask for one")
+    if not asked:
+        label = anchor.targets[0][0] if anchor is not None and len({c for c, _ in anchor.targets}) == 1 else _label(schema)
+        if label is None:
+            return Proposal(why="the task asks for a row by its place in the list, and no column names the rows")
+        asked = [label]
+    candidates = []
+    for column in asked:
+        plan: dict = {"datasets": [schema.ref()]}
+        where_ = schema.without_totals(lambda name: name)
+        if where_:
+            plan["where"] = where_
+        if anchor is None:
+            plan["select"] = [{"column": column.name}]
+            plan["measures"] = [{"as": "position", "window": {"fn": "row_number"}}, {"as": "rows", "window": {"fn": "count", "of": "position"}},
+                                {"as": "from_last", "expr": {"sub": ["rows", "position"]}}]
+            plan["having"] = [{"column": "position" if where == "first" else "from_last", "op": "eq", "value": 1 if where == "first" else 0}]
+        else:
+            (held, value), *more = anchor.targets
+            if more:
+                return Proposal(why=f"'{anchor.text}' is a value of several columns; name the one meant")
+            plan["select"] = [{"column": column.name}] + ([{"column": held.name}] if held.name != column.name else [])
+            hit = {"case": [{"when": {"column": held.name, "op": "eq", "value": value, **({"ignore_case": True} if held.type == "string" else {})},
+                             "then": "position"}]}
+            plan["measures"] = [{"as": "position", "window": {"fn": "row_number"}}, {"as": "anchor", "expr": hit},
+                                {"as": "anchor_row", "window": {"fn": "max", "of": "anchor"}}, {"as": "anchors", "window": {"fn": "count", "of": "anchor"}},
+                                {"as": "offset", "expr": {"sub": ["position", "anchor_row"]}}]
+            # the value must name exactly one row, or "the one after it" is no single row
+            plan["having"] = [{"column": "anchors", "op": "eq", "value": 1}, {"column": "offset", "op": "eq", "value": 1 if where == "after" else -1}]
+        plan["limit"] = 10
+        candidates.append(Candidate(plan, ((r.measures[0].text, f"{column.alias}.{column.name}"),) if len(asked) > 1 else ()))
+    return Proposal(tuple(candidates), question=f"{r.measures[0].text}: the column " + " or ".join(c.name for c in asked) + "?" if len(asked) > 1 else "")
 
 
 def _name(option) -> str:

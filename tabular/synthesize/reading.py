@@ -93,6 +93,7 @@ class Reading:
     lacking: list[Span] = field(default_factory=list)  # "without any orders": datasets the rows have no match in
     entity: bool = False  # "who …", "which …": the answer names a row, not a number
     difference: str = ""  # "difference between A and B": "abs"; "how many more … A … than B": "signed"
+    position: tuple[str, Span | None] | None = None  # row order: ("first" | "last", None) or ("after" | "before", the value's span)
 
 
 def words(text: str) -> list[str]:
@@ -215,6 +216,21 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
             continue
         if word(i, "difference"):
             r.difference = "abs"; take(i)  # "the difference between A and B": how far apart
+            continue
+        # row order: "the first listed", "listed last", "after X", "next after X", "previous to X"
+        if word(i, "first", "last") and (word(i - 1, "listed") or word(i + 1, "listed")) and r.position is None:
+            r.position = (s.text, None); take(i, i - 1 if word(i - 1, "listed") else i + 1)
+            continue
+        side = "after" if word(i, "after", "following") else "before" if word(i, "before", "preceding") else ""
+        j = i + 1
+        if not side and (seq(i, ("previous", "to")) or seq(i, ("prior", "to"))):
+            side, j = "before", i + 2
+        while word(j, "the"):
+            j += 1
+        if side and j < n and spans[j].kind == "value" and r.position is None:
+            r.position = (side, spans[j]); take(*range(i, j + 1))
+            if word(i - 1, "next", "right", "immediately", "just") or word(i - 1, "came", "comes", "listed"):
+                take(i - 1)
             continue
         phrase = next((p for p in NONE_WORDS if seq(i, p)), None)
         if phrase and i + len(phrase) < n and spans[i + len(phrase)].kind == "dataset":

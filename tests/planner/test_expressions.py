@@ -257,6 +257,7 @@ def test_window_mistakes_are_named(shop):
     base = {"datasets": [{"source_uri": "orders.csv"}], "group_by": [{"column": "region"}], "aggregates": [{"fn": "sum", "column": "amount", "as": "total"}]}
     for window, path, words in [
         ({"fn": "rank"}, "measures[0].window.order_by", "needs order_by"),
+        ({"fn": "dense_rank"}, "measures[0].window.order_by", "needs order_by"),
         ({"fn": "share", "of": "totl"}, "measures[0].window.of", "not a result column"),
         ({"fn": "sum", "of": "region"}, "measures[0].window.of", "numbers"),
         ({"fn": "sum", "of": "total", "order_by": [{"column": "total"}]}, "measures[0].window.order_by", "running_sum"),
@@ -308,3 +309,10 @@ def test_a_window_may_read_another_windows_result(shop):
     n = len(totals)
     assert [row[2] for row in got.rows] == [1, 2] and all(row[3] == 2 * row[2] for row in got.rows)
     assert all(row[4] == 2 * n and row[5] == n * (n + 1) // 2 for row in got.rows)
+
+
+def test_row_number_without_an_order_numbers_the_rows_as_listed(shop):
+    got = shop.query({"datasets": [{"source_uri": "orders.csv"}], "select": [{"column": "order_id"}],
+                      "measures": [{"as": "n", "window": {"fn": "row_number"}}], "limit": 1000})
+    assert [row[0] for row in got.rows] == [int(o["order_id"]) for o in rows("orders.csv")]
+    assert [row[1] for row in got.rows] == list(range(1, len(got.rows) + 1))

@@ -168,3 +168,26 @@ def test_a_column_name_that_ends_in_a_small_word_keeps_the_shorter_reading(ns, t
 def test_which_of_two_named_values_has_the_larger(ns):
     assert rows(ns, "which player has the larger points, ann ray or bea cole?", "players.csv")[0][0] == "Bea Cole"
     assert rows(ns, "which player has fewer free throws, bea cole or cy dunn?", "players.csv")[0][0] == "Cy Dunn"
+
+
+LEADERS = """Leader,Party,From
+Jan Steytler,Progressive,1959
+Harry Lawrence,Progressive,1961
+Colin Eglin,Progressive,1971
+Ray Swart,Federal,1975
+Colin Eglin,Federal,1986
+"""
+
+
+def test_row_order_is_data_first_last_after_and_before(ns, tmp_path):
+    (tmp_path / "leaders.csv").write_text(LEADERS, encoding="utf-8")
+    assert ns.ingest_file(tmp_path / "leaders.csv", source_uri="leaders.csv").state == "ready"
+    assert rows(ns, "who was the leader before harry lawrence?", "leaders.csv")[0][0] == "Jan Steytler"
+    assert rows(ns, "what party is listed after ray swart?", "leaders.csv")[0][0] == "Federal"
+    assert rows(ns, "which leader is listed first?", "leaders.csv")[0][0] == "Jan Steytler"
+    assert rows(ns, "which leader is listed last?", "leaders.csv")[0][0] == "Colin Eglin"
+    # Colin Eglin is listed twice: "the one before him" is no single row
+    out = ns.synthesize("who was the leader before colin eglin?", ["leaders.csv"])
+    assert out.abstain and out.abstain_reason == "empty_answer"
+    # nothing comes before the first row
+    assert ns.synthesize("who was the leader before jan steytler?", ["leaders.csv"]).abstain
