@@ -106,7 +106,8 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         reader = (
             FixedReader(lines, layout.starts)
             if layout.starts
-            else csv.reader(lines, delimiter=layout.delimiter, quotechar=layout.quotechar, doublequote=True, strict=False, skipinitialspace=layout.spaced)
+            else csv.reader(lines, delimiter=layout.delimiter, quotechar=layout.quotechar, doublequote=True, strict=False, skipinitialspace=layout.spaced,
+                            escapechar=layout.escapechar or None)
         )
         try:
             return _stream(reader, layout, decoded, out, name, settings, progress)
@@ -240,6 +241,7 @@ def _finish(extraction: Extraction, layout: sniff.Layout, decoded: decode.Decode
         "encoding": decoded.reported,
         "newline": {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}[layout.newline],
         "quote": layout.quotechar,
+        **({"escape": layout.escapechar} if layout.escapechar else {}),
         "preamble_lines": layout.skip_records,
         "compression": decoded.container.split(":")[0] or None,
     }
@@ -321,7 +323,8 @@ def _open_fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, name: s
     line: then line numbers follow from row numbers. Anything irregular (a ragged, blank or
     comment row, a quoted line break) hands the file to the careful reader, which is the
     reference: tests check both give the same extraction."""
-    if decoded.container or decoded.encoding != "utf-8" or decoded.path.stat().st_size < settings.fast_path_bytes or layout.starts or layout.spaced:
+    if (decoded.container or decoded.encoding != "utf-8" or decoded.path.stat().st_size < settings.fast_path_bytes or layout.starts or layout.spaced
+            or layout.escapechar):
         return None
     head_records = sniff.records(head, layout.delimiter, layout.quotechar)
     if any("\n" in cell or "\r" in cell for row in head_records for cell in row):

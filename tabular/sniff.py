@@ -39,6 +39,7 @@ class Layout:
     header_clear: bool  # False: a person should confirm the header row (a `header_row` question)
     starts: tuple[int, ...] = ()  # fixed-width columns (Excel's .prn): where each begins; delimiter is FIXED
     spaced: bool = False  # a space after each delimiter, before the quote: "int", "number"
+    escapechar: str = ""  # "\\" where quotes inside quoted text are written \" (not RFC 4180's "")
 
 
 def is_blank(row: list[str]) -> bool:
@@ -52,10 +53,11 @@ def is_comment(row: list[str], width: int) -> bool:
     return len(row) != width or not "".join(row[1:]).strip()
 
 
-def records(head: str, delimiter: str, quotechar: str, spaced: bool = False) -> list[list[str]]:
+def records(head: str, delimiter: str, quotechar: str, spaced: bool = False, escapechar: str = "") -> list[list[str]]:
     # newline="": lines end at \r, \n or \r\n (old Mac files end at \r alone), kept as they are.
     reader = csv.reader(
-        io.StringIO(head, newline=""), delimiter=delimiter, quotechar=quotechar, doublequote=True, strict=False, skipinitialspace=spaced
+        io.StringIO(head, newline=""), delimiter=delimiter, quotechar=quotechar, doublequote=True, strict=False, skipinitialspace=spaced,
+        escapechar=escapechar or None,
     )
     out = []
     try:
@@ -113,6 +115,9 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     spaced = head.count(f"{chosen} {quotechar}") >= 2 and f"{chosen}{quotechar}" not in head
     if spaced:
         rows = records(head, chosen, quotechar, spaced=True)
+    escape = _backslash_escaped(head, chosen, quotechar, rows) if width > 1 and not spaced else ""
+    if escape:
+        rows = records(head, chosen, quotechar, escapechar=escape)
     starts = _fixed_starts(head) if width <= 1 and not delimiter else ()
     if starts:
         rows = fixed_records(head, starts)
@@ -129,7 +134,7 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         width = 1
     body = [r for r in rows[start:] if not is_blank(r) and not is_comment(r, width) and len(r) == width]
     if header_rows is not None:
-        return Layout(chosen, quotechar, newline_of(head), start, header_rows, width, True, spaced=spaced)
+        return Layout(chosen, quotechar, newline_of(head), start, header_rows, width, True, spaced=spaced, escapechar=escape)
     has_header, clear = _has_header(body[0] if body else [], body[1:201])
     if has_header and body and body[0] in body[1:]:
         clear = False  # the header again further down: another table follows (or the same, repeated)
@@ -138,7 +143,23 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     # A preamble is titles and notes; rows of several filled cells before the table look like
     # another table (two sheets in one export): skipped, but a person is asked.
     tabled = sum(1 for r in rows[:start] if sum(1 for c in r if c.strip()) >= 2)
-    return Layout(chosen, quotechar, newline_of(head), start, 1 if has_header else 0, width, clear and tabled < 2, spaced=spaced)
+    return Layout(chosen, quotechar, newline_of(head), start, 1 if has_header else 0, width, clear and tabled < 2, spaced=spaced, escapechar=escape)
+
+
+def _backslash_escaped(head: str, delimiter: str, quotechar: str, plain: list[list[str]]) -> str:
+    """"\\" when the text writes quotes inside quoted cells as \" (`"\"Likwit\""`), which an RFC 4180
+    reading leaves as stray backslashes and quotes in the cells; "" otherwise. Chosen only where
+    the escaped reading is as regular as the plain one and leaves no such cell."""
+    mark = "\\" + quotechar
+    if head.count(mark) < 2:
+        return ""
+    stray = sum(1 for row in plain for cell in row if mark in cell or cell.startswith("\\"))
+    if not stray:
+        return ""
+    escaped = records(head, delimiter, quotechar, escapechar="\\")
+    before, after = _shape(plain), _shape(escaped)
+    left = sum(1 for row in escaped for cell in row if mark in cell)
+    return "\\" if after[1] == before[1] and after[0] >= before[0] and left < stray else ""
 
 
 def _lines(text: str) -> list[str]:

@@ -3,6 +3,7 @@
 import pyarrow.parquet as pq
 import pytest
 
+import tabular
 from conftest import CORPUS, CSV
 from tabular.errors import IngestFailed
 from tabular.extract import read_delimited
@@ -41,3 +42,28 @@ def test_the_fast_reader_serves_regular_files_and_hands_over_the_rest(tmp_path):
     for irregular in ("ragged.csv", "preamble.csv", "quoted_newlines.csv", "latin1.csv"):
         extraction, _ = _read(CSV / irregular, tmp_path, fast=True)
         assert extraction.origin.get("parser") is None, irregular
+
+
+def test_quotes_escaped_with_a_backslash_are_read_as_quotes(tmp_path):
+    # Some exports write a quote inside a quoted cell as \" (not RFC 4180's ""): read as one cell
+    # each, not as stray backslashes with the columns shifted.
+    text = ('"#","Title","Producer","Length"\n'
+            '"1","\\"Likwit\\"","E-Swift, Tha Alkaholiks","2:34"\n'
+            '"2","\\"Only When I\'m Drunk\\"","E-Swift","3:36"\n'
+            '"3","\\"Last Call\\"","E-Swift, King Tee","4:37"\n')
+    (tmp_path / "t.csv").write_text(text, encoding="utf-8")
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("acme", "esc")
+        assert ns.ingest_file(tmp_path / "t.csv", source_uri="t.csv").state == "ready"
+        got = ns.query({"datasets": [{"source_uri": "t.csv"}], "select": [{"column": "Title"}, {"column": "Producer"}]}).rows
+    assert got == [['"Likwit"', "E-Swift, Tha Alkaholiks"], ['"Only When I\'m Drunk"', "E-Swift"], ['"Last Call"', "E-Swift, King Tee"]]
+
+
+def test_a_backslash_that_escapes_no_quote_is_kept(tmp_path):
+    text = 'path,size\n"C:\\temp\\a.txt",1\n"D:\\data\\b.csv",2\n'
+    (tmp_path / "p.csv").write_text(text, encoding="utf-8")
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("acme", "esc")
+        assert ns.ingest_file(tmp_path / "p.csv", source_uri="p.csv").state == "ready"
+        got = ns.query({"datasets": [{"source_uri": "p.csv"}], "select": [{"column": "path"}]}).rows
+    assert got == [["C:\\temp\\a.txt"], ["D:\\data\\b.csv"]]
