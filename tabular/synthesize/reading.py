@@ -55,7 +55,7 @@ what which who whose is are was were be been being the a an of in for to and or 
 did do does there how much many me show give list tell please have has had that this those these at from
 i you it its as so per by each every across their them they total overall altogether sum amount amounts value
 values sold made placed spent recorded issued ordered shipped were get find compute calculate number rows row
-records record entries entry items overall whole grand date dates when time ever one same any s
+records record entries entry items overall whole grand date dates when time ever one same any s name
 """.split())
 
 
@@ -221,6 +221,9 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
         if word(i, "first", "last") and (word(i - 1, "listed") or word(i + 1, "listed")) and r.position is None:
             r.position = (s.text, None); take(i, i - 1 if word(i - 1, "listed") else i + 1)
             continue
+        if word(i, "first", "last") and i + 2 < n and spans[i + 1].kind == "column" and word(i + 2, "listed") and r.position is None:
+            r.position = (s.text, None); take(i, i + 2)  # "the first tournament listed": its column is what is asked
+            continue
         side = "after" if word(i, "after", "following") else "before" if word(i, "before", "preceding") else ""
         j = i + 1
         if not side and (seq(i, ("previous", "to")) or seq(i, ("prior", "to"))):
@@ -320,6 +323,8 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
         elif s.kind == "column" and s.text in AGGREGATE_WORDS and i + 1 < n and spans[i + 1].kind == "column":
             # "the total gold" in a table with a Total column: before another column it is the word, not the column
             r.fn = r.fn or AGGREGATE_WORDS[s.text]; r.fns.add(AGGREGATE_WORDS[s.text]); take(i)
+        elif word(i, "total") and seq(i + 1, ("number", "of")):
+            take(i)  # "the total number of X" is a count of X, not a sum beside it
         elif word(i, *AGGREGATE_WORDS) and not (s.text == "first" and word(i + 1, "quarter")):
             r.fn = r.fn or AGGREGATE_WORDS[s.text]; r.fns.add(AGGREGATE_WORDS[s.text]); take(i)
         elif word(i, *GROUP_WORDS) or seq(i, ("for", "each")):
@@ -345,6 +350,9 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
         elif s.text in ("when", "date", "dates"):
             r.date_words = True; take(i)
     unplaced = [s.text for i, s in enumerate(spans) if i not in used and s.text not in STOPWORDS]
+    if r.position:
+        # words that say the same place in the list again ("the next model listed after X")
+        unplaced = [w for w in unplaced if w not in ("next", "listed", "previous", "immediately", "right", "came", "comes", "just")]
     if r.difference:
         # the words that join the two sides of a difference
         unplaced = [w for w in unplaced if w not in ("between", "than", "vs", "versus", "compared", "and")]

@@ -61,7 +61,7 @@ def ns(tmp_path_factory):
     with tabular.connect(str(folder / "home")) as engine:
         ns = engine.namespace("acme", "precision")
         for name, text in (("medals.csv", MEDALS), ("intervals.csv", INTERVALS), ("books.csv", BOOKS), ("chart.csv", CHART), ("players.csv", PLAYERS),
-                           ("schools.csv", SCHOOLS), ("awards.csv", AWARDS)):
+                           ("schools.csv", SCHOOLS), ("awards.csv", AWARDS), ("leaders.csv", LEADERS)):
             (folder / name).write_text(text, encoding="utf-8")
             assert ns.ingest_file(folder / name, source_uri=name).state == "ready"
         yield ns
@@ -179,9 +179,7 @@ Colin Eglin,Federal,1986
 """
 
 
-def test_row_order_is_data_first_last_after_and_before(ns, tmp_path):
-    (tmp_path / "leaders.csv").write_text(LEADERS, encoding="utf-8")
-    assert ns.ingest_file(tmp_path / "leaders.csv", source_uri="leaders.csv").state == "ready"
+def test_row_order_is_data_first_last_after_and_before(ns):
     assert rows(ns, "who was the leader before harry lawrence?", "leaders.csv")[0][0] == "Jan Steytler"
     assert rows(ns, "what party is listed after ray swart?", "leaders.csv")[0][0] == "Federal"
     assert rows(ns, "which leader is listed first?", "leaders.csv")[0][0] == "Jan Steytler"
@@ -191,3 +189,9 @@ def test_row_order_is_data_first_last_after_and_before(ns, tmp_path):
     assert out.abstain and out.abstain_reason == "empty_answer"
     # nothing comes before the first row
     assert ns.synthesize("who was the leader before jan steytler?", ["leaders.csv"]).abstain
+
+
+def test_more_ways_to_ask_for_a_place_in_the_list_and_for_a_count(ns):
+    assert rows(ns, "what is the first leader listed?", "leaders.csv")[0][0] == "Jan Steytler"
+    assert rows(ns, "what is the next party listed after ray swart?", "leaders.csv")[0][0] == "Federal"
+    assert rows(ns, "what is the total number of nations?", "medals.csv") == [[4]]
