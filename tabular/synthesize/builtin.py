@@ -232,6 +232,11 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             return Proposal(why="the task names no number column to compute over")
         if len(measure_spans) > 1 and fn not in ("count_distinct", COUNT_FILLED):
             return Proposal(why="the task names several measures (" + ", ".join(m.text for m in measure_spans) + "); ask for one at a time")
+        if fn in (COUNT_FILLED, "count_distinct") and len(options) > 1:
+            # "how many teams" over Team #1 and Team #2: one of them, or all of them together; the
+            # readings may agree and still not be the answer
+            names = ", ".join(c.name for c in options)
+            return Proposal(abstain="ambiguous", question=f"{measure_word}: the column {names.rsplit(', ', 1)[0]} or {names.rsplit(', ', 1)[-1]}, or all of them together?")
         if fn == COUNT_FILLED:
             # "how many circuits": the rows that name one, or the different circuits; both readings
             options = [_Way(c, way) for c in options for way in ("count", "count_distinct")]

@@ -323,7 +323,7 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
         elif s.kind == "column" and s.text in AGGREGATE_WORDS and i + 1 < n and spans[i + 1].kind == "column":
             # "the total gold" in a table with a Total column: before another column it is the word, not the column
             r.fn = r.fn or AGGREGATE_WORDS[s.text]; r.fns.add(AGGREGATE_WORDS[s.text]); take(i)
-        elif word(i, "total") and seq(i + 1, ("number", "of")):
+        elif s.text == "total" and seq(i + 1, ("number", "of")):
             take(i)  # "the total number of X" is a count of X, not a sum beside it
         elif word(i, *AGGREGATE_WORDS) and not (s.text == "first" and word(i + 1, "quarter")):
             r.fn = r.fn or AGGREGATE_WORDS[s.text]; r.fns.add(AGGREGATE_WORDS[s.text]); take(i)

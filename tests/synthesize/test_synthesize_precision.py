@@ -195,3 +195,10 @@ def test_more_ways_to_ask_for_a_place_in_the_list_and_for_a_count(ns):
     assert rows(ns, "what is the first leader listed?", "leaders.csv")[0][0] == "Jan Steytler"
     assert rows(ns, "what is the next party listed after ray swart?", "leaders.csv")[0][0] == "Federal"
     assert rows(ns, "what is the total number of nations?", "medals.csv") == [[4]]
+
+
+def test_a_count_over_several_like_columns_is_asked_not_guessed(ns, tmp_path):
+    (tmp_path / "games.csv").write_text("Round,Team #1,Team #2\n1,Ajax,PSV\n2,Feyenoord,Utrecht\n", encoding="utf-8")
+    assert ns.ingest_file(tmp_path / "games.csv", source_uri="games.csv").state == "ready"
+    out = ns.synthesize("how many teams are there?", ["games.csv"])
+    assert out.abstain_reason == "ambiguous" and "Team #1" in out.clarification and "all of them together" in out.clarification
