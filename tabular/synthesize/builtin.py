@@ -82,6 +82,13 @@ _WAY_WORDS = {"count": "counting its rows", "count_distinct": "counting its diff
               "max": "its largest single value", "min": "its smallest single value"}
 
 
+def _whole_year(op: str, days: list[str]) -> int | None:
+    """The year a range spans whole (1 January to 31 December of one year), else None."""
+    if op == "between" and len(days) == 2 and days[0].endswith("-01-01") and days[1] == days[0][:4] + "-12-31":
+        return int(days[0][:4])
+    return None
+
+
 def _yearlike(c: ColumnSchema) -> bool:
     """A number column that holds years or seasons: never a quantity to total or average."""
     return any(w in ("year", "years", "season", "seasons") for w in words(c.name))
@@ -168,6 +175,14 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         if counted_dataset is not None and any(c.alias == counted_dataset.alias for c in pool):
             pool = [c for c in pool if c.alias == counted_dataset.alias]
         date_cols = pool
+    if dated and not date_cols:
+        # "a film made in 2008" over a number column Year: the year, compared as a number
+        years = [_whole_year(op, vals) for op, vals in r.ranges]
+        year_cols = [c for sc in schemas for c in sc.columns if c.type == "number" and _yearlike(c)]
+        if r.ranges and not r.buckets and all(y is not None for y in years) and year_cols and not (r.date_words and fn in ("min", "max")):
+            for y in years:
+                r.compares.append((Span(0, 0, "column", year_cols, str(y)), "eq", y))
+            r.ranges, dated = [], False
     if dated and not date_cols:
         return Proposal(why="the task names a date or period but no dataset has a date column")
     if dated:

@@ -202,3 +202,9 @@ def test_a_count_over_several_like_columns_is_asked_not_guessed(ns, tmp_path):
     assert ns.ingest_file(tmp_path / "games.csv", source_uri="games.csv").state == "ready"
     out = ns.synthesize("how many teams are there?", ["games.csv"])
     assert out.abstain_reason == "ambiguous" and "Team #1" in out.clarification and "all of them together" in out.clarification
+
+
+def test_a_year_over_a_number_column_of_years(ns):
+    assert rows(ns, "how many titles are there in 1992?", "books.csv") == [[1]]
+    # Walker has 1990, 1991 and 1993: one title each year
+    assert rows(ns, "how many titles are there for walker in 1993?", "books.csv") == [[1]]
