@@ -252,6 +252,9 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             # readings may agree and still not be the answer
             names = ", ".join(c.name for c in options)
             return Proposal(abstain="ambiguous", question=f"{measure_word}: the column {names.rsplit(', ', 1)[0]} or {names.rsplit(', ', 1)[-1]}, or all of them together?")
+        if fn in (COUNT_FILLED, "count_distinct") and any(c.name.rstrip().endswith("(s)") for c in options):
+            # "Color commentator(s)": a cell may name several, so counting cells is not counting them
+            return Proposal(abstain="ambiguous", question=f"{measure_word}: a cell of {options[0].name} may hold several; count the cells or the names in them?")
         if fn == COUNT_FILLED:
             # "how many circuits": the rows that name one, or the different circuits; both readings
             options = [_Way(c, way) for c in options for way in ("count", "count_distinct")]

@@ -208,3 +208,11 @@ def test_a_year_over_a_number_column_of_years(ns):
     assert rows(ns, "how many titles are there in 1992?", "books.csv") == [[1]]
     # Walker has 1990, 1991 and 1993: one title each year
     assert rows(ns, "how many titles are there for walker in 1993?", "books.csv") == [[1]]
+
+
+def test_a_count_of_a_column_whose_cells_may_hold_several_is_asked(ns, tmp_path):
+    (tmp_path / "crews.csv").write_text('Season,Play-by-play,Color commentator(s)\n1969,Jack Whitaker,"Don Perkins, Frank Gifford"\n1970,Ray Scott,Pat Summerall\n',
+                                        encoding="utf-8")
+    assert ns.ingest_file(tmp_path / "crews.csv", source_uri="crews.csv").state == "ready"
+    out = ns.synthesize("how many color commentators are there in 1969?", ["crews.csv"])
+    assert out.abstain_reason == "ambiguous" and "may hold several" in out.clarification
