@@ -15,7 +15,6 @@ from .values import Unreadable, read_value
 
 # Nesting past this is refused (a plan is written by a person or a model, not generated deep).
 MAX_DEPTH = 32
-MAX_NODES = 1_000
 
 
 class ExprResolving:
@@ -126,12 +125,10 @@ def output_node(name: str, type_: str, physical: str, shape) -> RExpr:
     return RExpr("output", type_, physical, name=name, shape=shape)
 
 
-def digits_bound(rows: int, shape, fn: str):
+def digits_bound(rows: int, shape):
     """The shape of a sum over at most `rows` values of `shape` (None: not exact). The bound is
     what lets `sum(a) - sum(b)` be typed exactly; DuckDB's own sum type is DECIMAL(38, s)."""
     if shape is None:
         return None
     p, s = shape
-    if fn == "count":
-        return (19, 0)
     return (min(MAX_DIGITS, p + len(str(max(rows, 1)))), s)

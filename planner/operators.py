@@ -10,6 +10,7 @@ and scales add up) and past 38 digits it is refused before anything runs, never 
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -241,8 +242,6 @@ def _date_add(args: list[RExpr]) -> tuple:
 
 
 def _whole_days(by: RExpr) -> bool:
-    import datetime as dt
-
     return by.op == "literal" and isinstance(by.value, dt.timedelta) and by.value % dt.timedelta(days=1) == dt.timedelta(0)
 
 
@@ -397,7 +396,7 @@ def build(node: RExpr, args: list[exp.Expression], wide: bool = False) -> exp.Ex
             out = (exp.Floor if op == "floor" else exp.Ceil)(this=arg)
         return as_type(out, node.physical)
     if op == "coalesce":
-        return exp.Coalesce(this=_at(node, args[0], node.args[0]), expressions=[_at(node, a, n) for a, n in zip(args[1:], node.args[1:])])
+        return exp.Coalesce(this=at_common(node, args[0], node.args[0]), expressions=[at_common(node, a, n) for a, n in zip(args[1:], node.args[1:])])
     if op == "nullif":
         # Compared at a type that holds both exactly (ClickHouse would bring the second to the
         # first's type and fail where it does not fit), then given the first's type back.
@@ -434,15 +433,11 @@ def build(node: RExpr, args: list[exp.Expression], wide: bool = False) -> exp.Ex
     raise ValueError(f"no SQL for operator {op}")
 
 
-def _at(node: RExpr, sql: exp.Expression, arg: RExpr) -> exp.Expression:
+def at_common(node: RExpr, sql: exp.Expression, arg: RExpr) -> exp.Expression:
     """A value that stands for others (coalesce, case) at their common type."""
     if node.type == "number" and arg.physical != node.physical:
         return as_type(sql, node.physical)
     return sql
-
-
-def at_common(node: RExpr, sql: exp.Expression, arg: RExpr) -> exp.Expression:
-    return _at(node, sql, arg)
 
 
 def _ts(node: RExpr, sql: exp.Expression, other: RExpr) -> exp.Expression:

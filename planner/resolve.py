@@ -587,7 +587,7 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
         type_ = spec.result(ref.column.type) if ref else "number"
         physical = _aggregate_physical(a.fn, ref)
         exact = shape(ref) if ref is not None and a.fn in ("sum", "min", "max") else None
-        bound = digits_bound(rows, exact, a.fn) if a.fn == "sum" else exact
+        bound = digits_bound(rows, exact) if a.fn == "sum" else exact
         if a.fn in ("count", "count_distinct"):
             bound = (19, 0)
         elif physical.startswith("DECIMAL") and a.fn == "median":
@@ -699,7 +699,7 @@ def _window(r: _Resolver, w, path: str, by_name: dict[str, Output]) -> Output | 
     elif w.fn in ("sum", "running_sum"):
         physical = "HUGEINT" if of.physical in ("BIGINT", "HUGEINT") else f"DECIMAL(38, {of.shape[1]})" if of.shape else "DOUBLE"
         # Groups part the rows, so a total of a sum's groups is a sum over the same rows: its bound.
-        type_, shape = "number", of.shape if of.kind == "aggregate" and of.fn == "sum" else digits_bound(rows, of.shape, "sum")
+        type_, shape = "number", of.shape if of.kind == "aggregate" and of.fn == "sum" else digits_bound(rows, of.shape)
     elif w.fn in ("min", "max"):
         type_, physical, shape = of.type, of.physical, of.shape
     else:  # avg, share

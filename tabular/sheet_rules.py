@@ -10,6 +10,10 @@ from dataclasses import dataclass
 from . import candidates as C
 
 TOTAL_LABEL = re.compile(r"(?i)\s*(grand\s+)?(total|totals|sum|subtotal|gesamt|summe|totaal|totale)\b.*")
+# A text cell that by itself marks its row as the total of the others, where no neighbouring cell
+# can confirm it (a CSV's last row: "Total", "Total:", "Total for Danish part:"); stricter than
+# TOTAL_LABEL, which a sheet row checks beside its other cells ("Total Recall" is a title).
+TOTAL_CELL = re.compile(r"(?i)\s*(grand\s+)?totals?(\s*:|\s+(for|of|in)\b.*|\s*)")
 CURRENCY_IN_FORMAT = re.compile(r'\[\$([^\]-]+)(?:-[0-9A-Fa-f]+)?\]|"([^"]+)"|([$€£¥₹])')
 NUMBER_TEXT = re.compile(r"[-+]?[\d.,eE+-]+")
 

@@ -3,6 +3,7 @@ citations of anything not run taken out, and incompleteness said, not hidden."""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -18,7 +19,7 @@ def cell(value: Any) -> str:
 def spoken(value: Any) -> str:
     """A value in words: a DOUBLE rounded to what a reader takes in (88.64285714285714 is 88.64;
     the rows keep every digit), anything else as it is."""
-    if isinstance(value, float) and value == value and abs(value) not in (float("inf"),):
+    if isinstance(value, float) and math.isfinite(value):
         if value == int(value) and abs(value) < 1e15:
             return str(int(value))
         digits = max(2, 4 - len(str(int(abs(value)))))

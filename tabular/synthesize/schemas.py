@@ -3,7 +3,6 @@ distinct values of low-cardinality string columns. Read through the ops, never a
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,13 +13,14 @@ from ..models import DatasetGetIn
 from ..ops.context import Context
 from ..ops.datasets import dataset_get
 from ..ops.query import QueryIn, query
+from ..sheet_rules import TOTAL_CELL
 
 # A string column with at most this many distinct values has them shown (and matched in tasks).
 VALUES_SHOWN = 25
 # A row whose text says it sums the others (a Wikipedia table's last row): left out of every plan,
 # as the workbook reader leaves it out, so a total never counts itself.
-TOTAL_WORDS = ["total", "totals", "grand total"]
-_TOTAL = re.compile(r"(grand\s+)?totals?(\s*:|\s+(for|of|in)\b.*|\s*)$", re.IGNORECASE)  # "Total", "Total:", "Total for Danish part:"
+# Snapshots never change: the Total rows found in one are found once (bounded, any org's ids are unique).
+_TOTALS_FOUND: dict[str, tuple[tuple[str, str], ...]] = {}
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def gather(ctx: Context, org: str, namespace: str, wanted: list[QueryDataset]) -
             for c in dataset.columns
         )
         out.append(DatasetSchema(alias, item.source_uri, dataset.dataset_id, dataset.snapshot_id, dataset.rows, columns,
-                                 _totals(ctx, org, namespace, item, [c.name for c in columns if c.type == "string"])))
+                                 _totals(ctx, org, namespace, item, dataset.snapshot_id, [c.name for c in columns if c.type == "string"])))
     return out
 
 
@@ -119,15 +119,20 @@ def _values(ctx: Context, org: str, namespace: str, item: QueryDataset, column: 
     return tuple(row[0] for row in query(ctx, plan).rows)
 
 
-def _totals(ctx: Context, org: str, namespace: str, item: QueryDataset, strings: list[str]) -> tuple[tuple[str, str], ...]:
+def _totals(ctx: Context, org: str, namespace: str, item: QueryDataset, snapshot_id: str, strings: list[str]) -> tuple[tuple[str, str], ...]:
     """The (column, value) of rows a text cell marks as a total of the others ("Total", "Totals")."""
     if not strings:
         return ()
+    if snapshot_id in _TOTALS_FOUND:
+        return _TOTALS_FOUND[snapshot_id]
     item = item.model_copy(update={"alias": "d"})
     where = [{"any": [{"column": f"d.{c}", "op": op, "value": word, "ignore_case": True} for c in strings
                       for op, word in (("starts_with", "total"), ("starts_with", "grand total"))]}]
     plan = QueryIn(org=org, namespace=namespace, datasets=[item], where=where, select=[{"column": f"d.{c}"} for c in strings], limit=5)
     found = []
     for row in query(ctx, plan).rows:
-        found += [(c, v) for c, v in zip(strings, row) if isinstance(v, str) and _TOTAL.fullmatch(v.strip()) and (c, v) not in found]
-    return tuple(found)
+        found += [(c, v) for c, v in zip(strings, row) if isinstance(v, str) and TOTAL_CELL.fullmatch(v) and (c, v) not in found]
+    if len(_TOTALS_FOUND) > 10_000:
+        _TOTALS_FOUND.clear()
+    _TOTALS_FOUND[snapshot_id] = tuple(found)
+    return _TOTALS_FOUND[snapshot_id]

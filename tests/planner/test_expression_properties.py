@@ -98,12 +98,6 @@ def wide(shape) -> bool:
 @st.composite
 def expressions(draw, physical, depth=0):
     """(plan JSON, oracle row -> value, shape (None: DOUBLE), whether any node passes 38 digits)."""
-    node = draw(_expressions(physical, depth))
-    return node
-
-
-@st.composite
-def _expressions(draw, physical, depth=0):
     if depth >= 3 or draw(st.integers(0, 2)) == 0:
         return leaf(draw, physical)
     op = draw(st.sampled_from(["add", "sub", "mul", "div", "neg", "abs", "round", "floor", "ceil", "coalesce", "nullif", "case"]))
