@@ -1,7 +1,7 @@
 """synthesize on real questions: WikiTableQuestions (../shared/questions/wtq-train, 1,500 training
 questions over 979 Wikipedia tables, with answers), through ingest and knowledge.synthesize.
 
-    python bench/wtq.py [--questions DIR] [--limit N] [--proposer builtin|chat] [--show-wrong] [--show-right]
+    python bench/wtq.py [--questions DIR] [--limit N] [--proposer builtin|chat] [--show-wrong] [--show-right] [--home DIR]
 
 Each table is ingested as it comes (its CSV, typed by tabular); each question is asked of its
 table alone. The answer is judged from `calculations[0].rows`, never the prose, the way WTQ's
@@ -106,6 +106,7 @@ def main() -> None:
     parser.add_argument("--show-wrong", action="store_true", default=True)
     parser.add_argument("--show-right", action="store_true")
     parser.add_argument("--json", type=Path, help="write every question's outcome here")
+    parser.add_argument("--home", type=Path, help="keep the ingested tables here and reuse them on the next run (skips ingest)")
     args = parser.parse_args()
     from common import use_working_tree
 
@@ -118,15 +119,18 @@ def main() -> None:
     settings = {} if args.proposer == "chat" else {"llm_base_url": ""}
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="wtq-") as work:
-        with tabular.connect(str(Path(work) / "home"), **settings) as engine:
+        home = args.home or Path(work) / "home"
+        kept = home / "wtq-ingested.json"
+        with tabular.connect(str(home), **settings) as engine:
             ns = engine.namespace("bench", "wtq")
-            ingested: dict[str, str] = {}
+            ingested: dict[str, str] = json.loads(kept.read_text()) if kept.exists() else {}
             start = time.perf_counter()
             for q in qs:
                 context = q["context"]
                 if context not in ingested:
                     status = ns.ingest_file(args.questions / context, source_uri=context)
                     ingested[context] = status.state
+            kept.write_text(json.dumps(ingested))
             ingest_s = time.perf_counter() - start
             start = time.perf_counter()
             for q in qs:

@@ -102,7 +102,7 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
     tie = _tie_at_cut(ctx, body_, result)
     if tie:
         return abstain("ambiguous", tie)
-    loose = _held_in_part(ctx, body_)
+    loose = _held_in_part(ctx, body_) or _events_in_parts(ctx, body_, schemas)
     if loose:
         return abstain("ambiguous", loose)
     if not result.rows or all(v is None for row in result.rows for v in row):
@@ -192,6 +192,37 @@ def _held_in_part(ctx: Context, run: QueryIn) -> str:
                 return (f"{value!r} is the whole of some cells of {f.column} and part of others ({examples}{', …' if len(seen) > 3 else ''}): "
                         "say whether those count too")
     return ""
+
+
+def _events_in_parts(ctx: Context, run: QueryIn, schemas: list[DatasetSchema]) -> str:
+    """A count of rows where rows of one day agree on most of their other columns (a goal per row:
+    two goals of one match share its date, venue, opponent and result): the rows are parts of fewer
+    events, so "how many were friendlies" is not surely the number of rows. Rows that only share a
+    day (two records set on one date in different places) are no such parts. Says both numbers."""
+    if run.group_by or run.joins or len(run.datasets) != 1 or len(run.aggregates) != 1 or run.aggregates[0].fn != "count":
+        return ""
+    d = run.datasets[0]
+    schema = next((s for s in schemas if s.source_uri == d.source_uri and s.dataset_id in (d.dataset_id, None)), None)
+    dates = [c.name for c in schema.columns if c.type == "date"] if schema else []
+    if len(dates) != 1:
+        return ""
+    others = [c.name for c in schema.columns if c.name != dates[0]]
+    # per other column: the different (day, value) pairs; a column constant within each day has as many as there are days
+    pairs = [{"fn": "count_distinct", "column": f"pair{k}", "as": f"pairs{k}"} for k in range(len(others))]
+    probe = QueryIn.model_validate({
+        "org": run.org, "namespace": run.namespace, "datasets": [d.model_dump(by_alias=True)],
+        "compute": [{"as": f"pair{k}", "expr": {"concat": [dates[0], {"value": "|"}, {"coalesce": [{"cast": [name, "string"]}, {"value": ""}]}]}}
+                    for k, name in enumerate(others)],
+        "where": [f.model_dump(by_alias=True, exclude_defaults=True) for f in run.where],
+        "aggregates": [{"fn": "count", "as": "rows"}, {"fn": "count_distinct", "column": dates[0], "as": "days"}, *pairs]})
+    try:
+        rows, days, *per_column = query(ctx, probe).rows[0]
+    except (ValidationFailed, PreconditionFailed, TooLarge):
+        return ""
+    if not days or int(rows) <= int(days) or 2 * sum(int(p) == int(days) for p in per_column) < len(others):
+        return ""
+    return (f"{rows} rows match, on {days} different days of {dates[0]}, and rows of one day agree on most other columns: "
+            "they may be parts of one event (the goals of one match); count the rows or the days?")
 
 
 def _equalities(filters) -> list:

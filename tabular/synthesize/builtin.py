@@ -10,7 +10,7 @@ import itertools
 from dataclasses import dataclass
 
 from .proposers import Candidate, Proposal
-from .reading import Reading, Span, read, spans_of, words
+from .reading import Reading, Span, light_verbs, read, spans_of, words
 from .schemas import ColumnSchema, DatasetSchema
 
 
@@ -22,7 +22,7 @@ class BuiltinProposer:
         if not tokens:
             return Proposal(why="the task has no words to read")
         spans = spans_of(tokens, schemas)
-        reading, unplaced = read(tokens, spans)
+        reading, unplaced = read(tokens, spans, light_verbs(schemas))
         if unplaced:
             names = ", ".join(f"'{w}'" for w in unplaced)
             return Proposal(why=f"the built-in proposer could not place {names} in the datasets' columns or values; name a column or a value they hold")
@@ -94,6 +94,19 @@ def _yearlike(c: ColumnSchema) -> bool:
     return any(w in ("year", "years", "season", "seasons") for w in words(c.name))
 
 
+# Nouns of a numbered sequence: a column named so numbers its rows ("Round 3"), it counts nothing.
+_ORDINAL_NAMES = {"round", "week", "game", "match", "episode", "stage", "leg", "heat", "race", "day", "edition", "no", "number",
+                  "pick", "rank", "place", "position", "pos", "seed", "order", "track", "chapter", "series", "event"}
+
+
+# Columns that say where a row took place: "from" a value of one is no origin of the row's people.
+_VENUE_NAMES = {"location", "venue", "site", "host", "stadium", "ground", "arena", "circuit", "track", "course"}
+
+
+def _ordinal(c: ColumnSchema) -> bool:
+    return bool(set(words(c.name)) & _ORDINAL_NAMES) or "#" in c.name
+
+
 def _is_id(c: ColumnSchema) -> bool:
     return c.name.lower().endswith("id") or (c.unique and c.physical == "BIGINT" and "id" in words(c.name))
 
@@ -126,8 +139,13 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             counted_dataset = target.targets[0]
         else:
             numbers = _measures(target.targets)
-            # "how many weeks" over a column named Week holds one week per row: the rows, not a sum of week numbers
-            rows_of = target.text.endswith("s") and numbers and all(not words(c.name)[-1].endswith("s") for c in numbers)
+            # "how many weeks" over a column named Week holds one week per row: the rows, not a sum of
+            # week numbers; "how many bronzes" over Bronze holds a count per row: their sum
+            plural = target.text.endswith("s") and numbers and all(not words(c.name)[-1].endswith("s") for c in numbers)
+            rows_of = plural and all(c.unique or _yearlike(c) for c in numbers)
+            if plural and not rows_of and any(_ordinal(c) for c in numbers):
+                names = ", ".join(c.name for c in numbers)
+                return Proposal(abstain="ambiguous", question=f"{target.text}: the rows, the different values of {names}, or their total?")
             if numbers and not r.distinct and rows_of:
                 fn = COUNT_FILLED
                 measure_spans = [target, *measure_spans]
@@ -269,6 +287,12 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         if not options:
             return Proposal(why=f"'{word}' names no column to group by")
         choices.append(_Choice(word, options))
+    for span in r.origins:
+        # "winners from Brazil" where Brazil is a Location: the place of the event, not where its winner is from
+        venues = sorted({c.name for c, _ in span.targets if set(words(c.name)) & _VENUE_NAMES})
+        if venues:
+            return Proposal(abstain="ambiguous", question=f"'from {span.text}': {' and '.join(venues)} says where each row took place, "
+                                                          "not where its people are from; which column says that?")
     for span, negated in r.values:
         choices.append(_Choice(span.text, [(c, v, negated) for c, v in span.targets]))
     for span, op, number in r.compares:

@@ -17,13 +17,15 @@ AGGREGATE_WORDS = {
     "minimum": "min", "min": "min", "smallest": "min", "lowest": "min", "least": "min", "earliest": "min", "first": "min", "oldest": "min",
     "maximum": "max", "max": "max", "largest": "max", "biggest": "max", "highest": "max", "greatest": "max", "latest": "max",
     "last": "max", "newest": "max", "most": "max", "recent": "max",
+    # "who had more goals, A or B?": the larger of the rows named ("more than 5" is a comparison, read first)
+    "more": "max", "less": "min", "fewer": "min",
 }
 COUNT_PHRASES = (("how", "many"), ("number", "of"), ("count", "of"), ("count",))
 DISTINCT_WORDS = {"distinct", "unique", "different"}
 RANK_WORDS = {"highest": True, "most": True, "largest": True, "biggest": True, "greatest": True, "top": True,
               "lowest": False, "least": False, "smallest": False, "fewest": False, "bottom": False,
               # "which chip has the larger flash size, A or B?": the one of the two named
-              "larger": True, "bigger": True, "higher": True, "greater": True, "smaller": False, "lower": False, "fewer": False}
+              "larger": True, "bigger": True, "more": True, "less": False, "higher": True, "greater": True, "smaller": False, "lower": False, "fewer": False}
 GROUP_WORDS = {"per", "by", "each", "every", "across"}
 BUCKETS = {"year": "year", "quarter": "quarter", "month": "month", "week": "week", "day": "day",
            "yearly": "year", "annual": "year", "annually": "year", "quarterly": "quarter", "monthly": "month", "weekly": "week", "daily": "day"}
@@ -49,6 +51,28 @@ SYNONYMS = {
 }
 # Parts of column names that say nothing of what the column holds.
 GENERIC_PARTS = {"id", "on", "at", "kg", "no", "num", "nr", "the", "of"}
+# Verbs that say only that a row holds its values: "how many bronzes did Finland win" is Finland's
+# Bronze, "what song earned the most points" the Song of the most Points. A verb that names a column
+# is that column (columns are read first); these are placed only when no column has their name.
+LIGHT_VERBS = {"win", "won", "scored", "earned", "received", "got", "finished", "finish", "played", "play", "took", "take", "taken",
+               "came", "come", "held", "hold", "released", "published", "produced", "achieved", "gained", "reached", "obtained",
+               "collected", "claimed", "secured", "awarded", "garnered", "attained", "managed"}
+# Words of a match's outcome: where a column holds outcomes ("W 12–10", "Won", a Result column),
+# "how many games did they win" is a filter on it that the built-in proposer cannot place, not a light verb.
+OUTCOME_VERBS = {"win", "won", "lose", "lost", "draw", "drew", "tied", "beat", "defeated"}
+OUTCOME_COLUMNS = {"result", "results", "score", "outcome", "decision", "w", "l", "res"}
+_OUTCOME_VALUE = re.compile(r"(w|l|d|t|won|lost|win|loss|draw|drawn|tie|tied)\b", re.I)
+
+
+def light_verbs(schemas: list[DatasetSchema]) -> set[str]:
+    """The LIGHT_VERBS these datasets let go unplaced: a win is no light verb where outcomes are data."""
+    outcomes = any(set(words(c.name)) & OUTCOME_COLUMNS or (c.values and sum(bool(_OUTCOME_VALUE.match(v)) for v in c.values) * 2 >= len(c.values))
+                   for s in schemas for c in s.columns if c.type == "string")
+    return LIGHT_VERBS - OUTCOME_VERBS if outcomes else LIGHT_VERBS
+
+
+# Verbs that give a row its place: "who finished first", "the club ranked last", "placed in first place".
+PLACE_VERBS = {"finished", "finish", "ranked", "rank", "placed", "place", "came", "come", "ended", "end"}
 # Words that carry no meaning for the plan; any other word must be placed, or there is no plan.
 STOPWORDS = set("""
 what which who whose is are was were be been being the a an of in for to and or with all our we
@@ -93,13 +117,14 @@ class Reading:
     lacking: list[Span] = field(default_factory=list)  # "without any orders": datasets the rows have no match in
     entity: bool = False  # "who …", "which …": the answer names a row, not a number
     difference: str = ""  # "difference between A and B": "abs"; "how many more … A … than B": "signed"
+    origins: list[Span] = field(default_factory=list)  # values read after "from": where a row's subject comes from
     position: tuple[str, Span | None] | None = None  # row order: ("first" | "last", None) or ("after" | "before", the value's span)
 
 
 def words(text: str) -> list[str]:
     """The task's words, numbers and symbols (`#`, `&`, `%` …: a symbol is a word to place too,
     never dropped); apostrophes and plain punctuation are not words."""
-    return re.findall(r"\d{4}-\d{2}-\d{2}|q[1-4]\b|\d+(?:\.\d+)?|[^\W\d_]+|[#&%$€£+=<>@*/°]", text.lower().replace("_", " "))
+    return re.findall(r"\d{4}-\d{2}-\d{2}|q[1-4]\b|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[^\W\d_]+|[#&%$€£+=<>@*/°]", text.lower().replace("_", " "))
 
 
 def singular(word: str) -> str:
@@ -175,8 +200,9 @@ def spans_of(tokens: list[str], schemas: list[DatasetSchema]) -> list[Span]:
             out.append(Span(k, k + 1, "date", [t], t)); k += 1
         elif re.fullmatch(r"(19|20)\d\d", t):
             out.append(Span(k, k + 1, "year", [int(t)], t)); k += 1
-        elif re.fullmatch(r"\d+(\.\d+)?", t):
-            out.append(Span(k, k + 1, "number", [float(t) if "." in t else int(t)], t)); k += 1
+        elif re.fullmatch(r"\d[\d,]*(\.\d+)?", t):
+            plain = t.replace(",", "")  # "10,000": one number
+            out.append(Span(k, k + 1, "number", [float(plain) if "." in plain else int(plain)], t)); k += 1
         elif t in MONTHS and (t != "may" or k + 1 < len(tokens) and re.fullmatch(r"(19|20)\d\d", tokens[k + 1])):
             out.append(Span(k, k + 1, "month", [MONTHS[t]], t)); k += 1
         elif re.fullmatch(r"q[1-4]", t):
@@ -186,7 +212,8 @@ def spans_of(tokens: list[str], schemas: list[DatasetSchema]) -> list[Span]:
     return out
 
 
-def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
+def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) -> tuple[Reading, list[str]]:
+    """The Reading of a task's spans, and the words it could not place (`light`: verbs let go)."""
     r = Reading()
     r.entity = bool(tokens) and tokens[0] in ("who", "whom", "whose", "which")
     used: set[int] = set()
@@ -220,6 +247,11 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
         # row order: "the first listed", "listed last", "after X", "next after X", "previous to X"
         if word(i, "first", "last") and (word(i - 1, "listed") or word(i + 1, "listed")) and r.position is None:
             r.position = (s.text, None); take(i, i - 1 if word(i - 1, "listed") else i + 1)
+            continue
+        placed_by = i - 2 if word(i - 1, "in") else i - 1
+        if word(i, "first", "last") and word(placed_by, *PLACE_VERBS) and r.position is None:
+            # "who finished first", "the club ranked in last", "came first place": the first or last row listed
+            r.position = (s.text, None); take(i, placed_by, *range(placed_by, i), *((i + 1,) if word(i + 1, "place") else ()))
             continue
         if word(i, "first", "last") and i + 2 < n and spans[i + 1].kind == "column" and word(i + 2, "listed") and r.position is None:
             r.position = (s.text, None); take(i, i + 2)  # "the first tournament listed": its column is what is asked
@@ -302,6 +334,8 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
                 back -= 1
             start = back if word(back, *NEGATIONS) else back - 1 if seq(back - 1, ("other", "than")) else None
             r.values.append((s, start is not None)); take(i)
+            if word(back, "from"):
+                r.origins.append(s)
             if start is not None:
                 take(*range(start, i))
             for k in (i - 1, i + 1):  # "the North region": the column named beside its value
@@ -314,6 +348,8 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
         if counted:
             r.fn = r.fn or "count"; r.fns.add("count"); take(*range(i, i + len(counted)))
             k = i + len(counted)
+            if word(k, "times"):
+                take(k); k += 1  # "how many times did X win": the rows where X is, counted
             while word(k, *DISTINCT_WORDS, "of", "the"):
                 r.distinct |= spans[k].text in DISTINCT_WORDS; take(k); k += 1
             if k < n and spans[k].kind in ("column", "dataset") and k not in used:
@@ -349,7 +385,7 @@ def read(tokens: list[str], spans: list[Span]) -> tuple[Reading, list[str]]:
             r.datasets.append(s); take(i)
         elif s.text in ("when", "date", "dates"):
             r.date_words = True; take(i)
-    unplaced = [s.text for i, s in enumerate(spans) if i not in used and s.text not in STOPWORDS]
+    unplaced = [s.text for i, s in enumerate(spans) if i not in used and s.text not in STOPWORDS and s.text not in light]
     if r.position:
         # words that say the same place in the list again ("the next model listed after X")
         unplaced = [w for w in unplaced if w not in ("next", "listed", "previous", "immediately", "right", "came", "comes", "just")]
