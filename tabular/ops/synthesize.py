@@ -102,6 +102,10 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
     tie = _tie_at_cut(ctx, body_, result)
     if tie:
         return abstain("ambiguous", tie)
+    if proposal.one_row and len(result.rows) > 1:
+        seen = ", ".join(say.cell(row[0]) for row in result.rows[:3])
+        return abstain("ambiguous", f"the task asks for one {proposal.one_row}, and {len(result.rows)}{'+' if result.truncated else ''} "
+                                    f"different ones match ({seen}{', …' if len(result.rows) > 3 else ''}): say which")
     loose = _held_in_part(ctx, body_) or _events_in_parts(ctx, body_, schemas)
     if loose:
         return abstain("ambiguous", loose)

@@ -37,6 +37,7 @@ class BuiltinProposer:
 
 ROWS = "rows"  # the option "count the rows" beside the columns a word may total
 COUNT_FILLED = "count_filled"  # count the rows where a column holds a value
+LOOKUP = "lookup"  # no calculation: the asked column of the rows that match
 
 @dataclass
 class _Choice:
@@ -126,6 +127,7 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         return _in_order(r, schemas)
     by_alias = {s.alias: s for s in schemas}
     choices: list[_Choice] = []
+    one_row = ""
 
     # what is counted or measured: one calculation per task
     if len(r.fns) > 1:
@@ -226,6 +228,21 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             return Proposal(why=f"'{a.text} times {b.text}' needs two number columns to multiply")
         choices.append(_Choice(f"{a.text} times {b.text}", options))
         fn, needs_measure = fn or "sum", False
+    elif fn is None and not needs_measure and not (group_cols or r.top or r.buckets or r.share or r.lacking) and (r.values or r.compares or r.ranges):
+        # a lookup: "what is the title of the episode written by X", "who won in 2005": the column
+        # asked (or the rows' names) of the rows that match, one row when the words say one
+        asked = [c for m in measure_spans for c in m.targets if not (dated and c in date_cols)]
+        if len({m.text for m in measure_spans}) > 1:
+            return Proposal(why="the task names several columns to read (" + ", ".join(m.text for m in measure_spans) + "); ask for one at a time")
+        if not asked:
+            label = _label(schemas[0]) if len(schemas) == 1 else None
+            if label is None:
+                return Proposal(why="the task asks for rows that match, and no column names the rows: name the column to show")
+            asked, measure_spans = [label], [Span(0, 0, "column", [label], label.name)]
+        word = measure_spans[0].text
+        one_row = word if (r.only or not word.endswith("s") or word == asked[0].name.lower()) else ""
+        choices.append(_Choice(word, asked))
+        fn = LOOKUP
     elif fn is None and not needs_measure:
         if not (group_cols or r.top or r.buckets):
             return Proposal(why="the task asks for no total, count, average, minimum or maximum the built-in proposer can read")
@@ -310,7 +327,7 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         candidates.append(Candidate(plan, assumes))
     if not candidates:
         return Proposal(why=why[0] if why else "no plan fits the task")
-    return Proposal(tuple(candidates), question=_question(choices))
+    return Proposal(tuple(candidates), question=_question(choices), one_row=one_row if fn == LOOKUP else "")
 
 
 def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
@@ -446,6 +463,19 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
     group_by = [{"column": q(c)} for c in groups] + [{"column": q(date_col), "bucket": b} for b in r.buckets]
     if group_by:
         plan["group_by"] = group_by
+    if fn in ("count", COUNT_FILLED, "count_distinct"):
+        pinned = [column.name for column, _, negated in values if column.unique and not negated]
+        if pinned:
+            # "number of cylinders the Standard 8 has": a value of a column of unique names pins one
+            # row, so a count is 1 or 0 and the words ask for something the row holds
+            return f"the task counts rows but names one row by its {pinned[0]}: name the column of that row to read"
+        if fn != "count" and any(column == measure for column, _, _ in values):
+            # "the number of districts of Lima" where Lima is a district: the value names what the rows are of
+            return f"the task counts {measure.name} but also names one of its values: say what is counted"
+    if fn == LOOKUP:
+        plan["group_by"] = [{"column": q(measure)}]  # its different values: one answer said once
+        plan["limit"] = 50
+        return plan
     if fn != "count" and measure is None:
         return "the task names no column to compute over"
     result = "count" if fn == "count" else f"count_{measure.name}" if fn == COUNT_FILLED else f"{fn}_{measure.name}"

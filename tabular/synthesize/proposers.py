@@ -25,6 +25,7 @@ class Proposal:
     question: str = ""
     why: str = ""
     abstain: str = ""  # a proposer's own abstention: "ambiguous" or "invalid_plan"
+    one_row: str = ""  # the words ask for one row ("the title of …"): more than one different row is ambiguous
     transcript: list = field(default_factory=list, compare=False)  # what the proposer needs for a repair
 
 

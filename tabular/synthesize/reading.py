@@ -8,7 +8,7 @@ import calendar
 import re
 from dataclasses import dataclass, field
 
-from .schemas import DatasetSchema
+from .schemas import VALUES_SHOWN, DatasetSchema
 
 AGGREGATE_WORDS = {
     "total": "sum", "sum": "sum", "combined": "sum",
@@ -116,6 +116,7 @@ class Reading:
     share: bool = False  # "share of": each group's part of the whole
     lacking: list[Span] = field(default_factory=list)  # "without any orders": datasets the rows have no match in
     entity: bool = False  # "who …", "which …": the answer names a row, not a number
+    only: bool = False  # "the only single in 1992": the words say one row matches
     difference: str = ""  # "difference between A and B": "abs"; "how many more … A … than B": "signed"
     origins: list[Span] = field(default_factory=list)  # values read after "from": where a row's subject comes from
     position: tuple[str, Span | None] | None = None  # row order: ("first" | "last", None) or ("after" | "before", the value's span)
@@ -141,10 +142,16 @@ def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[s
 
     for s in schemas:
         for c in s.columns:
+            many = c.distinct > VALUES_SHOWN
             for v in c.values:
                 if (c.name, v) in s.totals:
                     continue  # a Total row is left out of every plan: "total" is never its value
+                if many and set(words(v)) <= _grammar():
+                    continue  # a title "Only" among 80 titles is not what "the only one" means
                 add(tuple(words(v)), "value", (c, v))
+                head = v.split(",")[0].strip()
+                if many and head != v and len(words(head)) < len(words(v)):
+                    add(tuple(words(head)), "value", (c, v))  # "Seville, Spain": the place before its country
                 add(tuple(singular(w) for w in words(v)), "value", (c, v))
                 short = re.sub(r"\s*[\(\[][^\)\]]*[\)\]]", "", v).strip()  # "Canada (CAN)", "Norway [a]": the name before its note
                 if short and short != v:
@@ -165,6 +172,12 @@ def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[s
                 if c.name.lower() in names and c.type == "number":
                     add((word,), "column", c)
     return table
+
+
+def _grammar() -> set[str]:
+    """The words the reading itself uses: a value made only of them is not read as a value."""
+    return (STOPWORDS | set(AGGREGATE_WORDS) | set(RANK_WORDS) | ORDER_WORDS | TABLE_WORDS | LIGHT_VERBS | PLACE_VERBS | NEGATIONS
+            | DISTINCT_WORDS | GROUP_WORDS | set(BUCKETS) | set(DATE_RANGE_WORDS) | {w for p in COMPARE for w in p} | {"only", "times", "difference"})
 
 
 def spans_of(tokens: list[str], schemas: list[DatasetSchema]) -> list[Span]:
@@ -272,6 +285,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.lacking.append(spans[i + len(phrase)]); take(*range(i, i + len(phrase) + 1))
             if word(i - 1, "that", "who", "which"):
                 take(i - 1)
+        elif word(i, "only") and not r.only:
+            r.only = True; take(i)  # "the only episode written by X": one row, checked when it runs
         elif word(i, *SHARE_WORDS) and word(i + 1, "of"):
             r.share = True; take(i, i + 1)
     for i, s in enumerate(spans):

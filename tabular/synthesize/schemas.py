@@ -15,8 +15,10 @@ from ..ops.datasets import dataset_get
 from ..ops.query import QueryIn, query
 from ..sheet_rules import TOTAL_CELL
 
-# A string column with at most this many distinct values has them shown (and matched in tasks).
+# A string column with at most this many distinct values has them shown to a chat proposer.
 VALUES_SHOWN = 25
+# ... and with at most this many, matched against a task's words ("Seville" in a column of 60 venues).
+VALUES_MATCHED = 300
 # A row whose text says it sums the others (a Wikipedia table's last row): left out of every plan,
 # as the workbook reader leaves it out, so a total never counts itself.
 # Snapshots never change: the Total rows found in one are found once (bounded, any org's ids are unique).
@@ -70,7 +72,7 @@ class DatasetSchema:
             "rows": self.rows,
             "columns": [
                 {"name": c.name, "type": c.type, "physical": c.physical, "unique": c.unique, "distinct": c.distinct, "min": c.min, "max": c.max,
-                 **({"values": list(c.values)} if c.values else {}), **({"open_questions": list(c.questions)} if c.questions else {})}
+                 **({"values": list(c.values)} if c.values and len(c.values) <= VALUES_SHOWN else {}), **({"open_questions": list(c.questions)} if c.questions else {})}
                 for c in self.columns
             ],
         }
@@ -94,7 +96,7 @@ def gather(ctx: Context, org: str, namespace: str, wanted: list[QueryDataset]) -
             asked.setdefault(q.column, []).append(f"{q.kind}: {q.question}")
         columns = tuple(
             ColumnSchema(alias, c.name, c.type, c.physical, c.unique, c.distinct, c.min, c.max,
-                         _values(ctx, org, namespace, item, c.name) if c.type == "string" and 0 < c.distinct <= VALUES_SHOWN else (),
+                         _values(ctx, org, namespace, item, c.name) if c.type == "string" and 0 < c.distinct <= VALUES_MATCHED else (),
                          tuple(asked.get(c.name, ())))
             for c in dataset.columns
         )
@@ -115,7 +117,7 @@ def _probe(ctx: Context, org: str, namespace: str, item: QueryDataset, i: int):
 
 def _values(ctx: Context, org: str, namespace: str, item: QueryDataset, column: str) -> tuple[str, ...]:
     plan = QueryIn(org=org, namespace=namespace, datasets=[item.model_copy(update={"alias": "d"})], group_by=[{"column": f"d.{column}"}],
-                   where=[{"column": f"d.{column}", "op": "not_null"}], limit=VALUES_SHOWN)
+                   where=[{"column": f"d.{column}", "op": "not_null"}], limit=VALUES_MATCHED)
     return tuple(row[0] for row in query(ctx, plan).rows)
 
 
