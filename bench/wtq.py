@@ -64,6 +64,7 @@ def normalise(value) -> tuple:
     if match and (len(match.group(0)) == len(text) or re.fullmatch(r"\s*[a-zA-Z%°$€£.]+\.?\s*\w*", text[len(match.group(0)):])):
         # a number, or a number with its unit ("17 years", "12 km", "45%"): by value
         return ("n", round(float(match.group(0).replace(",", "").replace("−", "-")), 6))
+    text = re.sub(r"[‐‑‒–—―−]", "-", re.sub(r"[‘’´`]", "'", re.sub(r"[“”]", '"', text)))  # as WTQ's evaluator: one dash, one quote
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = re.sub(r"\s+", " ", text).strip(" .,;:!?\"'")

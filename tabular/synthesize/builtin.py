@@ -83,10 +83,16 @@ _WAY_WORDS = {"count": "counting its rows", "count_distinct": "counting its diff
               "max": "its largest single value", "min": "its smallest single value"}
 
 
-def _whole_year(op: str, days: list[str]) -> int | None:
-    """The year a range spans whole (1 January to 31 December of one year), else None."""
-    if op == "between" and len(days) == 2 and days[0].endswith("-01-01") and days[1] == days[0][:4] + "-12-31":
-        return int(days[0][:4])
+def _in_years(op: str, days: list[str]) -> list[tuple[str, int]] | None:
+    """A range of whole years as comparisons of a year number ("in 2008": = 2008, "before 2006":
+    < 2006, "between 2003 and 2012": ≥ 2003 and ≤ 2012), or None when it cuts a year."""
+    first, last = (days[0], days[-1])
+    starts, ends = first.endswith("-01-01"), last.endswith("-12-31")
+    if op == "between" and starts and ends:
+        a, b = int(first[:4]), int(last[:4])
+        return [("eq", a)] if a == b else [("ge", a), ("le", b)]
+    if (op in ("lt", "ge") and starts) or (op in ("gt", "le") and ends):
+        return [(op, int(first[:4]))]
     return None
 
 
@@ -100,6 +106,8 @@ _ORDINAL_NAMES = {"round", "week", "game", "match", "episode", "stage", "leg", "
                   "pick", "rank", "place", "position", "pos", "seed", "order", "track", "chapter", "series", "event"}
 
 
+# Columns that hold the place a row won: "finished first" is their smallest value.
+_PLACE_NAMES = {"rank", "place", "position", "pos", "finish", "standing", "ranking", "placing"}
 # Columns that say where a row took place: "from" a value of one is no origin of the row's people.
 _VENUE_NAMES = {"location", "venue", "site", "host", "stadium", "ground", "arena", "circuit", "track", "course"}
 
@@ -133,7 +141,10 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     if len(r.fns) > 1:
         return Proposal(why="the task asks for several calculations (" + ", ".join(sorted(r.fns)) + "); ask for one at a time")
     fn = r.fn
-    measure_spans = list(r.measures)
+    measure_spans = []
+    for m in r.measures:  # "medals … in total" over a Total column: one measure said twice
+        if not any(m.targets == seen.targets for seen in measure_spans):
+            measure_spans.append(m)
     counted_dataset = None
     if fn == "count" and r.count_of:
         target = r.count_of[0]
@@ -173,6 +184,9 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         r.top_group = Span(0, 0, "column", [labels[0]], labels[0].name)
     if r.top and fn in (None, "max", "min"):
         fn = None
+    if fn in ("min", "max") and r.loose_each:
+        # "what is the minimum of years each author has": the least of all, or each author's least?
+        return Proposal(abstain="ambiguous", question=f"the {'least' if fn == 'min' else 'most'} of all, or one for each {r.groups[-1].text}?")
     # groups: columns or buckets; a dataset named as a group is its rows' name column
     group_cols: list[tuple[str, list[ColumnSchema]]] = []
     for g in r.groups + ([r.top_group] if r.top_group else []):
@@ -197,11 +211,11 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         date_cols = pool
     if dated and not date_cols:
         # "a film made in 2008" over a number column Year: the year, compared as a number
-        years = [_whole_year(op, vals) for op, vals in r.ranges]
+        years = [_in_years(op, vals) for op, vals in r.ranges]
         year_cols = [c for sc in schemas for c in sc.columns if c.type == "number" and _yearlike(c)]
         if r.ranges and not r.buckets and all(y is not None for y in years) and year_cols and not (r.date_words and fn in ("min", "max")):
-            for y in years:
-                r.compares.append((Span(0, 0, "column", year_cols, str(y)), "eq", y))
+            for op, y in (c for y in years for c in y):
+                r.compares.append((Span(0, 0, "column", year_cols, str(y)), op, y))
             r.ranges, dated = [], False
     if dated and not date_cols:
         return Proposal(why="the task names a date or period but no dataset has a date column")
@@ -346,13 +360,22 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         if label is None:
             return Proposal(why="the task asks for a row by its place in the list, and no column names the rows")
         asked = [label]
+    places = [c for c in schema.columns if c.type == "number" and set(words(c.name)) & _PLACE_NAMES]
+    if r.placed and len(places) > 1:
+        return Proposal(why="the task asks who placed first or last, and several columns hold places (" + ", ".join(c.name for c in places) + "): name one")
     candidates = []
     for column in asked:
         plan: dict = {"datasets": [schema.ref()]}
         where_ = schema.without_totals(lambda name: name)
         if where_:
             plan["where"] = where_
-        if anchor is None:
+        if r.placed and places and anchor is None:
+            # "who finished first" where a Place column says it: its smallest, whatever the rows' order
+            plan["where"] = where_ + [{"column": places[0].name, "op": "not_null"}]
+            plan["select"] = [{"column": column.name}, {"column": places[0].name}]
+            plan["order_by"] = [{"column": places[0].name, "desc": where == "last"}]
+            plan["limit"] = 1
+        elif anchor is None:
             plan["select"] = [{"column": column.name}]
             plan["measures"] = [{"as": "position", "window": {"fn": "row_number"}}, {"as": "rows", "window": {"fn": "count", "of": "position"}},
                                 {"as": "from_last", "expr": {"sub": ["rows", "position"]}}]
@@ -369,7 +392,7 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
                                 {"as": "offset", "expr": {"sub": ["position", "anchor_row"]}}]
             # the value must name exactly one row, or "the one after it" is no single row
             plan["having"] = [{"column": "anchors", "op": "eq", "value": 1}, {"column": "offset", "op": "eq", "value": 1 if where == "after" else -1}]
-        plan["limit"] = 10
+        plan.setdefault("limit", 10)
         candidates.append(Candidate(plan, ((r.measures[0].text, f"{column.alias}.{column.name}"),) if len(asked) > 1 else ()))
     return Proposal(tuple(candidates), question=f"{r.measures[0].text}: the column " + " or ".join(c.name for c in asked) + "?" if len(asked) > 1 else "")
 

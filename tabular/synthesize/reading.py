@@ -32,6 +32,8 @@ BUCKETS = {"year": "year", "quarter": "quarter", "month": "month", "week": "week
 COMPARE = {("over",): "gt", ("above",): "gt", ("more", "than"): "gt", ("greater", "than"): "gt", ("exceeding",): "gt",
            ("at", "least"): "ge", ("under",): "lt", ("below",): "lt", ("less", "than"): "lt", ("fewer", "than"): "lt", ("at", "most"): "le"}
 DATE_RANGE_WORDS = {"after": "gt", "since": "ge", "before": "lt", "until": "le", "on": "eq"}
+YEAR_RANGE_WORDS = {"before": ("lt", "01-01"), "after": ("gt", "12-31"), "since": ("ge", "01-01"), "until": ("le", "12-31"),
+                    "through": ("le", "12-31"), "prior": ("lt", "01-01")}
 NEGATIONS = {"not", "excluding", "except", "without"}
 PRODUCT_WORDS = (("times",), ("multiplied", "by"), ("x",))  # "units times price": one measure, their product
 SHARE_WORDS = {"share", "proportion", "fraction"}  # "share of amount by region": each group's part of the whole
@@ -103,6 +105,7 @@ class Reading:
     distinct: bool = False
     count_of: list = field(default_factory=list)  # spans after "how many"
     groups: list = field(default_factory=list)  # spans after per/by/each
+    loose_each: bool = False  # a group said by a bare "each"/"every" ("do each author have"), not "per" or "for each"
     buckets: list[str] = field(default_factory=list)
     ranges: list[tuple[str, list]] = field(default_factory=list)  # (op, values) on a date column
     compares: list[tuple[Span, str, float]] = field(default_factory=list)
@@ -118,6 +121,7 @@ class Reading:
     entity: bool = False  # "who …", "which …": the answer names a row, not a number
     only: bool = False  # "the only single in 1992": the words say one row matches
     difference: str = ""  # "difference between A and B": "abs"; "how many more … A … than B": "signed"
+    placed: bool = False  # the position is a place won ("finished first", "the top placed"), not only a place in the list
     origins: list[Span] = field(default_factory=list)  # values read after "from": where a row's subject comes from
     position: tuple[str, Span | None] | None = None  # row order: ("first" | "last", None) or ("after" | "before", the value's span)
 
@@ -166,6 +170,17 @@ def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[s
                 if p not in GENERIC_PARTS and not p.isdigit():
                     add((p,), "column", c)
                     add((singular(p),), "column", c)
+    for s in schemas:
+        # a medal table (Gold, Silver, Bronze, Total): "gold medals" is Gold, "medals" its Total
+        named = {words(c.name)[0]: c for c in s.columns if c.type == "number" and words(c.name)}
+        if {"gold", "silver", "bronze"} <= set(named):
+            for kind in ("gold", "silver", "bronze", "total"):
+                if kind in named:
+                    for noun in ("medal", "medals", "medal count", "medals count"):
+                        add((kind, *noun.split()), "column", named[kind])
+            if "total" in named:
+                for noun in ("medal", "medals", "medal count", "medals won"):
+                    add(tuple(noun.split()), "column", named["total"])
     for word, names in SYNONYMS.items():
         for s in schemas:
             for c in s.columns:
@@ -264,7 +279,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
         placed_by = i - 2 if word(i - 1, "in") else i - 1
         if word(i, "first", "last") and word(placed_by, *PLACE_VERBS) and r.position is None:
             # "who finished first", "the club ranked in last", "came first place": the first or last row listed
-            r.position = (s.text, None); take(i, placed_by, *range(placed_by, i), *((i + 1,) if word(i + 1, "place") else ()))
+            r.position, r.placed = (s.text, None), True
+            take(i, placed_by, *range(placed_by, i), *((i + 1,) if word(i + 1, "place") else ()))
             continue
         if word(i, "first", "last") and i + 2 < n and spans[i + 1].kind == "column" and word(i + 2, "listed") and r.position is None:
             r.position = (s.text, None); take(i, i + 2)  # "the first tournament listed": its column is what is asked
@@ -295,6 +311,12 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
         # dates: between D and D, after D, Month YYYY, Q2 2024, second quarter of 2024, YYYY
         if word(i, "between", "from") and i + 3 < n and spans[i + 1].kind == "date" and word(i + 2, "and", "to") and spans[i + 3].kind == "date":
             r.ranges.append(("between", [spans[i + 1].text, spans[i + 3].text])); take(i, i + 1, i + 2, i + 3)
+        elif word(i, "between", "from") and i + 3 < n and spans[i + 1].kind == "year" and word(i + 2, "and", "to") and spans[i + 3].kind == "year":
+            r.ranges.append(("between", [f"{spans[i + 1].targets[0]}-01-01", f"{spans[i + 3].targets[0]}-12-31"])); take(i, i + 1, i + 2, i + 3)
+        elif word(i, *YEAR_RANGE_WORDS) and i + 1 < n and spans[i + 1].kind == "year":
+            # "before 2006": before its first day; "after 2006": after its last
+            op, day = YEAR_RANGE_WORDS[s.text]
+            r.ranges.append((op, [f"{spans[i + 1].targets[0]}-{day}"])); take(i, i + 1)
         elif s.kind == "word" and s.text in DATE_RANGE_WORDS and i + 1 < n and spans[i + 1].kind == "date":
             r.ranges.append((DATE_RANGE_WORDS[s.text], [spans[i + 1].text])); take(i, i + 1)
         elif s.kind == "month" and i + 1 < n and spans[i + 1].kind == "year":
@@ -317,8 +339,14 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.buckets.append(BUCKETS[s.text]); take(i)
             if word(i - 1, *GROUP_WORDS, "a"):
                 take(i - 1)
-        elif s.kind == "word" and s.text in ("top", "bottom") and word(i - 1, "the", "at") and not (i + 1 < n and spans[i + 1].kind == "number"):
-            continue  # "what tournament is at the top?": the first row listed, not a ranking; left unplaced
+        elif s.kind == "word" and s.text in ("top", "bottom") and (word(i - 1, "the", "at") and not (i + 1 < n and spans[i + 1].kind in ("number", "column"))
+                                                                  or word(i + 1, *PLACE_VERBS)):
+            # "what tournament is at the top (of the list)?", "the top placed country": the first row listed, not a ranking
+            if r.position is None and not any(w in RANK_WORDS for w in tokens if w not in ("top", "bottom")):
+                r.position = ("first" if s.text == "top" else "last", None); take(i, i - 1)
+                if word(i + 1, *PLACE_VERBS):
+                    r.placed = True; take(i + 1)
+            continue
         elif s.kind == "word" and s.text in ("top", "bottom"):
             count = spans[i + 1].targets[0] if i + 1 < n and spans[i + 1].kind == "number" and isinstance(spans[i + 1].targets[0], int) else 1
             r.top = (count, s.text == "top"); take(i)
@@ -387,6 +415,7 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
                     r.measures.append(spans[k]); take(i, k)  # "top 2 products per region by amount": what ranks them
                     continue
                 r.groups.append(spans[k]); take(*range(i, k + 1))
+                r.loose_each |= word(i, "each", "every")
     for i, s in enumerate(spans):
         if i in used:
             continue
@@ -402,8 +431,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.date_words = True; take(i)
     unplaced = [s.text for i, s in enumerate(spans) if i not in used and s.text not in STOPWORDS and s.text not in light]
     if r.position:
-        # words that say the same place in the list again ("the next model listed after X")
-        unplaced = [w for w in unplaced if w not in ("next", "listed", "previous", "immediately", "right", "came", "comes", "just")]
+        # words that say the same place in the list again ("the next model listed after X", "the last area on this chart")
+        unplaced = [w for w in unplaced if w not in ("next", "listed", "previous", "immediately", "right", "came", "comes", "just") and w not in TABLE_WORDS]
     if r.difference:
         # the words that join the two sides of a difference
         unplaced = [w for w in unplaced if w not in ("between", "than", "vs", "versus", "compared", "and")]
