@@ -155,26 +155,32 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             # "how many weeks" over a column named Week holds one week per row: the rows, not a sum of
             # week numbers; "how many bronzes" over Bronze holds a count per row: their sum
             plural = target.text.endswith("s") and numbers and all(not words(c.name)[-1].endswith("s") for c in numbers)
-            rows_of = plural and all(c.unique or _yearlike(c) for c in numbers)
-            if plural and not rows_of and any(_ordinal(c) for c in numbers):
+            sequence = all(_ordinal(c) or _yearlike(c) for c in numbers)
+            rows_of = plural and sequence and all(c.unique for c in numbers)
+            if plural and sequence and not rows_of:
                 names = ", ".join(c.name for c in numbers)
                 return Proposal(abstain="ambiguous", question=f"{target.text}: the rows, the different values of {names}, or their total?")
             if numbers and not r.distinct and rows_of:
                 fn = COUNT_FILLED
-                measure_spans = [target, *measure_spans]
+                measure_spans = [target, *(m for m in measure_spans if m.targets != target.targets)]
             elif numbers and not r.distinct:
-                fn, measure_spans = "sum", [target, *measure_spans]  # "how many units": their sum
+                fn, measure_spans = "sum", [target, *(m for m in measure_spans if m.targets != target.targets)]  # "how many units": their sum
             elif r.distinct:
                 fn = "count_distinct"  # "how many different products": the distinct ones
-                measure_spans = [target, *measure_spans]
+                measure_spans = [target, *(m for m in measure_spans if m.targets != target.targets)]
             elif all(c.type == "bool" for c in target.targets):
                 # "how many legendary pokemon": the rows where it is true
                 r.values.append((Span(target.start, target.end, "value", [(c, True) for c in target.targets], target.text), False))
             else:
                 fn = COUNT_FILLED  # "how many titles": the rows that have one, not the distinct titles
-                measure_spans = [target, *measure_spans]
+                measure_spans = [target, *(m for m in measure_spans if m.targets != target.targets)]
     if counted_dataset is None and fn == "count" and r.datasets:
         counted_dataset = r.datasets[0].targets[0]
+    named = {c for span, _ in r.values for c, _ in span.targets}
+    if r.choice and not r.entity and fn in ("min", "max") and not (r.top or r.groups or r.count_of) and len(named) == 1:
+        # "did A or B earn more points": the one of the two with more, named as the task names them
+        (column,) = named
+        r.top, r.top_group = (1, fn == "max"), Span(0, 0, "column", [column], column.name)
     if r.entity and fn in ("min", "max") and not (r.top or r.groups or r.count_of):
         # "who had the most free throws?": the row with the largest value, named by its label column
         labels = [_label(s) for s in schemas]

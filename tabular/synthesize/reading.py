@@ -58,7 +58,8 @@ GENERIC_PARTS = {"id", "on", "at", "kg", "no", "num", "nr", "the", "of"}
 # is that column (columns are read first); these are placed only when no column has their name.
 LIGHT_VERBS = {"win", "won", "scored", "earned", "received", "got", "finished", "finish", "played", "play", "took", "take", "taken",
                "came", "come", "held", "hold", "released", "published", "produced", "achieved", "gained", "reached", "obtained",
-               "collected", "claimed", "secured", "awarded", "garnered", "attained", "managed"}
+               "collected", "claimed", "secured", "awarded", "garnered", "attained", "managed", "appear", "appeared", "appears", "publish",
+               "release", "produce", "earn", "receive", "score", "achieve", "gain", "reach", "obtain", "collect", "claim", "secure", "garner"}
 # Words of a match's outcome: where a column holds outcomes ("W 12–10", "Won", a Result column),
 # "how many games did they win" is a filter on it that the built-in proposer cannot place, not a light verb.
 OUTCOME_VERBS = {"win", "won", "lose", "lost", "draw", "drew", "tied", "beat", "defeated"}
@@ -120,6 +121,7 @@ class Reading:
     lacking: list[Span] = field(default_factory=list)  # "without any orders": datasets the rows have no match in
     entity: bool = False  # "who …", "which …": the answer names a row, not a number
     only: bool = False  # "the only single in 1992": the words say one row matches
+    choice: bool = False  # "did A or B earn more points": the answer is one of the values named
     difference: str = ""  # "difference between A and B": "abs"; "how many more … A … than B": "signed"
     placed: bool = False  # the position is a place won ("finished first", "the top placed"), not only a place in the list
     origins: list[Span] = field(default_factory=list)  # values read after "from": where a row's subject comes from
@@ -280,7 +282,7 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
         if word(i, "first", "last") and word(placed_by, *PLACE_VERBS) and r.position is None:
             # "who finished first", "the club ranked in last", "came first place": the first or last row listed
             r.position, r.placed = (s.text, None), True
-            take(i, placed_by, *range(placed_by, i), *((i + 1,) if word(i + 1, "place") else ()))
+            take(i, placed_by, *range(placed_by, i), *((i + 1,) if i + 1 < n and spans[i + 1].text == "place" else ()))
             continue
         if word(i, "first", "last") and i + 2 < n and spans[i + 1].kind == "column" and word(i + 2, "listed") and r.position is None:
             r.position = (s.text, None); take(i, i + 2)  # "the first tournament listed": its column is what is asked
@@ -429,6 +431,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.datasets.append(s); take(i)
         elif s.text in ("when", "date", "dates"):
             r.date_words = True; take(i)
+    r.choice = any(s.kind == "word" and s.text == "or" and 0 < i < n - 1 and spans[i - 1].kind == "value" and spans[i + 1].kind == "value"
+                   for i, s in enumerate(spans))
     unplaced = [s.text for i, s in enumerate(spans) if i not in used and s.text not in STOPWORDS and s.text not in light]
     if r.position:
         # words that say the same place in the list again ("the next model listed after X", "the last area on this chart")
