@@ -106,6 +106,8 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
         seen = ", ".join(say.cell(row[0]) for row in result.rows[:3])
         return abstain("ambiguous", f"the task asks for one {proposal.one_row}, and {len(result.rows)}{'+' if result.truncated else ''} "
                                     f"different ones match ({seen}{', …' if len(result.rows) > 3 else ''}): say which")
+    if proposal.rows_are and result.rows == [[0]]:
+        return abstain("empty_answer", f"no row matched, and the rows were read as {proposal.rows_are}, which no column names: they may not be; " + say.describe(body_))
     loose = _held_in_part(ctx, body_) or _events_in_parts(ctx, body_, schemas)
     if loose:
         return abstain("ambiguous", loose)

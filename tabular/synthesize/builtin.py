@@ -174,6 +174,9 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             else:
                 fn = COUNT_FILLED  # "how many titles": the rows that have one, not the distinct titles
                 measure_spans = [target, *(m for m in measure_spans if m.targets != target.targets)]
+    if r.row_noun and fn == "count" and not r.count_of and not (r.values or r.compares or r.ranges):
+        # "how many images are listed" over a list of monuments: the rows are not surely images
+        return Proposal(why=f"'{r.row_noun}' names no column, and with nothing to filter by, the rows are not surely {r.row_noun}: name the column that holds them")
     if counted_dataset is None and fn == "count" and r.datasets:
         counted_dataset = r.datasets[0].targets[0]
     named = {c for span, _ in r.values for c, _ in span.targets}
@@ -347,7 +350,8 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         candidates.append(Candidate(plan, assumes))
     if not candidates:
         return Proposal(why=why[0] if why else "no plan fits the task")
-    return Proposal(tuple(candidates), question=_question(choices), one_row=one_row if fn == LOOKUP else "")
+    return Proposal(tuple(candidates), question=_question(choices), one_row=one_row if fn == LOOKUP else "",
+                    rows_are=r.row_noun if fn == "count" and not r.count_of else "")
 
 
 def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:

@@ -26,6 +26,7 @@ class Proposal:
     why: str = ""
     abstain: str = ""  # a proposer's own abstention: "ambiguous" or "invalid_plan"
     one_row: str = ""  # the words ask for one row ("the title of …"): more than one different row is ambiguous
+    rows_are: str = ""  # a count read the rows as this noun ("how many games"): a count of none says they may not be
     transcript: list = field(default_factory=list, compare=False)  # what the proposer needs for a repair
 
 

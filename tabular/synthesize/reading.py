@@ -76,13 +76,23 @@ def light_verbs(schemas: list[DatasetSchema]) -> set[str]:
 
 # Verbs that give a row its place: "who finished first", "the club ranked last", "placed in first place".
 PLACE_VERBS = {"finished", "finish", "ranked", "rank", "placed", "place", "came", "come", "ended", "end"}
+# Nouns of an amount, never of a row: "how many points did X score" is no count of rows, whatever
+# the rows are. Any other plural no column names, after "how many", is what the rows are
+# ("how many games were at Braly Stadium": the rows at it).
+QUANTITY_NOUNS = {"point", "goal", "vote", "run", "win", "loss", "losse", "draw", "medal", "people", "person", "viewer", "spectator", "fan",
+                  "attendance", "year", "day", "week", "month", "hour", "minute", "second", "time", "km", "mile", "meter", "metre", "feet",
+                  "foot", "kilometer", "dollar", "percent", "lap", "seat", "ton", "tonne", "kg", "pound", "euro", "member", "inhabitant",
+                  "resident", "citizen", "employee", "worker", "student", "passenger", "visitor", "casualtie", "death", "injurie", "copie",
+                  "sale", "unit", "ticket", "appearance", "cap", "assist", "rebound", "yard", "touchdown", "wicket", "save", "strike",
+                  "episode", "performance", "child", "children", "men", "women", "age", "population", "area", "length", "height",
+                  "weight", "score", "mark", "grade", "rating", "rank", "place", "position", "total", "amount", "number", "level"}
 # Words that carry no meaning for the plan; any other word must be placed, or there is no plan.
 STOPWORDS = set("""
 what which who whose is are was were be been being the a an of in for to and or with all our we
 did do does there how much many me show give list tell please have has had that this those these at from
 i you it its as so per by each every across their them they total overall altogether sum amount amounts value
 values sold made placed spent recorded issued ordered shipped were get find compute calculate number rows row
-records record entries entry items overall whole grand date dates when time ever one same any s name
+records record entries entry items overall whole grand date dates when time ever one any s name
 """.split())
 
 
@@ -122,6 +132,7 @@ class Reading:
     entity: bool = False  # "who …", "which …": the answer names a row, not a number
     only: bool = False  # "the only single in 1992": the words say one row matches
     choice: bool = False  # "did A or B earn more points": the answer is one of the values named
+    row_noun: str = ""  # "how many games", "which country": a noun no column names, read as what the rows are
     difference: str = ""  # "difference between A and B": "abs"; "how many more … A … than B": "signed"
     placed: bool = False  # the position is a place won ("finished first", "the top placed"), not only a place in the list
     origins: list[Span] = field(default_factory=list)  # values read after "from": where a row's subject comes from
@@ -386,6 +397,9 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             for k in (i - 1, i + 1):  # "the North region": the column named beside its value
                 if 0 <= k < n and spans[k].kind == "column" and any(c in spans[k].targets for c, _ in s.targets):
                     take(k)
+    verb_next = n == 2 or word(2, *STOPWORDS, *LIGHT_VERBS, *PLACE_VERBS) and spans[2].text not in ("of", "and", "or", "s")
+    if n > 1 and word(0, "which", "what") and _row_noun(spans, 1, used) and not spans[1].text.endswith("s") and verb_next:
+        r.entity, r.row_noun = True, spans[1].text; take(0, 1)  # "which country won the least medals": the row's name
     for i, s in enumerate(spans):
         if i in used:
             continue
@@ -397,6 +411,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
                 take(k); k += 1  # "how many times did X win": the rows where X is, counted
             while word(k, *DISTINCT_WORDS, "of", "the"):
                 r.distinct |= spans[k].text in DISTINCT_WORDS; take(k); k += 1
+            if _row_noun(spans, k, used) and spans[k].text.endswith("s"):
+                r.row_noun = spans[k].text; take(k)  # "how many games were at Braly Stadium": the rows
             if k < n and spans[k].kind in ("column", "dataset") and k not in used:
                 r.count_of.append(spans[k]); take(k)
         elif word(i, *DISTINCT_WORDS):
@@ -412,6 +428,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             k = i + (2 if seq(i, ("for", "each")) else 1)
             while word(k, "the", "each"):
                 k += 1
+            if _row_noun(spans, k, used) and spans[k].text.endswith("s"):
+                r.row_noun = spans[k].text; take(k)  # "how many games were at Braly Stadium": the rows
             if k < n and spans[k].kind in ("column", "dataset") and k not in used:
                 if r.top and word(i, "by") and spans[k].kind == "column" and any(c.type == "number" for c in spans[k].targets):
                     r.measures.append(spans[k]); take(i, k)  # "top 2 products per region by amount": what ranks them
@@ -445,6 +463,16 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
         # rows is asked for ("listed first", "the one before"), which is row order, not a value's
         unplaced = [w for w in unplaced if w not in TABLE_WORDS]
     return r, unplaced
+
+
+def _row_noun(spans: list[Span], k: int, used: set[int]) -> bool:
+    """Whether span k is a noun no column names that may say what the rows are: not a word of the
+    reading's grammar, not a noun of an amount, not a word of the reading's own."""
+    if not (0 <= k < len(spans)) or k in used or spans[k].kind != "word":
+        return False
+    text = spans[k].text
+    return (text.isalpha() and len(text) > 2 and text not in _grammar() and singular(text) not in QUANTITY_NOUNS and text not in QUANTITY_NOUNS
+            and text not in MONTHS and text not in QUARTER_WORDS and text not in SYNONYMS and text not in ("or", "than", "not", "no", "where", "who"))
 
 
 def _quarter(year: int, q: int) -> tuple[str, list]:

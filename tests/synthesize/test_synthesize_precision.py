@@ -351,3 +351,19 @@ def test_a_number_written_with_thousands_separators_is_one_number(more):
 def test_did_a_or_b_names_the_one_of_the_two(ns):
     # Ann Ray 40 points, Bea Cole 55: the answer is a name, not the 55
     assert rows(ns, "did ann ray or bea cole score more points?", "players.csv")[0][0] == "Bea Cole"
+
+
+def test_a_noun_no_column_names_is_what_the_rows_are_only_beside_a_filter(ns):
+    # PLAYERS: Ann Ray and Cy Dunn play for the Hawks; "athletes" is no column
+    assert rows(ns, "how many athletes are on the hawks?", "players.csv") == [[2]]
+    assert rows(ns, "which athlete has the most points?", "players.csv")[0][0] == "Cy Dunn"
+    # with no filter the rows are not surely athletes ("how many images are listed" over monuments)
+    out = ns.synthesize("how many athletes are listed?", ["players.csv"])
+    assert out.abstain and "athletes" in out.clarification
+    # no row in 1995: the rows may not be novels at all, so no 0 is said
+    out = ns.synthesize("how many novels were published in 1995?", ["books.csv"])
+    assert out.abstain_reason == "empty_answer" and "novels" in out.clarification
+    # an adjective before the noun is a word to place, never dropped
+    assert ns.synthesize("which tall athlete has the most points?", ["players.csv"]).abstain
+    # "the same … as" is a comparison the built-in proposer does not read: never a lookup
+    assert ns.synthesize("which athlete has the same team as ann ray?", ["players.csv"]).abstain
