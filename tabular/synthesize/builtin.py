@@ -379,7 +379,16 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         where_ = schema.without_totals(lambda name: name)
         if where_:
             plan["where"] = where_
-        if r.placed and places and anchor is None:
+        if isinstance(where, int) and anchor is None:
+            # "who came third": the row whose place is 3, or the third row listed
+            if places:
+                plan["where"] = where_ + [{"column": places[0].name, "op": "eq", "value": where}]
+                plan["select"] = [{"column": column.name}]
+            else:
+                plan["select"] = [{"column": column.name}]
+                plan["measures"] = [{"as": "position", "window": {"fn": "row_number"}}]
+                plan["having"] = [{"column": "position", "op": "eq", "value": where}]
+        elif r.placed and places and anchor is None:
             # "who finished first" where a Place column says it: its smallest, whatever the rows' order
             plan["where"] = where_ + [{"column": places[0].name, "op": "not_null"}]
             plan["select"] = [{"column": column.name}, {"column": places[0].name}]
@@ -404,7 +413,8 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             plan["having"] = [{"column": "anchors", "op": "eq", "value": 1}, {"column": "offset", "op": "eq", "value": 1 if where == "after" else -1}]
         plan.setdefault("limit", 10)
         candidates.append(Candidate(plan, ((r.measures[0].text, f"{column.alias}.{column.name}"),) if len(asked) > 1 else ()))
-    return Proposal(tuple(candidates), question=f"{r.measures[0].text}: the column " + " or ".join(c.name for c in asked) + "?" if len(asked) > 1 else "")
+    return Proposal(tuple(candidates), question=f"{r.measures[0].text}: the column " + " or ".join(c.name for c in asked) + "?" if len(asked) > 1 else "",
+                    one_row=asked[0].name if isinstance(where, int) else "")
 
 
 def _name(option) -> str:

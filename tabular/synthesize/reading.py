@@ -40,6 +40,7 @@ SHARE_WORDS = {"share", "proportion", "fraction"}  # "share of amount by region"
 NONE_WORDS = (("without", "any"), ("without",), ("with", "no"), ("have", "no"), ("has", "no"), ("had", "no"))  # "customers without any orders"
 MONTHS = {name.lower(): k for k, name in enumerate(calendar.month_name) if name} | {name.lower(): k for k, name in enumerate(calendar.month_abbr) if name}
 QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
 # Words that point at the table itself ("listed", "on the chart"); meaningless but beside ORDER_WORDS.
 TABLE_WORDS = {"listed", "list", "chart", "table", "according", "shown", "on", "mentioned", "given"}
 ORDER_WORDS = {"first", "last", "before", "after", "next", "previous", "preceding", "following", "top", "bottom", "above", "below",
@@ -51,6 +52,13 @@ SYNONYMS = {
     "quantity": ("units", "qty", "quantity"), "qty": ("units", "qty", "quantity"), "weight": ("weight", "weight_kg", "kg"),
     "date": (), "when": (),
 }
+# Column names written short, and the words a task uses for them ("Pts": "points").
+ABBREVIATIONS = {"pts": ("points",), "pos": ("position", "place"), "att": ("attendance",), "apps": ("appearances",), "gls": ("goals",),
+                 "rnd": ("round",), "res": ("result",), "pop": ("population",), "yr": ("year",), "ht": ("height",), "wt": ("weight",),
+                 "dob": ("birth", "born"), "pct": ("percentage", "percent"), "avg": ("average",), "govt": ("government",), "dist": ("distance",),
+                 "elev": ("elevation",), "alt": ("altitude",), "temp": ("temperature",), "gf": ("goals for",), "ga": ("goals against",),
+                 "gd": ("goal difference",), "gp": ("games played",), "mp": ("matches played",), "pld": ("played",), "w": ("wins", "won"),
+                 "l": ("losses", "lost"), "d": ("draws", "drawn"), "t": ("ties",), "sq": ("square",), "mi": ("miles",), "km": ("kilometers", "kilometres")}
 # Parts of column names that say nothing of what the column holds.
 GENERIC_PARTS = {"id", "on", "at", "kg", "no", "num", "nr", "the", "of"}
 # Verbs that say only that a row holds its values: "how many bronzes did Finland win" is Finland's
@@ -93,6 +101,7 @@ did do does there how much many me show give list tell please have has had that 
 i you it its as so per by each every across their them they total overall altogether sum amount amounts value
 values sold made placed spent recorded issued ordered shipped were get find compute calculate number rows row
 records record entries entry items overall whole grand date dates when time ever one any s name
+he she his her him hers
 """.split())
 
 
@@ -142,7 +151,7 @@ class Reading:
 def words(text: str) -> list[str]:
     """The task's words, numbers and symbols (`#`, `&`, `%` …: a symbol is a word to place too,
     never dropped); apostrophes and plain punctuation are not words."""
-    return re.findall(r"\d{4}-\d{2}-\d{2}|q[1-4]\b|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[^\W\d_]+|[#&%$€£+=<>@*/°]", text.lower().replace("_", " "))
+    return re.findall(r"\d{4}-\d{2}-\d{2}|q[1-4]\b|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:st|nd|rd|th)\b|\d+(?:\.\d+)?|[^\W\d_]+|[#&%$€£+=<>@*/°]", text.lower().replace("_", " "))
 
 
 def singular(word: str) -> str:
@@ -183,6 +192,8 @@ def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[s
                 if p not in GENERIC_PARTS and not p.isdigit():
                     add((p,), "column", c)
                     add((singular(p),), "column", c)
+                for full in ABBREVIATIONS.get(p, ()) if len(parts) <= 2 else ():
+                    add(tuple(full.split()), "column", c)  # "Pts" is read for "points"
     for s in schemas:
         # a medal table (Gold, Silver, Bronze, Total): "gold medals" is Gold, "medals" its Total
         named = {words(c.name)[0]: c for c in s.columns if c.type == "number" and words(c.name)}
@@ -237,6 +248,8 @@ def spans_of(tokens: list[str], schemas: list[DatasetSchema]) -> list[Span]:
                 kind = "column"
             out.append(Span(k, k + n, kind, [tgt for kd, tgt in targets if kd == kind], " ".join(tokens[k:k + n])))
             k += n
+        elif re.fullmatch(r"\d+(st|nd|rd|th)", t):
+            out.append(Span(k, k + 1, "ordinal", [int(t[:-2])], t)); k += 1  # "10th": a place, when no cell says "10th"
         elif re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
             out.append(Span(k, k + 1, "date", [t], t)); k += 1
         elif re.fullmatch(r"(19|20)\d\d", t):
@@ -290,9 +303,10 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.position = (s.text, None); take(i, i - 1 if word(i - 1, "listed") else i + 1)
             continue
         placed_by = i - 2 if word(i - 1, "in") else i - 1
-        if word(i, "first", "last") and word(placed_by, *PLACE_VERBS) and r.position is None:
-            # "who finished first", "the club ranked in last", "came first place": the first or last row listed
-            r.position, r.placed = (s.text, None), True
+        nth = ORDINAL_WORDS.get(s.text) if s.kind == "word" else s.targets[0] if s.kind == "ordinal" else None
+        if (word(i, "last") or nth) and word(placed_by, *PLACE_VERBS) and r.position is None:
+            # "who finished first", "the club ranked in last", "came second", "placed 10th": a place won
+            r.position, r.placed = ("last" if s.text == "last" else "first" if nth == 1 else nth, None), True
             take(i, placed_by, *range(placed_by, i), *((i + 1,) if i + 1 < n and spans[i + 1].text == "place" else ()))
             continue
         if word(i, "first", "last") and i + 2 < n and spans[i + 1].kind == "column" and word(i + 2, "listed") and r.position is None:
