@@ -125,9 +125,16 @@ def _measures(cols: list[ColumnSchema]) -> list[ColumnSchema]:
 
 
 def _label(schema: DatasetSchema) -> ColumnSchema | None:
-    """The column that names a dataset's rows (a unique string: a name), for "by customer"."""
-    found = [c for c in schema.columns if c.type == "string" and c.unique]
-    return found[0] if len(found) == 1 else None
+    """The column that names a dataset's rows, for "by customer" and "who": a unique string column
+    of names (not of numbers written as text, "79 037 121"); of several, the first, as a table
+    names its rows in its first column of names (Driver before Co-driver)."""
+    found = [c for c in schema.columns if c.type == "string" and c.unique and not _numeric_text(c)]
+    return found[0] if found else None
+
+
+def _numeric_text(c: ColumnSchema) -> bool:
+    """Text that is mostly numbers, seasons or dates ("2010–11", "1:48.64", "79 037 121")."""
+    return bool(c.values) and sum(v[:1].isdigit() for v in c.values) * 2 > len(c.values)
 
 
 def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
@@ -257,6 +264,11 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         asked = [c for m in measure_spans for c in m.targets if not (dated and c in date_cols)]
         if len({m.text for m in measure_spans}) > 1:
             return Proposal(why="the task names several columns to read (" + ", ".join(m.text for m in measure_spans) + "); ask for one at a time")
+        either = {c for a, b in r.choices for c, _ in a.targets} & {c for a, b in r.choices for c, _ in b.targets}
+        if not asked and len(either) == 1:
+            # "was Fran Bailey from Vic or WA": the one of the two her row holds
+            (column,) = either
+            asked, measure_spans = [column], [Span(0, 0, "column", [column], column.name)]
         if not asked:
             label = _label(schemas[0]) if len(schemas) == 1 else None
             if label is None:

@@ -141,6 +141,7 @@ class Reading:
     entity: bool = False  # "who …", "which …": the answer names a row, not a number
     only: bool = False  # "the only single in 1992": the words say one row matches
     choice: bool = False  # "did A or B earn more points": the answer is one of the values named
+    choices: list[tuple[Span, Span]] = field(default_factory=list)  # the values on each side of an "or"
     row_noun: str = ""  # "how many games", "which country": a noun no column names, read as what the rows are
     difference: str = ""  # "difference between A and B": "abs"; "how many more … A … than B": "signed"
     placed: bool = False  # the position is a place won ("finished first", "the top placed"), not only a place in the list
@@ -463,8 +464,9 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.datasets.append(s); take(i)
         elif s.text in ("when", "date", "dates"):
             r.date_words = True; take(i)
-    r.choice = any(s.kind == "word" and s.text == "or" and 0 < i < n - 1 and spans[i - 1].kind == "value" and spans[i + 1].kind == "value"
-                   for i, s in enumerate(spans))
+    r.choices = [(spans[i - 1], spans[i + 1]) for i, s in enumerate(spans)
+                 if s.kind == "word" and s.text == "or" and 0 < i < n - 1 and spans[i - 1].kind == "value" and spans[i + 1].kind == "value"]
+    r.choice = bool(r.choices)
     unplaced = [s.text for i, s in enumerate(spans) if i not in used and s.text not in STOPWORDS and s.text not in light]
     if r.position:
         # words that say the same place in the list again ("the next model listed after X", "the last area on this chart")

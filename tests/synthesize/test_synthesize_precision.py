@@ -367,3 +367,19 @@ def test_a_noun_no_column_names_is_what_the_rows_are_only_beside_a_filter(ns):
     assert ns.synthesize("which tall athlete has the most points?", ["players.csv"]).abstain
     # "the same … as" is a comparison the built-in proposer does not read: never a lookup
     assert ns.synthesize("which athlete has the same team as ann ray?", ["players.csv"]).abstain
+
+
+CREWS = """Revenue,Driver,Co-driver,State,Points
+79 037 121,Raffaele Pinto,Arnaldo Bernacchini,Vic,20
+29 258 539,Alcide Paganelli,Ninni Russo,WA,15
+28 111 354,Markku Alen,Ilkka Kivimaki,Vic,12
+"""
+
+
+def test_a_row_is_named_by_its_first_column_of_names(more, tmp_path):
+    (tmp_path / "crews.csv").write_text(CREWS, encoding="utf-8")
+    assert more.ingest_file(tmp_path / "crews.csv", source_uri="rally.csv").state == "ready"
+    # Revenue is numbers written as text, not names; Driver comes before Co-driver
+    assert rows(more, "who scored the least points?", "rally.csv")[0][0] == "Markku Alen"
+    # "A or B": the one of the two the row holds
+    assert rows(more, "was alcide paganelli from vic or wa?", "rally.csv") == [["WA"]]
