@@ -85,14 +85,22 @@ def _date(text: str) -> tuple | None:
     return None
 
 
-def judge(rows: list[list], wanted: list[str]) -> bool:
-    """Right when one column of the rows holds exactly the targets, in any order."""
+# A country's code in brackets after its name ("Ukraine (UKR)"): Wikipedia's medal tables write it
+# in the cell, WTQ's answers never do. Dropped from both sides: the one place this judge is more
+# lenient than WTQ's evaluator, and the README counts the answers it decides.
+_CODE = re.compile(r"\s*\([A-Z]{3}\)$")
+
+
+def judge(rows: list[list], wanted: list[str], codes: bool = True) -> bool:
+    """Right when one column of the rows holds exactly the targets, in any order (codes=False: the
+    country codes are compared too, as WTQ's evaluator does)."""
+    drop = _CODE.sub if codes else (lambda _, text: text)
     if not rows:
         return False
-    want = Counter(normalise(t) for t in wanted)
+    want = Counter(normalise(drop("", t)) for t in wanted)
     width = max(len(r) for r in rows)
     for k in range(width):
-        column = Counter(normalise(r[k] if k < len(r) else None) for r in rows)
+        column = Counter(normalise(drop("", r[k]) if k < len(r) and isinstance(r[k], str) else r[k] if k < len(r) else None) for r in rows)
         if column == want:
             return True
     return False
@@ -149,7 +157,8 @@ def main() -> None:
                     continue
                 calc = out.calculations[0]
                 right = judge(calc.rows, wanted)
-                outcomes.append({**q, "outcome": "right" if right else "wrong", "rows": calc.rows[:5], "plan": calc.plan})
+                outcomes.append({**q, "outcome": "right" if right else "wrong", "rows": calc.rows[:5], "plan": calc.plan,
+                                 "by_code": right and not judge(calc.rows, wanted, codes=False)})
             ask_s = time.perf_counter() - start
     n = len(outcomes)
     counts = Counter(o["outcome"] for o in outcomes)
@@ -158,6 +167,7 @@ def main() -> None:
     print(f"{n} questions over {len(ingested)} tables ({args.proposer}): ingest {ingest_s:.0f} s, synthesize {ask_s:.0f} s")
     print(f"right {counts['right']} ({counts['right'] / n:.1%}), wrong {counts['wrong']} ({counts['wrong'] / max(answered, 1):.2%} of the answered), "
           f"abstained {counts['abstained']}")
+    print(f"  right only with the country code dropped ('Ukraine (UKR)' for 'Ukraine'): {sum(bool(o.get('by_code')) for o in outcomes)}")
     for reason, k in reasons.most_common():
         print(f"  abstained {reason}: {k}")
     if args.show_wrong:

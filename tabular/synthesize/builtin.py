@@ -138,6 +138,8 @@ def _numeric_text(c: ColumnSchema) -> bool:
 
 
 def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
+    if r.same:
+        return _same_as(r, schemas)
     if r.position:
         return _in_order(r, schemas)
     by_alias = {s.alias: s for s in schemas}
@@ -427,6 +429,44 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         candidates.append(Candidate(plan, ((r.measures[0].text, f"{column.alias}.{column.name}"),) if len(asked) > 1 else ()))
     return Proposal(tuple(candidates), question=f"{r.measures[0].text}: the column " + " or ".join(c.name for c in asked) + "?" if len(asked) > 1 else "",
                     one_row=asked[0].name if isinstance(where, int) else "")
+
+
+def _same_as(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
+    """"Which pylon has the same height as the London pylon": the rows, other than the one the value
+    names, whose column holds what that row holds. The named row's value is a window over all rows
+    (it must name exactly one row), the others are kept by comparing with it."""
+    span, anchor = r.same
+    if anchor is None:
+        return Proposal(why="'the same … as' names no row to compare with")
+    if len(schemas) != 1 or r.values or r.compares or r.ranges or r.groups or r.top or r.fns or r.count_of or r.position or r.difference:
+        return Proposal(why="the task asks for rows with the same value as another, with more than the built-in proposer reads beside it")
+    schema = schemas[0]
+    (held, value), *more_held = anchor.targets
+    sames = list(dict.fromkeys(span.targets))
+    if more_held or len(sames) > 1:
+        return Proposal(why=f"'{anchor.text if more_held else span.text}' names several columns; name the one meant")
+    (same,) = sames
+    asked = list(dict.fromkeys(c for m in r.measures for c in m.targets if c != same))
+    if len(asked) > 1:
+        return Proposal(why="the task names several columns to read: ask for one")
+    if not asked:
+        label = _label(schema)
+        if label is None:
+            return Proposal(why="the task asks which rows have the same value, and no column names the rows")
+        asked = [label]
+    (column,) = asked
+    fold = {"ignore_case": True} if held.type == "string" else {}
+    plan = {"datasets": [schema.ref()], "where": schema.without_totals(lambda name: name) + [{"column": same.name, "op": "not_null"}],
+            "select": [{"column": column.name}, {"column": same.name}] + ([{"column": held.name}] if held not in (column, same) else []),
+            "measures": [{"as": "anchor", "expr": {"case": [{"when": {"column": held.name, "op": "eq", "value": value, **fold}, "then": same.name}]}},
+                         {"as": "anchor_value", "window": {"fn": "max", "of": "anchor"}},
+                         {"as": "anchors", "window": {"fn": "count", "of": "anchor"}},
+                         {"as": "differs", "expr": {"nullif": [same.name, "anchor_value"]}}],
+            # the named row is one row, it is not its own answer, and the others hold what it holds
+            "having": [{"column": "anchors", "op": "eq", "value": 1}, {"column": "anchor", "op": "is_null"}, {"column": "differs", "op": "is_null"}],
+            "limit": 50}
+    said = r.measures[0].text if r.measures else r.row_noun
+    return Proposal((Candidate(plan),), one_row=said if said and not said.endswith("s") else "")
 
 
 def _name(option) -> str:

@@ -142,6 +142,7 @@ class Reading:
     only: bool = False  # "the only single in 1992": the words say one row matches
     choice: bool = False  # "did A or B earn more points": the answer is one of the values named
     choices: list[tuple[Span, Span]] = field(default_factory=list)  # the values on each side of an "or"
+    same: tuple[Span, Span | None] | None = None  # "the same height as X": (the column, X's value span; None until found)
     row_noun: str = ""  # "how many games", "which country": a noun no column names, read as what the rows are
     difference: str = ""  # "difference between A and B": "abs"; "how many more … A … than B": "signed"
     placed: bool = False  # the position is a place won ("finished first", "the top placed"), not only a place in the list
@@ -236,6 +237,9 @@ def spans_of(tokens: list[str], schemas: list[DatasetSchema]) -> list[Span]:
                     break
             if hit:
                 break
+        compared = any(tuple(tokens[max(0, k - len(p)):k]) == p for p in COMPARE)
+        if hit and hit[0] == 1 and compared and re.fullmatch(r"\d[\d,]*(\.\d+)?", t):
+            hit = None  # "at least 20 points": a number compared, not the cell "20" of a text column
         if hit:
             n, targets = hit
             if n > 1 and tokens[k + n - 1] in STOPWORDS:
@@ -329,6 +333,11 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.lacking.append(spans[i + len(phrase)]); take(*range(i, i + len(phrase) + 1))
             if word(i - 1, "that", "who", "which"):
                 take(i - 1)
+        elif word(i, "same") and r.same is None and _same_as(spans, i) is not None:
+            # "which pylon has the same height as the London pylon", "the London pylon has the same height as which pylon"
+            column, anchor, end = _same_as(spans, i)
+            r.same = (spans[column], spans[anchor] if anchor is not None else None); take(*range(i, end))
+            take(*(k for k in range(n) if word(k, "other", "else")))  # "what other bridge": the named row is left out anyway
         elif word(i, "only") and not r.only:
             r.only = True; take(i)  # "the only episode written by X": one row, checked when it runs
         elif word(i, *SHARE_WORDS) and word(i + 1, "of"):
@@ -387,7 +396,7 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
                 take(j + 1, j + 2)
         elif word(i, "which", "what") and i + 1 < n and spans[i + 1].kind in ("column", "dataset"):
             at_top = {k for k in range(i + 2, n) if word(k, "top", "bottom") and word(k - 1, "the", "at")}  # the first row listed
-            ranked = next((spans[k].text for k in range(i + 2, n) if word(k, *RANK_WORDS) and k not in used and k not in at_top), None)
+            ranked = next((spans[k].text for k in range(i + 2, n) if word(k, *RANK_WORDS) and k not in used and k not in at_top and not word(k - 1, "at")), None)
             if ranked:
                 k = next(k for k in range(i + 2, n) if word(k, ranked) and k not in at_top)
                 r.top, r.top_group = (1, RANK_WORDS[ranked]), spans[i + 1]
@@ -415,6 +424,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
     verb_next = n == 2 or word(2, *STOPWORDS, *LIGHT_VERBS, *PLACE_VERBS) and spans[2].text not in ("of", "and", "or", "s")
     if n > 1 and word(0, "which", "what") and _row_noun(spans, 1, used) and not spans[1].text.endswith("s") and verb_next:
         r.entity, r.row_noun = True, spans[1].text; take(0, 1)  # "which country won the least medals": the row's name
+    elif n > 3 and word(0, "name") and word(1, "the", "a", "one", "any") and _row_noun(spans, 2, used) and word(3, "that", "who", "which", "with"):
+        r.entity, r.row_noun = True, spans[2].text; take(0, 1, 2)  # "name the country that had …"
     for i, s in enumerate(spans):
         if i in used:
             continue
@@ -437,7 +448,7 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.fn = r.fn or AGGREGATE_WORDS[s.text]; r.fns.add(AGGREGATE_WORDS[s.text]); take(i)
         elif s.text == "total" and seq(i + 1, ("number", "of")):
             take(i)  # "the total number of X" is a count of X, not a sum beside it
-        elif word(i, *AGGREGATE_WORDS) and not (s.text == "first" and word(i + 1, "quarter")):
+        elif word(i, *AGGREGATE_WORDS) and not (s.text == "first" and word(i + 1, "quarter")) and not (s.text in ("least", "most") and word(i - 1, "at")):
             r.fn = r.fn or AGGREGATE_WORDS[s.text]; r.fns.add(AGGREGATE_WORDS[s.text]); take(i)
         elif word(i, *GROUP_WORDS) or seq(i, ("for", "each")):
             k = i + (2 if seq(i, ("for", "each")) else 1)
@@ -464,6 +475,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.datasets.append(s); take(i)
         elif s.text in ("when", "date", "dates"):
             r.date_words = True; take(i)
+    if r.same and r.same[1] is None and len(r.values) == 1 and not r.values[0][1]:
+        r.same = (r.same[0], r.values.pop()[0])  # "the London pylon has the same height as which pylon"
     r.choices = [(spans[i - 1], spans[i + 1]) for i, s in enumerate(spans)
                  if s.kind == "word" and s.text == "or" and 0 < i < n - 1 and spans[i - 1].kind == "value" and spans[i + 1].kind == "value"]
     r.choice = bool(r.choices)
@@ -479,6 +492,25 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
         # rows is asked for ("listed first", "the one before"), which is row order, not a value's
         unplaced = [w for w in unplaced if w not in TABLE_WORDS]
     return r, unplaced
+
+
+def _same_as(spans: list[Span], i: int) -> tuple[int, int | None, int] | None:
+    """At "same" (span i): "same [amount of] COLUMN as [the] VALUE" or "… as which/what …":
+    the column's span, the value's span (None when the value is said elsewhere), the end."""
+    n = len(spans)
+    j = i + 1
+    while j < n and spans[j].kind == "word" and spans[j].text in ("amount", "number", "of", "the"):
+        j += 1
+    if not (j + 1 < n and spans[j].kind == "column" and spans[j + 1].kind == "word" and spans[j + 1].text == "as"):
+        return None
+    k = j + 2
+    while k < n and spans[k].kind == "word" and spans[k].text == "the":
+        k += 1
+    if k < n and spans[k].kind == "value":
+        return j, k, k + 1
+    if k < n and spans[k].kind == "word" and spans[k].text in ("which", "what"):
+        return j, None, k  # the value is named before "same"; "which pylon" is read as the question it is
+    return None
 
 
 def _row_noun(spans: list[Span], k: int, used: set[int]) -> bool:

@@ -365,8 +365,8 @@ def test_a_noun_no_column_names_is_what_the_rows_are_only_beside_a_filter(ns):
     assert out.abstain_reason == "empty_answer" and "novels" in out.clarification
     # an adjective before the noun is a word to place, never dropped
     assert ns.synthesize("which tall athlete has the most points?", ["players.csv"]).abstain
-    # "the same … as" is a comparison the built-in proposer does not read: never a lookup
-    assert ns.synthesize("which athlete has the same team as ann ray?", ["players.csv"]).abstain
+    # Ann Ray plays for the Hawks, as does Cy Dunn
+    assert rows(ns, "which athlete has the same team as ann ray?", "players.csv")[0][0] == "Cy Dunn"
 
 
 CREWS = """Revenue,Driver,Co-driver,State,Points
@@ -383,3 +383,33 @@ def test_a_row_is_named_by_its_first_column_of_names(more, tmp_path):
     assert rows(more, "who scored the least points?", "rally.csv")[0][0] == "Markku Alen"
     # "A or B": the one of the two the row holds
     assert rows(more, "was alcide paganelli from vic or wa?", "rally.csv") == [["WA"]]
+
+
+PYLONS = """Pylon,Height,County
+Emirates North,90,Newham
+Emirates South,88,Greenwich
+Thames Tower,90,Greenwich
+Park Mast,75,Newham
+"""
+
+
+def test_the_same_value_as_a_named_row(more, tmp_path):
+    (tmp_path / "pylons.csv").write_text(PYLONS, encoding="utf-8")
+    assert more.ingest_file(tmp_path / "pylons.csv", source_uri="pylons.csv").state == "ready"
+    # Emirates North is 90 high, as is Thames Tower; the named row is not its own answer
+    assert [r[0] for r in rows(more, "which pylon has the same height as emirates north?", "pylons.csv")] == ["Thames Tower"]
+    assert [r[0] for r in rows(more, "emirates south has the same county as which pylon?", "pylons.csv")] == ["Thames Tower"]
+    # two rows share Newham with Park Mast's county? only Emirates North: one; a plural may list several
+    assert sorted(r[0] for r in rows(more, "which other pylons are in the same county as park mast?", "pylons.csv")) == ["Emirates North"]
+    # one pylon asked, and no other row has Park Mast's 75: nothing matches
+    assert more.synthesize("which pylon has the same height as park mast?", ["pylons.csv"]).abstain_reason == "empty_answer"
+
+
+def test_at_least_a_number_is_a_comparison_even_where_a_text_cell_holds_it(more, tmp_path):
+    (tmp_path / "race.csv").write_text("Pos,Rider,Points\n1,Mattia Pasini,25\n2,Alvaro Bautista,20\n3,Lukas Pesek,16\n20,Joan Olive,0\nRet,Sergio Gadea,\n",
+                                       encoding="utf-8")
+    assert more.ingest_file(tmp_path / "race.csv", source_uri="race.csv").state == "ready"
+    # Pos is text ("Ret") and holds "20"; "at least 20 points" compares Points, and two riders have 20 or more
+    out = more.synthesize("name a rider that had at least 20 points.", ["race.csv"])
+    assert out.abstain_reason == "ambiguous" and "Mattia Pasini" in out.clarification and "Alvaro Bautista" in out.clarification
+    assert rows(more, "name the rider that had at least 25 points", "race.csv") == [["Mattia Pasini"]]
