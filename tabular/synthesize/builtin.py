@@ -10,7 +10,7 @@ import itertools
 from dataclasses import dataclass
 
 from .proposers import Candidate, Proposal
-from .reading import Reading, Span, light_verbs, read, spans_of, words
+from .reading import DIMENSIONS, Reading, Span, light_verbs, read, spans_of, words
 from .schemas import ColumnSchema, DatasetSchema
 
 
@@ -112,6 +112,10 @@ _PLACE_NAMES = {"rank", "place", "position", "pos", "finish", "standing", "ranki
 _VENUE_NAMES = {"location", "venue", "site", "host", "stadium", "ground", "arena", "circuit", "track", "course"}
 
 
+def _timelike(c: ColumnSchema) -> bool:
+    return c.type in ("time", "duration") or "time" in words(c.name)
+
+
 def _ordinal(c: ColumnSchema) -> bool:
     return bool(set(words(c.name)) & _ORDINAL_NAMES) or "#" in c.name
 
@@ -150,6 +154,12 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     if len(r.fns) > 1:
         return Proposal(why="the task asks for several calculations (" + ", ".join(sorted(r.fns)) + "); ask for one at a time")
     fn = r.fn
+    if r.dimension and not r.measures:
+        # "who is taller, A or B": the height, whatever other numbers the rows hold
+        held = [c for s in schemas for c in s.columns if c.type in ("number", "time", "duration") and set(words(c.name)) & set(DIMENSIONS[r.dimension])]
+        if not held:
+            return Proposal(why=f"'{r.dimension}' measures {' or '.join(DIMENSIONS[r.dimension])}, and no column is named so: name the column")
+        r.measures.append(Span(0, 0, "column", held, r.dimension))
     measure_spans = []
     for m in r.measures:  # "medals … in total" over a Total column: one measure said twice
         if not any(m.targets == seen.targets for seen in measure_spans):
@@ -286,7 +296,7 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         # "monthly sales", "the most sales": the number of rows, or a total of one of their measures
         owner = r.datasets[0].targets[0].alias if r.datasets else None
         counted_dataset = r.datasets[0].targets[0] if r.datasets else None
-        pool = [c for s in schemas if owner in (None, s.alias) for c in _measures(list(s.columns))]
+        pool = [c for s in schemas if owner in (None, s.alias) for c in _measures(list(s.columns)) if not _ordinal(c)]  # "#" numbers rows
         if pool:
             choices.append(_Choice(r.datasets[0].text if r.datasets else "what to total", [ROWS, *pool]))
         else:
@@ -296,8 +306,11 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         options: list[ColumnSchema] = []
         for m in measure_spans:
             options += [c for c in m.targets if c not in options]
-        if fn not in ("count_distinct", COUNT_FILLED):  # min and max also read dates; no calculation here reads text
-            options = [c for c in options if c.type == "number" or (fn in ("min", "max") and c.type in ("date", "datetime", "time", "duration"))]
+        if fn not in ("count_distinct", COUNT_FILLED):  # min, max and rankings also read dates and times; no calculation here reads text
+            options = [c for c in options if c.type == "number" or ((fn in ("min", "max") or (fn is None and r.top)) and c.type in ("date", "datetime", "time", "duration"))]
+        if r.speed and any(not _timelike(c) for c in options):
+            # "the fastest" is the least time but the most speed: only a time is read
+            return Proposal(why="'fastest' or 'slowest' is read over a time; " + ", ".join(c.name for c in options if not _timelike(c)) + " is no time")
         if fn in ("sum", "avg") or (fn is None and r.top):
             kept = [c for c in options if not _yearlike(c)]
             if options and not kept:
@@ -332,7 +345,7 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             options = [_Way(c, way) for c in options for way in ("count", "count_distinct")]
         elif fn is None and r.top:
             # "which team did the most laps": a team's total, or the team of the largest single value
-            options = [_Way(c, way) for c in options for way in ("sum", "max" if r.top[1] else "min")]
+            options = [_Way(c, way) for c in options for way in (("sum",) if c.type == "number" else ()) + ("max" if r.top[1] else "min",)]
         choices.append(_Choice(measure_word, options))
         fn = fn or "sum"
     elif fn == "count" and measure_spans:

@@ -19,13 +19,27 @@ AGGREGATE_WORDS = {
     "last": "max", "newest": "max", "most": "max", "recent": "max",
     # "who had more goals, A or B?": the larger of the rows named ("more than 5" is a comparison, read first)
     "more": "max", "less": "min", "fewer": "min",
+    # sizes and lengths: the larger is the more
+    "tallest": "max", "taller": "max", "heaviest": "max", "heavier": "max", "longest": "max", "longer": "max",
+    "shortest": "min", "shorter": "min", "lightest": "min", "lighter": "min",
+    # speed over a time: the fastest is the least time (a speed column is asked, see SPEED_WORDS)
+    "fastest": "min", "faster": "min", "quickest": "min", "quicker": "min", "slowest": "max", "slower": "max",
 }
+SPEED_WORDS = {"fastest", "faster", "quickest", "quicker", "slowest", "slower"}
+# What a size or speed word measures, when the task names no column: the columns named so.
+DIMENSIONS = {"tallest": ("height",), "taller": ("height",), "heaviest": ("weight",), "heavier": ("weight",), "lightest": ("weight",),
+              "lighter": ("weight",), "longest": ("length", "duration"), "longer": ("length", "duration"),
+              "shortest": ("length", "duration", "height"), "shorter": ("length", "duration", "height"),
+              **{w: ("time",) for w in SPEED_WORDS}}
 COUNT_PHRASES = (("how", "many"), ("number", "of"), ("count", "of"), ("count",))
 DISTINCT_WORDS = {"distinct", "unique", "different"}
 RANK_WORDS = {"highest": True, "most": True, "largest": True, "biggest": True, "greatest": True, "top": True,
               "lowest": False, "least": False, "smallest": False, "fewest": False, "bottom": False,
               # "which chip has the larger flash size, A or B?": the one of the two named
-              "larger": True, "bigger": True, "more": True, "less": False, "higher": True, "greater": True, "smaller": False, "lower": False, "fewer": False}
+              "larger": True, "bigger": True, "more": True, "less": False,
+              "tallest": True, "taller": True, "heaviest": True, "heavier": True, "longest": True, "longer": True,
+              "shortest": False, "shorter": False, "lightest": False, "lighter": False,
+              "fastest": False, "faster": False, "quickest": False, "quicker": False, "slowest": True, "slower": True, "higher": True, "greater": True, "smaller": False, "lower": False, "fewer": False}
 GROUP_WORDS = {"per", "by", "each", "every", "across"}
 BUCKETS = {"year": "year", "quarter": "quarter", "month": "month", "week": "week", "day": "day",
            "yearly": "year", "annual": "year", "annually": "year", "quarterly": "quarter", "monthly": "month", "weekly": "week", "daily": "day"}
@@ -58,7 +72,8 @@ ABBREVIATIONS = {"pts": ("points",), "pos": ("position", "place"), "att": ("atte
                  "dob": ("birth", "born"), "pct": ("percentage", "percent"), "avg": ("average",), "govt": ("government",), "dist": ("distance",),
                  "elev": ("elevation",), "alt": ("altitude",), "temp": ("temperature",), "gf": ("goals for",), "ga": ("goals against",),
                  "gd": ("goal difference",), "gp": ("games played",), "mp": ("matches played",), "pld": ("played",), "w": ("wins", "won"),
-                 "l": ("losses", "lost"), "d": ("draws", "drawn"), "t": ("ties",), "sq": ("square",), "mi": ("miles",), "km": ("kilometers", "kilometres")}
+                 "l": ("losses", "lost"), "d": ("draws", "drawn"), "t": ("ties",), "won": ("wins",), "lost": ("losses",),
+                 "drawn": ("draws",), "sq": ("square",), "mi": ("miles",), "km": ("kilometers", "kilometres")}
 # Parts of column names that say nothing of what the column holds.
 GENERIC_PARTS = {"id", "on", "at", "kg", "no", "num", "nr", "the", "of"}
 # Verbs that say only that a row holds its values: "how many bronzes did Finland win" is Finland's
@@ -67,7 +82,8 @@ GENERIC_PARTS = {"id", "on", "at", "kg", "no", "num", "nr", "the", "of"}
 LIGHT_VERBS = {"win", "won", "scored", "earned", "received", "got", "finished", "finish", "played", "play", "took", "take", "taken",
                "came", "come", "held", "hold", "released", "published", "produced", "achieved", "gained", "reached", "obtained",
                "collected", "claimed", "secured", "awarded", "garnered", "attained", "managed", "appear", "appeared", "appears", "publish",
-               "release", "produce", "earn", "receive", "score", "achieve", "gain", "reach", "obtain", "collect", "claim", "secure", "garner"}
+               "release", "produce", "earn", "receive", "score", "achieve", "gain", "reach", "obtain", "collect", "claim", "secure", "garner",
+               "located", "based", "situated", "used", "participated", "competed", "completed", "went"}
 # Words of a match's outcome: where a column holds outcomes ("W 12–10", "Won", a Result column),
 # "how many games did they win" is a filter on it that the built-in proposer cannot place, not a light verb.
 OUTCOME_VERBS = {"win", "won", "lose", "lost", "draw", "drew", "tied", "beat", "defeated"}
@@ -92,7 +108,7 @@ QUANTITY_NOUNS = {"point", "goal", "vote", "run", "win", "loss", "losse", "draw"
                   "foot", "kilometer", "dollar", "percent", "lap", "seat", "ton", "tonne", "kg", "pound", "euro", "member", "inhabitant",
                   "resident", "citizen", "employee", "worker", "student", "passenger", "visitor", "casualtie", "death", "injurie", "copie",
                   "sale", "unit", "ticket", "appearance", "cap", "assist", "rebound", "yard", "touchdown", "wicket", "save", "strike",
-                  "episode", "performance", "child", "children", "men", "women", "age", "population", "area", "length", "height",
+                  "child", "children", "men", "women", "age", "population", "area", "length", "height",
                   "weight", "score", "mark", "grade", "rating", "rank", "place", "position", "total", "amount", "number", "level"}
 # Words that carry no meaning for the plan; any other word must be placed, or there is no plan.
 STOPWORDS = set("""
@@ -143,6 +159,8 @@ class Reading:
     choice: bool = False  # "did A or B earn more points": the answer is one of the values named
     choices: list[tuple[Span, Span]] = field(default_factory=list)  # the values on each side of an "or"
     same: tuple[Span, Span | None] | None = None  # "the same height as X": (the column, X's value span; None until found)
+    speed: bool = False  # "the fastest": the least of a time, never of a speed
+    dimension: str = ""  # "taller", "longest": a size word, which says what it measures when no column is named
     row_noun: str = ""  # "how many games", "which country": a noun no column names, read as what the rows are
     difference: str = ""  # "difference between A and B": "abs"; "how many more … A … than B": "signed"
     placed: bool = False  # the position is a place won ("finished first", "the top placed"), not only a place in the list
@@ -325,7 +343,7 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             j += 1
         if side and j < n and spans[j].kind == "value" and r.position is None:
             r.position = (side, spans[j]); take(*range(i, j + 1))
-            if word(i - 1, "next", "right", "immediately", "just") or word(i - 1, "came", "comes", "listed"):
+            if word(i - 1, "next", "right", "immediately", "just") or word(i - 1, "came", "comes", "listed", *PLACE_VERBS):
                 take(i - 1)
             continue
         phrase = next((p for p in NONE_WORDS if seq(i, p)), None)
@@ -477,6 +495,10 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.date_words = True; take(i)
     if r.same and r.same[1] is None and len(r.values) == 1 and not r.values[0][1]:
         r.same = (r.same[0], r.values.pop()[0])  # "the London pylon has the same height as which pylon"
+    if n >= 3 and word(n - 3, "in", "of", "on", "during", "for", "from") and word(n - 2, "this", "the") and _row_noun(spans, n - 1, used):
+        take(n - 3, n - 2, n - 1)  # "… in this competition", "… of the league": the table's own scope
+    r.speed = any(s.kind == "word" and s.text in SPEED_WORDS and i in used for i, s in enumerate(spans))
+    r.dimension = next((s.text for i, s in enumerate(spans) if s.kind == "word" and s.text in DIMENSIONS and i in used), "")
     r.choices = [(spans[i - 1], spans[i + 1]) for i, s in enumerate(spans)
                  if s.kind == "word" and s.text == "or" and 0 < i < n - 1 and spans[i - 1].kind == "value" and spans[i + 1].kind == "value"]
     r.choice = bool(r.choices)

@@ -413,3 +413,29 @@ def test_at_least_a_number_is_a_comparison_even_where_a_text_cell_holds_it(more,
     out = more.synthesize("name a rider that had at least 20 points.", ["race.csv"])
     assert out.abstain_reason == "ambiguous" and "Mattia Pasini" in out.clarification and "Alvaro Bautista" in out.clarification
     assert rows(more, "name the rider that had at least 25 points", "race.csv") == [["Mattia Pasini"]]
+
+
+ROSTER = """#,Player,Height,Time,W,City
+1,Garreth Lodge,180,4:50:10,3,London
+2,Ross Campbell,191,4:41:30,5,Leeds
+3,Tommy Green,185,4:39:00,1,London
+"""
+
+
+def test_size_and_speed_words_read_the_dimension_they_name(more, tmp_path):
+    (tmp_path / "roster.csv").write_text(ROSTER, encoding="utf-8")
+    assert more.ingest_file(tmp_path / "roster.csv", source_uri="roster.csv").state == "ready"
+    assert rows(more, "who is taller, garreth lodge or ross campbell?", "roster.csv")[0][0] == "Ross Campbell"
+    # the fastest is the least time: Tommy Green's 4:39:00
+    assert rows(more, "which player had the fastest time?", "roster.csv")[0][0] == "Tommy Green"
+    # "W" is read for wins; "#" numbers the rows and is never what "heavier" or "more" weighs
+    assert rows(more, "what is the most wins?", "roster.csv") == [[5]]
+    out = more.synthesize("who is heavier, garreth lodge or ross campbell?", ["roster.csv"])
+    assert out.abstain and "weight" in out.clarification
+
+
+def test_place_and_scope_words(more):
+    # ROSTER: two players in London; "in this competition" is the table itself
+    assert rows(more, "how many players are located in london in this competition?", "roster.csv") == [[2]]
+    # CONTEST lists Malta, Israel, Sweden, Poland: after Israel is Sweden
+    assert rows(more, "what country is ranked after israel?", "contest.csv")[0][0] == "Sweden"
