@@ -392,6 +392,9 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     asked = [c for m in r.measures for c in m.targets]
     if len(r.measures) > 1:
         return Proposal(why="the task names several columns beside a row's place in the list: ask for one")
+    dates = [c for c in schema.columns if c.type in ("date", "datetime")]
+    if not asked and r.date_words and len(dates) == 1:
+        asked = dates  # "what was the date of the last game", "when was the first game"
     if not asked:
         label = anchor.targets[0][0] if anchor is not None and len({c for c, _ in anchor.targets}) == 1 else _label(schema)
         if label is None:
@@ -406,9 +409,15 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         where_ = schema.without_totals(lambda name: name)
         if where_:
             plan["where"] = where_
-        if isinstance(where, int) and anchor is None:
+        if r.row_noun and anchor is None and len(dates) == 1 and not isinstance(where, int):
+            # "the last game" where a Date column orders the games: its latest, whatever the rows' order
+            plan["where"] = where_ + [{"column": dates[0].name, "op": "not_null"}]
+            plan["select"] = [{"column": column.name}] + ([{"column": dates[0].name}] if column != dates[0] else [])
+            plan["order_by"] = [{"column": dates[0].name, "desc": where == "last"}]
+            plan["limit"] = 1
+        elif isinstance(where, int) and anchor is None:
             # "who came third": the row whose place is 3, or the third row listed
-            if places:
+            if places and r.placed:
                 plan["where"] = where_ + [{"column": places[0].name, "op": "eq", "value": where}]
                 plan["select"] = [{"column": column.name}]
             else:

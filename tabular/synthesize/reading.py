@@ -332,6 +332,15 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.position, r.placed = ("last" if s.text == "last" else "first" if nth == 1 else nth, None), True
             take(i, placed_by, *range(placed_by, i), *((i + 1,) if i + 1 < n and spans[i + 1].text == "place" else ()))
             continue
+        if nth and nth > 1 and (word(i - 1, "listed") or word(i + 1, "listed") or (i + 2 < n and spans[i + 1].kind == "column" and word(i + 2, "listed"))) \
+                and r.position is None:
+            r.position = (nth, None); take(i, *(k for k in (i - 1, i + 1, i + 2) if word(k, "listed")))  # "the third team listed"
+            continue
+        if word(i, "first", "last") and word(i - 1, "the") and _row_noun(spans, i + 1, used) and not spans[i + 1].text.endswith("s") \
+                and r.position is None and not word(i + 2, "to", "who", "that", "which"):
+            # "the date of the last game", "the first album": the row the noun's order puts first or last
+            r.position, r.row_noun = (s.text, None), spans[i + 1].text; take(i, i + 1)
+            continue
         if word(i, "first", "last") and i + 2 < n and spans[i + 1].kind == "column" and word(i + 2, "listed") and r.position is None:
             r.position = (s.text, None); take(i, i + 2)  # "the first tournament listed": its column is what is asked
             continue
@@ -508,7 +517,7 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
         unplaced = [w for w in unplaced if w not in ("next", "listed", "previous", "immediately", "right", "came", "comes", "just") and w not in TABLE_WORDS]
     if r.difference:
         # the words that join the two sides of a difference
-        unplaced = [w for w in unplaced if w not in ("between", "than", "vs", "versus", "compared", "and")]
+        unplaced = [w for w in unplaced if w not in ("between", "than", "vs", "versus", "compared", "and", "over")]
     if not ORDER_WORDS & set(tokens):
         # "how many titles are listed", "on this chart": the table itself, unless the order of its
         # rows is asked for ("listed first", "the one before"), which is row order, not a value's

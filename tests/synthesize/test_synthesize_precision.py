@@ -439,3 +439,22 @@ def test_place_and_scope_words(more):
     assert rows(more, "how many players are located in london in this competition?", "roster.csv") == [[2]]
     # CONTEST lists Malta, Israel, Sweden, Poland: after Israel is Sweden
     assert rows(more, "what country is ranked after israel?", "contest.csv")[0][0] == "Sweden"
+
+
+FIXTURES = """Opponent,Date,Attendance
+Ajax,2004-09-12,900
+PSV,2004-08-07,1200
+Utrecht,2004-10-01,700
+"""
+
+
+def test_the_first_or_last_of_a_noun_and_the_nth_listed(more, ns, tmp_path):
+    (tmp_path / "fixtures.csv").write_text(FIXTURES, encoding="utf-8")
+    assert more.ingest_file(tmp_path / "fixtures.csv", source_uri="fixtures.csv").state == "ready"
+    # the Date orders the games, not the rows: the first game is PSV's on 7 August
+    assert rows(more, "when was the first game played?", "fixtures.csv")[0][0] == "2004-08-07"
+    assert rows(more, "what was the date of the last game?", "fixtures.csv")[0][0] == "2004-10-01"
+    # LEADERS: the third listed is Colin Eglin
+    assert rows(ns, "who is the third leader listed?", "leaders.csv")[0][0] == "Colin Eglin"
+    # "over" joins the two sides of a difference: Norway 5 gold, Canada 2
+    assert rows(ns, "how many more gold did norway win over canada?", "medals.csv")[0][-1] == 3
