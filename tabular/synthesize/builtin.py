@@ -141,7 +141,21 @@ def _numeric_text(c: ColumnSchema) -> bool:
     return bool(c.values) and sum(v[:1].isdigit() for v in c.values) * 2 > len(c.values)
 
 
+def _dimension(span: Span, schemas: list[DatasetSchema]) -> Span:
+    """A size word's span ("taller") as the columns named for what it measures (Height)."""
+    if span.kind != "dimension":
+        return span
+    held = [c for s in schemas for c in s.columns if c.type == "number" and set(words(c.name)) & set(DIMENSIONS.get(span.text, ()))]
+    return Span(span.start, span.end, "column", held, span.text)
+
+
 def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
+    r.compares = [(_dimension(span, schemas), op, number) for span, op, number in r.compares]
+    if r.same:
+        r.same = (_dimension(r.same[0], schemas), r.same[1])
+    if any(not span.targets for span, _, _ in r.compares) or (r.same and not r.same[0].targets):
+        word = next(span.text for span in [*(c[0] for c in r.compares), *([r.same[0]] if r.same else [])] if not span.targets)
+        return Proposal(why=f"'{word}' measures {' or '.join(DIMENSIONS.get(word, ('a size',)))}, and no number column is named so: name the column")
     if r.same:
         return _same_as(r, schemas)
     if r.position:
@@ -468,6 +482,8 @@ def _same_as(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     if more_held or len(sames) > 1:
         return Proposal(why=f"'{anchor.text if more_held else span.text}' names several columns; name the one meant")
     (same,) = sames
+    if r.than and same.type != "number":
+        return Proposal(why=f"'{span.text}' is no number column to compare with {anchor.text}'s")
     asked = list(dict.fromkeys(c for m in r.measures for c in m.targets if c != same))
     if len(asked) > 1:
         return Proposal(why="the task names several columns to read: ask for one")
@@ -483,9 +499,10 @@ def _same_as(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             "measures": [{"as": "anchor", "expr": {"case": [{"when": {"column": held.name, "op": "eq", "value": value, **fold}, "then": same.name}]}},
                          {"as": "anchor_value", "window": {"fn": "max", "of": "anchor"}},
                          {"as": "anchors", "window": {"fn": "count", "of": "anchor"}},
-                         {"as": "differs", "expr": {"nullif": [same.name, "anchor_value"]}}],
-            # the named row is one row, it is not its own answer, and the others hold what it holds
-            "having": [{"column": "anchors", "op": "eq", "value": 1}, {"column": "anchor", "op": "is_null"}, {"column": "differs", "op": "is_null"}],
+                         {"as": "differs", "expr": {"sub": [same.name, "anchor_value"]} if r.than else {"nullif": [same.name, "anchor_value"]}}],
+            # the named row is one row, it is not its own answer, and the others hold what it holds (or more, or less)
+            "having": [{"column": "anchors", "op": "eq", "value": 1}, {"column": "anchor", "op": "is_null"},
+                       {"column": "differs", "op": r.than, "value": 0} if r.than else {"column": "differs", "op": "is_null"}],
             "limit": 50}
     said = r.measures[0].text if r.measures else r.row_noun
     return Proposal((Candidate(plan),), one_row=said if said and not said.endswith("s") else "")

@@ -44,7 +44,16 @@ GROUP_WORDS = {"per", "by", "each", "every", "across"}
 BUCKETS = {"year": "year", "quarter": "quarter", "month": "month", "week": "week", "day": "day",
            "yearly": "year", "annual": "year", "annually": "year", "quarterly": "quarter", "monthly": "month", "weekly": "week", "daily": "day"}
 COMPARE = {("over",): "gt", ("above",): "gt", ("more", "than"): "gt", ("greater", "than"): "gt", ("exceeding",): "gt",
-           ("at", "least"): "ge", ("under",): "lt", ("below",): "lt", ("less", "than"): "lt", ("fewer", "than"): "lt", ("at", "most"): "le"}
+           ("at", "least"): "ge", ("under",): "lt", ("below",): "lt", ("less", "than"): "lt", ("fewer", "than"): "lt", ("at", "most"): "le",
+           **{(w, "than"): "gt" for w in ("higher", "larger", "bigger", "taller", "longer", "heavier")},
+           **{(w, "than"): "lt" for w in ("lower", "smaller", "shorter", "lighter")}}
+# Units a compared number may carry ("taller than 200 feet"): the number's, placed with it.
+UNITS = {"m", "meter", "meters", "metre", "metres", "feet", "foot", "ft", "km", "kilometer", "kilometers", "kilometre", "kilometres",
+         "mile", "miles", "mi", "kg", "kilograms", "pounds", "lbs", "mph", "kmh", "year", "years", "day", "days", "percent", "%",
+         "minute", "minutes", "second", "seconds", "hour", "hours", "ton", "tons", "tonnes", "people", "points", "votes", "inhabitants"}
+# "which building has more floors than the Landmark Hotel": a comparative before "than" and a row named after it.
+THAN_WORDS = {"more": "gt", "higher": "gt", "larger": "gt", "bigger": "gt", "greater": "gt", "taller": "gt", "longer": "gt", "heavier": "gt",
+              "later": "gt", "less": "lt", "fewer": "lt", "lower": "lt", "smaller": "lt", "shorter": "lt", "lighter": "lt", "earlier": "lt"}
 DATE_RANGE_WORDS = {"after": "gt", "since": "ge", "before": "lt", "until": "le", "on": "eq"}
 YEAR_RANGE_WORDS = {"before": ("lt", "01-01"), "after": ("gt", "12-31"), "since": ("ge", "01-01"), "until": ("le", "12-31"),
                     "through": ("le", "12-31"), "prior": ("lt", "01-01")}
@@ -158,6 +167,7 @@ class Reading:
     only: bool = False  # "the only single in 1992": the words say one row matches
     choice: bool = False  # "did A or B earn more points": the answer is one of the values named
     choices: list[tuple[Span, Span]] = field(default_factory=list)  # the values on each side of an "or"
+    than: str = ""  # "which building has more floors than X": the rows whose column is more ("gt") or less ("lt") than X's
     same: tuple[Span, Span | None] | None = None  # "the same height as X": (the column, X's value span; None until found)
     speed: bool = False  # "the fastest": the least of a time, never of a speed
     dimension: str = ""  # "taller", "longest": a size word, which says what it measures when no column is named
@@ -360,6 +370,11 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.lacking.append(spans[i + len(phrase)]); take(*range(i, i + len(phrase) + 1))
             if word(i - 1, "that", "who", "which"):
                 take(i - 1)
+        elif word(i, "than") and r.same is None and _than(spans, i) is not None:
+            # "which building has more floors than the Landmark Hotel", "which player is taller than X"
+            op, column, anchor, start = _than(spans, i)
+            r.same, r.than = (spans[column] if column is not None else Span(i, i, "dimension", [], spans[i - 1].text), spans[anchor]), op
+            take(*range(start, anchor + 1))
         elif word(i, "same") and r.same is None and _same_as(spans, i) is not None:
             # "which pylon has the same height as the London pylon", "the London pylon has the same height as which pylon"
             column, anchor, end = _same_as(spans, i)
@@ -430,11 +445,14 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
                 take(i, i + 1, k)
         elif s.kind == "number" and i > 0 and any(seq(i - len(p), p) for p in COMPARE):
             phrase = next(p for p in COMPARE if seq(i - len(p), p))
-            target = spans[i + 1] if i + 1 < n and spans[i + 1].kind == "column" else next(
+            unit = 1 if word(i + 1, *UNITS) else 0
+            target = spans[i + 1 + unit] if i + 1 + unit < n and spans[i + 1 + unit].kind == "column" else next(
                 (spans[k] for k in range(i - len(phrase) - 1, max(-1, i - len(phrase) - 4), -1) if spans[k].kind == "column"), None)
+            if target is None and phrase[0] in DIMENSIONS:
+                target = Span(i, i, "dimension", [], phrase[0])  # "taller than 200 feet": the height, found in the schema
             if target is not None:
                 r.compares.append((target, COMPARE[phrase], s.targets[0]))
-                take(i, *range(i - len(phrase), i), spans.index(target))
+                take(i, *range(i - len(phrase), i), *((i + 1,) if unit else ()), *((spans.index(target),) if target in spans else ()))
         elif s.kind == "value":
             back = i - 1
             while word(back, "the", "a"):
@@ -507,7 +525,7 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
     if n >= 3 and word(n - 3, "in", "of", "on", "during", "for", "from") and word(n - 2, "this", "the") and _row_noun(spans, n - 1, used):
         take(n - 3, n - 2, n - 1)  # "… in this competition", "… of the league": the table's own scope
     r.speed = any(s.kind == "word" and s.text in SPEED_WORDS and i in used for i, s in enumerate(spans))
-    r.dimension = next((s.text for i, s in enumerate(spans) if s.kind == "word" and s.text in DIMENSIONS and i in used), "")
+    r.dimension = next((s.text for i, s in enumerate(spans) if s.kind == "word" and s.text in DIMENSIONS and i in used and not word(i + 1, "than")), "")
     r.choices = [(spans[i - 1], spans[i + 1]) for i, s in enumerate(spans)
                  if s.kind == "word" and s.text == "or" and 0 < i < n - 1 and spans[i - 1].kind == "value" and spans[i + 1].kind == "value"]
     r.choice = bool(r.choices)
@@ -541,6 +559,23 @@ def _same_as(spans: list[Span], i: int) -> tuple[int, int | None, int] | None:
         return j, k, k + 1
     if k < n and spans[k].kind == "word" and spans[k].text in ("which", "what"):
         return j, None, k  # the value is named before "same"; "which pylon" is read as the question it is
+    return None
+
+
+def _than(spans: list[Span], i: int) -> tuple[str, int | None, int, int] | None:
+    """At "than" (span i): "more COLUMN than [the] VALUE" or "taller than [the] VALUE": the
+    comparison, the column's span (None: the size word says it), the value's span, the start."""
+    n = len(spans)
+    k = i + 1
+    while k < n and spans[k].kind == "word" and spans[k].text == "the":
+        k += 1
+    if not (k < n and spans[k].kind == "value"):
+        return None
+    before = spans[i - 1] if i > 0 else None
+    if before is not None and before.kind == "column" and i > 1 and spans[i - 2].kind == "word" and spans[i - 2].text in THAN_WORDS:
+        return THAN_WORDS[spans[i - 2].text], i - 1, k, i - 2
+    if before is not None and before.kind == "word" and before.text in THAN_WORDS and before.text in DIMENSIONS:
+        return THAN_WORDS[before.text], None, k, i - 1
     return None
 
 

@@ -458,3 +458,13 @@ def test_the_first_or_last_of_a_noun_and_the_nth_listed(more, ns, tmp_path):
     assert rows(ns, "who is the third leader listed?", "leaders.csv")[0][0] == "Colin Eglin"
     # "over" joins the two sides of a difference: Norway 5 gold, Canada 2
     assert rows(ns, "how many more gold did norway win over canada?", "medals.csv")[0][-1] == 3
+
+
+def test_more_or_taller_than_a_named_row_or_a_number(more):
+    # PYLONS: Emirates North 90, Emirates South 88, Thames Tower 90, Park Mast 75
+    assert sorted(r[0] for r in rows(more, "which pylons are taller than emirates south?", "pylons.csv")) == ["Emirates North", "Thames Tower"]
+    assert [r[0] for r in rows(more, "which pylon has a lower height than emirates south?", "pylons.csv")] == ["Park Mast"]
+    # one pylon asked, two are taller: asked back
+    assert more.synthesize("which pylon is taller than emirates south?", ["pylons.csv"]).abstain_reason == "ambiguous"
+    # a number with its unit: 88 and 75 are under 89, and "taller" reads Height
+    assert rows(more, "how many pylons are taller than 89 meters?", "pylons.csv") == [[2]]
