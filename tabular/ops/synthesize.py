@@ -113,6 +113,8 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
         return abstain("ambiguous", loose)
     if not result.rows or all(v is None for row in result.rows for v in row):
         return abstain("empty_answer", "the plan ran over every row and no row matched, " + say.describe(body_))
+    if all(row[0] is None for row in result.rows):  # "who was the first winning captain" where that cell is empty
+        return abstain("empty_answer", f"the rows that match hold no {result.columns[0].name}, " + say.describe(body_))
     return _answered(body, body_, result, model)
 
 

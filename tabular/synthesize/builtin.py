@@ -158,6 +158,13 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         return Proposal(why=f"'{word}' measures {' or '.join(DIMENSIONS.get(word, ('a size',)))}, and no number column is named so: name the column")
     if r.same:
         return _same_as(r, schemas)
+    if r.position and r.placed and isinstance(r.position[0], int) and r.fns == {"count"} and len(schemas) == 1:
+        # "how many times did they finish ninth": the rows whose place is 9
+        places = [c for c in schemas[0].columns if c.type == "number" and set(words(c.name)) & _PLACE_NAMES]
+        if len(places) != 1:
+            return Proposal(why="the task counts a place won, and " + ("no column" if not places else "several columns") + " holds places")
+        r.compares.append((Span(0, 0, "column", places, places[0].name), "eq", r.position[0]))
+        r.position = None
     if r.position:
         return _in_order(r, schemas)
     by_alias = {s.alias: s for s in schemas}
@@ -400,9 +407,12 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     numbered as listed (a row_number window without an order follows the row ids), and the row
     wanted is picked by its number; after or before a value that names exactly one row."""
     where, anchor = r.position
-    if len(schemas) != 1 or r.values or r.compares or r.ranges or r.groups or r.top or r.fns or r.count_of or r.lacking or r.difference:
+    if len(schemas) != 1 or r.groups or r.top or r.fns or r.count_of or r.lacking or r.difference:
         return Proposal(why="the task asks for a row by its place in the list, with more than the built-in proposer reads beside it")
     schema = schemas[0]
+    filters = _row_filters(r, schema)  # "the last senator from Erie": the last of the rows from Erie
+    if isinstance(filters, str):
+        return Proposal(why=filters)
     asked = [c for m in r.measures for c in m.targets]
     if len(r.measures) > 1:
         return Proposal(why="the task names several columns beside a row's place in the list: ask for one")
@@ -420,7 +430,7 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     candidates = []
     for column in asked:
         plan: dict = {"datasets": [schema.ref()]}
-        where_ = schema.without_totals(lambda name: name)
+        where_ = schema.without_totals(lambda name: name) + filters
         if where_:
             plan["where"] = where_
         if r.row_noun and anchor is None and len(dates) == 1 and not isinstance(where, int):
@@ -461,10 +471,53 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
                                 {"as": "offset", "expr": {"sub": ["position", "anchor_row"]}}]
             # the value must name exactly one row, or "the one after it" is no single row
             plan["having"] = [{"column": "anchors", "op": "eq", "value": 1}, {"column": "offset", "op": "eq", "value": 1 if where == "after" else -1}]
+            times = dates or [c for c in schema.columns if c.type == "number" and _yearlike(c)]
+            if not r.listed and len(times) == 1:
+                # "who won after X" in a table listed newest first: the next row is earlier, not after; the
+                # row's date must not move against the words, or nothing is answered
+                time = times[0]
+                plan["select"].append({"column": time.name})
+                when = {"case": [{"when": {"column": held.name, "op": "eq", "value": value, **({"ignore_case": True} if held.type == "string" else {})},
+                                  "then": time.name}]}
+                gap = {"date_diff": ["day", "anchor_time", time.name]} if time.type in ("date", "datetime") else {"sub": [time.name, "anchor_time"]}
+                plan["measures"] += [{"as": "anchor_when", "expr": when}, {"as": "anchor_time", "window": {"fn": "max", "of": "anchor_when"}},
+                                     {"as": "since", "expr": gap}]
+                plan["having"].append({"column": "since", "op": "ge" if where == "after" else "le", "value": 0})
         plan.setdefault("limit", 10)
         candidates.append(Candidate(plan, ((r.measures[0].text, f"{column.alias}.{column.name}"),) if len(asked) > 1 else ()))
     return Proposal(tuple(candidates), question=f"{r.measures[0].text}: the column " + " or ".join(c.name for c in asked) + "?" if len(asked) > 1 else "",
                     one_row=asked[0].name if isinstance(where, int) else "")
+
+
+def _row_filters(r: Reading, schema: DatasetSchema) -> list[dict] | str:
+    """The task's values, comparisons and years as filters on one dataset, each on the one column
+    it names; a string says why not."""
+    out: list[dict] = []
+    for span, negated in r.values:
+        held = {c for c, _ in span.targets}
+        if len(held) != 1:
+            return f"'{span.text}' is a value of several columns; name the one meant"
+        (column,) = held
+        fold = {"ignore_case": True} if column.type == "string" else {}
+        values = [v for _, v in span.targets]
+        test = {"column": column.name, "op": "ne" if negated else "eq", "value": values[0], **fold} if len(values) == 1 else \
+            {"column": column.name, "op": "not_in" if negated else "in", "values": values, **fold}
+        out.append({"any": [{"column": column.name, "op": "is_null"}, test]} if negated else test)
+    for span, op, number in r.compares:
+        numbers = [c for c in span.targets if c.type == "number"]
+        if len(numbers) != 1:
+            return f"'{span.text}' names {'several' if numbers else 'no'} number columns to compare"
+        out.append({"column": numbers[0].name, "op": op, "value": number})
+    dates = [c for c in schema.columns if c.type in ("date", "datetime")]
+    years = [c for c in schema.columns if c.type == "number" and _yearlike(c)]
+    for op, days in r.ranges:
+        if len(dates) == 1:
+            out += _date_filters(dates[0].name, dates[0].type, op, days)
+        elif len(years) == 1 and _in_years(op, days):
+            out += [{"column": years[0].name, "op": o, "value": y} for o, y in _in_years(op, days)]
+        else:
+            return "the task names a date or year, and no one column of dates or years holds it"
+    return out
 
 
 def _same_as(r: Reading, schemas: list[DatasetSchema]) -> Proposal:

@@ -173,6 +173,7 @@ class Reading:
     dimension: str = ""  # "taller", "longest": a size word, which says what it measures when no column is named
     row_noun: str = ""  # "how many games", "which country": a noun no column names, read as what the rows are
     difference: str = ""  # "difference between A and B": "abs"; "how many more … A … than B": "signed"
+    listed: bool = False  # the task says "listed": the order of the rows, whatever their dates
     placed: bool = False  # the position is a place won ("finished first", "the top placed"), not only a place in the list
     origins: list[Span] = field(default_factory=list)  # values read after "from": where a row's subject comes from
     position: tuple[str, Span | None] | None = None  # row order: ("first" | "last", None) or ("after" | "before", the value's span)
@@ -351,6 +352,11 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             # "the date of the last game", "the first album": the row the noun's order puts first or last
             r.position, r.row_noun = (s.text, None), spans[i + 1].text; take(i, i + 1)
             continue
+        if word(i, "first", "last") and word(i - 1, "the") and i + 1 < n and spans[i + 1].kind == "column" and r.position is None \
+                and all(c.type == "string" for c in spans[i + 1].targets) and not word(i + 2, "to", "who", "that", "which", "listed"):
+            # "the last leader from Progressive": the last row's Leader (a text column has no largest)
+            r.position = (s.text, None); take(i)
+            continue
         if word(i, "first", "last") and i + 2 < n and spans[i + 1].kind == "column" and word(i + 2, "listed") and r.position is None:
             r.position = (s.text, None); take(i, i + 2)  # "the first tournament listed": its column is what is asked
             continue
@@ -419,7 +425,7 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             if word(i - 1, *GROUP_WORDS, "a"):
                 take(i - 1)
         elif s.kind == "word" and s.text in ("top", "bottom") and (word(i - 1, "the", "at") and not (i + 1 < n and spans[i + 1].kind in ("number", "column"))
-                                                                  or word(i + 1, *PLACE_VERBS)):
+                                                                  and not word(i + 1, "number", "amount") or word(i + 1, *PLACE_VERBS)):
             # "what tournament is at the top (of the list)?", "the top placed country": the first row listed, not a ranking
             if r.position is None and not any(w in RANK_WORDS for w in tokens if w not in ("top", "bottom")):
                 r.position = ("first" if s.text == "top" else "last", None); take(i, i - 1)
@@ -526,11 +532,16 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
         take(n - 3, n - 2, n - 1)  # "… in this competition", "… of the league": the table's own scope
     r.speed = any(s.kind == "word" and s.text in SPEED_WORDS and i in used for i, s in enumerate(spans))
     r.dimension = next((s.text for i, s in enumerate(spans) if s.kind == "word" and s.text in DIMENSIONS and i in used and not word(i + 1, "than")), "")
+    r.listed = bool({"listed", "comes", "came", "come", "appears", "appear", "list", "chart", "table"} & set(tokens))  # the list's own order
     r.choices = [(spans[i - 1], spans[i + 1]) for i, s in enumerate(spans)
                  if s.kind == "word" and s.text == "or" and 0 < i < n - 1 and spans[i - 1].kind == "value" and spans[i + 1].kind == "value"]
     r.choice = bool(r.choices)
     unplaced = [s.text for i, s in enumerate(spans) if i not in used and s.text not in STOPWORDS and s.text not in light]
     if r.position:
+        # "the first title listed on the chart" where Chart is also a column: the table, not the column
+        for k, m in enumerate(spans):
+            if m.kind == "column" and m.text in TABLE_WORDS and word(k - 1, "the", "this") and word(k - 2, "on", "in", "of") and m in r.measures:
+                r.measures.remove(m)
         # words that say the same place in the list again ("the next model listed after X", "the last area on this chart")
         unplaced = [w for w in unplaced if w not in ("next", "listed", "previous", "immediately", "right", "came", "comes", "just") and w not in TABLE_WORDS]
     if r.difference:

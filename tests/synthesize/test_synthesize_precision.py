@@ -468,3 +468,37 @@ def test_more_or_taller_than_a_named_row_or_a_number(more):
     assert more.synthesize("which pylon is taller than emirates south?", ["pylons.csv"]).abstain_reason == "ambiguous"
     # a number with its unit: 88 and 75 are under 89, and "taller" reads Height
     assert rows(more, "how many pylons are taller than 89 meters?", "pylons.csv") == [[2]]
+
+
+WINNERS = """Team,County,Year
+Greystones,Wicklow,2011
+Maynooth,Kildare,2009
+Confey,Kildare,2006
+Crettyard,Laois,2005
+Wolfe Tones,Meath,2004
+"""
+
+
+def test_a_place_in_the_list_among_filtered_rows_and_in_time(ns, more, tmp_path):
+    # LEADERS: the Progressive leaders are Steytler, Lawrence, Eglin (1971); the last of them is Eglin
+    assert rows(ns, "who was the last leader in the progressive party?", "leaders.csv")[0][0] == "Colin Eglin"
+    (tmp_path / "winners.csv").write_text(WINNERS, encoding="utf-8")
+    assert more.ingest_file(tmp_path / "winners.csv", source_uri="winners.csv").state == "ready"
+    # listed newest first: the row listed before Confey is Maynooth ("comes before": the list's order) …
+    assert rows(more, "what team comes before confey?", "winners.csv")[0][0] == "Maynooth"
+    # … but "won before Crettyard" is earlier in time, and the row listed before it won later: no answer
+    out = more.synthesize("which team won before crettyard?", ["winners.csv"])
+    assert out.abstain_reason == "empty_answer", out.clarification
+
+
+def test_how_many_times_a_place_was_won(more, tmp_path):
+    (tmp_path / "seasons.csv").write_text("Season,Division,Place\n2001,2,9\n2002,2,4\n2003,2,9\n2004,1,12\n", encoding="utf-8")
+    assert more.ingest_file(tmp_path / "seasons.csv", source_uri="seasons.csv").state == "ready"
+    assert rows(more, "how many times did they finish ninth?", "seasons.csv") == [[2]]
+
+
+def test_an_empty_cell_is_no_answer(more, tmp_path):
+    (tmp_path / "finals.csv").write_text("Year,Winners,Winning Captain\n2000,Meath,\n2001,Kerry,John Lyons\n", encoding="utf-8")
+    assert more.ingest_file(tmp_path / "finals.csv", source_uri="finals.csv").state == "ready"
+    out = more.synthesize("who was the first winning captain?", ["finals.csv"])
+    assert out.abstain_reason == "empty_answer" and "Winning Captain" in out.clarification
