@@ -226,6 +226,12 @@ def _sections(preamble: list[list[str]], rest: list[list[str]]) -> bool:
     return bool(above and above & marks(rest))
 
 
+def _numbers_rows(data: list[list[str]]) -> bool:
+    """The first column counts the rows: 1, 2, 3 … (or 1., 2., 3.) down the data."""
+    firsts = [r[0].strip().rstrip(".") if r else "" for r in data]
+    return bool(firsts) and all(f.isdigit() for f in firsts) and [int(f) for f in firsts] == list(range(int(firsts[0]), int(firsts[0]) + len(firsts)))
+
+
 def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
     """Is `first` a header? Returns (decision, whether it is clear enough to need no question)."""
     if not first:
@@ -266,7 +272,11 @@ def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
     )
     if values * 2 > sum(1 for c in cells if c):
         return False, False
-    if not all(cells) or len(set(cells)) != len(cells):
+    named = [c for c in cells if c]
+    # A blank over a column of row numbers (1, 2, 3: an index, as pandas writes one) names nothing
+    # and says nothing against a header; any other blank leaves it open.
+    index = not cells[0] and all(c for c in cells[1:]) and _numbers_rows(data)
+    if (not all(cells) and not index) or len(set(named)) != len(named):
         return False, False
     seen_below = any(any(j < len(r) and r[j].strip() == c for r in data) for j, c in enumerate(cells))
     return True, not seen_below

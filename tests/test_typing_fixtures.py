@@ -230,3 +230,12 @@ def test_compressed_text_is_read(ns, name, compression):
 def test_header_only(ns):
     status, dataset = ingest(ns, CSV / "header_only.csv")
     assert dataset.rows == 0 and [c.type for c in dataset.columns] == ["string"] * 3
+
+
+def test_a_blank_header_over_row_numbers_is_an_index_not_a_missing_header(ns, tmp_path):
+    # pandas writes its index so: a blank first header cell over 1, 2, 3 …
+    path = tmp_path / "indexed.csv"
+    path.write_text(',Name,County\n1,Diamond Head,Oahu\n2,Iao Valley,Maui\n3,Kanaha Pond,Maui\n', encoding="utf-8")
+    _, dataset = ingest(ns, path, source_uri="indexed")
+    assert dataset.origin.header_rows == 1 and dataset.rows == 3
+    assert [c.header for c in dataset.columns][1:] == ["Name", "County"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import re
 from dataclasses import dataclass
 
 from .proposers import Candidate, Proposal
@@ -117,7 +118,8 @@ def _timelike(c: ColumnSchema) -> bool:
 
 
 def _ordinal(c: ColumnSchema) -> bool:
-    return bool(set(words(c.name)) & _ORDINAL_NAMES) or "#" in c.name
+    """A column that numbers the rows: named so ("Round", "#"), or an unnamed one of unique numbers (an index)."""
+    return bool(set(words(c.name)) & _ORDINAL_NAMES) or "#" in c.name or (c.unique and re.fullmatch(r"column_\d+", c.name) is not None)
 
 
 def _is_id(c: ColumnSchema) -> bool:
@@ -489,6 +491,25 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
                     one_row=asked[0].name if isinstance(where, int) else "")
 
 
+def _empty(span: Span) -> dict | str:
+    """"Do not have a description": the column empty; "won no silver": a count column at 0."""
+    columns = list(dict.fromkeys(span.targets))
+    if len(columns) != 1:
+        return f"'{span.text}' names several columns; name the one that is empty"
+    (column,) = columns
+    if column.type == "number":
+        return {"column": column.name, "op": "eq", "value": 0}
+    written = [v for v in column.values if _NONE_WRITTEN.match(v.strip())]
+    if written:
+        # "Non-album singles", "—", "N/A": an empty album written out, which an empty cell is not
+        return f"{column.name} holds {written[0]!r}, which may say it is empty as an empty cell does: say which counts"
+    return {"column": column.name, "op": "is_null"}
+
+
+# A cell that says, in words, that there is nothing ("Non-album single", "None", "N/A", "—").
+_NONE_WRITTEN = re.compile(r"(non\b|non-|none\b|no\s|n/?a\b|[—–-]+$|\?$|unknown|tb[ad]\b|not\s)", re.I)
+
+
 def _row_filters(r: Reading, schema: DatasetSchema) -> list[dict] | str:
     """The task's values, comparisons and years as filters on one dataset, each on the one column
     it names; a string says why not."""
@@ -503,6 +524,11 @@ def _row_filters(r: Reading, schema: DatasetSchema) -> list[dict] | str:
         test = {"column": column.name, "op": "ne" if negated else "eq", "value": values[0], **fold} if len(values) == 1 else \
             {"column": column.name, "op": "not_in" if negated else "in", "values": values, **fold}
         out.append({"any": [{"column": column.name, "op": "is_null"}, test]} if negated else test)
+    for span in r.empty:
+        test = _empty(span)
+        if isinstance(test, str):
+            return test
+        out.append(test)
     for span, op, number in r.compares:
         numbers = [c for c in span.targets if c.type == "number"]
         if len(numbers) != 1:
@@ -643,6 +669,12 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
         where.append({"any": [{"column": q(column), "op": "is_null"}, test]} if negated else test)
     for column, op, number in compares:
         where.append({"column": q(column), "op": op, "value": number})
+    for span in r.empty:
+        where_empty = _empty(span)
+        if isinstance(where_empty, str):
+            return where_empty
+        (column,) = set(span.targets)
+        where.append({**where_empty, "column": q(column)})
     for alias in aliases:
         where += by_alias[alias].without_totals(lambda name, alias=alias: f"{alias}.{name}" if several else name)
     if where:

@@ -18,7 +18,8 @@ AGGREGATE_WORDS = {
     "maximum": "max", "max": "max", "largest": "max", "biggest": "max", "highest": "max", "greatest": "max", "latest": "max",
     "last": "max", "newest": "max", "most": "max", "recent": "max",
     # "who had more goals, A or B?": the larger of the rows named ("more than 5" is a comparison, read first)
-    "more": "max", "less": "min", "fewer": "min",
+    "more": "max", "less": "min", "fewer": "min", "larger": "max", "bigger": "max", "greater": "max", "higher": "max",
+    "smaller": "min", "lower": "min",
     # sizes and lengths: the larger is the more
     "tallest": "max", "taller": "max", "heaviest": "max", "heavier": "max", "longest": "max", "longer": "max",
     "shortest": "min", "shorter": "min", "lightest": "min", "lighter": "min",
@@ -31,7 +32,7 @@ DIMENSIONS = {"tallest": ("height",), "taller": ("height",), "heaviest": ("weigh
               "lighter": ("weight",), "longest": ("length", "duration"), "longer": ("length", "duration"),
               "shortest": ("length", "duration", "height"), "shorter": ("length", "duration", "height"),
               **{w: ("time",) for w in SPEED_WORDS}}
-COUNT_PHRASES = (("how", "many"), ("number", "of"), ("count", "of"), ("count",))
+COUNT_PHRASES = (("how", "many"), ("number", "of"), ("count", "of"), ("amount", "of", "times"), ("count",))
 DISTINCT_WORDS = {"distinct", "unique", "different"}
 RANK_WORDS = {"highest": True, "most": True, "largest": True, "biggest": True, "greatest": True, "top": True,
               "lowest": False, "least": False, "smallest": False, "fewest": False, "bottom": False,
@@ -61,6 +62,9 @@ NEGATIONS = {"not", "excluding", "except", "without"}
 PRODUCT_WORDS = (("times",), ("multiplied", "by"), ("x",))  # "units times price": one measure, their product
 SHARE_WORDS = {"share", "proportion", "fraction"}  # "share of amount by region": each group's part of the whole
 NONE_WORDS = (("without", "any"), ("without",), ("with", "no"), ("have", "no"), ("has", "no"), ("had", "no"))  # "customers without any orders"
+# "how many names do not have a description", "nations that won no silver": a column empty (or 0)
+EMPTY_WORDS = (("do", "not", "have"), ("does", "not", "have"), ("did", "not", "have"), ("not", "have"), ("have", "no"), ("has", "no"),
+               ("had", "no"), ("with", "no"), ("won", "no"), ("win", "no"), ("without",), ("without", "any"))
 MONTHS = {name.lower(): k for k, name in enumerate(calendar.month_name) if name} | {name.lower(): k for k, name in enumerate(calendar.month_abbr) if name}
 QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
@@ -92,7 +96,8 @@ LIGHT_VERBS = {"win", "won", "scored", "earned", "received", "got", "finished", 
                "came", "come", "held", "hold", "released", "published", "produced", "achieved", "gained", "reached", "obtained",
                "collected", "claimed", "secured", "awarded", "garnered", "attained", "managed", "appear", "appeared", "appears", "publish",
                "release", "produce", "earn", "receive", "score", "achieve", "gain", "reach", "obtain", "collect", "claim", "secure", "garner",
-               "located", "based", "situated", "used", "participated", "competed", "completed", "went"}
+               "located", "based", "situated", "used", "participated", "competed", "completed", "went", "represented", "featured",
+               "picked", "served", "compete", "often"}
 # Words of a match's outcome: where a column holds outcomes ("W 12–10", "Won", a Result column),
 # "how many games did they win" is a filter on it that the built-in proposer cannot place, not a light verb.
 OUTCOME_VERBS = {"win", "won", "lose", "lost", "draw", "drew", "tied", "beat", "defeated"}
@@ -167,6 +172,7 @@ class Reading:
     only: bool = False  # "the only single in 1992": the words say one row matches
     choice: bool = False  # "did A or B earn more points": the answer is one of the values named
     choices: list[tuple[Span, Span]] = field(default_factory=list)  # the values on each side of an "or"
+    empty: list[Span] = field(default_factory=list)  # "do not have a description": columns empty (a number: 0) in the rows
     than: str = ""  # "which building has more floors than X": the rows whose column is more ("gt") or less ("lt") than X's
     same: tuple[Span, Span | None] | None = None  # "the same height as X": (the column, X's value span; None until found)
     speed: bool = False  # "the fastest": the least of a time, never of a speed
@@ -372,7 +378,15 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
                 take(i - 1)
             continue
         phrase = next((p for p in NONE_WORDS if seq(i, p)), None)
-        if phrase and i + len(phrase) < n and spans[i + len(phrase)].kind == "dataset":
+        empty = next((p for p in EMPTY_WORDS if seq(i, p)), None)
+        after = i + len(empty) if empty else 0
+        while empty and word(after, "a", "an", "any", "the"):
+            after += 1
+        if empty and after < n and spans[after].kind == "column" and (word(after + 1, "at") and word(after + 2, "all") or after + 1 >= n or spans[after + 1].kind == "word"):
+            r.empty.append(spans[after]); take(*range(i, after + 1))  # "do not have a description": Description is empty
+            if word(after + 1, "at") and word(after + 2, "all"):
+                take(after + 1, after + 2)
+        elif phrase and i + len(phrase) < n and spans[i + len(phrase)].kind == "dataset":
             r.lacking.append(spans[i + len(phrase)]); take(*range(i, i + len(phrase) + 1))
             if word(i - 1, "that", "who", "which"):
                 take(i - 1)
@@ -484,8 +498,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
         if counted:
             r.fn = r.fn or "count"; r.fns.add("count"); take(*range(i, i + len(counted)))
             k = i + len(counted)
-            if word(k, "times"):
-                take(k); k += 1  # "how many times did X win": the rows where X is, counted
+            if word(k, "times") or (word(k, "total") and word(k + 1, "times")):
+                take(k, k + 1 if word(k, "total") else k); k += 2 if word(k, "total") else 1  # "how many times did X win": the rows where X is
             while word(k, *DISTINCT_WORDS, "of", "the"):
                 r.distinct |= spans[k].text in DISTINCT_WORDS; take(k); k += 1
             if _row_noun(spans, k, used) and spans[k].text.endswith("s"):
@@ -526,6 +540,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.datasets.append(s); take(i)
         elif s.text in ("when", "date", "dates"):
             r.date_words = True; take(i)
+        elif s.text == "times" and word(i - 1, "most", "least", "fewest", "more", "fewer"):
+            take(i)  # "the runner-up the most times": the most rows
     if r.same and r.same[1] is None and len(r.values) == 1 and not r.values[0][1]:
         r.same = (r.same[0], r.values.pop()[0])  # "the London pylon has the same height as which pylon"
     if n >= 3 and word(n - 3, "in", "of", "on", "during", "for", "from") and word(n - 2, "this", "the") and _row_noun(spans, n - 1, used):

@@ -502,3 +502,30 @@ def test_an_empty_cell_is_no_answer(more, tmp_path):
     assert more.ingest_file(tmp_path / "finals.csv", source_uri="finals.csv").state == "ready"
     out = more.synthesize("who was the first winning captain?", ["finals.csv"])
     assert out.abstain_reason == "empty_answer" and "Winning Captain" in out.clarification
+
+
+SITES = """"",Name,County,Description
+1,Diamond Head,Oahu,State Monument
+2,Iao Valley,Maui,
+3,Kanaha Pond,Maui,Bird Sanctuary
+4,Koolau Range,Oahu,
+5,Mauna Kea,Maui,High point
+"""
+
+
+def test_empty_cells_a_count_of_none_and_a_header_over_row_numbers(more, tmp_path):
+    (tmp_path / "sites.csv").write_text(SITES, encoding="utf-8")
+    assert more.ingest_file(tmp_path / "sites.csv", source_uri="sites.csv").state == "ready"
+    # the blank over 1, 2, 3 … is an index's header, so Name, County, Description are the columns
+    assert rows(more, "which county is featured the most?", "sites.csv")[0][0] == "Maui"
+    assert rows(more, "how many names do not have a description?", "sites.csv") == [[2]]
+    # MEDALS: Italy has no bronze (0)
+    assert rows(more, "how many nations won no bronze medals at all?", "olympics.csv") == [[1]]
+
+
+def test_an_empty_written_out_is_asked(more, tmp_path):
+    (tmp_path / "singles.csv").write_text("Title,Year,Album\nBelieve Me,2011,Non-album singles\nHouse Party,2011,Dreamchasers\nWild Boy,2012,\n",
+                                          encoding="utf-8")
+    assert more.ingest_file(tmp_path / "singles.csv", source_uri="singles.csv").state == "ready"
+    out = more.synthesize("how many titles do not have an album?", ["singles.csv"])
+    assert out.abstain and "Non-album singles" in out.clarification
