@@ -158,6 +158,8 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     if any(not span.targets for span, _, _ in r.compares) or (r.same and not r.same[0].targets):
         word = next(span.text for span in [*(c[0] for c in r.compares), *([r.same[0]] if r.same else [])] if not span.targets)
         return Proposal(why=f"'{word}' measures {' or '.join(DIMENSIONS.get(word, ('a size',)))}, and no number column is named so: name the column")
+    if r.yes_no:
+        return _yes_no(r, schemas)
     if r.same:
         return _same_as(r, schemas)
     if r.position and r.placed and isinstance(r.position[0], int) and r.fns == {"count"} and len(schemas) == 1:
@@ -544,6 +546,38 @@ def _row_filters(r: Reading, schema: DatasetSchema) -> list[dict] | str:
         else:
             return "the task names a date or year, and no one column of dates or years holds it"
     return out
+
+
+def _yes_no(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
+    """"Is K2 taller than Kangchenjunga?": the column's value in each of the two rows named (each
+    must name exactly one row), compared: yes or no; "did A win more or less … than B": more, less
+    or the same."""
+    span, anchor = r.same
+    (first, *_), _ = r.values[0], None
+    if len(schemas) != 1 or r.compares or r.ranges or r.groups or r.top or r.count_of or r.position or r.difference:
+        return Proposal(why="the task asks yes or no, with more than the built-in proposer reads beside it")
+    held_a, held_b = {c for c, _ in first.targets}, {c for c, _ in anchor.targets}
+    columns = [c for c in dict.fromkeys(span.targets) if c.type == "number"]
+    if len(held_a | held_b) != 1 or len(columns) != 1:
+        return Proposal(why="the two rows compared must be named in one column, and compared on one number column")
+    (held,), (column,) = held_a | held_b, columns
+    fold = {"ignore_case": True} if held.type == "string" else {}
+    side = lambda span_: [{"column": held.name, "op": "eq", "value": span_.targets[0][1], **fold}]  # noqa: E731
+    plan = {"datasets": [schemas[0].ref()], "where": schemas[0].without_totals(lambda name: name),
+            "aggregates": [{"fn": "max", "column": column.name, "where": side(first), "as": "first"},
+                           {"fn": "max", "column": column.name, "where": side(anchor), "as": "second"},
+                           {"fn": "count", "where": side(first), "as": "first_rows"}, {"fn": "count", "where": side(anchor), "as": "second_rows"}],
+            "having": [{"column": "first_rows", "op": "eq", "value": 1}, {"column": "second_rows", "op": "eq", "value": 1}]}
+    gap = {"sub": ["first", "second"]}
+    if r.yes_no == "more":
+        said = {"case": [{"when": {"column": "gap", "op": "gt", "value": 0}, "then": {"value": "more"}},
+                         {"when": {"column": "gap", "op": "lt", "value": 0}, "then": {"value": "less"}}], "else": {"value": "the same"}}
+    else:
+        said = {"case": [{"when": {"column": "gap", "op": r.than, "value": 0}, "then": {"value": "yes"}}], "else": {"value": "no"}}
+    plan["measures"] = [{"as": "gap", "expr": gap}, {"as": "answer", "expr": said}]
+    if not plan["where"]:
+        del plan["where"]
+    return Proposal((Candidate(plan),))
 
 
 def _same_as(r: Reading, schemas: list[DatasetSchema]) -> Proposal:

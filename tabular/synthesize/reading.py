@@ -172,6 +172,7 @@ class Reading:
     only: bool = False  # "the only single in 1992": the words say one row matches
     choice: bool = False  # "did A or B earn more points": the answer is one of the values named
     choices: list[tuple[Span, Span]] = field(default_factory=list)  # the values on each side of an "or"
+    yes_no: str = ""  # "is K2 taller than X?": "yes" (a yes or a no), "more" ("did A win more or less … than B": more, less or the same)
     empty: list[Span] = field(default_factory=list)  # "do not have a description": columns empty (a number: 0) in the rows
     than: str = ""  # "which building has more floors than X": the rows whose column is more ("gt") or less ("lt") than X's
     same: tuple[Span, Span | None] | None = None  # "the same height as X": (the column, X's value span; None until found)
@@ -500,7 +501,7 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             k = i + len(counted)
             if word(k, "times") or (word(k, "total") and word(k + 1, "times")):
                 take(k, k + 1 if word(k, "total") else k); k += 2 if word(k, "total") else 1  # "how many times did X win": the rows where X is
-            while word(k, *DISTINCT_WORDS, "of", "the"):
+            while word(k, *DISTINCT_WORDS, "of", "the", "total"):
                 r.distinct |= spans[k].text in DISTINCT_WORDS; take(k); k += 1
             if _row_noun(spans, k, used) and spans[k].text.endswith("s"):
                 r.row_noun = spans[k].text; take(k)  # "how many games were at Braly Stadium": the rows
@@ -513,6 +514,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.fn = r.fn or AGGREGATE_WORDS[s.text]; r.fns.add(AGGREGATE_WORDS[s.text]); take(i)
         elif s.text == "total" and seq(i + 1, ("number", "of")):
             take(i)  # "the total number of X" is a count of X, not a sum beside it
+        elif s.kind == "word" and s.text in ("total", "all", "altogether", "combined") and "count" in r.fns and (word(i - 1, "in") or seq(i - 2, ("how", "many"))):
+            take(i, *((i - 1,) if word(i - 1, "in") else ()))  # "how many songs in total", "how many total titles": the count, said again
         elif word(i, *AGGREGATE_WORDS) and not (s.text == "first" and word(i + 1, "quarter")) and not (s.text in ("least", "most") and word(i - 1, "at")):
             r.fn = r.fn or AGGREGATE_WORDS[s.text]; r.fns.add(AGGREGATE_WORDS[s.text]); take(i)
         elif word(i, *GROUP_WORDS) or seq(i, ("for", "each")):
@@ -548,6 +551,10 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
         take(n - 3, n - 2, n - 1)  # "… in this competition", "… of the league": the table's own scope
     r.speed = any(s.kind == "word" and s.text in SPEED_WORDS and i in used for i, s in enumerate(spans))
     r.dimension = next((s.text for i, s in enumerate(spans) if s.kind == "word" and s.text in DIMENSIONS and i in used and not word(i + 1, "than")), "")
+    if r.same and r.than and tokens[0] in ("is", "was", "did", "does", "do", "are", "were", "has", "had", "have") and len(r.values) == 1:
+        # "is K2 taller than Kangchenjunga?", "did A win more or less rounds than B?": a yes or a no, said of two rows
+        r.yes_no = "more" if any(seq(k, ("more", "or", "less")) or seq(k, ("less", "or", "more")) for k in range(n)) else "yes"
+        take(*(k for k in range(n) if word(k, "more", "less", "or") or k == 0))
     r.listed = bool({"listed", "comes", "came", "come", "appears", "appear", "list", "chart", "table"} & set(tokens))  # the list's own order
     r.choices = [(spans[i - 1], spans[i + 1]) for i, s in enumerate(spans)
                  if s.kind == "word" and s.text == "or" and 0 < i < n - 1 and spans[i - 1].kind == "value" and spans[i + 1].kind == "value"]

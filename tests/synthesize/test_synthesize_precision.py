@@ -529,3 +529,9 @@ def test_an_empty_written_out_is_asked(more, tmp_path):
     assert more.ingest_file(tmp_path / "singles.csv", source_uri="singles.csv").state == "ready"
     out = more.synthesize("how many titles do not have an album?", ["singles.csv"])
     assert out.abstain and "Non-album singles" in out.clarification
+
+
+def test_more_or_less_than_a_named_row_is_said_in_words(more):
+    # OLYMPICS (MEDALS): Norway 5 gold, Germany 4, Canada 2
+    assert rows(more, "did norway win more or less gold medals than germany?", "olympics.csv")[0][-1] == "more"
+    assert rows(more, "did canada win more or less gold medals than germany?", "olympics.csv")[0][-1] == "less"
