@@ -85,10 +85,10 @@ def _date(text: str) -> tuple | None:
     return None
 
 
-# A country's code in brackets after its name ("Ukraine (UKR)"): Wikipedia's medal tables write it
-# in the cell, WTQ's answers never do. Dropped from both sides: the one place this judge is more
-# lenient than WTQ's evaluator, and the README counts the answers it decides.
-_CODE = re.compile(r"\s*\([A-Z]{3}\)$")
+# A country's code in brackets after its name ("Ukraine (UKR)") and a footnote mark ("Holy
+# Spirit[37]"): Wikipedia writes them in the cell, WTQ's answers never do. Dropped from both sides:
+# the one place this judge is more lenient than WTQ's evaluator, and it counts the answers it decides.
+_CODE = re.compile(r"(\s*\([A-Z]{3}\)|\[\w{1,3}\])$")
 
 
 def judge(rows: list[list], wanted: list[str], codes: bool = True) -> bool:
@@ -167,7 +167,7 @@ def main() -> None:
     print(f"{n} questions over {len(ingested)} tables ({args.proposer}): ingest {ingest_s:.0f} s, synthesize {ask_s:.0f} s")
     print(f"right {counts['right']} ({counts['right'] / n:.1%}), wrong {counts['wrong']} ({counts['wrong'] / max(answered, 1):.2%} of the answered), "
           f"abstained {counts['abstained']}")
-    print(f"  right only with the country code dropped ('Ukraine (UKR)' for 'Ukraine'): {sum(bool(o.get('by_code')) for o in outcomes)}")
+    print(f"  right only with a country code or footnote mark dropped ('Ukraine (UKR)', 'Holy Spirit[37]'): {sum(bool(o.get('by_code')) for o in outcomes)}")
     for reason, k in reasons.most_common():
         print(f"  abstained {reason}: {k}")
     if args.show_wrong:

@@ -87,6 +87,10 @@ ABBREVIATIONS = {"pts": ("points",), "pos": ("position", "place"), "att": ("atte
                  "gd": ("goal difference",), "gp": ("games played",), "mp": ("matches played",), "pld": ("played",), "w": ("wins", "won"),
                  "l": ("losses", "lost"), "d": ("draws", "drawn"), "t": ("ties",), "won": ("wins",), "lost": ("losses",),
                  "drawn": ("draws",), "sq": ("square",), "mi": ("miles",), "km": ("kilometers", "kilometres")}
+# Names a cell may write short, and the words a task uses for them.
+ALIASES = {"usa": ("united states", "united states of america"), "us": ("united states",), "united states of america": ("united states",),
+           "uk": ("united kingdom",), "ussr": ("soviet union",), "uae": ("united arab emirates",), "drc": ("democratic republic of the congo",),
+           "nz": ("new zealand",), "prc": ("people's republic of china",)}
 # Parts of column names that say nothing of what the column holds.
 GENERIC_PARTS = {"id", "on", "at", "kg", "no", "num", "nr", "the", "of"}
 # Verbs that say only that a row holds its values: "how many bronzes did Finland win" is Finland's
@@ -220,6 +224,8 @@ def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[s
                 short = re.sub(r"\s*[\(\[][^\)\]]*[\)\]]", "", v).strip()  # "Canada (CAN)", "Norway [a]": the name before its note
                 if short and short != v:
                     add(tuple(words(short)), "value", (c, v))
+                for alias in ALIASES.get(short.lower().replace(".", ""), ()):
+                    add(tuple(words(alias)), "value", (c, v))  # "USA" is read for "the United States"
     for s in schemas:
         add(tuple(words(s.dataset_id)), "dataset", s)
         add(tuple(singular(w) for w in words(s.dataset_id)), "dataset", s)
@@ -368,6 +374,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
             r.position = (s.text, None); take(i, i + 2)  # "the first tournament listed": its column is what is asked
             continue
         side = "after" if word(i, "after", "following") else "before" if word(i, "before", "preceding") else ""
+        if not side and word(i - 1, "listed", "is", "comes", "appears") and word(i, "below", "above", "beneath", "under"):
+            side = "after" if not word(i, "above") else "before"  # "which church is listed below Christ the King": the next row
         j = i + 1
         if not side and (seq(i, ("previous", "to")) or seq(i, ("prior", "to"))):
             side, j = "before", i + 2

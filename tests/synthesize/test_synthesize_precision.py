@@ -535,3 +535,12 @@ def test_more_or_less_than_a_named_row_is_said_in_words(more):
     # OLYMPICS (MEDALS): Norway 5 gold, Germany 4, Canada 2
     assert rows(more, "did norway win more or less gold medals than germany?", "olympics.csv")[0][-1] == "more"
     assert rows(more, "did canada win more or less gold medals than germany?", "olympics.csv")[0][-1] == "less"
+
+
+def test_a_short_name_in_a_cell_and_listed_below(more, tmp_path):
+    (tmp_path / "crew.csv").write_text("Name,Nation\nAnn Ray,USA\nBea Cole,Canada\nCy Dunn,USA\n", encoding="utf-8")
+    assert more.ingest_file(tmp_path / "crew.csv", source_uri="crew.csv").state == "ready"
+    # "USA" is read for "the united states"
+    assert rows(more, "how many athletes are from the united states?", "crew.csv") == [[2]]
+    assert rows(more, "who is listed below ann ray?", "crew.csv")[0][0] == "Bea Cole"
+    assert rows(more, "who is listed above cy dunn?", "crew.csv")[0][0] == "Bea Cole"
