@@ -98,8 +98,25 @@ def _in_years(op: str, days: list[str]) -> list[tuple[str, int]] | None:
 
 
 def _yearlike(c: ColumnSchema) -> bool:
-    """A number column that holds years or seasons: never a quantity to total or average."""
-    return any(w in ("year", "years", "season", "seasons") for w in words(c.name))
+    """A number column that holds years or seasons: never a quantity to total or average. Named
+    so, or named for a moment (Founded, Built, Opened …) with every value a year."""
+    names = set(words(c.name))
+    if names & {"year", "years", "season", "seasons"}:
+        # "Years in NBA" holding 1 … 18 counts years; a Year column holds them
+        return c.type != "number" or c.min is None or (_a_year(c.min) and _a_year(c.max))
+    return bool(names & _MOMENT_NAMES) and c.type == "number" and _a_year(c.min) and _a_year(c.max)
+
+
+# Columns named for the moment a thing happened: a number in one is a year when it looks like one.
+_MOMENT_NAMES = {"founded", "built", "established", "opened", "closed", "born", "died", "released", "formed", "elected", "started",
+                 "ended", "debut", "introduced", "completed", "launched", "created", "joined", "inducted", "constructed", "commissioned"}
+
+
+def _a_year(value) -> bool:
+    try:
+        return 1000 <= int(str(value)) <= 2100
+    except ValueError:
+        return False
 
 
 # Nouns of a numbered sequence: a column named so numbers its rows ("Round 3"), it counts nothing.
@@ -235,6 +252,8 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             return Proposal(why="the task asks who or which, and no column of unique names says which row it is")
         r.top = (1, fn == "max")
         r.top_group = Span(0, 0, "column", [labels[0]], labels[0].name)
+        # "which parish was founded first": Parish names the row asked, it is no measure
+        measure_spans = [m for m in measure_spans if m.targets != [labels[0]]] if len(measure_spans) > 1 else measure_spans
     if r.top and fn in (None, "max", "min"):
         fn = None
     if fn in ("min", "max") and r.loose_each:
@@ -267,6 +286,10 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         years = [_in_years(op, vals) for op, vals in r.ranges]
         year_cols = [c for sc in schemas for c in sc.columns if c.type == "number" and _yearlike(c)]
         if r.ranges and not r.buckets and all(y is not None for y in years) and year_cols and not (r.date_words and fn in ("min", "max")):
+            named = [c for m in measure_spans for c in m.targets if c in year_cols]
+            if named:  # "founded before 1900": the year compared is the one named
+                year_cols = list(dict.fromkeys(named))
+                measure_spans = [m for m in measure_spans if not all(c in year_cols for c in m.targets)]
             for op, y in (c for y in years for c in y):
                 r.compares.append((Span(0, 0, "column", year_cols, str(y)), op, y))
             r.ranges, dated = [], False
@@ -336,7 +359,7 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         if r.speed and any(not _timelike(c) for c in options):
             # "the fastest" is the least time but the most speed: only a time is read
             return Proposal(why="'fastest' or 'slowest' is read over a time; " + ", ".join(c.name for c in options if not _timelike(c)) + " is no time")
-        if fn in ("sum", "avg") or (fn is None and r.top):
+        if fn in ("sum", "avg"):
             kept = [c for c in options if not _yearlike(c)]
             if options and not kept:
                 return Proposal(why=f"'{measure_spans[0].text if measure_spans else options[0].name}' holds years, which are no quantity to total or average")
@@ -370,7 +393,7 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             options = [_Way(c, way) for c in options for way in ("count", "count_distinct")]
         elif fn is None and r.top:
             # "which team did the most laps": a team's total, or the team of the largest single value
-            options = [_Way(c, way) for c in options for way in (("sum",) if c.type == "number" else ()) + ("max" if r.top[1] else "min",)]
+            options = [_Way(c, way) for c in options for way in (("sum",) if c.type == "number" and not _yearlike(c) else ()) + ("max" if r.top[1] else "min",)]
         choices.append(_Choice(measure_word, options))
         fn = fn or "sum"
     elif fn == "count" and measure_spans:

@@ -232,6 +232,9 @@ def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[s
         for c in s.columns:
             parts = tuple(words(c.name))
             add(parts, "column", c)
+            if len(parts) > 1 and re.fullmatch(r"(19|20)\d\d", parts[-1]):
+                for joint in ("of", "in", "for"):
+                    add((*parts[:-1], joint, parts[-1]), "column", c)  # "Population (2009)": "the population of 2009"
             for p in parts:
                 if p not in GENERIC_PARTS and not p.isdigit():
                     add((p,), "column", c)

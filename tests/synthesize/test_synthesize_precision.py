@@ -544,3 +544,21 @@ def test_a_short_name_in_a_cell_and_listed_below(more, tmp_path):
     assert rows(more, "how many athletes are from the united states?", "crew.csv") == [[2]]
     assert rows(more, "who is listed below ann ray?", "crew.csv")[0][0] == "Bea Cole"
     assert rows(more, "who is listed above cy dunn?", "crew.csv")[0][0] == "Bea Cole"
+
+
+PARISHES = """Parish,Locality,Founded,Population (2009),Population (2011)
+St Mary,Bacup,1852,3846,3900
+St Anne,Ashfield,1911,5120,5000
+Holy Cross,Burnley,1874,2990,3900
+"""
+
+
+def test_years_in_a_column_named_for_a_moment_and_a_year_in_a_column_name(more, tmp_path):
+    (tmp_path / "parishes.csv").write_text(PARISHES, encoding="utf-8")
+    assert more.ingest_file(tmp_path / "parishes.csv", source_uri="parishes.csv").state == "ready"
+    # Founded holds years: 1852 and 1874 are before 1900, and the first founded is St Mary
+    assert rows(more, "how many parishes were founded before 1900?", "parishes.csv") == [[2]]
+    assert rows(more, "which parish was founded first?", "parishes.csv")[0][0] == "St Mary"
+    # "the population of 2009" is the column Population (2009)
+    assert rows(more, "what is the largest population of 2009?", "parishes.csv") == [[5120]]
+    assert [r[0] for r in rows(more, "which parish has the same population in 2011 as st mary?", "parishes.csv")] == ["Holy Cross"]
