@@ -108,6 +108,10 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
                                     f"different ones match ({seen}{', …' if len(result.rows) > 3 else ''}): say which")
     if proposal.rows_are and result.rows == [[0]]:
         return abstain("empty_answer", f"no row matched, and the rows were read as {proposal.rows_are}, which no column names: they may not be; " + say.describe(body_))
+    if proposal.rows_are and result.rows == [[1]]:
+        # one row matched: it may hold several of them ("how many characters were played in D.C." over a row per role)
+        return abstain("ambiguous", f"one row matched, and the rows were read as {proposal.rows_are}, which no column names: "
+                                    f"that row may hold several; " + say.describe(body_))
     loose = _held_in_part(ctx, body_) or _events_in_parts(ctx, body_, schemas)
     if loose:
         return abstain("ambiguous", loose)

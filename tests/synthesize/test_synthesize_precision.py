@@ -562,3 +562,9 @@ def test_years_in_a_column_named_for_a_moment_and_a_year_in_a_column_name(more, 
     # "the population of 2009" is the column Population (2009)
     assert rows(more, "what is the largest population of 2009?", "parishes.csv") == [[5120]]
     assert [r[0] for r in rows(more, "which parish has the same population in 2011 as st mary?", "parishes.csv")] == ["Holy Cross"]
+
+
+def test_a_noun_count_of_one_row_is_asked(ns):
+    # BOOKS: one book in 1992; "novels" names no column and one row may hold several
+    out = ns.synthesize("how many novels were published in 1992?", ["books.csv"])
+    assert out.abstain_reason == "ambiguous" and "one row matched" in out.clarification
