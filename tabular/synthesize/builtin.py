@@ -575,6 +575,8 @@ def _yes_no(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     """"Is K2 taller than Kangchenjunga?": the column's value in each of the two rows named (each
     must name exactly one row), compared: yes or no; "did A win more or less … than B": more, less
     or the same."""
+    if r.yes_no == "before":
+        return _before_or_after(r, schemas)
     span, anchor = r.same
     (first, *_), _ = r.values[0], None
     if len(schemas) != 1 or r.compares or r.ranges or r.groups or r.top or r.count_of or r.position or r.difference:
@@ -600,6 +602,41 @@ def _yes_no(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     plan["measures"] = [{"as": "gap", "expr": gap}, {"as": "answer", "expr": said}]
     if not plan["where"]:
         del plan["where"]
+    return Proposal((Candidate(plan),))
+
+
+def _before_or_after(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
+    """"Was A prime minister before or after B?": the two rows' places in time (their one date or
+    year column) or, with none, in the list; each value must name exactly one row."""
+    (a, _), (b, _) = r.values
+    if len(schemas) != 1 or r.compares or r.ranges or r.groups or r.top or r.fns or r.count_of:
+        return Proposal(why="the task asks before or after, with more than the built-in proposer reads beside it")
+    schema = schemas[0]
+    held = {c for c, _ in a.targets} | {c for c, _ in b.targets}
+    if len(held) != 1 or len(a.targets) != 1 or len(b.targets) != 1:
+        return Proposal(why="the two rows compared must be named in one column")
+    (column,) = held
+    times = [c for c in schema.columns if c.type in ("date", "datetime")] or [c for c in schema.columns if c.type == "number" and _yearlike(c)]
+    fold = {"ignore_case": True} if column.type == "string" else {}
+    measures: list[dict] = [{"as": "position", "window": {"fn": "row_number"}}]
+    order = times[0].name if len(times) == 1 else "position"
+    for name, span in (("a", a), ("b", b)):
+        hit = {"column": column.name, "op": "eq", "value": span.targets[0][1], **fold}
+        measures += [{"as": f"{name}_when", "expr": {"case": [{"when": hit, "then": order}]}},
+                     {"as": f"{name}_at", "window": {"fn": "max", "of": f"{name}_when"}}, {"as": f"{name}_rows", "window": {"fn": "count", "of": f"{name}_when"}}]
+    gap = {"date_diff": ["day", "b_at", "a_at"]} if len(times) == 1 and times[0].type in ("date", "datetime") else {"sub": ["a_at", "b_at"]}
+    measures += [{"as": "gap", "expr": gap},
+                 {"as": "answer", "expr": {"case": [{"when": {"column": "gap", "op": "lt", "value": 0}, "then": {"value": "before"}},
+                                                    {"when": {"column": "gap", "op": "gt", "value": 0}, "then": {"value": "after"}}]}}]
+    plan = {"datasets": [schema.ref()], "select": [{"column": column.name}] + ([{"column": order}] if order != "position" and order != column.name else []),
+            "measures": measures,
+            # each value one row, the rows in different places, and the answer said once
+            "having": [{"column": "a_rows", "op": "eq", "value": 1}, {"column": "b_rows", "op": "eq", "value": 1},
+                       {"column": "answer", "op": "not_null"}, {"column": "position", "op": "eq", "value": 1}],
+            "limit": 1}
+    where = schema.without_totals(lambda name: name)
+    if where:
+        plan["where"] = where
     return Proposal((Candidate(plan),))
 
 

@@ -562,6 +562,13 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
         take(n - 3, n - 2, n - 1)  # "… in this competition", "… of the league": the table's own scope
     r.speed = any(s.kind == "word" and s.text in SPEED_WORDS and i in used for i, s in enumerate(spans))
     r.dimension = next((s.text for i, s in enumerate(spans) if s.kind == "word" and s.text in DIMENSIONS and i in used and not word(i + 1, "than")), "")
+    ordered = next((k for k in range(n) if seq(k, ("before", "or", "after")) or seq(k, ("after", "or", "before"))), None)
+    values = [k for k in range(n) if spans[k].kind == "value"]
+    if ordered is not None and tokens[0] in ("is", "was", "did", "does", "were", "are") and len(values) == 2 \
+            and values[0] < ordered < values[1]:
+        # "was Macdonald prime minister before or after Bowell?": which of the two comes first ("after Bowell" is no row after it)
+        r.yes_no, r.position, r.values = "before", None, [(spans[values[0]], False), (spans[values[1]], False)]
+        take(0, ordered, ordered + 1, ordered + 2, *values)
     if r.same and r.than and tokens[0] in ("is", "was", "did", "does", "do", "are", "were", "has", "had", "have") and len(r.values) == 1:
         # "is K2 taller than Kangchenjunga?", "did A win more or less rounds than B?": a yes or a no, said of two rows
         r.yes_no = "more" if any(seq(k, ("more", "or", "less")) or seq(k, ("less", "or", "more")) for k in range(n)) else "yes"

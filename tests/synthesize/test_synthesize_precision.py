@@ -568,3 +568,11 @@ def test_a_noun_count_of_one_row_is_asked(ns):
     # BOOKS: one book in 1992; "novels" names no column and one row may hold several
     out = ns.synthesize("how many novels were published in 1992?", ["books.csv"])
     assert out.abstain_reason == "ambiguous" and "one row matched" in out.clarification
+
+
+def test_before_or_after_of_two_named_rows(more, ns):
+    # FIXTURES: PSV on 7 August, Ajax 12 September, Utrecht 1 October (listed Ajax, PSV, Utrecht): time decides
+    assert rows(more, "was ajax played before or after psv?", "fixtures.csv")[0][-1] == "after"
+    assert rows(more, "was psv played before or after utrecht?", "fixtures.csv")[0][-1] == "before"
+    # LEADERS has a year column From: Steytler 1959, Swart 1975
+    assert rows(ns, "was jan steytler leader before or after ray swart?", "leaders.csv")[0][-1] == "before"
