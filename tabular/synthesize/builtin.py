@@ -203,7 +203,10 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             return Proposal(why=f"'{r.dimension}' measures {' or '.join(DIMENSIONS[r.dimension])}, and no column is named so: name the column")
         r.measures.append(Span(0, 0, "column", held, r.dimension))
     measure_spans = []
+    valued = {c for span, _ in r.values for c, _ in span.targets}
     for m in r.measures:  # "medals … in total" over a Total column: one measure said twice
+        if m.targets and all(c in valued for c in m.targets) and (len(r.measures) > 1 or r.count_of or r.fn):
+            continue  # "drivers that used Maserati as their constructor": the column of a value named, no measure
         if not any(m.targets == seen.targets for seen in measure_spans):
             measure_spans.append(m)
     counted_dataset = None
@@ -409,6 +412,12 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             return Proposal(abstain="ambiguous", question=f"'from {span.text}': {' and '.join(venues)} says where each row took place, "
                                                           "not where its people are from; which column says that?")
     for span, negated in r.values:
+        bases = [re.sub(r"_\d+$", "", c.name) for c in dict.fromkeys(c for c, _ in span.targets)]
+        if len(bases) != len(set(bases)):
+            # a table laid out twice side by side (Position, Position_2): the value is in both halves, and
+            # each half alone or both together are three readings
+            twins = sorted({c.name for c, _ in span.targets})
+            return Proposal(abstain="ambiguous", question=f"{span.text}: the column {', '.join(twins[:-1])} or {twins[-1]}, or all of them together?")
         choices.append(_Choice(span.text, [(c, v, negated) for c, v in span.targets]))
     for span, op, number in r.compares:
         choices.append(_Choice(span.text, [(c, op, number) for c in span.targets if c.type == "number"]))

@@ -470,7 +470,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
                 take(j + 1, j + 2)
         elif word(i, "which", "what") and i + 1 < n and spans[i + 1].kind in ("column", "dataset"):
             at_top = {k for k in range(i + 2, n) if word(k, "top", "bottom") and word(k - 1, "the", "at")}  # the first row listed
-            ranked = next((spans[k].text for k in range(i + 2, n) if word(k, *RANK_WORDS) and k not in used and k not in at_top and not word(k - 1, "at")), None)
+            ranked = next((spans[k].text for k in range(i + 2, n) if word(k, *RANK_WORDS) and k not in used and k not in at_top and not word(k - 1, "at")
+                           and not word(k + 1, "than")), None)  # "which contestants scored less than 11": a comparison
             if ranked:
                 k = next(k for k in range(i + 2, n) if word(k, ranked) and k not in at_top)
                 r.top, r.top_group = (1, RANK_WORDS[ranked]), spans[i + 1]
@@ -478,6 +479,8 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
         elif s.kind == "number" and i > 0 and any(seq(i - len(p), p) for p in COMPARE):
             phrase = next(p for p in COMPARE if seq(i - len(p), p))
             unit = 1 if word(i + 1, *UNITS) else 0
+            if not unit and word(i + 1, "in", "of") and i + 2 < n and spans[i + 2].kind == "column":
+                unit = 1  # "scored 12 in composition": the column after "in"
             target = spans[i + 1 + unit] if i + 1 + unit < n and spans[i + 1 + unit].kind == "column" else next(
                 (spans[k] for k in range(i - len(phrase) - 1, max(-1, i - len(phrase) - 4), -1) if spans[k].kind == "column"), None)
             if target is None and phrase[0] in DIMENSIONS:

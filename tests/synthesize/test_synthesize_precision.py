@@ -576,3 +576,29 @@ def test_before_or_after_of_two_named_rows(more, ns):
     assert rows(more, "was psv played before or after utrecht?", "fixtures.csv")[0][-1] == "before"
     # LEADERS has a year column From: Steytler 1959, Swart 1975
     assert rows(ns, "was jan steytler leader before or after ray swart?", "leaders.csv")[0][-1] == "before"
+
+
+def test_the_column_of_a_named_value_is_no_measure(ns, tmp_path):
+    (tmp_path / "grid.csv").write_text("Driver,Constructor,Laps\nAnn Ray,Maserati,60\nBea Cole,Ferrari,60\nCy Dunn,Maserati,42\nDee Fox,Cooper,12\n",
+                                       encoding="utf-8")
+    assert ns.ingest_file(tmp_path / "grid.csv", source_uri="grid.csv").state == "ready"
+    # "as their constructor" names the column Maserati is in; the drivers are what is asked
+    assert sorted(r[0] for r in rows(ns, "which drivers used maserati as their constructor?", "grid.csv")) == ["Ann Ray", "Cy Dunn"]
+    assert rows(ns, "how many drivers used maserati as their constructor?", "grid.csv") == [[2]]
+
+
+def test_a_comparison_names_its_column_after_in(ns, tmp_path):
+    (tmp_path / "scores.csv").write_text("Contestant,Composition,Performance\nAnn Ray,12,10\nBea Cole,9,12\nCy Dunn,12,12\n", encoding="utf-8")
+    assert ns.ingest_file(tmp_path / "scores.csv", source_uri="scores.csv").state == "ready"
+    # Composition above 10: Ann Ray and Cy Dunn; Performance under 13: all three, not the one with the least
+    assert rows(ns, "how many contestants scored more than 10 in composition?", "scores.csv") == [[2]]
+    assert sorted(r[0] for r in rows(ns, "which contestants scored less than 13 in performance?", "scores.csv")) == ["Ann Ray", "Bea Cole", "Cy Dunn"]
+
+
+def test_a_value_in_both_halves_of_a_side_by_side_table_is_asked(ns, tmp_path):
+    # the table written twice across (Pos, Team, Points | Pos, Team, Points): Hawks is in both halves
+    (tmp_path / "halves.csv").write_text("Pos,Team,Points,Pos,Team,Points\n1,Hawks,30,1,Owls,28\n2,Owls,25,2,Hawks,27\n3,Bears,20,3,Lions,19\n",
+                                         encoding="utf-8")
+    assert ns.ingest_file(tmp_path / "halves.csv", source_uri="halves.csv").state == "ready"
+    out = ns.synthesize("how many times did the hawks appear?", ["halves.csv"])
+    assert out.abstain_reason == "ambiguous" and "Team" in out.clarification and "Team_2" in out.clarification
