@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,bench,clickhouse]'
 	touch $(STAMP)
 
-.PHONY: setup demo test test-long test-defects bench clean
+.PHONY: setup demo test test-long test-defects bench clean readme
 setup: $(STAMP)
 
 demo: $(STAMP)
@@ -29,6 +29,10 @@ test-defects: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/ingest_csv.py --scale-factor 1
+
+# The README's CLI section, from each command's help and examples (tests/test_cli_surface.py checks it).
+readme: $(STAMP)
+	$(BIN)/python -c 'from tabular.cli import write_usage; write_usage("README.md")'
 
 clean:
 	rm -rf $(VENV) .tabular-demo .pytest_cache

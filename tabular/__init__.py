@@ -1,5 +1,12 @@
 """tabular: spreadsheets and CSV become typed, immutable DuckDB snapshots, answered by typed plans."""
 
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("tabular")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
+
 from .client import Client
 from .engine import Engine, Namespace, connect
 from .errors import (
@@ -16,6 +23,7 @@ from .errors import (
 )
 
 __all__ = [
+    "__version__",
     "AuthInsufficient",
     "AuthInvalid",
     "BackendTimeout",

@@ -5,15 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
-import threading
+from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from . import connect
+from . import __version__, connect
 from .errors import TabularError
 from .ops import REGISTRY
 from .results import FORMATS as RESULT_FORMATS
@@ -23,31 +24,30 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "csv"
 DEMO_FILES = ("european_numbers.csv", "dates_ambiguous.csv", "currency.csv", "ragged.csv", "leading_zeros.csv", "times_durations.csv")
 
 
-def _ingest_one(ns, path: Path, source_uri: str, console: Console, options: dict):
-    """Ingest with a progress line when the file takes more than a moment."""
-    result = {}
-    worker = threading.Thread(target=lambda: result.setdefault("status", ns.ingest_file(path, source_uri=source_uri, options=options)))
-    worker.start()
-    worker.join(1.0)
-    if worker.is_alive():
-        with console.status(f"ingesting {path.name} …"):
-            worker.join()
-    else:
-        worker.join()
-    return result["status"]
+def _n(count: int, noun: str) -> str:
+    """'1 row', '2 rows'."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def _cell(value) -> str:
+    """A value as a person reads it in a table: nothing for no value, true/false for a bool."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def _show_datasets(console: Console, got) -> None:
     for d in got.datasets:
-        console.print(
-            f"[bold]{d.dataset_id}[/bold]  revision {d.revision}  rows {d.rows}  rejected {d.rows_rejected}"
-            f"  delimiter {d.origin.delimiter!r}  encoding {d.origin.encoding}"
-        )
+        where = [d.origin.format] + [f"{k} {v!r}" if k == "delimiter" else f"{k} {v}" for k, v in (
+            ("sheet", d.origin.sheet), ("range", d.origin.range), ("delimiter", d.origin.delimiter), ("encoding", d.origin.encoding)) if v]
+        console.print(f"[bold]{escape(d.dataset_id)}[/bold]  revision {d.revision}  {_n(d.rows, 'row')}  {d.rows_rejected:,} rejected  {escape(', '.join(where))}")
         table = Table(show_header=True, header_style="bold")
         for head in ("column", "type", "physical", "format", "nulls", "distinct", "min", "max"):
             table.add_column(head)
         for c in d.columns:
-            table.add_row(c.name, c.type, c.physical, c.format, str(c.nulls), str(c.distinct), str(c.min), str(c.max))
+            table.add_row(*(escape(_cell(v)) for v in (c.name, c.type, c.physical, c.format, c.nulls, c.distinct, c.min, c.max)))
         console.print(table)
         for q in d.questions:
             options = "; ".join(f"{o.type} {o.format} (rejects {o.rows_rejected})" for o in q.options)
@@ -55,7 +55,40 @@ def _show_datasets(console: Console, got) -> None:
         for r in d.rejected:
             console.print(f"  [red]rejected[/red] row {r.row_id} (line {r.line}) {escape(r.column or '')}: {escape(repr(r.value))} — {escape(r.reason)}")
         for w in d.warnings:
-            console.print(f"  [dim]warning[/dim] {w}")
+            console.print(f"  [dim]warning[/dim] {escape(w)}")
+        if d.sample:
+            console.print(f"  first {_n(len(d.sample), 'row')}:")
+            names = [c.name for c in d.columns]
+            _show_rows(console, names, [c.type for c in d.columns], [[row.get(name) for name in names] for row in d.sample])
+
+
+def _show_rows(console: Console, names: list[str], types: list[str], rows: list[list]) -> None:
+    """A grid when the columns fit the terminal; else each row as `column: value` lines (as
+    psql's expanded display), so no header or value is squeezed out of sight."""
+    if sum(max(len(n), len(t)) + 3 for n, t in zip(names, types)) <= console.width:
+        table = Table(show_header=True, header_style="bold")
+        for name, type_ in zip(names, types):
+            table.add_column(f"{escape(name)}\n[dim]{type_}[/dim]")
+        for row in rows:
+            table.add_row(*[escape(_cell(v)) for v in row])
+        console.print(table)
+        return
+    width = max(len(n) for n in names)
+    for k, row in enumerate(rows, 1):
+        console.rule(f"row {k}", align="left", style="dim")
+        for name, type_, value in zip(names, types, row):
+            console.print(f"{escape(name.ljust(width))}  [dim]{type_:8}[/dim] {escape(_cell(value))}", soft_wrap=True)
+
+
+class _Console(Console):
+    """rich's console, except that a closed pipe is raised (rich exits 1 in silence) and said once."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
+class Refused(Exception):
+    """What the command was given cannot be done as given: one line, exit status 2."""
 
 
 def _namespace(args):
@@ -63,23 +96,45 @@ def _namespace(args):
     return engine, engine.namespace(args.org or engine.settings.default_org, args.namespace or engine.settings.default_namespace)
 
 
+def _sources(files: list[str], source_uri: str | None) -> list[tuple[Path, str]]:
+    """Each file with the source it becomes: its name, unless two files given share a name
+    (two data.csv from different folders), then each keeps the path as given."""
+    paths = [Path(name) for name in files]
+    if source_uri and len(paths) > 1:
+        raise Refused(f"--source-uri names one source and {len(paths)} files were given; give one file, or leave --source-uri out")
+    for path in paths:
+        if not path.is_file():
+            raise Refused(f"{path}: {'is a directory' if path.is_dir() else 'no such file'}; give the path of a CSV, TSV, XLSX, ODS, XLS, JSON or Parquet file")
+    shared = {name for name, count in Counter(p.name for p in paths).items() if count > 1}
+    return [(p, source_uri or (p.as_posix() if p.name in shared else p.name)) for p in paths]
+
+
 def cmd_ingest(args, console: Console) -> int:
+    options = _json_object(args.options, "--options value") if args.options else {}
+    sources = _sources(args.files, args.source_uri)
+    renamed = [uri for path, uri in sources if uri != path.name and not args.source_uri]
+    if renamed and not args.json:
+        console.print(f"[dim]files with the same name keep their paths as sources: {escape(', '.join(renamed))}[/dim]")
     engine, ns = _namespace(args)
-    options = json.loads(args.options) if args.options else {}
     failed = 0
     with engine:
-        for name in args.files:
-            path = Path(name)
-            status = _ingest_one(ns, path, args.source_uri or path.name, console, options)
+        for path, uri in sources:
+            status = ns.ingest_file(path, source_uri=uri, options=options)
             if args.json:
                 print(json.dumps(status.model_dump(mode="json"), ensure_ascii=False))
             elif status.state == "ready":
-                console.print(f"[green]ready[/green] {path.name} → {args.source_uri or path.name} revision {status.revision}")
-                _show_datasets(console, ns.dataset_get(args.source_uri or path.name))
+                console.print(f"[green]ready[/green] {escape(str(path))} → {escape(uri)} revision {status.revision}")
+                _show_datasets(console, ns.dataset_get(uri))
             else:
                 failed += 1
-                console.print(f"[red]{status.state}[/red] {path.name}: {status.error_code}: {status.error_message}")
+                console.print(f"[red]{status.state}[/red] {escape(str(path))}: {status.error_code}: {escape(status.error_message or '')}", soft_wrap=True)
     return 1 if failed else 0
+
+
+def _found(got, uri: str, dataset_id: str = "") -> None:
+    if not got.found:
+        what = f"no live dataset {dataset_id!r} in {uri!r}" if dataset_id else f"no live source {uri!r}"
+        raise Refused(f"{what}; `tabular list` shows the sources of this namespace")
 
 
 def cmd_datasets(args, console: Console) -> int:
@@ -88,11 +143,9 @@ def cmd_datasets(args, console: Console) -> int:
         got = ns.dataset_get(args.uri, args.dataset_id, args.sample_rows)
         if args.json:
             print(json.dumps(got.model_dump(mode="json"), ensure_ascii=False, indent=2))
-        elif not got.found:
-            console.print(f"no live source {args.uri!r}")
-            return 1
-        else:
-            _show_datasets(console, got)
+            return 0 if got.found else 1
+        _found(got, args.uri, args.dataset_id)
+        _show_datasets(console, got)
     return 0
 
 
@@ -102,7 +155,7 @@ def _pairs(given: list[str], flag: str) -> dict[str, str]:
     for item in given:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise SystemExit(f"{flag} takes COLUMN=VALUE, got {item!r}")
+            raise Refused(f"{flag} takes COLUMN=VALUE, got {item!r}")
         out[name] = value
     return out
 
@@ -114,17 +167,16 @@ def cmd_approve(args, console: Console) -> int:
         snapshot = args.snapshot_id
         if not snapshot:
             got = ns.dataset_get(args.uri, args.dataset)
-            if not got.found:
-                console.print(f"no live dataset {args.dataset!r} in {args.uri!r}")
-                return 1
+            _found(got, args.uri, args.dataset)
+            if len(got.datasets) > 1 and not args.dataset:
+                names = ", ".join(d.dataset_id for d in got.datasets)
+                raise Refused(f"{args.uri!r} holds {len(got.datasets)} datasets ({names}); name the one to approve after the source")
             snapshot = got.datasets[0].snapshot_id
         answer = ns.approve(args.uri, snapshot, columns, formats, args.dataset)
         if args.json:
             print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
             return 0 if answer.found else 1
-        if not answer.found:
-            console.print(f"no live dataset {args.dataset!r} in {args.uri!r}")
-            return 1
+        _found(answer, args.uri, args.dataset)
         d = answer.dataset
         console.print(f"[green]approved[/green] {d.dataset_id} by {d.approved_by}: snapshot {snapshot} → {d.snapshot_id}")
         for c in answer.changes:
@@ -137,12 +189,10 @@ def cmd_history(args, console: Console) -> int:
     engine, ns = _namespace(args)
     with engine:
         got = ns.call("knowledge.get", {"source_uri": args.uri})
+    if not got["found"]:
+        raise Refused(f"no source {args.uri!r}; `tabular list` shows the sources of this namespace")
     if args.json:
         print(json.dumps(got["history"], ensure_ascii=False, indent=2))
-    if not got["found"]:
-        console.print(f"no source {args.uri!r}")
-        return 1
-    if args.json:
         return 0
     if not got["history"]:
         console.print(f"{args.uri}: no approvals yet")
@@ -156,35 +206,40 @@ def cmd_history(args, console: Console) -> int:
     return 0
 
 
-def _json_object(text: str, what: str, console: Console) -> dict | None:
-    """The text as a JSON object, or None once the refusal is printed (the command exits 2)."""
+def _json_object(text: str, what: str) -> dict:
+    """The text as a JSON object, else refused."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError as err:
-        console.print(f"[red]VALIDATION_FAILED[/red] the {what} is not JSON: {escape(str(err))}")
-        return None
+        raise Refused(f"VALIDATION_FAILED: the {what} is not JSON: {err}; write it as a JSON object") from None
     if not isinstance(value, dict):
-        console.print(f"[red]VALIDATION_FAILED[/red] the {what} must be a JSON object, not a {type(value).__name__}")
-        return None
+        raise Refused(f"VALIDATION_FAILED: the {what} must be a JSON object, not a {type(value).__name__}")
     return value
 
 
+def _read_text(name: str, what: str) -> str:
+    """A file's text, or stdin for -."""
+    if name == "-":
+        return sys.stdin.read()
+    path = Path(name)
+    if not path.is_file():
+        raise Refused(f"{name}: no such {what} file; give the path of a JSON file, or - to read it from stdin")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
 def cmd_query(args, console: Console) -> int:
-    text = sys.stdin.read() if args.plan == "-" else Path(args.plan).read_text(encoding="utf-8")
-    plan = _json_object(text, "plan", console)
-    if plan is None:
-        return 2
+    plan = _json_object(_read_text(args.plan, "plan"), "plan")
     engine, ns = _namespace(args)
     with engine:
         if args.output:
             fmt = args.format or format_of(args.output)
             if fmt is None:
-                console.print(f"[red]error[/red] say the format of {escape(args.output)} with --format ({', '.join(RESULT_FORMATS)}) or its extension")
-                return 2
+                raise Refused(f"say the format of {args.output} with --format ({', '.join(RESULT_FORMATS)}) or its extension")
             written = ns.export(plan, args.output, fmt)
-            console.print(f"{written} row{'' if written == 1 else 's'} written to {escape(args.output)} ({fmt})")
+            console.print(f"{_n(written, 'row')} written to {escape(args.output)} ({fmt})")
             return 0
         answer = ns.query({**plan, "dry_run": plan.get("dry_run", False) or args.sql})
+        _warn_ignored(answer, "plan")
         if args.sql:
             print(answer.receipt.sql)
             print(json.dumps(answer.receipt.params, ensure_ascii=False))
@@ -195,15 +250,16 @@ def cmd_query(args, console: Console) -> int:
     return 0
 
 
+def _warn_ignored(answer, what: str) -> None:
+    """Keys the op does not know were not used: said on stderr, so a --json answer stays JSON."""
+    if getattr(answer, "ignored_args", None):
+        Console(stderr=True).print(f"[yellow]warning[/yellow] the {what} keys {escape(', '.join(answer.ignored_args))} are not used by this op and were ignored")
+
+
 def _show_answer(console: Console, answer) -> None:
-    table = Table(show_header=True, header_style="bold")
-    for c in answer.columns:
-        table.add_column(f"{c.name}\n[dim]{c.type}[/dim]")
-    for row in answer.rows:
-        table.add_row(*[escape("" if v is None else str(v)) for v in row])
-    console.print(table)
+    _show_rows(console, [c.name for c in answer.columns], [c.type for c in answer.columns], answer.rows)
     more = " (more rows matched: raise limit or use offset)" if answer.truncated else ""
-    console.print(f"{len(answer.rows)} rows{more}")
+    console.print(f"{_n(len(answer.rows), 'row')}{more}")
     for reason in answer.incomplete:
         console.print(f"[yellow]incomplete[/yellow] {escape(reason)}")
     for warning in answer.receipt.warnings:
@@ -304,13 +360,9 @@ def cmd_mcp(args, console: Console) -> int:
 def cmd_call(args, console: Console) -> int:
     """Any op by name, the body as JSON (a file, - for stdin, or inline); the answer as JSON."""
     text = args.body or "{}"
-    if text == "-":
-        text = sys.stdin.read()
-    elif not text.lstrip().startswith("{") and Path(text).is_file():
-        text = Path(text).read_text(encoding="utf-8")
-    body = _json_object(text, "body", console)
-    if body is None:
-        return 2
+    if text == "-" or not text.lstrip().startswith(("{", "[")):
+        text = _read_text(text, "body")
+    body = _json_object(text, "body")
     for key in ("org", "namespace"):
         if getattr(args, key) and not body.get(key):
             body[key] = getattr(args, key)
@@ -323,6 +375,58 @@ def cmd_call(args, console: Console) -> int:
         with connect(args.home) as engine:
             answer = engine.call(args.op, body)
     print(json.dumps(answer, ensure_ascii=False, indent=2))
+    return 0
+
+
+def cmd_list(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    with engine:
+        got = ns.call("knowledge.list", {"prefix": args.prefix, "limit": args.limit, "cursor": args.cursor})
+    if args.json:
+        print(json.dumps(got, ensure_ascii=False, indent=2))
+        return 0
+    if not got["rows"]:
+        console.print(f"no sources{f' starting with {args.prefix!r}' if args.prefix else ''} in {escape(ns.org)}/{escape(ns.name)}")
+        return 0
+    table = Table(show_header=True, header_style="bold")
+    for head in ("source", "revision", "ingested", "title"):
+        table.add_column(head)
+    for row in got["rows"]:
+        revision = "deleted" if row["deleted"] else _cell(row["revision"])
+        table.add_row(escape(row["source_uri"]), revision, _cell(row["ingested_at"])[:19].replace("T", " "), escape(row["title"]))
+    console.print(table)
+    if got["next_cursor"]:
+        console.print(f"more: tabular list --cursor {got['next_cursor']}")
+    return 0
+
+
+def cmd_delete(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    body = {"source_uri": args.uri, **({"expected_revision": args.expected_revision} if args.expected_revision is not None else {})}
+    with engine:
+        got = ns.call("knowledge.delete", body)
+    if args.json:
+        print(json.dumps(got, ensure_ascii=False, indent=2))
+        return 0
+    if not got["found"]:
+        raise Refused(f"no live source {args.uri!r}; `tabular list` shows the sources of this namespace")
+    console.print(f"deleted {escape(args.uri)} (revision {got['revision']}); `tabular restore {escape(args.uri)}` brings it back"
+                  if got["deleted"] else f"{escape(args.uri)} was already deleted")
+    return 0
+
+
+def cmd_restore(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    with engine:
+        got = ns.call("knowledge.restore", {"source_uri": args.uri})
+    if args.json:
+        print(json.dumps(got, ensure_ascii=False, indent=2))
+        return 0
+    if not got["found"]:
+        raise Refused(f"no source {args.uri!r}; `tabular list` shows the sources of this namespace")
+    if not got["restored"]:
+        raise Refused(f"{args.uri} was not restored: {got['reason']}")
+    console.print(f"restored {escape(args.uri)} (revision {got['revision']})")
     return 0
 
 
@@ -354,85 +458,199 @@ def cmd_token(args, console: Console) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tabular", description="Typed datasets from spreadsheets and CSV.")
-    parser.add_argument("--home", help="where the DuckDB file lives (TABULAR_HOME, default ./.tabular)")
-    parser.add_argument("--org", default="")
-    parser.add_argument("--namespace", default="")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("ingest", help="ingest files and show their datasets")
-    p.add_argument("files", nargs="+")
-    p.add_argument("--source-uri", help="the source's name (default: the file name)")
-    p.add_argument("--options", help='ingest options as JSON, e.g. \'{"delimiter": ";"}\'')
+# Each command's examples: shown under its --help and in the README's CLI section (a test keeps
+# the two the same, and fails on a command with no help or no example).
+EXAMPLES = {
+    "ingest": ["tabular ingest sales.csv budget.xlsx", "tabular ingest export.csv --source-uri sales/2024.csv --options '{\"delimiter\": \";\"}'"],
+    "datasets": ["tabular datasets sales.csv --sample-rows 5", "tabular datasets budget.xlsx --dataset-id Q1 --json"],
+    "list": ["tabular list", "tabular list --prefix sales/"],
+    "delete": ["tabular delete sales.csv"],
+    "restore": ["tabular restore sales.csv"],
+    "approve": ["tabular approve sales.csv --format booked=%m/%d/%Y", "tabular approve budget.xlsx Q1 --set code=string"],
+    "history": ["tabular history sales.csv"],
+    "query": ["tabular query plan.json", "echo '{\"datasets\": [{\"source_uri\": \"sales.csv\"}], \"limit\": 5}' | tabular query -",
+              "tabular query plan.json --output all.parquet"],
+    "ask": ["tabular ask \"total amount by region in 2024\" sales.csv"],
+    "demo": ["tabular demo"],
+    "serve": ["tabular serve --port 8765"],
+    "worker": ["tabular worker"],
+    "mcp": ["tabular mcp"],
+    "call": ["tabular call knowledge.list '{\"prefix\": \"sales/\"}'", "tabular call knowledge.get '{\"source_uri\": \"sales.csv\"}' --url http://127.0.0.1:8765"],
+    "export": ["tabular export /data/exports"],
+    "token": ["tabular token --org acme --namespaces finance --role writer --name analyst"],
+}
+
+
+def _common() -> argparse.ArgumentParser:
+    """--home, --org and --namespace, taken before or after the command."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--home", default=argparse.SUPPRESS, help="where the DuckDB file lives (TABULAR_HOME, default ./.tabular)")
+    common.add_argument("--org", default=argparse.SUPPRESS, help="the organisation (default: the default_org setting)")
+    common.add_argument("--namespace", default=argparse.SUPPRESS, help="the namespace (default: the default_namespace setting)")
+    return common
+
+
+def parser() -> argparse.ArgumentParser:
+    # Two copies: a parent's actions are shared, and the top's defaults must not become the commands'
+    # (a command's --home would then undo one given before it).
+    common = _common()
+    top = argparse.ArgumentParser(prog="tabular", description="Typed datasets from spreadsheets and CSV.", parents=[_common()])
+    top.set_defaults(home=None, org="", namespace="")
+    top.add_argument("--version", action="version", version=f"tabular {__version__}")
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_: str, run, parents: tuple = (common,)) -> argparse.ArgumentParser:
+        epilog = "examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES.get(name, []))
+        p = sub.add_parser(name, help=help_, description=help_, parents=list(parents), epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.set_defaults(run=run)
+        return p
+
+    p = command("ingest", "ingest files and show their datasets", cmd_ingest)
+    p.add_argument("files", nargs="+", metavar="FILE", help="CSV, TSV, XLSX, ODS, XLS, JSON, NDJSON or Parquet files")
+    p.add_argument("--source-uri", help="the source's name for one file (default: the file name; the path given when two files share a name)")
+    p.add_argument("--options", help='ingest options as a JSON object, e.g. \'{"delimiter": ";"}\'')
     p.add_argument("--json", action="store_true", help="print the ingest_status answers as JSON")
-    p.set_defaults(run=cmd_ingest)
-    p = sub.add_parser("datasets", help="show a source's datasets (knowledge.dataset_get)")
-    p.add_argument("uri")
-    p.add_argument("--dataset-id", default="")
-    p.add_argument("--sample-rows", type=int, default=0)
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(run=cmd_datasets)
-    p = sub.add_parser("approve", help="settle a dataset's types (knowledge.dataset_approve): --set col=type, --format col=PATTERN")
-    p.add_argument("uri")
-    p.add_argument("dataset", help="the dataset_id ('' when the source has one)")
+    p = command("datasets", "show a source's datasets: columns, types, questions, rejected rows (knowledge.dataset_get)", cmd_datasets)
+    p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
+    p.add_argument("--dataset-id", default="", help="one dataset of a workbook (default: all)")
+    p.add_argument("--sample-rows", type=int, default=0, help="show the first N rows of each dataset")
+    p.add_argument("--json", action="store_true", help="print the dataset_get answer as JSON")
+    p = command("list", "list the sources of the namespace (knowledge.list)", cmd_list)
+    p.add_argument("--prefix", default="", help="only sources whose name starts with this")
+    p.add_argument("--limit", type=int, default=100, help="sources per page")
+    p.add_argument("--cursor", default="", help="the page after the one that printed it")
+    p.add_argument("--json", action="store_true", help="print the list answer as JSON")
+    p = command("delete", "take a source down; restore brings it back (knowledge.delete)", cmd_delete)
+    p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
+    p.add_argument("--expected-revision", type=int, help="delete only if this revision is live")
+    p.add_argument("--json", action="store_true", help="print the delete answer as JSON")
+    p = command("restore", "bring a deleted source back (knowledge.restore)", cmd_restore)
+    p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
+    p.add_argument("--json", action="store_true", help="print the restore answer as JSON")
+    p = command("approve", "settle a dataset's types (knowledge.dataset_approve): --set col=type, --format col=PATTERN", cmd_approve)
+    p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
+    p.add_argument("dataset", nargs="?", default="", help="the dataset_id (needed only when the source has several)")
     p.add_argument("--set", action="append", default=[], metavar="COL=TYPE", help="retype a column: string, number, bool, date, datetime, time, duration")
     p.add_argument("--format", action="append", default=[], metavar="COL=PATTERN", help="e.g. when=%%m/%%d/%%Y, when=MDY, weight=decimal_mark=,")
-    p.add_argument("--snapshot-id", default="", help="the snapshot you reviewed (default: the one serving now); 409 if it no longer serves")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(run=cmd_approve)
-    p = sub.add_parser("history", help="a source's approvals: who, when, columns before and after, snapshots")
-    p.add_argument("uri")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(run=cmd_history)
-    p = sub.add_parser("query", help="answer a plan (knowledge.query) from a JSON file, or - for stdin")
-    p.add_argument("plan")
+    p.add_argument("--snapshot-id", default="", help="the snapshot you reviewed (default: the one serving now); refused if it no longer serves")
+    p.add_argument("--json", action="store_true", help="print the approval answer as JSON")
+    p = command("history", "a source's approvals: who, when, columns before and after, snapshots (knowledge.get)", cmd_history)
+    p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
+    p.add_argument("--json", action="store_true", help="print the approvals as JSON")
+    p = command("query", "answer a plan (knowledge.query) from a JSON file, or - for stdin", cmd_query)
+    p.add_argument("plan", metavar="PLAN", help="a JSON file holding the plan, or - to read it from stdin")
     p.add_argument("--json", action="store_true", help="print the whole answer, receipt included, as JSON")
     p.add_argument("--sql", action="store_true", help="print the compiled SQL and its parameters; run nothing")
     p.add_argument("--output", help="write every row the plan matches (no limit), streamed, to this file: .parquet .csv .arrow .ndjson")
     p.add_argument("--format", choices=sorted(RESULT_FORMATS), help="the --output file's format when its extension does not say")
-    p.set_defaults(run=cmd_query)
-    p = sub.add_parser("ask", help="answer a task in words over ingested sources (knowledge.synthesize), or say why not")
-    p.add_argument("task")
-    p.add_argument("uris", nargs="+", metavar="URI", help="the sources the task is about (at most 4)")
+    p = command("ask", "answer a task in words over ingested sources (knowledge.synthesize), or say why not", cmd_ask)
+    p.add_argument("task", help="the task in words, quoted")
+    p.add_argument("uris", nargs="+", metavar="SOURCE", help="the sources the task is about (at most 4)")
     p.add_argument("--json", action="store_true", help="print the whole answer, calculation and receipt included, as JSON")
-    p.set_defaults(run=cmd_ask)
-    p = sub.add_parser("demo", help="ingest the bundled fixtures and show what came out")
-    p.set_defaults(run=cmd_demo)
-    p = sub.add_parser("serve", help="serve every op over HTTP (POST /v1/knowledge.<op>, OpenAPI at /docs) and MCP at /mcp")
+    command("demo", "ingest the bundled fixtures and show what came out", cmd_demo)
+    p = command("serve", "serve every op over HTTP (POST /v1/knowledge.<op>, OpenAPI at /docs) and MCP at /mcp", cmd_serve)
     p.add_argument("--host", help="address to listen on (TABULAR_HOST, default 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (TABULAR_PORT, default 8765)")
     p.add_argument("--access-log", action="store_true", help="log every request")
-    p.set_defaults(run=cmd_serve)
-    p = sub.add_parser("worker", help="finish the ingest jobs other processes left pending or interrupted, then exit")
-    p.set_defaults(run=cmd_worker)
-    p = sub.add_parser("mcp", help="serve every op as MCP tools (loom_knowledge_<op>) on stdin/stdout")
-    p.set_defaults(run=cmd_mcp)
-    p = sub.add_parser("call", help="run any op by name with a JSON body; print the answer as JSON")
+    command("worker", "finish the ingest jobs other processes left pending or interrupted, then exit", cmd_worker)
+    command("mcp", "serve every op as MCP tools (loom_knowledge_<op>) on stdin/stdout", cmd_mcp)
+    p = command("call", "run any op by name with a JSON body; print the answer as JSON", cmd_call)
     p.add_argument("op", choices=sorted(REGISTRY), metavar="OP", help="one of: " + ", ".join(sorted(REGISTRY)))
     p.add_argument("body", nargs="?", help="the body: inline JSON, a JSON file, or - for stdin (default {})")
     p.add_argument("--url", help="call a tabular service at this address instead of the local DuckDB file")
     p.add_argument("--token", help="bearer token for --url (default: TABULAR_TOKEN)")
-    p.set_defaults(run=cmd_call)
-    p = sub.add_parser("export", help="write every live snapshot as Parquet (zstd, row id included) for ClickHouse; --org/--namespace narrow it")
+    p = command("export", "write every live snapshot as Parquet (zstd, row id included) for ClickHouse; --org/--namespace narrow it", cmd_export)
     p.add_argument("destination", nargs="?", default="", help="a directory or object-store URL (default: TABULAR_SNAPSHOT_EXPORT, else <home>/exports)")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(run=cmd_export)
-    p = sub.add_parser("token", help="make a bearer token and print its entry for the tokens file")
-    p.add_argument("--org", dest="token_org", required=True)
+    p.add_argument("--json", action="store_true", help="print what was written as JSON")
+    p = command("token", "make a bearer token and print its entry for the tokens file", cmd_token, parents=())
+    p.add_argument("--org", dest="token_org", metavar="ORG", required=True, help="the organisation the token is for")
     p.add_argument("--namespaces", nargs="+", default=["*"], help="namespaces it may use (* = all of the org)")
-    p.add_argument("--role", choices=["viewer", "writer", "admin"], default="viewer")
+    p.add_argument("--role", choices=["viewer", "writer", "admin"], default="viewer", help="viewer reads, writer ingests and approves, admin deletes")
     p.add_argument("--name", default="", help="who the audit log names")
-    p.set_defaults(run=cmd_token)
-    args = parser.parse_args(argv)
-    console = Console()
+    return top
+
+
+def usage_markdown() -> str:
+    """The README's CLI section: every command's help, usage and examples, from the parser."""
+    top = parser()
+    commands = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    out = ["Every command but `token` also takes `--home`, `--org`, `--namespace`, and `-h` for its help.", ""]
+    for name, p in commands.choices.items():
+        usage = re.sub(r"\s+", " ", p.format_usage().removeprefix("usage: ").strip())
+        usage = usage.replace(" [-h]", "").replace(" [--home HOME] [--org ORG] [--namespace NAMESPACE]", "")
+        out += [f"- **`tabular {name}`**: {p.description}", "  ```sh", f"  # {usage}", *(f"  {line}" for line in EXAMPLES[name]), "  ```"]
+    return "\n".join(out) + "\n"
+
+
+README_MARKS = ("<!-- cli:start (generated from tabular/cli.py by `make readme`) -->\n", "<!-- cli:end -->")
+
+
+def write_usage(readme: str = "README.md") -> None:
+    text = Path(readme).read_text(encoding="utf-8")
+    head, rest = text.split(README_MARKS[0])
+    _, tail = rest.split(README_MARKS[1])
+    Path(readme).write_text(head + README_MARKS[0] + usage_markdown() + README_MARKS[1] + tail, encoding="utf-8")
+
+
+# What to do after each kind of refusal, said once after its message.
+NEXT_STEP = {
+    "VALIDATION_FAILED": "fix what is named and run it again",
+    "RESOURCE_NOT_FOUND": "`tabular list` shows the sources of this namespace",
+    "PRECONDITION_FAILED": "look again (`tabular datasets SOURCE`) and run it against what serves now",
+    "TOO_LARGE": "the limits are settings (see the README's limits)",
+    "RATE_LIMITED": "try again in a moment",
+    "OVERLOADED": "try again in a moment",
+    "BACKEND_TIMEOUT": "narrow the plan or raise the time limit setting",
+    "AUTH_INVALID": "give a valid token (--token or TABULAR_TOKEN)",
+    "AUTH_INSUFFICIENT": "use a token whose role and namespaces allow this",
+}
+
+
+def _one_line(err: TabularError) -> str:
+    """A refusal as one line: the code, the message, each wrong path with what was expected and
+    the close names, then what to do."""
+    parts = [f"{err.code}: {err.message}"]
+    for item in err.errors[:5]:
+        hint = f" (did you mean {', '.join(item.did_you_mean)}?)" if item.did_you_mean else ""
+        parts.append(f"{item.path or '(input)'}: {item.message}{hint}")
+    if len(err.errors) > 5:
+        parts.append(f"and {len(err.errors) - 5} more")
+    step = NEXT_STEP.get(err.code)
+    return " ".join("; ".join(parts).split()) + (f" — {step}" if step else "")
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe, later writes (and the flush at exit) go nowhere instead of raising."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)  # a wrong option: argparse prints usage and one line, exits 2
+    console, errors = _Console(), Console(stderr=True, soft_wrap=True)
     try:
         return args.run(args, console)
+    except Refused as err:
+        errors.print(f"[red]error[/red] {escape(str(err))}")
     except TabularError as err:
-        console.print(f"[red]{err.code}[/red] {escape(err.message)}")
-        for item in err.errors:
-            hint = f" (did you mean {', '.join(item.did_you_mean)}?)" if item.did_you_mean else ""
-            console.print(f"  {escape(item.path)}: {escape(item.message)}{escape(hint)}")
-        return 2
+        errors.print(f"[red]error[/red] {escape(_one_line(err))}")
+    except BrokenPipeError:
+        _quiet_stdout()
+        errors.print("[red]error[/red] the output was closed before all of it was written (a pipe such as `| head` ended); "
+                     "nothing was changed by that — write to a file to keep it all")
+    except KeyboardInterrupt:
+        errors.print("interrupted; an ingest that was running stays pending and the next `tabular worker` or `serve` finishes it")
+        return 130
+    except OSError as err:
+        errors.print(f"[red]error[/red] {escape(err.filename or '')}: {escape(err.strerror or str(err))}; check the path and its permissions")
+    except Exception as err:  # a bug: said in one line; TABULAR_DEBUG=1 shows the traceback
+        if os.environ.get("TABULAR_DEBUG"):
+            raise
+        errors.print(f"[red]INTERNAL[/red] {type(err).__name__}: {escape(str(err))} — this is a bug; run again with TABULAR_DEBUG=1 and report the traceback")
+    return 2
 
 
 if __name__ == "__main__":

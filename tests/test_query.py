@@ -129,7 +129,7 @@ def test_cli_query(tmp_path):
     table = run("query", str(plan))
     assert "sum_price_usd" in table.stdout and table.returncode == 0
     bad = subprocess.run([sys.executable, "-m", "tabular.cli", "query", "-"], input='{"datasets": [{"source_uri": "mony"}]}', capture_output=True, text=True, env=env, timeout=120)
-    assert bad.returncode == 2 and "did you mean" in bad.stdout.lower() and "money" in bad.stdout
+    assert bad.returncode == 2 and "did you mean" in bad.stderr.lower() and "money" in bad.stderr
 
 
 def test_durations_sum_and_average_exactly(ns):

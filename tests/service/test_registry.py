@@ -55,7 +55,7 @@ def test_every_op_is_a_cli_command(capsys, tmp_path):
     answer = json.loads(capsys.readouterr().out)
     assert answer["default_format"] == "csv" and answer["ignored_args"] == ["colour"]
     assert cli.main(["--home", str(tmp_path / "home"), "call", "knowledge.dataset_get", "{}"]) == 2
-    assert "VALIDATION_FAILED" in capsys.readouterr().out
+    assert "VALIDATION_FAILED" in capsys.readouterr().err
 
 
 def test_mcp_tool_names_follow_the_spec():

@@ -1,0 +1,186 @@
+"""What a person meets first on the command line (issue 19): every command refuses a wrong file,
+a wrong plan, a wrong option and a closed pipe with one line on stderr and exit status 2, never a
+traceback; every command has help and an example, and the README's CLI section is made from them."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from conftest import CSV, ROOT
+from tabular import cli
+
+
+def run(home, *args, stdin: str | None = None, columns: int = 100):
+    env = {**os.environ, "TABULAR_HOME": str(home), "COLUMNS": str(columns)}
+    env.pop("TABULAR_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "tabular.cli", *args], input=stdin, capture_output=True, text=True, env=env, timeout=120)
+
+
+class Done:
+    """What a command run in this process printed, and its exit status."""
+
+    def __init__(self, returncode: int, stdout: str, stderr: str):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def call(capsys, monkeypatch, home, *args, stdin: str = "") -> Done:
+    """The command run in this process (a subprocess per case would double the suite's time)."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.delenv("TABULAR_DEBUG", raising=False)
+    capsys.readouterr()
+    try:
+        code = cli.main(["--home", str(home), *args])
+    except SystemExit as exit_:  # argparse refuses a wrong option this way
+        code = exit_.code
+    out = capsys.readouterr()
+    return Done(code, out.out, out.err)
+
+
+def refused(done, *words: str) -> str:
+    """The refusal: exit 2, no traceback, its last line on stderr saying what was wrong."""
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and "Traceback" not in done.stdout, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    for word in words:
+        assert word.lower() in last.lower(), (word, last)
+    return last
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    home = tmp_path_factory.mktemp("cli") / "home"
+    assert run(home, "ingest", str(CSV / "currency.csv"), "--source-uri", "money").returncode == 0
+    assert run(home, "ingest", str(CSV / "dates_ambiguous.csv")).returncode == 0
+    return home
+
+
+# One wrong thing per command: a file or source that is not there, a plan or body that is wrong.
+WRONG_THING = [
+    (("ingest", "/nonexistent/x.csv"), "no such file"),
+    (("ingest", str(CSV)), "is a directory"),
+    (("ingest", str(CSV / "currency.csv"), "--options", '{"delimeter": ";"}'), "options.delimeter"),
+    (("ingest", str(CSV / "currency.csv"), "--options", "semicolon"), "not JSON"),
+    (("ingest", str(CSV / "currency.csv"), str(CSV / "empty.csv"), "--source-uri", "one"), "one source"),
+    (("datasets", "nothing.csv"), "no live source"),
+    (("list", "--limit", "0"), "limit"),
+    (("delete", "nothing.csv"), "no live source"),
+    (("restore", "nothing.csv"), "no source"),
+    (("approve", "nothing.csv"), "no live"),
+    (("approve", "money", "--set", "price_usd"), "COLUMN=VALUE"),
+    (("history", "nothing.csv"), "no source"),
+    (("query", "/nonexistent/plan.json"), "no such plan file"),
+    (("query", "-"), "not JSON"),
+    (("ask", "total price", "nothing.csv"), "nothing.csv"),
+    (("call", "knowledge.get", "/nonexistent/body.json"), "no such body file"),
+    (("call", "knowledge.get", '{"source_uri": ""}'), "source_uri"),
+    (("export", "/proc/nowhere/at/all"), "/proc/nowhere"),
+]
+
+
+@pytest.mark.parametrize("args,said", WRONG_THING, ids=[" ".join(a[:2]) for a, _ in WRONG_THING])
+def test_a_wrong_file_source_or_plan_is_one_line_and_status_2(capsys, monkeypatch, home, args, said):
+    refused(call(capsys, monkeypatch, home, *args, stdin="{not json"), said)
+
+
+def test_a_misspelled_plan_key_is_refused_with_the_close_name(capsys, monkeypatch, home):
+    plan = json.dumps({"datasets": [{"source_uri": "money"}], "aggregate": [{"fn": "count"}]})
+    last = refused(call(capsys, monkeypatch, home, "query", "-", stdin=plan), "aggregate")
+    assert "aggregates" in last
+
+
+def test_an_unknown_key_is_a_warning_and_the_plan_runs(capsys, monkeypatch, home):
+    done = call(capsys, monkeypatch, home, "query", "-", stdin=json.dumps({"datasets": [{"source_uri": "money"}], "comment": "mine", "limit": 1}))
+    assert done.returncode == 0 and "comment" in done.stderr and "ignored" in done.stderr
+
+
+@pytest.mark.parametrize("command", sorted(set(cli.EXAMPLES) - {"serve", "mcp", "demo", "worker", "token"}))
+def test_a_wrong_option_is_one_line_and_status_2(capsys, monkeypatch, home, command):
+    example = shlex.split(cli.EXAMPLES[command][0].split("|")[-1])[1:]  # the command with its arguments, as its help shows it
+    refused(call(capsys, monkeypatch, home, *example, "--no-such-option"), "error:", "--no-such-option")
+
+
+def test_a_closed_pipe_is_one_line_and_status_2(home):
+    for args in (("call", "knowledge.list"), ("datasets", "money", "--sample-rows", "50"), ("list",)):
+        proc = subprocess.Popen([sys.executable, "-m", "tabular.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "TABULAR_HOME": str(home)})
+        proc.stdout.close()  # the reader went away, as `| head` does
+        err = proc.stderr.read()
+        assert proc.wait(timeout=120) == 2 and "Traceback" not in err and "closed" in err.strip().splitlines()[-1], err
+
+
+def test_options_go_before_or_after_the_command_and_the_version_is_shown(home):
+    before = run(home.parent / "elsewhere", "--home", str(home), "list")
+    after = run(home.parent / "elsewhere", "list", "--home", str(home))
+    assert before.returncode == after.returncode == 0 and "money" in before.stdout and before.stdout == after.stdout
+    version = run(home, "--version")
+    import tabular
+
+    assert version.returncode == 0 and version.stdout.strip() == f"tabular {tabular.__version__}" and tabular.__version__[0].isdigit()
+
+
+def test_list_delete_restore_and_an_approval_without_the_dataset_named(capsys, monkeypatch, tmp_path):
+    home = tmp_path / "home"
+    run_ = lambda *a: call(capsys, monkeypatch, home, *a)  # noqa: E731
+    assert run_("ingest", str(CSV / "dates_ambiguous.csv")).returncode == 0
+    listed = run_("list")
+    assert "dates_ambiguous.csv" in listed.stdout and "None" not in listed.stdout
+    assert run_("delete", "dates_ambiguous.csv").returncode == 0
+    assert "deleted" in run_("list").stdout
+    assert run_("restore", "dates_ambiguous.csv").returncode == 0
+    approved = run_("approve", "dates_ambiguous.csv", "--format", "when=DMY")
+    assert approved.returncode == 0 and "approved dates_ambiguous" in approved.stdout
+
+
+def test_the_tables_say_what_they_hold(home, tmp_path):
+    # sample rows are shown, no None, a bool's min and max are blank, "1 row" not "1 rows"
+    (tmp_path / "flags.csv").write_text("name,active\nann,true\n", encoding="utf-8")
+    assert run(home, "ingest", str(tmp_path / "flags.csv")).returncode == 0
+    shown = run(home, "datasets", "flags.csv", "--sample-rows", "5")
+    assert shown.returncode == 0 and "None" not in shown.stdout and "1 row " in shown.stdout and "1 rows" not in shown.stdout
+    assert "first 1 row" in shown.stdout and "ann" in shown.stdout.split("first 1 row")[1]
+
+
+def test_a_result_wider_than_the_terminal_is_shown_a_row_at_a_time(home, tmp_path):
+    names = [f"column_number_{k}" for k in range(44)]
+    (tmp_path / "wide.csv").write_text(",".join(names) + "\n" + ",".join(str(k) for k in range(44)) + "\n", encoding="utf-8")
+    assert run(home, "ingest", str(tmp_path / "wide.csv")).returncode == 0
+    shown = run(home, "query", "-", stdin=json.dumps({"datasets": [{"source_uri": "wide.csv"}], "limit": 3}), columns=100)
+    lines = shown.stdout.splitlines()
+    # every header and its value on one line, none squeezed out
+    for k, name in enumerate(names):
+        assert any(line.split()[:3] == [name, "number", str(k)] for line in lines if line.strip()), name
+    assert "1 row" in shown.stdout
+
+
+def test_two_files_with_one_name_keep_their_paths(tmp_path):
+    for folder, rows in (("a", "1"), ("b", "2\n3")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "data.csv").write_text("x\n" + rows + "\n", encoding="utf-8")
+    env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-m", "tabular.cli", "ingest", "a/data.csv", "b/data.csv"], cwd=tmp_path, capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0 and "keep their paths" in done.stdout
+    listed = run(tmp_path / "home", "list", "--json")
+    assert sorted(r["source_uri"] for r in json.loads(listed.stdout)["rows"]) == ["a/data.csv", "b/data.csv"]
+
+
+def test_every_command_has_help_and_an_example_and_the_readme_shows_them():
+    top = cli.parser()
+    commands = next(a for a in top._actions if a.__class__.__name__ == "_SubParsersAction")
+    for name, sub in commands.choices.items():
+        assert sub.description, f"`tabular {name}` has no help"
+        assert cli.EXAMPLES.get(name), f"`tabular {name}` has no example"
+        assert all(e.startswith(f"tabular {name}") or f"| tabular {name}" in e for e in cli.EXAMPLES[name]), name
+        for action in sub._actions:
+            assert action.help, f"`tabular {name}` {action.dest} has no help"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start, end = cli.README_MARKS
+    assert readme.split(start)[1].split(end)[0] == cli.usage_markdown(), "the README's CLI section is stale: run `make readme`"
