@@ -103,6 +103,10 @@ sqlite3.register_converter(TIME, _read_time)
 sqlite3.register_converter(FLAG, lambda raw: raw not in (b"0", b""))
 
 
+# An exported file's name ends in its snapshot id: `<dataset>.<snapshot_id>.parquet`.
+EXPORT_NAME = re.compile(r"(s_[0-9a-f]+)\.parquet(\.partial)?$")
+
+
 def snapshot_table(snapshot_id: str) -> exp.Table:
     """The snapshot's rows: the table `data` of its own file, attached under its id."""
     return exp.table_("data", db="main", catalog=snapshot_id, quoted=True)
@@ -359,10 +363,11 @@ class Catalog:
             self.alive(lock.stem)  # a dead owner's lock file is removed
         old = time.time() - ORPHAN_SECONDS
         live, dropped, exported, named = named_files(con)
-        for file in self.exports_dir.glob("*.parquet*") if self.exports_dir.is_dir() else ():
+        for file in self.exports_dir.rglob("*.parquet*") if self.exports_dir.is_dir() else ():
             # Unrecorded: a dropped snapshot's file goes; one of a kept snapshot may be an export
-            # another process is finishing, so only an old one goes.
-            if str(file) not in exported and (file.name.split(".")[0] not in live or _mtime(file) < old):
+            # another process is finishing, so only an old one goes. The snapshot id ends the name.
+            owner = EXPORT_NAME.search(file.name)
+            if str(file) not in exported and (owner is None or owner.group(1) not in live or _mtime(file) < old):
                 file.unlink(missing_ok=True)
         for folder in self.extractions_dir.iterdir():
             if folder.name not in named and self._orphan(folder, old):
@@ -729,6 +734,11 @@ def serving_snapshots(con, org: str | None = None, namespace: str | None = None)
         " WHERE (? IS NULL OR d.org = ?) AND (? IS NULL OR d.namespace = ?) ORDER BY d.org, d.namespace, d.source_uri, d.idx",
         [org, org, namespace, namespace],
     )]
+
+
+def snapshot_owner(con, snapshot_id: str) -> tuple[str, str, str, int, str] | None:
+    """(org, namespace, source_uri, revision, dataset_id) of a snapshot, or None."""
+    return _one(con, "SELECT org, namespace, source_uri, revision, dataset_id FROM catalog.snapshots WHERE snapshot_id = ?", [snapshot_id])
 
 
 def snapshots_past(con, org: str, namespace: str, source_uri: str, kept: int) -> list[str]:

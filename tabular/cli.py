@@ -441,8 +441,9 @@ def cmd_export(args, console: Console) -> int:
         print(json.dumps([e.__dict__ for e in done], indent=2))
         return 0
     for e in done:
-        console.print(f"{e.snapshot_id}: {e.rows:,} rows, {e.bytes:,} bytes → {escape(e.location)}")
-    console.print(f"{len(done)} live snapshots exported to {escape(where)}" if done else "no live snapshot to export")
+        console.print(f"{escape(e.source_uri)} {escape(e.dataset_id)} (revision {e.revision}): {_n(e.rows, 'row')}, {e.bytes:,} bytes → {escape(e.file)}")
+    console.print(f"{_n(len(done), 'live snapshot')} exported to {escape(where)}; manifest.json there says which file is which" if done
+                  else "no live snapshot to export")
     return 0
 
 

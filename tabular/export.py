@@ -1,5 +1,8 @@
 """Snapshots as Parquet: one zstd file per snapshot, row id included, in a directory or at an
 object-store URL, each recorded in `catalog.exports` so another engine (ClickHouse) can find it.
+A file is named for what it holds, `<org>/<namespace>/<source_uri>/<dataset_id>.<snapshot_id>.parquet`
+(each part made safe for a path), and `export_live` writes a `manifest.json` beside them that
+says which file is which source's dataset at which revision.
 
 A snapshot never changes, so a file once written serves for good: exporting it again to the
 same place is a no-op; exporting it elsewhere writes and records one more copy (the latest is
@@ -8,8 +11,10 @@ the one `location_of` answers).
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -19,7 +24,7 @@ from sqlglot import exp
 
 from planner.compile import ROW_ID
 
-from .catalog import Catalog, export_of, insert, now, serving_snapshots, snapshot_table
+from .catalog import Catalog, export_of, insert, now, serving_snapshots, snapshot_owner, snapshot_table
 
 BATCH_ROWS = 128 * 1024
 
@@ -30,6 +35,33 @@ class Export:
     location: str  # a local path, or the URL it was written to
     rows: int
     bytes: int
+
+
+@dataclass(frozen=True)
+class Exported:
+    """A line of the manifest: which file holds which dataset."""
+
+    org: str
+    namespace: str
+    source_uri: str
+    revision: int
+    dataset_id: str
+    snapshot_id: str
+    file: str  # relative to the manifest
+    location: str
+    rows: int
+    bytes: int
+
+
+def _safe(part: str) -> str:
+    """One path segment from any text: no separators, no `..`, nothing a file system refuses."""
+    part = re.sub(r"[^A-Za-z0-9._ =+-]", "_", part).strip(" ")[:100]
+    return "_" if part in ("", ".", "..") else part
+
+
+def export_name(org: str, namespace: str, source_uri: str, dataset_id: str, snapshot_id: str) -> str:
+    """Where a snapshot's file goes under an export folder: named by what it holds, ending in the snapshot id."""
+    return "/".join([_safe(org), _safe(namespace), *(_safe(p) for p in source_uri.split("/") if p), f"{_safe(dataset_id)}.{snapshot_id}.parquet"])
 
 
 def destination(catalog: Catalog, configured: str) -> str:
@@ -47,9 +79,14 @@ def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
     """Write the snapshot's table (every column and its row id, in row id order) to
     `<where>/<snapshot_id>.parquet`, zstd-compressed, and record it; one already recorded
     there is answered as it is."""
+    owner = snapshot_owner(catalog.conn(), snapshot_id)
+    if owner is None:
+        raise LookupError(f"no snapshot {snapshot_id!r}")
+    org, namespace, source_uri, _, dataset_id = owner
+    name = export_name(org, namespace, source_uri, dataset_id, snapshot_id)
     fs, base, shown = _filesystem(where)
-    target = f"{base.rstrip('/')}/{snapshot_id}.parquet"
-    location = target if fs is None else f"{shown.rstrip('/')}/{snapshot_id}.parquet"
+    target = f"{base.rstrip('/')}/{name}"
+    location = target if fs is None else f"{shown.rstrip('/')}/{name}"
     known = location_of(catalog, snapshot_id, location)
     if known is not None:
         return known
@@ -73,9 +110,9 @@ def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
     partial = target + ".partial" if fs is None else target
     rows = 0
     if fs is None:
-        Path(base).mkdir(parents=True, exist_ok=True)
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
     else:
-        fs.create_dir(base, recursive=True)
+        fs.create_dir(target.rsplit("/", 1)[0], recursive=True)
     with pq.ParquetWriter(partial, reader.schema, compression="zstd", filesystem=fs) as writer:
         for batch in reader:
             writer.write_batch(batch)
@@ -91,9 +128,28 @@ def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
     return Export(snapshot_id, location, rows, size)
 
 
-def export_live(catalog: Catalog, where: str, org: str | None = None, namespace: str | None = None) -> list[Export]:
-    """Export every snapshot that serves a live revision (of one org / namespace when given)."""
-    return [export_snapshot(catalog, sid, where) for sid in serving_snapshots(catalog.conn(), org, namespace)]
+def export_live(catalog: Catalog, where: str, org: str | None = None, namespace: str | None = None) -> list[Exported]:
+    """Export every snapshot that serves a live revision (of one org / namespace when given),
+    and write `manifest.json` at `where` listing them (replaced whole: a reader sees the old or
+    the new one)."""
+    done = []
+    for sid in serving_snapshots(catalog.conn(), org, namespace):
+        written = export_snapshot(catalog, sid, where)
+        owner_org, owner_namespace, source_uri, revision, dataset_id = snapshot_owner(catalog.conn(), sid)
+        name = export_name(owner_org, owner_namespace, source_uri, dataset_id, sid)
+        done.append(Exported(owner_org, owner_namespace, source_uri, revision, dataset_id, sid, name, written.location, written.rows, written.bytes))
+    manifest = json.dumps({"exported_at": now().isoformat(), "files": [asdict(e) for e in done]}, ensure_ascii=False, indent=2)
+    fs, base, _ = _filesystem(where)
+    if fs is None:
+        Path(base).mkdir(parents=True, exist_ok=True)
+        partial = Path(base) / "manifest.json.partial"
+        partial.write_text(manifest, encoding="utf-8")
+        os.replace(partial, Path(base) / "manifest.json")
+    else:
+        fs.create_dir(base, recursive=True)
+        with fs.open_output_stream(f"{base.rstrip('/')}/manifest.json") as out:
+            out.write(manifest.encode("utf-8"))
+    return done
 
 
 def _filesystem(where: str) -> tuple[pafs.FileSystem | None, str, str]:

@@ -1,6 +1,7 @@
 """Snapshots as Parquet (tabular/export.py): one zstd file per snapshot with its row id, in a
 directory or at an object-store URL, recorded in catalog.exports; `tabular export`."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,9 @@ def test_snapshots_export_as_parquet(fresh, tmp_path):
     engine, got = fresh
     assert location_of(engine.catalog, got.snapshot_id) is None
     first = export_snapshot(engine.catalog, got.snapshot_id, str(tmp_path / "out"))
-    assert first.location == str(tmp_path / "out" / f"{got.snapshot_id}.parquet") and first.rows == got.rows
+    # named for what it holds: org, namespace, source, dataset, then the snapshot
+    assert first.location == str(tmp_path / "out" / "export" / "tests" / "customers.csv" / f"customers.{got.snapshot_id}.parquet")
+    assert first.rows == got.rows
     meta = pq.ParquetFile(first.location).metadata
     assert meta.num_rows == got.rows and meta.row_group(0).column(0).compression == "ZSTD"
     table = pq.read_table(first.location)
@@ -39,7 +42,7 @@ def test_snapshots_export_as_parquet(fresh, tmp_path):
     assert ids == sorted(ids) and len(set(ids)) == got.rows
     assert location_of(engine.catalog, got.snapshot_id) == first
     assert export_snapshot(engine.catalog, got.snapshot_id, str(tmp_path / "out")) == first
-    assert not list((tmp_path / "out").glob("*.partial"))
+    assert not list((tmp_path / "out").rglob("*.partial"))
     # Elsewhere: one more copy, recorded; the latest is where the snapshot is found.
     second = export_snapshot(engine.catalog, got.snapshot_id, str(tmp_path / "elsewhere"))
     assert second.location != first.location and Path(second.location).is_file()
@@ -51,18 +54,26 @@ def test_export_to_a_url(fresh, tmp_path):
     """An object-store URL goes through pyarrow's filesystems (file:// here; s3:// alike)."""
     engine, got = fresh
     out = export_snapshot(engine.catalog, got.snapshot_id, f"file://{tmp_path}/bucket/prefix")
-    assert out.location == f"{tmp_path}/bucket/prefix/{got.snapshot_id}.parquet"
+    assert out.location == f"{tmp_path}/bucket/prefix/export/tests/customers.csv/customers.{got.snapshot_id}.parquet"
     assert pq.read_metadata(out.location).num_rows == out.rows == got.rows
 
 
-def test_the_cli_exports_every_live_snapshot(tmp_path):
+def test_the_cli_exports_every_live_snapshot_named_by_source_with_a_manifest(tmp_path):
     home, out = tmp_path / "home", tmp_path / "out"
     run = lambda *a: subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), *a], capture_output=True, text=True)  # noqa: E731
     assert run("ingest", str(ROOT / "fixtures" / "query" / "orders.csv"), str(ROOT / "fixtures" / "query" / "items.csv")).returncode == 0
+    assert run("ingest", str(ROOT / "fixtures" / "query" / "items.csv"), "--source-uri", "../../odd name?.csv").returncode == 0
     done = run("export", str(out))
-    assert done.returncode == 0 and "2 live snapshots exported" in done.stdout
-    assert sorted(p.suffix for p in out.iterdir()) == [".parquet", ".parquet"]
-    assert sum(pq.read_metadata(p).num_rows for p in out.iterdir()) == 300 + sum(1 for _ in open(ROOT / "fixtures" / "query" / "items.csv")) - 1
+    assert done.returncode == 0 and "3 live snapshots exported" in done.stdout, done.stdout + done.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    files = {(f["source_uri"], f["dataset_id"]): f for f in manifest["files"]}
+    assert set(files) == {("orders.csv", "orders"), ("items.csv", "items"), ("../../odd name?.csv", "items")}
+    for f in manifest["files"]:
+        path = (out / f["file"]).resolve()
+        assert path.is_relative_to(out.resolve()) and pq.read_metadata(path).num_rows == f["rows"] and f["snapshot_id"] in path.name
+    assert files[("orders.csv", "orders")]["rows"] == 300
+    assert files[("orders.csv", "orders")]["file"].startswith("default/default/orders.csv/orders.")
+    assert files[("items.csv", "items")]["rows"] == sum(1 for _ in open(ROOT / "fixtures" / "query" / "items.csv")) - 1
 
 
 def test_exports_of_snapshots_retention_drops_go_with_them(tmp_path):
