@@ -13,7 +13,7 @@ import duckdb
 from pydantic import BaseModel, ValidationError
 
 from .catalog import Catalog
-from .errors import ErrorItem, NotFound, Overloaded, ValidationFailed, json_path
+from .errors import MISSING, ErrorItem, NotFound, Overloaded, ValidationFailed, field_names, json_path, misspelling_of, not_a_field, validation_failed, validation_items
 from .jsonval import unusable
 from .models import IngestStatusOut
 from .namespace import NamespaceOps
@@ -30,12 +30,26 @@ def connect(home: str | None = None, **settings: Any) -> "Engine":
     return Engine(home or os.environ.get("TABULAR_HOME") or config.home, config)
 
 
-def validation_error(err: ValidationError) -> ValidationFailed:
-    items = [
-        ErrorItem(json_path(e["loc"]), e["msg"], expected=e.get("type"), received=e.get("input") if not isinstance(e.get("input"), dict) else None)
-        for e in err.errors()
-    ]
-    return ValidationFailed(f"{len(items)} problem(s) with the input", items)
+def validation_error(err: ValidationError, model: type[BaseModel] | None = None, what: str = "") -> ValidationFailed:
+    """An op input's pydantic errors as VALIDATION_FAILED (errors.validation_items); the model is
+    found by its name among the ops' inputs when not given."""
+    if model is None:
+        model = next((op.input for op in REGISTRY.values() if op.input.__name__ == err.title), None)
+    return validation_failed(validation_items(err.errors(), model, what))
+
+
+def misspelled_keys(body: dict, model_type: type[BaseModel], what: str) -> list[ErrorItem]:
+    """The body's unknown keys that are close misspellings of a field (`aggregate` for
+    `aggregates`): each a problem, since running without it would answer another question.
+    Other unknown keys are served and named in `ignored_args` (SPEC §2)."""
+    fields = field_names(model_type)
+    known = set(fields) | set(model_type.model_fields)
+    items = []
+    for key in body:
+        field = misspelling_of(key, fields) if isinstance(key, str) and key not in known else None
+        if field is not None:
+            items.append(not_a_field(key, fields, "", what or "the input", [field]))
+    return items
 
 
 def _shut(jobs: JobPool, catalog: Catalog) -> None:
@@ -69,7 +83,7 @@ class Engine:
             from .errors import close_names
 
             raise NotFound(f"no op {op!r}", [ErrorItem("op", "unknown op", received=op, did_you_mean=close_names(op, list(REGISTRY)))])
-        model, ignored = self._input(spec.input, body)
+        model, ignored = self._input(spec.input, body, op)
         try:
             out = spec.fn(self.context if caller is None else replace(self.context, caller=caller), model)
         except (OSError, duckdb.Error) as err:
@@ -83,19 +97,25 @@ class Engine:
             out.ignored_args = ignored
         return out
 
-    def _input(self, model_type: type[BaseModel], body: dict | BaseModel | None) -> tuple[BaseModel, list[str]]:
-        """An op's input checked (what no op takes, then the model) with org and namespace filled,
-        and the names of the fields it ignores."""
+    def _input(self, model_type: type[BaseModel], body: dict | BaseModel | None, what: str = "") -> tuple[BaseModel, list[str]]:
+        """An op's input checked (what no op takes, keys misspelled, then the model) with org and
+        namespace filled, and the names of the fields it ignores. `what` names the op in messages."""
         if isinstance(body, BaseModel):
             body = body.model_dump()
         problems = unusable(body, self.settings.max_input_depth)
         if problems:
             items = [ErrorItem(json_path(loc), message, expected=expected) for loc, message, expected in problems]
-            raise ValidationFailed(f"{len(items)} problem(s) with the input: {items[0].message}", items)
+            raise validation_failed(items)
+        misspelled = misspelled_keys(body, model_type, what) if isinstance(body, dict) else []
         try:
             model = model_type.model_validate(body or {})
         except ValidationError as err:
-            raise validation_error(err) from None
+            # A key misspelled and the field it leaves missing are one problem, said at the key.
+            meant = {item.did_you_mean[0] for item in misspelled}
+            items = [i for i in validation_items(err.errors(), model_type, what) if not (i.message == MISSING and i.path in meant)]
+            raise validation_failed(misspelled + items) from None
+        if misspelled:
+            raise validation_failed(misspelled)
         ignored = sorted((model.model_extra or {}).keys())
         model = model.model_copy(update={
             "org": model.org or self.settings.default_org,
@@ -106,7 +126,7 @@ class Engine:
     def stream(self, plan: dict | BaseModel) -> Whole:
         """A plan's whole result (every row, no limit), streamed in Arrow record batches:
         `.reader`, `.columns`, `.receipt` (SPEC §4 "Whole results")."""
-        model, _ = self._input(QueryIn, plan)
+        model, _ = self._input(QueryIn, plan, "knowledge.query")
         return Whole(self.context, model)
 
     def namespace(self, org: str, namespace: str) -> "Namespace":
@@ -136,12 +156,23 @@ class Namespace(NamespaceOps):
         with path.open("rb") as stream:
             return store_upload(self.engine.context, self.org, self.name, stream, path.name, content_type).model_dump()
 
-    def ingest_file(self, path: str | os.PathLike, source_uri: str | None = None, wait: float | None = None, **fields: Any) -> IngestStatusOut:
-        """Upload and ingest a local file, wait for the job, answer its ingest_status."""
+    def ingest_file(self, path: str | os.PathLike, source_uri: str | None = None, wait: float | None = None, progress: bool | None = None,
+                    **fields: Any) -> IngestStatusOut:
+        """Upload and ingest a local file, wait for the job (at most `wait` seconds), answer its
+        ingest_status. `progress`: a bar with the job's phase and counts while it runs; by default
+        shown when interactive (a terminal, a notebook), never with False."""
+        from .progress import follow
+
         uploaded = self.upload_file(path)
         started = self.engine.run("knowledge.ingest", self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields))
-        self.engine.jobs.wait(started.ingestion_id, wait)
-        return self.engine.run("knowledge.ingest_status", self._body(ingestion_id=started.ingestion_id))
+        jobs, ingestion_id = self.engine.jobs, started.ingestion_id
+
+        def pause(seconds: float) -> bool:
+            # The job's end sets its event; a job this process does not run has none to wait on.
+            ended = jobs.done.get(ingestion_id)
+            return ended is not None and not ended.wait(seconds)
+
+        return follow(lambda: self.engine.run("knowledge.ingest_status", self._body(ingestion_id=ingestion_id)), pause, wait, progress, Path(path).name)
 
     def _run(self, op: str, body: dict) -> BaseModel:
         return self.engine.run(op, body)

@@ -5,6 +5,7 @@ set. `knowledge.upload` streams its body to disk (raw with `?filename=`, or mult
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import re
 import uuid
@@ -13,15 +14,18 @@ from typing import Any, AsyncIterator, Callable
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..engine import Engine
-from ..errors import AuthInsufficient, ErrorItem, Internal, MethodNotAllowed, NotFound, TabularError, ValidationFailed, close_names, json_path
+from ..errors import (AuthInsufficient, ErrorItem, Internal, MethodNotAllowed, NotFound, TabularError, ValidationFailed, close_names, one_of, validation_failed,
+                      validation_items)
 from ..ops import REGISTRY, Op
 from ..results import FORMATS as RESULT_FORMATS
 from ..results import chunks as result_chunks
@@ -110,7 +114,8 @@ def _export_route(service: Service) -> Callable:
         body = await read_json(request, service.settings.max_body_bytes)
         fmt = body.pop("format", "arrow")
         if not isinstance(fmt, str) or fmt not in RESULT_FORMATS:
-            raise ValidationFailed(f"no result format {fmt!r}", [ErrorItem("format", "unknown format", expected=" | ".join(RESULT_FORMATS), received=fmt,
+            choices = one_of(list(RESULT_FORMATS))
+            raise ValidationFailed(f"no result format {fmt!r}", [ErrorItem("format", f"{fmt!r} is not a format; expected {choices}", expected=choices, received=fmt,
                                                                             did_you_mean=close_names(str(fmt), list(RESULT_FORMATS)))])
         body = service.tokens.authorize(grant, op, body)
         # The org's slot and a slot are held until the stream ends, as a call holds them while it runs.
@@ -166,15 +171,26 @@ class _McpEndpoint:
         await self.endpoint(scope, receive, send)
 
 
-def _validation_items(errors: list[dict]) -> list[ErrorItem]:
-    items = []
-    for e in errors:
-        loc = tuple(e.get("loc", ()))
-        if loc and loc[0] in ("body", "query", "header", "path"):
-            loc = loc[1:]
-        received = e.get("input")
-        items.append(ErrorItem(json_path(loc), e.get("msg", ""), expected=e.get("type"), received=received if isinstance(received, (str, int, float, bool)) else None))
-    return items
+# Where /docs and /redoc load Swagger UI and ReDoc from: files a package ships (fastapi-offline),
+# so the pages work on a machine with no way out to a CDN.
+DOCS_ASSETS = "/docs-assets"
+
+
+def _docs(app: FastAPI) -> None:
+    """/docs (Swagger UI) and /redoc (ReDoc) over /openapi.json, every script and style served here."""
+    app.mount(DOCS_ASSETS, StaticFiles(directory=str(importlib.resources.files("fastapi_offline") / "static")), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def swagger_ui(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "")
+        return get_swagger_ui_html(openapi_url=root + app.openapi_url, title=f"{app.title} - Swagger UI", swagger_js_url=f"{root}{DOCS_ASSETS}/swagger-ui-bundle.js",
+                                   swagger_css_url=f"{root}{DOCS_ASSETS}/swagger-ui.css", swagger_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png")
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "")
+        return get_redoc_html(openapi_url=root + app.openapi_url, title=f"{app.title} - ReDoc", redoc_js_url=f"{root}{DOCS_ASSETS}/redoc.standalone.js",
+                              redoc_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png", with_google_fonts=False)
 
 
 def _openapi(app: FastAPI) -> Callable[[], dict]:
@@ -229,7 +245,7 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
                 yield
 
     app = FastAPI(
-        title="tabular", version="0.1.0", lifespan=lifespan,
+        title="tabular", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
         description="Typed datasets from spreadsheets and CSV, answered by typed plans with receipts. Every op is POST /v1/knowledge.<op>.",
     )
     app.state.service = service
@@ -243,8 +259,9 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
         errors = list(err.errors())
         if any(e.get("type") == "json_invalid" for e in errors):
             return error_response(not_json(ValueError("invalid JSON")), request_id(request))
-        items = _validation_items(errors)
-        return error_response(ValidationFailed(f"{len(items)} problem(s) with the input", items), request_id(request))
+        # A route's own parameters (knowledge.upload's query): where they came from ("query") is no part of the path.
+        errors = [{**e, "loc": tuple(e.get("loc", ()))[1:]} for e in errors]
+        return error_response(validation_failed(validation_items(errors)), request_id(request))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, err: StarletteHTTPException) -> JSONResponse:
@@ -293,6 +310,7 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
         app.add_route("/mcp", _McpEndpoint(mcp_endpoint, tokens), methods=["GET", "POST", "DELETE"], include_in_schema=False)
 
     app.openapi = _openapi(app)
+    _docs(app)
     if tokens.single_user:
         app.add_middleware(SameOrigin, loopback=engine.settings.host in LOOPBACK)
     app.add_middleware(RequestIds)
