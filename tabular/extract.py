@@ -32,7 +32,8 @@ PARQUET_OPTIONS = {"compression": "lz4", "write_statistics": ["__row_id"]}
 
 @dataclass(frozen=True)
 class Excluded:
-    """A data row kept out of the snapshot by extraction itself (too many cells, a total row)."""
+    """A row kept out of the snapshot by extraction itself: a rejected data row (too many cells),
+    or, in `Extraction.left_out`, a row that is no data (a table's Total row)."""
 
     row_id: int
     line: int
@@ -49,7 +50,10 @@ class Extraction:
     path: Path
     rows: int  # extracted data rows, ragged ones included (row ids run 1..rows)
     origin: dict
-    excluded: list[Excluded] = field(default_factory=list)
+    excluded: list[Excluded] = field(default_factory=list)  # data rows rejected as they were read
+    # Rows the reader left out as no data (a workbook table's Total row, which would double every
+    # sum): not data rows, so neither counted in `rows` nor rejected; the dataset's warnings say so.
+    left_out: list[Excluded] = field(default_factory=list)
     padded_rows: int = 0
     blank_rows: int = 0
     comment_lines: int = 0

@@ -48,7 +48,7 @@ class Cancelled(Exception):
 
 def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Callable[[], bool] = lambda: False) -> int:
     """Run the job to a published revision and return its number; raise IngestFailed otherwise."""
-    fmt = file_format(job.filename, job.options)
+    fmt = file_format(job.filename, job.options, job.upload_path)
     report(stage="parse", format=fmt)
     folder = catalog.extractions_dir / f"{uuid.uuid4().hex}.{catalog.owner}"  # the owner: see Catalog.sweep
     folder.mkdir()
@@ -59,9 +59,11 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
             options["delimiter"] = "\t"
         name = Path(job.filename).name.split(".")[0] or "table"
         covered = None
-        if fmt in ("xlsx", "xlsm", "ods"):
+        if fmt in ("xlsx", "xlsm", "ods", "xls"):
             if fmt == "ods":
                 extractions, covered = sheets.read_calamine(job.upload_path, folder, fmt, options, settings)
+            elif fmt == "xls":
+                extractions, covered = sheets.read_xls(job.upload_path, folder, options, settings)
             else:
                 extractions, covered = sheets.read_workbook(job.upload_path, folder, fmt, options, settings)
             if covered["lost"] and not (job.allow_partial and extractions):
@@ -303,9 +305,10 @@ def _warnings(ex: Extraction) -> list[str]:
     ragged = sum(1 for e in ex.excluded if e.reason.startswith("too many cells"))
     if ragged:
         out.append(f"{ragged} rows had too many cells and were rejected")
-    totals = sum(1 for e in ex.excluded if e.reason == "total_row")
-    if totals:
-        out.append(f"{totals} total rows were left out so sums are not doubled")
+    for e in ex.left_out:  # no data: neither counted nor rejected, said here
+        where = f"row {e.line} of sheet {ex.origin['sheet']!r}" if ex.origin.get("sheet") else f"line {e.line}"
+        shown = e.text if len(e.text) <= 120 else e.text[:117] + "..."
+        out.append(f"{where} (a Total row: {shown}) was left out so sums are not doubled")
     out += ex.notes
     if ex.blank_rows:
         out.append(f"{ex.blank_rows} blank rows were skipped")
@@ -351,7 +354,7 @@ def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: P
             insert(con, "snapshots", snapshot_id=snapshot_id, **ident, rows=built.rows, rows_rejected=built.rows_rejected,
                    columns=built.columns, questions=_questions(item), approved=False, created_at=stamp)
             insert(con, "typings", snapshot_id=snapshot_id, typings=retype.dump(item.typings))
-        parser = {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt)
+        parser = {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "xls": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt)
         where = dict(org=job.org, namespace=job.namespace, source_uri=job.source_uri)
         insert(con, "revisions", **where, revision=revision, upload_id=job.upload_id, filename=job.filename, format=fmt, parser=parser,
                coverage=coverage, warnings=[], extraction_dir=folder.name, ingested_at=stamp, state="partial" if coverage["lost"] else "ready")

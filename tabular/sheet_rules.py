@@ -1,13 +1,15 @@
 """What both sheet readers (sheets.py through openpyxl or calamine, sheets_fast.py through
 fastexcel) decide alike: a cell's kind, the total row left out of a table, the unit a number
-format gives, and the coverage of a workbook's sheets."""
+format gives, the coverage of a workbook's sheets, and what a panic inside calamine means."""
 
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from . import candidates as C
+from .errors import IngestFailed
 
 TOTAL_LABEL = re.compile(r"(?i)\s*(grand\s+)?(total|totals|sum|subtotal|gesamt|summe|totaal|totale)\b.*")
 # A text cell that by itself marks its row as the total of the others, where no neighbouring cell
@@ -55,3 +57,24 @@ def unit_of(number_format: str) -> str | None:
 
 def coverage(sheets: int, lost: list[str]) -> dict:
     return {"unit": "sheets", "total": sheets, "extracted": sheets - len(lost), "failed": len(lost), "lost": lost}
+
+
+def is_panic(err: BaseException) -> bool:
+    """A Rust panic inside calamine (python-calamine or fastexcel): pyo3 raises it as
+    `pyo3_runtime.PanicException`, which derives from BaseException, not Exception, so an
+    `except Exception` lets it through, and out of the ingest worker's thread."""
+    kind = type(err)
+    return kind.__name__ == "PanicException" and kind.__module__ in ("pyo3_runtime", "builtins")
+
+
+@contextmanager
+def calamine_panics(what: str):
+    """Around every calamine call: a panic on a file is that file's failure (`format_unavailable`),
+    never the worker's. Anything else goes on as it was raised."""
+    try:
+        yield
+    except BaseException as err:
+        if not is_panic(err):
+            raise
+        said = (str(err).strip().splitlines() or ["no message"])[0][:200]
+        raise IngestFailed("format_unavailable", f"{what} cannot be read: calamine stopped on it ({said})") from None

@@ -1,5 +1,6 @@
 """Large workbooks: fastexcel (calamine, in Rust) reads every cell as Arrow text, column at a time;
-openpyxl reads only the first rows, for what calamine does not say (number formats, text cells).
+the first rows alone are read for what that text does not say (text cells, dates, number
+formats): from an .xlsx's sheet XML and styles, from an .xls's typed values (python-calamine).
 
 Same outcome as sheets.py on what both see: tables split on empty rows and columns, a title
 block is no table, a total row is left out, percent and currency formats give their units,
@@ -9,6 +10,7 @@ assumed) and which cells were errors (they are nulls, uncounted).
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +31,7 @@ from .errors import IngestFailed
 from .extract import Excluded, Extraction, join_headers
 from .markup import GuardedStream
 from .settings import Settings
-from .sheet_rules import cell_of_text, coverage, is_total_row, unit_of
+from .sheet_rules import calamine_panics, cell_of_text, coverage, is_total_row, unit_of
 
 HINT_ROWS = 200
 _TIME_IN_FORMAT = re.compile(r"[hHs]")
@@ -135,14 +137,62 @@ def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
     return out, states
 
 
+def _kind(value) -> tuple[str, bool]:
+    """A typed cell's kind (as _hints reads it from the XML), and whether it holds a time of day."""
+    if isinstance(value, bool):
+        return "b", False
+    if isinstance(value, str):
+        return "s", False
+    if isinstance(value, dt.datetime):
+        return "d", True  # calamine hands a datetime at 00:00 back as a date
+    if isinstance(value, (dt.date, dt.time, dt.timedelta)):
+        return "d", not isinstance(value, dt.date)
+    return "n", False
+
+
+def _calamine_hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
+    """What _hints reads from an .xlsx's XML, for an .xls: per sheet and column, the kinds of
+    the cells of the first HINT_ROWS rows, from the values calamine types (it gives no number
+    formats, so no unit); and the sheets' states."""
+    from python_calamine import CalamineWorkbook
+
+    out: dict[str, dict[int, _Hint]] = {}
+    states: dict[str, str] = {}
+    with path.open("rb") as fh:
+        book = CalamineWorkbook.from_filelike(fh)
+    try:
+        for meta in book.sheets_metadata:
+            states[meta.name] = "visible" if str(meta.visible).lower().endswith("visible") else "hidden"
+            hints: dict[int, _Hint] = {}
+            for row in book.get_sheet_by_name(meta.name).to_python(skip_empty_area=False, nrows=HINT_ROWS):
+                for j, value in enumerate(row):
+                    if value is None or value == "":
+                        continue
+                    if j not in hints:  # the first filled cell is likely a header
+                        hints[j] = _Hint()
+                        continue
+                    kind, time = _kind(value)
+                    hints[j].kinds.add(kind)
+                    hints[j].time = hints[j].time or time
+            out[meta.name] = hints
+    finally:
+        book.close()  # before fastexcel reads the workbook again: one copy of its cells at a time
+    return out, states
+
+
 def read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
+    with calamine_panics(f"the {fmt} workbook"):
+        return _read_fast(path, folder, fmt, options, settings)
+
+
+def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
     import fastexcel
 
-    # read_workbook has already checked the container (its CRC check reads every member).
+    # read_workbook (read_xls) has already checked the container (its CRC check reads every member).
     try:
+        hints, states = _calamine_hints(path) if fmt == "xls" else _hints(path)
         reader = fastexcel.read_excel(path.read_bytes())
         names = list(reader.sheet_names)
-        hints, states = _hints(path)
     except Exception as err:  # both readers raise their own kinds for damaged files
         raise IngestFailed("format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}") from None
     wanted = options.get("sheets")
@@ -154,10 +204,14 @@ def read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Setti
     try:
         for name in chosen:
             try:
-                batch = reader.load_sheet(name, header_row=None, dtypes="string").to_arrow()
+                # Rows from the sheet's first (skip_rows=0: none skipped); columns from its first
+                # filled one, whose place in the sheet calamine says.
+                sheet = reader.load_sheet(name, header_row=None, dtypes="string", skip_rows=0)
+                batch = sheet.to_arrow()
                 if batch.num_columns > settings.max_columns:
                     raise IngestFailed("too_large", f"{batch.num_columns} columns; at most {settings.max_columns} are read")
-                extractions += _sheet(con, name, batch, hints.get(name, {}), folder, fmt, len(extractions), options)
+                first_column = sheet.available_columns()[0].absolute_index if batch.num_columns else 0
+                extractions += _sheet(con, name, batch, first_column, hints.get(name, {}), folder, fmt, len(extractions), options)
             except Exception as err:  # one sheet that cannot be read is lost, not the workbook
                 lost.append(f"sheet {name!r}: {getattr(err, 'message', err)}")
     finally:
@@ -183,7 +237,7 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(starts.tolist(), ends.tolist()))
 
 
-def _sheet(con, sheet: str, batch: pa.RecordBatch, hints: dict[int, _Hint], folder: Path, fmt: str, first: int, options: dict) -> list[Extraction]:
+def _sheet(con, sheet: str, batch: pa.RecordBatch, first_column: int, hints: dict[int, _Hint], folder: Path, fmt: str, first: int, options: dict) -> list[Extraction]:
     filled = _filled(batch)
     blocks = []
     for top, bottom in _runs(filled.any(axis=1)):
@@ -195,19 +249,21 @@ def _sheet(con, sheet: str, batch: pa.RecordBatch, hints: dict[int, _Hint], fold
     out = []
     for k, (top, left, bottom, right, _) in enumerate(tables):
         name = sheet if len(tables) == 1 else f"{sheet} {k + 1}"
-        out.append(_table(con, sheet, name, batch, hints, top, left, bottom, right, folder / f"{first + len(out)}.parquet", fmt, options))
+        out.append(_table(con, sheet, name, batch, first_column, hints, top, left, bottom, right, folder / f"{first + len(out)}.parquet", fmt, options))
     return out
 
 
-def _table(con, sheet, name, batch, hints, top, left, bottom, right, out: Path, fmt, options) -> Extraction:
+def _table(con, sheet, name, batch, first_column, hints, top, left, bottom, right, out: Path, fmt, options) -> Extraction:
+    """One table of the sheet: rows top..bottom, batch columns left..right (the sheet's columns
+    first_column + left …)."""
     header_rows = options.get("header_rows") or 1
     width = right - left + 1
     headers = join_headers([[batch.column(j)[i].as_py() or "" for j in range(left, right + 1)] for i in range(top, min(top + header_rows, bottom + 1))], width)
     start, stop = top + header_rows, bottom + 1
-    excluded: list[Excluded] = []
+    left_out: list[Excluded] = []
     if stop - start >= 2 and _total_row(batch, stop - 1, left, right):
         stop -= 1
-        excluded.append(Excluded(stop - start + 1, stop + 1, " | ".join(batch.column(j)[stop].as_py() or "" for j in range(left, right + 1)), "total_row"))
+        left_out.append(Excluded(stop - start + 1, stop + 1, " | ".join(filter(None, (batch.column(j)[stop].as_py() for j in range(left, right + 1)))), "total_row"))
     rows = max(stop - start, 0)
     ids = pa.array(np.arange(1, rows + 1, dtype=np.int64))
     source = pa.Table.from_arrays(
@@ -218,7 +274,7 @@ def _table(con, sheet, name, batch, hints, top, left, bottom, right, out: Path, 
     forced = {}
     for j in range(left, right + 1):
         cell = f"c{j - left + 1}"
-        hint = hints.get(j, _Hint())
+        hint = hints.get(first_column + j, _Hint())
         selects.append(exp.alias_(_normalise(exp.column(cell, quoted=True), hint), cell, quoted=True))
         if hint.kinds and hint.kinds <= {"s"}:
             forced[cell] = C.STRING  # Excel text stays text, digits or not
@@ -226,13 +282,13 @@ def _table(con, sheet, name, batch, hints, top, left, bottom, right, out: Path, 
     query = exp.select(*selects).from_("__sheet_table").sql(dialect="duckdb")
     con.execute(f"COPY ({query}) TO {exp.Literal.string(str(out)).sql(dialect='duckdb')} (FORMAT parquet, COMPRESSION lz4)")
     con.unregister("__sheet_table")
-    extraction = Extraction(name, headers, out, rows + len(excluded), {})
-    extraction.excluded = excluded
+    extraction = Extraction(name, headers, out, rows, {})
+    extraction.left_out = left_out
     extraction.forced = forced
     extraction.origin = {
         "format": fmt,
         "sheet": sheet,
-        "range": f"{get_column_letter(left + 1)}{top + 1}:{get_column_letter(right + 1)}{bottom + 1}",
+        "range": f"{get_column_letter(first_column + left + 1)}{top + 1}:{get_column_letter(first_column + right + 1)}{bottom + 1}",
         "header_rows": header_rows,
         "delimiter": None,
         "encoding": None,

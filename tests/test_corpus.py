@@ -44,7 +44,7 @@ def test_corpus_file(corpus_ns, path):
         assert dataset.rows + dataset.rows_rejected >= len(dataset.sample or [])
 
 
-WORKBOOKS = [p for p in FILES if p.suffix.lower() in (".xlsx", ".xlsm")]
+WORKBOOKS = [p for p in FILES if p.suffix.lower() in (".xlsx", ".xlsm", ".xls")]
 
 
 @pytest.fixture(scope="module")

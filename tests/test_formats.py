@@ -3,7 +3,7 @@
 import pytest
 
 from tabular.errors import IngestFailed
-from tabular.formats import FORMATS, REFUSED, file_format
+from tabular.formats import CFB_MAGIC, FORMATS, REFUSED, file_format
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
@@ -27,3 +27,16 @@ def test_refused_and_unknown_names_say_why():
     with pytest.raises(IngestFailed, match=r"\.pdf"):
         file_format("scan.pdf", {})
     assert file_format("scan.pdf", {"format": "csv"}) == "csv"
+
+
+def test_first_bytes_overrule_the_name_where_they_cannot_be_mistaken(tmp_path):
+    ole, zipped = tmp_path / "ole", tmp_path / "zipped"
+    ole.write_bytes(CFB_MAGIC + bytes(504))
+    zipped.write_bytes(b"PK\x03\x04" + bytes(60))
+    # An OLE2 container is an .xls (or an encrypted workbook, which the xls reader refuses as such).
+    assert file_format("data.csv", {}, ole) == file_format("report.xlsx", {}, ole) == file_format("report", {}, ole) == "xls"
+    assert file_format("report.xls", {}, zipped) == "xlsx"  # an .xlsx under the old name
+    assert file_format("report.xls", {"format": "csv"}, ole) == "csv"  # options.format still wins
+    assert file_format("data.csv", {}, tmp_path / "missing") == "csv"
+    with pytest.raises(IngestFailed):
+        file_format("letter.doc", {}, ole)  # Word files are OLE2 too: refused by name first

@@ -49,16 +49,36 @@ def test_title_block_is_not_a_table_and_the_total_row_is_left_out(ns):
     (report,) = datasets(ns, "title_block.xlsx")
     assert report.origin.range == "A4:E11"
     assert [c.name for c in report.columns] == ["Region", "Q1", "Q2", "Q3", "Q4"]
-    assert report.rows == 6 and report.rows_rejected == 1
-    (total,) = report.rejected
-    assert (total.reason, total.line, total.row_id) == ("total_row", 11, 7)
+    # A Total row is no data: left out, said in the warnings, and no rejected row.
+    assert (report.rows, report.rows_rejected, report.rejected, report.complete) == (6, 0, [], True)
+    assert "row 11 of sheet 'Report' (a Total row: Total) was left out so sums are not doubled" in report.warnings
 
 
 def test_a_cached_total_is_not_summed_twice(ns):
     (expenses,) = datasets(ns, "total_row.xlsx")
     amounts = [r["Amount"] for r in expenses.sample]
-    assert len(amounts) == 6 and expenses.rejected[0].reason == "total_row"
-    assert expenses.rejected[0].value.endswith("660")
+    assert len(amounts) == 6 and expenses.rejected == [] and expenses.rows_rejected == 0
+    assert "row 8 of sheet 'Expenses' (a Total row: Total | 660) was left out so sums are not doubled" in expenses.warnings
+
+
+def test_a_left_out_total_row_leaves_answers_complete_before_and_after_an_approval(ns):
+    (expenses,) = datasets(ns, "total_row.xlsx")
+    plan = {"datasets": [{"source_uri": "total_row.xlsx"}], "aggregates": [{"fn": "sum", "column": "Amount"}, {"fn": "count"}]}
+    answer = ns.query(plan)
+    assert answer.complete and answer.incomplete == [] and [str(v) for v in answer.rows[0]] == ["660.00", "6"]
+    # An approval that types a column again, and one that settles nothing new: still no rejected row.
+    retyped = ns.approve("total_row.xlsx", expenses.snapshot_id, columns={"Item": "string", "Amount": "string"})
+    assert retyped.retyped and (retyped.dataset.rows, retyped.dataset.rows_rejected, retyped.dataset.complete) == (6, 0, True)
+    again = ns.approve("total_row.xlsx", retyped.dataset.snapshot_id, columns={"Amount": "number"})
+    assert (again.dataset.rows, again.dataset.rows_rejected, again.dataset.complete) == (6, 0, True)
+    assert any("a Total row" in w for w in again.dataset.warnings)
+    answer = ns.query(plan)
+    assert answer.complete and [str(v) for v in answer.rows[0]] == ["660.00", "6"]
+    # A new revision of the file, carrying the person's types, says the same.
+    status = ns.ingest_file(SHEETS / "total_row.xlsx", source_uri="total_row.xlsx")
+    (expenses,) = ns.dataset_get("total_row.xlsx").datasets
+    assert status.revision == 2 and (expenses.rows_rejected, expenses.complete) == (0, True)
+    assert ns.query(plan).complete
 
 
 def test_merged_two_row_header(ns):
@@ -169,3 +189,32 @@ def test_a_long_comment_only_calamine_reads_costs_nothing_and_loses_nothing(tmp_
     status, rows = fast_outcome(tmp_path, [SHEET_OPEN % b"", ROWS % b"a", many_rows(3, 500), b"<!--", *padding(3 << 20), b"-->", many_rows(503, 10), SHEET_CLOSE])
     assert status.state == "ready", status.error_message
     assert rows == [511]
+
+
+def test_the_fast_reader_places_a_table_that_does_not_start_at_a1(tmp_path):
+    """fastexcel starts a sheet at its first filled row and column: the range and the first
+    rows' cell kinds (text digits stay text) must still be the sheet's own."""
+    import openpyxl
+
+    import tabular
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["C3"], ws["D3"] = "name", "code"
+    for i in range(4, 10):
+        ws.cell(i, 3, f"n{i}")
+        ws.cell(i, 4, f"00{i}").number_format = "@"
+    wb.save(tmp_path / "shifted.xlsx")
+
+    def outcome(**settings):
+        with tabular.connect(str(tmp_path / str(len(settings))), **settings) as engine:
+            ns = engine.namespace("a", "b")
+            assert ns.ingest_file(tmp_path / "shifted.xlsx", source_uri="s").state == "ready"
+            (d,) = ns.dataset_get("s", sample_rows=2).datasets
+            return d.origin.range, types(d), [q.kind for q in d.questions], d.sample
+
+    careful = outcome()
+    assert careful == (("C3:D9", {"name": ("string", "VARCHAR", ""), "code": ("string", "VARCHAR", "")}, [],
+                        [{"name": "n4", "code": "004"}, {"name": "n5", "code": "005"}]))
+    assert outcome(sheet_fast_bytes=0) == careful
