@@ -140,18 +140,18 @@ class RemoteNamespace(NamespaceOps):
 
         return self.client._send(send, repeatable=False).json()
 
-    def ingest_file(self, path: str | os.PathLike, source_uri: str | None = None, wait: float | None = None, **fields: Any) -> IngestStatusOut:
-        """Upload and ingest a local file, follow the job to its end (or `wait` seconds), answer its ingest_status."""
+    def ingest_file(self, path: str | os.PathLike, source_uri: str | None = None, wait: float | None = None, progress: bool | None = None,
+                    **fields: Any) -> IngestStatusOut:
+        """Upload and ingest a local file, follow the job to its end (or `wait` seconds), answer its
+        ingest_status. `progress`: a bar with the job's phase and counts while it runs; by default
+        shown when interactive (a terminal, a notebook), never with False."""
+        from .progress import follow
+
         uploaded = self.upload_file(path)
         started = self.client.call("knowledge.ingest", self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields))
-        deadline = None if wait is None else time.monotonic() + wait
-        pause = 0.02
-        while True:
-            status = IngestStatusOut.model_validate(self.client.call("knowledge.ingest_status", self._body(ingestion_id=started["ingestion_id"])))
-            if status.state in FINISHED or (deadline is not None and time.monotonic() >= deadline):
-                return status
-            time.sleep(pause)
-            pause = min(pause * 1.5, 1.0)
+        body = self._body(ingestion_id=started["ingestion_id"])
+        poll = lambda: IngestStatusOut.model_validate(self.client.call("knowledge.ingest_status", body))
+        return follow(poll, lambda seconds: time.sleep(seconds) or True, wait, progress, Path(path).name)
 
     def _run(self, op: str, body: dict) -> BaseModel:
         return self.client.run(op, body)

@@ -239,3 +239,13 @@ class DatasetGetOut(OpOut):
     found: bool
     revision: int | None = None
     datasets: list[DatasetOut] = Field(default_factory=list)
+
+    def _repr_html_(self) -> str:
+        from .display import datasets_html
+
+        return datasets_html(self)
+
+    def __repr__(self) -> str:
+        from .display import datasets_repr
+
+        return datasets_repr(self)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from . import results
+from .display import History
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -44,7 +45,7 @@ class NamespaceOps:
 
     def history(self, source_uri: str) -> list:
         """Every approval of the source's datasets, oldest first: who, when, columns before and after, old and new snapshot."""
-        return self._run("knowledge.get", self._body(source_uri=source_uri)).history
+        return History(self._run("knowledge.get", self._body(source_uri=source_uri)).history)
 
     def _stream(self, body: dict) -> "pa.RecordBatchReader":
         raise NotImplementedError

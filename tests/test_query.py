@@ -73,7 +73,7 @@ def test_a_stale_snapshot_is_409_and_unpinned_reads_the_newest(money):
 def test_incomplete_when_rows_were_rejected_or_a_read_column_has_a_question(ns):
     ns.ingest_file(CSV / "ragged.csv", source_uri="ragged")
     answer = ns.query({"datasets": [{"source_uri": "ragged"}], "aggregates": [{"fn": "count"}]})
-    assert not answer.complete and "1 rows were rejected" in answer.incomplete[0]
+    assert not answer.complete and "1 row was rejected" in answer.incomplete[0]
     ns.ingest_file(CSV / "dates_ambiguous.csv", source_uri="amb")
     by_qty = ns.query({"datasets": [{"source_uri": "amb"}], "aggregates": [{"fn": "sum", "column": "qty"}]})
     assert by_qty.complete

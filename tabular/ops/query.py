@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import time
 import weakref
 from contextlib import suppress
@@ -51,18 +52,36 @@ class QueryOut(OpOut):
     # Set by the namespace that ran it: every row of the same plan, streamed (to_arrow(whole=True)).
     _stream_whole: Callable[[], Any] | None = PrivateAttr(None)
 
+    def typed_rows(self) -> list[list[Any]]:
+        """The rows as Python values, in `columns` order: Decimal for a decimal column (exactly as
+        written: Decimal('1234.50')), int for an integer one (big ones too), float for floating
+        point, date / datetime / time / timedelta, None for null. `rows` keeps the JSON form
+        (decimals and big integers as text, SPEC §3)."""
+        typed = [_typed([r[k] for r in self.rows], c.type)[0] for k, c in enumerate(self.columns)]
+        return [list(row) for row in zip(*typed)] if typed else [[] for _ in self.rows]
+
+    def records(self) -> list[dict[str, Any]]:
+        """The rows as dicts by column name, with the values of `typed_rows()`."""
+        names = [c.name for c in self.columns]
+        return [dict(zip(names, row)) for row in self.typed_rows()]
+
     def to_arrow(self, whole: bool = False):
-        """The rows as an Arrow table; `whole`: every row the plan matches, past `limit`, read again streamed."""
+        """The rows as an Arrow table with exact types (decimal128 with the values' scale, int64,
+        date …); `whole`: every row the plan matches, past `limit`, read again streamed."""
         import pyarrow as pa
 
         if whole:
             if self._stream_whole is None:
                 raise ValueError("this answer was not made by a namespace that can stream (ns.query)")
             return self._stream_whole().read_all()
-        arrays = [pa.array([_typed(r[k], c.type) for r in self.rows]) for k, c in enumerate(self.columns)]
+        arrays = []
+        for k, c in enumerate(self.columns):
+            as_json = [r[k] for r in self.rows]
+            arrays.append(_arrow_array(*_typed(as_json, c.type), as_json))
         return pa.Table.from_arrays(arrays, names=[c.name for c in self.columns])
 
     def to_polars(self, whole: bool = False):
+        """The rows as a Polars frame (the types of `to_arrow`: Decimal, Int64, Date …)."""
         import polars as pl
 
         return pl.from_arrow(self.to_arrow(whole))
@@ -71,27 +90,110 @@ class QueryOut(OpOut):
         return self.to_arrow().to_pandas()
 
     def _repr_html_(self) -> str:
-        from html import escape
+        from ..display import query_html
 
-        head = "".join(f"<th>{escape(c.name)}<br><small>{c.type}</small></th>" for c in self.columns)
-        body = "".join("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in row) + "</tr>" for row in self.rows[:50])
-        note = "" if self.complete else f"<p><b>incomplete:</b> {escape('; '.join(self.incomplete))}</p>"
-        more = " (truncated)" if self.truncated else ""
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table><p>{len(self.rows)} rows{more}</p>{note}"
+        return query_html(self)
+
+    def __repr__(self) -> str:
+        from ..display import query_repr
+
+        return query_repr(self)
 
 
-def _typed(value: Any, type_: str) -> Any:
-    if value is None:
-        return None
-    if type_ == "number" and isinstance(value, str):
-        return Decimal(value)
-    if type_ == "date":
-        return dt.date.fromisoformat(value)
-    if type_ == "datetime":
-        return dt.datetime.fromisoformat(value)
-    if type_ == "time":
-        return dt.time.fromisoformat(value)
-    return value
+# An ISO 8601 duration as jsonval.iso_duration writes one: -P1DT2H30M4.5S.
+_DURATION = re.compile(r"(-)?P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?")
+_NOT_FINITE = {"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity", "nan", "+nan", "-nan"}
+_READ = {"date": dt.date.fromisoformat, "datetime": dt.datetime.fromisoformat, "time": dt.time.fromisoformat}
+
+
+def _typed(values: list[Any], type_: str) -> tuple[list[Any], str]:
+    """One result column's JSON values (SPEC §3) as Python values, and the kind of column they
+    make: "int", "decimal", "float", "text" (numbers that would not read), or the logical type.
+    The column decides, not the value: in a decimal column an integer is a Decimal too; in a
+    floating-point one ("inf", "nan" come as text) every number is a float."""
+    if type_ == "number":
+        return _numbers(values)
+    try:
+        if type_ in _READ:
+            read = _READ[type_]
+            return [None if v is None else read(v) if isinstance(v, str) else v for v in values], type_
+        if type_ == "duration":
+            return [None if v is None else _duration(v) if isinstance(v, str) else v for v in values], type_
+    except ValueError:  # a value Python cannot hold (year 0, a month in a duration …): the text as it came
+        return list(values), "text"
+    return list(values), type_
+
+
+def _numbers(values: list[Any]) -> tuple[list[Any], str]:
+    read: list[Any] = []
+    kinds = set()
+    for v in values:
+        if v is None:
+            read.append(None)
+        elif isinstance(v, float) or isinstance(v, str) and v.strip().lower() in _NOT_FINITE:
+            read.append(float(v))
+            kinds.add("float")
+        elif isinstance(v, int) and not isinstance(v, bool):
+            read.append(v)
+            kinds.add("int")
+        elif isinstance(v, str) and "." in v:
+            try:
+                read.append(Decimal(v))
+            except ArithmeticError:
+                return list(values), "text"
+            kinds.add("decimal")
+        else:
+            try:
+                read.append(int(v))  # an integer past 2^53, as text
+            except (TypeError, ValueError):
+                return list(values), "text"
+            kinds.add("int")
+    if "float" in kinds:
+        return [None if v is None else float(v) for v in read], "float"
+    if "decimal" in kinds:
+        return [None if v is None else Decimal(v) for v in read], "decimal"
+    return read, "int" if kinds else "null"
+
+
+def _duration(text: str) -> dt.timedelta:
+    found = _DURATION.fullmatch(text)
+    if found is None or text in ("P", "-P") or text.endswith("T"):
+        raise ValueError(f"not a duration: {text!r}")
+    sign, days, hours, minutes, seconds = found.groups()
+    exact = Decimal(seconds or 0)  # microseconds exactly, never through a float
+    delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0), seconds=int(exact),
+                         microseconds=int((exact - int(exact)) * 1_000_000))
+    return -delta if sign else delta
+
+
+def _arrow_array(values: list[Any], kind: str, as_json: list[Any]):
+    """An Arrow array of one typed column: decimals as decimal128(38, the values' largest
+    scale), integers as int64 (decimal128(38, 0) past it), the rest by their logical type; a
+    column no exact type holds (past 38 digits) as its JSON text."""
+    import pyarrow as pa
+
+    types = {"string": pa.string(), "bool": pa.bool_(), "date": pa.date32(), "time": pa.time64("us"), "duration": pa.duration("us"),
+             "float": pa.float64(), "null": pa.null()}
+    present = [v for v in values if v is not None]
+    if kind == "int":
+        if all(-(2**63) <= v < 2**63 for v in present):
+            return pa.array(values, pa.int64())
+        values, kind = [None if v is None else Decimal(v) for v in values], "decimal"
+        present = [v for v in values if v is not None]
+    if kind == "decimal":
+        scale = max((max(0, -v.as_tuple().exponent) for v in present), default=0)
+        whole_digits = max((v.adjusted() + 1 for v in present if v), default=1)
+        if whole_digits + scale <= 38:
+            return pa.array(values, pa.decimal128(38, scale))
+        return pa.array([None if v is None else str(v) for v in as_json], pa.string())
+    if kind == "datetime" and not present:
+        return pa.array(values, pa.timestamp("us"))
+    if kind != "text":
+        try:
+            return pa.array(values, types.get(kind))
+        except (pa.ArrowException, TypeError, ValueError):  # datetimes with and without offsets …
+            pass
+    return pa.array([None if v is None else str(v) for v in as_json], pa.string())
 
 
 def _datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[DatasetInfo]:
@@ -349,7 +451,8 @@ def _incomplete(resolved) -> list[str]:
     for s in resolved.sources:
         reasons = []
         if s.info.rows_rejected:
-            reasons.append(f"{s.info.rows_rejected} rows were rejected at ingest and are not counted")
+            n = s.info.rows_rejected
+            reasons.append(f"{n:,} row{' was' if n == 1 else 's were'} rejected at ingest and {'is' if n == 1 else 'are'} not counted")
         if s.info.partial:
             reasons.append("the source was read only in part")
         asked = [f"{c.name} ({', '.join(c.open_questions)})" for c in s.info.columns if c.open_questions and c.name in resolved.read.get(s.alias, set())]

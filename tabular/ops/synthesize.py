@@ -59,6 +59,16 @@ class SynthesizeOut(OpOut):
     truncated: bool = Field(False, description="The answer or the note was cut to its limit.")
     unsupported_citations: list[str] = Field(default_factory=list, description="Citations of calculations not run, removed from the answer.")
 
+    def _repr_html_(self) -> str:
+        from ..display import synthesize_html
+
+        return synthesize_html(self)
+
+    def __repr__(self) -> str:
+        from ..display import synthesize_repr
+
+        return synthesize_repr(self)
+
 
 def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
     """Answer a task in words over up to four datasets: one plan proposed, checked, run over every row, cited; or an abstention saying why."""

@@ -361,7 +361,7 @@ def test_clickhouse_exports_what_it_reads(fresh):
     out = answer(ctx, ("parity", "export"), {"datasets": [{"source_uri": "customers.csv"}], "aggregates": [{"fn": "count"}]})
     assert out["rows"] == [[got.rows]]
     export = location_of(engine.catalog, got.snapshot_id)
-    assert export is not None and export.location == str(engine.catalog.home / "exports" / f"{got.snapshot_id}.parquet")
+    assert export is not None and export.location == str(engine.catalog.home / "exports" / "parity" / "export" / "customers.csv" / f"customers.{got.snapshot_id}.parquet")
 
 
 def test_the_receipt_names_the_engine_that_ran(env):

@@ -40,7 +40,7 @@ def test_an_incomplete_dataset_is_said_in_the_answer(synth, tmp_path):
     out = synth.synthesize("Total qty", ["ragged.csv"])
     (calc,) = out.calculations
     assert calc.rows == [["4"]] or calc.rows == [[4]]
-    assert not calc.complete and "Not complete: " in out.answer and "1 rows were rejected" in out.answer
+    assert not calc.complete and "Not complete: " in out.answer and "1 row was rejected" in out.answer
 
 
 def test_a_ranking_cut_between_ties_abstains(synth, tmp_path):

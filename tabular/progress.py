@@ -1,0 +1,189 @@
+"""Following an ingest job to its end, with a progress bar while it runs: the job's phase (read,
+type, write) and its counts from ingest_status. The embedded engine and the HTTP client both wait
+here, each with its own way to ask the status and to pause.
+
+The bar is on by default when someone is watching (a terminal on stderr, or a Jupyter kernel),
+off with `progress=False`; a script whose output goes to a file or a pipe prints nothing."""
+
+from __future__ import annotations
+
+import sys
+import time
+from html import escape
+from typing import Any, Callable
+
+# A job in one of these states is over: its status will not change.
+FINISHED = ("ready", "partial", "failed", "cancelled")
+# The first pause between two looks at the status, the factor it grows by, and the longest one
+# (shorter while a bar is shown, so that it moves).
+FIRST_PAUSE, GROWTH, LONGEST_PAUSE, LONGEST_PAUSE_SHOWN = 0.02, 1.5, 1.0, 0.25
+
+
+def follow(poll: Callable[[], Any], pause: Callable[[float], bool], wait: float | None = None, progress: bool | None = None,
+           label: str = "", console: Any = None) -> Any:
+    """Ask `poll()` for the job's ingest_status until the job is over or `wait` seconds have
+    passed, and answer the last status. Between two looks, `pause(seconds)` waits (it may return
+    early when the job ends); it answers False when there is nothing left to wait for (the job
+    runs nowhere this process can see), and the status is answered as it is then.
+
+    `progress`: True shows a bar, False never does, None (the default) shows one when interactive
+    (`where()`); `console` (a rich Console) is where a terminal bar goes, stderr by default."""
+    deadline = None if wait is None else time.monotonic() + wait
+    status = poll()
+    bar = _bar(progress, label, console)
+    step = FIRST_PAUSE
+    try:
+        bar.show(status)
+        while not over(status):
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            going = pause(step if left is None else min(step, left))
+            status = poll()
+            bar.show(status)
+            if not going:
+                break
+            step = min(step * GROWTH, LONGEST_PAUSE_SHOWN if bar.visible else LONGEST_PAUSE)
+    finally:
+        bar.close(status)
+    return status
+
+
+def over(status: Any) -> bool:
+    """The job has ended (or there is none to follow): its status will not change."""
+    return status.state in FINISHED or not getattr(status, "found", True)
+
+
+def where() -> str | None:
+    """Where a bar can be seen: "notebook" in a Jupyter kernel, "terminal" when stderr is one,
+    else None (output to a file or a pipe, a test run)."""
+    shell = _ipython()
+    if shell is not None and getattr(shell, "kernel", None) is not None:
+        return "notebook"
+    stream = sys.stderr
+    try:
+        return "terminal" if stream is not None and stream.isatty() else None
+    except (AttributeError, ValueError):  # replaced by an object without isatty, or closed
+        return None
+
+
+def _ipython() -> Any:
+    module = sys.modules.get("IPython")  # only a running IPython has imported it
+    if module is None:
+        return None
+    try:
+        return module.get_ipython()
+    except Exception:
+        return None
+
+
+def _bar(progress: bool | None, label: str, console: Any) -> "_Quiet":
+    if progress is False:
+        return _Quiet()
+    if console is not None:
+        return _TerminalBar(label, console) if progress or console.is_terminal or console.is_jupyter else _Quiet()
+    place = where()
+    if place == "notebook":
+        return _NotebookBar(label)
+    if place == "terminal" or progress:
+        return _TerminalBar(label, None)
+    return _Quiet()
+
+
+def counts(status: Any) -> str:
+    """The status in words: 'type: 12,000 of 50,000 rows', 'read: 1.2 MB of 4.0 MB'."""
+    p = status.progress
+    if status.state in FINISHED:
+        return _ended(status)
+    if not p.phase:
+        return status.state or "waiting"
+    if p.unit == "bytes":
+        from rich.filesize import decimal
+
+        done, total = decimal(p.done), decimal(p.total) if p.total else "?"
+        return f"{p.phase}: {done} of {total}"
+    return f"{p.phase}: {p.done:,} of {f'{p.total:,}' if p.total else '?'} {p.unit or 'rows'}"
+
+
+def _ended(status: Any) -> str:
+    said = status.state
+    if status.revision is not None:
+        said += f", revision {status.revision}"
+    if status.coverage.total:
+        said += f", {status.coverage.extracted:,} of {status.coverage.total:,} {status.coverage.unit} read"
+    if status.error_code:
+        said += f": {status.error_code}"
+    return said
+
+
+def _fraction(status: Any) -> tuple[float, float | None]:
+    """(done, total) of the current phase; total None while not known."""
+    if status.state in FINISHED:
+        return 1.0, 1.0
+    p = status.progress
+    return float(p.done), float(p.total) if p.total else None
+
+
+class _Quiet:
+    visible = False
+
+    def show(self, status: Any) -> None:
+        pass
+
+    def close(self, status: Any) -> None:
+        pass
+
+
+class _TerminalBar(_Quiet):
+    """A rich progress bar (on stderr unless given a console): one line, the phase, the bar,
+    the counts and the time spent; it stays on screen with the job's end."""
+
+    visible = True
+
+    def __init__(self, label: str, console: Any):
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
+                                 console=console or Console(stderr=True), transient=False)
+        self.task = self.progress.add_task(label, total=None, counts="")
+        self.progress.start()
+
+    def show(self, status: Any) -> None:
+        done, total = _fraction(status)
+        self.progress.update(self.task, completed=done, total=total, counts=counts(status))
+
+    def close(self, status: Any) -> None:
+        self.show(status)
+        self.progress.stop()
+
+
+class _NotebookBar(_Quiet):
+    """An HTML bar in the notebook's output, updated in place through a display handle (works in
+    every Jupyter front end, with no widget library)."""
+
+    visible = True
+
+    def __init__(self, label: str):
+        from IPython.display import HTML, display
+
+        self.html, self.label = HTML, label
+        self.handle = display(HTML(bar_html(label, None)), display_id=True)
+
+    def show(self, status: Any) -> None:
+        if self.handle is not None:
+            self.handle.update(self.html(bar_html(self.label, status)))
+
+    def close(self, status: Any) -> None:
+        self.show(status)
+
+
+def bar_html(label: str, status: Any) -> str:
+    """The notebook's bar for a status (None: not asked yet)."""
+    if status is None:
+        done, total, words = 0.0, None, "starting"
+    else:
+        (done, total), words = _fraction(status), counts(status)
+    meter = f'<progress value="{done:g}" max="{total:g}"></progress>' if total else "<progress></progress>"
+    return (f'<div class="tabular-progress"><code>{escape(label)}</code> {meter} '
+            f"<small>{escape(words)}</small></div>")
