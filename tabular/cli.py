@@ -332,8 +332,9 @@ def cmd_demo(args, console: Console) -> int:
 def cmd_serve(args, console: Console) -> int:
     from .service import serve
 
-    # The server takes up what other processes left pending or interrupted.
-    engine = connect(args.home, take_up_jobs=True)
+    # The server takes up what other processes left pending or interrupted, and follows the
+    # linked folders; it may link only inside TABULAR_LINK_ROOTS (none unless set).
+    engine = connect(args.home, take_up_jobs=True, watch_links=True, link_roots=os.environ.get("TABULAR_LINK_ROOTS", ""))
     with engine:
         serve(engine, args.host, args.port, access_log=args.access_log)
     return 0
@@ -430,6 +431,115 @@ def cmd_restore(args, console: Console) -> int:
     return 0
 
 
+def _show_link(console: Console, link: dict) -> None:
+    states = ", ".join(f"{n} {state}" for state, n in link["states"].items() if n)
+    status = "missing (retry-dir looks again)" if link["missing"] else "paused" if link["learning_paused"] else "watching" if link["watching"] else ""
+    console.print(f"[bold]{escape(link['link_id'])}[/bold]  {escape(link['path'])} → {escape(link['prefix'])}…  {_n(link['files'], 'file')}"
+                  f"{f' ({states})' if states else ''}  {status}")
+    if link["learning_paused"]:
+        p = link["learning_paused"]
+        console.print(f"  [yellow]learning paused[/yellow] {p['reason']}: {p['count']:,} over the limit {p['limit']:,}; nothing more is learned until it fits")
+
+
+def _show_files(console: Console, files: list[dict]) -> None:
+    table = Table(show_header=True, header_style="bold")
+    for head in ("path", "state", "revision", "source", "why"):
+        table.add_column(head)
+    colour = {"learned": "green", "pending": "yellow", "no_table": "dim", "failed": "red"}
+    for f in files:
+        why = f"{f['error_code']}: {f['error_message']}" if f["error_code"] else ""
+        table.add_row(escape(f["path"]), f"[{colour[f['state']]}]{f['state']}[/]", _cell(f["revision"]), escape(f["source_uri"]), escape(why))
+    console.print(table)
+
+
+def cmd_link(args, console: Console) -> int:
+    import time
+
+    body = {"path": args.folder, "label": args.label, "recursive": not args.no_recursive}
+    if args.prefix is not None:
+        body["prefix"] = args.prefix
+    if args.pattern:
+        body["patterns"] = args.pattern
+    engine = connect(args.home, watch_links=args.watch)
+    ns = engine.namespace(args.org or engine.settings.default_org, args.namespace or engine.settings.default_namespace)
+    with engine:
+        link = ns.call("knowledge.link_dir", body)
+        if args.watch:
+            _show_link(console, link)
+            console.print("[dim]watching; Ctrl-C stops (the link stays: `tabular serve` follows it too)[/dim]")
+            shown = 0
+            while True:  # until Ctrl-C
+                events = engine.context.links.events
+                for event in events[shown:]:
+                    console.print(escape(event))
+                shown = len(events)
+                time.sleep(0.5)
+        # In the foreground: look again until every file is read (or waits on something else).
+        deadline = time.monotonic() + engine.settings.job_seconds
+        with console.status("learning the folder …"):
+            while time.monotonic() < deadline:
+                files = ns.call("knowledge.dir_files", {"link_id": link["link_id"]})["files"]
+                if not any(f["state"] == "pending" for f in files):
+                    break
+                time.sleep(max(0.5, engine.settings.link_settle_seconds / 2))
+                link = ns.call("knowledge.retry_dir", {"link_id": link["link_id"]})
+        link = next(k for k in ns.call("knowledge.list_dirs")["links"] if k["link_id"] == link["link_id"])
+    if args.json:
+        print(json.dumps({**link, "files_detail": files}, ensure_ascii=False, indent=2))
+        return 0
+    _show_link(console, link)
+    _show_files(console, [f for f in files if f["state"] != "learned"] if len(files) > 50 else files)
+    return 1 if any(f["state"] == "failed" for f in files) else 0
+
+
+def cmd_links(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    with engine:
+        got = ns.call("knowledge.list_dirs")
+    if args.json:
+        print(json.dumps(got, ensure_ascii=False, indent=2))
+        return 0
+    if not got["links"]:
+        console.print(f"no linked folders in {escape(ns.org)}/{escape(ns.name)}; `tabular link FOLDER` makes one")
+    for link in got["links"]:
+        _show_link(console, link)
+    return 0
+
+
+def cmd_dir_files(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    with engine:
+        got = ns.call("knowledge.dir_files", {"link_id": args.link_id, **({"state": args.state} if args.state else {})})
+    if args.json:
+        print(json.dumps(got, ensure_ascii=False, indent=2))
+        return 0
+    _show_files(console, got["files"])
+    return 0
+
+
+def cmd_retry_dir(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    with engine:
+        link = ns.call("knowledge.retry_dir", {"link_id": args.link_id})
+    if args.json:
+        print(json.dumps(link, ensure_ascii=False, indent=2))
+        return 0
+    _show_link(console, link)
+    return 0
+
+
+def cmd_unlink(args, console: Console) -> int:
+    engine, ns = _namespace(args)
+    with engine:
+        got = ns.call("knowledge.unlink_dir", {"link_id": args.link_id, "delete_sources": args.delete_sources})
+    if args.json:
+        print(json.dumps(got, ensure_ascii=False, indent=2))
+        return 0
+    deleted = f"; {_n(got['sources_deleted'], 'source')} deleted (restorable)" if args.delete_sources else "; its sources stay"
+    console.print(f"unlinked {escape(args.link_id)}: the folder is untouched{deleted}")
+    return 0
+
+
 def cmd_export(args, console: Console) -> int:
     from .export import destination, export_live
 
@@ -478,6 +588,11 @@ EXAMPLES = {
     "mcp": ["tabular mcp"],
     "call": ["tabular call knowledge.list '{\"prefix\": \"sales/\"}'", "tabular call knowledge.get '{\"source_uri\": \"sales.csv\"}' --url http://127.0.0.1:8765"],
     "export": ["tabular export /data/exports"],
+    "link": ["tabular link exports/", "tabular link ~/Budgets --label budgets --pattern '*.xlsx' --watch"],
+    "links": ["tabular links"],
+    "dir-files": ["tabular dir-files l_0123456789abcdef --state failed"],
+    "retry-dir": ["tabular retry-dir l_0123456789abcdef"],
+    "unlink": ["tabular unlink l_0123456789abcdef", "tabular unlink l_0123456789abcdef --delete-sources"],
     "token": ["tabular token --org acme --namespaces finance --role writer --name analyst"],
 }
 
@@ -560,6 +675,27 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("body", nargs="?", help="the body: inline JSON, a JSON file, or - for stdin (default {})")
     p.add_argument("--url", help="call a tabular service at this address instead of the local DuckDB file")
     p.add_argument("--token", help="bearer token for --url (default: TABULAR_TOKEN)")
+    p = command("link", "link a folder: its files become sources and follow its changes (knowledge.link_dir)", cmd_link)
+    p.add_argument("folder", metavar="FOLDER", help="the folder (inside the allowed roots: the working directory unless TABULAR_LINK_ROOTS says)")
+    p.add_argument("--label", default="", help="a name for the link (default: the folder's name)")
+    p.add_argument("--prefix", help="what each source's name starts with (default: '<label>/')")
+    p.add_argument("--pattern", action="append", default=[], metavar="GLOB", help="read only files matching this (repeatable; default: every readable format)")
+    p.add_argument("--no-recursive", action="store_true", help="leave the folders inside it out")
+    p.add_argument("--watch", action="store_true", help="stay in the foreground and follow its changes, printing each")
+    p.add_argument("--json", action="store_true", help="print the link and its files as JSON")
+    p = command("links", "list the linked folders of the namespace (knowledge.list_dirs)", cmd_links)
+    p.add_argument("--json", action="store_true", help="print the list_dirs answer as JSON")
+    p = command("dir-files", "a linked folder's files and their states: learned, pending, no_table, failed (knowledge.dir_files)", cmd_dir_files)
+    p.add_argument("link_id", metavar="LINK_ID", help="what `tabular links` shows")
+    p.add_argument("--state", choices=["learned", "pending", "no_table", "failed"], help="only files in this state")
+    p.add_argument("--json", action="store_true", help="print the dir_files answer as JSON")
+    p = command("retry-dir", "look again at a linked folder; one that was missing resumes (knowledge.retry_dir)", cmd_retry_dir)
+    p.add_argument("link_id", metavar="LINK_ID", help="what `tabular links` shows")
+    p.add_argument("--json", action="store_true", help="print the link as JSON")
+    p = command("unlink", "stop following a linked folder; the folder is untouched (knowledge.unlink_dir)", cmd_unlink)
+    p.add_argument("link_id", metavar="LINK_ID", help="what `tabular links` shows")
+    p.add_argument("--delete-sources", action="store_true", help="also delete the sources its files made (restorable)")
+    p.add_argument("--json", action="store_true", help="print the unlink answer as JSON")
     p = command("export", "write every live snapshot as Parquet (zstd, row id included) for ClickHouse; --org/--namespace narrow it", cmd_export)
     p.add_argument("destination", nargs="?", default="", help="a directory or object-store URL (default: TABULAR_SNAPSHOT_EXPORT, else <home>/exports)")
     p.add_argument("--json", action="store_true", help="print what was written as JSON")
@@ -610,7 +746,10 @@ NEXT_STEP = {
 def _one_line(err: TabularError) -> str:
     """A refusal as one line: the code, the message, each wrong path with what was expected and
     the close names, then what to do."""
-    parts = [f"{err.code}: {err.message}"]
+    said = err.message
+    if err.errors and " with the input" in said.split(":", 1)[0]:
+        said = said.split(":", 1)[0]  # "1 problem(s) with the input: <the first>": the first follows, with its path
+    parts = [f"{err.code}: {said}"]
     for item in err.errors[:5]:
         hint = f" (did you mean {', '.join(item.did_you_mean)}?)" if item.did_you_mean else ""
         parts.append(f"{item.path or '(input)'}: {item.message}{hint}")

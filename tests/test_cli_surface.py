@@ -82,6 +82,13 @@ WRONG_THING = [
     (("call", "knowledge.get", "/nonexistent/body.json"), "no such body file"),
     (("call", "knowledge.get", '{"source_uri": ""}'), "source_uri"),
     (("export", "/proc/nowhere/at/all"), "/proc/nowhere"),
+    (("link", "/nonexistent/folder"), "PATH_NOT_FOUND"),
+    (("link", "/"), "DISK_ROOT"),
+    (("links", "--json", "extra"), "unrecognized"),
+    (("dir-files", "l_nope"), "no linked folder"),
+    (("dir-files", "l_nope", "--state", "lerned"), "invalid choice"),
+    (("retry-dir", "l_nope"), "no linked folder"),
+    (("unlink", "l_nope"), "no linked folder"),
 ]
 
 
@@ -184,3 +191,25 @@ def test_every_command_has_help_and_an_example_and_the_readme_shows_them():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start, end = cli.README_MARKS
     assert readme.split(start)[1].split(end)[0] == cli.usage_markdown(), "the README's CLI section is stale: run `make readme`"
+
+
+def test_link_a_folder_from_the_command_line(tmp_path):
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    (folder / "jan.csv").write_text("id,amount\n1,2.50\n", encoding="utf-8")
+    (folder / "empty.csv").write_text("", encoding="utf-8")
+    old = 1_000_000_000
+    for f in folder.iterdir():
+        os.utime(f, (old, old))
+    env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home"), "COLUMNS": "150"}
+    env.pop("TABULAR_LINK_ROOTS", None)
+    cli_ = lambda *a: subprocess.run([sys.executable, "-m", "tabular.cli", *a], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)  # noqa: E731
+    done = cli_("link", "exports")
+    assert done.returncode == 0, done.stderr
+    assert "2 files" in done.stdout and "learned" in done.stdout and "no_table" in done.stdout and "exports/jan.csv" in done.stdout
+    link_id = json.loads(cli_("links", "--json").stdout)["links"][0]["link_id"]
+    assert json.loads(cli_("dir-files", link_id, "--state", "no_table", "--json").stdout)["files"][0]["path"] == "empty.csv"
+    # outside the working directory (the default root) nothing is linked
+    outside = cli_("link", str(tmp_path.parent))
+    assert outside.returncode == 2 and "PATH_NOT_ALLOWED" in outside.stderr
+    assert cli_("unlink", link_id).returncode == 0 and "no linked folders" in cli_("links").stdout
