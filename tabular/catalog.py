@@ -83,10 +83,17 @@ CREATE TABLE IF NOT EXISTS catalog.deletions (
 CREATE TABLE IF NOT EXISTS catalog.exports (
   snapshot_id TEXT, location TEXT, rows INTEGER, bytes INTEGER, exported_at {TIME});
 CREATE TABLE IF NOT EXISTS catalog.dropped (snapshot_id TEXT PRIMARY KEY, dropped_at {TIME});
+CREATE TABLE IF NOT EXISTS catalog.links (
+  link_id TEXT PRIMARY KEY, org TEXT, namespace TEXT, path TEXT, label TEXT, prefix TEXT,
+  patterns JSON, recursive {FLAG}, created_at {TIME}, last_scanned_at {TIME}, missing {FLAG}, paused JSON);
+CREATE TABLE IF NOT EXISTS catalog.link_files (
+  link_id TEXT, rel_path TEXT, source_uri TEXT, size INTEGER, mtime_ns INTEGER, sha256 TEXT,
+  state TEXT, error_code TEXT, error_message TEXT, revision INTEGER, ingestion_id TEXT,
+  last_ingested_at {TIME}, PRIMARY KEY (link_id, rel_path));
 """
 
 # The tables of the catalog, in the order a home made before this layout is copied over.
-TABLES = ("uploads", "jobs", "sources", "revisions", "datasets", "snapshots", "typings", "approvals", "deletions", "exports")
+TABLES = ("uploads", "jobs", "sources", "revisions", "datasets", "snapshots", "typings", "approvals", "deletions", "exports", "links", "link_files")
 
 # Snapshots of fewer than SMALL_CELLS cells are written in blocks of SMALL_BLOCK bytes.
 SMALL_CELLS, SMALL_BLOCK = 200_000, 16384
@@ -887,3 +894,33 @@ def dropped_before(con, when: dt.datetime) -> list[str]:
 
 def forget_dropped(con, snapshot_id: str) -> None:
     _write(con, "DELETE FROM catalog.dropped WHERE snapshot_id = ?", [snapshot_id])
+
+
+# -- linked folders (links.py) ---------------------------------------------------------------
+
+LINK = "link_id, org, namespace, path, label, prefix, patterns, recursive, created_at, last_scanned_at, missing, paused"
+LINK_FILE = "link_id, rel_path, source_uri, size, mtime_ns, sha256, state, error_code, error_message, revision, ingestion_id, last_ingested_at"
+
+
+def link_row(con, link_id: str):
+    return _one(con, f"SELECT {LINK} FROM catalog.links WHERE link_id = ?", [link_id])
+
+
+def links_of(con, org: str | None = None, namespace: str | None = None) -> list:
+    """The links of a namespace (every link when org is None), oldest first."""
+    return _all(con, f"SELECT {LINK} FROM catalog.links WHERE (? IS NULL OR org = ?) AND (? IS NULL OR namespace = ?) ORDER BY created_at, link_id",
+                [org, org, namespace, namespace])
+
+
+def link_files(con, link_id: str, state: str | None = None) -> list:
+    return _all(con, f"SELECT {LINK_FILE} FROM catalog.link_files WHERE link_id = ? AND (? IS NULL OR state = ?) ORDER BY rel_path",
+                [link_id, state, state])
+
+
+def forget_link(con, link_id: str) -> None:
+    for table in ("link_files", "links"):
+        _write(con, f"DELETE FROM catalog.{table} WHERE link_id = ?", [link_id])
+
+
+def forget_link_file(con, link_id: str, rel_path: str) -> None:
+    _write(con, "DELETE FROM catalog.link_files WHERE link_id = ? AND rel_path = ?", [link_id, rel_path])

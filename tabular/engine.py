@@ -18,14 +18,20 @@ from .jsonval import unusable
 from .models import IngestStatusOut
 from .namespace import NamespaceOps
 from .ops import REGISTRY
+from .links import Linker
 from .ops.context import Context
 from .ops.ingest import JobPool, no_room, store_upload
+from .ops.links import linker
 from .ops.query import QueryIn, Whole
 from .settings import Settings
 
 
 def connect(home: str | None = None, **settings: Any) -> "Engine":
-    """An engine over the home at `home` (TABULAR_HOME, else ./.tabular); ':memory:' for a throwaway."""
+    """An engine over the home at `home` (TABULAR_HOME, else ./.tabular); ':memory:' for a throwaway.
+    Linked folders may lie in the working directory unless TABULAR_LINK_ROOTS (or `link_roots`) says
+    otherwise: the CLI and Python act for the person at the keyboard."""
+    if "link_roots" not in settings and "TABULAR_LINK_ROOTS" not in os.environ:
+        settings["link_roots"] = os.getcwd()
     config = Settings.from_env(**settings)
     return Engine(home or os.environ.get("TABULAR_HOME") or config.home, config)
 
@@ -52,9 +58,11 @@ def misspelled_keys(body: dict, model_type: type[BaseModel], what: str) -> list[
     return items
 
 
-def _shut(jobs: JobPool, catalog: Catalog) -> None:
-    """Stop the workers (interrupted jobs go back to pending), then close the database, unless a
-    worker would not stop: closing DuckDB under a running query would crash the process."""
+def _shut(links: Linker, jobs: JobPool, catalog: Catalog) -> None:
+    """Stop following linked folders and the workers (interrupted jobs go back to pending), then
+    close the database, unless a worker would not stop: closing DuckDB under a running query
+    would crash the process."""
+    links.stop()
     jobs.close()
     if not any(thread.is_alive() for thread in jobs.threads):
         catalog.close()
@@ -69,8 +77,11 @@ class Engine:
         self.settings = settings
         self.catalog = Catalog(home, settings.duckdb_memory, settings.catalog_wait_seconds, settings.dropped_grace_seconds, settings.query_memory_share)
         self.jobs = JobPool(self.catalog, settings)
-        self.context = Context(self.catalog, settings, self.jobs)
-        self._finalizer = weakref.finalize(self, _shut, self.jobs, self.catalog)
+        base = Context(self.catalog, settings, self.jobs)
+        self.context = replace(base, links=linker(base))
+        self._finalizer = weakref.finalize(self, _shut, self.context.links, self.jobs, self.catalog)
+        if settings.watch_links:
+            self.context.links.start()  # a full scan first: what changed while nothing ran
 
     def call(self, op: str, body: dict | BaseModel | None = None) -> dict:
         """Run an op by name: a dict in (the HTTP body), a dict out (the HTTP answer)."""

@@ -135,6 +135,45 @@ class Internal(TabularError):
     code, status = "INTERNAL", 500
 
 
+# -- linked folders (links.py): a link refused, and nothing watched --------------------------
+
+
+class PathNotFound(TabularError):
+    code, status = "PATH_NOT_FOUND", 404
+
+
+class PathNotAllowed(TabularError):
+    """Outside the folders this deployment lets links watch (the link_roots setting)."""
+
+    code, status = "PATH_NOT_ALLOWED", 403
+
+
+class DiskRoot(TabularError):
+    code, status = "DISK_ROOT", 422
+
+
+class OverLimit(TabularError):
+    """A folder (or a namespace's links) past a limit: how many, and the limit, on `path`."""
+
+    status = 413
+
+    def __init__(self, message: str, count: int, limit: int):
+        super().__init__(message, [ErrorItem("path", message, expected=f"at most {limit:,}", received=count)])
+        self.count, self.limit = count, limit
+
+
+class TooManyFiles(OverLimit):
+    code = "TOO_MANY_FILES"
+
+
+class FolderTooLarge(OverLimit):
+    code = "FOLDER_TOO_LARGE"
+
+
+class TooManyLinks(OverLimit):
+    code = "TOO_MANY_LINKS"
+
+
 class IngestFailed(Exception):
     """An ingest that cannot publish: `error_code` is one of SPEC §4 ingest_status's codes."""
 

@@ -137,6 +137,25 @@ class Settings:
     clickhouse_database: str = "tabular"
     clickhouse_secure: int = 0  # 1: HTTPS
 
+    # Linked folders (links.py): the folders links may watch (os.pathsep-separated; empty: none.
+    # `connect()` for the CLI and Python defaults it to the working directory; `tabular serve`
+    # to TABULAR_LINK_ROOTS alone), and their limits.
+    link_roots: str = ""
+    links_per_namespace: int = 20
+    link_files_max: int = 10_000
+    link_bytes_max: int = 10 * 1024 * 1024 * 1024
+    # A file whose mtime is younger than this may still be being written: it waits.
+    link_settle_seconds: float = 2.0
+    # A full rescan of every link this often, beside the change events (the safety net).
+    link_rescan_seconds: float = 60.0
+    # Ingests one link has under way at once (the rest wait their turn, pending).
+    link_jobs: int = 8
+    # Whether this process follows its links in a thread (`tabular serve`, `tabular link --watch`).
+    watch_links: bool = False
+
+    def link_roots_list(self) -> tuple[str, ...]:
+        return tuple(r for r in self.link_roots.split(os.pathsep) if r)
+
     def nulls(self, options: dict) -> tuple[str, ...]:
         """The texts read as null: an ingest's own `null_values`, else this setting."""
         return tuple(options.get("null_values") or self.null_markers)

@@ -7,7 +7,7 @@ from typing import Callable
 
 from pydantic import BaseModel
 
-from . import approve, datasets, ingest, lifecycle, query, synthesize
+from . import approve, datasets, ingest, lifecycle, links, query, synthesize
 
 Role = str  # viewer < writer < admin
 
@@ -55,5 +55,10 @@ REGISTRY: dict[str, Op] = {
         _op("knowledge.list", lifecycle.list_sources, lifecycle.ListIn, lifecycle.ListOut),
         _op("knowledge.query", query.query, query.QueryIn, query.QueryOut),
         _op("knowledge.synthesize", synthesize.synthesize, synthesize.SynthesizeIn, synthesize.SynthesizeOut),
+        _op("knowledge.link_dir", links.link_dir, links.LinkDirIn, links.LinkOut, "writer", True, idempotent=True),
+        _op("knowledge.unlink_dir", links.unlink_dir, links.UnlinkDirIn, links.UnlinkDirOut, "writer", True, idempotent=True),
+        _op("knowledge.retry_dir", links.retry_dir, links.LinkIn, links.LinkOut, "writer", True, idempotent=True),
+        _op("knowledge.list_dirs", links.list_dirs, ingest.OpIn, links.ListDirsOut),
+        _op("knowledge.dir_files", links.dir_files, links.DirFilesIn, links.DirFilesOut),
     )
 }

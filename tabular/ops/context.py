@@ -15,3 +15,4 @@ class Context:
     settings: Settings
     jobs: Any  # ingest.JobPool
     caller: str = "local"
+    links: Any = None  # links.Linker

@@ -1,0 +1,353 @@
+"""Linked folders: a directory whose readable files stay ingested, file by file (issue 20).
+
+A link is a row in `catalog.links`; each file it has seen is a row in `catalog.link_files` with
+its state: `learned` (its latest content is the live revision of its source), `pending` (new or
+changed, waiting to be stable or for its ingest), `no_table` (read, and no table in it), `failed`
+(its ingest failed: the code and message say why).
+
+A scan compares the folder with those rows and acts on the difference:
+
+- a new file is uploaded and ingested as the source `<prefix><path in the folder>`;
+- a changed file (size or mtime differ, then its sha256 to be sure) is ingested again: the next
+  revision of its source;
+- a removed file's source is deleted (restorable with knowledge.restore);
+- a file removed and one added with the same content is a rename: the new path takes the old
+  file's source and its history, nothing is ingested again;
+- a file whose mtime is younger than `link_settle_seconds` may still be being written: it waits
+  (pending) for a later scan.
+
+Scans run when a link is made or retried, when `dir_files`/`list_dirs` look (only job states are
+refreshed then), and, in a process that watches (`tabular serve`, `tabular link --watch`), on
+every change `watchfiles` reports, every `link_rescan_seconds` as a safety net, and at start, so
+changes made while nothing ran are caught up. A link learns at most `link_jobs` files at once, so
+a folder of thousands never floods the ingest queue other sources share.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from .catalog import forget_link, forget_link_file, insert, job_status, link_files, link_row, links_of, now, update
+from .errors import DiskRoot, FolderTooLarge, PathNotAllowed, PathNotFound, RateLimited, TooManyFiles, TooManyLinks
+from .formats import FORMATS
+
+log = logging.getLogger(__name__)
+
+STATES = ("learned", "pending", "no_table", "failed")
+# What a link reads unless told: every extension a format is read from, but a bare `.gz`.
+DEFAULT_PATTERNS = tuple(sorted({f"*{ext}" for f in FORMATS for ext in f.extensions if ext != ".gz"}))
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A file as the folder shows it now."""
+
+    rel_path: str
+    size: int
+    mtime_ns: int
+
+
+def allowed_path(path: str, roots: tuple[str, ...]) -> Path:
+    """The folder a link may watch: it exists, is no filesystem root, and lies (symlinks
+    resolved) inside one of the allowed roots; else the error that says which."""
+    resolved = Path(path).expanduser().resolve()
+    if resolved == Path(resolved.anchor) or resolved.parent == resolved:
+        raise DiskRoot(f"{path!r} is the root of a filesystem; link a folder inside it")
+    # Outside the roots before whether it exists: a caller learns nothing of folders it may not link.
+    inside = [r for r in (Path(r).expanduser().resolve() for r in roots if r) if resolved == r or resolved.is_relative_to(r)]
+    if not inside:
+        where = ", ".join(roots) if any(roots) else "none: this deployment allows no linked folders (the link_roots setting)"
+        raise PathNotAllowed(f"{path!r} is outside the folders links may watch ({where})")
+    if not resolved.is_dir():
+        raise PathNotFound(f"no folder {path!r}" + (" (it is a file)" if resolved.exists() else ""))
+    return resolved
+
+
+def walk(root: Path, patterns: list[str], recursive: bool) -> dict[str, Seen]:
+    """The files under `root` a link reads, by their path inside it. Hidden files and office
+    lock files (`~$budget.xlsx`) are skipped, and so is a symlink that leads out of the folder."""
+    found: dict[str, Seen] = {}
+    lowered = [p.lower() for p in patterns]
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if recursive else []
+        for name in files:
+            if name.startswith((".", "~$")) or not any(fnmatch.fnmatchcase(name.lower(), p) for p in lowered):
+                continue
+            full = Path(folder) / name
+            try:
+                if full.is_symlink() and not full.resolve().is_relative_to(root):
+                    continue
+                stat = full.stat()
+            except OSError:  # gone between the listing and the stat
+                continue
+            rel = full.relative_to(root).as_posix()
+            found[rel] = Seen(rel, stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class Linker:
+    """The linked folders of one open home: scans them, and in a watching process follows them."""
+
+    def __init__(self, ctx, ingest_file, delete_source):
+        # ingest_file(org, namespace, path, source_uri, metadata) -> (ingestion_id, sha256 of what it read);
+        # delete_source(org, namespace, source_uri) -> whether a live source was deleted
+        self.ctx, self.settings, self.catalog = ctx, ctx.settings, ctx.catalog
+        self._ingest_file, self._delete_source = ingest_file, delete_source
+        self._scan_lock = threading.Lock()  # one scan at a time in this process
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.events: list[str] = []  # what the last scans did, for `tabular link --watch` to print
+
+    # -- links -------------------------------------------------------------------------
+
+    def link(self, org: str, namespace: str, path: str, label: str, prefix: str | None, patterns: list[str] | None, recursive: bool) -> str:
+        """A new link (or the same folder's existing one in this namespace), scanned once."""
+        root = allowed_path(path, self.settings.link_roots_list())
+        con = self.catalog.conn()
+        for row in links_of(con, org, namespace):
+            if row["path"] == str(root):
+                return row["link_id"]
+        if len(links_of(con, org, namespace)) >= self.settings.links_per_namespace:
+            raise TooManyLinks(f"this namespace has {self.settings.links_per_namespace} linked folders, the most it may have (links_per_namespace)",
+                               count=self.settings.links_per_namespace, limit=self.settings.links_per_namespace)
+        patterns = list(patterns or DEFAULT_PATTERNS)
+        seen = walk(root, patterns, recursive)
+        total = sum(s.size for s in seen.values())
+        if len(seen) > self.settings.link_files_max:
+            raise TooManyFiles(f"{path!r} holds {len(seen):,} readable files; a link may hold {self.settings.link_files_max:,} (link_files_max)",
+                               count=len(seen), limit=self.settings.link_files_max)
+        if total > self.settings.link_bytes_max:
+            raise FolderTooLarge(f"{path!r} holds {total:,} bytes of readable files; a link may hold {self.settings.link_bytes_max:,} (link_bytes_max)",
+                                 count=total, limit=self.settings.link_bytes_max)
+        label = label or root.name
+        link_id = f"l_{uuid.uuid4().hex[:16]}"
+        with self.catalog.change() as cur:
+            insert(cur, "links", link_id=link_id, org=org, namespace=namespace, path=str(root), label=label,
+                   prefix=f"{label}/" if prefix is None else prefix, patterns=patterns, recursive=recursive, created_at=now(), missing=False)
+        self.scan(link_id)
+        self._wake.set()
+        return link_id
+
+    def unlink(self, link_id: str, delete_sources: bool) -> int:
+        """Stop following a link; its sources stay unless asked. Answers the sources deleted."""
+        con = self.catalog.conn()
+        files = link_files(con, link_id)
+        row = link_row(con, link_id)
+        deleted = 0
+        with self._scan_lock:
+            if delete_sources:
+                for f in files:
+                    deleted += bool(self._delete_source(row["org"], row["namespace"], f["source_uri"]))
+            with self.catalog.change() as cur:
+                forget_link(cur, link_id)
+        return deleted
+
+    # -- scanning ------------------------------------------------------------------------
+
+    def scan(self, link_id: str) -> None:
+        """Bring one link's sources up to its folder (see the module's docstring)."""
+        with self._scan_lock:
+            row = link_row(self.catalog.conn(), link_id)
+            if row is None:
+                return
+            root = Path(row["path"])
+            self.refresh(link_id)
+            if not root.is_dir():
+                if not row["missing"]:
+                    self._say(f"{row['label']}: the folder {root} is gone; its sources stay until retry_dir finds it again")
+                    with self.catalog.change() as cur:
+                        update(cur, "links", {"link_id": link_id}, missing=True, last_scanned_at=now())
+                return
+            if row["missing"]:
+                return  # waits for retry_dir: a drive plugged back in may not be whole yet
+            seen = walk(root, json.loads(row["patterns"]), bool(row["recursive"]))
+            paused = self._over_limit(seen)
+            with self.catalog.change() as cur:
+                update(cur, "links", {"link_id": link_id}, paused=paused, last_scanned_at=now())
+            if paused:
+                return
+            self._follow(row, root, seen)
+
+    def _over_limit(self, seen: dict[str, Seen]) -> dict | None:
+        total = sum(s.size for s in seen.values())
+        if len(seen) > self.settings.link_files_max:
+            return {"reason": "too_many_files", "count": len(seen), "limit": self.settings.link_files_max}
+        if total > self.settings.link_bytes_max:
+            return {"reason": "folder_too_large", "count": total, "limit": self.settings.link_bytes_max}
+        return None
+
+    def _follow(self, link, root: Path, seen: dict[str, Seen]) -> None:
+        link_id, org, namespace = link["link_id"], link["org"], link["namespace"]
+        known = {f["rel_path"]: f for f in link_files(self.catalog.conn(), link_id)}
+        settled = time.time_ns() - int(self.settings.link_settle_seconds * 1e9)
+        stable = {rel for rel, s in seen.items() if s.mtime_ns <= settled}
+        gone = [known[rel] for rel in known if rel not in seen]
+        # A rename: a file gone and a stable new one with its content. The new path takes the old
+        # file's source (and its history); nothing is read again.
+        by_hash = {f["sha256"]: f for f in gone if f["sha256"]}
+        for rel in sorted(set(seen) - set(known)):
+            if rel in stable and by_hash and (old := by_hash.pop(sha256_of(root / rel), None)) is not None:
+                with self.catalog.change() as cur:
+                    forget_link_file(cur, link_id, old["rel_path"])
+                    insert(cur, "link_files", **{**dict(old), "rel_path": rel, "size": seen[rel].size, "mtime_ns": seen[rel].mtime_ns})
+                gone.remove(old)
+                known[rel] = dict(old)
+                self._say(f"renamed {old['rel_path']} → {rel} (source {old['source_uri']} kept)")
+        for old in gone:
+            self._delete_source(org, namespace, old["source_uri"])
+            with self.catalog.change() as cur:
+                forget_link_file(cur, link_id, old["rel_path"])
+            self._say(f"removed {old['rel_path']}: source {old['source_uri']} deleted (restorable)")
+        in_flight = sum(1 for f in link_files(self.catalog.conn(), link_id, "pending") if f["ingestion_id"])
+        for rel, s in sorted(seen.items()):
+            was = known.get(rel)
+            if was is not None and (was["size"], was["mtime_ns"]) == (s.size, s.mtime_ns) and not (was["state"] == "pending" and not was["ingestion_id"]):
+                continue  # unchanged (or its ingest is under way)
+            if was is not None and was["state"] == "pending" and was["ingestion_id"]:
+                continue  # changed again while its ingest runs: the next scan, once that one ends
+            if rel not in stable or in_flight >= self.settings.link_jobs:
+                self._pending(link_id, rel, s, was, link["prefix"])
+                continue
+            digest = sha256_of(root / rel)
+            if was is not None and was["sha256"] == digest and was["state"] != "pending":
+                with self.catalog.change() as cur:  # touched, not changed
+                    update(cur, "link_files", {"link_id": link_id, "rel_path": rel}, size=s.size, mtime_ns=s.mtime_ns)
+                continue
+            source_uri = was["source_uri"] if was is not None else f"{link['prefix']}{rel}"
+            try:
+                ingestion_id, digest = self._ingest_file(org, namespace, root / rel, source_uri, {"linked_folder": link["label"], "path": rel})
+            except RateLimited:
+                self._pending(link_id, rel, s, was, link["prefix"])  # the queue is full: a later scan
+                continue
+            except OSError as err:  # gone or unreadable since the listing
+                self._record(link_id, rel, s, was, source_uri, state="failed", error_code="unreadable", error_message=str(err), sha256=digest)
+                continue
+            in_flight += 1
+            self._record(link_id, rel, s, was, source_uri, state="pending", ingestion_id=ingestion_id, sha256=digest, error_code=None, error_message=None)
+            self._say(f"{'changed' if was else 'new'} {rel}: ingesting as {source_uri}")
+
+    def _pending(self, link_id: str, rel: str, s: Seen, was, prefix: str) -> None:
+        """Seen but not read yet: still being written, or waiting for room in the queue."""
+        if was is None:
+            self._record(link_id, rel, Seen(rel, -1, -1), None, f"{prefix}{rel}", state="pending")
+        elif was["state"] != "pending":
+            with self.catalog.change() as cur:
+                update(cur, "link_files", {"link_id": link_id, "rel_path": rel}, state="pending", ingestion_id=None)
+
+    def _record(self, link_id: str, rel: str, s: Seen, was, source_uri: str, **values) -> None:
+        with self.catalog.change() as cur:
+            if was is None:
+                insert(cur, "link_files", link_id=link_id, rel_path=rel, source_uri=source_uri, size=s.size, mtime_ns=s.mtime_ns, **values)
+            else:
+                update(cur, "link_files", {"link_id": link_id, "rel_path": rel}, size=s.size, mtime_ns=s.mtime_ns, **values)
+
+    def refresh(self, link_id: str) -> None:
+        """Each pending file's ingest, looked up: learned, no_table or failed once it ended."""
+        con = self.catalog.conn()
+        row = link_row(con, link_id)
+        for f in link_files(con, link_id, "pending"):
+            if not f["ingestion_id"]:
+                continue
+            job = job_status(con, f["ingestion_id"], row["org"], row["namespace"])
+            if job is None or job["state"] in ("pending", "processing"):
+                continue
+            if job["state"] in ("ready", "partial"):
+                values = {"state": "learned", "revision": job["revision"], "last_ingested_at": now(), "error_code": None, "error_message": None}
+            else:
+                code = job["error_code"] or job["state"]
+                values = {"state": "no_table" if code == "no_text" else "failed", "error_code": code, "error_message": job["error_message"]}
+            with self.catalog.change() as cur:
+                update(cur, "link_files", {"link_id": link_id, "rel_path": f["rel_path"]}, ingestion_id=None, **values)
+
+    def retry(self, link_id: str) -> None:
+        """Look again at a folder that was missing (and at any folder: a full scan now)."""
+        with self.catalog.change() as cur:
+            update(cur, "links", {"link_id": link_id}, missing=False)
+        self.scan(link_id)
+        self._wake.set()
+
+    def _say(self, event: str) -> None:
+        log.info(event)
+        self.events.append(event)
+        del self.events[:-1000]
+
+    # -- following: watchfiles, a rescan on a timer, and one at start -------------------
+
+    def start(self) -> None:
+        """Follow every link of the home in a thread: a full scan now (what changed while nothing
+        ran), then on each change the folder reports, and every `link_rescan_seconds`."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="tabular-links", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        import watchfiles
+
+        last_full, watched = 0.0, []
+        while not self._stop.is_set():
+            links = [r for r in links_of(self.catalog.conn()) if not r["missing"]]
+            due = time.monotonic() - last_full >= self.settings.link_rescan_seconds
+            for row in links if due else ():
+                self._scan_quietly(row["link_id"])
+            if due:
+                last_full = time.monotonic()
+            paths = [r["path"] for r in links if Path(r["path"]).is_dir()]
+            # Pending files are looked at again once settled; so is a folder just watched, since
+            # what was written while its watcher started sends no event.
+            busy = paths != watched or any(link_files(self.catalog.conn(), r["link_id"], "pending") for r in links)
+            watched = paths
+            wait_ms = int(1000 * (self.settings.link_settle_seconds if busy else self.settings.link_rescan_seconds))
+            if not paths:
+                self._wake.wait(max(wait_ms, 100) / 1000)
+                self._wake.clear()
+                continue
+            self._wake.clear()
+            changed: set[str] = set()
+            stop = _Either(self._stop, self._wake)
+            for changes in watchfiles.watch(*paths, stop_event=stop, rust_timeout=max(wait_ms, 100), yield_on_timeout=True,
+                                            debounce=200, raise_interrupt=False, recursive=True):
+                changed = {c[1] for c in changes}
+                break
+            for row in links:
+                if busy or any(p == row["path"] or p.startswith(row["path"].rstrip("/") + "/") for p in changed):
+                    self._scan_quietly(row["link_id"])
+
+    def _scan_quietly(self, link_id: str) -> None:
+        try:
+            self.scan(link_id)
+        except Exception:  # one link's fault must not stop the others being followed
+            log.exception("scanning link %s failed", link_id)
+
+
+class _Either:
+    """An event set when either of two is (watchfiles takes one stop event)."""
+
+    def __init__(self, a: threading.Event, b: threading.Event):
+        self.a, self.b = a, b
+
+    def is_set(self) -> bool:
+        return self.a.is_set() or self.b.is_set()

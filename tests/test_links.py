@@ -1,0 +1,273 @@
+"""Linked folders (issue 20): a real temporary folder, files added, changed, removed, renamed,
+written slowly, broken; the folder unplugged and back; changes while nothing ran; the limits;
+and two namespaces that never see each other's links."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import tabular
+from tabular.errors import TabularError
+
+SETTLE = 0.3  # seconds a file's mtime must be old before it is read (link_settle_seconds)
+
+
+def write(path: Path, text: str, age: float = SETTLE + 1) -> None:
+    """A file written whole, its mtime set `age` seconds back so that a scan takes it as settled."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    then = time.time() - age
+    os.utime(path, (then, then))
+
+
+def rows_csv(n: int, start: int = 0) -> str:
+    return "id,amount\n" + "".join(f"{k},{k}.50\n" for k in range(start, start + n))
+
+
+def settle(ns, link_id: str, seconds: float = 60) -> dict[str, dict]:
+    """Look again until no file is pending; the files by path."""
+    deadline = time.monotonic() + seconds
+    ns.call("knowledge.retry_dir", {"link_id": link_id})
+    while True:
+        files = {f["path"]: f for f in ns.call("knowledge.dir_files", {"link_id": link_id})["files"]}
+        if not any(f["state"] == "pending" for f in files.values()) or time.monotonic() > deadline:
+            return files
+        time.sleep(0.1)
+        ns.call("knowledge.retry_dir", {"link_id": link_id})
+
+
+def count(ns, source_uri: str) -> int:
+    return ns.query({"datasets": [{"source_uri": source_uri}], "aggregates": [{"fn": "count"}]}).rows[0][0]
+
+
+def refused(fn, code: str) -> TabularError:
+    with pytest.raises(TabularError) as caught:
+        fn()
+    assert caught.value.code == code, (caught.value.code, caught.value.message)
+    return caught.value
+
+
+@pytest.fixture
+def home(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    engine = tabular.connect(str(tmp_path / "home"), link_roots=str(root), link_settle_seconds=SETTLE, link_rescan_seconds=0.5)
+    yield engine, engine.namespace("acme", "finance"), root
+    engine.close()
+
+
+def test_add_change_twice_remove_and_rename(home):
+    engine, ns, root = home
+    folder = root / "sales"
+    write(folder / "jan.csv", rows_csv(3))
+    write(folder / "deep" / "feb.csv", rows_csv(4))
+    link = ns.call("knowledge.link_dir", {"path": str(folder)})
+    assert link["label"] == "sales" and link["prefix"] == "sales/" and link["files"] == 2 and link["watching"]
+    files = settle(ns, link["link_id"])
+    assert {p: f["state"] for p, f in files.items()} == {"jan.csv": "learned", "deep/feb.csv": "learned"}
+    assert files["deep/feb.csv"]["source_uri"] == "sales/deep/feb.csv" and count(ns, "sales/deep/feb.csv") == 4
+    # changed twice: revisions 2 and 3, each answering the new content
+    for revision, n in ((2, 5), (3, 7)):
+        write(folder / "jan.csv", rows_csv(n))
+        files = settle(ns, link["link_id"])
+        assert files["jan.csv"]["revision"] == revision and count(ns, "sales/jan.csv") == n
+    # a new revision that raises a question shows it; an approval carries over to the next one
+    write(folder / "jan.csv", "id,when\n1,03/04/2024\n2,05/06/2024\n")
+    files = settle(ns, link["link_id"])
+    assert files["jan.csv"]["revision"] == 4 and files["jan.csv"]["open_questions"] == 1
+    snapshot = ns.dataset_get("sales/jan.csv").datasets[0].snapshot_id
+    ns.approve("sales/jan.csv", snapshot, formats={"when": "DMY"})
+    write(folder / "jan.csv", "id,when\n1,03/04/2024\n2,05/06/2024\n3,07/08/2024\n")
+    files = settle(ns, link["link_id"])
+    # carried over, and said: the approval holds for every value of the new revision
+    assert files["jan.csv"]["revision"] == 5 and files["jan.csv"]["open_questions"] == 1
+    assert [q.kind for q in ns.dataset_get("sales/jan.csv").datasets[0].questions] == ["carried_approval"]
+    write(folder / "jan.csv", rows_csv(7))
+    settle(ns, link["link_id"])
+    # touched, content unchanged: no new revision
+    os.utime(folder / "jan.csv", (time.time() - 5, time.time() - 5))
+    assert settle(ns, link["link_id"])["jan.csv"]["revision"] == 6
+    # renamed: the new path keeps the source and its history
+    (folder / "deep" / "feb.csv").rename(folder / "february.csv")
+    files = settle(ns, link["link_id"])
+    assert "deep/feb.csv" not in files and files["february.csv"]["source_uri"] == "sales/deep/feb.csv"
+    assert files["february.csv"]["revision"] == 1 and count(ns, "sales/deep/feb.csv") == 4
+    # removed: its source is deleted, and restorable
+    (folder / "jan.csv").unlink()
+    files = settle(ns, link["link_id"])
+    assert "jan.csv" not in files and not ns.dataset_get("sales/jan.csv").found
+    assert ns.call("knowledge.restore", {"source_uri": "sales/jan.csv"})["restored"] and count(ns, "sales/jan.csv") == 7
+
+
+def test_a_file_written_slowly_is_read_once_whole(home):
+    engine, ns, root = home
+    link = ns.call("knowledge.link_dir", {"path": str(root)})
+    path = root / "slow.csv"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("id,amount\n")
+        for k in range(6):  # a piece at a time, each younger than the settle time
+            f.write(f"{k},{k}.25\n")
+            f.flush()
+            ns.call("knowledge.retry_dir", {"link_id": link["link_id"]})
+            assert ns.call("knowledge.dir_files", {"link_id": link["link_id"]})["files"][0]["state"] == "pending"
+            time.sleep(SETTLE / 3)
+    time.sleep(SETTLE + 0.1)
+    files = settle(ns, link["link_id"])
+    assert files["slow.csv"]["state"] == "learned" and files["slow.csv"]["revision"] == 1 and count(ns, "root/slow.csv") == 6
+
+
+def test_broken_and_empty_files_say_why(home):
+    engine, ns, root = home
+    write(root / "good.csv", rows_csv(2))
+    write(root / "empty.csv", "")
+    (root / "broken.xlsx").write_bytes(b"PK\x03\x04 this is no workbook")
+    os.utime(root / "broken.xlsx", (time.time() - 5, time.time() - 5))
+    link = ns.call("knowledge.link_dir", {"path": str(root), "label": "mixed"})
+    files = settle(ns, link["link_id"])
+    assert files["good.csv"]["state"] == "learned"
+    assert files["empty.csv"]["state"] == "no_table" and files["empty.csv"]["error_code"] == "no_text"
+    assert files["broken.xlsx"]["state"] == "failed" and files["broken.xlsx"]["error_code"] == "format_unavailable"
+    assert files["broken.xlsx"]["error_message"]
+    failed = ns.call("knowledge.dir_files", {"link_id": link["link_id"], "state": "failed"})["files"]
+    assert [f["path"] for f in failed] == ["broken.xlsx"]
+    listed = ns.call("knowledge.list_dirs")["links"][0]
+    assert listed["states"] == {"learned": 1, "pending": 0, "no_table": 1, "failed": 1}
+
+
+def test_a_folder_removed_and_brought_back(home):
+    engine, ns, root = home
+    folder = root / "drive"
+    write(folder / "a.csv", rows_csv(2))
+    link = ns.call("knowledge.link_dir", {"path": str(folder)})
+    settle(ns, link["link_id"])
+    aside = root.parent / "unplugged"
+    folder.rename(aside)
+    gone = ns.call("knowledge.retry_dir", {"link_id": link["link_id"]})
+    assert gone["missing"] and not gone["watching"]
+    assert count(ns, "drive/a.csv") == 2  # an unplugged drive deletes nothing
+    aside.rename(folder)
+    write(folder / "b.csv", rows_csv(3))
+    back = ns.call("knowledge.retry_dir", {"link_id": link["link_id"]})
+    assert not back["missing"] and back["watching"]
+    files = settle(ns, link["link_id"])
+    assert files["b.csv"]["state"] == "learned" and count(ns, "drive/b.csv") == 3
+
+
+def test_changes_made_while_nothing_ran_are_caught_up_on_start(tmp_path):
+    root = tmp_path / "root"
+    write(root / "a.csv", rows_csv(2))
+    settings = dict(link_roots=str(root), link_settle_seconds=SETTLE, link_rescan_seconds=30)
+    with tabular.connect(str(tmp_path / "home"), **settings) as engine:
+        ns = engine.namespace("acme", "finance")
+        link_id = ns.call("knowledge.link_dir", {"path": str(root)})["link_id"]
+        settle(ns, link_id)
+    write(root / "a.csv", rows_csv(5))  # nothing runs
+    write(root / "b.csv", rows_csv(1))
+    with tabular.connect(str(tmp_path / "home"), watch_links=True, **settings) as engine:
+        ns = engine.namespace("acme", "finance")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # no retry_dir: the watching process looks by itself
+            files = {f["path"]: f for f in ns.call("knowledge.dir_files", {"link_id": link_id})["files"]}
+            if files.get("b.csv", {}).get("state") == "learned" and files["a.csv"]["revision"] == 2:
+                break
+            time.sleep(0.2)
+        assert files["a.csv"]["revision"] == 2 and count(ns, "root/a.csv") == 5 and count(ns, "root/b.csv") == 1
+
+
+def test_a_watching_process_follows_new_files_by_itself(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    with tabular.connect(str(tmp_path / "home"), link_roots=str(root), link_settle_seconds=SETTLE, link_rescan_seconds=30, watch_links=True) as engine:
+        ns = engine.namespace("acme", "finance")
+        link_id = ns.call("knowledge.link_dir", {"path": str(root)})["link_id"]
+        (root / "new.csv").write_text(rows_csv(4), encoding="utf-8")  # a fresh mtime: read once settled
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            files = ns.call("knowledge.dir_files", {"link_id": link_id})["files"]
+            if files and files[0]["state"] == "learned":
+                break
+            time.sleep(0.2)
+        assert files[0]["state"] == "learned" and count(ns, "root/new.csv") == 4
+
+
+def test_limits_refuse_a_link_or_pause_its_learning(tmp_path):
+    root = tmp_path / "root"
+    for k in range(3):
+        write(root / "three" / f"{k}.csv", rows_csv(1))
+    with tabular.connect(str(tmp_path / "home"), link_roots=str(root), link_settle_seconds=SETTLE, link_files_max=2,
+                         link_bytes_max=10_000, links_per_namespace=2) as engine:
+        ns = engine.namespace("acme", "finance")
+        err = refused(lambda: ns.call("knowledge.link_dir", {"path": str(root / "three")}), "TOO_MANY_FILES")
+        assert "3" in err.message and "2" in err.message
+        assert ns.call("knowledge.list_dirs")["links"] == []  # nothing watched
+        write(root / "big" / "big.csv", rows_csv(2000))
+        refused(lambda: ns.call("knowledge.link_dir", {"path": str(root / "big")}), "FOLDER_TOO_LARGE")
+        write(root / "two" / "a.csv", rows_csv(1))
+        link_id = ns.call("knowledge.link_dir", {"path": str(root / "two")})["link_id"]
+        settle(ns, link_id)
+        # over the limit after linking: paused, nothing more learned until it fits again
+        write(root / "two" / "b.csv", rows_csv(1))
+        write(root / "two" / "c.csv", rows_csv(1))
+        link = ns.call("knowledge.retry_dir", {"link_id": link_id})
+        assert link["learning_paused"] == {"reason": "too_many_files", "count": 3, "limit": 2} and not link["watching"]
+        assert not ns.dataset_get("two/b.csv").found
+        (root / "two" / "c.csv").unlink()
+        link = ns.call("knowledge.retry_dir", {"link_id": link_id})
+        assert link["learning_paused"] is None and settle(ns, link_id)["b.csv"]["state"] == "learned"
+        write(root / "other" / "x.csv", rows_csv(1))
+        ns.call("knowledge.link_dir", {"path": str(root / "other")})
+        write(root / "third" / "x.csv", rows_csv(1))
+        refused(lambda: ns.call("knowledge.link_dir", {"path": str(root / "third")}), "TOO_MANY_LINKS")
+
+
+def test_a_link_belongs_to_its_namespace_and_stays_inside_the_allowed_roots(home, tmp_path):
+    engine, ns, root = home
+    write(root / "mine" / "a.csv", rows_csv(2))
+    link_id = ns.call("knowledge.link_dir", {"path": str(root / "mine")})["link_id"]
+    other = engine.namespace("rival", "finance")
+    assert other.call("knowledge.list_dirs")["links"] == []
+    for op in ("knowledge.dir_files", "knowledge.retry_dir", "knowledge.unlink_dir"):
+        refused(lambda op=op: other.call(op, {"link_id": link_id}), "RESOURCE_NOT_FOUND")
+    assert not other.dataset_get("mine/a.csv").found
+    # outside the root: an absolute path, `..`, and a symlink that leads out
+    outside = tmp_path / "outside"
+    write(outside / "secret.csv", rows_csv(1))
+    (root / "escape").symlink_to(outside)
+    for path in (str(outside), str(root / ".." / "outside"), str(root / "escape")):
+        refused(lambda path=path: ns.call("knowledge.link_dir", {"path": path}), "PATH_NOT_ALLOWED")
+    refused(lambda: ns.call("knowledge.link_dir", {"path": str(root / "nothing")}), "PATH_NOT_FOUND")
+    refused(lambda: ns.call("knowledge.link_dir", {"path": "/"}), "DISK_ROOT")
+    # a symlinked file inside that leads out is not read
+    (root / "mine" / "leak.csv").symlink_to(outside / "secret.csv")
+    assert "leak.csv" not in settle(ns, link_id)
+    # unlinking leaves the folder and, unless asked, the sources
+    assert ns.call("knowledge.unlink_dir", {"link_id": link_id}) == {"found": True, "sources_deleted": 0, "ignored_args": []}
+    assert (root / "mine" / "a.csv").exists() and count(ns, "mine/a.csv") == 2
+    assert ns.call("knowledge.list_dirs")["links"] == []
+
+
+def test_the_service_links_nothing_unless_its_roots_are_set(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from tabular.service.http import create_app
+
+    write(tmp_path / "data" / "a.csv", rows_csv(1))
+    with tabular.connect(str(tmp_path / "home"), link_roots="") as engine, TestClient(create_app(engine, mcp=False), base_url="http://127.0.0.1") as client:
+        answer = client.post("/v1/knowledge.link_dir", json={"path": str(tmp_path / "data")})
+        assert answer.status_code == 403 and answer.json()["detail"]["code"] == "PATH_NOT_ALLOWED", answer.json()
+
+
+@pytest.mark.slow
+def test_the_soak_of_500_files_learns_each_at_its_latest_content():
+    """bench/links_soak.py at full size: 500 files of 1–500 KB over 60 s, 100 changed once."""
+    import subprocess
+    import sys
+
+    bench = Path(__file__).resolve().parents[1] / "bench" / "links_soak.py"
+    done = subprocess.run([sys.executable, str(bench)], capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "500 files" in done.stdout and " 0 wrong" in done.stdout
