@@ -228,7 +228,8 @@ def _read_text(name: str, what: str) -> str:
 
 
 def cmd_query(args, console: Console) -> int:
-    plan = _json_object(_read_text(args.plan, "plan"), "plan")
+    text = args.plan if args.plan.lstrip().startswith("{") else _read_text(args.plan, "plan")
+    plan = _json_object(text, "plan")
     engine, ns = _namespace(args)
     with engine:
         if args.output:
@@ -653,8 +654,8 @@ def parser() -> argparse.ArgumentParser:
     p = command("history", "a source's approvals: who, when, columns before and after, snapshots (knowledge.get)", cmd_history)
     p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
     p.add_argument("--json", action="store_true", help="print the approvals as JSON")
-    p = command("query", "answer a plan (knowledge.query) from a JSON file, or - for stdin", cmd_query)
-    p.add_argument("plan", metavar="PLAN", help="a JSON file holding the plan, or - to read it from stdin")
+    p = command("query", "answer a plan (knowledge.query): a JSON file, inline JSON, or - for stdin", cmd_query)
+    p.add_argument("plan", metavar="PLAN", help="a JSON file holding the plan, the plan itself as JSON, or - to read it from stdin")
     p.add_argument("--json", action="store_true", help="print the whole answer, receipt included, as JSON")
     p.add_argument("--sql", action="store_true", help="print the compiled SQL and its parameters; run nothing")
     p.add_argument("--output", help="write every row the plan matches (no limit), streamed, to this file: .parquet .csv .arrow .ndjson")

@@ -115,7 +115,9 @@ def test_a_wrong_option_is_one_line_and_status_2(capsys, monkeypatch, home, comm
 
 
 def test_a_closed_pipe_is_one_line_and_status_2(home):
-    for args in (("call", "knowledge.list"), ("datasets", "money", "--sample-rows", "50"), ("list",)):
+    plan = json.dumps({"datasets": [{"source_uri": "money"}]})
+    for args in (("call", "knowledge.list"), ("datasets", "money", "--sample-rows", "50"), ("list",), ("query", plan), ("history", "money"),
+                 ("links",), ("ask", "how many rows are there?", "money")):
         proc = subprocess.Popen([sys.executable, "-m", "tabular.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env={**os.environ, "TABULAR_HOME": str(home)})
         proc.stdout.close()  # the reader went away, as `| head` does
