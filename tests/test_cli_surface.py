@@ -82,7 +82,8 @@ WRONG_THING = [
     (("call", "knowledge.get", "/nonexistent/body.json"), "no such body file"),
     (("call", "knowledge.get", '{"source_uri": ""}'), "source_uri"),
     (("export", "/proc/nowhere/at/all"), "/proc/nowhere"),
-    (("link", "/nonexistent/folder"), "PATH_NOT_FOUND"),
+    (("link", "/nonexistent/folder"), "PATH_NOT_ALLOWED"),  # outside the working directory: whether it exists is not said
+    (("link", "no-such-folder-here"), "PATH_NOT_FOUND"),
     (("link", "/"), "DISK_ROOT"),
     (("links", "--json", "extra"), "unrecognized"),
     (("dir-files", "l_nope"), "no linked folder"),

@@ -1,0 +1,108 @@
+"""The layout's promises, checked on the source (issue 21): no module of `tabular/` or `planner/`
+takes another module's underscore names, no two modules import each other (directly or round a
+longer circle), and `planner/` holds no file or storage code."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGES = ("tabular", "planner")
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the two packages by dotted name (a package by its __init__)."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str, list[str], int, bool]]:
+    """(module imported, names taken from it, line, at module level) for each import of ours."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    top_level = {id(n) for n in tree.body} | {id(n) for node in tree.body if isinstance(node, ast.If) for n in node.body}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            names = [a.name for a in node.names]
+            if target in known:
+                # `from . import ops` names a module: the import is of that module
+                for n in names:
+                    if f"{target}.{n}" in known:
+                        out.append((f"{target}.{n}", [], node.lineno, id(node) in top_level))
+                taken = [n for n in names if f"{target}.{n}" not in known]
+                if taken or not names:
+                    out.append((target, taken, node.lineno, id(node) in top_level))
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in known:
+                    out.append((a.name, [], node.lineno, id(node) in top_level))
+    return out
+
+
+def test_no_module_takes_another_modules_private_names():
+    known = modules()
+    taken = [
+        f"{name}:{line} takes {', '.join(n for n in names if n.startswith('_') and not n.startswith('__'))} from {target}"
+        for name, path in known.items()
+        for target, names, line, _ in imports(name, path, known)
+        if target != name and any(n.startswith("_") and not n.startswith("__") for n in names)
+    ]
+    assert not taken, "\n".join(taken)
+
+
+def test_no_import_cycles():
+    """Module-level imports only: an import inside a function is made when it runs (and is allowed
+    for what is optional or heavy, with a comment saying so)."""
+    known = modules()
+    graph = {name: {t for t, _, _, top in imports(name, path, known) if top and t != name} for name, path in known.items()}
+    # a package's __init__ that only re-exports is where callers import from; importing a
+    # submodule runs its package's __init__ first, which is no circle of ours
+    cycles = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt.startswith(node + "."):
+                continue  # a package importing its own submodules
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    assert not cycles, "\n".join(cycles)
+
+
+def test_the_planner_has_no_file_or_storage_code():
+    known = modules()
+    for name, path in known.items():
+        if not name.startswith("planner"):
+            continue
+        for target, _, line, _ in imports(name, path, known):
+            assert not target.startswith("tabular"), f"{name}:{line} imports {target}"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        used = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        used |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level}
+        assert not used & {"duckdb", "sqlite3", "shutil", "os"}, f"{name} imports {used & {'duckdb', 'sqlite3', 'shutil', 'os'}}"
