@@ -19,6 +19,8 @@ demo: $(STAMP)
 # Two processes, a test file each at a time (module fixtures stay in one process): the suite
 # takes half the time it takes in one.
 test: $(STAMP)
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
 test-long: $(STAMP)

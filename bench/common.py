@@ -8,7 +8,6 @@ import shutil
 import sys
 from pathlib import Path
 
-
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 
@@ -74,7 +73,7 @@ def run_json(cmd: list[str], timeout: float) -> dict:
     import subprocess
 
     try:
-        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"error": f"stopped after {timeout} s"}
     if done.returncode != 0:
@@ -97,7 +96,10 @@ def lineitem_csv(data_dir: Path, sf: float) -> tuple[Path, bool]:
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     print(f"generating TPC-H lineitem at scale factor {sf:g} into {folder} ...", flush=True)
-    subprocess.run([tpchgen(), "--format", "csv", "-s", f"{sf:g}", "--tables", "lineitem", "--output-dir", str(partial)], check=True)
+    subprocess.run(
+        [tpchgen(), "--format", "csv", "-s", f"{sf:g}", "--tables", "lineitem", "--output-dir", str(partial)],
+        check=True,
+    )
     (partial / "lineitem.csv").replace(csv)
     partial.rmdir()
     return csv, True

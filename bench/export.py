@@ -55,6 +55,7 @@ EXPORTERS = {  # contender -> label in the table
 
 # --- children: each runs alone in its own process ----------------------------------------------
 
+
 def snapshot_columns(con) -> list[str]:
     """The snapshot's columns without tabular's row id, quoted, in the table's order."""
     names = con.execute(
@@ -96,8 +97,13 @@ def child_prepare(args) -> dict:
     assert status.state == "ready", (status.state, status.error_code, status.error_message)
     (dataset,) = ns.dataset_get(SOURCE_URI).datasets
     engine.close()
-    return {"seconds": seconds, "rows": dataset.rows, "rows_rejected": dataset.rows_rejected, "snapshot_id": dataset.snapshot_id,
-            "columns": [(c.name, c.type, c.physical) for c in dataset.columns]}
+    return {
+        "seconds": seconds,
+        "rows": dataset.rows,
+        "rows_rejected": dataset.rows_rejected,
+        "snapshot_id": dataset.snapshot_id,
+        "columns": [(c.name, c.type, c.physical) for c in dataset.columns],
+    }
 
 
 def child_tabular_export(args) -> dict:
@@ -168,6 +174,7 @@ CHILDREN = {
 
 # --- the driver ---------------------------------------------------------------------------------
 
+
 def child(name: str, **paths: Path) -> dict:
     """Run `export.py --child NAME` in a fresh process and answer its JSON line, or {"error":
     why} when it failed: a broken tabular must not hide the anchor's numbers."""
@@ -182,8 +189,13 @@ def summary(runs: list[dict]) -> dict:
     failed = [r for r in runs if "error" in r]
     if failed:
         return failed[0]
-    return {**runs[-1], "seconds": statistics.median(r["seconds"] for r in runs), "peak_rss": max(r["peak_rss"] for r in runs),
-            "runs": [round(r["seconds"], 3) for r in runs], "first_pages": [r.get("first_page", 0.0) for r in runs]}
+    return {
+        **runs[-1],
+        "seconds": statistics.median(r["seconds"] for r in runs),
+        "peak_rss": max(r["peak_rss"] for r in runs),
+        "runs": [round(r["seconds"], 3) for r in runs],
+        "first_pages": [r.get("first_page", 0.0) for r in runs],
+    }
 
 
 def measure_sf(csv: Path, home: Path, work: Path, repeat: int) -> dict:
@@ -194,7 +206,10 @@ def measure_sf(csv: Path, home: Path, work: Path, repeat: int) -> dict:
     snapshot = home / "snapshots" / f"{prepared['snapshot_id']}.duckdb"
     if not snapshot.exists():
         sys.exit(f"no snapshot file at {snapshot}")
-    print(f"  {prepared['rows']:,} rows, {prepared['rows_rejected']:,} rejected, {prepared['seconds']:.1f} s; snapshot {snapshot.stat().st_size / MiB:,.0f} MiB", flush=True)
+    print(
+        f"  {prepared['rows']:,} rows, {prepared['rows_rejected']:,} rejected, {prepared['seconds']:.1f} s; snapshot {snapshot.stat().st_size / MiB:,.0f} MiB",
+        flush=True,
+    )
     exports: dict[tuple[str, str], list[dict]] = {(c, f): [] for c in EXPORTERS for f in FORMATS}
     polars: dict[str, list[dict]] = {"tabular-polars": [], "duckdb-polars": []}
     for k in range(repeat):  # interleaved, so drift in the machine touches every contender alike
@@ -231,38 +246,58 @@ def ratio_cell(r: dict, base: dict, width_s: int = 8, width_m: int = 9) -> str:
 
 def print_sf(sf: float, result: dict, repeat: int) -> None:
     p = result["prepared"]
-    print(f"\nTPC-H lineitem, scale factor {sf:g}: {p['rows']:,} rows, snapshot {result['snapshot_bytes'] / MiB:,.0f} MiB "
-          f"(ingested in {p['seconds']:.1f} s, not measured)")
+    print(
+        f"\nTPC-H lineitem, scale factor {sf:g}: {p['rows']:,} rows, snapshot {result['snapshot_bytes'] / MiB:,.0f} MiB "
+        f"(ingested in {p['seconds']:.1f} s, not measured)"
+    )
     print(f"export of every row: median seconds and highest peak RSS (MiB) of {repeat} runs, each in a fresh process\n")
-    print(f"{'contender':<30} {'csv s':>8} {'csv MiB':>9} {'parquet s':>10} {'parquet MiB':>11}  rows, file MiB (csv / parquet)")
+    print(
+        f"{'contender':<30} {'csv s':>8} {'csv MiB':>9} {'parquet s':>10} {'parquet MiB':>11}  rows, file MiB (csv / parquet)"
+    )
     ex = result["exports"]
     for name, label in EXPORTERS.items():
         csv, pq = ex[name, "csv"], ex[name, "parquet"]
         files = " / ".join("-" if "error" in r else f"{r['rows']:,}, {r['bytes'] / MiB:,.0f}" for r in (csv, pq))
         print(f"{label:<30} {cell(csv)} {cell(pq, 10, 11)}  {files}")
     base = "duckdb-copy"
-    print(f"{'tabular / DuckDB COPY':<30} {ratio_cell(ex['tabular-export', 'csv'], ex[base, 'csv'])} "
-          f"{ratio_cell(ex['tabular-export', 'parquet'], ex[base, 'parquet'], 10, 11)}  (time ratio, peak MiB over)")
-    print(f"{'tabular / COPY ORDER BY':<30} {ratio_cell(ex['tabular-export', 'csv'], ex['duckdb-copy-ordered', 'csv'])} "
-          f"{ratio_cell(ex['tabular-export', 'parquet'], ex['duckdb-copy-ordered', 'parquet'], 10, 11)}")
+    print(
+        f"{'tabular / DuckDB COPY':<30} {ratio_cell(ex['tabular-export', 'csv'], ex[base, 'csv'])} "
+        f"{ratio_cell(ex['tabular-export', 'parquet'], ex[base, 'parquet'], 10, 11)}  (time ratio, peak MiB over)"
+    )
+    print(
+        f"{'tabular / COPY ORDER BY':<30} {ratio_cell(ex['tabular-export', 'csv'], ex['duckdb-copy-ordered', 'csv'])} "
+        f"{ratio_cell(ex['tabular-export', 'parquet'], ex['duckdb-copy-ordered', 'parquet'], 10, 11)}"
+    )
     for (name, fmt), r in ex.items():
         if "error" in r:
             print(f"  {EXPORTERS[name]} to {fmt} FAILED: {r['error']}")
 
 
 def print_polars(results: dict[float, dict], repeat: int) -> None:
-    print(f"\nevery row as a Polars frame: median seconds of {repeat} interleaved runs, highest peak RSS, each in a fresh process")
-    print("tabular: ns.query(plan).to_polars(whole=True); DuckDB: duckdb.sql(\"SELECT <columns> FROM s.data ORDER BY __row_id\").pl()\n")
-    print(f"{'SF':<5} {'rows':>10} {'tabular s':>10} {'peak MiB':>9} {'DuckDB s':>9} {'peak MiB':>9} {'ratio':>7}  same frame  runs (tabular | DuckDB)")
+    print(
+        f"\nevery row as a Polars frame: median seconds of {repeat} interleaved runs, highest peak RSS, each in a fresh process"
+    )
+    print(
+        'tabular: ns.query(plan).to_polars(whole=True); DuckDB: duckdb.sql("SELECT <columns> FROM s.data ORDER BY __row_id").pl()\n'
+    )
+    print(
+        f"{'SF':<5} {'rows':>10} {'tabular s':>10} {'peak MiB':>9} {'DuckDB s':>9} {'peak MiB':>9} {'ratio':>7}  same frame  runs (tabular | DuckDB)"
+    )
     for sf, result in results.items():
         tab, duck = result["polars"]["tabular-polars"], result["polars"]["duckdb-polars"]
         if "error" in tab or "error" in duck:
-            print(f"{sf:<5g} {'':>10} {cell(tab, 10)} {cell(duck, 9)}  tabular: {tab.get('error', 'ok')}; DuckDB: {duck.get('error', 'ok')}")
+            print(
+                f"{sf:<5g} {'':>10} {cell(tab, 10)} {cell(duck, 9)}  tabular: {tab.get('error', 'ok')}; DuckDB: {duck.get('error', 'ok')}"
+            )
             continue
         ratio = f"{tab['seconds'] / duck['seconds']:.2f}x"
-        print(f"{sf:<5g} {duck['rows']:>10,} {cell(tab, 10)} {cell(duck, 9)} {ratio:>7}  {'yes' if same_frame(tab, duck) else 'NO':<10}  "
-              f"{', '.join(f'{s:.2f}' for s in tab['runs'])} | {', '.join(f'{s:.2f}' for s in duck['runs'])}")
-        print(f"      of which ns.query(plan) (knowledge.query's first page, before to_polars streams): {statistics.median(tab['first_pages']):.3f} s")
+        print(
+            f"{sf:<5g} {duck['rows']:>10,} {cell(tab, 10)} {cell(duck, 9)} {ratio:>7}  {'yes' if same_frame(tab, duck) else 'NO':<10}  "
+            f"{', '.join(f'{s:.2f}' for s in tab['runs'])} | {', '.join(f'{s:.2f}' for s in duck['runs'])}"
+        )
+        print(
+            f"      of which ns.query(plan) (knowledge.query's first page, before to_polars streams): {statistics.median(tab['first_pages']):.3f} s"
+        )
         if tab["schema"] != duck["schema"]:
             print(f"      schemas differ: tabular {tab['schema']}\n                      DuckDB  {duck['schema']}")
 
@@ -277,8 +312,10 @@ def machine_line() -> str:
     import pyarrow
 
     ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return (f"machine: {os.cpu_count()} cores, {ram / 1024**3:.1f} GiB RAM, {platform.platform()}, Python {platform.python_version()}, "
-            f"DuckDB {duckdb.__version__}, Polars {polars.__version__}, PyArrow {pyarrow.__version__}")
+    return (
+        f"machine: {os.cpu_count()} cores, {ram / 1024**3:.1f} GiB RAM, {platform.platform()}, Python {platform.python_version()}, "
+        f"DuckDB {duckdb.__version__}, Polars {polars.__version__}, PyArrow {pyarrow.__version__}"
+    )
 
 
 def targets(results: dict[float, dict]) -> list[tuple[str, bool | None, str]]:
@@ -293,29 +330,54 @@ def targets(results: dict[float, dict]) -> list[tuple[str, bool | None, str]]:
             checks.append((label, False, f"an export failed: {hi.get('error') or lo.get('error')}"))
         else:
             over = hi["peak_rss"] - lo["peak_rss"]
-            checks.append((label, over <= FLAT_TARGET, f"{over / MB:+,.0f} MB: {lo['peak_rss'] / MiB:,.0f} -> {hi['peak_rss'] / MiB:,.0f} MiB"))
+            checks.append(
+                (
+                    label,
+                    over <= FLAT_TARGET,
+                    f"{over / MB:+,.0f} MB: {lo['peak_rss'] / MiB:,.0f} -> {hi['peak_rss'] / MiB:,.0f} MiB",
+                )
+            )
     tab, duck = results[big]["polars"]["tabular-polars"], results[big]["polars"]["duckdb-polars"]
     label = f"to_polars(whole=True) <= {POLARS_TARGET:g}x DuckDB .pl() at SF{big:g}"
     if "error" in tab or "error" in duck:
         checks.append((label, False, f"failed: {tab.get('error') or duck.get('error')}"))
     else:
         ratio = tab["seconds"] / duck["seconds"]
-        checks.append((label, ratio <= POLARS_TARGET, f"{ratio:.2f}x: {tab['seconds']:.2f} s vs {duck['seconds']:.2f} s"))
+        checks.append(
+            (label, ratio <= POLARS_TARGET, f"{ratio:.2f}x: {tab['seconds']:.2f} s vs {duck['seconds']:.2f} s")
+        )
     for sf, result in results.items():
         want = result["prepared"]["rows"]
         got = [r.get("rows") for r in result["exports"].values()]
-        checks.append((f"every export wrote all {want:,} rows at SF{sf:g}", all(g == want for g in got), ", ".join(f"{g:,}" if g is not None else "failed" for g in got)))
+        checks.append(
+            (
+                f"every export wrote all {want:,} rows at SF{sf:g}",
+                all(g == want for g in got),
+                ", ".join(f"{g:,}" if g is not None else "failed" for g in got),
+            )
+        )
         tab, duck = result["polars"]["tabular-polars"], result["polars"]["duckdb-polars"]
         ok = "error" not in tab and "error" not in duck and same_frame(tab, duck)
-        checks.append((f"to_polars(whole=True) is DuckDB's frame at SF{sf:g}", ok, "rows, schema and row-order fingerprint"))
+        checks.append(
+            (f"to_polars(whole=True) is DuckDB's frame at SF{sf:g}", ok, "rows, schema and row-order fingerprint")
+        )
     return checks
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=ROOT / "bench" / "data")
-    parser.add_argument("--scale-factors", default="0.1,1", help="TPC-H scale factors, comma-separated (the target compares the largest with the smallest)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each contender, each in a fresh process (the median time is reported)")
+    parser.add_argument(
+        "--scale-factors",
+        default="0.1,1",
+        help="TPC-H scale factors, comma-separated (the target compares the largest with the smallest)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs of each contender, each in a fresh process (the median time is reported)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the tabular homes (their path is printed)")
     parser.add_argument("--child", choices=CHILDREN, help=argparse.SUPPRESS)
     parser.add_argument("--csv", type=Path, help=argparse.SUPPRESS)
@@ -342,7 +404,9 @@ def main() -> None:
         print_sf(sf, result, args.repeat)
     print_polars(results, args.repeat)
     print(f"\n{machine_line()}")
-    print("peak MiB: ru_maxrss of the child process, interpreter and imports included (about the same in every child of a kind)")
+    print(
+        "peak MiB: ru_maxrss of the child process, interpreter and imports included (about the same in every child of a kind)"
+    )
 
     checks = targets(results)
     print("\ntargets:")

@@ -26,10 +26,9 @@ import signal  # noqa: E402
 import socket  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
+import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-
-import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import httpx  # noqa: E402
@@ -81,7 +80,9 @@ def free_port() -> int:
 def start_server(home: Path, port: int) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, "-m", "tabular.cli", "--home", str(home), "serve", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
     )
     for _ in range(600):
         try:
@@ -120,7 +121,9 @@ async def throughput(port: int, concurrency: int, seconds: float) -> tuple[int, 
         while time.monotonic() < deadline:
             writer.write(request)
             head = await reader.readuntil(b"\r\n\r\n")
-            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+            length = next(
+                int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+            )
             await reader.readexactly(length)
             done[0 if head.startswith(b"HTTP/1.1 200") else 1] += 1
         writer.close()
@@ -163,9 +166,13 @@ def main() -> None:
         print(f"{name:26} {p50:8.2f} {p99:8.2f}")
     overhead = rows[1][1] - rows[0][1]
     rate = answered / args.seconds
-    print(f"HTTP overhead at p50: {overhead:.2f} ms (target <= {OVERHEAD_TARGET_MS} ms: {'met' if overhead <= OVERHEAD_TARGET_MS else 'NOT met'})")
-    print(f"throughput: {rate:.0f} queries/s over {args.concurrency} connections for {args.seconds:.0f} s, {failed} failed "
-          f"(target >= {THROUGHPUT_TARGET:.0f}/s: {'met' if rate >= THROUGHPUT_TARGET and not failed else 'NOT met'})")
+    print(
+        f"HTTP overhead at p50: {overhead:.2f} ms (target <= {OVERHEAD_TARGET_MS} ms: {'met' if overhead <= OVERHEAD_TARGET_MS else 'NOT met'})"
+    )
+    print(
+        f"throughput: {rate:.0f} queries/s over {args.concurrency} connections for {args.seconds:.0f} s, {failed} failed "
+        f"(target >= {THROUGHPUT_TARGET:.0f}/s: {'met' if rate >= THROUGHPUT_TARGET and not failed else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lim
 
 # --- the file -----------------------------------------------------------------------------------
 
+
 def block(rng, first_key: int, rows: int):
     """One block of lineitem-like rows; l_orderkey runs on from the block before, so it stays unique."""
     import numpy as np
@@ -43,13 +44,15 @@ def block(rng, first_key: int, rows: int):
     def pick():
         return words.gather(rng.integers(0, len(WORDS), rows))
 
-    return pl.DataFrame({
-        "l_orderkey": np.arange(first_key, first_key + rows),
-        "l_partkey": rng.integers(1, 200_000, rows),
-        "l_extendedprice": rng.integers(90_000, 10_500_000, rows) / 100,  # whole cents, written with 2 places
-        "l_shipdate": np.datetime64("1992-01-02") + rng.integers(0, 2500, rows).astype("timedelta64[D]"),
-        "l_comment": pick() + " " + pick(),
-    })
+    return pl.DataFrame(
+        {
+            "l_orderkey": np.arange(first_key, first_key + rows),
+            "l_partkey": rng.integers(1, 200_000, rows),
+            "l_extendedprice": rng.integers(90_000, 10_500_000, rows) / 100,  # whole cents, written with 2 places
+            "l_shipdate": np.datetime64("1992-01-02") + rng.integers(0, 2500, rows).astype("timedelta64[D]"),
+            "l_comment": pick() + " " + pick(),
+        }
+    )
 
 
 def write_csv(path: Path, gigabytes: float) -> None:
@@ -91,6 +94,7 @@ def ensure_csv(folder: Path, gigabytes: float) -> tuple[Path, bool]:
 
 # --- contenders: each runs alone in its own process --------------------------------------------
 
+
 def run_duckdb(csv: Path, work: Path) -> dict:
     return duckdb_ctas(csv, work)
 
@@ -108,6 +112,7 @@ def contender_main(name: str, csv: Path, work: Path) -> None:
 
 # --- the driver ---------------------------------------------------------------------------------
 
+
 def run_contender(name: str, csv: Path, data_dir: Path) -> dict:
     return common_run_contender(__file__, name, csv, data_dir, TIMEOUT)
 
@@ -116,7 +121,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gigabytes", type=float, default=2.0, help="the CSV's size in GiB; fractions like 0.05 work")
     parser.add_argument("--data-dir", type=Path, default=ROOT / "bench" / "data")
-    parser.add_argument("--keep", action="store_true", help="keep a CSV this run generated (one already there is always kept)")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep a CSV this run generated (one already there is always kept)"
+    )
     parser.add_argument("--contender", choices=CONTENDERS, help=argparse.SUPPRESS)
     parser.add_argument("--csv", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)

@@ -28,6 +28,7 @@ MiB = 1024 * 1024
 
 # --- contenders: each runs alone in its own process --------------------------------------------
 
+
 def run_duckdb(csv: Path, work: Path) -> dict:
     return duckdb_ctas(csv, work)
 
@@ -51,6 +52,7 @@ def contender_main(name: str, csv: Path, work: Path) -> None:
 
 # --- the driver ---------------------------------------------------------------------------------
 
+
 def run_contender(name: str, csv: Path, data_dir: Path) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=data_dir) as work:
         cmd = [sys.executable, __file__, "--contender", name, "--csv", str(csv), "--work", work]
@@ -62,7 +64,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale-factor", type=float, default=1.0, help="TPC-H scale factor; fractions like 0.1 work")
     parser.add_argument("--data-dir", type=Path, default=ROOT / "bench" / "data")
-    parser.add_argument("--keep", action="store_true", help="keep a CSV this run generated (one already there is always kept)")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep a CSV this run generated (one already there is always kept)"
+    )
     parser.add_argument("--contender", choices=CONTENDERS, help=argparse.SUPPRESS)
     parser.add_argument("--csv", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
@@ -86,7 +90,9 @@ def main() -> None:
     print(f"file size {size / MiB:,.1f} MiB, {base['rows']:,} rows\n")
     print(f"{'contender':<10} {'seconds':>8} {'peak MiB':>9} {'time/duckdb':>12} {'peak/file':>10}")
     for name, r in results.items():
-        print(f"{name:<10} {r['seconds']:>8.2f} {r['peak_rss'] / MiB:>9,.0f} {r['seconds'] / base['seconds']:>11.2f}x {r['peak_rss'] / size:>9.2f}x")
+        print(
+            f"{name:<10} {r['seconds']:>8.2f} {r['peak_rss'] / MiB:>9,.0f} {r['seconds'] / base['seconds']:>11.2f}x {r['peak_rss'] / size:>9.2f}x"
+        )
 
     tab = results["tabular"]
     print(f"\ntabular chose ({tab['rows']:,} rows, {tab['rows_rejected']:,} rejected):")
@@ -99,9 +105,14 @@ def main() -> None:
     for label, ok, detail in [
         ("rows equal DuckDB's", tab["rows"] == base["rows"], f"{tab['rows']:,} vs {base['rows']:,}"),
         (f"time <= {TIME_TARGET}x DuckDB", time_ratio <= TIME_TARGET, f"{time_ratio:.2f}x"),
-        ("peak memory <= file + 300 MiB", over <= MEMORY_TARGET, f"{memory_ratio:.2f}x the file, {over / MiB:+,.0f} MiB"),
+        (
+            "peak memory <= file + 300 MiB",
+            over <= MEMORY_TARGET,
+            f"{memory_ratio:.2f}x the file, {over / MiB:+,.0f} MiB",
+        ),
     ]:
         print(f"  {label:<32} {'PASS' if ok else 'MISS'}  ({detail})")
+
 
 if __name__ == "__main__":
     main()

@@ -24,7 +24,9 @@ from common import run_contender as common_run_contender
 
 CONTENDERS = ("duckdb", "tabular")
 TIME_TARGET = 3.0  # tabular seconds <= 3 x DuckDB's, at every width
-FLAT_TARGET = 0.30  # time per cell at most 30% over the 100-column file's, per row count (cost must not grow with width)
+FLAT_TARGET = (
+    0.30  # time per cell at most 30% over the 100-column file's, per row count (cost must not grow with width)
+)
 BASE_RSS = 300  # MiB: peak RSS <= 300 MiB + RSS_PER_FILE x the file's size
 RSS_PER_FILE = 3
 TIMEOUT = 600  # seconds one contender may take on one file
@@ -35,6 +37,7 @@ WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lim
 
 
 # --- the files ----------------------------------------------------------------------------------
+
 
 def write_csv(path: Path, rows: int, cols: int) -> None:
     import numpy as np
@@ -68,12 +71,18 @@ def ensure_csv(folder: Path, rows: int, cols: int) -> tuple[Path, bool]:
     start = time.perf_counter()
     # In a child process: Linux carries a process's peak RSS across fork and exec into its
     # children, so a driver swollen by generating would inflate every contender's peak.
-    subprocess.run([sys.executable, __file__, "--write", str(path), "--rows", str(rows), "--columns", str(cols)], check=True)
-    print(f"generated {path.name} ({path.stat().st_size / MiB:,.1f} MiB) in {time.perf_counter() - start:.1f} s", flush=True)
+    subprocess.run(
+        [sys.executable, __file__, "--write", str(path), "--rows", str(rows), "--columns", str(cols)], check=True
+    )
+    print(
+        f"generated {path.name} ({path.stat().st_size / MiB:,.1f} MiB) in {time.perf_counter() - start:.1f} s",
+        flush=True,
+    )
     return path, True
 
 
 # --- contenders: each runs alone in its own process --------------------------------------------
+
 
 def run_duckdb(csv: Path, work: Path) -> dict:
     return duckdb_ctas(csv, work)
@@ -91,6 +100,7 @@ def contender_main(name: str, csv: Path, work: Path) -> None:
 
 # --- the driver ---------------------------------------------------------------------------------
 
+
 def run_contender(name: str, csv: Path, data_dir: Path) -> dict:
     return common_run_contender(__file__, name, csv, data_dir, TIMEOUT)
 
@@ -104,7 +114,9 @@ def main() -> None:
     parser.add_argument("--rows", type=int_list, default=[2000, 20000], help="comma-separated row counts")
     parser.add_argument("--columns", type=int_list, default=[100, 250, 500, 1000], help="comma-separated widths")
     parser.add_argument("--data-dir", type=Path, default=ROOT / "bench" / "data")
-    parser.add_argument("--keep", action="store_true", help="keep the CSVs this run generated (ones already there are always kept)")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the CSVs this run generated (ones already there are always kept)"
+    )
     parser.add_argument("--contender", choices=CONTENDERS, help=argparse.SUPPRESS)
     parser.add_argument("--csv", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
@@ -132,7 +144,9 @@ def main() -> None:
                 if generated and not args.keep:
                     csv.unlink()
 
-    print(f"\n{'rows':>7} {'cols':>5} {'MiB':>7} {'duckdb s':>9} {'tabular s':>10} {'tab/duck':>9} {'us/cell':>8} {'tab peak MiB':>13} {'peak target':>12}")
+    print(
+        f"\n{'rows':>7} {'cols':>5} {'MiB':>7} {'duckdb s':>9} {'tabular s':>10} {'tab/duck':>9} {'us/cell':>8} {'tab peak MiB':>13} {'peak target':>12}"
+    )
     for rows, cols, size, r in runs:
         duck, tab = r["duckdb"], r["tabular"]
         duck_s = f"{duck['seconds']:>9.3f}" if "error" not in duck else f"{'failed':>9}"
@@ -141,10 +155,12 @@ def main() -> None:
         else:
             ratio = f"{tab['seconds'] / duck['seconds']:>8.2f}x" if "error" not in duck else f"{'-':>9}"
             tab_cols = f"{tab['seconds']:>10.3f} {ratio} {tab['seconds'] / (rows * cols) * 1e6:>8.2f} {tab['peak_rss'] / MiB:>13,.0f}"
-        print(f"{rows:>7,} {cols:>5} {size / MiB:>7.1f} {duck_s} {tab_cols} {BASE_RSS + RSS_PER_FILE * size / MiB:>12,.0f}")
+        print(
+            f"{rows:>7,} {cols:>5} {size / MiB:>7.1f} {duck_s} {tab_cols} {BASE_RSS + RSS_PER_FILE * size / MiB:>12,.0f}"
+        )
 
     print("\nwhat tabular chose (count per type) and row counts:")
-    for rows, cols, size, r in runs:
+    for rows, cols, _size, r in runs:
         duck, tab = r["duckdb"], r["tabular"]
         for name, res in r.items():
             if "error" in res:
@@ -152,11 +168,13 @@ def main() -> None:
         if "error" not in tab:
             types = ", ".join(f"{kind}: {n}" for kind, n in sorted(tab["types"].items()))
             duck_rows = f"{duck['rows']:,}" if "error" not in duck else "-"
-            print(f"  {rows:,} x {cols}: rows {tab['rows']:,} (DuckDB {duck_rows}), rejected {tab['rows_rejected']:,}; {types}")
+            print(
+                f"  {rows:,} x {cols}: rows {tab['rows']:,} (DuckDB {duck_rows}), rejected {tab['rows_rejected']:,}; {types}"
+            )
 
     print("\ntargets:")
     ok_runs = [(rows, cols, size, r) for rows, cols, size, r in runs if "error" not in r["tabular"]]
-    for rows, cols, size, r in ok_runs:
+    for rows, cols, _size, r in ok_runs:
         tab, duck = r["tabular"], r["duckdb"]
         if "error" not in duck:
             ratio = tab["seconds"] / duck["seconds"]
@@ -172,11 +190,18 @@ def main() -> None:
         for cols in widths:
             if cols != base:
                 change = per_cell[rows, cols] / per_cell[rows, base] - 1
-                verdict(f"{rows:,} x {cols}: time/cell at most {FLAT_TARGET:.0%} over {base} cols", change <= FLAT_TARGET, f"{change:+.0%}")
+                verdict(
+                    f"{rows:,} x {cols}: time/cell at most {FLAT_TARGET:.0%} over {base} cols",
+                    change <= FLAT_TARGET,
+                    f"{change:+.0%}",
+                )
     for rows, cols, size, r in ok_runs:
         limit = BASE_RSS * MiB + RSS_PER_FILE * size
-        verdict(f"{rows:,} x {cols}: peak RSS <= {BASE_RSS} MiB + {RSS_PER_FILE}x file", r["tabular"]["peak_rss"] <= limit,
-                f"{r['tabular']['peak_rss'] / MiB:,.0f} of {limit / MiB:,.0f} MiB")
+        verdict(
+            f"{rows:,} x {cols}: peak RSS <= {BASE_RSS} MiB + {RSS_PER_FILE}x file",
+            r["tabular"]["peak_rss"] <= limit,
+            f"{r['tabular']['peak_rss'] / MiB:,.0f} of {limit / MiB:,.0f} MiB",
+        )
 
 
 def verdict(label: str, ok: bool, detail: str) -> None:

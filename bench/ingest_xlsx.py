@@ -27,13 +27,33 @@ TIME_TARGET = 2.0  # tabular seconds <= 2 x fastexcel's plain read (issue 13)
 TIMEOUT = 600  # seconds one contender may take
 MiB = 1024 * 1024
 
-KINDS = ("id", "text", "date", "money", "percent", "small_int", "flag", "measure", "category", "stamp", "code", "amount")
-FORMATS = {"date": "yyyy-mm-dd", "money": '"$"#,##0.00', "percent": "0.0%", "stamp": "yyyy-mm-dd hh:mm", "amount": "0.00"}
+KINDS = (
+    "id",
+    "text",
+    "date",
+    "money",
+    "percent",
+    "small_int",
+    "flag",
+    "measure",
+    "category",
+    "stamp",
+    "code",
+    "amount",
+)
+FORMATS = {
+    "date": "yyyy-mm-dd",
+    "money": '"$"#,##0.00',
+    "percent": "0.0%",
+    "stamp": "yyyy-mm-dd hh:mm",
+    "amount": "0.00",
+}
 WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
 CATEGORIES = ("north", "south", "east", "west", "central", "online", "retail", "wholesale")
 
 
 # --- the workbook -------------------------------------------------------------------------------
+
 
 def cell_value(kind: str, row: int, rng: random.Random):
     if kind == "id":
@@ -92,6 +112,7 @@ def ensure_xlsx(data_dir: Path, rows: int, cols: int) -> tuple[Path, bool]:
 
 # --- contenders: each runs alone in its own process --------------------------------------------
 
+
 def run_fastexcel(path: Path, work: Path) -> dict:
     import fastexcel
 
@@ -141,6 +162,7 @@ def contender_main(name: str, path: Path, work: Path) -> None:
 
 # --- the driver ---------------------------------------------------------------------------------
 
+
 def run_contender(name: str, path: Path, data_dir: Path) -> dict | None:
     """The contender's JSON line, or None when it ran past TIMEOUT."""
     with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=data_dir) as work:
@@ -157,7 +179,9 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=200_000, help="data rows below the header")
     parser.add_argument("--cols", type=int, default=12, help="columns, cycling over the 12 kinds")
     parser.add_argument("--data-dir", type=Path, default=ROOT / "bench" / "data")
-    parser.add_argument("--keep", action="store_true", help="keep a workbook this run generated (one already there is always kept)")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep a workbook this run generated (one already there is always kept)"
+    )
     parser.add_argument("--contender", choices=CONTENDERS, help=argparse.SUPPRESS)
     parser.add_argument("--xlsx", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
@@ -190,14 +214,18 @@ def main() -> None:
 
     tab = results["tabular"]
     if tab:
-        print(f"\ntabular chose ({tab['datasets']} dataset(s), {tab['rows']:,} rows, {tab['rows_rejected']:,} rejected):")
+        print(
+            f"\ntabular chose ({tab['datasets']} dataset(s), {tab['rows']:,} rows, {tab['rows_rejected']:,} rejected):"
+        )
         for name, kind, physical, fmt in tab["columns"]:
             print(f"  {name:<12} {kind:<9} {physical:<16} {fmt}")
 
     print("\ntarget:")
     if tab and base:
         ratio = tab["seconds"] / base["seconds"]
-        print(f"  {'time <= ' + str(TIME_TARGET) + 'x fastexcel':<26} {'PASS' if ratio <= TIME_TARGET else 'MISS'}  ({ratio:.2f}x)")
+        print(
+            f"  {'time <= ' + str(TIME_TARGET) + 'x fastexcel':<26} {'PASS' if ratio <= TIME_TARGET else 'MISS'}  ({ratio:.2f}x)"
+        )
     else:
         print(f"  {'time <= ' + str(TIME_TARGET) + 'x fastexcel':<26} MISS  (a contender timed out)")
 

@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 
-from common import use_working_tree  # noqa: E402  (bench/ is on the path when run as a script)
+from common import use_working_tree
 
 use_working_tree()
 
@@ -47,7 +47,9 @@ def writer(folder: Path, files: int, changes: int, seconds: float, seed: int, ex
         rows = rows_for(sizes[k]) if kind == "new" else rows_for(rng.randint(1_000, 500_000))
         path = folder / f"part{k // 100}" / f"file{k:04d}.csv"
         path.parent.mkdir(exist_ok=True)
-        path.write_text(csv_text(rows, k if kind == "new" else k + 1), encoding="utf-8")  # written in place, not renamed in
+        path.write_text(
+            csv_text(rows, k if kind == "new" else k + 1), encoding="utf-8"
+        )  # written in place, not renamed in
         rel = path.relative_to(folder).as_posix()
         was = expected.get(rel, (0, 0))
         expected[rel] = (rows, was[1] + 1)
@@ -71,11 +73,15 @@ def main() -> int:
     folder = base / "watched"
     folder.mkdir()
     expected: dict[str, tuple[int, int]] = {}  # path -> (rows of its latest content, contents written)
-    with tabular.connect(str(base / "home"), link_roots=str(base), watch_links=True, link_settle_seconds=1.0, link_rescan_seconds=30) as engine:
+    with tabular.connect(
+        str(base / "home"), link_roots=str(base), watch_links=True, link_settle_seconds=1.0, link_rescan_seconds=30
+    ) as engine:
         ns = engine.namespace("soak", "files")
         link_id = ns.call("knowledge.link_dir", {"path": str(folder), "label": "soak"})["link_id"]
         began = time.monotonic()
-        thread = threading.Thread(target=writer, args=(folder, args.files, args.changes, args.seconds, args.seed, expected))
+        thread = threading.Thread(
+            target=writer, args=(folder, args.files, args.changes, args.seconds, args.seed, expected)
+        )
         thread.start()
         thread.join()
         wrote = time.monotonic()
@@ -85,8 +91,11 @@ def main() -> int:
             states = {}
             for f in files:
                 states[f["state"]] = states.get(f["state"], 0) + 1
-            if len(files) == len(expected) and states.get("learned", 0) == len(expected) and all(
-                    _latest(ns, f, expected) for f in files):
+            if (
+                len(files) == len(expected)
+                and states.get("learned", 0) == len(expected)
+                and all(_latest(ns, f, expected) for f in files)
+            ):
                 break
             time.sleep(2)
         learned_after = time.monotonic() - wrote
@@ -97,17 +106,23 @@ def main() -> int:
             # A file rewritten before its first content was read is read once, at its latest:
             # a revision per content read, never more (none twice).
             if f["state"] != "learned" or not 1 <= f["revision"] <= contents:
-                wrong.append(f"{f['path']}: {f['state']} revision {f['revision']}, {contents} contents written ({f['error_code']}: {f['error_message']})")
+                wrong.append(
+                    f"{f['path']}: {f['state']} revision {f['revision']}, {contents} contents written ({f['error_code']}: {f['error_message']})"
+                )
                 continue
-            counted = ns.query({"datasets": [{"source_uri": f["source_uri"]}], "aggregates": [{"fn": "count"}]}).rows[0][0]
+            counted = ns.query({"datasets": [{"source_uri": f["source_uri"]}], "aggregates": [{"fn": "count"}]}).rows[
+                0
+            ][0]
             if counted != rows:
                 wrong.append(f"{f['path']}: {counted} rows answered, {rows} in the file")
         missing = set(expected) - {f["path"] for f in files}
         wrong += [f"{p}: never seen" for p in sorted(missing)]
     revisions = sum(f["revision"] or 0 for f in files)
     print(f"{revisions} revisions published for {sum(c for _, c in expected.values())} contents written")
-    print(f"{len(expected)} files, {sum(c for _, c in expected.values())} contents: "
-          f"{len(expected) - len(wrong)} learned at their latest content and counted right, {len(wrong)} wrong")
+    print(
+        f"{len(expected)} files, {sum(c for _, c in expected.values())} contents: "
+        f"{len(expected) - len(wrong)} learned at their latest content and counted right, {len(wrong)} wrong"
+    )
     for line in wrong[:20]:
         print("  WRONG", line)
     return 1 if wrong else 0

@@ -58,7 +58,12 @@ def make_home(home: Path, count: int) -> None:
     csv.write_text("id,amount,when\n1,2.50,2024-01-02\n2,3.75,2024-02-03\n")
     with tabular.connect(str(home), ingest_workers=2, job_queue=count) as engine:
         ns = engine.namespace("bench", "open")
-        started = [ns.call("knowledge.ingest", {"upload_id": ns.upload_file(csv)["upload_id"], "source_uri": f"s{k}"})["ingestion_id"] for k in range(count)]
+        started = [
+            ns.call("knowledge.ingest", {"upload_id": ns.upload_file(csv)["upload_id"], "source_uri": f"s{k}"})[
+                "ingestion_id"
+            ]
+            for k in range(count)
+        ]
         for ingestion_id in started:
             engine.jobs.wait(ingestion_id)
         states = {ns.call("knowledge.ingest_status", {"ingestion_id": i})["state"] for i in started}
@@ -69,7 +74,9 @@ def timed(script: str, home: Path, repeat: int) -> list[float]:
     """Median (import, open, first query) seconds over `repeat` fresh processes."""
     runs = []
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", script, str(home)], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", script, str(home)], capture_output=True, text=True, check=True, cwd=ROOT
+        ).stdout
         runs.append([float(x) for x in out.split()])
     return [statistics.median(r[k] for r in runs) for k in range(3)]
 
@@ -92,7 +99,9 @@ def main() -> int:
     print(f"{'tabular.connect':24} {ours[0]:8.3f} {ours[1]:8.3f} {ours[2]:10.3f}")
     print(f"{'floor (sqlite3 + duckdb)':24} {floor[0]:8.3f} {floor[1]:8.3f} {floor[2]:10.3f}")
     ok = ours[1] < TARGET_S
-    print(f"\ntarget: opening a home of {args.snapshots} snapshots < {TARGET_S} s   {'PASS' if ok else 'FAIL'}  ({ours[1]:.3f} s, {ours[1] / max(floor[1], 1e-9):.0f}x the floor's open)")
+    print(
+        f"\ntarget: opening a home of {args.snapshots} snapshots < {TARGET_S} s   {'PASS' if ok else 'FAIL'}  ({ours[1]:.3f} s, {ours[1] / max(floor[1], 1e-9):.0f}x the floor's open)"
+    )
     return 0 if ok else 1
 
 

@@ -88,6 +88,7 @@ PLANS = {"Q1": (Q1, Q1_SQL), "Q3": (Q3, Q3_SQL), "Q6": (Q6, Q6_SQL)}
 
 # --- data ---------------------------------------------------------------------------------------
 
+
 def ensure_csvs(data_dir: Path, sf: float) -> dict[str, Path]:
     """The three CSVs for this scale factor; only the missing ones are generated (and kept)."""
     folder = data_dir / f"sf{sf:g}"
@@ -97,7 +98,17 @@ def ensure_csvs(data_dir: Path, sf: float) -> dict[str, Path]:
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
         print(f"generating TPC-H {', '.join(missing)} at scale factor {sf:g} into {folder} ...", flush=True)
-        cmd = [tpchgen(), "--format", "csv", "-s", f"{sf:g}", "--tables", ",".join(missing), "--output-dir", str(partial)]
+        cmd = [
+            tpchgen(),
+            "--format",
+            "csv",
+            "-s",
+            f"{sf:g}",
+            "--tables",
+            ",".join(missing),
+            "--output-dir",
+            str(partial),
+        ]
         subprocess.run(cmd, check=True)
         for t in missing:
             (partial / f"{t}.csv").replace(folder / f"{t}.csv")
@@ -106,6 +117,7 @@ def ensure_csvs(data_dir: Path, sf: float) -> dict[str, Path]:
 
 
 # --- measuring ----------------------------------------------------------------------------------
+
 
 def same_value(got, want) -> bool:
     """tabular's JSON value against DuckDB's Python value (decimals and big integers come as text)."""
@@ -143,7 +155,7 @@ def measure(engine, plan: dict, sql_template: str, repeat: int) -> dict:
         want = cur.execute(sql).fetchall()
         duck.append((time.perf_counter() - start) * 1000)
     cur.close()
-    med = lambda f: statistics.median(f(e2e, ms) for e2e, ms in runs)  # noqa: E731
+    med = lambda f: statistics.median(f(e2e, ms) for e2e, ms in runs)
     return {  # encode (rows to JSON values, the receipt) = overhead - validate - compile
         "tabular": med(lambda e2e, ms: e2e),
         "duckdb": statistics.median(duck),
@@ -180,21 +192,42 @@ def measure_clickhouse(engine, plan: dict, repeat: int) -> dict:
         start = time.perf_counter()
         ch = query(ch_ctx, body).model_dump(mode="json")
         ch_ms.append((time.perf_counter() - start) * 1000)
-    same = duck["columns"] == ch["columns"] and len(duck["rows"]) == len(ch["rows"]) and all(
-        all(math.isclose(a, b, rel_tol=1e-9) if isinstance(a, float) and isinstance(b, float) else (a == b and type(a) is type(b)) for a, b in zip(d, c))
-        for d, c in zip(duck["rows"], ch["rows"])
+    same = (
+        duck["columns"] == ch["columns"]
+        and len(duck["rows"]) == len(ch["rows"])
+        and all(
+            all(
+                math.isclose(a, b, rel_tol=1e-9)
+                if isinstance(a, float) and isinstance(b, float)
+                else (a == b and type(a) is type(b))
+                for a, b in zip(d, c)
+            )
+            for d, c in zip(duck["rows"], ch["rows"])
+        )
     )
-    return {"duckdb": statistics.median(duck_ms), "clickhouse": statistics.median(ch_ms), "first": first,
-            "rows": len(ch["rows"]), "same": same, "engine": ch["receipt"]["engine"]}
+    return {
+        "duckdb": statistics.median(duck_ms),
+        "clickhouse": statistics.median(ch_ms),
+        "first": first,
+        "rows": len(ch["rows"]),
+        "same": same,
+        "engine": ch["receipt"]["engine"],
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale-factor", type=float, default=1.0, help="TPC-H scale factor; fractions like 0.1 work")
     parser.add_argument("--data-dir", type=Path, default=ROOT / "bench" / "data")
-    parser.add_argument("--repeat", type=int, default=5, help="timed runs per plan, after one warm-up (the median is reported)")
-    parser.add_argument("--engine", choices=["duckdb", "clickhouse"], default="duckdb",
-                        help="clickhouse: also run the plans on ClickHouse (chdb) beside DuckDB and print both")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="timed runs per plan, after one warm-up (the median is reported)"
+    )
+    parser.add_argument(
+        "--engine",
+        choices=["duckdb", "clickhouse"],
+        default="duckdb",
+        help="clickhouse: also run the plans on ClickHouse (chdb) beside DuckDB and print both",
+    )
     args = parser.parse_args()
     use_working_tree()
     import tabular
@@ -211,7 +244,10 @@ def main() -> None:
             st = ns.ingest_file(path, source_uri=path.name)
             assert st.state == "ready", (name, st.state, st.error_code, st.error_message)
             (d,) = ns.dataset_get(path.name).datasets
-            print(f"ingested {path.name}: {d.rows:,} rows, {d.rows_rejected:,} rejected, {time.perf_counter() - start:.1f} s (not measured)", flush=True)
+            print(
+                f"ingested {path.name}: {d.rows:,} rows, {d.rows_rejected:,} rejected, {time.perf_counter() - start:.1f} s (not measured)",
+                flush=True,
+            )
         results = {}
         for name, (plan, sql) in PLANS.items():
             print(f"running {name} ...", flush=True)
@@ -225,14 +261,20 @@ def main() -> None:
     print(f"\nTPC-H scale factor {args.scale_factor:g}, median of {args.repeat} runs after one warm-up, ms\n")
     print(f"{'plan':<5} {'tabular ms':>11} {'DuckDB ms':>10} {'ratio':>7} {'overhead ms':>12} {'rows':>5}  same rows")
     for name, r in results.items():
-        print(f"{name:<5} {r['tabular']:>11.2f} {r['duckdb']:>10.2f} {r['tabular'] / r['duckdb']:>6.2f}x "
-              f"{r['overhead']:>12.2f} {r['rows']:>5}  {'yes' if r['same'] else 'NO'}")
-    print("\noverhead = receipt elapsed_ms total - execute = validate + compile + encode (rows to JSON values, receipt);")
+        print(
+            f"{name:<5} {r['tabular']:>11.2f} {r['duckdb']:>10.2f} {r['tabular'] / r['duckdb']:>6.2f}x "
+            f"{r['overhead']:>12.2f} {r['rows']:>5}  {'yes' if r['same'] else 'NO'}"
+        )
+    print(
+        "\noverhead = receipt elapsed_ms total - execute = validate + compile + encode (rows to JSON values, receipt);"
+    )
     print("outside = end to end - receipt total (engine.call: input model, output model_dump)\n")
     print(f"{'plan':<5} {'validate':>9} {'compile':>8} {'encode':>7} {'outside':>8} {'execute':>8}")
     for name, r in results.items():
         encode = r["overhead"] - r["validate"] - r["compile"]
-        print(f"{name:<5} {r['validate']:>9.2f} {r['compile']:>8.2f} {encode:>7.2f} {r['outside']:>8.2f} {r['execute']:>8.2f}")
+        print(
+            f"{name:<5} {r['validate']:>9.2f} {r['compile']:>8.2f} {encode:>7.2f} {r['outside']:>8.2f} {r['execute']:>8.2f}"
+        )
 
     note = "" if args.scale_factor == 1 else f" (stated for SF1; this is SF{args.scale_factor:g})"
     print(f"\ntargets{note}:")
@@ -241,7 +283,11 @@ def main() -> None:
         for label, ok, detail in [
             (f"{name} same rows as the SQL", r["same"], f"{r['rows']} rows"),
             (f"{name} time <= {RATIO_TARGET}x DuckDB", ratio <= RATIO_TARGET, f"{ratio:.2f}x"),
-            (f"{name} overhead < {OVERHEAD_TARGET_MS:g} ms", r["overhead"] < OVERHEAD_TARGET_MS, f"{r['overhead']:.2f} ms"),
+            (
+                f"{name} overhead < {OVERHEAD_TARGET_MS:g} ms",
+                r["overhead"] < OVERHEAD_TARGET_MS,
+                f"{r['overhead']:.2f} ms",
+            ),
         ]:
             print(f"  {label:<30} {'PASS' if ok else 'MISS'}  ({detail})")
     for name, r in results.items():
@@ -251,10 +297,14 @@ def main() -> None:
         engine_name = next(iter(clickhouse.values()))["engine"]
         print(f"\nknowledge.query on DuckDB and on {engine_name}, median of {args.repeat} runs, ms (first: the first")
         print("ClickHouse run, which exports the snapshots to Parquet and loads them, once)\n")
-        print(f"{'plan':<5} {'DuckDB ms':>10} {'ClickHouse ms':>14} {'ratio':>7} {'first ms':>9} {'rows':>5}  same answer")
+        print(
+            f"{'plan':<5} {'DuckDB ms':>10} {'ClickHouse ms':>14} {'ratio':>7} {'first ms':>9} {'rows':>5}  same answer"
+        )
         for name, r in clickhouse.items():
-            print(f"{name:<5} {r['duckdb']:>10.2f} {r['clickhouse']:>14.2f} {r['clickhouse'] / r['duckdb']:>6.2f}x "
-                  f"{r['first']:>9.0f} {r['rows']:>5}  {'yes' if r['same'] else 'NO'}")
+            print(
+                f"{name:<5} {r['duckdb']:>10.2f} {r['clickhouse']:>14.2f} {r['clickhouse'] / r['duckdb']:>6.2f}x "
+                f"{r['first']:>9.0f} {r['rows']:>5}  {'yes' if r['same'] else 'NO'}"
+            )
 
 
 if __name__ == "__main__":

@@ -204,8 +204,20 @@ def verify(http: httpx.Client, stats: Stats) -> dict:
     for ingestion_id, uri, rows in stats.ingests:
         job = wait_job(http, ingestion_id)
         got = http.post("/v1/knowledge.dataset_get", json={"source_uri": uri}).json()
-        if job["state"] != "ready" or not got["found"] or got["revision"] < job["revision"] or got["datasets"][0]["rows"] != rows:
-            lost_ingests.append({"ingestion_id": ingestion_id, "job": job.get("state"), "error": job.get("error_code"), "found": got["found"]})
+        if (
+            job["state"] != "ready"
+            or not got["found"]
+            or got["revision"] < job["revision"]
+            or got["datasets"][0]["rows"] != rows
+        ):
+            lost_ingests.append(
+                {
+                    "ingestion_id": ingestion_id,
+                    "job": job.get("state"),
+                    "error": job.get("error_code"),
+                    "found": got["found"],
+                }
+            )
     seen: dict[str, set[str]] = {}
     for uri, snapshot in stats.approvals:
         if uri not in seen:
@@ -213,8 +225,12 @@ def verify(http: httpx.Client, stats: Stats) -> dict:
             seen[uri] = {h["new_snapshot_id"] for h in history}
         if snapshot not in seen[uri]:
             lost_approvals.append({"source_uri": uri, "snapshot_id": snapshot})
-    return {"ingests_acknowledged": len(stats.ingests), "approvals_acknowledged": len(stats.approvals),
-            "lost_ingests": lost_ingests, "lost_approvals": lost_approvals}
+    return {
+        "ingests_acknowledged": len(stats.ingests),
+        "approvals_acknowledged": len(stats.approvals),
+        "lost_ingests": lost_ingests,
+        "lost_approvals": lost_approvals,
+    }
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -229,7 +245,13 @@ def percentile(values: list[float], q: float) -> float:
 ORG, NAMESPACE = "soak", "soak"
 TERMINAL = ("ready", "partial", "failed", "cancelled")
 # What an uncaught exception (or a dying interpreter) leaves on a child's stderr.
-CRASH_MARKS = ("Traceback (most recent call last)", "Fatal Python error", "Exception ignored in", "Segmentation fault", "core dumped")
+CRASH_MARKS = (
+    "Traceback (most recent call last)",
+    "Fatal Python error",
+    "Exception ignored in",
+    "Segmentation fault",
+    "core dumped",
+)
 
 
 def import_tabular():
@@ -320,19 +342,36 @@ def writer(engine, ns, log: ChildLog, k: int, rng: random.Random, more, work: Pa
 
     def ingest(uri: str, filename: str, extra: int) -> bool:
         path = work / filename
-        path.write_text(base + "".join(f"{100 + i},{rng.randint(1, 12):02d}/{rng.randint(1, 12):02d}/2024,{rng.randint(1, 99)}\n" for i in range(extra)))
+        path.write_text(
+            base
+            + "".join(
+                f"{100 + i},{rng.randint(1, 12):02d}/{rng.randint(1, 12):02d}/2024,{rng.randint(1, 99)}\n"
+                for i in range(extra)
+            )
+        )
         up, _ = log.call("upload", lambda: ns.upload_file(path))
         if up is None:
             return False
-        started, _ = log.call("ingest", lambda: ns.call("knowledge.ingest", {"upload_id": up["upload_id"], "source_uri": uri}))
+        started, _ = log.call(
+            "ingest", lambda: ns.call("knowledge.ingest", {"upload_id": up["upload_id"], "source_uri": uri})
+        )
         if started is None:
             return False
         ingestion_id = started["ingestion_id"]
         log.ack(kind="ingest", ingestion_id=ingestion_id, source_uri=uri, rows=base_rows + extra)
-        job, _ = log.call("ingest_wait", lambda: wait_local(engine, ns, ingestion_id),
-                          judge=lambda got: "ok" if got["state"] == "ready" else f"job {got['state']} {got.get('error_code')}")
+        job, _ = log.call(
+            "ingest_wait",
+            lambda: wait_local(engine, ns, ingestion_id),
+            judge=lambda got: "ok" if got["state"] == "ready" else f"job {got['state']} {got.get('error_code')}",
+        )
         if job is not None:
-            log.ack(kind="ingest_done", ingestion_id=ingestion_id, state=job["state"], revision=job.get("revision"), error_code=job.get("error_code"))
+            log.ack(
+                kind="ingest_done",
+                ingestion_id=ingestion_id,
+                state=job["state"],
+                revision=job.get("revision"),
+                error_code=job.get("error_code"),
+            )
         path.unlink(missing_ok=True)
         return job is not None and job["state"] == "ready"
 
@@ -352,10 +391,16 @@ def writer(engine, ns, log: ChildLog, k: int, rng: random.Random, more, work: Pa
             fmt = formats[state["approvals"] % 2]
             state["approvals"] += 1
             body = {"source_uri": own, "snapshot_id": state["snapshot"], "formats": {"when": fmt}}
-            got, code = log.call("dataset_approve", lambda: ns.call("knowledge.dataset_approve", body))
+            got, code = log.call("dataset_approve", lambda body=body: ns.call("knowledge.dataset_approve", body))
             if got is not None and got.get("dataset"):
                 state["snapshot"] = got["dataset"]["snapshot_id"]
-                log.ack(kind="approval", source_uri=own, snapshot_id=state["snapshot"], old_snapshot_id=body["snapshot_id"], format=fmt)
+                log.ack(
+                    kind="approval",
+                    source_uri=own,
+                    snapshot_id=state["snapshot"],
+                    old_snapshot_id=body["snapshot_id"],
+                    format=fmt,
+                )
             elif code == "PRECONDITION_FAILED":
                 state["snapshot"] = ""  # look again
 
@@ -369,7 +414,7 @@ def reader(engine, ns, log: ChildLog, k: int, rng: random.Random, more, writers:
                 log.query_answers[answer_key(got)] += 1
         else:
             uri = rng.choice(sources)
-            log.call("dataset_get", lambda: ns.call("knowledge.dataset_get", {"source_uri": uri}))
+            log.call("dataset_get", lambda uri=uri: ns.call("knowledge.dataset_get", {"source_uri": uri}))
 
 
 def child_main(args) -> int:
@@ -411,10 +456,17 @@ def child_main(args) -> int:
         engine.close()
         close_seconds = time.perf_counter() - began
     result = {
-        "index": k, "role": args.child, "pid": os.getpid(), "calls": log.calls,
-        "loop_start": loop_start, "loop_end": loop_end,
-        "connect_seconds": round(connect_seconds, 3), "close_seconds": round(close_seconds, 3),
-        "latency": log.latency, "codes": {op: dict(c) for op, c in log.codes.items()}, "samples": log.samples,
+        "index": k,
+        "role": args.child,
+        "pid": os.getpid(),
+        "calls": log.calls,
+        "loop_start": loop_start,
+        "loop_end": loop_end,
+        "connect_seconds": round(connect_seconds, 3),
+        "close_seconds": round(close_seconds, 3),
+        "latency": log.latency,
+        "codes": {op: dict(c) for op, c in log.codes.items()},
+        "samples": log.samples,
         "query_answers": dict(log.query_answers),
         "rss_kib": {"peak": memory.get("VmHWM", 0), "end": memory.get("VmRSS", 0)},
     }
@@ -433,7 +485,9 @@ def verify_home(tabular, home: Path, acks: list[dict]) -> dict:
         if ack["kind"] == "ingest":
             ingests.setdefault(ack["ingestion_id"], {}).update(ack)
         elif ack["kind"] == "ingest_done":
-            ingests.setdefault(ack["ingestion_id"], {}).update({"done_state": ack["state"], "revision": ack["revision"]})
+            ingests.setdefault(ack["ingestion_id"], {}).update(
+                {"done_state": ack["state"], "revision": ack["revision"]}
+            )
         elif ack["kind"] == "approval":
             approvals.append(ack)
     lost_ingests, lost_approvals = [], []
@@ -449,7 +503,13 @@ def verify_home(tabular, home: Path, acks: list[dict]) -> dict:
                     time.sleep(0.1)
                 got = ns.call("knowledge.dataset_get", {"source_uri": ack["source_uri"]})
             except Exception as err:
-                lost_ingests.append({"ingestion_id": ingestion_id, "source_uri": ack.get("source_uri"), "why": f"check raised {type(err).__name__}: {err}"})
+                lost_ingests.append(
+                    {
+                        "ingestion_id": ingestion_id,
+                        "source_uri": ack.get("source_uri"),
+                        "why": f"check raised {type(err).__name__}: {err}",
+                    }
+                )
                 continue
             revision = max(r for r in (job.get("revision"), ack.get("revision"), 0) if r is not None)
             why = ""
@@ -474,11 +534,19 @@ def verify_home(tabular, home: Path, acks: list[dict]) -> dict:
                     seen[uri] = {h["new_snapshot_id"] for h in history}
                 except Exception as err:
                     seen[uri] = set()
-                    lost_approvals.append({"source_uri": uri, "why": f"knowledge.get raised {type(err).__name__}: {err}"})
+                    lost_approvals.append(
+                        {"source_uri": uri, "why": f"knowledge.get raised {type(err).__name__}: {err}"}
+                    )
             if ack["snapshot_id"] not in seen[uri]:
-                lost_approvals.append({"source_uri": uri, "snapshot_id": ack["snapshot_id"], "why": "not in the source's history"})
-    return {"ingests_acknowledged": len(ingests), "approvals_acknowledged": len(approvals),
-            "lost_ingests": lost_ingests, "lost_approvals": lost_approvals}
+                lost_approvals.append(
+                    {"source_uri": uri, "snapshot_id": ack["snapshot_id"], "why": "not in the source's history"}
+                )
+    return {
+        "ingests_acknowledged": len(ingests),
+        "approvals_acknowledged": len(approvals),
+        "lost_ingests": lost_ingests,
+        "lost_approvals": lost_approvals,
+    }
 
 
 def processes_main(args) -> int:
@@ -501,10 +569,31 @@ def processes_main(args) -> int:
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         for k in range(count):
             role = "writer" if k < writers else "reader"
-            cmd = [sys.executable, str(Path(__file__).resolve()), "--child", role, "--index", str(k), "--writers", str(writers),
-                   "--home", str(home), "--sync", str(sync), "--max-requests", str(per_child)]
-            procs.append(subprocess.Popen(cmd, stdout=(sync / f"child-{k}.stdout").open("wb"), stderr=(sync / f"child-{k}.stderr").open("wb"),
-                                          env=env, cwd=str(ROOT)))
+            cmd = [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--child",
+                role,
+                "--index",
+                str(k),
+                "--writers",
+                str(writers),
+                "--home",
+                str(home),
+                "--sync",
+                str(sync),
+                "--max-requests",
+                str(per_child),
+            ]
+            procs.append(
+                subprocess.Popen(
+                    cmd,
+                    stdout=(sync / f"child-{k}.stdout").open("wb"),
+                    stderr=(sync / f"child-{k}.stderr").open("wb"),
+                    env=env,
+                    cwd=str(ROOT),
+                )
+            )
         waited = time.monotonic() + 120
         while not all((sync / f"ready-{k}").exists() or p.poll() is not None for k, p in enumerate(procs)):
             if time.monotonic() > waited:
@@ -538,11 +627,20 @@ def processes_main(args) -> int:
             marks = [m for m in CRASH_MARKS if m in stderr]
             if marks:
                 why.append("stderr: " + ", ".join(marks))
-            children.append({"index": k, "role": role, "pid": p.pid, "exit": p.returncode, "crashed": bool(why), "why": "; ".join(why),
-                             "calls": result["calls"] if result else None,
-                             "connect_seconds": result["connect_seconds"] if result else None,
-                             "close_seconds": result["close_seconds"] if result else None,
-                             "stderr_tail": stderr[-4000:]})
+            children.append(
+                {
+                    "index": k,
+                    "role": role,
+                    "pid": p.pid,
+                    "exit": p.returncode,
+                    "crashed": bool(why),
+                    "why": "; ".join(why),
+                    "calls": result["calls"] if result else None,
+                    "connect_seconds": result["connect_seconds"] if result else None,
+                    "close_seconds": result["close_seconds"] if result else None,
+                    "stderr_tail": stderr[-4000:],
+                }
+            )
             if result:
                 results.append(result)
 
@@ -566,29 +664,55 @@ def processes_main(args) -> int:
         calls = sum(r["calls"] for r in results)
         every = [s for values in latency.values() for s in values]
         checked = verify_home(tabular, home, acks)
-        memory = {f"child-{r['index']} {r['role']}": {"peak": round(r["rss_kib"]["peak"] / 1024, 1), "end": round(r["rss_kib"]["end"] / 1024, 1)}
-                  for r in sorted(results, key=lambda r: r["index"])}
-        memory["parent"] = {"peak": round(parent_memory.get("VmHWM", 0) / 1024, 1), "end": round(parent_memory.get("VmRSS", 0) / 1024, 1)}
+        memory = {
+            f"child-{r['index']} {r['role']}": {
+                "peak": round(r["rss_kib"]["peak"] / 1024, 1),
+                "end": round(r["rss_kib"]["end"] / 1024, 1),
+            }
+            for r in sorted(results, key=lambda r: r["index"])
+        }
+        memory["parent"] = {
+            "peak": round(parent_memory.get("VmHWM", 0) / 1024, 1),
+            "end": round(parent_memory.get("VmRSS", 0) / 1024, 1),
+        }
         report = {
-            "processes": count, "writers": writers, "readers": count - writers, "seconds": round(elapsed, 1), "calls": calls,
+            "processes": count,
+            "writers": writers,
+            "readers": count - writers,
+            "seconds": round(elapsed, 1),
+            "calls": calls,
             "calls_per_second": round(calls / elapsed, 1),
-            "p50_ms": round(percentile(every, 0.5) * 1000, 1), "p99_ms": round(percentile(every, 0.99) * 1000, 1),
-            "by_op": {op: {"calls": len(v), "p50_ms": round(percentile(v, 0.5) * 1000, 1), "p99_ms": round(percentile(v, 0.99) * 1000, 1),
-                           "answers": dict(by_op_codes[op].most_common())}
-                      for op, v in sorted(latency.items())},
+            "p50_ms": round(percentile(every, 0.5) * 1000, 1),
+            "p99_ms": round(percentile(every, 0.99) * 1000, 1),
+            "by_op": {
+                op: {
+                    "calls": len(v),
+                    "p50_ms": round(percentile(v, 0.5) * 1000, 1),
+                    "p99_ms": round(percentile(v, 0.99) * 1000, 1),
+                    "answers": dict(by_op_codes[op].most_common()),
+                }
+                for op, v in sorted(latency.items())
+            },
             "answers": dict(answers.most_common()),
             "overloaded": answers.get("OVERLOADED", 0),
             "internal": sum(n for code, n in answers.items() if "INTERNAL" in code),
-            "query_answers": {"same_as_before_the_start": query_answers.get(expected, 0),
-                              "different": sum(n for key, n in query_answers.items() if key != expected)},
+            "query_answers": {
+                "same_as_before_the_start": query_answers.get(expected, 0),
+                "different": sum(n for key, n in query_answers.items() if key != expected),
+            },
             "rss_mib": memory,
             "children": children,
             "samples": dict(samples),
             **checked,
         }
         crashed = [c for c in children if c["crashed"]]
-        ok = (not report["internal"] and not report["lost_ingests"] and not report["lost_approvals"] and not crashed
-              and not report["query_answers"]["different"])
+        ok = (
+            not report["internal"]
+            and not report["lost_ingests"]
+            and not report["lost_approvals"]
+            and not crashed
+            and not report["query_answers"]["different"]
+        )
         report["home_kept"] = "" if ok else str(tmp)
     finally:
         for p in procs:
@@ -600,17 +724,23 @@ def processes_main(args) -> int:
     if args.json:
         print(json.dumps({**report, "ok": ok}, indent=2))
         return 0 if ok else 1
-    print(f"{report['processes']} processes ({report['writers']} writers, {report['readers']} readers) on one home, {report['seconds']} s: "
-          f"{report['calls']} calls, {report['calls_per_second']}/s, p50 {report['p50_ms']} ms, p99 {report['p99_ms']} ms")
+    print(
+        f"{report['processes']} processes ({report['writers']} writers, {report['readers']} readers) on one home, {report['seconds']} s: "
+        f"{report['calls']} calls, {report['calls_per_second']}/s, p50 {report['p50_ms']} ms, p99 {report['p99_ms']} ms"
+    )
     for op, row in report["by_op"].items():
         print(f"  {op:16} {row['calls']:7} calls  p50 {row['p50_ms']:8} ms  p99 {row['p99_ms']:8} ms  {row['answers']}")
     print("  answers:", report["answers"])
     print(f"  OVERLOADED (busy catalog, allowed): {report['overloaded']}; INTERNAL: {report['internal']}")
-    print(f"  query answers: {report['query_answers']['same_as_before_the_start']} as before the start, {report['query_answers']['different']} different")
+    print(
+        f"  query answers: {report['query_answers']['same_as_before_the_start']} as before the start, {report['query_answers']['different']} different"
+    )
     print("  RSS MiB: " + ", ".join(f"{name} peak {m['peak']} end {m['end']}" for name, m in report["rss_mib"].items()))
     for c in report["children"]:
-        print(f"  child-{c['index']} {c['role']:6} pid {c['pid']}: exit {c['exit']}, {c['calls']} calls, connect {c['connect_seconds']} s,"
-              f" close {c['close_seconds']} s{'  CRASHED: ' + c['why'] if c['crashed'] else ''}")
+        print(
+            f"  child-{c['index']} {c['role']:6} pid {c['pid']}: exit {c['exit']}, {c['calls']} calls, connect {c['connect_seconds']} s,"
+            f" close {c['close_seconds']} s{'  CRASHED: ' + c['why'] if c['crashed'] else ''}"
+        )
         if c["crashed"] and c["stderr_tail"]:
             print("    stderr: " + c["stderr_tail"].replace("\n", "\n    "))
     for code, items in report["samples"].items():
@@ -618,8 +748,10 @@ def processes_main(args) -> int:
             print(f"  sample {code} (child-{item['child']}, {item['op']}): {item['message'][:300]}")
             if item["traceback"]:
                 print("    " + item["traceback"].rstrip().replace("\n", "\n    "))
-    print(f"  acknowledged: {report['ingests_acknowledged']} ingests, {report['approvals_acknowledged']} approvals;"
-          f" lost: {len(report['lost_ingests'])} ingests, {len(report['lost_approvals'])} approvals")
+    print(
+        f"  acknowledged: {report['ingests_acknowledged']} ingests, {report['approvals_acknowledged']} approvals;"
+        f" lost: {len(report['lost_ingests'])} ingests, {len(report['lost_approvals'])} approvals"
+    )
     for lost in report["lost_ingests"][:10] + report["lost_approvals"][:10]:
         print("    lost:", lost)
     if report["home_kept"]:
@@ -635,7 +767,9 @@ def main() -> int:
     parser.add_argument("--max-requests", type=int, default=0, help="stop after this many calls in all (0: no bound)")
     parser.add_argument("--warmup", type=float, default=10, help="seconds of load before the memory base is taken")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--processes", type=int, default=0, help="N >= 2 processes on one home, no server (half writers, half readers)")
+    parser.add_argument(
+        "--processes", type=int, default=0, help="N >= 2 processes on one home, no server (half writers, half readers)"
+    )
     parser.add_argument("--child", choices=["writer", "reader"], help=argparse.SUPPRESS)  # one process of --processes
     parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--writers", type=int, default=0, help=argparse.SUPPRESS)
@@ -653,8 +787,12 @@ def main() -> int:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = (home / "server.log").open("wb")
-    server = subprocess.Popen([sys.executable, "-m", "tabular.cli", "--home", str(home / "home"), "serve", "--port", str(port)],
-                              stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tabular.cli", "--home", str(home / "home"), "serve", "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -672,7 +810,10 @@ def main() -> int:
         stats = Stats()
         stop = threading.Event()
         budget = [args.max_requests]
-        threads = [threading.Thread(target=client, args=(url, k, stop, stats, budget), daemon=True) for k in range(args.clients)]
+        threads = [
+            threading.Thread(target=client, args=(url, k, stop, stats, budget), daemon=True)
+            for k in range(args.clients)
+        ]
         started = time.monotonic()
         for t in threads:
             t.start()
@@ -688,13 +829,26 @@ def main() -> int:
             checked = verify(http, stats)
         every = [s for values in stats.latency.values() for s in values]
         report = {
-            "clients": args.clients, "seconds": round(elapsed, 1), "calls": stats.calls,
+            "clients": args.clients,
+            "seconds": round(elapsed, 1),
+            "calls": stats.calls,
             "calls_per_second": round(stats.calls / elapsed, 1),
-            "p50_ms": round(percentile(every, 0.5) * 1000, 1), "p99_ms": round(percentile(every, 0.99) * 1000, 1),
-            "by_op": {op: {"calls": len(v), "p50_ms": round(percentile(v, 0.5) * 1000, 1), "p99_ms": round(percentile(v, 0.99) * 1000, 1)}
-                      for op, v in sorted(stats.latency.items())},
+            "p50_ms": round(percentile(every, 0.5) * 1000, 1),
+            "p99_ms": round(percentile(every, 0.99) * 1000, 1),
+            "by_op": {
+                op: {
+                    "calls": len(v),
+                    "p50_ms": round(percentile(v, 0.5) * 1000, 1),
+                    "p99_ms": round(percentile(v, 0.99) * 1000, 1),
+                }
+                for op, v in sorted(stats.latency.items())
+            },
             "answers": dict(stats.codes.most_common()),
-            "rss_mib": {"boot": round(rss_boot / 1024, 1), "warm": round(rss_warm / 1024, 1), "end": round(rss_end / 1024, 1)},
+            "rss_mib": {
+                "boot": round(rss_boot / 1024, 1),
+                "warm": round(rss_warm / 1024, 1),
+                "end": round(rss_end / 1024, 1),
+            },
             "rss_growth_from_warm": round((rss_end - rss_warm) / rss_warm, 3) if rss_warm else None,
             **checked,
         }
@@ -707,21 +861,37 @@ def main() -> int:
         shutil.rmtree(home, ignore_errors=True)
     # Back-pressure (503 OVERLOADED) is an answer; a 500, an answer without the envelope, or a
     # call the client could not complete is a failure.
-    failures = sum(n for code, n in report["answers"].items()
-                   if code.startswith("client:") or "no envelope" in code or (code.startswith("5") and "OVERLOADED" not in code and "BACKEND_TIMEOUT" not in code))
-    ok = not failures and not report["lost_ingests"] and not report["lost_approvals"] and (report["rss_growth_from_warm"] or 0) < 0.10
+    failures = sum(
+        n
+        for code, n in report["answers"].items()
+        if code.startswith("client:")
+        or "no envelope" in code
+        or (code.startswith("5") and "OVERLOADED" not in code and "BACKEND_TIMEOUT" not in code)
+    )
+    ok = (
+        not failures
+        and not report["lost_ingests"]
+        and not report["lost_approvals"]
+        and (report["rss_growth_from_warm"] or 0) < 0.10
+    )
     if args.json:
         print(json.dumps({**report, "ok": ok}, indent=2))
     else:
-        print(f"{report['clients']} clients, {report['seconds']} s: {report['calls']} calls, {report['calls_per_second']}/s, "
-              f"p50 {report['p50_ms']} ms, p99 {report['p99_ms']} ms")
+        print(
+            f"{report['clients']} clients, {report['seconds']} s: {report['calls']} calls, {report['calls_per_second']}/s, "
+            f"p50 {report['p50_ms']} ms, p99 {report['p99_ms']} ms"
+        )
         for op, row in report["by_op"].items():
             print(f"  {op:16} {row['calls']:7} calls  p50 {row['p50_ms']:8} ms  p99 {row['p99_ms']:8} ms")
         print("  answers:", report["answers"])
-        print(f"  server RSS MiB: boot {report['rss_mib']['boot']}, warm {report['rss_mib']['warm']}, end {report['rss_mib']['end']}"
-              f" (growth from warm {report['rss_growth_from_warm']:.1%})")
-        print(f"  acknowledged: {report['ingests_acknowledged']} ingests, {report['approvals_acknowledged']} approvals;"
-              f" lost: {len(report['lost_ingests'])} ingests, {len(report['lost_approvals'])} approvals")
+        print(
+            f"  server RSS MiB: boot {report['rss_mib']['boot']}, warm {report['rss_mib']['warm']}, end {report['rss_mib']['end']}"
+            f" (growth from warm {report['rss_growth_from_warm']:.1%})"
+        )
+        print(
+            f"  acknowledged: {report['ingests_acknowledged']} ingests, {report['approvals_acknowledged']} approvals;"
+            f" lost: {len(report['lost_ingests'])} ingests, {len(report['lost_approvals'])} approvals"
+        )
         print("OK" if ok else "FAILED")
     return 0 if ok else 1
 

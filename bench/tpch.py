@@ -36,16 +36,16 @@ DDL = {
     "nation": "n_nationkey BIGINT, n_name VARCHAR, n_regionkey BIGINT, n_comment VARCHAR",
     "region": "r_regionkey BIGINT, r_name VARCHAR, r_comment VARCHAR",
     "part": "p_partkey BIGINT, p_name VARCHAR, p_mfgr VARCHAR, p_brand VARCHAR, p_type VARCHAR, p_size BIGINT, p_container VARCHAR, "
-            "p_retailprice DECIMAL(15, 2), p_comment VARCHAR",
+    "p_retailprice DECIMAL(15, 2), p_comment VARCHAR",
     "supplier": "s_suppkey BIGINT, s_name VARCHAR, s_address VARCHAR, s_nationkey BIGINT, s_phone VARCHAR, s_acctbal DECIMAL(15, 2), s_comment VARCHAR",
     "partsupp": "ps_partkey BIGINT, ps_suppkey BIGINT, ps_availqty BIGINT, ps_supplycost DECIMAL(15, 2), ps_comment VARCHAR",
     "customer": "c_custkey BIGINT, c_name VARCHAR, c_address VARCHAR, c_nationkey BIGINT, c_phone VARCHAR, c_acctbal DECIMAL(15, 2), "
-                "c_mktsegment VARCHAR, c_comment VARCHAR",
+    "c_mktsegment VARCHAR, c_comment VARCHAR",
     "orders": "o_orderkey BIGINT, o_custkey BIGINT, o_orderstatus VARCHAR, o_totalprice DECIMAL(15, 2), o_orderdate DATE, o_orderpriority VARCHAR, "
-              "o_clerk VARCHAR, o_shippriority BIGINT, o_comment VARCHAR",
+    "o_clerk VARCHAR, o_shippriority BIGINT, o_comment VARCHAR",
     "lineitem": "l_orderkey BIGINT, l_partkey BIGINT, l_suppkey BIGINT, l_linenumber BIGINT, l_quantity DECIMAL(15, 2), l_extendedprice DECIMAL(15, 2), "
-                "l_discount DECIMAL(15, 2), l_tax DECIMAL(15, 2), l_returnflag VARCHAR, l_linestatus VARCHAR, l_shipdate DATE, l_commitdate DATE, "
-                "l_receiptdate DATE, l_shipinstruct VARCHAR, l_shipmode VARCHAR, l_comment VARCHAR",
+    "l_discount DECIMAL(15, 2), l_tax DECIMAL(15, 2), l_returnflag VARCHAR, l_linestatus VARCHAR, l_shipdate DATE, l_commitdate DATE, "
+    "l_receiptdate DATE, l_shipinstruct VARCHAR, l_shipmode VARCHAR, l_comment VARCHAR",
 }
 # Where a query's answer column is named otherwise by the plan (the official name is an expression).
 NAMES = {"q18": {"sum(l_quantity)": "sum_quantity"}}
@@ -66,8 +66,21 @@ def generate(sf: float, folder: Path) -> dict[str, Path]:
     if missing:
         partial = Path(tempfile.mkdtemp(prefix="partial-", dir=folder))
         exe = Path(sys.executable).parent / "tpchgen-cli"
-        subprocess.run([str(exe) if exe.exists() else "tpchgen-cli", "--format", "csv", "-s", f"{sf:g}", "--tables", ",".join(missing),
-                        "--output-dir", str(partial)], check=True, capture_output=True)
+        subprocess.run(
+            [
+                str(exe) if exe.exists() else "tpchgen-cli",
+                "--format",
+                "csv",
+                "-s",
+                f"{sf:g}",
+                "--tables",
+                ",".join(missing),
+                "--output-dir",
+                str(partial),
+            ],
+            check=True,
+            capture_output=True,
+        )
         for t in missing:
             (partial / f"{t}.csv").replace(folder / f"{t}.csv")
         partial.rmdir()
@@ -155,7 +168,10 @@ def main() -> None:
         ns = engine.namespace("bench", "tpch")
         start = time.perf_counter()
         ingest(ns, csvs)
-        print(f"ingested {len(csvs)} tables at SF{args.scale_factor:g} in {time.perf_counter() - start:.1f} s (not measured)", flush=True)
+        print(
+            f"ingested {len(csvs)} tables at SF{args.scale_factor:g} in {time.perf_counter() - start:.1f} s (not measured)",
+            flush=True,
+        )
         print(f"{'query':6} {'agrees':7} {'tabular ms':>11} {'duckdb ms':>10} {'ratio':>6} {'overhead ms':>12}")
         failed = False
         for name in queries():
@@ -183,11 +199,16 @@ def main() -> None:
             t, d = statistics.median(ours), statistics.median(theirs)
             ratio = t / d
             failed |= bool(diff) or ratio > RATIO_TARGET or statistics.median(overhead) > OVERHEAD_TARGET_MS
-            print(f"{name:6} {'yes' if not diff else 'NO':7} {t:11.1f} {d:10.1f} {ratio:6.2f} {statistics.median(overhead):12.2f}", flush=True)
+            print(
+                f"{name:6} {'yes' if not diff else 'NO':7} {t:11.1f} {d:10.1f} {ratio:6.2f} {statistics.median(overhead):12.2f}",
+                flush=True,
+            )
             for line in diff:
                 print("   ", line)
         engine.close()
-    print(f"targets: agree on every query, ratio <= {RATIO_TARGET}, overhead < {OVERHEAD_TARGET_MS} ms: {'FAIL' if failed else 'PASS'}")
+    print(
+        f"targets: agree on every query, ratio <= {RATIO_TARGET}, overhead < {OVERHEAD_TARGET_MS} ms: {'FAIL' if failed else 'PASS'}"
+    )
 
 
 if __name__ == "__main__":

@@ -37,11 +37,30 @@ AGREEMENTS_DUMPED = 60
 SEED = 13
 COLUMN_TARGET = 0.90  # tabular right on >= 90 % of the judged column verdicts (the issue's target)
 SHAPE_TARGET = 0.95  # and on >= 95 % of the shape verdicts
-INTEGERS = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"}
-TABULAR_TYPES = {"string": "string", "bool": "bool", "date": "date", "datetime": "datetime", "time": "time", "duration": "duration"}
+INTEGERS = {
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+}
+TABULAR_TYPES = {
+    "string": "string",
+    "bool": "bool",
+    "date": "date",
+    "datetime": "datetime",
+    "time": "time",
+    "duration": "duration",
+}
 
 
 # --- what one reader saw ------------------------------------------------------------------------
+
 
 @dataclass
 class Column:
@@ -58,6 +77,7 @@ class Column:
 @dataclass
 class Read:
     """One reader's view of a file: its shape and columns, or the error that stopped it."""
+
     error: str | None = None
     header: bool | None = None
     columns: list[Column] = field(default_factory=list)
@@ -94,6 +114,7 @@ def physical_family(physical: str) -> str:
 
 
 # --- tabular ------------------------------------------------------------------------------------
+
 
 def tabular_family(column, rows: int) -> str:
     """A number's family is its storage type's; a column with no value at all is `empty`."""
@@ -145,14 +166,26 @@ def read_tabular(ns, path: Path, source_uri: str) -> Read:
         )
         for c in d.columns
     ]
-    extra = {"encoding": d.origin.encoding, "header_rows": d.origin.header_rows, "rows_rejected": d.rows_rejected,
-             "file_questions": asked.get("", [])}
-    extra.update({k: v for k, v in d.origin.model_dump().items() if k in ("preamble_lines", "quote", "newline", "compression")})
-    return Read(header=d.origin.header_rows > 0, columns=columns, rows=d.rows + d.rows_rejected,
-                delimiter=d.origin.delimiter, extra=extra)
+    extra = {
+        "encoding": d.origin.encoding,
+        "header_rows": d.origin.header_rows,
+        "rows_rejected": d.rows_rejected,
+        "file_questions": asked.get("", []),
+    }
+    extra.update(
+        {k: v for k, v in d.origin.model_dump().items() if k in ("preamble_lines", "quote", "newline", "compression")}
+    )
+    return Read(
+        header=d.origin.header_rows > 0,
+        columns=columns,
+        rows=d.rows + d.rows_rejected,
+        delimiter=d.origin.delimiter,
+        extra=extra,
+    )
 
 
 # --- DuckDB -------------------------------------------------------------------------------------
+
 
 def quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
@@ -173,15 +206,23 @@ def read_duckdb(con, path: Path) -> Read:
     (with the sniffed dialect, so the columns line up) and `sniff_csv`'s dialect."""
     try:
         guarded(con, "CREATE OR REPLACE TEMP TABLE typed AS SELECT * FROM read_csv(?)", [str(path)])
-        sniff = con.execute("SELECT Delimiter, Quote, Escape, SkipRows, HasHeader FROM sniff_csv(?)", [str(path)]).fetchone()
+        sniff = con.execute(
+            "SELECT Delimiter, Quote, Escape, SkipRows, HasHeader FROM sniff_csv(?)", [str(path)]
+        ).fetchone()
     except Exception as err:
         return Read(error=f"{type(err).__name__}: {first_line(str(err))}")
     delimiter, quote, escape, skip, header = ("" if v == "(empty)" else v for v in sniff)  # sniff_csv's word for none
     described = con.execute("DESCRIBE typed").fetchall()
     names = [row[0] for row in described]
-    counts = con.execute(f"SELECT count(*), {', '.join(f'count({quoted(n)})' for n in names)} FROM typed").fetchone() if names else (0,)
-    columns = [Column(name=n, family="empty" if filled == 0 else physical_family(t), physical=t)
-               for (n, t, *_), filled in zip(described, counts[1:])]
+    counts = (
+        con.execute(f"SELECT count(*), {', '.join(f'count({quoted(n)})' for n in names)} FROM typed").fetchone()
+        if names
+        else (0,)
+    )
+    columns = [
+        Column(name=n, family="empty" if filled == 0 else physical_family(t), physical=t)
+        for (n, t, *_), filled in zip(described, counts[1:])
+    ]
     read = Read(header=bool(header), columns=columns, rows=counts[0], delimiter=delimiter, extra={"skip_rows": skip})
     text_read(con, path, read, [header, delimiter, quote, escape, skip])
     return read
@@ -209,6 +250,7 @@ def duckdb_samples(con, column: str) -> list[str]:
 
 
 # --- comparing the two reads --------------------------------------------------------------------
+
 
 @dataclass
 class FileResult:
@@ -277,13 +319,18 @@ def compare_file(ns, con, path: Path, corpus: Path) -> FileResult:
 
 def corpus_files(corpus: Path) -> tuple[list[Path], list[Path]]:
     """The delimited files to read, and those skipped for size."""
-    found = sorted(p for p in corpus.rglob("*") if p.is_file() and p.suffix.lower() in EXTENSIONS and "_meta" not in p.relative_to(corpus).parts)
+    found = sorted(
+        p
+        for p in corpus.rglob("*")
+        if p.is_file() and p.suffix.lower() in EXTENSIONS and "_meta" not in p.relative_to(corpus).parts
+    )
     return [p for p in found if p.stat().st_size <= MAX_BYTES], [p for p in found if p.stat().st_size > MAX_BYTES]
 
 
 def run_all(files: list[Path], corpus: Path) -> list[FileResult]:
     use_working_tree()
     import duckdb
+
     import tabular
 
     con = duckdb.connect()
@@ -293,7 +340,12 @@ def run_all(files: list[Path], corpus: Path) -> list[FileResult]:
         ns = engine.namespace("bench", "typing")
         for k, path in enumerate(files, 1):
             if progress:
-                print(f"\r  {k}/{len(files)} {path.relative_to(corpus)}"[:100].ljust(100), end="", file=sys.stderr, flush=True)
+                print(
+                    f"\r  {k}/{len(files)} {path.relative_to(corpus)}"[:100].ljust(100),
+                    end="",
+                    file=sys.stderr,
+                    flush=True,
+                )
             results.append(compare_file(ns, con, path, corpus))
     if progress:
         print(file=sys.stderr)
@@ -303,13 +355,19 @@ def run_all(files: list[Path], corpus: Path) -> list[FileResult]:
 
 # --- the entries people judge -------------------------------------------------------------------
 
+
 def column_entry(result: FileResult, mine: Column, theirs: Column) -> dict:
     return {
         "file": result.file,
         "column": mine.name,
         "duckdb_column": theirs.name,
-        "tabular": {"family": mine.family, "physical": mine.physical, "format": mine.format,
-                    "question": bool(mine.questions), "question_kinds": mine.questions},
+        "tabular": {
+            "family": mine.family,
+            "physical": mine.physical,
+            "format": mine.format,
+            "question": bool(mine.questions),
+            "question_kinds": mine.questions,
+        },
         "duckdb": {"type": theirs.physical, "family": theirs.family},
         "samples": theirs.samples,
         "tabular_samples": mine.samples,
@@ -334,6 +392,7 @@ def split_entries(results: list[FileResult]) -> tuple[list[dict], list[dict]]:
 
 
 # --- verdicts -----------------------------------------------------------------------------------
+
 
 def load_verdicts(path: Path) -> list[dict]:
     """The human verdicts: [{"file": path relative to the corpus, "column": tabular's name or null
@@ -371,17 +430,28 @@ def judge(verdicts: list[dict], results: list[FileResult]) -> dict:
         if r is None:
             stale.append(v)
         elif v.get("column") is None:
-            shapes.append({**v, "tabular_ok": shape_matches(r.tabular, v.get("shape", {}), v.get("expected"), True),
-                           "duckdb_ok": shape_matches(r.duckdb, v.get("shape", {}), v.get("expected"), False)})
+            shapes.append(
+                {
+                    **v,
+                    "tabular_ok": shape_matches(r.tabular, v.get("shape", {}), v.get("expected"), True),
+                    "duckdb_ok": shape_matches(r.duckdb, v.get("shape", {}), v.get("expected"), False),
+                }
+            )
         else:
             mine = next((c for c in r.tabular.columns if c.name == v["column"]), None)
             theirs = next((t for m, t in r.pairs if m.name == v["column"]), None)
-            columns.append({**v, "tabular_ok": family_matches(mine, v["expected"], True),
-                            "duckdb_ok": family_matches(theirs, v["expected"], False)})
+            columns.append(
+                {
+                    **v,
+                    "tabular_ok": family_matches(mine, v["expected"], True),
+                    "duckdb_ok": family_matches(theirs, v["expected"], False),
+                }
+            )
     return {"columns": columns, "shapes": shapes, "stale": stale}
 
 
 # --- the report ---------------------------------------------------------------------------------
+
 
 def pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f} %" if whole else "n/a"
@@ -397,12 +467,18 @@ def print_counts(results: list[FileResult], skipped: list[Path]) -> None:
     numeric = {"decimal", "float"}
     loose = sum(m.family == t.family or {m.family, t.family} <= numeric for m, t in pairs)
     print(f"files: {len(results)} read, {len(skipped)} skipped (> {MAX_BYTES // 2**20} MiB)")
-    print(f"  both read {len(both)}, only tabular {len(only_tab)}, only DuckDB {len(only_duck)}, neither {len(neither)}")
+    print(
+        f"  both read {len(both)}, only tabular {len(only_tab)}, only DuckDB {len(only_duck)}, neither {len(neither)}"
+    )
     print(f"  shape differs in {sum(bool(r.shape_differences()) for r in results)} of the {len(both)} both read")
-    print(f"paired columns: {len(pairs)} (unpaired: tabular {sum(len(r.unpaired_tabular) for r in results)}, "
-          f"DuckDB {sum(len(r.unpaired_duckdb) for r in results)})")
-    print(f"  family agreement {pct(same, len(pairs))} ({same}/{len(pairs)}); "
-          f"counting decimal and float as one: {pct(loose, len(pairs))} ({loose})")
+    print(
+        f"paired columns: {len(pairs)} (unpaired: tabular {sum(len(r.unpaired_tabular) for r in results)}, "
+        f"DuckDB {sum(len(r.unpaired_duckdb) for r in results)})"
+    )
+    print(
+        f"  family agreement {pct(same, len(pairs))} ({same}/{len(pairs)}); "
+        f"counting decimal and float as one: {pct(loose, len(pairs))} ({loose})"
+    )
     print(f"  open questions on {sum(bool(m.questions) for m, _ in pairs)} paired columns")
 
 
@@ -418,7 +494,9 @@ def print_confusion(results: list[FileResult]) -> None:
     for row in rows:
         counts = [cells[(row, c)] for c in cols]
         print(f"{row:<10}" + "".join(f"{n or '.':>{width}}" for n in counts) + f"{sum(counts):>{width}}")
-    print(f"{'question':<10}" + "".join(f"{asked[c] or '.':>{width}}" for c in cols) + f"{sum(asked.values()):>{width}}")
+    print(
+        f"{'question':<10}" + "".join(f"{asked[c] or '.':>{width}}" for c in cols) + f"{sum(asked.values()):>{width}}"
+    )
 
 
 def print_files(results: list[FileResult], skipped: list[Path], corpus: Path) -> None:
@@ -448,20 +526,30 @@ def print_disagreements(disagreements: list[dict]) -> None:
         for d in columns:
             if (d["tabular"]["family"], d["duckdb"]["family"]) == (mine, theirs):
                 t = d["tabular"]
-                how = " ".join(x for x in (t["physical"], t["format"], "?" + ",".join(t["question_kinds"]) if t["question"] else "") if x)
+                how = " ".join(
+                    x
+                    for x in (t["physical"], t["format"], "?" + ",".join(t["question_kinds"]) if t["question"] else "")
+                    if x
+                )
                 values = ", ".join(repr(v) for v in d["samples"])
                 print(f"    {d['file']} :: {d['column']}  [{how}] vs {d['duckdb']['type']}: {values}"[:220])
 
 
 def print_verdicts(judged: dict) -> None:
     columns, shapes = judged["columns"], judged["shapes"]
-    print(f"\nverdicts: {len(columns)} on columns, {len(shapes)} on file shapes, {len(judged['stale'])} stale (file not in this run)")
+    print(
+        f"\nverdicts: {len(columns)} on columns, {len(shapes)} on file shapes, {len(judged['stale'])} stale (file not in this run)"
+    )
     mine, theirs = sum(v["tabular_ok"] for v in columns), sum(v["duckdb_ok"] for v in columns)
     either = sum(v["tabular_ok"] and v["duckdb_ok"] for v in columns)
-    print(f"  judged column disagreements {len(columns)}: tabular right {pct(mine, len(columns))}, "
-          f"DuckDB right {pct(theirs, len(columns))}, either way (both right) {pct(either, len(columns))}")
-    print(f"  shape verdicts: tabular matched {pct(sum(v['tabular_ok'] for v in shapes), len(shapes))}, "
-          f"DuckDB matched {pct(sum(v['duckdb_ok'] for v in shapes), len(shapes))}")
+    print(
+        f"  judged column disagreements {len(columns)}: tabular right {pct(mine, len(columns))}, "
+        f"DuckDB right {pct(theirs, len(columns))}, either way (both right) {pct(either, len(columns))}"
+    )
+    print(
+        f"  shape verdicts: tabular matched {pct(sum(v['tabular_ok'] for v in shapes), len(shapes))}, "
+        f"DuckDB matched {pct(sum(v['duckdb_ok'] for v in shapes), len(shapes))}"
+    )
     for v in columns + shapes:
         if not v["tabular_ok"]:
             expected = " ".join(str(x) for x in (v.get("expected"), v.get("shape")) if x)
@@ -473,7 +561,10 @@ def print_verdicts(judged: dict) -> None:
 def check_targets(judged: dict) -> bool:
     """Whether tabular meets the targets on the verdicts there are; False when there are none."""
     checked = []
-    for label, verdicts, target in (("column verdicts", judged["columns"], COLUMN_TARGET), ("shape verdicts", judged["shapes"], SHAPE_TARGET)):
+    for label, verdicts, target in (
+        ("column verdicts", judged["columns"], COLUMN_TARGET),
+        ("shape verdicts", judged["shapes"], SHAPE_TARGET),
+    ):
         if not verdicts:
             print(f"  {label:<16} not checked (no verdicts)")
             continue
@@ -486,7 +577,9 @@ def check_targets(judged: dict) -> bool:
 def write_dump(path: Path, disagreements: list[dict], agreements: list[dict], judged: dict) -> None:
     rng = random.Random(SEED)
     sample = rng.sample(agreements, min(AGREEMENTS_DUMPED, len(agreements)))
-    path.write_text(json.dumps({"disagreements": disagreements, "agreements": sample, "verdicts": judged}, indent=1, default=str))
+    path.write_text(
+        json.dumps({"disagreements": disagreements, "agreements": sample, "verdicts": judged}, indent=1, default=str)
+    )
     print(f"\nwrote {len(disagreements)} disagreements and {len(sample)} agreements to {path}")
 
 
@@ -495,8 +588,12 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
     parser.add_argument("--verdicts", type=Path, default=ROOT / "tests" / "typing_real" / "verdicts.json")
     parser.add_argument("--dump", type=Path, help="write the disagreements (and a sample of agreements) as JSON")
-    parser.add_argument("--check", action="store_true", help=f"exit 1 unless tabular is right on >= {COLUMN_TARGET:.0%} "
-                        f"of the column verdicts and >= {SHAPE_TARGET:.0%} of the shape verdicts")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help=f"exit 1 unless tabular is right on >= {COLUMN_TARGET:.0%} "
+        f"of the column verdicts and >= {SHAPE_TARGET:.0%} of the shape verdicts",
+    )
     args = parser.parse_args()
     corpus = args.corpus.resolve()
     if not corpus.is_dir():

@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime as dt
 import json
 import re
-import sys
 import tempfile
 import time
 import unicodedata
@@ -32,8 +30,27 @@ WRONG_TARGET = 0.005  # of the answered
 RIGHT_TARGET = 0.15  # of all questions
 
 _NUMBER = re.compile(r"^[-+−]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?")
-_MONTHS = {m.lower(): k for k, m in enumerate(["", "January", "February", "March", "April", "May", "June", "July", "August", "September",
-                                                  "October", "November", "December"]) if m}
+_MONTHS = {
+    m.lower(): k
+    for k, m in enumerate(
+        [
+            "",
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ]
+    )
+    if m
+}
 
 
 def questions(folder: Path) -> list[dict]:
@@ -61,10 +78,14 @@ def normalise(value) -> tuple:
     if date:
         return ("d", date)
     match = _NUMBER.match(text.replace("−", "-"))
-    if match and (len(match.group(0)) == len(text) or re.fullmatch(r"\s*[a-zA-Z%°$€£.]+\.?\s*\w*", text[len(match.group(0)):])):
+    if match and (
+        len(match.group(0)) == len(text) or re.fullmatch(r"\s*[a-zA-Z%°$€£.]+\.?\s*\w*", text[len(match.group(0)) :])
+    ):
         # a number, or a number with its unit ("17 years", "12 km", "45%"): by value
         return ("n", round(float(match.group(0).replace(",", "").replace("−", "-")), 6))
-    text = re.sub(r"[‐‑‒–—―−]", "-", re.sub(r"[‘’´`]", "'", re.sub(r"[“”]", '"', text)))  # as WTQ's evaluator: one dash, one quote
+    text = re.sub(
+        r"[‐‑‒–—―−]", "-", re.sub(r"[‘’´`]", "'", re.sub(r"[“”]", '"', text))
+    )  # as WTQ's evaluator: one dash, one quote
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = re.sub(r"\s+", " ", text).strip(" .,;:!?\"'")
@@ -75,7 +96,9 @@ def _date(text: str) -> tuple | None:
     m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})(?:T.*)?", text)
     if m:
         return tuple(int(x) for x in m.groups())
-    m = re.fullmatch(r"([A-Za-z]+)\.? (\d{1,2}),? (\d{4})", text) or re.fullmatch(r"(\d{1,2}) ([A-Za-z]+)\.?,? (\d{4})", text)
+    m = re.fullmatch(r"([A-Za-z]+)\.? (\d{1,2}),? (\d{4})", text) or re.fullmatch(
+        r"(\d{1,2}) ([A-Za-z]+)\.?,? (\d{4})", text
+    )
     if m:
         a, b, year = m.groups()
         month, day = (a, b) if not a.isdigit() else (b, a)
@@ -100,7 +123,10 @@ def judge(rows: list[list], wanted: list[str], codes: bool = True) -> bool:
     want = Counter(normalise(drop("", t)) for t in wanted)
     width = max(len(r) for r in rows)
     for k in range(width):
-        column = Counter(normalise(drop("", r[k]) if k < len(r) and isinstance(r[k], str) else r[k] if k < len(r) else None) for r in rows)
+        column = Counter(
+            normalise(drop("", r[k]) if k < len(r) and isinstance(r[k], str) else r[k] if k < len(r) else None)
+            for r in rows
+        )
         if column == want:
             return True
     return False
@@ -110,12 +136,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=Path, default=DEFAULT)
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
-    parser.add_argument("--proposer", choices=["builtin", "chat"], default="builtin",
-                        help="chat: an OpenAI-compatible endpoint (TABULAR_LLM_BASE_URL, TABULAR_LLM_MODEL, TABULAR_LLM_API_KEY)")
+    parser.add_argument(
+        "--proposer",
+        choices=["builtin", "chat"],
+        default="builtin",
+        help="chat: an OpenAI-compatible endpoint (TABULAR_LLM_BASE_URL, TABULAR_LLM_MODEL, TABULAR_LLM_API_KEY)",
+    )
     parser.add_argument("--show-wrong", action="store_true", default=True)
     parser.add_argument("--show-right", action="store_true")
     parser.add_argument("--json", type=Path, help="write every question's outcome here")
-    parser.add_argument("--home", type=Path, help="keep the ingested tables here and reuse them on the next run (skips ingest)")
+    parser.add_argument(
+        "--home", type=Path, help="keep the ingested tables here and reuse them on the next run (skips ingest)"
+    )
     args = parser.parse_args()
     from common import use_working_tree
 
@@ -153,27 +185,49 @@ def main() -> None:
                     outcomes.append({**q, "outcome": "abstained", "reason": f"error {err.code}", "why": str(err)[:200]})
                     continue
                 if out.abstain:
-                    outcomes.append({**q, "outcome": "abstained", "reason": out.abstain_reason, "why": (out.clarification or "")[:200]})
+                    outcomes.append(
+                        {
+                            **q,
+                            "outcome": "abstained",
+                            "reason": out.abstain_reason,
+                            "why": (out.clarification or "")[:200],
+                        }
+                    )
                     continue
                 calc = out.calculations[0]
                 right = judge(calc.rows, wanted)
-                outcomes.append({**q, "outcome": "right" if right else "wrong", "rows": calc.rows[:5], "plan": calc.plan,
-                                 "by_code": right and not judge(calc.rows, wanted, codes=False)})
+                outcomes.append(
+                    {
+                        **q,
+                        "outcome": "right" if right else "wrong",
+                        "rows": calc.rows[:5],
+                        "plan": calc.plan,
+                        "by_code": right and not judge(calc.rows, wanted, codes=False),
+                    }
+                )
             ask_s = time.perf_counter() - start
     n = len(outcomes)
     counts = Counter(o["outcome"] for o in outcomes)
     answered = counts["right"] + counts["wrong"]
     reasons = Counter(o.get("reason") for o in outcomes if o["outcome"] == "abstained")
-    print(f"{n} questions over {len(ingested)} tables ({args.proposer}): ingest {ingest_s:.0f} s, synthesize {ask_s:.0f} s")
-    print(f"right {counts['right']} ({counts['right'] / n:.1%}), wrong {counts['wrong']} ({counts['wrong'] / max(answered, 1):.2%} of the answered), "
-          f"abstained {counts['abstained']}")
-    print(f"  right only with a country code or footnote mark dropped ('Ukraine (UKR)', 'Holy Spirit[37]'): {sum(bool(o.get('by_code')) for o in outcomes)}")
+    print(
+        f"{n} questions over {len(ingested)} tables ({args.proposer}): ingest {ingest_s:.0f} s, synthesize {ask_s:.0f} s"
+    )
+    print(
+        f"right {counts['right']} ({counts['right'] / n:.1%}), wrong {counts['wrong']} ({counts['wrong'] / max(answered, 1):.2%} of the answered), "
+        f"abstained {counts['abstained']}"
+    )
+    print(
+        f"  right only with a country code or footnote mark dropped ('Ukraine (UKR)', 'Holy Spirit[37]'): {sum(bool(o.get('by_code')) for o in outcomes)}"
+    )
     for reason, k in reasons.most_common():
         print(f"  abstained {reason}: {k}")
     if args.show_wrong:
         for o in outcomes:
             if o["outcome"] == "wrong":
-                print(f"WRONG {o['id']} {o['utterance']!r} -> {o['rows']} want {targets(o['targetValue'])}\n      {json.dumps(o['plan'])[:400]}")
+                print(
+                    f"WRONG {o['id']} {o['utterance']!r} -> {o['rows']} want {targets(o['targetValue'])}\n      {json.dumps(o['plan'])[:400]}"
+                )
     if args.show_right:
         for o in outcomes:
             if o["outcome"] == "right":
@@ -181,7 +235,9 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps(outcomes, default=str, indent=1))
     met = counts["wrong"] <= WRONG_TARGET * max(answered, 1) and counts["right"] >= RIGHT_TARGET * n
-    print(f"targets: wrong <= {WRONG_TARGET:.1%} of the answered, right >= {RIGHT_TARGET:.0%} of all: {'PASS' if met else 'FAIL'}")
+    print(
+        f"targets: wrong <= {WRONG_TARGET:.1%} of the answered, right >= {RIGHT_TARGET:.0%} of all: {'PASS' if met else 'FAIL'}"
+    )
 
 
 if __name__ == "__main__":

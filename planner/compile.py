@@ -82,7 +82,12 @@ def expression(node: RExpr, params: _Params, outputs: dict[str, exp.Expression] 
     if node.op == "null":
         return as_type(exp.null(), node.physical)
     if node.op == "case":
-        ifs = [exp.If(this=_condition(test, params, outputs), true=at_common(node, expression(then, params, outputs), then)) for test, then in node.whens]
+        ifs = [
+            exp.If(
+                this=_condition(test, params, outputs), true=at_common(node, expression(then, params, outputs), then)
+            )
+            for test, then in node.whens
+        ]
         otherwise = at_common(node, expression(node.args[0], params, outputs), node.args[0]) if node.args else None
         return exp.Case(ifs=ifs, default=otherwise)
     words = OPERATORS[node.op].literal_args  # written into the SQL by the operator itself
@@ -107,7 +112,9 @@ def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] |
     if physical == "HUGEINT" or (f.output is None and f.ref.expr is not None and physical.startswith("DECIMAL")):
         # A computed value's parameter at the value's own type: DuckDB would otherwise pick one
         # from the Python value and may widen past 38 digits.
-        return params.target.filter(op, target, [as_type(params.add(v, physical), physical) for v in values], f.ignore_case, params.constant)
+        return params.target.filter(
+            op, target, [as_type(params.add(v, physical), physical) for v in values], f.ignore_case, params.constant
+        )
     return params.target.filter(op, target, [params.add(v, physical) for v in values], f.ignore_case, params.constant)
 
 
@@ -164,7 +171,13 @@ def _source_rows(r: Resolved, params: _Params) -> exp.Select:
     sources = []
     for s in r.sources:
         *where, name = s.info.table
-        table = exp.table_(name, db=where[-1], catalog=where[0] if len(where) > 1 else None, quoted=True, alias=exp.to_identifier(s.alias, quoted=True))
+        table = exp.table_(
+            name,
+            db=where[-1],
+            catalog=where[0] if len(where) > 1 else None,
+            quoted=True,
+            alias=exp.to_identifier(s.alias, quoted=True),
+        )
         inner = exp.select(exp.Star(), copy=False).from_(table, copy=False)
         filters = r.where.get(s.alias, [])
         if filters:
@@ -174,7 +187,13 @@ def _source_rows(r: Resolved, params: _Params) -> exp.Select:
     select = exp.select(copy=False).from_(sources[0], copy=False)
     joins = []
     for j, source in zip(r.joins, sources[1:]):
-        on = exp.and_(*[exp.EQ(this=_column(a.alias, a.column.name), expression=_column(b.alias, b.column.name)) for a, b in j.pairs], copy=False)
+        on = exp.and_(
+            *[
+                exp.EQ(this=_column(a.alias, a.column.name), expression=_column(b.alias, b.column.name))
+                for a, b in j.pairs
+            ],
+            copy=False,
+        )
         # SEMI / ANTI JOIN: DuckDB's and ClickHouse's own (each row before it once, or none).
         # Built as nodes: Select.join would parse its join type as SQL text, each time.
         joins.append(exp.Join(this=source, on=on, **_JOIN_KINDS[j.kind]))
@@ -219,7 +238,11 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
     # The plan's order, then the default one (groups, or rows as read) to break its ties: which
     # rows fall at the limit is the same on every run.
     ordered = [(name, desc) for name, desc in r.order]
-    ties = [o.name for o in r.outputs if o.kind == "group"] if r.aggregated else [hidden[s.index] for s in r.sources if s.alias not in deciders]
+    ties = (
+        [o.name for o in r.outputs if o.kind == "group"]
+        if r.aggregated
+        else [hidden[s.index] for s in r.sources if s.alias not in deciders]
+    )
     if r.measured:
         select = _measured(r, select, params, ties, [hidden[s.index] for s in r.sources] if not r.aggregated else [])
     check = _check(r, target) if r.casts else None
@@ -251,7 +274,9 @@ def _measured(r: Resolved, first: exp.Select, params: _Params, ties: list[str], 
         below = exp.Subquery(this=current, alias=exp.TableAlias(this=exp.to_identifier(f"m{k}", quoted=True)))
         sql = {name: exp.column(name, quoted=True) for name in available}
         value = exp.paren(expression(o.expr, params, sql)) if o.expr is not None else _window(o, sql, ties)
-        projections = [exp.column(name, quoted=True) for name in available] + [exp.alias_(value, o.name, quoted=True, copy=False)]
+        projections = [exp.column(name, quoted=True) for name in available] + [
+            exp.alias_(value, o.name, quoted=True, copy=False)
+        ]
         projections += [exp.column(name, quoted=True) for name in row_ids]
         current = exp.select(*projections, copy=False).from_(below, copy=False)
         available.append(o.name)
@@ -274,8 +299,20 @@ def _window(o: Output, sql: dict[str, exp.Expression], ties: list[str]) -> exp.E
         # answer is the same on every run.
         named = {name for name, _ in order}
         order += [(name, False) for name in ties if name not in named]
-    ordering = exp.Order(expressions=[exp.Ordered(this=sql[name].copy() if name in sql else exp.column(name, quoted=True), desc=desc, nulls_first=False)
-                                      for name, desc in order]) if order else None
+    ordering = (
+        exp.Order(
+            expressions=[
+                exp.Ordered(
+                    this=sql[name].copy() if name in sql else exp.column(name, quoted=True),
+                    desc=desc,
+                    nulls_first=False,
+                )
+                for name, desc in order
+            ]
+        )
+        if order
+        else None
+    )
     of = sql[w.of.name].copy() if w.of is not None else None
     spec = None
     if w.fn == "rank":
@@ -294,7 +331,9 @@ def _window(o: Output, sql: dict[str, exp.Expression], ties: list[str]) -> exp.E
         func = exp.Count(this=of)
     else:
         func = (exp.Min if w.fn == "min" else exp.Max)(this=of)
-    window = exp.Window(this=func, partition_by=partition or None, order=ordering if w.fn != "share" else None, spec=spec)
+    window = exp.Window(
+        this=func, partition_by=partition or None, order=ordering if w.fn != "share" else None, spec=spec
+    )
     if w.fn == "share":
         total = exp.Nullif(this=as_type(window, "DOUBLE"), expression=exp.Literal.number(0))
         return exp.Div(this=as_type(sql[w.of.name].copy(), "DOUBLE"), expression=total, typed=False, safe=False)
@@ -308,7 +347,14 @@ def _check(r: Resolved, target: Target) -> Check:
     counts = []
     for k, node in enumerate(r.casts):
         value = expression(node.args[0], params)
-        failed = exp.and_(exp.Not(this=exp.Is(this=value, expression=exp.null())), exp.Is(this=expression(node, params), expression=exp.null()))
-        counts.append(exp.alias_(exp.Filter(this=exp.Count(this=exp.Star()), expression=exp.Where(this=failed)), f"c{k}", quoted=True))
+        failed = exp.and_(
+            exp.Not(this=exp.Is(this=value, expression=exp.null())),
+            exp.Is(this=expression(node, params), expression=exp.null()),
+        )
+        counts.append(
+            exp.alias_(
+                exp.Filter(this=exp.Count(this=exp.Star()), expression=exp.Where(this=failed)), f"c{k}", quoted=True
+            )
+        )
     select = select.select(*counts, append=True, copy=False)
     return Check(target.finish(select).sql(dialect=target.dialect), params.values, [n.path for n in r.casts])

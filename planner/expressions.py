@@ -6,8 +6,9 @@ its path inside the expression (`compute[1].expr.mul[0]`)."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 
 from .models import ExprValue, QueryExpr
 from .operators import MAX_DIGITS, OPERATORS, PHYSICAL, Refused, RExpr, common, exact_physical, literal_shape, shape_of
@@ -23,10 +24,19 @@ class ExprResolving:
 
     fail: Callable[..., None]
 
-    def expr(self, node: Any, path: str, term: Callable[[str, str], RExpr | None], condition: Callable[[Any, str], Any], depth: int = 0) -> RExpr | None:
+    def expr(
+        self,
+        node: Any,
+        path: str,
+        term: Callable[[str, str], RExpr | None],
+        condition: Callable[[Any, str], Any],
+        depth: int = 0,
+    ) -> RExpr | None:
         """The typed expression of `node`, or None with its problems added."""
         if depth > MAX_DEPTH:
-            self.fail(path, f"the expression nests deeper than {MAX_DEPTH} levels", expected=f"at most {MAX_DEPTH} levels")
+            self.fail(
+                path, f"the expression nests deeper than {MAX_DEPTH} levels", expected=f"at most {MAX_DEPTH} levels"
+            )
             return None
         if isinstance(node, str):
             found = term(node, path)
@@ -71,14 +81,27 @@ class ExprResolving:
             return self._case(node, path, term, condition, depth)
         args_in = node.args
         if len(args_in) < spec.least or (spec.most is not None and len(args_in) > spec.most):
-            wanted = f"{spec.least}" if spec.most == spec.least else f"{spec.least} to {spec.most}" if spec.most else f"at least {spec.least}"
-            self.fail(at, f"{op} takes {wanted} argument(s); this has {len(args_in)}", expected=f"{wanted} argument(s)", received=len(args_in))
+            wanted = (
+                f"{spec.least}"
+                if spec.most == spec.least
+                else f"{spec.least} to {spec.most}"
+                if spec.most
+                else f"at least {spec.least}"
+            )
+            self.fail(
+                at,
+                f"{op} takes {wanted} argument(s); this has {len(args_in)}",
+                expected=f"{wanted} argument(s)",
+                received=len(args_in),
+            )
             return None
         args: list[RExpr] = []
         for k, a in enumerate(args_in):
             where = f"{at}[{k}]" if isinstance(getattr(node, op), list) else at
             if k in spec.literal_args and isinstance(a, str):
-                args.append(RExpr("literal", "string", "VARCHAR", value=a, path=where))  # a word: date_diff's unit, cast's type
+                args.append(
+                    RExpr("literal", "string", "VARCHAR", value=a, path=where)
+                )  # a word: date_diff's unit, cast's type
                 continue
             resolved = self.expr(a, where, term, condition, depth + 1)
             if resolved is None:
@@ -92,7 +115,9 @@ class ExprResolving:
             return None
         if type_ == "datetime" and op == "date_add" and args[0].physical == "TIMESTAMPTZ":
             physical = "TIMESTAMPTZ"
-        return RExpr(op, type_, physical, args, shape=shape, word=str(args[0].value) if op == "date_diff" else "", path=at)
+        return RExpr(
+            op, type_, physical, args, shape=shape, word=str(args[0].value) if op == "date_diff" else "", path=at
+        )
 
     def _case(self, node: QueryExpr, path: str, term, condition, depth: int) -> RExpr | None:
         whens = []
@@ -106,14 +131,18 @@ class ExprResolving:
         if not whens:
             self.fail(f"{path}.case", "case needs at least one {when, then}")
             return None
-        otherwise = self.expr(node.else_, f"{path}.else", term, condition, depth + 1) if node.else_ is not None else None
+        otherwise = (
+            self.expr(node.else_, f"{path}.else", term, condition, depth + 1) if node.else_ is not None else None
+        )
         values = [then for _, then in whens] + ([otherwise] if otherwise is not None else [])
         try:
             type_, physical, shape = common(values, "case")
         except Refused as refused:
             self.fail(f"{path}.case", str(refused), expected=refused.expected)
             return None
-        return RExpr("case", type_, physical, [otherwise] if otherwise is not None else [], shape=shape, whens=whens, path=path)
+        return RExpr(
+            "case", type_, physical, [otherwise] if otherwise is not None else [], shape=shape, whens=whens, path=path
+        )
 
 
 def column_node(ref: Any, type_: str, physical: str, shape=None) -> RExpr:

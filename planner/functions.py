@@ -4,8 +4,8 @@ against this table and the compiler builds from it, so the two cannot drift apar
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from sqlglot import exp
 
@@ -46,26 +46,62 @@ FILTERS: dict[str, FilterDef] = {
         FilterDef("gt", ORDERED, "one", _cmp(exp.GT), "{column} > {value}"),
         FilterDef("ge", ORDERED, "one", _cmp(exp.GTE), "{column} ≥ {value}"),
         FilterDef(
-            "between", ORDERED, "two",
+            "between",
+            ORDERED,
+            "two",
             lambda c, v, ic: exp.Between(this=_lower(c, ic), low=_lower(v[0], ic), high=_lower(v[1], ic)),
             "{column} between {value}",
         ),
-        FilterDef("in", ANY, "many", lambda c, v, ic: exp.In(this=_lower(c, ic), expressions=[_lower(x, ic) for x in v]), "{column} in {value}"),
         FilterDef(
-            "not_in", ANY, "many",
+            "in",
+            ANY,
+            "many",
+            lambda c, v, ic: exp.In(this=_lower(c, ic), expressions=[_lower(x, ic) for x in v]),
+            "{column} in {value}",
+        ),
+        FilterDef(
+            "not_in",
+            ANY,
+            "many",
             lambda c, v, ic: exp.Not(this=exp.In(this=_lower(c, ic), expressions=[_lower(x, ic) for x in v])),
             "{column} not in {value}",
         ),
         FilterDef("is_null", ANY, "none", lambda c, v, ic: exp.Is(this=c, expression=exp.null()), "{column} is empty"),
-        FilterDef("not_null", ANY, "none", lambda c, v, ic: exp.Not(this=exp.Is(this=c, expression=exp.null())), "{column} is not empty"),
-        FilterDef("contains", STRING, "one", lambda c, v, ic: _fn("contains", _lower(c, ic), _lower(v[0], ic)), "{column} contains {value}"),
         FilterDef(
-            "not_contains", STRING, "one",
+            "not_null",
+            ANY,
+            "none",
+            lambda c, v, ic: exp.Not(this=exp.Is(this=c, expression=exp.null())),
+            "{column} is not empty",
+        ),
+        FilterDef(
+            "contains",
+            STRING,
+            "one",
+            lambda c, v, ic: _fn("contains", _lower(c, ic), _lower(v[0], ic)),
+            "{column} contains {value}",
+        ),
+        FilterDef(
+            "not_contains",
+            STRING,
+            "one",
             lambda c, v, ic: exp.Not(this=_fn("contains", _lower(c, ic), _lower(v[0], ic))),
             "{column} does not contain {value}",
         ),
-        FilterDef("starts_with", STRING, "one", lambda c, v, ic: _fn("starts_with", _lower(c, ic), _lower(v[0], ic)), "{column} starts with {value}"),
-        FilterDef("ends_with", STRING, "one", lambda c, v, ic: _fn("ends_with", _lower(c, ic), _lower(v[0], ic)), "{column} ends with {value}"),
+        FilterDef(
+            "starts_with",
+            STRING,
+            "one",
+            lambda c, v, ic: _fn("starts_with", _lower(c, ic), _lower(v[0], ic)),
+            "{column} starts with {value}",
+        ),
+        FilterDef(
+            "ends_with",
+            STRING,
+            "one",
+            lambda c, v, ic: _fn("ends_with", _lower(c, ic), _lower(v[0], ic)),
+            "{column} ends with {value}",
+        ),
     )
 }
 
@@ -86,8 +122,12 @@ def _same(t: str) -> str:
 AGGREGATES: dict[str, AggregateDef] = {
     a.fn: a
     for a in (
-        AggregateDef("count", ANY, False, lambda c, q: exp.Count(this=c if c is not None else exp.Star()), lambda t: "number"),
-        AggregateDef("count_distinct", ANY, True, lambda c, q: exp.Count(this=exp.Distinct(expressions=[c])), lambda t: "number"),
+        AggregateDef(
+            "count", ANY, False, lambda c, q: exp.Count(this=c if c is not None else exp.Star()), lambda t: "number"
+        ),
+        AggregateDef(
+            "count_distinct", ANY, True, lambda c, q: exp.Count(this=exp.Distinct(expressions=[c])), lambda t: "number"
+        ),
         # DuckDB sums BIGINT into HUGEINT and DECIMAL(p, s) into DECIMAL(38, s): exact.
         AggregateDef("sum", NUMBER | {"duration"}, True, lambda c, q: exp.Sum(this=c), _same),
         AggregateDef("avg", NUMBER | {"duration"}, True, lambda c, q: exp.Avg(this=c), _same),
@@ -100,9 +140,10 @@ AGGREGATES: dict[str, AggregateDef] = {
     )
 }
 
+
 def decimal_shape(physical: str) -> tuple[int, int]:
     """(precision, scale) of 'DECIMAL(p, s)'."""
-    p, s = physical[len("DECIMAL("):-1].split(",")
+    p, s = physical[len("DECIMAL(") : -1].split(",")
     return int(p), int(s)
 
 

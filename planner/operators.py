@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from sqlglot import exp
 
@@ -21,10 +22,24 @@ MAX_DIGITS = 38
 Shape = tuple[int, int]  # (precision, scale) of an exact number
 
 # The DuckDB type each logical type's values take when the plan makes them (literals, casts).
-PHYSICAL = {"string": "VARCHAR", "bool": "BOOLEAN", "date": "DATE", "datetime": "TIMESTAMP", "time": "TIME", "duration": "INTERVAL", "number": "DOUBLE"}
+PHYSICAL = {
+    "string": "VARCHAR",
+    "bool": "BOOLEAN",
+    "date": "DATE",
+    "datetime": "TIMESTAMP",
+    "time": "TIME",
+    "duration": "INTERVAL",
+    "number": "DOUBLE",
+}
 CAST_TYPES = {
-    "string": ("string", "VARCHAR"), "number": ("number", "DOUBLE"), "integer": ("number", "BIGINT"), "bool": ("bool", "BOOLEAN"),
-    "date": ("date", "DATE"), "datetime": ("datetime", "TIMESTAMP"), "time": ("time", "TIME"), "duration": ("duration", "INTERVAL"),
+    "string": ("string", "VARCHAR"),
+    "number": ("number", "DOUBLE"),
+    "integer": ("number", "BIGINT"),
+    "bool": ("bool", "BOOLEAN"),
+    "date": ("date", "DATE"),
+    "datetime": ("datetime", "TIMESTAMP"),
+    "time": ("time", "TIME"),
+    "duration": ("duration", "INTERVAL"),
 }
 DATE_UNITS = ("year", "quarter", "month", "week", "day", "hour", "minute", "second")
 
@@ -45,7 +60,7 @@ class RExpr:
     op: str
     type: str
     physical: str
-    args: list["RExpr"] = field(default_factory=list)
+    args: list[RExpr] = field(default_factory=list)
     ref: Any = None  # resolve.Ref of a dataset column
     name: str = ""  # output: the result column's name
     value: Any = None
@@ -71,7 +86,7 @@ def shape_of(physical: str) -> Shape | None:
     if physical == "HUGEINT":
         return (39, 0)  # wider than any exact result may be: arithmetic on it is refused
     if physical.startswith("DECIMAL("):
-        p, s = physical[len("DECIMAL("):-1].split(",")
+        p, s = physical[len("DECIMAL(") : -1].split(",")
         return int(p), int(s)
     return None
 
@@ -101,8 +116,11 @@ def _numbers(args: list[RExpr], op: str) -> None:
 
 def _fits(shape: Shape, op: str) -> Shape:
     if shape[0] > MAX_DIGITS:
-        raise Refused(f"the exact result of {op} can have {shape[0]} digits, more than the 38 an exact number holds; round its arguments first "
-                      "(round) or divide (div, a DOUBLE)", "an exact result of at most 38 digits")
+        raise Refused(
+            f"the exact result of {op} can have {shape[0]} digits, more than the 38 an exact number holds; round its arguments first "
+            "(round) or divide (div, a DOUBLE)",
+            "an exact result of at most 38 digits",
+        )
     return shape
 
 
@@ -115,6 +133,7 @@ def _arith(op: str, combine: Callable[[Shape, Shape], Shape]) -> Callable[[list[
         for a in args[1:]:
             shape = _fits(combine(shape, a.shape), op)
         return "number", exact_physical(shape), shape
+
     return typed
 
 
@@ -135,6 +154,7 @@ def _same_number(op: str) -> Callable[[list[RExpr]], tuple]:
             return "number", "DOUBLE", None
         # -(-2^63) does not fit a BIGINT: the result's type is the shape's, not the column's.
         return "number", exact_physical(a.shape), a.shape
+
     return typed
 
 
@@ -174,6 +194,7 @@ def _integral(op: str) -> Callable[[list[RExpr]], tuple]:
         p, s = a.shape
         shape = (p - s + 1, 0) if s else a.shape  # floor(-9.5) is -10: one more digit
         return "number", exact_physical(shape), shape
+
     return typed
 
 
@@ -214,6 +235,7 @@ def _part(op: str, types: frozenset[str], digits: int) -> Callable[[list[RExpr]]
         if a.type not in types:
             raise Refused(f"{op} reads a {' or '.join(sorted(types))}; this is {a.type}", " or ".join(sorted(types)), 0)
         return "number", "BIGINT", (digits, 0)
+
     return typed
 
 
@@ -223,7 +245,9 @@ DATES = frozenset({"date", "datetime"})
 def _date_diff(args: list[RExpr]) -> tuple:
     unit = args[0]
     if unit.op != "literal" or unit.value not in DATE_UNITS:
-        raise Refused("date_diff's first argument is its unit, written as a value: {\"value\": \"day\"}", " | ".join(DATE_UNITS), 0)
+        raise Refused(
+            'date_diff\'s first argument is its unit, written as a value: {"value": "day"}', " | ".join(DATE_UNITS), 0
+        )
     for k, a in enumerate(args[1:], 1):
         if a.type not in DATES:
             raise Refused(f"date_diff reads dates or datetimes; argument {k + 1} is {a.type}", "a date or datetime", k)
@@ -235,14 +259,20 @@ def _date_add(args: list[RExpr]) -> tuple:
     if when.type not in DATES:
         raise Refused(f"date_add moves a date or datetime; this is {when.type}", "a date or datetime", 0)
     if by.type != "duration":
-        raise Refused(f"date_add moves by a duration ({{\"value\": \"P30D\", \"type\": \"duration\"}}); this is {by.type}", "a duration", 1)
+        raise Refused(
+            f'date_add moves by a duration ({{"value": "P30D", "type": "duration"}}); this is {by.type}',
+            "a duration",
+            1,
+        )
     if when.type == "date" and not _whole_days(by):
         return "datetime", "TIMESTAMP", None  # a date moved by hours is a datetime
     return when.type, when.physical, None
 
 
 def _whole_days(by: RExpr) -> bool:
-    return by.op == "literal" and isinstance(by.value, dt.timedelta) and by.value % dt.timedelta(days=1) == dt.timedelta(0)
+    return (
+        by.op == "literal" and isinstance(by.value, dt.timedelta) and by.value % dt.timedelta(days=1) == dt.timedelta(0)
+    )
 
 
 def _strings(op: str, result: tuple) -> Callable[[list[RExpr]], tuple]:
@@ -250,6 +280,7 @@ def _strings(op: str, result: tuple) -> Callable[[list[RExpr]], tuple]:
         if args[0].type != "string":
             raise Refused(f"{op} reads a string; this is {args[0].type}", "a string", 0)
         return result
+
     return typed
 
 
@@ -275,7 +306,7 @@ def cast_target(word: Any) -> tuple[str, str, Shape | None] | None:
         type_, physical = CAST_TYPES[text]
         return type_, physical, shape_of(physical)
     if text.startswith("decimal(") and text.endswith(")"):
-        parts = text[len("decimal("):-1].split(",")
+        parts = text[len("decimal(") : -1].split(",")
         if len(parts) == 2 and all(p.isdigit() for p in parts):
             p, s = int(parts[0]), int(parts[1])
             if 1 <= p <= MAX_DIGITS and s <= p:
@@ -287,8 +318,11 @@ def _cast(args: list[RExpr]) -> tuple:
     word = args[1]
     target = cast_target(word.value) if word.op == "literal" else None
     if target is None:
-        raise Refused("cast's second argument is a type, written as a value: {\"value\": \"date\"}",
-                      " | ".join(CAST_TYPES) + " | decimal(p,s)", 1)
+        raise Refused(
+            'cast\'s second argument is a type, written as a value: {"value": "date"}',
+            " | ".join(CAST_TYPES) + " | decimal(p,s)",
+            1,
+        )
     return target
 
 
@@ -336,6 +370,7 @@ OPERATORS: dict[str, OperatorDef] = {
 
 
 # SQL ---------------------------------------------------------------------------------------------
+
 
 def _fn(name: str, *args: exp.Expression) -> exp.Expression:
     return exp.Anonymous(this=name, expressions=list(args))
@@ -396,7 +431,10 @@ def build(node: RExpr, args: list[exp.Expression], wide: bool = False) -> exp.Ex
             out = (exp.Floor if op == "floor" else exp.Ceil)(this=arg)
         return as_type(out, node.physical)
     if op == "coalesce":
-        return exp.Coalesce(this=at_common(node, args[0], node.args[0]), expressions=[at_common(node, a, n) for a, n in zip(args[1:], node.args[1:])])
+        return exp.Coalesce(
+            this=at_common(node, args[0], node.args[0]),
+            expressions=[at_common(node, a, n) for a, n in zip(args[1:], node.args[1:])],
+        )
     if op == "nullif":
         # Compared at a type that holds both exactly (ClickHouse would bring the second to the
         # first's type and fail where it does not fit), then given the first's type back.
@@ -406,13 +444,20 @@ def build(node: RExpr, args: list[exp.Expression], wide: bool = False) -> exp.Ex
             return exp.Nullif(this=args[0], expression=args[1])
         _, both, _ = common(node.args, "nullif")
         a, b = (sql.copy() if n.physical == both else as_type(sql.copy(), both) for n, sql in zip(node.args, args))
-        return exp.Case(ifs=[exp.If(this=exp.EQ(this=a, expression=b), true=as_type(exp.null(), node.physical))], default=args[0])
+        return exp.Case(
+            ifs=[exp.If(this=exp.EQ(this=a, expression=b), true=as_type(exp.null(), node.physical))], default=args[0]
+        )
     if op in ("year", "quarter", "month", "day", "hour"):
         return _fn(op, args[0])
     if op == "weekday":
         return _fn("isodow", args[0])
     if op == "date_diff":
-        return _fn("date_diff", exp.Literal.string(node.args[0].value), _ts(node.args[1], args[1], node.args[2]), _ts(node.args[2], args[2], node.args[1]))
+        return _fn(
+            "date_diff",
+            exp.Literal.string(node.args[0].value),
+            _ts(node.args[1], args[1], node.args[2]),
+            _ts(node.args[2], args[2], node.args[1]),
+        )
     if op == "date_add":
         moved = exp.Add(this=args[0], expression=args[1])
         return as_type(moved, node.physical)

@@ -47,8 +47,12 @@ class Elapsed(BaseModel):
 class ComputedColumn(BaseModel):
     name: str
     type: str = Field(description="Its logical type (SPEC §3).")
-    physical: str = Field(description="Its exact storage type: DECIMAL(p, s) with the precision and scale of the exact result, BIGINT, DOUBLE …")
-    stage: str = Field(description="row (compute, an aggregate's expr: per row, after the joins) or result (measures: per result row)")
+    physical: str = Field(
+        description="Its exact storage type: DECIMAL(p, s) with the precision and scale of the exact result, BIGINT, DOUBLE …"
+    )
+    stage: str = Field(
+        description="row (compute, an aggregate's expr: per row, after the joins) or result (measures: per result row)"
+    )
 
 
 class QueryReceipt(BaseModel):
@@ -59,7 +63,9 @@ class QueryReceipt(BaseModel):
     datasets: list[ReceiptDataset]
     resolved: list[Resolution]
     warnings: list[str]
-    computed: list[ComputedColumn] = Field(default_factory=list, description="Every computed column and measure, with its type.")
+    computed: list[ComputedColumn] = Field(
+        default_factory=list, description="Every computed column and measure, with its type."
+    )
     rows_returned: int
     elapsed_ms: Elapsed
     computed_at: str

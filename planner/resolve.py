@@ -4,10 +4,9 @@ column's type, every rule of SPEC §4 applied; all errors gathered at once, each
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
-from typing import Any, Callable
-
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .expressions import ExprResolving, column_node, digits_bound, output_node
 from .functions import AGGREGATES, BUCKET_TYPES, FILTERS, decimal_median
@@ -19,9 +18,17 @@ from .values import Unreadable, fit, read_value
 
 # How a number is brought to an exact column's scale, per operator (between: low, high).
 _ROUNDING = {
-    "eq": ("never", "never"), "ne": ("never", "never"), "in": ("never", "never"), "not_in": ("never", "never"),
-    "lt": ("up", "up"), "ge": ("up", "up"), "le": ("down", "down"), "gt": ("down", "down"),
-    "between": ("up", "down"), "is_null": ("never", "never"), "not_null": ("never", "never"),
+    "eq": ("never", "never"),
+    "ne": ("never", "never"),
+    "in": ("never", "never"),
+    "not_in": ("never", "never"),
+    "lt": ("up", "up"),
+    "ge": ("up", "up"),
+    "le": ("down", "down"),
+    "gt": ("down", "down"),
+    "between": ("up", "down"),
+    "is_null": ("never", "never"),
+    "not_null": ("never", "never"),
 }
 
 
@@ -74,8 +81,8 @@ class RFilter:
     op: str = ""
     values: list[Any] = field(default_factory=list)
     ignore_case: bool = False
-    children: list["RFilter"] = field(default_factory=list)
-    output: "Output | None" = None  # having: the result column filtered
+    children: list[RFilter] = field(default_factory=list)
+    output: Output | None = None  # having: the result column filtered
 
 
 @dataclass
@@ -92,7 +99,7 @@ class Output:
     path: str = ""  # where the plan asks for it (group_by[0], aggregates[1] …): errors point there
     shape: tuple[int, int] | None = None  # exact numbers: the most digits a value can have
     expr: RExpr | None = None  # a measure's expression over result columns
-    window: "Window | None" = None
+    window: Window | None = None
 
 
 @dataclass
@@ -124,7 +131,9 @@ class Resolved:
     resolved: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     read: dict[str, set[str]] = field(default_factory=dict)
-    after: list[RFilter] = field(default_factory=list)  # where on computed columns reading several datasets: after the joins
+    after: list[RFilter] = field(
+        default_factory=list
+    )  # where on computed columns reading several datasets: after the joins
     qualify: list[RFilter] = field(default_factory=list)  # having that names a measure: after the measures
     computed: list[Ref] = field(default_factory=list)
     casts: list[RExpr] = field(default_factory=list)  # row casts whose unreadable values the receipt counts
@@ -145,7 +154,14 @@ def close(name: str, candidates: list[str]) -> list[str]:
 
 
 class _Resolver(ExprResolving):
-    def __init__(self, plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list[str], limits: Limits, target: Target = DUCKDB):
+    def __init__(
+        self,
+        plan: QueryPlan,
+        found: list[list[DatasetInfo]],
+        sources_known: list[str],
+        limits: Limits,
+        target: Target = DUCKDB,
+    ):
         self.plan, self.found, self.known, self.limits = plan, found, sources_known, limits
         self.target = target
         self.problems: list[Problem] = []
@@ -158,7 +174,14 @@ class _Resolver(ExprResolving):
         self.unresolved: set[str] = set()  # computed columns with problems of their own: not reported again where read
         self.aggregated_exprs: list[Ref] = []  # aggregates over an `expr`
 
-    def fail(self, path: str, message: str, expected: str | None = None, received: Any = None, did_you_mean: list[str] | None = None) -> None:
+    def fail(
+        self,
+        path: str,
+        message: str,
+        expected: str | None = None,
+        received: Any = None,
+        did_you_mean: list[str] | None = None,
+    ) -> None:
         self.problems.append(Problem(path, message, expected, received, did_you_mean or None))
 
     def over(self, path: str, message: str, limit: int, received: int) -> None:
@@ -167,28 +190,52 @@ class _Resolver(ExprResolving):
     # datasets ------------------------------------------------------------------------------
     def datasets(self) -> None:
         if len(self.plan.datasets) > self.limits.datasets:
-            self.over("datasets", f"at most {self.limits.datasets} datasets per plan", self.limits.datasets, len(self.plan.datasets))
+            self.over(
+                "datasets",
+                f"at most {self.limits.datasets} datasets per plan",
+                self.limits.datasets,
+                len(self.plan.datasets),
+            )
         aliases: set[str] = set()
         for i, (wanted, candidates) in enumerate(zip(self.plan.datasets, self.found)):
             path = f"datasets[{i}]"
             if not candidates:
-                self.fail(f"{path}.source_uri", f"no source {wanted.source_uri!r} in this namespace", received=wanted.source_uri, did_you_mean=close(wanted.source_uri, self.known))
+                self.fail(
+                    f"{path}.source_uri",
+                    f"no source {wanted.source_uri!r} in this namespace",
+                    received=wanted.source_uri,
+                    did_you_mean=close(wanted.source_uri, self.known),
+                )
                 continue
             ids = [d.dataset_id for d in candidates]
             if wanted.dataset_id:
                 info = next((d for d in candidates if d.dataset_id == wanted.dataset_id), None)
                 if info is None:
-                    self.fail(f"{path}.dataset_id", f"source {wanted.source_uri!r} has no dataset {wanted.dataset_id!r}", expected=" | ".join(ids), received=wanted.dataset_id, did_you_mean=close(wanted.dataset_id, ids))
+                    self.fail(
+                        f"{path}.dataset_id",
+                        f"source {wanted.source_uri!r} has no dataset {wanted.dataset_id!r}",
+                        expected=" | ".join(ids),
+                        received=wanted.dataset_id,
+                        did_you_mean=close(wanted.dataset_id, ids),
+                    )
                     continue
             elif len(candidates) > 1:
-                self.fail(f"{path}.dataset_id", f"source {wanted.source_uri!r} has {len(candidates)} datasets: name one", expected=" | ".join(ids))
+                self.fail(
+                    f"{path}.dataset_id",
+                    f"source {wanted.source_uri!r} has {len(candidates)} datasets: name one",
+                    expected=" | ".join(ids),
+                )
                 continue
             else:
                 info = candidates[0]
             alias = wanted.alias or info.dataset_id
             if alias.lower() in aliases:
                 # SQL names ignore case, so `a` and `A` would be one table to the engine.
-                self.fail(f"{path}.alias", f"alias {alias!r} is used twice (aliases ignore case); give each dataset its own", received=alias)
+                self.fail(
+                    f"{path}.alias",
+                    f"alias {alias!r} is used twice (aliases ignore case); give each dataset its own",
+                    received=alias,
+                )
                 continue
             aliases.add(alias.lower())
             self.sources.append(Source(i, alias, info))
@@ -205,7 +252,12 @@ class _Resolver(ExprResolving):
     def readable(self, ref: Ref, path: str) -> bool:
         why = self.target.problem(ref.column)
         if why:
-            self.fail(path, f"the {self.target.name} engine cannot read {ref.alias}.{ref.column.name}: {why}", expected=f"a column {self.target.name} reads exactly", received=f"{ref.alias}.{ref.column.name}")
+            self.fail(
+                path,
+                f"the {self.target.name} engine cannot read {ref.alias}.{ref.column.name}: {why}",
+                expected=f"a column {self.target.name} reads exactly",
+                received=f"{ref.alias}.{ref.column.name}",
+            )
         return not why
 
     def _ref(self, text: str, path: str, within: list[Source] | None = None) -> Ref | None:
@@ -220,8 +272,13 @@ class _Resolver(ExprResolving):
             if hit is not None:
                 decided = sorted(hit.reads & self.deciders.keys())
                 if decided:
-                    self.fail(path, f"{hit.column.name!r} reads {decided[0]!r}, which is joined {self.deciders[decided[0]]}: it can only filter that dataset (where)",
-                              expected="a column of " + ", ".join(s.alias for s in self.sources if s.alias not in self.deciders), received=text)
+                    self.fail(
+                        path,
+                        f"{hit.column.name!r} reads {decided[0]!r}, which is joined {self.deciders[decided[0]]}: it can only filter that dataset (where)",
+                        expected="a column of "
+                        + ", ".join(s.alias for s in self.sources if s.alias not in self.deciders),
+                        received=text,
+                    )
                     return None
                 return hit
         pool = within if within is not None else self.sources
@@ -229,11 +286,19 @@ class _Resolver(ExprResolving):
         if unread:
             pool = [s for s in pool if s.alias not in self.deciders]
             head = text.partition(".")[0]
-            named = [s for s in unread if head == s.alias or (s.info.column(text) is not None and not any(p.info.column(text) for p in pool))]
+            named = [
+                s
+                for s in unread
+                if head == s.alias or (s.info.column(text) is not None and not any(p.info.column(text) for p in pool))
+            ]
             if named:
                 s = named[0]
-                self.fail(path, f"{s.alias!r} is joined {self.deciders[s.alias]}: it decides which rows stay, and its columns cannot be read",
-                          expected="a column of " + ", ".join(p.alias for p in pool), received=text)
+                self.fail(
+                    path,
+                    f"{s.alias!r} is joined {self.deciders[s.alias]}: it decides which rows stay, and its columns cannot be read",
+                    expected="a column of " + ", ".join(p.alias for p in pool),
+                    received=text,
+                )
                 return None
         by_alias = {s.alias: s for s in pool}
         head, dot, rest = text.partition(".")
@@ -243,7 +308,12 @@ class _Resolver(ExprResolving):
         if len(exact) == 1:
             return self._found(exact[0], exact[0].info.column(text), text, "exact")
         if len(exact) > 1:
-            self.fail(path, f"column {text!r} is in several datasets: qualify it", expected=" | ".join(f"{s.alias}.{text}" for s in exact), received=text)
+            self.fail(
+                path,
+                f"column {text!r} is in several datasets: qualify it",
+                expected=" | ".join(f"{s.alias}.{text}" for s in exact),
+                received=text,
+            )
             return None
         folded = [(s, c) for s in pool for c in s.info.columns if c.name.lower() == text.lower()]
         if dot and not folded:
@@ -258,9 +328,20 @@ class _Resolver(ExprResolving):
                 counts[c.name] = counts.get(c.name, 0) + 1
         names = [c.name if counts[c.name] == 1 else f"{s.alias}.{c.name}" for s in pool for c in s.info.columns]
         if len(folded) > 1:
-            self.fail(path, f"column {text!r} matches several columns without regard to case: qualify it", expected=" | ".join(f"{s.alias}.{c.name}" for s, c in folded), received=text)
+            self.fail(
+                path,
+                f"column {text!r} matches several columns without regard to case: qualify it",
+                expected=" | ".join(f"{s.alias}.{c.name}" for s, c in folded),
+                received=text,
+            )
         else:
-            self.fail(path, f"no column {text!r}", expected="a column of " + ", ".join(s.alias for s in pool), received=text, did_you_mean=close(text, names))
+            self.fail(
+                path,
+                f"no column {text!r}",
+                expected="a column of " + ", ".join(s.alias for s in pool),
+                received=text,
+                did_you_mean=close(text, names),
+            )
         return None
 
     def _in(self, source: Source, name: str, text: str, path: str) -> Ref | None:
@@ -271,7 +352,13 @@ class _Resolver(ExprResolving):
         if len(folded) == 1:
             return self._found(source, folded[0], text, "case-insensitive")
         names = [c.name for c in source.info.columns]
-        self.fail(path, f"dataset {source.alias!r} has no column {name!r}", expected=f"a column of {source.alias}", received=text, did_you_mean=[f"{source.alias}.{n}" for n in close(name, names)])
+        self.fail(
+            path,
+            f"dataset {source.alias!r} has no column {name!r}",
+            expected=f"a column of {source.alias}",
+            received=text,
+            did_you_mean=[f"{source.alias}.{n}" for n in close(name, names)],
+        )
         return None
 
     def _found(self, source: Source, column: ColumnInfo, text: str, how: str) -> Ref:
@@ -280,8 +367,16 @@ class _Resolver(ExprResolving):
         return Ref(source.alias, column)
 
     # filters -------------------------------------------------------------------------------
-    def filters(self, items: list[QueryFilter], path: str, within: list[Source] | None = None, outputs: dict[str, Output] | None = None) -> list[RFilter]:
-        return [f for i, item in enumerate(items) if (f := self.filter(item, f"{path}[{i}]", within, outputs)) is not None]
+    def filters(
+        self,
+        items: list[QueryFilter],
+        path: str,
+        within: list[Source] | None = None,
+        outputs: dict[str, Output] | None = None,
+    ) -> list[RFilter]:
+        return [
+            f for i, item in enumerate(items) if (f := self.filter(item, f"{path}[{i}]", within, outputs)) is not None
+        ]
 
     def filter(self, item: QueryFilter, path: str, within, outputs) -> RFilter | None:
         if item.any is not None or item.all is not None:
@@ -295,7 +390,13 @@ class _Resolver(ExprResolving):
         if outputs is not None:
             output = outputs.get(item.column)
             if output is None:
-                self.fail(f"{path}.column", f"having reads result columns; {item.column!r} is not one", expected=" | ".join(outputs), received=item.column, did_you_mean=close(item.column, list(outputs)))
+                self.fail(
+                    f"{path}.column",
+                    f"having reads result columns; {item.column!r} is not one",
+                    expected=" | ".join(outputs),
+                    received=item.column,
+                    did_you_mean=close(item.column, list(outputs)),
+                )
                 return None
             type_, physical, ref = output.type, output.physical, None
         else:
@@ -304,7 +405,12 @@ class _Resolver(ExprResolving):
                 return None
             type_, physical, output = ref.column.type, ref.column.physical, None
         if type_ not in spec.types:
-            self.fail(f"{path}.op", f"{item.op} does not apply to a {type_} column", expected=" | ".join(o for o, f in FILTERS.items() if type_ in f.types), received=item.op)
+            self.fail(
+                f"{path}.op",
+                f"{item.op} does not apply to a {type_} column",
+                expected=" | ".join(o for o, f in FILTERS.items() if type_ in f.types),
+                received=item.op,
+            )
             return None
         if item.ignore_case and type_ != "string":
             self.fail(f"{path}.ignore_case", "ignore_case applies to strings only", received=True)
@@ -322,13 +428,19 @@ class _Resolver(ExprResolving):
             raw, where = [item.value], [f"{path}.value"]
         else:
             if not item.values:
-                self.fail(f"{path}.values", f"{item.op} takes a list of values", expected="[lo, hi]" if arity == "two" else "[v1, v2, …]")
+                self.fail(
+                    f"{path}.values",
+                    f"{item.op} takes a list of values",
+                    expected="[lo, hi]" if arity == "two" else "[v1, v2, …]",
+                )
                 return None
             if arity == "two" and len(item.values) != 2:
                 self.fail(f"{path}.values", "between takes two values", expected="[lo, hi]", received=item.values)
                 return None
             if len(item.values) > self.limits.in_values:
-                self.over(f"{path}.values", f"at most {self.limits.in_values} values", self.limits.in_values, len(item.values))
+                self.over(
+                    f"{path}.values", f"at most {self.limits.in_values} values", self.limits.in_values, len(item.values)
+                )
                 return None
             raw, where = item.values, [f"{path}.values[{k}]" for k in range(len(item.values))]
         out = []
@@ -347,10 +459,18 @@ class _Resolver(ExprResolving):
 
 
 def _count_filters(items: list[QueryFilter]) -> int:
-    return sum(_count_filters((i.any or []) + (i.all or [])) if (i.any is not None or i.all is not None) else 1 for i in items)
+    return sum(
+        _count_filters((i.any or []) + (i.all or [])) if (i.any is not None or i.all is not None) else 1 for i in items
+    )
 
 
-def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list[str], limits: Limits = Limits(), target: Target = DUCKDB) -> Resolved:
+def resolve(
+    plan: QueryPlan,
+    found: list[list[DatasetInfo]],
+    sources_known: list[str],
+    limits: Limits = Limits(),
+    target: Target = DUCKDB,
+) -> Resolved:
     """Check `plan` against the datasets each of its entries names (`found[i]`: the live
     datasets of datasets[i].source_uri, or none), for the engine `target`. Raises PlanInvalid
     with every problem."""
@@ -358,7 +478,9 @@ def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list
     r.datasets()
     if plan.limit > limits.rows:
         r.over("limit", f"at most {limits.rows} rows per answer", limits.rows, plan.limit)
-    total = _count_filters(plan.where) + _count_filters(plan.having) + sum(_count_filters(a.where) for a in plan.aggregates)
+    total = (
+        _count_filters(plan.where) + _count_filters(plan.having) + sum(_count_filters(a.where) for a in plan.aggregates)
+    )
     if total > limits.filters:
         r.over("where", f"at most {limits.filters} filters per plan", limits.filters, total)
     if len(r.sources) != len(plan.datasets):
@@ -381,7 +503,11 @@ def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list
         if "" in aliases:
             after.append(f)
         elif len(aliases) > 1:
-            r.fail(f"where[{i}]", "an any/all group must stay inside one dataset (where applies before joins)", received=sorted(aliases))
+            r.fail(
+                f"where[{i}]",
+                "an any/all group must stay inside one dataset (where applies before joins)",
+                received=sorted(aliases),
+            )
         else:
             where[next(iter(aliases), r.sources[0].alias)].append(f)
     r.deciders = deciders
@@ -393,7 +519,11 @@ def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list
     for k, name in enumerate(names):
         first = folded.index(name.lower())
         if first != k:
-            r.fail(outputs[k].path, f"result column {name!r} is already the name of {outputs[first].path} (result names ignore case): give one an `as`", received=name)
+            r.fail(
+                outputs[k].path,
+                f"result column {name!r} is already the name of {outputs[first].path} (result names ignore case): give one an `as`",
+                received=name,
+            )
     by_name = {o.name: o for o in outputs}
     having, qualify = [], []
     for i, item in enumerate(plan.having):
@@ -405,15 +535,37 @@ def resolve(plan: QueryPlan, found: list[list[DatasetInfo]], sources_known: list
     order = []
     for i, o in enumerate(plan.order_by):
         if o.column not in by_name:
-            r.fail(f"order_by[{i}].column", f"{o.column!r} is not a result column", expected=" | ".join(names), received=o.column, did_you_mean=close(o.column, names))
+            r.fail(
+                f"order_by[{i}].column",
+                f"{o.column!r} is not a result column",
+                expected=" | ".join(names),
+                received=o.column,
+                did_you_mean=close(o.column, names),
+            )
         order.append((o.column, o.desc))
     if r.problems:
         raise PlanInvalid(r.problems)
     aggregated = bool(plan.aggregates or plan.group_by)
     warnings = _join_warnings(joins)
     casts = [n for ref in [*r.computed.values(), *r.aggregated_exprs] for n in ref.expr.walk() if n.op == "cast"]
-    return Resolved(r.sources, where, joins, outputs, having, order, plan.limit, plan.offset, aggregated, r.resolved_log, warnings, r.read,
-                    after=after, qualify=qualify, computed=list(r.computed.values()), casts=casts)
+    return Resolved(
+        r.sources,
+        where,
+        joins,
+        outputs,
+        having,
+        order,
+        plan.limit,
+        plan.offset,
+        aggregated,
+        r.resolved_log,
+        warnings,
+        r.read,
+        after=after,
+        qualify=qualify,
+        computed=list(r.computed.values()),
+        casts=casts,
+    )
 
 
 def column_shape(column: ColumnInfo):
@@ -432,6 +584,7 @@ def _names_measure(f: RFilter) -> bool:
 
 def _row_term(r: _Resolver) -> Callable[[str, str], RExpr | None]:
     """Names in a row expression: dataset columns and computed ones (inlined)."""
+
     def term(text: str, path: str) -> RExpr | None:
         ref = r.ref(text, path)
         if ref is None:
@@ -439,6 +592,7 @@ def _row_term(r: _Resolver) -> Callable[[str, str], RExpr | None]:
         if ref.expr is not None:
             return replace(ref.expr)
         return column_node(ref, ref.column.type, ref.column.physical, column_shape(ref.column))
+
     return term
 
 
@@ -470,7 +624,11 @@ def _compute(r: _Resolver, plan: QueryPlan) -> None:
     for i, c in enumerate(plan.compute):
         path = f"compute[{i}]"
         if c.as_.lower() in taken:
-            r.fail(f"{path}.as", f"{c.as_!r} is already the name of a column (names ignore case): give the computed column its own", received=c.as_)
+            r.fail(
+                f"{path}.as",
+                f"{c.as_!r} is already the name of a column (names ignore case): give the computed column its own",
+                received=c.as_,
+            )
             continue
         node = r.expr(c.expr, f"{path}.expr", term, condition)
         if node is None or not _supported(r, node, f"{path}.expr"):
@@ -478,7 +636,11 @@ def _compute(r: _Resolver, plan: QueryPlan) -> None:
             continue
         ref = _computed_ref(r, c.as_, node)
         if ref.reads & deciders.keys() and len(ref.reads) > 1:
-            r.fail(f"{path}.expr", f"a computed column over a dataset joined {deciders[sorted(ref.reads & deciders.keys())[0]]} may read only that dataset", received=sorted(ref.reads))
+            r.fail(
+                f"{path}.expr",
+                f"a computed column over a dataset joined {deciders[sorted(ref.reads & deciders.keys())[0]]} may read only that dataset",
+                received=sorted(ref.reads),
+            )
             continue
         taken.add(c.as_.lower())
         r.computed[c.as_] = ref
@@ -489,7 +651,12 @@ def _supported(r: _Resolver, node: RExpr, path: str) -> bool:
     for n in node.walk():
         why = r.target.cannot(n.op, n)
         if why:
-            r.fail(n.path or path, f"the {r.target.name} engine cannot compute {n.op}: {why}", expected=f"an operator {r.target.name} computes exactly", received=n.op)
+            r.fail(
+                n.path or path,
+                f"the {r.target.name} engine cannot compute {n.op}: {why}",
+                expected=f"an operator {r.target.name} computes exactly",
+                received=n.op,
+            )
             return False
     return True
 
@@ -503,13 +670,25 @@ def _joins(r: _Resolver, plan: QueryPlan) -> list[Join]:
         path = f"joins[{i}]"
         target = by_alias.get(j.alias)
         if target is None:
-            r.fail(f"{path}.alias", f"no dataset with alias {j.alias!r}", expected=" | ".join(by_alias), received=j.alias, did_you_mean=close(j.alias, list(by_alias)))
+            r.fail(
+                f"{path}.alias",
+                f"no dataset with alias {j.alias!r}",
+                expected=" | ".join(by_alias),
+                received=j.alias,
+                did_you_mean=close(j.alias, list(by_alias)),
+            )
             continue
         if position[j.alias] == 0:
-            r.fail(f"{path}.alias", "the first dataset is where the plan starts; join the others to it", received=j.alias)
+            r.fail(
+                f"{path}.alias", "the first dataset is where the plan starts; join the others to it", received=j.alias
+            )
             continue
         if j.alias in seen:
-            r.fail(f"{path}.alias", f"{j.alias!r} is joined twice (also joins[{seen[j.alias]}]); put every key in one `on`", received=j.alias)
+            r.fail(
+                f"{path}.alias",
+                f"{j.alias!r} is joined twice (also joins[{seen[j.alias]}]); put every key in one `on`",
+                received=j.alias,
+            )
             continue
         seen[j.alias] = i
         before = r.sources[: position[j.alias]]
@@ -521,8 +700,17 @@ def _joins(r: _Resolver, plan: QueryPlan) -> list[Join]:
                 continue
             lt, rt = left.column.type, right.column.type
             if lt != rt:
-                hint = " Retype one with knowledge.dataset_approve so both are numbers or both are strings." if {lt, rt} == {"string", "number"} else ""
-                r.fail(f"{path}.on[{k}]", f"join keys must have one type: {left.alias}.{left.column.name} is {lt}, {right.alias}.{right.column.name} is {rt}.{hint}", expected=lt, received=rt)
+                hint = (
+                    " Retype one with knowledge.dataset_approve so both are numbers or both are strings."
+                    if {lt, rt} == {"string", "number"}
+                    else ""
+                )
+                r.fail(
+                    f"{path}.on[{k}]",
+                    f"join keys must have one type: {left.alias}.{left.column.name} is {lt}, {right.alias}.{right.column.name} is {rt}.{hint}",
+                    expected=lt,
+                    received=rt,
+                )
                 continue
             pairs.append((left, right))
         if len(pairs) == len(j.on):
@@ -531,7 +719,11 @@ def _joins(r: _Resolver, plan: QueryPlan) -> list[Join]:
             r.deciders[j.alias] = j.kind
     for s in r.sources[1:]:
         if s.alias not in seen:
-            r.fail(f"datasets[{s.index}]", f"dataset {s.alias!r} has no join: add one to joins (alias {s.alias!r}, on its keys)", expected="one join per dataset after the first")
+            r.fail(
+                f"datasets[{s.index}]",
+                f"dataset {s.alias!r} has no join: add one to joins (alias {s.alias!r}, on its keys)",
+                expected="one join per dataset after the first",
+            )
     order = {s.alias: k for k, s in enumerate(r.sources)}
     return sorted(joins, key=lambda j: order[j.source.alias])
 
@@ -553,11 +745,25 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
         if ref is None:
             continue
         if g.bucket and g.bucket not in BUCKET_TYPES.get(ref.column.type, ()):
-            r.fail(f"group_by[{i}].bucket", f"bucket {g.bucket} needs a date or datetime column; {ref.column.name} is {ref.column.type}", received=g.bucket)
+            r.fail(
+                f"group_by[{i}].bucket",
+                f"bucket {g.bucket} needs a date or datetime column; {ref.column.name} is {ref.column.type}",
+                received=g.bucket,
+            )
             continue
         name = g.as_ or (base(ref) + (f"_{g.bucket}" if g.bucket else ""))
-        out.append(Output(name, ref.column.type, "group", ref, bucket=g.bucket, physical=ref.column.physical, path=f"group_by[{i}]",
-                          shape=None if g.bucket else shape(ref)))
+        out.append(
+            Output(
+                name,
+                ref.column.type,
+                "group",
+                ref,
+                bucket=g.bucket,
+                physical=ref.column.physical,
+                path=f"group_by[{i}]",
+                shape=None if g.bucket else shape(ref),
+            )
+        )
     for i, a in enumerate(plan.aggregates):
         spec = AGGREGATES[a.fn]
         ref = None
@@ -573,14 +779,22 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
                 continue
         if ref is not None:
             if ref.column.type not in spec.types:
-                r.fail(f"aggregates[{i}].fn", f"{a.fn} does not apply to a {ref.column.type} {'expression' if a.expr is not None else 'column'}",
-                       expected=" | ".join(f for f, s in AGGREGATES.items() if ref.column.type in s.types), received=a.fn)
+                r.fail(
+                    f"aggregates[{i}].fn",
+                    f"{a.fn} does not apply to a {ref.column.type} {'expression' if a.expr is not None else 'column'}",
+                    expected=" | ".join(f for f, s in AGGREGATES.items() if ref.column.type in s.types),
+                    received=a.fn,
+                )
                 continue
         elif spec.needs_column:
             r.fail(f"aggregates[{i}].column", f"{a.fn} needs a column")
             continue
         if (a.fn == "quantile") != (a.q is not None):
-            r.fail(f"aggregates[{i}].q", "quantile needs q in [0, 1]" if a.q is None else f"q is quantile's; {a.fn} takes none", received=a.q)
+            r.fail(
+                f"aggregates[{i}].q",
+                "quantile needs q in [0, 1]" if a.q is None else f"q is quantile's; {a.fn} takes none",
+                received=a.q,
+            )
             continue
         where = r.filters(a.where, f"aggregates[{i}].where") if a.where else []
         name = a.as_ or (f"{a.fn}_{ref.column.name}" if ref else "count")
@@ -592,14 +806,41 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
             bound = (19, 0)
         elif physical.startswith("DECIMAL") and a.fn == "median":
             bound = shape_of(physical)
-        out.append(Output(name, type_, "aggregate", ref, fn=a.fn, q=a.q, where=where, physical=physical, path=f"aggregates[{i}]", shape=bound))
+        out.append(
+            Output(
+                name,
+                type_,
+                "aggregate",
+                ref,
+                fn=a.fn,
+                q=a.q,
+                where=where,
+                physical=physical,
+                path=f"aggregates[{i}]",
+                shape=bound,
+            )
+        )
     if plan.select and (plan.aggregates or plan.group_by):
-        r.fail("select", "select lists rows; with aggregates or groups, group_by names the columns", received=len(plan.select))
+        r.fail(
+            "select",
+            "select lists rows; with aggregates or groups, group_by names the columns",
+            received=len(plan.select),
+        )
     elif plan.select:
         for i, c in enumerate(plan.select):
             ref = r.ref(c.column, f"select[{i}].column")
             if ref is not None:
-                out.append(Output(c.as_ or base(ref), ref.column.type, "column", ref, physical=ref.column.physical, path=f"select[{i}]", shape=shape(ref)))
+                out.append(
+                    Output(
+                        c.as_ or base(ref),
+                        ref.column.type,
+                        "column",
+                        ref,
+                        physical=ref.column.physical,
+                        path=f"select[{i}]",
+                        shape=shape(ref),
+                    )
+                )
     elif not (plan.aggregates or plan.group_by):
         for s in r.sources:
             if s.alias in r.deciders:
@@ -609,9 +850,15 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
                 if not r.readable(ref, f"datasets[{s.index}]"):
                     continue
                 r.read.setdefault(s.alias, set()).add(c.name)
-                out.append(Output(base(ref), c.type, "column", ref, physical=c.physical, path="datasets", shape=shape(ref)))
+                out.append(
+                    Output(base(ref), c.type, "column", ref, physical=c.physical, path="datasets", shape=shape(ref))
+                )
         for name, ref in r.computed.items():
-            out.append(Output(name, ref.column.type, "column", ref, physical=ref.column.physical, path="compute", shape=shape(ref)))
+            out.append(
+                Output(
+                    name, ref.column.type, "column", ref, physical=ref.column.physical, path="compute", shape=shape(ref)
+                )
+            )
     return out
 
 
@@ -625,7 +872,13 @@ def _measures(r: _Resolver, plan: QueryPlan, outputs: list[Output]) -> None:
             folded = [v for k, v in by_name.items() if k.lower() == text.lower()]
             o = folded[0] if len(folded) == 1 else None
         if o is None:
-            r.fail(path, f"a measure reads result columns; {text!r} is not one", expected=" | ".join(by_name), received=text, did_you_mean=close(text, list(by_name)))
+            r.fail(
+                path,
+                f"a measure reads result columns; {text!r} is not one",
+                expected=" | ".join(by_name),
+                received=text,
+                did_you_mean=close(text, list(by_name)),
+            )
             return None
         return output_node(o.name, o.type, o.physical, o.shape)
 
@@ -657,7 +910,13 @@ def _window(r: _Resolver, w, path: str, by_name: dict[str, Output]) -> Output | 
     def named(text: str, at: str) -> Output | None:
         o = by_name.get(text)
         if o is None:
-            r.fail(at, f"{text!r} is not a result column", expected=" | ".join(names), received=text, did_you_mean=close(text, names))
+            r.fail(
+                at,
+                f"{text!r} is not a result column",
+                expected=" | ".join(names),
+                received=text,
+                did_you_mean=close(text, names),
+            )
         return o
 
     ranking = w.fn in ("rank", "dense_rank", "row_number")
@@ -675,36 +934,60 @@ def _window(r: _Resolver, w, path: str, by_name: dict[str, Output]) -> Output | 
             return None
         wanted = _WINDOW_READS.get(w.fn)
         if (wanted and of.type != wanted) or (w.fn in ("min", "max") and of.type == "bool"):
-            r.fail(f"{path}.of", f"{w.fn} reads {'numbers' if wanted else 'ordered values'}; {of.name} is {of.type}", received=w.of)
+            r.fail(
+                f"{path}.of",
+                f"{w.fn} reads {'numbers' if wanted else 'ordered values'}; {of.name} is {of.type}",
+                received=w.of,
+            )
             return None
     why = r.target.cannot(f"window {w.fn}", of)
     if why:
         r.fail(f"{path}.fn", f"the {r.target.name} engine cannot compute the window {w.fn}: {why}", received=w.fn)
         return None
     partition = [p for k, p in enumerate(w.partition_by) if named(p, f"{path}.partition_by[{k}]") is not None]
-    order = [(o.column, o.desc) for k, o in enumerate(w.order_by) if named(o.column, f"{path}.order_by[{k}].column") is not None]
+    order = [
+        (o.column, o.desc)
+        for k, o in enumerate(w.order_by)
+        if named(o.column, f"{path}.order_by[{k}].column") is not None
+    ]
     if len(partition) != len(w.partition_by) or len(order) != len(w.order_by):
         return None
     if w.fn in ("rank", "dense_rank") and not order:
         # row_number and running_sum without order_by follow the result's default order (the
         # groups, or the rows as listed: "the row after X", "the first listed"); a rank needs one.
-        r.fail(f"{path}.order_by", f"{w.fn} needs order_by: the result columns that rank the rows", expected="[{column, desc?}]")
+        r.fail(
+            f"{path}.order_by",
+            f"{w.fn} needs order_by: the result columns that rank the rows",
+            expected="[{column, desc?}]",
+        )
         return None
     if not ranking and w.fn != "running_sum" and order:
-        r.fail(f"{path}.order_by", f"{w.fn} covers its whole partition and takes no order_by (running_sum is the ordered total)", received=len(order))
+        r.fail(
+            f"{path}.order_by",
+            f"{w.fn} covers its whole partition and takes no order_by (running_sum is the ordered total)",
+            received=len(order),
+        )
         return None
     rows = _row_bound(r)
     if ranking or w.fn == "count":
         type_, physical, shape = "number", "BIGINT", (19, 0)
     elif w.fn in ("sum", "running_sum"):
-        physical = "HUGEINT" if of.physical in ("BIGINT", "HUGEINT") else f"DECIMAL(38, {of.shape[1]})" if of.shape else "DOUBLE"
+        physical = (
+            "HUGEINT"
+            if of.physical in ("BIGINT", "HUGEINT")
+            else f"DECIMAL(38, {of.shape[1]})"
+            if of.shape
+            else "DOUBLE"
+        )
         # Groups part the rows, so a total of a sum's groups is a sum over the same rows: its bound.
         type_, shape = "number", of.shape if of.kind == "aggregate" and of.fn == "sum" else digits_bound(rows, of.shape)
     elif w.fn in ("min", "max"):
         type_, physical, shape = of.type, of.physical, of.shape
     else:  # avg, share
         type_, physical, shape = "number", "DOUBLE", None
-    return Output("", type_, "measure", physical=physical, path=path, shape=shape, window=Window(w.fn, of, partition, order))
+    return Output(
+        "", type_, "measure", physical=physical, path=path, shape=shape, window=Window(w.fn, of, partition, order)
+    )
 
 
 def _row_bound(r: _Resolver) -> int:
@@ -716,7 +999,9 @@ def _row_bound(r: _Resolver) -> int:
         j = joined.get(s.alias)
         if j is not None and j.kind in ("semi", "anti"):
             continue
-        keys = {on.right.partition(".")[2] if on.right.startswith(s.alias + ".") else on.right for on in (j.on if j else [])}
+        keys = {
+            on.right.partition(".")[2] if on.right.startswith(s.alias + ".") else on.right for on in (j.on if j else [])
+        }
         if not any(c.unique for c in s.info.columns if c.name in keys):
             rows *= max(s.info.rows, 1) + (1 if j is not None and j.kind == "left" else 0)
     return rows
@@ -744,6 +1029,8 @@ def _join_warnings(joins: list[Join]) -> list[str]:
         if j.kind in ("semi", "anti"):
             continue  # each row before it is kept once or not at all: nothing counts twice
         if not any(left.column.unique or right.column.unique for left, right in j.pairs):
-            keys = ", ".join(f"{left.alias}.{left.column.name} = {right.alias}.{right.column.name}" for left, right in j.pairs)
+            keys = ", ".join(
+                f"{left.alias}.{left.column.name} = {right.alias}.{right.column.name}" for left, right in j.pairs
+            )
             out.append(f"join {keys}: the key is unique on neither side, so rows may count more than once")
     return out

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sqlglot import exp
 
@@ -44,14 +45,18 @@ class Target:
         """The parameter `name`, bound with a value of the DuckDB type `physical`."""
         return exp.Placeholder(this=name)
 
-    def filter(self, op: str, column: exp.Expression, values: list[exp.Expression], ignore_case: bool, constant: Constant) -> exp.Expression:
+    def filter(
+        self, op: str, column: exp.Expression, values: list[exp.Expression], ignore_case: bool, constant: Constant
+    ) -> exp.Expression:
         return FILTERS[op].build(column, values, ignore_case)
 
     def bucket(self, e: exp.Expression, bucket: str, type_: str) -> exp.Expression:
         truncated = exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(bucket), e])
         return exp.cast(truncated, _type("DATE", self.dialect)) if type_ == "date" else truncated
 
-    def aggregate(self, fn: str, column: exp.Expression | None, q: exp.Expression | None, physical: str, only_where: OnlyWhere) -> exp.Expression:
+    def aggregate(
+        self, fn: str, column: exp.Expression | None, q: exp.Expression | None, physical: str, only_where: OnlyWhere
+    ) -> exp.Expression:
         if fn == "median" and decimal_median(physical):
             return self.exact_median(column, physical, only_where)
         if fn == "sum" and physical == "INTERVAL":
@@ -59,7 +64,9 @@ class Target:
             # made an interval again (past BIGINT microseconds, 292,000 years, that is a 422).
             micros = exp.cast(only_where(exp.Sum(this=_fn("epoch_us", column))), _type("BIGINT", self.dialect))
             return _fn("to_microseconds", micros)
-        if physical.startswith("DECIMAL") and (fn in ("median", "quantile") or (fn == "avg" and decimal_shape(physical)[0] > AVG_EXACT_SUM_DIGITS)):
+        if physical.startswith("DECIMAL") and (
+            fn in ("median", "quantile") or (fn == "avg" and decimal_shape(physical)[0] > AVG_EXACT_SUM_DIGITS)
+        ):
             # Quantiles of decimals are DOUBLE (the README says so; DuckDB interpolates wide ones
             # through DOUBLE anyway). avg is DOUBLE too, but DuckDB sums the decimals first, and
             # fails when that sum passes 38 digits: wide ones are summed in DOUBLE instead.
@@ -103,14 +110,26 @@ DUCKDB = Target()
 
 # ClickHouse types of the snapshot columns' DuckDB types (the Parquet export keeps them).
 _CLICKHOUSE_TYPES = {
-    "BIGINT": "Int64", "HUGEINT": "Int128", "UBIGINT": "UInt64", "DOUBLE": "Float64", "VARCHAR": "String",
-    "BOOLEAN": "Bool", "DATE": "Date32", "TIMESTAMP": "DateTime64(6, 'UTC')", "TIMESTAMPTZ": "DateTime64(6, 'UTC')",
+    "BIGINT": "Int64",
+    "HUGEINT": "Int128",
+    "UBIGINT": "UInt64",
+    "DOUBLE": "Float64",
+    "VARCHAR": "String",
+    "BOOLEAN": "Bool",
+    "DATE": "Date32",
+    "TIMESTAMP": "DateTime64(6, 'UTC')",
+    "TIMESTAMPTZ": "DateTime64(6, 'UTC')",
 }
 _DECIMAL = re.compile(r"DECIMAL\((\d+),\s*(\d+)\)")
 # date_trunc's buckets, as ClickHouse names them (week: ISO, from Monday, as DuckDB's).
 _BUCKETS = {
-    "year": "toStartOfYear", "quarter": "toStartOfQuarter", "month": "toStartOfMonth", "week": "toMonday",
-    "day": "toStartOfDay", "hour": "toStartOfHour", "minute": "toStartOfMinute",
+    "year": "toStartOfYear",
+    "quarter": "toStartOfQuarter",
+    "month": "toStartOfMonth",
+    "week": "toMonday",
+    "day": "toStartOfDay",
+    "hour": "toStartOfHour",
+    "minute": "toStartOfMinute",
 }
 # What the ClickHouse backend cannot give back exactly: refused by validation, never at run time.
 _UNREADABLE = {
@@ -147,7 +166,9 @@ class ClickHouse(Target):
     def placeholder(self, name: str, physical: str) -> exp.Expression:
         return exp.Placeholder(this=name, kind=_type(clickhouse_type(physical) or "String", self.dialect))
 
-    def filter(self, op: str, column: exp.Expression, values: list[exp.Expression], ignore_case: bool, constant: Constant) -> exp.Expression:
+    def filter(
+        self, op: str, column: exp.Expression, values: list[exp.Expression], ignore_case: bool, constant: Constant
+    ) -> exp.Expression:
         # ClickHouse's lower() is ASCII-only, and its lowerUTF8 follows newer Unicode tables than
         # DuckDB's (İ becomes i̇, not i; 55 letters of Unicode 16 DuckDB leaves alone): lower()
         # then DuckDB's own table of every other letter (lowercase.json), bound once per statement.
@@ -155,7 +176,10 @@ class ClickHouse(Target):
             if not ignore_case:
                 return e
             table = _lowercase()
-            uppers, lowers = constant("case_from", table["from"], "VARCHAR"), constant("case_to", table["to"], "VARCHAR")
+            uppers, lowers = (
+                constant("case_from", table["from"], "VARCHAR"),
+                constant("case_to", table["to"], "VARCHAR"),
+            )
             return _fn("translateUTF8", _fn("lower", e), uppers, lowers)
 
         if op == "contains" or op == "not_contains":
@@ -177,7 +201,9 @@ class ClickHouse(Target):
             return _fn("toDateTime64", start, exp.Literal.number(6), exp.Literal.string("UTC"))
         return start
 
-    def aggregate(self, fn: str, column: exp.Expression | None, q: exp.Expression | None, physical: str, only_where: OnlyWhere) -> exp.Expression:
+    def aggregate(
+        self, fn: str, column: exp.Expression | None, q: exp.Expression | None, physical: str, only_where: OnlyWhere
+    ) -> exp.Expression:
         decimal = _DECIMAL.fullmatch(physical)
         if fn == "sum" and physical == "BIGINT":
             # ClickHouse sums Int64 into Int64 and wraps; Decimal(38, 0) holds DuckDB's HUGEINT sum.
@@ -189,9 +215,15 @@ class ClickHouse(Target):
             total = only_where(exp.Sum(this=_fn("toDecimal256", column, exp.Literal.number(scale))))
             # CAST checks only Decimal128's binary range (past 10^38): the 38 digits are checked
             # here, adding 0 or failing (throwIf) as DuckDB's sum fails.
-            largest = _fn("toDecimal256", exp.Literal.string("9" * (38 - scale) + ("." + "9" * scale if scale else "")), exp.Literal.number(scale))
+            largest = _fn(
+                "toDecimal256",
+                exp.Literal.string("9" * (38 - scale) + ("." + "9" * scale if scale else "")),
+                exp.Literal.number(scale),
+            )
             beyond = exp.GT(this=exp.Abs(this=total.copy()), expression=largest)
-            checked = exp.Add(this=total, expression=_fn("throwIf", exp.Coalesce(this=beyond, expressions=[exp.false()])))
+            checked = exp.Add(
+                this=total, expression=_fn("throwIf", exp.Coalesce(this=beyond, expressions=[exp.false()]))
+            )
             return exp.cast(checked, _type(f"Nullable(Decimal(38, {scale}))", self.dialect))
         if fn == "avg" and physical == "BIGINT":
             return only_where(exp.Avg(this=_fn("toInt128", column)))  # avg of Int64 wraps its sum
@@ -205,7 +237,9 @@ class ClickHouse(Target):
             return only_where(_parametric("quantileExactInclusive", level, _fn("toFloat64", column)))
         if fn in ("stddev", "var"):
             # ClickHouse answers inf for fewer than two values; DuckDB (and the SPEC) NULL.
-            spread = only_where(_fn("stddevSampStable" if fn == "stddev" else "varSampStable", _fn("toFloat64", column)))
+            spread = only_where(
+                _fn("stddevSampStable" if fn == "stddev" else "varSampStable", _fn("toFloat64", column))
+            )
             enough = exp.GT(this=only_where(exp.Count(this=column.copy())), expression=exp.Literal.number(1))
             return exp.If(this=enough, true=spread, false=exp.null())
         return super().aggregate(fn, column, q, physical, only_where)
@@ -228,9 +262,17 @@ class ClickHouse(Target):
             return _NOT_EXACT[operator]
         if operator == "date_diff" and node is not None and node.word == "week":
             return "ClickHouse counts week boundaries from another day than DuckDB's Monday"
-        if operator == "concat" and node is not None and any(a.type in ("datetime", "time", "duration") for a in node.args):
+        if (
+            operator == "concat"
+            and node is not None
+            and any(a.type in ("datetime", "time", "duration") for a in node.args)
+        ):
             return "ClickHouse writes a datetime or time as other text than DuckDB (fractions of a second)"
-        if operator in ("window sum", "window running_sum", "window share", "window avg") and node is not None and (node.shape or (0, 0))[0] >= 38:
+        if (
+            operator in ("window sum", "window running_sum", "window share", "window avg")
+            and node is not None
+            and (node.shape or (0, 0))[0] >= 38
+        ):
             return "a sum that may reach 38 digits wraps around in ClickHouse's Decimal128 instead of failing"
         return None
 
@@ -247,8 +289,12 @@ class ClickHouse(Target):
             return _fn("substringUTF8", *args)
         if node.op == "concat":
             # A decimal as DuckDB writes it, every place of its scale kept (1.50, not 1.5).
-            parts = [_fn("toDecimalString", a, exp.Literal.number(n.shape[1])) if n.shape and n.shape[1] and n.physical.startswith("DECIMAL") else a
-                     for a, n in zip(args, node.args)]
+            parts = [
+                _fn("toDecimalString", a, exp.Literal.number(n.shape[1]))
+                if n.shape and n.shape[1] and n.physical.startswith("DECIMAL")
+                else a
+                for a, n in zip(args, node.args)
+            ]
             return build(node, parts)
         return build(node, args)
 
@@ -259,6 +305,7 @@ class ClickHouse(Target):
             if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.INT128:
                 return _type("Nullable(Decimal(38, 0))", self.dialect)
             return node
+
         return tree.transform(decimal, copy=False)
 
     def problem(self, column: ColumnInfo) -> str | None:

@@ -113,11 +113,21 @@ def _duration(v: Any) -> dt.timedelta:
     if not match or v.strip() in ("P", "-P", "PT"):
         raise ValueError
     sign, days, hours, minutes, seconds = match.groups()
-    delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0), seconds=float(seconds or 0))
+    delta = dt.timedelta(
+        days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0), seconds=float(seconds or 0)
+    )
     return -delta if sign else delta
 
 
-_READERS = {"number": _number, "string": _string, "bool": _bool, "date": _date, "datetime": _datetime, "time": _time, "duration": _duration}
+_READERS = {
+    "number": _number,
+    "string": _string,
+    "bool": _bool,
+    "date": _date,
+    "datetime": _datetime,
+    "time": _time,
+    "duration": _duration,
+}
 _EXPECTED = {
     "number": "a number (12.5 or '12.50') of at most 38 digits",
     "string": "a string (of valid Unicode)",

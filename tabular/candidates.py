@@ -54,7 +54,14 @@ class Reading:
 STRING = Reading("string")
 
 
-def _number_gate(decimal_mark: str, group_mark: str | None, unit: str | None, exponent: bool, scale: int | None = None, no_leading_zero: bool = False) -> str:
+def _number_gate(
+    decimal_mark: str,
+    group_mark: str | None,
+    unit: str | None,
+    exponent: bool,
+    scale: int | None = None,
+    no_leading_zero: bool = False,
+) -> str:
     """The regex a number reading's values match whole. `scale`: at most that many decimals
     (0: none); `no_leading_zero`: an integer part of one 0 or none that starts with 0."""
     d = re.escape(decimal_mark)
@@ -77,10 +84,14 @@ def _number_gate(decimal_mark: str, group_mark: str | None, unit: str | None, ex
 def number_gate(reading: Reading, scale: int, no_leading_zero: bool) -> str:
     """The reading's gate narrowed to values of at most `scale` decimals (and no leading zero):
     the values a column typed on a sample can take without changing its type."""
-    return _number_gate(reading.decimal_mark, reading.group_mark, reading.unit, reading.exponent, scale, no_leading_zero)
+    return _number_gate(
+        reading.decimal_mark, reading.group_mark, reading.unit, reading.exponent, scale, no_leading_zero
+    )
 
 
-def number_reading(decimal_mark: str = ".", group_mark: str | None = None, unit: str | None = None, exponent: bool = False) -> Reading:
+def number_reading(
+    decimal_mark: str = ".", group_mark: str | None = None, unit: str | None = None, exponent: bool = False
+) -> Reading:
     gate = _number_gate(decimal_mark, group_mark, unit, exponent)
     parts = [f"decimal_mark={decimal_mark}"]
     if group_mark:
@@ -116,7 +127,7 @@ def date_readings(order: str | None = None) -> list[Reading]:
 
 def datetime_readings(order: str | None = None) -> list[Reading]:
     out = [ISO_TIMESTAMP, ISO_TIMESTAMPTZ] if order in (None, "YMD") else []
-    for d in (DMY_DATES[:3] + MDY_DATES[:2] + YMD_DATES[1:2]):
+    for d in DMY_DATES[:3] + MDY_DATES[:2] + YMD_DATES[1:2]:
         reading = date_reading(d)
         if order and reading.order != order:
             continue
@@ -127,7 +138,9 @@ def datetime_readings(order: str | None = None) -> list[Reading]:
     return out
 
 
-def candidate_readings(symbols: set[str], decimal_mark: str | None = None, date_order: str | None = None) -> list[Reading]:
+def candidate_readings(
+    symbols: set[str], decimal_mark: str | None = None, date_order: str | None = None
+) -> list[Reading]:
     """Every typed reading worth trying for a column whose values hold `symbols` (marks, units),
     most specific first (string is last)."""
     numbers = []
@@ -175,7 +188,12 @@ def reading_from(type_: str, fmt: str) -> Reading:
         return BOOL_01 if fmt == "1/0" else BOOL
     if type_ == "number":
         opts = dict(part.split("=", 1) for part in fmt.split(";") if "=" in part)
-        return number_reading(opts.get("decimal_mark", "."), opts.get("group_mark") or None, opts.get("unit") or None, opts.get("exponent") == "true")
+        return number_reading(
+            opts.get("decimal_mark", "."),
+            opts.get("group_mark") or None,
+            opts.get("unit") or None,
+            opts.get("exponent") == "true",
+        )
     if type_ == "duration":
         return ISO_8601_DURATION if fmt == "ISO 8601" else CLOCK_DURATION
     if type_ == "datetime" and fmt in (ISO_TIMESTAMP.format, ISO_TIMESTAMPTZ.format):
@@ -216,15 +234,33 @@ def _iso_duration(t: exp.Expression) -> exp.Expression:
 
     def amount(part: exp.Expression, unit: str, cast: str = "BIGINT") -> exp.Expression:
         found = _fn("regexp_extract", part, _lit(rf"([0-9.]+){unit}"), exp.Literal.number(1))
-        return exp.func("coalesce", exp.TryCast(this=exp.Nullif(this=found, expression=_lit("")), to=exp.DataType.build(cast)), exp.Literal.number(0))
+        return exp.func(
+            "coalesce",
+            exp.TryCast(this=exp.Nullif(this=found, expression=_lit("")), to=exp.DataType.build(cast)),
+            exp.Literal.number(0),
+        )
 
     pieces = [
         _fn("to_years", amount(day_part, "Y")),
         _fn("to_months", amount(day_part, "M")),
-        _fn("to_days", exp.Add(this=exp.Mul(this=amount(day_part, "W"), expression=exp.Literal.number(7)), expression=amount(day_part, "D"))),
+        _fn(
+            "to_days",
+            exp.Add(
+                this=exp.Mul(this=amount(day_part, "W"), expression=exp.Literal.number(7)),
+                expression=amount(day_part, "D"),
+            ),
+        ),
         _fn("to_hours", amount(time_part, "H")),
         _fn("to_minutes", amount(time_part, "M")),
-        _fn("to_microseconds", exp.cast(exp.func("round", exp.Mul(this=amount(time_part, "S", "DOUBLE"), expression=exp.Literal.number(1_000_000))), "BIGINT")),
+        _fn(
+            "to_microseconds",
+            exp.cast(
+                exp.func(
+                    "round", exp.Mul(this=amount(time_part, "S", "DOUBLE"), expression=exp.Literal.number(1_000_000))
+                ),
+                "BIGINT",
+            ),
+        ),
     ]
     total = pieces[0]
     for piece in pieces[1:]:
@@ -242,7 +278,11 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
     elif reading.type == "number":
         value = exp.TryCast(this=number_text(reading, t), to=exp.DataType.build(physical, dialect="duckdb"))
     elif reading.type == "duration":
-        value = _iso_duration(t) if reading is ISO_8601_DURATION or reading.format == "ISO 8601" else exp.TryCast(this=t, to=exp.DataType.build("INTERVAL"))
+        value = (
+            _iso_duration(t)
+            if reading is ISO_8601_DURATION or reading.format == "ISO 8601"
+            else exp.TryCast(this=t, to=exp.DataType.build("INTERVAL"))
+        )
     elif reading.gate is not None:  # ISO datetimes and clock times: DuckDB's own cast, behind the gate
         value = exp.TryCast(this=t, to=exp.DataType.build(physical, dialect="duckdb"))
     else:
@@ -268,8 +308,17 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
 # What each strptime field may look like in text: strptime itself takes `2.2.2` as 2 February of
 # the year 2 under %d.%m.%Y, so a version number would pass for a date.
 _FIELDS = {
-    "%d": r"\d{1,2}", "%m": r"\d{1,2}", "%Y": r"\d{4}", "%y": r"\d{2}", "%H": r"\d{1,2}", "%I": r"\d{1,2}",
-    "%M": r"\d{2}", "%S": r"\d{2}(?:\.\d{1,9})?", "%b": r"[A-Za-z]{3,4}\.?", "%B": r"[A-Za-z]{3,9}", "%p": r"[AaPp]\.?[Mm]\.?",
+    "%d": r"\d{1,2}",
+    "%m": r"\d{1,2}",
+    "%Y": r"\d{4}",
+    "%y": r"\d{2}",
+    "%H": r"\d{1,2}",
+    "%I": r"\d{1,2}",
+    "%M": r"\d{2}",
+    "%S": r"\d{2}(?:\.\d{1,9})?",
+    "%b": r"[A-Za-z]{3,4}\.?",
+    "%B": r"[A-Za-z]{3,9}",
+    "%p": r"[AaPp]\.?[Mm]\.?",
 }
 
 
@@ -310,7 +359,12 @@ def physical_of(reading: Reading) -> str:
 _QUICK = (
     ("int", re.compile(r"[+-]?\d+")),
     ("number", re.compile(r"[+-]?[$€£]?\s?[+-]?(\d{1,3}([,. '’]\d{3})+|\d+)?([.,]\d+)?([eE][+-]?\d+)?\s?[%€$£]?")),
-    ("date", re.compile(r"(\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{1,2}[ -][A-Za-z]{3,9}[ -]\d{2,4}|[A-Za-z]{3,9} \d{1,2}, \d{4})([T ].*)?")),
+    (
+        "date",
+        re.compile(
+            r"(\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{1,2}[ -][A-Za-z]{3,9}[ -]\d{2,4}|[A-Za-z]{3,9} \d{1,2}, \d{4})([T ].*)?"
+        ),
+    ),
     ("time", re.compile(r"\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?")),
     ("bool", re.compile(r"(?i)true|false|yes|no")),
 )

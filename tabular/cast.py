@@ -29,7 +29,10 @@ def write_rejected(cur, snapshot_id: str, excluded: list) -> exp.Table:
     sql = table.sql(dialect="duckdb")
     cur.execute(f"CREATE TABLE {sql} (row_id BIGINT, line BIGINT, column_name VARCHAR, value VARCHAR, reason VARCHAR)")
     if excluded:
-        cur.executemany(f"INSERT INTO {sql} VALUES (?, ?, NULL, ?, ?)", [[r.row_id, r.line, _kept(r.text), r.reason] for r in excluded])
+        cur.executemany(
+            f"INSERT INTO {sql} VALUES (?, ?, NULL, ?, ?)",
+            [[r.row_id, r.line, _kept(r.text), r.reason] for r in excluded],
+        )
     return table
 
 
@@ -67,7 +70,10 @@ def value_expr(cell: str, typing: Typing, markers, compact: bool = False) -> exp
 
 def failure_expr(cell: str, typing: Typing, markers, compact: bool = False) -> exp.Expression:
     t = text_of(cell, markers, compact)
-    return exp.and_(exp.Not(this=exp.Is(this=t, expression=exp.null())), exp.Is(this=value_expr(cell, typing, markers, compact), expression=exp.null()))
+    return exp.and_(
+        exp.Not(this=exp.Is(this=t, expression=exp.null())),
+        exp.Is(this=value_expr(cell, typing, markers, compact), expression=exp.null()),
+    )
 
 
 WIDE = 64  # columns past which a statement takes the compact text form (infer.text_of_expr)
@@ -99,7 +105,10 @@ def build_snapshot(
     failing = [c for c in cells if typings[c].rejected > 0 and typings[c].reading.type != "string"]
     rejected_where = exp.or_(*[failure_expr(c, typings[c], markers, compact) for c in failing]) if failing else None
     # One builder call for every column: each chained .select() would copy the whole tree.
-    values = [exp.alias_(value_expr(cell, typings[cell], markers, compact), name, quoted=True) for cell, name in zip(cells, names)]
+    values = [
+        exp.alias_(value_expr(cell, typings[cell], markers, compact), name, quoted=True)
+        for cell, name in zip(cells, names)
+    ]
     select = exp.select(exp.column("__row_id", quoted=True), *values).from_(relation)
     if rejected_where is not None:
         select = select.where(exp.Not(this=exp.paren(rejected_where)), copy=False)
@@ -110,13 +119,21 @@ def build_snapshot(
     for cell, name in zip(cells, names):
         if cell not in failing:
             continue
-        rows = exp.select(
-            exp.column("__row_id", quoted=True),
-            exp.column("__line", quoted=True),
-            exp.Literal.string(name),
-            exp.Substring(this=exp.column(cell, quoted=True), start=exp.Literal.number(1), length=exp.Literal.number(REJECTED_VALUE_CHARS)),
-            exp.Literal.string(_reason(typings[cell])),
-        ).from_(relation).where(failure_expr(cell, typings[cell], markers))
+        rows = (
+            exp.select(
+                exp.column("__row_id", quoted=True),
+                exp.column("__line", quoted=True),
+                exp.Literal.string(name),
+                exp.Substring(
+                    this=exp.column(cell, quoted=True),
+                    start=exp.Literal.number(1),
+                    length=exp.Literal.number(REJECTED_VALUE_CHARS),
+                ),
+                exp.Literal.string(_reason(typings[cell])),
+            )
+            .from_(relation)
+            .where(failure_expr(cell, typings[cell], markers))
+        )
         cur.execute(exp.insert(rows, rejected_rows).sql(dialect="duckdb"))
     kept = cur.execute(f"SELECT count(*) FROM {table.sql(dialect='duckdb')}").fetchone()[0]
     rejected = cur.execute(f"SELECT count(DISTINCT row_id) FROM {rejected_rows.sql(dialect='duckdb')}").fetchone()[0]
@@ -176,14 +193,21 @@ def column_stats(cur, table: exp.Table, names: list[str], typings: list[Typing],
 
 def _long_stats(cur, table: exp.Table, names: list[str], positions: list[int], ordered: bool) -> dict[int, tuple]:
     """{position: (non-null, distinct, min, max)} of same-typed columns, in one statement."""
+
     def aggregates(v: exp.Expression) -> list[exp.Expression]:
         out = [exp.func("count", v), exp.Count(this=exp.Distinct(expressions=[v]))]
         return out + ([exp.func("min", v), exp.func("max", v)] if ordered else [exp.null(), exp.null()])
 
     keys = exp.Array(expressions=[exp.Literal.number(p) for p in positions])
     cols = exp.Array(expressions=[exp.column(n, quoted=True) for n in names])
-    inner = exp.select(exp.alias_(exp.Unnest(expressions=[keys]), "k"), exp.alias_(exp.Unnest(expressions=[cols]), "v")).from_(table)
-    query = exp.select(exp.column("k"), *aggregates(exp.column("v", quoted=True))).from_(inner.subquery("cells")).group_by(exp.column("k"))
+    inner = exp.select(
+        exp.alias_(exp.Unnest(expressions=[keys]), "k"), exp.alias_(exp.Unnest(expressions=[cols]), "v")
+    ).from_(table)
+    query = (
+        exp.select(exp.column("k"), *aggregates(exp.column("v", quoted=True)))
+        .from_(inner.subquery("cells"))
+        .group_by(exp.column("k"))
+    )
     return {row[0]: row[1:] for row in cur.execute(query.sql(dialect="duckdb")).fetchall()}
 
 
@@ -195,7 +219,11 @@ def _plain_stats(cur, table: exp.Table, names: list[str], typings: list[Typing])
         for name, typing in zip(names[start : start + STATS_BATCH], typings[start : start + STATS_BATCH]):
             col = exp.column(name, quoted=True)
             ordered = typing.reading.type != "bool"
-            selects += [exp.func("count", col), exp.func("min", col) if ordered else exp.null(), exp.func("max", col) if ordered else exp.null()]
+            selects += [
+                exp.func("count", col),
+                exp.func("min", col) if ordered else exp.null(),
+                exp.func("max", col) if ordered else exp.null(),
+            ]
         row = cur.execute(exp.select(*selects).from_(table).sql(dialect="duckdb")).fetchall()[0]
         for j in range(len(selects) // 3):
             out[start + j] = (row[3 * j], None, row[3 * j + 1], row[3 * j + 2])
@@ -210,10 +238,15 @@ def _distinct(cur, table: exp.Table, col: exp.Column) -> int:
     present = exp.Not(this=exp.Is(this=col, expression=exp.null()))
     groups = exp.select(col).from_(table).where(present).group_by(col)
     try:
-        return cur.execute(exp.select(exp.func("count", exp.Star())).from_(groups.subquery("v")).sql(dialect="duckdb")).fetchone()[0]
+        return cur.execute(
+            exp.select(exp.func("count", exp.Star())).from_(groups.subquery("v")).sql(dialect="duckdb")
+        ).fetchone()[0]
     except duckdb.OutOfMemoryException:
         pass
-    before = exp.Window(this=exp.Anonymous(this="lag", expressions=[col.copy()]), order=exp.Order(expressions=[exp.Ordered(this=col.copy())]))
+    before = exp.Window(
+        this=exp.Anonymous(this="lag", expressions=[col.copy()]),
+        order=exp.Order(expressions=[exp.Ordered(this=col.copy())]),
+    )
     ordered = exp.select(exp.alias_(col.copy(), "v"), exp.alias_(before, "prev")).from_(table).where(present)
     changed = exp.NullSafeNEQ(this=exp.column("v"), expression=exp.column("prev"))
     query = exp.select(exp.Count(this=exp.Star()).copy()).from_(ordered.subquery("s")).where(changed)

@@ -30,9 +30,9 @@ import threading
 import time
 import uuid
 import weakref
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import duckdb
 from sqlglot import exp
@@ -93,7 +93,20 @@ CREATE TABLE IF NOT EXISTS catalog.link_files (
 """
 
 # The tables of the catalog, in the order a home made before this layout is copied over.
-TABLES = ("uploads", "jobs", "sources", "revisions", "datasets", "snapshots", "typings", "approvals", "deletions", "exports", "links", "link_files")
+TABLES = (
+    "uploads",
+    "jobs",
+    "sources",
+    "revisions",
+    "datasets",
+    "snapshots",
+    "typings",
+    "approvals",
+    "deletions",
+    "exports",
+    "links",
+    "link_files",
+)
 
 # Snapshots of fewer than SMALL_CELLS cells are written in blocks of SMALL_BLOCK bytes.
 SMALL_CELLS, SMALL_BLOCK = 200_000, 16384
@@ -128,7 +141,14 @@ def rejected_table(snapshot_id: str) -> exp.Table:
 class Catalog:
     """A home: the catalog, the snapshot files, and this process's DuckDB that reads them."""
 
-    def __init__(self, home: str, memory_limit: str = "60%", wait_seconds: float = 30.0, dropped_grace: float = 60.0, query_memory_share: float = 0.5):
+    def __init__(
+        self,
+        home: str,
+        memory_limit: str = "60%",
+        wait_seconds: float = 30.0,
+        dropped_grace: float = 60.0,
+        query_memory_share: float = 0.5,
+    ):
         self.memory = home == ":memory:"
         self.home = Path(tempfile.mkdtemp(prefix="tabular-")) if self.memory else Path(home)
         self.home.mkdir(parents=True, exist_ok=True)
@@ -186,7 +206,13 @@ class Catalog:
     # -- the catalog (SQLite) ---------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
-        con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False, detect_types=sqlite3.PARSE_DECLTYPES, factory=_Connection)
+        con = sqlite3.connect(
+            ":memory:",
+            isolation_level=None,
+            check_same_thread=False,
+            detect_types=sqlite3.PARSE_DECLTYPES,
+            factory=_Connection,
+        )
         con.row_factory = sqlite3.Row
         con.execute(f"PRAGMA busy_timeout = {int(self.wait_seconds * 1000)}")
         con.execute("ATTACH DATABASE ? AS catalog", [str(self.path)])
@@ -271,9 +297,7 @@ class Catalog:
                 path = self.snapshot_path(snapshot_id)
                 if not path.exists():
                     raise PreconditionFailed(f"snapshot {snapshot_id!r} no longer serves: read again")
-                self._attacher.execute(
-                    f"ATTACH IF NOT EXISTS {_literal(path)} AS {_name(snapshot_id)} (READ_ONLY)"
-                )
+                self._attacher.execute(f"ATTACH IF NOT EXISTS {_literal(path)} AS {_name(snapshot_id)} (READ_ONLY)")
                 self.attached.add(snapshot_id)
 
     def new_snapshot(self, snapshot_id: str, cells: int | None) -> None:
@@ -325,9 +349,12 @@ class Catalog:
     def _memory_used(self) -> int:
         """What running statements hold: hash tables, sorts, materialized rows. Not the cached
         blocks of snapshot files (BASE_TABLE, METADATA), which DuckDB lets go when it must."""
-        return int(self._memory_cursor.execute(
-            "SELECT sum(memory_usage_bytes) FROM duckdb_memory() WHERE tag IN ('HASH_TABLE', 'ORDER_BY', 'COLUMN_DATA', 'OVERFLOW_STRINGS', 'ALLOCATOR')"
-        ).fetchall()[0][0] or 0)
+        return int(
+            self._memory_cursor.execute(
+                "SELECT sum(memory_usage_bytes) FROM duckdb_memory() WHERE tag IN ('HASH_TABLE', 'ORDER_BY', 'COLUMN_DATA', 'OVERFLOW_STRINGS', 'ALLOCATOR')"
+            ).fetchall()[0][0]
+            or 0
+        )
 
     def interrupt(self, thread: int | None = None) -> None:
         """Interrupt whatever the open cursors run: every one (closing the engine), or those one
@@ -498,7 +525,10 @@ def _move_home(catalog: Catalog) -> None:
     try:
         cur.execute(f"ATTACH {_literal(old)} AS __old (READ_ONLY)")
     except duckdb.IOException as err:
-        raise Overloaded(f"the home {str(catalog.home)!r} is open in an older tabular process ({str(err).splitlines()[0]}); close it there", retry_after=2) from None
+        raise Overloaded(
+            f"the home {str(catalog.home)!r} is open in an older tabular process ({str(err).splitlines()[0]}); close it there",
+            retry_after=2,
+        ) from None
     made = []
     try:
         with catalog.change() as con:
@@ -507,20 +537,31 @@ def _move_home(catalog: Catalog) -> None:
                 # another process moved it first): only the rename is left.
                 raise _Moved()
             for table in TABLES:
-                columns = [r[0] for r in cur.execute(
-                    "SELECT column_name FROM duckdb_columns() WHERE database_name = '__old' AND schema_name = 'catalog' AND table_name = ?"
-                    " ORDER BY column_index", [table],
-                ).fetchall()]
+                columns = [
+                    r[0]
+                    for r in cur.execute(
+                        "SELECT column_name FROM duckdb_columns() WHERE database_name = '__old' AND schema_name = 'catalog' AND table_name = ?"
+                        " ORDER BY column_index",
+                        [table],
+                    ).fetchall()
+                ]
                 for row in cur.execute(f'SELECT * FROM __old.catalog."{table}"').fetchall() if columns else ():
                     insert(con, table, **dict(zip(columns, row)))
             for (snapshot_id,) in cur.execute("SELECT snapshot_id FROM __old.catalog.snapshots").fetchall():
                 catalog.new_snapshot(snapshot_id, None)
                 made.append(snapshot_id)
-                for table, legacy in ((snapshot_table(snapshot_id), snapshot_id), (rejected_table(snapshot_id), snapshot_id + ".rejected")):
+                for table, legacy in (
+                    (snapshot_table(snapshot_id), snapshot_id),
+                    (rejected_table(snapshot_id), snapshot_id + ".rejected"),
+                ):
                     source = exp.table_(legacy, db="snapshots", catalog="__old", quoted=True).sql(dialect="duckdb")
-                    if table.name == "rejected" and not cur.execute(
-                        "SELECT 1 FROM duckdb_tables() WHERE database_name = '__old' AND schema_name = 'snapshots' AND table_name = ?", [legacy]
-                    ).fetchall():
+                    if (
+                        table.name == "rejected"
+                        and not cur.execute(
+                            "SELECT 1 FROM duckdb_tables() WHERE database_name = '__old' AND schema_name = 'snapshots' AND table_name = ?",
+                            [legacy],
+                        ).fetchall()
+                    ):
                         source = "(SELECT NULL::BIGINT AS row_id, NULL::BIGINT AS line, NULL AS column_name, NULL AS value, NULL AS reason LIMIT 0)"
                     cur.execute(f"CREATE TABLE {table.sql(dialect='duckdb')} AS SELECT * FROM {source}")
                 catalog.seal(snapshot_id)
@@ -546,10 +587,14 @@ def _table(table: str) -> exp.Table:
 
 def _where(key: dict) -> exp.Expression:
     """Every column of `key` equal to its value (bound), or NULL where the value is None."""
-    return exp.and_(*[
-        exp.Is(this=exp.column(k, quoted=True), expression=exp.null()) if v is None else exp.EQ(this=exp.column(k, quoted=True), expression=exp.Placeholder())
-        for k, v in key.items()
-    ])
+    return exp.and_(
+        *[
+            exp.Is(this=exp.column(k, quoted=True), expression=exp.null())
+            if v is None
+            else exp.EQ(this=exp.column(k, quoted=True), expression=exp.Placeholder())
+            for k, v in key.items()
+        ]
+    )
 
 
 def insert(cur, table: str, **values) -> None:
@@ -561,8 +606,14 @@ def insert(cur, table: str, **values) -> None:
 
 def update(cur, table: str, key: dict, **values) -> None:
     """Set `values` on the catalog.<table> rows matching every column of `key`."""
-    stmt = exp.update(_table(table), {exp.to_identifier(k, quoted=True): exp.Placeholder() for k in values}, where=_where(key))
-    _write(cur, stmt.sql(dialect="sqlite"), [*map(_stored, values.values()), *(_stored(v) for v in key.values() if v is not None)])
+    stmt = exp.update(
+        _table(table), {exp.to_identifier(k, quoted=True): exp.Placeholder() for k in values}, where=_where(key)
+    )
+    _write(
+        cur,
+        stmt.sql(dialect="sqlite"),
+        [*map(_stored, values.values()), *(_stored(v) for v in key.values() if v is not None)],
+    )
 
 
 def _write(con, sql: str, params: list):
@@ -577,7 +628,7 @@ def _stored(value):
     if isinstance(value, (dict, list)):
         return dumps(value)
     if isinstance(value, dt.datetime):
-        return value.astimezone(dt.timezone.utc).isoformat()
+        return value.astimezone(dt.UTC).isoformat()
     if isinstance(value, bool):
         return int(value)
     return value
@@ -611,13 +662,24 @@ def _memory(setting: str) -> str:
 def _bytes(setting: str) -> int:
     """'512MB', '4GB', '2GiB' as bytes (DuckDB's units: KB/MB/GB are powers of 1000, KiB… of 1024)."""
     number, unit = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]*)\s*", setting).groups()
-    scale = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}[unit.upper()]
+    scale = {
+        "": 1,
+        "B": 1,
+        "KB": 10**3,
+        "MB": 10**6,
+        "GB": 10**9,
+        "TB": 10**12,
+        "KIB": 2**10,
+        "MIB": 2**20,
+        "GIB": 2**30,
+        "TIB": 2**40,
+    }[unit.upper()]
     return int(float(number) * scale)
 
 
 def now() -> dt.datetime:
     """The time catalog rows are stamped with (UTC)."""
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 def dumps(value) -> str:
@@ -640,14 +702,23 @@ def _all(con, sql: str, params: list) -> list:
 
 def source_row(con, org: str, namespace: str, source_uri: str):
     """The source's row (live_revision, last_revision, title, description, tags, metadata), or None."""
-    return _one(con, f"SELECT live_revision, last_revision, title, description, tags, metadata FROM catalog.sources WHERE {_SOURCE}",
-                [org, namespace, source_uri])
+    return _one(
+        con,
+        f"SELECT live_revision, last_revision, title, description, tags, metadata FROM catalog.sources WHERE {_SOURCE}",
+        [org, namespace, source_uri],
+    )
 
 
 def live_source_uris(con, org: str, namespace: str) -> list[str]:
     """The namespace's sources with a live revision."""
-    return [r[0] for r in _all(con, "SELECT source_uri FROM catalog.sources WHERE org = ? AND namespace = ? AND live_revision IS NOT NULL",
-                               [org, namespace])]
+    return [
+        r[0]
+        for r in _all(
+            con,
+            "SELECT source_uri FROM catalog.sources WHERE org = ? AND namespace = ? AND live_revision IS NOT NULL",
+            [org, namespace],
+        )
+    ]
 
 
 def source_page(con, org: str, namespace: str, after: str, prefix: str, limit: int) -> list:
@@ -664,8 +735,11 @@ def source_page(con, org: str, namespace: str, after: str, prefix: str, limit: i
 
 def restorable_revision(con, org: str, namespace: str, source_uri: str) -> int | None:
     """The revision the source's latest unrestored deletion took down, or None."""
-    row = _one(con, f"SELECT revision FROM catalog.deletions WHERE {_SOURCE} AND restored_at IS NULL ORDER BY deleted_at DESC LIMIT 1",
-               [org, namespace, source_uri])
+    row = _one(
+        con,
+        f"SELECT revision FROM catalog.deletions WHERE {_SOURCE} AND restored_at IS NULL ORDER BY deleted_at DESC LIMIT 1",
+        [org, namespace, source_uri],
+    )
     return row[0] if row else None
 
 
@@ -681,8 +755,11 @@ def approvals(con, org: str, namespace: str, source_uri: str) -> list:
 
 def revision_row(con, org: str, namespace: str, source_uri: str, number: int):
     """The revision's row (ingested_at, format, parser, coverage, state, upload_id), or None."""
-    return _one(con, f"SELECT ingested_at, format, parser, coverage, state, upload_id FROM catalog.revisions WHERE {_SOURCE} AND revision = ?",
-                [org, namespace, source_uri, number])
+    return _one(
+        con,
+        f"SELECT ingested_at, format, parser, coverage, state, upload_id FROM catalog.revisions WHERE {_SOURCE} AND revision = ?",
+        [org, namespace, source_uri, number],
+    )
 
 
 def revision_datasets(con, org: str, namespace: str, source_uri: str, number: int, dataset_id: str = "") -> list:
@@ -734,28 +811,38 @@ def extraction_of(con, org: str, namespace: str, source_uri: str, number: int, d
 
 def serving_snapshots(con, org: str | None = None, namespace: str | None = None) -> list[str]:
     """Every snapshot that serves a live revision (of one org / namespace when given)."""
-    return [r[0] for r in _all(
-        con,
-        "SELECT d.live_snapshot FROM catalog.datasets d JOIN catalog.sources s ON s.org = d.org AND s.namespace = d.namespace"
-        " AND s.source_uri = d.source_uri AND s.live_revision = d.revision"
-        " WHERE (? IS NULL OR d.org = ?) AND (? IS NULL OR d.namespace = ?) ORDER BY d.org, d.namespace, d.source_uri, d.idx",
-        [org, org, namespace, namespace],
-    )]
+    return [
+        r[0]
+        for r in _all(
+            con,
+            "SELECT d.live_snapshot FROM catalog.datasets d JOIN catalog.sources s ON s.org = d.org AND s.namespace = d.namespace"
+            " AND s.source_uri = d.source_uri AND s.live_revision = d.revision"
+            " WHERE (? IS NULL OR d.org = ?) AND (? IS NULL OR d.namespace = ?) ORDER BY d.org, d.namespace, d.source_uri, d.idx",
+            [org, org, namespace, namespace],
+        )
+    ]
 
 
 def snapshot_owner(con, snapshot_id: str) -> tuple[str, str, str, int, str] | None:
     """(org, namespace, source_uri, revision, dataset_id) of a snapshot, or None."""
-    return _one(con, "SELECT org, namespace, source_uri, revision, dataset_id FROM catalog.snapshots WHERE snapshot_id = ?", [snapshot_id])
+    return _one(
+        con,
+        "SELECT org, namespace, source_uri, revision, dataset_id FROM catalog.snapshots WHERE snapshot_id = ?",
+        [snapshot_id],
+    )
 
 
 def snapshots_past(con, org: str, namespace: str, source_uri: str, kept: int) -> list[str]:
     """The source's snapshots past the newest `kept` of each dataset."""
-    return [r[0] for r in _all(
-        con,
-        "SELECT snapshot_id FROM (SELECT snapshot_id, row_number() OVER (PARTITION BY dataset_id ORDER BY created_at DESC, snapshot_id) AS k"
-        f" FROM catalog.snapshots WHERE {_SOURCE}) WHERE k > ?",
-        [org, namespace, source_uri, kept],
-    )]
+    return [
+        r[0]
+        for r in _all(
+            con,
+            "SELECT snapshot_id FROM (SELECT snapshot_id, row_number() OVER (PARTITION BY dataset_id ORDER BY created_at DESC, snapshot_id) AS k"
+            f" FROM catalog.snapshots WHERE {_SOURCE}) WHERE k > ?",
+            [org, namespace, source_uri, kept],
+        )
+    ]
 
 
 def drop_snapshot(con, snapshot_id: str) -> None:
@@ -777,32 +864,61 @@ def export_of(con, snapshot_id: str, location: str | None = None):
 
 def upload_row(con, upload_id: str, org: str, namespace: str):
     """The upload's (path, filename) in this namespace, or None."""
-    return _one(con, "SELECT path, filename FROM catalog.uploads WHERE upload_id = ? AND org = ? AND namespace = ?", [upload_id, org, namespace])
+    return _one(
+        con,
+        "SELECT path, filename FROM catalog.uploads WHERE upload_id = ? AND org = ? AND namespace = ?",
+        [upload_id, org, namespace],
+    )
 
 
 # -- jobs -------------------------------------------------------------------------------------
 
 JOB_STATUS = (
-    "ingestion_id", "source_uri", "state", "stage", "attempts", "error_code", "error_message", "format", "coverage", "warnings",
-    "revision", "expected_revision", "filename", "progress", "cancel_requested", "created_at", "updated_at",
+    "ingestion_id",
+    "source_uri",
+    "state",
+    "stage",
+    "attempts",
+    "error_code",
+    "error_message",
+    "format",
+    "coverage",
+    "warnings",
+    "revision",
+    "expected_revision",
+    "filename",
+    "progress",
+    "cancel_requested",
+    "created_at",
+    "updated_at",
 )
 
 
 def job_status(con, ingestion_id: str, org: str, namespace: str) -> dict | None:
     """The job's JOB_STATUS columns by name, or None when the namespace has no such job."""
-    row = _one(con, f"SELECT {', '.join(JOB_STATUS)} FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
-               [ingestion_id, org, namespace])
+    row = _one(
+        con,
+        f"SELECT {', '.join(JOB_STATUS)} FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
+        [ingestion_id, org, namespace],
+    )
     return dict(zip(JOB_STATUS, row)) if row else None
 
 
 def job_by_key(con, org: str, namespace: str, idempotency_key: str):
     """The job an idempotency key started: (ingestion_id, state, request), or None."""
-    return _one(con, "SELECT ingestion_id, state, request FROM catalog.jobs WHERE org = ? AND namespace = ? AND idempotency_key = ?",
-                [org, namespace, idempotency_key])
+    return _one(
+        con,
+        "SELECT ingestion_id, state, request FROM catalog.jobs WHERE org = ? AND namespace = ? AND idempotency_key = ?",
+        [org, namespace, idempotency_key],
+    )
 
 
 def job_state(con, ingestion_id: str, org: str, namespace: str) -> str | None:
-    row = _one(con, "SELECT state FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?", [ingestion_id, org, namespace])
+    row = _one(
+        con,
+        "SELECT state FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
+        [ingestion_id, org, namespace],
+    )
     return row[0] if row else None
 
 
@@ -823,7 +939,11 @@ def cancel_requested(con, ingestion_id: str) -> bool:
 
 def unfinished_jobs(con) -> list:
     """Jobs pending or processing, oldest first: (ingestion_id, state, attempts, cancel_requested, org)."""
-    return _all(con, "SELECT ingestion_id, state, attempts, cancel_requested, org FROM catalog.jobs WHERE state IN ('pending', 'processing') ORDER BY created_at", [])
+    return _all(
+        con,
+        "SELECT ingestion_id, state, attempts, cancel_requested, org FROM catalog.jobs WHERE state IN ('pending', 'processing') ORDER BY created_at",
+        [],
+    )
 
 
 def job_owner(con, ingestion_id: str) -> tuple[bool, str | None]:
@@ -834,26 +954,38 @@ def job_owner(con, ingestion_id: str) -> tuple[bool, str | None]:
 
 def take_job(con, ingestion_id: str, owner: str, was: str | None) -> bool:
     """Make the job `owner`'s if it still belongs to `was` (of two takers at once, one wins)."""
-    return _write(con, "UPDATE catalog.jobs SET owner = ? WHERE ingestion_id = ? AND owner IS ?", [owner, ingestion_id, was]).rowcount == 1
+    return (
+        _write(
+            con, "UPDATE catalog.jobs SET owner = ? WHERE ingestion_id = ? AND owner IS ?", [owner, ingestion_id, was]
+        ).rowcount
+        == 1
+    )
 
 
 def cancel_pending(con, ingestion_id: str) -> bool:
     """Cancel the job if it is still pending (a worker of any process may claim it meanwhile)."""
-    return _write(
-        con, "UPDATE catalog.jobs SET state = 'cancelled', cancel_requested = 1, updated_at = ? WHERE ingestion_id = ? AND state = 'pending'",
-        [now().isoformat(), ingestion_id],
-    ).rowcount == 1
+    return (
+        _write(
+            con,
+            "UPDATE catalog.jobs SET state = 'cancelled', cancel_requested = 1, updated_at = ? WHERE ingestion_id = ? AND state = 'pending'",
+            [now().isoformat(), ingestion_id],
+        ).rowcount
+        == 1
+    )
 
 
 def claim_job(con, ingestion_id: str, owner: str) -> bool:
     """Start the owner's pending job (pending → processing, one more attempt); False when it is
     no longer pending or no longer the owner's."""
-    return _write(
-        con,
-        "UPDATE catalog.jobs SET state = 'processing', stage = 'parse', attempts = attempts + 1, updated_at = ?"
-        " WHERE ingestion_id = ? AND state = 'pending' AND owner = ?",
-        [now().isoformat(), ingestion_id, owner],
-    ).rowcount == 1
+    return (
+        _write(
+            con,
+            "UPDATE catalog.jobs SET state = 'processing', stage = 'parse', attempts = attempts + 1, updated_at = ?"
+            " WHERE ingestion_id = ? AND state = 'pending' AND owner = ?",
+            [now().isoformat(), ingestion_id, owner],
+        ).rowcount
+        == 1
+    )
 
 
 # -- upkeep -------------------------------------------------------------------------------------
@@ -908,13 +1040,19 @@ def link_row(con, link_id: str):
 
 def links_of(con, org: str | None = None, namespace: str | None = None) -> list:
     """The links of a namespace (every link when org is None), oldest first."""
-    return _all(con, f"SELECT {LINK} FROM catalog.links WHERE (? IS NULL OR org = ?) AND (? IS NULL OR namespace = ?) ORDER BY created_at, link_id",
-                [org, org, namespace, namespace])
+    return _all(
+        con,
+        f"SELECT {LINK} FROM catalog.links WHERE (? IS NULL OR org = ?) AND (? IS NULL OR namespace = ?) ORDER BY created_at, link_id",
+        [org, org, namespace, namespace],
+    )
 
 
 def link_files(con, link_id: str, state: str | None = None) -> list:
-    return _all(con, f"SELECT {LINK_FILE} FROM catalog.link_files WHERE link_id = ? AND (? IS NULL OR state = ?) ORDER BY rel_path",
-                [link_id, state, state])
+    return _all(
+        con,
+        f"SELECT {LINK_FILE} FROM catalog.link_files WHERE link_id = ? AND (? IS NULL OR state = ?) ORDER BY rel_path",
+        [link_id, state, state],
+    )
 
 
 def forget_link(con, link_id: str) -> None:

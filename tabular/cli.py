@@ -21,7 +21,14 @@ from .results import FORMATS as RESULT_FORMATS
 from .results import format_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "csv"
-DEMO_FILES = ("european_numbers.csv", "dates_ambiguous.csv", "currency.csv", "ragged.csv", "leading_zeros.csv", "times_durations.csv")
+DEMO_FILES = (
+    "european_numbers.csv",
+    "dates_ambiguous.csv",
+    "currency.csv",
+    "ragged.csv",
+    "leading_zeros.csv",
+    "times_durations.csv",
+)
 
 
 def _n(count: int, noun: str) -> str:
@@ -40,26 +47,44 @@ def _cell(value) -> str:
 
 def _show_datasets(console: Console, got) -> None:
     for d in got.datasets:
-        where = [d.origin.format] + [f"{k} {v!r}" if k == "delimiter" else f"{k} {v}" for k, v in (
-            ("sheet", d.origin.sheet), ("range", d.origin.range), ("delimiter", d.origin.delimiter), ("encoding", d.origin.encoding)) if v]
-        console.print(f"[bold]{escape(d.dataset_id)}[/bold]  revision {d.revision}  {_n(d.rows, 'row')}  {d.rows_rejected:,} rejected  {escape(', '.join(where))}")
+        where = [d.origin.format] + [
+            f"{k} {v!r}" if k == "delimiter" else f"{k} {v}"
+            for k, v in (
+                ("sheet", d.origin.sheet),
+                ("range", d.origin.range),
+                ("delimiter", d.origin.delimiter),
+                ("encoding", d.origin.encoding),
+            )
+            if v
+        ]
+        console.print(
+            f"[bold]{escape(d.dataset_id)}[/bold]  revision {d.revision}  {_n(d.rows, 'row')}  {d.rows_rejected:,} rejected  {escape(', '.join(where))}"
+        )
         table = Table(show_header=True, header_style="bold")
         for head in ("column", "type", "physical", "format", "nulls", "distinct", "min", "max"):
             table.add_column(head)
         for c in d.columns:
-            table.add_row(*(escape(_cell(v)) for v in (c.name, c.type, c.physical, c.format, c.nulls, c.distinct, c.min, c.max)))
+            table.add_row(
+                *(escape(_cell(v)) for v in (c.name, c.type, c.physical, c.format, c.nulls, c.distinct, c.min, c.max))
+            )
         console.print(table)
         for q in d.questions:
             options = "; ".join(f"{o.type} {o.format} (rejects {o.rows_rejected})" for o in q.options)
-            console.print(f"  [yellow]question[/yellow] {escape(q.column or '(table)')} \\[{q.kind}] {escape(q.question)}  options: {escape(options)}")
+            console.print(
+                f"  [yellow]question[/yellow] {escape(q.column or '(table)')} \\[{q.kind}] {escape(q.question)}  options: {escape(options)}"
+            )
         for r in d.rejected:
-            console.print(f"  [red]rejected[/red] row {r.row_id} (line {r.line}) {escape(r.column or '')}: {escape(repr(r.value))} — {escape(r.reason)}")
+            console.print(
+                f"  [red]rejected[/red] row {r.row_id} (line {r.line}) {escape(r.column or '')}: {escape(repr(r.value))} — {escape(r.reason)}"
+            )
         for w in d.warnings:
             console.print(f"  [dim]warning[/dim] {escape(w)}")
         if d.sample:
             console.print(f"  first {_n(len(d.sample), 'row')}:")
             names = [c.name for c in d.columns]
-            _show_rows(console, names, [c.type for c in d.columns], [[row.get(name) for name in names] for row in d.sample])
+            _show_rows(
+                console, names, [c.type for c in d.columns], [[row.get(name) for name in names] for row in d.sample]
+            )
 
 
 def _show_rows(console: Console, names: list[str], types: list[str], rows: list[list]) -> None:
@@ -93,7 +118,9 @@ class Refused(Exception):
 
 def _namespace(args):
     engine = connect(args.home)
-    return engine, engine.namespace(args.org or engine.settings.default_org, args.namespace or engine.settings.default_namespace)
+    return engine, engine.namespace(
+        args.org or engine.settings.default_org, args.namespace or engine.settings.default_namespace
+    )
 
 
 def _sources(files: list[str], source_uri: str | None) -> list[tuple[Path, str]]:
@@ -101,10 +128,14 @@ def _sources(files: list[str], source_uri: str | None) -> list[tuple[Path, str]]
     (two data.csv from different folders), then each keeps the path as given."""
     paths = [Path(name) for name in files]
     if source_uri and len(paths) > 1:
-        raise Refused(f"--source-uri names one source and {len(paths)} files were given; give one file, or leave --source-uri out")
+        raise Refused(
+            f"--source-uri names one source and {len(paths)} files were given; give one file, or leave --source-uri out"
+        )
     for path in paths:
         if not path.is_file():
-            raise Refused(f"{path}: {'is a directory' if path.is_dir() else 'no such file'}; give the path of a CSV, TSV, XLSX, ODS, XLS, JSON or Parquet file")
+            raise Refused(
+                f"{path}: {'is a directory' if path.is_dir() else 'no such file'}; give the path of a CSV, TSV, XLSX, ODS, XLS, JSON or Parquet file"
+            )
     shared = {name for name, count in Counter(p.name for p in paths).items() if count > 1}
     return [(p, source_uri or (p.as_posix() if p.name in shared else p.name)) for p in paths]
 
@@ -127,7 +158,10 @@ def cmd_ingest(args, console: Console) -> int:
                 _show_datasets(console, ns.dataset_get(uri))
             else:
                 failed += 1
-                console.print(f"[red]{status.state}[/red] {escape(str(path))}: {status.error_code}: {escape(status.error_message or '')}", soft_wrap=True)
+                console.print(
+                    f"[red]{status.state}[/red] {escape(str(path))}: {status.error_code}: {escape(status.error_message or '')}",
+                    soft_wrap=True,
+                )
     return 1 if failed else 0
 
 
@@ -170,7 +204,9 @@ def cmd_approve(args, console: Console) -> int:
             _found(got, args.uri, args.dataset)
             if len(got.datasets) > 1 and not args.dataset:
                 names = ", ".join(d.dataset_id for d in got.datasets)
-                raise Refused(f"{args.uri!r} holds {len(got.datasets)} datasets ({names}); name the one to approve after the source")
+                raise Refused(
+                    f"{args.uri!r} holds {len(got.datasets)} datasets ({names}); name the one to approve after the source"
+                )
             snapshot = got.datasets[0].snapshot_id
         answer = ns.approve(args.uri, snapshot, columns, formats, args.dataset)
         if args.json:
@@ -178,9 +214,13 @@ def cmd_approve(args, console: Console) -> int:
             return 0 if answer.found else 1
         _found(answer, args.uri, args.dataset)
         d = answer.dataset
-        console.print(f"[green]approved[/green] {d.dataset_id} by {d.approved_by}: snapshot {snapshot} → {d.snapshot_id}")
+        console.print(
+            f"[green]approved[/green] {d.dataset_id} by {d.approved_by}: snapshot {snapshot} → {d.snapshot_id}"
+        )
         for c in answer.changes:
-            console.print(f"  {escape(c.column)}: {c.before.type} {escape(c.before.format)} → {c.after.type} {escape(c.after.format)} (rejects {c.rows_rejected} rows)")
+            console.print(
+                f"  {escape(c.column)}: {c.before.type} {escape(c.before.format)} → {c.after.type} {escape(c.after.format)} (rejects {c.rows_rejected} rows)"
+            )
         _show_datasets(console, ns.dataset_get(args.uri, d.dataset_id))
     return 0
 
@@ -197,10 +237,14 @@ def cmd_history(args, console: Console) -> int:
     if not got["history"]:
         console.print(f"{args.uri}: no approvals yet")
     for h in got["history"]:
-        console.print(f"{h['approved_at']}  [bold]{escape(h['approved_by'] or '')}[/bold] approved {h['dataset_id']} (revision {h['revision']}): {h['old_snapshot_id']} → {h['new_snapshot_id']}")
+        console.print(
+            f"{h['approved_at']}  [bold]{escape(h['approved_by'] or '')}[/bold] approved {h['dataset_id']} (revision {h['revision']}): {h['old_snapshot_id']} → {h['new_snapshot_id']}"
+        )
         for c in h["changes"]:
             b, a = c["before"], c["after"]
-            console.print(f"  {escape(c['column'])}: {b['type']} {escape(b['format'])} → {a['type']} {escape(a['format'])} (rejects {c['rows_rejected']} rows)")
+            console.print(
+                f"  {escape(c['column'])}: {b['type']} {escape(b['format'])} → {a['type']} {escape(a['format'])} (rejects {c['rows_rejected']} rows)"
+            )
         if h["settled"]:
             console.print(f"  settled as held: {escape(', '.join(h['settled']))}")
     return 0
@@ -235,7 +279,9 @@ def cmd_query(args, console: Console) -> int:
         if args.output:
             fmt = args.format or format_of(args.output)
             if fmt is None:
-                raise Refused(f"say the format of {args.output} with --format ({', '.join(RESULT_FORMATS)}) or its extension")
+                raise Refused(
+                    f"say the format of {args.output} with --format ({', '.join(RESULT_FORMATS)}) or its extension"
+                )
             written = ns.export(plan, args.output, fmt)
             console.print(f"{_n(written, 'row')} written to {escape(args.output)} ({fmt})")
             return 0
@@ -254,7 +300,9 @@ def cmd_query(args, console: Console) -> int:
 def _warn_ignored(answer, what: str) -> None:
     """Keys the op does not know were not used: said on stderr, so a --json answer stays JSON."""
     if getattr(answer, "ignored_args", None):
-        Console(stderr=True).print(f"[yellow]warning[/yellow] the {what} keys {escape(', '.join(answer.ignored_args))} are not used by this op and were ignored")
+        Console(stderr=True).print(
+            f"[yellow]warning[/yellow] the {what} keys {escape(', '.join(answer.ignored_args))} are not used by this op and were ignored"
+        )
 
 
 def _show_answer(console: Console, answer) -> None:
@@ -270,7 +318,10 @@ def _show_answer(console: Console, answer) -> None:
 DEMO_PLANS = (
     (
         "The total of a column written 1.234,56: an exact decimal sum",
-        {"datasets": [{"source_uri": "demo/european_numbers.csv"}], "aggregates": [{"fn": "sum", "column": "Summe"}, {"fn": "count"}]},
+        {
+            "datasets": [{"source_uri": "demo/european_numbers.csv"}],
+            "aggregates": [{"fn": "sum", "column": "Summe"}, {"fn": "count"}],
+        },
     ),
     (
         "Top prices in dollars, with a filter on text",
@@ -284,7 +335,11 @@ DEMO_PLANS = (
     ),
     (
         "A date column with an open question: the answer says it is incomplete",
-        {"datasets": [{"source_uri": "demo/dates_ambiguous.csv"}], "group_by": [{"column": "when", "bucket": "month"}], "aggregates": [{"fn": "sum", "column": "qty"}]},
+        {
+            "datasets": [{"source_uri": "demo/dates_ambiguous.csv"}],
+            "group_by": [{"column": "when", "bucket": "month"}],
+            "aggregates": [{"fn": "sum", "column": "qty"}],
+        },
     ),
 )
 
@@ -321,7 +376,9 @@ def cmd_demo(args, console: Console) -> int:
         console.rule("A person answers the question (day first): the same plan is now complete")
         snapshot = ns.dataset_get(uri).datasets[0].snapshot_id
         approved = ns.approve(uri, snapshot, formats={"when": "DMY"})
-        console.print(f"approved by {escape(approved.dataset.approved_by or '')}: snapshot {snapshot} -> {approved.dataset.snapshot_id}")
+        console.print(
+            f"approved by {escape(approved.dataset.approved_by or '')}: snapshot {snapshot} -> {approved.dataset.snapshot_id}"
+        )
         _show_answer(console, ns.query(plan))
         task = "What is the total qty per month?"
         console.rule(f"A task in words: {task!r} becomes one checked plan, cited")
@@ -335,7 +392,9 @@ def cmd_serve(args, console: Console) -> int:
 
     # The server takes up what other processes left pending or interrupted, and follows the
     # linked folders; it may link only inside TABULAR_LINK_ROOTS (none unless set).
-    engine = connect(args.home, take_up_jobs=True, watch_links=True, link_roots=os.environ.get("TABULAR_LINK_ROOTS", ""))
+    engine = connect(
+        args.home, take_up_jobs=True, watch_links=True, link_roots=os.environ.get("TABULAR_LINK_ROOTS", "")
+    )
     with engine:
         serve(engine, args.host, args.port, access_log=args.access_log)
     return 0
@@ -388,14 +447,18 @@ def cmd_list(args, console: Console) -> int:
         print(json.dumps(got, ensure_ascii=False, indent=2))
         return 0
     if not got["rows"]:
-        console.print(f"no sources{f' starting with {args.prefix!r}' if args.prefix else ''} in {escape(ns.org)}/{escape(ns.name)}")
+        console.print(
+            f"no sources{f' starting with {args.prefix!r}' if args.prefix else ''} in {escape(ns.org)}/{escape(ns.name)}"
+        )
         return 0
     table = Table(show_header=True, header_style="bold")
     for head in ("source", "revision", "ingested", "title"):
         table.add_column(head)
     for row in got["rows"]:
         revision = "deleted" if row["deleted"] else _cell(row["revision"])
-        table.add_row(escape(row["source_uri"]), revision, _cell(row["ingested_at"])[:19].replace("T", " "), escape(row["title"]))
+        table.add_row(
+            escape(row["source_uri"]), revision, _cell(row["ingested_at"])[:19].replace("T", " "), escape(row["title"])
+        )
     console.print(table)
     if got["next_cursor"]:
         console.print(f"more: tabular list --cursor {got['next_cursor']}")
@@ -404,7 +467,10 @@ def cmd_list(args, console: Console) -> int:
 
 def cmd_delete(args, console: Console) -> int:
     engine, ns = _namespace(args)
-    body = {"source_uri": args.uri, **({"expected_revision": args.expected_revision} if args.expected_revision is not None else {})}
+    body = {
+        "source_uri": args.uri,
+        **({"expected_revision": args.expected_revision} if args.expected_revision is not None else {}),
+    }
     with engine:
         got = ns.call("knowledge.delete", body)
     if args.json:
@@ -412,8 +478,11 @@ def cmd_delete(args, console: Console) -> int:
         return 0
     if not got["found"]:
         raise Refused(f"no live source {args.uri!r}; `tabular list` shows the sources of this namespace")
-    console.print(f"deleted {escape(args.uri)} (revision {got['revision']}); `tabular restore {escape(args.uri)}` brings it back"
-                  if got["deleted"] else f"{escape(args.uri)} was already deleted")
+    console.print(
+        f"deleted {escape(args.uri)} (revision {got['revision']}); `tabular restore {escape(args.uri)}` brings it back"
+        if got["deleted"]
+        else f"{escape(args.uri)} was already deleted"
+    )
     return 0
 
 
@@ -434,12 +503,24 @@ def cmd_restore(args, console: Console) -> int:
 
 def _show_link(console: Console, link: dict) -> None:
     states = ", ".join(f"{n} {state}" for state, n in link["states"].items() if n)
-    status = "missing (retry-dir looks again)" if link["missing"] else "paused" if link["learning_paused"] else "watching" if link["watching"] else ""
-    console.print(f"[bold]{escape(link['link_id'])}[/bold]  {escape(link['path'])} → {escape(link['prefix'])}…  {_n(link['files'], 'file')}"
-                  f"{f' ({states})' if states else ''}  {status}")
+    status = (
+        "missing (retry-dir looks again)"
+        if link["missing"]
+        else "paused"
+        if link["learning_paused"]
+        else "watching"
+        if link["watching"]
+        else ""
+    )
+    console.print(
+        f"[bold]{escape(link['link_id'])}[/bold]  {escape(link['path'])} → {escape(link['prefix'])}…  {_n(link['files'], 'file')}"
+        f"{f' ({states})' if states else ''}  {status}"
+    )
     if link["learning_paused"]:
         p = link["learning_paused"]
-        console.print(f"  [yellow]learning paused[/yellow] {p['reason']}: {p['count']:,} over the limit {p['limit']:,}; nothing more is learned until it fits")
+        console.print(
+            f"  [yellow]learning paused[/yellow] {p['reason']}: {p['count']:,} over the limit {p['limit']:,}; nothing more is learned until it fits"
+        )
 
 
 def _show_files(console: Console, files: list[dict]) -> None:
@@ -449,7 +530,13 @@ def _show_files(console: Console, files: list[dict]) -> None:
     colour = {"learned": "green", "pending": "yellow", "no_table": "dim", "failed": "red"}
     for f in files:
         why = f"{f['error_code']}: {f['error_message']}" if f["error_code"] else ""
-        table.add_row(escape(f["path"]), f"[{colour[f['state']]}]{f['state']}[/]", _cell(f["revision"]), escape(f["source_uri"]), escape(why))
+        table.add_row(
+            escape(f["path"]),
+            f"[{colour[f['state']]}]{f['state']}[/]",
+            _cell(f["revision"]),
+            escape(f["source_uri"]),
+            escape(why),
+        )
     console.print(table)
 
 
@@ -536,7 +623,11 @@ def cmd_unlink(args, console: Console) -> int:
     if args.json:
         print(json.dumps(got, ensure_ascii=False, indent=2))
         return 0
-    deleted = f"; {_n(got['sources_deleted'], 'source')} deleted (restorable)" if args.delete_sources else "; its sources stay"
+    deleted = (
+        f"; {_n(got['sources_deleted'], 'source')} deleted (restorable)"
+        if args.delete_sources
+        else "; its sources stay"
+    )
     console.print(f"unlinked {escape(args.link_id)}: the folder is untouched{deleted}")
     return 0
 
@@ -552,9 +643,14 @@ def cmd_export(args, console: Console) -> int:
         print(json.dumps([e.__dict__ for e in done], indent=2))
         return 0
     for e in done:
-        console.print(f"{escape(e.source_uri)} {escape(e.dataset_id)} (revision {e.revision}): {_n(e.rows, 'row')}, {e.bytes:,} bytes → {escape(e.file)}")
-    console.print(f"{_n(len(done), 'live snapshot')} exported to {escape(where)}; manifest.json there says which file is which" if done
-                  else "no live snapshot to export")
+        console.print(
+            f"{escape(e.source_uri)} {escape(e.dataset_id)} (revision {e.revision}): {_n(e.rows, 'row')}, {e.bytes:,} bytes → {escape(e.file)}"
+        )
+    console.print(
+        f"{_n(len(done), 'live snapshot')} exported to {escape(where)}; manifest.json there says which file is which"
+        if done
+        else "no live snapshot to export"
+    )
     return 0
 
 
@@ -573,21 +669,33 @@ def cmd_token(args, console: Console) -> int:
 # Each command's examples: shown under its --help and in the README's CLI section (a test keeps
 # the two the same, and fails on a command with no help or no example).
 EXAMPLES = {
-    "ingest": ["tabular ingest sales.csv budget.xlsx", "tabular ingest export.csv --source-uri sales/2024.csv --options '{\"delimiter\": \";\"}'"],
+    "ingest": [
+        "tabular ingest sales.csv budget.xlsx",
+        'tabular ingest export.csv --source-uri sales/2024.csv --options \'{"delimiter": ";"}\'',
+    ],
     "datasets": ["tabular datasets sales.csv --sample-rows 5", "tabular datasets budget.xlsx --dataset-id Q1 --json"],
     "list": ["tabular list", "tabular list --prefix sales/"],
     "delete": ["tabular delete sales.csv"],
     "restore": ["tabular restore sales.csv"],
-    "approve": ["tabular approve sales.csv --format booked=%m/%d/%Y", "tabular approve budget.xlsx Q1 --set code=string"],
+    "approve": [
+        "tabular approve sales.csv --format booked=%m/%d/%Y",
+        "tabular approve budget.xlsx Q1 --set code=string",
+    ],
     "history": ["tabular history sales.csv"],
-    "query": ["tabular query plan.json", "echo '{\"datasets\": [{\"source_uri\": \"sales.csv\"}], \"limit\": 5}' | tabular query -",
-              "tabular query plan.json --output all.parquet"],
-    "ask": ["tabular ask \"total amount by region in 2024\" sales.csv"],
+    "query": [
+        "tabular query plan.json",
+        'echo \'{"datasets": [{"source_uri": "sales.csv"}], "limit": 5}\' | tabular query -',
+        "tabular query plan.json --output all.parquet",
+    ],
+    "ask": ['tabular ask "total amount by region in 2024" sales.csv'],
     "demo": ["tabular demo"],
     "serve": ["tabular serve --port 8765"],
     "worker": ["tabular worker"],
     "mcp": ["tabular mcp"],
-    "call": ["tabular call knowledge.list '{\"prefix\": \"sales/\"}'", "tabular call knowledge.get '{\"source_uri\": \"sales.csv\"}' --url http://127.0.0.1:8765"],
+    "call": [
+        'tabular call knowledge.list \'{"prefix": "sales/"}\'',
+        'tabular call knowledge.get \'{"source_uri": "sales.csv"}\' --url http://127.0.0.1:8765',
+    ],
     "export": ["tabular export /data/exports"],
     "link": ["tabular link exports/", "tabular link ~/Budgets --label budgets --pattern '*.xlsx' --watch"],
     "links": ["tabular links"],
@@ -601,9 +709,13 @@ EXAMPLES = {
 def _common() -> argparse.ArgumentParser:
     """--home, --org and --namespace, taken before or after the command."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--home", default=argparse.SUPPRESS, help="where the DuckDB file lives (TABULAR_HOME, default ./.tabular)")
+    common.add_argument(
+        "--home", default=argparse.SUPPRESS, help="where the DuckDB file lives (TABULAR_HOME, default ./.tabular)"
+    )
     common.add_argument("--org", default=argparse.SUPPRESS, help="the organisation (default: the default_org setting)")
-    common.add_argument("--namespace", default=argparse.SUPPRESS, help="the namespace (default: the default_namespace setting)")
+    common.add_argument(
+        "--namespace", default=argparse.SUPPRESS, help="the namespace (default: the default_namespace setting)"
+    )
     return common
 
 
@@ -611,23 +723,39 @@ def parser() -> argparse.ArgumentParser:
     # Two copies: a parent's actions are shared, and the top's defaults must not become the commands'
     # (a command's --home would then undo one given before it).
     common = _common()
-    top = argparse.ArgumentParser(prog="tabular", description="Typed datasets from spreadsheets and CSV.", parents=[_common()])
+    top = argparse.ArgumentParser(
+        prog="tabular", description="Typed datasets from spreadsheets and CSV.", parents=[_common()]
+    )
     top.set_defaults(home=None, org="", namespace="")
     top.add_argument("--version", action="version", version=f"tabular {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help_: str, run, parents: tuple = (common,)) -> argparse.ArgumentParser:
         epilog = "examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES.get(name, []))
-        p = sub.add_parser(name, help=help_, description=help_, parents=list(parents), epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+        p = sub.add_parser(
+            name,
+            help=help_,
+            description=help_,
+            parents=list(parents),
+            epilog=epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         p.set_defaults(run=run)
         return p
 
     p = command("ingest", "ingest files and show their datasets", cmd_ingest)
     p.add_argument("files", nargs="+", metavar="FILE", help="CSV, TSV, XLSX, ODS, XLS, JSON, NDJSON or Parquet files")
-    p.add_argument("--source-uri", help="the source's name for one file (default: the file name; the path given when two files share a name)")
+    p.add_argument(
+        "--source-uri",
+        help="the source's name for one file (default: the file name; the path given when two files share a name)",
+    )
     p.add_argument("--options", help='ingest options as a JSON object, e.g. \'{"delimiter": ";"}\'')
     p.add_argument("--json", action="store_true", help="print the ingest_status answers as JSON")
-    p = command("datasets", "show a source's datasets: columns, types, questions, rejected rows (knowledge.dataset_get)", cmd_datasets)
+    p = command(
+        "datasets",
+        "show a source's datasets: columns, types, questions, rejected rows (knowledge.dataset_get)",
+        cmd_datasets,
+    )
     p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
     p.add_argument("--dataset-id", default="", help="one dataset of a workbook (default: all)")
     p.add_argument("--sample-rows", type=int, default=0, help="show the first N rows of each dataset")
@@ -644,28 +772,61 @@ def parser() -> argparse.ArgumentParser:
     p = command("restore", "bring a deleted source back (knowledge.restore)", cmd_restore)
     p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
     p.add_argument("--json", action="store_true", help="print the restore answer as JSON")
-    p = command("approve", "settle a dataset's types (knowledge.dataset_approve): --set col=type, --format col=PATTERN", cmd_approve)
+    p = command(
+        "approve",
+        "settle a dataset's types (knowledge.dataset_approve): --set col=type, --format col=PATTERN",
+        cmd_approve,
+    )
     p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
     p.add_argument("dataset", nargs="?", default="", help="the dataset_id (needed only when the source has several)")
-    p.add_argument("--set", action="append", default=[], metavar="COL=TYPE", help="retype a column: string, number, bool, date, datetime, time, duration")
-    p.add_argument("--format", action="append", default=[], metavar="COL=PATTERN", help="e.g. when=%%m/%%d/%%Y, when=MDY, weight=decimal_mark=,")
-    p.add_argument("--snapshot-id", default="", help="the snapshot you reviewed (default: the one serving now); refused if it no longer serves")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="COL=TYPE",
+        help="retype a column: string, number, bool, date, datetime, time, duration",
+    )
+    p.add_argument(
+        "--format",
+        action="append",
+        default=[],
+        metavar="COL=PATTERN",
+        help="e.g. when=%%m/%%d/%%Y, when=MDY, weight=decimal_mark=,",
+    )
+    p.add_argument(
+        "--snapshot-id",
+        default="",
+        help="the snapshot you reviewed (default: the one serving now); refused if it no longer serves",
+    )
     p.add_argument("--json", action="store_true", help="print the approval answer as JSON")
-    p = command("history", "a source's approvals: who, when, columns before and after, snapshots (knowledge.get)", cmd_history)
+    p = command(
+        "history", "a source's approvals: who, when, columns before and after, snapshots (knowledge.get)", cmd_history
+    )
     p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
     p.add_argument("--json", action="store_true", help="print the approvals as JSON")
     p = command("query", "answer a plan (knowledge.query): a JSON file, inline JSON, or - for stdin", cmd_query)
-    p.add_argument("plan", metavar="PLAN", help="a JSON file holding the plan, the plan itself as JSON, or - to read it from stdin")
+    p.add_argument(
+        "plan", metavar="PLAN", help="a JSON file holding the plan, the plan itself as JSON, or - to read it from stdin"
+    )
     p.add_argument("--json", action="store_true", help="print the whole answer, receipt included, as JSON")
     p.add_argument("--sql", action="store_true", help="print the compiled SQL and its parameters; run nothing")
-    p.add_argument("--output", help="write every row the plan matches (no limit), streamed, to this file: .parquet .csv .arrow .ndjson")
-    p.add_argument("--format", choices=sorted(RESULT_FORMATS), help="the --output file's format when its extension does not say")
+    p.add_argument(
+        "--output",
+        help="write every row the plan matches (no limit), streamed, to this file: .parquet .csv .arrow .ndjson",
+    )
+    p.add_argument(
+        "--format", choices=sorted(RESULT_FORMATS), help="the --output file's format when its extension does not say"
+    )
     p = command("ask", "answer a task in words over ingested sources (knowledge.synthesize), or say why not", cmd_ask)
     p.add_argument("task", help="the task in words, quoted")
     p.add_argument("uris", nargs="+", metavar="SOURCE", help="the sources the task is about (at most 4)")
-    p.add_argument("--json", action="store_true", help="print the whole answer, calculation and receipt included, as JSON")
+    p.add_argument(
+        "--json", action="store_true", help="print the whole answer, calculation and receipt included, as JSON"
+    )
     command("demo", "ingest the bundled fixtures and show what came out", cmd_demo)
-    p = command("serve", "serve every op over HTTP (POST /v1/knowledge.<op>, OpenAPI at /docs) and MCP at /mcp", cmd_serve)
+    p = command(
+        "serve", "serve every op over HTTP (POST /v1/knowledge.<op>, OpenAPI at /docs) and MCP at /mcp", cmd_serve
+    )
     p.add_argument("--host", help="address to listen on (TABULAR_HOST, default 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (TABULAR_PORT, default 8765)")
     p.add_argument("--access-log", action="store_true", help="log every request")
@@ -677,33 +838,63 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--url", help="call a tabular service at this address instead of the local DuckDB file")
     p.add_argument("--token", help="bearer token for --url (default: TABULAR_TOKEN)")
     p = command("link", "link a folder: its files become sources and follow its changes (knowledge.link_dir)", cmd_link)
-    p.add_argument("folder", metavar="FOLDER", help="the folder (inside the allowed roots: the working directory unless TABULAR_LINK_ROOTS says)")
+    p.add_argument(
+        "folder",
+        metavar="FOLDER",
+        help="the folder (inside the allowed roots: the working directory unless TABULAR_LINK_ROOTS says)",
+    )
     p.add_argument("--label", default="", help="a name for the link (default: the folder's name)")
     p.add_argument("--prefix", help="what each source's name starts with (default: '<label>/')")
-    p.add_argument("--pattern", action="append", default=[], metavar="GLOB", help="read only files matching this (repeatable; default: every readable format)")
+    p.add_argument(
+        "--pattern",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="read only files matching this (repeatable; default: every readable format)",
+    )
     p.add_argument("--no-recursive", action="store_true", help="leave the folders inside it out")
     p.add_argument("--watch", action="store_true", help="stay in the foreground and follow its changes, printing each")
     p.add_argument("--json", action="store_true", help="print the link and its files as JSON")
     p = command("links", "list the linked folders of the namespace (knowledge.list_dirs)", cmd_links)
     p.add_argument("--json", action="store_true", help="print the list_dirs answer as JSON")
-    p = command("dir-files", "a linked folder's files and their states: learned, pending, no_table, failed (knowledge.dir_files)", cmd_dir_files)
+    p = command(
+        "dir-files",
+        "a linked folder's files and their states: learned, pending, no_table, failed (knowledge.dir_files)",
+        cmd_dir_files,
+    )
     p.add_argument("link_id", metavar="LINK_ID", help="what `tabular links` shows")
     p.add_argument("--state", choices=["learned", "pending", "no_table", "failed"], help="only files in this state")
     p.add_argument("--json", action="store_true", help="print the dir_files answer as JSON")
-    p = command("retry-dir", "look again at a linked folder; one that was missing resumes (knowledge.retry_dir)", cmd_retry_dir)
+    p = command(
+        "retry-dir", "look again at a linked folder; one that was missing resumes (knowledge.retry_dir)", cmd_retry_dir
+    )
     p.add_argument("link_id", metavar="LINK_ID", help="what `tabular links` shows")
     p.add_argument("--json", action="store_true", help="print the link as JSON")
     p = command("unlink", "stop following a linked folder; the folder is untouched (knowledge.unlink_dir)", cmd_unlink)
     p.add_argument("link_id", metavar="LINK_ID", help="what `tabular links` shows")
     p.add_argument("--delete-sources", action="store_true", help="also delete the sources its files made (restorable)")
     p.add_argument("--json", action="store_true", help="print the unlink answer as JSON")
-    p = command("export", "write every live snapshot as Parquet (zstd, row id included) for ClickHouse; --org/--namespace narrow it", cmd_export)
-    p.add_argument("destination", nargs="?", default="", help="a directory or object-store URL (default: TABULAR_SNAPSHOT_EXPORT, else <home>/exports)")
+    p = command(
+        "export",
+        "write every live snapshot as Parquet (zstd, row id included) for ClickHouse; --org/--namespace narrow it",
+        cmd_export,
+    )
+    p.add_argument(
+        "destination",
+        nargs="?",
+        default="",
+        help="a directory or object-store URL (default: TABULAR_SNAPSHOT_EXPORT, else <home>/exports)",
+    )
     p.add_argument("--json", action="store_true", help="print what was written as JSON")
     p = command("token", "make a bearer token and print its entry for the tokens file", cmd_token, parents=())
     p.add_argument("--org", dest="token_org", metavar="ORG", required=True, help="the organisation the token is for")
     p.add_argument("--namespaces", nargs="+", default=["*"], help="namespaces it may use (* = all of the org)")
-    p.add_argument("--role", choices=["viewer", "writer", "admin"], default="viewer", help="viewer reads, writer ingests and approves, admin deletes")
+    p.add_argument(
+        "--role",
+        choices=["viewer", "writer", "admin"],
+        default="viewer",
+        help="viewer reads, writer ingests and approves, admin deletes",
+    )
     p.add_argument("--name", default="", help="who the audit log names")
     return top
 
@@ -716,7 +907,13 @@ def usage_markdown() -> str:
     for name, p in commands.choices.items():
         usage = re.sub(r"\s+", " ", p.format_usage().removeprefix("usage: ").strip())
         usage = usage.replace(" [-h]", "").replace(" [--home HOME] [--org ORG] [--namespace NAMESPACE]", "")
-        out += [f"- **`tabular {name}`**: {p.description}", "  ```sh", f"  # {usage}", *(f"  {line}" for line in EXAMPLES[name]), "  ```"]
+        out += [
+            f"- **`tabular {name}`**: {p.description}",
+            "  ```sh",
+            f"  # {usage}",
+            *(f"  {line}" for line in EXAMPLES[name]),
+            "  ```",
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -780,17 +977,25 @@ def main(argv: list[str] | None = None) -> int:
         errors.print(f"[red]error[/red] {escape(_one_line(err))}")
     except BrokenPipeError:
         _quiet_stdout()
-        errors.print("[red]error[/red] the output was closed before all of it was written (a pipe such as `| head` ended); "
-                     "nothing was changed by that — write to a file to keep it all")
+        errors.print(
+            "[red]error[/red] the output was closed before all of it was written (a pipe such as `| head` ended); "
+            "nothing was changed by that — write to a file to keep it all"
+        )
     except KeyboardInterrupt:
-        errors.print("interrupted; an ingest that was running stays pending and the next `tabular worker` or `serve` finishes it")
+        errors.print(
+            "interrupted; an ingest that was running stays pending and the next `tabular worker` or `serve` finishes it"
+        )
         return 130
     except OSError as err:
-        errors.print(f"[red]error[/red] {escape(err.filename or '')}: {escape(err.strerror or str(err))}; check the path and its permissions")
+        errors.print(
+            f"[red]error[/red] {escape(err.filename or '')}: {escape(err.strerror or str(err))}; check the path and its permissions"
+        )
     except Exception as err:  # a bug: said in one line; TABULAR_DEBUG=1 shows the traceback
         if os.environ.get("TABULAR_DEBUG"):
             raise
-        errors.print(f"[red]INTERNAL[/red] {type(err).__name__}: {escape(str(err))} — this is a bug; run again with TABULAR_DEBUG=1 and report the traceback")
+        errors.print(
+            f"[red]INTERNAL[/red] {type(err).__name__}: {escape(str(err))} — this is a bug; run again with TABULAR_DEBUG=1 and report the traceback"
+        )
     return 2
 
 

@@ -56,12 +56,20 @@ def _escaped(value: Any) -> str:
         return format(value, "f")
     if isinstance(value, dt.datetime):
         if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            value = value.astimezone(dt.UTC).replace(tzinfo=None)
         return value.isoformat(sep=" ")
     if isinstance(value, (dt.date, int, float)):
         return str(value) if not isinstance(value, float) else repr(value)
     text = str(value)
-    for raw, escaped in (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r"), ("\0", "\\0"), ("\b", "\\b"), ("\f", "\\f")):
+    for raw, escaped in (
+        ("\\", "\\\\"),
+        ("\t", "\\t"),
+        ("\n", "\\n"),
+        ("\r", "\\r"),
+        ("\0", "\\0"),
+        ("\b", "\\b"),
+        ("\f", "\\f"),
+    ):
         text = text.replace(raw, escaped)
     return text
 
@@ -72,10 +80,10 @@ class _Chdb:
     and every call takes the lock. Snapshot ids are unique, so engines' tables never meet."""
 
     _lock = threading.Lock()
-    _shared: "_Chdb | None" = None
+    _shared: _Chdb | None = None
 
     @classmethod
-    def shared(cls, path: str) -> "_Chdb":
+    def shared(cls, path: str) -> _Chdb:
         with cls._lock:
             if cls._shared is None:
                 Path(path).mkdir(parents=True, exist_ok=True)
@@ -108,7 +116,7 @@ class _Chdb:
             # After an error chdb hands the next statement's Arrow answer over broken: flush it.
             try:
                 self.conn.query("SELECT 1", "CSV")
-            except Exception:  # noqa: BLE001 - the flush only has to run
+            except Exception:
                 pass
             raise ClickHouseError(_code(str(err)), str(err)) from None
 
@@ -129,20 +137,30 @@ class _Server:
     def __init__(self, settings: Settings):
         import clickhouse_connect
 
-        self.where, self.retry_after = f"{settings.clickhouse_host}:{settings.clickhouse_port}", settings.retry_after_seconds
+        self.where, self.retry_after = (
+            f"{settings.clickhouse_host}:{settings.clickhouse_port}",
+            settings.retry_after_seconds,
+        )
         try:
             self.client = clickhouse_connect.get_client(
-                host=settings.clickhouse_host, port=settings.clickhouse_port, username=settings.clickhouse_user,
-                password=settings.clickhouse_password, secure=bool(settings.clickhouse_secure),
+                host=settings.clickhouse_host,
+                port=settings.clickhouse_port,
+                username=settings.clickhouse_user,
+                password=settings.clickhouse_password,
+                secure=bool(settings.clickhouse_secure),
                 settings=CLICKHOUSE_SETTINGS,
             )
         except Exception as err:
             raise self._failed(err) from None
-        self.version = f"clickhouse {self.client.server_version} (server {settings.clickhouse_host}:{settings.clickhouse_port})"
+        self.version = (
+            f"clickhouse {self.client.server_version} (server {settings.clickhouse_host}:{settings.clickhouse_port})"
+        )
 
     def query(self, sql: str, params: dict[str, Any], seconds: float = 0):
         try:
-            return self.client.query_arrow(sql, parameters=params, settings={"max_execution_time": seconds} if seconds else None)
+            return self.client.query_arrow(
+                sql, parameters=params, settings={"max_execution_time": seconds} if seconds else None
+            )
         except Exception as err:  # clickhouse_connect's DatabaseError and its kind
             raise self._failed(err) from None
 
@@ -163,12 +181,14 @@ class _Server:
     def load(self, table: str, columns: list[str], location: str) -> None:
         if "://" not in location or location.startswith("file://"):
             # The server cannot see this machine's files: the client sends the Parquet bytes.
-            path = location[len("file://"):] if location.startswith("file://") else location
+            path = location[len("file://") :] if location.startswith("file://") else location
             with open(path, "rb") as stream:  # a quoted db.table is taken as it is
                 self.client.raw_insert(table, columns, insert_block=stream, fmt="Parquet")
             return
         names = [exp.to_identifier(c, quoted=True) for c in columns]
-        insert = exp.insert(exp.select(*names).from_(_table_function(location)), exp.to_table(table, dialect=DIALECT), columns=names)
+        insert = exp.insert(
+            exp.select(*names).from_(_table_function(location)), exp.to_table(table, dialect=DIALECT), columns=names
+        )
         self.command(insert.sql(DIALECT), {"location": location})
 
 
@@ -183,7 +203,13 @@ def _literal(value: Any) -> exp.Expression:
 def _table_function(location: str) -> exp.Expression:
     """file() for a local path, s3() for an object-store URL; the location is a parameter."""
     kind = "file" if "://" not in location or location.startswith("file://") else "s3"
-    return exp.Anonymous(this=kind, expressions=[exp.Placeholder(this="location", kind=exp.DataType.build("String")), exp.Literal.string("Parquet")])
+    return exp.Anonymous(
+        this=kind,
+        expressions=[
+            exp.Placeholder(this="location", kind=exp.DataType.build("String")),
+            exp.Literal.string("Parquet"),
+        ],
+    )
 
 
 class ClickHouseBackend:
@@ -199,7 +225,9 @@ class ClickHouseBackend:
         self.database = settings.clickhouse_database
         self.loaded: set[str] = set()
         self._loading = threading.Lock()
-        self.conn.command(exp.Create(this=exp.to_identifier(self.database, quoted=True), kind="DATABASE", exists=True).sql(DIALECT))
+        self.conn.command(
+            exp.Create(this=exp.to_identifier(self.database, quoted=True), kind="DATABASE", exists=True).sql(DIALECT)
+        )
 
     def table(self, info: DatasetInfo) -> tuple[str, str]:
         """The snapshot's table in ClickHouse, exported and loaded on first use."""
@@ -214,25 +242,34 @@ class ClickHouseBackend:
     def _load(self, info: DatasetInfo) -> None:
         sid = info.snapshot_id
         found = self.conn.query(
-            "SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {name:String}", {"db": self.database, "name": sid}
+            "SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {name:String}",
+            {"db": self.database, "name": sid},
         )
         if found.column("n")[0].as_py():
             return
         export = export_snapshot(self.catalog, sid, destination(self.catalog, self.settings.snapshot_export))
         columns = [(ROW_ID, "Int64")] + [(c.name, clickhouse_type(c.physical) or "String") for c in info.columns]
         loading = f"{sid}__loading"
-        qualified = lambda name: exp.table_(name, db=self.database, quoted=True)  # noqa: E731
+        qualified = lambda name: exp.table_(name, db=self.database, quoted=True)
         self.conn.command(exp.Drop(tables=[qualified(loading)], kind="TABLE", exists=True).sql(DIALECT))
-        schema = exp.Schema(this=qualified(loading), expressions=[
-            exp.ColumnDef(this=exp.to_identifier(name, quoted=True), kind=exp.DataType.build(f"Nullable({kind})" if name != ROW_ID else kind, dialect=DIALECT))
-            for name, kind in columns
-        ])
+        schema = exp.Schema(
+            this=qualified(loading),
+            expressions=[
+                exp.ColumnDef(
+                    this=exp.to_identifier(name, quoted=True),
+                    kind=exp.DataType.build(f"Nullable({kind})" if name != ROW_ID else kind, dialect=DIALECT),
+                )
+                for name, kind in columns
+            ],
+        )
         create = sqlglot.parse_one("CREATE TABLE t (x Int64) ENGINE = MergeTree ORDER BY tuple()", read=DIALECT)
         create.set("this", schema)
         self.conn.command(create.sql(DIALECT))
         self.conn.load(qualified(loading).sql(DIALECT), [name for name, _ in columns], export.location)
         # Loaded whole, then renamed: a reader never meets half a snapshot.
-        rename = exp.Command(this="RENAME", expression=f"TABLE {qualified(loading).sql(DIALECT)} TO {qualified(sid).sql(DIALECT)}")
+        rename = exp.Command(
+            this="RENAME", expression=f"TABLE {qualified(loading).sql(DIALECT)} TO {qualified(sid).sql(DIALECT)}"
+        )
         self.conn.command(rename.sql(DIALECT))
 
     def run(self, compiled: Compiled, seconds: float) -> list[tuple]:
@@ -245,7 +282,13 @@ class ClickHouseBackend:
                 first = str(err).splitlines()[0][:300]
                 raise ValidationFailed(
                     "the answer does not fit an exact number of 38 digits",
-                    [ErrorItem("aggregates", f"an exact result past 38 digits cannot be given: {first}", expected="results within DECIMAL(38)")],
+                    [
+                        ErrorItem(
+                            "aggregates",
+                            f"an exact result past 38 digits cannot be given: {first}",
+                            expected="results within DECIMAL(38)",
+                        )
+                    ],
                 ) from None
             raise
         physicals = [o.physical for o in compiled.columns] + ["BIGINT"] * compiled.row_id_columns
@@ -261,9 +304,9 @@ def _as_duckdb(value: Any, physical: str) -> Any:
     if physical in ("BIGINT", "HUGEINT") and isinstance(value, Decimal):
         return int(value)
     if physical == "TIMESTAMP" and isinstance(value, dt.datetime):
-        return value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return value.astimezone(dt.UTC).replace(tzinfo=None)
     if physical == "TIMESTAMPTZ" and isinstance(value, dt.datetime):
-        return value.astimezone(dt.timezone.utc)
+        return value.astimezone(dt.UTC)
     if physical == "DATE" and isinstance(value, dt.datetime):
         return value.date()
     return value

@@ -45,7 +45,10 @@ def error_from(response: httpx.Response) -> TabularError:
         code, message = detail["code"], detail["message"]
     except (ValueError, KeyError, TypeError):
         detail, code, message = {}, "INTERNAL", f"HTTP {response.status_code}: {response.text[:200]}"
-    items = [ErrorItem(**{k: e.get(k) for k in ("path", "message", "expected", "received", "did_you_mean")}) for e in detail.get("errors") or []]
+    items = [
+        ErrorItem(**{k: e.get(k) for k in ("path", "message", "expected", "received", "did_you_mean")})
+        for e in detail.get("errors") or []
+    ]
     cls = _error_classes().get(code, TabularError)
     if issubclass(cls, RateLimited):
         err: TabularError = cls(message, retry_after=_retry_after(response) or 1, errors=items)
@@ -64,8 +67,15 @@ def _retry_after(response: httpx.Response) -> float | None:
 class Client:
     """A remote tabular service. `token` (default: TABULAR_TOKEN) is sent as a bearer token."""
 
-    def __init__(self, base_url: str, token: str | None = None, timeout: float = 60.0, retries: int = 3, backoff: float = 0.2,
-                 transport: httpx.BaseTransport | None = None):
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        timeout: float = 60.0,
+        retries: int = 3,
+        backoff: float = 0.2,
+        transport: httpx.BaseTransport | None = None,
+    ):
         token = token if token is not None else os.environ.get("TABULAR_TOKEN")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.http = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport)
@@ -101,19 +111,21 @@ class Client:
             if response.status_code < 400:
                 return response
             err = error_from(response)
-            again = isinstance(err, RateLimited) or (repeatable and response.status_code >= 500 and err.code != "BACKEND_TIMEOUT")
+            again = isinstance(err, RateLimited) or (
+                repeatable and response.status_code >= 500 and err.code != "BACKEND_TIMEOUT"
+            )
             if last or not again:
                 raise err
             time.sleep(min(30.0, max(self.backoff * 2**attempt, _retry_after(response) or 0)))
         raise AssertionError("unreachable")
 
-    def namespace(self, org: str, namespace: str) -> "RemoteNamespace":
+    def namespace(self, org: str, namespace: str) -> RemoteNamespace:
         return RemoteNamespace(self, org, namespace)
 
     def close(self) -> None:
         self.http.close()
 
-    def __enter__(self) -> "Client":
+    def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -136,19 +148,30 @@ class RemoteNamespace(NamespaceOps):
 
         def send() -> httpx.Response:
             with path.open("rb") as stream:
-                return self.client.http.post("/v1/knowledge.upload", params=params, content=stream, headers={"Content-Type": content_type})
+                return self.client.http.post(
+                    "/v1/knowledge.upload", params=params, content=stream, headers={"Content-Type": content_type}
+                )
 
         return self.client._send(send, repeatable=False).json()
 
-    def ingest_file(self, path: str | os.PathLike, source_uri: str | None = None, wait: float | None = None, progress: bool | None = None,
-                    **fields: Any) -> IngestStatusOut:
+    def ingest_file(
+        self,
+        path: str | os.PathLike,
+        source_uri: str | None = None,
+        wait: float | None = None,
+        progress: bool | None = None,
+        **fields: Any,
+    ) -> IngestStatusOut:
         """Upload and ingest a local file, follow the job to its end (or `wait` seconds), answer its
         ingest_status. `progress`: a bar with the job's phase and counts while it runs; by default
         shown when interactive (a terminal, a notebook), never with False."""
         from .progress import follow
 
         uploaded = self.upload_file(path)
-        started = self.client.call("knowledge.ingest", self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields))
+        started = self.client.call(
+            "knowledge.ingest",
+            self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields),
+        )
         body = self._body(ingestion_id=started["ingestion_id"])
         poll = lambda: IngestStatusOut.model_validate(self.client.call("knowledge.ingest_status", body))
         return follow(poll, lambda seconds: time.sleep(seconds) or True, wait, progress, Path(path).name)

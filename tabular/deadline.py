@@ -7,7 +7,7 @@ import heapq
 import itertools
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 # How often memory is looked at while statements run.
 MEMORY_LOOK_SECONDS = 0.1

@@ -8,9 +8,10 @@ import io
 import re
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, NamedTuple
+from typing import BinaryIO, NamedTuple
 
 import charset_normalizer
 
@@ -53,7 +54,9 @@ class Decoded:
         stream = self.open_binary(budget)
         if self.bom_bytes:
             stream.read(self.bom_bytes)
-        codec = {"utf-8-sig": "utf-8", "utf-16": self.encoding, "utf-32": self.encoding}.get(self.encoding, self.encoding)
+        codec = {"utf-8-sig": "utf-8", "utf-16": self.encoding, "utf-32": self.encoding}.get(
+            self.encoding, self.encoding
+        )
         return io.TextIOWrapper(stream, encoding=codec, errors="strict", newline="")
 
 
@@ -92,7 +95,8 @@ class _Capped(io.RawIOBase):
         self._read += len(data)
         if self._read > RATIO_AFTER and self._read > self._budget.ratio * max(self._consumed(), 1):
             raise IngestFailed(
-                "too_large", f"the compressed file inflates more than {self._budget.ratio} times its size (max_inflate_ratio): a compression bomb, not read on"
+                "too_large",
+                f"the compressed file inflates more than {self._budget.ratio} times its size (max_inflate_ratio): a compression bomb, not read on",
             )
         buffer[: len(data)] = data
         return len(data)
@@ -116,7 +120,7 @@ def detect(path: Path, encoding: str | None = None, budget: Budget = Budget(1 <<
         except LookupError:
             raise IngestFailed("encoding", f"unknown encoding {encoding!r} in options") from None
         return Decoded(path, container, encoding, encoding, 0)
-    for bom, codec, reported in _BOMS:
+    for bom, codec, _reported in _BOMS:
         if head.startswith(bom):
             return Decoded(path, container, codec, "utf-8" if codec == "utf-8-sig" else codec, len(bom))
     wide = _bomless_utf16(head)
@@ -172,9 +176,43 @@ def _is_utf8(head: bytes, complete: bool) -> bool:
 
 
 # Among encodings that read the bytes about equally well, the ones people actually save in.
-PREFERRED = ("cp1252", "latin_1", "iso8859_15", "cp932", "shift_jis", "euc_jp", "gb18030", "big5", "euc_kr", "cp1251", "koi8_r", "cp1250", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257")
+PREFERRED = (
+    "cp1252",
+    "latin_1",
+    "iso8859_15",
+    "cp932",
+    "shift_jis",
+    "euc_jp",
+    "gb18030",
+    "big5",
+    "euc_kr",
+    "cp1251",
+    "koi8_r",
+    "cp1250",
+    "cp1253",
+    "cp1254",
+    "cp1255",
+    "cp1256",
+    "cp1257",
+)
 CHAOS_SLACK = 0.05
-MULTI_BYTE = {"cp932", "shift_jis", "euc_jp", "gb18030", "gb2312", "gbk", "big5", "big5hkscs", "euc_kr", "johab", "cp949", "cp950", "hz", "iso2022_jp", "iso2022_kr"}
+MULTI_BYTE = {
+    "cp932",
+    "shift_jis",
+    "euc_jp",
+    "gb18030",
+    "gb2312",
+    "gbk",
+    "big5",
+    "big5hkscs",
+    "euc_kr",
+    "johab",
+    "cp949",
+    "cp950",
+    "hz",
+    "iso2022_jp",
+    "iso2022_kr",
+}
 
 
 def _legacy(head: bytes) -> tuple[str, str]:
@@ -193,7 +231,12 @@ def _legacy(head: bytes) -> tuple[str, str]:
     name = ranked[0]
     # Capital Greek and Cyrillic letters sit on the bytes of Shift-JIS's half-width katakana,
     # which real files hardly use: МОСКВА read as ﾌﾎﾑﾊﾂﾀ.
-    if name in ALPHABETS or name in ("iso8859_5", "mac_cyrillic") or name in ("cp932", "shift_jis") and _mostly_half_width_kana(head, name):
+    if (
+        name in ALPHABETS
+        or name in ("iso8859_5", "mac_cyrillic")
+        or name in ("cp932", "shift_jis")
+        and _mostly_half_width_kana(head, name)
+    ):
         name = _most_wordlike(head, name)
     if name in ("cp1252", "latin_1", "iso8859_15"):
         # No byte in 0x80-0x9F: latin-1 and cp1252 read it alike; call it by the older name.

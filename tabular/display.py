@@ -8,8 +8,9 @@ The models call these from thin methods; nothing here reads storage or runs an o
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from html import escape
-from typing import Any, Iterable
+from typing import Any
 
 # The most rows of one table a notebook shows; the footer says how many of how many.
 HTML_ROWS = 50
@@ -22,8 +23,10 @@ ROW_HIGHLIGHT = "background:#fff4ce;color:#1f1f1f"
 NOTE = "border-left:4px solid #9e9e9e;padding:2px 8px;margin:6px 0"
 NULL = '<span class="tabular-null" style="color:#999">null</span>'
 # Alignment and spacing, scoped to these views (a front end that drops <style> loses only this).
-STYLE = ("<style>.tabular th,.tabular td{text-align:left;vertical-align:top}.tabular th.tabular-num,.tabular td.tabular-num{text-align:right}"
-         ".tabular table{border-collapse:collapse;margin:4px 0}.tabular details{margin:4px 0}</style>")
+STYLE = (
+    "<style>.tabular th,.tabular td{text-align:left;vertical-align:top}.tabular th.tabular-num,.tabular td.tabular-num{text-align:right}"
+    ".tabular table{border-collapse:collapse;margin:4px 0}.tabular details{margin:4px 0}</style>"
+)
 TYPE = "font-weight:normal;color:#888"
 
 
@@ -60,7 +63,13 @@ def cell(value: Any) -> str:
     return _e(text)
 
 
-def _table(head: list[str], rows: Iterable[list[str]], right: Iterable[int] = (), css: str = "", row_style: list[str] | None = None) -> str:
+def _table(
+    head: list[str],
+    rows: Iterable[list[str]],
+    right: Iterable[int] = (),
+    css: str = "",
+    row_style: list[str] | None = None,
+) -> str:
     """A table of HTML cells; columns in `right` right-aligned (numbers), `row_style` per row."""
     right = set(right)
     align = lambda k: ' class="tabular-num"' if k in right else ""
@@ -71,7 +80,7 @@ def _table(head: list[str], rows: Iterable[list[str]], right: Iterable[int] = ()
         style = f' style="{row_style[i]}"' if row_style and row_style[i] else ""
         body.append(f"<tr{style}>" + "".join(f"<td{align(k)}>{v}</td>" for k, v in enumerate(row)) + "</tr>")
     opening = f'<table class="{css}">' if css else "<table>"
-    return f'{opening}{thead}<tbody>{"".join(body)}</tbody></table>'
+    return f"{opening}{thead}<tbody>{''.join(body)}</tbody></table>"
 
 
 def _pairs(items: Iterable[tuple[str, Any]]) -> str:
@@ -127,23 +136,59 @@ def _receipt(receipt, extra: str = "") -> str:
     elapsed = receipt.elapsed_ms
     snapshots = _table(
         ["alias", "source", "dataset", "snapshot", "revision", "rows", "rejected", "columns read", "open questions"],
-        ([_e(d.alias), _e(d.source_uri), _e(d.dataset_id), f"<code>{_e(d.snapshot_id)}</code>", _e(d.revision), f"{d.rows:,}",
-          f"{d.rows_rejected:,}", _e(", ".join(d.columns_read)), _e("; ".join(d.open_questions))] for d in receipt.datasets),
-        (4, 5, 6), css="tabular-snapshots",
+        (
+            [
+                _e(d.alias),
+                _e(d.source_uri),
+                _e(d.dataset_id),
+                f"<code>{_e(d.snapshot_id)}</code>",
+                _e(d.revision),
+                f"{d.rows:,}",
+                f"{d.rows_rejected:,}",
+                _e(", ".join(d.columns_read)),
+                _e("; ".join(d.open_questions)),
+            ]
+            for d in receipt.datasets
+        ),
+        (4, 5, 6),
+        css="tabular-snapshots",
     )
     parts = [extra, f'<pre class="tabular-sql" style="white-space:pre-wrap">{_e(receipt.sql)}</pre>']
     if receipt.params:
-        parts.append(_table(["parameter", "value"], ([_e(k), cell(v)] for k, v in receipt.params.items()), css="tabular-params"))
+        parts.append(
+            _table(["parameter", "value"], ([_e(k), cell(v)] for k, v in receipt.params.items()), css="tabular-params")
+        )
     parts.append(snapshots)
     if receipt.resolved:
-        parts.append(_list("names read as", [f"{r.input} → {r.column} ({r.how})" for r in receipt.resolved], "tabular-resolved", NOTE))
+        parts.append(
+            _list(
+                "names read as",
+                [f"{r.input} → {r.column} ({r.how})" for r in receipt.resolved],
+                "tabular-resolved",
+                NOTE,
+            )
+        )
     if receipt.computed:
-        parts.append(_table(["computed", "type", "physical", "stage"], ([_e(c.name), _e(c.type), _e(c.physical), _e(c.stage)] for c in receipt.computed),
-                            css="tabular-computed"))
-    parts.append(_pairs([
-        ("engine", receipt.engine), ("plan hash", receipt.plan_hash), ("computed at", receipt.computed_at),
-        ("elapsed ms", f"validate {elapsed.validate_:g}, compile {elapsed.compile:g}, execute {elapsed.execute:g}, total {elapsed.total:g}"),
-    ]))
+        parts.append(
+            _table(
+                ["computed", "type", "physical", "stage"],
+                ([_e(c.name), _e(c.type), _e(c.physical), _e(c.stage)] for c in receipt.computed),
+                css="tabular-computed",
+            )
+        )
+    parts.append(
+        _pairs(
+            [
+                ("engine", receipt.engine),
+                ("plan hash", receipt.plan_hash),
+                ("computed at", receipt.computed_at),
+                (
+                    "elapsed ms",
+                    f"validate {elapsed.validate_:g}, compile {elapsed.compile:g}, execute {elapsed.execute:g}, total {elapsed.total:g}",
+                ),
+            ]
+        )
+    )
     summary = f"receipt: {plural(len(receipt.datasets), 'snapshot')} read, {receipt.engine}, {elapsed.total:g} ms"
     return _fold(summary, "".join(parts), "tabular-receipt")
 
@@ -168,7 +213,10 @@ def _names(columns: list, most: int = 60) -> str:
 
 def query_repr(answer) -> str:
     """<QueryOut 100 rows × 4 columns (a, b, c, d), complete, truncated>"""
-    said = [f"{plural(len(answer.rows), 'row')} × {plural(len(answer.columns), 'column')}" + (f" ({_names(answer.columns)})" if answer.columns else "")]
+    said = [
+        f"{plural(len(answer.rows), 'row')} × {plural(len(answer.columns), 'column')}"
+        + (f" ({_names(answer.columns)})" if answer.columns else "")
+    ]
     said.append("complete" if answer.complete else f"incomplete ({plural(len(answer.incomplete), 'reason')})")
     if answer.truncated:
         said.append("truncated")
@@ -185,12 +233,24 @@ def query_repr(answer) -> str:
 def _question(q) -> str:
     options = _table(
         ["option: type", "format", "rows it rejects", "example"],
-        ([_e(o.type) + (" <small>(held now)</small>" if (o.type, o.format) == (q.current.type, q.current.format) else ""), _e(o.format),
-          f"{o.rows_rejected:,}", "" if o.example is None else cell(o.example)] for o in q.options), (2,), css="tabular-options",
+        (
+            [
+                _e(o.type)
+                + (" <small>(held now)</small>" if (o.type, o.format) == (q.current.type, q.current.format) else ""),
+                _e(o.format),
+                f"{o.rows_rejected:,}",
+                "" if o.example is None else cell(o.example),
+            ]
+            for o in q.options
+        ),
+        (2,),
+        css="tabular-options",
     )
-    return (f'<div class="tabular-question" style="{HIGHLIGHT}"><b>open question on {_e(q.column)}</b> ({_e(q.kind)}, <code>{_e(q.id)}</code>): '
-            f"{_e(q.question)}<br><small>held now as {_e(q.current.type)} {_e(q.current.format)}; answer it with ns.approve "
-            f"(knowledge.dataset_approve)</small>{options}</div>")
+    return (
+        f'<div class="tabular-question" style="{HIGHLIGHT}"><b>open question on {_e(q.column)}</b> ({_e(q.kind)}, <code>{_e(q.id)}</code>): '
+        f"{_e(q.question)}<br><small>held now as {_e(q.current.type)} {_e(q.current.format)}; answer it with ns.approve "
+        f"(knowledge.dataset_approve)</small>{options}</div>"
+    )
 
 
 def _columns(d) -> str:
@@ -215,10 +275,16 @@ def _columns(d) -> str:
 def _rejected(d) -> str:
     if not d.rows_rejected:
         return ""
-    table = _table(["row id", "line", "column", "value", "reason"],
-                   ([_e(r.row_id), cell(r.line), cell(r.column), cell(r.value), _e(r.reason)] for r in d.rejected), (0, 1), css="tabular-rejected")
-    return (f'<div class="tabular-rejected" style="{HIGHLIGHT}"><b>{plural(d.rows_rejected, "row")} rejected</b> '
-            f"<small>(left out of the snapshot; showing {len(d.rejected):,} of {d.rows_rejected:,})</small>{table}</div>")
+    table = _table(
+        ["row id", "line", "column", "value", "reason"],
+        ([_e(r.row_id), cell(r.line), cell(r.column), cell(r.value), _e(r.reason)] for r in d.rejected),
+        (0, 1),
+        css="tabular-rejected",
+    )
+    return (
+        f'<div class="tabular-rejected" style="{HIGHLIGHT}"><b>{plural(d.rows_rejected, "row")} rejected</b> '
+        f"<small>(left out of the snapshot; showing {len(d.rejected):,} of {d.rows_rejected:,})</small>{table}</div>"
+    )
 
 
 def _sample(d) -> str:
@@ -226,25 +292,38 @@ def _sample(d) -> str:
         return ""
     by_name = {c.name: c for c in d.columns}
     names = list(by_name) or (list(d.sample[0]) if d.sample else [])
-    head = ["row id"] + [f'{_e(n)}<br><small style="{TYPE}">{_e(by_name[n].type) if n in by_name else ""}</small>' for n in names]
+    head = ["row id"] + [
+        f'{_e(n)}<br><small style="{TYPE}">{_e(by_name[n].type) if n in by_name else ""}</small>' for n in names
+    ]
     ids = d.sample_row_ids or [None] * len(d.sample)
     shown = list(zip(ids, d.sample))[:HTML_ROWS]
     numbers = [k + 1 for k, n in enumerate(names) if n in by_name and by_name[n].type == "number"]
-    table = _table(head, ([cell(i)] + [cell(row.get(n)) for n in names] for i, row in shown), [0, *numbers], css="tabular-sample")
+    table = _table(
+        head, ([cell(i)] + [cell(row.get(n)) for n in names] for i, row in shown), [0, *numbers], css="tabular-sample"
+    )
     return f"{table}<p class='tabular-footer'><small>showing {len(shown):,} of {plural(len(d.sample), 'sample row')}</small></p>"
 
 
 def _dataset(d) -> str:
-    title = f"<b>{_e(d.dataset_id)}</b>" + (f" <small>({_e(d.name)})</small>" if d.name and d.name != d.dataset_id else "")
-    facts = [f"revision {d.revision}", plural(d.rows, "row"), plural(len(d.columns), "column"), f"{d.rows_rejected:,} rejected",
-             "complete" if d.complete else "incomplete"]
+    title = f"<b>{_e(d.dataset_id)}</b>" + (
+        f" <small>({_e(d.name)})</small>" if d.name and d.name != d.dataset_id else ""
+    )
+    facts = [
+        f"revision {d.revision}",
+        plural(d.rows, "row"),
+        plural(len(d.columns), "column"),
+        f"{d.rows_rejected:,} rejected",
+        "complete" if d.complete else "incomplete",
+    ]
     facts = [_e(f) for f in facts] + [f"snapshot <code>{_e(d.snapshot_id)}</code>"]
     if d.questions:
         facts.append(f"<b>{plural(len(d.questions), 'open question')}</b>")
     if d.approved:
         facts.append(f"approved by {_e(d.approved_by or 'someone')} at {_e(d.approved_at or '?')}")
     origin = d.origin.model_dump(exclude_none=True)
-    said = ", ".join([origin["format"]] + [f"{k} {origin[k]!r}" for k in ("sheet", "encoding", "delimiter") if k in origin])
+    said = ", ".join(
+        [origin["format"]] + [f"{k} {origin[k]!r}" for k in ("sheet", "encoding", "delimiter") if k in origin]
+    )
     return _div(
         "tabular-dataset",
         f'<p style="font-size:1.1em;margin:8px 0 2px">{title}</p><p style="margin:2px 0"><small>{" · ".join(facts)}</small></p>',
@@ -285,8 +364,10 @@ def datasets_repr(got) -> str:
 def synthesize_html(out) -> str:
     if out.abstain:
         reason = (out.abstain_reason or "").replace("_", " ")
-        head = (f'<div class="tabular-abstain" style="{HIGHLIGHT}"><b>abstained: {_e(reason)}</b>'
-                f'<p class="tabular-clarification" style="margin:4px 0;white-space:pre-wrap">{_e(out.clarification or "")}</p></div>')
+        head = (
+            f'<div class="tabular-abstain" style="{HIGHLIGHT}"><b>abstained: {_e(reason)}</b>'
+            f'<p class="tabular-clarification" style="margin:4px 0;white-space:pre-wrap">{_e(out.clarification or "")}</p></div>'
+        )
     else:
         head = f'<div class="tabular-answer-text" style="white-space:pre-wrap;margin:6px 0">{_e(out.answer)}</div>'
     notes = [f"proposed by {out.model}"]
@@ -294,11 +375,16 @@ def synthesize_html(out) -> str:
         notes.append("the answer or the note was cut to its limit")
     if out.unsupported_citations:
         notes.append("citations of calculations not run were removed: " + ", ".join(out.unsupported_citations))
-    parts = [head, f'<p><small>{_e("; ".join(notes))}</small></p>', _ignored(out)]
+    parts = [head, f"<p><small>{_e('; '.join(notes))}</small></p>", _ignored(out)]
     for c in out.calculations:
         plan = f'<pre class="tabular-plan" style="white-space:pre-wrap">{_e(json.dumps(c.plan, ensure_ascii=False, indent=2, default=str))}</pre>'
-        parts += [f"<p><b>[{_e(c.id)}]</b> {_e(c.task)}</p>", _rows(c.columns, c.rows, c.truncated), _completeness(c.complete, c.incomplete),
-                  _list("warnings", c.receipt.warnings, "tabular-warnings", NOTE), _receipt(c.receipt, extra=plan)]
+        parts += [
+            f"<p><b>[{_e(c.id)}]</b> {_e(c.task)}</p>",
+            _rows(c.columns, c.rows, c.truncated),
+            _completeness(c.complete, c.incomplete),
+            _list("warnings", c.receipt.warnings, "tabular-warnings", NOTE),
+            _receipt(c.receipt, extra=plan),
+        ]
     return _view("tabular-synthesize", *parts)
 
 
@@ -324,9 +410,23 @@ def history_html(entries: list) -> str:
     rows = []
     for h in entries:
         changes = "<br>".join(_e(_change(c)) for c in h.changes) or f'<span style="{TYPE}">no type changed</span>'
-        rows.append([_e(h.approved_at), cell(h.approved_by), _e(h.dataset_id), _e(h.revision), changes, f"{len(h.settled):,}",
-                     f"<small><code>{_e(h.old_snapshot_id)}</code> → <code>{_e(h.new_snapshot_id)}</code></small>"])
-    table = _table(["when", "who", "dataset", "revision", "changes", "questions settled", "snapshots"], rows, (3, 5), css="tabular-history")
+        rows.append(
+            [
+                _e(h.approved_at),
+                cell(h.approved_by),
+                _e(h.dataset_id),
+                _e(h.revision),
+                changes,
+                f"{len(h.settled):,}",
+                f"<small><code>{_e(h.old_snapshot_id)}</code> → <code>{_e(h.new_snapshot_id)}</code></small>",
+            ]
+        )
+    table = _table(
+        ["when", "who", "dataset", "revision", "changes", "questions settled", "snapshots"],
+        rows,
+        (3, 5),
+        css="tabular-history",
+    )
     return _view("tabular-history", f"<p><b>{plural(len(entries), 'approval')}</b>, oldest first</p>", table)
 
 

@@ -13,12 +13,24 @@ import duckdb
 from pydantic import BaseModel, ValidationError
 
 from .catalog import Catalog
-from .errors import MISSING, ErrorItem, NotFound, Overloaded, ValidationFailed, field_names, json_path, misspelling_of, not_a_field, validation_failed, validation_items
+from .errors import (
+    MISSING,
+    ErrorItem,
+    NotFound,
+    Overloaded,
+    ValidationFailed,
+    field_names,
+    json_path,
+    misspelling_of,
+    not_a_field,
+    validation_failed,
+    validation_items,
+)
 from .jsonval import unusable
+from .links import Linker
 from .models import IngestStatusOut
 from .namespace import NamespaceOps
 from .ops import REGISTRY
-from .links import Linker
 from .ops.context import Context
 from .ops.ingest import JobPool, no_room, store_upload
 from .ops.links import linker
@@ -26,7 +38,7 @@ from .ops.query import QueryIn, Whole
 from .settings import Settings
 
 
-def connect(home: str | None = None, **settings: Any) -> "Engine":
+def connect(home: str | None = None, **settings: Any) -> Engine:
     """An engine over the home at `home` (TABULAR_HOME, else ./.tabular); ':memory:' for a throwaway.
     Linked folders may lie in the working directory unless TABULAR_LINK_ROOTS (or `link_roots`) says
     otherwise: the CLI and Python act for the person at the keyboard."""
@@ -75,7 +87,13 @@ class Engine:
 
     def __init__(self, home: str, settings: Settings):
         self.settings = settings
-        self.catalog = Catalog(home, settings.duckdb_memory, settings.catalog_wait_seconds, settings.dropped_grace_seconds, settings.query_memory_share)
+        self.catalog = Catalog(
+            home,
+            settings.duckdb_memory,
+            settings.catalog_wait_seconds,
+            settings.dropped_grace_seconds,
+            settings.query_memory_share,
+        )
         self.jobs = JobPool(self.catalog, settings)
         base = Context(self.catalog, settings, self.jobs)
         self.context = replace(base, links=linker(base))
@@ -93,7 +111,10 @@ class Engine:
         if spec is None:
             from .errors import close_names
 
-            raise NotFound(f"no op {op!r}", [ErrorItem("op", "unknown op", received=op, did_you_mean=close_names(op, list(REGISTRY)))])
+            raise NotFound(
+                f"no op {op!r}",
+                [ErrorItem("op", "unknown op", received=op, did_you_mean=close_names(op, list(REGISTRY)))],
+            )
         model, ignored = self._input(spec.input, body, op)
         try:
             out = spec.fn(self.context if caller is None else replace(self.context, caller=caller), model)
@@ -103,12 +124,17 @@ class Engine:
                 raise
             # A full disk is no defect and no bad input: the write was rolled back, and the same
             # call succeeds once there is room (the SPEC has no code of its own; back-pressure's).
-            raise Overloaded(f"no room left on the server's disk ({why}); nothing was changed", retry_after=self.settings.retry_after_seconds) from None
+            raise Overloaded(
+                f"no room left on the server's disk ({why}); nothing was changed",
+                retry_after=self.settings.retry_after_seconds,
+            ) from None
         if ignored and hasattr(out, "ignored_args"):
             out.ignored_args = ignored
         return out
 
-    def _input(self, model_type: type[BaseModel], body: dict | BaseModel | None, what: str = "") -> tuple[BaseModel, list[str]]:
+    def _input(
+        self, model_type: type[BaseModel], body: dict | BaseModel | None, what: str = ""
+    ) -> tuple[BaseModel, list[str]]:
         """An op's input checked (what no op takes, keys misspelled, then the model) with org and
         namespace filled, and the names of the fields it ignores. `what` names the op in messages."""
         if isinstance(body, BaseModel):
@@ -123,15 +149,21 @@ class Engine:
         except ValidationError as err:
             # A key misspelled and the field it leaves missing are one problem, said at the key.
             meant = {item.did_you_mean[0] for item in misspelled}
-            items = [i for i in validation_items(err.errors(), model_type, what) if not (i.message == MISSING and i.path in meant)]
+            items = [
+                i
+                for i in validation_items(err.errors(), model_type, what)
+                if not (i.message == MISSING and i.path in meant)
+            ]
             raise validation_failed(misspelled + items) from None
         if misspelled:
             raise validation_failed(misspelled)
         ignored = sorted((model.model_extra or {}).keys())
-        model = model.model_copy(update={
-            "org": model.org or self.settings.default_org,
-            "namespace": model.namespace or self.settings.default_namespace,
-        })
+        model = model.model_copy(
+            update={
+                "org": model.org or self.settings.default_org,
+                "namespace": model.namespace or self.settings.default_namespace,
+            }
+        )
         return model, ignored
 
     def stream(self, plan: dict | BaseModel) -> Whole:
@@ -140,13 +172,13 @@ class Engine:
         model, _ = self._input(QueryIn, plan, "knowledge.query")
         return Whole(self.context, model)
 
-    def namespace(self, org: str, namespace: str) -> "Namespace":
+    def namespace(self, org: str, namespace: str) -> Namespace:
         return Namespace(self, org, namespace)
 
     def close(self) -> None:
         self._finalizer()  # runs _shut once, whoever calls first
 
-    def __enter__(self) -> "Engine":
+    def __enter__(self) -> Engine:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -167,15 +199,24 @@ class Namespace(NamespaceOps):
         with path.open("rb") as stream:
             return store_upload(self.engine.context, self.org, self.name, stream, path.name, content_type).model_dump()
 
-    def ingest_file(self, path: str | os.PathLike, source_uri: str | None = None, wait: float | None = None, progress: bool | None = None,
-                    **fields: Any) -> IngestStatusOut:
+    def ingest_file(
+        self,
+        path: str | os.PathLike,
+        source_uri: str | None = None,
+        wait: float | None = None,
+        progress: bool | None = None,
+        **fields: Any,
+    ) -> IngestStatusOut:
         """Upload and ingest a local file, wait for the job (at most `wait` seconds), answer its
         ingest_status. `progress`: a bar with the job's phase and counts while it runs; by default
         shown when interactive (a terminal, a notebook), never with False."""
         from .progress import follow
 
         uploaded = self.upload_file(path)
-        started = self.engine.run("knowledge.ingest", self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields))
+        started = self.engine.run(
+            "knowledge.ingest",
+            self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields),
+        )
         jobs, ingestion_id = self.engine.jobs, started.ingestion_id
 
         def pause(seconds: float) -> bool:
@@ -183,7 +224,13 @@ class Namespace(NamespaceOps):
             ended = jobs.done.get(ingestion_id)
             return ended is not None and not ended.wait(seconds)
 
-        return follow(lambda: self.engine.run("knowledge.ingest_status", self._body(ingestion_id=ingestion_id)), pause, wait, progress, Path(path).name)
+        return follow(
+            lambda: self.engine.run("knowledge.ingest_status", self._body(ingestion_id=ingestion_id)),
+            pause,
+            wait,
+            progress,
+            Path(path).name,
+        )
 
     def _run(self, op: str, body: dict) -> BaseModel:
         return self.engine.run(op, body)

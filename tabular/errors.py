@@ -217,8 +217,13 @@ def one_of(choices: list[str]) -> str:
 
 def not_a_field(key: str, fields: list[str], parent: str, where: str, suggested: list[str]) -> ErrorItem:
     """An unknown key: the path to it, what the object takes, the fields it is close to."""
-    return ErrorItem(f"{parent}.{key}" if parent else key, f"{key!r} is not a field of {where}", expected=one_of(fields),
-                     received=key, did_you_mean=suggested or None)
+    return ErrorItem(
+        f"{parent}.{key}" if parent else key,
+        f"{key!r} is not a field of {where}",
+        expected=one_of(fields),
+        received=key,
+        did_you_mean=suggested or None,
+    )
 
 
 # The message of a required field not given.
@@ -227,7 +232,9 @@ MISSING = "required field missing"
 
 def validation_failed(items: list[ErrorItem]) -> ValidationFailed:
     """The VALIDATION_FAILED error of `items`, its message naming the first."""
-    return ValidationFailed(f"{len(items)} problem(s) with the input: {items[0].message}" if items else "the input is not valid", items)
+    return ValidationFailed(
+        f"{len(items)} problem(s) with the input: {items[0].message}" if items else "the input is not valid", items
+    )
 
 
 # What pydantic's type errors expected, in words.
@@ -238,10 +245,17 @@ _EXPECTED = {
     "finite_number": "a finite number",
     **dict.fromkeys(["bool_type", "bool_parsing"], "true or false"),
     **dict.fromkeys(["list_type", "tuple_type", "set_type", "frozen_set_type", "iterable_type"], "a list"),
-    **dict.fromkeys(["dict_type", "mapping_type", "model_type", "model_attributes_type", "dataclass_type"], "an object"),
+    **dict.fromkeys(
+        ["dict_type", "mapping_type", "model_type", "model_attributes_type", "dataclass_type"], "an object"
+    ),
     "none_required": "null",
-    **dict.fromkeys(["date_type", "date_parsing", "date_from_datetime_parsing", "date_from_datetime_inexact"], "a date (YYYY-MM-DD)"),
-    **dict.fromkeys(["datetime_type", "datetime_parsing", "datetime_from_date_parsing", "datetime_object_invalid"], "a date and time (ISO 8601)"),
+    **dict.fromkeys(
+        ["date_type", "date_parsing", "date_from_datetime_parsing", "date_from_datetime_inexact"], "a date (YYYY-MM-DD)"
+    ),
+    **dict.fromkeys(
+        ["datetime_type", "datetime_parsing", "datetime_from_date_parsing", "datetime_object_invalid"],
+        "a date and time (ISO 8601)",
+    ),
     "timezone_aware": "a date and time with a UTC offset",
     **dict.fromkeys(["time_type", "time_parsing"], "a time (HH:MM:SS)"),
     **dict.fromkeys(["time_delta_type", "time_delta_parsing"], "a duration (ISO 8601: PT1H30M)"),
@@ -259,8 +273,17 @@ _BOUNDS = {
     "too_long": ("too many", "at most {max_length} item(s)"),
     "string_pattern_mismatch": ("not of the form asked", "text matching {pattern}"),
 }
-_TYPE_WORDS = {str: "a string", int: "an integer", float: "a number", bool: "true or false", dict: "an object", list: "a list", tuple: "a list",
-               set: "a list", type(None): "null"}
+_TYPE_WORDS = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    dict: "an object",
+    list: "a list",
+    tuple: "a list",
+    set: "a list",
+    type(None): "null",
+}
 
 
 def _shown(value: Any) -> str:
@@ -341,12 +364,20 @@ def _walk(model: type[BaseModel] | None, loc: tuple) -> _Walked:
     for part in loc:
         parent = here
         alts = [(t, tag, ns) for tp, ns in here for t, tag in _alternatives(tp, ns)]
-        dicts = [(get_args(t)[1] if len(get_args(t)) == 2 else Any, ns) for t, _, ns in alts if t is dict or get_origin(t) is dict]
+        dicts = [
+            (get_args(t)[1] if len(get_args(t)) == 2 else Any, ns)
+            for t, _, ns in alts
+            if t is dict or get_origin(t) is dict
+        ]
         if part == "[key]":
             kinds.append("label")
             here = []
         elif isinstance(part, int):
-            items = [(get_args(t)[0] if get_args(t) else Any, ns) for t, _, ns in alts if t in (list, tuple, set) or get_origin(t) in (list, tuple, set, frozenset)]
+            items = [
+                (get_args(t)[0] if get_args(t) else Any, ns)
+                for t, _, ns in alts
+                if t in (list, tuple, set) or get_origin(t) in (list, tuple, set, frozenset)
+            ]
             kinds.append("index" if items or not dicts else "key")
             here = items or dicts
         elif fields := [(_field(t, part), t) for t, _, _ in alts if _is_model(t) and _field(t, part)]:
@@ -355,8 +386,14 @@ def _walk(model: type[BaseModel] | None, loc: tuple) -> _Walked:
         elif tagged := [(t, ns) for t, tag, ns in alts if tag == part]:
             kinds.append("label")
             here = tagged
-        elif len(alts) > 1 and (tagged := [(t, ns) for t, _, ns in alts if _is_model(t) and any(part in _literals(t, f) for f in t.model_fields)]):
-            kinds.append("label")  # a union told apart by a field's value (Field(discriminator=…)): pydantic names the value
+        elif len(alts) > 1 and (
+            tagged := [
+                (t, ns) for t, _, ns in alts if _is_model(t) and any(part in _literals(t, f) for f in t.model_fields)
+            ]
+        ):
+            kinds.append(
+                "label"
+            )  # a union told apart by a field's value (Field(discriminator=…)): pydantic names the value
             here = tagged
         elif dicts:
             kinds.append("key")
@@ -376,7 +413,12 @@ def _literals(model: type[BaseModel], field: str) -> list[str]:
     info = _field(model, field)
     if info is None:
         return []
-    return [str(v) for t, _ in _alternatives(info.annotation, _namespace(model)) if get_origin(t) is Literal for v in get_args(t)]
+    return [
+        str(v)
+        for t, _ in _alternatives(info.annotation, _namespace(model))
+        if get_origin(t) is Literal
+        for v in get_args(t)
+    ]
 
 
 def _choices(walked: _Walked, ctx: dict) -> list[str]:
@@ -423,34 +465,64 @@ def _item(e: dict, model: type[BaseModel] | None, what: str) -> tuple[_Walked, t
     if kind in ("literal_error", "enum"):
         choices = _choices(walked, ctx)
         # Named by its field where the choice is the field's value (or an item of it), not a dict's value.
-        direct = last_field is not None and all(k in ("index", "label") for k in walked.kinds[last_field + 1:])
+        direct = last_field is not None and all(k in ("index", "label") for k in walked.kinds[last_field + 1 :])
         noun = _a(str(loc[last_field])) if direct else "one of the choices"
-        item = ErrorItem(path, f"{shown} is not {noun}; expected {one_of(choices)}", expected=one_of(choices), received=received,
-                         did_you_mean=close_names(came, choices) if isinstance(came, str) else None)
+        item = ErrorItem(
+            path,
+            f"{shown} is not {noun}; expected {one_of(choices)}",
+            expected=one_of(choices),
+            received=received,
+            did_you_mean=close_names(came, choices) if isinstance(came, str) else None,
+        )
     elif kind == "missing":
         found = [_type_words(t, ns) for t, ns in walked.found]
         item = ErrorItem(path, MISSING, expected=next((w for w in found if w), None))
     elif kind == "extra_forbidden":
         key = str(loc[-1]) if loc else ""
-        names = list(dict.fromkeys(n for t, ns in walked.parent for alt, _ in _alternatives(t, ns) if _is_model(alt) for n in field_names(alt)))
+        names = list(
+            dict.fromkeys(
+                n
+                for t, ns in walked.parent
+                for alt, _ in _alternatives(t, ns)
+                if _is_model(alt)
+                for n in field_names(alt)
+            )
+        )
         parent = json_path(clean[:-1])
-        item = not_a_field(key, names, parent, parent or what or "the input", close_names(key, names)) if names else \
-            ErrorItem(path, f"{key!r} is not a field of {parent or what or 'the input'}", received=key)
+        item = (
+            not_a_field(key, names, parent, parent or what or "the input", close_names(key, names))
+            if names
+            else ErrorItem(path, f"{key!r} is not a field of {parent or what or 'the input'}", received=key)
+        )
     elif kind in ("union_tag_invalid", "union_tag_not_found"):
         field = str(ctx.get("discriminator", "")).strip("'\"")
-        tags = re.findall(r"'((?:[^'\\]|\\.)*)'", str(ctx.get("expected_tags", ""))) or \
-            list(dict.fromkeys(v for t, ns in walked.found for alt, _ in _alternatives(t, ns) if _is_model(alt) for v in _literals(alt, field)))
+        tags = re.findall(r"'((?:[^'\\]|\\.)*)'", str(ctx.get("expected_tags", ""))) or list(
+            dict.fromkeys(
+                v
+                for t, ns in walked.found
+                for alt, _ in _alternatives(t, ns)
+                if _is_model(alt)
+                for v in _literals(alt, field)
+            )
+        )
         tag_path = json_path((*clean, field)) if field else path
         if kind == "union_tag_not_found":
             item = ErrorItem(tag_path, MISSING, expected=one_of(tags))
         else:
             tag = ctx.get("tag", came)
-            item = ErrorItem(tag_path, f"{_shown(tag)} is not {_a(field or 'kind')}; expected {one_of(tags)}", expected=one_of(tags),
-                             received=tag, did_you_mean=close_names(tag, tags) if isinstance(tag, str) else None)
+            item = ErrorItem(
+                tag_path,
+                f"{_shown(tag)} is not {_a(field or 'kind')}; expected {one_of(tags)}",
+                expected=one_of(tags),
+                received=tag,
+                did_you_mean=close_names(tag, tags) if isinstance(tag, str) else None,
+            )
     elif kind in _EXPECTED:
         item = ErrorItem(path, f"{shown} is not {_EXPECTED[kind]}", expected=_EXPECTED[kind], received=received)
     elif kind in _BOUNDS:
-        bounds = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in ctx.items()}  # "at least 0", not "0.0"
+        bounds = {
+            k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in ctx.items()
+        }  # "at least 0", not "0.0"
         problem, expected = (text.format(**bounds) for text in _BOUNDS[kind])
         if kind == "string_too_short" and ctx.get("min_length") == 1:
             problem, expected = "empty", "a non-empty string"
@@ -489,5 +561,13 @@ def validation_items(errors: list[dict], model: type[BaseModel] | None = None, w
                 continue
         kept.append((kind, clean, item))
     # A key misspelled and the field it leaves missing are one problem, said once (at the key).
-    misspelled = {(clean[:-1], item.did_you_mean[0]) for kind, clean, item in kept if kind == "extra_forbidden" and item.did_you_mean}
-    return [item for kind, clean, item in kept if not (kind == "missing" and clean and (clean[:-1], clean[-1]) in misspelled)]
+    misspelled = {
+        (clean[:-1], item.did_you_mean[0])
+        for kind, clean, item in kept
+        if kind == "extra_forbidden" and item.did_you_mean
+    }
+    return [
+        item
+        for kind, clean, item in kept
+        if not (kind == "missing" and clean and (clean[:-1], clean[-1]) in misspelled)
+    ]

@@ -61,7 +61,14 @@ def _safe(part: str) -> str:
 
 def export_name(org: str, namespace: str, source_uri: str, dataset_id: str, snapshot_id: str) -> str:
     """Where a snapshot's file goes under an export folder: named by what it holds, ending in the snapshot id."""
-    return "/".join([_safe(org), _safe(namespace), *(_safe(p) for p in source_uri.split("/") if p), f"{_safe(dataset_id)}.{snapshot_id}.parquet"])
+    return "/".join(
+        [
+            _safe(org),
+            _safe(namespace),
+            *(_safe(p) for p in source_uri.split("/") if p),
+            f"{_safe(dataset_id)}.{snapshot_id}.parquet",
+        ]
+    )
 
 
 def destination(catalog: Catalog, configured: str) -> str:
@@ -102,7 +109,9 @@ def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
     # A duration has no Parquet type every reader takes: it is written as DuckDB's text of it
     # (the ClickHouse backend refuses duration columns anyway).
     picked = [
-        exp.alias_(exp.cast(exp.column(name, quoted=True), "VARCHAR"), name, quoted=True) if kind == "INTERVAL" else exp.column(name, quoted=True)
+        exp.alias_(exp.cast(exp.column(name, quoted=True), "VARCHAR"), name, quoted=True)
+        if kind == "INTERVAL"
+        else exp.column(name, quoted=True)
         for name, kind in columns
     ]
     sql = exp.select(*picked).from_(table).order_by(exp.column(ROW_ID, quoted=True)).sql(dialect="duckdb")
@@ -124,7 +133,9 @@ def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
         size = Path(target).stat().st_size
     else:
         size = fs.get_file_info(target).size or 0
-    insert(catalog.conn(), "exports", snapshot_id=snapshot_id, location=location, rows=rows, bytes=size, exported_at=now())
+    insert(
+        catalog.conn(), "exports", snapshot_id=snapshot_id, location=location, rows=rows, bytes=size, exported_at=now()
+    )
     return Export(snapshot_id, location, rows, size)
 
 
@@ -137,8 +148,23 @@ def export_live(catalog: Catalog, where: str, org: str | None = None, namespace:
         written = export_snapshot(catalog, sid, where)
         owner_org, owner_namespace, source_uri, revision, dataset_id = snapshot_owner(catalog.conn(), sid)
         name = export_name(owner_org, owner_namespace, source_uri, dataset_id, sid)
-        done.append(Exported(owner_org, owner_namespace, source_uri, revision, dataset_id, sid, name, written.location, written.rows, written.bytes))
-    manifest = json.dumps({"exported_at": now().isoformat(), "files": [asdict(e) for e in done]}, ensure_ascii=False, indent=2)
+        done.append(
+            Exported(
+                owner_org,
+                owner_namespace,
+                source_uri,
+                revision,
+                dataset_id,
+                sid,
+                name,
+                written.location,
+                written.rows,
+                written.bytes,
+            )
+        )
+    manifest = json.dumps(
+        {"exported_at": now().isoformat(), "files": [asdict(e) for e in done]}, ensure_ascii=False, indent=2
+    )
     fs, base, _ = _filesystem(where)
     if fs is None:
         Path(base).mkdir(parents=True, exist_ok=True)
@@ -157,7 +183,7 @@ def _filesystem(where: str) -> tuple[pafs.FileSystem | None, str, str]:
     if "://" not in where:
         return None, str(Path(where).resolve()), str(Path(where).resolve())
     if where.startswith("file://"):
-        local = where[len("file://"):]
+        local = where[len("file://") :]
         return None, local, local
     fs, path = pafs.FileSystem.from_uri(where)  # s3://, gs://, abfs://, hdfs:// as pyarrow reads them
     return fs, path, where

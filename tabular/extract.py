@@ -11,9 +11,9 @@ import csv
 import io
 import queue
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -71,19 +71,25 @@ class Extraction:
 
 
 def cells_schema(width: int) -> pa.Schema:
-    return pa.schema([("__row_id", pa.int64()), ("__line", pa.int64())] + [(f"c{i + 1}", pa.string()) for i in range(width)])
+    return pa.schema(
+        [("__row_id", pa.int64()), ("__line", pa.int64())] + [(f"c{i + 1}", pa.string()) for i in range(width)]
+    )
 
 
 def read_delimited(path: Path, out: Path, name: str, options: dict, settings: Settings, progress=None) -> Extraction:
     """Read a delimited text file whole into `out` (Parquet). Raises IngestFailed for bad input."""
-    decoded = decode.detect(path, options.get("encoding"), decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio))
+    decoded = decode.detect(
+        path, options.get("encoding"), decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)
+    )
     try:
         return _read(decoded, out, name, options, settings, progress)
     except UnicodeError:  # a decode error, or a codec's own refusal (UTF-16 without its BOM)
         if options.get("encoding") or decoded.reported != "utf-8":
             raise IngestFailed("encoding", f"the file does not decode as {decoded.reported}") from None
         # UTF-8 at its head, something else further on: detect again from more of the text.
-        decoded = decode.fallback_after(path, decoded, decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio))
+        decoded = decode.fallback_after(
+            path, decoded, decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)
+        )
         try:
             return _read(decoded, out, name, options, settings, progress)
         except UnicodeError:
@@ -99,7 +105,9 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         sample = head if whole else head[: head.rfind("\n") + 1] or head
         layout = sniff.sniff(sample, options.get("delimiter"), options.get("header_rows"))
     if layout.width > settings.max_columns:
-        raise IngestFailed("too_large", f"the table has {layout.width} columns; at most {settings.max_columns} are read (max_columns)")
+        raise IngestFailed(
+            "too_large", f"the table has {layout.width} columns; at most {settings.max_columns} are read (max_columns)"
+        )
     fast = _fast(decoded, layout, sample, out, name, settings, progress)
     if fast is not None:
         return fast
@@ -110,14 +118,24 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         reader = (
             FixedReader(lines, layout.starts)
             if layout.starts
-            else csv.reader(lines, delimiter=layout.delimiter, quotechar=layout.quotechar, doublequote=True, strict=False, skipinitialspace=layout.spaced,
-                            escapechar=layout.escapechar or None)
+            else csv.reader(
+                lines,
+                delimiter=layout.delimiter,
+                quotechar=layout.quotechar,
+                doublequote=True,
+                strict=False,
+                skipinitialspace=layout.spaced,
+                escapechar=layout.escapechar or None,
+            )
         )
         try:
             return _stream(reader, layout, decoded, out, name, settings, progress)
         except csv.Error as err:
             if "field larger than field limit" in str(err):
-                raise IngestFailed("too_large", f"a cell near line {reader.line_num} is over max_cell_bytes ({settings.max_cell_bytes} bytes)") from None
+                raise IngestFailed(
+                    "too_large",
+                    f"a cell near line {reader.line_num} is over max_cell_bytes ({settings.max_cell_bytes} bytes)",
+                ) from None
             raise IngestFailed("format_unavailable", f"the file cannot be read as delimited text: {err}") from None
 
 
@@ -157,7 +175,9 @@ def _bounded_lines(text, limit: int):
         yield line
 
 
-def _stream(reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, name: str, settings: Settings, progress) -> Extraction:
+def _stream(
+    reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, name: str, settings: Settings, progress
+) -> Extraction:
     width = layout.width
     last_line = 0
     records = iter(reader)
@@ -290,11 +310,15 @@ class FastRead:
             for batch in self.reader:
                 if _irregular(batch):
                     raise Irregular()
-                ids = pa.array(np.arange(rows + 1, rows + batch.num_rows + 1, dtype=np.int64))  # a range would import pandas
+                ids = pa.array(
+                    np.arange(rows + 1, rows + batch.num_rows + 1, dtype=np.int64)
+                )  # a range would import pandas
                 lines = pc.add(ids, self.first_line - 1)
                 rows += batch.num_rows
                 self.extraction.rows = rows
-                self.consumed += batch.num_rows * batch.num_columns + sum(pc.sum(pc.binary_length(c)).as_py() or 0 for c in batch.columns)
+                self.consumed += batch.num_rows * batch.num_columns + sum(
+                    pc.sum(pc.binary_length(c)).as_py() or 0 for c in batch.columns
+                )
                 yield pa.RecordBatch.from_arrays([ids, lines, *batch.columns], schema=schema)
         except (pa.ArrowInvalid, UnicodeDecodeError):
             raise Irregular() from None
@@ -304,7 +328,9 @@ def open_fast(path: Path, name: str, options: dict, settings: Settings) -> FastR
     """The file opened for the fast reader, or None when only the careful reader can read it
     (a container, an encoding other than UTF-8, a file under fast_path_bytes, a quoted line
     break or a blank header in its head). Raises IngestFailed for a file nobody can read."""
-    decoded = decode.detect(path, options.get("encoding"), decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio))
+    decoded = decode.detect(
+        path, options.get("encoding"), decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)
+    )
     if decoded.container or decoded.encoding != "utf-8" or path.stat().st_size < settings.fast_path_bytes:
         return None
     try:
@@ -322,19 +348,27 @@ def open_fast(path: Path, name: str, options: dict, settings: Settings) -> FastR
     return _open_fast(decoded, layout, sample, name, settings)
 
 
-def _open_fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, name: str, settings: Settings) -> FastRead | None:
+def _open_fast(
+    decoded: decode.Decoded, layout: sniff.Layout, head: str, name: str, settings: Settings
+) -> FastRead | None:
     """Arrow's parallel CSV reader, when the file is regular enough that every record is one
     line: then line numbers follow from row numbers. Anything irregular (a ragged, blank or
     comment row, a quoted line break) hands the file to the careful reader, which is the
     reference: tests check both give the same extraction."""
-    if (decoded.container or decoded.encoding != "utf-8" or decoded.path.stat().st_size < settings.fast_path_bytes or layout.starts or layout.spaced
-            or layout.escapechar):
+    if (
+        decoded.container
+        or decoded.encoding != "utf-8"
+        or decoded.path.stat().st_size < settings.fast_path_bytes
+        or layout.starts
+        or layout.spaced
+        or layout.escapechar
+    ):
         return None
     head_records = sniff.records(head, layout.delimiter, layout.quotechar)
     if any("\n" in cell or "\r" in cell for row in head_records for cell in row):
         return None
     skipped = layout.skip_records + layout.header_rows
-    header_records = [r for r in head_records[layout.skip_records : skipped]]
+    header_records = list(head_records[layout.skip_records : skipped])
     if len(header_records) < layout.header_rows or any(sniff.is_blank(r) for r in header_records):
         return None
     width = layout.width
@@ -347,12 +381,22 @@ def _open_fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, name: s
     try:
         reader = pacsv.open_csv(
             source,
-            read_options=pacsv.ReadOptions(column_names=names, skip_rows=skipped, block_size=_block_bytes(head, head_records, settings)),
-            parse_options=pacsv.ParseOptions(
-                delimiter=layout.delimiter, quote_char=layout.quotechar, double_quote=True,
-                newlines_in_values=False, ignore_empty_lines=False, invalid_row_handler=refuse,
+            read_options=pacsv.ReadOptions(
+                column_names=names, skip_rows=skipped, block_size=_block_bytes(head, head_records, settings)
             ),
-            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=False, quoted_strings_can_be_null=False),
+            parse_options=pacsv.ParseOptions(
+                delimiter=layout.delimiter,
+                quote_char=layout.quotechar,
+                double_quote=True,
+                newlines_in_values=False,
+                ignore_empty_lines=False,
+                invalid_row_handler=refuse,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in names},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
         )
     except (pa.ArrowInvalid, UnicodeDecodeError):
         source.close()
@@ -378,8 +422,9 @@ def _block_bytes(head: str, records: list, settings: Settings) -> int:
     return max(settings.csv_block_bytes, min(BLOCK_ROWS * row_bytes, 64 << 20))
 
 
-
-def _fast(decoded: decode.Decoded, layout: sniff.Layout, head: str, out: Path, name: str, settings: Settings, progress) -> Extraction | None:
+def _fast(
+    decoded: decode.Decoded, layout: sniff.Layout, head: str, out: Path, name: str, settings: Settings, progress
+) -> Extraction | None:
     """The fast reader's rows written to `out` (Parquet), or None for the careful reader."""
     fast = _open_fast(decoded, layout, head, name, settings)
     if fast is None:
@@ -438,7 +483,7 @@ class _BackgroundWriter:
             raise self.error
         self.queue.put(table)
 
-    def __enter__(self) -> "_BackgroundWriter":
+    def __enter__(self) -> _BackgroundWriter:
         return self
 
     def __exit__(self, *exc) -> None:

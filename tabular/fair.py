@@ -8,7 +8,7 @@ every call. (Calls in flight per org are shared out by semaphores: service/calls
 from __future__ import annotations
 
 from collections import Counter, OrderedDict, deque
-from typing import Hashable
+from collections.abc import Hashable
 
 
 class FairQueue:
@@ -54,4 +54,3 @@ class FairQueue:
         self.running[org] -= 1
         if self.running[org] <= 0:
             del self.running[org]
-

@@ -18,7 +18,11 @@ class Format:
 
 
 FORMATS = (
-    Format("csv", (".csv", ".txt", ".prn", ".dat", ".psv", ".csv.gz", ".txt.gz", ".gz"), ("text/csv", "text/plain", "application/gzip")),
+    Format(
+        "csv",
+        (".csv", ".txt", ".prn", ".dat", ".psv", ".csv.gz", ".txt.gz", ".gz"),
+        ("text/csv", "text/plain", "application/gzip"),
+    ),
     Format("tsv", (".tsv", ".tab", ".tsv.gz"), ("text/tab-separated-values",)),
     Format("xlsx", (".xlsx",), ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",)),
     Format("xlsm", (".xlsm",), ("application/vnd.ms-excel.sheet.macroEnabled.12",)),
@@ -62,7 +66,9 @@ def file_format(filename: str, options: dict, path: Path | None = None) -> str:
     matches = [(len(ext), f.name) for f in FORMATS for ext in f.extensions if name.endswith(ext)]
     if matches:
         return max(matches)[1]
-    raise IngestFailed("format_unavailable", f"files ending {suffix} are not read yet (read: {', '.join(f.name for f in FORMATS)})")
+    raise IngestFailed(
+        "format_unavailable", f"files ending {suffix} are not read yet (read: {', '.join(f.name for f in FORMATS)})"
+    )
 
 
 def _head(path: Path | None) -> bytes:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 import uuid
-from contextlib import contextmanager
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import duckdb
 from sqlglot import exp
@@ -98,7 +98,10 @@ def string_text(column: str) -> exp.Expression:
     long text costs several times the rest of its conversion."""
     col = exp.column(column, quoted=True)
     empty = exp.EQ(this=col, expression=exp.Literal.string(""))
-    blank = exp.and_(exp.func("starts_with", col, exp.Literal.string(" ")), exp.EQ(this=exp.func("trim", col), expression=exp.Literal.string("")))
+    blank = exp.and_(
+        exp.func("starts_with", col, exp.Literal.string(" ")),
+        exp.EQ(this=exp.func("trim", col), expression=exp.Literal.string("")),
+    )
     return exp.Case().when(exp.or_(empty, blank), exp.null()).else_(col)
 
 
@@ -181,7 +184,12 @@ PLUS_ID = r"\+[0-9]{7,}"
 
 
 def tally(
-    con: duckdb.DuckDBPyConnection, source: Source, columns: list[str], readings: dict[str, list[Reading]], markers, examples: bool = False
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    columns: list[str],
+    readings: dict[str, list[Reading]],
+    markers,
+    examples: bool = False,
 ) -> dict[str, Tally]:
     """Count, per column and reading, the non-null values the reading refutes, and for number
     readings the scale and digits their values need.
@@ -193,20 +201,33 @@ def tally(
     if not columns:
         return out
     t = exp.column(T, quoted=True)
-    zeros = exp.and_(exp.or_(*[exp.func("starts_with", t, exp.Literal.string(p)) for p in ("0", "-0", "+0")]), C.matches(t, r"[+-]?0[0-9]+"))
-    base = _grouped(con, source.cells(columns, markers), [
-        _count("t IS NOT NULL"),
-        "bool_and(t IS NOT NULL AND raw = t)",
-        _count(_sql(zeros)),
-        # 0/1 is a question only when both appear: a column of zeros is a number.
-        "coalesce(bool_and(t IN ('0', '1')) AND bool_or(t = '0') AND bool_or(t = '1'), false)",
-        "coalesce(bool_and(t IN ('0', '1')), false)",
-        _count(_sql(exp.and_(exp.func("starts_with", t, exp.Literal.string("+")), C.matches(t, PLUS_ID)))),
-        "coalesce(bool_or(starts_with(t, '-')), false)",
-    ])
+    zeros = exp.and_(
+        exp.or_(*[exp.func("starts_with", t, exp.Literal.string(p)) for p in ("0", "-0", "+0")]),
+        C.matches(t, r"[+-]?0[0-9]+"),
+    )
+    base = _grouped(
+        con,
+        source.cells(columns, markers),
+        [
+            _count("t IS NOT NULL"),
+            "bool_and(t IS NOT NULL AND raw = t)",
+            _count(_sql(zeros)),
+            # 0/1 is a question only when both appear: a column of zeros is a number.
+            "coalesce(bool_and(t IN ('0', '1')) AND bool_or(t = '0') AND bool_or(t = '1'), false)",
+            "coalesce(bool_and(t IN ('0', '1')), false)",
+            _count(_sql(exp.and_(exp.func("starts_with", t, exp.Literal.string("+")), C.matches(t, PLUS_ID)))),
+            "coalesce(bool_or(starts_with(t, '-')), false)",
+        ],
+    )
     for col, (nonnull, plain, zero_count, zero_one, binary, plus_ids, negatives) in base.items():
         out[col] = Tally(
-            nonnull=nonnull, plain=bool(plain), leading_zeros=zero_count, zero_one=bool(zero_one), binary=bool(binary), plus_ids=plus_ids, negatives=bool(negatives)
+            nonnull=nonnull,
+            plain=bool(plain),
+            leading_zeros=zero_count,
+            zero_one=bool(zero_one),
+            binary=bool(binary),
+            plus_ids=plus_ids,
+            negatives=bool(negatives),
         )
     by_reading: dict[Reading, list[tuple[str, int]]] = {}
     for col in columns:
@@ -239,7 +260,9 @@ def tally(
     return out
 
 
-def _exact_digits(con, source: Source, col: str, reading: Reading, markers, stats: tuple[int, int, int]) -> tuple[int, int, int]:
+def _exact_digits(
+    con, source: Source, col: str, reading: Reading, markers, stats: tuple[int, int, int]
+) -> tuple[int, int, int]:
     """Digits counted on the text, for columns whose magnitude a DOUBLE cannot count exactly."""
     t = exp.column(T, quoted=True)
     plain = _sql(C.number_text(reading, t))
@@ -275,7 +298,9 @@ def _digits(magnitude: float | None) -> int:
 SYMBOLS = (*C.UNITS, ",", ".", " ", "\u00a0", "\u202f", "'", "’", "e", "E")
 
 
-def survey(con, source: Source, columns: list[str], markers, share: float) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+def survey(
+    con, source: Source, columns: list[str], markers, share: float
+) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """A cheap first elimination: per column, the unit symbols and number marks its values hold
     at all, and the reading families at least `share` of its values could belong to."""
     t = exp.column(T, quoted=True)
@@ -317,7 +342,7 @@ def _choose(tally: Tally, readings: list[Reading], share: float) -> tuple[int | 
     """The first reading that reads every value, else (None, readings ranked by what they read)."""
     if tally.nonnull == 0:
         return None, []
-    for i, r in enumerate(readings):
+    for i in range(len(readings)):
         if tally.fails[i] == 0:
             return i, []
     ranked = sorted(range(len(readings)), key=lambda i: (tally.fails[i], i))
@@ -327,7 +352,14 @@ def _choose(tally: Tally, readings: list[Reading], share: float) -> tuple[int | 
 PROBE_CELLS = 64
 
 
-def _subset(con, source: Source, subset: dict[str, list[int]], readings: dict[str, list[Reading]], markers, before: dict[str, Tally]) -> dict[str, Tally]:
+def _subset(
+    con,
+    source: Source,
+    subset: dict[str, list[int]],
+    readings: dict[str, list[Reading]],
+    markers,
+    before: dict[str, Tally],
+) -> dict[str, Tally]:
     """Count only the readings `subset` names per column (by index); the other readings keep
     the fail counts of `before`, which already rule them out."""
     if not subset:
@@ -343,7 +375,9 @@ def _subset(con, source: Source, subset: dict[str, list[int]], readings: dict[st
     return out
 
 
-def _sample_tallies(con, sample: Source, columns: list[str], readings: dict[str, list[Reading]], markers) -> dict[str, Tally]:
+def _sample_tallies(
+    con, sample: Source, columns: list[str], readings: dict[str, list[Reading]], markers
+) -> dict[str, Tally]:
     """The sample's tallies, exact for every reading that could be chosen.
 
     Each column's first cells (a probe) rule out most readings at once, and only the readings
@@ -428,14 +462,25 @@ def long_table(con, relation: str, columns: list[str], markers) -> Iterator[Sour
 
 
 def infer_from(
-    con, sample: Source, whole: Source, columns: list[str], free: list[str], forced: dict[str, Reading], settings: Settings, options: dict
+    con,
+    sample: Source,
+    whole: Source,
+    columns: list[str],
+    free: list[str],
+    forced: dict[str, Reading],
+    settings: Settings,
+    options: dict,
 ) -> tuple[dict[str, Typing], dict[str, Tally]]:
     """Typings of `columns` chosen on `sample` and checked on `whole` (the same Source when the
     sample is every row), and the tallies they were decided on."""
     markers = settings.nulls(options)
     symbols, families = survey(con, sample, free, markers, settings.mixed_values_share) if free else ({}, {})
     readings = {
-        c: [r for r in C.candidate_readings(symbols[c], options.get("decimal_mark"), options.get("date_order")) if r.type in families[c]]
+        c: [
+            r
+            for r in C.candidate_readings(symbols[c], options.get("decimal_mark"), options.get("date_order"))
+            if r.type in families[c]
+        ]
         for c in free
     }
     tallies = _sample_tallies(con, sample, free, readings, markers) if free else {}
@@ -458,7 +503,14 @@ def infer_from(
         for c, reading in forced.items():
             forced_tally = forced_tallies[c]
             clean = forced_tally.plain and forced_tally.fails[0] == 0
-            out[c] = Typing(reading, physical_from(reading, forced_tally.numbers.get(0)), forced_tally.fails[0], None, forced=True, clean=clean)
+            out[c] = Typing(
+                reading,
+                physical_from(reading, forced_tally.numbers.get(0)),
+                forced_tally.fails[0],
+                None,
+                forced=True,
+                clean=clean,
+            )
             tallies[c] = forced_tally
     return {c: out[c] for c in columns}, tallies
 
@@ -485,11 +537,21 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
         physical = physical_from(reading, counted.numbers.get(chosen))
         plain_integer = physical == "BIGINT" and reading.unit is None and reading.group_mark is None
         if plain_integer and counted.leading_zeros:
-            return _held_as_text("leading_zeros", f"{counted.leading_zeros} values start with 0 (e.g. an identifier like '007'). "
-                                 "Keep them as text, or read them as numbers and drop the zeros?", reading, physical)
+            return _held_as_text(
+                "leading_zeros",
+                f"{counted.leading_zeros} values start with 0 (e.g. an identifier like '007'). "
+                "Keep them as text, or read them as numbers and drop the zeros?",
+                reading,
+                physical,
+            )
         if plain_integer and counted.plus_ids and not counted.negatives:
-            return _held_as_text("leading_plus", f"{counted.plus_ids} values start with + (e.g. a phone number like '+31205550123'). "
-                                 "Keep them as text, or read them as numbers and drop the +?", reading, physical)
+            return _held_as_text(
+                "leading_plus",
+                f"{counted.plus_ids} values start with + (e.g. a phone number like '+31205550123'). "
+                "Keep them as text, or read them as numbers and drop the +?",
+                reading,
+                physical,
+            )
         if physical == "BIGINT" and counted.zero_one:
             question = Question(
                 "bool_or_number",
@@ -497,7 +559,13 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
                 (Option(reading, physical, 0, None), Option(C.BOOL_01, "BOOLEAN", 0, None)),
             )
             return Typing(reading, physical, 0, question)
-        rivals = [i for i in full if readings[i].type == "number" and readings[i].decimal_mark != reading.decimal_mark and readings[i].unit == reading.unit]
+        rivals = [
+            i
+            for i in full
+            if readings[i].type == "number"
+            and readings[i].decimal_mark != reading.decimal_mark
+            and readings[i].unit == reading.unit
+        ]
         if rivals and physical.startswith("DECIMAL") and not physical.endswith(", 0)"):
             rival = readings[rivals[0]]
             rival_physical = physical_from(rival, counted.numbers.get(rivals[0]))
@@ -535,12 +603,22 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
 
 def _held_as_text(kind: str, question: str, reading: Reading, physical: str) -> Typing:
     """A column whose values all read as `reading`, held as text until a person says which it is."""
-    return Typing(C.STRING, "VARCHAR", 0, Question(kind, question, (Option(C.STRING, "VARCHAR", 0, None), Option(reading, physical, 0, None))))
+    return Typing(
+        C.STRING,
+        "VARCHAR",
+        0,
+        Question(kind, question, (Option(C.STRING, "VARCHAR", 0, None), Option(reading, physical, 0, None))),
+    )
 
 
 def _fractional(t: Typing) -> bool:
     """Numbers with decimals: a decimal mark was read, not only integers."""
-    return t.physical.startswith("DECIMAL") and not t.physical.endswith(", 0)") or t.physical == "DOUBLE" and t.reading.decimal_mark != "."
+    return (
+        t.physical.startswith("DECIMAL")
+        and not t.physical.endswith(", 0)")
+        or t.physical == "DOUBLE"
+        and t.reading.decimal_mark != "."
+    )
 
 
 def _twin(reading: Reading) -> str:
@@ -550,11 +628,15 @@ def _twin(reading: Reading) -> str:
 
 def settle_by_evidence(typings: dict[str, Typing]) -> dict[str, Typing]:
     """A question another column of the same table answers is no question (one file, one habit)."""
-    proven_orders = {t.reading.order for t in typings.values() if t.question is None and t.reading.order in ("DMY", "MDY")}
+    proven_orders = {
+        t.reading.order for t in typings.values() if t.question is None and t.reading.order in ("DMY", "MDY")
+    }
     proven_marks = {
         t.reading.decimal_mark
         for t in typings.values()
-        if t.question is None and t.reading.type == "number" and (t.physical.startswith("DECIMAL") or t.reading.group_mark)
+        if t.question is None
+        and t.reading.type == "number"
+        and (t.physical.startswith("DECIMAL") or t.reading.group_mark)
     }
     out = dict(typings)
     for col, t in typings.items():
@@ -564,12 +646,20 @@ def settle_by_evidence(typings: dict[str, Typing]) -> dict[str, Typing]:
             marks = Counter(
                 u.reading.decimal_mark
                 for c, u in typings.items()
-                if c != col and u.question is None and u.reading.type == "number" and u.reading.unit == t.reading.unit and _fractional(u)
+                if c != col
+                and u.question is None
+                and u.reading.type == "number"
+                and u.reading.unit == t.reading.unit
+                and _fractional(u)
             )
             own = marks[t.reading.decimal_mark] + 1
             # As many columns each way: each side is asked (a ';' file's amounts use ',', its
             # coordinates may use '.'; a ',' file's quoted "1,7" may be a list): no silent pick.
-            mark, count = max(((m, n) for m, n in marks.items() if m != t.reading.decimal_mark), key=lambda kv: kv[1], default=(None, 0))
+            mark, count = max(
+                ((m, n) for m, n in marks.items() if m != t.reading.decimal_mark),
+                key=lambda kv: kv[1],
+                default=(None, 0),
+            )
             if mark is not None and count >= own:
                 out[col] = _held_as_text(
                     "decimal_mark",

@@ -82,11 +82,15 @@ def unusable(value: Any, limit: int, most: int = 10) -> list[tuple[tuple, str, s
                 found.append((loc, "a number too large to hold, or not a number", "a finite number"))
         elif isinstance(item, (dict, list)):
             if len(loc) >= limit:
-                found.append((loc, f"nested deeper than {limit} levels", f"at most {limit} levels of lists and objects"))
+                found.append(
+                    (loc, f"nested deeper than {limit} levels", f"at most {limit} levels of lists and objects")
+                )
                 continue
-            for key, child in (item.items() if isinstance(item, dict) else enumerate(item)):
+            for key, child in item.items() if isinstance(item, dict) else enumerate(item):
                 if isinstance(key, str) and _SURROGATE.search(key):
-                    found.append((loc, f"a key holds a lone surrogate: {printable(key)}", "keys that are valid Unicode"))
+                    found.append(
+                        (loc, f"a key holds a lone surrogate: {printable(key)}", "keys that are valid Unicode")
+                    )
                     continue
                 stack.append(((*loc, key), child))
     return found

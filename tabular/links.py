@@ -63,9 +63,15 @@ def allowed_path(path: str, roots: tuple[str, ...]) -> Path:
     if resolved == Path(resolved.anchor) or resolved.parent == resolved:
         raise DiskRoot(f"{path!r} is the root of a filesystem; link a folder inside it")
     # Outside the roots before whether it exists: a caller learns nothing of folders it may not link.
-    inside = [r for r in (Path(r).expanduser().resolve() for r in roots if r) if resolved == r or resolved.is_relative_to(r)]
+    inside = [
+        r for r in (Path(r).expanduser().resolve() for r in roots if r) if resolved == r or resolved.is_relative_to(r)
+    ]
     if not inside:
-        where = ", ".join(roots) if any(roots) else "none: this deployment allows no linked folders (the link_roots setting)"
+        where = (
+            ", ".join(roots)
+            if any(roots)
+            else "none: this deployment allows no linked folders (the link_roots setting)"
+        )
         raise PathNotAllowed(f"{path!r} is outside the folders links may watch ({where})")
     if not resolved.is_dir():
         raise PathNotFound(f"no folder {path!r}" + (" (it is a file)" if resolved.exists() else ""))
@@ -118,7 +124,16 @@ class Linker:
 
     # -- links -------------------------------------------------------------------------
 
-    def link(self, org: str, namespace: str, path: str, label: str, prefix: str | None, patterns: list[str] | None, recursive: bool) -> str:
+    def link(
+        self,
+        org: str,
+        namespace: str,
+        path: str,
+        label: str,
+        prefix: str | None,
+        patterns: list[str] | None,
+        recursive: bool,
+    ) -> str:
         """A new link (or the same folder's existing one in this namespace), scanned once."""
         root = allowed_path(path, self.settings.link_roots_list())
         con = self.catalog.conn()
@@ -126,22 +141,43 @@ class Linker:
             if row["path"] == str(root):
                 return row["link_id"]
         if len(links_of(con, org, namespace)) >= self.settings.links_per_namespace:
-            raise TooManyLinks(f"this namespace has {self.settings.links_per_namespace} linked folders, the most it may have (links_per_namespace)",
-                               count=self.settings.links_per_namespace, limit=self.settings.links_per_namespace)
+            raise TooManyLinks(
+                f"this namespace has {self.settings.links_per_namespace} linked folders, the most it may have (links_per_namespace)",
+                count=self.settings.links_per_namespace,
+                limit=self.settings.links_per_namespace,
+            )
         patterns = list(patterns or DEFAULT_PATTERNS)
         seen = walk(root, patterns, recursive)
         total = sum(s.size for s in seen.values())
         if len(seen) > self.settings.link_files_max:
-            raise TooManyFiles(f"{path!r} holds {len(seen):,} readable files; a link may hold {self.settings.link_files_max:,} (link_files_max)",
-                               count=len(seen), limit=self.settings.link_files_max)
+            raise TooManyFiles(
+                f"{path!r} holds {len(seen):,} readable files; a link may hold {self.settings.link_files_max:,} (link_files_max)",
+                count=len(seen),
+                limit=self.settings.link_files_max,
+            )
         if total > self.settings.link_bytes_max:
-            raise FolderTooLarge(f"{path!r} holds {total:,} bytes of readable files; a link may hold {self.settings.link_bytes_max:,} (link_bytes_max)",
-                                 count=total, limit=self.settings.link_bytes_max)
+            raise FolderTooLarge(
+                f"{path!r} holds {total:,} bytes of readable files; a link may hold {self.settings.link_bytes_max:,} (link_bytes_max)",
+                count=total,
+                limit=self.settings.link_bytes_max,
+            )
         label = label or root.name
         link_id = f"l_{uuid.uuid4().hex[:16]}"
         with self.catalog.change() as cur:
-            insert(cur, "links", link_id=link_id, org=org, namespace=namespace, path=str(root), label=label,
-                   prefix=f"{label}/" if prefix is None else prefix, patterns=patterns, recursive=recursive, created_at=now(), missing=False)
+            insert(
+                cur,
+                "links",
+                link_id=link_id,
+                org=org,
+                namespace=namespace,
+                path=str(root),
+                label=label,
+                prefix=f"{label}/" if prefix is None else prefix,
+                patterns=patterns,
+                recursive=recursive,
+                created_at=now(),
+                missing=False,
+            )
         self.scan(link_id)
         self._wake.set()
         return link_id
@@ -172,7 +208,9 @@ class Linker:
             self.refresh(link_id)
             if not root.is_dir():
                 if not row["missing"]:
-                    self._say(f"{row['label']}: the folder {root} is gone; its sources stay until retry_dir finds it again")
+                    self._say(
+                        f"{row['label']}: the folder {root} is gone; its sources stay until retry_dir finds it again"
+                    )
                     with self.catalog.change() as cur:
                         update(cur, "links", {"link_id": link_id}, missing=True, last_scanned_at=now())
                 return
@@ -207,7 +245,11 @@ class Linker:
             if rel in stable and by_hash and (old := by_hash.pop(sha256_of(root / rel), None)) is not None:
                 with self.catalog.change() as cur:
                     forget_link_file(cur, link_id, old["rel_path"])
-                    insert(cur, "link_files", **{**dict(old), "rel_path": rel, "size": seen[rel].size, "mtime_ns": seen[rel].mtime_ns})
+                    insert(
+                        cur,
+                        "link_files",
+                        **{**dict(old), "rel_path": rel, "size": seen[rel].size, "mtime_ns": seen[rel].mtime_ns},
+                    )
                 gone.remove(old)
                 known[rel] = dict(old)
                 self._say(f"renamed {old['rel_path']} → {rel} (source {old['source_uri']} kept)")
@@ -219,7 +261,11 @@ class Linker:
         in_flight = sum(1 for f in link_files(self.catalog.conn(), link_id, "pending") if f["ingestion_id"])
         for rel, s in sorted(seen.items()):
             was = known.get(rel)
-            if was is not None and (was["size"], was["mtime_ns"]) == (s.size, s.mtime_ns) and not (was["state"] == "pending" and not was["ingestion_id"]):
+            if (
+                was is not None
+                and (was["size"], was["mtime_ns"]) == (s.size, s.mtime_ns)
+                and not (was["state"] == "pending" and not was["ingestion_id"])
+            ):
                 continue  # unchanged (or its ingest is under way)
             if was is not None and was["state"] == "pending" and was["ingestion_id"]:
                 continue  # changed again while its ingest runs: the next scan, once that one ends
@@ -233,15 +279,38 @@ class Linker:
                 continue
             source_uri = was["source_uri"] if was is not None else f"{link['prefix']}{rel}"
             try:
-                ingestion_id, digest = self._ingest_file(org, namespace, root / rel, source_uri, {"linked_folder": link["label"], "path": rel})
+                ingestion_id, digest = self._ingest_file(
+                    org, namespace, root / rel, source_uri, {"linked_folder": link["label"], "path": rel}
+                )
             except RateLimited:
                 self._pending(link_id, rel, s, was, link["prefix"])  # the queue is full: a later scan
                 continue
             except OSError as err:  # gone or unreadable since the listing
-                self._record(link_id, rel, s, was, source_uri, state="failed", error_code="unreadable", error_message=str(err), sha256=digest)
+                self._record(
+                    link_id,
+                    rel,
+                    s,
+                    was,
+                    source_uri,
+                    state="failed",
+                    error_code="unreadable",
+                    error_message=str(err),
+                    sha256=digest,
+                )
                 continue
             in_flight += 1
-            self._record(link_id, rel, s, was, source_uri, state="pending", ingestion_id=ingestion_id, sha256=digest, error_code=None, error_message=None)
+            self._record(
+                link_id,
+                rel,
+                s,
+                was,
+                source_uri,
+                state="pending",
+                ingestion_id=ingestion_id,
+                sha256=digest,
+                error_code=None,
+                error_message=None,
+            )
             self._say(f"{'changed' if was else 'new'} {rel}: ingesting as {source_uri}")
 
     def _pending(self, link_id: str, rel: str, s: Seen, was, prefix: str) -> None:
@@ -255,9 +324,20 @@ class Linker:
     def _record(self, link_id: str, rel: str, s: Seen, was, source_uri: str, **values) -> None:
         with self.catalog.change() as cur:
             if was is None:
-                insert(cur, "link_files", link_id=link_id, rel_path=rel, source_uri=source_uri, size=s.size, mtime_ns=s.mtime_ns, **values)
+                insert(
+                    cur,
+                    "link_files",
+                    link_id=link_id,
+                    rel_path=rel,
+                    source_uri=source_uri,
+                    size=s.size,
+                    mtime_ns=s.mtime_ns,
+                    **values,
+                )
             else:
-                update(cur, "link_files", {"link_id": link_id, "rel_path": rel}, size=s.size, mtime_ns=s.mtime_ns, **values)
+                update(
+                    cur, "link_files", {"link_id": link_id, "rel_path": rel}, size=s.size, mtime_ns=s.mtime_ns, **values
+                )
 
     def refresh(self, link_id: str) -> None:
         """Each pending file's ingest, looked up: learned, no_table or failed once it ended."""
@@ -270,10 +350,20 @@ class Linker:
             if job is None or job["state"] in ("pending", "processing"):
                 continue
             if job["state"] in ("ready", "partial"):
-                values = {"state": "learned", "revision": job["revision"], "last_ingested_at": now(), "error_code": None, "error_message": None}
+                values = {
+                    "state": "learned",
+                    "revision": job["revision"],
+                    "last_ingested_at": now(),
+                    "error_code": None,
+                    "error_message": None,
+                }
             else:
                 code = job["error_code"] or job["state"]
-                values = {"state": "no_table" if code == "no_text" else "failed", "error_code": code, "error_message": job["error_message"]}
+                values = {
+                    "state": "no_table" if code == "no_text" else "failed",
+                    "error_code": code,
+                    "error_message": job["error_message"],
+                }
             with self.catalog.change() as cur:
                 update(cur, "link_files", {"link_id": link_id, "rel_path": f["rel_path"]}, ingestion_id=None, **values)
 
@@ -328,8 +418,15 @@ class Linker:
             self._wake.clear()
             changed: set[str] = set()
             stop = _Either(self._stop, self._wake)
-            for changes in watchfiles.watch(*paths, stop_event=stop, rust_timeout=max(wait_ms, 100), yield_on_timeout=True,
-                                            debounce=200, raise_interrupt=False, recursive=True):
+            for changes in watchfiles.watch(
+                *paths,
+                stop_event=stop,
+                rust_timeout=max(wait_ms, 100),
+                yield_on_timeout=True,
+                debounce=200,
+                raise_interrupt=False,
+                recursive=True,
+            ):
                 changed = {c[1] for c in changes}
                 break
             for row in links:

@@ -35,11 +35,17 @@ class MarkupGuard:
     def feed(self, chunk: bytes) -> None:
         data = self.carry + chunk
         if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-            raise IngestFailed("format_unavailable", f"the workbook part {self.part} declares a DTD, which no spreadsheet writes (entity expansion is refused)")
+            raise IngestFailed(
+                "format_unavailable",
+                f"the workbook part {self.part} declares a DTD, which no spreadsheet writes (entity expansion is refused)",
+            )
         start = _open_token(data)
         self.carry = data[start:] if start != -1 else data[-16:]
         if start != -1 and len(self.carry) > LONG_TOKEN:
-            raise IngestFailed("format_unavailable", f"the workbook part {self.part} holds markup over {LONG_TOKEN} bytes long (a comment or a tag), which no spreadsheet writes")
+            raise IngestFailed(
+                "format_unavailable",
+                f"the workbook part {self.part} holds markup over {LONG_TOKEN} bytes long (a comment or a tag), which no spreadsheet writes",
+            )
 
 
 class GuardedStream:

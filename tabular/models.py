@@ -8,7 +8,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-
 # knowledge.ingest: metadata at most this large as JSON (titles and tags have their own limits).
 METADATA_BYTES = 64 * 1024
 
@@ -18,23 +17,37 @@ class OpIn(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     org: str = Field("", max_length=200, description="Organisation; filled from the token or the install's default.")
-    namespace: str = Field("", max_length=200, description="Namespace inside the org; filled from the install's default when empty.")
+    namespace: str = Field(
+        "", max_length=200, description="Namespace inside the org; filled from the install's default when empty."
+    )
 
 
 class OpOut(BaseModel):
-    ignored_args: list[str] = Field(default_factory=list, description="Input fields this op does not know; they were ignored.")
+    ignored_args: list[str] = Field(
+        default_factory=list, description="Input fields this op does not know; they were ignored."
+    )
 
 
 class IngestOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     format: str | None = Field(None, description="Force the format (csv, tsv) instead of detecting it.")
-    encoding: str | None = Field(None, description="Force the text encoding (a Python codec name: utf-8, cp1252, shift_jis …).")
-    delimiter: str | None = Field(None, min_length=1, max_length=1, description="Force the delimiter of delimited text.")
-    header_rows: int | None = Field(None, ge=0, le=2, description="How many header rows (0: none; 2: two rows joined as 'A / B').")
+    encoding: str | None = Field(
+        None, description="Force the text encoding (a Python codec name: utf-8, cp1252, shift_jis …)."
+    )
+    delimiter: str | None = Field(
+        None, min_length=1, max_length=1, description="Force the delimiter of delimited text."
+    )
+    header_rows: int | None = Field(
+        None, ge=0, le=2, description="How many header rows (0: none; 2: two rows joined as 'A / B')."
+    )
     sheets: list[str] | None = Field(None, description="Spreadsheets: the sheets to read.")
     decimal_mark: Literal[".", ","] | None = Field(None, description="Force the decimal mark of numbers.")
-    date_order: Literal["DMY", "MDY", "YMD"] | None = Field(None, description="Force the order of day, month and year in dates.")
-    null_values: list[str] | None = Field(None, description="Texts read as null, replacing the defaults (empty, NA, N/A, null, -, #N/A …).")
+    date_order: Literal["DMY", "MDY", "YMD"] | None = Field(
+        None, description="Force the order of day, month and year in dates."
+    )
+    null_values: list[str] | None = Field(
+        None, description="Texts read as null, replacing the defaults (empty, NA, N/A, null, -, #N/A …)."
+    )
 
     @field_validator("encoding")
     @classmethod
@@ -47,7 +60,9 @@ class IngestOptions(BaseModel):
             "".encode(name)
             b"".decode(name)
         except LookupError:
-            raise ValueError(f"{name!r} is not a text encoding (a Python codec name: utf-8, cp1252, shift_jis …)") from None
+            raise ValueError(
+                f"{name!r} is not a text encoding (a Python codec name: utf-8, cp1252, shift_jis …)"
+            ) from None
         return name
 
 
@@ -61,11 +76,17 @@ class UploadOut(OpOut):
 
 class IngestIn(OpIn):
     upload_id: str = Field(description="What knowledge.upload answered.")
-    source_uri: str = Field(min_length=1, max_length=1024, description="The source's name in the namespace; a new ingest of it publishes the next revision.")
+    source_uri: str = Field(
+        min_length=1,
+        max_length=1024,
+        description="The source's name in the namespace; a new ingest of it publishes the next revision.",
+    )
     title: str = Field("", max_length=1000)
     description: str = Field("", max_length=10_000)
     tags: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=100)
-    metadata: dict[str, Any] = Field(default_factory=dict, description="Free JSON about the source, at most 64 KiB of it.")
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="Free JSON about the source, at most 64 KiB of it."
+    )
 
     @field_validator("metadata")
     @classmethod
@@ -73,11 +94,15 @@ class IngestIn(OpIn):
         if len(json.dumps(metadata, ensure_ascii=False, default=str).encode()) > METADATA_BYTES:
             raise ValueError(f"metadata is over {METADATA_BYTES} bytes as JSON")
         return metadata
-    expected_revision: int | None = Field(None, ge=0, description="Publish only if this revision is live (0: nothing live yet).")
+
+    expected_revision: int | None = Field(
+        None, ge=0, description="Publish only if this revision is live (0: nothing live yet)."
+    )
     allow_partial: bool = Field(False, description="Publish what was read when part of the file could not be.")
     options: IngestOptions = Field(default_factory=IngestOptions, description="Overrides for what the file cannot say.")
     idempotency_key: str = Field(
-        "", max_length=200,
+        "",
+        max_length=200,
         description="The same key in this namespace answers the same job instead of starting another (HTTP: the Idempotency-Key header).",
     )
 
@@ -163,7 +188,10 @@ class Origin(BaseModel):
     encoding: str | None = None
     decimal_mark: str | None = None
     date_order: str | None = None
-    one_pass: bool | None = Field(None, description="Typed on a sample and stored in one guarded pass over the rows (the careful way, which counts every row first, when absent).")
+    one_pass: bool | None = Field(
+        None,
+        description="Typed on a sample and stored in one guarded pass over the rows (the careful way, which counts every row first, when absent).",
+    )
 
 
 class ColumnOut(BaseModel):
@@ -171,7 +199,9 @@ class ColumnOut(BaseModel):
     header: str = Field(description="The header text the file had.")
     type: str = Field(description="One of string, number, bool, date, datetime, time, duration.")
     physical: str = Field(description="The DuckDB storage type.")
-    format: str = Field(description="How the text was read: a strptime pattern, decimal_mark/group_mark/unit for numbers.")
+    format: str = Field(
+        description="How the text was read: a strptime pattern, decimal_mark/group_mark/unit for numbers."
+    )
     nullable: bool
     nulls: int
     distinct: int
@@ -194,7 +224,9 @@ class QuestionOption(TypeFormat):
 class QuestionOut(BaseModel):
     id: str
     column: str
-    kind: str = Field(description="date_order, decimal_mark, mixed_values, leading_zeros, leading_plus, bool_or_number or header_row.")
+    kind: str = Field(
+        description="date_order, decimal_mark, mixed_values, leading_zeros, leading_plus, bool_or_number or header_row."
+    )
     question: str
     current: TypeFormat
     options: list[QuestionOption]

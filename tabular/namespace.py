@@ -36,21 +36,36 @@ class NamespaceOps:
         return self._call(op, self._body(**(body or {})))
 
     def dataset_get(self, source_uri: str, dataset_id: str = "", sample_rows: int = 0) -> DatasetGetOut:
-        return self._run("knowledge.dataset_get", self._body(source_uri=source_uri, dataset_id=dataset_id, sample_rows=sample_rows))
+        return self._run(
+            "knowledge.dataset_get", self._body(source_uri=source_uri, dataset_id=dataset_id, sample_rows=sample_rows)
+        )
 
-    def approve(self, source_uri: str, snapshot_id: str, columns: dict | None = None, formats: dict | None = None, dataset_id: str = ""):
+    def approve(
+        self,
+        source_uri: str,
+        snapshot_id: str,
+        columns: dict | None = None,
+        formats: dict | None = None,
+        dataset_id: str = "",
+    ):
         """knowledge.dataset_approve: retype `columns` (name -> type) and `formats`, settle the rest; 409 if `snapshot_id` no longer serves."""
-        body = self._body(source_uri=source_uri, dataset_id=dataset_id, snapshot_id=snapshot_id, columns=columns or {}, formats=formats or {})
+        body = self._body(
+            source_uri=source_uri,
+            dataset_id=dataset_id,
+            snapshot_id=snapshot_id,
+            columns=columns or {},
+            formats=formats or {},
+        )
         return self._run("knowledge.dataset_approve", body)
 
     def history(self, source_uri: str) -> list:
         """Every approval of the source's datasets, oldest first: who, when, columns before and after, old and new snapshot."""
         return History(self._run("knowledge.get", self._body(source_uri=source_uri)).history)
 
-    def _stream(self, body: dict) -> "pa.RecordBatchReader":
+    def _stream(self, body: dict) -> pa.RecordBatchReader:
         raise NotImplementedError
 
-    def query(self, plan: "dict | BaseModel") -> QueryOut:
+    def query(self, plan: dict | BaseModel) -> QueryOut:
         """Run a plan (a dict or planner.models.QueryPlan) in this namespace; the answer's
         `to_polars(whole=True)` / `to_arrow(whole=True)` stream every row it matches."""
         body = self._plan(plan)
@@ -58,21 +73,25 @@ class NamespaceOps:
         out._stream_whole = lambda: self._stream(body)
         return out
 
-    def export(self, plan: "dict | BaseModel", path: str, format: str | None = None) -> int:
+    def export(self, plan: dict | BaseModel, path: str, format: str | None = None) -> int:
         """Write every row a plan matches to `path` (.parquet, .csv, .arrow, .ndjson, or `format`),
         streamed, memory flat in the result's size; answers the rows written."""
         fmt = format or results.format_of(str(path))
         if fmt not in results.FORMATS:
-            raise ValueError(f"say the format of {str(path)!r}: one of {', '.join(results.FORMATS)} (by its extension or format=)")
+            raise ValueError(
+                f"say the format of {str(path)!r}: one of {', '.join(results.FORMATS)} (by its extension or format=)"
+            )
         return results.write(self._stream(self._plan(plan)), str(path), fmt)
 
     def read(self, source_uri: str, dataset_id: str = ""):
         """A dataset's whole live snapshot as a Polars frame (every row, every column)."""
         import polars as pl
 
-        return pl.from_arrow(self._stream(self._plan({"datasets": [{"source_uri": source_uri, "dataset_id": dataset_id}]})).read_all())
+        return pl.from_arrow(
+            self._stream(self._plan({"datasets": [{"source_uri": source_uri, "dataset_id": dataset_id}]})).read_all()
+        )
 
-    def _plan(self, plan: "dict | BaseModel") -> dict:
+    def _plan(self, plan: dict | BaseModel) -> dict:
         if isinstance(plan, BaseModel):
             plan = plan.model_dump(by_alias=True, exclude_defaults=True)
         return self._body(**plan)

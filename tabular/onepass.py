@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator
 
 import duckdb
 import pyarrow as pa
@@ -25,7 +25,17 @@ from sqlglot import exp
 from . import candidates as C
 from .catalog import snapshot_table
 from .extract import FastRead, Irregular
-from .infer import SAMPLE_HEAD, SAMPLE_SPREAD, Tally, Typing, infer_from, long_table, settle_by_evidence, string_text, text_of
+from .infer import (
+    SAMPLE_HEAD,
+    SAMPLE_SPREAD,
+    Tally,
+    Typing,
+    infer_from,
+    long_table,
+    settle_by_evidence,
+    string_text,
+    text_of,
+)
 from .settings import Settings
 
 MISLED = "tabular: the sample misled typing"
@@ -87,7 +97,9 @@ def guards(cur, typings: dict[str, Typing], tallies: dict[str, Tally], markers) 
     typing stops the statement; None when a column's typing rests on facts only a count of
     every row can give (an open question, rejected rows, a column of only 0s and 1s)."""
     out = {}
-    clashing = colliding(cur, {(t.reading, t.physical) for t in typings.values() if t.reading.type not in ("string", "number")}, markers)
+    clashing = colliding(
+        cur, {(t.reading, t.physical) for t in typings.values() if t.reading.type not in ("string", "number")}, markers
+    )
     for cell, typing in typings.items():
         value = _guarded(cell, typing, tallies[cell], markers, (typing.reading, typing.physical) in clashing)
         if value is None:
@@ -120,7 +132,9 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
         return _number(cell, reading, physical, t, markers)
     if clashes:
         value = C.convert(reading, t, physical)
-        refuted = exp.and_(exp.Not(this=exp.Is(this=t, expression=exp.null())), exp.Is(this=value, expression=exp.null()))
+        refuted = exp.and_(
+            exp.Not(this=exp.Is(this=t, expression=exp.null())), exp.Is(this=value, expression=exp.null())
+        )
         return _stop(refuted, value)
     # The common value costs one conversion of the cell as it is; a cell with spaces around is
     # converted again trimmed, and only a cell that reads neither way is tested for a null
@@ -129,10 +143,14 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
     raw = exp.column(cell, quoted=True)
     value = C.convert(reading, raw, physical)
     trimmed = C.convert(reading, exp.func("trim", raw), physical)
-    return exp.func("coalesce", value, trimmed, exp.Case().when(exp.Is(this=t, expression=exp.null()), exp.null()).else_(_fail()))
+    return exp.func(
+        "coalesce", value, trimmed, exp.Case().when(exp.Is(this=t, expression=exp.null()), exp.null()).else_(_fail())
+    )
 
 
-def colliding(cur: duckdb.DuckDBPyConnection, readings: set[tuple[C.Reading, str]], markers) -> set[tuple[C.Reading, str]]:
+def colliding(
+    cur: duckdb.DuckDBPyConnection, readings: set[tuple[C.Reading, str]], markers
+) -> set[tuple[C.Reading, str]]:
     """The (reading, storage type) pairs some null marker would read as a value of (a marker
     '1900-01-01' in a date column): their cells are tested for a marker before conversion.
     One statement for all of them."""
@@ -140,7 +158,9 @@ def colliding(cur: duckdb.DuckDBPyConnection, readings: set[tuple[C.Reading, str
     values = [C.convert(r, exp.Literal.string(m.strip()), physical) for r, physical in pairs for m in markers]
     if not values:
         return set()
-    row = cur.execute(exp.select(*[exp.alias_(v, f"v{i}") for i, v in enumerate(values)]).sql(dialect="duckdb")).fetchall()[0]
+    row = cur.execute(
+        exp.select(*[exp.alias_(v, f"v{i}") for i, v in enumerate(values)]).sql(dialect="duckdb")
+    ).fetchall()[0]
     width = len(markers)
     return {pair for k, pair in enumerate(pairs) if any(v is not None for v in row[k * width : (k + 1) * width])}
 
@@ -158,10 +178,24 @@ def _number(cell: str, reading: C.Reading, physical: str, t: exp.Expression, mar
     tight = C.number_gate(reading, _scale(physical), leading)
     raw = exp.column(cell, quoted=True)
     # The cast ignores the spaces the narrowed gate lets through around a value: no trim.
-    value = exp.func("coalesce", exp.TryCast(this=C.number_text(reading, raw), to=exp.DataType.build(physical, dialect="duckdb")), _fail())
+    value = exp.func(
+        "coalesce",
+        exp.TryCast(this=C.number_text(reading, raw), to=exp.DataType.build(physical, dialect="duckdb")),
+        _fail(),
+    )
     if any(re.fullmatch(tight, m.strip()) for m in markers):
-        return exp.Case().when(exp.Is(this=t, expression=exp.null()), exp.null()).when(C.matches(t, tight), value).else_(_fail())
-    return exp.Case().when(C.matches(raw, f" *(?:{tight}) *"), value).when(exp.Is(this=t, expression=exp.null()), exp.null()).else_(_fail())
+        return (
+            exp.Case()
+            .when(exp.Is(this=t, expression=exp.null()), exp.null())
+            .when(C.matches(t, tight), value)
+            .else_(_fail())
+        )
+    return (
+        exp.Case()
+        .when(C.matches(raw, f" *(?:{tight}) *"), value)
+        .when(exp.Is(this=t, expression=exp.null()), exp.null())
+        .else_(_fail())
+    )
 
 
 def _scale(physical: str) -> int:
@@ -202,7 +236,14 @@ def write(
         cur.unregister(name)
 
 
-def create(cur: duckdb.DuckDBPyConnection, source: str, snapshot_id: str, cells: list[str], names: list[str], values: dict[str, exp.Expression]) -> int:
+def create(
+    cur: duckdb.DuckDBPyConnection,
+    source: str,
+    snapshot_id: str,
+    cells: list[str],
+    names: list[str],
+    values: dict[str, exp.Expression],
+) -> int:
     """CREATE the snapshot from `source` (a FROM clause of __row_id and the cells) with the
     guarded values; answers its rows. Raises Misled when a guard stops it; nothing is left."""
     select = exp.select(
@@ -232,7 +273,7 @@ class Ticker:
         while not self.stop.wait(self.seconds):
             self.tick()
 
-    def __enter__(self) -> "Ticker":
+    def __enter__(self) -> Ticker:
         self.thread.start()
         return self
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from html import escape
-from typing import Any, Callable
+from typing import Any
 
 # A job in one of these states is over: its status will not change.
 FINISHED = ("ready", "partial", "failed", "cancelled")
@@ -19,8 +20,14 @@ FINISHED = ("ready", "partial", "failed", "cancelled")
 FIRST_PAUSE, GROWTH, LONGEST_PAUSE, LONGEST_PAUSE_SHOWN = 0.02, 1.5, 1.0, 0.25
 
 
-def follow(poll: Callable[[], Any], pause: Callable[[float], bool], wait: float | None = None, progress: bool | None = None,
-           label: str = "", console: Any = None) -> Any:
+def follow(
+    poll: Callable[[], Any],
+    pause: Callable[[float], bool],
+    wait: float | None = None,
+    progress: bool | None = None,
+    label: str = "",
+    console: Any = None,
+) -> Any:
     """Ask `poll()` for the job's ingest_status until the job is over or `wait` seconds have
     passed, and answer the last status. Between two looks, `pause(seconds)` waits (it may return
     early when the job ends); it answers False when there is nothing left to wait for (the job
@@ -77,7 +84,7 @@ def _ipython() -> Any:
         return None
 
 
-def _bar(progress: bool | None, label: str, console: Any) -> "_Quiet":
+def _bar(progress: bool | None, label: str, console: Any) -> _Quiet:
     if progress is False:
         return _Quiet()
     if console is not None:
@@ -144,8 +151,14 @@ class _TerminalBar(_Quiet):
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
-                                 console=console or Console(stderr=True), transient=False)
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[counts]}"),
+            TimeElapsedColumn(),
+            console=console or Console(stderr=True),
+            transient=False,
+        )
         self.task = self.progress.add_task(label, total=None, counts="")
         self.progress.start()
 
@@ -185,5 +198,4 @@ def bar_html(label: str, status: Any) -> str:
     else:
         (done, total), words = _fraction(status), counts(status)
     meter = f'<progress value="{done:g}" max="{total:g}"></progress>' if total else "<progress></progress>"
-    return (f'<div class="tabular-progress"><code>{escape(label)}</code> {meter} '
-            f"<small>{escape(words)}</small></div>")
+    return f'<div class="tabular-progress"><code>{escape(label)}</code> {meter} <small>{escape(words)}</small></div>'

@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import uuid
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 import duckdb
 import pyarrow as pa
@@ -21,7 +21,6 @@ from .errors import IngestFailed
 from .extract import Extraction, FastRead, Irregular, open_fast, read_delimited
 from .formats import file_format
 from .settings import Settings
-
 
 
 @dataclass(frozen=True)
@@ -80,24 +79,53 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
             extractions = [records.read_parquet(job.upload_path, folder / "0.parquet", name, settings)]
         else:
             fast = open_fast(job.upload_path, name, options, settings)
-            one = _one_pass(catalog, settings, job, fast, folder / "0.parquet", options, report, cancelled, made) if fast else None
+            one = (
+                _one_pass(catalog, settings, job, fast, folder / "0.parquet", options, report, cancelled, made)
+                if fast
+                else None
+            )
             if one is not None:
                 pause.at("ingest.extracted")
                 report(stage="publish")
                 rows = one.extraction.rows
                 coverage = {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
-                return _publish(catalog, settings, job, fmt, folder, [(dataset_ids([one.extraction])[0], one)], options, coverage, made)
+                return _publish(
+                    catalog,
+                    settings,
+                    job,
+                    fmt,
+                    folder,
+                    [(dataset_ids([one.extraction])[0], one)],
+                    options,
+                    coverage,
+                    made,
+                )
             report(progress=_progress("read", "rows", 0, 0))
-            extractions = [read_delimited(job.upload_path, folder / "0.parquet", name, options, settings,
-                                          progress=lambda n: report(progress=_progress("read", "rows", 0, n)))]
+            extractions = [
+                read_delimited(
+                    job.upload_path,
+                    folder / "0.parquet",
+                    name,
+                    options,
+                    settings,
+                    progress=lambda n: report(progress=_progress("read", "rows", 0, n)),
+                )
+            ]
         rows = sum(e.rows for e in extractions)
         pause.at("ingest.extracted")
         report(stage="type", progress=_progress("type", "rows", rows, 0))
         ids = dataset_ids(extractions)
         typed = []
         for dataset_id, extraction in zip(ids, extractions):
-            guessed = None if fmt in ("csv", "tsv") else _guessed(catalog, settings, job, dataset_id, extraction, options, made)
-            typed.append(guessed or _carry(catalog, settings, job, dataset_id, _type(catalog, settings, extraction, options), options))
+            guessed = (
+                None
+                if fmt in ("csv", "tsv")
+                else _guessed(catalog, settings, job, dataset_id, extraction, options, made)
+            )
+            typed.append(
+                guessed
+                or _carry(catalog, settings, job, dataset_id, _type(catalog, settings, extraction, options), options)
+            )
             report(progress=_progress("type", "rows", rows, sum(e.rows for e in extractions[: len(typed)])))
         report(stage="publish", progress=_progress("write", "rows", rows, 0))
         covered = covered or {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
@@ -137,7 +165,17 @@ class _Typed:
         return parquet_relation(str(self.extraction.path))
 
 
-def _one_pass(catalog: Catalog, settings: Settings, job: Job, fast: FastRead, out: Path, options: dict, report, cancelled, made: list[str]) -> _Typed | None:
+def _one_pass(
+    catalog: Catalog,
+    settings: Settings,
+    job: Job,
+    fast: FastRead,
+    out: Path,
+    options: dict,
+    report,
+    cancelled,
+    made: list[str],
+) -> _Typed | None:
     """The file typed and stored in one pass (onepass.py), or None when the careful way must
     take it (an irregular row, a typing the sample cannot settle, a person's types to carry)."""
     try:
@@ -153,12 +191,21 @@ def _one_pass(catalog: Catalog, settings: Settings, job: Job, fast: FastRead, ou
         markers = settings.nulls(options)
         cur = catalog.cursor()
         report(stage="type")
-        typings, tallies = onepass.sample_typings(cur, onepass.registered(cur, head.sample, "__sample"), cells, settings, options)
+        typings, tallies = onepass.sample_typings(
+            cur, onepass.registered(cur, head.sample, "__sample"), cells, settings, options
+        )
         cur.unregister("__sample")
         if head.whole:
             # The sample is every row: its typing is the careful one, built from the rows in memory.
             extraction.origin["one_pass"] = True
-            return _carry(catalog, settings, job, dataset_ids([extraction])[0], _Typed(extraction, names, typings, rows=head.table), options)
+            return _carry(
+                catalog,
+                settings,
+                job,
+                dataset_ids([extraction])[0],
+                _Typed(extraction, names, typings, rows=head.table),
+                options,
+            )
         if retype.person_set(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_ids([extraction])[0]):
             return None  # carrying a person's types checks them on every row: the careful way
         values = onepass.guards(cur, typings, tallies, markers)
@@ -167,7 +214,17 @@ def _one_pass(catalog: Catalog, settings: Settings, job: Job, fast: FastRead, ou
         tick = lambda: report(progress=_progress("read", "bytes", fast.size, fast.bytes_read))
         try:
             with onepass.Ticker(lambda: _tick(cur, tick, cancelled), settings.progress_seconds):
-                built = _built(catalog, None, cur, extraction, names, typings, values, made, lambda snapshot_id: onepass.write(cur, head, fast.schema, snapshot_id, cells, names, values))
+                built = _built(
+                    catalog,
+                    None,
+                    cur,
+                    extraction,
+                    names,
+                    typings,
+                    values,
+                    made,
+                    lambda snapshot_id: onepass.write(cur, head, fast.schema, snapshot_id, cells, names, values),
+                )
         except duckdb.InterruptException:
             raise Cancelled() from None
         if built is not None:
@@ -177,11 +234,21 @@ def _one_pass(catalog: Catalog, settings: Settings, job: Job, fast: FastRead, ou
         fast.close()
 
 
-def _guessed(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, extraction: Extraction, options: dict, made: list[str]) -> _Typed | None:
+def _guessed(
+    catalog: Catalog,
+    settings: Settings,
+    job: Job,
+    dataset_id: str,
+    extraction: Extraction,
+    options: dict,
+    made: list[str],
+) -> _Typed | None:
     """A long stored extraction (a workbook's sheet, JSON, Parquet) typed on its sample and
     built in one guarded pass over its rows, as the one pass does for delimited text; None
     when the careful way must count every row first (see onepass.py)."""
-    if extraction.rows <= infer.SAMPLE_HEAD + infer.SAMPLE_SPREAD or any(r.type != "string" for r in extraction.forced.values()):
+    if extraction.rows <= infer.SAMPLE_HEAD + infer.SAMPLE_SPREAD or any(
+        r.type != "string" for r in extraction.forced.values()
+    ):
         return None
     if retype.person_set(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_id):
         return None
@@ -199,10 +266,30 @@ def _guessed(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, ex
     for cell in extraction.forced:  # Excel text stays text: nothing to guard
         typings[cell] = infer.Typing(STRING, "VARCHAR")
         values[cell] = infer.string_text(cell)
-    return _built(catalog, extraction.rows * len(cells), cur, extraction, names, {c: typings[c] for c in cells}, values, made, lambda snapshot_id: onepass.create(cur, relation, snapshot_id, cells, names, values))
+    return _built(
+        catalog,
+        extraction.rows * len(cells),
+        cur,
+        extraction,
+        names,
+        {c: typings[c] for c in cells},
+        values,
+        made,
+        lambda snapshot_id: onepass.create(cur, relation, snapshot_id, cells, names, values),
+    )
 
 
-def _built(catalog: Catalog, cells_known: int | None, cur, extraction: Extraction, names: list[str], typings: dict, values: dict, made: list[str], write: Callable[[str], int]) -> _Typed | None:
+def _built(
+    catalog: Catalog,
+    cells_known: int | None,
+    cur,
+    extraction: Extraction,
+    names: list[str],
+    typings: dict,
+    values: dict,
+    made: list[str],
+    write: Callable[[str], int],
+) -> _Typed | None:
     """The snapshot written in one guarded pass by `write` (onepass.py), with its statistics;
     None, with nothing left behind, when a guard or an irregular row stopped it."""
     snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
@@ -232,7 +319,9 @@ def _tick(cur, report_progress, cancelled) -> None:
 def _type(catalog: Catalog, settings: Settings, extraction: Extraction, options: dict) -> _Typed:
     cur = catalog.cursor()
     relation = parquet_relation(str(extraction.path))
-    typings = infer.infer_columns(cur, relation, extraction.cell_columns, extraction.rows, settings, options, forced=extraction.forced)
+    typings = infer.infer_columns(
+        cur, relation, extraction.cell_columns, extraction.rows, settings, options, forced=extraction.forced
+    )
     # What the file itself settled (a column of Excel text cells) is not a person's approval.
     typings = {c: replace(t, forced=False) if c in extraction.forced else t for c, t in typings.items()}
     return _Typed(extraction, column_names(extraction.headers), infer.settle_by_evidence(typings))
@@ -273,7 +362,12 @@ def _questions(typed: _Typed) -> list[dict]:
                 "question": t.question.text,
                 "current": {"type": t.reading.type, "format": format_of(t.reading, t.physical)},
                 "options": [
-                    {"type": o.reading.type, "format": format_of(o.reading, o.physical), "rows_rejected": o.rows_rejected, "example": o.example}
+                    {
+                        "type": o.reading.type,
+                        "format": format_of(o.reading, o.physical),
+                        "rows_rejected": o.rows_rejected,
+                        "example": o.example,
+                    }
                     for o in t.question.options
                 ],
             }
@@ -317,15 +411,24 @@ def _warnings(ex: Extraction) -> list[str]:
     return out
 
 
-def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: Path, typed: list[tuple[str, _Typed]], options: dict,
-             coverage: dict, made: list[str]) -> int:
+def _publish(
+    catalog: Catalog,
+    settings: Settings,
+    job: Job,
+    fmt: str,
+    folder: Path,
+    typed: list[tuple[str, _Typed]],
+    options: dict,
+    coverage: dict,
+    made: list[str],
+) -> int:
     """Every snapshot written to its own file and sealed, then one catalog transaction: the
     catalog rows and the source's live revision. All or nothing (a failure discards the files)."""
     markers = settings.nulls(options)
     _check_revision(catalog.conn(), job)  # before the writing, as well as in the transaction
     built_ids = []
     cur = catalog.cursor()
-    for dataset_id, item in typed:
+    for _dataset_id, item in typed:
         ex = item.extraction
         if item.built is not None:
             snapshot_id, built = item.built
@@ -334,7 +437,9 @@ def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: P
             snapshot_id = f"s_{uuid.uuid4().hex[:16]}"
             catalog.new_snapshot(snapshot_id, ex.rows * len(ex.cell_columns))
             made.append(snapshot_id)
-            built = build_snapshot(cur, item.relation(cur), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded)
+            built = build_snapshot(
+                cur, item.relation(cur), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded
+            )
         catalog.seal(snapshot_id)
         built_ids.append((snapshot_id, built))
     with catalog.change() as con:
@@ -348,18 +453,73 @@ def _publish(catalog: Catalog, settings: Settings, job: Job, fmt: str, folder: P
             origin = dict(ex.origin)
             origin["decimal_mark"] = _common(item, "decimal_mark")
             origin["date_order"] = _common(item, "order")
-            ident = dict(org=job.org, namespace=job.namespace, source_uri=job.source_uri, revision=revision, dataset_id=dataset_id)
-            insert(con, "datasets", **ident, name=ex.name, idx=index, extraction=str(ex.path), headers=ex.headers, names=item.names,
-                   rows=ex.rows, origin=origin, warnings=_warnings(ex), options=options, live_snapshot=snapshot_id)
-            insert(con, "snapshots", snapshot_id=snapshot_id, **ident, rows=built.rows, rows_rejected=built.rows_rejected,
-                   columns=built.columns, questions=_questions(item), approved=False, created_at=stamp)
+            ident = dict(
+                org=job.org,
+                namespace=job.namespace,
+                source_uri=job.source_uri,
+                revision=revision,
+                dataset_id=dataset_id,
+            )
+            insert(
+                con,
+                "datasets",
+                **ident,
+                name=ex.name,
+                idx=index,
+                extraction=str(ex.path),
+                headers=ex.headers,
+                names=item.names,
+                rows=ex.rows,
+                origin=origin,
+                warnings=_warnings(ex),
+                options=options,
+                live_snapshot=snapshot_id,
+            )
+            insert(
+                con,
+                "snapshots",
+                snapshot_id=snapshot_id,
+                **ident,
+                rows=built.rows,
+                rows_rejected=built.rows_rejected,
+                columns=built.columns,
+                questions=_questions(item),
+                approved=False,
+                created_at=stamp,
+            )
             insert(con, "typings", snapshot_id=snapshot_id, typings=retype.dump(item.typings))
-        parser = {"xlsx": "openpyxl", "xlsm": "openpyxl", "ods": "calamine", "xls": "calamine", "parquet": "duckdb"}.get(fmt, "tabular." + fmt)
+        parser = {
+            "xlsx": "openpyxl",
+            "xlsm": "openpyxl",
+            "ods": "calamine",
+            "xls": "calamine",
+            "parquet": "duckdb",
+        }.get(fmt, "tabular." + fmt)
         where = dict(org=job.org, namespace=job.namespace, source_uri=job.source_uri)
-        insert(con, "revisions", **where, revision=revision, upload_id=job.upload_id, filename=job.filename, format=fmt, parser=parser,
-               coverage=coverage, warnings=[], extraction_dir=folder.name, ingested_at=stamp, state="partial" if coverage["lost"] else "ready")
-        described = dict(live_revision=revision, last_revision=revision, title=job.title, description=job.description, tags=job.tags,
-                         metadata=job.metadata, updated_at=stamp)
+        insert(
+            con,
+            "revisions",
+            **where,
+            revision=revision,
+            upload_id=job.upload_id,
+            filename=job.filename,
+            format=fmt,
+            parser=parser,
+            coverage=coverage,
+            warnings=[],
+            extraction_dir=folder.name,
+            ingested_at=stamp,
+            state="partial" if coverage["lost"] else "ready",
+        )
+        described = dict(
+            live_revision=revision,
+            last_revision=revision,
+            title=job.title,
+            description=job.description,
+            tags=job.tags,
+            metadata=job.metadata,
+            updated_at=stamp,
+        )
         if source:
             update(con, "sources", where, **described)
         else:
@@ -379,7 +539,9 @@ def _check_revision(con, job: Job) -> tuple | None:
     source = source_row(con, job.org, job.namespace, job.source_uri)
     live = source[0] if source and source[0] is not None else 0
     if job.expected_revision is not None and job.expected_revision != live:
-        raise IngestFailed("revision_conflict", f"expected revision {job.expected_revision} to be live, but {live or 'none'} is")
+        raise IngestFailed(
+            "revision_conflict", f"expected revision {job.expected_revision} to be live, but {live or 'none'} is"
+        )
     return source
 
 
@@ -387,7 +549,11 @@ def _common(item: _Typed, attr: str) -> str | None:
     """The decimal mark (or date order) the table's typed columns share, if they share one."""
     values = set()
     for t in item.typings.values():
-        if attr == "decimal_mark" and t.reading.type == "number" and (t.physical.startswith("DECIMAL") or t.reading.group_mark):
+        if (
+            attr == "decimal_mark"
+            and t.reading.type == "number"
+            and (t.physical.startswith("DECIMAL") or t.reading.group_mark)
+        ):
             values.add(t.reading.decimal_mark)
         if attr == "order" and t.reading.order:
             values.add(t.reading.order)

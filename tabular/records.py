@@ -18,8 +18,8 @@ from sqlglot import exp
 
 from . import candidates as C
 from .errors import IngestFailed
-from .jsonval import depth_over
 from .extract import PARQUET_OPTIONS, Extraction, cells_schema
+from .jsonval import depth_over
 from .settings import Settings
 
 
@@ -46,18 +46,28 @@ def _text(value) -> str | None:
 
 def _records_to_extraction(records: list, name: str, out: Path, fmt: str, settings: Settings) -> Extraction:
     if not all(isinstance(r, dict) for r in records):
-        raise IngestFailed("format_unavailable", f"{fmt} is read when it holds objects (one per row); this one holds other values")
+        raise IngestFailed(
+            "format_unavailable", f"{fmt} is read when it holds objects (one per row); this one holds other values"
+        )
     flat = [_flatten(r) for r in records]
     headers: dict[str, None] = {}
     for row in flat:
         headers.update(dict.fromkeys(row))
     names = list(headers)
     if len(names) > settings.max_columns:
-        raise IngestFailed("too_large", f"the records have {len(names)} fields; at most {settings.max_columns} are read (max_columns)")
+        raise IngestFailed(
+            "too_large", f"the records have {len(names)} fields; at most {settings.max_columns} are read (max_columns)"
+        )
     columns = [pa.array([_text(row.get(n)) for row in flat], pa.string()) for n in names]
     ids = pa.array(np.arange(1, len(flat) + 1, dtype=np.int64))
     pq.write_table(pa.Table.from_arrays([ids, ids, *columns], schema=cells_schema(len(names))), out, **PARQUET_OPTIONS)
-    extraction = Extraction(name, names, out, len(flat), {"format": fmt, "sheet": None, "range": None, "header_rows": 0, "delimiter": None, "encoding": "utf-8"})
+    extraction = Extraction(
+        name,
+        names,
+        out,
+        len(flat),
+        {"format": fmt, "sheet": None, "range": None, "header_rows": 0, "delimiter": None, "encoding": "utf-8"},
+    )
     return extraction
 
 
@@ -70,7 +80,9 @@ def read_json(path: Path, out: Path, name: str, fmt: str, settings: Settings) ->
     if not text.strip():
         raise IngestFailed("no_text", "the file is empty")
     keep = {"parse_float": lambda s: s, "parse_int": lambda s: s, "parse_constant": lambda s: None}
-    too_deep = IngestFailed("too_large", f"the {fmt} nests deeper than {settings.max_json_depth} levels (max_json_depth)")
+    too_deep = IngestFailed(
+        "too_large", f"the {fmt} nests deeper than {settings.max_json_depth} levels (max_json_depth)"
+    )
     try:
         if fmt == "ndjson":
             records = [json.loads(line, **keep) for line in text.splitlines() if line.strip()]
@@ -98,10 +110,16 @@ def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extrac
     except (pa.ArrowInvalid, OSError) as err:
         raise IngestFailed("format_unavailable", f"the file is not readable Parquet: {err}") from None
     if len(schema.names) > settings.max_columns:
-        raise IngestFailed("too_large", f"the file has {len(schema.names)} columns; at most {settings.max_columns} are read (max_columns)")
+        raise IngestFailed(
+            "too_large",
+            f"the file has {len(schema.names)} columns; at most {settings.max_columns} are read (max_columns)",
+        )
     con = duckdb.connect()
     try:
-        source = exp.Anonymous(this="read_parquet", expressions=[exp.Literal.string(str(path)), exp.EQ(this=exp.var("file_row_number"), expression=exp.true())])
+        source = exp.Anonymous(
+            this="read_parquet",
+            expressions=[exp.Literal.string(str(path)), exp.EQ(this=exp.var("file_row_number"), expression=exp.true())],
+        )
         row_number = exp.column("file_row_number")
         selects = [
             exp.alias_(exp.Add(this=row_number, expression=exp.Literal.number(1)), "__row_id"),
@@ -122,8 +140,18 @@ def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extrac
         raise IngestFailed("format_unavailable", f"the Parquet file cannot be read: {err}") from None
     finally:
         con.close()
-    extraction = Extraction(name, list(schema.names), out, rows, {"format": "parquet", "sheet": None, "range": None, "header_rows": 0, "delimiter": None, "encoding": None})
-    extraction.forced = {f"c{i + 1}": C.STRING for i, f in enumerate(schema) if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
+    extraction = Extraction(
+        name,
+        list(schema.names),
+        out,
+        rows,
+        {"format": "parquet", "sheet": None, "range": None, "header_rows": 0, "delimiter": None, "encoding": None},
+    )
+    extraction.forced = {
+        f"c{i + 1}": C.STRING
+        for i, f in enumerate(schema)
+        if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+    }
     return extraction
 
 

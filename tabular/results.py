@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
-from typing import Iterator
+from collections.abc import Iterator
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -14,13 +14,26 @@ import pyarrow.parquet as pq
 
 from .jsonval import iso_duration, to_json
 
-FORMATS = {"arrow": "application/vnd.apache.arrow.stream", "csv": "text/csv", "parquet": "application/vnd.apache.parquet", "ndjson": "application/x-ndjson"}
+FORMATS = {
+    "arrow": "application/vnd.apache.arrow.stream",
+    "csv": "text/csv",
+    "parquet": "application/vnd.apache.parquet",
+    "ndjson": "application/x-ndjson",
+}
 
 
 def format_of(path: str) -> str | None:
     """The format a file name asks for by its extension (.arrow/.feather, .csv, .parquet, .ndjson/.jsonl)."""
     suffix = path.lower().rsplit(".", 1)[-1]
-    return {"arrow": "arrow", "feather": "arrow", "arrows": "arrow", "csv": "csv", "parquet": "parquet", "ndjson": "ndjson", "jsonl": "ndjson"}.get(suffix)
+    return {
+        "arrow": "arrow",
+        "feather": "arrow",
+        "arrows": "arrow",
+        "csv": "csv",
+        "parquet": "parquet",
+        "ndjson": "ndjson",
+        "jsonl": "ndjson",
+    }.get(suffix)
 
 
 def _portable_type(t: pa.DataType) -> pa.DataType:
@@ -73,9 +86,14 @@ def chunks(reader: pa.RecordBatchReader, fmt: str) -> Iterator[bytes]:
         names = reader.schema.names
         for batch in reader:
             columns = [column.to_pylist() for column in batch.columns]
-            yield "".join(json.dumps(dict(zip(names, (to_json(c[i]) for c in columns))), ensure_ascii=False) + "\n" for i in range(batch.num_rows)).encode()
+            yield "".join(
+                json.dumps(dict(zip(names, (to_json(c[i]) for c in columns))), ensure_ascii=False) + "\n"
+                for i in range(batch.num_rows)
+            ).encode()
         return
-    schema = reader.schema if fmt == "arrow" else pa.schema([f.with_type(_portable_type(f.type)) for f in reader.schema])
+    schema = (
+        reader.schema if fmt == "arrow" else pa.schema([f.with_type(_portable_type(f.type)) for f in reader.schema])
+    )
     if fmt == "arrow":
         writer = pa.ipc.new_stream(buffer, schema)
     elif fmt == "parquet":

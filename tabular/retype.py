@@ -44,7 +44,11 @@ def format_problem(con: duckdb.DuckDBPyConnection, type_: str, fmt: str) -> str 
     if type_ == "string":
         return None if not fmt else "a string column takes no format"
     if type_ in FIXED_FORMATS:
-        return None if fmt in FIXED_FORMATS[type_] else f"a {type_} format is one of {', '.join(repr(f) for f in FIXED_FORMATS[type_])}"
+        return (
+            None
+            if fmt in FIXED_FORMATS[type_]
+            else f"a {type_} format is one of {', '.join(repr(f) for f in FIXED_FORMATS[type_])}"
+        )
     if type_ == "number":
         for part in (p for p in fmt.split(";") if p):
             key, sep, value = part.partition("=")
@@ -83,25 +87,52 @@ def _best(con, relation: str, cell: str, readings: list[Reading], markers) -> Ty
     counted = tally(con, Source(relation), [cell], {cell: readings}, markers)[cell]
     best = min(range(len(readings)), key=lambda i: (counted.fails[i], i))
     reading, rejected = readings[best], counted.fails[best]
-    return Typing(reading, physical_from(reading, counted.numbers.get(best)), rejected, None, forced=True, clean=counted.plain and not rejected)
+    return Typing(
+        reading,
+        physical_from(reading, counted.numbers.get(best)),
+        rejected,
+        None,
+        forced=True,
+        clean=counted.plain and not rejected,
+    )
 
 
 def typing_for(con, relation: str, cell: str, type_: str, fmt: str, markers) -> Typing:
     """The reading of `type_`, narrowed by `fmt`, that rejects fewest rows of the column."""
     symbols = symbols_of(con, Source(relation), [cell], markers)[cell] if type_ == "number" else set()
-    return _best(con, relation, cell, _wanted(type_, fmt, POOLS[type_](fmt if fmt in ORDERS else None, symbols)), markers)
+    return _best(
+        con, relation, cell, _wanted(type_, fmt, POOLS[type_](fmt if fmt in ORDERS else None, symbols)), markers
+    )
 
 
-def check_request(con, names: list[str], current: dict[str, Typing], cells: dict[str, str], columns: dict, formats: dict) -> list[ErrorItem]:
+def check_request(
+    con, names: list[str], current: dict[str, Typing], cells: dict[str, str], columns: dict, formats: dict
+) -> list[ErrorItem]:
     """Every problem with an approval's `columns` and `formats`, each with its JSON path."""
     errors = []
     for field, given in (("columns", columns), ("formats", formats)):
         for name in given:
             if name not in cells:
-                errors.append(ErrorItem(f"{field}.{name}", f"no column {name!r} in this dataset", expected="a column name", received=name, did_you_mean=close_names(name, names)))
+                errors.append(
+                    ErrorItem(
+                        f"{field}.{name}",
+                        f"no column {name!r} in this dataset",
+                        expected="a column name",
+                        received=name,
+                        did_you_mean=close_names(name, names),
+                    )
+                )
     for name, type_ in columns.items():
         if name in cells and type_ not in C.TYPES:
-            errors.append(ErrorItem(f"columns.{name}", f"no type {type_!r}", expected=" | ".join(C.TYPES), received=type_, did_you_mean=close_names(str(type_), list(C.TYPES))))
+            errors.append(
+                ErrorItem(
+                    f"columns.{name}",
+                    f"no type {type_!r}",
+                    expected=" | ".join(C.TYPES),
+                    received=type_,
+                    did_you_mean=close_names(str(type_), list(C.TYPES)),
+                )
+            )
     for name, fmt in formats.items():
         type_ = columns.get(name) or (current[cells[name]].reading.type if name in cells else None)
         if type_ not in C.TYPES:
@@ -120,7 +151,18 @@ def load(text: str) -> dict[str, Typing]:
     out = {}
     for cell, d in json.loads(text).items():
         q = d["question"]
-        question = Question(q["kind"], q["text"], tuple(Option(Reading(**o["reading"]), o["physical"], o["rows_rejected"], o["example"]) for o in q["options"])) if q else None
+        question = (
+            Question(
+                q["kind"],
+                q["text"],
+                tuple(
+                    Option(Reading(**o["reading"]), o["physical"], o["rows_rejected"], o["example"])
+                    for o in q["options"]
+                ),
+            )
+            if q
+            else None
+        )
         out[cell] = Typing(Reading(**d["reading"]), d["physical"], d["rejected"], question, d["forced"], d["clean"])
     return out
 
@@ -146,18 +188,28 @@ def carry(con, relation: str, names: list[str], typings: dict[str, Typing], befo
         said = f"{who or 'a person'} set {name!r} to {old.reading.label} at revision {revision}"
         keep = Option(person.reading, person.physical, person.rejected, None)
         engine = Option(own.reading, own.physical, own.rejected, None)
-        others = tuple(o for o in (own.question.options if own.question else ()) if o.reading not in (person.reading, own.reading))
+        others = tuple(
+            o for o in (own.question.options if own.question else ()) if o.reading not in (person.reading, own.reading)
+        )
         if not person.rejected:
             text = f"{said}; every value of this revision still reads that way, so it is kept. Keep it, or take the engine's reading ({own.reading.label})?"
-            out[cell] = dataclasses.replace(person, question=Question("carried_approval", text, (keep, engine, *others)))
+            out[cell] = dataclasses.replace(
+                person, question=Question("carried_approval", text, (keep, engine, *others))
+            )
         else:
-            text = (f"{said}, but {person.rejected} values of this revision do not read that way, so it is typed afresh as "
-                    f"{own.reading.label}. Keep that, or the earlier type and reject those rows?")
-            out[cell] = dataclasses.replace(own, question=Question("approval_not_carried", text, (engine, keep, *others)))
+            text = (
+                f"{said}, but {person.rejected} values of this revision do not read that way, so it is typed afresh as "
+                f"{own.reading.label}. Keep that, or the earlier type and reject those rows?"
+            )
+            out[cell] = dataclasses.replace(
+                own, question=Question("approval_not_carried", text, (engine, keep, *others))
+            )
     return out
 
 
-def person_set(cur, org: str, namespace: str, source_uri: str, dataset_id: str) -> dict[str, tuple[Typing, int, str | None]]:
+def person_set(
+    cur, org: str, namespace: str, source_uri: str, dataset_id: str
+) -> dict[str, tuple[Typing, int, str | None]]:
     """The columns a person set in the live revision's dataset of this id: {name: (typing, revision, who)}."""
     row = live_typings(cur, org, namespace, source_uri, dataset_id)
     if row is None:

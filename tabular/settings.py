@@ -161,7 +161,7 @@ class Settings:
         return tuple(options.get("null_values") or self.null_markers)
 
     @classmethod
-    def from_env(cls, **overrides) -> "Settings":
+    def from_env(cls, **overrides) -> Settings:
         """Defaults, then `TABULAR_<FIELD>` environment variables, then explicit overrides."""
         values = {}
         for f in fields(cls):

@@ -26,7 +26,7 @@ from openpyxl.utils import get_column_letter
 
 from . import candidates as C
 from .errors import IngestFailed
-from .extract import PARQUET_OPTIONS, Excluded, Extraction, join_headers, cells_schema
+from .extract import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
 from .formats import CFB_MAGIC
 from .markup import LONG_TOKEN, MarkupGuard
 from .settings import Settings
@@ -69,7 +69,8 @@ def check_container(path: Path, fmt: str, settings: Settings) -> int:
                 if repeats and repeats.cells > settings.max_sheet_cells:
                     # calamine expands repeated rows that hold values: 842 bytes made 30 million cells.
                     raise IngestFailed(
-                        "too_large", f"its repeated rows make {repeats.cells} cells, over max_sheet_cells ({settings.max_sheet_cells})"
+                        "too_large",
+                        f"its repeated rows make {repeats.cells} cells, over max_sheet_cells ({settings.max_sheet_cells})",
                     )
                 if extent and extent[0] * extent[1] > settings.max_sheet_cells:
                     # The readers hold a sheet as a dense grid: A1 and CV1048576 make 100 million cells.
@@ -95,14 +96,16 @@ def uses_fast_reader(path: Path, inflated: int, settings: Settings) -> bool:
 _ROW_REF = re.compile(rb'<row[^>]*?\sr="([0-9]+)"')
 _WIDE_REF = re.compile(rb'<c[^>]*?\sr="([A-Z]{2,3})[0-9]')
 # _NARROW_REFS[k]: a one-letter reference past column k (A is 1).
-_NARROW_REFS = [re.compile(rb'<c[^>]*?\sr="([' + bytes(range(65 + k, 91)) + rb'])[0-9]') for k in range(26)]
+_NARROW_REFS = [re.compile(rb'<c[^>]*?\sr="([' + bytes(range(65 + k, 91)) + rb"])[0-9]") for k in range(26)]
 
 
 class _OdsRepeats:
     """The cells an ODS's repeated rows with values make when expanded (calamine expands them;
     empty repeated rows, such as the rest of a sheet LibreOffice writes, it does not)."""
 
-    ROW = re.compile(rb'<table:table-row\b[^>]*?table:number-rows-repeated="([0-9]+)"[^>]*>(.{0,8192}?)</table:table-row>', re.S)
+    ROW = re.compile(
+        rb'<table:table-row\b[^>]*?table:number-rows-repeated="([0-9]+)"[^>]*>(.{0,8192}?)</table:table-row>', re.S
+    )
     COLUMNS = re.compile(rb'table:number-columns-repeated="([0-9]+)"')
     # A cell repeated across columns (only such cells are looked at one by one).
     WIDE_CELL = re.compile(rb'<table:table-cell\b[^>]*?table:number-columns-repeated="([0-9]+)"[^>]*>')
@@ -132,10 +135,16 @@ class _OdsRepeats:
                 width = sum(int(n) for n in self.COLUMNS.findall(body)) or body.count(b"<table:table-cell")
                 self.repeated += int(row.group(1)) * max(width, 1)
             end = row.end()
-        self.tail = text[max(end, len(text) - 16384):]  # a row cut by the chunk's end is read whole next time
+        self.tail = text[max(end, len(text) - 16384) :]  # a row cut by the chunk's end is read whole next time
 
 
-def _scan_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, markup: bool, extent: bool = False, repeats: _OdsRepeats | None = None) -> tuple[int, int] | None:
+def _scan_part(
+    archive: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    markup: bool,
+    extent: bool = False,
+    repeats: _OdsRepeats | None = None,
+) -> tuple[int, int] | None:
     """Read one member to its end (zipfile checks its CRC and its declared size there); with
     `markup`, check its XML as markup.py says before a Python parser may read it. With `extent`
     (a worksheet), answer the (rows, columns) its cell references span: the last row number,
@@ -156,7 +165,9 @@ def _scan_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, markup: bool, ex
                     rows = max(rows, int(found.group(1)))
                 for letters in set(_WIDE_REF.findall(text)):
                     columns = max(columns, _column_number(letters.decode()))
-                while columns < 26 and (found := _NARROW_REFS[columns].search(text)):  # one scan once the widest is seen
+                while columns < 26 and (
+                    found := _NARROW_REFS[columns].search(text)
+                ):  # one scan once the widest is seen
                     columns = found.group(1)[0] - 64
                 tail = text[-64:]
     return (rows, columns) if extent else None
@@ -268,11 +279,16 @@ def _is_title(table: _Table, grid) -> bool:
     rows = table.bottom - table.top + 1
     if rows > 3:
         return False
-    filled = [sum(1 for j in range(table.left, table.right + 1) if j < len(grid[i]) and grid[i][j].kind) for i in range(table.top, table.bottom + 1)]
+    filled = [
+        sum(1 for j in range(table.left, table.right + 1) if j < len(grid[i]) and grid[i][j].kind)
+        for i in range(table.top, table.bottom + 1)
+    ]
     return max(filled) <= 1
 
 
-def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
+def read_workbook(
+    path: Path, folder: Path, fmt: str, options: dict, settings: Settings
+) -> tuple[list[Extraction], dict]:
     """Every table of every visible sheet (or the sheets `options.sheets` names)."""
     inflated = check_container(path, fmt, settings)
     if uses_fast_reader(path, inflated, settings):
@@ -287,7 +303,9 @@ def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: S
         try:
             extractions, covered = read_calamine(path, folder, fmt, options, settings, checked=True)
         except IngestFailed:
-            raise IngestFailed("format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}") from None
+            raise IngestFailed(
+                "format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}"
+            ) from None
         for ex in extractions:
             ex.notes.append(f"read without number formats (openpyxl: {type(err).__name__})")
         return extractions, covered
@@ -296,7 +314,9 @@ def read_workbook(path: Path, folder: Path, fmt: str, options: dict, settings: S
     if wanted:
         unknown = [n for n in wanted if n not in book.sheetnames]
         if unknown:
-            raise IngestFailed("format_unavailable", f"no sheet named {unknown[0]!r}; the workbook has {book.sheetnames}")
+            raise IngestFailed(
+                "format_unavailable", f"no sheet named {unknown[0]!r}; the workbook has {book.sheetnames}"
+            )
     extractions: list[Extraction] = []
     lost: list[str] = []
     chosen = [ws for ws in book.worksheets if (ws.title in wanted if wanted else ws.sheet_state == "visible")]
@@ -317,7 +337,10 @@ def _sheet(ws, folder: Path, fmt: str, first_index: int, settings: Settings, opt
     height = max((r for r, _ in filled), default=0)
     width = max((c for _, c in filled), default=0)
     if width > settings.max_columns or height * width > settings.max_sheet_cells:
-        raise IngestFailed("too_large", f"sheet {ws.title!r} spans {height} rows × {width} columns, over max_columns or max_sheet_cells")
+        raise IngestFailed(
+            "too_large",
+            f"sheet {ws.title!r} spans {height} rows × {width} columns, over max_columns or max_sheet_cells",
+        )
     empty = Cell(None, "")
     grid = [[empty] * width for _ in range(height)]
     for (r, c), cell in filled.items():
@@ -326,11 +349,22 @@ def _sheet(ws, folder: Path, fmt: str, first_index: int, settings: Settings, opt
     return _tables(ws.title, grid, merged, folder, fmt, first_index, settings, options)
 
 
-def _tables(sheet: str, grid: list[list[Cell]], merged, folder: Path, fmt: str, first_index: int, settings: Settings, options: dict) -> list[Extraction]:
+def _tables(
+    sheet: str,
+    grid: list[list[Cell]],
+    merged,
+    folder: Path,
+    fmt: str,
+    first_index: int,
+    settings: Settings,
+    options: dict,
+) -> list[Extraction]:
     """The tables of one sheet's grid of cells, each written as an extraction."""
     width = max((len(r) for r in grid), default=0)
     if width > settings.max_columns:
-        raise IngestFailed("too_large", f"sheet {sheet!r} has {width} columns; at most {settings.max_columns} are read (max_columns)")
+        raise IngestFailed(
+            "too_large", f"sheet {sheet!r} has {width} columns; at most {settings.max_columns} are read (max_columns)"
+        )
     errors = sum(1 for row in grid for c in row if c.kind == "e")
     merged = [(r0, c0, r1, c1, _cell_at(grid, r0, c0)) for r0, c0, r1, c1 in merged]
     blocks = _blocks(grid, width)
@@ -338,11 +372,26 @@ def _tables(sheet: str, grid: list[list[Cell]], merged, folder: Path, fmt: str, 
     out = []
     for k, table in enumerate(tables):
         name = sheet if len(tables) == 1 else f"{sheet} {k + 1}"
-        out.append(_table(sheet, name, grid, table, merged, folder / f"{first_index + len(out)}.parquet", fmt, settings, options, errors))
+        out.append(
+            _table(
+                sheet,
+                name,
+                grid,
+                table,
+                merged,
+                folder / f"{first_index + len(out)}.parquet",
+                fmt,
+                settings,
+                options,
+                errors,
+            )
+        )
     return out
 
 
-def read_calamine(path: Path, folder: Path, fmt: str, options: dict, settings: Settings, checked: bool = False) -> tuple[list[Extraction], dict]:
+def read_calamine(
+    path: Path, folder: Path, fmt: str, options: dict, settings: Settings, checked: bool = False
+) -> tuple[list[Extraction], dict]:
     """A workbook through calamine (ODS, and XLSX openpyxl refuses): values keep their types
     (dates, numbers, booleans, text), though calamine gives no number formats, so a percent is
     read as its fraction."""
@@ -369,7 +418,9 @@ def read_calamine(path: Path, folder: Path, fmt: str, options: dict, settings: S
     except IngestFailed:
         raise
     except Exception as err:  # calamine raises its own error kinds for damaged files
-        raise IngestFailed("format_unavailable", f"the spreadsheet cannot be read: {type(err).__name__}: {err}") from None
+        raise IngestFailed(
+            "format_unavailable", f"the spreadsheet cannot be read: {type(err).__name__}: {err}"
+        ) from None
     for ex in extractions:
         ex.origin["hidden_sheets"] = hidden
     return extractions, coverage(len(chosen), lost)
@@ -415,29 +466,48 @@ def check_xls(path: Path, settings: Settings) -> None:
     if not data:
         raise IngestFailed("no_text", "the file is empty")
     if not data.startswith(CFB_MAGIC):
-        raise IngestFailed("format_unavailable", "the file is not an OLE2 container, as an .xls workbook is (Excel 2–4 workbooks are not read); save it as .xlsx")
+        raise IngestFailed(
+            "format_unavailable",
+            "the file is not an OLE2 container, as an .xls workbook is (Excel 2–4 workbooks are not read); save it as .xlsx",
+        )
     try:
         streams = _cfb_streams(data)
         if _ENCRYPTED_STREAMS & set(streams):
-            raise IngestFailed("format_unavailable", "the file is an encrypted (password-protected) workbook; save it unprotected as .xlsx")
+            raise IngestFailed(
+                "format_unavailable",
+                "the file is an encrypted (password-protected) workbook; save it unprotected as .xlsx",
+            )
         name = next((n for n in ("workbook", "book") if n in streams), None)
         if name is None:
             held = ", ".join(sorted(streams)[:8]) or "none"
-            raise IngestFailed("format_unavailable", f"the OLE2 file holds no workbook stream, so it is no .xls (its streams: {held})")
+            raise IngestFailed(
+                "format_unavailable", f"the OLE2 file holds no workbook stream, so it is no .xls (its streams: {held})"
+            )
         stream = streams[name]()
         sheets = _biff_globals(stream)
         total = 0
         for start in sheets:
             declared, spanned = _biff_sheet_cells(stream, start)
             if declared > _XLS_SHEET_CELLS:
-                raise _Damaged(f"a sheet's DIMENSIONS record declares {declared} cells, more than an .xls sheet holds ({_XLS_SHEET_CELLS})")
+                raise _Damaged(
+                    f"a sheet's DIMENSIONS record declares {declared} cells, more than an .xls sheet holds ({_XLS_SHEET_CELLS})"
+                )
             if declared > settings.max_sheet_cells:
-                raise IngestFailed("too_large", f"a sheet declares {declared} cells (its DIMENSIONS record), over max_sheet_cells ({settings.max_sheet_cells})")
+                raise IngestFailed(
+                    "too_large",
+                    f"a sheet declares {declared} cells (its DIMENSIONS record), over max_sheet_cells ({settings.max_sheet_cells})",
+                )
             total += spanned
             if total > settings.max_sheet_cells:
-                raise IngestFailed("too_large", f"the sheets span {total} or more cells as grids, over max_sheet_cells ({settings.max_sheet_cells}); calamine holds every sheet of an .xls at once")
+                raise IngestFailed(
+                    "too_large",
+                    f"the sheets span {total} or more cells as grids, over max_sheet_cells ({settings.max_sheet_cells}); calamine holds every sheet of an .xls at once",
+                )
     except (_Damaged, struct.error, IndexError, ValueError) as err:
-        raise IngestFailed("format_unavailable", f"the file is an OLE2 container, as an .xls or an encrypted (password-protected) workbook is, and it is damaged: {err}") from None
+        raise IngestFailed(
+            "format_unavailable",
+            f"the file is an OLE2 container, as an .xls or an encrypted (password-protected) workbook is, and it is damaged: {err}",
+        ) from None
 
 
 def _cfb_streams(data: bytes) -> dict:
@@ -449,7 +519,9 @@ def _cfb_streams(data: bytes) -> dict:
     if shift not in (9, 12) or mini_shift != 6:
         raise _Damaged(f"sector sizes 2^{shift} and 2^{mini_shift} are not OLE2's")
     size = 1 << shift
-    n_dir, n_fat, first_dir, _, cutoff, first_mini_fat, n_mini_fat, first_difat, n_difat = struct.unpack_from("<9I", data, 0x28)
+    n_dir, n_fat, first_dir, _, cutoff, first_mini_fat, n_mini_fat, first_difat, n_difat = struct.unpack_from(
+        "<9I", data, 0x28
+    )
     sectors = (len(data) - 1) // size  # whole or cut-short sectors after the header's
     if max(n_fat, n_mini_fat, n_difat, n_dir) > sectors:
         raise _Damaged(f"it declares more sectors than its {len(data)} bytes hold")
@@ -482,7 +554,7 @@ def _cfb_streams(data: bytes) -> dict:
     directory = regular(first_dir, len(data))
     entries = []
     for at in range(0, len(directory) - 127, 128):
-        name_bytes, = struct.unpack_from("<H", directory, at + 64)
+        (name_bytes,) = struct.unpack_from("<H", directory, at + 64)
         kind = directory[at + 66]
         start, length = struct.unpack_from("<IQ", directory, at + 116)
         if major == 3:
@@ -504,7 +576,7 @@ def _cfb_streams(data: bytes) -> dict:
     out = {}
     for name, kind, start, length in entries:
         if kind == 2 and name.lower() not in out:
-            out[name.lower()] = (lambda s=start, n=length: (mini if n < cutoff else regular)(s, n))
+            out[name.lower()] = lambda s=start, n=length: (mini if n < cutoff else regular)(s, n)
     return out
 
 
@@ -516,13 +588,18 @@ def _biff_globals(stream: bytes) -> list[int]:
         kind, length = _TWO_U16.unpack_from(stream, pos)
         body, pos = pos + 4, pos + 4 + length
         if kind == _BIFF_FILEPASS:
-            raise IngestFailed("format_unavailable", "the .xls workbook is password-protected (encrypted); save it unprotected as .xlsx")
+            raise IngestFailed(
+                "format_unavailable",
+                "the .xls workbook is password-protected (encrypted); save it unprotected as .xlsx",
+            )
         if kind == _BIFF_SST and length >= 8:
-            count, = struct.unpack_from("<i", stream, body + 4)
+            (count,) = struct.unpack_from("<i", stream, body + 4)
             if not 0 <= count <= end // 3:  # each string takes 3 bytes at least
-                raise _Damaged(f"its shared-string table declares {count} strings, more than the workbook's {end} bytes hold")
+                raise _Damaged(
+                    f"its shared-string table declares {count} strings, more than the workbook's {end} bytes hold"
+                )
         elif kind == _BIFF_BOUNDSHEET and length >= 4:
-            start, = struct.unpack_from("<I", stream, body)
+            (start,) = struct.unpack_from("<I", stream, body)
             if start > end:
                 raise _Damaged("a sheet starts past the end of the workbook stream")
             sheets.append(start)
@@ -569,7 +646,9 @@ def _biff_sheet_cells(stream: bytes, pos: int) -> tuple[int, int]:
     mulrk = (kinds == _BIFF_MULRK) & (lengths >= 6)
     lasts = cols.copy()
     lasts[mulrk] = u16(at[mulrk] + 4 + lengths[mulrk] - 2)  # a run of numbers ends at its last column
-    spanned = (int(rows.max()) - int(rows.min()) + 1) * (int(max(cols.max(), lasts.max())) - int(min(cols.min(), lasts.min())) + 1)
+    spanned = (int(rows.max()) - int(rows.min()) + 1) * (
+        int(max(cols.max(), lasts.max())) - int(min(cols.min(), lasts.min())) + 1
+    )
     return declared, spanned
 
 
@@ -590,7 +669,9 @@ def _cell_at(grid, i, j) -> Cell:
     return grid[i][j] if i < len(grid) and j < len(grid[i]) else Cell(None, "")
 
 
-def _table(sheet: str, name: str, grid, t: _Table, merged, out: Path, fmt: str, settings: Settings, options: dict, errors: int) -> Extraction:
+def _table(
+    sheet: str, name: str, grid, t: _Table, merged, out: Path, fmt: str, settings: Settings, options: dict, errors: int
+) -> Extraction:
     width = t.right - t.left + 1
     header_rows = options.get("header_rows")
     if header_rows is None:
@@ -602,7 +683,7 @@ def _table(sheet: str, name: str, grid, t: _Table, merged, out: Path, fmt: str, 
         row = []
         for j in range(t.left, t.right + 1):
             cell = _cell_at(grid, i, j)
-            for (r0, c0, r1, c1, first) in merged:  # a merged header spreads over its columns
+            for r0, c0, r1, c1, first in merged:  # a merged header spreads over its columns
                 if r0 <= i <= r1 and c0 <= j <= c1 and (i, j) != (r0, c0):
                     cell = first if i == r0 else Cell(None, "")
             row.append(cell.text or "")
@@ -612,13 +693,21 @@ def _table(sheet: str, name: str, grid, t: _Table, merged, out: Path, fmt: str, 
     left_out: list[Excluded] = []
     if rows and _is_total_row(grid, rows, t):
         last = rows.pop()
-        left_out.append(Excluded(len(rows) + 1, last + 1, " | ".join(c.text for c in grid[last][t.left : t.right + 1] if c.text), "total_row"))
+        left_out.append(
+            Excluded(
+                len(rows) + 1,
+                last + 1,
+                " | ".join(c.text for c in grid[last][t.left : t.right + 1] if c.text),
+                "total_row",
+            )
+        )
     cells = [[_cell_at(grid, i, j) for i in rows] for j in range(t.left, t.right + 1)]
     columns = [_midnights(col) for col in cells]
     kinds = [{c.kind for c in col} - {""} for col in cells]
     ids = list(range(1, len(rows) + 1))
     table = pa.Table.from_arrays(
-        [pa.array(ids, pa.int64()), pa.array([i + 1 for i in rows], pa.int64())] + [pa.array(col, pa.string()) for col in columns],
+        [pa.array(ids, pa.int64()), pa.array([i + 1 for i in rows], pa.int64())]
+        + [pa.array(col, pa.string()) for col in columns],
         schema=cells_schema(width),
     )
     pq.write_table(table, out, **PARQUET_OPTIONS)

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import defusedxml.ElementTree as ET
 import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import zipfile
-
-import defusedxml.ElementTree as ET
 from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format
 from openpyxl.utils import get_column_letter
 from sqlglot import exp
@@ -209,9 +208,13 @@ def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Sett
                 sheet = reader.load_sheet(name, header_row=None, dtypes="string", skip_rows=0)
                 batch = sheet.to_arrow()
                 if batch.num_columns > settings.max_columns:
-                    raise IngestFailed("too_large", f"{batch.num_columns} columns; at most {settings.max_columns} are read")
+                    raise IngestFailed(
+                        "too_large", f"{batch.num_columns} columns; at most {settings.max_columns} are read"
+                    )
                 first_column = sheet.available_columns()[0].absolute_index if batch.num_columns else 0
-                extractions += _sheet(con, name, batch, first_column, hints.get(name, {}), folder, fmt, len(extractions), options)
+                extractions += _sheet(
+                    con, name, batch, first_column, hints.get(name, {}), folder, fmt, len(extractions), options
+                )
             except Exception as err:  # one sheet that cannot be read is lost, not the workbook
                 lost.append(f"sheet {name!r}: {getattr(err, 'message', err)}")
     finally:
@@ -226,7 +229,12 @@ def _filled(batch: pa.RecordBatch) -> np.ndarray:
     if batch.num_columns == 0:
         return np.zeros((batch.num_rows, 0), dtype=bool)
     # Not empty and not only whitespace; utf8_is_space is false for "", and ten times cheaper than a trim.
-    cols = [pc.fill_null(pc.invert(pc.or_(pc.utf8_is_space(c), pc.equal(pc.binary_length(c), 0))), False).to_numpy(zero_copy_only=False) for c in batch.columns]
+    cols = [
+        pc.fill_null(pc.invert(pc.or_(pc.utf8_is_space(c), pc.equal(pc.binary_length(c), 0))), False).to_numpy(
+            zero_copy_only=False
+        )
+        for c in batch.columns
+    ]
     return np.column_stack(cols)
 
 
@@ -237,7 +245,17 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(starts.tolist(), ends.tolist()))
 
 
-def _sheet(con, sheet: str, batch: pa.RecordBatch, first_column: int, hints: dict[int, _Hint], folder: Path, fmt: str, first: int, options: dict) -> list[Extraction]:
+def _sheet(
+    con,
+    sheet: str,
+    batch: pa.RecordBatch,
+    first_column: int,
+    hints: dict[int, _Hint],
+    folder: Path,
+    fmt: str,
+    first: int,
+    options: dict,
+) -> list[Extraction]:
     filled = _filled(batch)
     blocks = []
     for top, bottom in _runs(filled.any(axis=1)):
@@ -249,21 +267,52 @@ def _sheet(con, sheet: str, batch: pa.RecordBatch, first_column: int, hints: dic
     out = []
     for k, (top, left, bottom, right, _) in enumerate(tables):
         name = sheet if len(tables) == 1 else f"{sheet} {k + 1}"
-        out.append(_table(con, sheet, name, batch, first_column, hints, top, left, bottom, right, folder / f"{first + len(out)}.parquet", fmt, options))
+        out.append(
+            _table(
+                con,
+                sheet,
+                name,
+                batch,
+                first_column,
+                hints,
+                top,
+                left,
+                bottom,
+                right,
+                folder / f"{first + len(out)}.parquet",
+                fmt,
+                options,
+            )
+        )
     return out
 
 
-def _table(con, sheet, name, batch, first_column, hints, top, left, bottom, right, out: Path, fmt, options) -> Extraction:
+def _table(
+    con, sheet, name, batch, first_column, hints, top, left, bottom, right, out: Path, fmt, options
+) -> Extraction:
     """One table of the sheet: rows top..bottom, batch columns left..right (the sheet's columns
     first_column + left …)."""
     header_rows = options.get("header_rows") or 1
     width = right - left + 1
-    headers = join_headers([[batch.column(j)[i].as_py() or "" for j in range(left, right + 1)] for i in range(top, min(top + header_rows, bottom + 1))], width)
+    headers = join_headers(
+        [
+            [batch.column(j)[i].as_py() or "" for j in range(left, right + 1)]
+            for i in range(top, min(top + header_rows, bottom + 1))
+        ],
+        width,
+    )
     start, stop = top + header_rows, bottom + 1
     left_out: list[Excluded] = []
     if stop - start >= 2 and _total_row(batch, stop - 1, left, right):
         stop -= 1
-        left_out.append(Excluded(stop - start + 1, stop + 1, " | ".join(filter(None, (batch.column(j)[stop].as_py() for j in range(left, right + 1)))), "total_row"))
+        left_out.append(
+            Excluded(
+                stop - start + 1,
+                stop + 1,
+                " | ".join(filter(None, (batch.column(j)[stop].as_py() for j in range(left, right + 1)))),
+                "total_row",
+            )
+        )
     rows = max(stop - start, 0)
     ids = pa.array(np.arange(1, rows + 1, dtype=np.int64))
     source = pa.Table.from_arrays(
@@ -280,7 +329,9 @@ def _table(con, sheet, name, batch, first_column, hints, top, left, bottom, righ
             forced[cell] = C.STRING  # Excel text stays text, digits or not
     con.register("__sheet_table", source)
     query = exp.select(*selects).from_("__sheet_table").sql(dialect="duckdb")
-    con.execute(f"COPY ({query}) TO {exp.Literal.string(str(out)).sql(dialect='duckdb')} (FORMAT parquet, COMPRESSION lz4)")
+    con.execute(
+        f"COPY ({query}) TO {exp.Literal.string(str(out)).sql(dialect='duckdb')} (FORMAT parquet, COMPRESSION lz4)"
+    )
     con.unregister("__sheet_table")
     extraction = Extraction(name, headers, out, rows, {})
     extraction.left_out = left_out
@@ -302,11 +353,19 @@ def _normalise(c: exp.Expression, hint: _Hint) -> exp.Expression:
     by 100 exactly, currency with its unit."""
     number = exp.Not(this=exp.Is(this=exp.TryCast(this=c, to=exp.DataType.build("DOUBLE")), expression=exp.null()))
     if "d" in hint.kinds and not hint.time:
-        return exp.Anonymous(this="regexp_replace", expressions=[c, exp.Literal.string(" 00:00:00$"), exp.Literal.string("")])
+        return exp.Anonymous(
+            this="regexp_replace", expressions=[c, exp.Literal.string(" 00:00:00$"), exp.Literal.string("")]
+        )
     if "d" in hint.kinds:
         return exp.Anonymous(this="replace", expressions=[c, exp.Literal.string(" "), exp.Literal.string("T")])
     if hint.unit == "%":
-        scaled = exp.cast(exp.Mul(this=exp.cast(c, exp.DataType.build("DECIMAL(38, 18)", dialect="duckdb")), expression=exp.Literal.number(100)), "VARCHAR")
+        scaled = exp.cast(
+            exp.Mul(
+                this=exp.cast(c, exp.DataType.build("DECIMAL(38, 18)", dialect="duckdb")),
+                expression=exp.Literal.number(100),
+            ),
+            "VARCHAR",
+        )
         trimmed = exp.func("rtrim", exp.func("rtrim", scaled, exp.Literal.string("0")), exp.Literal.string("."))
         return exp.Case().when(number, exp.DPipe(this=trimmed, expression=exp.Literal.string("%"))).else_(c)
     if hint.unit:

@@ -56,7 +56,12 @@ def is_comment(row: list[str], width: int) -> bool:
 def records(head: str, delimiter: str, quotechar: str, spaced: bool = False, escapechar: str = "") -> list[list[str]]:
     # newline="": lines end at \r, \n or \r\n (old Mac files end at \r alone), kept as they are.
     reader = csv.reader(
-        io.StringIO(head, newline=""), delimiter=delimiter, quotechar=quotechar, doublequote=True, strict=False, skipinitialspace=spaced,
+        io.StringIO(head, newline=""),
+        delimiter=delimiter,
+        quotechar=quotechar,
+        doublequote=True,
+        strict=False,
+        skipinitialspace=spaced,
         escapechar=escapechar or None,
     )
     out = []
@@ -79,7 +84,12 @@ def _shape(records: list[list[str]]) -> tuple[float, int, int, int]:
     width, _ = max(widths.items(), key=lambda kv: (kv[1], kv[0]))
     first = next((i for i, r in enumerate(records) if not is_blank(r)), None)
     ragged = first is not None and len({len(r) for r in records[first + 1 :] if len(r) > 1 and not is_blank(r)}) > 1
-    if ragged and first is not None and len(records[first]) > width and not is_comment(records[first], len(records[first])):
+    if (
+        ragged
+        and first is not None
+        and len(records[first]) > width
+        and not is_comment(records[first], len(records[first]))
+    ):
         # A first line wider than most rows, over rows of several widths, is a header over
         # ragged rows, not a preamble. (A title with commas over a regular table stays a title.)
         width = len(records[first])
@@ -134,7 +144,9 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         width = 1
     body = [r for r in rows[start:] if not is_blank(r) and not is_comment(r, width) and len(r) == width]
     if header_rows is not None:
-        return Layout(chosen, quotechar, newline_of(head), start, header_rows, width, True, spaced=spaced, escapechar=escape)
+        return Layout(
+            chosen, quotechar, newline_of(head), start, header_rows, width, True, spaced=spaced, escapechar=escape
+        )
     has_header, clear = _has_header(body[0] if body else [], body[1:201])
     if has_header and body and body[0] in body[1:]:
         clear = False  # the header again further down: another table follows (or the same, repeated)
@@ -143,11 +155,21 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     # A preamble is titles and notes; rows of several filled cells before the table look like
     # another table (two sheets in one export): skipped, but a person is asked.
     tabled = sum(1 for r in rows[:start] if sum(1 for c in r if c.strip()) >= 2)
-    return Layout(chosen, quotechar, newline_of(head), start, 1 if has_header else 0, width, clear and tabled < 2, spaced=spaced, escapechar=escape)
+    return Layout(
+        chosen,
+        quotechar,
+        newline_of(head),
+        start,
+        1 if has_header else 0,
+        width,
+        clear and tabled < 2,
+        spaced=spaced,
+        escapechar=escape,
+    )
 
 
 def _backslash_escaped(head: str, delimiter: str, quotechar: str, plain: list[list[str]]) -> str:
-    """"\\" when the text writes quotes inside quoted cells as \" (`"\"Likwit\""`), which an RFC 4180
+    """ "\\" when the text writes quotes inside quoted cells as \" (`"\"Likwit\""`), which an RFC 4180
     reading leaves as stray backslashes and quotes in the cells; "" otherwise. Chosen only where
     the escaped reading is as regular as the plain one and leaves no such cell."""
     mark = "\\" + quotechar
@@ -229,7 +251,11 @@ def _sections(preamble: list[list[str]], rest: list[list[str]]) -> bool:
 def _numbers_rows(data: list[list[str]]) -> bool:
     """The first column counts the rows: 1, 2, 3 … (or 1., 2., 3.) down the data."""
     firsts = [r[0].strip().rstrip(".") if r else "" for r in data]
-    return bool(firsts) and all(f.isdigit() for f in firsts) and [int(f) for f in firsts] == list(range(int(firsts[0]), int(firsts[0]) + len(firsts)))
+    return (
+        bool(firsts)
+        and all(f.isdigit() for f in firsts)
+        and [int(f) for f in firsts] == list(range(int(firsts[0]), int(firsts[0]) + len(firsts)))
+    )
 
 
 def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
@@ -268,7 +294,9 @@ def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
     values = sum(
         1
         for j, c in enumerate(cells)
-        if quick_kind(c) in VALUE_KINDS and not YEAR.fullmatch(c) and any(j < len(r) and quick_kind(r[j]) in VALUE_KINDS for r in data)
+        if quick_kind(c) in VALUE_KINDS
+        and not YEAR.fullmatch(c)
+        and any(j < len(r) and quick_kind(r[j]) in VALUE_KINDS for r in data)
     )
     if values * 2 > sum(1 for c in cells if c):
         return False, False

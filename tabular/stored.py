@@ -19,7 +19,9 @@ from .extract import read_delimited
 from .settings import Settings
 
 
-def extraction(catalog: Catalog, settings: Settings, cur, org: str, namespace: str, source_uri: str, revision: int, dataset_id: str) -> str:
+def extraction(
+    catalog: Catalog, settings: Settings, cur, org: str, namespace: str, source_uri: str, revision: int, dataset_id: str
+) -> str:
     """The path of the dataset's extraction Parquet, written from the upload if it is not there."""
     path, name, options_text, rows, upload = extraction_of(cur, org, namespace, source_uri, revision, dataset_id)
     target = Path(path)

@@ -25,12 +25,19 @@ WORKBOOK_RELS = (
     '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
     '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>'
 )
-SHEET_OPEN = b'<?xml version="1.0"?>%s<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+SHEET_OPEN = (
+    b'<?xml version="1.0"?>%s<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+)
 ROWS = b'<row r="1"><c r="A1" t="inlineStr"><is><t>%s</t></is></c><c r="B1" t="inlineStr"><is><t>b</t></is></c></row><row r="2"><c r="A2"><v>1</v></c><c r="B2"><v>2</v></c></row>'
 SHEET_CLOSE = b"</sheetData></worksheet>"
-LAUGHS = b'<!DOCTYPE lolz [<!ENTITY lol "lol">' + b"".join(
-    b'<!ENTITY lol%d "%s">' % (k, b"".join([b"&lol%d;" % (k - 1) if k > 1 else b"&lol;"] * 10)) for k in range(1, 10)
-) + b"]>"
+LAUGHS = (
+    b'<!DOCTYPE lolz [<!ENTITY lol "lol">'
+    + b"".join(
+        b'<!ENTITY lol%d "%s">' % (k, b"".join([b"&lol%d;" % (k - 1) if k > 1 else b"&lol;"] * 10))
+        for k in range(1, 10)
+    )
+    + b"]>"
+)
 
 
 def workbook(path: Path, sheet_parts: list[bytes], book: str = WORKBOOK) -> Path:

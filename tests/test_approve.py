@@ -5,14 +5,16 @@ import shutil
 import threading
 
 import pytest
+from conftest import CSV, columns, ingest, snapshot_files
 
 import tabular
-from conftest import CSV, columns, ingest, snapshot_files
 
 
 def approve(engine, uri, snapshot_id, columns=None, formats=None, **extra):
     body = {"org": "acme", "namespace": "finance", "source_uri": uri, "snapshot_id": snapshot_id}
-    return engine.call("knowledge.dataset_approve", {**body, "columns": columns or {}, "formats": formats or {}, **extra})
+    return engine.call(
+        "knowledge.dataset_approve", {**body, "columns": columns or {}, "formats": formats or {}, **extra}
+    )
 
 
 def test_a_date_order_answered_retypes_from_the_extraction(ns, engine):
@@ -23,7 +25,12 @@ def test_a_date_order_answered_retypes_from_the_extraction(ns, engine):
     got = answer["dataset"]
     assert answer["found"] and answer["retyped"]
     assert answer["changes"] == [
-        {"column": "when", "before": {"type": "date", "format": "%d/%m/%Y"}, "after": {"type": "date", "format": "%m/%d/%Y"}, "rows_rejected": 0}
+        {
+            "column": "when",
+            "before": {"type": "date", "format": "%d/%m/%Y"},
+            "after": {"type": "date", "format": "%m/%d/%Y"},
+            "rows_rejected": 0,
+        }
     ]
     assert got["snapshot_id"] != before.snapshot_id and got["questions"] == []
     assert got["approved"] and got["approved_by"] == "local" and got["approved_at"]
@@ -57,7 +64,9 @@ def test_a_type_the_values_cannot_take_rejects_rows_and_says_how_many(ns, engine
     assert [(r["row_id"], r["value"]) for r in got["rejected"]] == [(6, "see note"), (13, "TBD")]
     after = ns.dataset_get("m", sample_rows=50).datasets[0]
     assert after.sample_row_ids == [i for i in range(1, 21) if i not in (6, 13)]
-    total = ns.query({"datasets": [{"source_uri": "m"}], "aggregates": [{"fn": "count"}, {"fn": "sum", "column": "amount"}]})
+    total = ns.query(
+        {"datasets": [{"source_uri": "m"}], "aggregates": [{"fn": "count"}, {"fn": "sum", "column": "amount"}]}
+    )
     assert total.rows[0][0] == 18 and not total.complete
 
 
@@ -73,7 +82,13 @@ def test_an_identifier_can_be_read_as_a_number_and_back(ns, engine):
 def test_every_problem_is_named_with_its_path_and_close_names(ns, engine):
     _, dataset = ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
     with pytest.raises(tabular.ValidationFailed) as err:
-        approve(engine, "d", dataset.snapshot_id, columns={"wehn": "date", "qty": "nmber"}, formats={"when": "%Q", "id": "decimal_mark=;"})
+        approve(
+            engine,
+            "d",
+            dataset.snapshot_id,
+            columns={"wehn": "date", "qty": "nmber"},
+            formats={"when": "%Q", "id": "decimal_mark=;"},
+        )
     problems = {e.path: e for e in err.value.errors}
     assert set(problems) == {"columns.wehn", "columns.qty", "formats.when", "formats.id"}
     assert problems["columns.wehn"].did_you_mean == ["when"]
@@ -122,19 +137,32 @@ def test_a_snapshot_of_an_earlier_revision_is_409_and_a_deleted_source_is_not_fo
     with pytest.raises(tabular.PreconditionFailed):
         approve(engine, "d", first.snapshot_id)
     ns.call("knowledge.delete", {"source_uri": "d"})
-    assert approve(engine, "d", first.snapshot_id) == {"ignored_args": [], "found": False, "dataset": None, "retyped": False, "changes": []}
+    assert approve(engine, "d", first.snapshot_id) == {
+        "ignored_args": [],
+        "found": False,
+        "dataset": None,
+        "retyped": False,
+        "changes": [],
+    }
 
 
 def test_a_snapshot_published_before_typings_were_stored_is_typed_again_alike(ns, engine):
     _, before = ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
     engine.catalog.conn().execute("DELETE FROM catalog.typings")
     got = approve(engine, "d", before.snapshot_id, formats={"when": "MDY"})["dataset"]
-    assert [(c["name"], c["type"], c["format"]) for c in got["columns"]] == [("id", "number", ""), ("when", "date", "%m/%d/%Y"), ("qty", "number", "")]
+    assert [(c["name"], c["type"], c["format"]) for c in got["columns"]] == [
+        ("id", "number", ""),
+        ("when", "date", "%m/%d/%Y"),
+        ("qty", "number", ""),
+    ]
 
 
 def test_a_query_pinned_to_the_old_snapshot_is_409_and_an_unpinned_one_reads_the_new(ns, engine):
     _, dataset = ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
-    plan = {"datasets": [{"source_uri": "d", "snapshot_id": dataset.snapshot_id}], "aggregates": [{"fn": "min", "column": "when"}]}
+    plan = {
+        "datasets": [{"source_uri": "d", "snapshot_id": dataset.snapshot_id}],
+        "aggregates": [{"fn": "min", "column": "when"}],
+    }
     assert ns.query(plan).rows == [["2023-11-12"]] and not ns.query(plan).complete  # an open date_order question
     new = approve(engine, "d", dataset.snapshot_id, formats={"when": "MDY"})["dataset"]["snapshot_id"]
     with pytest.raises(tabular.PreconditionFailed):
@@ -158,12 +186,25 @@ def test_approving_without_changes_settles_the_questions_as_held(ns, engine):
 
 def test_the_audit_says_who_when_and_what_changed(ns, engine):
     _, dataset = ingest(ns, CSV / "mixed_values.csv", source_uri="m")
-    body = {"org": "acme", "namespace": "finance", "source_uri": "m", "snapshot_id": dataset.snapshot_id, "columns": {"amount": "number"}}
+    body = {
+        "org": "acme",
+        "namespace": "finance",
+        "source_uri": "m",
+        "snapshot_id": dataset.snapshot_id,
+        "columns": {"amount": "number"},
+    }
     first = engine.run("knowledge.dataset_approve", body, caller="alice")
     assert first.dataset.approved_by == "alice"
-    engine.run("knowledge.dataset_approve", {**body, "snapshot_id": first.dataset.snapshot_id, "columns": {"amount": "string"}}, caller="bob")
+    engine.run(
+        "knowledge.dataset_approve",
+        {**body, "snapshot_id": first.dataset.snapshot_id, "columns": {"amount": "string"}},
+        caller="bob",
+    )
     history = ns.call("knowledge.get", {"source_uri": "m"})["history"]
-    assert [(h["approved_by"], h["changes"][0]["after"]["type"]) for h in history] == [("alice", "number"), ("bob", "string")]
+    assert [(h["approved_by"], h["changes"][0]["after"]["type"]) for h in history] == [
+        ("alice", "number"),
+        ("bob", "string"),
+    ]
     assert history[0]["new_snapshot_id"] == history[1]["old_snapshot_id"]
     assert history[0]["changes"][0]["before"] == {"type": "string", "format": ""}
 

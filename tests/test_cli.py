@@ -10,7 +10,9 @@ from conftest import CSV
 
 def run(tmp_path, *args):
     env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home")}
-    return subprocess.run([sys.executable, "-m", "tabular.cli", *args], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tabular.cli", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_ingest_then_datasets(tmp_path):
@@ -35,6 +37,15 @@ def test_readable_table_and_failures(tmp_path):
 def test_a_plan_or_body_that_is_not_a_json_object_is_refused_not_a_traceback(tmp_path):
     for args in (("query", "-"), ("call", "knowledge.formats", "[1]")):
         env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home")}
-        done = subprocess.run([sys.executable, "-m", "tabular.cli", *args], input="[1]", capture_output=True, text=True, env=env, timeout=120)
-        assert done.returncode == 2 and "VALIDATION_FAILED" in done.stderr and "must be a JSON object" in done.stderr, done.stderr
+        done = subprocess.run(
+            [sys.executable, "-m", "tabular.cli", *args],
+            input="[1]",
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 2 and "VALIDATION_FAILED" in done.stderr and "must be a JSON object" in done.stderr, (
+            done.stderr
+        )
         assert "Traceback" not in done.stderr

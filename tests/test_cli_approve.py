@@ -20,7 +20,12 @@ def test_approve_then_history(tmp_path):
 def test_approve_errors_are_shown_with_their_paths(tmp_path):
     run(tmp_path, "ingest", str(CSV / "dates_ambiguous.csv"), "--source-uri", "d")
     bad = run(tmp_path, "approve", "d", "dates_ambiguous", "--set", "wehn=date")
-    assert bad.returncode == 2 and "VALIDATION_FAILED" in bad.stderr and "columns.wehn" in bad.stderr and "when" in bad.stderr
+    assert (
+        bad.returncode == 2
+        and "VALIDATION_FAILED" in bad.stderr
+        and "columns.wehn" in bad.stderr
+        and "when" in bad.stderr
+    )
     stale = run(tmp_path, "approve", "d", "dates_ambiguous", "--snapshot-id", "s_old")
     assert stale.returncode == 2 and "PRECONDITION_FAILED" in stale.stderr
     assert run(tmp_path, "history", "nothing").returncode == 2

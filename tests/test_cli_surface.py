@@ -12,15 +12,17 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import CSV, ROOT
+
 from tabular import cli
 
 
 def run(home, *args, stdin: str | None = None, columns: int = 100):
     env = {**os.environ, "TABULAR_HOME": str(home), "COLUMNS": str(columns)}
     env.pop("TABULAR_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "tabular.cli", *args], input=stdin, capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tabular.cli", *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 class Done:
@@ -82,7 +84,10 @@ WRONG_THING = [
     (("call", "knowledge.get", "/nonexistent/body.json"), "no such body file"),
     (("call", "knowledge.get", '{"source_uri": ""}'), "source_uri"),
     (("export", "/proc/nowhere/at/all"), "/proc/nowhere"),
-    (("link", "/nonexistent/folder"), "PATH_NOT_ALLOWED"),  # outside the working directory: whether it exists is not said
+    (
+        ("link", "/nonexistent/folder"),
+        "PATH_NOT_ALLOWED",
+    ),  # outside the working directory: whether it exists is not said
     (("link", "no-such-folder-here"), "PATH_NOT_FOUND"),
     (("link", "/"), "DISK_ROOT"),
     (("links", "--json", "extra"), "unrecognized"),
@@ -105,22 +110,43 @@ def test_a_misspelled_plan_key_is_refused_with_the_close_name(capsys, monkeypatc
 
 
 def test_an_unknown_key_is_a_warning_and_the_plan_runs(capsys, monkeypatch, home):
-    done = call(capsys, monkeypatch, home, "query", "-", stdin=json.dumps({"datasets": [{"source_uri": "money"}], "comment": "mine", "limit": 1}))
+    done = call(
+        capsys,
+        monkeypatch,
+        home,
+        "query",
+        "-",
+        stdin=json.dumps({"datasets": [{"source_uri": "money"}], "comment": "mine", "limit": 1}),
+    )
     assert done.returncode == 0 and "comment" in done.stderr and "ignored" in done.stderr
 
 
 @pytest.mark.parametrize("command", sorted(set(cli.EXAMPLES) - {"serve", "mcp", "demo", "worker", "token"}))
 def test_a_wrong_option_is_one_line_and_status_2(capsys, monkeypatch, home, command):
-    example = shlex.split(cli.EXAMPLES[command][0].split("|")[-1])[1:]  # the command with its arguments, as its help shows it
+    example = shlex.split(cli.EXAMPLES[command][0].split("|")[-1])[
+        1:
+    ]  # the command with its arguments, as its help shows it
     refused(call(capsys, monkeypatch, home, *example, "--no-such-option"), "error:", "--no-such-option")
 
 
 def test_a_closed_pipe_is_one_line_and_status_2(home):
     plan = json.dumps({"datasets": [{"source_uri": "money"}]})
-    for args in (("call", "knowledge.list"), ("datasets", "money", "--sample-rows", "50"), ("list",), ("query", plan), ("history", "money"),
-                 ("links",), ("ask", "how many rows are there?", "money")):
-        proc = subprocess.Popen([sys.executable, "-m", "tabular.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env={**os.environ, "TABULAR_HOME": str(home)})
+    for args in (
+        ("call", "knowledge.list"),
+        ("datasets", "money", "--sample-rows", "50"),
+        ("list",),
+        ("query", plan),
+        ("history", "money"),
+        ("links",),
+        ("ask", "how many rows are there?", "money"),
+    ):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tabular.cli", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "TABULAR_HOME": str(home)},
+        )
         proc.stdout.close()  # the reader went away, as `| head` does
         err = proc.stderr.read()
         assert proc.wait(timeout=120) == 2 and "Traceback" not in err and "closed" in err.strip().splitlines()[-1], err
@@ -133,12 +159,16 @@ def test_options_go_before_or_after_the_command_and_the_version_is_shown(home):
     version = run(home, "--version")
     import tabular
 
-    assert version.returncode == 0 and version.stdout.strip() == f"tabular {tabular.__version__}" and tabular.__version__[0].isdigit()
+    assert (
+        version.returncode == 0
+        and version.stdout.strip() == f"tabular {tabular.__version__}"
+        and tabular.__version__[0].isdigit()
+    )
 
 
 def test_list_delete_restore_and_an_approval_without_the_dataset_named(capsys, monkeypatch, tmp_path):
     home = tmp_path / "home"
-    run_ = lambda *a: call(capsys, monkeypatch, home, *a)  # noqa: E731
+    run_ = lambda *a: call(capsys, monkeypatch, home, *a)
     assert run_("ingest", str(CSV / "dates_ambiguous.csv")).returncode == 0
     listed = run_("list")
     assert "dates_ambiguous.csv" in listed.stdout and "None" not in listed.stdout
@@ -154,15 +184,24 @@ def test_the_tables_say_what_they_hold(home, tmp_path):
     (tmp_path / "flags.csv").write_text("name,active\nann,true\n", encoding="utf-8")
     assert run(home, "ingest", str(tmp_path / "flags.csv")).returncode == 0
     shown = run(home, "datasets", "flags.csv", "--sample-rows", "5")
-    assert shown.returncode == 0 and "None" not in shown.stdout and "1 row " in shown.stdout and "1 rows" not in shown.stdout
+    assert (
+        shown.returncode == 0
+        and "None" not in shown.stdout
+        and "1 row " in shown.stdout
+        and "1 rows" not in shown.stdout
+    )
     assert "first 1 row" in shown.stdout and "ann" in shown.stdout.split("first 1 row")[1]
 
 
 def test_a_result_wider_than_the_terminal_is_shown_a_row_at_a_time(home, tmp_path):
     names = [f"column_number_{k}" for k in range(44)]
-    (tmp_path / "wide.csv").write_text(",".join(names) + "\n" + ",".join(str(k) for k in range(44)) + "\n", encoding="utf-8")
+    (tmp_path / "wide.csv").write_text(
+        ",".join(names) + "\n" + ",".join(str(k) for k in range(44)) + "\n", encoding="utf-8"
+    )
     assert run(home, "ingest", str(tmp_path / "wide.csv")).returncode == 0
-    shown = run(home, "query", "-", stdin=json.dumps({"datasets": [{"source_uri": "wide.csv"}], "limit": 3}), columns=100)
+    shown = run(
+        home, "query", "-", stdin=json.dumps({"datasets": [{"source_uri": "wide.csv"}], "limit": 3}), columns=100
+    )
     lines = shown.stdout.splitlines()
     # every header and its value on one line, none squeezed out
     for k, name in enumerate(names):
@@ -175,8 +214,14 @@ def test_two_files_with_one_name_keep_their_paths(tmp_path):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "data.csv").write_text("x\n" + rows + "\n", encoding="utf-8")
     env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home")}
-    done = subprocess.run([sys.executable, "-m", "tabular.cli", "ingest", "a/data.csv", "b/data.csv"], cwd=tmp_path, capture_output=True, text=True,
-                          env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "tabular.cli", "ingest", "a/data.csv", "b/data.csv"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 0 and "keep their paths" in done.stdout
     listed = run(tmp_path / "home", "list", "--json")
     assert sorted(r["source_uri"] for r in json.loads(listed.stdout)["rows"]) == ["a/data.csv", "b/data.csv"]
@@ -193,7 +238,9 @@ def test_every_command_has_help_and_an_example_and_the_readme_shows_them():
             assert action.help, f"`tabular {name}` {action.dest} has no help"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start, end = cli.README_MARKS
-    assert readme.split(start)[1].split(end)[0] == cli.usage_markdown(), "the README's CLI section is stale: run `make readme`"
+    assert readme.split(start)[1].split(end)[0] == cli.usage_markdown(), (
+        "the README's CLI section is stale: run `make readme`"
+    )
 
 
 def test_link_a_folder_from_the_command_line(tmp_path):
@@ -206,12 +253,22 @@ def test_link_a_folder_from_the_command_line(tmp_path):
         os.utime(f, (old, old))
     env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home"), "COLUMNS": "150"}
     env.pop("TABULAR_LINK_ROOTS", None)
-    cli_ = lambda *a: subprocess.run([sys.executable, "-m", "tabular.cli", *a], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)  # noqa: E731
+    cli_ = lambda *a: subprocess.run(
+        [sys.executable, "-m", "tabular.cli", *a], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120
+    )
     done = cli_("link", "exports")
     assert done.returncode == 0, done.stderr
-    assert "2 files" in done.stdout and "learned" in done.stdout and "no_table" in done.stdout and "exports/jan.csv" in done.stdout
+    assert (
+        "2 files" in done.stdout
+        and "learned" in done.stdout
+        and "no_table" in done.stdout
+        and "exports/jan.csv" in done.stdout
+    )
     link_id = json.loads(cli_("links", "--json").stdout)["links"][0]["link_id"]
-    assert json.loads(cli_("dir-files", link_id, "--state", "no_table", "--json").stdout)["files"][0]["path"] == "empty.csv"
+    assert (
+        json.loads(cli_("dir-files", link_id, "--state", "no_table", "--json").stdout)["files"][0]["path"]
+        == "empty.csv"
+    )
     # outside the working directory (the default root) nothing is linked
     outside = cli_("link", str(tmp_path.parent))
     assert outside.returncode == 2 and "PATH_NOT_ALLOWED" in outside.stderr

@@ -14,9 +14,9 @@ import pytest
 pytest.importorskip("chdb")
 pytest.importorskip("clickhouse_connect")
 
-import tabular  # noqa: E402
-from tabular import clickhouse  # noqa: E402
-from tabular.ops.query import QueryIn, query  # noqa: E402
+import tabular
+from tabular import clickhouse
+from tabular.ops.query import QueryIn, query
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,12 +51,23 @@ def test_a_server_gets_settings_statements_and_the_parquet(tmp_path, monkeypatch
 
     made: list[StandIn] = []
     monkeypatch.setattr(clickhouse_connect, "get_client", lambda **kw: made.append(StandIn(**kw)) or made[-1])
-    engine = tabular.connect(str(tmp_path / "home"), query_engine="clickhouse", clickhouse_host="ch.example", clickhouse_port=8443,
-                             clickhouse_user="loader", clickhouse_secure=1, clickhouse_database="knowledge")
+    engine = tabular.connect(
+        str(tmp_path / "home"),
+        query_engine="clickhouse",
+        clickhouse_host="ch.example",
+        clickhouse_port=8443,
+        clickhouse_user="loader",
+        clickhouse_secure=1,
+        clickhouse_database="knowledge",
+    )
     ns = engine.namespace("acme", "finance")
     assert ns.ingest_file(ROOT / "fixtures" / "query" / "orders.csv", source_uri="orders.csv").state == "ready"
-    plan = {"datasets": [{"source_uri": "orders.csv"}], "where": [{"column": "note", "op": "contains", "value": "gift\\", "ignore_case": True}],
-            "group_by": [{"column": "region"}], "aggregates": [{"fn": "sum", "column": "amount"}, {"fn": "count"}]}
+    plan = {
+        "datasets": [{"source_uri": "orders.csv"}],
+        "where": [{"column": "note", "op": "contains", "value": "gift\\", "ignore_case": True}],
+        "group_by": [{"column": "region"}],
+        "aggregates": [{"fn": "sum", "column": "amount"}, {"fn": "count"}],
+    }
     got = ns.query(plan)
     (client,) = made
     assert client.kwargs["host"] == "ch.example" and client.kwargs["port"] == 8443 and client.kwargs["secure"] is True
@@ -67,7 +78,11 @@ def test_a_server_gets_settings_statements_and_the_parquet(tmp_path, monkeypatch
     insert = next(c for c in client.calls if c[0] == "raw_insert")
     assert insert[1].startswith('"knowledge".') and insert[2][0] == "__row_id" and insert[3] == "Parquet"
     run = client.calls[-1]
-    assert run[0] == "query_arrow" and run[1] == got.receipt.sql and run[3] == {"max_execution_time": engine.settings.query_seconds}
+    assert (
+        run[0] == "query_arrow"
+        and run[1] == got.receipt.sql
+        and run[3] == {"max_execution_time": engine.settings.query_seconds}
+    )
     assert "gift\\" in run[2].values()  # parameters go to the client as values; it binds them
     duck = replace(engine.context, settings=replace(engine.settings, query_engine="duckdb"))
     same = query(duck, QueryIn.model_validate({"org": "acme", "namespace": "finance", **plan}))
@@ -87,9 +102,19 @@ def test_past_its_time_limit_a_plan_is_stopped_and_the_next_one_runs(tmp_path):
     ns = engine.namespace("acme", "slow")
     for name in ("orders", "items", "customers"):
         assert ns.ingest_file(ROOT / "fixtures" / "query" / f"{name}.csv", source_uri=f"{name}.csv").state == "ready"
-    plan = {"datasets": [{"source_uri": "orders.csv", "alias": "o"}, {"source_uri": "items.csv", "alias": "i"}, {"source_uri": "customers.csv", "alias": "c"}],
-            "joins": [{"alias": "i", "on": [{"left": "o.order_id", "right": "i.order_id"}]}, {"alias": "c", "on": [{"left": "o.customer_id", "right": "c.customer_id"}]}],
-            "group_by": [{"column": "c.segment"}], "aggregates": [{"fn": "median", "column": "i.price"}, {"fn": "count_distinct", "column": "i.sku"}]}
+    plan = {
+        "datasets": [
+            {"source_uri": "orders.csv", "alias": "o"},
+            {"source_uri": "items.csv", "alias": "i"},
+            {"source_uri": "customers.csv", "alias": "c"},
+        ],
+        "joins": [
+            {"alias": "i", "on": [{"left": "o.order_id", "right": "i.order_id"}]},
+            {"alias": "c", "on": [{"left": "o.customer_id", "right": "c.customer_id"}]},
+        ],
+        "group_by": [{"column": "c.segment"}],
+        "aggregates": [{"fn": "median", "column": "i.price"}, {"fn": "count_distinct", "column": "i.sku"}],
+    }
     with pytest.raises(tabular.TabularError) as caught:
         ns.query(plan)
     assert caught.value.code == "BACKEND_TIMEOUT" and caught.value.status == 504
@@ -107,7 +132,9 @@ def test_a_server_that_does_not_answer_is_503_not_internal(tmp_path):
     with socket.socket() as probe:  # a loopback port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    engine = tabular.connect(str(tmp_path / "home"), query_engine="clickhouse", clickhouse_host="127.0.0.1", clickhouse_port=port)
+    engine = tabular.connect(
+        str(tmp_path / "home"), query_engine="clickhouse", clickhouse_host="127.0.0.1", clickhouse_port=port
+    )
     ns = engine.namespace("acme", "finance")
     assert ns.ingest_file(ROOT / "fixtures" / "query" / "orders.csv", source_uri="orders.csv").state == "ready"
     with pytest.raises(tabular.TabularError) as raised:

@@ -4,13 +4,17 @@ datasets or fails with a SPEC code, and none hangs."""
 from collections import Counter
 
 import pytest
+from conftest import CORPUS
 
 import tabular
-from conftest import CORPUS
 
 EXTENSIONS = {"csv", "tsv", "txt", "prn", "xlsx", "xlsm", "ods", "xls", "json", "ndjson", "jsonl", "parquet"}
 ERROR_CODES = {"format_unavailable", "encoding", "incomplete_extraction", "revision_conflict", "too_large", "no_text"}
-FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix.lower().lstrip(".") in EXTENSIONS) if CORPUS.is_dir() else []
+FILES = (
+    sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix.lower().lstrip(".") in EXTENSIONS)
+    if CORPUS.is_dir()
+    else []
+)
 # A bound against a hang, not a speed claim (bench/ measures speed): the suite runs in two
 # processes, and the largest workbook takes 5 s alone.
 SECONDS = 30

@@ -10,9 +10,9 @@ import threading
 import time
 
 import pytest
+from conftest import CSV, ingest
 
 import tabular
-from conftest import CSV, ingest
 
 SCRIPT = """
 import sys, tabular
@@ -32,7 +32,13 @@ else:
 def killed_at(point: str, home, *args) -> str:
     """Run SCRIPT until it pauses at `point`, SIGKILL it there, and answer what it printed."""
     env = {**os.environ, "TABULAR_PAUSE_AT": point}
-    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(home), *map(str, args)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, str(home), *map(str, args)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     said: list[str] = []
     reader = threading.Thread(target=lambda: said.extend(iter(proc.stderr.readline, "")), daemon=True)
     reader.start()
@@ -48,7 +54,12 @@ def killed_at(point: str, home, *args) -> str:
 def later_process_exits_cleanly(home) -> None:
     """A short process on the home a kill left (a CLI call) answers and exits 0, without a word
     on stderr (no abort, no traceback), and leaves the interrupted job alone."""
-    short = subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), "call", "knowledge.list"], capture_output=True, text=True, timeout=120)
+    short = subprocess.run(
+        [sys.executable, "-m", "tabular.cli", "--home", str(home), "call", "knowledge.list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert (short.returncode, short.stderr) == (0, "")
     assert "rows" in json.loads(short.stdout)
 
@@ -64,15 +75,23 @@ def consistent(engine) -> None:
     # Each snapshot is one sealed file (its rows and its rejected rows), nothing half-written.
     assert files - {n + ".duckdb" for n in dropped} == {n + ".duckdb" for n in named}
     # Only live revisions: retention (snapshots_kept) drops older revisions' snapshots by design.
-    live = {r[0] for r in cur.execute(
-        "SELECT d.live_snapshot FROM catalog.datasets d JOIN catalog.sources s"
-        " ON d.org = s.org AND d.namespace = s.namespace AND d.source_uri = s.source_uri AND d.revision = s.live_revision"
-    ).fetchall()}
+    live = {
+        r[0]
+        for r in cur.execute(
+            "SELECT d.live_snapshot FROM catalog.datasets d JOIN catalog.sources s"
+            " ON d.org = s.org AND d.namespace = s.namespace AND d.source_uri = s.source_uri AND d.revision = s.live_revision"
+        ).fetchall()
+    }
     assert live <= named
     folders = {p.name for p in engine.catalog.extractions_dir.iterdir()}
     assert folders == {r[0] for r in cur.execute("SELECT extraction_dir FROM catalog.revisions").fetchall()}
     for table in ("typings",):
-        assert cur.execute(f"SELECT count(*) FROM catalog.{table} WHERE snapshot_id NOT IN (SELECT snapshot_id FROM catalog.snapshots)").fetchone()[0] == 0
+        assert (
+            cur.execute(
+                f"SELECT count(*) FROM catalog.{table} WHERE snapshot_id NOT IN (SELECT snapshot_id FROM catalog.snapshots)"
+            ).fetchone()[0]
+            == 0
+        )
 
 
 @pytest.mark.parametrize("point", ["ingest.extracted", "ingest.commit"])
@@ -124,7 +143,13 @@ def test_an_approval_killed_before_it_commits_changes_nothing(tmp_path):
 
 
 def run(home, code: str, *args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code, str(home), *args], env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code, str(home), *args],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 LEAVE_MID_JOB = """
@@ -140,15 +165,26 @@ print(started["ingestion_id"], flush=True)
 
 def test_an_engine_left_open_mid_job_exits_cleanly_and_the_job_finishes_later(tmp_path):
     home = tmp_path / "home"
-    left = run(home, LEAVE_MID_JOB, str(CSV / "dates_mdy.csv"), TABULAR_PAUSE_AT="ingest.extracted", TABULAR_PAUSE_SECONDS="3")
+    left = run(
+        home, LEAVE_MID_JOB, str(CSV / "dates_mdy.csv"), TABULAR_PAUSE_AT="ingest.extracted", TABULAR_PAUSE_SECONDS="3"
+    )
     assert left.returncode == 0, left.stderr
     assert "Traceback" not in left.stderr and "terminate" not in left.stderr
     ingestion_id = left.stdout.strip()
     # A short-lived process answers from the home and leaves the job alone.
-    peek = run(home, "import sys, tabular\nwith tabular.connect(sys.argv[1]) as e:\n    print(e.namespace('acme', 'finance').call('knowledge.ingest_status', {'ingestion_id': sys.argv[2]})['state'])", ingestion_id)
+    peek = run(
+        home,
+        "import sys, tabular\nwith tabular.connect(sys.argv[1]) as e:\n    print(e.namespace('acme', 'finance').call('knowledge.ingest_status', {'ingestion_id': sys.argv[2]})['state'])",
+        ingestion_id,
+    )
     assert (peek.returncode, peek.stdout.strip(), peek.stderr) == (0, "pending", "")
     # A worker finishes it.
-    worker = subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), "worker"], capture_output=True, text=True, timeout=120)
+    worker = subprocess.run(
+        [sys.executable, "-m", "tabular.cli", "--home", str(home), "worker"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert worker.returncode == 0, worker.stderr
     with tabular.connect(str(home)) as engine:
         status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
@@ -175,11 +211,18 @@ def test_an_engine_left_open_inside_a_long_statement_exits_silently_and_a_worker
     rows = 1_500_000
     with big.open("w") as f:
         f.write("id,amount,when,label\n")
-        f.writelines(f"{k},{k % 997}.{k % 100:02d},2024-{k % 12 + 1:02d}-{k % 28 + 1:02d},item {k % 313}\n" for k in range(rows))
+        f.writelines(
+            f"{k},{k % 997}.{k % 100:02d},2024-{k % 12 + 1:02d}-{k % 28 + 1:02d},item {k % 313}\n" for k in range(rows)
+        )
     left = run(home, LEAVE_INSIDE_DUCKDB, str(big))
     assert (left.returncode, left.stderr) == (0, "")
     ingestion_id = left.stdout.strip()
-    worker = subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), "worker"], capture_output=True, text=True, timeout=300)
+    worker = subprocess.run(
+        [sys.executable, "-m", "tabular.cli", "--home", str(home), "worker"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert (worker.returncode, worker.stderr) == (0, "")
     with tabular.connect(str(home)) as engine:
         status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
@@ -206,18 +249,42 @@ def test_a_second_process_reads_and_writes_while_the_first_holds_the_home(tmp_pa
         assert (other.returncode, other.stderr) == (0, "")
         assert other.stdout.split() == [str(books.rows), "ready"]
         # What the other process published is live here at once.
-        assert ns.dataset_get("more").found and ns.query({"datasets": [{"source_uri": "more"}], "aggregates": [{"fn": "count"}]}).rows == [[4]]
+        assert ns.dataset_get("more").found and ns.query(
+            {"datasets": [{"source_uri": "more"}], "aggregates": [{"fn": "count"}]}
+        ).rows == [[4]]
 
 
 def test_after_a_kill_short_processes_exit_cleanly_and_a_worker_finishes_the_job(tmp_path):
     home = tmp_path / "home"
     ingestion_id = killed_at("ingest.commit", home, "ingest", "books", CSV / "dates_mdy.csv")
     for _ in range(3):  # each used to take the job up on a daemon thread, then abort at exit
-        short = subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), "--org", "acme", "--namespace", "finance",
-                                "call", "knowledge.ingest_status", json.dumps({"ingestion_id": ingestion_id})], capture_output=True, text=True, timeout=120)
+        short = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tabular.cli",
+                "--home",
+                str(home),
+                "--org",
+                "acme",
+                "--namespace",
+                "finance",
+                "call",
+                "knowledge.ingest_status",
+                json.dumps({"ingestion_id": ingestion_id}),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert (short.returncode, short.stderr) == (0, "")
         assert json.loads(short.stdout)["state"] == "processing"
-    worker = subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), "worker"], capture_output=True, text=True, timeout=120)
+    worker = subprocess.run(
+        [sys.executable, "-m", "tabular.cli", "--home", str(home), "worker"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert (worker.returncode, worker.stderr) == (0, "")
     with tabular.connect(str(home)) as engine:
         status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})

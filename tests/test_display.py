@@ -8,8 +8,8 @@ from decimal import Decimal
 from html import escape
 
 import pytest
-
 from conftest import CSV, ingest
+
 from tabular import display
 from tabular.display import History
 from tabular.ops.query import QueryOut
@@ -25,7 +25,10 @@ def body_rows(html: str, css: str = "") -> int:
 @pytest.fixture
 def hundred(ns, tmp_path):
     path = tmp_path / "orders.csv"
-    path.write_text("id,customer,amount,placed\n" + "".join(f"{i},c<{i % 7}>,{i}.50,2024-01-{i % 28 + 1:02d}\n" for i in range(1, 151)))
+    path.write_text(
+        "id,customer,amount,placed\n"
+        + "".join(f"{i},c<{i % 7}>,{i}.50,2024-01-{i % 28 + 1:02d}\n" for i in range(1, 151))
+    )
     assert ns.ingest_file(path, source_uri="orders").state == "ready"
     return ns
 
@@ -45,7 +48,9 @@ def test_a_query_answer_shows_types_under_headers_and_says_how_many_rows_it_show
 
 
 def test_a_short_answer_shows_every_row_and_the_footer_matches(hundred):
-    answer = hundred.query({"datasets": [{"source_uri": "orders"}], "where": [{"column": "id", "op": "le", "value": 3}], "limit": 10})
+    answer = hundred.query(
+        {"datasets": [{"source_uri": "orders"}], "where": [{"column": "id", "op": "le", "value": 3}], "limit": 10}
+    )
     html = answer._repr_html_()
     assert body_rows(html) == 3 and "showing 3 of 3 rows returned" in html and "truncated" not in html
     one = hundred.query({"datasets": [{"source_uri": "orders"}], "aggregates": [{"fn": "count"}]})
@@ -115,8 +120,13 @@ def test_a_synthesize_answer_shows_its_text_its_rows_and_folds_the_plan(ns):
 
 
 def test_an_abstention_is_highlighted_with_its_clarification():
-    out = SynthesizeOut(answer="", abstain=True, abstain_reason="needs_clarification", model="builtin",
-                        clarification="column 'when' has an open question <date_order>: answer it with knowledge.dataset_approve")
+    out = SynthesizeOut(
+        answer="",
+        abstain=True,
+        abstain_reason="needs_clarification",
+        model="builtin",
+        clarification="column 'when' has an open question <date_order>: answer it with knowledge.dataset_approve",
+    )
     html = out._repr_html_()
     block = html.split('<div class="tabular-abstain"', 1)[1]
     assert "background:" in block and "needs clarification" in block and "&lt;date_order&gt;" in block
@@ -151,7 +161,11 @@ def test_decimals_are_text_in_json_and_decimal_in_python(money):
 
     assert money.rows[0] == ["apple", "1234.50", 3]  # SPEC §3: the JSON form is kept
     assert money.model_dump(mode="json")["rows"][2] == ["fig", None, "9007199254740993"]
-    assert money.typed_rows() == [["apple", Decimal("1234.50"), 3], ["pear", Decimal("10.00"), 5], ["fig", None, 9007199254740993]]
+    assert money.typed_rows() == [
+        ["apple", Decimal("1234.50"), 3],
+        ["pear", Decimal("10.00"), 5],
+        ["fig", None, 9007199254740993],
+    ]
     assert money.records()[0] == {"item": "apple", "price": Decimal("1234.50"), "qty": 3}
     frame = money.to_polars()
     assert frame.schema["price"] == pl.Decimal(38, 2) and frame.schema["qty"] == pl.Int64
@@ -166,18 +180,29 @@ def test_an_answer_read_back_from_json_gives_the_same_values(money):
 
 
 def test_columns_are_typed_as_a_whole(money):
-    answer = QueryOut.model_validate({**money.model_dump(), "columns": [
-        {"name": "dec", "type": "number"}, {"name": "huge", "type": "number"}, {"name": "dbl", "type": "number"},
-        {"name": "at", "type": "datetime"}, {"name": "took", "type": "duration"}, {"name": "t", "type": "time"}, {"name": "none", "type": "number"},
-    ], "rows": [
-        ["1.5", 7, 2.5, "2024-01-02T03:04:05+00:00", "PT1H30M", "10:11:12", None],
-        [2, "12345678901234567890", "nan", None, "-P1DT0.25S", None, None],
-        [None, None, None, "2024-01-03T00:00:00+00:00", None, "00:00:00.5", None],
-    ]})
+    answer = QueryOut.model_validate(
+        {
+            **money.model_dump(),
+            "columns": [
+                {"name": "dec", "type": "number"},
+                {"name": "huge", "type": "number"},
+                {"name": "dbl", "type": "number"},
+                {"name": "at", "type": "datetime"},
+                {"name": "took", "type": "duration"},
+                {"name": "t", "type": "time"},
+                {"name": "none", "type": "number"},
+            ],
+            "rows": [
+                ["1.5", 7, 2.5, "2024-01-02T03:04:05+00:00", "PT1H30M", "10:11:12", None],
+                [2, "12345678901234567890", "nan", None, "-P1DT0.25S", None, None],
+                [None, None, None, "2024-01-03T00:00:00+00:00", None, "00:00:00.5", None],
+            ],
+        }
+    )
     first, second, third = answer.typed_rows()
     assert first[:2] == [Decimal("1.5"), 7] and second[:2] == [Decimal(2), 12345678901234567890]
     assert first[2] == 2.5 and second[2] != second[2]  # nan
-    assert first[3] == dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+    assert first[3] == dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
     assert first[4] == dt.timedelta(hours=1, minutes=30) and second[4] == -dt.timedelta(days=1, microseconds=250_000)
     assert third[5] == dt.time(0, 0, 0, 500_000) and [r[6] for r in (first, second, third)] == [None] * 3
     schema = answer.to_arrow().schema

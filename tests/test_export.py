@@ -32,7 +32,9 @@ def test_snapshots_export_as_parquet(fresh, tmp_path):
     assert location_of(engine.catalog, got.snapshot_id) is None
     first = export_snapshot(engine.catalog, got.snapshot_id, str(tmp_path / "out"))
     # named for what it holds: org, namespace, source, dataset, then the snapshot
-    assert first.location == str(tmp_path / "out" / "export" / "tests" / "customers.csv" / f"customers.{got.snapshot_id}.parquet")
+    assert first.location == str(
+        tmp_path / "out" / "export" / "tests" / "customers.csv" / f"customers.{got.snapshot_id}.parquet"
+    )
     assert first.rows == got.rows
     meta = pq.ParquetFile(first.location).metadata
     assert meta.num_rows == got.rows and meta.row_group(0).column(0).compression == "ZSTD"
@@ -60,9 +62,19 @@ def test_export_to_a_url(fresh, tmp_path):
 
 def test_the_cli_exports_every_live_snapshot_named_by_source_with_a_manifest(tmp_path):
     home, out = tmp_path / "home", tmp_path / "out"
-    run = lambda *a: subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), *a], capture_output=True, text=True)  # noqa: E731
-    assert run("ingest", str(ROOT / "fixtures" / "query" / "orders.csv"), str(ROOT / "fixtures" / "query" / "items.csv")).returncode == 0
-    assert run("ingest", str(ROOT / "fixtures" / "query" / "items.csv"), "--source-uri", "../../odd name?.csv").returncode == 0
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "tabular.cli", "--home", str(home), *a], capture_output=True, text=True
+    )
+    assert (
+        run(
+            "ingest", str(ROOT / "fixtures" / "query" / "orders.csv"), str(ROOT / "fixtures" / "query" / "items.csv")
+        ).returncode
+        == 0
+    )
+    assert (
+        run("ingest", str(ROOT / "fixtures" / "query" / "items.csv"), "--source-uri", "../../odd name?.csv").returncode
+        == 0
+    )
     done = run("export", str(out))
     assert done.returncode == 0 and "3 live snapshots exported" in done.stdout, done.stdout + done.stderr
     manifest = json.loads((out / "manifest.json").read_text())
@@ -70,7 +82,11 @@ def test_the_cli_exports_every_live_snapshot_named_by_source_with_a_manifest(tmp
     assert set(files) == {("orders.csv", "orders"), ("items.csv", "items"), ("../../odd name?.csv", "items")}
     for f in manifest["files"]:
         path = (out / f["file"]).resolve()
-        assert path.is_relative_to(out.resolve()) and pq.read_metadata(path).num_rows == f["rows"] and f["snapshot_id"] in path.name
+        assert (
+            path.is_relative_to(out.resolve())
+            and pq.read_metadata(path).num_rows == f["rows"]
+            and f["snapshot_id"] in path.name
+        )
     assert files[("orders.csv", "orders")]["rows"] == 300
     assert files[("orders.csv", "orders")]["file"].startswith("default/default/orders.csv/orders.")
     assert files[("items.csv", "items")]["rows"] == sum(1 for _ in open(ROOT / "fixtures" / "query" / "items.csv")) - 1

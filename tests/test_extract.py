@@ -2,16 +2,20 @@
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import CORPUS, CSV
 
 import tabular
-from conftest import CORPUS, CSV
 from tabular.errors import IngestFailed
 from tabular.extract import read_delimited
 from tabular.settings import Settings
 
 FILES = sorted(p for p in CSV.iterdir() if p.suffix in (".csv", ".tsv", ".txt", ".gz"))
 # The shared corpus, when present, is the harder check: files written by other people.
-FILES += sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix.lower() in (".csv", ".tsv", ".txt", ".prn")) if CORPUS.is_dir() else []
+FILES += (
+    sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix.lower() in (".csv", ".tsv", ".txt", ".prn"))
+    if CORPUS.is_dir()
+    else []
+)
 
 
 def _read(path, folder, fast: bool):
@@ -21,7 +25,9 @@ def _read(path, folder, fast: bool):
     return extraction, pq.read_table(out).to_pylist()
 
 
-@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CSV if p.is_relative_to(CSV) else CORPUS)) for p in FILES])
+@pytest.mark.parametrize(
+    "path", FILES, ids=[str(p.relative_to(CSV if p.is_relative_to(CSV) else CORPUS)) for p in FILES]
+)
 def test_both_readers_agree(path, tmp_path):
     try:
         careful, careful_rows = _read(path, tmp_path, fast=False)
@@ -47,16 +53,24 @@ def test_the_fast_reader_serves_regular_files_and_hands_over_the_rest(tmp_path):
 def test_quotes_escaped_with_a_backslash_are_read_as_quotes(tmp_path):
     # Some exports write a quote inside a quoted cell as \" (not RFC 4180's ""): read as one cell
     # each, not as stray backslashes with the columns shifted.
-    text = ('"#","Title","Producer","Length"\n'
-            '"1","\\"Likwit\\"","E-Swift, Tha Alkaholiks","2:34"\n'
-            '"2","\\"Only When I\'m Drunk\\"","E-Swift","3:36"\n'
-            '"3","\\"Last Call\\"","E-Swift, King Tee","4:37"\n')
+    text = (
+        '"#","Title","Producer","Length"\n'
+        '"1","\\"Likwit\\"","E-Swift, Tha Alkaholiks","2:34"\n'
+        '"2","\\"Only When I\'m Drunk\\"","E-Swift","3:36"\n'
+        '"3","\\"Last Call\\"","E-Swift, King Tee","4:37"\n'
+    )
     (tmp_path / "t.csv").write_text(text, encoding="utf-8")
     with tabular.connect(str(tmp_path / "home")) as engine:
         ns = engine.namespace("acme", "esc")
         assert ns.ingest_file(tmp_path / "t.csv", source_uri="t.csv").state == "ready"
-        got = ns.query({"datasets": [{"source_uri": "t.csv"}], "select": [{"column": "Title"}, {"column": "Producer"}]}).rows
-    assert got == [['"Likwit"', "E-Swift, Tha Alkaholiks"], ['"Only When I\'m Drunk"', "E-Swift"], ['"Last Call"', "E-Swift, King Tee"]]
+        got = ns.query(
+            {"datasets": [{"source_uri": "t.csv"}], "select": [{"column": "Title"}, {"column": "Producer"}]}
+        ).rows
+    assert got == [
+        ['"Likwit"', "E-Swift, Tha Alkaholiks"],
+        ['"Only When I\'m Drunk"', "E-Swift"],
+        ['"Last Call"', "E-Swift, King Tee"],
+    ]
 
 
 def test_a_backslash_that_escapes_no_quote_is_kept(tmp_path):

@@ -14,7 +14,17 @@ def test_every_listed_extension_is_read_as_its_format(fmt):
         assert file_format(f"Sales Report{ext.upper()}", {}) == fmt.name
 
 
-@pytest.mark.parametrize("name, expected", [("a.tsv.gz", "tsv"), ("a.csv.gz", "csv"), ("data", "csv"), ("x.tab", "tsv"), ("dump.gz", "csv"), ("v1.2.json", "json")])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("a.tsv.gz", "tsv"),
+        ("a.csv.gz", "csv"),
+        ("data", "csv"),
+        ("x.tab", "tsv"),
+        ("dump.gz", "csv"),
+        ("v1.2.json", "json"),
+    ],
+)
 def test_the_longest_ending_decides(name, expected):
     assert file_format(name, {}) == expected
 
@@ -34,7 +44,12 @@ def test_first_bytes_overrule_the_name_where_they_cannot_be_mistaken(tmp_path):
     ole.write_bytes(CFB_MAGIC + bytes(504))
     zipped.write_bytes(b"PK\x03\x04" + bytes(60))
     # An OLE2 container is an .xls (or an encrypted workbook, which the xls reader refuses as such).
-    assert file_format("data.csv", {}, ole) == file_format("report.xlsx", {}, ole) == file_format("report", {}, ole) == "xls"
+    assert (
+        file_format("data.csv", {}, ole)
+        == file_format("report.xlsx", {}, ole)
+        == file_format("report", {}, ole)
+        == "xls"
+    )
     assert file_format("report.xls", {}, zipped) == "xlsx"  # an .xlsx under the old name
     assert file_format("report.xls", {"format": "csv"}, ole) == "csv"  # options.format still wins
     assert file_format("data.csv", {}, tmp_path / "missing") == "csv"

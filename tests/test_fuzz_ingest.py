@@ -23,10 +23,20 @@ from openpyxl import Workbook
 
 import tabular
 
-SPEC_INGEST_CODES = {"format_unavailable", "encoding", "incomplete_extraction", "revision_conflict", "too_large", "no_text", "retries_exhausted"}
+SPEC_INGEST_CODES = {
+    "format_unavailable",
+    "encoding",
+    "incomplete_extraction",
+    "revision_conflict",
+    "too_large",
+    "no_text",
+    "retries_exhausted",
+}
 JOB_SECONDS = 60
 EXAMPLES = int(os.environ.get("FUZZ_INGEST_EXAMPLES", 30))
-FUZZ = dict(deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+FUZZ = dict(
+    deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck)
+)
 NAMES = [".csv", ".tsv", ".txt", ".csv.gz", ".xlsx", ".xlsm", ".ods", ".json", ".ndjson", ".parquet", ""]
 
 
@@ -52,7 +62,9 @@ def ingested(fuzz_ns, name: str, data: bytes) -> dict:
         got = ns.dataset_get(uri)
         assert got.found and got.datasets
         for ds in got.datasets:
-            counted = ns.query({"datasets": [{"source_uri": uri, "dataset_id": ds.dataset_id}], "aggregates": [{"fn": "count"}]})
+            counted = ns.query(
+                {"datasets": [{"source_uri": uri, "dataset_id": ds.dataset_id}], "aggregates": [{"fn": "count"}]}
+            )
             assert counted.rows == [[ds.rows]]
     return status
 
@@ -64,12 +76,15 @@ def ingested(fuzz_ns, name: str, data: bytes) -> dict:
 _WHOLE = gzip.compress(b"a,b\n1,2\n" * 1000, mtime=0)  # mtime=0: the same bytes (and test ids) in every xdist worker
 
 
-@pytest.mark.parametrize("name, data", [
-    ("f.csv", b"\x1f\x8b"),  # found by the fuzzer in a make test-long run: was internal (EOFError)
-    ("f.csv.gz", _WHOLE[: len(_WHOLE) // 2]),  # cut short mid-stream
-    ("f.csv.gz", _WHOLE[:-8] + bytes(8)),  # a wrong CRC and length
-    ("f.csv", b"\x1f\x8b\x08" + bytes(20)),  # a gzip header, then no deflate stream
-])
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("f.csv", b"\x1f\x8b"),  # found by the fuzzer in a make test-long run: was internal (EOFError)
+        ("f.csv.gz", _WHOLE[: len(_WHOLE) // 2]),  # cut short mid-stream
+        ("f.csv.gz", _WHOLE[:-8] + bytes(8)),  # a wrong CRC and length
+        ("f.csv", b"\x1f\x8b\x08" + bytes(20)),  # a gzip header, then no deflate stream
+    ],
+)
 def test_damaged_gzip_fails_format_unavailable(fuzz_ns, name, data):
     status = ingested(fuzz_ns, name, data)
     assert (status["state"], status["error_code"]) == ("failed", "format_unavailable"), status
@@ -150,7 +165,14 @@ def test_near_valid_delimited_text_is_read_or_refused_with_a_spec_code_long(fuzz
 # --------------------------------------------------------------------------------------------
 # Workbooks with a damaged member.
 
-VALUE = st.one_of(st.none(), st.integers(-10**6, 10**6), st.floats(allow_nan=False, allow_infinity=False, width=32), st.text(st.characters(min_codepoint=32, max_codepoint=0xD7FF), max_size=8), st.booleans(), st.dates())
+VALUE = st.one_of(
+    st.none(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.text(st.characters(min_codepoint=32, max_codepoint=0xD7FF), max_size=8),
+    st.booleans(),
+    st.dates(),
+)
 
 
 @st.composite

@@ -22,35 +22,161 @@ import tabular
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "query"
 EXAMPLES = int(os.environ.get("FUZZ_QUERY_EXAMPLES", 80))
-FUZZ = dict(deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
-
-WORDS = ["orders.csv", "customers.csv", "o", "c", "o.amount", "amount", "region", "c.segment", "o.customer_id",
-         "c.customer_id", "ordered_on", "qty", "note", "count", "sum", "eq", "in", "between", "contains", "month",
-         "year", "inner", "left", "semi", "anti", "", "*", "o.", ".x", "🙂", "NaN", "1e309", "a" * 300,
-         # expressions, computed columns, measures and windows
-         "add", "sub", "mul", "div", "neg", "round", "coalesce", "nullif", "case", "when", "then", "else", "date_diff",
-         "date_add", "concat", "substring", "cast", "decimal(38,38)", "integer", "day", "rev", "rank", "share",
-         "running_sum", "partition_by", "of", "window", "expr", "compute", "measures"]
-SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(WORDS), st.text(max_size=10),
+FUZZ = dict(
+    deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck)
 )
-JSON = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(WORDS + ["column", "op", "value", "values", "fn", "alias", "on", "left", "right", "as", "desc", "any", "all", "bucket", "q", "where",
-                                                                                                    "type", "expr", "window", "of", "order_by"]), inner, max_size=4)), max_leaves=12)
+
+WORDS = [
+    "orders.csv",
+    "customers.csv",
+    "o",
+    "c",
+    "o.amount",
+    "amount",
+    "region",
+    "c.segment",
+    "o.customer_id",
+    "c.customer_id",
+    "ordered_on",
+    "qty",
+    "note",
+    "count",
+    "sum",
+    "eq",
+    "in",
+    "between",
+    "contains",
+    "month",
+    "year",
+    "inner",
+    "left",
+    "semi",
+    "anti",
+    "",
+    "*",
+    "o.",
+    ".x",
+    "🙂",
+    "NaN",
+    "1e309",
+    "a" * 300,
+    # expressions, computed columns, measures and windows
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "neg",
+    "round",
+    "coalesce",
+    "nullif",
+    "case",
+    "when",
+    "then",
+    "else",
+    "date_diff",
+    "date_add",
+    "concat",
+    "substring",
+    "cast",
+    "decimal(38,38)",
+    "integer",
+    "day",
+    "rev",
+    "rank",
+    "share",
+    "running_sum",
+    "partition_by",
+    "of",
+    "window",
+    "expr",
+    "compute",
+    "measures",
+]
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(WORDS),
+    st.text(max_size=10),
+)
+JSON = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(
+            st.sampled_from(
+                WORDS
+                + [
+                    "column",
+                    "op",
+                    "value",
+                    "values",
+                    "fn",
+                    "alias",
+                    "on",
+                    "left",
+                    "right",
+                    "as",
+                    "desc",
+                    "any",
+                    "all",
+                    "bucket",
+                    "q",
+                    "where",
+                    "type",
+                    "expr",
+                    "window",
+                    "of",
+                    "order_by",
+                ]
+            ),
+            inner,
+            max_size=4,
+        ),
+    ),
+    max_leaves=12,
+)
 
 BASE = {
     "datasets": [{"source_uri": "orders.csv", "alias": "o"}, {"source_uri": "customers.csv", "alias": "c"}],
     "joins": [{"alias": "c", "on": [{"left": "o.customer_id", "right": "c.customer_id"}], "kind": "left"}],
-    "where": [{"column": "o.amount", "op": "ge", "value": "10.5"}, {"any": [{"column": "o.region", "op": "in", "values": ["north", "south"]}, {"column": "o.note", "op": "is_null"}]}],
-    "compute": [{"as": "rev", "expr": {"mul": ["o.amount", "o.qty", {"sub": [1, 0.05]}]}},
-                {"as": "band", "expr": {"case": [{"when": {"column": "rev", "op": "gt", "value": 1000}, "then": {"value": "big"}}], "else": {"value": "small"}}}],
+    "where": [
+        {"column": "o.amount", "op": "ge", "value": "10.5"},
+        {
+            "any": [
+                {"column": "o.region", "op": "in", "values": ["north", "south"]},
+                {"column": "o.note", "op": "is_null"},
+            ]
+        },
+    ],
+    "compute": [
+        {"as": "rev", "expr": {"mul": ["o.amount", "o.qty", {"sub": [1, 0.05]}]}},
+        {
+            "as": "band",
+            "expr": {
+                "case": [{"when": {"column": "rev", "op": "gt", "value": 1000}, "then": {"value": "big"}}],
+                "else": {"value": "small"},
+            },
+        },
+    ],
     "group_by": [{"column": "c.segment"}, {"column": "o.ordered_on", "bucket": "month"}, {"column": "band"}],
-    "aggregates": [{"fn": "sum", "column": "o.amount"}, {"fn": "count"}, {"fn": "quantile", "column": "o.qty", "q": 0.9, "where": [{"column": "o.qty", "op": "gt", "value": 1}]},
-                   {"fn": "sum", "expr": {"div": ["rev", {"date_diff": ["day", "o.ordered_on", {"value": "2030-01-01", "type": "date"}]}]}, "as": "per_day"}],
-    "measures": [{"as": "share", "window": {"fn": "share", "of": "sum_amount", "partition_by": ["c.segment"]}},
-                 {"as": "rank", "window": {"fn": "rank", "order_by": [{"column": "count", "desc": True}]}},
-                 {"as": "avg_amount", "expr": {"div": ["sum_amount", "count"]}},
-                 {"as": "ranks", "window": {"fn": "running_sum", "of": "rank", "order_by": [{"column": "avg_amount"}]}}],
+    "aggregates": [
+        {"fn": "sum", "column": "o.amount"},
+        {"fn": "count"},
+        {"fn": "quantile", "column": "o.qty", "q": 0.9, "where": [{"column": "o.qty", "op": "gt", "value": 1}]},
+        {
+            "fn": "sum",
+            "expr": {"div": ["rev", {"date_diff": ["day", "o.ordered_on", {"value": "2030-01-01", "type": "date"}]}]},
+            "as": "per_day",
+        },
+    ],
+    "measures": [
+        {"as": "share", "window": {"fn": "share", "of": "sum_amount", "partition_by": ["c.segment"]}},
+        {"as": "rank", "window": {"fn": "rank", "order_by": [{"column": "count", "desc": True}]}},
+        {"as": "avg_amount", "expr": {"div": ["sum_amount", "count"]}},
+        {"as": "ranks", "window": {"fn": "running_sum", "of": "rank", "order_by": [{"column": "avg_amount"}]}},
+    ],
     "having": [{"column": "count", "op": "gt", "value": 0}, {"column": "rank", "op": "le", "value": 50}],
     "order_by": [{"column": "sum_amount", "desc": True}],
     "limit": 20,
@@ -92,7 +218,11 @@ def put(plan, path, value):
 
 def answered_or_refused(ns, plan) -> None:
     try:
-        res = ns.call("knowledge.query", plan) if isinstance(plan, dict) else ns.call("knowledge.query", {"datasets": plan})
+        res = (
+            ns.call("knowledge.query", plan)
+            if isinstance(plan, dict)
+            else ns.call("knowledge.query", {"datasets": plan})
+        )
     except tabular.TabularError as err:
         assert err.code not in ("INTERNAL",), (err.code, err.message)
         assert err.code in ("VALIDATION_FAILED", "PRECONDITION_FAILED", "TOO_LARGE", "BACKEND_TIMEOUT"), err.code
@@ -110,7 +240,15 @@ def word_plans(draw):
     keys = draw(st.lists(st.sampled_from(KEYS), unique=True, max_size=6))
     plan = {k: draw(JSON) for k in keys}
     if draw(st.booleans()):
-        plan["datasets"] = draw(st.lists(st.fixed_dictionaries({"source_uri": st.sampled_from(["orders.csv", "customers.csv", "none.csv"])}, optional={"alias": JSON, "dataset_id": JSON, "snapshot_id": JSON}), max_size=3))
+        plan["datasets"] = draw(
+            st.lists(
+                st.fixed_dictionaries(
+                    {"source_uri": st.sampled_from(["orders.csv", "customers.csv", "none.csv"])},
+                    optional={"alias": JSON, "dataset_id": JSON, "snapshot_id": JSON},
+                ),
+                max_size=3,
+            )
+        )
     return plan
 
 

@@ -26,8 +26,17 @@ from hypothesis import strategies as st
 import tabular
 
 sys.path.insert(0, str(Path(__file__).parent / "planner"))
-from test_properties import (  # noqa: E402
-    FAST, FIXTURES, JOIN_COMBOS, MAIN, SCHEMA, Env, Gen, draw_aggregate_plan, draw_rows_plan, run_and_compare,
+from test_properties import (
+    FAST,
+    FIXTURES,
+    JOIN_COMBOS,
+    MAIN,
+    SCHEMA,
+    Env,
+    Gen,
+    draw_aggregate_plan,
+    draw_rows_plan,
+    run_and_compare,
 )
 
 EXAMPLES = int(os.environ.get("ISOLATION_EXAMPLES", 60))

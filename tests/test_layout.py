@@ -28,7 +28,9 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str, li
     """(module imported, names taken from it, line, at module level) for each import of ours."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    top_level = {id(n) for n in tree.body} | {id(n) for node in tree.body if isinstance(node, ast.If) for n in node.body}
+    top_level = {id(n) for n in tree.body} | {
+        id(n) for node in tree.body if isinstance(node, ast.If) for n in node.body
+    }
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
@@ -69,7 +71,9 @@ def test_no_import_cycles():
     """Module-level imports only: an import inside a function is made when it runs (and is allowed
     for what is optional or heavy, with a comment saying so)."""
     known = modules()
-    graph = {name: {t for t, _, _, top in imports(name, path, known) if top and t != name} for name, path in known.items()}
+    graph = {
+        name: {t for t, _, _, top in imports(name, path, known) if top and t != name} for name, path in known.items()
+    }
     # a package's __init__ that only re-exports is where callers import from; importing a
     # submodule runs its package's __init__ first, which is no circle of ours
     cycles = []
@@ -83,7 +87,7 @@ def test_no_import_cycles():
             if nxt.startswith(node + "."):
                 continue  # a package importing its own submodules
             if state.get(nxt) == 1:
-                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+                cycles.append(" -> ".join(stack[stack.index(nxt) :] + [nxt]))
             elif nxt not in state:
                 visit(nxt)
         stack.pop()
@@ -104,5 +108,9 @@ def test_the_planner_has_no_file_or_storage_code():
             assert not target.startswith("tabular"), f"{name}:{line} imports {target}"
         tree = ast.parse(path.read_text(encoding="utf-8"))
         used = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-        used |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level}
-        assert not used & {"duckdb", "sqlite3", "shutil", "os"}, f"{name} imports {used & {'duckdb', 'sqlite3', 'shutil', 'os'}}"
+        used |= {
+            (n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level
+        }
+        assert not used & {"duckdb", "sqlite3", "shutil", "os"}, (
+            f"{name} imports {used & {'duckdb', 'sqlite3', 'shutil', 'os'}}"
+        )

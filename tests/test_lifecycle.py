@@ -3,9 +3,9 @@
 import json
 
 import pytest
+from conftest import CSV, ingest, snapshot_files
 
 import tabular
-from conftest import CSV, ingest, snapshot_files
 
 COUNT = {"aggregates": [{"fn": "count"}]}
 

@@ -55,7 +55,9 @@ def refused(fn, code: str) -> TabularError:
 def home(tmp_path):
     root = tmp_path / "root"
     root.mkdir()
-    engine = tabular.connect(str(tmp_path / "home"), link_roots=str(root), link_settle_seconds=SETTLE, link_rescan_seconds=0.5)
+    engine = tabular.connect(
+        str(tmp_path / "home"), link_roots=str(root), link_settle_seconds=SETTLE, link_rescan_seconds=0.5
+    )
     yield engine, engine.namespace("acme", "finance"), root
     engine.close()
 
@@ -117,7 +119,11 @@ def test_a_file_written_slowly_is_read_once_whole(home):
             time.sleep(SETTLE / 3)
     time.sleep(SETTLE + 0.1)
     files = settle(ns, link["link_id"])
-    assert files["slow.csv"]["state"] == "learned" and files["slow.csv"]["revision"] == 1 and count(ns, "root/slow.csv") == 6
+    assert (
+        files["slow.csv"]["state"] == "learned"
+        and files["slow.csv"]["revision"] == 1
+        and count(ns, "root/slow.csv") == 6
+    )
 
 
 def test_broken_and_empty_files_say_why(home):
@@ -181,7 +187,13 @@ def test_changes_made_while_nothing_ran_are_caught_up_on_start(tmp_path):
 def test_a_watching_process_follows_new_files_by_itself(tmp_path):
     root = tmp_path / "root"
     root.mkdir()
-    with tabular.connect(str(tmp_path / "home"), link_roots=str(root), link_settle_seconds=SETTLE, link_rescan_seconds=30, watch_links=True) as engine:
+    with tabular.connect(
+        str(tmp_path / "home"),
+        link_roots=str(root),
+        link_settle_seconds=SETTLE,
+        link_rescan_seconds=30,
+        watch_links=True,
+    ) as engine:
         ns = engine.namespace("acme", "finance")
         link_id = ns.call("knowledge.link_dir", {"path": str(root)})["link_id"]
         (root / "new.csv").write_text(rows_csv(4), encoding="utf-8")  # a fresh mtime: read once settled
@@ -198,8 +210,14 @@ def test_limits_refuse_a_link_or_pause_its_learning(tmp_path):
     root = tmp_path / "root"
     for k in range(3):
         write(root / "three" / f"{k}.csv", rows_csv(1))
-    with tabular.connect(str(tmp_path / "home"), link_roots=str(root), link_settle_seconds=SETTLE, link_files_max=2,
-                         link_bytes_max=10_000, links_per_namespace=2) as engine:
+    with tabular.connect(
+        str(tmp_path / "home"),
+        link_roots=str(root),
+        link_settle_seconds=SETTLE,
+        link_files_max=2,
+        link_bytes_max=10_000,
+        links_per_namespace=2,
+    ) as engine:
         ns = engine.namespace("acme", "finance")
         err = refused(lambda: ns.call("knowledge.link_dir", {"path": str(root / "three")}), "TOO_MANY_FILES")
         assert "3" in err.message and "2" in err.message
@@ -245,7 +263,11 @@ def test_a_link_belongs_to_its_namespace_and_stays_inside_the_allowed_roots(home
     (root / "mine" / "leak.csv").symlink_to(outside / "secret.csv")
     assert "leak.csv" not in settle(ns, link_id)
     # unlinking leaves the folder and, unless asked, the sources
-    assert ns.call("knowledge.unlink_dir", {"link_id": link_id}) == {"found": True, "sources_deleted": 0, "ignored_args": []}
+    assert ns.call("knowledge.unlink_dir", {"link_id": link_id}) == {
+        "found": True,
+        "sources_deleted": 0,
+        "ignored_args": [],
+    }
     assert (root / "mine" / "a.csv").exists() and count(ns, "mine/a.csv") == 2
     assert ns.call("knowledge.list_dirs")["links"] == []
 
@@ -256,7 +278,10 @@ def test_the_service_links_nothing_unless_its_roots_are_set(tmp_path):
     from tabular.service.http import create_app
 
     write(tmp_path / "data" / "a.csv", rows_csv(1))
-    with tabular.connect(str(tmp_path / "home"), link_roots="") as engine, TestClient(create_app(engine, mcp=False), base_url="http://127.0.0.1") as client:
+    with (
+        tabular.connect(str(tmp_path / "home"), link_roots="") as engine,
+        TestClient(create_app(engine, mcp=False), base_url="http://127.0.0.1") as client,
+    ):
         answer = client.post("/v1/knowledge.link_dir", json={"path": str(tmp_path / "data")})
         assert answer.status_code == 403 and answer.json()["detail"]["code"] == "PATH_NOT_ALLOWED", answer.json()
 

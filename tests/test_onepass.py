@@ -14,10 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from conftest import CSV, snapshot_files
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tabular
-from conftest import CSV, snapshot_files
 
 CAREFUL = {"fast_path_bytes": 1 << 40}
 
@@ -118,9 +119,40 @@ def test_a_file_whose_sample_holds_publishes_in_one_pass(tmp_path):
 
 
 CELLS = st.sampled_from(
-    ["1", "2", "10", "007", "0", "-3", "1.5", "1.25", "1.125", "1,234", "1.234,5", "12345678901234567890", "1e3",
-     "2024-01-02", "02/01/2024", "13/01/2024", "2024-02-30", "10:30", "yes", "no", "true", "NA", "", " ", "-", "x",
-     "5%", "$4.50", "€3,20", "P1D", "1:30:00", "2024-01-02T10:00:00"]
+    [
+        "1",
+        "2",
+        "10",
+        "007",
+        "0",
+        "-3",
+        "1.5",
+        "1.25",
+        "1.125",
+        "1,234",
+        "1.234,5",
+        "12345678901234567890",
+        "1e3",
+        "2024-01-02",
+        "02/01/2024",
+        "13/01/2024",
+        "2024-02-30",
+        "10:30",
+        "yes",
+        "no",
+        "true",
+        "NA",
+        "",
+        " ",
+        "-",
+        "x",
+        "5%",
+        "$4.50",
+        "€3,20",
+        "P1D",
+        "1:30:00",
+        "2024-01-02T10:00:00",
+    ]
 )
 
 
@@ -151,8 +183,17 @@ def test_many_more_columns_publish_the_same_through_the_one_pass(tmp_path_factor
 def test_a_wide_regular_file_is_typed_on_a_sample_and_checked_whole(tmp_path):
     rng = random.Random(7)
     header = [f"col{j}" for j in range(60)]
-    rows = [[str(rng.randint(1, 999)) if j % 3 == 0 else f"{rng.randint(0, 99)}.{rng.randint(0, 99):02d}" if j % 3 == 1 else "abc"
-             for j in range(60)] for _ in range(300)]
+    rows = [
+        [
+            str(rng.randint(1, 999))
+            if j % 3 == 0
+            else f"{rng.randint(0, 99)}.{rng.randint(0, 99):02d}"
+            if j % 3 == 1
+            else "abc"
+            for j in range(60)
+        ]
+        for _ in range(300)
+    ]
     rows[-1][1] = "12.345"  # past the sample: the column needs three decimals
     path = write_csv(tmp_path / "wide.csv", header, rows)
     careful = assert_same(tmp_path, path, 600)
@@ -166,13 +207,17 @@ def big_csv(path: Path, rows: int) -> Path:
     with path.open("w") as f:
         f.write("id,amount,day,note\n")
         for i in range(1, rows + 1):
-            f.write(f"{i},{rng.randint(0, 99999)}.{rng.randint(0, 99):02d},2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d},n{i % 97}\n")
+            f.write(
+                f"{i},{rng.randint(0, 99999)}.{rng.randint(0, 99):02d},2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d},n{i % 97}\n"
+            )
     return path
 
 
 def test_ingest_status_reports_bytes_read_as_the_one_pass_runs(tmp_path):
     path = big_csv(tmp_path / "big.csv", 400_000)
-    with tabular.connect(str(tmp_path / "home"), progress_seconds=0.01, typing_sample_cells=4000, csv_block_bytes=256 << 10) as engine:
+    with tabular.connect(
+        str(tmp_path / "home"), progress_seconds=0.01, typing_sample_cells=4000, csv_block_bytes=256 << 10
+    ) as engine:
         ns = engine.namespace("acme", "one")
         seen = []
         started = ns.ingest_file(path, source_uri="big", wait=0)
@@ -216,8 +261,13 @@ def test_a_row_only_the_careful_reader_reads_far_past_the_sample(tmp_path, kind)
 def test_a_cancel_stops_the_one_pass_and_the_previous_revision_serves(tmp_path):
     small = write_csv(tmp_path / "small.csv", ["id", "amount"], [["1", "2.5"]])
     path = big_csv(tmp_path / "big.csv", 300_000)
-    with tabular.connect(str(tmp_path / "home"), progress_seconds=0.01, typing_sample_cells=4000, csv_block_bytes=64 << 10,
-                         fast_path_bytes=0) as engine:
+    with tabular.connect(
+        str(tmp_path / "home"),
+        progress_seconds=0.01,
+        typing_sample_cells=4000,
+        csv_block_bytes=64 << 10,
+        fast_path_bytes=0,
+    ) as engine:
         ns = engine.namespace("acme", "one")
         assert ns.ingest_file(small, source_uri="f").state == "ready"
         started = ns.ingest_file(path, source_uri="f", wait=0)
@@ -236,7 +286,10 @@ def test_a_cancel_stops_the_one_pass_and_the_previous_revision_serves(tmp_path):
         assert snapshot_files(engine) == {dataset.snapshot_id}  # the cancelled pass left no file behind
 
 
-@pytest.mark.parametrize("turn", ["more_decimals", "leading_zero_later", "text_later", "empty_then_numbers", "markers_later", "ambiguous_then_dmy"])
+@pytest.mark.parametrize(
+    "turn",
+    ["more_decimals", "leading_zero_later", "text_later", "empty_then_numbers", "markers_later", "ambiguous_then_dmy"],
+)
 def test_a_long_stored_extraction_typed_on_its_sample_matches_the_careful_way(tmp_path, turn):
     """JSON, Parquet and large workbooks are stored as text, typed on a sample and built in one
     guarded pass: the same cells as delimited text read the careful way must come out alike."""
@@ -257,7 +310,9 @@ def test_a_long_stored_extraction_typed_on_its_sample_matches_the_careful_way(tm
         assert origin
     assert stored["dataset"]["columns"][1] == careful["dataset"]["columns"][1]
     assert stored["dataset"]["questions"] == careful["dataset"]["questions"]
-    assert stored["rows"] == careful["rows"] and stored["dataset"]["rows_rejected"] == careful["dataset"]["rows_rejected"]
+    assert (
+        stored["rows"] == careful["rows"] and stored["dataset"]["rows_rejected"] == careful["dataset"]["rows_rejected"]
+    )
 
 
 def test_a_second_revision_and_a_carried_approval_read_the_rows_in_memory(tmp_path):

@@ -7,18 +7,25 @@ import sys
 import time
 import types
 
+from conftest import CSV
 from rich.console import Console
 
-from conftest import CSV
 from tabular import progress
 from tabular.models import IngestStatusOut
 
 
 def statuses(*steps):
     """A poll answering one status per call, then the last one forever."""
-    made = [IngestStatusOut(ingestion_id="i_1", state=state, progress={"phase": phase, "unit": unit, "total": total, "done": done},
-                            revision=1 if state == "ready" else None, coverage={"total": 100, "extracted": 100} if state == "ready" else {})
-            for state, phase, unit, total, done in steps]
+    made = [
+        IngestStatusOut(
+            ingestion_id="i_1",
+            state=state,
+            progress={"phase": phase, "unit": unit, "total": total, "done": done},
+            revision=1 if state == "ready" else None,
+            coverage={"total": 100, "extracted": 100} if state == "ready" else {},
+        )
+        for state, phase, unit, total, done in steps
+    ]
     calls = []
 
     def poll():
@@ -29,8 +36,13 @@ def statuses(*steps):
     return poll
 
 
-JOB = [("pending", "", "", 0, 0), ("processing", "read", "bytes", 4_000_000, 1_200_000), ("processing", "type", "rows", 50_000, 12_000),
-       ("processing", "write", "rows", 50_000, 50_000), ("ready", "write", "rows", 50_000, 50_000)]
+JOB = [
+    ("pending", "", "", 0, 0),
+    ("processing", "read", "bytes", 4_000_000, 1_200_000),
+    ("processing", "type", "rows", 50_000, 12_000),
+    ("processing", "write", "rows", 50_000, 50_000),
+    ("ready", "write", "rows", 50_000, 50_000),
+]
 
 
 def terminal():
@@ -41,7 +53,13 @@ def test_a_terminal_shows_the_phase_and_counts_until_the_job_ends():
     console = terminal()
     seen = []
     poll = statuses(*JOB)
-    status = progress.follow(lambda: seen.append(progress.counts(s := poll())) or s, lambda seconds: True, progress=True, label="big.csv", console=console)
+    status = progress.follow(
+        lambda: seen.append(progress.counts(s := poll())) or s,
+        lambda seconds: True,
+        progress=True,
+        label="big.csv",
+        console=console,
+    )
     assert status.state == "ready" and len(poll.calls) == len(JOB)
     assert seen[1:4] == ["read: 1.2 MB of 4.0 MB", "type: 12,000 of 50,000 rows", "write: 50,000 of 50,000 rows"]
     out = console.file.getvalue()
@@ -72,10 +90,16 @@ def test_asked_for_it_shows_the_end_of_the_job_on_stderr(ns, capsys):
 def test_wait_bounds_the_following_and_a_job_with_nothing_to_wait_on_answers_at_once():
     running = statuses(("processing", "type", "rows", 10, 1))
     started = time.monotonic()
-    assert progress.follow(running, lambda seconds: time.sleep(seconds) or True, wait=0.2, progress=False).state == "processing"
+    assert (
+        progress.follow(running, lambda seconds: time.sleep(seconds) or True, wait=0.2, progress=False).state
+        == "processing"
+    )
     assert 0.2 <= time.monotonic() - started < 2
     elsewhere = statuses(("processing", "type", "rows", 10, 1))
-    assert progress.follow(elsewhere, lambda seconds: False, progress=False).state == "processing" and len(elsewhere.calls) == 2
+    assert (
+        progress.follow(elsewhere, lambda seconds: False, progress=False).state == "processing"
+        and len(elsewhere.calls) == 2
+    )
     missing = lambda: IngestStatusOut(found=False, ingestion_id="i_x")
     assert not progress.follow(missing, lambda seconds: True, progress=False).found
 

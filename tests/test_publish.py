@@ -1,9 +1,9 @@
 """Revisions publish whole or not at all, honour expected_revision, and stay in their namespace."""
 
 import pytest
+from conftest import CSV, ingest, snapshot_files
 
 import tabular
-from conftest import CSV, ingest, snapshot_files
 
 
 def test_each_ingest_publishes_the_next_revision(ns):
@@ -78,7 +78,11 @@ def test_bad_input_is_a_validation_error_with_a_path(engine):
     assert [e.path for e in err.value.errors] == ["options.delimiter"]
 
 
-SUM_IDS = {"datasets": [{"source_uri": "d"}], "group_by": [{"column": "when"}], "aggregates": [{"fn": "sum", "column": "qty"}]}
+SUM_IDS = {
+    "datasets": [{"source_uri": "d"}],
+    "group_by": [{"column": "when"}],
+    "aggregates": [{"fn": "sum", "column": "qty"}],
+}
 
 
 def test_a_home_made_in_one_duckdb_file_is_moved_on_open(tmp_path):
@@ -92,11 +96,28 @@ def test_a_home_made_in_one_duckdb_file_is_moved_on_open(tmp_path):
         ns = engine.namespace("acme", "finance")
         _, ragged = ingest(ns, CSV / "ragged.csv", source_uri="r")
         _, dates = ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
-        ns.call("knowledge.dataset_approve", {"source_uri": "d", "snapshot_id": dates.snapshot_id, "formats": {"when": "DMY"}})
+        ns.call(
+            "knowledge.dataset_approve",
+            {"source_uri": "d", "snapshot_id": dates.snapshot_id, "formats": {"when": "DMY"}},
+        )
         before = {uri: ns.dataset_get(uri, sample_rows=5).model_dump() for uri in ("r", "d")}
         history = ns.call("knowledge.get", {"source_uri": "d"})["history"]
         summed = ns.query(SUM_IDS).rows
-        tables = {t: [r[1] for r in engine.catalog.conn().execute(f"PRAGMA catalog.table_info({t})").fetchall()] for t in ("uploads", "jobs", "sources", "revisions", "datasets", "snapshots", "typings", "approvals", "deletions", "exports")}
+        tables = {
+            t: [r[1] for r in engine.catalog.conn().execute(f"PRAGMA catalog.table_info({t})").fetchall()]
+            for t in (
+                "uploads",
+                "jobs",
+                "sources",
+                "revisions",
+                "datasets",
+                "snapshots",
+                "typings",
+                "approvals",
+                "deletions",
+                "exports",
+            )
+        }
         rows = {t: engine.catalog.conn().execute(f"SELECT * FROM catalog.{t}").fetchall() for t in tables}
         snapshots = [r[0] for r in rows["snapshots"]]
     old = duckdb.connect(str(home / "tabular.duckdb"))
@@ -104,16 +125,40 @@ def test_a_home_made_in_one_duckdb_file_is_moved_on_open(tmp_path):
     for table, names in tables.items():
         old.execute(f"CREATE TABLE catalog.{table} ({', '.join(n + ' VARCHAR' for n in names)})")
         for row in rows[table]:
-            old.execute(f"INSERT INTO catalog.{table} VALUES ({', '.join('?' * len(names))})", [None if v is None else str(v) for v in row])
+            old.execute(
+                f"INSERT INTO catalog.{table} VALUES ({', '.join('?' * len(names))})",
+                [None if v is None else str(v) for v in row],
+            )
     for table, names in tables.items():  # back to the types DuckDB held
         for name in names:
-            kind = "TIMESTAMPTZ" if name.endswith("_at") else "INTEGER" if name in ("revision", "rows", "idx", "attempts", "live_revision", "last_revision", "rows_rejected", "bytes", "expected_revision") else "BOOLEAN" if name in ("approved", "retyped", "cancel_requested") else None
+            kind = (
+                "TIMESTAMPTZ"
+                if name.endswith("_at")
+                else "INTEGER"
+                if name
+                in (
+                    "revision",
+                    "rows",
+                    "idx",
+                    "attempts",
+                    "live_revision",
+                    "last_revision",
+                    "rows_rejected",
+                    "bytes",
+                    "expected_revision",
+                )
+                else "BOOLEAN"
+                if name in ("approved", "retyped", "cancel_requested")
+                else None
+            )
             if kind:
                 old.execute(f"ALTER TABLE catalog.{table} ALTER {name} TYPE {kind} USING {name}::{kind}")
     for snapshot_id in snapshots:
         path = home / "snapshots" / f"{snapshot_id}.duckdb"
         old.execute(f"ATTACH '{path}' AS s (READ_ONLY)")
-        old.execute(f'CREATE TABLE snapshots."{snapshot_id}" AS FROM s.data; CREATE TABLE snapshots."{snapshot_id}.rejected" AS FROM s.rejected; DETACH s')
+        old.execute(
+            f'CREATE TABLE snapshots."{snapshot_id}" AS FROM s.data; CREATE TABLE snapshots."{snapshot_id}.rejected" AS FROM s.rejected; DETACH s'
+        )
         path.unlink()
     old.close()
     for name in ("catalog.sqlite", "catalog.sqlite-wal", "catalog.sqlite-shm"):

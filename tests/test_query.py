@@ -4,11 +4,14 @@ import csv
 import json
 
 import pytest
+from conftest import CSV
 
 import tabular
-from conftest import CSV, ROOT
 
-ORDERS_PLAN = {"datasets": [{"source_uri": "money"}], "aggregates": [{"fn": "sum", "column": "price_usd"}, {"fn": "count"}]}
+ORDERS_PLAN = {
+    "datasets": [{"source_uri": "money"}],
+    "aggregates": [{"fn": "sum", "column": "price_usd"}, {"fn": "count"}],
+}
 
 
 @pytest.fixture
@@ -44,7 +47,13 @@ def test_receipt_says_what_was_read(money):
 
 def test_plan_hash_ignores_key_order_and_defaults(money):
     a = money.query(ORDERS_PLAN).receipt.plan_hash
-    b = money.query({"limit": 100, "aggregates": [{"column": "price_usd", "fn": "sum"}, {"fn": "count"}], "datasets": [{"dataset_id": "", "source_uri": "money"}]}).receipt.plan_hash
+    b = money.query(
+        {
+            "limit": 100,
+            "aggregates": [{"column": "price_usd", "fn": "sum"}, {"fn": "count"}],
+            "datasets": [{"dataset_id": "", "source_uri": "money"}],
+        }
+    ).receipt.plan_hash
     c = money.query({**ORDERS_PLAN, "limit": 5}).receipt.plan_hash
     assert a == b != c
 
@@ -57,7 +66,9 @@ def test_dry_run_compiles_and_runs_nothing(money):
 def test_rows_row_ids_truncation_and_offset(money):
     page = money.query({"datasets": [{"source_uri": "money"}], "select": [{"column": "item"}], "limit": 2, "offset": 1})
     assert page.row_ids == [[2], [3]] and page.truncated
-    last = money.query({"datasets": [{"source_uri": "money"}], "select": [{"column": "item"}], "limit": 10, "offset": 4})
+    last = money.query(
+        {"datasets": [{"source_uri": "money"}], "select": [{"column": "item"}], "limit": 10, "offset": 4}
+    )
     assert last.row_ids == [[5], [6]] and not last.truncated
 
 
@@ -108,7 +119,9 @@ def test_another_namespace_answers_as_if_nothing_exists(money, engine):
 
 
 def test_results_as_arrow_polars_and_html(money):
-    answer = money.query({"datasets": [{"source_uri": "money"}], "select": [{"column": "item"}, {"column": "price_usd"}]})
+    answer = money.query(
+        {"datasets": [{"source_uri": "money"}], "select": [{"column": "item"}, {"column": "price_usd"}]}
+    )
     frame = answer.to_polars()
     assert frame.columns == ["item", "price_usd"] and frame.height == 6
     assert str(answer.to_arrow().schema.field("price_usd").type).startswith("decimal")
@@ -116,10 +129,14 @@ def test_results_as_arrow_polars_and_html(money):
 
 
 def test_cli_query(tmp_path):
-    import subprocess, sys, os
+    import os
+    import subprocess
+    import sys
 
     env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home")}
-    run = lambda *a: subprocess.run([sys.executable, "-m", "tabular.cli", *a], capture_output=True, text=True, env=env, timeout=120)
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "tabular.cli", *a], capture_output=True, text=True, env=env, timeout=120
+    )
     assert run("ingest", str(CSV / "currency.csv"), "--source-uri", "money").returncode == 0
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps(ORDERS_PLAN))
@@ -128,7 +145,14 @@ def test_cli_query(tmp_path):
     assert run("query", str(plan), "--sql").stdout.startswith("SELECT")
     table = run("query", str(plan))
     assert "sum_price_usd" in table.stdout and table.returncode == 0
-    bad = subprocess.run([sys.executable, "-m", "tabular.cli", "query", "-"], input='{"datasets": [{"source_uri": "mony"}]}', capture_output=True, text=True, env=env, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "tabular.cli", "query", "-"],
+        input='{"datasets": [{"source_uri": "mony"}]}',
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert bad.returncode == 2 and "did you mean" in bad.stderr.lower() and "money" in bad.stderr
 
 
@@ -145,11 +169,26 @@ def test_durations_sum_and_average_exactly(ns):
 
     total = dt.timedelta(seconds=sum(seconds(r["elapsed"]) for r in rows))
     backups = dt.timedelta(seconds=sum(seconds(r["elapsed"]) for r in rows if r["task"] == "Backup"))
-    answer = ns.query({"datasets": [{"source_uri": "jobs"}], "aggregates": [
-        {"fn": "sum", "column": "elapsed"},
-        {"fn": "sum", "column": "elapsed", "as": "backups", "where": [{"column": "task", "op": "eq", "value": "Backup"}]},
-        {"fn": "sum", "column": "elapsed", "as": "none", "where": [{"column": "task", "op": "eq", "value": "no such task"}]},
-    ]})
+    answer = ns.query(
+        {
+            "datasets": [{"source_uri": "jobs"}],
+            "aggregates": [
+                {"fn": "sum", "column": "elapsed"},
+                {
+                    "fn": "sum",
+                    "column": "elapsed",
+                    "as": "backups",
+                    "where": [{"column": "task", "op": "eq", "value": "Backup"}],
+                },
+                {
+                    "fn": "sum",
+                    "column": "elapsed",
+                    "as": "none",
+                    "where": [{"column": "task", "op": "eq", "value": "no such task"}],
+                },
+            ],
+        }
+    )
     assert [c.type for c in answer.columns] == ["duration", "duration", "duration"]
     got_total, got_backups, got_none = answer.rows[0]
     assert got_none is None
@@ -173,9 +212,13 @@ def test_plan_limits_are_413_and_stray_fields_422_never_500(money):
     before: a parameter-count mismatch, a UBIGINT conversion)."""
     with pytest.raises(tabular.TabularError) as over:
         money.query({**ORDERS_PLAN, "limit": 10_001})
-    assert (over.value.code, over.value.status) == ("TOO_LARGE", 413) and [e.path for e in over.value.errors] == ["limit"]
+    assert (over.value.code, over.value.status) == ("TOO_LARGE", 413) and [e.path for e in over.value.errors] == [
+        "limit"
+    ]
     with pytest.raises(tabular.ValidationFailed) as stray:
-        money.query({"datasets": [{"source_uri": "money"}], "aggregates": [{"fn": "sum", "column": "price_usd", "q": 0.5}]})
+        money.query(
+            {"datasets": [{"source_uri": "money"}], "aggregates": [{"fn": "sum", "column": "price_usd", "q": 0.5}]}
+        )
     assert [e.path for e in stray.value.errors] == ["aggregates[0].q"]
     with pytest.raises(tabular.ValidationFailed) as far:
         money.query({**ORDERS_PLAN, "offset": 2**70})

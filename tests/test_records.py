@@ -1,7 +1,6 @@
 """JSON, NDJSON and Parquet become datasets with exact values and their types kept."""
 
 import pytest
-
 from conftest import ROOT, columns
 
 RECORDS = ROOT / "fixtures" / "records"

@@ -1,7 +1,6 @@
 """Workbooks become one dataset per table: ranges, types, units, totals, broken files."""
 
 import pytest
-
 from conftest import ROOT, columns
 from hostile_workbooks import LAUGHS, ROWS, SHEET_CLOSE, SHEET_OPEN, padding, workbook
 
@@ -58,17 +57,26 @@ def test_a_cached_total_is_not_summed_twice(ns):
     (expenses,) = datasets(ns, "total_row.xlsx")
     amounts = [r["Amount"] for r in expenses.sample]
     assert len(amounts) == 6 and expenses.rejected == [] and expenses.rows_rejected == 0
-    assert "row 8 of sheet 'Expenses' (a Total row: Total | 660) was left out so sums are not doubled" in expenses.warnings
+    assert (
+        "row 8 of sheet 'Expenses' (a Total row: Total | 660) was left out so sums are not doubled" in expenses.warnings
+    )
 
 
 def test_a_left_out_total_row_leaves_answers_complete_before_and_after_an_approval(ns):
     (expenses,) = datasets(ns, "total_row.xlsx")
-    plan = {"datasets": [{"source_uri": "total_row.xlsx"}], "aggregates": [{"fn": "sum", "column": "Amount"}, {"fn": "count"}]}
+    plan = {
+        "datasets": [{"source_uri": "total_row.xlsx"}],
+        "aggregates": [{"fn": "sum", "column": "Amount"}, {"fn": "count"}],
+    }
     answer = ns.query(plan)
     assert answer.complete and answer.incomplete == [] and [str(v) for v in answer.rows[0]] == ["660.00", "6"]
     # An approval that types a column again, and one that settles nothing new: still no rejected row.
     retyped = ns.approve("total_row.xlsx", expenses.snapshot_id, columns={"Item": "string", "Amount": "string"})
-    assert retyped.retyped and (retyped.dataset.rows, retyped.dataset.rows_rejected, retyped.dataset.complete) == (6, 0, True)
+    assert retyped.retyped and (retyped.dataset.rows, retyped.dataset.rows_rejected, retyped.dataset.complete) == (
+        6,
+        0,
+        True,
+    )
     again = ns.approve("total_row.xlsx", retyped.dataset.snapshot_id, columns={"Amount": "number"})
     assert (again.dataset.rows, again.dataset.rows_rejected, again.dataset.complete) == (6, 0, True)
     assert any("a Total row" in w for w in again.dataset.warnings)
@@ -83,13 +91,22 @@ def test_a_left_out_total_row_leaves_answers_complete_before_and_after_an_approv
 
 def test_merged_two_row_header(ns):
     (regions,) = datasets(ns, "merged_header.xlsx")
-    assert [c.name for c in regions.columns] == ["Region", "2023 / Revenue", "2023 / Cost", "2024 / Revenue", "2024 / Cost"]
+    assert [c.name for c in regions.columns] == [
+        "Region",
+        "2023 / Revenue",
+        "2023 / Cost",
+        "2024 / Revenue",
+        "2024 / Cost",
+    ]
     assert regions.origin.header_rows == 2 and regions.rows == 5
 
 
 def test_several_tables_on_a_sheet(ns):
     found = datasets(ns, "two_tables.xlsx")
-    assert [(d.dataset_id, d.origin.sheet, d.origin.range) for d in found][:2] == [("data_1", "Data", "A1:C6"), ("data_2", "Data", "A10:D14")]
+    assert [(d.dataset_id, d.origin.sheet, d.origin.range) for d in found][:2] == [
+        ("data_1", "Data", "A1:C6"),
+        ("data_2", "Data", "A10:D14"),
+    ]
     assert [d.index for d in found] == list(range(len(found)))
     assert types(found[1])["Start"][0] == "date"
     side = [d for d in found if d.origin.sheet == "Side"]
@@ -113,7 +130,12 @@ def test_error_cells_are_nulls_with_a_warning(ns):
 def test_ods_and_xlsm(ns):
     (inventory,) = datasets(ns, "wide_types.ods")
     assert {n: t[0] for n, t in types(inventory).items()} == {
-        "id": "number", "received": "date", "discount": "number", "price": "number", "in_stock": "bool", "name": "string",
+        "id": "number",
+        "received": "date",
+        "discount": "number",
+        "price": "number",
+        "in_stock": "bool",
+        "name": "string",
     }
     (orders,) = datasets(ns, "macro.xlsm")
     assert orders.origin.format == "xlsm" and orders.rows == 3
@@ -121,7 +143,12 @@ def test_ods_and_xlsm(ns):
 
 @pytest.mark.parametrize(
     "name, code",
-    [("zero_bytes.xlsx", "no_text"), ("truncated.xlsx", "format_unavailable"), ("not_a_zip.xlsx", "format_unavailable"), ("encrypted.xlsx", "format_unavailable")],
+    [
+        ("zero_bytes.xlsx", "no_text"),
+        ("truncated.xlsx", "format_unavailable"),
+        ("not_a_zip.xlsx", "format_unavailable"),
+        ("encrypted.xlsx", "format_unavailable"),
+    ],
 )
 def test_broken_workbooks_fail_with_a_code(ns, name, code):
     status = ns.ingest_file(SHEETS / name, source_uri=name)
@@ -129,7 +156,18 @@ def test_broken_workbooks_fail_with_a_code(ns, name, code):
     assert not ns.dataset_get(name).found
 
 
-@pytest.mark.parametrize("name", ["typed_cells.xlsx", "date1904.xlsx", "title_block.xlsx", "two_tables.xlsx", "total_row.xlsx", "hidden_and_empty.xlsx", "macro.xlsm"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "typed_cells.xlsx",
+        "date1904.xlsx",
+        "title_block.xlsx",
+        "two_tables.xlsx",
+        "total_row.xlsx",
+        "hidden_and_empty.xlsx",
+        "macro.xlsm",
+    ],
+)
 def test_the_fast_reader_types_workbooks_as_the_careful_one(tmp_path, name):
     """Large workbooks go through fastexcel; on every fixture it must give the same datasets."""
     import tabular
@@ -139,7 +177,14 @@ def test_the_fast_reader_types_workbooks_as_the_careful_one(tmp_path, name):
             ns = engine.namespace("a", "b")
             assert ns.ingest_file(SHEETS / name, source_uri=name).state == "ready"
             return [
-                (d.dataset_id, d.origin.range, d.rows, d.rows_rejected, [(c.name, c.type, c.physical) for c in d.columns], d.sample)
+                (
+                    d.dataset_id,
+                    d.origin.range,
+                    d.rows,
+                    d.rows_rejected,
+                    [(c.name, c.type, c.physical) for c in d.columns],
+                    d.sample,
+                )
                 for d in ns.dataset_get(name, sample_rows=20).datasets
             ]
 
@@ -152,7 +197,12 @@ def test_a_sheet_that_cannot_be_read_fails_the_ingest_unless_partial_is_allowed(
     assert "Broken" in status.error_message and not ns.dataset_get("bad").found
     status = ns.ingest_file(SHEETS / "one_bad_sheet.xlsx", source_uri="bad", allow_partial=True)
     assert status.state == "partial"
-    assert (status.coverage.unit, status.coverage.total, status.coverage.extracted, status.coverage.failed) == ("sheets", 2, 1, 1)
+    assert (status.coverage.unit, status.coverage.total, status.coverage.extracted, status.coverage.failed) == (
+        "sheets",
+        2,
+        1,
+        1,
+    )
     assert "Broken" in status.coverage.lost[0]
     (good,) = ns.dataset_get("bad").datasets
     assert good.origin.sheet == "Good" and good.rows == 3 and good.complete is False
@@ -172,21 +222,41 @@ def fast_outcome(tmp_path, parts: list[bytes]):
 
 
 def many_rows(first: int, count: int) -> bytes:
-    return b"".join(b'<row r="%d"><c r="A%d"><v>%d</v></c><c r="B%d"><v>1</v></c></row>' % (r, r, r, r) for r in range(first, first + count))
+    return b"".join(
+        b'<row r="%d"><c r="A%d"><v>%d</v></c><c r="B%d"><v>1</v></c></row>' % (r, r, r, r)
+        for r in range(first, first + count)
+    )
 
 
 def test_the_fast_reader_refuses_markup_python_would_parse_in_the_head(tmp_path):
     # The first rows are read by Python's XML parser for their formats: a long comment there
     # would cost it quadratic time, a DTD entity expansion.
-    status, _ = fast_outcome(tmp_path / "comment", [SHEET_OPEN % b"", ROWS % b"a", b"<!--", *padding(3 << 20), b"-->", SHEET_CLOSE])
-    assert (status.state, status.error_code) == ("failed", "format_unavailable") and "markup over" in status.error_message
+    status, _ = fast_outcome(
+        tmp_path / "comment", [SHEET_OPEN % b"", ROWS % b"a", b"<!--", *padding(3 << 20), b"-->", SHEET_CLOSE]
+    )
+    assert (status.state, status.error_code) == (
+        "failed",
+        "format_unavailable",
+    ) and "markup over" in status.error_message
     status, _ = fast_outcome(tmp_path / "dtd", [SHEET_OPEN % LAUGHS, ROWS % b"&lol9;", SHEET_CLOSE])
     assert (status.state, status.error_code) == ("failed", "format_unavailable") and "DTD" in status.error_message
 
 
 def test_a_long_comment_only_calamine_reads_costs_nothing_and_loses_nothing(tmp_path):
     # Past the rows Python reads, calamine parses alone, in linear time: the comment is skipped.
-    status, rows = fast_outcome(tmp_path, [SHEET_OPEN % b"", ROWS % b"a", many_rows(3, 500), b"<!--", *padding(3 << 20), b"-->", many_rows(503, 10), SHEET_CLOSE])
+    status, rows = fast_outcome(
+        tmp_path,
+        [
+            SHEET_OPEN % b"",
+            ROWS % b"a",
+            many_rows(3, 500),
+            b"<!--",
+            *padding(3 << 20),
+            b"-->",
+            many_rows(503, 10),
+            SHEET_CLOSE,
+        ],
+    )
     assert status.state == "ready", status.error_message
     assert rows == [511]
 
@@ -215,6 +285,12 @@ def test_the_fast_reader_places_a_table_that_does_not_start_at_a1(tmp_path):
             return d.origin.range, types(d), [q.kind for q in d.questions], d.sample
 
     careful = outcome()
-    assert careful == (("C3:D9", {"name": ("string", "VARCHAR", ""), "code": ("string", "VARCHAR", "")}, [],
-                        [{"name": "n4", "code": "004"}, {"name": "n5", "code": "005"}]))
+    assert careful == (
+        (
+            "C3:D9",
+            {"name": ("string", "VARCHAR", ""), "code": ("string", "VARCHAR", "")},
+            [],
+            [{"name": "n4", "code": "004"}, {"name": "n5", "code": "005"}],
+        )
+    )
     assert outcome(sheet_fast_bytes=0) == careful

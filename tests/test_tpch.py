@@ -9,9 +9,9 @@ import importlib.util
 
 import duckdb
 import pytest
+from conftest import ROOT
 
 import tabular
-from conftest import ROOT
 
 # bench/tpch.py: the plans, the official SQL and the comparison (loaded by path: bench/ on the
 # import path would shadow the standard library's http with bench/http.py).

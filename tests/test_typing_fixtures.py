@@ -1,7 +1,6 @@
 """What dataset_get reports for each fixture of fixtures/csv: types, formats, questions, rejects."""
 
 import pytest
-
 from conftest import CSV, columns, ingest
 
 # file -> {column: (type, physical, format)}
@@ -20,7 +19,10 @@ TYPES = {
         "price_eur": ("number", "DECIMAL(6, 2)", "decimal_mark=,;group_mark=.;unit=€"),
         "price_gbp": ("number", "DECIMAL(5, 2)", "decimal_mark=.;unit=£"),
     },
-    "percent.csv": {"growth": ("number", "DECIMAL(4, 2)", "decimal_mark=.;unit=%"), "share": ("number", "BIGINT", "unit=%")},
+    "percent.csv": {
+        "growth": ("number", "DECIMAL(4, 2)", "decimal_mark=.;unit=%"),
+        "share": ("number", "BIGINT", "unit=%"),
+    },
     "booleans.csv": {
         "active": ("bool", "BOOLEAN", "true/false"),
         "verified": ("bool", "BOOLEAN", "true/false"),
@@ -75,7 +77,9 @@ QUESTIONS = {
     },
     "booleans.csv": {"flag01": ("bool_or_number", [("number", "", 0), ("bool", "1/0", 0)])},
     "mixed_values.csv": {"amount": ("mixed_values", [("string", "", 0), ("number", "decimal_mark=.", 2)])},
-    "decimal_mark_ambiguous.csv": {"weight": ("decimal_mark", [("number", "decimal_mark=.", 0), ("number", "decimal_mark=,;group_mark=.", 0)])},
+    "decimal_mark_ambiguous.csv": {
+        "weight": ("decimal_mark", [("number", "decimal_mark=.", 0), ("number", "decimal_mark=,;group_mark=.", 0)])
+    },
     "european_numbers.csv": {},
     "dates_dmy.csv": {},
     "big_integers.csv": {},
@@ -91,7 +95,9 @@ def test_questions(ns, name):
     for q in dataset.questions:
         # A column with an open question is held as the option that rejects fewest rows.
         fewest = min(o.rows_rejected for o in q.options)
-        assert (q.current.type, q.current.format) in [(o.type, o.format) for o in q.options if o.rows_rejected == fewest]
+        assert (q.current.type, q.current.format) in [
+            (o.type, o.format) for o in q.options if o.rows_rejected == fewest
+        ]
         assert columns(dataset)[q.column].type == q.current.type
 
 
@@ -235,7 +241,7 @@ def test_header_only(ns):
 def test_a_blank_header_over_row_numbers_is_an_index_not_a_missing_header(ns, tmp_path):
     # pandas writes its index so: a blank first header cell over 1, 2, 3 …
     path = tmp_path / "indexed.csv"
-    path.write_text(',Name,County\n1,Diamond Head,Oahu\n2,Iao Valley,Maui\n3,Kanaha Pond,Maui\n', encoding="utf-8")
+    path.write_text(",Name,County\n1,Diamond Head,Oahu\n2,Iao Valley,Maui\n3,Kanaha Pond,Maui\n", encoding="utf-8")
     _, dataset = ingest(ns, path, source_uri="indexed")
     assert dataset.origin.header_rows == 1 and dataset.rows == 3
     assert [c.header for c in dataset.columns][1:] == ["Name", "County"]

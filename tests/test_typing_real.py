@@ -7,7 +7,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-
 from conftest import CORPUS, columns, ingest
 
 
@@ -31,6 +30,7 @@ def corpus_file(relative: str):
 
 
 # --- silent damage ------------------------------------------------------------------------------
+
 
 def test_version_numbers_are_not_dates(ns, tmp_path):
     d = typed(ns, tmp_path, "versions.csv", "version,released\n2.2.2,01.02.2020\n2.2.0,03.04.2021\n1.10.3,05.06.2022\n")
@@ -64,7 +64,12 @@ def test_a_phone_number_past_the_sample_stops_the_one_pass(ns, tmp_path):
 
 
 def test_a_decimal_comma_among_decimal_points_is_asked(ns, tmp_path):
-    d = typed(ns, tmp_path, "marks.csv", 'price,float,ratio,name\n362.10,126.709,"1,7",a\n989.13,101.54,"6,2",b\n287.84,389.83,"5,3",c\n')
+    d = typed(
+        ns,
+        tmp_path,
+        "marks.csv",
+        'price,float,ratio,name\n362.10,126.709,"1,7",a\n989.13,101.54,"6,2",b\n287.84,389.83,"5,3",c\n',
+    )
     cols = columns(d)
     assert cols["price"].physical == "DECIMAL(5, 2)"
     assert cols["ratio"].type == "string" and kinds(d) == {"ratio": "decimal_mark"}
@@ -73,7 +78,7 @@ def test_a_decimal_comma_among_decimal_points_is_asked(ns, tmp_path):
     d = typed(ns, tmp_path, "ort.csv", "Ort;Lat;Betrag\nA;52.3702;1,50\nB;48.1351;2,75\n")
     assert kinds(d) == {"Lat": "decimal_mark", "Betrag": "decimal_mark"}
     # A file that uses the comma throughout is read with it, no question.
-    d = typed(ns, tmp_path, "commas.csv", 'a;b\n1,5;3,25\n2,5;4,5\n')
+    d = typed(ns, tmp_path, "commas.csv", "a;b\n1,5;3,25\n2,5;4,5\n")
     assert [c.physical for c in d.columns] == ["DECIMAL(2, 1)", "DECIMAL(3, 2)"] and d.questions == []
 
 
@@ -86,7 +91,15 @@ GREEK = "id,age,name\n1,39,Λεωνίδας\n2,23,Αλέξανδρος\n3,36,Μ�
 RUSSIAN = "id,город\n1,Москва\n2,Санкт-Петербург\n3,Новосибирск\n4,Екатеринбург\n"
 
 
-@pytest.mark.parametrize("text, codec, name", [(GREEK, "iso8859_7", "Λεωνίδας"), (GREEK, "cp1253", "Λεωνίδας"), (RUSSIAN, "cp1251", "Москва"), (RUSSIAN, "koi8_r", "Москва")])
+@pytest.mark.parametrize(
+    "text, codec, name",
+    [
+        (GREEK, "iso8859_7", "Λεωνίδας"),
+        (GREEK, "cp1253", "Λεωνίδας"),
+        (RUSSIAN, "cp1251", "Москва"),
+        (RUSSIAN, "koi8_r", "Москва"),
+    ],
+)
 def test_greek_and_cyrillic_code_pages_are_told_apart(ns, tmp_path, text, codec, name):
     d = typed(ns, tmp_path, f"{codec}.csv", text.encode(codec))
     values = [v for row in d.sample for v in row.values()]
@@ -100,6 +113,7 @@ def test_the_iso_8859_7_corpus_file_reads_as_greek(ns):
 
 # --- shape --------------------------------------------------------------------------------------
 
+
 def test_a_colon_never_splits_clock_times_or_urls(ns, tmp_path):
     d = typed(ns, tmp_path, "stamps.csv", "2020-01-01 01:02:03\n2020-01-02 04:05:06\n2020-01-03 07:08:09\n")
     assert len(d.columns) == 1 and d.rows == 3 and d.columns[0].type == "datetime"
@@ -110,7 +124,9 @@ def test_a_colon_never_splits_clock_times_or_urls(ns, tmp_path):
     assert [c.name for c in d.columns] == ["name", "qty"]
 
 
-@pytest.mark.parametrize("line, header", [("1,2,3", False), ("1|1.1|bla", None), ("29-Mar-1940,25-Jul-2008", False), ("name,city", True)])
+@pytest.mark.parametrize(
+    "line, header", [("1,2,3", False), ("1|1.1|bla", None), ("29-Mar-1940,25-Jul-2008", False), ("name,city", True)]
+)
 def test_a_file_of_one_line_of_numbers_or_dates_is_data(ns, tmp_path, line, header):
     d = typed(ns, tmp_path, "one.csv", line + "\n")
     if header is None:  # numbers beside words: data, and a person is asked
@@ -142,7 +158,12 @@ def test_scientific_notation_beside_plain_numbers_is_a_number(ns, tmp_path):
 
 
 def test_time_zones_by_name_and_offsets_without_a_zone(ns, tmp_path):
-    d = typed(ns, tmp_path, "tz.csv", "id,stamp\n1,2020-01-01 04:55:03.382494 UTC\n2,2020-01-02 05:00:00 America/New_York\n3,2020-01-03 06:00:00 UTC\n")
+    d = typed(
+        ns,
+        tmp_path,
+        "tz.csv",
+        "id,stamp\n1,2020-01-01 04:55:03.382494 UTC\n2,2020-01-02 05:00:00 America/New_York\n3,2020-01-03 06:00:00 UTC\n",
+    )
     assert columns(d)["stamp"].physical == "TIMESTAMPTZ" and d.sample[1]["stamp"].startswith("2020-01-02T10:00:00")
     # An abbreviation names several zones (BST: London in summer, or Bangladesh): not read.
     d = typed(ns, tmp_path, "bst.csv", "stamp\n2024-07-01 10:00 BST\n2024-07-02 10:00 BST\n")
@@ -151,14 +172,21 @@ def test_time_zones_by_name_and_offsets_without_a_zone(ns, tmp_path):
     stamps = "".join(f"2024-07-01T{h:02d}:{m:02d}:00Z\n" for h in range(10) for m in range(30))
     d = typed(ns, tmp_path, "zulu.csv", "stamp\n" + stamps)
     assert columns(d)["stamp"].physical == "TIMESTAMPTZ" and d.questions == []
-    d = typed(ns, tmp_path, "mixed.csv", "stamp\n2020-01-01T15:00:00\n2020-01-01T15:00:00Z\n2020-01-01T15:00:00+03:00\n")
+    d = typed(
+        ns, tmp_path, "mixed.csv", "stamp\n2020-01-01T15:00:00\n2020-01-01T15:00:00Z\n2020-01-01T15:00:00+03:00\n"
+    )
     # The value without an offset is read as UTC, and a person is asked.
     assert columns(d)["stamp"].physical == "TIMESTAMPTZ" and kinds(d) == {"stamp": "mixed_values"}
 
 
 def test_a_header_over_integers_and_decimals_in_one_column_is_a_header(ns, tmp_path):
     # clevercsv/example/milk.csv: 1987 above 14718.2 are both numbers, under a header of words.
-    d = typed(ns, tmp_path, "milk.tsv", "Year\tProduction million litres\tImports\n1987\t14718.2\t12\n1988\t14398\t13.5\n1989\t14186.4\t11\n")
+    d = typed(
+        ns,
+        tmp_path,
+        "milk.tsv",
+        "Year\tProduction million litres\tImports\n1987\t14718.2\t12\n1988\t14398\t13.5\n1989\t14186.4\t11\n",
+    )
     assert [c.name for c in d.columns] == ["Year", "Production million litres", "Imports"]
     assert columns(d)["Production million litres"].physical == "DECIMAL(6, 1)" and d.rows == 3
 
@@ -171,14 +199,20 @@ def test_a_header_wider_than_its_ragged_rows_is_a_header_not_a_preamble(ns, tmp_
 
 def test_a_first_row_of_values_is_data(ns, tmp_path):
     # sheetjs number_format_russian.2.csv: a label, then the row's values.
-    d = typed(ns, tmp_path, "values_first.csv", "General;1;-1,2;12,3;-12,34\nNumber;1;-1;12;-12\nCurrency;2;-2;13;-13\n")
+    d = typed(
+        ns, tmp_path, "values_first.csv", "General;1;-1,2;12,3;-12,34\nNumber;1;-1;12;-12\nCurrency;2;-2;13;-13\n"
+    )
     assert d.rows == 3 and d.origin.header_rows == 0
 
 
 @pytest.mark.parametrize("header", ["id,100022,100025,100047", "Museum,2011,2010,2009"])
 def test_numbers_as_labels_stay_a_header(ns, tmp_path, header):
     # Numeric labels over flags, and years over amounts, are column names.
-    body = "a,TRUE,FALSE,TRUE\nb,FALSE,TRUE,TRUE\n" if "100022" in header else "Uffizi,23.824,17.518,16.2\nPitti,in restauro,12.1,11.7\n"
+    body = (
+        "a,TRUE,FALSE,TRUE\nb,FALSE,TRUE,TRUE\n"
+        if "100022" in header
+        else "Uffizi,23.824,17.518,16.2\nPitti,in restauro,12.1,11.7\n"
+    )
     d = typed(ns, tmp_path, "labels.csv", header + "\n" + body)
     assert [c.name for c in d.columns] == header.split(",") and d.rows == 2
 
@@ -191,6 +225,7 @@ def test_several_tables_one_after_another_are_asked_about(ns, tmp_path):
 
 
 # --- the hand verdicts (bench/typing_vs_duckdb.py) ---------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def judged():
@@ -268,9 +303,22 @@ def test_years_over_counts_are_a_header_but_years_over_years_are_data(ns, tmp_pa
 
 
 def test_a_fixed_width_value_across_a_column_start_is_rejected_not_split(ns, tmp_path):
-    rows = [f"{name:<10}{qty:>10}{price:>10}" for name, qty, price in [("apple", 1, "2.50"), ("pear", 2, "3.00"), ("plum", 5, "1.25"),
-            ("fig", 6, "4.00"), ("kiwi", 7, "2.25"), ("lime", 8, "0.50"), ("nut", 9, "9.00"), ("date", 10, "10.00"), ("cherry", 11, "1.00"),
-            ("melon", 12, "3.50"), ("peach", 13, "2.00")]]
+    rows = [
+        f"{name:<10}{qty:>10}{price:>10}"
+        for name, qty, price in [
+            ("apple", 1, "2.50"),
+            ("pear", 2, "3.00"),
+            ("plum", 5, "1.25"),
+            ("fig", 6, "4.00"),
+            ("kiwi", 7, "2.25"),
+            ("lime", 8, "0.50"),
+            ("nut", 9, "9.00"),
+            ("date", 10, "10.00"),
+            ("cherry", 11, "1.00"),
+            ("melon", 12, "3.50"),
+            ("peach", 13, "2.00"),
+        ]
+    ]
     rows.insert(3, "grape" + " " * 11 + "4123456.50")  # 4 | 123456.50 or 4123456.50: nobody can say
     d = typed(ns, tmp_path, "cross.prn", "\r\n".join(["Item           Qty     Price"] + rows) + "\r\n")
     assert d.origin.delimiter == "fixed-width" and d.rows == 11 and d.rows_rejected == 1
@@ -280,7 +328,12 @@ def test_a_fixed_width_value_across_a_column_start_is_rejected_not_split(ns, tmp
 
 def test_a_space_after_each_delimiter_before_the_quote_is_skipped(ns, tmp_path):
     # frictionless-py/data/issue-1109.csv: "int", "number", "string"
-    d = typed(ns, tmp_path, "spaced.csv", '"int", "number", "string"\n"1", "2.3", "string"\n"", "4.3", "string"\n"3", "3.14", "string"\n')
+    d = typed(
+        ns,
+        tmp_path,
+        "spaced.csv",
+        '"int", "number", "string"\n"1", "2.3", "string"\n"", "4.3", "string"\n"3", "3.14", "string"\n',
+    )
     assert [c.name for c in d.columns] == ["int", "number", "string"]
     assert (columns(d)["int"].physical, columns(d)["number"].physical) == ("BIGINT", "DECIMAL(3, 2)")
 

@@ -27,24 +27,99 @@ JOIN = [{"source_uri": "sales.csv", "alias": "a"}, {"source_uri": "sales.csv", "
 
 # (what is misspelled, op, body, path of the one problem, did_you_mean)
 TYPOS = [
-    ("a top-level key", "knowledge.query", {"datasets": D, "aggregate": [{"fn": "count"}]}, "aggregate", ["aggregates"]),
+    (
+        "a top-level key",
+        "knowledge.query",
+        {"datasets": D, "aggregate": [{"fn": "count"}]},
+        "aggregate",
+        ["aggregates"],
+    ),
     ("a top-level key's case", "knowledge.query", {"datasets": D, "Limit": 1}, "Limit", ["limit"]),
-    ("a top-level key of another op", "knowledge.dataset_get", {"source_uri": "sales.csv", "sample_row": 1}, "sample_row", ["sample_rows"]),
-    ("a key in a dataset", "knowledge.query", {"datasets": [{"sourceuri": "sales.csv"}]}, "datasets[0].sourceuri", ["source_uri"]),
-    ("another key in a dataset", "knowledge.query", {"datasets": [{"source_urii": "sales.csv"}]}, "datasets[0].source_urii", ["source_uri"]),
-    ("an aggregate's fn", "knowledge.query", {"datasets": D, "aggregates": [{"fn": "summ", "column": "amount"}]}, "aggregates[0].fn", ["sum"]),
-    ("a filter's op", "knowledge.query", {"datasets": D, "where": [{"column": "region", "op": "eqq", "value": "north"}]}, "where[0].op", ["eq"]),
-    ("a nested filter's op", "knowledge.query", {"datasets": D, "where": [{"any": [{"column": "region", "op": "eqq", "value": "x"}]}]}, "where[0].any[0].op", ["eq"]),
-    ("a group's bucket", "knowledge.query", {"datasets": D, "group_by": [{"column": "day", "bucket": "mnth"}]}, "group_by[0].bucket", ["month"]),
-    ("a join's kind", "knowledge.query", {"datasets": JOIN, "joins": [{"alias": "b", "on": [{"left": "a.region", "right": "b.region"}], "kind": "innr"}]},
-     "joins[0].kind", ["inner"]),
-    ("a window's fn", "knowledge.query", {"datasets": D, "group_by": [{"column": "region"}], "measures": [{"as": "r", "window": {"fn": "rnk"}}]},
-     "measures[0].window.fn", ["rank"]),
-    ("an expression's operator", "knowledge.query", {"datasets": D, "compute": [{"as": "x", "expr": {"mull": ["amount", 2]}}]}, "compute[0].expr.mull", ["mul"]),
-    ("an ingest option", "knowledge.ingest", {"upload_id": "u_x", "source_uri": "x.csv", "options": {"delimeter": ";"}}, "options.delimeter", ["delimiter"]),
+    (
+        "a top-level key of another op",
+        "knowledge.dataset_get",
+        {"source_uri": "sales.csv", "sample_row": 1},
+        "sample_row",
+        ["sample_rows"],
+    ),
+    (
+        "a key in a dataset",
+        "knowledge.query",
+        {"datasets": [{"sourceuri": "sales.csv"}]},
+        "datasets[0].sourceuri",
+        ["source_uri"],
+    ),
+    (
+        "another key in a dataset",
+        "knowledge.query",
+        {"datasets": [{"source_urii": "sales.csv"}]},
+        "datasets[0].source_urii",
+        ["source_uri"],
+    ),
+    (
+        "an aggregate's fn",
+        "knowledge.query",
+        {"datasets": D, "aggregates": [{"fn": "summ", "column": "amount"}]},
+        "aggregates[0].fn",
+        ["sum"],
+    ),
+    (
+        "a filter's op",
+        "knowledge.query",
+        {"datasets": D, "where": [{"column": "region", "op": "eqq", "value": "north"}]},
+        "where[0].op",
+        ["eq"],
+    ),
+    (
+        "a nested filter's op",
+        "knowledge.query",
+        {"datasets": D, "where": [{"any": [{"column": "region", "op": "eqq", "value": "x"}]}]},
+        "where[0].any[0].op",
+        ["eq"],
+    ),
+    (
+        "a group's bucket",
+        "knowledge.query",
+        {"datasets": D, "group_by": [{"column": "day", "bucket": "mnth"}]},
+        "group_by[0].bucket",
+        ["month"],
+    ),
+    (
+        "a join's kind",
+        "knowledge.query",
+        {
+            "datasets": JOIN,
+            "joins": [{"alias": "b", "on": [{"left": "a.region", "right": "b.region"}], "kind": "innr"}],
+        },
+        "joins[0].kind",
+        ["inner"],
+    ),
+    (
+        "a window's fn",
+        "knowledge.query",
+        {"datasets": D, "group_by": [{"column": "region"}], "measures": [{"as": "r", "window": {"fn": "rnk"}}]},
+        "measures[0].window.fn",
+        ["rank"],
+    ),
+    (
+        "an expression's operator",
+        "knowledge.query",
+        {"datasets": D, "compute": [{"as": "x", "expr": {"mull": ["amount", 2]}}]},
+        "compute[0].expr.mull",
+        ["mul"],
+    ),
+    (
+        "an ingest option",
+        "knowledge.ingest",
+        {"upload_id": "u_x", "source_uri": "x.csv", "options": {"delimeter": ";"}},
+        "options.delimeter",
+        ["delimiter"],
+    ),
 ]
 
-PYDANTIC_WORDS = re.compile(r"Input should be|Field required|Extra inputs|literal_error|extra_forbidden|_type\b|_parsing\b")
+PYDANTIC_WORDS = re.compile(
+    r"Input should be|Field required|Extra inputs|literal_error|extra_forbidden|_type\b|_parsing\b"
+)
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +160,11 @@ def over_mcp(engine, http, op: str, body: dict) -> tuple[str, dict]:
             return await client.call_tool(tool_name(op), body)
 
     result = anyio.run(call)
-    return (result.structured_content["detail"]["code"], result.structured_content["detail"]) if result.is_error else ("OK", result.structured_content)
+    return (
+        (result.structured_content["detail"]["code"], result.structured_content["detail"])
+        if result.is_error
+        else ("OK", result.structured_content)
+    )
 
 
 TRANSPORTS = {"python": over_python, "http": over_http, "mcp": over_mcp}
@@ -98,7 +177,9 @@ def test_a_misspelling_is_a_422_that_names_it_and_what_was_meant(engine, http, t
     assert code == "VALIDATION_FAILED", detail
     (problem,) = detail["errors"]  # one problem, said once (a misspelled key leaves no "missing" beside it)
     assert problem["path"] == path and problem["did_you_mean"] == meant, problem
-    assert problem["expected"].startswith("one of: ") and meant[0] in problem["expected"].removeprefix("one of: ").split(", ")
+    assert problem["expected"].startswith("one of: ") and meant[0] in problem["expected"].removeprefix(
+        "one of: "
+    ).split(", ")
     assert json.dumps(problem["received"]) in json.dumps(body)  # the misspelled key or value, as it came
     assert not PYDANTIC_WORDS.search(json.dumps(detail)), detail
     if transport == "http":
@@ -106,11 +187,18 @@ def test_a_misspelling_is_a_422_that_names_it_and_what_was_meant(engine, http, t
 
 
 def test_the_words_of_a_misspelled_choice(engine, http):
-    code, detail = over_http(engine, http, "knowledge.query", {"datasets": D, "aggregates": [{"fn": "summ", "column": "amount"}]})
+    code, detail = over_http(
+        engine, http, "knowledge.query", {"datasets": D, "aggregates": [{"fn": "summ", "column": "amount"}]}
+    )
     (problem,) = detail["errors"]
     choices = "count, count_distinct, sum, avg, min, max, median, stddev, var, quantile"
-    assert problem == {"path": "aggregates[0].fn", "message": f"'summ' is not a fn; expected one of: {choices}", "expected": f"one of: {choices}",
-                       "received": "summ", "did_you_mean": ["sum"]}
+    assert problem == {
+        "path": "aggregates[0].fn",
+        "message": f"'summ' is not a fn; expected one of: {choices}",
+        "expected": f"one of: {choices}",
+        "received": "summ",
+        "did_you_mean": ["sum"],
+    }
     assert detail["message"] == f"1 problem(s) with the input: 'summ' is not a fn; expected one of: {choices}"
 
 
@@ -121,18 +209,35 @@ def test_the_words_of_a_misspelled_top_level_key(engine, http):
     assert "aggregates" in problem["expected"] and "datasets" in problem["expected"]
 
 
-@pytest.mark.parametrize(("body", "path", "message", "expected", "received"), [
-    ({"datasets": D, "select": [{"as": "x"}]}, "select[0].column", "required field missing", "a string", None),
-    ({"datasets": D, "limit": "ten"}, "limit", "'ten' is not an integer", "an integer", "ten"),
-    ({"datasets": D, "dry_run": "maybe"}, "dry_run", "'maybe' is not true or false", "true or false", "maybe"),
-    ({"datasets": "sales.csv"}, "datasets", "'sales.csv' is not a list", "a list", "sales.csv"),
-    ({"datasets": [], "limit": -1}, "datasets", "an empty list", "at least 1 item", []),
-    ({"datasets": D, "where": [{"column": 3, "op": "eq", "value": 1}]}, "where[0].column", "3 is not a string", "a string", 3),
-    ({"datasets": D, "order_by": [{"column": "region", "desc": "sure"}]}, "order_by[0].desc", "'sure' is not true or false", "true or false", "sure"),
-    ({"datasets": D, "select": ["region"]}, "select[0]", "'region' is not an object", "an object", "region"),
-])
+@pytest.mark.parametrize(
+    ("body", "path", "message", "expected", "received"),
+    [
+        ({"datasets": D, "select": [{"as": "x"}]}, "select[0].column", "required field missing", "a string", None),
+        ({"datasets": D, "limit": "ten"}, "limit", "'ten' is not an integer", "an integer", "ten"),
+        ({"datasets": D, "dry_run": "maybe"}, "dry_run", "'maybe' is not true or false", "true or false", "maybe"),
+        ({"datasets": "sales.csv"}, "datasets", "'sales.csv' is not a list", "a list", "sales.csv"),
+        ({"datasets": [], "limit": -1}, "datasets", "an empty list", "at least 1 item", []),
+        (
+            {"datasets": D, "where": [{"column": 3, "op": "eq", "value": 1}]},
+            "where[0].column",
+            "3 is not a string",
+            "a string",
+            3,
+        ),
+        (
+            {"datasets": D, "order_by": [{"column": "region", "desc": "sure"}]},
+            "order_by[0].desc",
+            "'sure' is not true or false",
+            "true or false",
+            "sure",
+        ),
+        ({"datasets": D, "select": ["region"]}, "select[0]", "'region' is not an object", "an object", "region"),
+    ],
+)
 @pytest.mark.parametrize("transport", TRANSPORTS)
-def test_other_problems_say_what_was_expected_in_words(engine, http, transport, body, path, message, expected, received):
+def test_other_problems_say_what_was_expected_in_words(
+    engine, http, transport, body, path, message, expected, received
+):
     code, detail = TRANSPORTS[transport](engine, http, "knowledge.query", body)
     assert code == "VALIDATION_FAILED"
     problem = next(p for p in detail["errors"] if p["path"] == path)
@@ -143,14 +248,23 @@ def test_other_problems_say_what_was_expected_in_words(engine, http, transport, 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_a_key_unlike_any_field_is_served_and_named_in_ignored_args(engine, http, transport):
     # `comment` is near `compute` by difflib's measure, but no misspelling of it.
-    code, answer = TRANSPORTS[transport](engine, http, "knowledge.query", {"datasets": D, "aggregates": [{"fn": "count"}], "comment": "rows", "colour": 1})
+    code, answer = TRANSPORTS[transport](
+        engine,
+        http,
+        "knowledge.query",
+        {"datasets": D, "aggregates": [{"fn": "count"}], "comment": "rows", "colour": 1},
+    )
     assert code == "OK", answer
     assert answer["rows"] == [[3]] and answer["ignored_args"] == ["colour", "comment"]
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_the_same_envelope_on_every_transport(engine, http, transport):
-    body = {"datasets": [{"sourceuri": "sales.csv"}], "aggregate": [{"fn": "summ"}], "where": [{"column": "region", "op": "eqq"}]}
+    body = {
+        "datasets": [{"sourceuri": "sales.csv"}],
+        "aggregate": [{"fn": "summ"}],
+        "where": [{"column": "region", "op": "eqq"}],
+    }
     _, expected = over_python(engine, http, "knowledge.query", body)
     _, got = TRANSPORTS[transport](engine, http, "knowledge.query", body)
     assert got["errors"] == expected["errors"] and got["message"] == expected["message"]
@@ -169,7 +283,9 @@ def test_the_docs_pages_load_nothing_from_outside(http):
     for page in ("/docs", "/redoc"):
         html = http.get(page)
         assert html.status_code == 200 and "text/html" in html.headers["content-type"]
-        urls = re.findall(r"""(?:src|href)=["']([^"']+)["']""", html.text) + re.findall(r"""(?:url:|spec-url=)\s*["']([^"']+)["']""", html.text)
+        urls = re.findall(r"""(?:src|href)=["']([^"']+)["']""", html.text) + re.findall(
+            r"""(?:url:|spec-url=)\s*["']([^"']+)["']""", html.text
+        )
         assert urls and not [u for u in urls if re.match(r"(https?:)?//", u)], urls
         assert not re.search(r"https?://", html.text), "a page names an outside address"
         for url in urls:
@@ -184,7 +300,7 @@ def test_a_misspelled_tag_of_a_discriminated_union_or_enum_gets_close_names():
     """No plan model is such a union today (their choices are Literals); an input model that is
     one gets the same words (errors.validation_items reads the location against the model)."""
     import enum
-    from typing import Annotated, Literal, Union
+    from typing import Annotated, Literal
 
     from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -204,14 +320,25 @@ def test_a_misspelled_tag_of_a_discriminated_union_or_enum_gets_close_names():
         side: float
 
     class Drawing(BaseModel):
-        shapes: list[Annotated[Union[Circle, Square], Field(discriminator="kind")]]
+        shapes: list[Annotated[Circle | Square, Field(discriminator="kind")]]
         colour: Colour = Colour.red
 
     with pytest.raises(ValidationError) as err:
-        Drawing.model_validate({"shapes": [{"kind": "circel"}, {"side": 1}, {"kind": "square", "sid": 2}], "colour": "gren"})
+        Drawing.model_validate(
+            {"shapes": [{"kind": "circel"}, {"side": 1}, {"kind": "square", "sid": 2}], "colour": "gren"}
+        )
     got = {item.path: item for item in validation_items(err.value.errors(), Drawing)}
     assert set(got) == {"shapes[0].kind", "shapes[1].kind", "shapes[2].sid", "colour"}
-    assert (got["shapes[0].kind"].did_you_mean, got["shapes[0].kind"].expected) == (["circle"], "one of: circle, square")
-    assert (got["shapes[1].kind"].message, got["shapes[1].kind"].expected) == ("required field missing", "one of: circle, square")
+    assert (got["shapes[0].kind"].did_you_mean, got["shapes[0].kind"].expected) == (
+        ["circle"],
+        "one of: circle, square",
+    )
+    assert (got["shapes[1].kind"].message, got["shapes[1].kind"].expected) == (
+        "required field missing",
+        "one of: circle, square",
+    )
     assert (got["shapes[2].sid"].did_you_mean, got["shapes[2].sid"].expected) == (["side"], "one of: kind, side")
-    assert (got["colour"].message, got["colour"].did_you_mean) == ("'gren' is not a colour; expected one of: red, green", ["green"])
+    assert (got["colour"].message, got["colour"].did_you_mean) == (
+        "'gren' is not a colour; expected one of: red, green",
+        ["green"],
+    )

@@ -13,11 +13,14 @@ from decimal import Decimal
 import polars as pl
 import pyarrow as pa
 import pytest
-
 from conftest import ROOT
 
 ORDERS = ROOT / "fixtures" / "query" / "orders.csv"
-WEST = {"datasets": [{"source_uri": "orders"}], "where": [{"column": "region", "op": "eq", "value": "West"}], "limit": 3}
+WEST = {
+    "datasets": [{"source_uri": "orders"}],
+    "where": [{"column": "region", "op": "eq", "value": "West"}],
+    "limit": 3,
+}
 
 
 def expected_west() -> list[dict]:
@@ -46,15 +49,28 @@ def test_to_polars_whole_reads_past_the_limit_with_exact_types(orders):
     assert frame["order_id"].to_list() == [int(r["order_id"]) for r in west]  # the rows as read
 
 
-@pytest.mark.parametrize("ext, load", [
-    ("parquet", pl.read_parquet), ("csv", pl.read_csv), ("ndjson", pl.read_ndjson),
-    ("arrow", lambda p: pl.from_arrow(pa.ipc.open_stream(p).read_all())),
-])
+@pytest.mark.parametrize(
+    "ext, load",
+    [
+        ("parquet", pl.read_parquet),
+        ("csv", pl.read_csv),
+        ("ndjson", pl.read_ndjson),
+        ("arrow", lambda p: pl.from_arrow(pa.ipc.open_stream(p).read_all())),
+    ],
+)
 def test_export_writes_every_row_in_each_format(orders, tmp_path, ext, load):
     path = tmp_path / f"west.{ext}"
     assert orders.export(WEST, path) == len(expected_west())
     frame = load(path)
-    assert frame.height == len(expected_west()) and frame.columns == ["order_id", "customer_id", "region", "amount", "qty", "ordered_on", "note"]
+    assert frame.height == len(expected_west()) and frame.columns == [
+        "order_id",
+        "customer_id",
+        "region",
+        "amount",
+        "qty",
+        "ordered_on",
+        "note",
+    ]
     amounts = [Decimal(str(v)) for v in frame["amount"].to_list() if v is not None]
     assert sum(amounts, Decimal(0)) == total_amount(expected_west())
     assert not list(tmp_path.glob("*.partial"))
@@ -80,7 +96,9 @@ def test_cli_query_output_writes_the_file(tmp_path):
     home = tmp_path / "home"
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps({"datasets": [{"source_uri": "orders.csv"}], "limit": 1}))
-    run = lambda *a: subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), *a], capture_output=True, text=True, timeout=120)  # noqa: E731
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "tabular.cli", "--home", str(home), *a], capture_output=True, text=True, timeout=120
+    )
     assert run("ingest", str(ORDERS)).returncode == 0
     done = run("query", str(plan), "--output", str(tmp_path / "all.parquet"))
     assert done.returncode == 0 and "300 rows written" in done.stdout
@@ -93,8 +111,9 @@ def test_durations_are_written_as_iso_text(ns, tmp_path):
     assert ns.ingest_file(source, source_uri="took").state == "ready"
     ns.export({"datasets": [{"source_uri": "took"}]}, tmp_path / "took_out.csv")
     assert pl.read_csv(tmp_path / "took_out.csv")["took"].to_list() == ["PT1H30M", "P1DT2H"]
-    from tabular.results import _iso  # DuckDB's INTERVAL as Arrow gives months apart: a month is not 30 days
     import duckdb
+
+    from tabular.results import _iso  # DuckDB's INTERVAL as Arrow gives months apart: a month is not 30 days
 
     interval = duckdb.sql("SELECT INTERVAL '14 months 3 days 2 hours' AS i").to_arrow_table().column(0)[0].as_py()
     assert _iso(interval) == "P1Y2M3DT2H"

@@ -6,9 +6,9 @@ SPEC code, never the worker."""
 import shutil
 
 import pytest
+from conftest import CORPUS, ROOT, columns
 
 import tabular
-from conftest import CORPUS, ROOT, columns
 from tabular.errors import IngestFailed
 from tabular.formats import file_format
 from tabular.sheet_rules import calamine_panics, is_panic
@@ -33,19 +33,36 @@ def test_an_xls_publishes_every_visible_table_typed(ns):
     status, found = published(ns, XLS)
     assert status.format == "xls"
     assert [(d.dataset_id, d.origin.sheet, d.origin.range, d.rows) for d in found] == [
-        ("sales", "Sales", "A1:I7", 6), ("expenses", "Expenses", "A3:B10", 6), ("shifted", "Shifted", "C3:E6", 3),
+        ("sales", "Sales", "A1:I7", 6),
+        ("expenses", "Expenses", "A3:B10", 6),
+        ("shifted", "Shifted", "C3:E6", 3),
     ]
     sales = found[0]
     assert sales.origin.format == "xls" and sales.origin.model_dump()["hidden_sheets"] == ["Secret"]
     assert types(sales) == {
-        "Date": ("date", "DATE"), "Logged": ("datetime", "TIMESTAMP"), "Region": ("string", "VARCHAR"), "Units": ("number", "BIGINT"),
-        "Revenue": ("number", "DECIMAL(7, 2)"), "Share": ("number", "DECIMAL(4, 3)"), "Note": ("string", "VARCHAR"),
-        "Code": ("string", "VARCHAR"), "Paid": ("bool", "BOOLEAN"),
+        "Date": ("date", "DATE"),
+        "Logged": ("datetime", "TIMESTAMP"),
+        "Region": ("string", "VARCHAR"),
+        "Units": ("number", "BIGINT"),
+        "Revenue": ("number", "DECIMAL(7, 2)"),
+        "Share": ("number", "DECIMAL(4, 3)"),
+        "Note": ("string", "VARCHAR"),
+        "Code": ("string", "VARCHAR"),
+        "Paid": ("bool", "BOOLEAN"),
     }
     assert sales.questions == [] and sales.rows_rejected == 0 and sales.complete
     first, third = sales.sample[0], sales.sample[2]
-    assert first == {"Date": "2024-01-05", "Logged": "2024-01-05T09:30:00", "Region": "North", "Units": 8, "Revenue": "1234.50",
-                     "Share": "0.125", "Note": "first order", "Code": "00123", "Paid": True}
+    assert first == {
+        "Date": "2024-01-05",
+        "Logged": "2024-01-05T09:30:00",
+        "Region": "North",
+        "Units": 8,
+        "Revenue": "1234.50",
+        "Share": "0.125",
+        "Note": "first order",
+        "Code": "00123",
+        "Paid": True,
+    }
     # A datetime at midnight stays a datetime (calamine gives it back as a date); text digits stay text.
     assert third["Logged"] == "2024-02-02T00:00:00" and third["Code"] == "00007"
     assert [r["Code"] for r in sales.sample] == ["00123", "4410", "00007", "12000", "00123", "7"]
@@ -65,7 +82,12 @@ def test_the_total_row_of_an_xls_is_left_out_and_said_not_rejected(ns):
     assert (expenses.rows, expenses.rows_rejected, expenses.rejected, expenses.complete) == (6, 0, [], True)
     said = "row 10 of sheet 'Expenses' (a Total row: Total | 660) was left out so sums are not doubled"
     assert said in expenses.warnings and f"expenses: {said}" in status.warnings
-    answer = ns.query({"datasets": [{"source_uri": XLS.name, "dataset_id": "expenses"}], "aggregates": [{"fn": "sum", "column": "Amount"}]})
+    answer = ns.query(
+        {
+            "datasets": [{"source_uri": XLS.name, "dataset_id": "expenses"}],
+            "aggregates": [{"fn": "sum", "column": "Amount"}],
+        }
+    )
     assert answer.complete and [str(v) for v in answer.rows[0]] == ["660.00"]
 
 
@@ -75,7 +97,9 @@ def test_the_fast_reader_reads_an_xls_as_calamine_does(tmp_path):
     def outcome(**settings):
         with tabular.connect(str(tmp_path / str(len(settings))), **settings) as engine:
             _, found = published(engine.namespace("a", "b"), XLS)
-            return [(d.dataset_id, d.origin.range, d.rows, d.rows_rejected, d.warnings, types(d), d.sample) for d in found]
+            return [
+                (d.dataset_id, d.origin.range, d.rows, d.rows_rejected, d.warnings, types(d), d.sample) for d in found
+            ]
 
     assert outcome(sheet_fast_bytes=0) == outcome()
 
@@ -84,7 +108,11 @@ def test_an_ole2_file_is_read_as_xls_whatever_its_name_and_a_zip_named_xls_as_xl
     shutil.copy(XLS, tmp_path / "export.csv")
     shutil.copy(XLS, tmp_path / "export")
     shutil.copy(SHEETS / "total_row.xlsx", tmp_path / "old.xls")
-    assert file_format("export.csv", {}, tmp_path / "export.csv") == file_format("export", {}, tmp_path / "export") == "xls"
+    assert (
+        file_format("export.csv", {}, tmp_path / "export.csv")
+        == file_format("export", {}, tmp_path / "export")
+        == "xls"
+    )
     assert file_format("old.xls", {}, tmp_path / "old.xls") == "xlsx"
     assert file_format("old.xls", {}) == "xls"  # the name alone
     status, found = published(ns, tmp_path / "export.csv")
@@ -121,13 +149,21 @@ def test_records_that_would_size_calamine_past_the_limits_are_refused_before_it_
     # allocation ends the process, not the file.
     dims = b"\x00\x02\x0e\x00"  # DIMENSIONS, 14 bytes: first row, last row + 1 (u32), first and last column + 1
     lying = patched(tmp_path, "lying.xls", dims, 4, (0x7FFFFFF0).to_bytes(4, "little"))
-    far = patched(tmp_path, "far.xls", b"\xfd\x00\x0a\x00", 0, (65535).to_bytes(2, "little") + (255).to_bytes(2, "little"))  # a string at IV65536
+    far = patched(
+        tmp_path, "far.xls", b"\xfd\x00\x0a\x00", 0, (65535).to_bytes(2, "little") + (255).to_bytes(2, "little")
+    )  # a string at IV65536
     with tabular.connect(str(tmp_path / "home"), max_sheet_cells=1_000_000) as engine:
         ns = engine.namespace("a", "b")
         status = ns.ingest_file(lying, source_uri="lying")
-        assert (status.state, status.error_code) == ("failed", "format_unavailable") and "DIMENSIONS" in status.error_message
+        assert (status.state, status.error_code) == (
+            "failed",
+            "format_unavailable",
+        ) and "DIMENSIONS" in status.error_message
         status = ns.ingest_file(far, source_uri="far")
-        assert (status.state, status.error_code) == ("failed", "too_large") and "max_sheet_cells" in status.error_message
+        assert (status.state, status.error_code) == (
+            "failed",
+            "too_large",
+        ) and "max_sheet_cells" in status.error_message
         assert ns.ingest_file(XLS, source_uri="good").state == "ready"
 
 
@@ -136,7 +172,10 @@ def test_a_calamine_panic_is_the_files_failure_and_nothing_else():
     assert is_panic(PanicException("boom")) and not is_panic(KeyboardInterrupt()) and not is_panic(ValueError())
     with pytest.raises(IngestFailed) as failed, calamine_panics("the xls workbook"):
         raise PanicException("range start index 4 out of range for slice of length 2")
-    assert failed.value.error_code == "format_unavailable" and "calamine stopped on it (range start index 4" in failed.value.message
+    assert (
+        failed.value.error_code == "format_unavailable"
+        and "calamine stopped on it (range start index 4" in failed.value.message
+    )
     with pytest.raises(KeyboardInterrupt), calamine_panics("the xls workbook"):
         raise KeyboardInterrupt()
     with pytest.raises(ValueError), calamine_panics("the xls workbook"):

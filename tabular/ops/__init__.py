@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from pydantic import BaseModel
 
@@ -28,12 +28,24 @@ class Op:
 
 
 def _op(
-    name: str, fn: Callable, input_: type[BaseModel], output: type[BaseModel], role: Role = "viewer", writes: bool = False,
-    idempotent: bool | None = None, audited: bool | None = None,
+    name: str,
+    fn: Callable,
+    input_: type[BaseModel],
+    output: type[BaseModel],
+    role: Role = "viewer",
+    writes: bool = False,
+    idempotent: bool | None = None,
+    audited: bool | None = None,
 ) -> Op:
     """Reads are idempotent and unaudited; writes are audited and, unless said, not idempotent."""
     return Op(
-        name, input_, output, fn, role, writes, (fn.__doc__ or "").strip(),
+        name,
+        input_,
+        output,
+        fn,
+        role,
+        writes,
+        (fn.__doc__ or "").strip(),
         idempotent=not writes if idempotent is None else idempotent,
         audited=writes if audited is None else audited,
     )
@@ -45,18 +57,57 @@ REGISTRY: dict[str, Op] = {
         _op("knowledge.upload", ingest.upload, ingest.UploadIn, ingest.UploadOut, "writer", True),
         _op("knowledge.ingest", ingest.ingest, ingest.IngestIn, ingest.IngestOut, "writer", True),
         _op("knowledge.ingest_status", ingest.ingest_status, ingest.IngestStatusIn, ingest.IngestStatusOut),
-        _op("knowledge.ingest_cancel", ingest.ingest_cancel, ingest.IngestStatusIn, ingest.IngestCancelOut, "writer", True, idempotent=True),
+        _op(
+            "knowledge.ingest_cancel",
+            ingest.ingest_cancel,
+            ingest.IngestStatusIn,
+            ingest.IngestCancelOut,
+            "writer",
+            True,
+            idempotent=True,
+        ),
         _op("knowledge.formats", ingest.formats, ingest.OpIn, ingest.FormatsOut),
         _op("knowledge.dataset_get", datasets.dataset_get, datasets.DatasetGetIn, datasets.DatasetGetOut),
-        _op("knowledge.dataset_approve", approve.dataset_approve, approve.DatasetApproveIn, approve.DatasetApproveOut, "writer", True),
+        _op(
+            "knowledge.dataset_approve",
+            approve.dataset_approve,
+            approve.DatasetApproveIn,
+            approve.DatasetApproveOut,
+            "writer",
+            True,
+        ),
         _op("knowledge.get", lifecycle.get, lifecycle.SourceIn, lifecycle.GetOut),
-        _op("knowledge.delete", lifecycle.delete, lifecycle.DeleteIn, lifecycle.DeleteOut, "admin", True, idempotent=True),
-        _op("knowledge.restore", lifecycle.restore, lifecycle.SourceIn, lifecycle.RestoreOut, "writer", True, idempotent=True),
+        _op(
+            "knowledge.delete",
+            lifecycle.delete,
+            lifecycle.DeleteIn,
+            lifecycle.DeleteOut,
+            "admin",
+            True,
+            idempotent=True,
+        ),
+        _op(
+            "knowledge.restore",
+            lifecycle.restore,
+            lifecycle.SourceIn,
+            lifecycle.RestoreOut,
+            "writer",
+            True,
+            idempotent=True,
+        ),
         _op("knowledge.list", lifecycle.list_sources, lifecycle.ListIn, lifecycle.ListOut),
         _op("knowledge.query", query.query, query.QueryIn, query.QueryOut),
         _op("knowledge.synthesize", synthesize.synthesize, synthesize.SynthesizeIn, synthesize.SynthesizeOut),
         _op("knowledge.link_dir", links.link_dir, links.LinkDirIn, links.LinkOut, "writer", True, idempotent=True),
-        _op("knowledge.unlink_dir", links.unlink_dir, links.UnlinkDirIn, links.UnlinkDirOut, "writer", True, idempotent=True),
+        _op(
+            "knowledge.unlink_dir",
+            links.unlink_dir,
+            links.UnlinkDirIn,
+            links.UnlinkDirOut,
+            "writer",
+            True,
+            idempotent=True,
+        ),
         _op("knowledge.retry_dir", links.retry_dir, links.LinkIn, links.LinkOut, "writer", True, idempotent=True),
         _op("knowledge.list_dirs", links.list_dirs, ingest.OpIn, links.ListDirsOut),
         _op("knowledge.dir_files", links.dir_files, links.DirFilesIn, links.DirFilesOut),

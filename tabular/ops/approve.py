@@ -29,8 +29,13 @@ from .datasets import dataset_get
 class DatasetApproveIn(OpIn):
     source_uri: str = Field(min_length=1)
     dataset_id: str = Field("", description="Which table of the source; '' when the source has only one.")
-    snapshot_id: str = Field(min_length=1, description="The snapshot you read (dataset_get). If another one serves by now, the answer is 409: read again.")
-    columns: dict[str, str] = Field(default_factory=dict, description="Column name -> type (string, number, bool, date, datetime, time, duration).")
+    snapshot_id: str = Field(
+        min_length=1,
+        description="The snapshot you read (dataset_get). If another one serves by now, the answer is 409: read again.",
+    )
+    columns: dict[str, str] = Field(
+        default_factory=dict, description="Column name -> type (string, number, bool, date, datetime, time, duration)."
+    )
     formats: dict[str, str] = Field(
         default_factory=dict,
         description="Column name -> format, for what a type alone cannot say: a strptime pattern ('%m/%d/%Y') or DMY/MDY/YMD for dates, "
@@ -42,13 +47,17 @@ class Change(BaseModel):
     column: str
     before: TypeFormat
     after: TypeFormat
-    rows_rejected: int = Field(description="Rows of the dataset the new type cannot read (they are left out, with the reason).")
+    rows_rejected: int = Field(
+        description="Rows of the dataset the new type cannot read (they are left out, with the reason)."
+    )
 
 
 class DatasetApproveOut(OpOut):
     found: bool
     dataset: DatasetOut | None = None
-    retyped: bool = Field(False, description="A column's type or format changed, so the dataset was typed again under a new snapshot.")
+    retyped: bool = Field(
+        False, description="A column's type or format changed, so the dataset was typed again under a new snapshot."
+    )
     changes: list[Change] = Field(default_factory=list, description="The columns whose type or format changed.")
 
 
@@ -73,12 +82,29 @@ def _live(cur, body: DatasetApproveIn) -> _Live | None:
             ids = [r["dataset_id"] for r in rows]
             raise ValidationFailed(
                 f"{body.source_uri!r} has {len(rows)} datasets: name one",
-                [ErrorItem("dataset_id", "the source has several datasets", expected=" | ".join(ids), received="", did_you_mean=ids[:3])],
+                [
+                    ErrorItem(
+                        "dataset_id",
+                        "the source has several datasets",
+                        expected=" | ".join(ids),
+                        received="",
+                        did_you_mean=ids[:3],
+                    )
+                ],
             )
         return None
     r = chosen[0]
-    return _Live(r["revision"], r["dataset_id"], r["extraction"], json.loads(r["names"]), json.loads(r["headers"]), r["extracted"],
-                 json.loads(r["options"]), r["live_snapshot"], json.loads(r["questions"]))
+    return _Live(
+        r["revision"],
+        r["dataset_id"],
+        r["extraction"],
+        json.loads(r["names"]),
+        json.loads(r["headers"]),
+        r["extracted"],
+        json.loads(r["options"]),
+        r["live_snapshot"],
+        json.loads(r["questions"]),
+    )
 
 
 def _stale(snapshot_id: str, live: str) -> PreconditionFailed:
@@ -110,7 +136,16 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
         return DatasetApproveOut(found=False)
     if body.snapshot_id != live.snapshot_id:
         raise _stale(body.snapshot_id, live.snapshot_id)
-    path = stored.extraction(ctx.catalog, ctx.settings, ctx.catalog.conn(), body.org, body.namespace, body.source_uri, live.revision, live.dataset_id)
+    path = stored.extraction(
+        ctx.catalog,
+        ctx.settings,
+        ctx.catalog.conn(),
+        body.org,
+        body.namespace,
+        body.source_uri,
+        live.revision,
+        live.dataset_id,
+    )
     live = dataclasses.replace(live, extraction=path)
     markers = ctx.settings.nulls(live.options)
     current = _typings(ctx, cur, live)
@@ -128,19 +163,28 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
             continue
         type_, fmt = body.columns.get(name, old.reading.type), body.formats.get(name, "")
         same = type_ == old.reading.type and not fmt
-        new = dataclasses.replace(old, question=None, forced=True) if same else retype.typing_for(cur, relation, cell, type_, fmt, markers)
+        new = (
+            dataclasses.replace(old, question=None, forced=True)
+            if same
+            else retype.typing_for(cur, relation, cell, type_, fmt, markers)
+        )
         if (new.reading, new.physical) != (old.reading, old.physical):
             changes.append(Change(column=name, before=_as(old), after=_as(new), rows_rejected=new.rejected))
         typings[cell] = new
     named = set(body.columns) | set(body.formats)
     settled = [q["id"] for q in live.questions if q["column"] not in named]
     snapshot_id = _commit(ctx, body, live, typings, changes, settled, markers)
-    got = dataset_get(ctx, DatasetGetIn(org=body.org, namespace=body.namespace, source_uri=body.source_uri, dataset_id=live.dataset_id))
+    got = dataset_get(
+        ctx,
+        DatasetGetIn(org=body.org, namespace=body.namespace, source_uri=body.source_uri, dataset_id=live.dataset_id),
+    )
     dataset = next((d for d in got.datasets if d.snapshot_id == snapshot_id), None)
     return DatasetApproveOut(found=True, dataset=dataset, retyped=bool(changes), changes=changes)
 
 
-def _commit(ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, changes: list[Change], settled: list[str], markers) -> str:
+def _commit(
+    ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, changes: list[Change], settled: list[str], markers
+) -> str:
     """The new snapshot (its rows, rejected rows and stats) written to its own file, then one
     catalog transaction: the switch and the audit row. A failure leaves the live one serving."""
     catalog = ctx.catalog
@@ -155,7 +199,9 @@ def _commit(ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, ch
     ]
     catalog.new_snapshot(snapshot_id, live.rows * len(live.names))
     try:
-        built = build_snapshot(cur, parquet_relation(live.extraction), snapshot_id, list(typings), live.names, typings, markers, excluded)
+        built = build_snapshot(
+            cur, parquet_relation(live.extraction), snapshot_id, list(typings), live.names, typings, markers, excluded
+        )
         catalog.seal(snapshot_id)
         for column, header in zip(built.columns, live.headers):
             column["header"] = header
@@ -170,20 +216,57 @@ def _commit(ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, ch
     return snapshot_id
 
 
-def _switch(ctx: Context, cur, body: DatasetApproveIn, live: _Live, snapshot_id: str, built, typings: dict, changes: list[Change], settled: list[str]) -> None:
+def _switch(
+    ctx: Context,
+    cur,
+    body: DatasetApproveIn,
+    live: _Live,
+    snapshot_id: str,
+    built,
+    typings: dict,
+    changes: list[Change],
+    settled: list[str],
+) -> None:
     """The catalog rows of an approval, inside the caller's transaction."""
     key = [body.org, body.namespace, body.source_uri]
     serving = next((d["live_snapshot"] for d in live_datasets(cur, *key) if d["dataset_id"] == live.dataset_id), None)
     if serving != body.snapshot_id:
         raise _stale(body.snapshot_id, serving or "none")
     stamp = now()
-    ident = dict(org=body.org, namespace=body.namespace, source_uri=body.source_uri, revision=live.revision, dataset_id=live.dataset_id)
-    insert(cur, "snapshots", snapshot_id=snapshot_id, **ident, rows=built.rows, rows_rejected=built.rows_rejected, columns=built.columns,
-           questions=[], approved=True, approved_at=stamp, approved_by=ctx.caller, created_at=stamp)
+    ident = dict(
+        org=body.org,
+        namespace=body.namespace,
+        source_uri=body.source_uri,
+        revision=live.revision,
+        dataset_id=live.dataset_id,
+    )
+    insert(
+        cur,
+        "snapshots",
+        snapshot_id=snapshot_id,
+        **ident,
+        rows=built.rows,
+        rows_rejected=built.rows_rejected,
+        columns=built.columns,
+        questions=[],
+        approved=True,
+        approved_at=stamp,
+        approved_by=ctx.caller,
+        created_at=stamp,
+    )
     insert(cur, "typings", snapshot_id=snapshot_id, typings=retype.dump(typings))
     update(cur, "datasets", ident, live_snapshot=snapshot_id)
-    insert(cur, "approvals", **ident, old_snapshot=live.snapshot_id, new_snapshot=snapshot_id, approved_by=ctx.caller, approved_at=stamp,
-           retyped=bool(changes), changes=[c.model_dump() for c in changes], settled=settled)
+    insert(
+        cur,
+        "approvals",
+        **ident,
+        old_snapshot=live.snapshot_id,
+        new_snapshot=snapshot_id,
+        approved_by=ctx.caller,
+        approved_at=stamp,
+        retyped=bool(changes),
+        changes=[c.model_dump() for c in changes],
+        settled=settled,
+    )
     retention.prune(cur, *key, ctx.settings.snapshots_kept)
     pause.at("approve.commit")
-

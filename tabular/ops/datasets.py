@@ -34,8 +34,23 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
     cur = ctx.catalog.reader()
     out = []
     for k, row in enumerate(rows):
-        (dataset_id, name, idx, snapshot_id, origin, headers, warnings, extracted, kept, rejected_count, columns, questions,
-         approved, approved_at, approved_by) = row
+        (
+            dataset_id,
+            name,
+            idx,
+            snapshot_id,
+            origin,
+            headers,
+            warnings,
+            extracted,
+            kept,
+            rejected_count,
+            columns,
+            questions,
+            approved,
+            approved_at,
+            approved_by,
+        ) = row
         columns = json.loads(columns)
         rejected = cur.execute(
             f"SELECT row_id, line, column_name, value, reason FROM {rejected_table(snapshot_id).sql(dialect='duckdb')} ORDER BY row_id, column_name LIMIT ?",
@@ -60,7 +75,9 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
             approved_by=approved_by,
         )
         if body.sample_rows and k < SAMPLED_DATASETS:
-            dataset.sample, dataset.sample_row_ids = _sample(cur, snapshot_id, [c["name"] for c in columns], body.sample_rows)
+            dataset.sample, dataset.sample_row_ids = _sample(
+                cur, snapshot_id, [c["name"] for c in columns], body.sample_rows
+            )
         out.append(dataset)
     return DatasetGetOut(found=True, revision=revision, datasets=out)
 

@@ -22,12 +22,28 @@ from pydantic import Field
 
 from .. import publish
 from ..catalog import (
-    Catalog, cancel_pending, cancel_requested, claim_job, insert, job_by_key, job_owner, job_state, job_status, job_to_run, now, revision_datasets, revision_row,
-    stored_bytes, take_job, unfinished_jobs, update, upload_row,
+    Catalog,
+    cancel_pending,
+    cancel_requested,
+    claim_job,
+    insert,
+    job_by_key,
+    job_owner,
+    job_state,
+    job_status,
+    job_to_run,
+    now,
+    revision_datasets,
+    revision_row,
+    stored_bytes,
+    take_job,
+    unfinished_jobs,
+    update,
+    upload_row,
 )
+from ..errors import ErrorItem, IngestFailed, Overloaded, TooLarge, ValidationFailed
 from ..fair import FairQueue
 from ..formats import DEFAULT, FORMATS, REFUSED
-from ..errors import ErrorItem, IngestFailed, Overloaded, TooLarge, ValidationFailed
 from ..models import (
     FormatOut,
     FormatsOut,
@@ -41,7 +57,6 @@ from ..models import (
 )
 from ..settings import Settings
 from .context import Context
-
 
 
 class UploadIn(OpIn):
@@ -60,7 +75,9 @@ class UploadWriter:
         self.ctx = ctx
         self.limit = ctx.settings.max_upload_bytes
         self.upload_id = "u_" + uuid.uuid4().hex
-        self.partial = ctx.catalog.uploads_dir / f"{self.upload_id}.{ctx.catalog.owner}.part"  # the owner: see Catalog.sweep
+        self.partial = (
+            ctx.catalog.uploads_dir / f"{self.upload_id}.{ctx.catalog.owner}.part"
+        )  # the owner: see Catalog.sweep
         self.digest = hashlib.sha256()
         self.size = 0
         self.out = self.partial.open("wb")
@@ -95,19 +112,40 @@ class UploadWriter:
         quota = self.ctx.settings.org_storage_bytes
         if quota and stored_bytes(self.ctx.catalog.conn(), org) + self.size > quota:
             self.abort()
-            raise TooLarge(f"the org's uploads would pass its storage quota (org_storage_bytes, {quota} bytes); delete sources or uploads first")
+            raise TooLarge(
+                f"the org's uploads would pass its storage quota (org_storage_bytes, {quota} bytes); delete sources or uploads first"
+            )
         final = self.ctx.catalog.uploads_dir / self.upload_id
         self.partial.rename(final)
         # The last part of the name a client sent, by either separator, without NULs: the bytes
         # are stored under the upload id, and no name (`..`, `..\\x`) is ever a path here.
         name = re.split(r"[\\/]", filename.replace("\x00", ""))[-1]
         name = name if name.strip(".") else "upload"
-        insert(self.ctx.catalog.conn(), "uploads", upload_id=self.upload_id, org=org, namespace=namespace, filename=name, bytes=self.size,
-               sha256=self.digest.hexdigest(), content_type=content_type, path=str(final), created_at=now())
-        return UploadOut(upload_id=self.upload_id, filename=name, bytes=self.size, sha256=self.digest.hexdigest(), content_type=content_type)
+        insert(
+            self.ctx.catalog.conn(),
+            "uploads",
+            upload_id=self.upload_id,
+            org=org,
+            namespace=namespace,
+            filename=name,
+            bytes=self.size,
+            sha256=self.digest.hexdigest(),
+            content_type=content_type,
+            path=str(final),
+            created_at=now(),
+        )
+        return UploadOut(
+            upload_id=self.upload_id,
+            filename=name,
+            bytes=self.size,
+            sha256=self.digest.hexdigest(),
+            content_type=content_type,
+        )
 
 
-def store_upload(ctx: Context, org: str, namespace: str, stream: BinaryIO, filename: str, content_type: str) -> UploadOut:
+def store_upload(
+    ctx: Context, org: str, namespace: str, stream: BinaryIO, filename: str, content_type: str
+) -> UploadOut:
     """Stream bytes to the uploads folder, hashing as they come; over the limit, keep nothing."""
     writer = UploadWriter(ctx)
     try:
@@ -124,7 +162,9 @@ def upload(ctx: Context, body: UploadIn) -> UploadOut:
     try:
         data = base64.b64decode(body.content_base64, validate=True)
     except ValueError:
-        raise ValidationFailed("content_base64 is not base64", [ErrorItem("content_base64", "not base64", expected="base64 text")]) from None
+        raise ValidationFailed(
+            "content_base64 is not base64", [ErrorItem("content_base64", "not base64", expected="base64 text")]
+        ) from None
     return store_upload(ctx, body.org, body.namespace, io.BytesIO(data), body.filename, body.content_type)
 
 
@@ -134,7 +174,14 @@ def ingest(ctx: Context, body: IngestIn) -> IngestOut:
     if row is None:
         raise ValidationFailed(
             f"no upload {body.upload_id!r} in this namespace",
-            [ErrorItem("upload_id", "unknown upload", expected="an upload_id from knowledge.upload", received=body.upload_id)],
+            [
+                ErrorItem(
+                    "upload_id",
+                    "unknown upload",
+                    expected="an upload_id from knowledge.upload",
+                    received=body.upload_id,
+                )
+            ],
         )
     request = body.model_dump(mode="json", exclude={"idempotency_key"})
     with ctx.jobs.lock:
@@ -144,19 +191,45 @@ def ingest(ctx: Context, body: IngestIn) -> IngestOut:
                 if json.loads(found[2]) != request:
                     raise ValidationFailed(
                         "this idempotency key was used for a different ingest",
-                        [ErrorItem("idempotency_key", "already used with another request", expected="a new key for a new request", received=body.idempotency_key)],
+                        [
+                            ErrorItem(
+                                "idempotency_key",
+                                "already used with another request",
+                                expected="a new key for a new request",
+                                received=body.idempotency_key,
+                            )
+                        ],
                     )
                 if found[1] == "pending" and found[0] not in ctx.jobs.done and ctx.jobs.take(found[0]):
                     # Left pending by a process that closed: the retried request runs it here.
                     ctx.jobs.submit(found[0], body.org)
-                return IngestOut(ingestion_id=found[0], state=found[1], source_uri=body.source_uri, namespace=body.namespace)
+                return IngestOut(
+                    ingestion_id=found[0], state=found[1], source_uri=body.source_uri, namespace=body.namespace
+                )
         ctx.jobs.check_room(body.org)
         ingestion_id = "i_" + uuid.uuid4().hex
         stamp = now()
-        insert(ctx.catalog.conn(), "jobs", ingestion_id=ingestion_id, org=body.org, namespace=body.namespace, source_uri=body.source_uri,
-               upload_id=body.upload_id, state="pending", stage="", attempts=0, warnings=[], expected_revision=body.expected_revision,
-               filename=row[1], cancel_requested=False, request=request, created_at=stamp, updated_at=stamp,
-               idempotency_key=body.idempotency_key or None, owner=ctx.catalog.owner)
+        insert(
+            ctx.catalog.conn(),
+            "jobs",
+            ingestion_id=ingestion_id,
+            org=body.org,
+            namespace=body.namespace,
+            source_uri=body.source_uri,
+            upload_id=body.upload_id,
+            state="pending",
+            stage="",
+            attempts=0,
+            warnings=[],
+            expected_revision=body.expected_revision,
+            filename=row[1],
+            cancel_requested=False,
+            request=request,
+            created_at=stamp,
+            updated_at=stamp,
+            idempotency_key=body.idempotency_key or None,
+            owner=ctx.catalog.owner,
+        )
         ctx.jobs.submit(ingestion_id, body.org)
     return IngestOut(ingestion_id=ingestion_id, state="pending", source_uri=body.source_uri, namespace=body.namespace)
 
@@ -183,7 +256,9 @@ def ingest_cancel(ctx: Context, body: IngestStatusIn) -> IngestCancelOut:
 def formats(ctx: Context, body: OpIn) -> FormatsOut:
     """The formats ingest reads and the ones it refuses by name."""
     return FormatsOut(
-        formats=[FormatOut(name=f.name, extensions=list(f.extensions), media_types=list(f.media_types)) for f in FORMATS],
+        formats=[
+            FormatOut(name=f.name, extensions=list(f.extensions), media_types=list(f.media_types)) for f in FORMATS
+        ],
         max_upload_bytes=ctx.settings.max_upload_bytes,
         refused_extensions=list(REFUSED),
         default_format=DEFAULT,
@@ -302,7 +377,10 @@ class JobPool:
             if state == "processing" or attempts:  # running, or put back by a closing engine
                 if attempts >= self.settings.job_attempts:
                     self.update(
-                        ingestion_id, state="failed", stage="", error_code="retries_exhausted",
+                        ingestion_id,
+                        state="failed",
+                        stage="",
+                        error_code="retries_exhausted",
                         error_message=f"the ingest was interrupted {attempts} times (the process stopped while it ran); not started again",
                     )
                     continue
@@ -369,7 +447,9 @@ class JobPool:
         then, delete the uploads no ingest named within upload_keep_seconds."""
         expired_at = 0.0
         while not self.stopped.wait(self.settings.job_watch_seconds):
-            if self.settings.upload_keep_seconds and time.monotonic() - expired_at > min(60.0, self.settings.upload_keep_seconds):
+            if self.settings.upload_keep_seconds and time.monotonic() - expired_at > min(
+                60.0, self.settings.upload_keep_seconds
+            ):
                 expired_at = time.monotonic()
                 with suppress(Exception):  # upkeep: a busy catalog is tried again next time
                     self.catalog.expire_uploads(self.settings.upload_keep_seconds)
@@ -401,7 +481,13 @@ class JobPool:
                 self.update(ingestion_id, state="pending", stage="")
             else:
                 traceback.print_exc()
-                self.update(ingestion_id, state="failed", stage="", error_code="internal", error_message="an internal error stopped the ingest")
+                self.update(
+                    ingestion_id,
+                    state="failed",
+                    stage="",
+                    error_code="internal",
+                    error_message="an internal error stopped the ingest",
+                )
         finally:
             with self.lock:
                 self.published.discard(ingestion_id)
@@ -417,42 +503,68 @@ class JobPool:
                 return
         request = json.loads(request)
         job = publish.Job(
-            ingestion_id, org, namespace, source_uri, Path(path), filename, upload_id,
+            ingestion_id,
+            org,
+            namespace,
+            source_uri,
+            Path(path),
+            filename,
+            upload_id,
             {k: v for k, v in (request.get("options") or {}).items() if v is not None},
-            request.get("expected_revision"), bool(request.get("allow_partial")), request.get("title", ""), request.get("description", ""),
-            request.get("tags", []), request.get("metadata", {}),
+            request.get("expected_revision"),
+            bool(request.get("allow_partial")),
+            request.get("title", ""),
+            request.get("description", ""),
+            request.get("tags", []),
+            request.get("metadata", {}),
         )
 
         worker = threading.get_ident()
 
         def report(**fields) -> None:
             # On the job's own thread (not the one pass's progress ticker), a stop takes effect here.
-            if threading.get_ident() == worker and (ingestion_id in self.stopping or (fields.get("stage") and self._cancel_requested(ingestion_id))):
+            if threading.get_ident() == worker and (
+                ingestion_id in self.stopping or (fields.get("stage") and self._cancel_requested(ingestion_id))
+            ):
                 raise publish.Cancelled()
             self.update(ingestion_id, **fields)
 
         try:
-            revision = publish.run(self.catalog, self.settings, job, report, lambda: self._cancel_requested(ingestion_id))
+            revision = publish.run(
+                self.catalog, self.settings, job, report, lambda: self._cancel_requested(ingestion_id)
+            )
         except (publish.Cancelled, duckdb.InterruptException):
             why = self.stopping.get(ingestion_id) or ("cancelled" if self._cancel_requested(ingestion_id) else None)
             if self.closing:
                 # Closing the engine stops a job the same way; it is put back, not cancelled.
                 self.update(ingestion_id, state="pending", stage="")
             elif why == "too_long":
-                self.update(ingestion_id, state="failed", stage="", error_code="too_large",
-                            error_message=f"the ingest ran past job_seconds ({self.settings.job_seconds:g} s) and was stopped; the previous revision still serves")
+                self.update(
+                    ingestion_id,
+                    state="failed",
+                    stage="",
+                    error_code="too_large",
+                    error_message=f"the ingest ran past job_seconds ({self.settings.job_seconds:g} s) and was stopped; the previous revision still serves",
+                )
             elif why == "cancelled":
                 self.update(ingestion_id, state="cancelled", stage="")
             else:
                 raise
             return
         except IngestFailed as failure:
-            self.update(ingestion_id, state="failed", stage="", error_code=failure.error_code, error_message=failure.message)
+            self.update(
+                ingestion_id, state="failed", stage="", error_code=failure.error_code, error_message=failure.message
+            )
             return
         except duckdb.OutOfMemoryException:
             # DuckDB spills what it can; what it cannot hold under its limit fails the file, not the engine.
-            self.update(ingestion_id, state="failed", stage="", error_code="too_large",
-                        error_message=f"the file needs more memory than duckdb_memory ({self.settings.duckdb_memory}) allows; the previous revision still serves")
+            self.update(
+                ingestion_id,
+                state="failed",
+                stage="",
+                error_code="too_large",
+                error_message=f"the file needs more memory than duckdb_memory ({self.settings.duckdb_memory}) allows; the previous revision still serves",
+            )
             return
         except (OSError, duckdb.Error) as err:
             why = no_room(err)
@@ -460,8 +572,13 @@ class JobPool:
                 raise
             # A full disk (or a file size limit) is the file being too large for the room left;
             # nothing was published, so the previous revision serves on.
-            self.update(ingestion_id, state="failed", stage="", error_code="too_large",
-                        error_message=f"no room left to store what the file holds ({why}); the previous revision still serves")
+            self.update(
+                ingestion_id,
+                state="failed",
+                stage="",
+                error_code="too_large",
+                error_message=f"no room left to store what the file holds ({why}); the previous revision still serves",
+            )
             return
         with self.lock:  # close() and the watch interrupt under this lock: none lands past here
             self.published.add(ingestion_id)

@@ -14,7 +14,18 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..catalog import approvals, dumps, insert, now, restorable_revision, revision_datasets, revision_row, source_page, source_row, update
+from ..catalog import (
+    approvals,
+    dumps,
+    insert,
+    now,
+    restorable_revision,
+    revision_datasets,
+    revision_row,
+    source_page,
+    source_row,
+    update,
+)
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..models import Coverage, OpIn, OpOut
 from .approve import Change
@@ -51,16 +62,24 @@ class GetOut(OpOut):
     deleted: bool = False
     deleted_revision: int | None = Field(None, description="When deleted: the revision knowledge.restore brings back.")
     last_revision: int | None = None
-    ingested_at: str | None = Field(None, description="When the live (or, if deleted, the restorable) revision was published.")
+    ingested_at: str | None = Field(
+        None, description="When the live (or, if deleted, the restorable) revision was published."
+    )
     format: str | None = None
     parser: str | None = None
     coverage: Coverage | None = None
-    datasets: list[str] = Field(default_factory=list, description="The dataset ids of that revision, in the file's table order.")
-    history: list[HistoryEntry] = Field(default_factory=list, description="Every approval of the source's datasets, oldest first.")
+    datasets: list[str] = Field(
+        default_factory=list, description="The dataset ids of that revision, in the file's table order."
+    )
+    history: list[HistoryEntry] = Field(
+        default_factory=list, description="Every approval of the source's datasets, oldest first."
+    )
 
 
 class DeleteIn(SourceIn):
-    expected_revision: int | None = Field(None, ge=0, description="Delete only if this revision is live (409 otherwise).")
+    expected_revision: int | None = Field(
+        None, ge=0, description="Delete only if this revision is live (409 otherwise)."
+    )
 
 
 class DeleteOut(OpOut):
@@ -78,7 +97,9 @@ class RestoreOut(OpOut):
 
 class ListIn(OpIn):
     cursor: str = Field("", description="next_cursor of the previous page; '' for the first.")
-    limit: int = Field(100, ge=1, description="Sources per page (at most the list_limit_max setting, 1,000 by default).")
+    limit: int = Field(
+        100, ge=1, description="Sources per page (at most the list_limit_max setting, 1,000 by default)."
+    )
     prefix: str = Field("", description="Only sources whose source_uri starts with this.")
 
 
@@ -103,8 +124,17 @@ def doc_id(org: str, namespace: str, source_uri: str) -> str:
 def history(cur, key: list[str]) -> list[HistoryEntry]:
     rows = approvals(cur, *key)
     return [
-        HistoryEntry(dataset_id=r[0], revision=r[1], approved_by=r[2], approved_at=r[3].isoformat(), old_snapshot_id=r[4], new_snapshot_id=r[5],
-                     retyped=r[6], changes=json.loads(r[7]), settled=json.loads(r[8]))
+        HistoryEntry(
+            dataset_id=r[0],
+            revision=r[1],
+            approved_by=r[2],
+            approved_at=r[3].isoformat(),
+            old_snapshot_id=r[4],
+            new_snapshot_id=r[5],
+            retyped=r[6],
+            changes=json.loads(r[7]),
+            settled=json.loads(r[8]),
+        )
         for r in rows
     ]
 
@@ -120,13 +150,26 @@ def get(ctx: Context, body: SourceIn) -> GetOut:
     restorable = None if live is not None else restorable_revision(cur, *key)
     shown = live if live is not None else restorable
     out = GetOut(
-        found=True, source_uri=body.source_uri, doc_id=doc_id(*key), title=title or "", description=description or "",
-        tags=json.loads(tags or "[]"), metadata=json.loads(metadata or "{}"), revision=live, deleted=live is None,
-        deleted_revision=restorable, last_revision=last, history=history(cur, key),
+        found=True,
+        source_uri=body.source_uri,
+        doc_id=doc_id(*key),
+        title=title or "",
+        description=description or "",
+        tags=json.loads(tags or "[]"),
+        metadata=json.loads(metadata or "{}"),
+        revision=live,
+        deleted=live is None,
+        deleted_revision=restorable,
+        last_revision=last,
+        history=history(cur, key),
     )
     if shown is not None:
         shown_revision = revision_row(cur, *key, shown)
-        out.ingested_at, out.format, out.parser = shown_revision["ingested_at"].isoformat(), shown_revision["format"], shown_revision["parser"]
+        out.ingested_at, out.format, out.parser = (
+            shown_revision["ingested_at"].isoformat(),
+            shown_revision["format"],
+            shown_revision["parser"],
+        )
         out.coverage = Coverage(**json.loads(shown_revision["coverage"]))
         out.datasets = [d["dataset_id"] for d in revision_datasets(cur, *key, shown)]
     return out
@@ -143,7 +186,11 @@ def delete(ctx: Context, body: DeleteIn) -> DeleteOut:
         if body.expected_revision is not None and body.expected_revision != (live or 0):
             raise PreconditionFailed(
                 f"expected revision {body.expected_revision} to be live, but {live or 'none'} is",
-                [ErrorItem("expected_revision", "stale revision", expected=str(live or 0), received=body.expected_revision)],
+                [
+                    ErrorItem(
+                        "expected_revision", "stale revision", expected=str(live or 0), received=body.expected_revision
+                    )
+                ],
             )
         if live is None:
             return DeleteOut(found=True)
@@ -181,20 +228,32 @@ def _cursor(text: str) -> str:
             raise TypeError
         return after
     except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
-        raise ValidationFailed("cursor is not a next_cursor this op gave", [ErrorItem("cursor", "unreadable cursor", expected="a next_cursor", received=text)]) from None
+        raise ValidationFailed(
+            "cursor is not a next_cursor this op gave",
+            [ErrorItem("cursor", "unreadable cursor", expected="a next_cursor", received=text)],
+        ) from None
 
 
 def list_sources(ctx: Context, body: ListIn) -> ListOut:
     """Page through the sources of a namespace, in source_uri order; deleted ones are listed with `deleted: true`."""
     ceiling = ctx.settings.list_limit_max
     if body.limit > ceiling and "limit" in body.model_fields_set:
-        raise ValidationFailed(f"limit is over {ceiling}", [ErrorItem("limit", f"at most {ceiling}", expected=f"1..{ceiling}", received=body.limit)])
+        raise ValidationFailed(
+            f"limit is over {ceiling}",
+            [ErrorItem("limit", f"at most {ceiling}", expected=f"1..{ceiling}", received=body.limit)],
+        )
     limit = min(body.limit, ceiling)
     after = _cursor(body.cursor) if body.cursor else ""
     rows = source_page(ctx.catalog.conn(), body.org, body.namespace, after, body.prefix, limit + 1)
     page = [
-        SourceRow(source_uri=r[0], title=r[1] or "", tags=json.loads(r[2] or "[]"), revision=r[3], deleted=r[3] is None,
-                  ingested_at=r[4].isoformat() if r[4] else None)
+        SourceRow(
+            source_uri=r[0],
+            title=r[1] or "",
+            tags=json.loads(r[2] or "[]"),
+            revision=r[3],
+            deleted=r[3] is None,
+            ingested_at=r[4].isoformat() if r[4] else None,
+        )
         for r in rows[:limit]
     ]
     more = len(rows) > limit

@@ -23,10 +23,20 @@ from .lifecycle import DeleteIn, delete
 
 
 class LinkDirIn(OpIn):
-    path: str = Field(min_length=1, max_length=4096, description="The folder, as the server sees it; it must lie inside an allowed root (link_roots).")
+    path: str = Field(
+        min_length=1,
+        max_length=4096,
+        description="The folder, as the server sees it; it must lie inside an allowed root (link_roots).",
+    )
     label: str = Field("", max_length=200, description="A name for the link (default: the folder's name).")
-    prefix: str | None = Field(None, max_length=1024, description="What each file's source_uri starts with (default '<label>/'); then its path in the folder.")
-    patterns: list[str] | None = Field(None, max_length=100, description="Globs of file names to read (default: every readable format).")
+    prefix: str | None = Field(
+        None,
+        max_length=1024,
+        description="What each file's source_uri starts with (default '<label>/'); then its path in the folder.",
+    )
+    patterns: list[str] | None = Field(
+        None, max_length=100, description="Globs of file names to read (default: every readable format)."
+    )
     recursive: bool = Field(True, description="Read the folders inside it too.")
 
 
@@ -39,7 +49,9 @@ class UnlinkDirIn(LinkIn):
 
 
 class DirFilesIn(LinkIn):
-    state: Literal["learned", "pending", "no_table", "failed"] | None = Field(None, description="Only files in this state.")
+    state: Literal["learned", "pending", "no_table", "failed"] | None = Field(
+        None, description="Only files in this state."
+    )
 
 
 class Paused(BaseModel):
@@ -58,7 +70,9 @@ class LinkOut(OpOut):
     last_scanned_at: str | None
     files: int = Field(description="Files of the folder the link reads.")
     states: dict[str, int] = Field(description="How many files are in each state.")
-    learning_paused: Paused | None = Field(None, description="Over a limit: nothing more is learned until the folder fits again.")
+    learning_paused: Paused | None = Field(
+        None, description="Over a limit: nothing more is learned until the folder fits again."
+    )
 
 
 class UnlinkDirOut(OpOut):
@@ -79,7 +93,10 @@ class DirFile(BaseModel):
     error_message: str | None = None
     revision: int | None = Field(None, description="The revision its latest content became.")
     last_ingested_at: str | None = None
-    open_questions: int = Field(0, description="Questions its live datasets ask (knowledge.dataset_get shows them; dataset_approve answers them).")
+    open_questions: int = Field(
+        0,
+        description="Questions its live datasets ask (knowledge.dataset_get shows them; dataset_approve answers them).",
+    )
 
 
 class DirFilesOut(OpOut):
@@ -93,7 +110,12 @@ def linker(ctx: Context) -> Linker:
     def ingest_file(org: str, namespace: str, path: Path, source_uri: str, metadata: dict) -> tuple[str, str]:
         with open(path, "rb") as stream:
             uploaded = store_upload(ctx, org, namespace, stream, path.name, "application/octet-stream")
-        started = ingest(ctx, IngestIn(org=org, namespace=namespace, upload_id=uploaded.upload_id, source_uri=source_uri, metadata=metadata))
+        started = ingest(
+            ctx,
+            IngestIn(
+                org=org, namespace=namespace, upload_id=uploaded.upload_id, source_uri=source_uri, metadata=metadata
+            ),
+        )
         return started.ingestion_id, uploaded.sha256
 
     def delete_source(org: str, namespace: str, source_uri: str) -> bool:
@@ -111,21 +133,30 @@ def _owned(ctx: Context, body: LinkIn):
 
 def _link_out(ctx: Context, row) -> LinkOut:
     files = link_files(ctx.catalog.conn(), row["link_id"])
-    states = {s: 0 for s in STATES}
+    states = dict.fromkeys(STATES, 0)
     for f in files:
         states[f["state"]] += 1
     paused = json.loads(row["paused"]) if row["paused"] else None
     scanned = row["last_scanned_at"]
     return LinkOut(
-        link_id=row["link_id"], path=row["path"], label=row["label"], prefix=row["prefix"], missing=bool(row["missing"]),
-        watching=not row["missing"] and paused is None, last_scanned_at=scanned.isoformat() if scanned else None,
-        files=len(files), states=states, learning_paused=Paused(**paused) if paused else None,
+        link_id=row["link_id"],
+        path=row["path"],
+        label=row["label"],
+        prefix=row["prefix"],
+        missing=bool(row["missing"]),
+        watching=not row["missing"] and paused is None,
+        last_scanned_at=scanned.isoformat() if scanned else None,
+        files=len(files),
+        states=states,
+        learning_paused=Paused(**paused) if paused else None,
     )
 
 
 def link_dir(ctx: Context, body: LinkDirIn) -> LinkOut:
     """Link a folder: its readable files become sources and follow its changes (new, changed, removed, renamed)."""
-    link_id = ctx.links.link(body.org, body.namespace, body.path, body.label, body.prefix, body.patterns, body.recursive)
+    link_id = ctx.links.link(
+        body.org, body.namespace, body.path, body.label, body.prefix, body.patterns, body.recursive
+    )
     return _link_out(ctx, link_row(ctx.catalog.conn(), link_id))
 
 
@@ -158,12 +189,24 @@ def dir_files(ctx: Context, body: DirFilesIn) -> DirFilesOut:
     files = link_files(con, body.link_id, body.state)
 
     def asked(source_uri: str) -> int:
-        return sum(len(json.loads(d["questions"] or "[]")) for d in live_datasets(con, body.org, body.namespace, source_uri))
+        return sum(
+            len(json.loads(d["questions"] or "[]")) for d in live_datasets(con, body.org, body.namespace, source_uri)
+        )
 
-    return DirFilesOut(link_id=body.link_id, files=[
-        DirFile(path=f["rel_path"], source_uri=f["source_uri"], size=f["size"] if f["size"] is not None and f["size"] >= 0 else None, state=f["state"],
-                error_code=f["error_code"], error_message=f["error_message"], revision=f["revision"],
+    return DirFilesOut(
+        link_id=body.link_id,
+        files=[
+            DirFile(
+                path=f["rel_path"],
+                source_uri=f["source_uri"],
+                size=f["size"] if f["size"] is not None and f["size"] >= 0 else None,
+                state=f["state"],
+                error_code=f["error_code"],
+                error_message=f["error_message"],
+                revision=f["revision"],
                 last_ingested_at=f["last_ingested_at"].isoformat() if f["last_ingested_at"] else None,
-                open_questions=asked(f["source_uri"]) if f["state"] == "learned" else 0)
-        for f in files
-    ])
+                open_questions=asked(f["source_uri"]) if f["state"] == "learned" else 0,
+            )
+            for f in files
+        ],
+    )

@@ -8,10 +8,11 @@ import json
 import re
 import time
 import weakref
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import replace
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -43,11 +44,19 @@ class ResultColumn(BaseModel):
 
 class QueryOut(OpOut):
     columns: list[ResultColumn]
-    rows: list[list[Any]] = Field(description="One list per row, in `columns` order; decimals and big integers as text (SPEC §3).")
-    row_ids: list[list[int | None]] | None = Field(None, description="Without aggregates: per row, its row id in each dataset, in plan order.")
+    rows: list[list[Any]] = Field(
+        description="One list per row, in `columns` order; decimals and big integers as text (SPEC §3)."
+    )
+    row_ids: list[list[int | None]] | None = Field(
+        None, description="Without aggregates: per row, its row id in each dataset, in plan order."
+    )
     truncated: bool = Field(description="More rows matched than offset + limit reached.")
-    complete: bool = Field(description="False when a dataset read rejected rows, is partial, or has an open question on a column read.")
-    incomplete: list[str] = Field(default_factory=list, description="Why not complete, one reason per dataset, in words.")
+    complete: bool = Field(
+        description="False when a dataset read rejected rows, is partial, or has an open question on a column read."
+    )
+    incomplete: list[str] = Field(
+        default_factory=list, description="Why not complete, one reason per dataset, in words."
+    )
     receipt: QueryReceipt
     # Set by the namespace that ran it: every row of the same plan, streamed (to_arrow(whole=True)).
     _stream_whole: Callable[[], Any] | None = PrivateAttr(None)
@@ -161,8 +170,13 @@ def _duration(text: str) -> dt.timedelta:
         raise ValueError(f"not a duration: {text!r}")
     sign, days, hours, minutes, seconds = found.groups()
     exact = Decimal(seconds or 0)  # microseconds exactly, never through a float
-    delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0), seconds=int(exact),
-                         microseconds=int((exact - int(exact)) * 1_000_000))
+    delta = dt.timedelta(
+        days=int(days or 0),
+        hours=int(hours or 0),
+        minutes=int(minutes or 0),
+        seconds=int(exact),
+        microseconds=int((exact - int(exact)) * 1_000_000),
+    )
     return -delta if sign else delta
 
 
@@ -172,8 +186,15 @@ def _arrow_array(values: list[Any], kind: str, as_json: list[Any]):
     column no exact type holds (past 38 digits) as its JSON text."""
     import pyarrow as pa
 
-    types = {"string": pa.string(), "bool": pa.bool_(), "date": pa.date32(), "time": pa.time64("us"), "duration": pa.duration("us"),
-             "float": pa.float64(), "null": pa.null()}
+    types = {
+        "string": pa.string(),
+        "bool": pa.bool_(),
+        "date": pa.date32(),
+        "time": pa.time64("us"),
+        "duration": pa.duration("us"),
+        "float": pa.float64(),
+        "null": pa.null(),
+    }
     present = [v for v in values if v is not None]
     if kind == "int":
         if all(-(2**63) <= v < 2**63 for v in present):
@@ -216,11 +237,25 @@ def _load_datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> l
         for q in json.loads(d["questions"]):
             asked.setdefault(q["column"], []).append(q["kind"])
         cols = tuple(
-            ColumnInfo(c["name"], c["type"], c["physical"], bool(c["unique"]), tuple(asked.get(c["name"], ())), _digits(c)) for c in json.loads(d["columns"])
+            ColumnInfo(
+                c["name"], c["type"], c["physical"], bool(c["unique"]), tuple(asked.get(c["name"], ())), _digits(c)
+            )
+            for c in json.loads(d["columns"])
         )
         snapshot_id = d["live_snapshot"]
-        out.append(DatasetInfo(source_uri, d["dataset_id"], snapshot_id, d["revision"], (snapshot_id, "main", "data"), d["rows"], d["rows_rejected"],
-                               d["state"] == "partial", cols))
+        out.append(
+            DatasetInfo(
+                source_uri,
+                d["dataset_id"],
+                snapshot_id,
+                d["revision"],
+                (snapshot_id, "main", "data"),
+                d["rows"],
+                d["rows_rejected"],
+                d["state"] == "partial",
+                cols,
+            )
+        )
     return out
 
 
@@ -243,9 +278,13 @@ def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
     """The plan checked against the live datasets it names (422 / 413 / 409 otherwise)."""
     found = [_datasets(ctx, body.org, body.namespace, d.source_uri) for d in body.datasets]
     settings = ctx.settings
-    limits = Limits(settings.datasets_per_plan, settings.filters_per_plan, settings.in_values_max, settings.result_limit_max)
+    limits = Limits(
+        settings.datasets_per_plan, settings.filters_per_plan, settings.in_values_max, settings.result_limit_max
+    )
     try:
-        resolved = resolve(body, found, _known_sources(ctx, body.org, body.namespace) if not all(found) else [], limits, target)
+        resolved = resolve(
+            body, found, _known_sources(ctx, body.org, body.namespace) if not all(found) else [], limits, target
+        )
     except PlanInvalid as invalid:
         items = [ErrorItem(p.path, p.message, p.expected, p.received, p.did_you_mean) for p in invalid.problems]
         if all(p.over_limit for p in invalid.problems):  # SPEC §2: a plan over the plan limits is 413
@@ -255,7 +294,14 @@ def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
         if wanted.snapshot_id and wanted.snapshot_id != source.info.snapshot_id:
             raise PreconditionFailed(
                 f"snapshot {wanted.snapshot_id!r} of {wanted.source_uri!r} no longer serves (the live one is {source.info.snapshot_id!r}): read again",
-                [ErrorItem(f"datasets[{i}].snapshot_id", "stale snapshot", expected=source.info.snapshot_id, received=wanted.snapshot_id)],
+                [
+                    ErrorItem(
+                        f"datasets[{i}].snapshot_id",
+                        "stale snapshot",
+                        expected=source.info.snapshot_id,
+                        received=wanted.snapshot_id,
+                    )
+                ],
             )
     return resolved
 
@@ -276,14 +322,23 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
 
         clickhouse = backend(ctx.catalog, settings)
         for s in resolved.sources:
-            s.info = replace(s.info, table=clickhouse.table(s.info) if not body.dry_run else (settings.clickhouse_database, s.info.snapshot_id))
+            s.info = replace(
+                s.info,
+                table=clickhouse.table(s.info)
+                if not body.dry_run
+                else (settings.clickhouse_database, s.info.snapshot_id),
+            )
     compiled = compile_plan(resolved, target)
     compiled_at = time.perf_counter()
     rows: list[tuple] = []
     if not body.dry_run:
         if not clickhouse:
             ctx.catalog.attach(s.info.snapshot_id for s in resolved.sources)
-        rows = clickhouse.run(compiled, settings.query_seconds) if clickhouse else _run(ctx, compiled.sql, compiled.params, settings.query_seconds)
+        rows = (
+            clickhouse.run(compiled, settings.query_seconds)
+            if clickhouse
+            else _run(ctx, compiled.sql, compiled.params, settings.query_seconds)
+        )
         if compiled.check is not None and not clickhouse:
             resolved.warnings.extend(_unread(ctx, compiled.check, settings.query_seconds))
     executed = time.perf_counter()
@@ -294,12 +349,19 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     row_ids = [list(row[width:]) for row in rows] if compiled.row_id_columns else None
     incomplete = _incomplete(resolved)
     finished = time.perf_counter()
-    receipt = _receipt(body, resolved, compiled, clickhouse.engine if clickhouse else f"duckdb {duckdb.__version__}", len(out_rows), {
-        "validate": round((validated - started) * 1000, 3),
-        "compile": round((compiled_at - validated) * 1000, 3),
-        "execute": round((executed - compiled_at) * 1000, 3),
-        "total": round((finished - started) * 1000, 3),
-    })
+    receipt = _receipt(
+        body,
+        resolved,
+        compiled,
+        clickhouse.engine if clickhouse else f"duckdb {duckdb.__version__}",
+        len(out_rows),
+        {
+            "validate": round((validated - started) * 1000, 3),
+            "compile": round((compiled_at - validated) * 1000, 3),
+            "execute": round((executed - compiled_at) * 1000, 3),
+            "total": round((finished - started) * 1000, 3),
+        },
+    )
     return QueryOut(
         columns=[ResultColumn(name=o.name, type=o.type) for o in compiled.columns],
         rows=out_rows,
@@ -311,28 +373,50 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     )
 
 
-def _receipt(body: QueryIn, resolved: Resolved, compiled, engine: str, rows_returned: int, elapsed_ms: dict) -> QueryReceipt:
+def _receipt(
+    body: QueryIn, resolved: Resolved, compiled, engine: str, rows_returned: int, elapsed_ms: dict
+) -> QueryReceipt:
     return QueryReceipt(
-        plan_hash=plan_hash(QueryPlan.model_validate(body.model_dump(by_alias=True, exclude={"org", "namespace", *(body.model_extra or {})}))),
+        plan_hash=plan_hash(
+            QueryPlan.model_validate(
+                body.model_dump(by_alias=True, exclude={"org", "namespace", *(body.model_extra or {})})
+            )
+        ),
         sql=compiled.sql,
         params={k: to_json(v) for k, v in compiled.params.items()},
         engine=engine,
         datasets=[
             ReceiptDataset(
-                alias=s.alias, source_uri=s.info.source_uri, dataset_id=s.info.dataset_id, snapshot_id=s.info.snapshot_id,
-                revision=s.info.revision, rows=s.info.rows, rows_rejected=s.info.rows_rejected,
-                open_questions=[f"{c.name}: {', '.join(c.open_questions)}" for c in s.info.columns if c.open_questions and c.name in resolved.read.get(s.alias, set())],
+                alias=s.alias,
+                source_uri=s.info.source_uri,
+                dataset_id=s.info.dataset_id,
+                snapshot_id=s.info.snapshot_id,
+                revision=s.info.revision,
+                rows=s.info.rows,
+                rows_rejected=s.info.rows_rejected,
+                open_questions=[
+                    f"{c.name}: {', '.join(c.open_questions)}"
+                    for c in s.info.columns
+                    if c.open_questions and c.name in resolved.read.get(s.alias, set())
+                ],
                 columns_read=sorted(resolved.read.get(s.alias, set())),
             )
             for s in resolved.sources
         ],
         resolved=resolved.resolved,
         warnings=resolved.warnings,
-        computed=[ComputedColumn(name=ref.column.name, type=ref.column.type, physical=ref.column.physical, stage="row") for ref in resolved.computed]
-        + [ComputedColumn(name=o.name, type=o.type, physical=o.physical, stage="result") for o in resolved.outputs if o.kind == "measure"],
+        computed=[
+            ComputedColumn(name=ref.column.name, type=ref.column.type, physical=ref.column.physical, stage="row")
+            for ref in resolved.computed
+        ]
+        + [
+            ComputedColumn(name=o.name, type=o.type, physical=o.physical, stage="result")
+            for o in resolved.outputs
+            if o.kind == "measure"
+        ],
         rows_returned=rows_returned,
         elapsed_ms=elapsed_ms,
-        computed_at=dt.datetime.now(dt.timezone.utc).isoformat(),
+        computed_at=dt.datetime.now(dt.UTC).isoformat(),
     )
 
 
@@ -355,10 +439,19 @@ class Whole:
         self.columns = [ResultColumn(name=o.name, type=o.type) for o in compiled.columns]
         self.incomplete = _incomplete(resolved)
         # execute and total: until the statement starts (the rows come while the stream is read).
-        self.receipt = _receipt(body, resolved, compiled, f"duckdb {duckdb.__version__}", 0, {
-            "validate": round((validated - started) * 1000, 3), "compile": round((compiled_at - validated) * 1000, 3), "execute": 0.0,
-            "total": round((compiled_at - started) * 1000, 3),
-        })
+        self.receipt = _receipt(
+            body,
+            resolved,
+            compiled,
+            f"duckdb {duckdb.__version__}",
+            0,
+            {
+                "validate": round((validated - started) * 1000, 3),
+                "compile": round((compiled_at - validated) * 1000, 3),
+                "execute": 0.0,
+                "total": round((compiled_at - started) * 1000, 3),
+            },
+        )
         self._catalog = ctx.catalog
         ctx.catalog.attach(s.info.snapshot_id for s in resolved.sources)
         if compiled.check is not None:
@@ -375,14 +468,22 @@ class Whole:
             batches = self._cursor.sql(compiled.sql, params=compiled.params).to_arrow_reader(BATCH_ROWS)
         except duckdb.InterruptException:
             self.close()
-            raise BackendTimeout(f"the result ran past export_seconds ({ctx.settings.export_seconds:g} s) and was stopped") from None
+            raise BackendTimeout(
+                f"the result ran past export_seconds ({ctx.settings.export_seconds:g} s) and was stopped"
+            ) from None
         except duckdb.OutOfMemoryException:
             self.close()
             raise TooLarge("the result needs more memory than duckdb_memory allows") from None
         except (duckdb.OutOfRangeException, duckdb.ConversionException) as err:
             self.close()
-            raise ValidationFailed("the answer does not fit an exact number of 38 digits",
-                                   [ErrorItem("aggregates", f"an exact result past 38 digits cannot be given: {str(err).splitlines()[0]}")]) from None
+            raise ValidationFailed(
+                "the answer does not fit an exact number of 38 digits",
+                [
+                    ErrorItem(
+                        "aggregates", f"an exact result past 38 digits cannot be given: {str(err).splitlines()[0]}"
+                    )
+                ],
+            ) from None
         import pyarrow as pa
 
         names = [c.name for c in self.columns]
@@ -395,8 +496,13 @@ class Whole:
                     yield pa.RecordBatch.from_arrays(batch.columns[:width], schema=schema)
             except duckdb.InterruptException:
                 why = self._catalog.watchdog.release(self._token)
-                raise (TooLarge("the result needs more memory than its share allows (query_memory_share)") if why == "memory"
-                       else BackendTimeout(f"the result ran past export_seconds ({self._settings.export_seconds:g} s) and was stopped")) from None
+                raise (
+                    TooLarge("the result needs more memory than its share allows (query_memory_share)")
+                    if why == "memory"
+                    else BackendTimeout(
+                        f"the result ran past export_seconds ({self._settings.export_seconds:g} s) and was stopped"
+                    )
+                ) from None
             finally:
                 self.close()
 
@@ -433,7 +539,13 @@ def _run(ctx: Context, sql: str, params: dict, seconds: float) -> list[tuple]:
         # An exact answer past 38 digits (a sum of very wide decimals) is refused, not rounded.
         raise ValidationFailed(
             "the answer does not fit an exact number of 38 digits",
-            [ErrorItem("aggregates", f"an exact result past 38 digits cannot be given: {str(err).splitlines()[0]}", expected="results within DECIMAL(38)")],
+            [
+                ErrorItem(
+                    "aggregates",
+                    f"an exact result past 38 digits cannot be given: {str(err).splitlines()[0]}",
+                    expected="results within DECIMAL(38)",
+                )
+            ],
         ) from None
     finally:
         ctx.catalog.watchdog.release(token)
@@ -452,10 +564,16 @@ def _incomplete(resolved) -> list[str]:
         reasons = []
         if s.info.rows_rejected:
             n = s.info.rows_rejected
-            reasons.append(f"{n:,} row{' was' if n == 1 else 's were'} rejected at ingest and {'is' if n == 1 else 'are'} not counted")
+            reasons.append(
+                f"{n:,} row{' was' if n == 1 else 's were'} rejected at ingest and {'is' if n == 1 else 'are'} not counted"
+            )
         if s.info.partial:
             reasons.append("the source was read only in part")
-        asked = [f"{c.name} ({', '.join(c.open_questions)})" for c in s.info.columns if c.open_questions and c.name in resolved.read.get(s.alias, set())]
+        asked = [
+            f"{c.name} ({', '.join(c.open_questions)})"
+            for c in s.info.columns
+            if c.open_questions and c.name in resolved.read.get(s.alias, set())
+        ]
         if asked:
             reasons.append("open questions on " + ", ".join(asked) + ": answer them with knowledge.dataset_approve")
         if reasons:

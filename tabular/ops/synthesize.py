@@ -23,9 +23,17 @@ AbstainReason = Literal["needs_clarification", "ambiguous", "invalid_plan", "emp
 
 
 class SynthesizeIn(OpIn):
-    task: str = Field(min_length=1, max_length=4000, description="The question, in words (\"total amount by region in 2024\").")
-    datasets: list[QueryDataset] = Field(min_length=1, max_length=4, description="The datasets the task is about (at most 4): a source_uri, or {source_uri, dataset_id}.")
-    window_chars: int = Field(24000, ge=200, le=1_000_000, description="The reader's window: the note is at most half of it.")
+    task: str = Field(
+        min_length=1, max_length=4000, description='The question, in words ("total amount by region in 2024").'
+    )
+    datasets: list[QueryDataset] = Field(
+        min_length=1,
+        max_length=4,
+        description="The datasets the task is about (at most 4): a source_uri, or {source_uri, dataset_id}.",
+    )
+    window_chars: int = Field(
+        24000, ge=200, le=1_000_000, description="The reader's window: the note is at most half of it."
+    )
     max_answer_chars: int = Field(8000, ge=100, le=1_000_000, description="The answer's length at most.")
 
     @field_validator("datasets", mode="before")
@@ -54,10 +62,14 @@ class SynthesizeOut(OpOut):
     calculations: list[SynthesizeCalculation] = Field(default_factory=list)
     abstain: bool = False
     abstain_reason: AbstainReason | None = None
-    clarification: str | None = Field(None, description="When abstaining: what to ask or approve, naming the dataset, question or candidates.")
+    clarification: str | None = Field(
+        None, description="When abstaining: what to ask or approve, naming the dataset, question or candidates."
+    )
     model: str = Field(description="Which proposer proposed the plan: builtin, or the chat model's name.")
     truncated: bool = Field(False, description="The answer or the note was cut to its limit.")
-    unsupported_citations: list[str] = Field(default_factory=list, description="Citations of calculations not run, removed from the answer.")
+    unsupported_citations: list[str] = Field(
+        default_factory=list, description="Citations of calculations not run, removed from the answer."
+    )
 
     def _repr_html_(self) -> str:
         from ..display import synthesize_html
@@ -95,7 +107,11 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
                 candidate = repaired.candidates[0]
                 body_, dry, problems = _check(ctx, body, schemas, candidate.plan)
         if problems:
-            listed = "; ".join(f"{p['path']}: {p['message']}" + (f" (did you mean {', '.join(p['did_you_mean'])}?)" if p.get("did_you_mean") else "") for p in problems[:5])
+            listed = "; ".join(
+                f"{p['path']}: {p['message']}"
+                + (f" (did you mean {', '.join(p['did_you_mean'])}?)" if p.get("did_you_mean") else "")
+                for p in problems[:5]
+            )
             return abstain("invalid_plan", f"the proposed plan does not fit the datasets: {listed}")
         checked.append((candidate, body_, dry))
     asked = _open_questions(checked, schemas)
@@ -104,24 +120,39 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
     try:
         results = [query(ctx, body_.model_copy(update={"dry_run": False})) for _, body_, _ in checked]
     except ValidationFailed as err:  # checked, yet unanswerable: an exact result past 38 digits
-        return abstain("invalid_plan", f"the plan ran but has no exact answer: {err.errors[0].message if err.errors else err.message}")
+        return abstain(
+            "invalid_plan",
+            f"the plan ran but has no exact answer: {err.errors[0].message if err.errors else err.message}",
+        )
     if len({_fingerprint(r, run) for r, (_, run, _) in zip(results, checked)}) > 1:
         readings = "; ".join(", ".join(f"{w} = {c}" for w, c in cand.assumes) for cand, _, _ in checked)
-        return abstain("ambiguous", proposal.question or f"the task reads several ways with different answers: {readings}")
+        return abstain(
+            "ambiguous", proposal.question or f"the task reads several ways with different answers: {readings}"
+        )
     (candidate, body_, _), result = checked[0], results[0]
     tie = _tie_at_cut(ctx, body_, result)
     if tie:
         return abstain("ambiguous", tie)
     if proposal.one_row and len(result.rows) > 1:
         seen = ", ".join(say.cell(row[0]) for row in result.rows[:3])
-        return abstain("ambiguous", f"the task asks for one {proposal.one_row}, and {len(result.rows)}{'+' if result.truncated else ''} "
-                                    f"different ones match ({seen}{', …' if len(result.rows) > 3 else ''}): say which")
+        return abstain(
+            "ambiguous",
+            f"the task asks for one {proposal.one_row}, and {len(result.rows)}{'+' if result.truncated else ''} "
+            f"different ones match ({seen}{', …' if len(result.rows) > 3 else ''}): say which",
+        )
     if proposal.rows_are and result.rows == [[0]]:
-        return abstain("empty_answer", f"no row matched, and the rows were read as {proposal.rows_are}, which no column names: they may not be; " + say.describe(body_))
+        return abstain(
+            "empty_answer",
+            f"no row matched, and the rows were read as {proposal.rows_are}, which no column names: they may not be; "
+            + say.describe(body_),
+        )
     if proposal.rows_are and result.rows == [[1]]:
         # one row matched: it may hold several of them ("how many characters were played in D.C." over a row per role)
-        return abstain("ambiguous", f"one row matched, and the rows were read as {proposal.rows_are}, which no column names: "
-                                    f"that row may hold several; " + say.describe(body_))
+        return abstain(
+            "ambiguous",
+            f"one row matched, and the rows were read as {proposal.rows_are}, which no column names: "
+            f"that row may hold several; " + say.describe(body_),
+        )
     loose = _held_in_part(ctx, body_) or _events_in_parts(ctx, body_, schemas)
     if loose:
         return abstain("ambiguous", loose)
@@ -132,7 +163,9 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
     return _answered(body, body_, result, model)
 
 
-def _check(ctx: Context, body: SynthesizeIn, schemas: list[DatasetSchema], plan: Any) -> tuple[QueryIn | None, QueryOut | None, list[dict]]:
+def _check(
+    ctx: Context, body: SynthesizeIn, schemas: list[DatasetSchema], plan: Any
+) -> tuple[QueryIn | None, QueryOut | None, list[dict]]:
     """Validate a proposed plan exactly as knowledge.query does (a dry run), reading only the given datasets."""
     from ..engine import validation_error  # the engine's own conversion of input errors
 
@@ -145,7 +178,13 @@ def _check(ctx: Context, body: SynthesizeIn, schemas: list[DatasetSchema], plan:
     for i, d in enumerate(datasets):
         uri = d.get("source_uri") if isinstance(d, dict) else None
         if uri not in given:
-            problems.append({"path": f"datasets[{i}].source_uri", "message": f"the task was given {', '.join(map(repr, given))}, not {uri!r}", "received": uri})
+            problems.append(
+                {
+                    "path": f"datasets[{i}].source_uri",
+                    "message": f"the task was given {', '.join(map(repr, given))}, not {uri!r}",
+                    "received": uri,
+                }
+            )
         elif pins.get(uri) and isinstance(d, dict):
             d["snapshot_id"] = pins[uri]
     if problems:
@@ -169,8 +208,10 @@ def _open_questions(checked, schemas: list[DatasetSchema]) -> str:
             for name in d.columns_read:
                 column = next((c for c in schema.columns if c.name == name), None) if schema else None
                 for q in column.questions if column else ():
-                    text = (f"dataset {d.dataset_id!r} of {d.source_uri!r} (snapshot {d.snapshot_id}) has an open question on column {name!r}: {q}"
-                            " Answer it with knowledge.dataset_approve, then ask again.")
+                    text = (
+                        f"dataset {d.dataset_id!r} of {d.source_uri!r} (snapshot {d.snapshot_id}) has an open question on column {name!r}: {q}"
+                        " Answer it with knowledge.dataset_approve, then ask again."
+                    )
                     if text not in said:
                         said.append(text)
     return " ".join(said)
@@ -197,22 +238,34 @@ def _held_in_part(ctx: Context, run: QueryIn) -> str:
     Beatty" beside "Warren Beatty and Robert Towne"): those rows may mean the same, so the count or
     total of the whole matches is not the answer for sure. Says which values were seen."""
     for f in _equalities(run.where):
-        for value in ([f.value] if f.op == "eq" else f.values or []):
+        for value in [f.value] if f.op == "eq" else f.values or []:
             if not isinstance(value, str) or not value.strip():
                 continue
-            probe = QueryIn.model_validate({
-                "org": run.org, "namespace": run.namespace, "datasets": [d.model_dump(by_alias=True) for d in run.datasets],
-                "joins": [j.model_dump(by_alias=True) for j in run.joins],
-                "where": [{"column": f.column, "op": "contains", "value": value, "ignore_case": True}, {"column": f.column, "op": "ne", "value": value, "ignore_case": True}],
-                "group_by": [{"column": f.column}], "aggregates": [{"fn": "count"}], "limit": 4})
+            probe = QueryIn.model_validate(
+                {
+                    "org": run.org,
+                    "namespace": run.namespace,
+                    "datasets": [d.model_dump(by_alias=True) for d in run.datasets],
+                    "joins": [j.model_dump(by_alias=True) for j in run.joins],
+                    "where": [
+                        {"column": f.column, "op": "contains", "value": value, "ignore_case": True},
+                        {"column": f.column, "op": "ne", "value": value, "ignore_case": True},
+                    ],
+                    "group_by": [{"column": f.column}],
+                    "aggregates": [{"fn": "count"}],
+                    "limit": 4,
+                }
+            )
             try:
                 seen = query(ctx, probe).rows
             except (ValidationFailed, PreconditionFailed, TooLarge):
                 continue
             if seen:
                 examples = ", ".join(repr(r[0]) for r in seen[:3])
-                return (f"{value!r} is the whole of some cells of {f.column} and part of others ({examples}{', …' if len(seen) > 3 else ''}): "
-                        "say whether those count too")
+                return (
+                    f"{value!r} is the whole of some cells of {f.column} and part of others ({examples}{', …' if len(seen) > 3 else ''}): "
+                    "say whether those count too"
+                )
     return ""
 
 
@@ -221,7 +274,13 @@ def _events_in_parts(ctx: Context, run: QueryIn, schemas: list[DatasetSchema]) -
     two goals of one match share its date, venue, opponent and result): the rows are parts of fewer
     events, so "how many were friendlies" is not surely the number of rows. Rows that only share a
     day (two records set on one date in different places) are no such parts. Says both numbers."""
-    if run.group_by or run.joins or len(run.datasets) != 1 or len(run.aggregates) != 1 or run.aggregates[0].fn != "count":
+    if (
+        run.group_by
+        or run.joins
+        or len(run.datasets) != 1
+        or len(run.aggregates) != 1
+        or run.aggregates[0].fn != "count"
+    ):
         return ""
     d = run.datasets[0]
     schema = next((s for s in schemas if s.source_uri == d.source_uri and s.dataset_id in (d.dataset_id, None)), None)
@@ -231,20 +290,38 @@ def _events_in_parts(ctx: Context, run: QueryIn, schemas: list[DatasetSchema]) -
     others = [c.name for c in schema.columns if c.name != dates[0]]
     # per other column: the different (day, value) pairs; a column constant within each day has as many as there are days
     pairs = [{"fn": "count_distinct", "column": f"pair{k}", "as": f"pairs{k}"} for k in range(len(others))]
-    probe = QueryIn.model_validate({
-        "org": run.org, "namespace": run.namespace, "datasets": [d.model_dump(by_alias=True)],
-        "compute": [{"as": f"pair{k}", "expr": {"concat": [dates[0], {"value": "|"}, {"coalesce": [{"cast": [name, "string"]}, {"value": ""}]}]}}
-                    for k, name in enumerate(others)],
-        "where": [f.model_dump(by_alias=True, exclude_defaults=True) for f in run.where],
-        "aggregates": [{"fn": "count", "as": "rows"}, {"fn": "count_distinct", "column": dates[0], "as": "days"}, *pairs]})
+    probe = QueryIn.model_validate(
+        {
+            "org": run.org,
+            "namespace": run.namespace,
+            "datasets": [d.model_dump(by_alias=True)],
+            "compute": [
+                {
+                    "as": f"pair{k}",
+                    "expr": {
+                        "concat": [dates[0], {"value": "|"}, {"coalesce": [{"cast": [name, "string"]}, {"value": ""}]}]
+                    },
+                }
+                for k, name in enumerate(others)
+            ],
+            "where": [f.model_dump(by_alias=True, exclude_defaults=True) for f in run.where],
+            "aggregates": [
+                {"fn": "count", "as": "rows"},
+                {"fn": "count_distinct", "column": dates[0], "as": "days"},
+                *pairs,
+            ],
+        }
+    )
     try:
         rows, days, *per_column = query(ctx, probe).rows[0]
     except (ValidationFailed, PreconditionFailed, TooLarge):
         return ""
     if not days or int(rows) <= int(days) or 2 * sum(int(p) == int(days) for p in per_column) < len(others):
         return ""
-    return (f"{rows} rows match, on {days} different days of {dates[0]}, and rows of one day agree on most other columns: "
-            "they may be parts of one event (the goals of one match); count the rows or the days?")
+    return (
+        f"{rows} rows match, on {days} different days of {dates[0]}, and rows of one day agree on most other columns: "
+        "they may be parts of one event (the goals of one match); count the rows or the days?"
+    )
 
 
 def _equalities(filters) -> list:
@@ -275,10 +352,30 @@ def _answered(body: SynthesizeIn, run: QueryIn, result: QueryOut, model: str) ->
     text = say.words(say.describe(run), names, result.rows, result.truncated, CALCULATION, result.incomplete)
     text, unsupported = say.scrub(text, {CALCULATION})
     text, cut = say.clip(text, body.max_answer_chars)
-    plan = run.model_dump(mode="json", by_alias=True, exclude_defaults=True, exclude={"org", "namespace", "dry_run", *(run.model_extra or {})})
-    calculation = SynthesizeCalculation(
-        id=CALCULATION, task=body.task, plan=plan, columns=result.columns, rows=result.rows, truncated=result.truncated,
-        complete=result.complete, incomplete=result.incomplete, receipt=result.receipt, note=note,
+    plan = run.model_dump(
+        mode="json",
+        by_alias=True,
+        exclude_defaults=True,
+        exclude={"org", "namespace", "dry_run", *(run.model_extra or {})},
     )
-    cited = [c for c in dict.fromkeys(m.group(1) for m in say.CITATION.finditer(text))]
-    return SynthesizeOut(answer=text, citations=cited, calculations=[calculation], model=model, truncated=cut or note_cut, unsupported_citations=unsupported)
+    calculation = SynthesizeCalculation(
+        id=CALCULATION,
+        task=body.task,
+        plan=plan,
+        columns=result.columns,
+        rows=result.rows,
+        truncated=result.truncated,
+        complete=result.complete,
+        incomplete=result.incomplete,
+        receipt=result.receipt,
+        note=note,
+    )
+    cited = list(dict.fromkeys(m.group(1) for m in say.CITATION.finditer(text)))
+    return SynthesizeOut(
+        answer=text,
+        citations=cited,
+        calculations=[calculation],
+        model=model,
+        truncated=cut or note_cut,
+        unsupported_citations=unsupported,
+    )

@@ -20,6 +20,7 @@ def serve(engine, host: str | None = None, port: int | None = None, access_log: 
     if tokens.single_user and host not in ("127.0.0.1", "localhost", "::1"):
         logging.getLogger("tabular.service").warning(
             "serving on %s without a tokens file: anyone who reaches this address may read and write every namespace "
-            "(set TABULAR_TOKENS)", host,
+            "(set TABULAR_TOKENS)",
+            host,
         )
     uvicorn.run(create_app(engine, tokens), host=host, port=port, access_log=access_log, log_level="info")

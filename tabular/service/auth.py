@@ -49,7 +49,9 @@ class TokenEntry(BaseModel):
     namespaces: list[str] = Field(min_length=1)
     role: Literal["viewer", "writer", "admin"]
     name: str = ""
-    expires_at: AwareDatetime | None = Field(None, description="After this (ISO 8601 with an offset) the token is refused.")
+    expires_at: AwareDatetime | None = Field(
+        None, description="After this (ISO 8601 with an offset) the token is refused."
+    )
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ class Tokens:
         self._lock = threading.Lock()
 
     @classmethod
-    def load(cls, settings: Settings) -> "Tokens":
+    def load(cls, settings: Settings) -> Tokens:
         """Read `settings.tokens` (a path; empty: single user). A bad file stops the service at start."""
         if not settings.tokens:
             return cls(settings)
@@ -160,7 +162,7 @@ class Tokens:
         entry = self.entries.get(digest)
         if entry is None:
             raise AuthInvalid("the token is not known to this service")
-        if entry.expires_at is not None and entry.expires_at <= dt.datetime.now(dt.timezone.utc):
+        if entry.expires_at is not None and entry.expires_at <= dt.datetime.now(dt.UTC):
             raise AuthInvalid(f"the token expired at {entry.expires_at.isoformat()}")
         return Grant(entry.name or f"token:{digest[:8]}", entry.org, tuple(entry.namespaces), entry.role)
 
@@ -175,7 +177,8 @@ class Tokens:
         org = body.get("org") or grant.org
         if not isinstance(org, str) or org != grant.org:
             raise AuthInsufficient(
-                "this token may not use that org", [ErrorItem("org", "not this token's org", expected=grant.org, received=org)]
+                "this token may not use that org",
+                [ErrorItem("org", "not this token's org", expected=grant.org, received=org)],
             )
         namespace = body.get("namespace")
         if not namespace:
@@ -184,6 +187,13 @@ class Tokens:
             allowed = [n for n in grant.namespaces if n != "*"]
             raise AuthInsufficient(
                 "this token may not use that namespace",
-                [ErrorItem("namespace", "not allowed for this token", expected=" | ".join(allowed) or None, received=namespace)],
+                [
+                    ErrorItem(
+                        "namespace",
+                        "not allowed for this token",
+                        expected=" | ".join(allowed) or None,
+                        received=namespace,
+                    )
+                ],
             )
         return {**body, "org": org, "namespace": namespace}

@@ -24,10 +24,19 @@ def audit(op: Op, grant: Grant | None, body: dict, request_id: str, status: int,
     """One JSON line per call of an audited op (the writes): who, what, where, how it ended."""
     if not op.audited:
         return
-    audit_log.info(json.dumps({
-        "op": op.name, "caller": grant.name if grant else None, "org": body.get("org"), "namespace": body.get("namespace"),
-        "request_id": request_id, "status": status, "code": code,
-    }))
+    audit_log.info(
+        json.dumps(
+            {
+                "op": op.name,
+                "caller": grant.name if grant else None,
+                "org": body.get("org"),
+                "namespace": body.get("namespace"),
+                "request_id": request_id,
+                "status": status,
+                "code": code,
+            }
+        )
+    )
 
 
 def error_response(err: TabularError, request_id: str) -> JSONResponse:
@@ -51,7 +60,7 @@ class JsonNumber(float):
 
     text: str
 
-    def __new__(cls, text: str) -> "JsonNumber":
+    def __new__(cls, text: str) -> JsonNumber:
         number = super().__new__(cls, text)
         number.text = text
         return number
@@ -70,9 +79,15 @@ def parse_body(raw: bytes) -> dict:
     except (ValueError, UnicodeDecodeError) as err:
         raise not_json(err) from None
     except RecursionError:
-        raise ValidationFailed("the body nests deeper than can be read", [ErrorItem("", "nested too deep", expected="at most a few dozen levels")]) from None
+        raise ValidationFailed(
+            "the body nests deeper than can be read",
+            [ErrorItem("", "nested too deep", expected="at most a few dozen levels")],
+        ) from None
     if not isinstance(body, dict):
-        raise ValidationFailed("the body must be a JSON object", [ErrorItem("", "not an object", expected="object", received=type(body).__name__)])
+        raise ValidationFailed(
+            "the body must be a JSON object",
+            [ErrorItem("", "not an object", expected="object", received=type(body).__name__)],
+        )
     return body
 
 
@@ -85,7 +100,9 @@ async def read_json(request: Request, limit: int) -> dict:
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise TooLarge(f"the body is over {limit} bytes (max_body_bytes); files go to knowledge.upload as the raw body")
+            raise TooLarge(
+                f"the body is over {limit} bytes (max_body_bytes); files go to knowledge.upload as the raw body"
+            )
         chunks.append(chunk)
     return parse_body(b"".join(chunks))
 
@@ -120,7 +137,9 @@ class Service:
     async def hold(self, org: str):
         """Take the org's slot and a slot for a stream; answers the function that gives both back."""
         mine = self._org_slots(org)
-        await self._slot(mine, f"{self.settings.max_inflight_per_org} calls of this org are being served (max_inflight_per_org)")
+        await self._slot(
+            mine, f"{self.settings.max_inflight_per_org} calls of this org are being served (max_inflight_per_org)"
+        )
         try:
             await self._slot(self.slots, f"{self.settings.max_inflight} calls are being served")
         except BaseException:
@@ -139,7 +158,9 @@ class Service:
         try:
             body = self.tokens.authorize(grant, op, body)
             mine = self._org_slots(str(body.get("org") or self.settings.default_org))
-            await self._slot(mine, f"{self.settings.max_inflight_per_org} calls of this org are being served (max_inflight_per_org)")
+            await self._slot(
+                mine, f"{self.settings.max_inflight_per_org} calls of this org are being served (max_inflight_per_org)"
+            )
             try:
                 await self._slot(self.slots, f"{self.settings.max_inflight} calls are being served")
                 try:

@@ -9,8 +9,9 @@ import importlib.resources
 import json
 import re
 import uuid
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -24,8 +25,19 @@ from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..engine import Engine
-from ..errors import (AuthInsufficient, ErrorItem, Internal, MethodNotAllowed, NotFound, TabularError, ValidationFailed, close_names, one_of, validation_failed,
-                      validation_items)
+from ..errors import (
+    AuthInsufficient,
+    ErrorItem,
+    Internal,
+    MethodNotAllowed,
+    NotFound,
+    TabularError,
+    ValidationFailed,
+    close_names,
+    one_of,
+    validation_failed,
+    validation_items,
+)
 from ..ops import REGISTRY, Op
 from ..results import FORMATS as RESULT_FORMATS
 from ..results import chunks as result_chunks
@@ -99,7 +111,9 @@ class SameOrigin:
         foreign = bool(origin) and origin.split("://", 1)[-1] != host
         if foreign or (self.loopback and hostname not in LOOPBACK):
             said = f"Origin {origin!r}" if foreign else f"Host {host!r}"
-            failure = AuthInsufficient(f"{said} is not this service's: in single-user mode only requests from this machine's own pages and clients are served")
+            failure = AuthInsufficient(
+                f"{said} is not this service's: in single-user mode only requests from this machine's own pages and clients are served"
+            )
             return await error_response(failure, scope.get("state", {}).get("request_id", ""))(scope, receive, send)
         await self.app(scope, receive, send)
 
@@ -115,8 +129,18 @@ def _export_route(service: Service) -> Callable:
         fmt = body.pop("format", "arrow")
         if not isinstance(fmt, str) or fmt not in RESULT_FORMATS:
             choices = one_of(list(RESULT_FORMATS))
-            raise ValidationFailed(f"no result format {fmt!r}", [ErrorItem("format", f"{fmt!r} is not a format; expected {choices}", expected=choices, received=fmt,
-                                                                            did_you_mean=close_names(str(fmt), list(RESULT_FORMATS)))])
+            raise ValidationFailed(
+                f"no result format {fmt!r}",
+                [
+                    ErrorItem(
+                        "format",
+                        f"{fmt!r} is not a format; expected {choices}",
+                        expected=choices,
+                        received=fmt,
+                        did_you_mean=close_names(str(fmt), list(RESULT_FORMATS)),
+                    )
+                ],
+            )
         body = service.tokens.authorize(grant, op, body)
         # The org's slot and a slot are held until the stream ends, as a call holds them while it runs.
         release = await service.hold(str(body.get("org") or service.settings.default_org))
@@ -134,8 +158,14 @@ def _export_route(service: Service) -> Callable:
             finally:
                 release()
 
-        return StreamingResponse(streamed(), media_type=RESULT_FORMATS[fmt],
-                                 headers={"X-Tabular-Receipt": receipt, "X-Tabular-Columns": json.dumps([c.model_dump() for c in whole.columns])})
+        return StreamingResponse(
+            streamed(),
+            media_type=RESULT_FORMATS[fmt],
+            headers={
+                "X-Tabular-Receipt": receipt,
+                "X-Tabular-Columns": json.dumps([c.model_dump() for c in whole.columns]),
+            },
+        )
 
     return query_export
 
@@ -178,19 +208,33 @@ DOCS_ASSETS = "/docs-assets"
 
 def _docs(app: FastAPI) -> None:
     """/docs (Swagger UI) and /redoc (ReDoc) over /openapi.json, every script and style served here."""
-    app.mount(DOCS_ASSETS, StaticFiles(directory=str(importlib.resources.files("fastapi_offline") / "static")), name="docs-assets")
+    app.mount(
+        DOCS_ASSETS,
+        StaticFiles(directory=str(importlib.resources.files("fastapi_offline") / "static")),
+        name="docs-assets",
+    )
 
     @app.get("/docs", include_in_schema=False)
     async def swagger_ui(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")
-        return get_swagger_ui_html(openapi_url=root + app.openapi_url, title=f"{app.title} - Swagger UI", swagger_js_url=f"{root}{DOCS_ASSETS}/swagger-ui-bundle.js",
-                                   swagger_css_url=f"{root}{DOCS_ASSETS}/swagger-ui.css", swagger_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png")
+        return get_swagger_ui_html(
+            openapi_url=root + app.openapi_url,
+            title=f"{app.title} - Swagger UI",
+            swagger_js_url=f"{root}{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png",
+        )
 
     @app.get("/redoc", include_in_schema=False)
     async def redoc(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")
-        return get_redoc_html(openapi_url=root + app.openapi_url, title=f"{app.title} - ReDoc", redoc_js_url=f"{root}{DOCS_ASSETS}/redoc.standalone.js",
-                              redoc_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png", with_google_fonts=False)
+        return get_redoc_html(
+            openapi_url=root + app.openapi_url,
+            title=f"{app.title} - ReDoc",
+            redoc_js_url=f"{root}{DOCS_ASSETS}/redoc.standalone.js",
+            redoc_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png",
+            with_google_fonts=False,
+        )
 
 
 def _openapi(app: FastAPI) -> Callable[[], dict]:
@@ -207,19 +251,31 @@ def _openapi(app: FastAPI) -> Callable[[], dict]:
                     wanted.append(pair)
         refs, defs = models_json_schema(wanted, ref_template="#/components/schemas/{model}")
         schema.setdefault("components", {}).setdefault("schemas", {}).update(defs.get("$defs", {}))
-        error = {"description": "The SPEC §2 error envelope", "content": {"application/json": {"schema": refs[(ErrorEnvelope, "serialization")]}}}
+        error = {
+            "description": "The SPEC §2 error envelope",
+            "content": {"application/json": {"schema": refs[(ErrorEnvelope, "serialization")]}},
+        }
         for op in REGISTRY.values():
             post = schema["paths"][f"/v1/{op.name}"]["post"]
             if op.name == "knowledge.upload":
-                post["requestBody"] = {"content": {
-                    "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
-                    "multipart/form-data": {"schema": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}},
-                    "application/json": {"schema": refs[(op.input, "validation")]},
-                }}
+                post["requestBody"] = {
+                    "content": {
+                        "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                        "multipart/form-data": {
+                            "schema": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}
+                        },
+                        "application/json": {"schema": refs[(op.input, "validation")]},
+                    }
+                }
             else:
                 post["requestBody"] = {"content": {"application/json": {"schema": refs[(op.input, "validation")]}}}
-            post["responses"] = {"200": {"description": "The answer", "content": {"application/json": {"schema": refs[(op.output, "serialization")]}}},
-                                 "default": error}
+            post["responses"] = {
+                "200": {
+                    "description": "The answer",
+                    "content": {"application/json": {"schema": refs[(op.output, "serialization")]}},
+                },
+                "default": error,
+            }
         app.openapi_schema = schema
         return schema
 
@@ -245,7 +301,11 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
                 yield
 
     app = FastAPI(
-        title="tabular", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
+        title="tabular",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
         description="Typed datasets from spreadsheets and CSV, answered by typed plans with receipts. Every op is POST /v1/knowledge.<op>.",
     )
     app.state.service = service
@@ -268,7 +328,9 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
         if err.status_code == 404:
             failure: TabularError = NotFound(f"no route {request.url.path}; ops are POST /v1/knowledge.<op>")
         elif err.status_code == 405:
-            failure = MethodNotAllowed(f"{request.method} is not served at {request.url.path}; ops are POST /v1/knowledge.<op>")
+            failure = MethodNotAllowed(
+                f"{request.method} is not served at {request.url.path}; ops are POST /v1/knowledge.<op>"
+            )
         else:
             failure = ValidationFailed(str(err.detail))
             failure.status = err.status_code
@@ -278,24 +340,44 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
     async def internal(request: Request, err: Exception) -> JSONResponse:
         log.exception("request %s failed", request_id(request))
         # Answered outside the request-id middleware (Starlette's outermost layer): name it here.
-        answer = error_response(Internal("an internal error; the request id names it in the server log"), request_id(request))
+        answer = error_response(
+            Internal("an internal error; the request id names it in the server log"), request_id(request)
+        )
         answer.headers["X-Request-Id"] = request_id(request)
         return answer
 
     for op in REGISTRY.values():
         endpoint = upload_route(service) if op.name == "knowledge.upload" else _op_route(service, op)
         summary = op.description.split(".")[0].split(";")[0]
-        app.add_api_route(f"/v1/{op.name}", endpoint, methods=["POST"], name=op.name, summary=summary, description=op.description,
-                          tags=["read" if not op.writes else "write"], response_class=Response)
+        app.add_api_route(
+            f"/v1/{op.name}",
+            endpoint,
+            methods=["POST"],
+            name=op.name,
+            summary=summary,
+            description=op.description,
+            tags=["read" if not op.writes else "write"],
+            response_class=Response,
+        )
 
-    app.add_api_route("/v1/knowledge.query_export", _export_route(service), methods=["POST"], name="knowledge.query_export", tags=["read"],
-                      summary="Every row a plan matches, streamed (arrow, csv, parquet, ndjson)", response_class=Response,
-                      description="The body is a knowledge.query plan plus `format`. The answer streams as it is computed, memory flat in its "
-                      "size; the receipt is in the X-Tabular-Receipt header (JSON), the columns and their types in X-Tabular-Columns.")
+    app.add_api_route(
+        "/v1/knowledge.query_export",
+        _export_route(service),
+        methods=["POST"],
+        name="knowledge.query_export",
+        tags=["read"],
+        summary="Every row a plan matches, streamed (arrow, csv, parquet, ndjson)",
+        response_class=Response,
+        description="The body is a knowledge.query plan plus `format`. The answer streams as it is computed, memory flat in its "
+        "size; the receipt is in the X-Tabular-Receipt header (JSON), the columns and their types in X-Tabular-Columns.",
+    )
 
     @app.post("/v1/{name}", include_in_schema=False)
     async def unknown_op(name: str) -> Response:
-        raise NotFound(f"no op {name!r}", [ErrorItem("op", "unknown op", received=name, did_you_mean=close_names(name, list(REGISTRY)))])
+        raise NotFound(
+            f"no op {name!r}",
+            [ErrorItem("op", "unknown op", received=name, did_you_mean=close_names(name, list(REGISTRY)))],
+        )
 
     @app.get("/healthz", tags=["service"])
     async def healthz(request: Request) -> dict:
@@ -304,10 +386,17 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
             tokens.identify(request.headers.get("authorization"))
         except TabularError:
             return {"status": "ok"}  # no counts of other tenants' work to strangers
-        return {"status": "ok", "ops": len(REGISTRY), "jobs_waiting": len(engine.jobs.waiting), "auth": "single-user" if tokens.single_user else "tokens"}
+        return {
+            "status": "ok",
+            "ops": len(REGISTRY),
+            "jobs_waiting": len(engine.jobs.waiting),
+            "auth": "single-user" if tokens.single_user else "tokens",
+        }
 
     if manager is not None:
-        app.add_route("/mcp", _McpEndpoint(mcp_endpoint, tokens), methods=["GET", "POST", "DELETE"], include_in_schema=False)
+        app.add_route(
+            "/mcp", _McpEndpoint(mcp_endpoint, tokens), methods=["GET", "POST", "DELETE"], include_in_schema=False
+        )
 
     app.openapi = _openapi(app)
     _docs(app)

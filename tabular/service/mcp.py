@@ -34,7 +34,10 @@ def tools() -> list[types.Tool]:
             description=op.description,
             input_schema=op.input.model_json_schema(),
             annotations=types.ToolAnnotations(
-                read_only_hint=not op.writes, idempotent_hint=op.idempotent, destructive_hint=False, open_world_hint=False
+                read_only_hint=not op.writes,
+                idempotent_hint=op.idempotent,
+                destructive_hint=False,
+                open_world_hint=False,
             ),
         )
         for op in REGISTRY.values()
@@ -43,7 +46,9 @@ def tools() -> list[types.Tool]:
 
 def _result(payload: dict, error: bool = False) -> types.CallToolResult:
     text = json.dumps(payload, ensure_ascii=False)
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=payload, is_error=error)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=payload, is_error=error
+    )
 
 
 def server(service: Service) -> Server:
@@ -62,7 +67,14 @@ def server(service: Service) -> Server:
             if op is None:
                 raise NotFound(
                     f"no tool {params.name!r}",
-                    [ErrorItem("name", "unknown tool", received=params.name, did_you_mean=close_names(params.name, list(by_tool)))],
+                    [
+                        ErrorItem(
+                            "name",
+                            "unknown tool",
+                            received=params.name,
+                            did_you_mean=close_names(params.name, list(by_tool)),
+                        )
+                    ],
                 )
             headers = getattr(ctx.request, "headers", None)
             grant = service.tokens.identify(headers.get("authorization") if headers is not None else None)
@@ -71,11 +83,23 @@ def server(service: Service) -> Server:
             return _result({"detail": err.to_detail(request_id)}, error=True)
         except Exception:
             log.exception("MCP tool %s failed (request %s)", params.name, request_id)
-            return _result({"detail": Internal("an internal error; the request id names it in the server log").to_detail(request_id)}, error=True)
+            return _result(
+                {
+                    "detail": Internal("an internal error; the request id names it in the server log").to_detail(
+                        request_id
+                    )
+                },
+                error=True,
+            )
         return _result(out.model_dump(mode="json", by_alias=True))
 
-    return Server("tabular", version="0.1.0", instructions="Typed datasets from spreadsheets and CSV; exact answers to typed plans.",
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(
+        "tabular",
+        version="0.1.0",
+        instructions="Typed datasets from spreadsheets and CSV; exact answers to typed plans.",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
 
 
 def http_app(service: Service, host: str) -> tuple[StreamableHTTPASGIApp, StreamableHTTPSessionManager]:
@@ -88,7 +112,9 @@ def http_app(service: Service, host: str) -> tuple[StreamableHTTPASGIApp, Stream
             allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
             allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
         )
-    manager = StreamableHTTPSessionManager(app=server(service), stateless=True, json_response=True, security_settings=security)
+    manager = StreamableHTTPSessionManager(
+        app=server(service), stateless=True, json_response=True, security_settings=security
+    )
     return StreamableHTTPASGIApp(manager), manager
 
 

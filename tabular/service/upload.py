@@ -4,7 +4,7 @@ Bytes go to disk as they arrive (UploadWriter); nothing holds a whole file in me
 from __future__ import annotations
 
 import mimetypes
-from typing import Callable
+from collections.abc import Callable
 
 from fastapi import Query, Request
 from fastapi.responses import Response
@@ -60,11 +60,19 @@ class _MultipartFile:
         self._name = ""
         self._is_file = False
         self._value = bytearray()
-        self.parser = MultipartParser(boundary, {
-            "on_part_begin": self._begin, "on_part_data": self._data, "on_part_end": self._end,
-            "on_header_field": self._field, "on_header_value": self._hvalue, "on_header_end": self._hend,
-            "on_headers_finished": self._headers_done, "on_end": self._done,
-        })
+        self.parser = MultipartParser(
+            boundary,
+            {
+                "on_part_begin": self._begin,
+                "on_part_data": self._data,
+                "on_part_end": self._end,
+                "on_header_field": self._field,
+                "on_header_value": self._hvalue,
+                "on_header_end": self._hend,
+                "on_headers_finished": self._headers_done,
+                "on_end": self._done,
+            },
+        )
 
     def write(self, chunk: bytes) -> None:
         self.parser.write(chunk)
@@ -112,15 +120,26 @@ def upload_route(service: Service) -> Callable:
 
     async def upload(
         request: Request,
-        filename: str | None = Query(None, min_length=1, max_length=255, description="The file's name (raw body); its extension tells the format."),
-        org: str = Query("", description="Organisation (raw body or multipart); filled from the token or the install's default."),
+        filename: str | None = Query(
+            None,
+            min_length=1,
+            max_length=255,
+            description="The file's name (raw body); its extension tells the format.",
+        ),
+        org: str = Query(
+            "", description="Organisation (raw body or multipart); filled from the token or the install's default."
+        ),
         namespace: str = Query("", description="Namespace (raw body or multipart)."),
     ) -> Response:
         grant: Grant | None = None
         try:
             grant = service.tokens.identify(request.headers.get("authorization"))
             content_type = request.headers.get("content-type", "")
-            if filename is None and not content_type.startswith("multipart/form-data") and content_type.split(";")[0].strip() in ("application/json", ""):
+            if (
+                filename is None
+                and not content_type.startswith("multipart/form-data")
+                and content_type.split(";")[0].strip() in ("application/json", "")
+            ):
                 # The op's own input: {filename, content_base64}, as MCP and Python send it (audited by Service.run).
                 # base64 makes 3 bytes 4: the op's JSON may be that much larger than a raw upload.
                 limit = max(service.settings.max_body_bytes, service.settings.max_upload_bytes * 4 // 3 + 4096)
@@ -135,12 +154,20 @@ def upload_route(service: Service) -> Callable:
                 audit(op, grant, {"org": org, "namespace": namespace}, request_id(request), err.status, err.code)
             raise
 
-    async def _stream(request: Request, filename: str | None, org: str, namespace: str, grant: Grant, content_type: str) -> Response:
+    async def _stream(
+        request: Request, filename: str | None, org: str, namespace: str, grant: Grant, content_type: str
+    ) -> Response:
         multipart = content_type.startswith("multipart/form-data")
         if filename is None and not multipart:
             raise ValidationFailed(
                 "a raw upload names its file with ?filename=",
-                [ErrorItem("filename", "missing", expected="?filename=<name> with the raw body, or multipart with a `file` part")],
+                [
+                    ErrorItem(
+                        "filename",
+                        "missing",
+                        expected="?filename=<name> with the raw body, or multipart with a `file` part",
+                    )
+                ],
             )
         body = service.tokens.authorize(grant, op, {"org": org, "namespace": namespace})
         writer = UploadWriter(service.engine.context)
@@ -151,16 +178,28 @@ def upload_route(service: Service) -> Callable:
                 _, options = parse_options_header(content_type)
                 boundary = options.get(b"boundary")
                 if not boundary:
-                    raise ValidationFailed("the multipart body has no boundary", [ErrorItem("content-type", "no boundary")])
+                    raise ValidationFailed(
+                        "the multipart body has no boundary", [ErrorItem("content-type", "no boundary")]
+                    )
                 parts = _MultipartFile(writer, boundary)
                 failure = await _receive(request, parts.write, service.settings.max_upload_bytes)
                 if failure is None:
                     parts.parser.finalize()
                     if not parts.complete:
-                        raise ValidationFailed("the multipart body ends before its closing boundary", [ErrorItem("file", "cut short", expected="multipart/form-data ending --boundary--")])
+                        raise ValidationFailed(
+                            "the multipart body ends before its closing boundary",
+                            [ErrorItem("file", "cut short", expected="multipart/form-data ending --boundary--")],
+                        )
                     if not parts.seen_file:
-                        raise ValidationFailed("the multipart body has no `file` part", [ErrorItem("file", "missing", expected="a part named file")])
-                    body = service.tokens.authorize(grant, op, {**body, **{k: v for k, v in parts.fields.items() if k in ("org", "namespace") and v}})
+                        raise ValidationFailed(
+                            "the multipart body has no `file` part",
+                            [ErrorItem("file", "missing", expected="a part named file")],
+                        )
+                    body = service.tokens.authorize(
+                        grant,
+                        op,
+                        {**body, **{k: v for k, v in parts.fields.items() if k in ("org", "namespace") and v}},
+                    )
                     filename = parts.fields.get("filename") or parts.filename or "upload"
                     content_type = parts.fields.get("content_type") or parts.content_type
             else:
@@ -172,7 +211,10 @@ def upload_route(service: Service) -> Callable:
             return Response(status_code=400)
         except FormParserError as err:
             writer.abort()
-            raise ValidationFailed(f"the multipart body is malformed: {err}", [ErrorItem("file", "malformed multipart", expected="multipart/form-data")]) from None
+            raise ValidationFailed(
+                f"the multipart body is malformed: {err}",
+                [ErrorItem("file", "malformed multipart", expected="multipart/form-data")],
+            ) from None
         except BaseException:
             writer.abort()
             raise

@@ -50,8 +50,20 @@ def note(columns: list[str], rows: list[list[Any]], more: bool, limit: int) -> t
 
 
 OP_WORDS = {
-    "eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥", "in": "in", "not_in": "not in", "is_null": "is empty",
-    "not_null": "is not empty", "contains": "contains", "not_contains": "does not contain", "starts_with": "starts with", "ends_with": "ends with",
+    "eq": "=",
+    "ne": "≠",
+    "lt": "<",
+    "le": "≤",
+    "gt": ">",
+    "ge": "≥",
+    "in": "in",
+    "not_in": "not in",
+    "is_null": "is empty",
+    "not_null": "is not empty",
+    "contains": "contains",
+    "not_contains": "does not contain",
+    "starts_with": "starts with",
+    "ends_with": "ends with",
 }
 
 
@@ -64,7 +76,13 @@ def describe(plan) -> str:
 
 def _filter(f) -> str:
     if f.any is not None or f.all is not None:
-        return "(" + (" or " if f.any is not None else " and ").join(_filter(x) for x in (f.any if f.any is not None else f.all)) + ")"
+        return (
+            "("
+            + (" or " if f.any is not None else " and ").join(
+                _filter(x) for x in (f.any if f.any is not None else f.all)
+            )
+            + ")"
+        )
     if f.op == "between" and f.values and len(f.values) == 2:
         return f"{f.column} between {f.values[0]} and {f.values[1]}"
     if f.values is not None:
@@ -86,7 +104,12 @@ def words(scope: str, columns: list[str], rows: list[list[Any]], more: bool, cit
         parts = ["; ".join(f"{c} {spoken(v)}" for c, v in zip(columns, row)) for row in shown]
         rest = len(rows) - len(shown)
         tail = f" … and {rest} more rows (in the note)" if rest else ""
-        text = f"{len(rows)} rows{' (more matched than the limit)' if more else ''}: " + " | ".join(parts) + tail + f" {ref}."
+        text = (
+            f"{len(rows)} rows{' (more matched than the limit)' if more else ''}: "
+            + " | ".join(parts)
+            + tail
+            + f" {ref}."
+        )
     text = f"{scope[:1].upper()}{scope[1:]}: {text}" if scope else text
     if incomplete:
         text += " Not complete: " + "; ".join(incomplete) + "."
@@ -112,4 +135,4 @@ def clip(text: str, limit: int) -> tuple[str, bool]:
     if len(text) <= limit:
         return text, False
     mark = " … (answer cut at max_answer_chars)"
-    return text[: max(0, limit - len(mark))] + mark[: limit], True
+    return text[: max(0, limit - len(mark))] + mark[:limit], True

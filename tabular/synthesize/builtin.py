@@ -26,12 +26,13 @@ class BuiltinProposer:
         reading, unplaced = read(tokens, spans, light_verbs(schemas))
         if unplaced:
             names = ", ".join(f"'{w}'" for w in unplaced)
-            return Proposal(why=f"the built-in proposer could not place {names} in the datasets' columns or values; name a column or a value they hold")
+            return Proposal(
+                why=f"the built-in proposer could not place {names} in the datasets' columns or values; name a column or a value they hold"
+            )
         return _plans(reading, schemas)
 
     def repair(self, task, schemas, failed, plan, errors) -> Proposal:
         return Proposal(why="the built-in proposer builds its plans from the schemas and has no second reading")
-
 
 
 # building plans -------------------------------------------------------------------------------
@@ -39,6 +40,7 @@ class BuiltinProposer:
 ROWS = "rows"  # the option "count the rows" beside the columns a word may total
 COUNT_FILLED = "count_filled"  # count the rows where a column holds a value
 LOOKUP = "lookup"  # no calculation: the asked column of the rows that match
+
 
 @dataclass
 class _Choice:
@@ -80,8 +82,13 @@ class _Way:
         return self.column.name
 
 
-_WAY_WORDS = {"count": "counting its rows", "count_distinct": "counting its different values", "sum": "summed per group",
-              "max": "its largest single value", "min": "its smallest single value"}
+_WAY_WORDS = {
+    "count": "counting its rows",
+    "count_distinct": "counting its different values",
+    "sum": "summed per group",
+    "max": "its largest single value",
+    "min": "its smallest single value",
+}
 
 
 def _in_years(op: str, days: list[str]) -> list[tuple[str, int]] | None:
@@ -108,8 +115,29 @@ def _yearlike(c: ColumnSchema) -> bool:
 
 
 # Columns named for the moment a thing happened: a number in one is a year when it looks like one.
-_MOMENT_NAMES = {"founded", "built", "established", "opened", "closed", "born", "died", "released", "formed", "elected", "started",
-                 "ended", "debut", "introduced", "completed", "launched", "created", "joined", "inducted", "constructed", "commissioned"}
+_MOMENT_NAMES = {
+    "founded",
+    "built",
+    "established",
+    "opened",
+    "closed",
+    "born",
+    "died",
+    "released",
+    "formed",
+    "elected",
+    "started",
+    "ended",
+    "debut",
+    "introduced",
+    "completed",
+    "launched",
+    "created",
+    "joined",
+    "inducted",
+    "constructed",
+    "commissioned",
+}
 
 
 def _a_year(value) -> bool:
@@ -120,8 +148,32 @@ def _a_year(value) -> bool:
 
 
 # Nouns of a numbered sequence: a column named so numbers its rows ("Round 3"), it counts nothing.
-_ORDINAL_NAMES = {"round", "week", "game", "match", "episode", "stage", "leg", "heat", "race", "day", "edition", "no", "number",
-                  "pick", "rank", "place", "position", "pos", "seed", "order", "track", "chapter", "series", "event"}
+_ORDINAL_NAMES = {
+    "round",
+    "week",
+    "game",
+    "match",
+    "episode",
+    "stage",
+    "leg",
+    "heat",
+    "race",
+    "day",
+    "edition",
+    "no",
+    "number",
+    "pick",
+    "rank",
+    "place",
+    "position",
+    "pos",
+    "seed",
+    "order",
+    "track",
+    "chapter",
+    "series",
+    "event",
+}
 
 
 # Columns that hold the place a row won: "finished first" is their smallest value.
@@ -136,7 +188,11 @@ def _timelike(c: ColumnSchema) -> bool:
 
 def _ordinal(c: ColumnSchema) -> bool:
     """A column that numbers the rows: named so ("Round", "#"), or an unnamed one of unique numbers (an index)."""
-    return bool(set(words(c.name)) & _ORDINAL_NAMES) or "#" in c.name or (c.unique and re.fullmatch(r"column_\d+", c.name) is not None)
+    return (
+        bool(set(words(c.name)) & _ORDINAL_NAMES)
+        or "#" in c.name
+        or (c.unique and re.fullmatch(r"column_\d+", c.name) is not None)
+    )
 
 
 def _is_id(c: ColumnSchema) -> bool:
@@ -164,7 +220,12 @@ def _dimension(span: Span, schemas: list[DatasetSchema]) -> Span:
     """A size word's span ("taller") as the columns named for what it measures (Height)."""
     if span.kind != "dimension":
         return span
-    held = [c for s in schemas for c in s.columns if c.type == "number" and set(words(c.name)) & set(DIMENSIONS.get(span.text, ()))]
+    held = [
+        c
+        for s in schemas
+        for c in s.columns
+        if c.type == "number" and set(words(c.name)) & set(DIMENSIONS.get(span.text, ()))
+    ]
     return Span(span.start, span.end, "column", held, span.text)
 
 
@@ -173,8 +234,12 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     if r.same:
         r.same = (_dimension(r.same[0], schemas), r.same[1])
     if any(not span.targets for span, _, _ in r.compares) or (r.same and not r.same[0].targets):
-        word = next(span.text for span in [*(c[0] for c in r.compares), *([r.same[0]] if r.same else [])] if not span.targets)
-        return Proposal(why=f"'{word}' measures {' or '.join(DIMENSIONS.get(word, ('a size',)))}, and no number column is named so: name the column")
+        word = next(
+            span.text for span in [*(c[0] for c in r.compares), *([r.same[0]] if r.same else [])] if not span.targets
+        )
+        return Proposal(
+            why=f"'{word}' measures {' or '.join(DIMENSIONS.get(word, ('a size',)))}, and no number column is named so: name the column"
+        )
     if r.yes_no:
         return _yes_no(r, schemas)
     if r.same:
@@ -183,7 +248,11 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         # "how many times did they finish ninth": the rows whose place is 9
         places = [c for c in schemas[0].columns if c.type == "number" and set(words(c.name)) & _PLACE_NAMES]
         if len(places) != 1:
-            return Proposal(why="the task counts a place won, and " + ("no column" if not places else "several columns") + " holds places")
+            return Proposal(
+                why="the task counts a place won, and "
+                + ("no column" if not places else "several columns")
+                + " holds places"
+            )
         r.compares.append((Span(0, 0, "column", places, places[0].name), "eq", r.position[0]))
         r.position = None
     if r.position:
@@ -194,13 +263,22 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
 
     # what is counted or measured: one calculation per task
     if len(r.fns) > 1:
-        return Proposal(why="the task asks for several calculations (" + ", ".join(sorted(r.fns)) + "); ask for one at a time")
+        return Proposal(
+            why="the task asks for several calculations (" + ", ".join(sorted(r.fns)) + "); ask for one at a time"
+        )
     fn = r.fn
     if r.dimension and not r.measures:
         # "who is taller, A or B": the height, whatever other numbers the rows hold
-        held = [c for s in schemas for c in s.columns if c.type in ("number", "time", "duration") and set(words(c.name)) & set(DIMENSIONS[r.dimension])]
+        held = [
+            c
+            for s in schemas
+            for c in s.columns
+            if c.type in ("number", "time", "duration") and set(words(c.name)) & set(DIMENSIONS[r.dimension])
+        ]
         if not held:
-            return Proposal(why=f"'{r.dimension}' measures {' or '.join(DIMENSIONS[r.dimension])}, and no column is named so: name the column")
+            return Proposal(
+                why=f"'{r.dimension}' measures {' or '.join(DIMENSIONS[r.dimension])}, and no column is named so: name the column"
+            )
         r.measures.append(Span(0, 0, "column", held, r.dimension))
     measure_spans = []
     valued = {c for span, _ in r.values for c, _ in span.targets}
@@ -223,24 +301,34 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             rows_of = plural and sequence and all(c.unique for c in numbers)
             if plural and sequence and not rows_of:
                 names = ", ".join(c.name for c in numbers)
-                return Proposal(abstain="ambiguous", question=f"{target.text}: the rows, the different values of {names}, or their total?")
+                return Proposal(
+                    abstain="ambiguous",
+                    question=f"{target.text}: the rows, the different values of {names}, or their total?",
+                )
             if numbers and not r.distinct and rows_of:
                 fn = COUNT_FILLED
                 measure_spans = [target, *(m for m in measure_spans if m.targets != target.targets)]
             elif numbers and not r.distinct:
-                fn, measure_spans = "sum", [target, *(m for m in measure_spans if m.targets != target.targets)]  # "how many units": their sum
+                fn, measure_spans = (
+                    "sum",
+                    [target, *(m for m in measure_spans if m.targets != target.targets)],
+                )  # "how many units": their sum
             elif r.distinct:
                 fn = "count_distinct"  # "how many different products": the distinct ones
                 measure_spans = [target, *(m for m in measure_spans if m.targets != target.targets)]
             elif all(c.type == "bool" for c in target.targets):
                 # "how many legendary pokemon": the rows where it is true
-                r.values.append((Span(target.start, target.end, "value", [(c, True) for c in target.targets], target.text), False))
+                r.values.append(
+                    (Span(target.start, target.end, "value", [(c, True) for c in target.targets], target.text), False)
+                )
             else:
                 fn = COUNT_FILLED  # "how many titles": the rows that have one, not the distinct titles
                 measure_spans = [target, *(m for m in measure_spans if m.targets != target.targets)]
     if r.row_noun and fn == "count" and not r.count_of and not (r.values or r.compares or r.ranges):
         # "how many images are listed" over a list of monuments: the rows are not surely images
-        return Proposal(why=f"'{r.row_noun}' names no column, and with nothing to filter by, the rows are not surely {r.row_noun}: name the column that holds them")
+        return Proposal(
+            why=f"'{r.row_noun}' names no column, and with nothing to filter by, the rows are not surely {r.row_noun}: name the column that holds them"
+        )
     if counted_dataset is None and fn == "count" and r.datasets:
         counted_dataset = r.datasets[0].targets[0]
     named = {c for span, _ in r.values for c, _ in span.targets}
@@ -256,29 +344,44 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         r.top = (1, fn == "max")
         r.top_group = Span(0, 0, "column", [labels[0]], labels[0].name)
         # "which parish was founded first": Parish names the row asked, it is no measure
-        measure_spans = [m for m in measure_spans if m.targets != [labels[0]]] if len(measure_spans) > 1 else measure_spans
+        measure_spans = (
+            [m for m in measure_spans if m.targets != [labels[0]]] if len(measure_spans) > 1 else measure_spans
+        )
     if r.top and fn in (None, "max", "min"):
         fn = None
     if fn in ("min", "max") and r.loose_each:
         # "what is the minimum of years each author has": the least of all, or each author's least?
-        return Proposal(abstain="ambiguous", question=f"the {'least' if fn == 'min' else 'most'} of all, or one for each {r.groups[-1].text}?")
+        return Proposal(
+            abstain="ambiguous",
+            question=f"the {'least' if fn == 'min' else 'most'} of all, or one for each {r.groups[-1].text}?",
+        )
     # groups: columns or buckets; a dataset named as a group is its rows' name column
     group_cols: list[tuple[str, list[ColumnSchema]]] = []
     for g in r.groups + ([r.top_group] if r.top_group else []):
         if g.kind == "dataset":
             schema = g.targets[0]
-            if measure_spans and any(c.alias == schema.alias for m in measure_spans for c in m.targets) and g is not r.top_group:
+            if (
+                measure_spans
+                and any(c.alias == schema.alias for m in measure_spans for c in m.targets)
+                and g is not r.top_group
+            ):
                 continue  # "amount per sale": per row of the measured dataset, not a group
             label = _label(schema)
             if label is None:
-                return Proposal(why=f"'{g.text}' names the dataset {schema.alias}, which has no column of names to group by")
+                return Proposal(
+                    why=f"'{g.text}' names the dataset {schema.alias}, which has no column of names to group by"
+                )
             group_cols.append((g.text, [label]))
         else:
             group_cols.append((g.text, [c for c in g.targets if c.type in ("string", "date", "number", "bool")]))
     # date columns for ranges and buckets
     dated = bool(r.ranges or r.buckets or (r.date_words and fn in ("min", "max")))
     date_cols = [c for m in measure_spans for c in m.targets if c.type in ("date", "datetime")]
-    measure_spans = [m for m in measure_spans if not all(c.type in ("date", "datetime") for c in m.targets)] if dated else measure_spans
+    measure_spans = (
+        [m for m in measure_spans if not all(c.type in ("date", "datetime") for c in m.targets)]
+        if dated
+        else measure_spans
+    )
     if dated and not date_cols:
         pool = [c for s in schemas for c in s.columns if c.type in ("date", "datetime")]
         if counted_dataset is not None and any(c.alias == counted_dataset.alias for c in pool):
@@ -288,13 +391,19 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         # "a film made in 2008" over a number column Year: the year, compared as a number
         years = [_in_years(op, vals) for op, vals in r.ranges]
         year_cols = [c for sc in schemas for c in sc.columns if c.type == "number" and _yearlike(c)]
-        if r.ranges and not r.buckets and all(y is not None for y in years) and year_cols and not (r.date_words and fn in ("min", "max")):
+        if (
+            r.ranges
+            and not r.buckets
+            and all(y is not None for y in years)
+            and year_cols
+            and not (r.date_words and fn in ("min", "max"))
+        ):
             named = [c for m in measure_spans for c in m.targets if c in year_cols]
             if named:  # "founded before 1900": the year compared is the one named
                 year_cols = list(dict.fromkeys(named))
                 measure_spans = [m for m in measure_spans if not all(c in year_cols for c in m.targets)]
-            for op, y in (c for y in years for c in y):
-                r.compares.append((Span(0, 0, "column", year_cols, str(y)), op, y))
+            for op, year in (c for pair in years for c in pair):
+                r.compares.append((Span(0, 0, "column", year_cols, str(year)), op, year))
             r.ranges, dated = [], False
     if dated and not date_cols:
         return Proposal(why="the task names a date or period but no dataset has a date column")
@@ -303,10 +412,17 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     # the measure
     if fn not in ("min", "max", "count_distinct"):  # "units sold": a date column is no measure of a sum
         measure_spans = [m for m in measure_spans if any(c.type != "date" and c.type != "datetime" for c in m.targets)]
-    needs_measure = fn in ("sum", "avg", "median", "count_distinct", COUNT_FILLED) or (fn in ("min", "max") and not (r.date_words and not measure_spans)) \
+    needs_measure = (
+        fn in ("sum", "avg", "median", "count_distinct", COUNT_FILLED)
+        or (fn in ("min", "max") and not (r.date_words and not measure_spans))
         or (fn is None and (r.top or group_cols) and measure_spans)
-    if r.difference and (len(r.values) != 2 or any(negated for _, negated in r.values) or fn not in (None, "sum") or r.groups or r.top):
-        return Proposal(why="a difference ('difference between A and B', 'how many more … than …') reads one number for each of two values of one column")
+    )
+    if r.difference and (
+        len(r.values) != 2 or any(negated for _, negated in r.values) or fn not in (None, "sum") or r.groups or r.top
+    ):
+        return Proposal(
+            why="a difference ('difference between A and B', 'how many more … than …') reads one number for each of two values of one column"
+        )
     if r.difference:
         fn, needs_measure = None, bool(measure_spans)
         if not measure_spans:
@@ -314,19 +430,32 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         needs_measure = True
     if r.product:
         if fn in ("count", "count_distinct") or measure_spans:
-            return Proposal(why="the task multiplies two columns but also " + ("counts" if fn else "names " + ", ".join(f"'{m.text}'" for m in measure_spans)) + ": ask for one calculation")
+            return Proposal(
+                why="the task multiplies two columns but also "
+                + ("counts" if fn else "names " + ", ".join(f"'{m.text}'" for m in measure_spans))
+                + ": ask for one calculation"
+            )
         a, b = r.product
         options = [_Product(x, y) for x in _measures(a.targets) for y in _measures(b.targets)]
         if not options:
             return Proposal(why=f"'{a.text} times {b.text}' needs two number columns to multiply")
         choices.append(_Choice(f"{a.text} times {b.text}", options))
         fn, needs_measure = fn or "sum", False
-    elif fn is None and not needs_measure and not (group_cols or r.top or r.buckets or r.share or r.lacking) and (r.values or r.compares or r.ranges):
+    elif (
+        fn is None
+        and not needs_measure
+        and not (group_cols or r.top or r.buckets or r.share or r.lacking)
+        and (r.values or r.compares or r.ranges)
+    ):
         # a lookup: "what is the title of the episode written by X", "who won in 2005": the column
         # asked (or the rows' names) of the rows that match, one row when the words say one
         asked = [c for m in measure_spans for c in m.targets if not (dated and c in date_cols)]
         if len({m.text for m in measure_spans}) > 1:
-            return Proposal(why="the task names several columns to read (" + ", ".join(m.text for m in measure_spans) + "); ask for one at a time")
+            return Proposal(
+                why="the task names several columns to read ("
+                + ", ".join(m.text for m in measure_spans)
+                + "); ask for one at a time"
+            )
         either = {c for a, b in r.choices for c, _ in a.targets} & {c for a, b in r.choices for c, _ in b.targets}
         if not asked and len(either) == 1:
             # "was Fran Bailey from Vic or WA": the one of the two her row holds
@@ -335,7 +464,9 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         if not asked:
             label = _label(schemas[0]) if len(schemas) == 1 else None
             if label is None:
-                return Proposal(why="the task asks for rows that match, and no column names the rows: name the column to show")
+                return Proposal(
+                    why="the task asks for rows that match, and no column names the rows: name the column to show"
+                )
             asked, measure_spans = [label], [Span(0, 0, "column", [label], label.name)]
         word = measure_spans[0].text
         one_row = word if (r.only or not word.endswith("s") or word == asked[0].name.lower()) else ""
@@ -343,11 +474,15 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         fn = LOOKUP
     elif fn is None and not needs_measure:
         if not (group_cols or r.top or r.buckets):
-            return Proposal(why="the task asks for no total, count, average, minimum or maximum the built-in proposer can read")
+            return Proposal(
+                why="the task asks for no total, count, average, minimum or maximum the built-in proposer can read"
+            )
         # "monthly sales", "the most sales": the number of rows, or a total of one of their measures
         owner = r.datasets[0].targets[0].alias if r.datasets else None
         counted_dataset = r.datasets[0].targets[0] if r.datasets else None
-        pool = [c for s in schemas if owner in (None, s.alias) for c in _measures(list(s.columns)) if not _ordinal(c)]  # "#" numbers rows
+        pool = [
+            c for s in schemas if owner in (None, s.alias) for c in _measures(list(s.columns)) if not _ordinal(c)
+        ]  # "#" numbers rows
         if pool:
             choices.append(_Choice(r.datasets[0].text if r.datasets else "what to total", [ROWS, *pool]))
         else:
@@ -357,15 +492,32 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         options: list[ColumnSchema] = []
         for m in measure_spans:
             options += [c for c in m.targets if c not in options]
-        if fn not in ("count_distinct", COUNT_FILLED):  # min, max and rankings also read dates and times; no calculation here reads text
-            options = [c for c in options if c.type == "number" or ((fn in ("min", "max") or (fn is None and r.top)) and c.type in ("date", "datetime", "time", "duration"))]
+        if fn not in (
+            "count_distinct",
+            COUNT_FILLED,
+        ):  # min, max and rankings also read dates and times; no calculation here reads text
+            options = [
+                c
+                for c in options
+                if c.type == "number"
+                or (
+                    (fn in ("min", "max") or (fn is None and r.top))
+                    and c.type in ("date", "datetime", "time", "duration")
+                )
+            ]
         if r.speed and any(not _timelike(c) for c in options):
             # "the fastest" is the least time but the most speed: only a time is read
-            return Proposal(why="'fastest' or 'slowest' is read over a time; " + ", ".join(c.name for c in options if not _timelike(c)) + " is no time")
+            return Proposal(
+                why="'fastest' or 'slowest' is read over a time; "
+                + ", ".join(c.name for c in options if not _timelike(c))
+                + " is no time"
+            )
         if fn in ("sum", "avg"):
             kept = [c for c in options if not _yearlike(c)]
             if options and not kept:
-                return Proposal(why=f"'{measure_spans[0].text if measure_spans else options[0].name}' holds years, which are no quantity to total or average")
+                return Proposal(
+                    why=f"'{measure_spans[0].text if measure_spans else options[0].name}' holds years, which are no quantity to total or average"
+                )
             options = kept
         if measure_spans:
             measure_word = measure_spans[0].text
@@ -382,25 +534,44 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         if not options:
             return Proposal(why="the task names no number column to compute over")
         if len(measure_spans) > 1 and fn not in ("count_distinct", COUNT_FILLED):
-            return Proposal(why="the task names several measures (" + ", ".join(m.text for m in measure_spans) + "); ask for one at a time")
+            return Proposal(
+                why="the task names several measures ("
+                + ", ".join(m.text for m in measure_spans)
+                + "); ask for one at a time"
+            )
         if fn in (COUNT_FILLED, "count_distinct") and len(options) > 1:
             # "how many teams" over Team #1 and Team #2: one of them, or all of them together; the
             # readings may agree and still not be the answer
             names = ", ".join(c.name for c in options)
-            return Proposal(abstain="ambiguous", question=f"{measure_word}: the column {names.rsplit(', ', 1)[0]} or {names.rsplit(', ', 1)[-1]}, or all of them together?")
+            return Proposal(
+                abstain="ambiguous",
+                question=f"{measure_word}: the column {names.rsplit(', ', 1)[0]} or {names.rsplit(', ', 1)[-1]}, or all of them together?",
+            )
         if fn in (COUNT_FILLED, "count_distinct") and any(c.name.rstrip().endswith("(s)") for c in options):
             # "Color commentator(s)": a cell may name several, so counting cells is not counting them
-            return Proposal(abstain="ambiguous", question=f"{measure_word}: a cell of {options[0].name} may hold several; count the cells or the names in them?")
+            return Proposal(
+                abstain="ambiguous",
+                question=f"{measure_word}: a cell of {options[0].name} may hold several; count the cells or the names in them?",
+            )
         if fn == COUNT_FILLED:
             # "how many circuits": the rows that name one, or the different circuits; both readings
             options = [_Way(c, way) for c in options for way in ("count", "count_distinct")]
         elif fn is None and r.top:
             # "which team did the most laps": a team's total, or the team of the largest single value
-            options = [_Way(c, way) for c in options for way in (("sum",) if c.type == "number" and not _yearlike(c) else ()) + ("max" if r.top[1] else "min",)]
+            options = [
+                _Way(c, way)
+                for c in options
+                for way in (("sum",) if c.type == "number" and not _yearlike(c) else ())
+                + ("max" if r.top[1] else "min",)
+            ]
         choices.append(_Choice(measure_word, options))
         fn = fn or "sum"
     elif fn == "count" and measure_spans:
-        return Proposal(why="the task counts rows but also names " + ", ".join(f"'{m.text}'" for m in measure_spans) + ": say what to do with it")
+        return Proposal(
+            why="the task counts rows but also names "
+            + ", ".join(f"'{m.text}'" for m in measure_spans)
+            + ": say what to do with it"
+        )
     for word, options in group_cols:
         if not options:
             return Proposal(why=f"'{word}' names no column to group by")
@@ -409,15 +580,21 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         # "winners from Brazil" where Brazil is a Location: the place of the event, not where its winner is from
         venues = sorted({c.name for c, _ in span.targets if set(words(c.name)) & _VENUE_NAMES})
         if venues:
-            return Proposal(abstain="ambiguous", question=f"'from {span.text}': {' and '.join(venues)} says where each row took place, "
-                                                          "not where its people are from; which column says that?")
+            return Proposal(
+                abstain="ambiguous",
+                question=f"'from {span.text}': {' and '.join(venues)} says where each row took place, "
+                "not where its people are from; which column says that?",
+            )
     for span, negated in r.values:
         bases = [re.sub(r"_\d+$", "", c.name) for c in dict.fromkeys(c for c, _ in span.targets)]
         if len(bases) != len(set(bases)):
             # a table laid out twice side by side (Position, Position_2): the value is in both halves, and
             # each half alone or both together are three readings
             twins = sorted({c.name for c, _ in span.targets})
-            return Proposal(abstain="ambiguous", question=f"{span.text}: the column {', '.join(twins[:-1])} or {twins[-1]}, or all of them together?")
+            return Proposal(
+                abstain="ambiguous",
+                question=f"{span.text}: the column {', '.join(twins[:-1])} or {twins[-1]}, or all of them together?",
+            )
         choices.append(_Choice(span.text, [(c, v, negated) for c, v in span.targets]))
     for span, op, number in r.compares:
         choices.append(_Choice(span.text, [(c, op, number) for c in span.targets if c.type == "number"]))
@@ -434,8 +611,12 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         candidates.append(Candidate(plan, assumes))
     if not candidates:
         return Proposal(why=why[0] if why else "no plan fits the task")
-    return Proposal(tuple(candidates), question=_question(choices), one_row=one_row if fn == LOOKUP else "",
-                    rows_are=r.row_noun if fn == "count" and not r.count_of else "")
+    return Proposal(
+        tuple(candidates),
+        question=_question(choices),
+        one_row=one_row if fn == LOOKUP else "",
+        rows_are=r.row_noun if fn == "count" and not r.count_of else "",
+    )
 
 
 def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
@@ -444,7 +625,9 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     wanted is picked by its number; after or before a value that names exactly one row."""
     where, anchor = r.position
     if len(schemas) != 1 or r.groups or r.top or r.fns or r.count_of or r.lacking or r.difference:
-        return Proposal(why="the task asks for a row by its place in the list, with more than the built-in proposer reads beside it")
+        return Proposal(
+            why="the task asks for a row by its place in the list, with more than the built-in proposer reads beside it"
+        )
     schema = schemas[0]
     filters = _row_filters(r, schema)  # "the last senator from Erie": the last of the rows from Erie
     if isinstance(filters, str):
@@ -456,13 +639,19 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     if not asked and r.date_words and len(dates) == 1:
         asked = dates  # "what was the date of the last game", "when was the first game"
     if not asked:
-        label = anchor.targets[0][0] if anchor is not None and len({c for c, _ in anchor.targets}) == 1 else _label(schema)
+        label = (
+            anchor.targets[0][0] if anchor is not None and len({c for c, _ in anchor.targets}) == 1 else _label(schema)
+        )
         if label is None:
             return Proposal(why="the task asks for a row by its place in the list, and no column names the rows")
         asked = [label]
     places = [c for c in schema.columns if c.type == "number" and set(words(c.name)) & _PLACE_NAMES]
     if r.placed and len(places) > 1:
-        return Proposal(why="the task asks who placed first or last, and several columns hold places (" + ", ".join(c.name for c in places) + "): name one")
+        return Proposal(
+            why="the task asks who placed first or last, and several columns hold places ("
+            + ", ".join(c.name for c in places)
+            + "): name one"
+        )
     candidates = []
     for column in asked:
         plan: dict = {"datasets": [schema.ref()]}
@@ -492,41 +681,93 @@ def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             plan["limit"] = 1
         elif anchor is None:
             plan["select"] = [{"column": column.name}]
-            plan["measures"] = [{"as": "position", "window": {"fn": "row_number"}}, {"as": "rows", "window": {"fn": "count", "of": "position"}},
-                                {"as": "from_last", "expr": {"sub": ["rows", "position"]}}]
-            plan["having"] = [{"column": "position" if where == "first" else "from_last", "op": "eq", "value": 1 if where == "first" else 0}]
+            plan["measures"] = [
+                {"as": "position", "window": {"fn": "row_number"}},
+                {"as": "rows", "window": {"fn": "count", "of": "position"}},
+                {"as": "from_last", "expr": {"sub": ["rows", "position"]}},
+            ]
+            plan["having"] = [
+                {
+                    "column": "position" if where == "first" else "from_last",
+                    "op": "eq",
+                    "value": 1 if where == "first" else 0,
+                }
+            ]
         else:
             (held, value), *more = anchor.targets
             if more:
                 return Proposal(why=f"'{anchor.text}' is a value of several columns; name the one meant")
             plan["select"] = [{"column": column.name}] + ([{"column": held.name}] if held.name != column.name else [])
-            hit = {"case": [{"when": {"column": held.name, "op": "eq", "value": value, **({"ignore_case": True} if held.type == "string" else {})},
-                             "then": "position"}]}
-            plan["measures"] = [{"as": "position", "window": {"fn": "row_number"}}, {"as": "anchor", "expr": hit},
-                                {"as": "anchor_row", "window": {"fn": "max", "of": "anchor"}}, {"as": "anchors", "window": {"fn": "count", "of": "anchor"}},
-                                {"as": "offset", "expr": {"sub": ["position", "anchor_row"]}}]
+            hit = {
+                "case": [
+                    {
+                        "when": {
+                            "column": held.name,
+                            "op": "eq",
+                            "value": value,
+                            **({"ignore_case": True} if held.type == "string" else {}),
+                        },
+                        "then": "position",
+                    }
+                ]
+            }
+            plan["measures"] = [
+                {"as": "position", "window": {"fn": "row_number"}},
+                {"as": "anchor", "expr": hit},
+                {"as": "anchor_row", "window": {"fn": "max", "of": "anchor"}},
+                {"as": "anchors", "window": {"fn": "count", "of": "anchor"}},
+                {"as": "offset", "expr": {"sub": ["position", "anchor_row"]}},
+            ]
             # the value must name exactly one row, or "the one after it" is no single row
-            plan["having"] = [{"column": "anchors", "op": "eq", "value": 1}, {"column": "offset", "op": "eq", "value": 1 if where == "after" else -1}]
+            plan["having"] = [
+                {"column": "anchors", "op": "eq", "value": 1},
+                {"column": "offset", "op": "eq", "value": 1 if where == "after" else -1},
+            ]
             times = dates or [c for c in schema.columns if c.type == "number" and _yearlike(c)]
             if not r.listed and len(times) == 1:
                 # "who won after X" in a table listed newest first: the next row is earlier, not after; the
                 # row's date must not move against the words, or nothing is answered
                 time = times[0]
                 plan["select"].append({"column": time.name})
-                when = {"case": [{"when": {"column": held.name, "op": "eq", "value": value, **({"ignore_case": True} if held.type == "string" else {})},
-                                  "then": time.name}]}
-                gap = {"date_diff": ["day", "anchor_time", time.name]} if time.type in ("date", "datetime") else {"sub": [time.name, "anchor_time"]}
-                plan["measures"] += [{"as": "anchor_when", "expr": when}, {"as": "anchor_time", "window": {"fn": "max", "of": "anchor_when"}},
-                                     {"as": "since", "expr": gap}]
+                when = {
+                    "case": [
+                        {
+                            "when": {
+                                "column": held.name,
+                                "op": "eq",
+                                "value": value,
+                                **({"ignore_case": True} if held.type == "string" else {}),
+                            },
+                            "then": time.name,
+                        }
+                    ]
+                }
+                gap = (
+                    {"date_diff": ["day", "anchor_time", time.name]}
+                    if time.type in ("date", "datetime")
+                    else {"sub": [time.name, "anchor_time"]}
+                )
+                plan["measures"] += [
+                    {"as": "anchor_when", "expr": when},
+                    {"as": "anchor_time", "window": {"fn": "max", "of": "anchor_when"}},
+                    {"as": "since", "expr": gap},
+                ]
                 plan["having"].append({"column": "since", "op": "ge" if where == "after" else "le", "value": 0})
         plan.setdefault("limit", 10)
-        candidates.append(Candidate(plan, ((r.measures[0].text, f"{column.alias}.{column.name}"),) if len(asked) > 1 else ()))
-    return Proposal(tuple(candidates), question=f"{r.measures[0].text}: the column " + " or ".join(c.name for c in asked) + "?" if len(asked) > 1 else "",
-                    one_row=asked[0].name if isinstance(where, int) else "")
+        candidates.append(
+            Candidate(plan, ((r.measures[0].text, f"{column.alias}.{column.name}"),) if len(asked) > 1 else ())
+        )
+    return Proposal(
+        tuple(candidates),
+        question=f"{r.measures[0].text}: the column " + " or ".join(c.name for c in asked) + "?"
+        if len(asked) > 1
+        else "",
+        one_row=asked[0].name if isinstance(where, int) else "",
+    )
 
 
 def _empty(span: Span) -> dict | str:
-    """"Do not have a description": the column empty; "won no silver": a count column at 0."""
+    """ "Do not have a description": the column empty; "won no silver": a count column at 0."""
     columns = list(dict.fromkeys(span.targets))
     if len(columns) != 1:
         return f"'{span.text}' names several columns; name the one that is empty"
@@ -555,8 +796,11 @@ def _row_filters(r: Reading, schema: DatasetSchema) -> list[dict] | str:
         (column,) = held
         fold = {"ignore_case": True} if column.type == "string" else {}
         values = [v for _, v in span.targets]
-        test = {"column": column.name, "op": "ne" if negated else "eq", "value": values[0], **fold} if len(values) == 1 else \
-            {"column": column.name, "op": "not_in" if negated else "in", "values": values, **fold}
+        test = (
+            {"column": column.name, "op": "ne" if negated else "eq", "value": values[0], **fold}
+            if len(values) == 1
+            else {"column": column.name, "op": "not_in" if negated else "in", "values": values, **fold}
+        )
         out.append({"any": [{"column": column.name, "op": "is_null"}, test]} if negated else test)
     for span in r.empty:
         test = _empty(span)
@@ -581,7 +825,7 @@ def _row_filters(r: Reading, schema: DatasetSchema) -> list[dict] | str:
 
 
 def _yes_no(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
-    """"Is K2 taller than Kangchenjunga?": the column's value in each of the two rows named (each
+    """ "Is K2 taller than Kangchenjunga?": the column's value in each of the two rows named (each
     must name exactly one row), compared: yes or no; "did A win more or less … than B": more, less
     or the same."""
     if r.yes_no == "before":
@@ -596,18 +840,32 @@ def _yes_no(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         return Proposal(why="the two rows compared must be named in one column, and compared on one number column")
     (held,), (column,) = held_a | held_b, columns
     fold = {"ignore_case": True} if held.type == "string" else {}
-    side = lambda span_: [{"column": held.name, "op": "eq", "value": span_.targets[0][1], **fold}]  # noqa: E731
-    plan = {"datasets": [schemas[0].ref()], "where": schemas[0].without_totals(lambda name: name),
-            "aggregates": [{"fn": "max", "column": column.name, "where": side(first), "as": "first"},
-                           {"fn": "max", "column": column.name, "where": side(anchor), "as": "second"},
-                           {"fn": "count", "where": side(first), "as": "first_rows"}, {"fn": "count", "where": side(anchor), "as": "second_rows"}],
-            "having": [{"column": "first_rows", "op": "eq", "value": 1}, {"column": "second_rows", "op": "eq", "value": 1}]}
+    side = lambda span_: [{"column": held.name, "op": "eq", "value": span_.targets[0][1], **fold}]
+    plan = {
+        "datasets": [schemas[0].ref()],
+        "where": schemas[0].without_totals(lambda name: name),
+        "aggregates": [
+            {"fn": "max", "column": column.name, "where": side(first), "as": "first"},
+            {"fn": "max", "column": column.name, "where": side(anchor), "as": "second"},
+            {"fn": "count", "where": side(first), "as": "first_rows"},
+            {"fn": "count", "where": side(anchor), "as": "second_rows"},
+        ],
+        "having": [{"column": "first_rows", "op": "eq", "value": 1}, {"column": "second_rows", "op": "eq", "value": 1}],
+    }
     gap = {"sub": ["first", "second"]}
     if r.yes_no == "more":
-        said = {"case": [{"when": {"column": "gap", "op": "gt", "value": 0}, "then": {"value": "more"}},
-                         {"when": {"column": "gap", "op": "lt", "value": 0}, "then": {"value": "less"}}], "else": {"value": "the same"}}
+        said = {
+            "case": [
+                {"when": {"column": "gap", "op": "gt", "value": 0}, "then": {"value": "more"}},
+                {"when": {"column": "gap", "op": "lt", "value": 0}, "then": {"value": "less"}},
+            ],
+            "else": {"value": "the same"},
+        }
     else:
-        said = {"case": [{"when": {"column": "gap", "op": r.than, "value": 0}, "then": {"value": "yes"}}], "else": {"value": "no"}}
+        said = {
+            "case": [{"when": {"column": "gap", "op": r.than, "value": 0}, "then": {"value": "yes"}}],
+            "else": {"value": "no"},
+        }
     plan["measures"] = [{"as": "gap", "expr": gap}, {"as": "answer", "expr": said}]
     if not plan["where"]:
         del plan["where"]
@@ -615,7 +873,7 @@ def _yes_no(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
 
 
 def _before_or_after(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
-    """"Was A prime minister before or after B?": the two rows' places in time (their one date or
+    """ "Was A prime minister before or after B?": the two rows' places in time (their one date or
     year column) or, with none, in the list; each value must name exactly one row."""
     (a, _), (b, _) = r.values
     if len(schemas) != 1 or r.compares or r.ranges or r.groups or r.top or r.fns or r.count_of:
@@ -625,24 +883,50 @@ def _before_or_after(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     if len(held) != 1 or len(a.targets) != 1 or len(b.targets) != 1:
         return Proposal(why="the two rows compared must be named in one column")
     (column,) = held
-    times = [c for c in schema.columns if c.type in ("date", "datetime")] or [c for c in schema.columns if c.type == "number" and _yearlike(c)]
+    times = [c for c in schema.columns if c.type in ("date", "datetime")] or [
+        c for c in schema.columns if c.type == "number" and _yearlike(c)
+    ]
     fold = {"ignore_case": True} if column.type == "string" else {}
     measures: list[dict] = [{"as": "position", "window": {"fn": "row_number"}}]
     order = times[0].name if len(times) == 1 else "position"
     for name, span in (("a", a), ("b", b)):
         hit = {"column": column.name, "op": "eq", "value": span.targets[0][1], **fold}
-        measures += [{"as": f"{name}_when", "expr": {"case": [{"when": hit, "then": order}]}},
-                     {"as": f"{name}_at", "window": {"fn": "max", "of": f"{name}_when"}}, {"as": f"{name}_rows", "window": {"fn": "count", "of": f"{name}_when"}}]
-    gap = {"date_diff": ["day", "b_at", "a_at"]} if len(times) == 1 and times[0].type in ("date", "datetime") else {"sub": ["a_at", "b_at"]}
-    measures += [{"as": "gap", "expr": gap},
-                 {"as": "answer", "expr": {"case": [{"when": {"column": "gap", "op": "lt", "value": 0}, "then": {"value": "before"}},
-                                                    {"when": {"column": "gap", "op": "gt", "value": 0}, "then": {"value": "after"}}]}}]
-    plan = {"datasets": [schema.ref()], "select": [{"column": column.name}] + ([{"column": order}] if order != "position" and order != column.name else []),
-            "measures": measures,
-            # each value one row, the rows in different places, and the answer said once
-            "having": [{"column": "a_rows", "op": "eq", "value": 1}, {"column": "b_rows", "op": "eq", "value": 1},
-                       {"column": "answer", "op": "not_null"}, {"column": "position", "op": "eq", "value": 1}],
-            "limit": 1}
+        measures += [
+            {"as": f"{name}_when", "expr": {"case": [{"when": hit, "then": order}]}},
+            {"as": f"{name}_at", "window": {"fn": "max", "of": f"{name}_when"}},
+            {"as": f"{name}_rows", "window": {"fn": "count", "of": f"{name}_when"}},
+        ]
+    gap = (
+        {"date_diff": ["day", "b_at", "a_at"]}
+        if len(times) == 1 and times[0].type in ("date", "datetime")
+        else {"sub": ["a_at", "b_at"]}
+    )
+    measures += [
+        {"as": "gap", "expr": gap},
+        {
+            "as": "answer",
+            "expr": {
+                "case": [
+                    {"when": {"column": "gap", "op": "lt", "value": 0}, "then": {"value": "before"}},
+                    {"when": {"column": "gap", "op": "gt", "value": 0}, "then": {"value": "after"}},
+                ]
+            },
+        },
+    ]
+    plan = {
+        "datasets": [schema.ref()],
+        "select": [{"column": column.name}]
+        + ([{"column": order}] if order != "position" and order != column.name else []),
+        "measures": measures,
+        # each value one row, the rows in different places, and the answer said once
+        "having": [
+            {"column": "a_rows", "op": "eq", "value": 1},
+            {"column": "b_rows", "op": "eq", "value": 1},
+            {"column": "answer", "op": "not_null"},
+            {"column": "position", "op": "eq", "value": 1},
+        ],
+        "limit": 1,
+    }
     where = schema.without_totals(lambda name: name)
     if where:
         plan["where"] = where
@@ -650,14 +934,27 @@ def _before_or_after(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
 
 
 def _same_as(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
-    """"Which pylon has the same height as the London pylon": the rows, other than the one the value
+    """ "Which pylon has the same height as the London pylon": the rows, other than the one the value
     names, whose column holds what that row holds. The named row's value is a window over all rows
     (it must name exactly one row), the others are kept by comparing with it."""
     span, anchor = r.same
     if anchor is None:
         return Proposal(why="'the same … as' names no row to compare with")
-    if len(schemas) != 1 or r.values or r.compares or r.ranges or r.groups or r.top or r.fns or r.count_of or r.position or r.difference:
-        return Proposal(why="the task asks for rows with the same value as another, with more than the built-in proposer reads beside it")
+    if (
+        len(schemas) != 1
+        or r.values
+        or r.compares
+        or r.ranges
+        or r.groups
+        or r.top
+        or r.fns
+        or r.count_of
+        or r.position
+        or r.difference
+    ):
+        return Proposal(
+            why="the task asks for rows with the same value as another, with more than the built-in proposer reads beside it"
+        )
     schema = schemas[0]
     (held, value), *more_held = anchor.targets
     sames = list(dict.fromkeys(span.targets))
@@ -676,16 +973,33 @@ def _same_as(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         asked = [label]
     (column,) = asked
     fold = {"ignore_case": True} if held.type == "string" else {}
-    plan = {"datasets": [schema.ref()], "where": schema.without_totals(lambda name: name) + [{"column": same.name, "op": "not_null"}],
-            "select": [{"column": column.name}, {"column": same.name}] + ([{"column": held.name}] if held not in (column, same) else []),
-            "measures": [{"as": "anchor", "expr": {"case": [{"when": {"column": held.name, "op": "eq", "value": value, **fold}, "then": same.name}]}},
-                         {"as": "anchor_value", "window": {"fn": "max", "of": "anchor"}},
-                         {"as": "anchors", "window": {"fn": "count", "of": "anchor"}},
-                         {"as": "differs", "expr": {"sub": [same.name, "anchor_value"]} if r.than else {"nullif": [same.name, "anchor_value"]}}],
-            # the named row is one row, it is not its own answer, and the others hold what it holds (or more, or less)
-            "having": [{"column": "anchors", "op": "eq", "value": 1}, {"column": "anchor", "op": "is_null"},
-                       {"column": "differs", "op": r.than, "value": 0} if r.than else {"column": "differs", "op": "is_null"}],
-            "limit": 50}
+    plan = {
+        "datasets": [schema.ref()],
+        "where": schema.without_totals(lambda name: name) + [{"column": same.name, "op": "not_null"}],
+        "select": [{"column": column.name}, {"column": same.name}]
+        + ([{"column": held.name}] if held not in (column, same) else []),
+        "measures": [
+            {
+                "as": "anchor",
+                "expr": {
+                    "case": [{"when": {"column": held.name, "op": "eq", "value": value, **fold}, "then": same.name}]
+                },
+            },
+            {"as": "anchor_value", "window": {"fn": "max", "of": "anchor"}},
+            {"as": "anchors", "window": {"fn": "count", "of": "anchor"}},
+            {
+                "as": "differs",
+                "expr": {"sub": [same.name, "anchor_value"]} if r.than else {"nullif": [same.name, "anchor_value"]},
+            },
+        ],
+        # the named row is one row, it is not its own answer, and the others hold what it holds (or more, or less)
+        "having": [
+            {"column": "anchors", "op": "eq", "value": 1},
+            {"column": "anchor", "op": "is_null"},
+            {"column": "differs", "op": r.than, "value": 0} if r.than else {"column": "differs", "op": "is_null"},
+        ],
+        "limit": 50,
+    }
     said = r.measures[0].text if r.measures else r.row_noun
     return Proposal((Candidate(plan),), one_row=said if said and not said.endswith("s") else "")
 
@@ -708,7 +1022,9 @@ def _question(choices: list[_Choice]) -> str:
         names = list(dict.fromkeys(_name(o).split(".", 1)[1] if one else _name(o) for o in columns))
         said = "the column " + (f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0])
         rows = ROWS in ch.options
-        parts.append(f"{ch.word}: " + (f"the number of rows{',' if len(names) > 1 else ''} or {said}?" if rows else f"{said}?"))
+        parts.append(
+            f"{ch.word}: " + (f"the number of rows{',' if len(names) > 1 else ''} or {said}?" if rows else f"{said}?")
+        )
     return " ".join(parts)
 
 
@@ -721,18 +1037,38 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
     if k < len(picked) and _is_measure_slot(choices, k, n_groups, r):
         measure, k = picked[k], k + 1
     if isinstance(measure, _Way):
-        fn, measure = ("count_distinct" if measure.fn == "count_distinct" else COUNT_FILLED if measure.fn == "count" else measure.fn), measure.column
+        fn, measure = (
+            (
+                "count_distinct"
+                if measure.fn == "count_distinct"
+                else COUNT_FILLED
+                if measure.fn == "count"
+                else measure.fn
+            ),
+            measure.column,
+        )
     if fn is None:
         fn, measure = ("count", None) if measure is ROWS else ("sum", measure)
     if measure is None and fn in ("min", "max") and date_col is not None and r.date_words:
         measure = date_col
-    groups = list(picked[k:k + n_groups]); k += n_groups
+    groups = list(picked[k : k + n_groups])
+    k += n_groups
     parts = [measure.left, measure.right] if isinstance(measure, _Product) else []
-    values = [p for p in picked[k:k + len(r.values)]]; k += len(r.values)
+    values = list(picked[k : k + len(r.values)])
+    k += len(r.values)
     compares = list(picked[k:])
-    used = [c for c in (date_col, measure, *groups) if c is not None and not isinstance(c, _Product)] + parts + [v[0] for v in values] + [c[0] for c in compares]
+    used = (
+        [c for c in (date_col, measure, *groups) if c is not None and not isinstance(c, _Product)]
+        + parts
+        + [v[0] for v in values]
+        + [c[0] for c in compares]
+    )
     aliases = list(dict.fromkeys(c.alias for c in used))
-    first = measure.alias if measure is not None else (counted.alias if counted is not None else (aliases[0] if aliases else next(iter(by_alias))))
+    first = (
+        measure.alias
+        if measure is not None
+        else (counted.alias if counted is not None else (aliases[0] if aliases else next(iter(by_alias))))
+    )
     if counted is not None and counted.alias not in aliases:
         aliases.append(counted.alias)
     aliases = [first] + [a for a in aliases if a != first]
@@ -754,7 +1090,9 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
         key = _shared(by_alias[aliases[0]], by_alias[other])
         if key is None:
             return f"the task asks for {aliases[0]} without {other}, which share no key column to match them on"
-        plan["joins"] = [{"alias": other, "kind": "anti", "on": [{"left": f"{aliases[0]}.{key}", "right": f"{other}.{key}"}]}]
+        plan["joins"] = [
+            {"alias": other, "kind": "anti", "on": [{"left": f"{aliases[0]}.{key}", "right": f"{other}.{key}"}]}
+        ]
     where = []
     for op, vals in r.ranges:
         where += _date_filters(q(date_col), date_col.type, op, vals)
@@ -812,9 +1150,18 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
         (first, a, _), (second, b, _) = values
         if first != second or fn != "sum" or measure is None or isinstance(measure, (_Product, _Way)):
             return "a difference compares two values of one column"
-        side = lambda value: [{"column": q(first), "op": "eq", "value": value, **({"ignore_case": True} if first.type == "string" else {})}]  # noqa: E731
-        plan["aggregates"] = [{"fn": "sum", "column": q(measure), "where": side(a), "as": "first"},
-                              {"fn": "sum", "column": q(measure), "where": side(b), "as": "second"}]
+        side = lambda value: [
+            {
+                "column": q(first),
+                "op": "eq",
+                "value": value,
+                **({"ignore_case": True} if first.type == "string" else {}),
+            }
+        ]
+        plan["aggregates"] = [
+            {"fn": "sum", "column": q(measure), "where": side(a), "as": "first"},
+            {"fn": "sum", "column": q(measure), "where": side(b), "as": "second"},
+        ]
         gap = {"sub": ["first", "second"]}
         plan["measures"] = [{"as": "difference", "expr": {"abs": gap} if r.difference == "abs" else gap}]
         return plan
@@ -828,7 +1175,11 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
         n, desc = r.top
         within = names[:-1]
         plan["measures"] = plan.get("measures", []) + [
-            {"as": "rank", "window": {"fn": "rank", "partition_by": within, "order_by": [{"column": result, "desc": desc}]}}]
+            {
+                "as": "rank",
+                "window": {"fn": "rank", "partition_by": within, "order_by": [{"column": result, "desc": desc}]},
+            }
+        ]
         plan["having"] = [{"column": "rank", "op": "le", "value": n}]
         plan["order_by"] = [{"column": name} for name in within] + [{"column": "rank"}, {"column": names[-1]}]
         plan["limit"] = 1000
@@ -870,7 +1221,13 @@ def _key(left: DatasetSchema, right: DatasetSchema) -> str | None:
 
 
 # A day's bounds on a datetime column: on D is [D, D+1), after D is from D+1, until D is before D+1.
-_DATETIME_OPS = {"eq": (("ge", 0), ("lt", 1)), "gt": (("ge", 1),), "ge": (("ge", 0),), "lt": (("lt", 0),), "le": (("lt", 1),)}
+_DATETIME_OPS = {
+    "eq": (("ge", 0), ("lt", 1)),
+    "gt": (("ge", 1),),
+    "ge": (("ge", 0),),
+    "lt": (("lt", 0),),
+    "le": (("lt", 1),),
+}
 
 
 def _date_filters(column: str, type_: str, op: str, days: list[str]) -> list[dict]:
@@ -879,5 +1236,5 @@ def _date_filters(column: str, type_: str, op: str, days: list[str]) -> list[dic
         return [{"column": column, "op": op, **({"values": days} if op == "between" else {"value": days[0]})}]
     if op == "between":
         return _date_filters(column, type_, "ge", days[:1]) + _date_filters(column, type_, "le", days[1:])
-    at = lambda day, shift: (dt.date.fromisoformat(day) + dt.timedelta(days=shift)).isoformat() + "T00:00:00"  # noqa: E731
+    at = lambda day, shift: (dt.date.fromisoformat(day) + dt.timedelta(days=shift)).isoformat() + "T00:00:00"
     return [{"column": column, "op": o, "value": at(days[0], shift)} for o, shift in _DATETIME_OPS[op]]

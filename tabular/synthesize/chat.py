@@ -49,12 +49,21 @@ class ChatProposer:
         if not failed.transcript:
             return Proposal(why="no conversation to repair")
         said = json.dumps(errors, default=str, ensure_ascii=False)
-        messages = [*failed.transcript, {"role": "user", "content": f"That plan failed validation with these errors:\n{said}\nAnswer with the corrected plan, as the same JSON object."}]
+        messages = [
+            *failed.transcript,
+            {
+                "role": "user",
+                "content": f"That plan failed validation with these errors:\n{said}\nAnswer with the corrected plan, as the same JSON object.",
+            },
+        ]
         return self._ask(messages)
 
     def _ask(self, messages: list[dict]) -> Proposal:
         body = json.dumps({"model": self.model, "messages": messages, "temperature": 0}).encode()
-        headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})}
+        headers = {
+            "Content-Type": "application/json",
+            **({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}),
+        }
         request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.seconds) as response:
@@ -64,7 +73,12 @@ class ChatProposer:
         transcript = [*messages, {"role": "assistant", "content": str(content)}]
         said = _json(str(content))
         if isinstance(said, dict) and said.get("abstain") in ("ambiguous", "invalid_plan"):
-            return Proposal(abstain=said["abstain"], question=str(said.get("clarification") or ""), why=str(said.get("clarification") or ""), transcript=transcript)
+            return Proposal(
+                abstain=said["abstain"],
+                question=str(said.get("clarification") or ""),
+                why=str(said.get("clarification") or ""),
+                transcript=transcript,
+            )
         plan = said.get("plan", said) if isinstance(said, dict) else said
         return Proposal((Candidate(plan),), transcript=transcript)
 
@@ -72,7 +86,7 @@ class ChatProposer:
 def _json(text: str):
     """The JSON object in a reply, fences and prose around it allowed; the text itself when none."""
     fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
-    candidate = fenced.group(1) if fenced else text[text.find("{"): text.rfind("}") + 1] if "{" in text else text
+    candidate = fenced.group(1) if fenced else text[text.find("{") : text.rfind("}") + 1] if "{" in text else text
     try:
         return json.loads(candidate)
     except ValueError:

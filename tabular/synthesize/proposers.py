@@ -36,7 +36,9 @@ class Proposer(Protocol):
     def propose(self, task: str, schemas: list[DatasetSchema]) -> Proposal:
         """Plans for the task over these datasets."""
 
-    def repair(self, task: str, schemas: list[DatasetSchema], failed: Proposal, plan: dict, errors: list[dict]) -> Proposal:
+    def repair(
+        self, task: str, schemas: list[DatasetSchema], failed: Proposal, plan: dict, errors: list[dict]
+    ) -> Proposal:
         """One more try after `plan` failed validation with `errors`; an empty Proposal gives up."""
 
 

@@ -60,7 +60,14 @@ class DatasetSchema:
         asked = {c.name for c in self.columns if c.questions}
         column = next((c for c in by_column if c not in asked), next(iter(by_column)))
         values = by_column[column]
-        return [{"any": [{"column": qualify(column), "op": "is_null"}, {"column": qualify(column), "op": "not_in", "values": values}]}]
+        return [
+            {
+                "any": [
+                    {"column": qualify(column), "op": "is_null"},
+                    {"column": qualify(column), "op": "not_in", "values": values},
+                ]
+            }
+        ]
 
     def ref(self) -> dict:
         """The plan's `datasets` entry for this dataset."""
@@ -71,8 +78,17 @@ class DatasetSchema:
             **self.ref(),
             "rows": self.rows,
             "columns": [
-                {"name": c.name, "type": c.type, "physical": c.physical, "unique": c.unique, "distinct": c.distinct, "min": c.min, "max": c.max,
-                 **({"values": list(c.values)} if c.values and len(c.values) <= VALUES_SHOWN else {}), **({"open_questions": list(c.questions)} if c.questions else {})}
+                {
+                    "name": c.name,
+                    "type": c.type,
+                    "physical": c.physical,
+                    "unique": c.unique,
+                    "distinct": c.distinct,
+                    "min": c.min,
+                    "max": c.max,
+                    **({"values": list(c.values)} if c.values and len(c.values) <= VALUES_SHOWN else {}),
+                    **({"open_questions": list(c.questions)} if c.questions else {}),
+                }
                 for c in self.columns
             ],
         }
@@ -85,7 +101,9 @@ def gather(ctx: Context, org: str, namespace: str, wanted: list[QueryDataset]) -
     aliases: set[str] = set()
     for i, item in enumerate(wanted):
         probe = _probe(ctx, org, namespace, item, i)
-        got = dataset_get(ctx, DatasetGetIn(org=org, namespace=namespace, source_uri=item.source_uri, dataset_id=probe.dataset_id))
+        got = dataset_get(
+            ctx, DatasetGetIn(org=org, namespace=namespace, source_uri=item.source_uri, dataset_id=probe.dataset_id)
+        )
         (dataset,) = got.datasets
         alias = item.alias or dataset.dataset_id
         while alias.lower() in aliases:
@@ -95,45 +113,104 @@ def gather(ctx: Context, org: str, namespace: str, wanted: list[QueryDataset]) -
         for q in dataset.questions:
             asked.setdefault(q.column, []).append(f"{q.kind}: {q.question}")
         columns = tuple(
-            ColumnSchema(alias, c.name, c.type, c.physical, c.unique, c.distinct, c.min, c.max,
-                         _values(ctx, org, namespace, item, c.name) if c.type == "string" and 0 < c.distinct <= VALUES_MATCHED else (),
-                         tuple(asked.get(c.name, ())))
+            ColumnSchema(
+                alias,
+                c.name,
+                c.type,
+                c.physical,
+                c.unique,
+                c.distinct,
+                c.min,
+                c.max,
+                _values(ctx, org, namespace, item, c.name)
+                if c.type == "string" and 0 < c.distinct <= VALUES_MATCHED
+                else (),
+                tuple(asked.get(c.name, ())),
+            )
             for c in dataset.columns
         )
-        out.append(DatasetSchema(alias, item.source_uri, dataset.dataset_id, dataset.snapshot_id, dataset.rows, columns,
-                                 _totals(ctx, org, namespace, item, dataset.snapshot_id, [c.name for c in columns if c.type == "string"])))
+        out.append(
+            DatasetSchema(
+                alias,
+                item.source_uri,
+                dataset.dataset_id,
+                dataset.snapshot_id,
+                dataset.rows,
+                columns,
+                _totals(
+                    ctx, org, namespace, item, dataset.snapshot_id, [c.name for c in columns if c.type == "string"]
+                ),
+            )
+        )
     return out
 
 
 def _probe(ctx: Context, org: str, namespace: str, item: QueryDataset, i: int):
     """A dry run reading only this dataset: knowledge.query's own checks and errors."""
-    body = QueryIn(org=org, namespace=namespace, datasets=[item.model_copy(update={"alias": ""})], aggregates=[{"fn": "count"}], dry_run=True)
+    body = QueryIn(
+        org=org,
+        namespace=namespace,
+        datasets=[item.model_copy(update={"alias": ""})],
+        aggregates=[{"fn": "count"}],
+        dry_run=True,
+    )
     try:
         return query(ctx, body).receipt.datasets[0]
     except ValidationFailed as err:
-        items = [ErrorItem(e.path.replace("datasets[0]", f"datasets[{i}]", 1), e.message, e.expected, e.received, e.did_you_mean) for e in err.errors]
+        items = [
+            ErrorItem(
+                e.path.replace("datasets[0]", f"datasets[{i}]", 1), e.message, e.expected, e.received, e.did_you_mean
+            )
+            for e in err.errors
+        ]
         raise ValidationFailed(err.message, items) from None
 
 
 def _values(ctx: Context, org: str, namespace: str, item: QueryDataset, column: str) -> tuple[str, ...]:
-    plan = QueryIn(org=org, namespace=namespace, datasets=[item.model_copy(update={"alias": "d"})], group_by=[{"column": f"d.{column}"}],
-                   where=[{"column": f"d.{column}", "op": "not_null"}], limit=VALUES_MATCHED)
+    plan = QueryIn(
+        org=org,
+        namespace=namespace,
+        datasets=[item.model_copy(update={"alias": "d"})],
+        group_by=[{"column": f"d.{column}"}],
+        where=[{"column": f"d.{column}", "op": "not_null"}],
+        limit=VALUES_MATCHED,
+    )
     return tuple(row[0] for row in query(ctx, plan).rows)
 
 
-def _totals(ctx: Context, org: str, namespace: str, item: QueryDataset, snapshot_id: str, strings: list[str]) -> tuple[tuple[str, str], ...]:
+def _totals(
+    ctx: Context, org: str, namespace: str, item: QueryDataset, snapshot_id: str, strings: list[str]
+) -> tuple[tuple[str, str], ...]:
     """The (column, value) of rows a text cell marks as a total of the others ("Total", "Totals")."""
     if not strings:
         return ()
     if snapshot_id in _TOTALS_FOUND:
         return _TOTALS_FOUND[snapshot_id]
     item = item.model_copy(update={"alias": "d"})
-    where = [{"any": [{"column": f"d.{c}", "op": op, "value": word, "ignore_case": True} for c in strings
-                      for op, word in (("starts_with", "total"), ("starts_with", "grand total"))]}]
-    plan = QueryIn(org=org, namespace=namespace, datasets=[item], where=where, select=[{"column": f"d.{c}"} for c in strings], limit=5)
+    where = [
+        {
+            "any": [
+                {"column": f"d.{c}", "op": op, "value": word, "ignore_case": True}
+                for c in strings
+                for op, word in (("starts_with", "total"), ("starts_with", "grand total"))
+            ]
+        }
+    ]
+    plan = QueryIn(
+        org=org,
+        namespace=namespace,
+        datasets=[item],
+        where=where,
+        select=[{"column": f"d.{c}"} for c in strings],
+        limit=5,
+    )
     found = []
     for row in query(ctx, plan).rows:
-        found += [(c, v) for c, v in zip(strings, row) if isinstance(v, str) and TOTAL_CELL.fullmatch(v) and (c, v) not in found]
+        found += [
+            (c, v)
+            for c, v in zip(strings, row)
+            if isinstance(v, str) and TOTAL_CELL.fullmatch(v) and (c, v) not in found
+        ]
     if len(_TOTALS_FOUND) > 10_000:
         _TOTALS_FOUND.clear()
     _TOTALS_FOUND[snapshot_id] = tuple(found)

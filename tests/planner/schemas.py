@@ -8,7 +8,14 @@ def _cols(*spec):
 
 
 ORDERS = DatasetInfo(
-    "files/orders.csv", "orders", "s_orders", 3, ("snapshots", "s_orders"), 300, 0, False,
+    "files/orders.csv",
+    "orders",
+    "s_orders",
+    3,
+    ("snapshots", "s_orders"),
+    300,
+    0,
+    False,
     _cols(
         ("order_id", "number", "BIGINT", True),
         ("customer_id", "number", "BIGINT", False),
@@ -19,7 +26,14 @@ ORDERS = DatasetInfo(
     ),
 )
 CUSTOMERS = DatasetInfo(
-    "files/customers.csv", "customers", "s_customers", 1, ("snapshots", "s_customers"), 40, 0, False,
+    "files/customers.csv",
+    "customers",
+    "s_customers",
+    1,
+    ("snapshots", "s_customers"),
+    40,
+    0,
+    False,
     _cols(
         ("customer_id", "number", "BIGINT", True),
         ("name", "string", "VARCHAR", False),
@@ -28,8 +42,28 @@ CUSTOMERS = DatasetInfo(
     ),
 )
 WORKBOOK = [
-    DatasetInfo("files/book.xlsx", "sales", "s_sales", 1, ("snapshots", "s_sales"), 10, 0, False, _cols(("x", "number", "BIGINT", False))),
-    DatasetInfo("files/book.xlsx", "costs", "s_costs", 1, ("snapshots", "s_costs"), 10, 0, False, _cols(("x", "number", "BIGINT", False))),
+    DatasetInfo(
+        "files/book.xlsx",
+        "sales",
+        "s_sales",
+        1,
+        ("snapshots", "s_sales"),
+        10,
+        0,
+        False,
+        _cols(("x", "number", "BIGINT", False)),
+    ),
+    DatasetInfo(
+        "files/book.xlsx",
+        "costs",
+        "s_costs",
+        1,
+        ("snapshots", "s_costs"),
+        10,
+        0,
+        False,
+        _cols(("x", "number", "BIGINT", False)),
+    ),
 ]
 BY_SOURCE = {"files/orders.csv": [ORDERS], "files/customers.csv": [CUSTOMERS], "files/book.xlsx": WORKBOOK}
 

@@ -4,11 +4,11 @@ import json
 from pathlib import Path
 
 import pytest
+from schemas import found_for
 
 from planner.compile import compile_plan
 from planner.models import QueryPlan
 from planner.resolve import resolve
-from schemas import found_for
 from tabular.jsonval import to_json
 
 CASES = json.loads((Path(__file__).parent / "golden_sql.json").read_text())
@@ -38,8 +38,15 @@ def test_hostile_names_and_values_stay_names_and_values():
     """A value carrying quotes, a semicolon, a comment and SQL is a parameter; a column name
     that is not in the schema is refused, never written into SQL."""
     evil = "x'); DROP TABLE catalog.sources; --"
-    result = compiled({"datasets": [{"source_uri": "files/customers.csv", "alias": 'c"; DELETE'}],
-                       "where": [{"column": "name", "op": "eq", "value": evil}, {"column": "code", "op": "contains", "value": "/* */ OR 1=1"}]})
+    result = compiled(
+        {
+            "datasets": [{"source_uri": "files/customers.csv", "alias": 'c"; DELETE'}],
+            "where": [
+                {"column": "name", "op": "eq", "value": evil},
+                {"column": "code", "op": "contains", "value": "/* */ OR 1=1"},
+            ],
+        }
+    )
     assert evil not in result.sql and "DROP" not in result.sql and "1=1" not in result.sql
     assert list(result.params.values())[:2] == [evil, "/* */ OR 1=1"]
     # The alias is an identifier, quoted with its quote doubled.

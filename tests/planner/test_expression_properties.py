@@ -22,7 +22,6 @@ from __future__ import annotations
 import decimal
 import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -32,7 +31,9 @@ from hypothesis import strategies as st
 import tabular
 
 CTX = decimal.Context(prec=200)
-COMMON = dict(deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+COMMON = dict(
+    deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck)
+)
 
 # x: DECIMAL(.., 2) with a negative zero and a 30-digit value; y: integers to the edge of BIGINT;
 # z: DECIMAL(.., 4) small; g, h: groups. Nulls in every column.
@@ -76,12 +77,13 @@ def shape_of(physical: str, column: str | None) -> tuple[int, int] | None:
 
 # Expressions: (json, oracle function row -> value, shape or None for DOUBLE, error flag) -----------
 
+
 def leaf(draw, physical):
     kind = draw(st.sampled_from(["x", "y", "z", "int", "dec"]))
     if kind in "xyz":
         return kind, (lambda r, c=kind: None if r[c] is None else Decimal(r[c])), shape_of(physical[kind], kind), False
     if kind == "int":
-        v = draw(st.integers(-10**6, 10**6))
+        v = draw(st.integers(-(10**6), 10**6))
         return v, (lambda r, v=v: Decimal(v)), (max(len(str(abs(v))), 1), 0), False
     text = draw(st.sampled_from(["0.5", "-0.0", "0.05", "1.25", "-3.125", "100.0001", "0.1"]))
     v = Decimal(text)
@@ -100,17 +102,28 @@ def expressions(draw, physical, depth=0):
     """(plan JSON, oracle row -> value, shape (None: DOUBLE), whether any node passes 38 digits)."""
     if depth >= 3 or draw(st.integers(0, 2)) == 0:
         return leaf(draw, physical)
-    op = draw(st.sampled_from(["add", "sub", "mul", "div", "neg", "abs", "round", "floor", "ceil", "coalesce", "nullif", "case"]))
+    op = draw(
+        st.sampled_from(
+            ["add", "sub", "mul", "div", "neg", "abs", "round", "floor", "ceil", "coalesce", "nullif", "case"]
+        )
+    )
     a = draw(expressions(physical, depth + 1))
     if op in ("neg", "abs", "floor", "ceil"):
-        f = {"neg": CTX.minus, "abs": CTX.abs, "floor": lambda v: v.to_integral_value(ROUND_FLOOR, CTX), "ceil": lambda v: v.to_integral_value(ROUND_CEILING, CTX)}[op]
+        f = {
+            "neg": CTX.minus,
+            "abs": CTX.abs,
+            "floor": lambda v: v.to_integral_value(ROUND_FLOOR, CTX),
+            "ceil": lambda v: v.to_integral_value(ROUND_CEILING, CTX),
+        }[op]
         shape = a[2]
         if shape is not None and op in ("floor", "ceil") and shape[1]:
             shape = (shape[0] - shape[1] + 1, 0)
-        fn = (lambda r, f=f, a=a: None if (v := a[1](r)) is None else (f(v) if a[2] is not None else float(f(Decimal(v)))))
+        fn = lambda r, f=f, a=a: (
+            None if (v := a[1](r)) is None else (f(v) if a[2] is not None else float(f(Decimal(v))))
+        )
         if a[2] is None:
             f2 = {"neg": lambda v: -v, "abs": abs, "floor": math.floor, "ceil": math.ceil}[op]
-            fn = (lambda r, f2=f2, a=a: None if (v := a[1](r)) is None else float(f2(v)))
+            fn = lambda r, f2=f2, a=a: None if (v := a[1](r)) is None else float(f2(v))
         return {op: a[0]}, fn, shape, a[3] or wide(shape)
     if op == "round":
         d = draw(st.integers(0, 3))
@@ -118,17 +131,29 @@ def expressions(draw, physical, depth=0):
         if shape is not None and d < shape[1]:
             shape = (shape[0] - shape[1] + d + 1, d)
         if a[2] is None:
-            fn = (lambda r, a=a, d=d: None if (v := a[1](r)) is None else float(Decimal(str(v)).quantize(Decimal(1).scaleb(-d), ROUND_HALF_UP)))
+            fn = lambda r, a=a, d=d: (
+                None
+                if (v := a[1](r)) is None
+                else float(Decimal(str(v)).quantize(Decimal(1).scaleb(-d), ROUND_HALF_UP))
+            )
         else:
-            fn = (lambda r, a=a, d=d: None if (v := a[1](r)) is None else (v.quantize(Decimal(1).scaleb(-d), ROUND_HALF_UP, context=CTX) if d < -v.as_tuple().exponent else v))
+            fn = lambda r, a=a, d=d: (
+                None
+                if (v := a[1](r)) is None
+                else (
+                    v.quantize(Decimal(1).scaleb(-d), ROUND_HALF_UP, context=CTX) if d < -v.as_tuple().exponent else v
+                )
+            )
         return {"round": [a[0], d]}, fn, shape, a[3] or wide(shape)
     b = draw(expressions(physical, depth + 1))
     if op == "div":
+
         def div(r, a=a, b=b):
             x, y = a[1](r), b[1](r)
             if x is None or y is None or float(y) == 0:
                 return None
             return float(x) / float(y)
+
         return {"div": [a[0], b[0]]}, div, None, a[3] or b[3]
     if op in ("add", "sub", "mul"):
         if a[2] is None or b[2] is None:
@@ -147,6 +172,7 @@ def expressions(draw, physical, depth=0):
             if exact:
                 return f(x, y)
             return {"add": float(x) + float(y), "sub": float(x) - float(y), "mul": float(x) * float(y)}[op]
+
         return {op: [a[0], b[0]]}, arith, shape, a[3] or b[3] or wide(shape)
     # coalesce, nullif, case: values that stand for each other
     if a[2] is None or b[2] is None:
@@ -155,17 +181,38 @@ def expressions(draw, physical, depth=0):
         s = max(a[2][1], b[2][1])
         common = (max(a[2][0] - a[2][1], b[2][0] - b[2][1]) + s, s)
     if op == "coalesce":
-        return {"coalesce": [a[0], b[0]]}, (lambda r, a=a, b=b: v if (v := a[1](r)) is not None else b[1](r)), common, a[3] or b[3] or wide(common)
+        return (
+            {"coalesce": [a[0], b[0]]},
+            (lambda r, a=a, b=b: v if (v := a[1](r)) is not None else b[1](r)),
+            common,
+            a[3] or b[3] or wide(common),
+        )
     if op == "nullif":
+
         def nullif(r, a=a, b=b):
             x, y = a[1](r), b[1](r)
-            return None if x is not None and y is not None and Decimal(repr(x) if isinstance(x, float) else x) == Decimal(repr(y) if isinstance(y, float) else y) else x
+            return (
+                None
+                if x is not None
+                and y is not None
+                and Decimal(repr(x) if isinstance(x, float) else x) == Decimal(repr(y) if isinstance(y, float) else y)
+                else x
+            )
+
         return {"nullif": [a[0], b[0]]}, nullif, a[2], a[3] or b[3] or wide(common)
     column = draw(st.sampled_from(["x", "y", "z"]))
     bound = draw(st.sampled_from(["0", "1", "-1.5"]))
     when = {"column": column, "op": "gt", "value": bound}
-    return ({"case": [{"when": when, "then": a[0]}], "else": b[0]},
-            (lambda r, a=a, b=b, c=column, lo=Decimal(bound): a[1](r) if r[c] is not None and Decimal(r[c]) > lo else b[1](r)), common, a[3] or b[3] or wide(common))
+    return (
+        {"case": [{"when": when, "then": a[0]}], "else": b[0]},
+        (
+            lambda r, a=a, b=b, c=column, lo=Decimal(bound): (
+                a[1](r) if r[c] is not None and Decimal(r[c]) > lo else b[1](r)
+            )
+        ),
+        common,
+        a[3] or b[3] or wide(common),
+    )
 
 
 def matches(got, want, exact: bool) -> bool:
@@ -179,7 +226,11 @@ def matches(got, want, exact: bool) -> bool:
 def check_expression(env, data):
     ns, physical, rows = env
     expr, fn, shape, too_wide = data.draw(expressions(physical))
-    plan = {"datasets": [{"source_uri": "t.csv"}], "compute": [{"as": "e", "expr": expr}], "select": [{"column": "id"}, {"column": "e"}]}
+    plan = {
+        "datasets": [{"source_uri": "t.csv"}],
+        "compute": [{"as": "e", "expr": expr}],
+        "select": [{"column": "id"}, {"column": "e"}],
+    }
     if too_wide:
         with pytest.raises(tabular.ValidationFailed) as err:
             ns.query(plan)
@@ -220,6 +271,7 @@ def test_expressions_are_exact_or_refused_before_running_long(env, data):
 
 # Windows over a grouped result -------------------------------------------------------------------
 
+
 def grouped(rows, keys):
     out: dict[tuple, dict] = {}
     for r in rows:
@@ -238,7 +290,9 @@ def sort_key(key, desc):
 
 def check_window(env, data):
     ns, physical, rows = env
-    fn = data.draw(st.sampled_from(["rank", "dense_rank", "row_number", "running_sum", "share", "sum", "min", "max", "count"]))
+    fn = data.draw(
+        st.sampled_from(["rank", "dense_rank", "row_number", "running_sum", "share", "sum", "min", "max", "count"])
+    )
     partition = data.draw(st.booleans())
     desc = data.draw(st.booleans())
     window = {"fn": fn}
@@ -248,11 +302,16 @@ def check_window(env, data):
         window["of"] = "s" if fn != "count" else "n"
     if partition:
         window["partition_by"] = ["g"]
-    plan = {"datasets": [{"source_uri": "t.csv"}], "group_by": [{"column": "g"}, {"column": "h"}],
-            "aggregates": [{"fn": "sum", "column": "x", "as": "s"}, {"fn": "count", "as": "n"}],
-            "measures": [{"as": "m", "window": window}], "limit": 1000}
+    plan = {
+        "datasets": [{"source_uri": "t.csv"}],
+        "group_by": [{"column": "g"}, {"column": "h"}],
+        "aggregates": [{"fn": "sum", "column": "x", "as": "s"}, {"fn": "count", "as": "n"}],
+        "measures": [{"as": "m", "window": window}],
+        "limit": 1000,
+    }
     answer = ns.query(plan)
     groups = grouped(rows, ["g", "h"])
+
     # The oracle's windows: each row's partition, ordered by s (nulls last), ties by (g, h) ascending.
     def part(key):
         return [k for k in groups if not partition or k[0] == key[0]]

@@ -11,12 +11,12 @@ import decimal
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
+from conftest import ROOT
+from schemas import found_for
 
 import tabular
-from conftest import ROOT
 from planner.models import QueryPlan
 from planner.resolve import PlanInvalid, resolve
-from schemas import found_for
 
 QUERY = ROOT / "fixtures" / "query"
 decimal.getcontext().prec = 100  # the oracle's arithmetic is exact: 38-digit values and their products
@@ -44,48 +44,67 @@ def problems(plan_json) -> dict:
 
 
 # amount is DECIMAL(8, 2), order_id and customer_id BIGINT (19 digits at most).
-@pytest.mark.parametrize("expr, physical", [
-    ({"add": ["amount", "amount"]}, "DECIMAL(9, 2)"),
-    ({"add": ["amount", 0.005]}, "DECIMAL(10, 3)"),
-    ({"sub": [1, "amount"]}, "DECIMAL(9, 2)"),
-    ({"mul": ["amount", "amount"]}, "DECIMAL(16, 4)"),
-    ({"mul": ["amount", "order_id"]}, "DECIMAL(27, 2)"),
-    ({"add": ["order_id", 1]}, "HUGEINT"),
-    ({"mul": [3, 4]}, "BIGINT"),
-    ({"neg": "order_id"}, "HUGEINT"),  # -(-2^63) is no BIGINT
-    ({"round": ["amount", 1]}, "DECIMAL(8, 1)"),  # 999999.99 rounds to 1000000.0
-    ({"round": ["amount"]}, "BIGINT"),  # 7 digits, no scale: an integer
-    ({"round": ["amount", 5]}, "DECIMAL(8, 2)"),
-    ({"floor": "amount"}, "BIGINT"),
-    ({"div": ["amount", 3]}, "DOUBLE"),
-    ({"coalesce": ["amount", 0.125]}, "DECIMAL(9, 3)"),
-    ({"year": "ordered_on"}, "BIGINT"),
-    ({"date_diff": ["day", "ordered_on", {"value": "2024-01-01", "type": "date"}]}, "BIGINT"),
-    ({"date_add": ["ordered_on", {"value": "P30D", "type": "duration"}]}, "DATE"),
-    ({"date_add": ["ordered_on", {"value": "PT1H", "type": "duration"}]}, "TIMESTAMP"),
-    ({"concat": ["region", {"value": "-"}, "amount"]}, "VARCHAR"),
-    ({"cast": ["region", "decimal(10,2)"]}, "DECIMAL(10, 2)"),
-    ({"case": [{"when": {"column": "amount", "op": "gt", "value": 10}, "then": "amount"}], "else": 0}, "DECIMAL(8, 2)"),
-])
+@pytest.mark.parametrize(
+    "expr, physical",
+    [
+        ({"add": ["amount", "amount"]}, "DECIMAL(9, 2)"),
+        ({"add": ["amount", 0.005]}, "DECIMAL(10, 3)"),
+        ({"sub": [1, "amount"]}, "DECIMAL(9, 2)"),
+        ({"mul": ["amount", "amount"]}, "DECIMAL(16, 4)"),
+        ({"mul": ["amount", "order_id"]}, "DECIMAL(27, 2)"),
+        ({"add": ["order_id", 1]}, "HUGEINT"),
+        ({"mul": [3, 4]}, "BIGINT"),
+        ({"neg": "order_id"}, "HUGEINT"),  # -(-2^63) is no BIGINT
+        ({"round": ["amount", 1]}, "DECIMAL(8, 1)"),  # 999999.99 rounds to 1000000.0
+        ({"round": ["amount"]}, "BIGINT"),  # 7 digits, no scale: an integer
+        ({"round": ["amount", 5]}, "DECIMAL(8, 2)"),
+        ({"floor": "amount"}, "BIGINT"),
+        ({"div": ["amount", 3]}, "DOUBLE"),
+        ({"coalesce": ["amount", 0.125]}, "DECIMAL(9, 3)"),
+        ({"year": "ordered_on"}, "BIGINT"),
+        ({"date_diff": ["day", "ordered_on", {"value": "2024-01-01", "type": "date"}]}, "BIGINT"),
+        ({"date_add": ["ordered_on", {"value": "P30D", "type": "duration"}]}, "DATE"),
+        ({"date_add": ["ordered_on", {"value": "PT1H", "type": "duration"}]}, "TIMESTAMP"),
+        ({"concat": ["region", {"value": "-"}, "amount"]}, "VARCHAR"),
+        ({"cast": ["region", "decimal(10,2)"]}, "DECIMAL(10, 2)"),
+        (
+            {"case": [{"when": {"column": "amount", "op": "gt", "value": 10}, "then": "amount"}], "else": 0},
+            "DECIMAL(8, 2)",
+        ),
+    ],
+)
 def test_every_result_has_the_exact_type_of_its_value(expr, physical):
     assert typed(expr)["physical"] == physical
 
 
 def test_an_exact_result_past_38_digits_is_refused_before_anything_runs():
-    got = problems({"datasets": [O], "compute": [{"as": "x", "expr": {"mul": ["amount", "amount", "order_id"]}}, {"as": "y", "expr": {"mul": ["order_id", "order_id", "order_id"]}}]})
+    got = problems(
+        {
+            "datasets": [O],
+            "compute": [
+                {"as": "x", "expr": {"mul": ["amount", "amount", "order_id"]}},
+                {"as": "y", "expr": {"mul": ["order_id", "order_id", "order_id"]}},
+            ],
+        }
+    )
     assert not any(path.startswith("compute[0]") for path in got)  # the first fits (16 + 19 = 35 digits)
     assert "38" in got["compute[1].expr.mul"].message and "digits" in got["compute[1].expr.mul"].message
 
 
 def test_problems_point_inside_the_expression_with_close_names():
-    got = problems({"datasets": [O], "compute": [
-        {"as": "a", "expr": {"mul": ["amount", {"sub": [1, "discont"]}]}},
-        {"as": "b", "expr": {"add": ["amount", "region"]}},
-        {"as": "c", "expr": {"sub": ["amount"]}},
-        {"as": "d", "expr": {"year": "amount"}},
-        {"as": "e", "expr": {"cast": ["amount", "money"]}},
-        {"as": "region", "expr": 1},
-    ]})
+    got = problems(
+        {
+            "datasets": [O],
+            "compute": [
+                {"as": "a", "expr": {"mul": ["amount", {"sub": [1, "discont"]}]}},
+                {"as": "b", "expr": {"add": ["amount", "region"]}},
+                {"as": "c", "expr": {"sub": ["amount"]}},
+                {"as": "d", "expr": {"year": "amount"}},
+                {"as": "e", "expr": {"cast": ["amount", "money"]}},
+                {"as": "region", "expr": 1},
+            ],
+        }
+    )
     assert got["compute[0].expr.mul[1].sub[1]"].message == "no column 'discont'"
     assert got["compute[1].expr.add[1]"].expected == "a number"
     assert "takes 2" in got["compute[2].expr.sub"].message
@@ -98,17 +117,34 @@ def test_a_pydantic_problem_inside_an_expression_has_a_json_path(tmp_path):
     with tabular.connect(str(tmp_path / "home")) as engine:
         ns = engine.namespace("acme", "shop")
         with pytest.raises(tabular.ValidationFailed) as err:
-            ns.query({"datasets": [{"source_uri": "x.csv"}], "compute": [{"as": "a", "expr": {"add": [1, True]}}, {"as": "b", "expr": {"mull": [1, 2]}}]})
+            ns.query(
+                {
+                    "datasets": [{"source_uri": "x.csv"}],
+                    "compute": [{"as": "a", "expr": {"add": [1, True]}}, {"as": "b", "expr": {"mull": [1, 2]}}],
+                }
+            )
     paths = {e.path for e in err.value.errors}
     assert "compute[0].expr.add[1]" in paths and "compute[1].expr.mull" in paths
 
 
 def test_computed_filters_apply_in_their_dataset_or_after_the_joins():
-    one = ok_sql({"datasets": [O], "compute": [{"as": "net", "expr": {"mul": ["amount", 0.9]}}], "where": [{"column": "net", "op": "gt", "value": 5}]})
+    one = ok_sql(
+        {
+            "datasets": [O],
+            "compute": [{"as": "net", "expr": {"mul": ["amount", 0.9]}}],
+            "where": [{"column": "net", "op": "gt", "value": 5}],
+        }
+    )
     assert one.index("WHERE") < one.index(') AS "o"')  # inside the dataset's own subquery
     C = {"source_uri": "files/customers.csv", "alias": "c"}
-    two = ok_sql({"datasets": [O, C], "joins": [{"alias": "c", "on": [{"left": "o.customer_id", "right": "c.customer_id"}]}],
-                  "compute": [{"as": "tag", "expr": {"concat": ["c.name", "o.region"]}}], "where": [{"column": "tag", "op": "eq", "value": "x"}]})
+    two = ok_sql(
+        {
+            "datasets": [O, C],
+            "joins": [{"alias": "c", "on": [{"left": "o.customer_id", "right": "c.customer_id"}]}],
+            "compute": [{"as": "tag", "expr": {"concat": ["c.name", "o.region"]}}],
+            "where": [{"column": "tag", "op": "eq", "value": "x"}],
+        }
+    )
     assert two.index("WHERE") > two.index(" ON ")  # after the join
 
 
@@ -120,6 +156,7 @@ def ok_sql(plan_json) -> str:
 
 
 # Against the engine ------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory):
@@ -136,8 +173,14 @@ def test_revenue_per_region_is_exact_to_the_digit(shop):
         if o["amount"] and o["qty"]:
             value = Decimal(o["amount"]) * int(o["qty"]) * (1 - Decimal("0.05"))
             expected[o["region"] or None] = expected.get(o["region"] or None, Decimal(0)) + value
-    got = shop.query({"datasets": [{"source_uri": "orders.csv"}], "compute": [{"as": "revenue", "expr": {"mul": ["amount", "qty", {"sub": [1, 0.05]}]}}],
-                      "group_by": [{"column": "region"}], "aggregates": [{"fn": "sum", "column": "revenue"}]})
+    got = shop.query(
+        {
+            "datasets": [{"source_uri": "orders.csv"}],
+            "compute": [{"as": "revenue", "expr": {"mul": ["amount", "qty", {"sub": [1, 0.05]}]}}],
+            "group_by": [{"column": "region"}],
+            "aggregates": [{"fn": "sum", "column": "revenue"}],
+        }
+    )
     assert {r[0]: Decimal(r[1]) for r in got.rows} == expected
     assert all(isinstance(r[1], str) for r in got.rows)  # decimals as text: never a float on the way
     (computed,) = got.receipt.computed
@@ -146,16 +189,28 @@ def test_revenue_per_region_is_exact_to_the_digit(shop):
 
 def test_an_aggregate_reads_an_expression(shop):
     expected = sum(Decimal(o["amount"]) * int(o["qty"]) for o in rows("orders.csv") if o["amount"] and o["qty"])
-    got = shop.query({"datasets": [{"source_uri": "orders.csv"}], "aggregates": [{"fn": "sum", "expr": {"mul": ["amount", "qty"]}, "as": "gross"}]})
+    got = shop.query(
+        {
+            "datasets": [{"source_uri": "orders.csv"}],
+            "aggregates": [{"fn": "sum", "expr": {"mul": ["amount", "qty"]}, "as": "gross"}],
+        }
+    )
     assert got.columns[0].name == "gross" and Decimal(got.rows[0][0]) == expected
 
 
 def test_rounding_division_and_nulls(shop):
-    got = shop.query({"datasets": [{"source_uri": "orders.csv"}], "compute": [
-        {"as": "r", "expr": {"round": [{"mul": ["amount", 0.5]}, 1]}},
-        {"as": "d", "expr": {"div": ["amount", {"sub": ["qty", "qty"]}]}},
-        {"as": "n", "expr": {"coalesce": ["note", {"value": "-"}]}},
-    ], "select": [{"column": "amount"}, {"column": "r"}, {"column": "d"}, {"column": "n"}], "limit": 1000})
+    got = shop.query(
+        {
+            "datasets": [{"source_uri": "orders.csv"}],
+            "compute": [
+                {"as": "r", "expr": {"round": [{"mul": ["amount", 0.5]}, 1]}},
+                {"as": "d", "expr": {"div": ["amount", {"sub": ["qty", "qty"]}]}},
+                {"as": "n", "expr": {"coalesce": ["note", {"value": "-"}]}},
+            ],
+            "select": [{"column": "amount"}, {"column": "r"}, {"column": "d"}, {"column": "n"}],
+            "limit": 1000,
+        }
+    )
     for row, o in zip(got.rows, rows("orders.csv")):
         if o["amount"]:
             assert Decimal(row[1]) == (Decimal(o["amount"]) * Decimal("0.5")).quantize(Decimal("0.1"), ROUND_HALF_UP)
@@ -166,10 +221,18 @@ def test_rounding_division_and_nulls(shop):
 
 
 def test_date_parts_and_differences(shop):
-    got = shop.query({"datasets": [{"source_uri": "orders.csv"}], "compute": [
-        {"as": "q", "expr": {"quarter": "ordered_on"}}, {"as": "wd", "expr": {"weekday": "ordered_on"}},
-        {"as": "age", "expr": {"date_diff": ["day", "ordered_on", {"value": "2024-01-01", "type": "date"}]}},
-    ], "select": [{"column": "ordered_on"}, {"column": "q"}, {"column": "wd"}, {"column": "age"}], "limit": 1000})
+    got = shop.query(
+        {
+            "datasets": [{"source_uri": "orders.csv"}],
+            "compute": [
+                {"as": "q", "expr": {"quarter": "ordered_on"}},
+                {"as": "wd", "expr": {"weekday": "ordered_on"}},
+                {"as": "age", "expr": {"date_diff": ["day", "ordered_on", {"value": "2024-01-01", "type": "date"}]}},
+            ],
+            "select": [{"column": "ordered_on"}, {"column": "q"}, {"column": "wd"}, {"column": "age"}],
+            "limit": 1000,
+        }
+    )
     for ordered_on, q, wd, age in got.rows:
         if ordered_on is None:
             continue
@@ -179,8 +242,13 @@ def test_date_parts_and_differences(shop):
 
 def test_a_cast_that_cannot_read_a_value_makes_it_null_and_says_how_many(shop):
     notes = [o["note"] for o in rows("orders.csv")]
-    got = shop.query({"datasets": [{"source_uri": "orders.csv"}], "compute": [{"as": "n", "expr": {"cast": ["note", "integer"]}}],
-                      "aggregates": [{"fn": "count", "column": "n"}]})
+    got = shop.query(
+        {
+            "datasets": [{"source_uri": "orders.csv"}],
+            "compute": [{"as": "n", "expr": {"cast": ["note", "integer"]}}],
+            "aggregates": [{"fn": "count", "column": "n"}],
+        }
+    )
     unread = sum(1 for n in notes if n and not n.strip().lstrip("-").isdigit())
     assert got.rows == [[sum(1 for n in notes if n and n.strip().lstrip("-").isdigit())]]
     assert got.receipt.warnings == [f"compute[0].expr.cast: {unread} value(s) could not be read by cast and are null"]
@@ -188,12 +256,24 @@ def test_a_cast_that_cannot_read_a_value_makes_it_null_and_says_how_many(shop):
 
 def test_wide_decimals_stay_exact_or_are_refused(shop):
     # mid is DECIMAL(30, 2): mid + mid fits 31 digits; mid * mid would need 60.
-    got = shop.query({"datasets": [{"source_uri": "extremes.csv"}], "compute": [{"as": "twice", "expr": {"add": ["mid", "mid"]}}],
-                      "select": [{"column": "mid"}, {"column": "twice"}], "limit": 100})
+    got = shop.query(
+        {
+            "datasets": [{"source_uri": "extremes.csv"}],
+            "compute": [{"as": "twice", "expr": {"add": ["mid", "mid"]}}],
+            "select": [{"column": "mid"}, {"column": "twice"}],
+            "limit": 100,
+        }
+    )
     for mid, twice in got.rows:
         assert (mid is None and twice is None) or Decimal(twice) == 2 * Decimal(mid)
     with pytest.raises(tabular.ValidationFailed) as err:
-        shop.query({"datasets": [{"source_uri": "extremes.csv"}], "compute": [{"as": "sq", "expr": {"mul": ["mid", "mid"]}}], "dry_run": True})
+        shop.query(
+            {
+                "datasets": [{"source_uri": "extremes.csv"}],
+                "compute": [{"as": "sq", "expr": {"mul": ["mid", "mid"]}}],
+                "dry_run": True,
+            }
+        )
     assert err.value.errors[0].path == "compute[0].expr.mul"
 
 
@@ -208,14 +288,32 @@ def test_top_three_products_per_region_by_rank(shop):
     expected = set()
     for region in {k[0] for k in totals}:
         ranked = sorted((v for k, v in totals.items() if k[0] == region), reverse=True)
-        expected |= {(k[0], k[1], 1 + sum(1 for x in ranked if x > v)) for k, v in totals.items() if k[0] == region and sum(1 for x in ranked if x > v) < 3}
-    got = shop.query({
-        "datasets": [{"source_uri": "items.csv", "alias": "i"}, {"source_uri": "orders.csv", "alias": "o"}],
-        "joins": [{"alias": "o", "on": [{"left": "i.order_id", "right": "o.order_id"}]}],
-        "group_by": [{"column": "o.region", "as": "region"}, {"column": "i.sku", "as": "sku"}], "aggregates": [{"fn": "sum", "column": "i.price", "as": "revenue"}],
-        "measures": [{"as": "rank", "window": {"fn": "rank", "partition_by": ["region"], "order_by": [{"column": "revenue", "desc": True}]}}],
-        "having": [{"column": "rank", "op": "le", "value": 3}], "order_by": [{"column": "region"}, {"column": "rank"}], "limit": 1000,
-    })
+        expected |= {
+            (k[0], k[1], 1 + sum(1 for x in ranked if x > v))
+            for k, v in totals.items()
+            if k[0] == region and sum(1 for x in ranked if x > v) < 3
+        }
+    got = shop.query(
+        {
+            "datasets": [{"source_uri": "items.csv", "alias": "i"}, {"source_uri": "orders.csv", "alias": "o"}],
+            "joins": [{"alias": "o", "on": [{"left": "i.order_id", "right": "o.order_id"}]}],
+            "group_by": [{"column": "o.region", "as": "region"}, {"column": "i.sku", "as": "sku"}],
+            "aggregates": [{"fn": "sum", "column": "i.price", "as": "revenue"}],
+            "measures": [
+                {
+                    "as": "rank",
+                    "window": {
+                        "fn": "rank",
+                        "partition_by": ["region"],
+                        "order_by": [{"column": "revenue", "desc": True}],
+                    },
+                }
+            ],
+            "having": [{"column": "rank", "op": "le", "value": 3}],
+            "order_by": [{"column": "region"}, {"column": "rank"}],
+            "limit": 1000,
+        }
+    )
     assert {(r[0], r[1], r[3]) for r in got.rows} == expected
     assert [c.name for c in got.receipt.computed] == ["rank"]
 
@@ -225,15 +323,19 @@ def test_shares_running_sums_and_measure_expressions(shop):
     for o in rows("orders.csv"):
         if o["amount"]:
             totals[o["region"] or None] = totals.get(o["region"] or None, Decimal(0)) + Decimal(o["amount"])
-    got = shop.query({
-        "datasets": [{"source_uri": "orders.csv"}], "group_by": [{"column": "region"}], "aggregates": [{"fn": "sum", "column": "amount", "as": "total"}],
-        "measures": [
-            {"as": "share", "window": {"fn": "share", "of": "total"}},
-            {"as": "running", "window": {"fn": "running_sum", "of": "total", "order_by": [{"column": "total"}]}},
-            {"as": "above_avg", "expr": {"sub": ["total", {"value": "80000", "type": "number"}]}},
-            {"as": "grand", "window": {"fn": "sum", "of": "total"}},
-        ],
-    })
+    got = shop.query(
+        {
+            "datasets": [{"source_uri": "orders.csv"}],
+            "group_by": [{"column": "region"}],
+            "aggregates": [{"fn": "sum", "column": "amount", "as": "total"}],
+            "measures": [
+                {"as": "share", "window": {"fn": "share", "of": "total"}},
+                {"as": "running", "window": {"fn": "running_sum", "of": "total", "order_by": [{"column": "total"}]}},
+                {"as": "above_avg", "expr": {"sub": ["total", {"value": "80000", "type": "number"}]}},
+                {"as": "grand", "window": {"fn": "sum", "of": "total"}},
+            ],
+        }
+    )
     grand = sum(totals.values())
     running = Decimal(0)
     by_total = sorted(totals.items(), key=lambda kv: kv[1])
@@ -248,13 +350,24 @@ def test_shares_running_sums_and_measure_expressions(shop):
         assert Decimal(above) == totals[region] - 80000
         assert Decimal(whole) == grand
     # A having that names no measure applies before them: the share is of the groups kept.
-    kept = shop.query({"datasets": [{"source_uri": "orders.csv"}], "group_by": [{"column": "region"}], "aggregates": [{"fn": "sum", "column": "amount", "as": "total"}],
-                       "measures": [{"as": "share", "window": {"fn": "share", "of": "total"}}], "having": [{"column": "region", "op": "in", "values": ["East", "West"]}]})
+    kept = shop.query(
+        {
+            "datasets": [{"source_uri": "orders.csv"}],
+            "group_by": [{"column": "region"}],
+            "aggregates": [{"fn": "sum", "column": "amount", "as": "total"}],
+            "measures": [{"as": "share", "window": {"fn": "share", "of": "total"}}],
+            "having": [{"column": "region", "op": "in", "values": ["East", "West"]}],
+        }
+    )
     assert sum(r[2] for r in kept.rows) == pytest.approx(1.0)
 
 
 def test_window_mistakes_are_named(shop):
-    base = {"datasets": [{"source_uri": "orders.csv"}], "group_by": [{"column": "region"}], "aggregates": [{"fn": "sum", "column": "amount", "as": "total"}]}
+    base = {
+        "datasets": [{"source_uri": "orders.csv"}],
+        "group_by": [{"column": "region"}],
+        "aggregates": [{"fn": "sum", "column": "amount", "as": "total"}],
+    }
     for window, path, words in [
         ({"fn": "rank"}, "measures[0].window.order_by", "needs order_by"),
         ({"fn": "dense_rank"}, "measures[0].window.order_by", "needs order_by"),
@@ -270,8 +383,20 @@ def test_window_mistakes_are_named(shop):
 
 
 def test_the_plan_hash_covers_computed_columns(shop):
-    one = shop.query({"datasets": [{"source_uri": "orders.csv"}], "compute": [{"as": "x", "expr": {"mul": ["amount", 2]}}], "dry_run": True})
-    two = shop.query({"datasets": [{"source_uri": "orders.csv"}], "compute": [{"as": "x", "expr": {"mul": ["amount", 3]}}], "dry_run": True})
+    one = shop.query(
+        {
+            "datasets": [{"source_uri": "orders.csv"}],
+            "compute": [{"as": "x", "expr": {"mul": ["amount", 2]}}],
+            "dry_run": True,
+        }
+    )
+    two = shop.query(
+        {
+            "datasets": [{"source_uri": "orders.csv"}],
+            "compute": [{"as": "x", "expr": {"mul": ["amount", 3]}}],
+            "dry_run": True,
+        }
+    )
     assert one.receipt.plan_hash != two.receipt.plan_hash
 
 
@@ -281,15 +406,23 @@ def test_a_json_number_is_read_from_its_own_digits():
     body = parse_body(b'{"compute": [{"as": "x", "expr": {"add": ["a", 0.12345678901234567890123]}}]}')
     literal = body["compute"][0]["expr"]["add"][1]
     assert literal == 0.12345678901234568 and literal.text == "0.12345678901234567890123"
-    plan = QueryPlan.model_validate({"datasets": [O], **body, "compute": [{"as": "x", "expr": {"add": ["amount", literal]}}]})
+    plan = QueryPlan.model_validate(
+        {"datasets": [O], **body, "compute": [{"as": "x", "expr": {"add": ["amount", literal]}}]}
+    )
     node = resolve(plan, found_for(plan), []).computed[0].expr.args[1]
     assert node.value == Decimal("0.12345678901234567890123") and node.shape == (24, 23)
 
 
 def test_nullif_gives_back_its_first_value_exactly(shop):
     # Compared with a DOUBLE, the value given back is still the exact one, not its DOUBLE copy.
-    got = shop.query({"datasets": [{"source_uri": "extremes.csv"}], "compute": [{"as": "e", "expr": {"nullif": [{"add": ["big", 0.5]}, {"div": [1, 3]}]}}],
-                      "select": [{"column": "big"}, {"column": "e"}], "limit": 100})
+    got = shop.query(
+        {
+            "datasets": [{"source_uri": "extremes.csv"}],
+            "compute": [{"as": "e", "expr": {"nullif": [{"add": ["big", 0.5]}, {"div": [1, 3]}]}}],
+            "select": [{"column": "big"}, {"column": "e"}],
+            "limit": 100,
+        }
+    )
     for big, e in got.rows:
         assert (big is None and e is None) or Decimal(e) == Decimal(big) + Decimal("0.5")
 
@@ -300,19 +433,33 @@ def test_a_window_may_read_another_windows_result(shop):
     for o in rows("orders.csv"):
         if o["amount"]:
             totals[o["region"] or None] = totals.get(o["region"] or None, Decimal(0)) + Decimal(o["amount"])
-    got = shop.query({"datasets": [{"source_uri": "orders.csv"}], "group_by": [{"column": "region"}], "aggregates": [{"fn": "sum", "column": "amount", "as": "s"}],
-                      "measures": [{"as": "r", "window": {"fn": "rank", "order_by": [{"column": "s", "desc": True}]}},
-                                   {"as": "twice", "expr": {"mul": ["r", 2]}},
-                                   {"as": "most", "window": {"fn": "max", "of": "twice"}},
-                                   {"as": "ranks", "window": {"fn": "sum", "of": "r"}}],
-                      "having": [{"column": "r", "op": "le", "value": 2}]})
+    got = shop.query(
+        {
+            "datasets": [{"source_uri": "orders.csv"}],
+            "group_by": [{"column": "region"}],
+            "aggregates": [{"fn": "sum", "column": "amount", "as": "s"}],
+            "measures": [
+                {"as": "r", "window": {"fn": "rank", "order_by": [{"column": "s", "desc": True}]}},
+                {"as": "twice", "expr": {"mul": ["r", 2]}},
+                {"as": "most", "window": {"fn": "max", "of": "twice"}},
+                {"as": "ranks", "window": {"fn": "sum", "of": "r"}},
+            ],
+            "having": [{"column": "r", "op": "le", "value": 2}],
+        }
+    )
     n = len(totals)
     assert [row[2] for row in got.rows] == [1, 2] and all(row[3] == 2 * row[2] for row in got.rows)
     assert all(row[4] == 2 * n and row[5] == n * (n + 1) // 2 for row in got.rows)
 
 
 def test_row_number_without_an_order_numbers_the_rows_as_listed(shop):
-    got = shop.query({"datasets": [{"source_uri": "orders.csv"}], "select": [{"column": "order_id"}],
-                      "measures": [{"as": "n", "window": {"fn": "row_number"}}], "limit": 1000})
+    got = shop.query(
+        {
+            "datasets": [{"source_uri": "orders.csv"}],
+            "select": [{"column": "order_id"}],
+            "measures": [{"as": "n", "window": {"fn": "row_number"}}],
+            "limit": 1000,
+        }
+    )
     assert [row[0] for row in got.rows] == [int(o["order_id"]) for o in rows("orders.csv")]
     assert [row[1] for row in got.rows] == list(range(1, len(got.rows) + 1))

@@ -26,16 +26,17 @@ from hypothesis import strategies as st
 
 pytest.importorskip("chdb", reason="the ClickHouse parity tests need chdb (pip install -e '.[clickhouse]')")
 
-import tabular  # noqa: E402
-from planner.compile import compile_plan  # noqa: E402
-from planner.models import QueryPlan  # noqa: E402
-from planner.resolve import resolve  # noqa: E402
-from planner.targets import CLICKHOUSE  # noqa: E402
-from schemas import BY_SOURCE, found_for  # noqa: E402
-from tabular.export import location_of  # noqa: E402
-from tabular.jsonval import to_json  # noqa: E402
-from tabular.ops.query import QueryIn, query  # noqa: E402
-from test_properties import FAST, JOIN_COMBOS, MAIN, ODD_STRINGS, Gen, draw_aggregate_plan, draw_rows_plan, env  # noqa: E402,F401
+from schemas import BY_SOURCE, found_for
+from test_properties import FAST, JOIN_COMBOS, MAIN, ODD_STRINGS, Gen, draw_aggregate_plan, draw_rows_plan, env  # noqa: F401
+
+import tabular
+from planner.compile import compile_plan
+from planner.models import QueryPlan
+from planner.resolve import resolve
+from planner.targets import CLICKHOUSE
+from tabular.export import location_of
+from tabular.jsonval import to_json
+from tabular.ops.query import QueryIn, query
 
 HERE = Path(__file__).parent
 GOLDEN = json.loads((HERE / "golden_sql.json").read_text())
@@ -55,7 +56,9 @@ def engines(ns) -> tuple:
 def answer(ctx, scope, plan: dict):
     """The answer as JSON, or the refusal as (code, sorted paths)."""
     try:
-        return query(ctx, QueryIn.model_validate({"org": scope[0], "namespace": scope[1], **plan})).model_dump(mode="json")
+        return query(ctx, QueryIn.model_validate({"org": scope[0], "namespace": scope[1], **plan})).model_dump(
+            mode="json"
+        )
     except tabular.TabularError as err:
         return (err.code, sorted(e.path for e in err.errors))
 
@@ -75,14 +78,20 @@ def check_parity(ns, plan: dict) -> None:
 
 def compare(duck, ch, plan: dict) -> None:
     if isinstance(duck, tuple) or isinstance(ch, tuple):
-        assert duck == ch, f"one engine refused, or they refused differently:\n  duckdb: {str(duck)[:300]}\n  clickhouse: {str(ch)[:300]}\n  plan: {plan}"
+        assert duck == ch, (
+            f"one engine refused, or they refused differently:\n  duckdb: {str(duck)[:300]}\n  clickhouse: {str(ch)[:300]}\n  plan: {plan}"
+        )
         COMPARED["plans"] += 1
         COMPARED["refused"] += 1
         return
     assert ch["receipt"]["engine"].startswith("clickhouse ") and duck["receipt"]["engine"].startswith("duckdb ")
     for key in ("columns", "row_ids", "truncated", "complete", "incomplete"):
-        assert duck[key] == ch[key], f"{key} differs: duckdb {duck[key]}, clickhouse {ch[key]}\n  plan: {plan}\n  sql: {ch['receipt']['sql']}"
-    assert len(duck["rows"]) == len(ch["rows"]), f"{len(duck['rows'])} rows on duckdb, {len(ch['rows'])} on clickhouse\n  plan: {plan}\n  sql: {ch['receipt']['sql']}"
+        assert duck[key] == ch[key], (
+            f"{key} differs: duckdb {duck[key]}, clickhouse {ch[key]}\n  plan: {plan}\n  sql: {ch['receipt']['sql']}"
+        )
+    assert len(duck["rows"]) == len(ch["rows"]), (
+        f"{len(duck['rows'])} rows on duckdb, {len(ch['rows'])} on clickhouse\n  plan: {plan}\n  sql: {ch['receipt']['sql']}"
+    )
     for i, (d, c) in enumerate(zip(duck["rows"], ch["rows"])):
         assert len(d) == len(c) and all(same_value(a, b) for a, b in zip(d, c)), (
             f"row {i}: duckdb {d}, clickhouse {c}\n  plan: {plan}\n  sql: {ch['receipt']['sql']}\n  params: {ch['receipt']['params']}"
@@ -121,7 +130,11 @@ def _golden_files(folder: Path) -> dict[str, Path]:
         for _ in range(10):
             sheet.append([rng.randint(-1000, 1000)])
     book.save(folder / "book.xlsx")
-    return {"files/orders.csv": folder / "orders.csv", "files/customers.csv": folder / "customers.csv", "files/book.xlsx": folder / "book.xlsx"}
+    return {
+        "files/orders.csv": folder / "orders.csv",
+        "files/customers.csv": folder / "customers.csv",
+        "files/book.xlsx": folder / "book.xlsx",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +191,9 @@ def draw_plan(env, data) -> dict:
     # stddev / var of values near 2^63 lose every digit to cancellation in DOUBLE, differently
     # on each engine (test_properties leaves them out for the same reason).
     if any(o.fn in ("stddev", "var") and o.col in ("big", "wide") for o in spec.outputs):
-        spec.plan["aggregates"] = [a for a in spec.plan["aggregates"] if a["fn"] not in ("stddev", "var")] or [{"fn": "count"}]
+        spec.plan["aggregates"] = [a for a in spec.plan["aggregates"] if a["fn"] not in ("stddev", "var")] or [
+            {"fn": "count"}
+        ]
         spec.plan.pop("having", None)
         spec.plan.pop("order_by", None)
     return spec.plan
@@ -198,11 +213,20 @@ def test_property_plans_long(env, data):
 
 
 @settings(max_examples=25, **FAST)
-@given(value=ODD_STRINGS, op=st.sampled_from(["eq", "ne", "contains", "not_contains", "starts_with", "ends_with", "in"]), ignore_case=st.booleans())
+@given(
+    value=ODD_STRINGS,
+    op=st.sampled_from(["eq", "ne", "contains", "not_contains", "starts_with", "ends_with", "in"]),
+    ignore_case=st.booleans(),
+)
 def test_odd_strings_are_parameters_on_both(env, value, op, ignore_case):
     """NUL, backslashes, tabs, quotes, emoji, 20,000 characters: ClickHouse reads parameters
     as escaped text, so each must arrive as written."""
-    f = {"column": "note", "op": op, "ignore_case": ignore_case, **({"values": [value, "x"]} if op == "in" else {"value": value})}
+    f = {
+        "column": "note",
+        "op": op,
+        "ignore_case": ignore_case,
+        **({"values": [value, "x"]} if op == "in" else {"value": value}),
+    }
     check_parity(env.ns, {"datasets": [{"source_uri": "orders.csv"}], "where": [f], "aggregates": [{"fn": "count"}]})
 
 
@@ -215,7 +239,9 @@ CASE_EDGES = ["İ", "\u1c89", "\ua7cb", "\ua7dc", "\U00010d50", "\U00016ea0", "�
 def cases_ns(tmp_path_factory):
     folder = tmp_path_factory.mktemp("parity_cases")
     path = folder / "names.csv"
-    path.write_text("name\n" + "\n".join(f"x{c}y" for c in CASE_EDGES) + "\nISTANBUL\nistanbul\nİstanbul\n", encoding="utf-8")
+    path.write_text(
+        "name\n" + "\n".join(f"x{c}y" for c in CASE_EDGES) + "\nISTANBUL\nistanbul\nİstanbul\n", encoding="utf-8"
+    )
     engine = tabular.connect(str(folder / "home"))
     ns = engine.namespace("parity", "cases")
     assert ns.ingest_file(path, source_uri="names.csv").state == "ready"
@@ -227,8 +253,15 @@ def cases_ns(tmp_path_factory):
 def test_ignore_case_folds_as_duckdb_does(cases_ns, value):
     """ignore_case lowercases with DuckDB's table on both engines, letters DuckDB does not know included."""
     for op in ("eq", "contains", "starts_with", "in"):
-        f = {"column": "name", "op": op, "ignore_case": True, **({"values": [value]} if op == "in" else {"value": value})}
-        check_parity(cases_ns, {"datasets": [{"source_uri": "names.csv"}], "where": [f], "select": [{"column": "name"}]})
+        f = {
+            "column": "name",
+            "op": op,
+            "ignore_case": True,
+            **({"values": [value]} if op == "in" else {"value": value}),
+        }
+        check_parity(
+            cases_ns, {"datasets": [{"source_uri": "names.csv"}], "where": [f], "select": [{"column": "name"}]}
+        )
 
 
 def test_the_lowercase_table_is_duckdbs():
@@ -246,13 +279,24 @@ def test_the_lowercase_table_is_duckdbs():
 
 def test_escapes_survive(env):
     for value in ["a\\b", "\\", "\t", "line\nbreak", "\\n", "a\x00b", "'", "\\'", "%_"]:
-        check_parity(env.ns, {"datasets": [{"source_uri": "orders.csv"}], "where": [{"column": "note", "op": "ne", "value": value}], "aggregates": [{"fn": "count"}]})
+        check_parity(
+            env.ns,
+            {
+                "datasets": [{"source_uri": "orders.csv"}],
+                "where": [{"column": "note", "op": "ne", "value": value}],
+                "aggregates": [{"fn": "count"}],
+            },
+        )
 
 
 def test_a_sum_past_38_digits_is_refused_on_both(env):
     """ClickHouse sums Decimal128 with silent wrap-around; summed in Decimal256 and brought to
     38 digits, it fails as DuckDB does, and both refuse at the same path."""
-    plan = {"datasets": [{"source_uri": "extremes.csv"}], "where": [{"column": "wide", "op": "gt", "value": 0}], "aggregates": [{"fn": "sum", "column": "wide"}]}
+    plan = {
+        "datasets": [{"source_uri": "extremes.csv"}],
+        "where": [{"column": "wide", "op": "gt", "value": 0}],
+        "aggregates": [{"fn": "sum", "column": "wide"}],
+    }
     duck_ctx, ch_ctx, scope = engines(env.ns)
     positives = answer(duck_ctx, scope, {**plan, "aggregates": [{"fn": "count"}]})["rows"][0][0]
     duck, ch = answer(duck_ctx, scope, plan), answer(ch_ctx, scope, plan)
@@ -265,7 +309,11 @@ def test_parity_can_disagree(env):
     """The comparison is not vacuous: answers to different questions, or a decimal given as
     another JSON type, fail it."""
     duck_ctx, ch_ctx, scope = engines(env.ns)
-    plan = {"datasets": [{"source_uri": "orders.csv"}], "group_by": [{"column": "region"}], "aggregates": [{"fn": "sum", "column": "amount"}]}
+    plan = {
+        "datasets": [{"source_uri": "orders.csv"}],
+        "group_by": [{"column": "region"}],
+        "aggregates": [{"fn": "sum", "column": "amount"}],
+    }
     duck = answer(duck_ctx, scope, plan)
     for other in [{**plan, "offset": 1}, {**plan, "where": [{"column": "qty", "op": "gt", "value": 2}]}]:
         with pytest.raises(AssertionError):
@@ -294,7 +342,15 @@ def clocks_ns(tmp_path_factory):
     ns = engine.namespace("parity", "clocks")
     assert ns.ingest_file(path, source_uri="shifts.csv").state == "ready"
     types = {c.name: c.type for c in ns.dataset_get("shifts.csv").datasets[0].columns}
-    assert types == {"worker": "string", "starts": "time", "worked": "duration", "at": "datetime", "ok": "bool", "ratio": "number", "stamped": "datetime"}
+    assert types == {
+        "worker": "string",
+        "starts": "time",
+        "worked": "duration",
+        "at": "datetime",
+        "ok": "bool",
+        "ratio": "number",
+        "stamped": "datetime",
+    }
     yield ns
     engine.close()
 
@@ -314,7 +370,10 @@ def test_clickhouse_refuses_times_and_durations_up_front(clocks_ns):
     code, paths = answer(ch_ctx, scope, {**plan, "dry_run": True})
     assert code == "VALIDATION_FAILED"
     # Every column of the dataset (no select) reads them too.
-    assert answer(ch_ctx, scope, {"datasets": [{"source_uri": "shifts.csv"}]}) == ("VALIDATION_FAILED", ["datasets[0]", "datasets[0]"])
+    assert answer(ch_ctx, scope, {"datasets": [{"source_uri": "shifts.csv"}]}) == (
+        "VALIDATION_FAILED",
+        ["datasets[0]", "datasets[0]"],
+    )
 
 
 def test_bools_doubles_and_datetimes_with_offsets_answer_alike(clocks_ns):
@@ -324,24 +383,56 @@ def test_bools_doubles_and_datetimes_with_offsets_answer_alike(clocks_ns):
     rows = ["worker", "at", "ok", "ratio", "stamped"]
     check_parity(clocks_ns, {"datasets": shifts, "select": [{"column": c} for c in rows]})
     for where in [
-        {"column": "ok", "op": "eq", "value": True}, {"column": "ok", "op": "ne", "value": "true"}, {"column": "ok", "op": "is_null"},
-        {"column": "ratio", "op": "lt", "value": 0.0015}, {"column": "ratio", "op": "between", "values": ["-225", 1]},
-        {"column": "stamped", "op": "ge", "value": "2024-03-01T06:30:00+00:00"}, {"column": "stamped", "op": "lt", "value": "2024-03-01T08:30:00"},
+        {"column": "ok", "op": "eq", "value": True},
+        {"column": "ok", "op": "ne", "value": "true"},
+        {"column": "ok", "op": "is_null"},
+        {"column": "ratio", "op": "lt", "value": 0.0015},
+        {"column": "ratio", "op": "between", "values": ["-225", 1]},
+        {"column": "stamped", "op": "ge", "value": "2024-03-01T06:30:00+00:00"},
+        {"column": "stamped", "op": "lt", "value": "2024-03-01T08:30:00"},
         {"column": "at", "op": "lt", "value": "1900-01-01"},
     ]:
         check_parity(clocks_ns, {"datasets": shifts, "select": [{"column": c} for c in rows], "where": [where]})
-    check_parity(clocks_ns, {"datasets": shifts, "group_by": [{"column": "ok"}], "order_by": [{"column": "sum_ratio", "desc": True}],
-                             "aggregates": [{"fn": f, "column": "ratio"} for f in ("sum", "avg", "min", "max", "median", "count_distinct")]
-                             + [{"fn": "min", "column": "stamped"}, {"fn": "max", "column": "at"}]})
+    check_parity(
+        clocks_ns,
+        {
+            "datasets": shifts,
+            "group_by": [{"column": "ok"}],
+            "order_by": [{"column": "sum_ratio", "desc": True}],
+            "aggregates": [
+                {"fn": f, "column": "ratio"} for f in ("sum", "avg", "min", "max", "median", "count_distinct")
+            ]
+            + [{"fn": "min", "column": "stamped"}, {"fn": "max", "column": "at"}],
+        },
+    )
     for bucket in ["year", "month", "week", "day", "hour"]:
-        check_parity(clocks_ns, {"datasets": shifts, "group_by": [{"column": "stamped", "bucket": bucket}], "aggregates": [{"fn": "count"}]})
+        check_parity(
+            clocks_ns,
+            {
+                "datasets": shifts,
+                "group_by": [{"column": "stamped", "bucket": bucket}],
+                "aggregates": [{"fn": "count"}],
+            },
+        )
     # The rest of the dataset is answered alike, datetimes and their buckets included.
-    check_parity(clocks_ns, {"datasets": [{"source_uri": "shifts.csv"}], "select": [{"column": "worker"}, {"column": "at"}],
-                             "where": [{"column": "at", "op": "lt", "value": "2024-03-02T00:00:00"}]})
+    check_parity(
+        clocks_ns,
+        {
+            "datasets": [{"source_uri": "shifts.csv"}],
+            "select": [{"column": "worker"}, {"column": "at"}],
+            "where": [{"column": "at", "op": "lt", "value": "2024-03-02T00:00:00"}],
+        },
+    )
     for bucket in ["year", "quarter", "month", "week", "day", "hour", "minute"]:
-        check_parity(clocks_ns, {"datasets": [{"source_uri": "shifts.csv"}], "group_by": [{"column": "at", "bucket": bucket}],
-                                 "aggregates": [{"fn": "count"}, {"fn": "min", "column": "at"}],
-                                 "having": [{"column": f"at_{bucket}", "op": "ge", "value": "2024-01-01T00:00:00"}]})
+        check_parity(
+            clocks_ns,
+            {
+                "datasets": [{"source_uri": "shifts.csv"}],
+                "group_by": [{"column": "at", "bucket": bucket}],
+                "aggregates": [{"fn": "count"}, {"fn": "min", "column": "at"}],
+                "having": [{"column": f"at_{bucket}", "op": "ge", "value": "2024-01-01T00:00:00"}],
+            },
+        )
 
 
 @pytest.fixture
@@ -349,7 +440,12 @@ def fresh(tmp_path):
     """An engine with customers.csv ingested and nothing exported yet."""
     engine = tabular.connect(str(tmp_path / "home"))
     ns = engine.namespace("parity", "export")
-    assert ns.ingest_file(Path(__file__).resolve().parents[2] / "fixtures" / "query" / "customers.csv", source_uri="customers.csv").state == "ready"
+    assert (
+        ns.ingest_file(
+            Path(__file__).resolve().parents[2] / "fixtures" / "query" / "customers.csv", source_uri="customers.csv"
+        ).state
+        == "ready"
+    )
     yield engine, ns.dataset_get("customers.csv").datasets[0]
     engine.close()
 
@@ -358,10 +454,14 @@ def test_clickhouse_exports_what_it_reads(fresh):
     """A plan on ClickHouse exports the snapshot it reads (to <home>/exports) and records it."""
     engine, got = fresh
     ctx = replace(engine.context, settings=replace(engine.settings, query_engine="clickhouse"))
-    out = answer(ctx, ("parity", "export"), {"datasets": [{"source_uri": "customers.csv"}], "aggregates": [{"fn": "count"}]})
+    out = answer(
+        ctx, ("parity", "export"), {"datasets": [{"source_uri": "customers.csv"}], "aggregates": [{"fn": "count"}]}
+    )
     assert out["rows"] == [[got.rows]]
     export = location_of(engine.catalog, got.snapshot_id)
-    assert export is not None and export.location == str(engine.catalog.home / "exports" / "parity" / "export" / "customers.csv" / f"customers.{got.snapshot_id}.parquet")
+    assert export is not None and export.location == str(
+        engine.catalog.home / "exports" / "parity" / "export" / "customers.csv" / f"customers.{got.snapshot_id}.parquet"
+    )
 
 
 def test_the_receipt_names_the_engine_that_ran(env):
@@ -379,4 +479,6 @@ def test_the_receipt_names_the_engine_that_ran(env):
 def tally():
     """How many plans were compared (shown with `pytest -s`)."""
     yield
-    print(f"\nparity: {COMPARED['plans']} plans compared on DuckDB and ClickHouse, {COMPARED['answered']} answered alike, {COMPARED['refused']} refused alike")
+    print(
+        f"\nparity: {COMPARED['plans']} plans compared on DuckDB and ClickHouse, {COMPARED['answered']} answered alike, {COMPARED['refused']} refused alike"
+    )

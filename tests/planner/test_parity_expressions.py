@@ -11,16 +11,22 @@ from hypothesis import strategies as st
 
 pytest.importorskip("chdb", reason="the ClickHouse parity tests need chdb (pip install -e '.[clickhouse]')")
 
-import tabular  # noqa: E402
-from conftest import ROOT  # noqa: E402
-from test_expression_properties import ROWS, expressions  # noqa: E402
-from test_parity import answer, compare, engines  # noqa: E402
+from conftest import ROOT
+from test_expression_properties import ROWS, expressions
+from test_parity import answer, compare, engines
+
+import tabular
 
 QUERY = ROOT / "fixtures" / "query"
 
 
 def rows_of(source: str, key: str, expr) -> dict:
-    return {"datasets": [{"source_uri": source}], "compute": [{"as": "e", "expr": expr}], "select": [{"column": key}, {"column": "e"}], "limit": 400}
+    return {
+        "datasets": [{"source_uri": source}],
+        "compute": [{"as": "e", "expr": expr}],
+        "select": [{"column": key}, {"column": "e"}],
+        "limit": 400,
+    }
 
 
 def orders(expr) -> dict:
@@ -32,8 +38,13 @@ def extremes(expr) -> dict:
 
 
 def windows(window: dict) -> dict:
-    return {"datasets": [{"source_uri": "orders.csv"}], "group_by": [{"column": "region"}, {"column": "qty"}],
-            "aggregates": [{"fn": "sum", "column": "amount", "as": "s"}], "measures": [{"as": "m", "window": window}], "limit": 1000}
+    return {
+        "datasets": [{"source_uri": "orders.csv"}],
+        "group_by": [{"column": "region"}, {"column": "qty"}],
+        "aggregates": [{"fn": "sum", "column": "amount", "as": "s"}],
+        "measures": [{"as": "m", "window": window}],
+        "limit": 1000,
+    }
 
 
 ANSWERED = {
@@ -50,22 +61,55 @@ ANSWERED = {
     "ceil of 30 digits": extremes({"ceil": "mid"}),
     "coalesce": orders({"coalesce": ["amount", 0.125]}),
     "nullif": orders({"nullif": ["qty", 5]}),
-    "case": orders({"case": [{"when": {"column": "amount", "op": "gt", "value": 500}, "then": "amount"}], "else": {"neg": "amount"}}),
-    "case of strings": orders({"case": [{"when": {"column": "region", "op": "eq", "value": "West"}, "then": {"value": "w"}}], "else": {"value": "x"}}),
-    "year": orders({"year": "ordered_on"}), "quarter": orders({"quarter": "ordered_on"}), "month": orders({"month": "ordered_on"}),
-    "day": orders({"day": "ordered_on"}), "weekday": orders({"weekday": "ordered_on"}),
+    "case": orders(
+        {
+            "case": [{"when": {"column": "amount", "op": "gt", "value": 500}, "then": "amount"}],
+            "else": {"neg": "amount"},
+        }
+    ),
+    "case of strings": orders(
+        {
+            "case": [{"when": {"column": "region", "op": "eq", "value": "West"}, "then": {"value": "w"}}],
+            "else": {"value": "x"},
+        }
+    ),
+    "year": orders({"year": "ordered_on"}),
+    "quarter": orders({"quarter": "ordered_on"}),
+    "month": orders({"month": "ordered_on"}),
+    "day": orders({"day": "ordered_on"}),
+    "weekday": orders({"weekday": "ordered_on"}),
     "date_diff in months": orders({"date_diff": ["month", "ordered_on", {"value": "2024-02-29", "type": "date"}]}),
     "date_diff in days": orders({"date_diff": ["day", "ordered_on", {"value": "2024-02-29", "type": "date"}]}),
-    "concat with a decimal and a date": orders({"concat": ["region", {"value": "-"}, "amount", {"value": "/"}, "ordered_on", {"value": "/"}, "qty"]}),
+    "concat with a decimal and a date": orders(
+        {"concat": ["region", {"value": "-"}, "amount", {"value": "/"}, "ordered_on", {"value": "/"}, "qty"]}
+    ),
     "length": orders({"length": "note"}),
     "substring": orders({"substring": ["note", 2, 3]}),
-    "aggregate over an expr": {"datasets": [{"source_uri": "orders.csv"}], "group_by": [{"column": "region"}],
-                               "aggregates": [{"fn": "sum", "expr": {"mul": ["amount", "qty"]}, "as": "g"}]},
-    "a measure over a window, filtered": {**windows({"fn": "sum", "of": "s"}), "measures": [{"as": "m", "window": {"fn": "sum", "of": "s"}}, {"as": "d", "expr": {"sub": ["m", "s"]}}],
-                                          "having": [{"column": "d", "op": "gt", "value": 1000}]},
-    **{f"window {fn}": windows({"fn": fn, **({"of": "s"} if fn == "running_sum" else {}), "partition_by": ["region"], "order_by": [{"column": "s", "desc": True}]})
-       for fn in ("rank", "dense_rank", "row_number", "running_sum")},
-    **{f"window {fn}": windows({"fn": fn, "of": "s", "partition_by": ["region"]}) for fn in ("sum", "avg", "min", "max", "count", "share")},
+    "aggregate over an expr": {
+        "datasets": [{"source_uri": "orders.csv"}],
+        "group_by": [{"column": "region"}],
+        "aggregates": [{"fn": "sum", "expr": {"mul": ["amount", "qty"]}, "as": "g"}],
+    },
+    "a measure over a window, filtered": {
+        **windows({"fn": "sum", "of": "s"}),
+        "measures": [{"as": "m", "window": {"fn": "sum", "of": "s"}}, {"as": "d", "expr": {"sub": ["m", "s"]}}],
+        "having": [{"column": "d", "op": "gt", "value": 1000}],
+    },
+    **{
+        f"window {fn}": windows(
+            {
+                "fn": fn,
+                **({"of": "s"} if fn == "running_sum" else {}),
+                "partition_by": ["region"],
+                "order_by": [{"column": "s", "desc": True}],
+            }
+        )
+        for fn in ("rank", "dense_rank", "row_number", "running_sum")
+    },
+    **{
+        f"window {fn}": windows({"fn": fn, "of": "s", "partition_by": ["region"]})
+        for fn in ("sum", "avg", "min", "max", "count", "share")
+    },
 }
 REFUSED = {
     "lower": orders({"lower": "note"}),
@@ -107,10 +151,20 @@ def test_clickhouse_refuses_what_it_cannot_compute_exactly_and_says_which(shop, 
 
         query(ch, QueryIn.model_validate({"org": scope[0], "namespace": scope[1], **plan}))
     (problem,) = err.value.errors
-    assert problem.path == f"compute[0].expr.{operator}" and f"cannot compute {operator}" in problem.message and problem.received == operator
+    assert (
+        problem.path == f"compute[0].expr.{operator}"
+        and f"cannot compute {operator}" in problem.message
+        and problem.received == operator
+    )
 
 
-@settings(max_examples=int(__import__("os").environ.get("PARITY_EXPRESSIONS", 40)), deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=int(__import__("os").environ.get("PARITY_EXPRESSIONS", 40)),
+    deadline=None,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
 @given(data=st.data())
 def test_generated_expressions_agree(shop, data):
     duck, ch, scope = engines(shop)

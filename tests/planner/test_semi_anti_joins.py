@@ -6,10 +6,10 @@ from __future__ import annotations
 import csv
 
 import pytest
-
-import tabular
 from conftest import ROOT
 from test_parity import check_parity
+
+import tabular
 
 QUERY = ROOT / "fixtures" / "query"
 
@@ -40,12 +40,18 @@ def test_semi_keeps_each_customer_with_an_order_once_and_anti_those_without(shop
     # Orders from the West: some customers have one (several, some), some have none.
     ordered = {o["customer_id"] for o in rows("orders.csv") if o["region"] == "West"}
     customers = rows("customers.csv")
-    select = {"where": [{"column": "o.region", "op": "eq", "value": "West"}], "select": [{"column": "c.customer_id"}],
-              "order_by": [{"column": "c.customer_id"}], "limit": 1000}
+    select = {
+        "where": [{"column": "o.region", "op": "eq", "value": "West"}],
+        "select": [{"column": "c.customer_id"}],
+        "order_by": [{"column": "c.customer_id"}],
+        "limit": 1000,
+    }
     semi = shop.query(plan("semi", **select))
     anti = shop.query(plan("anti", **select))
     assert [r[0] for r in semi.rows] == sorted(int(c["customer_id"]) for c in customers if c["customer_id"] in ordered)
-    assert [r[0] for r in anti.rows] == sorted(int(c["customer_id"]) for c in customers if c["customer_id"] not in ordered)
+    assert [r[0] for r in anti.rows] == sorted(
+        int(c["customer_id"]) for c in customers if c["customer_id"] not in ordered
+    )
     assert semi.rows and anti.rows  # the fixture has both kinds
     # Each row once, its own row id, none of the dataset that only decided.
     assert all(ids[1] is None for ids in semi.row_ids) and len({ids[0] for ids in semi.row_ids}) == len(semi.rows)
@@ -54,7 +60,9 @@ def test_semi_keeps_each_customer_with_an_order_once_and_anti_those_without(shop
 
 def test_a_filter_on_the_deciding_dataset_applies_before_the_join(shop):
     west = {o["customer_id"] for o in rows("orders.csv") if o["region"] == "West"}
-    got = shop.query(plan("semi", where=[{"column": "o.region", "op": "eq", "value": "West"}], aggregates=[{"fn": "count"}]))
+    got = shop.query(
+        plan("semi", where=[{"column": "o.region", "op": "eq", "value": "West"}], aggregates=[{"fn": "count"}])
+    )
     assert got.rows == [[sum(1 for c in rows("customers.csv") if c["customer_id"] in west)]]
 
 
@@ -64,7 +72,14 @@ def test_counting_and_grouping_over_an_anti_join(shop):
     for c in rows("customers.csv"):
         if c["customer_id"] not in ordered:
             expected[c["segment"]] = expected.get(c["segment"], 0) + 1
-    got = shop.query(plan("anti", where=[{"column": "o.region", "op": "eq", "value": "West"}], group_by=[{"column": "c.segment"}], aggregates=[{"fn": "count"}]))
+    got = shop.query(
+        plan(
+            "anti",
+            where=[{"column": "o.region", "op": "eq", "value": "West"}],
+            group_by=[{"column": "c.segment"}],
+            aggregates=[{"fn": "count"}],
+        )
+    )
     assert {r[0]: r[1] for r in got.rows} == expected
 
 
@@ -87,6 +102,15 @@ def test_clickhouse_answers_alike(shop, kind):
 
     answered = COMPARED["answered"]
     west = [{"column": "o.region", "op": "eq", "value": "West"}]
-    check_parity(shop, plan(kind, where=west, select=[{"column": "c.customer_id"}, {"column": "c.segment"}], order_by=[{"column": "c.customer_id"}], limit=1000))
+    check_parity(
+        shop,
+        plan(
+            kind,
+            where=west,
+            select=[{"column": "c.customer_id"}, {"column": "c.segment"}],
+            order_by=[{"column": "c.customer_id"}],
+            limit=1000,
+        ),
+    )
     check_parity(shop, plan(kind, where=west, group_by=[{"column": "c.segment"}], aggregates=[{"fn": "count"}]))
     assert COMPARED["answered"] == answered + 2  # both answered on both engines, not refused alike

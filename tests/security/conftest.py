@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from service.support import Server
+
 from tabular.service.auth import token_hash
 
 # name → (token, org, namespaces, role)
@@ -21,8 +21,14 @@ TOKENS = {
 
 def tokens_file(folder):
     path = folder / "tokens.json"
-    path.write_text(json.dumps({token_hash(tok): {"name": name, "org": org, "namespaces": nss, "role": role}
-                                for name, (tok, org, nss, role) in TOKENS.items()}))
+    path.write_text(
+        json.dumps(
+            {
+                token_hash(tok): {"name": name, "org": org, "namespaces": nss, "role": role}
+                for name, (tok, org, nss, role) in TOKENS.items()
+            }
+        )
+    )
     return path
 
 

@@ -4,7 +4,6 @@ deployment whose peak memory is checked at the end."""
 from __future__ import annotations
 
 import pytest
-
 from hostile_workbooks import ROWS, SHEET_CLOSE, SHEET_OPEN, workbook
 from service.support import Server, ingest
 
@@ -52,12 +51,15 @@ def test_an_ods_of_repeated_rows_is_refused_before_they_are_expanded(bombs, tmp_
 def test_an_ods_of_rows_with_a_cell_repeated_across_columns_is_refused(bombs, tmp_path):
     import zipfile
 
-    row = (b'<table:table-row><table:table-cell table:number-columns-repeated="16384" office:value-type="float" office:value="1">'
-           b"<text:p>1</text:p></table:table-cell></table:table-row>")
+    row = (
+        b'<table:table-row><table:table-cell table:number-columns-repeated="16384" office:value-type="float" office:value="1">'
+        b"<text:p>1</text:p></table:table-cell></table:table-row>"
+    )
     content = (
         b'<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"'
         b' xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"'
-        b' office:version="1.2"><office:body><office:spreadsheet><table:table table:name="S">' + row * 1300
+        b' office:version="1.2"><office:body><office:spreadsheet><table:table table:name="S">'
+        + row * 1300
         + b"</table:table></office:spreadsheet></office:body></office:document-content>"
     )
     path = tmp_path / "wide.ods"
@@ -70,8 +72,18 @@ def test_an_ods_of_rows_with_a_cell_repeated_across_columns_is_refused(bombs, tm
 
 
 def test_a_tall_narrow_workbook_is_read(bombs, tmp_path):
-    rows = b"".join(b'<row r="%d"><c r="A%d"><v>%d</v></c><c r="B%d"><v>1</v></c></row>' % (i, i, i, i) for i in range(2, 20_002))
-    path = workbook(tmp_path / "tall.xlsx", [SHEET_OPEN % b"", b'<row r="1"><c r="A1" t="inlineStr"><is><t>id</t></is></c><c r="B1" t="inlineStr"><is><t>n</t></is></c></row>', rows, SHEET_CLOSE])
+    rows = b"".join(
+        b'<row r="%d"><c r="A%d"><v>%d</v></c><c r="B%d"><v>1</v></c></row>' % (i, i, i, i) for i in range(2, 20_002)
+    )
+    path = workbook(
+        tmp_path / "tall.xlsx",
+        [
+            SHEET_OPEN % b"",
+            b'<row r="1"><c r="A1" t="inlineStr"><is><t>id</t></is></c><c r="B1" t="inlineStr"><is><t>n</t></is></c></row>',
+            rows,
+            SHEET_CLOSE,
+        ],
+    )
     with bombs.client() as c:
         got = ingest(c, path, "tall.xlsx")
     assert got["state"] == "ready", got

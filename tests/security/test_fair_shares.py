@@ -10,7 +10,6 @@ import threading
 import time
 
 import pytest
-
 from service.support import CSV, Server, envelope, start_ingest, status, upload, wait_for
 
 from .conftest import TOKENS, tokens_file
@@ -22,7 +21,10 @@ def explode(uri: str) -> dict:
     """Three copies of a table joined on a key of two values, and a median over all of it."""
     return {
         "datasets": [{"source_uri": uri, "alias": a} for a in "xyz"],
-        "joins": [{"alias": "y", "on": [{"left": "x.k", "right": "y.k"}]}, {"alias": "z", "on": [{"left": "y.k", "right": "z.k"}]}],
+        "joins": [
+            {"alias": "y", "on": [{"left": "x.k", "right": "y.k"}]},
+            {"alias": "z", "on": [{"left": "y.k", "right": "z.k"}]},
+        ],
         "aggregates": [{"fn": "median", "column": "z.v"}],
     }
 
@@ -30,11 +32,16 @@ def explode(uri: str) -> dict:
 @pytest.fixture(scope="module")
 def flood(tmp_path_factory):
     folder = tmp_path_factory.mktemp("flood")
-    srv = Server(folder / "home", tokens=tokens_file(folder), duckdb_memory="2GB", query_seconds=60, job_queue_per_org=40).start()
+    srv = Server(
+        folder / "home", tokens=tokens_file(folder), duckdb_memory="2GB", query_seconds=60, job_queue_per_org=40
+    ).start()
     slow = folder / "slow.csv"
     with slow.open("w") as f:
         f.write("id,name,amount,day\n")
-        f.writelines(f"{i},name {i % 977},{i % 1000}.{i % 100:02d},2024-{i % 12 + 1:02d}-{i % 28 + 1:02d}\n" for i in range(300_000))
+        f.writelines(
+            f"{i},name {i % 977},{i % 1000}.{i % 100:02d},2024-{i % 12 + 1:02d}-{i % 28 + 1:02d}\n"
+            for i in range(300_000)
+        )
     low = folder / "low.csv"
     low.write_text("k,v\n" + "".join(f"{i % 2},{i}\n" for i in range(20_000)))
     yield srv, slow, low
@@ -48,7 +55,10 @@ def test_one_org_flooding_never_holds_up_the_other(flood):
         assert wait_for(globex, start_ingest(globex, CSV / "crlf.csv", "small.csv"))["state"] == "ready"
         # acme: 40 slow ingests queued at once, and 16 threads sending plans that explode.
         slow_upload = upload(acme, slow)["upload_id"]
-        queued = [acme.post("/v1/knowledge.ingest", json={"upload_id": slow_upload, "source_uri": f"slow{k}.csv"}) for k in range(40)]
+        queued = [
+            acme.post("/v1/knowledge.ingest", json={"upload_id": slow_upload, "source_uri": f"slow{k}.csv"})
+            for k in range(40)
+        ]
         assert all(r.status_code == 200 for r in queued), [r.text for r in queued if r.status_code != 200][:1]
         answers: list[int] = []
         stop = threading.Event()
@@ -70,7 +80,10 @@ def test_one_org_flooding_never_holds_up_the_other(flood):
             for _ in range(10):
                 started = time.monotonic()
                 r = globex.post("/v1/knowledge.query", json=SMALL_QUERY)
-                assert r.status_code == 200 and time.monotonic() - started < 1, (r.status_code, time.monotonic() - started)
+                assert r.status_code == 200 and time.monotonic() - started < 1, (
+                    r.status_code,
+                    time.monotonic() - started,
+                )
         finally:
             stop.set()
             for t in threads:
@@ -99,7 +112,9 @@ def test_a_gzip_of_blank_lines_is_refused_within_seconds(flood, tmp_path):
     with srv.client(TOKENS["acme-writer"][0]) as c:
         started = time.monotonic()
         got = wait_for(c, start_ingest(c, bomb, "blank.csv.gz"), seconds=30)
-        assert (got["state"], got["error_code"]) == ("failed", "too_large") and "max_inflate_ratio" in got["error_message"]
+        assert (got["state"], got["error_code"]) == ("failed", "too_large") and "max_inflate_ratio" in got[
+            "error_message"
+        ]
         assert time.monotonic() - started < 15
 
 

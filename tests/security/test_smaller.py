@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from service.support import CSV, Server, envelope, ingest
 
 from .conftest import TOKENS
@@ -23,7 +22,11 @@ def test_single_user_mode_refuses_a_cross_site_request_and_a_foreign_host(single
     with single_user.client() as c:
         assert ingest(c, CSV / "crlf.csv", "keep")["state"] == "ready"
         # What a page on another site can send without a preflight: a text/plain POST.
-        r = c.post("/v1/knowledge.delete", content=b'{"source_uri": "keep"}', headers={"content-type": "text/plain", "origin": "https://evil.example"})
+        r = c.post(
+            "/v1/knowledge.delete",
+            content=b'{"source_uri": "keep"}',
+            headers={"content-type": "text/plain", "origin": "https://evil.example"},
+        )
         envelope(r, 403, "AUTH_INSUFFICIENT")
         r = c.post("/v1/knowledge.list", json={}, headers={"host": "evil.example"})  # DNS rebinding
         envelope(r, 403, "AUTH_INSUFFICIENT")
@@ -40,10 +43,17 @@ def test_healthz_tells_a_stranger_only_that_it_is_up(two_orgs):
         assert "jobs_waiting" in c.get("/healthz").json()
 
 
-@pytest.mark.parametrize("field, value", [
-    ("title", "t" * 1001), ("description", "d" * 10_001), ("source_uri", "s" * 1025), ("tags", ["x"] * 101), ("tags", ["x" * 201]),
-    ("metadata", {"notes": "n" * 70_000}),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("title", "t" * 1001),
+        ("description", "d" * 10_001),
+        ("source_uri", "s" * 1025),
+        ("tags", ["x"] * 101),
+        ("tags", ["x" * 201]),
+        ("metadata", {"notes": "n" * 70_000}),
+    ],
+)
 def test_free_text_fields_have_limits(acme, field, value):
     body = {"upload_id": "u_nothing", "source_uri": "limits", field: value}
     detail = envelope(acme.post("/v1/knowledge.ingest", json=body), 422, "VALIDATION_FAILED")
@@ -66,14 +76,36 @@ def test_every_upload_refusal_is_audited(tmp_path):
 
     srv = Server(tmp_path / "home", tokens=tokens_file(tmp_path), max_upload_bytes=100).start()
     try:
-        with srv.client(TOKENS["acme-viewer"][0]) as viewer, srv.client(TOKENS["acme-writer"][0]) as writer, srv.client() as stranger:
-            envelope(viewer.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n1\n"), 403, "AUTH_INSUFFICIENT")
-            envelope(writer.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n" * 100), 413, "TOO_LARGE")
-            envelope(writer.post("/v1/knowledge.upload", files={"other": ("a.csv", b"a\n1\n")}), 422, "VALIDATION_FAILED")
-            envelope(stranger.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n1\n"), 401, "AUTH_INVALID")
+        with (
+            srv.client(TOKENS["acme-viewer"][0]) as viewer,
+            srv.client(TOKENS["acme-writer"][0]) as writer,
+            srv.client() as stranger,
+        ):
+            envelope(
+                viewer.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n1\n"),
+                403,
+                "AUTH_INSUFFICIENT",
+            )
+            envelope(
+                writer.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n" * 100),
+                413,
+                "TOO_LARGE",
+            )
+            envelope(
+                writer.post("/v1/knowledge.upload", files={"other": ("a.csv", b"a\n1\n")}), 422, "VALIDATION_FAILED"
+            )
+            envelope(
+                stranger.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n1\n"),
+                401,
+                "AUTH_INVALID",
+            )
     finally:
         srv.stop()
-    lines = [json.loads(line.split("tabular.audit ", 1)[1]) for line in srv.log.read_text().splitlines() if "tabular.audit " in line]
+    lines = [
+        json.loads(line.split("tabular.audit ", 1)[1])
+        for line in srv.log.read_text().splitlines()
+        if "tabular.audit " in line
+    ]
     codes = [(a["op"], a["status"], a["code"], a["caller"]) for a in lines]
     assert ("knowledge.upload", 403, "AUTH_INSUFFICIENT", "acme-viewer") in codes
     assert ("knowledge.upload", 413, "TOO_LARGE", "acme-writer") in codes
@@ -87,9 +119,16 @@ def test_a_token_removed_or_expired_stops_working_without_a_restart(tmp_path):
     from tabular.service.auth import token_hash
 
     path = tmp_path / "tokens.json"
-    entries = {token_hash("tok-a"): {"org": "acme", "namespaces": ["*"], "role": "viewer"},
-               token_hash("tok-b"): {"org": "acme", "namespaces": ["*"], "role": "viewer"},
-               token_hash("tok-old"): {"org": "acme", "namespaces": ["*"], "role": "viewer", "expires_at": "2020-01-01T00:00:00+00:00"}}
+    entries = {
+        token_hash("tok-a"): {"org": "acme", "namespaces": ["*"], "role": "viewer"},
+        token_hash("tok-b"): {"org": "acme", "namespaces": ["*"], "role": "viewer"},
+        token_hash("tok-old"): {
+            "org": "acme",
+            "namespaces": ["*"],
+            "role": "viewer",
+            "expires_at": "2020-01-01T00:00:00+00:00",
+        },
+    }
     path.write_text(json.dumps(entries))
     srv = Server(tmp_path / "home", tokens=path, tokens_check_seconds=0.2).start()
     try:
@@ -118,7 +157,9 @@ def test_an_org_past_its_storage_quota_gets_413_and_another_org_does_not(tmp_pat
         with srv.client(TOKENS["acme-writer"][0]) as acme, srv.client(TOKENS["globex-writer"][0]) as globex:
             body = b"id,amount\n" + b"1,2.50\n" * 200  # 1,410 bytes
             assert acme.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=body).status_code == 200
-            detail = envelope(acme.post("/v1/knowledge.upload", params={"filename": "b.csv"}, content=body), 413, "TOO_LARGE")
+            detail = envelope(
+                acme.post("/v1/knowledge.upload", params={"filename": "b.csv"}, content=body), 413, "TOO_LARGE"
+            )
             assert "org_storage_bytes" in detail["message"]
             assert globex.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=body).status_code == 200
     finally:

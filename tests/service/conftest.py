@@ -29,7 +29,10 @@ def http(server):
 @pytest.fixture(scope="module")
 def tokens_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("tokens") / "tokens.json"
-    entries = {token_hash(tok): {"name": name, "org": org, "namespaces": nss, "role": role} for name, (tok, org, nss, role) in TOKENS.items()}
+    entries = {
+        token_hash(tok): {"name": name, "org": org, "namespaces": nss, "role": role}
+        for name, (tok, org, nss, role) in TOKENS.items()
+    }
     path.write_text(json.dumps(entries))
     return path
 

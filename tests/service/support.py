@@ -43,11 +43,14 @@ class Server:
         self.proc: subprocess.Popen | None = None
         self.preexec_fn = None  # run in the child before exec (a resource limit, tests/service/test_faults.py)
 
-    def start(self) -> "Server":
+    def start(self) -> Server:
         self.home.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tabular.cli", "--home", str(self.home), "serve", "--port", str(self.port)],
-            env=self.env, stdout=self.log.open("ab"), stderr=subprocess.STDOUT, preexec_fn=self.preexec_fn,
+            env=self.env,
+            stdout=self.log.open("ab"),
+            stderr=subprocess.STDOUT,
+            preexec_fn=self.preexec_fn,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -114,7 +117,9 @@ def wait_for(c: httpx.Client, ingestion_id: str, states=FINISHED, seconds: float
 
 
 def ingest(c: httpx.Client, path: Path, source_uri: str, **body) -> dict:
-    return wait_for(c, start_ingest(c, path, source_uri, **body), **{k: body[k] for k in ("org", "namespace") if k in body})
+    return wait_for(
+        c, start_ingest(c, path, source_uri, **body), **{k: body[k] for k in ("org", "namespace") if k in body}
+    )
 
 
 def envelope(r: httpx.Response, status_code: int, code: str) -> dict:

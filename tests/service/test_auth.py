@@ -44,7 +44,9 @@ def test_a_token_fills_org_and_namespace(acme):
     with acme.client(token("acme-viewer")) as c:
         got = c.post("/v1/knowledge.dataset_get", json={"source_uri": URI}).json()
         assert got["found"] is True
-        same = c.post("/v1/knowledge.dataset_get", json={"source_uri": URI, "org": "acme", "namespace": "finance"}).json()
+        same = c.post(
+            "/v1/knowledge.dataset_get", json={"source_uri": URI, "org": "acme", "namespace": "finance"}
+        ).json()
         assert same == got
 
 
@@ -53,9 +55,13 @@ def test_a_viewer_reads_but_cannot_upload_ingest_or_approve(acme):
         got = c.post("/v1/knowledge.dataset_get", json={"source_uri": URI}).json()["datasets"][0]
         plan = {"datasets": [{"source_uri": URI}], "aggregates": [{"fn": "count"}]}
         assert c.post("/v1/knowledge.query", json=plan).json()["rows"] == [[6]]
-        detail = envelope(c.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n1\n"), 403, "AUTH_INSUFFICIENT")
+        detail = envelope(
+            c.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n1\n"), 403, "AUTH_INSUFFICIENT"
+        )
         assert "writer" in detail["message"]
-        envelope(c.post("/v1/knowledge.ingest", json={"upload_id": "u_x", "source_uri": "x.csv"}), 403, "AUTH_INSUFFICIENT")
+        envelope(
+            c.post("/v1/knowledge.ingest", json={"upload_id": "u_x", "source_uri": "x.csv"}), 403, "AUTH_INSUFFICIENT"
+        )
         approve = {"source_uri": URI, "dataset_id": got["dataset_id"], "snapshot_id": got["snapshot_id"], "columns": {}}
         envelope(c.post("/v1/knowledge.dataset_approve", json=approve), 403, "AUTH_INSUFFICIENT")
         envelope(c.post("/v1/knowledge.ingest_cancel", json={"ingestion_id": "i_x"}), 403, "AUTH_INSUFFICIENT")
@@ -72,12 +78,21 @@ def test_an_approval_records_the_tokens_name(acme):
 
 def test_a_token_is_held_to_its_namespaces(acme):
     with acme.client(token("acme-writer")) as c:
-        detail = envelope(c.post("/v1/knowledge.dataset_get", json={"source_uri": URI, "namespace": "hr"}), 403, "AUTH_INSUFFICIENT")
+        detail = envelope(
+            c.post("/v1/knowledge.dataset_get", json={"source_uri": URI, "namespace": "hr"}), 403, "AUTH_INSUFFICIENT"
+        )
         assert detail["errors"][0]["path"] == "namespace" and detail["errors"][0]["expected"] == "finance"
-        envelope(c.post("/v1/knowledge.upload", params={"filename": "a.csv", "namespace": "hr"}, content=b"a\n1\n"), 403, "AUTH_INSUFFICIENT")
+        envelope(
+            c.post("/v1/knowledge.upload", params={"filename": "a.csv", "namespace": "hr"}, content=b"a\n1\n"),
+            403,
+            "AUTH_INSUFFICIENT",
+        )
     with acme.client(token("acme-admin")) as c:  # "*": any namespace of its org
         assert c.post("/v1/knowledge.dataset_get", json={"source_uri": URI, "namespace": "hr"}).json()["found"] is False
-        assert c.post("/v1/knowledge.dataset_get", json={"source_uri": URI, "namespace": "finance"}).json()["found"] is True
+        assert (
+            c.post("/v1/knowledge.dataset_get", json={"source_uri": URI, "namespace": "finance"}).json()["found"]
+            is True
+        )
 
 
 def test_another_org_sees_nothing_and_cannot_name_acme(acme):
@@ -86,16 +101,25 @@ def test_another_org_sees_nothing_and_cannot_name_acme(acme):
         # acme's source answers exactly as a source nobody ever made.
         for namespace in ("finance", "default"):
             theirs = c.post("/v1/knowledge.dataset_get", json={"source_uri": URI, "namespace": namespace}).json()
-            nothing = c.post("/v1/knowledge.dataset_get", json={"source_uri": "files/never.csv", "namespace": namespace}).json()
+            nothing = c.post(
+                "/v1/knowledge.dataset_get", json={"source_uri": "files/never.csv", "namespace": namespace}
+            ).json()
             assert theirs == nothing == {**nothing, "found": False}
             q1 = c.post("/v1/knowledge.query", json={**plan, "namespace": namespace})
-            q2 = c.post("/v1/knowledge.query", json={**plan, "datasets": [{"source_uri": "files/never.csv"}], "namespace": namespace})
+            q2 = c.post(
+                "/v1/knowledge.query",
+                json={**plan, "datasets": [{"source_uri": "files/never.csv"}], "namespace": namespace},
+            )
             assert q1.status_code == q2.status_code == 422
             d1, d2 = q1.json()["detail"], q2.json()["detail"]
             assert d1["code"] == d2["code"] and d1["errors"][0]["path"] == d2["errors"][0]["path"]
             assert d1["message"].replace(URI, "X") == d2["message"].replace("files/never.csv", "X")
         # Naming acme is refused before anything is looked up.
-        envelope(c.post("/v1/knowledge.dataset_get", json={"source_uri": URI, "org": "acme", "namespace": "finance"}), 403, "AUTH_INSUFFICIENT")
+        envelope(
+            c.post("/v1/knowledge.dataset_get", json={"source_uri": URI, "org": "acme", "namespace": "finance"}),
+            403,
+            "AUTH_INSUFFICIENT",
+        )
         envelope(c.post("/v1/knowledge.query", json={**plan, "org": "acme"}), 403, "AUTH_INSUFFICIENT")
     with acme.client(token("acme-writer")) as c:
         job = c.post("/v1/knowledge.list", json={}).json()
@@ -107,12 +131,18 @@ def test_another_org_sees_nothing_and_cannot_name_acme(acme):
 def test_another_orgs_upload_and_job_are_unknown(acme):
     with acme.client(token("acme-writer")) as c:
         up = upload(c, CSV / "nulls.csv")
-        job = c.post("/v1/knowledge.ingest", json={"upload_id": up["upload_id"], "source_uri": "files/nulls.csv"}).json()
+        job = c.post(
+            "/v1/knowledge.ingest", json={"upload_id": up["upload_id"], "source_uri": "files/nulls.csv"}
+        ).json()
     with acme.client(token("globex-writer")) as c:
         r = c.post("/v1/knowledge.ingest", json={"upload_id": up["upload_id"], "source_uri": "stolen.csv"})
         assert envelope(r, 422, "VALIDATION_FAILED")["errors"][0]["path"] == "upload_id"
-        assert c.post("/v1/knowledge.ingest_status", json={"ingestion_id": job["ingestion_id"]}).json()["found"] is False
-        assert c.post("/v1/knowledge.ingest_cancel", json={"ingestion_id": job["ingestion_id"]}).json()["found"] is False
+        assert (
+            c.post("/v1/knowledge.ingest_status", json={"ingestion_id": job["ingestion_id"]}).json()["found"] is False
+        )
+        assert (
+            c.post("/v1/knowledge.ingest_cancel", json={"ingestion_id": job["ingestion_id"]}).json()["found"] is False
+        )
 
 
 def test_the_tokens_file_format(tmp_path):
@@ -120,11 +150,18 @@ def test_the_tokens_file_format(tmp_path):
     path.write_text(json.dumps({token_hash("s3cret"): {"org": "acme", "namespaces": ["a", "b"], "role": "writer"}}))
     tokens = Tokens.load(Settings(tokens=str(path)))
     grant = tokens.identify("Bearer s3cret")
-    assert (grant.org, grant.namespaces, grant.role, grant.name) == ("acme", ("a", "b"), "writer", f"token:{token_hash('s3cret')[:8]}")
+    assert (grant.org, grant.namespaces, grant.role, grant.name) == (
+        "acme",
+        ("a", "b"),
+        "writer",
+        f"token:{token_hash('s3cret')[:8]}",
+    )
     assert tokens.authorize(grant, REGISTRY["knowledge.ingest"], {})["namespace"] == "a"
-    for bad in ({"not-a-hash": {"org": "a", "namespaces": ["x"], "role": "viewer"}},
-                {token_hash("x"): {"org": "a", "namespaces": ["x"], "role": "owner"}},
-                {token_hash("x"): {"org": "a", "namespaces": [], "role": "viewer"}}):
+    for bad in (
+        {"not-a-hash": {"org": "a", "namespaces": ["x"], "role": "viewer"}},
+        {token_hash("x"): {"org": "a", "namespaces": ["x"], "role": "owner"}},
+        {token_hash("x"): {"org": "a", "namespaces": [], "role": "viewer"}},
+    ):
         path.write_text(json.dumps(bad))
         with pytest.raises(SystemExit):
             Tokens.load(Settings(tokens=str(path)))
@@ -144,7 +181,9 @@ def test_mcp_over_http_holds_a_token_to_its_role_and_org(acme):
                 async with ClientSession(streams[0], streams[1]) as session:
                     await session.initialize()
                     got = await session.call_tool("loom_knowledge_dataset_get", {"source_uri": URI})
-                    denied = await session.call_tool("loom_knowledge_ingest", {"upload_id": "u_x", "source_uri": "x.csv"})
+                    denied = await session.call_tool(
+                        "loom_knowledge_ingest", {"upload_id": "u_x", "source_uri": "x.csv"}
+                    )
                     return got.structured_content, denied
 
     got, denied = anyio.run(as_, "acme-viewer")

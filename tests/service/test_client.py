@@ -82,7 +82,9 @@ FORMATS = {"ignored_args": [], "formats": [], "max_upload_bytes": 1, "refused_ex
 
 
 def test_idempotent_ops_are_retried_on_5xx():
-    transport, seen = scripted((500, failure("INTERNAL"), {}), (503, failure("OVERLOADED"), {"Retry-After": "0"}), (200, FORMATS, {}))
+    transport, seen = scripted(
+        (500, failure("INTERNAL"), {}), (503, failure("OVERLOADED"), {"Retry-After": "0"}), (200, FORMATS, {})
+    )
     client = tabular.Client("http://tabular.test", transport=transport, backoff=0.001)
     assert client.call("knowledge.formats")["default_format"] == "csv"
     assert len(seen) == 3

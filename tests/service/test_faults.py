@@ -26,9 +26,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from test_crash import consistent, later_process_exits_cleanly
 
 import tabular
-from test_crash import consistent, later_process_exits_cleanly
 
 from .support import CSV, Server, envelope, ingest, start_ingest, upload, wait_for
 
@@ -41,7 +41,10 @@ def books(path: Path, rows: int, seed: int) -> Path:
     rng = random.Random(seed)
     with path.open("w") as f:
         f.write("id,when,amount,label\n")
-        f.writelines(f"{i},2024-{i % 12 + 1:02d}-{i % 28 + 1:02d},{rng.randint(0, 99999)}.{i % 100:02d},label {rng.random():.12f}\n" for i in range(rows))
+        f.writelines(
+            f"{i},2024-{i % 12 + 1:02d}-{i % 28 + 1:02d},{rng.randint(0, 99999)}.{i % 100:02d},label {rng.random():.12f}\n"
+            for i in range(rows)
+        )
     return path
 
 
@@ -53,7 +56,10 @@ class Load:
         self.approved: list[str] = []
         self.counts: list[int] = []
         self.unexpected: list[str] = []
-        self.threads = [threading.Thread(target=self._approve, daemon=True), threading.Thread(target=self._query, daemon=True)]
+        self.threads = [
+            threading.Thread(target=self._approve, daemon=True),
+            threading.Thread(target=self._query, daemon=True),
+        ]
         for t in self.threads:
             t.start()
 
@@ -61,7 +67,14 @@ class Load:
         with self.srv.client(timeout=30) as c:
             for k in range(10_000):
                 try:
-                    r = c.post("/v1/knowledge.dataset_approve", json={"source_uri": "d", "snapshot_id": self.snapshot, "formats": {"when": ("MDY", "DMY")[k % 2]}})
+                    r = c.post(
+                        "/v1/knowledge.dataset_approve",
+                        json={
+                            "source_uri": "d",
+                            "snapshot_id": self.snapshot,
+                            "formats": {"when": ("MDY", "DMY")[k % 2]},
+                        },
+                    )
                 except httpx.HTTPError:
                     return
                 if r.status_code != 200:
@@ -74,7 +87,10 @@ class Load:
         with self.srv.client(timeout=30) as c:
             while True:
                 try:
-                    r = c.post("/v1/knowledge.query", json={"datasets": [{"source_uri": "books"}], "aggregates": [{"fn": "count"}]})
+                    r = c.post(
+                        "/v1/knowledge.query",
+                        json={"datasets": [{"source_uri": "books"}], "aggregates": [{"fn": "count"}]},
+                    )
                 except httpx.HTTPError:
                     return
                 if r.status_code != 200:
@@ -132,7 +148,9 @@ def kill_rounds(tmp_path: Path, rounds: int) -> None:
         srv = Server(home).start()
         try:
             with srv.client() as c:
-                snapshot = c.post("/v1/knowledge.dataset_get", json={"source_uri": "d"}).json()["datasets"][0]["snapshot_id"]
+                snapshot = c.post("/v1/knowledge.dataset_get", json={"source_uri": "d"}).json()["datasets"][0][
+                    "snapshot_id"
+                ]
                 pick = rng.randrange(2)
                 jobs[start_ingest(c, files[pick], "books")] = (30_000, 45_000)[pick]
             load = Load(srv, snapshot)
@@ -161,6 +179,7 @@ def _file_size_limit(limit: int):
         # Ignored, SIGXFSZ makes a write past the limit fail with EFBIG instead of killing the process.
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
     return apply
 
 
@@ -190,8 +209,13 @@ def test_a_full_disk_fails_the_ingest_and_the_previous_revision_serves(tmp_path,
             assert (got["state"], got["error_code"]) == ("failed", "too_large"), got
             assert "no room" in got["error_message"]
             after = c.post("/v1/knowledge.dataset_get", json={"source_uri": "books"}).json()
-            assert (after["revision"], after["datasets"][0]["snapshot_id"]) == (before["revision"], before["datasets"][0]["snapshot_id"])
-            answer = c.post("/v1/knowledge.query", json={"datasets": [{"source_uri": "books"}], "aggregates": [{"fn": "count"}]})
+            assert (after["revision"], after["datasets"][0]["snapshot_id"]) == (
+                before["revision"],
+                before["datasets"][0]["snapshot_id"],
+            )
+            answer = c.post(
+                "/v1/knowledge.query", json={"datasets": [{"source_uri": "books"}], "aggregates": [{"fn": "count"}]}
+            )
             assert answer.status_code == 200 and answer.json()["rows"] == [[before["datasets"][0]["rows"]]]
             # An upload that does not fit is refused the same way, and nothing of it is kept.
             with big.open("rb") as f:
@@ -208,7 +232,10 @@ def test_a_full_disk_fails_the_ingest_and_the_previous_revision_serves(tmp_path,
         again = ns.call("knowledge.ingest", {"upload_id": pending["upload_id"], "source_uri": "books"})
         engine.jobs.wait(again["ingestion_id"], 120)
         assert ns.call("knowledge.ingest_status", {"ingestion_id": again["ingestion_id"]})["state"] == "ready"
-        assert (ns.dataset_get("books").revision, ns.dataset_get("books").datasets[0].rows) == (before["revision"] + 1, rows)
+        assert (ns.dataset_get("books").revision, ns.dataset_get("books").datasets[0].rows) == (
+            before["revision"] + 1,
+            rows,
+        )
         consistent(engine)
 
 
@@ -231,14 +258,21 @@ def test_an_approval_on_a_full_disk_is_503_and_changes_nothing(tmp_path):
     # Dates whose day and month are both under 13 (ambiguous), enough of them that the snapshot
     # is written in full-size blocks.
     dates = tmp_path / "dates.csv"
-    dates.write_text("id,when,qty\n" + "".join(f"{k},{k % 12 + 1:02d}/{k % 11 + 1:02d}/2024,{k % 7}\n" for k in range(80_000)))
+    dates.write_text(
+        "id,when,qty\n" + "".join(f"{k},{k % 12 + 1:02d}/{k % 11 + 1:02d}/2024,{k % 7}\n" for k in range(80_000))
+    )
     with tabular.connect(str(home)) as engine:
         ns = engine.namespace("default", "default")
         assert ns.ingest_file(dates, source_uri="d").state == "ready"
         before = ns.dataset_get("d").datasets[0].snapshot_id
     # 200 KB a file: room to open the catalog, not to write the approval's new snapshot file.
-    said = subprocess.run([sys.executable, "-c", APPROVE_ON_A_FULL_DISK, str(home), before], capture_output=True, text=True,
-                          timeout=120, preexec_fn=_file_size_limit(200 << 10)).stdout.splitlines()
+    said = subprocess.run(
+        [sys.executable, "-c", APPROVE_ON_A_FULL_DISK, str(home), before],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_file_size_limit(200 << 10),
+    ).stdout.splitlines()
     assert said[0].startswith("OVERLOADED 503 no room left"), said
     assert said[1] == before
     with tabular.connect(str(home)) as engine:

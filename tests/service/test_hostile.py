@@ -9,7 +9,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from hostile_workbooks import LAUGHS, ROWS, SHEET_CLOSE, SHEET_OPEN, WORKBOOK, padding, workbook
 
 from .support import Server, envelope, ingest, wait_for
@@ -18,6 +17,7 @@ from .support import Server, envelope, ingest, wait_for
 XML_LIMIT = 32 << 20
 # What the server may reach while refusing all of them (it starts near 300 MiB).
 PEAK_MEMORY_KIB = 1_200_000
+
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
@@ -47,7 +47,9 @@ def test_a_well_formed_workbook_of_the_same_make_is_read(c, tmp_path):
 
 def test_a_decompression_bomb_is_refused_unread(c, tmp_path):
     # 48 MiB of sheet XML in a zip of about 50 KiB.
-    path = workbook(tmp_path / "bomb.xlsx", [SHEET_OPEN % b"", ROWS % b"a", b"<!--", *padding(48 << 20), b"-->", SHEET_CLOSE])
+    path = workbook(
+        tmp_path / "bomb.xlsx", [SHEET_OPEN % b"", ROWS % b"a", b"<!--", *padding(48 << 20), b"-->", SHEET_CLOSE]
+    )
     assert path.stat().st_size < 1 << 20
     refused(c, path, "too_large", "max_workbook_xml_bytes")
 
@@ -59,7 +61,9 @@ def test_a_bomb_of_many_empty_rows_is_refused(c, tmp_path):
 
 def test_a_long_comment_under_the_limit_is_refused_not_parsed_for_minutes(c, tmp_path):
     # Python's expat rescans an open comment at every block it is fed: 20 MB took ~10 s, 100 MB minutes.
-    path = workbook(tmp_path / "comment.xlsx", [SHEET_OPEN % b"", ROWS % b"a", b"<!--", *padding(20 << 20), b"-->", SHEET_CLOSE])
+    path = workbook(
+        tmp_path / "comment.xlsx", [SHEET_OPEN % b"", ROWS % b"a", b"<!--", *padding(20 << 20), b"-->", SHEET_CLOSE]
+    )
     refused(c, path, "format_unavailable", "markup over")
 
 
@@ -68,7 +72,9 @@ def test_entity_expansion_is_refused(c, tmp_path, where):
     if where == "sheet":
         path = workbook(tmp_path / "laughs.xlsx", [SHEET_OPEN % LAUGHS, ROWS % b"&lol9;", SHEET_CLOSE])
     else:
-        book = WORKBOOK.replace('<?xml version="1.0"?>', '<?xml version="1.0"?>' + LAUGHS.decode()).replace('name="S"', 'name="&lol9;"')
+        book = WORKBOOK.replace('<?xml version="1.0"?>', '<?xml version="1.0"?>' + LAUGHS.decode()).replace(
+            'name="S"', 'name="&lol9;"'
+        )
         path = workbook(tmp_path / "laughs_book.xlsx", [SHEET_OPEN % b"", ROWS % b"a", SHEET_CLOSE], book=book)
     refused(c, path, "format_unavailable", "DTD")
 
@@ -116,13 +122,17 @@ def test_a_file_that_claims_another_format_is_refused(c, tmp_path, name, content
     refused(c, path, "format_unavailable", says)
 
 
-@pytest.mark.parametrize("filename", ["../../x.csv", "/etc/passwd", "..", "a/../../b.csv", "..\\..\\w.csv", "x\x00.csv"])
+@pytest.mark.parametrize(
+    "filename", ["../../x.csv", "/etc/passwd", "..", "a/../../b.csv", "..\\..\\w.csv", "x\x00.csv"]
+)
 def test_upload_names_cannot_leave_the_uploads_folder(hostile, c, tmp_path, filename):
-    before = {p for p in hostile.home.parent.rglob("*")}
+    before = set(hostile.home.parent.rglob("*"))
     bodies = [
         c.post("/v1/knowledge.upload", params={"filename": filename}, content=b"id\n1\n"),
         c.post("/v1/knowledge.upload", files={"file": (filename, b"id\n1\n", "text/csv")}),
-        c.post("/v1/knowledge.upload", json={"filename": filename, "content_base64": base64.b64encode(b"id\n1\n").decode()}),
+        c.post(
+            "/v1/knowledge.upload", json={"filename": filename, "content_base64": base64.b64encode(b"id\n1\n").decode()}
+        ),
     ]
     uploads = (hostile.home / "uploads").resolve()
     for r in bodies:
@@ -131,13 +141,16 @@ def test_upload_names_cannot_leave_the_uploads_folder(hostile, c, tmp_path, file
             continue
         answered = r.json()["filename"]
         assert not {"/", "\\", "\x00"} & set(answered) and answered.strip("."), answered
-    created = {p for p in hostile.home.parent.rglob("*")} - before
+    created = set(hostile.home.parent.rglob("*")) - before
     assert all(p.resolve().is_relative_to(hostile.home.resolve()) for p in created), created
     stored = [p for p in created if p.parent.resolve() == uploads]
     assert len(stored) == sum(r.status_code == 200 for r in bodies)
     for r in bodies:  # and what was stored reads like any upload
         if r.status_code == 200:
-            started = c.post("/v1/knowledge.ingest", json={"upload_id": r.json()["upload_id"], "source_uri": f"hostile/name/{len(filename)}"})
+            started = c.post(
+                "/v1/knowledge.ingest",
+                json={"upload_id": r.json()["upload_id"], "source_uri": f"hostile/name/{len(filename)}"},
+            )
             assert started.status_code == 200, started.text
             assert wait_for(c, started.json()["ingestion_id"])["error_code"] in (None, "format_unavailable")
 

@@ -62,9 +62,15 @@ def test_delete_restore_and_synthesize_over_http(http):
 
 def test_an_approval_over_http(http, currency):
     got = http.post("/v1/knowledge.dataset_get", json={"source_uri": "files/currency.csv"}).json()["datasets"][0]
-    r = http.post("/v1/knowledge.dataset_approve", json={
-        "source_uri": "files/currency.csv", "dataset_id": got["dataset_id"], "snapshot_id": got["snapshot_id"], "columns": {},
-    })
+    r = http.post(
+        "/v1/knowledge.dataset_approve",
+        json={
+            "source_uri": "files/currency.csv",
+            "dataset_id": got["dataset_id"],
+            "snapshot_id": got["snapshot_id"],
+            "columns": {},
+        },
+    )
     assert r.status_code == 200, r.text
     assert r.json()["found"] is True and r.json()["dataset"]["approved"] is True
 
@@ -106,7 +112,11 @@ def test_validation_failed_names_the_path_and_close_names(http, currency):
 
 
 def test_a_json_body_past_max_body_bytes_is_413(http):
-    r = http.post("/v1/knowledge.query", content=b'{"x": "' + b"a" * (17 << 20) + b'"}', headers={"Content-Type": "application/json"})
+    r = http.post(
+        "/v1/knowledge.query",
+        content=b'{"x": "' + b"a" * (17 << 20) + b'"}',
+        headers={"Content-Type": "application/json"},
+    )
     assert "max_body_bytes" in envelope(r, 413, "TOO_LARGE")["message"]
 
 
@@ -164,11 +174,17 @@ def test_a_query_over_its_time_limit_is_504(limited, tmp_path):
 
 def test_upload_raw_multipart_and_base64_store_the_same_bytes(http):
     data = (CSV / "currency.csv").read_bytes()
-    raw = http.post("/v1/knowledge.upload", params={"filename": "c.csv"}, content=data, headers={"Content-Type": "text/csv"}).json()
+    raw = http.post(
+        "/v1/knowledge.upload", params={"filename": "c.csv"}, content=data, headers={"Content-Type": "text/csv"}
+    ).json()
     multi = http.post("/v1/knowledge.upload", files={"file": ("c.csv", data, "text/csv")}).json()
-    b64 = http.post("/v1/knowledge.upload", json={"filename": "c.csv", "content_base64": base64.b64encode(data).decode()}).json()
+    b64 = http.post(
+        "/v1/knowledge.upload", json={"filename": "c.csv", "content_base64": base64.b64encode(data).decode()}
+    ).json()
     assert raw["sha256"] == multi["sha256"] == b64["sha256"] and raw["bytes"] == len(data)
-    assert raw["filename"] == multi["filename"] == "c.csv" and raw["content_type"] == multi["content_type"] == "text/csv"
+    assert (
+        raw["filename"] == multi["filename"] == "c.csv" and raw["content_type"] == multi["content_type"] == "text/csv"
+    )
     envelope(http.post("/v1/knowledge.upload", files={"other": ("c.csv", data)}), 422, "VALIDATION_FAILED")
     broken = b"--xyz\r\nContent-Disposition: form-data; name=file\r\n\r\nabc\r\n--xyz" + b"\x00" * 100
     r = http.post("/v1/knowledge.upload", content=broken, headers={"Content-Type": "multipart/form-data; boundary=xyz"})
@@ -178,9 +194,15 @@ def test_upload_raw_multipart_and_base64_store_the_same_bytes(http):
 def test_an_upload_over_the_limit_is_413_and_keeps_nothing(limited):
     with limited.client() as c:
         before = {p.name for p in (limited.home / "uploads").iterdir()}
-        detail = envelope(c.post("/v1/knowledge.upload", params={"filename": "x.csv"}, content=b"x" * 5000), 413, "TOO_LARGE")
+        detail = envelope(
+            c.post("/v1/knowledge.upload", params={"filename": "x.csv"}, content=b"x" * 5000), 413, "TOO_LARGE"
+        )
         assert "max_upload_bytes" in detail["message"]
-        chunked = envelope(c.post("/v1/knowledge.upload", params={"filename": "x.csv"}, content=iter([b"x" * 600] * 3)), 413, "TOO_LARGE")
+        chunked = envelope(
+            c.post("/v1/knowledge.upload", params={"filename": "x.csv"}, content=iter([b"x" * 600] * 3)),
+            413,
+            "TOO_LARGE",
+        )
         assert chunked["code"] == "TOO_LARGE"
         envelope(c.post("/v1/knowledge.upload", files={"file": ("x.csv", b"x" * 5000)}), 413, "TOO_LARGE")
         assert {p.name for p in (limited.home / "uploads").iterdir()} == before
@@ -214,7 +236,9 @@ def test_the_same_idempotency_key_answers_the_same_job(http):
     assert first["ingestion_id"] == again["ingestion_id"]
     other = http.post("/v1/knowledge.ingest", json=body, headers={"Idempotency-Key": "k-2"}).json()
     assert other["ingestion_id"] != first["ingestion_id"]
-    misuse = http.post("/v1/knowledge.ingest", json={**body, "source_uri": "files/other.csv"}, headers={"Idempotency-Key": "k-1"})
+    misuse = http.post(
+        "/v1/knowledge.ingest", json={**body, "source_uri": "files/other.csv"}, headers={"Idempotency-Key": "k-1"}
+    )
     assert envelope(misuse, 422, "VALIDATION_FAILED")["errors"][0]["path"] == "idempotency_key"
     assert wait_for(http, first["ingestion_id"])["state"] == "ready"
     assert wait_for(http, other["ingestion_id"])["state"] == "ready"
@@ -240,7 +264,9 @@ def test_openapi_and_docs_describe_every_op(http):
     for name, op in REGISTRY.items():
         post = schema["paths"][f"/v1/{name}"]["post"]
         assert post["description"] == op.description
-        assert post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].startswith("#/components/schemas/")
+        assert post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].startswith(
+            "#/components/schemas/"
+        )
         assert "default" in post["responses"]
     assert "IngestIn" in schema["components"]["schemas"]
     assert http.get("/docs").status_code == 200
@@ -265,6 +291,12 @@ def test_query_export_streams_every_row_with_the_receipt_in_a_header(http, tmp_p
     csv_text = http.post("/v1/knowledge.query_export", json={**plan, "format": "csv"}).text
     assert len(csv_text.strip().splitlines()) == 301
     for wrong in ("xlsx", {}, ["csv"]):
-        detail = envelope(http.post("/v1/knowledge.query_export", json={**plan, "format": wrong}), 422, "VALIDATION_FAILED")
+        detail = envelope(
+            http.post("/v1/knowledge.query_export", json={**plan, "format": wrong}), 422, "VALIDATION_FAILED"
+        )
         assert detail["errors"][0]["path"] == "format"
-    envelope(http.post("/v1/knowledge.query_export", json={"datasets": [{"source_uri": "nothing"}], "format": "csv"}), 422, "VALIDATION_FAILED")
+    envelope(
+        http.post("/v1/knowledge.query_export", json={"datasets": [{"source_uri": "nothing"}], "format": "csv"}),
+        422,
+        "VALIDATION_FAILED",
+    )

@@ -30,9 +30,17 @@ def foreign(authed):
             scope = {"org": "globex" if key == "org" else "acme", "namespace": namespace}
             job = ingest(c, CSV / "dates_ambiguous.csv", "secret.csv", **scope)
             assert job["state"] == "ready", job
-            snapshot = c.post("/v1/knowledge.dataset_get", json={"source_uri": "secret.csv", **scope}).json()["datasets"][0]["snapshot_id"]
+            snapshot = c.post("/v1/knowledge.dataset_get", json={"source_uri": "secret.csv", **scope}).json()[
+                "datasets"
+            ][0]["snapshot_id"]
             pending = upload(c, CSV / "currency.csv", **scope)
-            out[key] = {"source_uri": "secret.csv", "snapshot_id": snapshot, "upload_id": pending["upload_id"], "ingestion_id": job["ingestion_id"], "scope": scope}
+            out[key] = {
+                "source_uri": "secret.csv",
+                "snapshot_id": snapshot,
+                "upload_id": pending["upload_id"],
+                "ingestion_id": job["ingestion_id"],
+                "scope": scope,
+            }
     return out
 
 
@@ -50,10 +58,23 @@ CALLS = [
     ("dataset_get", lambda n: {"source_uri": n["source_uri"], "sample_rows": 3}),
     ("get", lambda n: {"source_uri": n["source_uri"]}),
     ("query", lambda n: {"datasets": [{"source_uri": n["source_uri"]}], "aggregates": [{"fn": "count"}]}),
-    ("query", lambda n: {"datasets": [{"source_uri": "mine.csv", "alias": "m"}, {"source_uri": n["source_uri"], "alias": "x"}],
-                         "joins": [{"alias": "x", "on": [{"left": "m.id", "right": "x.id"}]}]}),
+    (
+        "query",
+        lambda n: {
+            "datasets": [{"source_uri": "mine.csv", "alias": "m"}, {"source_uri": n["source_uri"], "alias": "x"}],
+            "joins": [{"alias": "x", "on": [{"left": "m.id", "right": "x.id"}]}],
+        },
+    ),
     ("query", lambda n: {"datasets": [{"source_uri": n["source_uri"], "snapshot_id": n["snapshot_id"]}]}),
-    ("dataset_approve", lambda n: {"source_uri": n["source_uri"], "dataset_id": "", "snapshot_id": n["snapshot_id"], "formats": {"when": "MDY"}}),
+    (
+        "dataset_approve",
+        lambda n: {
+            "source_uri": n["source_uri"],
+            "dataset_id": "",
+            "snapshot_id": n["snapshot_id"],
+            "formats": {"when": "MDY"},
+        },
+    ),
     ("ingest", lambda n: {"upload_id": n["upload_id"], "source_uri": "mine-too.csv"}),
     ("ingest_status", lambda n: {"ingestion_id": n["ingestion_id"]}),
     ("ingest_cancel", lambda n: {"ingestion_id": n["ingestion_id"]}),

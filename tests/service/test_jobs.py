@@ -80,7 +80,7 @@ def test_a_job_killed_past_its_attempts_fails_and_publishes_nothing(tmp_path, bi
             assert "interrupted" in got["error_message"]
             live = c.post("/v1/knowledge.dataset_get", json={"source_uri": "big.csv"}).json()
             assert live["revision"] == 1 and live["datasets"][0]["rows"] == 6  # the previous revision, whole
-        extractions = [p for p in (tmp_path / "home" / "extractions").iterdir()]
+        extractions = list((tmp_path / "home" / "extractions").iterdir())
         assert len(extractions) == 1  # the crashed job's folder was swept
     finally:
         srv.stop()

@@ -19,19 +19,27 @@ from .support import CSV
 
 
 async def _ingest(session: ClientSession, path, source_uri: str) -> dict:
-    up = await session.call_tool("loom_knowledge_upload", {"filename": path.name, "content_base64": base64.b64encode(path.read_bytes()).decode()})
+    up = await session.call_tool(
+        "loom_knowledge_upload", {"filename": path.name, "content_base64": base64.b64encode(path.read_bytes()).decode()}
+    )
     assert not up.is_error, up.content
-    started = await session.call_tool("loom_knowledge_ingest", {"upload_id": up.structured_content["upload_id"], "source_uri": source_uri})
+    started = await session.call_tool(
+        "loom_knowledge_ingest", {"upload_id": up.structured_content["upload_id"], "source_uri": source_uri}
+    )
     deadline = time.monotonic() + 60
     while True:
-        got = await session.call_tool("loom_knowledge_ingest_status", {"ingestion_id": started.structured_content["ingestion_id"]})
+        got = await session.call_tool(
+            "loom_knowledge_ingest_status", {"ingestion_id": started.structured_content["ingestion_id"]}
+        )
         if got.structured_content["state"] not in ("pending", "processing") or time.monotonic() > deadline:
             return got.structured_content
         await anyio.sleep(0.02)
 
 
 def test_an_mcp_session_over_stdio_lists_every_op_and_answers(tmp_path):
-    params = StdioServerParameters(command=sys.executable, args=["-m", "tabular.cli", "--home", str(tmp_path / "home"), "mcp"])
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "tabular.cli", "--home", str(tmp_path / "home"), "mcp"]
+    )
 
     async def session_run() -> None:
         async with stdio_client(params) as (read, write):
@@ -46,18 +54,29 @@ def test_an_mcp_session_over_stdio_lists_every_op_and_answers(tmp_path):
                     assert tool.annotations.read_only_hint is (not op.writes)
 
                 assert (await _ingest(session, CSV / "currency.csv", "files/currency.csv"))["state"] == "ready"
-                got = await session.call_tool("loom_knowledge_dataset_get", {"source_uri": "files/currency.csv", "sample_rows": 1})
+                got = await session.call_tool(
+                    "loom_knowledge_dataset_get", {"source_uri": "files/currency.csv", "sample_rows": 1}
+                )
                 assert not got.is_error
                 dataset = got.structured_content["datasets"][0]
                 assert dataset["sample"][0]["item"] == "Desk lamp"
 
-                plan = {"datasets": [{"source_uri": "files/currency.csv"}], "aggregates": [{"fn": "count"}], "colour": 1}
+                plan = {
+                    "datasets": [{"source_uri": "files/currency.csv"}],
+                    "aggregates": [{"fn": "count"}],
+                    "colour": 1,
+                }
                 answer = await session.call_tool("loom_knowledge_query", plan)
                 assert not answer.is_error
-                assert answer.structured_content["rows"] == [[6]] and answer.structured_content["ignored_args"] == ["colour"]
+                assert answer.structured_content["rows"] == [[6]] and answer.structured_content["ignored_args"] == [
+                    "colour"
+                ]
 
                 # Errors carry the same envelope and code as HTTP.
-                bad = await session.call_tool("loom_knowledge_query", {"datasets": [{"source_uri": "files/currency.csv"}], "select": [{"column": "itme"}]})
+                bad = await session.call_tool(
+                    "loom_knowledge_query",
+                    {"datasets": [{"source_uri": "files/currency.csv"}], "select": [{"column": "itme"}]},
+                )
                 assert bad.is_error
                 detail = bad.structured_content["detail"]
                 assert detail["code"] == "VALIDATION_FAILED" and detail["errors"][0]["path"] == "select[0].column"

@@ -18,13 +18,27 @@ from schemathesis.checks import not_a_server_error
 from .support import Server
 
 SPEC_CODES = {
-    "VALIDATION_FAILED", "AUTH_INVALID", "AUTH_INSUFFICIENT", "RESOURCE_NOT_FOUND", "PRECONDITION_FAILED",
-    "TOO_LARGE", "BACKEND_TIMEOUT", "RATE_LIMITED", "OVERLOADED",
+    "VALIDATION_FAILED",
+    "AUTH_INVALID",
+    "AUTH_INSUFFICIENT",
+    "RESOURCE_NOT_FOUND",
+    "PRECONDITION_FAILED",
+    "TOO_LARGE",
+    "BACKEND_TIMEOUT",
+    "RATE_LIMITED",
+    "OVERLOADED",
     # linked folders (issue 20)
-    "PATH_NOT_FOUND", "PATH_NOT_ALLOWED", "DISK_ROOT", "TOO_MANY_FILES", "FOLDER_TOO_LARGE", "TOO_MANY_LINKS",
+    "PATH_NOT_FOUND",
+    "PATH_NOT_ALLOWED",
+    "DISK_ROOT",
+    "TOO_MANY_FILES",
+    "FOLDER_TOO_LARGE",
+    "TOO_MANY_LINKS",
 }
 EXAMPLES = int(os.environ.get("OPENAPI_EXAMPLES", 15))
-FUZZ = dict(deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+FUZZ = dict(
+    deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck)
+)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import tabular
 
-from .support import CSV, ROOT, Server, ingest, upload
+from .support import CSV, ROOT, Server, ingest
 
 ORDERS = ROOT / "fixtures" / "query" / "orders.csv"
 COUNT = {"datasets": [{"source_uri": "orders"}], "aggregates": [{"fn": "count"}]}
@@ -34,7 +34,9 @@ with tabular.connect(home) as engine:
 
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tabular.cli", "--home", str(home), *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tabular.cli", "--home", str(home), *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_serve_an_engine_and_the_cli_read_and_write_one_home_at_once(tmp_path):
@@ -54,8 +56,13 @@ def test_serve_an_engine_and_the_cli_read_and_write_one_home_at_once(tmp_path):
                 if got["state"] != "ready":
                     errors.append(f"http ingest: {got}")
                     continue
-                snapshot = c.post("/v1/knowledge.dataset_get", json={"source_uri": f"http{k}"}).json()["datasets"][0]["snapshot_id"]
-                r = c.post("/v1/knowledge.dataset_approve", json={"source_uri": f"http{k}", "snapshot_id": snapshot, "formats": {"when": "DMY"}})
+                snapshot = c.post("/v1/knowledge.dataset_get", json={"source_uri": f"http{k}"}).json()["datasets"][0][
+                    "snapshot_id"
+                ]
+                r = c.post(
+                    "/v1/knowledge.dataset_approve",
+                    json={"source_uri": f"http{k}", "snapshot_id": snapshot, "formats": {"when": "DMY"}},
+                )
                 if r.status_code != 200:
                     errors.append(f"http approve: {r.status_code} {r.text}")
                     continue
@@ -80,8 +87,12 @@ def test_serve_an_engine_and_the_cli_read_and_write_one_home_at_once(tmp_path):
         for t in threads:
             t.start()
         # Writer 2: a Python engine in its own process.
-        writer = subprocess.run([sys.executable, "-c", ENGINE_WRITER, str(home), str(CSV / "dates_ambiguous.csv"), str(ROUNDS)],
-                                capture_output=True, text=True, timeout=300)
+        writer = subprocess.run(
+            [sys.executable, "-c", ENGINE_WRITER, str(home), str(CSV / "dates_ambiguous.csv"), str(ROUNDS)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         threads[0].join(300)
         writing.clear()
         for t in threads[1:]:
@@ -106,4 +117,6 @@ def test_serve_an_engine_and_the_cli_read_and_write_one_home_at_once(tmp_path):
         ns = engine.namespace("default", "default")
         for write in acknowledged:
             assert ns.dataset_get(write["source_uri"]).datasets[0].snapshot_id == write["snapshot_id"]
-            assert [h["new_snapshot_id"] for h in ns.call("knowledge.get", {"source_uri": write["source_uri"]})["history"]] == [write["snapshot_id"]]
+            assert [
+                h["new_snapshot_id"] for h in ns.call("knowledge.get", {"source_uri": write["source_uri"]})["history"]
+            ] == [write["snapshot_id"]]

@@ -68,6 +68,7 @@ def test_every_plan_operator_is_described_in_the_openapi_schema_and_the_readme(e
     from typing import get_args
 
     from conftest import ROOT
+
     from planner.models import EXPR_OPERATORS, AggregateFn, WindowFn
 
     schemas = create_app(engine, mcp=False).openapi()["components"]["schemas"]
@@ -85,4 +86,6 @@ def test_every_plan_operator_is_described_in_the_openapi_schema_and_the_readme(e
     assert all(fn in aggregate for fn in get_args(AggregateFn))
     kinds = schemas["QueryJoin"]["properties"]["kind"]["description"]
     assert all(kind in kinds for kind in ("inner", "left", "semi", "anti"))
-    assert schemas["QueryMeasure"]["properties"]["window"].get("description") and schemas["QueryCompute"]["properties"]["expr"].get("description")
+    assert schemas["QueryMeasure"]["properties"]["window"].get("description") and schemas["QueryCompute"]["properties"][
+        "expr"
+    ].get("description")

@@ -1,9 +1,9 @@
 """The engine the synthesize tests share (a module, not a conftest: tests import `conftest` by name)."""
 
 import pytest
+from synth_oracle import SYNTH
 
 import tabular
-from synth_oracle import SYNTH
 
 SOURCES = ("sales", "invoices", "orders", "customers", "shipments")
 

@@ -13,10 +13,19 @@ from pathlib import Path
 SYNTH = Path(__file__).resolve().parents[2] / "fixtures" / "synth"
 
 TYPES = {
-    "sale_id": int, "units": int, "amount": Decimal, "sold_on": dt.date.fromisoformat,
-    "net": Decimal, "tax": Decimal, "gross": Decimal, "issued_on": dt.date.fromisoformat,
-    "order_id": int, "customer_id": int, "ordered_on": dt.date.fromisoformat,
-    "shipment_id": int, "weight_kg": Decimal,
+    "sale_id": int,
+    "units": int,
+    "amount": Decimal,
+    "sold_on": dt.date.fromisoformat,
+    "net": Decimal,
+    "tax": Decimal,
+    "gross": Decimal,
+    "issued_on": dt.date.fromisoformat,
+    "order_id": int,
+    "customer_id": int,
+    "ordered_on": dt.date.fromisoformat,
+    "shipment_id": int,
+    "weight_kg": Decimal,
 }
 
 
@@ -25,9 +34,13 @@ def load(name: str) -> list[dict]:
         return [{k: TYPES.get(k, str)(v) for k, v in row.items()} for row in csv.DictReader(f)]
 
 
-SALES, INVOICES, ORDERS, CUSTOMERS, SHIPMENTS = (load(n) for n in ("sales", "invoices", "orders", "customers", "shipments"))
+SALES, INVOICES, ORDERS, CUSTOMERS, SHIPMENTS = (
+    load(n) for n in ("sales", "invoices", "orders", "customers", "shipments")
+)
 BY_CUSTOMER = {c["customer_id"]: c for c in CUSTOMERS}
-ORDERS_WITH_CUSTOMERS = [{**o, **{k: v for k, v in BY_CUSTOMER[o["customer_id"]].items() if k != "customer_id"}} for o in ORDERS]
+ORDERS_WITH_CUSTOMERS = [
+    {**o, **{k: v for k, v in BY_CUSTOMER[o["customer_id"]].items() if k != "customer_id"}} for o in ORDERS
+]
 
 
 def total(rows, column):

@@ -7,9 +7,9 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from synth_oracle import INVOICES, SALES, SYNTH, total, where
 
 import tabular
-from synth_oracle import INVOICES, SALES, SYNTH, total, where
 
 
 class Stub:
@@ -25,8 +25,14 @@ class Stub:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stub.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
                 content = stub.replies.pop(0) if stub.replies else "{}"
-                answer = {"id": "chatcmpl-1", "object": "chat.completion", "model": body["model"],
-                          "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}]}
+                answer = {
+                    "id": "chatcmpl-1",
+                    "object": "chat.completion",
+                    "model": body["model"],
+                    "choices": [
+                        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                    ],
+                }
                 data = json.dumps(answer).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -53,7 +59,9 @@ def stub():
 @pytest.fixture(scope="module")
 def chat(stub, tmp_path_factory):
     home = tmp_path_factory.mktemp("chat") / "home"
-    with tabular.connect(str(home), llm_base_url=stub.url, llm_api_key="test-key", llm_model="stub-model", llm_seconds=10.0) as engine:
+    with tabular.connect(
+        str(home), llm_base_url=stub.url, llm_api_key="test-key", llm_model="stub-model", llm_seconds=10.0
+    ) as engine:
         ns = engine.namespace("acme", "chat")
         for name in ("sales", "invoices"):
             assert ns.ingest_file(SYNTH / f"{name}.csv", source_uri=f"{name}.csv").state == "ready"
@@ -72,8 +80,24 @@ def plan(**fields):
 
 def test_an_invalid_proposal_is_repaired_with_the_validation_errors(chat, stub):
     stub.replies = [
-        json.dumps({"plan": plan(aggregates=[{"fn": "sum", "column": "s.amout"}], where=[{"column": "s.region", "op": "eq", "value": "North"}])}),
-        "```json\n" + json.dumps({"plan": plan(aggregates=[{"fn": "sum", "column": "s.amount"}], where=[{"column": "s.region", "op": "eq", "value": "North"}])}) + "\n```",
+        json.dumps(
+            {
+                "plan": plan(
+                    aggregates=[{"fn": "sum", "column": "s.amout"}],
+                    where=[{"column": "s.region", "op": "eq", "value": "North"}],
+                )
+            }
+        ),
+        "```json\n"
+        + json.dumps(
+            {
+                "plan": plan(
+                    aggregates=[{"fn": "sum", "column": "s.amount"}],
+                    where=[{"column": "s.region", "op": "eq", "value": "North"}],
+                )
+            }
+        )
+        + "\n```",
     ]
     out = chat.synthesize("Total amount in the North", ["sales.csv"])
     assert not out.abstain and out.model == "stub-model"
@@ -81,10 +105,16 @@ def test_an_invalid_proposal_is_repaired_with_the_validation_errors(chat, stub):
     assert calc.rows == [[str(total(where(SALES, region="North"), "amount"))]]
     assert "[knowledge.query#1]" in out.answer and out.citations == ["knowledge.query#1"]
     first, second = stub.requests
-    assert first["path"] == "/v1/chat/completions" and first["auth"] == "Bearer test-key" and first["body"]["model"] == "stub-model"
+    assert (
+        first["path"] == "/v1/chat/completions"
+        and first["auth"] == "Bearer test-key"
+        and first["body"]["model"] == "stub-model"
+    )
     system, user = first["body"]["messages"]
     assert '"aggregates"' in system["content"] and "Total amount in the North" in user["content"]
-    assert '"amount"' in user["content"] and '"North"' in user["content"]  # columns and a low-cardinality string column's values
+    assert (
+        '"amount"' in user["content"] and '"North"' in user["content"]
+    )  # columns and a low-cardinality string column's values
     repair = second["body"]["messages"]
     assert len(repair) == 4 and repair[2]["role"] == "assistant"
     said = repair[3]["content"]
@@ -100,7 +130,9 @@ def test_a_second_invalid_proposal_is_invalid_plan_with_why(chat, stub):
 
 
 def test_a_plan_reading_a_dataset_not_given_is_refused(chat, stub):
-    stub.replies = [json.dumps({"plan": {"datasets": [{"source_uri": "invoices.csv"}], "aggregates": [{"fn": "count"}]}})] * 2
+    stub.replies = [
+        json.dumps({"plan": {"datasets": [{"source_uri": "invoices.csv"}], "aggregates": [{"fn": "count"}]}})
+    ] * 2
     out = chat.synthesize("How many sales?", ["sales.csv"])
     assert out.abstain_reason == "invalid_plan" and "invoices.csv" in out.clarification
 
@@ -108,12 +140,25 @@ def test_a_plan_reading_a_dataset_not_given_is_refused(chat, stub):
 def test_the_model_may_abstain_itself(chat, stub):
     stub.replies = [json.dumps({"abstain": "ambiguous", "clarification": "revenue: the column net or gross?"})]
     out = chat.synthesize("Total revenue", ["invoices.csv"])
-    assert (out.abstain_reason, out.clarification, out.model) == ("ambiguous", "revenue: the column net or gross?", "stub-model")
+    assert (out.abstain_reason, out.clarification, out.model) == (
+        "ambiguous",
+        "revenue: the column net or gross?",
+        "stub-model",
+    )
 
 
 def test_a_valid_first_proposal_runs_over_every_row(chat, stub):
-    stub.replies = [json.dumps({"plan": {"datasets": [{"source_uri": "invoices.csv", "alias": "i"}], "group_by": [{"column": "i.status"}],
-                                         "aggregates": [{"fn": "sum", "column": "i.gross"}]}})]
+    stub.replies = [
+        json.dumps(
+            {
+                "plan": {
+                    "datasets": [{"source_uri": "invoices.csv", "alias": "i"}],
+                    "group_by": [{"column": "i.status"}],
+                    "aggregates": [{"fn": "sum", "column": "i.gross"}],
+                }
+            }
+        )
+    ]
     out = chat.synthesize("Gross by status", ["invoices.csv"])
     want = {s: str(total(where(INVOICES, status=s), "gross")) for s in ("open", "overdue", "paid")}
     assert {r[0]: r[1] for r in out.calculations[0].rows} == want and len(stub.requests) == 1

@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 import pytest
-
-import tabular
 from synth_engine import synth  # noqa: F401 - the fixture
 from synth_oracle import SALES, SYNTH, by, month, total
+
+import tabular
 from tabular.synthesize.answer import clip, note, scrub
 
 
@@ -55,7 +55,11 @@ def test_a_ranking_cut_between_ties_abstains(synth, tmp_path):
 def test_clarifications_name_what_to_approve_or_choose(synth):
     asked = synth.synthesize("How many shipments in March 2024?", ["shipments.csv"])
     assert asked.abstain_reason == "needs_clarification"
-    assert "'shipments'" in asked.clarification and "'shipped'" in asked.clarification and "date_order" in asked.clarification
+    assert (
+        "'shipments'" in asked.clarification
+        and "'shipped'" in asked.clarification
+        and "date_order" in asked.clarification
+    )
     assert "knowledge.dataset_approve" in asked.clarification
     chosen = synth.synthesize("What is the total revenue?", ["invoices.csv"])
     assert chosen.clarification == "revenue: the column net or gross?"
@@ -69,13 +73,19 @@ def test_unsupported_citations_are_removed_and_listed():
     assert clip("short", 10) == ("short", False) and len(clip("x" * 50, 40)[0]) == 40
 
 
-@pytest.mark.parametrize("body, path", [
-    ({"task": "Total amount", "datasets": ["nothing.csv"]}, "datasets[0].source_uri"),
-    ({"task": "Total amount", "datasets": ["sales.csv"] * 5}, "datasets"),
-    ({"task": "", "datasets": ["sales.csv"]}, "task"),
-    ({"task": "Total amount", "datasets": []}, "datasets"),
-    ({"task": "Total amount", "datasets": [{"source_uri": "sales.csv", "dataset_id": "nope"}]}, "datasets[0].dataset_id"),
-])
+@pytest.mark.parametrize(
+    "body, path",
+    [
+        ({"task": "Total amount", "datasets": ["nothing.csv"]}, "datasets[0].source_uri"),
+        ({"task": "Total amount", "datasets": ["sales.csv"] * 5}, "datasets"),
+        ({"task": "", "datasets": ["sales.csv"]}, "task"),
+        ({"task": "Total amount", "datasets": []}, "datasets"),
+        (
+            {"task": "Total amount", "datasets": [{"source_uri": "sales.csv", "dataset_id": "nope"}]},
+            "datasets[0].dataset_id",
+        ),
+    ],
+)
 def test_bad_input_is_a_422_with_its_path(synth, body, path):
     with pytest.raises(tabular.TabularError) as err:
         synth.call("knowledge.synthesize", body)
@@ -84,15 +94,36 @@ def test_bad_input_is_a_422_with_its_path(synth, body, path):
 
 def test_a_stale_snapshot_is_409(synth):
     with pytest.raises(tabular.TabularError) as err:
-        synth.call("knowledge.synthesize", {"task": "Total amount", "datasets": [{"source_uri": "sales.csv", "snapshot_id": "s_gone"}]})
+        synth.call(
+            "knowledge.synthesize",
+            {"task": "Total amount", "datasets": [{"source_uri": "sales.csv", "snapshot_id": "s_gone"}]},
+        )
     assert err.value.code == "PRECONDITION_FAILED"
 
 
 ODD_TASKS = [
-    " ", "?", "🙂 total", "top 0 products by amount", "top 99999999 products by amount", "Total amount between 2024-13-45 and 2024-02-30",
-    "total amount in may", "sum sum sum", "how many how many", "total amount by month by year by quarter", "between and", "Total amount over 1e400",
-    "Total amount over 99999999999999999999999999999999999999999", "Top products by region by channel", "x" * 3000, "Total amount on 2024-02-30",
-    "Which region?", "by by by", "Total Widget Widget Gadget", "not North", "Total amount for Q5 2024", "amount amount per amount",
+    " ",
+    "?",
+    "🙂 total",
+    "top 0 products by amount",
+    "top 99999999 products by amount",
+    "Total amount between 2024-13-45 and 2024-02-30",
+    "total amount in may",
+    "sum sum sum",
+    "how many how many",
+    "total amount by month by year by quarter",
+    "between and",
+    "Total amount over 1e400",
+    "Total amount over 99999999999999999999999999999999999999999",
+    "Top products by region by channel",
+    "x" * 3000,
+    "Total amount on 2024-02-30",
+    "Which region?",
+    "by by by",
+    "Total Widget Widget Gadget",
+    "not North",
+    "Total amount for Q5 2024",
+    "amount amount per amount",
 ]
 
 
@@ -109,7 +140,9 @@ def test_odd_tasks_answer_or_abstain_never_internal(synth, task):
 
 def test_cli_ask(tmp_path):
     env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home")}
-    run = lambda *a: subprocess.run([sys.executable, "-m", "tabular.cli", *a], capture_output=True, text=True, env=env, timeout=120)  # noqa: E731
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "tabular.cli", *a], capture_output=True, text=True, env=env, timeout=120
+    )
     assert run("ingest", str(SYNTH / "sales.csv"), "--json").returncode == 0
     said = run("ask", "Total amount for Widget", "sales.csv")
     widget = total([r for r in SALES if r["product"] == "Widget"], "amount")
@@ -120,10 +153,17 @@ def test_cli_ask(tmp_path):
 
 def test_days_on_a_datetime_column_are_whole_days(synth, tmp_path):
     events = tmp_path / "events.csv"
-    events.write_text("event,at,cost\na,2024-03-01T10:00:00,5\nb,2024-03-31T23:00:00,7\nc,2024-04-01T00:00:00,11\nd,2024-02-29T23:59:59,13\n")
+    events.write_text(
+        "event,at,cost\na,2024-03-01T10:00:00,5\nb,2024-03-31T23:00:00,7\nc,2024-04-01T00:00:00,11\nd,2024-02-29T23:59:59,13\n"
+    )
     synth.ingest_file(events, source_uri="events.csv")
-    for task, want in [("Total cost in March 2024", 5 + 7), ("Total cost on 2024-03-31", 7), ("Total cost after 2024-03-01", 7 + 11),
-                       ("Total cost before 2024-03-01", 13), ("Total cost until 2024-03-31", 13 + 5 + 7)]:
+    for task, want in [
+        ("Total cost in March 2024", 5 + 7),
+        ("Total cost on 2024-03-31", 7),
+        ("Total cost after 2024-03-01", 7 + 11),
+        ("Total cost before 2024-03-01", 13),
+        ("Total cost until 2024-03-31", 13 + 5 + 7),
+    ]:
         assert synth.synthesize(task, ["events.csv"]).calculations[0].rows == [[want]], task
 
 
@@ -133,18 +173,26 @@ def test_a_join_that_could_count_a_row_twice_is_not_proposed(synth):
     assert out.abstain and out.abstain_reason == "invalid_plan" and "unique in orders" in out.clarification
 
 
-VOCAB = ("total sum average median min max largest smallest earliest latest first last how many number of count distinct per by each for top "
-         "bottom which what highest lowest most least in on after before between and from to not excluding monthly quarterly yearly month "
-         "quarter year 2023 2024 2024-03-01 2024-06-30 march q2 3 10 over under more than at least amount units region product channel North "
-         "Widget Online sales sale net gross tax customer status paid open invoices orders customers segment country Retail Germany shipped "
-         "weight carrier DHL revenue when date the of a").split()
+VOCAB = (
+    "total sum average median min max largest smallest earliest latest first last how many number of count distinct per by each for top "
+    "bottom which what highest lowest most least in on after before between and from to not excluding monthly quarterly yearly month "
+    "quarter year 2023 2024 2024-03-01 2024-06-30 march q2 3 10 over under more than at least amount units region product channel North "
+    "Widget Online sales sale net gross tax customer status paid open invoices orders customers segment country Retail Germany shipped "
+    "weight carrier DHL revenue when date the of a"
+).split()
 
 
 def test_word_salad_answers_or_abstains_never_internal(synth):
     import random
 
     rng = random.Random(1)
-    sets = [["sales.csv"], ["invoices.csv"], ["orders.csv", "customers.csv"], ["shipments.csv"], ["sales.csv", "invoices.csv"]]
+    sets = [
+        ["sales.csv"],
+        ["invoices.csv"],
+        ["orders.csv", "customers.csv"],
+        ["shipments.csv"],
+        ["sales.csv", "invoices.csv"],
+    ]
     for _ in range(300):
         task = " ".join(rng.choice(VOCAB) for _ in range(rng.randint(1, 9)))
         out = synth.call("knowledge.synthesize", {"task": task, "datasets": rng.choice(sets)})

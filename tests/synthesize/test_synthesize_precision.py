@@ -5,9 +5,9 @@ tables that showed the fault) and the answers computed by hand from them."""
 from __future__ import annotations
 
 import pytest
+from conftest import ROOT
 
 import tabular
-from conftest import ROOT
 
 MEDALS = """Rank,Nation,Gold,Silver,Bronze,Total
 1,Norway,5,3,2,10
@@ -60,8 +60,16 @@ def ns(tmp_path_factory):
     folder = tmp_path_factory.mktemp("precision")
     with tabular.connect(str(folder / "home")) as engine:
         ns = engine.namespace("acme", "precision")
-        for name, text in (("medals.csv", MEDALS), ("intervals.csv", INTERVALS), ("books.csv", BOOKS), ("chart.csv", CHART), ("players.csv", PLAYERS),
-                           ("schools.csv", SCHOOLS), ("awards.csv", AWARDS), ("leaders.csv", LEADERS)):
+        for name, text in (
+            ("medals.csv", MEDALS),
+            ("intervals.csv", INTERVALS),
+            ("books.csv", BOOKS),
+            ("chart.csv", CHART),
+            ("players.csv", PLAYERS),
+            ("schools.csv", SCHOOLS),
+            ("awards.csv", AWARDS),
+            ("leaders.csv", LEADERS),
+        ):
             (folder / name).write_text(text, encoding="utf-8")
             assert ns.ingest_file(folder / name, source_uri=name).state == "ready"
         yield ns
@@ -87,7 +95,11 @@ def test_a_total_row_is_left_out_of_totals_and_rankings(ns):
 def test_how_many_counts_the_rows_and_different_counts_the_distinct_ones(ns):
     # Walker has three rows and two different titles: the words allow both, so the question is asked.
     out = ns.synthesize("how many titles are there for walker?", ["books.csv"])
-    assert out.abstain_reason == "ambiguous" and "counting its rows" in out.clarification and "different" in out.clarification
+    assert (
+        out.abstain_reason == "ambiguous"
+        and "counting its rows" in out.clarification
+        and "different" in out.clarification
+    )
     assert rows(ns, "how many different titles are there for walker?", "books.csv") == [[2]]
     assert rows(ns, "how many titles are there for penguin?", "books.csv") == [[1]]  # both readings agree
 
@@ -130,10 +142,14 @@ CORPUS = ROOT.parent / "shared" / "corpus" / "polars" / "docs" / "assets" / "dat
 @pytest.mark.skipif(not CORPUS.exists(), reason="the shared corpus is not here")
 def test_a_bool_column_counts_the_rows_where_it_is_true(ns):
     assert ns.ingest_file(CORPUS, source_uri="pokemon.csv").state == "ready"
-    legendary = sum(1 for line in CORPUS.read_text(encoding="utf-8").splitlines()[1:] if line.rstrip().endswith(",True"))
+    legendary = sum(
+        1 for line in CORPUS.read_text(encoding="utf-8").splitlines()[1:] if line.rstrip().endswith(",True")
+    )
     assert rows(ns, "How many legendary pokemon are there?", "pokemon.csv") == [[legendary]]
     out = ns.synthesize("What is the average Attack of Fire type pokemon?", ["pokemon.csv"])
-    assert "88.64 " in out.answer and out.calculations[0].rows[0][0] == pytest.approx(88.64285714285714)  # words rounded, rows exact
+    assert "88.64 " in out.answer and out.calculations[0].rows[0][0] == pytest.approx(
+        88.64285714285714
+    )  # words rounded, rows exact
 
 
 def test_at_the_top_is_the_first_row_listed_not_a_ranking(ns):
@@ -202,7 +218,11 @@ def test_a_count_over_several_like_columns_is_asked_not_guessed(ns, tmp_path):
     (tmp_path / "games.csv").write_text("Round,Team #1,Team #2\n1,Ajax,PSV\n2,Feyenoord,Utrecht\n", encoding="utf-8")
     assert ns.ingest_file(tmp_path / "games.csv", source_uri="games.csv").state == "ready"
     out = ns.synthesize("how many teams are there?", ["games.csv"])
-    assert out.abstain_reason == "ambiguous" and "Team #1" in out.clarification and "all of them together" in out.clarification
+    assert (
+        out.abstain_reason == "ambiguous"
+        and "Team #1" in out.clarification
+        and "all of them together" in out.clarification
+    )
 
 
 def test_a_year_over_a_number_column_of_years(ns):
@@ -212,8 +232,10 @@ def test_a_year_over_a_number_column_of_years(ns):
 
 
 def test_a_count_of_a_column_whose_cells_may_hold_several_is_asked(ns, tmp_path):
-    (tmp_path / "crews.csv").write_text('Season,Play-by-play,Color commentator(s)\n1969,Jack Whitaker,"Don Perkins, Frank Gifford"\n1970,Ray Scott,Pat Summerall\n',
-                                        encoding="utf-8")
+    (tmp_path / "crews.csv").write_text(
+        'Season,Play-by-play,Color commentator(s)\n1969,Jack Whitaker,"Don Perkins, Frank Gifford"\n1970,Ray Scott,Pat Summerall\n',
+        encoding="utf-8",
+    )
     assert ns.ingest_file(tmp_path / "crews.csv", source_uri="crews.csv").state == "ready"
     out = ns.synthesize("how many color commentators are there in 1969?", ["crews.csv"])
     assert out.abstain_reason == "ambiguous" and "may hold several" in out.clarification
@@ -259,9 +281,27 @@ Special 6,1928,6 inline
 @pytest.fixture(scope="module")
 def more(ns, tmp_path_factory):
     folder = tmp_path_factory.mktemp("readings")
-    venues = "Game,Venue,Attendance\n" + "".join(f"{k},City {k}, Land {k},{1000 + k}\n" for k in range(1, 40)) + "40,\"Seville, Spain\",9000\n"
-    for name, text in (("goals.csv", GOALS), ("records.csv", RECORDS), ("races.csv", RACES), ("contest.csv", CONTEST), ("season.csv", SEASON),
-                       ("cars.csv", CARS), ("olympics.csv", MEDALS), ("venues.csv", venues.replace("City ", '"City ').replace(", Land", ', Land').replace(",1", '",1').replace(",9000", ",9000"))):
+    venues = (
+        "Game,Venue,Attendance\n"
+        + "".join(f"{k},City {k}, Land {k},{1000 + k}\n" for k in range(1, 40))
+        + '40,"Seville, Spain",9000\n'
+    )
+    for name, text in (
+        ("goals.csv", GOALS),
+        ("records.csv", RECORDS),
+        ("races.csv", RACES),
+        ("contest.csv", CONTEST),
+        ("season.csv", SEASON),
+        ("cars.csv", CARS),
+        ("olympics.csv", MEDALS),
+        (
+            "venues.csv",
+            venues.replace("City ", '"City ')
+            .replace(", Land", ", Land")
+            .replace(",1", '",1')
+            .replace(",9000", ",9000"),
+        ),
+    ):
         (folder / name).write_text(text, encoding="utf-8")
         assert ns.ingest_file(folder / name, source_uri=name).state == "ready", name
     return ns
@@ -270,7 +310,9 @@ def more(ns, tmp_path_factory):
 def test_rows_that_are_parts_of_one_event_are_not_counted_as_events(more):
     # two goals against Georgia on one day: two friendlies in three rows, so the count is asked
     out = more.synthesize("how many were friendly competitions?", ["goals.csv"])
-    assert out.abstain_reason == "ambiguous" and "3 rows" in out.clarification and "2 different days" in out.clarification
+    assert (
+        out.abstain_reason == "ambiguous" and "3 rows" in out.clarification and "2 different days" in out.clarification
+    )
     # two records set on one day in two cities are two records
     assert rows(more, "how many athletes came from the united states?", "records.csv") == [[2]]
 
@@ -309,10 +351,15 @@ def test_more_or_less_of_two_named_rows(ns):
 def test_a_lookup_reads_the_asked_column_of_the_rows_that_match(ns, more):
     assert rows(ns, "what team is cy dunn on?", "players.csv") == [["Hawks"]]
     assert rows(ns, "what was the publisher of the only book in 1992?", "books.csv") == [["Penguin"]]
-    assert sorted(r[0] for r in rows(ns, "what titles did walker publish?", "books.csv")) == ["Blue Water", "Night Falls"]
+    assert sorted(r[0] for r in rows(ns, "what titles did walker publish?", "books.csv")) == [
+        "Blue Water",
+        "Night Falls",
+    ]
     # one title asked, two match: which one is asked back
     out = ns.synthesize("what is the title from walker?", ["books.csv"])
-    assert out.abstain_reason == "ambiguous" and "Blue Water" in out.clarification and "Night Falls" in out.clarification
+    assert (
+        out.abstain_reason == "ambiguous" and "Blue Water" in out.clarification and "Night Falls" in out.clarification
+    )
 
 
 def test_values_of_a_column_of_many_are_matched_and_the_place_before_its_country(more):
@@ -397,21 +444,36 @@ def test_the_same_value_as_a_named_row(more, tmp_path):
     (tmp_path / "pylons.csv").write_text(PYLONS, encoding="utf-8")
     assert more.ingest_file(tmp_path / "pylons.csv", source_uri="pylons.csv").state == "ready"
     # Emirates North is 90 high, as is Thames Tower; the named row is not its own answer
-    assert [r[0] for r in rows(more, "which pylon has the same height as emirates north?", "pylons.csv")] == ["Thames Tower"]
-    assert [r[0] for r in rows(more, "emirates south has the same county as which pylon?", "pylons.csv")] == ["Thames Tower"]
+    assert [r[0] for r in rows(more, "which pylon has the same height as emirates north?", "pylons.csv")] == [
+        "Thames Tower"
+    ]
+    assert [r[0] for r in rows(more, "emirates south has the same county as which pylon?", "pylons.csv")] == [
+        "Thames Tower"
+    ]
     # two rows share Newham with Park Mast's county? only Emirates North: one; a plural may list several
-    assert sorted(r[0] for r in rows(more, "which other pylons are in the same county as park mast?", "pylons.csv")) == ["Emirates North"]
+    assert sorted(
+        r[0] for r in rows(more, "which other pylons are in the same county as park mast?", "pylons.csv")
+    ) == ["Emirates North"]
     # one pylon asked, and no other row has Park Mast's 75: nothing matches
-    assert more.synthesize("which pylon has the same height as park mast?", ["pylons.csv"]).abstain_reason == "empty_answer"
+    assert (
+        more.synthesize("which pylon has the same height as park mast?", ["pylons.csv"]).abstain_reason
+        == "empty_answer"
+    )
 
 
 def test_at_least_a_number_is_a_comparison_even_where_a_text_cell_holds_it(more, tmp_path):
-    (tmp_path / "race.csv").write_text("Pos,Rider,Points\n1,Mattia Pasini,25\n2,Alvaro Bautista,20\n3,Lukas Pesek,16\n20,Joan Olive,0\nRet,Sergio Gadea,\n",
-                                       encoding="utf-8")
+    (tmp_path / "race.csv").write_text(
+        "Pos,Rider,Points\n1,Mattia Pasini,25\n2,Alvaro Bautista,20\n3,Lukas Pesek,16\n20,Joan Olive,0\nRet,Sergio Gadea,\n",
+        encoding="utf-8",
+    )
     assert more.ingest_file(tmp_path / "race.csv", source_uri="race.csv").state == "ready"
     # Pos is text ("Ret") and holds "20"; "at least 20 points" compares Points, and two riders have 20 or more
     out = more.synthesize("name a rider that had at least 20 points.", ["race.csv"])
-    assert out.abstain_reason == "ambiguous" and "Mattia Pasini" in out.clarification and "Alvaro Bautista" in out.clarification
+    assert (
+        out.abstain_reason == "ambiguous"
+        and "Mattia Pasini" in out.clarification
+        and "Alvaro Bautista" in out.clarification
+    )
     assert rows(more, "name the rider that had at least 25 points", "race.csv") == [["Mattia Pasini"]]
 
 
@@ -462,8 +524,13 @@ def test_the_first_or_last_of_a_noun_and_the_nth_listed(more, ns, tmp_path):
 
 def test_more_or_taller_than_a_named_row_or_a_number(more):
     # PYLONS: Emirates North 90, Emirates South 88, Thames Tower 90, Park Mast 75
-    assert sorted(r[0] for r in rows(more, "which pylons are taller than emirates south?", "pylons.csv")) == ["Emirates North", "Thames Tower"]
-    assert [r[0] for r in rows(more, "which pylon has a lower height than emirates south?", "pylons.csv")] == ["Park Mast"]
+    assert sorted(r[0] for r in rows(more, "which pylons are taller than emirates south?", "pylons.csv")) == [
+        "Emirates North",
+        "Thames Tower",
+    ]
+    assert [r[0] for r in rows(more, "which pylon has a lower height than emirates south?", "pylons.csv")] == [
+        "Park Mast"
+    ]
     # one pylon asked, two are taller: asked back
     assert more.synthesize("which pylon is taller than emirates south?", ["pylons.csv"]).abstain_reason == "ambiguous"
     # a number with its unit: 88 and 75 are under 89, and "taller" reads Height
@@ -492,13 +559,17 @@ def test_a_place_in_the_list_among_filtered_rows_and_in_time(ns, more, tmp_path)
 
 
 def test_how_many_times_a_place_was_won(more, tmp_path):
-    (tmp_path / "seasons.csv").write_text("Season,Division,Place\n2001,2,9\n2002,2,4\n2003,2,9\n2004,1,12\n", encoding="utf-8")
+    (tmp_path / "seasons.csv").write_text(
+        "Season,Division,Place\n2001,2,9\n2002,2,4\n2003,2,9\n2004,1,12\n", encoding="utf-8"
+    )
     assert more.ingest_file(tmp_path / "seasons.csv", source_uri="seasons.csv").state == "ready"
     assert rows(more, "how many times did they finish ninth?", "seasons.csv") == [[2]]
 
 
 def test_an_empty_cell_is_no_answer(more, tmp_path):
-    (tmp_path / "finals.csv").write_text("Year,Winners,Winning Captain\n2000,Meath,\n2001,Kerry,John Lyons\n", encoding="utf-8")
+    (tmp_path / "finals.csv").write_text(
+        "Year,Winners,Winning Captain\n2000,Meath,\n2001,Kerry,John Lyons\n", encoding="utf-8"
+    )
     assert more.ingest_file(tmp_path / "finals.csv", source_uri="finals.csv").state == "ready"
     out = more.synthesize("who was the first winning captain?", ["finals.csv"])
     assert out.abstain_reason == "empty_answer" and "Winning Captain" in out.clarification
@@ -524,8 +595,10 @@ def test_empty_cells_a_count_of_none_and_a_header_over_row_numbers(more, tmp_pat
 
 
 def test_an_empty_written_out_is_asked(more, tmp_path):
-    (tmp_path / "singles.csv").write_text("Title,Year,Album\nBelieve Me,2011,Non-album singles\nHouse Party,2011,Dreamchasers\nWild Boy,2012,\n",
-                                          encoding="utf-8")
+    (tmp_path / "singles.csv").write_text(
+        "Title,Year,Album\nBelieve Me,2011,Non-album singles\nHouse Party,2011,Dreamchasers\nWild Boy,2012,\n",
+        encoding="utf-8",
+    )
     assert more.ingest_file(tmp_path / "singles.csv", source_uri="singles.csv").state == "ready"
     out = more.synthesize("how many titles do not have an album?", ["singles.csv"])
     assert out.abstain and "Non-album singles" in out.clarification
@@ -561,7 +634,9 @@ def test_years_in_a_column_named_for_a_moment_and_a_year_in_a_column_name(more, 
     assert rows(more, "which parish was founded first?", "parishes.csv")[0][0] == "St Mary"
     # "the population of 2009" is the column Population (2009)
     assert rows(more, "what is the largest population of 2009?", "parishes.csv") == [[5120]]
-    assert [r[0] for r in rows(more, "which parish has the same population in 2011 as st mary?", "parishes.csv")] == ["Holy Cross"]
+    assert [r[0] for r in rows(more, "which parish has the same population in 2011 as st mary?", "parishes.csv")] == [
+        "Holy Cross"
+    ]
 
 
 def test_a_noun_count_of_one_row_is_asked(ns):
@@ -579,26 +654,39 @@ def test_before_or_after_of_two_named_rows(more, ns):
 
 
 def test_the_column_of_a_named_value_is_no_measure(ns, tmp_path):
-    (tmp_path / "grid.csv").write_text("Driver,Constructor,Laps\nAnn Ray,Maserati,60\nBea Cole,Ferrari,60\nCy Dunn,Maserati,42\nDee Fox,Cooper,12\n",
-                                       encoding="utf-8")
+    (tmp_path / "grid.csv").write_text(
+        "Driver,Constructor,Laps\nAnn Ray,Maserati,60\nBea Cole,Ferrari,60\nCy Dunn,Maserati,42\nDee Fox,Cooper,12\n",
+        encoding="utf-8",
+    )
     assert ns.ingest_file(tmp_path / "grid.csv", source_uri="grid.csv").state == "ready"
     # "as their constructor" names the column Maserati is in; the drivers are what is asked
-    assert sorted(r[0] for r in rows(ns, "which drivers used maserati as their constructor?", "grid.csv")) == ["Ann Ray", "Cy Dunn"]
+    assert sorted(r[0] for r in rows(ns, "which drivers used maserati as their constructor?", "grid.csv")) == [
+        "Ann Ray",
+        "Cy Dunn",
+    ]
     assert rows(ns, "how many drivers used maserati as their constructor?", "grid.csv") == [[2]]
 
 
 def test_a_comparison_names_its_column_after_in(ns, tmp_path):
-    (tmp_path / "scores.csv").write_text("Contestant,Composition,Performance\nAnn Ray,12,10\nBea Cole,9,12\nCy Dunn,12,12\n", encoding="utf-8")
+    (tmp_path / "scores.csv").write_text(
+        "Contestant,Composition,Performance\nAnn Ray,12,10\nBea Cole,9,12\nCy Dunn,12,12\n", encoding="utf-8"
+    )
     assert ns.ingest_file(tmp_path / "scores.csv", source_uri="scores.csv").state == "ready"
     # Composition above 10: Ann Ray and Cy Dunn; Performance under 13: all three, not the one with the least
     assert rows(ns, "how many contestants scored more than 10 in composition?", "scores.csv") == [[2]]
-    assert sorted(r[0] for r in rows(ns, "which contestants scored less than 13 in performance?", "scores.csv")) == ["Ann Ray", "Bea Cole", "Cy Dunn"]
+    assert sorted(r[0] for r in rows(ns, "which contestants scored less than 13 in performance?", "scores.csv")) == [
+        "Ann Ray",
+        "Bea Cole",
+        "Cy Dunn",
+    ]
 
 
 def test_a_value_in_both_halves_of_a_side_by_side_table_is_asked(ns, tmp_path):
     # the table written twice across (Pos, Team, Points | Pos, Team, Points): Hawks is in both halves
-    (tmp_path / "halves.csv").write_text("Pos,Team,Points,Pos,Team,Points\n1,Hawks,30,1,Owls,28\n2,Owls,25,2,Hawks,27\n3,Bears,20,3,Lions,19\n",
-                                         encoding="utf-8")
+    (tmp_path / "halves.csv").write_text(
+        "Pos,Team,Points,Pos,Team,Points\n1,Hawks,30,1,Owls,28\n2,Owls,25,2,Hawks,27\n3,Bears,20,3,Lions,19\n",
+        encoding="utf-8",
+    )
     assert ns.ingest_file(tmp_path / "halves.csv", source_uri="halves.csv").state == "ready"
     out = ns.synthesize("how many times did the hawks appear?", ["halves.csv"])
     assert out.abstain_reason == "ambiguous" and "Team" in out.clarification and "Team_2" in out.clarification
