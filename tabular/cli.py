@@ -388,7 +388,7 @@ def cmd_demo(args, console: Console) -> int:
 
 
 def cmd_serve(args, console: Console) -> int:
-    from .service import serve
+    from .service import serve  # heavy: FastAPI and uvicorn, only for this command
 
     # The server takes up what other processes left pending or interrupted, and follows the
     # linked folders; it may link only inside TABULAR_LINK_ROOTS (none unless set).
@@ -411,7 +411,7 @@ def cmd_worker(args, console: Console) -> int:
 
 
 def cmd_mcp(args, console: Console) -> int:
-    from .service.mcp import run_stdio
+    from .service.mcp import run_stdio  # heavy: the MCP SDK, only for this command
 
     with connect(args.home) as engine:
         run_stdio(engine)
@@ -428,7 +428,7 @@ def cmd_call(args, console: Console) -> int:
         if getattr(args, key) and not body.get(key):
             body[key] = getattr(args, key)
     if args.url:
-        from .client import Client
+        from .client import Client  # heavy: httpx, only with --url
 
         with Client(args.url, args.token or os.environ.get("TABULAR_TOKEN")) as client:
             answer = client.call(args.op, body)
@@ -633,7 +633,7 @@ def cmd_unlink(args, console: Console) -> int:
 
 
 def cmd_export(args, console: Console) -> int:
-    from .export import destination, export_live
+    from .export import destination, export_live  # heavy: pyarrow's file systems, only for this command
 
     engine = connect(args.home)
     with engine:
@@ -655,7 +655,7 @@ def cmd_export(args, console: Console) -> int:
 
 
 def cmd_token(args, console: Console) -> int:
-    from .service.auth import new_token, token_hash
+    from .service.auth import new_token, token_hash  # heavy: the service package, only for this command
 
     token = new_token()
     entry = {"name": args.name, "org": args.token_org, "namespaces": args.namespaces, "role": args.role}
@@ -704,6 +704,71 @@ EXAMPLES = {
     "unlink": ["tabular unlink l_0123456789abcdef", "tabular unlink l_0123456789abcdef --delete-sources"],
     "token": ["tabular token --org acme --namespaces finance --role writer --name analyst"],
 }
+
+
+# The ops a hand-written command serves (a person needs more than the op's JSON there); every
+# other op is a command made from the registry: its name, its input's fields as arguments.
+HAND_WRITTEN = {
+    "knowledge.upload": "ingest",
+    "knowledge.ingest": "ingest",
+    "knowledge.dataset_get": "datasets",
+    "knowledge.list": "list",
+    "knowledge.delete": "delete",
+    "knowledge.restore": "restore",
+    "knowledge.dataset_approve": "approve",
+    "knowledge.query": "query",
+    "knowledge.synthesize": "ask",
+    "knowledge.link_dir": "link",
+    "knowledge.list_dirs": "links",
+    "knowledge.dir_files": "dir-files",
+    "knowledge.retry_dir": "retry-dir",
+    "knowledge.unlink_dir": "unlink",
+}
+_OWN = {"org", "namespace"}
+
+
+def _generated() -> dict[str, object]:
+    """The ops no hand-written command serves, by command name (`knowledge.ingest_status` is `ingest-status`)."""
+    return {
+        op.name.removeprefix("knowledge.").replace("_", "-"): op
+        for op in REGISTRY.values()
+        if op.name not in HAND_WRITTEN
+    }
+
+
+def _field_kind(field) -> str:
+    annotation = str(field.annotation)
+    if field.annotation is bool:
+        return "flag"
+    if field.annotation is int or annotation in ("int | None", "typing.Optional[int]"):
+        return "int"
+    if field.annotation is str or annotation in ("str | None", "typing.Optional[str]"):
+        return "str"
+    return "json"
+
+
+def _generated_example(name: str, op) -> str:
+    required = [f for f, info in op.input.model_fields.items() if f not in _OWN and info.is_required()]
+    return " ".join([f"tabular {name}", *(f.upper() for f in required)])
+
+
+def cmd_generated(args, console: Console) -> int:
+    """An op run with the arguments its input's fields became; its answer printed as JSON."""
+    op = REGISTRY[args.op_name]
+    body = {}
+    for name, info in op.input.model_fields.items():
+        value = getattr(args, name, None)
+        if name in _OWN or value is None:
+            continue
+        body[name] = _json_object(value, f"--{name.replace('_', '-')} value") if _field_kind(info) == "json" else value
+    engine, ns = _namespace(args)
+    with engine:
+        answer = ns.call(op.name, body)
+    print(json.dumps(answer, ensure_ascii=False, indent=2))
+    return 1 if answer.get("found") is False else 0  # it ran; the answer is no
+
+
+EXAMPLES.update({name: [_generated_example(name, op)] for name, op in _generated().items()})
 
 
 def _common() -> argparse.ArgumentParser:
@@ -824,6 +889,24 @@ def parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print the whole answer, calculation and receipt included, as JSON"
     )
     command("demo", "ingest the bundled fixtures and show what came out", cmd_demo)
+    for name, op in _generated().items():
+        p = command(name, f"{op.description.rstrip('.')} ({op.name}; the answer as JSON)", cmd_generated)
+        p.set_defaults(op_name=op.name)
+        for field, info in op.input.model_fields.items():
+            if field in _OWN:
+                continue
+            kind, said = _field_kind(info), info.description or field.replace("_", " ")
+            if info.is_required():
+                p.add_argument(field, metavar=field.upper(), help=said)
+            elif kind == "flag":
+                p.add_argument(f"--{field.replace('_', '-')}", dest=field, action="store_true", default=None, help=said)
+            else:
+                p.add_argument(
+                    f"--{field.replace('_', '-')}",
+                    dest=field,
+                    type=int if kind == "int" else str,
+                    help=said + (" (as JSON)" if kind == "json" else ""),
+                )
     p = command(
         "serve", "serve every op over HTTP (POST /v1/knowledge.<op>, OpenAPI at /docs) and MCP at /mcp", cmd_serve
     )

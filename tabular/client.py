@@ -11,7 +11,6 @@ back-pressure, which the server answers before running anything.
 from __future__ import annotations
 
 import io
-import mimetypes
 import os
 import time
 import uuid
@@ -21,10 +20,11 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
-from .errors import ErrorItem, NotFound, RateLimited, TabularError
+from .errors import ErrorItem, RateLimited, TabularError
 from .models import IngestStatusOut
-from .namespace import NamespaceOps
+from .namespace import NamespaceOps, local_file
 from .ops import REGISTRY
+from .progress import follow
 
 FINISHED = ("ready", "partial", "failed", "cancelled")
 
@@ -140,10 +140,7 @@ class RemoteNamespace(NamespaceOps):
 
     def upload_file(self, path: str | os.PathLike) -> dict:
         """Stream a local file as the raw body of knowledge.upload."""
-        path = Path(path)
-        if not path.is_file():
-            raise NotFound(f"no file {str(path)!r}")
-        content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        path, content_type = local_file(path)
         params = {"filename": path.name, "org": self.org, "namespace": self.name}
 
         def send() -> httpx.Response:
@@ -165,8 +162,6 @@ class RemoteNamespace(NamespaceOps):
         """Upload and ingest a local file, follow the job to its end (or `wait` seconds), answer its
         ingest_status. `progress`: a bar with the job's phase and counts while it runs; by default
         shown when interactive (a terminal, a notebook), never with False."""
-        from .progress import follow
-
         uploaded = self.upload_file(path)
         started = self.client.call(
             "knowledge.ingest",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import mimetypes
 import os
 import weakref
 from dataclasses import replace
@@ -19,22 +18,22 @@ from .errors import (
     NotFound,
     Overloaded,
     ValidationFailed,
-    field_names,
+    close_names,
     json_path,
-    misspelling_of,
-    not_a_field,
+    misspelled_keys,
     validation_failed,
     validation_items,
 )
 from .jsonval import unusable
 from .links import Linker
 from .models import IngestStatusOut
-from .namespace import NamespaceOps
+from .namespace import NamespaceOps, local_file
 from .ops import REGISTRY
 from .ops.context import Context
 from .ops.ingest import JobPool, no_room, store_upload
 from .ops.links import linker
 from .ops.query import QueryIn, Whole
+from .progress import follow
 from .settings import Settings
 
 
@@ -54,20 +53,6 @@ def validation_error(err: ValidationError, model: type[BaseModel] | None = None,
     if model is None:
         model = next((op.input for op in REGISTRY.values() if op.input.__name__ == err.title), None)
     return validation_failed(validation_items(err.errors(), model, what))
-
-
-def misspelled_keys(body: dict, model_type: type[BaseModel], what: str) -> list[ErrorItem]:
-    """The body's unknown keys that are close misspellings of a field (`aggregate` for
-    `aggregates`): each a problem, since running without it would answer another question.
-    Other unknown keys are served and named in `ignored_args` (SPEC §2)."""
-    fields = field_names(model_type)
-    known = set(fields) | set(model_type.model_fields)
-    items = []
-    for key in body:
-        field = misspelling_of(key, fields) if isinstance(key, str) and key not in known else None
-        if field is not None:
-            items.append(not_a_field(key, fields, "", what or "the input", [field]))
-    return items
 
 
 def _shut(links: Linker, jobs: JobPool, catalog: Catalog) -> None:
@@ -109,8 +94,6 @@ class Engine:
         """Run an op by name and answer its typed output model; `caller` is who asks (audits, approvals)."""
         spec = REGISTRY.get(op)
         if spec is None:
-            from .errors import close_names
-
             raise NotFound(
                 f"no op {op!r}",
                 [ErrorItem("op", "unknown op", received=op, did_you_mean=close_names(op, list(REGISTRY)))],
@@ -192,10 +175,7 @@ class Namespace(NamespaceOps):
         self.engine, self.org, self.name = engine, org, namespace
 
     def upload_file(self, path: str | os.PathLike) -> dict:
-        path = Path(path)
-        if not path.is_file():
-            raise NotFound(f"no file {str(path)!r}")
-        content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        path, content_type = local_file(path)
         with path.open("rb") as stream:
             return store_upload(self.engine.context, self.org, self.name, stream, path.name, content_type).model_dump()
 
@@ -210,8 +190,6 @@ class Namespace(NamespaceOps):
         """Upload and ingest a local file, wait for the job (at most `wait` seconds), answer its
         ingest_status. `progress`: a bar with the job's phase and counts while it runs; by default
         shown when interactive (a terminal, a notebook), never with False."""
-        from .progress import follow
-
         uploaded = self.upload_file(path)
         started = self.engine.run(
             "knowledge.ingest",

@@ -12,6 +12,8 @@ from typing import Annotated, Any, ForwardRef, Literal, Union, get_args, get_ori
 
 from pydantic import BaseModel, Tag
 
+from planner.resolve import close
+
 from .jsonval import printable
 
 
@@ -185,8 +187,6 @@ class IngestFailed(Exception):
 
 def close_names(name: str, candidates: list[str]) -> list[str]:
     """Up to three candidates closest to `name`, for `did_you_mean` (the planner's rule)."""
-    from planner.resolve import close
-
     return close(name, candidates)
 
 
@@ -228,6 +228,20 @@ def not_a_field(key: str, fields: list[str], parent: str, where: str, suggested:
 
 # The message of a required field not given.
 MISSING = "required field missing"
+
+
+def misspelled_keys(body: dict, model_type: type[BaseModel], what: str) -> list[ErrorItem]:
+    """The body's unknown keys that are close misspellings of a field (`aggregate` for
+    `aggregates`): each a problem, since running without it would answer another question.
+    Other unknown keys are served and named in `ignored_args` (SPEC §2)."""
+    fields = field_names(model_type)
+    known = set(fields) | set(model_type.model_fields)
+    items = []
+    for key in body:
+        field = misspelling_of(key, fields) if isinstance(key, str) and key not in known else None
+        if field is not None:
+            items.append(not_a_field(key, fields, "", what or "the input", [field]))
+    return items
 
 
 def validation_failed(items: list[ErrorItem]) -> ValidationFailed:

@@ -3,17 +3,29 @@
 
 from __future__ import annotations
 
+import mimetypes
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from . import results
 from .display import History
+from .errors import NotFound
 
 if TYPE_CHECKING:
     import pyarrow as pa
 from .models import DatasetGetOut
 from .ops.query import QueryOut
+
+
+def local_file(path: str | os.PathLike) -> tuple[Path, str]:
+    """A local file to upload: its path and media type (by its name), or NotFound."""
+    path = Path(path)
+    if not path.is_file():
+        raise NotFound(f"no file {str(path)!r}")
+    return path, mimetypes.guess_type(path.name)[0] or "application/octet-stream"
 
 
 class NamespaceOps:

@@ -28,6 +28,7 @@ from . import candidates as C
 from .errors import IngestFailed
 from .extract import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
 from .formats import CFB_MAGIC
+from .jsonval import iso_duration
 from .markup import LONG_TOKEN, MarkupGuard
 from .settings import Settings
 from .sheet_rules import Cell, calamine_panics, coverage, is_total_row, unit_of
@@ -234,8 +235,6 @@ def _cell(value, number_format: str, data_type: str) -> Cell:
     if isinstance(value, dt.time):
         return Cell(value.isoformat(), "d")
     if isinstance(value, dt.timedelta):
-        from .jsonval import iso_duration
-
         return Cell(iso_duration(value), "d")
     if isinstance(value, (int, float)):
         return Cell(_number_text(value, number_format or "General"), "n")

@@ -95,6 +95,8 @@ WRONG_THING = [
     (("dir-files", "l_nope", "--state", "lerned"), "invalid choice"),
     (("retry-dir", "l_nope"), "no linked folder"),
     (("unlink", "l_nope"), "no linked folder"),
+    (("ingest-status",), "INGESTION_ID"),
+    (("get", "money", "--limit", "3"), "unrecognized"),
 ]
 
 
@@ -273,3 +275,15 @@ def test_link_a_folder_from_the_command_line(tmp_path):
     outside = cli_("link", str(tmp_path.parent))
     assert outside.returncode == 2 and "PATH_NOT_ALLOWED" in outside.stderr
     assert cli_("unlink", link_id).returncode == 0 and "no linked folders" in cli_("links").stdout
+
+
+def test_ops_without_a_command_of_their_own_are_commands_made_from_the_registry(capsys, monkeypatch, home):
+    from tabular.ops import REGISTRY
+
+    made = cli._generated()
+    assert {op.name for op in made.values()} | set(cli.HAND_WRITTEN) == set(REGISTRY)
+    got = call(capsys, monkeypatch, home, "get", "money")
+    assert got.returncode == 0 and json.loads(got.stdout)["source_uri"] == "money"
+    assert call(capsys, monkeypatch, home, "get", "nothing.csv").returncode == 1  # it ran; the answer is no
+    formats = json.loads(call(capsys, monkeypatch, home, "formats").stdout)
+    assert "xls" in {f["name"] for f in formats["formats"]}

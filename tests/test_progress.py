@@ -138,7 +138,9 @@ def test_the_client_follows_with_the_same_bar(tmp_path, monkeypatch, capsys):
         followed.update(wait=wait, show=show, label=label, paused=pause(0.001))
         return "answer"
 
-    monkeypatch.setattr(progress, "follow", follow)
+    import tabular.client
+
+    monkeypatch.setattr(tabular.client, "follow", follow)  # the client's one, imported at its top
     remote = RemoteNamespace.__new__(RemoteNamespace)
     remote.org, remote.name = "a", "b"
     remote.upload_file = lambda path: {"upload_id": "u_1"}

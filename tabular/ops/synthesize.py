@@ -10,10 +10,12 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from planner.models import QueryDataset
 from planner.receipt import QueryReceipt
 
-from ..errors import PreconditionFailed, TooLarge, ValidationFailed
+from ..display import synthesize_html, synthesize_repr
+from ..errors import PreconditionFailed, TooLarge, ValidationFailed, misspelled_keys, validation_items
 from ..models import OpIn, OpOut
 from ..synthesize import answer as say
-from ..synthesize.proposers import Candidate, choose
+from ..synthesize.proposal import Candidate
+from ..synthesize.proposers import choose
 from ..synthesize.schemas import DatasetSchema, gather
 from .context import Context
 from .query import QueryIn, QueryOut, ResultColumn, query
@@ -72,13 +74,9 @@ class SynthesizeOut(OpOut):
     )
 
     def _repr_html_(self) -> str:
-        from ..display import synthesize_html
-
         return synthesize_html(self)
 
     def __repr__(self) -> str:
-        from ..display import synthesize_repr
-
         return synthesize_repr(self)
 
 
@@ -167,8 +165,6 @@ def _check(
     ctx: Context, body: SynthesizeIn, schemas: list[DatasetSchema], plan: Any
 ) -> tuple[QueryIn | None, QueryOut | None, list[dict]]:
     """Validate a proposed plan exactly as knowledge.query does (a dry run), reading only the given datasets."""
-    from ..engine import validation_error  # the engine's own conversion of input errors
-
     if not isinstance(plan, dict):
         return None, None, [{"path": "", "message": "a plan is a JSON object", "received": type(plan).__name__}]
     given = {s.source_uri: s for s in schemas}
@@ -190,10 +186,13 @@ def _check(
     if problems:
         return None, None, problems
     try:
+        misspelled = misspelled_keys(plan, QueryIn, "the plan")  # as knowledge.query refuses them
+        if misspelled:
+            return None, None, [e.to_dict() for e in misspelled]
         body_ = QueryIn.model_validate({**plan, "org": body.org, "namespace": body.namespace, "dry_run": True})
         return body_, query(ctx, body_), []
     except ValidationError as err:
-        return None, None, [e.to_dict() for e in validation_error(err).errors]
+        return None, None, [e.to_dict() for e in validation_items(err.errors(), QueryIn)]
     except (ValidationFailed, PreconditionFailed, TooLarge) as err:
         return None, None, [e.to_dict() for e in err.errors] or [{"path": "", "message": err.message}]
 

@@ -288,7 +288,7 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
     service = Service(engine, tokens)
     manager = None
     if mcp:
-        from .mcp import http_app
+        from .mcp import http_app  # optional: the MCP endpoint (mcp=False leaves the SDK unloaded)
 
         mcp_endpoint, manager = http_app(service, engine.settings.host)
 

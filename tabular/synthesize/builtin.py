@@ -10,7 +10,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from .proposers import Candidate, Proposal
+from .proposal import Candidate, Proposal
 from .reading import DIMENSIONS, Reading, Span, light_verbs, read, spans_of, words
 from .schemas import ColumnSchema, DatasetSchema
 

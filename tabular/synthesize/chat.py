@@ -10,7 +10,7 @@ import urllib.request
 
 from planner.models import QueryPlan
 
-from .proposers import Candidate, Proposal
+from .proposal import Candidate, Proposal
 from .schemas import DatasetSchema
 
 INSTRUCTIONS = """You turn a task in words into ONE plan for knowledge.query, a typed query language over the datasets below.

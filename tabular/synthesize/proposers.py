@@ -1,53 +1,14 @@
-"""One interface for every proposer: a task and the datasets' schemas in, candidate plans out."""
+"""Which proposer answers: the chat endpoint when one is configured, else the built-in one."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol
-
-from .schemas import DatasetSchema
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One plan, and what it assumed where the task allowed several readings."""
-
-    plan: dict
-    assumes: tuple[tuple[str, str], ...] = ()  # (the task's word, the column taken for it)
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """Plans for one task. Several candidates are several readings: if their answers differ the
-    task is ambiguous and `question` is what to ask. No candidate: `why` says what was missing."""
-
-    candidates: tuple[Candidate, ...] = ()
-    question: str = ""
-    why: str = ""
-    abstain: str = ""  # a proposer's own abstention: "ambiguous" or "invalid_plan"
-    one_row: str = ""  # the words ask for one row ("the title of …"): more than one different row is ambiguous
-    rows_are: str = ""  # a count read the rows as this noun ("how many games"): a count of none says they may not be
-    transcript: list = field(default_factory=list, compare=False)  # what the proposer needs for a repair
-
-
-class Proposer(Protocol):
-    name: str
-
-    def propose(self, task: str, schemas: list[DatasetSchema]) -> Proposal:
-        """Plans for the task over these datasets."""
-
-    def repair(
-        self, task: str, schemas: list[DatasetSchema], failed: Proposal, plan: dict, errors: list[dict]
-    ) -> Proposal:
-        """One more try after `plan` failed validation with `errors`; an empty Proposal gives up."""
+from .builtin import BuiltinProposer
+from .chat import ChatProposer
+from .proposal import Proposer
 
 
 def choose(settings) -> Proposer:
     """The chat endpoint when one is configured (TABULAR_LLM_BASE_URL), else the built-in."""
     if settings.llm_base_url:
-        from .chat import ChatProposer
-
         return ChatProposer(settings.llm_base_url, settings.llm_api_key, settings.llm_model, settings.llm_seconds)
-    from .builtin import BuiltinProposer
-
     return BuiltinProposer()
