@@ -18,10 +18,9 @@ from sqlglot import exp
 
 from .operators import OPERATORS, RExpr, as_type, at_common
 from .resolve import Output, Ref, Resolved, RFilter
-from .targets import AVG_EXACT_SUM_DIGITS, DUCKDB, Target  # noqa: F401 - AVG_EXACT_SUM_DIGITS: re-exported
+from .targets import DUCKDB, Target
 from .values import Beyond
 
-DIALECT = DUCKDB.dialect
 ROW_ID = "__row_id"
 
 

@@ -1,11 +1,13 @@
 """One definition per filter operator and per aggregate: which types it reads, how many values it
-takes, the SQL it builds (sqlglot), and the words a receipt uses. The resolver checks plans
-against this table and the compiler builds from it, so the two cannot drift apart."""
+takes, the SQL it builds (sqlglot), and, for a filter, the words an answer says it in. The
+resolver checks plans against this table, the compiler builds from it and synthesize's answers
+say a plan's filters from it, so none of them can drift apart."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlglot import exp
 
@@ -29,7 +31,18 @@ class FilterDef:
     types: frozenset[str]
     arity: str  # "none", "one", "two" (between) or "many" (in, not_in)
     build: Callable[[exp.Expression, list[exp.Expression], bool], exp.Expression]
-    words: str
+    words: str  # the condition in words: {column}, and {value} as `said` writes the values
+
+    def said(self, column: str, value: Any = None, values: list[Any] | None = None) -> str:
+        """The condition in words, with the values as the plan wrote them: `region = North`,
+        `qty between 1 and 5`, `code in (A, B)`, `note is empty`."""
+        if self.arity == "one":
+            shown = str(value)
+        elif self.arity == "two" and values is not None and len(values) == 2:
+            shown = f"{values[0]} and {values[1]}"
+        else:
+            shown = f"({', '.join(map(str, values or ()))})"
+        return self.words.format(column=column, value=shown)
 
 
 def _cmp(cls) -> Callable:

@@ -38,7 +38,7 @@ class Option:
 
 @dataclass(frozen=True)
 class Question:
-    kind: str
+    kind: str  # one of models.QuestionKind
     text: str
     options: tuple[Option, ...]
 

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .display import datasets_html, datasets_repr
+
 # knowledge.ingest: metadata at most this large as JSON (titles and tags have their own limits).
 METADATA_BYTES = 64 * 1024
 
@@ -221,11 +223,33 @@ class QuestionOption(TypeFormat):
     example: str | None = None
 
 
+# Every kind of question a typing asks: infer.py's, retype.py's (a person's earlier type carried
+# or not) and publish.py's (the header row).
+QuestionKind = Literal[
+    "header_row",
+    "mixed_values",
+    "leading_zeros",
+    "leading_plus",
+    "bool_or_number",
+    "decimal_mark",
+    "date_order",
+    "carried_approval",
+    "approval_not_carried",
+]
+
+
 class QuestionOut(BaseModel):
     id: str
     column: str
-    kind: str = Field(
-        description="date_order, decimal_mark, mixed_values, leading_zeros, leading_plus, bool_or_number or header_row."
+    kind: QuestionKind = Field(
+        description="header_row: is the first row a header or data? "
+        "mixed_values: most values read as one type but some do not (or only some datetimes have an offset). "
+        "leading_zeros, leading_plus: whole numbers written like identifiers ('007', '+31…'), held as text. "
+        "bool_or_number: every value is 0 or 1. "
+        "decimal_mark: is '.' or ',' the decimal mark? "
+        "date_order: day/month or month/day? "
+        "carried_approval: a type a person set on an earlier revision still reads every value and is kept. "
+        "approval_not_carried: a type a person set on an earlier revision no longer reads every value; typed afresh."
     )
     question: str
     current: TypeFormat
@@ -273,11 +297,7 @@ class DatasetGetOut(OpOut):
     datasets: list[DatasetOut] = Field(default_factory=list)
 
     def _repr_html_(self) -> str:
-        from .display import datasets_html
-
         return datasets_html(self)
 
     def __repr__(self) -> str:
-        from .display import datasets_repr
-
         return datasets_repr(self)

@@ -20,6 +20,7 @@ from .catalog import Catalog, insert, now, snapshot_table, source_row, update
 from .errors import IngestFailed
 from .extract import Extraction, FastRead, Irregular, open_fast, read_delimited
 from .formats import file_format
+from .models import Origin, QuestionOption, QuestionOut, TypeFormat
 from .settings import Settings
 
 
@@ -221,7 +222,6 @@ def _one_pass(
                     extraction,
                     names,
                     typings,
-                    values,
                     made,
                     lambda snapshot_id: onepass.write(cur, head, fast.schema, snapshot_id, cells, names, values),
                 )
@@ -273,7 +273,6 @@ def _guessed(
         extraction,
         names,
         {c: typings[c] for c in cells},
-        values,
         made,
         lambda snapshot_id: onepass.create(cur, relation, snapshot_id, cells, names, values),
     )
@@ -286,7 +285,6 @@ def _built(
     extraction: Extraction,
     names: list[str],
     typings: dict,
-    values: dict,
     made: list[str],
     write: Callable[[str], int],
 ) -> _Typed | None:
@@ -348,46 +346,46 @@ def _carry(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, item
     return item
 
 
-def _questions(typed: _Typed) -> list[dict]:
+def _questions(typed: _Typed) -> list[QuestionOut]:
     out = []
     for cell, name in zip(typed.extraction.cell_columns, typed.names):
         t = typed.typings[cell]
         if t.question is None:
             continue
         out.append(
-            {
-                "id": f"{name}:{t.question.kind}",
-                "column": name,
-                "kind": t.question.kind,
-                "question": t.question.text,
-                "current": {"type": t.reading.type, "format": format_of(t.reading, t.physical)},
-                "options": [
-                    {
-                        "type": o.reading.type,
-                        "format": format_of(o.reading, o.physical),
-                        "rows_rejected": o.rows_rejected,
-                        "example": o.example,
-                    }
+            QuestionOut(
+                id=f"{name}:{t.question.kind}",
+                column=name,
+                kind=t.question.kind,
+                question=t.question.text,
+                current=TypeFormat(type=t.reading.type, format=format_of(t.reading, t.physical)),
+                options=[
+                    QuestionOption(
+                        type=o.reading.type,
+                        format=format_of(o.reading, o.physical),
+                        rows_rejected=o.rows_rejected,
+                        example=o.example,
+                    )
                     for o in t.question.options
                 ],
-            }
+            )
         )
     ex = typed.extraction
     if not ex.header_clear:
         first = ex.headers[0] if ex.origin["header_rows"] else None
         out.insert(
             0,
-            {
-                "id": "header_row",
-                "column": "",
-                "kind": "header_row",
-                "question": "Is the first row a header, or data?",
-                "current": {"type": "string", "format": f"header_rows={ex.origin['header_rows']}"},
-                "options": [
-                    {"type": "string", "format": "header_rows=1", "rows_rejected": 0, "example": first},
-                    {"type": "string", "format": "header_rows=0", "rows_rejected": 0, "example": None},
+            QuestionOut(
+                id="header_row",
+                column="",
+                kind="header_row",
+                question="Is the first row a header, or data?",
+                current=TypeFormat(type="string", format=f"header_rows={ex.origin['header_rows']}"),
+                options=[
+                    QuestionOption(type="string", format="header_rows=1", rows_rejected=0, example=first),
+                    QuestionOption(type="string", format="header_rows=0", rows_rejected=0, example=None),
                 ],
-            },
+            ),
         )
     return out
 
@@ -450,9 +448,9 @@ def _publish(
             ex = item.extraction
             for column, header in zip(built.columns, ex.headers):
                 column["header"] = header
-            origin = dict(ex.origin)
-            origin["decimal_mark"] = _common(item, "decimal_mark")
-            origin["date_order"] = _common(item, "order")
+            origin = Origin.model_validate(
+                {**ex.origin, "decimal_mark": _common(item, "decimal_mark"), "date_order": _common(item, "order")}
+            )
             ident = dict(
                 org=job.org,
                 namespace=job.namespace,
@@ -470,7 +468,7 @@ def _publish(
                 headers=ex.headers,
                 names=item.names,
                 rows=ex.rows,
-                origin=origin,
+                origin=origin.model_dump(mode="json"),
                 warnings=_warnings(ex),
                 options=options,
                 live_snapshot=snapshot_id,
@@ -483,7 +481,7 @@ def _publish(
                 rows=built.rows,
                 rows_rejected=built.rows_rejected,
                 columns=built.columns,
-                questions=_questions(item),
+                questions=[q.model_dump(mode="json") for q in _questions(item)],
                 approved=False,
                 created_at=stamp,
             )

@@ -21,7 +21,7 @@ from ..cast import build_snapshot, parquet_relation
 from ..catalog import insert, live_datasets, now, rejected_table, snapshot_typings, update
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..extract import Excluded
-from ..models import DatasetGetIn, DatasetOut, OpIn, OpOut, TypeFormat
+from ..models import DatasetGetIn, DatasetOut, OpIn, OpOut, QuestionOut, TypeFormat
 from .context import Context
 from .datasets import dataset_get
 
@@ -71,7 +71,7 @@ class _Live:
     rows: int
     options: dict
     snapshot_id: str
-    questions: list[dict]
+    questions: list[QuestionOut]
 
 
 def _live(cur, body: DatasetApproveIn) -> _Live | None:
@@ -103,7 +103,7 @@ def _live(cur, body: DatasetApproveIn) -> _Live | None:
         r["extracted"],
         json.loads(r["options"]),
         r["live_snapshot"],
-        json.loads(r["questions"]),
+        [QuestionOut.model_validate(q) for q in json.loads(r["questions"])],
     )
 
 
@@ -172,7 +172,7 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
             changes.append(Change(column=name, before=_as(old), after=_as(new), rows_rejected=new.rejected))
         typings[cell] = new
     named = set(body.columns) | set(body.formats)
-    settled = [q["id"] for q in live.questions if q["column"] not in named]
+    settled = [q.id for q in live.questions if q.column not in named]
     snapshot_id = _commit(ctx, body, live, typings, changes, settled, markers)
     got = dataset_get(
         ctx,

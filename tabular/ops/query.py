@@ -25,6 +25,7 @@ from planner.schema import ColumnInfo, DatasetInfo
 from planner.targets import TARGETS
 
 from ..catalog import live_datasets, live_source_uris
+from ..display import query_html, query_repr
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
 from ..jsonval import to_json
 from ..models import OpOut
@@ -99,13 +100,9 @@ class QueryOut(OpOut):
         return self.to_arrow().to_pandas()
 
     def _repr_html_(self) -> str:
-        from ..display import query_html
-
         return query_html(self)
 
     def __repr__(self) -> str:
-        from ..display import query_repr
-
         return query_repr(self)
 
 
@@ -318,7 +315,7 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     clickhouse = None
     if target.name == "clickhouse":
         # The snapshots as ClickHouse names them (exported and loaded there on first use).
-        from ..clickhouse import backend
+        from ..clickhouse import backend  # optional backend: chdb is heavy and only loaded when asked
 
         clickhouse = backend(ctx.catalog, settings)
         for s in resolved.sources:

@@ -7,6 +7,8 @@ import math
 import re
 from typing import Any
 
+from planner.functions import FILTERS
+
 CITATION = re.compile(r"\[([A-Za-z_.]+#\d+)\]")
 # How many result rows the answer's words name; the note holds the table.
 ROWS_IN_WORDS = 12
@@ -49,24 +51,6 @@ def note(columns: list[str], rows: list[list[Any]], more: bool, limit: int) -> t
     return text, cut
 
 
-OP_WORDS = {
-    "eq": "=",
-    "ne": "≠",
-    "lt": "<",
-    "le": "≤",
-    "gt": ">",
-    "ge": "≥",
-    "in": "in",
-    "not_in": "not in",
-    "is_null": "is empty",
-    "not_null": "is not empty",
-    "contains": "contains",
-    "not_contains": "does not contain",
-    "starts_with": "starts with",
-    "ends_with": "ends with",
-}
-
-
 def describe(plan) -> str:
     """What a plan read, in words: "over sales.csv where region = North"."""
     read = " joined with ".join(d.source_uri for d in plan.datasets)
@@ -83,13 +67,7 @@ def _filter(f) -> str:
             )
             + ")"
         )
-    if f.op == "between" and f.values and len(f.values) == 2:
-        return f"{f.column} between {f.values[0]} and {f.values[1]}"
-    if f.values is not None:
-        return f"{f.column} {OP_WORDS.get(f.op, f.op)} ({', '.join(map(str, f.values))})"
-    if f.op in ("is_null", "not_null"):
-        return f"{f.column} {OP_WORDS[f.op]}"
-    return f"{f.column} {OP_WORDS.get(f.op, f.op)} {f.value}"
+    return FILTERS[f.op].said(f.column, f.value, f.values)
 
 
 def words(scope: str, columns: list[str], rows: list[list[Any]], more: bool, cite: str, incomplete: list[str]) -> str:
