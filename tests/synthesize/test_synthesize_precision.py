@@ -645,8 +645,10 @@ def test_a_noun_count_of_one_row_is_asked(ns):
     assert out.abstain_reason == "ambiguous" and "one row matched" in out.clarification
 
 
-def test_before_or_after_of_two_named_rows(more, ns):
+def test_before_or_after_of_two_named_rows(more, ns, tmp_path):
     # FIXTURES: PSV on 7 August, Ajax 12 September, Utrecht 1 October (listed Ajax, PSV, Utrecht): time decides
+    (tmp_path / "fixtures.csv").write_text(FIXTURES, encoding="utf-8")  # its own copy: the test runs alone too
+    assert more.ingest_file(tmp_path / "fixtures.csv", source_uri="fixtures.csv").state == "ready"
     assert rows(more, "was ajax played before or after psv?", "fixtures.csv")[0][-1] == "after"
     assert rows(more, "was psv played before or after utrecht?", "fixtures.csv")[0][-1] == "before"
     # LEADERS has a year column From: Steytler 1959, Swart 1975
