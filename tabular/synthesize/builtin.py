@@ -8,10 +8,12 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from .proposal import Candidate, Proposal
-from .reading import DIMENSIONS, Reading, Span, light_verbs, read, spans_of, words
+from .reading import DIMENSIONS, Span, TaskReading, light_verbs, read, spans_of, words
 from .schemas import ColumnSchema, DatasetSchema
 
 
@@ -44,8 +46,12 @@ LOOKUP = "lookup"  # no calculation: the asked column of the rows that match
 
 @dataclass
 class _Choice:
+    """A word the task left open, the options it may be read as, and what it decides in a plan: the
+    date column, the measure, a group, the column of a value named or of a number compared."""
+
     word: str
     options: list
+    slot: Literal["date", "measure", "group", "value", "compare"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,63 @@ _WAY_WORDS = {
     "max": "its largest single value",
     "min": "its smallest single value",
 }
+
+# What a calculation is over: a column, two columns multiplied, or a column read one way.
+_Measure = ColumnSchema | _Product | _Way
+
+
+@dataclass(frozen=True)
+class _Match:
+    """A value option: the column it is read in, the value, and whether the task excludes it."""
+
+    column: ColumnSchema
+    value: object
+    negated: bool
+
+
+@dataclass(frozen=True)
+class _Compare:
+    """A compared number's option: the number column it is read in, the comparison, the number."""
+
+    column: ColumnSchema
+    op: str
+    number: float
+
+
+@dataclass(frozen=True)
+class _Picked:
+    """One reading of the task: the option taken of each choice, by what the choice decides."""
+
+    date: ColumnSchema | None  # the date column the task's dates and periods are on
+    measure: _Measure | str | None  # what is computed over (ROWS: the rows themselves), or the column a lookup reads
+    groups: list[ColumnSchema]
+    values: list[_Match]
+    compares: list[_Compare]
+
+    @classmethod
+    def of(cls, choices: list[_Choice], options: tuple) -> _Picked:
+        """The options taken (one of each choice, in the choices' order), sorted by what they decide."""
+        taken: dict[str, list] = {"date": [], "measure": [], "group": [], "value": [], "compare": []}
+        for choice, option in zip(choices, options):
+            taken[choice.slot].append(option)
+        return cls(
+            date=next(iter(taken["date"]), None),
+            measure=next(iter(taken["measure"]), None),
+            groups=taken["group"],
+            values=taken["value"],
+            compares=taken["compare"],
+        )
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What the task computes, settled one step at a time from its reading."""
+
+    fn: str | None  # an aggregate, COUNT_FILLED or LOOKUP; None for a ranking, or a total not yet chosen
+    measures: list[Span]  # the spans that name what is computed over
+    counted: DatasetSchema | None = None  # the dataset whose rows are counted
+    dates: list[ColumnSchema] = field(default_factory=list)  # the columns the task's dates are on; none: no date
+    one_row: str = ""  # a lookup's word, when the words ask for one row ("the title of …")
 
 
 def _in_years(op: str, days: list[str]) -> list[tuple[str, int]] | None:
@@ -229,46 +292,122 @@ def _dimension(span: Span, schemas: list[DatasetSchema]) -> Span:
     return Span(span.start, span.end, "column", held, span.text)
 
 
-def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
-    r.compares = [(_dimension(span, schemas), op, number) for span, op, number in r.compares]
-    if r.same:
-        r.same = (_dimension(r.same[0], schemas), r.same[1])
-    if any(not span.targets for span, _, _ in r.compares) or (r.same and not r.same[0].targets):
-        word = next(
-            span.text for span in [*(c[0] for c in r.compares), *([r.same[0]] if r.same else [])] if not span.targets
-        )
-        return Proposal(
-            why=f"'{word}' measures {' or '.join(DIMENSIONS.get(word, ('a size',)))}, and no number column is named so: name the column"
-        )
+def _plans(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
+    """The plans for a task read: the questions of another shape (yes or no, the same as another
+    row, a row by its place in the order) have their own builders; the rest is one calculation."""
+    why = _place_sizes(r, schemas)
+    if why:
+        return Proposal(why=why)
     if r.yes_no:
         return _yes_no(r, schemas)
     if r.same:
         return _same_as(r, schemas)
-    if r.position and r.placed and isinstance(r.position[0], int) and r.fns == {"count"} and len(schemas) == 1:
-        # "how many times did they finish ninth": the rows whose place is 9
-        places = [c for c in schemas[0].columns if c.type == "number" and set(words(c.name)) & _PLACE_NAMES]
-        if len(places) != 1:
-            return Proposal(
-                why="the task counts a place won, and "
-                + ("no column" if not places else "several columns")
-                + " holds places"
-            )
-        r.compares.append((Span(0, 0, "column", places, places[0].name), "eq", r.position[0]))
-        r.position = None
+    why = _place_counted(r, schemas)
+    if why:
+        return Proposal(why=why)
     if r.position:
         return _in_order(r, schemas)
-    by_alias = {s.alias: s for s in schemas}
-    choices: list[_Choice] = []
-    one_row = ""
+    return _calculation(r, schemas)
 
-    # what is counted or measured: one calculation per task
+
+def _place_sizes(r: TaskReading, schemas: list[DatasetSchema]) -> str | None:
+    """Reads each size word compared or matched ("taller than 200 feet", "the same height as X") as
+    the number columns named for what it measures (rewriting r.compares and r.same); why not, when
+    no number column is named so."""
+    r.compares = [(_dimension(span, schemas), op, number) for span, op, number in r.compares]
+    if r.same:
+        r.same = (_dimension(r.same[0], schemas), r.same[1])
+    unplaced = [span for span in [*(c[0] for c in r.compares), *([r.same[0]] if r.same else [])] if not span.targets]
+    if not unplaced:
+        return None
+    word = unplaced[0].text
+    return f"'{word}' measures {' or '.join(DIMENSIONS.get(word, ('a size',)))}, and no number column is named so: name the column"
+
+
+def _place_counted(r: TaskReading, schemas: list[DatasetSchema]) -> str | None:
+    """Reads a count of a place won ("how many times did they finish ninth") as a count of the rows
+    whose place is that number: a comparison on the one column of places, no longer a position in
+    the rows' order (rewriting r.compares and r.position); why not, when no one column holds places."""
+    if not (r.position and r.placed and isinstance(r.position[0], int) and r.fns == {"count"} and len(schemas) == 1):
+        return None
+    places = [c for c in schemas[0].columns if c.type == "number" and set(words(c.name)) & _PLACE_NAMES]
+    if len(places) != 1:
+        return (
+            "the task counts a place won, and " + ("no column" if not places else "several columns") + " holds places"
+        )
+    r.compares.append((Span(0, 0, "column", places, places[0].name), "eq", r.position[0]))
+    r.position = None
+    return None
+
+
+def _calculation(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
+    """One calculation over the datasets (a count, a total, an average, a least or a most, or a
+    lookup of the rows that match), with a choice for each word that fits several columns: each
+    way of taking one option of each choice is a candidate plan."""
     if len(r.fns) > 1:
         return Proposal(
             why="the task asks for several calculations (" + ", ".join(sorted(r.fns)) + "); ask for one at a time"
         )
-    fn = r.fn
+    measures = _measure_spans(r, schemas)
+    if isinstance(measures, Proposal):
+        return measures
+    asked = _counting(r, _Asked(r.fn, measures))
+    if isinstance(asked, Proposal):
+        return asked
+    if r.row_noun and asked.fn == "count" and not r.count_of and not (r.values or r.compares or r.ranges):
+        # "how many images are listed" over a list of monuments: the rows are not surely images
+        return Proposal(
+            why=f"'{r.row_noun}' names no column, and with nothing to filter by, the rows are not surely {r.row_noun}: name the column that holds them"
+        )
+    if asked.counted is None and asked.fn == "count" and r.datasets:
+        asked = replace(asked, counted=r.datasets[0].targets[0])
+    asked = _most_or_least(r, asked, schemas)
+    if isinstance(asked, Proposal):
+        return asked
+    groups = _group_choices(r, asked.measures)
+    if isinstance(groups, Proposal):
+        return groups
+    asked = _dates(r, asked, schemas)
+    if isinstance(asked, Proposal):
+        return asked
+    if asked.fn not in ("min", "max", "count_distinct"):  # "units sold": a date column is no measure of a sum
+        kept = [m for m in asked.measures if any(c.type != "date" and c.type != "datetime" for c in m.targets)]
+        asked = replace(asked, measures=kept)
+    if r.difference:
+        why = _difference_unreadable(r, asked)
+        if why:
+            return Proposal(why=why)
+        asked = replace(asked, fn=None)  # one number for each value: no calculation of its own
+    measured = _measure_choice(r, asked, groups, schemas)
+    if isinstance(measured, Proposal):
+        return measured
+    asked, measure = measured
+    if asked.fn == "count" and asked.measures:
+        return Proposal(
+            why="the task counts rows but also names "
+            + ", ".join(f"'{m.text}'" for m in asked.measures)
+            + ": say what to do with it"
+        )
+    for group in groups:
+        if not group.options:
+            return Proposal(why=f"'{group.word}' names no column to group by")
+    filters = _filter_choices(r)
+    if isinstance(filters, Proposal):
+        return filters
+    dated = [_Choice("date", asked.dates, "date")] if asked.dates else []
+    choices = [*dated, *([measure] if measure else []), *groups, *filters]
+    if any(not ch.options for ch in choices):
+        return Proposal(why="a comparison with a number names no number column")
+    return _candidates(r, asked, choices, {s.alias: s for s in schemas})
+
+
+def _measure_spans(r: TaskReading, schemas: list[DatasetSchema]) -> list[Span] | Proposal:
+    """The spans that name what is measured, each once. A size word and no column named ("who is
+    taller, A or B") is the columns named for what it measures, whatever other numbers the rows
+    hold; a column named only as the column of a value the task names ("drivers that used
+    Maserati as their constructor") is no measure."""
+    said = r.measures
     if r.dimension and not r.measures:
-        # "who is taller, A or B": the height, whatever other numbers the rows hold
         held = [
             c
             for s in schemas
@@ -279,61 +418,66 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             return Proposal(
                 why=f"'{r.dimension}' measures {' or '.join(DIMENSIONS[r.dimension])}, and no column is named so: name the column"
             )
-        r.measures.append(Span(0, 0, "column", held, r.dimension))
-    measure_spans = []
+        said = [Span(0, 0, "column", held, r.dimension)]
+    spans: list[Span] = []
     valued = {c for span, _ in r.values for c, _ in span.targets}
-    for m in r.measures:  # "medals … in total" over a Total column: one measure said twice
-        if m.targets and all(c in valued for c in m.targets) and (len(r.measures) > 1 or r.count_of or r.fn):
-            continue  # "drivers that used Maserati as their constructor": the column of a value named, no measure
-        if not any(m.targets == seen.targets for seen in measure_spans):
-            measure_spans.append(m)
-    counted_dataset = None
-    if fn == "count" and r.count_of:
-        target = r.count_of[0]
-        if target.kind == "dataset":
-            counted_dataset = target.targets[0]
-        else:
-            numbers = _measures(target.targets)
-            # "how many weeks" over a column named Week holds one week per row: the rows, not a sum of
-            # week numbers; "how many bronzes" over Bronze holds a count per row: their sum
-            plural = target.text.endswith("s") and numbers and all(not words(c.name)[-1].endswith("s") for c in numbers)
-            sequence = all(_ordinal(c) or _yearlike(c) for c in numbers)
-            rows_of = plural and sequence and all(c.unique for c in numbers)
-            if plural and sequence and not rows_of:
-                names = ", ".join(c.name for c in numbers)
-                return Proposal(
-                    abstain="ambiguous",
-                    question=f"{target.text}: the rows, the different values of {names}, or their total?",
-                )
-            if numbers and not r.distinct and rows_of:
-                fn = COUNT_FILLED
-                measure_spans = [target, *(m for m in measure_spans if m.targets != target.targets)]
-            elif numbers and not r.distinct:
-                fn, measure_spans = (
-                    "sum",
-                    [target, *(m for m in measure_spans if m.targets != target.targets)],
-                )  # "how many units": their sum
-            elif r.distinct:
-                fn = "count_distinct"  # "how many different products": the distinct ones
-                measure_spans = [target, *(m for m in measure_spans if m.targets != target.targets)]
-            elif all(c.type == "bool" for c in target.targets):
-                # "how many legendary pokemon": the rows where it is true
-                r.values.append(
-                    (Span(target.start, target.end, "value", [(c, True) for c in target.targets], target.text), False)
-                )
-            else:
-                fn = COUNT_FILLED  # "how many titles": the rows that have one, not the distinct titles
-                measure_spans = [target, *(m for m in measure_spans if m.targets != target.targets)]
-    if r.row_noun and fn == "count" and not r.count_of and not (r.values or r.compares or r.ranges):
-        # "how many images are listed" over a list of monuments: the rows are not surely images
+    for m in said:  # "medals … in total" over a Total column: one measure said twice
+        if m.targets and all(c in valued for c in m.targets) and (len(said) > 1 or r.count_of or r.fn):
+            continue
+        if not any(m.targets == seen.targets for seen in spans):
+            spans.append(m)
+    return spans
+
+
+def _counting(r: TaskReading, asked: _Asked) -> _Asked | Proposal:
+    """What "how many X" counts: the rows of a dataset X names; over a column X names, the rows
+    (a column that numbers them, "how many weeks" over Week), the total of its numbers ("how many
+    bronzes" over Bronze), its different values ("how many different products"), or the rows
+    that hold one ("how many titles"); over a yes/no column, the rows where it is true (added to
+    r.values). Asked about when X could be the rows, their different values or a total."""
+    if not (asked.fn == "count" and r.count_of):
+        return asked
+    target = r.count_of[0]
+    if target.kind == "dataset":
+        return replace(asked, counted=target.targets[0])
+    numbers = _measures(target.targets)
+    # "how many weeks" over a column named Week holds one week per row: the rows, not a sum of
+    # week numbers; "how many bronzes" over Bronze holds a count per row: their sum
+    plural = target.text.endswith("s") and numbers and all(not words(c.name)[-1].endswith("s") for c in numbers)
+    sequence = all(_ordinal(c) or _yearlike(c) for c in numbers)
+    rows_of = plural and sequence and all(c.unique for c in numbers)
+    if plural and sequence and not rows_of:
+        names = ", ".join(c.name for c in numbers)
         return Proposal(
-            why=f"'{r.row_noun}' names no column, and with nothing to filter by, the rows are not surely {r.row_noun}: name the column that holds them"
+            abstain="ambiguous",
+            question=f"{target.text}: the rows, the different values of {names}, or their total?",
         )
-    if counted_dataset is None and fn == "count" and r.datasets:
-        counted_dataset = r.datasets[0].targets[0]
+    target_first = [target, *(m for m in asked.measures if m.targets != target.targets)]
+    if numbers and not r.distinct and rows_of:
+        return replace(asked, fn=COUNT_FILLED, measures=target_first)
+    if numbers and not r.distinct:
+        return replace(asked, fn="sum", measures=target_first)  # "how many units": their sum
+    if r.distinct:
+        # "how many different products": the distinct ones
+        return replace(asked, fn="count_distinct", measures=target_first)
+    if all(c.type == "bool" for c in target.targets):
+        # "how many legendary pokemon": the rows where it is true
+        r.values.append(
+            (Span(target.start, target.end, "value", [(c, True) for c in target.targets], target.text), False)
+        )
+        return asked
+    # "how many titles": the rows that have one, not the distinct titles
+    return replace(asked, fn=COUNT_FILLED, measures=target_first)
+
+
+def _most_or_least(r: TaskReading, asked: _Asked, schemas: list[DatasetSchema]) -> _Asked | Proposal:
+    """Which rows a "most" or "least" ranks: with two values of one column named ("did A or B earn
+    more points"), those two, each named as the task names it; with "who" or "which", every row,
+    named by its column of names (r.top and r.top_group are set to say so). A ranking has no
+    calculation of its own (fn None). A least or most of "each" is asked about: of all, or per group?"""
+    fn, measures = asked.fn, asked.measures
     named = {c for span, _ in r.values for c, _ in span.targets}
     if r.choice and not r.entity and fn in ("min", "max") and not (r.top or r.groups or r.count_of) and len(named) == 1:
-        # "did A or B earn more points": the one of the two with more, named as the task names them
         (column,) = named
         r.top, r.top_group = (1, fn == "max"), Span(0, 0, "column", [column], column.name)
     if r.entity and fn in ("min", "max") and not (r.top or r.groups or r.count_of):
@@ -344,9 +488,7 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
         r.top = (1, fn == "max")
         r.top_group = Span(0, 0, "column", [labels[0]], labels[0].name)
         # "which parish was founded first": Parish names the row asked, it is no measure
-        measure_spans = (
-            [m for m in measure_spans if m.targets != [labels[0]]] if len(measure_spans) > 1 else measure_spans
-        )
+        measures = [m for m in measures if m.targets != [labels[0]]] if len(measures) > 1 else measures
     if r.top and fn in (None, "max", "min"):
         fn = None
     if fn in ("min", "max") and r.loose_each:
@@ -355,227 +497,267 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
             abstain="ambiguous",
             question=f"the {'least' if fn == 'min' else 'most'} of all, or one for each {r.groups[-1].text}?",
         )
-    # groups: columns or buckets; a dataset named as a group is its rows' name column
-    group_cols: list[tuple[str, list[ColumnSchema]]] = []
+    return replace(asked, fn=fn, measures=measures)
+
+
+def _group_choices(r: TaskReading, measures: list[Span]) -> list[_Choice] | Proposal:
+    """A choice for each group the task names, and for the row a ranking names: the columns it may
+    be. A dataset named as a group is grouped by its column of names, unless it is the dataset
+    measured ("amount per sale": per row of it, no group); why not, when it has no such column."""
+    groups = []
     for g in r.groups + ([r.top_group] if r.top_group else []):
-        if g.kind == "dataset":
-            schema = g.targets[0]
-            if (
-                measure_spans
-                and any(c.alias == schema.alias for m in measure_spans for c in m.targets)
-                and g is not r.top_group
-            ):
-                continue  # "amount per sale": per row of the measured dataset, not a group
-            label = _label(schema)
-            if label is None:
-                return Proposal(
-                    why=f"'{g.text}' names the dataset {schema.alias}, which has no column of names to group by"
-                )
-            group_cols.append((g.text, [label]))
-        else:
-            group_cols.append((g.text, [c for c in g.targets if c.type in ("string", "date", "number", "bool")]))
-    # date columns for ranges and buckets
-    dated = bool(r.ranges or r.buckets or (r.date_words and fn in ("min", "max")))
-    date_cols = [c for m in measure_spans for c in m.targets if c.type in ("date", "datetime")]
-    measure_spans = (
-        [m for m in measure_spans if not all(c.type in ("date", "datetime") for c in m.targets)]
-        if dated
-        else measure_spans
-    )
-    if dated and not date_cols:
+        if g.kind != "dataset":
+            groups.append(
+                _Choice(g.text, [c for c in g.targets if c.type in ("string", "date", "number", "bool")], "group")
+            )
+            continue
+        schema = g.targets[0]
+        if measures and any(c.alias == schema.alias for m in measures for c in m.targets) and g is not r.top_group:
+            continue
+        label = _label(schema)
+        if label is None:
+            return Proposal(
+                why=f"'{g.text}' names the dataset {schema.alias}, which has no column of names to group by"
+            )
+        groups.append(_Choice(g.text, [label], "group"))
+    return groups
+
+
+def _dates(r: TaskReading, asked: _Asked, schemas: list[DatasetSchema]) -> _Asked | Proposal:
+    """The date columns the task's dates and periods are on ("in 2008", "monthly", "the latest"):
+    the date columns it names (then no measure), else those of the dataset counted, else every
+    one. With none, a range of whole years is compared on the number columns of years ("a film
+    made in 2008" over Year: rewritten into r.compares); else, why not."""
+    if not (r.ranges or r.buckets or (r.date_words and asked.fn in ("min", "max"))):
+        return asked
+    date_cols = [c for m in asked.measures for c in m.targets if c.type in ("date", "datetime")]
+    measures = [m for m in asked.measures if not all(c.type in ("date", "datetime") for c in m.targets)]
+    if not date_cols:
         pool = [c for s in schemas for c in s.columns if c.type in ("date", "datetime")]
-        if counted_dataset is not None and any(c.alias == counted_dataset.alias for c in pool):
-            pool = [c for c in pool if c.alias == counted_dataset.alias]
+        if asked.counted is not None and any(c.alias == asked.counted.alias for c in pool):
+            pool = [c for c in pool if c.alias == asked.counted.alias]
         date_cols = pool
-    if dated and not date_cols:
-        # "a film made in 2008" over a number column Year: the year, compared as a number
-        years = [_in_years(op, vals) for op, vals in r.ranges]
-        year_cols = [c for sc in schemas for c in sc.columns if c.type == "number" and _yearlike(c)]
-        if (
-            r.ranges
-            and not r.buckets
-            and all(y is not None for y in years)
-            and year_cols
-            and not (r.date_words and fn in ("min", "max"))
-        ):
-            named = [c for m in measure_spans for c in m.targets if c in year_cols]
-            if named:  # "founded before 1900": the year compared is the one named
-                year_cols = list(dict.fromkeys(named))
-                measure_spans = [m for m in measure_spans if not all(c in year_cols for c in m.targets)]
-            for op, year in (c for pair in years for c in pair):
-                r.compares.append((Span(0, 0, "column", year_cols, str(year)), op, year))
-            r.ranges, dated = [], False
-    if dated and not date_cols:
+    if date_cols:
+        return replace(asked, measures=measures, dates=date_cols)
+    years = [_in_years(op, vals) for op, vals in r.ranges]
+    year_cols = [c for sc in schemas for c in sc.columns if c.type == "number" and _yearlike(c)]
+    if not (
+        r.ranges
+        and not r.buckets
+        and all(y is not None for y in years)
+        and year_cols
+        and not (r.date_words and asked.fn in ("min", "max"))
+    ):
         return Proposal(why="the task names a date or period but no dataset has a date column")
-    if dated:
-        choices.append(_Choice("date", date_cols))
-    # the measure
-    if fn not in ("min", "max", "count_distinct"):  # "units sold": a date column is no measure of a sum
-        measure_spans = [m for m in measure_spans if any(c.type != "date" and c.type != "datetime" for c in m.targets)]
-    needs_measure = (
-        fn in ("sum", "avg", "median", "count_distinct", COUNT_FILLED)
-        or (fn in ("min", "max") and not (r.date_words and not measure_spans))
-        or (fn is None and (r.top or group_cols) and measure_spans)
+    named = [c for m in measures for c in m.targets if c in year_cols]
+    if named:  # "founded before 1900": the year compared is the one named
+        year_cols = list(dict.fromkeys(named))
+        measures = [m for m in measures if not all(c in year_cols for c in m.targets)]
+    for op, year in (c for pair in years for c in pair):
+        r.compares.append((Span(0, 0, "column", year_cols, str(year)), op, year))
+    r.ranges = []
+    return replace(asked, measures=measures)
+
+
+def _difference_unreadable(r: TaskReading, asked: _Asked) -> str | None:
+    """Why a difference ("the difference between A and B", "how many more … A … than B") cannot be
+    read: it needs two values of one column, no calculation but a total, and a number to compare."""
+    if (
+        len(r.values) != 2
+        or any(negated for _, negated in r.values)
+        or asked.fn not in (None, "sum")
+        or r.groups
+        or r.top
+    ):
+        return "a difference ('difference between A and B', 'how many more … than …') reads one number for each of two values of one column"
+    if not asked.measures:
+        return "a difference needs the number it compares: name its column"
+    return None
+
+
+def _needs_measure(r: TaskReading, asked: _Asked, groups: list[_Choice]) -> bool:
+    """Whether the calculation is over a column: a total, average, median or count of values is;
+    a least or most is, unless it is of the dates; a ranking or groups are, when a measure is named."""
+    return bool(
+        asked.fn in ("sum", "avg", "median", "count_distinct", COUNT_FILLED)
+        or (asked.fn in ("min", "max") and not (r.date_words and not asked.measures))
+        or (asked.fn is None and (r.top or groups) and asked.measures)
     )
-    if r.difference and (
-        len(r.values) != 2 or any(negated for _, negated in r.values) or fn not in (None, "sum") or r.groups or r.top
-    ):
-        return Proposal(
-            why="a difference ('difference between A and B', 'how many more … than …') reads one number for each of two values of one column"
-        )
-    if r.difference:
-        fn, needs_measure = None, bool(measure_spans)
-        if not measure_spans:
-            return Proposal(why="a difference needs the number it compares: name its column")
-        needs_measure = True
+
+
+def _measure_choice(
+    r: TaskReading, asked: _Asked, groups: list[_Choice], schemas: list[DatasetSchema]
+) -> tuple[_Asked, _Choice | None] | Proposal:
+    """What the calculation is over, as a choice of options: two columns multiplied; the columns
+    a measure may be; the column a lookup reads; or, for a ranking or groups with nothing named to
+    total, the rows or a measure of them. None when the calculation needs no column."""
     if r.product:
-        if fn in ("count", "count_distinct") or measure_spans:
-            return Proposal(
-                why="the task multiplies two columns but also "
-                + ("counts" if fn else "names " + ", ".join(f"'{m.text}'" for m in measure_spans))
-                + ": ask for one calculation"
-            )
-        a, b = r.product
-        options = [_Product(x, y) for x in _measures(a.targets) for y in _measures(b.targets)]
-        if not options:
-            return Proposal(why=f"'{a.text} times {b.text}' needs two number columns to multiply")
-        choices.append(_Choice(f"{a.text} times {b.text}", options))
-        fn, needs_measure = fn or "sum", False
-    elif (
-        fn is None
-        and not needs_measure
-        and not (group_cols or r.top or r.buckets or r.share or r.lacking)
-        and (r.values or r.compares or r.ranges)
-    ):
-        # a lookup: "what is the title of the episode written by X", "who won in 2005": the column
-        # asked (or the rows' names) of the rows that match, one row when the words say one
-        asked = [c for m in measure_spans for c in m.targets if not (dated and c in date_cols)]
-        if len({m.text for m in measure_spans}) > 1:
-            return Proposal(
-                why="the task names several columns to read ("
-                + ", ".join(m.text for m in measure_spans)
-                + "); ask for one at a time"
-            )
-        either = {c for a, b in r.choices for c, _ in a.targets} & {c for a, b in r.choices for c, _ in b.targets}
-        if not asked and len(either) == 1:
-            # "was Fran Bailey from Vic or WA": the one of the two her row holds
-            (column,) = either
-            asked, measure_spans = [column], [Span(0, 0, "column", [column], column.name)]
-        if not asked:
-            label = _label(schemas[0]) if len(schemas) == 1 else None
-            if label is None:
-                return Proposal(
-                    why="the task asks for rows that match, and no column names the rows: name the column to show"
-                )
-            asked, measure_spans = [label], [Span(0, 0, "column", [label], label.name)]
-        word = measure_spans[0].text
-        one_row = word if (r.only or not word.endswith("s") or word == asked[0].name.lower()) else ""
-        choices.append(_Choice(word, asked))
-        fn = LOOKUP
-    elif fn is None and not needs_measure:
-        if not (group_cols or r.top or r.buckets):
-            return Proposal(
-                why="the task asks for no total, count, average, minimum or maximum the built-in proposer can read"
-            )
-        # "monthly sales", "the most sales": the number of rows, or a total of one of their measures
-        owner = r.datasets[0].targets[0].alias if r.datasets else None
-        counted_dataset = r.datasets[0].targets[0] if r.datasets else None
-        pool = [
-            c for s in schemas if owner in (None, s.alias) for c in _measures(list(s.columns)) if not _ordinal(c)
-        ]  # "#" numbers rows
-        if pool:
-            choices.append(_Choice(r.datasets[0].text if r.datasets else "what to total", [ROWS, *pool]))
-        else:
-            fn = "count"
-    measure_word = ""
-    if needs_measure:
-        options: list[ColumnSchema] = []
-        for m in measure_spans:
-            options += [c for c in m.targets if c not in options]
-        if fn not in (
-            "count_distinct",
-            COUNT_FILLED,
-        ):  # min, max and rankings also read dates and times; no calculation here reads text
-            options = [
-                c
-                for c in options
-                if c.type == "number"
-                or (
-                    (fn in ("min", "max") or (fn is None and r.top))
-                    and c.type in ("date", "datetime", "time", "duration")
-                )
-            ]
-        if r.speed and any(not _timelike(c) for c in options):
-            # "the fastest" is the least time but the most speed: only a time is read
-            return Proposal(
-                why="'fastest' or 'slowest' is read over a time; "
-                + ", ".join(c.name for c in options if not _timelike(c))
-                + " is no time"
-            )
-        if fn in ("sum", "avg"):
-            kept = [c for c in options if not _yearlike(c)]
-            if options and not kept:
-                return Proposal(
-                    why=f"'{measure_spans[0].text if measure_spans else options[0].name}' holds years, which are no quantity to total or average"
-                )
-            options = kept
-        if measure_spans:
-            measure_word = measure_spans[0].text
-        if not options and measure_spans:
-            return Proposal(why=f"'{measure_word}' is no number column to compute {fn or 'a total'} over")
-        if not options and (fn in ("min", "max") or not (counted_dataset or r.datasets)):
-            return Proposal(why=f"the task names no column for its {fn or 'total'}: name one")
-        if not options:  # "total sales": a measure of the dataset named
-            pool = [c for s in schemas for c in _measures(list(s.columns))]
-            if counted_dataset is not None or r.datasets:
-                owner = (counted_dataset or r.datasets[0].targets[0]).alias
-                pool = [c for c in pool if c.alias == owner]
-            options, measure_word = pool, {"sum": "total", "avg": "average"}.get(fn or "sum", fn)
-        if not options:
-            return Proposal(why="the task names no number column to compute over")
-        if len(measure_spans) > 1 and fn not in ("count_distinct", COUNT_FILLED):
-            return Proposal(
-                why="the task names several measures ("
-                + ", ".join(m.text for m in measure_spans)
-                + "); ask for one at a time"
-            )
-        if fn in (COUNT_FILLED, "count_distinct") and len(options) > 1:
-            # "how many teams" over Team #1 and Team #2: one of them, or all of them together; the
-            # readings may agree and still not be the answer
-            names = ", ".join(c.name for c in options)
-            return Proposal(
-                abstain="ambiguous",
-                question=f"{measure_word}: the column {names.rsplit(', ', 1)[0]} or {names.rsplit(', ', 1)[-1]}, or all of them together?",
-            )
-        if fn in (COUNT_FILLED, "count_distinct") and any(c.name.rstrip().endswith("(s)") for c in options):
-            # "Color commentator(s)": a cell may name several, so counting cells is not counting them
-            return Proposal(
-                abstain="ambiguous",
-                question=f"{measure_word}: a cell of {options[0].name} may hold several; count the cells or the names in them?",
-            )
-        if fn == COUNT_FILLED:
-            # "how many circuits": the rows that name one, or the different circuits; both readings
-            options = [_Way(c, way) for c in options for way in ("count", "count_distinct")]
-        elif fn is None and r.top:
-            # "which team did the most laps": a team's total, or the team of the largest single value
-            options = [
-                _Way(c, way)
-                for c in options
-                for way in (("sum",) if c.type == "number" and not _yearlike(c) else ())
-                + ("max" if r.top[1] else "min",)
-            ]
-        choices.append(_Choice(measure_word, options))
-        fn = fn or "sum"
-    elif fn == "count" and measure_spans:
+        return _product_choice(r, asked)
+    if r.difference or _needs_measure(r, asked, groups):
+        return _measured_choice(r, asked, schemas)
+    if asked.fn is not None:
+        return asked, None
+    if not (groups or r.top or r.buckets or r.share or r.lacking) and (r.values or r.compares or r.ranges):
+        return _lookup_choice(r, asked, schemas)
+    return _rows_or_total_choice(r, asked, groups, schemas)
+
+
+def _product_choice(r: TaskReading, asked: _Asked) -> tuple[_Asked, _Choice] | Proposal:
+    """Two columns multiplied ("units times price"): the pairs of number columns the two words may
+    be, totalled unless another calculation is asked; refused beside a count or another measure named."""
+    if asked.fn in ("count", "count_distinct") or asked.measures:
         return Proposal(
-            why="the task counts rows but also names "
-            + ", ".join(f"'{m.text}'" for m in measure_spans)
-            + ": say what to do with it"
+            why="the task multiplies two columns but also "
+            + ("counts" if asked.fn else "names " + ", ".join(f"'{m.text}'" for m in asked.measures))
+            + ": ask for one calculation"
         )
-    for word, options in group_cols:
-        if not options:
-            return Proposal(why=f"'{word}' names no column to group by")
-        choices.append(_Choice(word, options))
+    a, b = r.product
+    options = [_Product(x, y) for x in _measures(a.targets) for y in _measures(b.targets)]
+    if not options:
+        return Proposal(why=f"'{a.text} times {b.text}' needs two number columns to multiply")
+    return replace(asked, fn=asked.fn or "sum"), _Choice(f"{a.text} times {b.text}", options, "measure")
+
+
+def _lookup_choice(r: TaskReading, asked: _Asked, schemas: list[DatasetSchema]) -> tuple[_Asked, _Choice] | Proposal:
+    """A lookup ("what is the title of the episode written by X", "who won in 2005"): the column
+    asked of the rows that match; of "A or B", the one column both are values of; with no column
+    named, the column that names the rows. One row, when the words say one."""
+    measures = asked.measures
+    columns = [c for m in measures for c in m.targets if c not in asked.dates]
+    if len({m.text for m in measures}) > 1:
+        return Proposal(
+            why="the task names several columns to read ("
+            + ", ".join(m.text for m in measures)
+            + "); ask for one at a time"
+        )
+    either = {c for a, b in r.choices for c, _ in a.targets} & {c for a, b in r.choices for c, _ in b.targets}
+    if not columns and len(either) == 1:
+        # "was Fran Bailey from Vic or WA": the one of the two her row holds
+        (column,) = either
+        columns, measures = [column], [Span(0, 0, "column", [column], column.name)]
+    if not columns:
+        label = _label(schemas[0]) if len(schemas) == 1 else None
+        if label is None:
+            return Proposal(
+                why="the task asks for rows that match, and no column names the rows: name the column to show"
+            )
+        columns, measures = [label], [Span(0, 0, "column", [label], label.name)]
+    word = measures[0].text
+    one_row = word if (r.only or not word.endswith("s") or word == columns[0].name.lower()) else ""
+    return replace(asked, fn=LOOKUP, measures=measures, one_row=one_row), _Choice(word, columns, "measure")
+
+
+def _rows_or_total_choice(
+    r: TaskReading, asked: _Asked, groups: list[_Choice], schemas: list[DatasetSchema]
+) -> tuple[_Asked, _Choice | None] | Proposal:
+    """A ranking or groups with no column named ("monthly sales", "the most sales"): the number of
+    rows, or a total of one of their measures (of the dataset named); a count of the rows when
+    they have no measure. Refused when there is no ranking or group either: nothing to compute."""
+    if not (groups or r.top or r.buckets):
+        return Proposal(
+            why="the task asks for no total, count, average, minimum or maximum the built-in proposer can read"
+        )
+    owner = r.datasets[0].targets[0].alias if r.datasets else None
+    counted = r.datasets[0].targets[0] if r.datasets else None
+    # a column that numbers the rows ("#") totals nothing
+    pool = [c for s in schemas if owner in (None, s.alias) for c in _measures(list(s.columns)) if not _ordinal(c)]
+    if not pool:
+        return replace(asked, counted=counted, fn="count"), None
+    word = r.datasets[0].text if r.datasets else "what to total"
+    return replace(asked, counted=counted), _Choice(word, [ROWS, *pool], "measure")
+
+
+def _measured_choice(r: TaskReading, asked: _Asked, schemas: list[DatasetSchema]) -> tuple[_Asked, _Choice] | Proposal:
+    """The measure of a calculation, as a choice of the columns it may be; a count of a column's
+    values, or a ranking by a measure, is read each way the words allow (_Way). A total unless
+    another calculation is asked."""
+    choice = _measure_columns(r, asked, schemas)
+    if isinstance(choice, Proposal):
+        return choice
+    options = choice.options
+    if asked.fn == COUNT_FILLED:
+        # "how many circuits": the rows that name one, or the different circuits; both readings
+        options = [_Way(c, way) for c in options for way in ("count", "count_distinct")]
+    elif asked.fn is None and r.top:
+        # "which team did the most laps": a team's total, or the team of the largest single value
+        options = [
+            _Way(c, way)
+            for c in options
+            for way in (("sum",) if c.type == "number" and not _yearlike(c) else ()) + ("max" if r.top[1] else "min",)
+        ]
+    return replace(asked, fn=asked.fn or "sum"), replace(choice, options=options)
+
+
+def _measure_columns(r: TaskReading, asked: _Asked, schemas: list[DatasetSchema]) -> _Choice | Proposal:
+    """The columns a calculation may be over, and the word for them: those the words name (numbers;
+    for a least, most or ranking also dates and times; for a count of values any type), else the
+    number columns of the dataset named. Refused when none fits, when the words name several
+    measures, or (asked about) when a count of values may be of several columns or of several
+    names in one cell."""
+    fn, spans = asked.fn, asked.measures
+    options: list[ColumnSchema] = []
+    for m in spans:
+        options += [c for c in m.targets if c not in options]
+    if fn not in ("count_distinct", COUNT_FILLED):
+        # min, max and rankings also read dates and times; no calculation here reads text
+        options = [
+            c
+            for c in options
+            if c.type == "number"
+            or ((fn in ("min", "max") or (fn is None and r.top)) and c.type in ("date", "datetime", "time", "duration"))
+        ]
+    if r.speed and any(not _timelike(c) for c in options):
+        # "the fastest" is the least time but the most speed: only a time is read
+        return Proposal(
+            why="'fastest' or 'slowest' is read over a time; "
+            + ", ".join(c.name for c in options if not _timelike(c))
+            + " is no time"
+        )
+    if fn in ("sum", "avg"):
+        kept = [c for c in options if not _yearlike(c)]
+        if options and not kept:
+            return Proposal(
+                why=f"'{spans[0].text if spans else options[0].name}' holds years, which are no quantity to total or average"
+            )
+        options = kept
+    word = spans[0].text if spans else ""
+    if not options and spans:
+        return Proposal(why=f"'{word}' is no number column to compute {fn or 'a total'} over")
+    if not options and (fn in ("min", "max") or not (asked.counted or r.datasets)):
+        return Proposal(why=f"the task names no column for its {fn or 'total'}: name one")
+    if not options:  # "total sales": a measure of the dataset named
+        pool = [c for s in schemas for c in _measures(list(s.columns))]
+        if asked.counted is not None or r.datasets:
+            owner = (asked.counted or r.datasets[0].targets[0]).alias
+            pool = [c for c in pool if c.alias == owner]
+        options, word = pool, {"sum": "total", "avg": "average"}.get(fn or "sum", fn)
+    if not options:
+        return Proposal(why="the task names no number column to compute over")
+    if len(spans) > 1 and fn not in ("count_distinct", COUNT_FILLED):
+        return Proposal(
+            why="the task names several measures (" + ", ".join(m.text for m in spans) + "); ask for one at a time"
+        )
+    if fn in (COUNT_FILLED, "count_distinct") and len(options) > 1:
+        # "how many teams" over Team #1 and Team #2: one of them, or all of them together; the
+        # readings may agree and still not be the answer
+        names = ", ".join(c.name for c in options)
+        return Proposal(
+            abstain="ambiguous",
+            question=f"{word}: the column {names.rsplit(', ', 1)[0]} or {names.rsplit(', ', 1)[-1]}, or all of them together?",
+        )
+    if fn in (COUNT_FILLED, "count_distinct") and any(c.name.rstrip().endswith("(s)") for c in options):
+        # "Color commentator(s)": a cell may name several, so counting cells is not counting them
+        return Proposal(
+            abstain="ambiguous",
+            question=f"{word}: a cell of {options[0].name} may hold several; count the cells or the names in them?",
+        )
+    return _Choice(word, options, "measure")
+
+
+def _filter_choices(r: TaskReading) -> list[_Choice] | Proposal:
+    """A choice for each value named (the columns that hold it) and each number compared (the
+    number columns it may be of). Asked about when a value reads several ways: "from" a place
+    that is where the rows took place, or a table laid out twice side by side."""
     for span in r.origins:
         # "winners from Brazil" where Brazil is a Location: the place of the event, not where its winner is from
         venues = sorted({c.name for c, _ in span.targets if set(words(c.name)) & _VENUE_NAMES})
@@ -585,6 +767,7 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
                 question=f"'from {span.text}': {' and '.join(venues)} says where each row took place, "
                 "not where its people are from; which column says that?",
             )
+    choices = []
     for span, negated in r.values:
         bases = [re.sub(r"_\d+$", "", c.name) for c in dict.fromkeys(c for c, _ in span.targets)]
         if len(bases) != len(set(bases)):
@@ -595,31 +778,37 @@ def _plans(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
                 abstain="ambiguous",
                 question=f"{span.text}: the column {', '.join(twins[:-1])} or {twins[-1]}, or all of them together?",
             )
-        choices.append(_Choice(span.text, [(c, v, negated) for c, v in span.targets]))
+        choices.append(_Choice(span.text, [_Match(c, v, negated) for c, v in span.targets], "value"))
     for span, op, number in r.compares:
-        choices.append(_Choice(span.text, [(c, op, number) for c in span.targets if c.type == "number"]))
-    if any(not ch.options for ch in choices):
-        return Proposal(why="a comparison with a number names no number column")
+        choices.append(
+            _Choice(span.text, [_Compare(c, op, number) for c in span.targets if c.type == "number"], "compare")
+        )
+    return choices
 
+
+def _candidates(r: TaskReading, asked: _Asked, choices: list[_Choice], by_alias: dict[str, DatasetSchema]) -> Proposal:
+    """A candidate plan for each way of taking one option of each choice (the first 16), each
+    saying what it assumed where a choice had several options; the question to ask when their
+    answers differ. A reading that cannot be built (two datasets with no key) is no reading."""
     candidates, why = [], []
-    for picked in itertools.islice(itertools.product(*(ch.options for ch in choices)), 16):
-        plan = _assemble(r, fn, dated, picked, choices, counted_dataset, by_alias, len(group_cols))
-        if isinstance(plan, str):  # a reading that cannot be built (two datasets with no key) is no reading
+    for options in itertools.islice(itertools.product(*(ch.options for ch in choices)), 16):
+        plan = _assemble(r, asked, _Picked.of(choices, options), by_alias)
+        if isinstance(plan, str):
             why.append(plan)
             continue
-        assumes = tuple((ch.word, _name(p)) for ch, p in zip(choices, picked) if len(ch.options) > 1)
+        assumes = tuple((ch.word, _name(o)) for ch, o in zip(choices, options) if len(ch.options) > 1)
         candidates.append(Candidate(plan, assumes))
     if not candidates:
         return Proposal(why=why[0] if why else "no plan fits the task")
     return Proposal(
         tuple(candidates),
         question=_question(choices),
-        one_row=one_row if fn == LOOKUP else "",
-        rows_are=r.row_noun if fn == "count" and not r.count_of else "",
+        one_row=asked.one_row if asked.fn == LOOKUP else "",
+        rows_are=r.row_noun if asked.fn == "count" and not r.count_of else "",
     )
 
 
-def _in_order(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
+def _in_order(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     """Row order as data ("the first listed", "the one after X", "previous to X"): the rows are
     numbered as listed (a row_number window without an order follows the row ids), and the row
     wanted is picked by its number; after or before a value that names exactly one row."""
@@ -785,7 +974,7 @@ def _empty(span: Span) -> dict | str:
 _NONE_WRITTEN = re.compile(r"(non\b|non-|none\b|no\s|n/?a\b|[—–-]+$|\?$|unknown|tb[ad]\b|not\s)", re.I)
 
 
-def _row_filters(r: Reading, schema: DatasetSchema) -> list[dict] | str:
+def _row_filters(r: TaskReading, schema: DatasetSchema) -> list[dict] | str:
     """The task's values, comparisons and years as filters on one dataset, each on the one column
     it names; a string says why not."""
     out: list[dict] = []
@@ -824,7 +1013,7 @@ def _row_filters(r: Reading, schema: DatasetSchema) -> list[dict] | str:
     return out
 
 
-def _yes_no(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
+def _yes_no(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     """ "Is K2 taller than Kangchenjunga?": the column's value in each of the two rows named (each
     must name exactly one row), compared: yes or no; "did A win more or less … than B": more, less
     or the same."""
@@ -872,7 +1061,7 @@ def _yes_no(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     return Proposal((Candidate(plan),))
 
 
-def _before_or_after(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
+def _before_or_after(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     """ "Was A prime minister before or after B?": the two rows' places in time (their one date or
     year column) or, with none, in the list; each value must name exactly one row."""
     (a, _), (b, _) = r.values
@@ -933,7 +1122,7 @@ def _before_or_after(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
     return Proposal((Candidate(plan),))
 
 
-def _same_as(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
+def _same_as(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     """ "Which pylon has the same height as the London pylon": the rows, other than the one the value
     names, whose column holds what that row holds. The named row's value is a window over all rows
     (it must name exactly one row), the others are kept by comparing with it."""
@@ -1005,11 +1194,12 @@ def _same_as(r: Reading, schemas: list[DatasetSchema]) -> Proposal:
 
 
 def _name(option) -> str:
+    """An option as the answer says what it assumed: "the number of rows", "orders.amount"."""
     if option is ROWS:
         return "the number of rows"
     if isinstance(option, _Way):
         return f"{option.alias}.{option.name} ({_WAY_WORDS[option.fn]})"
-    column = option[0] if isinstance(option, tuple) else option
+    column = option.column if isinstance(option, _Match | _Compare) else option
     return f"{column.alias}.{column.name}"
 
 
@@ -1028,40 +1218,78 @@ def _question(choices: list[_Choice]) -> str:
     return " ".join(parts)
 
 
-def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_groups) -> dict | str:
-    k = 0
-    date_col = None
-    if dated:
-        date_col, k = picked[0], 1
-    measure = None
-    if k < len(picked) and _is_measure_slot(choices, k, n_groups, r):
-        measure, k = picked[k], k + 1
+def _assemble(r: TaskReading, asked: _Asked, picked: _Picked, by_alias: dict[str, DatasetSchema]) -> dict | str:
+    """The plan of one reading of the task (an option taken of each choice), or why it cannot be built."""
+    fn, measure = _settled(r, asked.fn, picked)
+    aliases = _aliases(picked, measure, asked.counted, by_alias)
+    lacking = [span.targets[0].alias for span in r.lacking]
+    if any(a in aliases for a in lacking):
+        return "the task reads a dataset it also asks to have no match in"
+    if len(aliases) + len(lacking) > 2:
+        return "the task reads more than two datasets; the built-in proposer joins two at most"
+    several = len(aliases) + len(lacking) > 1
+    q = _namer(several)
+    plan: dict = {"datasets": [by_alias[a].ref() for a in aliases + lacking]}
+    joins = _joins(aliases, lacking, by_alias)
+    if isinstance(joins, str):
+        return joins
+    if joins:
+        plan["joins"] = joins
+    where = _where(r, picked, aliases, several, by_alias)
+    if isinstance(where, str):
+        return where
+    if where:
+        plan["where"] = where
+    group_by = [{"column": q(c)} for c in picked.groups] + [{"column": q(picked.date), "bucket": b} for b in r.buckets]
+    if group_by:
+        plan["group_by"] = group_by
+    why = _count_unreadable(fn, measure, picked.values)
+    if why:
+        return why
+    if fn == LOOKUP:
+        plan["group_by"] = [{"column": q(measure)}]  # its different values: one answer said once
+        plan["limit"] = 50
+        return plan
+    if fn != "count" and measure is None:
+        return "the task names no column to compute over"
+    result = "count" if fn == "count" else f"count_{measure.name}" if fn == COUNT_FILLED else f"{fn}_{measure.name}"
+    plan["aggregates"] = [_aggregate(fn, measure, result, q)]
+    if r.difference:
+        difference = _difference(r, fn, measure, picked.values, q)
+        return difference if isinstance(difference, str) else plan | difference
+    if r.share:
+        if not group_by or fn not in ("sum", "count"):
+            return "a share ('share of … by …') is each group's part of a total: it needs a total and groups"
+        plan["measures"] = [{"as": "share", "window": {"fn": "share", "of": result}}]
+    order = _order(r, result, [q(c) for c in picked.groups], bool(group_by), plan.get("measures", []))
+    return order if isinstance(order, str) else plan | order
+
+
+def _settled(r: TaskReading, fn: str | None, picked: _Picked) -> tuple[str, _Measure | None]:
+    """The calculation and what it is over, once the options are taken: a measure read one way
+    (_Way) brings its calculation; with none asked, the rows taken are counted and a column taken
+    totalled; a least or most of the dates, with nothing else to measure, is of the date column."""
+    measure = picked.measure
     if isinstance(measure, _Way):
-        fn, measure = (
-            (
-                "count_distinct"
-                if measure.fn == "count_distinct"
-                else COUNT_FILLED
-                if measure.fn == "count"
-                else measure.fn
-            ),
-            measure.column,
-        )
+        way = {"count_distinct": "count_distinct", "count": COUNT_FILLED}.get(measure.fn, measure.fn)
+        fn, measure = way, measure.column
     if fn is None:
         fn, measure = ("count", None) if measure is ROWS else ("sum", measure)
-    if measure is None and fn in ("min", "max") and date_col is not None and r.date_words:
-        measure = date_col
-    groups = list(picked[k : k + n_groups])
-    k += n_groups
+    if measure is None and fn in ("min", "max") and picked.date is not None and r.date_words:
+        measure = picked.date
+    return fn, measure
+
+
+def _aliases(
+    picked: _Picked, measure: _Measure | None, counted: DatasetSchema | None, by_alias: dict[str, DatasetSchema]
+) -> list[str]:
+    """The datasets a reading reads, the one measured (else the one counted) first."""
     parts = [measure.left, measure.right] if isinstance(measure, _Product) else []
-    values = list(picked[k : k + len(r.values)])
-    k += len(r.values)
-    compares = list(picked[k:])
     used = (
-        [c for c in (date_col, measure, *groups) if c is not None and not isinstance(c, _Product)]
+        [c for c in (picked.date, measure, *picked.groups) if c is not None and not isinstance(c, _Product)]
         + parts
-        + [v[0] for v in values]
-        + [c[0] for c in compares]
+        + [v.column for v in picked.values]
+        + [c.column for c in picked.compares]
     )
     aliases = list(dict.fromkeys(c.alias for c in used))
     first = (
@@ -1071,34 +1299,45 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
     )
     if counted is not None and counted.alias not in aliases:
         aliases.append(counted.alias)
-    aliases = [first] + [a for a in aliases if a != first]
-    lacking = [span.targets[0].alias for span in r.lacking]
-    if any(a in aliases for a in lacking):
-        return "the task reads a dataset it also asks to have no match in"
-    if len(aliases) + len(lacking) > 2:
-        return "the task reads more than two datasets; the built-in proposer joins two at most"
-    several = len(aliases) + len(lacking) > 1
-    q = (lambda c: f"{c.alias}.{c.name}") if several else (lambda c: c.name)
-    plan: dict = {"datasets": [by_alias[a].ref() for a in aliases + lacking]}
+    return [first] + [a for a in aliases if a != first]
+
+
+def _joins(aliases: list[str], lacking: list[str], by_alias: dict[str, DatasetSchema]) -> list[dict] | str:
+    """How the datasets read meet: the second joined to the first on a key unique in it; a dataset
+    the rows must have no match in ("customers without any orders"), anti-joined on a column they
+    share. Why not, when no column fits."""
+    joins: list[dict] = []
     if len(aliases) > 1:
         key = _key(by_alias[aliases[0]], by_alias[aliases[1]])
         if key is None:
             return f"the task reads {aliases[0]} and {aliases[1]}, which share no key column unique in {aliases[1]} to join on"
-        plan["joins"] = [{"alias": aliases[1], "on": [{"left": f"{aliases[0]}.{key}", "right": f"{aliases[1]}.{key}"}]}]
+        joins = [{"alias": aliases[1], "on": [{"left": f"{aliases[0]}.{key}", "right": f"{aliases[1]}.{key}"}]}]
     for other in lacking:
-        # "customers without any orders": the rows of the first with no match in the other (anti).
         key = _shared(by_alias[aliases[0]], by_alias[other])
         if key is None:
             return f"the task asks for {aliases[0]} without {other}, which share no key column to match them on"
-        plan["joins"] = [
-            {"alias": other, "kind": "anti", "on": [{"left": f"{aliases[0]}.{key}", "right": f"{other}.{key}"}]}
-        ]
+        joins = [{"alias": other, "kind": "anti", "on": [{"left": f"{aliases[0]}.{key}", "right": f"{other}.{key}"}]}]
+    return joins
+
+
+def _namer(several: bool) -> Callable[[ColumnSchema], str]:
+    """How a plan names a column: after its dataset's alias when the plan reads several datasets."""
+    return (lambda c: f"{c.alias}.{c.name}") if several else (lambda c: c.name)
+
+
+def _where(
+    r: TaskReading, picked: _Picked, aliases: list[str], several: bool, by_alias: dict[str, DatasetSchema]
+) -> list[dict] | str:
+    """The filters of one reading: its date ranges, the values named (several of one column are one
+    `in`; a value excluded keeps the empty cells), the numbers compared, the columns asked empty,
+    and each dataset's rows that total the others left out. Why not, when a column cannot be empty."""
+    q = _namer(several)
     where = []
     for op, vals in r.ranges:
-        where += _date_filters(q(date_col), date_col.type, op, vals)
+        where += _date_filters(q(picked.date), picked.date.type, op, vals)
     by_column: dict = {}
-    for column, value, negated in values:
-        by_column.setdefault((column, negated), []).append(value)
+    for match in picked.values:
+        by_column.setdefault((match.column, match.negated), []).append(match.value)
     for (column, negated), vals in by_column.items():
         # "charter" and "Charter" in one column are one value to a person: text compares without case.
         fold = {"ignore_case": True} if column.type == "string" else {}
@@ -1108,8 +1347,8 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
             test = {"column": q(column), "op": "not_in" if negated else "in", "values": vals, **fold}
         # "schools that are not charter": an empty cell is not charter either (ne alone leaves nulls out)
         where.append({"any": [{"column": q(column), "op": "is_null"}, test]} if negated else test)
-    for column, op, number in compares:
-        where.append({"column": q(column), "op": op, "value": number})
+    for compare in picked.compares:
+        where.append({"column": q(compare.column), "op": compare.op, "value": compare.number})
     for span in r.empty:
         where_empty = _empty(span)
         if isinstance(where_empty, str):
@@ -1118,86 +1357,81 @@ def _assemble(r: Reading, fn, dated, picked, choices, counted, by_alias, n_group
         where.append({**where_empty, "column": q(column)})
     for alias in aliases:
         where += by_alias[alias].without_totals(lambda name, alias=alias: f"{alias}.{name}" if several else name)
-    if where:
-        plan["where"] = where
-    group_by = [{"column": q(c)} for c in groups] + [{"column": q(date_col), "bucket": b} for b in r.buckets]
-    if group_by:
-        plan["group_by"] = group_by
-    if fn in ("count", COUNT_FILLED, "count_distinct"):
-        pinned = [column.name for column, _, negated in values if column.unique and not negated]
-        if pinned:
-            # "number of cylinders the Standard 8 has": a value of a column of unique names pins one
-            # row, so a count is 1 or 0 and the words ask for something the row holds
-            return f"the task counts rows but names one row by its {pinned[0]}: name the column of that row to read"
-        if fn != "count" and any(column == measure for column, _, _ in values):
-            # "the number of districts of Lima" where Lima is a district: the value names what the rows are of
-            return f"the task counts {measure.name} but also names one of its values: say what is counted"
-    if fn == LOOKUP:
-        plan["group_by"] = [{"column": q(measure)}]  # its different values: one answer said once
-        plan["limit"] = 50
-        return plan
-    if fn != "count" and measure is None:
-        return "the task names no column to compute over"
-    result = "count" if fn == "count" else f"count_{measure.name}" if fn == COUNT_FILLED else f"{fn}_{measure.name}"
+    return where
+
+
+def _count_unreadable(fn: str, measure: _Measure | None, values: list[_Match]) -> str | None:
+    """Why a count cannot be what the words ask, given the values they name: a value of a column of
+    unique names pins one row ("number of cylinders the Standard 8 has": a count is 1 or 0, the
+    words ask for something the row holds); a value of the column counted names what is counted."""
+    if fn not in ("count", COUNT_FILLED, "count_distinct"):
+        return None
+    pinned = [v.column.name for v in values if v.column.unique and not v.negated]
+    if pinned:
+        return f"the task counts rows but names one row by its {pinned[0]}: name the column of that row to read"
+    if fn != "count" and any(v.column == measure for v in values):
+        # "the number of districts of Lima" where Lima is a district: the value names what the rows are of
+        return f"the task counts {measure.name} but also names one of its values: say what is counted"
+    return None
+
+
+def _aggregate(fn: str, measure: _Measure | None, result: str, q: Callable[[ColumnSchema], str]) -> dict:
+    """The plan's one aggregate: a count of rows, a count of a column's filled cells, or the
+    calculation over a column or over two columns multiplied (named `result`)."""
     if fn == COUNT_FILLED:
-        aggregate = {"fn": "count", "column": q(measure)}
-    elif isinstance(measure, _Product):
-        aggregate = {"fn": fn, "expr": {"mul": [q(measure.left), q(measure.right)]}, "as": result}
-    else:
-        aggregate = {"fn": fn} if fn == "count" else {"fn": fn, "column": q(measure)}
-    plan["aggregates"] = [aggregate]
-    if r.difference:
-        (first, a, _), (second, b, _) = values
-        if first != second or fn != "sum" or measure is None or isinstance(measure, (_Product, _Way)):
-            return "a difference compares two values of one column"
-        side = lambda value: [
-            {
-                "column": q(first),
-                "op": "eq",
-                "value": value,
-                **({"ignore_case": True} if first.type == "string" else {}),
-            }
-        ]
-        plan["aggregates"] = [
-            {"fn": "sum", "column": q(measure), "where": side(a), "as": "first"},
-            {"fn": "sum", "column": q(measure), "where": side(b), "as": "second"},
-        ]
-        gap = {"sub": ["first", "second"]}
-        plan["measures"] = [{"as": "difference", "expr": {"abs": gap} if r.difference == "abs" else gap}]
-        return plan
-    if r.share:
-        if not group_by or fn not in ("sum", "count"):
-            return "a share ('share of … by …') is each group's part of a total: it needs a total and groups"
-        plan["measures"] = [{"as": "share", "window": {"fn": "share", "of": result}}]
-    names = [q(c) for c in groups]
+        return {"fn": "count", "column": q(measure)}
+    if isinstance(measure, _Product):
+        return {"fn": fn, "expr": {"mul": [q(measure.left), q(measure.right)]}, "as": result}
+    return {"fn": fn} if fn == "count" else {"fn": fn, "column": q(measure)}
+
+
+def _difference(
+    r: TaskReading, fn: str, measure: _Measure | None, values: list[_Match], q: Callable[[ColumnSchema], str]
+) -> dict | str:
+    """A difference's aggregates and measure: the total of the measure for each of the two values
+    named, and the one less the other (its size when the words say "difference between").
+    Why not, when the two values are not of one column or the measure is no column's total."""
+    first, second = values
+    if first.column != second.column or fn != "sum" or measure is None or isinstance(measure, (_Product, _Way)):
+        return "a difference compares two values of one column"
+    side = lambda value: [
+        {
+            "column": q(first.column),
+            "op": "eq",
+            "value": value,
+            **({"ignore_case": True} if first.column.type == "string" else {}),
+        }
+    ]
+    gap = {"sub": ["first", "second"]}
+    return {
+        "aggregates": [
+            {"fn": "sum", "column": q(measure), "where": side(first.value), "as": "first"},
+            {"fn": "sum", "column": q(measure), "where": side(second.value), "as": "second"},
+        ],
+        "measures": [{"as": "difference", "expr": {"abs": gap} if r.difference == "abs" else gap}],
+    }
+
+
+def _order(r: TaskReading, result: str, names: list[str], grouped: bool, measures: list[dict]) -> dict | str:
+    """How the answer's rows come out: "the top 3 products per region" ranks within each group and
+    keeps the first n of each; a ranking keeps the first n groups; groups come all (up to 1000).
+    Why not, when a ranking has nothing to rank."""
     if r.top and r.top_group is not None and len(names) > 1:
-        # "the top 3 products per region": a rank within each group, the first n kept.
         n, desc = r.top
         within = names[:-1]
-        plan["measures"] = plan.get("measures", []) + [
-            {
-                "as": "rank",
-                "window": {"fn": "rank", "partition_by": within, "order_by": [{"column": result, "desc": desc}]},
-            }
-        ]
-        plan["having"] = [{"column": "rank", "op": "le", "value": n}]
-        plan["order_by"] = [{"column": name} for name in within] + [{"column": "rank"}, {"column": names[-1]}]
-        plan["limit"] = 1000
-    elif r.top:
+        rank = {"fn": "rank", "partition_by": within, "order_by": [{"column": result, "desc": desc}]}
+        return {
+            "measures": measures + [{"as": "rank", "window": rank}],
+            "having": [{"column": "rank", "op": "le", "value": n}],
+            "order_by": [{"column": name} for name in within] + [{"column": "rank"}, {"column": names[-1]}],
+            "limit": 1000,
+        }
+    if r.top:
         n, desc = r.top
-        if not group_by:
+        if not grouped:
             return "a ranking ('top', 'which … highest') needs something to rank: name it"
-        plan["order_by"] = [{"column": result, "desc": desc}] + [{"column": name} for name in names]
-        plan["limit"] = n
-    elif group_by:
-        plan["limit"] = 1000
-    return plan
-
-
-def _is_measure_slot(choices, k, n_groups, r) -> bool:
-    """Whether choice k is the measure: choices are laid out date?, measure?, groups, values, compares."""
-    rest = len(choices) - k
-    return rest > n_groups + len(r.values) + len(r.compares)
+        return {"order_by": [{"column": result, "desc": desc}] + [{"column": name} for name in names], "limit": n}
+    return {"limit": 1000} if grouped else {}
 
 
 def _shared(left: DatasetSchema, right: DatasetSchema) -> str | None:

@@ -1,5 +1,5 @@
 """How the built-in proposer reads a task: words into spans (a value of a column, a column, a
-dataset, a date, a number), spans into a Reading (what is counted, measured, grouped, filtered).
+dataset, a date, a number), spans into a TaskReading (what is counted, measured, grouped, filtered).
 Tables of words, not branches per phrasing; a word it cannot place is reported, never dropped."""
 
 from __future__ import annotations
@@ -554,7 +554,7 @@ class Span:
 
 
 @dataclass
-class Reading:
+class TaskReading:
     """What the task asks, before columns are chosen."""
 
     fn: str | None = None
@@ -761,9 +761,9 @@ def spans_of(tokens: list[str], schemas: list[DatasetSchema]) -> list[Span]:
     return out
 
 
-def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) -> tuple[Reading, list[str]]:
-    """The Reading of a task's spans, and the words it could not place (`light`: verbs let go)."""
-    r = Reading()
+def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) -> tuple[TaskReading, list[str]]:
+    """The TaskReading of a task's spans, and the words it could not place (`light`: verbs let go)."""
+    r = TaskReading()
     r.entity = bool(tokens) and tokens[0] in ("who", "whom", "whose", "which")
     used: set[int] = set()
     n = len(spans)
