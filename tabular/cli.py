@@ -439,17 +439,24 @@ def cmd_call(args, console: Console) -> int:
     return 0
 
 
-def cmd_list(args, console: Console) -> int:
+def _call_op(args, op: str, body: dict | None = None) -> dict | None:
+    """Run one op in the command's namespace; with --json print its answer and answer None (the
+    command is done), else answer it for the command to show."""
     engine, ns = _namespace(args)
     with engine:
-        got = ns.call("knowledge.list", {"prefix": args.prefix, "limit": args.limit, "cursor": args.cursor})
+        got = ns.call(op, body or {})
     if args.json:
         print(json.dumps(got, ensure_ascii=False, indent=2))
+        return None
+    return got
+
+
+def cmd_list(args, console: Console) -> int:
+    got = _call_op(args, "knowledge.list", {"prefix": args.prefix, "limit": args.limit, "cursor": args.cursor})
+    if got is None:
         return 0
     if not got["rows"]:
-        console.print(
-            f"no sources{f' starting with {args.prefix!r}' if args.prefix else ''} in {escape(ns.org)}/{escape(ns.name)}"
-        )
+        console.print(f"no sources{f' starting with {args.prefix!r}' if args.prefix else ''} in this namespace")
         return 0
     table = Table(show_header=True, header_style="bold")
     for head in ("source", "revision", "ingested", "title"):
@@ -466,15 +473,12 @@ def cmd_list(args, console: Console) -> int:
 
 
 def cmd_delete(args, console: Console) -> int:
-    engine, ns = _namespace(args)
     body = {
         "source_uri": args.uri,
         **({"expected_revision": args.expected_revision} if args.expected_revision is not None else {}),
     }
-    with engine:
-        got = ns.call("knowledge.delete", body)
-    if args.json:
-        print(json.dumps(got, ensure_ascii=False, indent=2))
+    got = _call_op(args, "knowledge.delete", body)
+    if got is None:
         return 0
     if not got["found"]:
         raise Refused(f"no live source {args.uri!r}; `tabular list` shows the sources of this namespace")
@@ -487,11 +491,8 @@ def cmd_delete(args, console: Console) -> int:
 
 
 def cmd_restore(args, console: Console) -> int:
-    engine, ns = _namespace(args)
-    with engine:
-        got = ns.call("knowledge.restore", {"source_uri": args.uri})
-    if args.json:
-        print(json.dumps(got, ensure_ascii=False, indent=2))
+    got = _call_op(args, "knowledge.restore", {"source_uri": args.uri})
+    if got is None:
         return 0
     if not got["found"]:
         raise Refused(f"no source {args.uri!r}; `tabular list` shows the sources of this namespace")
@@ -581,47 +582,37 @@ def cmd_link(args, console: Console) -> int:
 
 
 def cmd_links(args, console: Console) -> int:
-    engine, ns = _namespace(args)
-    with engine:
-        got = ns.call("knowledge.list_dirs")
-    if args.json:
-        print(json.dumps(got, ensure_ascii=False, indent=2))
+    got = _call_op(args, "knowledge.list_dirs")
+    if got is None:
         return 0
     if not got["links"]:
-        console.print(f"no linked folders in {escape(ns.org)}/{escape(ns.name)}; `tabular link FOLDER` makes one")
+        console.print("no linked folders in this namespace; `tabular link FOLDER` makes one")
     for link in got["links"]:
         _show_link(console, link)
     return 0
 
 
 def cmd_dir_files(args, console: Console) -> int:
-    engine, ns = _namespace(args)
-    with engine:
-        got = ns.call("knowledge.dir_files", {"link_id": args.link_id, **({"state": args.state} if args.state else {})})
-    if args.json:
-        print(json.dumps(got, ensure_ascii=False, indent=2))
+    got = _call_op(
+        args, "knowledge.dir_files", {"link_id": args.link_id, **({"state": args.state} if args.state else {})}
+    )
+    if got is None:
         return 0
     _show_files(console, got["files"])
     return 0
 
 
 def cmd_retry_dir(args, console: Console) -> int:
-    engine, ns = _namespace(args)
-    with engine:
-        link = ns.call("knowledge.retry_dir", {"link_id": args.link_id})
-    if args.json:
-        print(json.dumps(link, ensure_ascii=False, indent=2))
+    link = _call_op(args, "knowledge.retry_dir", {"link_id": args.link_id})
+    if link is None:
         return 0
     _show_link(console, link)
     return 0
 
 
 def cmd_unlink(args, console: Console) -> int:
-    engine, ns = _namespace(args)
-    with engine:
-        got = ns.call("knowledge.unlink_dir", {"link_id": args.link_id, "delete_sources": args.delete_sources})
-    if args.json:
-        print(json.dumps(got, ensure_ascii=False, indent=2))
+    got = _call_op(args, "knowledge.unlink_dir", {"link_id": args.link_id, "delete_sources": args.delete_sources})
+    if got is None:
         return 0
     deleted = (
         f"; {_n(got['sources_deleted'], 'source')} deleted (restorable)"

@@ -59,7 +59,10 @@ class Seen:
 def allowed_path(path: str, roots: tuple[str, ...]) -> Path:
     """The folder a link may watch: it exists, is no filesystem root, and lies (symlinks
     resolved) inside one of the allowed roots; else the error that says which."""
-    resolved = Path(path).expanduser().resolve()
+    try:
+        resolved = Path(path).expanduser().resolve()
+    except (ValueError, OSError, RuntimeError) as err:  # a NUL byte, a symlink loop, no home for ~
+        raise PathNotFound(f"{path[:200]!r} is no folder path ({err})") from None
     if resolved == Path(resolved.anchor) or resolved.parent == resolved:
         raise DiskRoot(f"{path!r} is the root of a filesystem; link a folder inside it")
     # Outside the roots before whether it exists: a caller learns nothing of folders it may not link.

@@ -296,3 +296,9 @@ def test_the_soak_of_500_files_learns_each_at_its_latest_content():
     done = subprocess.run([sys.executable, str(bench)], capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "500 files" in done.stdout and " 0 wrong" in done.stdout
+
+
+def test_a_path_that_is_no_path_is_refused_not_a_crash(home):
+    engine, ns, root = home
+    for path in (str(root) + "/a\x00b", "~nosuchuser/x"):
+        refused(lambda path=path: ns.call("knowledge.link_dir", {"path": path}), "PATH_NOT_FOUND")
