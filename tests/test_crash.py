@@ -290,3 +290,19 @@ def test_after_a_kill_short_processes_exit_cleanly_and_a_worker_finishes_the_job
         status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
         assert (status["state"], status["revision"], status["attempts"]) == ("ready", 1, 2)
         consistent(engine)
+
+
+CLOSE_AND_LOOK = """
+import sys, threading, tabular
+engine = tabular.connect(sys.argv[1])
+engine.namespace("acme", "finance").call("knowledge.list", {})
+engine.close()
+print(sorted(t.name for t in threading.enumerate() if t.is_alive() and t is not threading.main_thread()))
+"""
+
+
+def test_a_closed_engine_leaves_no_thread_running_for_the_interpreter_to_cut_short(tmp_path):
+    # A thread still inside pyarrow's or DuckDB's C++ when Python finalises aborts the process
+    # (SIGABRT, "terminate called ..."): a command that ends at once, as on a closed pipe, did.
+    closed = run(tmp_path / "home", CLOSE_AND_LOOK)
+    assert (closed.returncode, closed.stderr, closed.stdout.strip()) == (0, "", "[]")

@@ -278,7 +278,7 @@ def no_room(err: BaseException) -> str | None:
 
 def _warm_arrow() -> None:
     """pyarrow imports pandas, when it is installed, the first time it converts a Python value
-    (0.3 s): pay that once beside the pool's start, not inside the first ingest."""
+    (0.3 s): pay that once beside the first job's start, not inside its publish."""
     try:
         import pyarrow as pa
 
@@ -314,6 +314,9 @@ class JobPool:
         self.taken_up: list[str] = []  # the jobs other processes left, which this one runs
         self.published: set[str] = set()  # running jobs past their publish (close() leaves them be)
         self.stopped = threading.Event()
+        # Started with the first job and joined by close(): a daemon thread still inside pyarrow's
+        # C++ when the interpreter finalises aborts the process (a closed pipe ends a command early).
+        self.warm: threading.Thread | None = None
         if settings.take_up_jobs:
             self.recover()
         self.threads = [
@@ -325,7 +328,6 @@ class JobPool:
         self.threads.append(threading.Thread(target=self._watch, name="ingest-watch", daemon=True))
         for thread in self.threads:
             thread.start()
-        threading.Thread(target=_warm_arrow, name="arrow-warm", daemon=True).start()
 
     def check_room(self, org: str) -> None:
         """Raise OVERLOADED when the org already has `job_queue_per_org` jobs waiting, or all
@@ -345,6 +347,9 @@ class JobPool:
 
     def submit(self, ingestion_id: str, org: str) -> None:
         with self.lock:
+            if self.warm is None and not self.closing:
+                self.warm = threading.Thread(target=_warm_arrow, name="arrow-warm", daemon=True)
+                self.warm.start()
             self.done.setdefault(ingestion_id, threading.Event())
             self.waiting.push(org, ingestion_id)
             self.ready.notify()
@@ -614,3 +619,5 @@ class JobPool:
                     if not self.published:
                         self.catalog.interrupt()
                 thread.join(0.05)
+        if self.warm is not None:
+            self.warm.join(max(0.0, deadline - time.monotonic()))
