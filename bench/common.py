@@ -34,6 +34,35 @@ def tpchgen() -> str:
     return found
 
 
+def tpch_csvs(folder: Path, sf: float, tables: list[str]) -> dict[str, Path]:
+    """The CSVs of `tables` at scale factor `sf` in `folder`; only the missing ones are generated
+    (aside, so an interrupted run leaves no half file behind) and they are kept."""
+    import subprocess
+    import tempfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    missing = [t for t in tables if not (folder / f"{t}.csv").exists()]
+    if missing:
+        print(f"generating TPC-H {', '.join(missing)} at scale factor {sf:g} into {folder} ...", flush=True)
+        partial = Path(tempfile.mkdtemp(prefix="partial-", dir=folder))
+        cmd = [
+            tpchgen(),
+            "--format",
+            "csv",
+            "-s",
+            f"{sf:g}",
+            "--tables",
+            ",".join(missing),
+            "--output-dir",
+            str(partial),
+        ]
+        subprocess.run(cmd, check=True, capture_output=True)
+        for t in missing:
+            (partial / f"{t}.csv").replace(folder / f"{t}.csv")
+        partial.rmdir()
+    return {t: folder / f"{t}.csv" for t in tables}
+
+
 def duckdb_ctas(csv: Path, work: Path) -> dict:
     """The anchor: DuckDB's own `CREATE TABLE AS SELECT * FROM read_csv` into a file database."""
     import time

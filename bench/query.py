@@ -14,15 +14,13 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import math
-import shutil
 import statistics
-import subprocess
 import tempfile
 import time
 from decimal import Decimal
 from pathlib import Path
 
-from common import ROOT, tpchgen, use_working_tree
+from common import ROOT, tpch_csvs, use_working_tree
 
 TABLES = ("lineitem", "orders", "customer")
 RATIO_TARGET = 1.2  # tabular end to end <= 1.2 x the hand-written SQL
@@ -91,29 +89,7 @@ PLANS = {"Q1": (Q1, Q1_SQL), "Q3": (Q3, Q3_SQL), "Q6": (Q6, Q6_SQL)}
 
 def ensure_csvs(data_dir: Path, sf: float) -> dict[str, Path]:
     """The three CSVs for this scale factor; only the missing ones are generated (and kept)."""
-    folder = data_dir / f"sf{sf:g}"
-    missing = [t for t in TABLES if not (folder / f"{t}.csv").exists()]
-    if missing:
-        partial = folder / "partial"  # generate aside, so an interrupted run leaves no half file behind
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
-        print(f"generating TPC-H {', '.join(missing)} at scale factor {sf:g} into {folder} ...", flush=True)
-        cmd = [
-            tpchgen(),
-            "--format",
-            "csv",
-            "-s",
-            f"{sf:g}",
-            "--tables",
-            ",".join(missing),
-            "--output-dir",
-            str(partial),
-        ]
-        subprocess.run(cmd, check=True)
-        for t in missing:
-            (partial / f"{t}.csv").replace(folder / f"{t}.csv")
-        partial.rmdir()
-    return {t: folder / f"{t}.csv" for t in TABLES}
+    return tpch_csvs(data_dir / f"sf{sf:g}", sf, TABLES)
 
 
 # --- measuring ----------------------------------------------------------------------------------

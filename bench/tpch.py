@@ -18,7 +18,6 @@ import datetime as dt
 import json
 import math
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,6 +25,10 @@ from decimal import Decimal
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # imported by the tests: last, so bench/http.py shadows nothing
+    sys.path.append(str(HERE))
+from common import tpch_csvs, use_working_tree  # noqa: E402
+
 PLANS = HERE / "tpch"
 TABLES = ("nation", "region", "part", "supplier", "partsupp", "customer", "orders", "lineitem")
 RATIO_TARGET = 1.2
@@ -61,30 +64,7 @@ def plan(name: str) -> dict:
 
 def generate(sf: float, folder: Path) -> dict[str, Path]:
     """The CSVs of every table at scale factor `sf` (tpchgen-cli), made once per folder."""
-    folder.mkdir(parents=True, exist_ok=True)
-    missing = [t for t in TABLES if not (folder / f"{t}.csv").exists()]
-    if missing:
-        partial = Path(tempfile.mkdtemp(prefix="partial-", dir=folder))
-        exe = Path(sys.executable).parent / "tpchgen-cli"
-        subprocess.run(
-            [
-                str(exe) if exe.exists() else "tpchgen-cli",
-                "--format",
-                "csv",
-                "-s",
-                f"{sf:g}",
-                "--tables",
-                ",".join(missing),
-                "--output-dir",
-                str(partial),
-            ],
-            check=True,
-            capture_output=True,
-        )
-        for t in missing:
-            (partial / f"{t}.csv").replace(folder / f"{t}.csv")
-        partial.rmdir()
-    return {t: folder / f"{t}.csv" for t in TABLES}
+    return tpch_csvs(folder, sf, TABLES)
 
 
 def reference_tables(con, csvs: dict[str, Path]) -> None:
@@ -152,8 +132,6 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query after a warm-up (median)")
     args = parser.parse_args()
-    from common import use_working_tree
-
     use_working_tree()
     import duckdb
 
