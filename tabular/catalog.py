@@ -616,6 +616,38 @@ def update(cur, table: str, key: dict, **values) -> None:
     )
 
 
+def insert_snapshot(
+    cur,
+    snapshot_id: str,
+    dataset: dict,
+    built,
+    questions: list[dict],
+    typings: str,
+    created_at: dt.datetime,
+    approved_by: str | None = None,
+) -> None:
+    """A new snapshot's catalog rows, in the caller's transaction: its `snapshots` row, for the
+    dataset `dataset` names (org, namespace, source_uri, revision, dataset_id) with the rows,
+    rows_rejected and columns of `built` (what cast.build_snapshot answered), and its typings
+    (retype.dump). With `approved_by`, it is that person's approval, made at `created_at`."""
+    approved = approved_by is not None
+    insert(
+        cur,
+        "snapshots",
+        snapshot_id=snapshot_id,
+        **dataset,
+        rows=built.rows,
+        rows_rejected=built.rows_rejected,
+        columns=built.columns,
+        questions=questions,
+        approved=approved,
+        approved_at=created_at if approved else None,
+        approved_by=approved_by,
+        created_at=created_at,
+    )
+    insert(cur, "typings", snapshot_id=snapshot_id, typings=typings)
+
+
 def _write(con, sql: str, params: list):
     try:
         return con.execute(sql, params)

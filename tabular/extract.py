@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from . import decode, sniff
 from .errors import IngestFailed
+from .models import Origin
 from .settings import Settings
 
 csv.field_size_limit(64 * 1024 * 1024)
@@ -49,7 +50,7 @@ class Extraction:
     headers: list[str]
     path: Path
     rows: int  # extracted data rows, ragged ones included (row ids run 1..rows)
-    origin: dict
+    origin: Origin
     excluded: list[Excluded] = field(default_factory=list)  # data rows rejected as they were read
     # Rows the reader left out as no data (a workbook table's Total row, which would double every
     # sum): not data rows, so neither counted in `rows` nor rejected; the dataset's warnings say so.
@@ -196,7 +197,7 @@ def _stream(
     headers = join_headers(header_cells, width)
 
     writer = pq.ParquetWriter(out, cells_schema(width), **PARQUET_OPTIONS)
-    extraction = Extraction(name, headers, out, 0, {})
+    extraction = Extraction(name, headers, out, 0, _origin(layout, decoded))
     chunk: list[list[str | None]] = []
     row_ids: list[int] = []
     lines: list[int] = []
@@ -248,6 +249,21 @@ def _stream(
     return extraction
 
 
+def _origin(layout: sniff.Layout, decoded: decode.Decoded) -> Origin:
+    """How the text was read: its dialect, its encoding, its container."""
+    return Origin(
+        format="tsv" if layout.delimiter == "\t" else "csv",
+        header_rows=layout.header_rows,
+        delimiter=layout.delimiter,
+        encoding=decoded.reported,
+        newline={"\r\n": "CRLF", "\n": "LF", "\r": "CR"}[layout.newline],
+        quote=layout.quotechar,
+        **({"escape": layout.escapechar} if layout.escapechar else {}),
+        preamble_lines=layout.skip_records,
+        compression=decoded.container.split(":")[0] or None,
+    )
+
+
 def _finish(extraction: Extraction, layout: sniff.Layout, decoded: decode.Decoded) -> None:
     extraction.header_clear = layout.header_clear
     if decoded.encoding in decode.ALPHABETS:
@@ -256,19 +272,6 @@ def _finish(extraction: Extraction, layout: sniff.Layout, decoded: decode.Decode
             f"the text was read as {decoded.reported}, chosen among look-alike Greek and Cyrillic code pages; "
             "if names look wrong, ingest again with options.encoding"
         )
-    extraction.origin = {
-        "format": "tsv" if layout.delimiter == "\t" else "csv",
-        "sheet": None,
-        "range": None,
-        "header_rows": layout.header_rows,
-        "delimiter": layout.delimiter,
-        "encoding": decoded.reported,
-        "newline": {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}[layout.newline],
-        "quote": layout.quotechar,
-        **({"escape": layout.escapechar} if layout.escapechar else {}),
-        "preamble_lines": layout.skip_records,
-        "compression": decoded.container.split(":")[0] or None,
-    }
 
 
 class Irregular(Exception):
@@ -401,9 +404,10 @@ def _open_fast(
     except (pa.ArrowInvalid, UnicodeDecodeError):
         source.close()
         return None
-    extraction = Extraction(name, join_headers(header_records, width), Path(), 0, {})
+    origin = _origin(layout, decoded)
+    origin.parser = "arrow"
+    extraction = Extraction(name, join_headers(header_records, width), Path(), 0, origin)
     _finish(extraction, layout, decoded)
-    extraction.origin["parser"] = "arrow"
     return FastRead(extraction, reader, source, skipped + 1, decoded.path.stat().st_size)
 
 

@@ -16,11 +16,11 @@ import pyarrow as pa
 from . import infer, onepass, pause, records, retention, retype, sheets
 from .candidates import STRING, format_of
 from .cast import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, write_rejected
-from .catalog import Catalog, insert, now, snapshot_table, source_row, update
+from .catalog import Catalog, insert, insert_snapshot, now, snapshot_table, source_row, update
 from .errors import IngestFailed
 from .extract import Extraction, FastRead, Irregular, open_fast, read_delimited
 from .formats import file_format
-from .models import Origin, QuestionOption, QuestionOut, TypeFormat
+from .models import QuestionOption, QuestionOut, TypeFormat
 from .settings import Settings
 
 
@@ -198,7 +198,7 @@ def _one_pass(
         cur.unregister("__sample")
         if head.whole:
             # The sample is every row: its typing is the careful one, built from the rows in memory.
-            extraction.origin["one_pass"] = True
+            extraction.origin.one_pass = True
             return _carry(
                 catalog,
                 settings,
@@ -302,7 +302,7 @@ def _built(
     cells = extraction.cell_columns
     typings = onepass.unclean(typings)
     stats = column_stats(cur, snapshot_table(snapshot_id), names, [typings[c] for c in cells], rows)
-    extraction.origin["one_pass"] = True
+    extraction.origin.one_pass = True
     return _Typed(extraction, names, typings, built=(snapshot_id, Built(rows, len(extraction.excluded), stats)))
 
 
@@ -372,7 +372,7 @@ def _questions(typed: _Typed) -> list[QuestionOut]:
         )
     ex = typed.extraction
     if not ex.header_clear:
-        first = ex.headers[0] if ex.origin["header_rows"] else None
+        first = ex.headers[0] if ex.origin.header_rows else None
         out.insert(
             0,
             QuestionOut(
@@ -380,7 +380,7 @@ def _questions(typed: _Typed) -> list[QuestionOut]:
                 column="",
                 kind="header_row",
                 question="Is the first row a header, or data?",
-                current=TypeFormat(type="string", format=f"header_rows={ex.origin['header_rows']}"),
+                current=TypeFormat(type="string", format=f"header_rows={ex.origin.header_rows}"),
                 options=[
                     QuestionOption(type="string", format="header_rows=1", rows_rejected=0, example=first),
                     QuestionOption(type="string", format="header_rows=0", rows_rejected=0, example=None),
@@ -398,7 +398,7 @@ def _warnings(ex: Extraction) -> list[str]:
     if ragged:
         out.append(f"{ragged} rows had too many cells and were rejected")
     for e in ex.left_out:  # no data: neither counted nor rejected, said here
-        where = f"row {e.line} of sheet {ex.origin['sheet']!r}" if ex.origin.get("sheet") else f"line {e.line}"
+        where = f"row {e.line} of sheet {ex.origin.sheet!r}" if ex.origin.sheet else f"line {e.line}"
         shown = e.text if len(e.text) <= 120 else e.text[:117] + "..."
         out.append(f"{where} (a Total row: {shown}) was left out so sums are not doubled")
     out += ex.notes
@@ -448,8 +448,8 @@ def _publish(
             ex = item.extraction
             for column, header in zip(built.columns, ex.headers):
                 column["header"] = header
-            origin = Origin.model_validate(
-                {**ex.origin, "decimal_mark": _common(item, "decimal_mark"), "date_order": _common(item, "order")}
+            origin = ex.origin.model_copy(
+                update={"decimal_mark": _common(item, "decimal_mark"), "date_order": _common(item, "order")}
             )
             ident = dict(
                 org=job.org,
@@ -473,19 +473,8 @@ def _publish(
                 options=options,
                 live_snapshot=snapshot_id,
             )
-            insert(
-                con,
-                "snapshots",
-                snapshot_id=snapshot_id,
-                **ident,
-                rows=built.rows,
-                rows_rejected=built.rows_rejected,
-                columns=built.columns,
-                questions=[q.model_dump(mode="json") for q in _questions(item)],
-                approved=False,
-                created_at=stamp,
-            )
-            insert(con, "typings", snapshot_id=snapshot_id, typings=retype.dump(item.typings))
+            questions = [q.model_dump(mode="json") for q in _questions(item)]
+            insert_snapshot(con, snapshot_id, ident, built, questions, retype.dump(item.typings), stamp)
         parser = {
             "xlsx": "openpyxl",
             "xlsm": "openpyxl",

@@ -20,6 +20,7 @@ from . import candidates as C
 from .errors import IngestFailed
 from .extract import PARQUET_OPTIONS, Extraction, cells_schema
 from .jsonval import depth_over
+from .models import Origin
 from .settings import Settings
 
 
@@ -66,7 +67,7 @@ def _records_to_extraction(records: list, name: str, out: Path, fmt: str, settin
         names,
         out,
         len(flat),
-        {"format": fmt, "sheet": None, "range": None, "header_rows": 0, "delimiter": None, "encoding": "utf-8"},
+        Origin(format=fmt, header_rows=0, encoding="utf-8"),
     )
     return extraction
 
@@ -145,7 +146,7 @@ def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extrac
         list(schema.names),
         out,
         rows,
-        {"format": "parquet", "sheet": None, "range": None, "header_rows": 0, "delimiter": None, "encoding": None},
+        Origin(format="parquet", header_rows=0),
     )
     extraction.forced = {
         f"c{i + 1}": C.STRING

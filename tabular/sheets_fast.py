@@ -29,6 +29,7 @@ from . import candidates as C
 from .errors import IngestFailed
 from .extract import Excluded, Extraction, join_headers
 from .markup import GuardedStream
+from .models import Origin
 from .settings import Settings
 from .sheet_rules import calamine_panics, cell_of_text, coverage, is_total_row, unit_of
 
@@ -220,7 +221,7 @@ def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Sett
     finally:
         con.close()
     for ex in extractions:
-        ex.origin["hidden_sheets"] = hidden
+        ex.origin.hidden_sheets = hidden
     return extractions, coverage(len(chosen), lost)
 
 
@@ -333,18 +334,12 @@ def _table(
         f"COPY ({query}) TO {exp.Literal.string(str(out)).sql(dialect='duckdb')} (FORMAT parquet, COMPRESSION lz4)"
     )
     con.unregister("__sheet_table")
-    extraction = Extraction(name, headers, out, rows, {})
+    first, last = get_column_letter(first_column + left + 1), get_column_letter(first_column + right + 1)
+    where = f"{first}{top + 1}:{last}{bottom + 1}"
+    origin = Origin(format=fmt, sheet=sheet, range=where, header_rows=header_rows, parser="fastexcel")
+    extraction = Extraction(name, headers, out, rows, origin)
     extraction.left_out = left_out
     extraction.forced = forced
-    extraction.origin = {
-        "format": fmt,
-        "sheet": sheet,
-        "range": f"{get_column_letter(first_column + left + 1)}{top + 1}:{get_column_letter(first_column + right + 1)}{bottom + 1}",
-        "header_rows": header_rows,
-        "delimiter": None,
-        "encoding": None,
-        "parser": "fastexcel",
-    }
     return extraction
 
 

@@ -44,10 +44,10 @@ def test_both_readers_agree(path, tmp_path):
 
 def test_the_fast_reader_serves_regular_files_and_hands_over_the_rest(tmp_path):
     regular, _ = _read(CSV / "dates_dmy.csv", tmp_path, fast=True)
-    assert regular.origin.get("parser") == "arrow"
+    assert regular.origin.model_dump().get("parser") == "arrow"
     for irregular in ("ragged.csv", "preamble.csv", "quoted_newlines.csv", "latin1.csv"):
         extraction, _ = _read(CSV / irregular, tmp_path, fast=True)
-        assert extraction.origin.get("parser") is None, irregular
+        assert extraction.origin.model_dump().get("parser") is None, irregular
 
 
 def test_quotes_escaped_with_a_backslash_are_read_as_quotes(tmp_path):

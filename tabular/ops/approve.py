@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from .. import infer, pause, retention, retype, stored
 from ..candidates import format_of
 from ..cast import build_snapshot, parquet_relation
-from ..catalog import insert, live_datasets, now, rejected_table, snapshot_typings, update
+from ..catalog import insert, insert_snapshot, live_datasets, now, rejected_table, snapshot_typings, update
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..extract import Excluded
 from ..models import DatasetGetIn, DatasetOut, OpIn, OpOut, QuestionOut, TypeFormat
@@ -240,21 +240,7 @@ def _switch(
         revision=live.revision,
         dataset_id=live.dataset_id,
     )
-    insert(
-        cur,
-        "snapshots",
-        snapshot_id=snapshot_id,
-        **ident,
-        rows=built.rows,
-        rows_rejected=built.rows_rejected,
-        columns=built.columns,
-        questions=[],
-        approved=True,
-        approved_at=stamp,
-        approved_by=ctx.caller,
-        created_at=stamp,
-    )
-    insert(cur, "typings", snapshot_id=snapshot_id, typings=retype.dump(typings))
+    insert_snapshot(cur, snapshot_id, ident, built, [], retype.dump(typings), stamp, approved_by=ctx.caller)
     update(cur, "datasets", ident, live_snapshot=snapshot_id)
     insert(
         cur,
