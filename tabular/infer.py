@@ -15,7 +15,8 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 import duckdb
 from sqlglot import exp
@@ -58,18 +59,43 @@ class Typing:
     clean: bool = False
 
 
+class NumberStats(NamedTuple):
+    """What a number reading's values need: their most decimals (scale), their most integer
+    digits, and how many are integers that overflow BIGINT (see physical_from)."""
+
+    scale: int
+    digits: int
+    misses: int
+
+
+@dataclass(frozen=True)
+class ReadingCount:
+    """One reading tried on a column: how many non-null values it refutes, the first of them
+    (when asked for), and for a number reading what its values need."""
+
+    reading: Reading
+    fails: int = 0
+    example: str | None = None
+    number: NumberStats | None = None
+
+
 @dataclass
 class Tally:
+    """What a count of a column's cells found: facts of the values, and one ReadingCount per
+    reading tried, in the order they were given (their precedence)."""
+
     nonnull: int = 0
-    fails: dict[int, int] = field(default_factory=dict)
-    examples: dict[int, str | None] = field(default_factory=dict)
+    counts: list[ReadingCount] = field(default_factory=list)
     leading_zeros: int = 0
     plus_ids: int = 0  # integers of 7 digits or more written with a '+' (+31 20 …: a phone number)
     negatives: bool = False
     zero_one: bool = False
-    numbers: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # reading -> (scale, digits, bigint misses)
     binary: bool = False  # every value is 0 or 1 (one of them may be missing)
     plain: bool = False  # no null marker and no surrounding blanks in any cell (see Typing.clean)
+
+    def count_of(self, reading: Reading) -> ReadingCount:
+        """The count of `reading` (the first, should the column have tried it twice)."""
+        return next(n for n in self.counts if n.reading == reading)
 
 
 def text_of(column: str, markers: tuple[str, ...], compact: bool = False) -> exp.Expression:
@@ -139,14 +165,14 @@ class Source:
     sql: str
     long: bool = False
 
-    def cells(self, columns: list[str], markers) -> str:
+    def cells(self, columns: list[str], markers: tuple[str, ...]) -> str:
         """The long form of `columns`' cells as a FROM clause; only those columns are read."""
         if self.long:
             return f"(SELECT * FROM {self.sql} WHERE k IN ({_names(columns)}))"
         return "(" + cells_sql(self.sql, columns, markers) + ")"
 
 
-def cells_sql(relation: str, columns: list[str], markers) -> str:
+def cells_sql(relation: str, columns: list[str], markers: tuple[str, ...]) -> str:
     """SELECT of the long form (k, __row_id, raw, t, n = 1) of `columns` of a wide relation."""
     t = text_of_expr(exp.column("raw", quoted=True), markers)
     return f"SELECT k, __row_id, raw, {_sql(t)} AS t, 1 AS n FROM ({_raw_cells(relation, columns)})"
@@ -172,10 +198,11 @@ def _count(condition: str) -> str:
     return f"coalesce(sum(n) FILTER (WHERE {condition}), 0)"
 
 
-def _grouped(con, source: str, selects: list[str], where: str = "") -> dict[str, tuple]:
-    """Run aggregates per column (k) over long-form cells: {k: values}."""
-    sql = f"SELECT k, {', '.join(selects)} FROM {source} {where} GROUP BY k"
-    return {row[0]: row[1:] for row in con.execute(sql).fetchall()}
+def _grouped(con: duckdb.DuckDBPyConnection, source: str, selects: dict[Any, str]) -> dict[str, dict[Any, Any]]:
+    """Run named aggregates per column (k) over long-form cells: {k: {name: value}}."""
+    names = list(selects)
+    sql = f"SELECT k, {', '.join(selects.values())} FROM {source} GROUP BY k"
+    return {k: dict(zip(names, values)) for k, *values in con.execute(sql).fetchall()}
 
 
 T = "t"
@@ -188,7 +215,7 @@ def tally(
     source: Source,
     columns: list[str],
     readings: dict[str, list[Reading]],
-    markers,
+    markers: tuple[str, ...],
     examples: bool = False,
 ) -> dict[str, Tally]:
     """Count, per column and reading, the non-null values the reading refutes, and for number
@@ -208,61 +235,78 @@ def tally(
     base = _grouped(
         con,
         source.cells(columns, markers),
-        [
-            _count("t IS NOT NULL"),
-            "bool_and(t IS NOT NULL AND raw = t)",
-            _count(_sql(zeros)),
+        {
+            "nonnull": _count("t IS NOT NULL"),
+            "plain": "bool_and(t IS NOT NULL AND raw = t)",
+            "leading_zeros": _count(_sql(zeros)),
             # 0/1 is a question only when both appear: a column of zeros is a number.
-            "coalesce(bool_and(t IN ('0', '1')) AND bool_or(t = '0') AND bool_or(t = '1'), false)",
-            "coalesce(bool_and(t IN ('0', '1')), false)",
-            _count(_sql(exp.and_(exp.func("starts_with", t, exp.Literal.string("+")), C.matches(t, PLUS_ID)))),
-            "coalesce(bool_or(starts_with(t, '-')), false)",
-        ],
+            "zero_one": "coalesce(bool_and(t IN ('0', '1')) AND bool_or(t = '0') AND bool_or(t = '1'), false)",
+            "binary": "coalesce(bool_and(t IN ('0', '1')), false)",
+            "plus_ids": _count(
+                _sql(exp.and_(exp.func("starts_with", t, exp.Literal.string("+")), C.matches(t, PLUS_ID)))
+            ),
+            "negatives": "coalesce(bool_or(starts_with(t, '-')), false)",
+        },
     )
-    for col, (nonnull, plain, zero_count, zero_one, binary, plus_ids, negatives) in base.items():
+    for col, got in base.items():
         out[col] = Tally(
-            nonnull=nonnull,
-            plain=bool(plain),
-            leading_zeros=zero_count,
-            zero_one=bool(zero_one),
-            binary=bool(binary),
-            plus_ids=plus_ids,
-            negatives=bool(negatives),
+            nonnull=got["nonnull"],
+            plain=bool(got["plain"]),
+            leading_zeros=got["leading_zeros"],
+            zero_one=bool(got["zero_one"]),
+            binary=bool(got["binary"]),
+            plus_ids=got["plus_ids"],
+            negatives=bool(got["negatives"]),
         )
-    by_reading: dict[Reading, list[tuple[str, int]]] = {}
+    by_reading: dict[Reading, list[str]] = {}
     for col in columns:
-        for i, reading in enumerate(readings[col]):
-            by_reading.setdefault(reading, []).append((col, i))
-    for reading, users in by_reading.items():
-        cols = [c for c, _ in users]
+        for reading in readings[col]:
+            by_reading.setdefault(reading, []).append(col)
+    found: dict[Reading, dict[str, dict[str, Any]]] = {}
+    for reading, cols in by_reading.items():
         accepted = exp.column("a", quoted=True)
         a = _sql(accepted)
-        selects = [_count(f"NOT {a}")]
+        selects = {"fails": _count(f"NOT {a}")}
         if examples:
-            selects.append(f"arg_min(t, __row_id) FILTER (WHERE NOT {a})")
-        number = reading.type == "number" and not reading.exponent
-        if number:
-            selects += _number_stats(reading, t, a)
+            selects["example"] = f"arg_min(t, __row_id) FILTER (WHERE NOT {a})"
+        if _has_stats(reading):
+            selects |= _number_stats(reading, t, a)
         inner = f"(SELECT k, __row_id, t, n, {_sql(accepts(reading, t))} AS a FROM {source.cells(cols, markers)} WHERE t IS NOT NULL)"
-        found = _grouped(con, inner, selects)
-        for col, i in users:
-            values = found.get(col)
-            tally = out[col]
-            tally.fails[i] = values[0] if values else 0
-            if examples:
-                tally.examples[i] = values[1] if values else None
-            if number:
-                scale, magnitude, misses = values[-3:] if values else (None, None, None)
-                tally.numbers[i] = (scale or 0, _digits(magnitude), misses or 0)
-    wide = [(col, i) for col in columns for i, n in out[col].numbers.items() if n[1] == 99]
-    for col, i in wide:
-        out[col].numbers[i] = _exact_digits(con, source, col, readings[col][i], markers, out[col].numbers[i])
+        found[reading] = _grouped(con, inner, selects)
+    for col in columns:
+        # Each count holds the column's own reading object (_decide tells readings by identity).
+        counts = [_reading_count(reading, found[reading].get(col, {})) for reading in readings[col]]
+        # A magnitude a DOUBLE cannot count exactly (_digits says 99) is counted on the text.
+        out[col].counts = [
+            replace(n, number=_exact_digits(con, source, col, n.reading, markers, n.number))
+            if n.number is not None and n.number.digits == 99
+            else n
+            for n in counts
+        ]
     return out
 
 
+def _has_stats(reading: Reading) -> bool:
+    """A number reading whose values' scale and digits decide its storage type (not DOUBLE)."""
+    return reading.type == "number" and not reading.exponent
+
+
+def _reading_count(reading: Reading, got: dict[str, Any]) -> ReadingCount:
+    """A reading's count from its aggregates in tally ({} where the column has no value to test)."""
+    number = None
+    if _has_stats(reading):
+        number = NumberStats(got.get("scale") or 0, _digits(got.get("magnitude")), got.get("misses") or 0)
+    return ReadingCount(reading, got.get("fails", 0), got.get("example"), number)
+
+
 def _exact_digits(
-    con, source: Source, col: str, reading: Reading, markers, stats: tuple[int, int, int]
-) -> tuple[int, int, int]:
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    col: str,
+    reading: Reading,
+    markers: tuple[str, ...],
+    stats: NumberStats,
+) -> NumberStats:
     """Digits counted on the text, for columns whose magnitude a DOUBLE cannot count exactly."""
     t = exp.column(T, quoted=True)
     plain = _sql(C.number_text(reading, t))
@@ -270,10 +314,10 @@ def _exact_digits(
     (digits,) = con.execute(
         f"SELECT coalesce(max(length(ltrim(split_part({plain}, '.', 1), '+-0'))), 0) FROM {source.cells([col], markers)} WHERE t IS NOT NULL AND {gate}"
     ).fetchone()
-    return (stats[0], digits, stats[2])
+    return stats._replace(digits=digits)
 
 
-def _number_stats(reading: Reading, t: exp.Expression, accepted: str) -> list[str]:
+def _number_stats(reading: Reading, t: exp.Expression, accepted: str) -> dict[str, str]:
     """Aggregates giving the scale and integer digits of a number reading's values, and the
     integers that overflow BIGINT (only 19-digit ones can).
 
@@ -281,11 +325,11 @@ def _number_stats(reading: Reading, t: exp.Expression, accepted: str) -> list[st
     below 15 digits; wider columns are counted on the text (see physical_from)."""
     plain = _sql(C.number_text(reading, t))
     mark = f"strpos({plain}, '.')"
-    return [
-        f"max(CASE WHEN {mark} > 0 THEN length({plain}) - {mark} ELSE 0 END) FILTER (WHERE {accepted})",
-        f"max(abs(try_cast({plain} AS DOUBLE))) FILTER (WHERE {accepted})",
-        _count(f"{accepted} AND length({plain}) >= 19 AND try_cast({plain} AS BIGINT) IS NULL"),
-    ]
+    return {
+        "scale": f"max(CASE WHEN {mark} > 0 THEN length({plain}) - {mark} ELSE 0 END) FILTER (WHERE {accepted})",
+        "magnitude": f"max(abs(try_cast({plain} AS DOUBLE))) FILTER (WHERE {accepted})",
+        "misses": _count(f"{accepted} AND length({plain}) >= 19 AND try_cast({plain} AS BIGINT) IS NULL"),
+    }
 
 
 def _digits(magnitude: float | None) -> int:
@@ -298,85 +342,101 @@ def _digits(magnitude: float | None) -> int:
 SYMBOLS = (*C.UNITS, ",", ".", " ", "\u00a0", "\u202f", "'", "’", "e", "E")
 
 
+class Survey(NamedTuple):
+    """A column's first elimination: the unit symbols and number marks its values hold at all,
+    and the reading families (candidates.FAMILIES) enough of its values could belong to."""
+
+    symbols: set[str]
+    families: set[str]
+
+
 def survey(
-    con, source: Source, columns: list[str], markers, share: float
-) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """A cheap first elimination: per column, the unit symbols and number marks its values hold
-    at all, and the reading families at least `share` of its values could belong to."""
+    con: duckdb.DuckDBPyConnection, source: Source, columns: list[str], markers: tuple[str, ...], share: float
+) -> dict[str, Survey]:
+    """A cheap first elimination per column: families are those at least `share` of its values
+    could belong to."""
     t = exp.column(T, quoted=True)
-    selects = [_count("t IS NOT NULL")]
-    selects += [_count(f"t IS NOT NULL AND NOT {_sql(C.matches(t, pattern))}") for pattern in C.FAMILIES.values()]
-    selects += [f"bool_or(contains(raw, {_sql(exp.Literal.string(u))}))" for u in SYMBOLS]
+    selects: dict[Any, str] = {"nonnull": _count("t IS NOT NULL")}
+    for family, pattern in C.FAMILIES.items():
+        selects["misses", family] = _count(f"t IS NOT NULL AND NOT {_sql(C.matches(t, pattern))}")
+    for symbol in SYMBOLS:
+        selects["holds", symbol] = f"bool_or(contains(raw, {_sql(exp.Literal.string(symbol))}))"
     found = _grouped(con, source.cells(columns, markers), selects)
-    symbols: dict[str, set[str]] = {c: set() for c in columns}
-    families: dict[str, set[str]] = {c: set() for c in columns}
-    for col, values in found.items():
-        nonnull, misses, hits = values[0], values[1 : 1 + len(C.FAMILIES)], values[1 + len(C.FAMILIES) :]
-        families[col] = {f for f, miss in zip(C.FAMILIES, misses) if nonnull and (nonnull - miss) / nonnull >= share}
-        for symbol, hit in zip(SYMBOLS, hits):
-            if hit:
-                symbols[col].add(" " if symbol in ("\u00a0", "\u202f") else "'" if symbol == "’" else symbol)
-    return symbols, families
+    out = {c: Survey(set(), set()) for c in columns}
+    for col, got in found.items():
+        nonnull = got["nonnull"]
+        families = {f for f in C.FAMILIES if nonnull and (nonnull - got["misses", f]) / nonnull >= share}
+        symbols = {
+            " " if symbol in ("\u00a0", "\u202f") else "'" if symbol == "’" else symbol
+            for symbol in SYMBOLS
+            if got["holds", symbol]
+        }
+        out[col] = Survey(symbols, families)
+    return out
 
 
-def symbols_of(con, source: Source, columns: list[str], markers) -> dict[str, set[str]]:
+def symbols_of(
+    con: duckdb.DuckDBPyConnection, source: Source, columns: list[str], markers: tuple[str, ...]
+) -> dict[str, set[str]]:
     """Which unit symbols and number marks each column's values contain at all."""
-    return survey(con, source, columns, markers, 1.0)[0]
+    return {c: surveyed.symbols for c, surveyed in survey(con, source, columns, markers, 1.0).items()}
 
 
-def physical_from(reading: Reading, stats: tuple[int, int, int] | None) -> str:
+def physical_from(reading: Reading, stats: NumberStats | None) -> str:
     """BIGINT, DECIMAL(p, s) or DOUBLE for a reading, from its values' scale and digits (SPEC §3)."""
     if reading.type != "number":
         return C.physical_of(reading)
     if reading.exponent or stats is None:
         return "DOUBLE"
-    scale, digits, misses = stats
-    if scale == 0 and (digits <= 18 or digits == 19 and misses == 0):
+    scale, digits = stats.scale, stats.digits
+    if scale == 0 and (digits <= 18 or digits == 19 and stats.misses == 0):
         return "BIGINT"
     if digits + scale > 38:
         return "DOUBLE"
     return f"DECIMAL({max(digits, 1) + scale}, {scale})"
 
 
-def _choose(tally: Tally, readings: list[Reading], share: float) -> tuple[int | None, list[int]]:
+def _choose(tally: Tally, share: float) -> tuple[ReadingCount | None, list[ReadingCount]]:
     """The first reading that reads every value, else (None, readings ranked by what they read)."""
     if tally.nonnull == 0:
         return None, []
-    for i in range(len(readings)):
-        if tally.fails[i] == 0:
-            return i, []
-    ranked = sorted(range(len(readings)), key=lambda i: (tally.fails[i], i))
-    return None, [i for i in ranked if (tally.nonnull - tally.fails[i]) / tally.nonnull >= share]
+    for count in tally.counts:
+        if count.fails == 0:
+            return count, []
+    ranked = sorted(tally.counts, key=lambda n: n.fails)  # stable: the first reading on a tie
+    return None, [n for n in ranked if (tally.nonnull - n.fails) / tally.nonnull >= share]
 
 
 PROBE_CELLS = 64
 
 
-def _subset(
-    con,
+def _recount(
+    con: duckdb.DuckDBPyConnection,
     source: Source,
-    subset: dict[str, list[int]],
-    readings: dict[str, list[Reading]],
-    markers,
+    again: dict[str, list[Reading]],
+    markers: tuple[str, ...],
     before: dict[str, Tally],
 ) -> dict[str, Tally]:
-    """Count only the readings `subset` names per column (by index); the other readings keep
-    the fail counts of `before`, which already rule them out."""
-    if not subset:
+    """Count over `source` only the readings `again` names per column; the column's other
+    readings keep just their fail counts from `before`, which already rule them out. Each
+    column's counts stay in the order of `before`."""
+    if not again:
         return {}
-    counted = tally(con, source, list(subset), {c: [readings[c][i] for i in ix] for c, ix in subset.items()}, markers)
-    out = {}
-    for c, ix in subset.items():
-        merged = counted[c]
-        merged.fails = {**before[c].fails, **{i: merged.fails[k] for k, i in enumerate(ix)}}
-        merged.numbers = {i: merged.numbers[k] for k, i in enumerate(ix) if k in merged.numbers}
-        merged.examples = {i: merged.examples[k] for k, i in enumerate(ix) if k in merged.examples}
-        out[c] = merged
-    return out
+    counted = tally(con, source, list(again), again, markers)
+    for c, merged in counted.items():
+        fresh = {n.reading: n for n in merged.counts}
+        merged.counts = [
+            fresh[n.reading] if n.reading in fresh else ReadingCount(n.reading, n.fails) for n in before[c].counts
+        ]
+    return counted
 
 
 def _sample_tallies(
-    con, sample: Source, columns: list[str], readings: dict[str, list[Reading]], markers
+    con: duckdb.DuckDBPyConnection,
+    sample: Source,
+    columns: list[str],
+    readings: dict[str, list[Reading]],
+    markers: tuple[str, ...],
 ) -> dict[str, Tally]:
     """The sample's tallies, exact for every reading that could be chosen.
 
@@ -395,12 +455,12 @@ def _sample_tallies(
         probed = tally(con, Source(probe_name, long=True), columns, readings, markers)
     finally:
         con.execute(f"DROP TABLE IF EXISTS {probe_name}")
-    left = {c: [i for i in range(len(readings[c])) if probed[c].fails[i] == 0] for c in columns}
-    counted = _subset(con, sample, {c: ix for c, ix in left.items() if ix}, readings, markers, probed)
+    left = {c: [n.reading for n in probed[c].counts if n.fails == 0] for c in columns}
+    counted = _recount(con, sample, {c: rs for c, rs in left.items() if rs}, markers, probed)
     out = {}
     for c in columns:
         out[c] = counted.get(c) or probed[c]
-    mixed = [c for c in columns if probed[c].nonnull and not any(out[c].fails[i] == 0 for i in range(len(readings[c])))]
+    mixed = [c for c in columns if probed[c].nonnull and not any(n.fails == 0 for n in out[c].counts)]
     if mixed:
         out.update(tally(con, sample, mixed, {c: readings[c] for c in mixed}, markers))
     # Columns no reading was counted for still need their sample-wide base counts.
@@ -408,7 +468,7 @@ def _sample_tallies(
     if bare:
         out.update(tally(con, sample, bare, {c: [] for c in bare}, markers))
         for c in bare:
-            out[c].fails = {**probed[c].fails, **out[c].fails}
+            out[c].counts = [ReadingCount(n.reading, n.fails) for n in probed[c].counts]
     return out
 
 
@@ -443,7 +503,9 @@ def sampled(rel: str, rows: int) -> str:
 
 
 @contextmanager
-def long_table(con, relation: str, columns: list[str], markers) -> Iterator[Source]:
+def long_table(
+    con: duckdb.DuckDBPyConnection, relation: str, columns: list[str], markers: tuple[str, ...]
+) -> Iterator[Source]:
     """A temporary table of `relation`'s cells in long form, each cell's text computed once:
     the counts of a sample run on it many times."""
     name = f"__cells_{uuid.uuid4().hex[:12]}"
@@ -462,7 +524,7 @@ def long_table(con, relation: str, columns: list[str], markers) -> Iterator[Sour
 
 
 def infer_from(
-    con,
+    con: duckdb.DuckDBPyConnection,
     sample: Source,
     whole: Source,
     columns: list[str],
@@ -474,12 +536,12 @@ def infer_from(
     """Typings of `columns` chosen on `sample` and checked on `whole` (the same Source when the
     sample is every row), and the tallies they were decided on."""
     markers = settings.nulls(options)
-    symbols, families = survey(con, sample, free, markers, settings.mixed_values_share) if free else ({}, {})
+    surveyed = survey(con, sample, free, markers, settings.mixed_values_share) if free else {}
     readings = {
         c: [
             r
-            for r in C.candidate_readings(symbols[c], options.get("decimal_mark"), options.get("date_order"))
-            if r.type in families[c]
+            for r in C.candidate_readings(surveyed[c].symbols, options.get("decimal_mark"), options.get("date_order"))
+            if r.type in surveyed[c].families
         ]
         for c in free
     }
@@ -488,42 +550,50 @@ def infer_from(
     if rel != sample and free:
         # The sample chose; one scan of every row checks each choice and the alternatives a
         # question would offer. A column the sample misled is counted whole, every reading.
-        kept = {c: [i for i in range(len(readings[c])) if tallies[c].fails[i] == 0] for c in free}
-        kept = {c: ix for c, ix in kept.items() if ix}
-        checked = _subset(con, rel, kept, readings, markers, tallies)
-        misled = [c for c, ix in kept.items() if checked[c].fails[ix[0]] > 0]
+        kept = {c: [n.reading for n in tallies[c].counts if n.fails == 0] for c in free}
+        kept = {c: rs for c, rs in kept.items() if rs}
+        checked = _recount(con, rel, kept, markers, tallies)
+        misled = [c for c, rs in kept.items() if checked[c].count_of(rs[0]).fails > 0]
         recount = tally(con, rel, misled, {c: readings[c] for c in misled}, markers) if misled else {}
         tallies.update(checked)
         tallies.update(recount)
     out: dict[str, Typing] = {}
     for c in free:
-        out[c] = _decide(con, rel, c, readings[c], tallies[c], settings, markers)
+        out[c] = _decide(con, rel, c, tallies[c], settings, markers)
     if forced:
         forced_tallies = tally(con, rel, list(forced), {c: [r] for c, r in forced.items()}, markers)
         for c, reading in forced.items():
             forced_tally = forced_tallies[c]
-            clean = forced_tally.plain and forced_tally.fails[0] == 0
+            (count,) = forced_tally.counts
             out[c] = Typing(
                 reading,
-                physical_from(reading, forced_tally.numbers.get(0)),
-                forced_tally.fails[0],
+                physical_from(reading, count.number),
+                count.fails,
                 None,
                 forced=True,
-                clean=clean,
+                clean=forced_tally.plain and count.fails == 0,
             )
             tallies[c] = forced_tally
     return {c: out[c] for c in columns}, tallies
 
 
-def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally, settings: Settings, markers) -> Typing:
-    chosen, ranked = _choose(counted, readings, settings.mixed_values_share)
+def _decide(
+    con: duckdb.DuckDBPyConnection,
+    rel: Source,
+    col: str,
+    counted: Tally,
+    settings: Settings,
+    markers: tuple[str, ...],
+) -> Typing:
+    """A column's typing from the counts of its readings, with the question its values leave open."""
+    chosen, ranked = _choose(counted, settings.mixed_values_share)
     if chosen is None:
         if not ranked:
             return Typing(C.STRING, "VARCHAR")
-        best = readings[ranked[0]]
-        whole = tally(con, rel, [col], {col: [best]}, markers, examples=True)[col]
-        physical = physical_from(best, whole.numbers.get(0))
-        fails, example = whole.fails[0], whole.examples[0]
+        best = ranked[0].reading
+        (whole,) = tally(con, rel, [col], {col: [best]}, markers, examples=True)[col].counts
+        physical = physical_from(best, whole.number)
+        fails, example = whole.fails, whole.example
         question = Question(
             "mixed_values",
             f"Most values read as {best.type} but {fails} do not (e.g. {example!r}). "
@@ -531,10 +601,10 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
             (Option(C.STRING, "VARCHAR", 0, None), Option(best, physical, fails, example)),
         )
         return Typing(C.STRING, "VARCHAR", 0, question)
-    reading = readings[chosen]
-    full = [i for i, r in enumerate(readings) if counted.fails[i] == 0]
+    reading = chosen.reading
+    full = [n for n in counted.counts if n.fails == 0]
     if reading.type == "number":
-        physical = physical_from(reading, counted.numbers.get(chosen))
+        physical = physical_from(reading, chosen.number)
         plain_integer = physical == "BIGINT" and reading.unit is None and reading.group_mark is None
         if plain_integer and counted.leading_zeros:
             return _held_as_text(
@@ -560,15 +630,15 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
             )
             return Typing(reading, physical, 0, question)
         rivals = [
-            i
-            for i in full
-            if readings[i].type == "number"
-            and readings[i].decimal_mark != reading.decimal_mark
-            and readings[i].unit == reading.unit
+            n
+            for n in full
+            if n.reading.type == "number"
+            and n.reading.decimal_mark != reading.decimal_mark
+            and n.reading.unit == reading.unit
         ]
         if rivals and physical.startswith("DECIMAL") and not physical.endswith(", 0)"):
-            rival = readings[rivals[0]]
-            rival_physical = physical_from(rival, counted.numbers.get(rivals[0]))
+            rival = rivals[0].reading
+            rival_physical = physical_from(rival, rivals[0].number)
             question = Question(
                 "decimal_mark",
                 f"Is '{reading.decimal_mark}' the decimal mark here, or a thousands separator?",
@@ -580,7 +650,7 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
     if reading is C.ISO_TIMESTAMPTZ:
         # Counted on every value: the sample's tally of the plain reading may stop at a probe.
         offsets = tally(con, rel, [col], {col: [C.ISO_TIMESTAMP]}, markers)[col]
-        plain = offsets.nonnull - offsets.fails[0]
+        plain = offsets.nonnull - offsets.count_of(C.ISO_TIMESTAMP).fails
         if plain:
             question = Question(
                 "mixed_values",
@@ -590,7 +660,7 @@ def _decide(con, rel: Source, col: str, readings: list[Reading], counted: Tally,
             return Typing(reading, physical, 0, question, clean=counted.plain)
     if reading.order in ("DMY", "MDY"):
         twin = _twin(reading)
-        match = [readings[i] for i in full if readings[i].format == twin]
+        match = [n.reading for n in full if n.reading.format == twin]
         if match:
             question = Question(
                 "date_order",

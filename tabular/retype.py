@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sqlite3
+from typing import NamedTuple
 
 import duckdb
 
@@ -20,6 +22,14 @@ from .infer import Option, Question, Source, Typing, physical_from, symbols_of, 
 ORDERS = ("DMY", "MDY", "YMD")
 NUMBER_KEYS = {"decimal_mark": (".", ","), "group_mark": (",", ".", " ", "'", ""), "unit": ("", *C.UNITS)}
 FIXED_FORMATS = {"bool": ("true/false", "1/0"), "duration": ("h:mm:ss", "ISO 8601")}
+
+
+class Approved(NamedTuple):
+    """A column type a person set: its typing, the revision it was set on, and who set it."""
+
+    typing: Typing
+    revision: int
+    by: str | None
 
 
 # Every reading of a type worth trying, most specific first (candidates.py's order), by
@@ -79,25 +89,28 @@ def _wanted(type_: str, fmt: str, pool: list[Reading]) -> list[Reading]:
     return [r for r in pool if r.format == fmt] or [C.reading_from(type_, fmt)]
 
 
-def _best(con, relation: str, cell: str, readings: list[Reading], markers) -> Typing:
+def _best(
+    con: duckdb.DuckDBPyConnection, relation: str, cell: str, readings: list[Reading], markers: tuple[str, ...]
+) -> Typing:
     """Of `readings`, the one that rejects fewest rows of the column (the first on a tie), as a
     person's choice: every row is counted, and the rows it cannot read are its `rejected`."""
     if readings == [C.STRING]:
         return Typing(C.STRING, "VARCHAR", forced=True)
     counted = tally(con, Source(relation), [cell], {cell: readings}, markers)[cell]
-    best = min(range(len(readings)), key=lambda i: (counted.fails[i], i))
-    reading, rejected = readings[best], counted.fails[best]
+    best = min(counted.counts, key=lambda n: n.fails)  # min keeps the first on a tie
     return Typing(
-        reading,
-        physical_from(reading, counted.numbers.get(best)),
-        rejected,
+        best.reading,
+        physical_from(best.reading, best.number),
+        best.fails,
         None,
         forced=True,
-        clean=counted.plain and not rejected,
+        clean=counted.plain and not best.fails,
     )
 
 
-def typing_for(con, relation: str, cell: str, type_: str, fmt: str, markers) -> Typing:
+def typing_for(
+    con: duckdb.DuckDBPyConnection, relation: str, cell: str, type_: str, fmt: str, markers: tuple[str, ...]
+) -> Typing:
     """The reading of `type_`, narrowed by `fmt`, that rejects fewest rows of the column."""
     symbols = symbols_of(con, Source(relation), [cell], markers)[cell] if type_ == "number" else set()
     return _best(
@@ -167,25 +180,33 @@ def load(text: str) -> dict[str, Typing]:
     return out
 
 
-def carry(con, relation: str, names: list[str], typings: dict[str, Typing], before: dict, markers) -> dict[str, Typing]:
+def carry(
+    con: duckdb.DuckDBPyConnection,
+    relation: str,
+    names: list[str],
+    typings: dict[str, Typing],
+    before: dict[str, Approved],
+    markers: tuple[str, ...],
+) -> dict[str, Typing]:
     """Apply the previous revision's person-set types to a new revision's typings.
 
-    `before` is {name: (Typing, revision, approved_by)} of the columns a person set. A type
+    `before` holds the columns a person set, by name (person_set). A type
     carries when a column of that name is still there and every value still reads that way;
     either way the column gets a question saying what happened, unless the engine alone chose
     the same reading with nothing to ask."""
     cells = dict(zip(names, typings))
     out = dict(typings)
-    for name, (old, revision, who) in before.items():
+    for name, approved in before.items():
         cell = cells.get(name)
         if cell is None:
             continue
         own = typings[cell]
+        old = approved.typing
         person = _best(con, relation, cell, [old.reading], markers)
         if not person.rejected and person.reading == own.reading and own.question is None:
             out[cell] = person
             continue
-        said = f"{who or 'a person'} set {name!r} to {old.reading.label} at revision {revision}"
+        said = f"{approved.by or 'a person'} set {name!r} to {old.reading.label} at revision {approved.revision}"
         keep = Option(person.reading, person.physical, person.rejected, None)
         engine = Option(own.reading, own.physical, own.rejected, None)
         others = tuple(
@@ -208,11 +229,16 @@ def carry(con, relation: str, names: list[str], typings: dict[str, Typing], befo
 
 
 def person_set(
-    cur, org: str, namespace: str, source_uri: str, dataset_id: str
-) -> dict[str, tuple[Typing, int, str | None]]:
-    """The columns a person set in the live revision's dataset of this id: {name: (typing, revision, who)}."""
-    row = live_typings(cur, org, namespace, source_uri, dataset_id)
+    catalog_con: sqlite3.Connection, org: str, namespace: str, source_uri: str, dataset_id: str
+) -> dict[str, Approved]:
+    """The columns a person set in the live revision's dataset of this id, by name."""
+    row = live_typings(catalog_con, org, namespace, source_uri, dataset_id)
     if row is None:
         return {}
-    revision, names, typings, who = row
-    return {name: (t, revision, who) for name, t in zip(json.loads(names), load(typings).values()) if t.forced}
+    # The stored names and typings are in the dataset's column order.
+    typings = load(row["typings"]).values()
+    return {
+        name: Approved(t, row["revision"], row["approved_by"])
+        for name, t in zip(json.loads(row["names"]), typings)
+        if t.forced
+    }

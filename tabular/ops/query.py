@@ -28,7 +28,7 @@ from ..catalog import live_datasets, live_source_uris
 from ..display import query_html, query_repr
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
 from ..jsonval import to_json
-from ..models import OpOut
+from ..models import OpOut, QuestionOut
 from .context import Context
 
 
@@ -230,9 +230,10 @@ def _datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[D
 def _load_datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[DatasetInfo]:
     out = []
     for d in live_datasets(ctx.catalog.conn(), org, namespace, source_uri):
+        questions = [QuestionOut.model_validate(q) for q in json.loads(d["questions"])]
         asked: dict[str, list[str]] = {}
-        for q in json.loads(d["questions"]):
-            asked.setdefault(q["column"], []).append(q["kind"])
+        for q in questions:
+            asked.setdefault(q.column, []).append(q.kind)
         cols = tuple(
             ColumnInfo(
                 c["name"], c["type"], c["physical"], bool(c["unique"]), tuple(asked.get(c["name"], ())), _digits(c)
