@@ -146,16 +146,29 @@ def _mul(a: Shape, b: Shape) -> Shape:
     return a[0] + b[0], a[1] + b[1]
 
 
-def _same_number(op: str) -> Callable[[list[RExpr]], tuple]:
+def _one_number(op: str, rule: Callable[[Shape], Shape]) -> Callable[[list[RExpr]], tuple]:
+    """An operator on one number: DOUBLE stays DOUBLE; an exact number's result has the shape
+    `rule` makes of its argument's, and that shape's type, not the column's (-(-2^63) does not
+    fit a BIGINT)."""
+
     def typed(args: list[RExpr]) -> tuple:
         _numbers(args, op)
         a = args[0]
         if a.shape is None:
             return "number", "DOUBLE", None
-        # -(-2^63) does not fit a BIGINT: the result's type is the shape's, not the column's.
-        return "number", exact_physical(a.shape), a.shape
+        shape = rule(a.shape)
+        return "number", exact_physical(shape), shape
 
     return typed
+
+
+def _same(shape: Shape) -> Shape:
+    return shape
+
+
+def _whole(shape: Shape) -> Shape:
+    p, s = shape
+    return (p - s + 1, 0) if s else shape  # floor(-9.5) is -10: one more digit
 
 
 def _div(args: list[RExpr]) -> tuple:
@@ -183,19 +196,6 @@ def _digits(args: list[RExpr]) -> int:
     if d.op != "literal" or not isinstance(d.value, int) or not 0 <= d.value <= MAX_DIGITS:
         raise Refused("round's digits are a whole number from 0 to 38, written as a number", "0 … 38", 1)
     return d.value
-
-
-def _integral(op: str) -> Callable[[list[RExpr]], tuple]:
-    def typed(args: list[RExpr]) -> tuple:
-        _numbers(args, op)
-        a = args[0]
-        if a.shape is None:
-            return "number", "DOUBLE", None
-        p, s = a.shape
-        shape = (p - s + 1, 0) if s else a.shape  # floor(-9.5) is -10: one more digit
-        return "number", exact_physical(shape), shape
-
-    return typed
 
 
 def common(args: list[RExpr], op: str) -> tuple:
@@ -343,11 +343,11 @@ OPERATORS: dict[str, OperatorDef] = {
         OperatorDef("sub", 2, 2, _arith("sub", _add), "the difference"),
         OperatorDef("mul", 2, None, _arith("mul", _mul), "the product"),
         OperatorDef("div", 2, 2, _div, "the quotient (DOUBLE; null where the divisor is 0)"),
-        OperatorDef("neg", 1, 1, _same_number("neg"), "the negation"),
-        OperatorDef("abs", 1, 1, _same_number("abs"), "the absolute value"),
+        OperatorDef("neg", 1, 1, _one_number("neg", _same), "the negation"),
+        OperatorDef("abs", 1, 1, _one_number("abs", _same), "the absolute value"),
         OperatorDef("round", 1, 2, _round, "rounded half away from zero", literal_args=(1,)),
-        OperatorDef("floor", 1, 1, _integral("floor"), "rounded down"),
-        OperatorDef("ceil", 1, 1, _integral("ceil"), "rounded up"),
+        OperatorDef("floor", 1, 1, _one_number("floor", _whole), "rounded down"),
+        OperatorDef("ceil", 1, 1, _one_number("ceil", _whole), "rounded up"),
         OperatorDef("coalesce", 1, None, _coalesce, "the first value that is not null"),
         OperatorDef("nullif", 2, 2, _nullif, "null where the two are equal"),
         OperatorDef("case", 0, 0, lambda args: ("", "", None), "the first `then` whose `when` holds"),

@@ -184,6 +184,10 @@ class _Resolver(ExprResolving):
     ) -> None:
         self.problems.append(Problem(path, message, expected, received, did_you_mean or None))
 
+    def not_among(self, path: str, message: str, name: str, names: list[str]) -> None:
+        """A name that is none of `names`: each of them expected, the close ones offered."""
+        self.fail(path, message, expected=" | ".join(names), received=name, did_you_mean=close(name, names))
+
     def over(self, path: str, message: str, limit: int, received: int) -> None:
         self.problems.append(Problem(path, message, f"≤ {limit}", received, over_limit=True))
 
@@ -211,12 +215,11 @@ class _Resolver(ExprResolving):
             if wanted.dataset_id:
                 info = next((d for d in candidates if d.dataset_id == wanted.dataset_id), None)
                 if info is None:
-                    self.fail(
+                    self.not_among(
                         f"{path}.dataset_id",
                         f"source {wanted.source_uri!r} has no dataset {wanted.dataset_id!r}",
-                        expected=" | ".join(ids),
-                        received=wanted.dataset_id,
-                        did_you_mean=close(wanted.dataset_id, ids),
+                        wanted.dataset_id,
+                        ids,
                     )
                     continue
             elif len(candidates) > 1:
@@ -390,12 +393,11 @@ class _Resolver(ExprResolving):
         if outputs is not None:
             output = outputs.get(item.column)
             if output is None:
-                self.fail(
+                self.not_among(
                     f"{path}.column",
                     f"having reads result columns; {item.column!r} is not one",
-                    expected=" | ".join(outputs),
-                    received=item.column,
-                    did_you_mean=close(item.column, list(outputs)),
+                    item.column,
+                    list(outputs),
                 )
                 return None
             type_, physical, ref = output.type, output.physical, None
@@ -535,13 +537,7 @@ def resolve(
     order = []
     for i, o in enumerate(plan.order_by):
         if o.column not in by_name:
-            r.fail(
-                f"order_by[{i}].column",
-                f"{o.column!r} is not a result column",
-                expected=" | ".join(names),
-                received=o.column,
-                did_you_mean=close(o.column, names),
-            )
+            r.not_among(f"order_by[{i}].column", f"{o.column!r} is not a result column", o.column, names)
         order.append((o.column, o.desc))
     if r.problems:
         raise PlanInvalid(r.problems)
@@ -670,13 +666,7 @@ def _joins(r: _Resolver, plan: QueryPlan) -> list[Join]:
         path = f"joins[{i}]"
         target = by_alias.get(j.alias)
         if target is None:
-            r.fail(
-                f"{path}.alias",
-                f"no dataset with alias {j.alias!r}",
-                expected=" | ".join(by_alias),
-                received=j.alias,
-                did_you_mean=close(j.alias, list(by_alias)),
-            )
+            r.not_among(f"{path}.alias", f"no dataset with alias {j.alias!r}", j.alias, list(by_alias))
             continue
         if position[j.alias] == 0:
             r.fail(
@@ -872,13 +862,7 @@ def _measures(r: _Resolver, plan: QueryPlan, outputs: list[Output]) -> None:
             folded = [v for k, v in by_name.items() if k.lower() == text.lower()]
             o = folded[0] if len(folded) == 1 else None
         if o is None:
-            r.fail(
-                path,
-                f"a measure reads result columns; {text!r} is not one",
-                expected=" | ".join(by_name),
-                received=text,
-                did_you_mean=close(text, list(by_name)),
-            )
+            r.not_among(path, f"a measure reads result columns; {text!r} is not one", text, list(by_name))
             return None
         return output_node(o.name, o.type, o.physical, o.shape)
 
@@ -910,13 +894,7 @@ def _window(r: _Resolver, w, path: str, by_name: dict[str, Output]) -> Output | 
     def named(text: str, at: str) -> Output | None:
         o = by_name.get(text)
         if o is None:
-            r.fail(
-                at,
-                f"{text!r} is not a result column",
-                expected=" | ".join(names),
-                received=text,
-                did_you_mean=close(text, names),
-            )
+            r.not_among(at, f"{text!r} is not a result column", text, names)
         return o
 
     ranking = w.fn in ("rank", "dense_rank", "row_number")

@@ -799,6 +799,16 @@ def parser() -> argparse.ArgumentParser:
         p.set_defaults(run=run)
         return p
 
+    # The arguments several commands take, each defined once.
+    def source_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
+
+    def link_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("link_id", metavar="LINK_ID", help="what `tabular links` shows")
+
+    def json_flag(p: argparse.ArgumentParser, what: str) -> None:
+        p.add_argument("--json", action="store_true", help=f"print {what} as JSON")
+
     p = command("ingest", "ingest files and show their datasets", cmd_ingest)
     p.add_argument("files", nargs="+", metavar="FILE", help="CSV, TSV, XLSX, ODS, XLS, JSON, NDJSON or Parquet files")
     p.add_argument(
@@ -806,34 +816,34 @@ def parser() -> argparse.ArgumentParser:
         help="the source's name for one file (default: the file name; the path given when two files share a name)",
     )
     p.add_argument("--options", help='ingest options as a JSON object, e.g. \'{"delimiter": ";"}\'')
-    p.add_argument("--json", action="store_true", help="print the ingest_status answers as JSON")
+    json_flag(p, "the ingest_status answers")
     p = command(
         "datasets",
         "show a source's datasets: columns, types, questions, rejected rows (knowledge.dataset_get)",
         cmd_datasets,
     )
-    p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
+    source_arg(p)
     p.add_argument("--dataset-id", default="", help="one dataset of a workbook (default: all)")
     p.add_argument("--sample-rows", type=int, default=0, help="show the first N rows of each dataset")
-    p.add_argument("--json", action="store_true", help="print the dataset_get answer as JSON")
+    json_flag(p, "the dataset_get answer")
     p = command("list", "list the sources of the namespace (knowledge.list)", cmd_list)
     p.add_argument("--prefix", default="", help="only sources whose name starts with this")
     p.add_argument("--limit", type=int, default=100, help="sources per page")
     p.add_argument("--cursor", default="", help="the page after the one that printed it")
-    p.add_argument("--json", action="store_true", help="print the list answer as JSON")
+    json_flag(p, "the list answer")
     p = command("delete", "take a source down; restore brings it back (knowledge.delete)", cmd_delete)
-    p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
+    source_arg(p)
     p.add_argument("--expected-revision", type=int, help="delete only if this revision is live")
-    p.add_argument("--json", action="store_true", help="print the delete answer as JSON")
+    json_flag(p, "the delete answer")
     p = command("restore", "bring a deleted source back (knowledge.restore)", cmd_restore)
-    p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
-    p.add_argument("--json", action="store_true", help="print the restore answer as JSON")
+    source_arg(p)
+    json_flag(p, "the restore answer")
     p = command(
         "approve",
         "settle a dataset's types (knowledge.dataset_approve): --set col=type, --format col=PATTERN",
         cmd_approve,
     )
-    p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
+    source_arg(p)
     p.add_argument("dataset", nargs="?", default="", help="the dataset_id (needed only when the source has several)")
     p.add_argument(
         "--set",
@@ -854,17 +864,17 @@ def parser() -> argparse.ArgumentParser:
         default="",
         help="the snapshot you reviewed (default: the one serving now); refused if it no longer serves",
     )
-    p.add_argument("--json", action="store_true", help="print the approval answer as JSON")
+    json_flag(p, "the approval answer")
     p = command(
         "history", "a source's approvals: who, when, columns before and after, snapshots (knowledge.get)", cmd_history
     )
-    p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
-    p.add_argument("--json", action="store_true", help="print the approvals as JSON")
+    source_arg(p)
+    json_flag(p, "the approvals")
     p = command("query", "answer a plan (knowledge.query): a JSON file, inline JSON, or - for stdin", cmd_query)
     p.add_argument(
         "plan", metavar="PLAN", help="a JSON file holding the plan, the plan itself as JSON, or - to read it from stdin"
     )
-    p.add_argument("--json", action="store_true", help="print the whole answer, receipt included, as JSON")
+    json_flag(p, "the whole answer, receipt included,")
     p.add_argument("--sql", action="store_true", help="print the compiled SQL and its parameters; run nothing")
     p.add_argument(
         "--output",
@@ -876,9 +886,7 @@ def parser() -> argparse.ArgumentParser:
     p = command("ask", "answer a task in words over ingested sources (knowledge.synthesize), or say why not", cmd_ask)
     p.add_argument("task", help="the task in words, quoted")
     p.add_argument("uris", nargs="+", metavar="SOURCE", help="the sources the task is about (at most 4)")
-    p.add_argument(
-        "--json", action="store_true", help="print the whole answer, calculation and receipt included, as JSON"
-    )
+    json_flag(p, "the whole answer, calculation and receipt included,")
     command("demo", "ingest the bundled fixtures and show what came out", cmd_demo)
     for name, op in _generated().items():
         p = command(name, f"{op.description.rstrip('.')} ({op.name}; the answer as JSON)", cmd_generated)
@@ -928,26 +936,26 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-recursive", action="store_true", help="leave the folders inside it out")
     p.add_argument("--watch", action="store_true", help="stay in the foreground and follow its changes, printing each")
-    p.add_argument("--json", action="store_true", help="print the link and its files as JSON")
+    json_flag(p, "the link and its files")
     p = command("links", "list the linked folders of the namespace (knowledge.list_dirs)", cmd_links)
-    p.add_argument("--json", action="store_true", help="print the list_dirs answer as JSON")
+    json_flag(p, "the list_dirs answer")
     p = command(
         "dir-files",
         "a linked folder's files and their states: learned, pending, no_table, failed (knowledge.dir_files)",
         cmd_dir_files,
     )
-    p.add_argument("link_id", metavar="LINK_ID", help="what `tabular links` shows")
+    link_arg(p)
     p.add_argument("--state", choices=["learned", "pending", "no_table", "failed"], help="only files in this state")
-    p.add_argument("--json", action="store_true", help="print the dir_files answer as JSON")
+    json_flag(p, "the dir_files answer")
     p = command(
         "retry-dir", "look again at a linked folder; one that was missing resumes (knowledge.retry_dir)", cmd_retry_dir
     )
-    p.add_argument("link_id", metavar="LINK_ID", help="what `tabular links` shows")
-    p.add_argument("--json", action="store_true", help="print the link as JSON")
+    link_arg(p)
+    json_flag(p, "the link")
     p = command("unlink", "stop following a linked folder; the folder is untouched (knowledge.unlink_dir)", cmd_unlink)
-    p.add_argument("link_id", metavar="LINK_ID", help="what `tabular links` shows")
+    link_arg(p)
     p.add_argument("--delete-sources", action="store_true", help="also delete the sources its files made (restorable)")
-    p.add_argument("--json", action="store_true", help="print the unlink answer as JSON")
+    json_flag(p, "the unlink answer")
     p = command(
         "export",
         "write every live snapshot as Parquet (zstd, row id included) for ClickHouse; --org/--namespace narrow it",
@@ -959,7 +967,7 @@ def parser() -> argparse.ArgumentParser:
         default="",
         help="a directory or object-store URL (default: TABULAR_SNAPSHOT_EXPORT, else <home>/exports)",
     )
-    p.add_argument("--json", action="store_true", help="print what was written as JSON")
+    json_flag(p, "what was written")
     p = command("token", "make a bearer token and print its entry for the tokens file", cmd_token, parents=())
     p.add_argument("--org", dest="token_org", metavar="ORG", required=True, help="the organisation the token is for")
     p.add_argument("--namespaces", nargs="+", default=["*"], help="namespaces it may use (* = all of the org)")

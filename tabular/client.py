@@ -14,19 +14,14 @@ import io
 import os
 import time
 import uuid
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
 
 import httpx
 from pydantic import BaseModel
 
 from .errors import ErrorItem, RateLimited, TabularError
-from .models import IngestStatusOut
 from .namespace import NamespaceOps, local_file
 from .ops import REGISTRY
-from .progress import follow
-
-FINISHED = ("ready", "partial", "failed", "cancelled")
 
 
 def _error_classes() -> dict[str, type[TabularError]]:
@@ -151,25 +146,8 @@ class RemoteNamespace(NamespaceOps):
 
         return self.client._send(send, repeatable=False).json()
 
-    def ingest_file(
-        self,
-        path: str | os.PathLike,
-        source_uri: str | None = None,
-        wait: float | None = None,
-        progress: bool | None = None,
-        **fields: Any,
-    ) -> IngestStatusOut:
-        """Upload and ingest a local file, follow the job to its end (or `wait` seconds), answer its
-        ingest_status. `progress`: a bar with the job's phase and counts while it runs; by default
-        shown when interactive (a terminal, a notebook), never with False."""
-        uploaded = self.upload_file(path)
-        started = self.client.call(
-            "knowledge.ingest",
-            self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields),
-        )
-        body = self._body(ingestion_id=started["ingestion_id"])
-        poll = lambda: IngestStatusOut.model_validate(self.client.call("knowledge.ingest_status", body))
-        return follow(poll, lambda seconds: time.sleep(seconds) or True, wait, progress, Path(path).name)
+    def _pause(self, ingestion_id: str) -> Callable[[float], bool]:
+        return lambda seconds: time.sleep(seconds) or True
 
     def _run(self, op: str, body: dict) -> BaseModel:
         return self.client.run(op, body)

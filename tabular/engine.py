@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import weakref
+from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -26,14 +26,12 @@ from .errors import (
 )
 from .jsonval import unusable
 from .links import Linker
-from .models import IngestStatusOut
 from .namespace import NamespaceOps, local_file
 from .ops import REGISTRY
 from .ops.context import Context
 from .ops.ingest import JobPool, no_room, store_upload
 from .ops.links import linker
 from .ops.query import QueryIn, Whole
-from .progress import follow
 from .settings import Settings
 
 
@@ -179,36 +177,15 @@ class Namespace(NamespaceOps):
         with path.open("rb") as stream:
             return store_upload(self.engine.context, self.org, self.name, stream, path.name, content_type).model_dump()
 
-    def ingest_file(
-        self,
-        path: str | os.PathLike,
-        source_uri: str | None = None,
-        wait: float | None = None,
-        progress: bool | None = None,
-        **fields: Any,
-    ) -> IngestStatusOut:
-        """Upload and ingest a local file, wait for the job (at most `wait` seconds), answer its
-        ingest_status. `progress`: a bar with the job's phase and counts while it runs; by default
-        shown when interactive (a terminal, a notebook), never with False."""
-        uploaded = self.upload_file(path)
-        started = self.engine.run(
-            "knowledge.ingest",
-            self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields),
-        )
-        jobs, ingestion_id = self.engine.jobs, started.ingestion_id
+    def _pause(self, ingestion_id: str) -> Callable[[float], bool]:
+        jobs = self.engine.jobs
 
         def pause(seconds: float) -> bool:
             # The job's end sets its event; a job this process does not run has none to wait on.
             ended = jobs.done.get(ingestion_id)
             return ended is not None and not ended.wait(seconds)
 
-        return follow(
-            lambda: self.engine.run("knowledge.ingest_status", self._body(ingestion_id=ingestion_id)),
-            pause,
-            wait,
-            progress,
-            Path(path).name,
-        )
+        return pause
 
     def _run(self, op: str, body: dict) -> BaseModel:
         return self.engine.run(op, body)

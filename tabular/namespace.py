@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import mimetypes
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +17,9 @@ from .errors import NotFound
 
 if TYPE_CHECKING:
     import pyarrow as pa
-from .models import DatasetGetOut
+from .models import DatasetGetOut, IngestStatusOut
 from .ops.query import QueryOut
+from .progress import follow
 
 
 def local_file(path: str | os.PathLike) -> tuple[Path, str]:
@@ -42,6 +44,39 @@ class NamespaceOps:
 
     def _body(self, **fields: Any) -> dict:
         return {"org": self.org, "namespace": self.name, **fields}
+
+    def upload_file(self, path: str | os.PathLike) -> dict:
+        """knowledge.upload of a local file: the op's answer as a dict (its upload_id among it)."""
+        raise NotImplementedError
+
+    def _pause(self, ingestion_id: str) -> Callable[[float], bool]:
+        """How to wait between two looks at a job's status (progress.follow's `pause`)."""
+        raise NotImplementedError
+
+    def ingest_file(
+        self,
+        path: str | os.PathLike,
+        source_uri: str | None = None,
+        wait: float | None = None,
+        progress: bool | None = None,
+        **fields: Any,
+    ) -> IngestStatusOut:
+        """Upload and ingest a local file, follow the job to its end (or `wait` seconds), answer its
+        ingest_status. `progress`: a bar with the job's phase and counts while it runs; by default
+        shown when interactive (a terminal, a notebook), never with False."""
+        uploaded = self.upload_file(path)
+        started = self._run(
+            "knowledge.ingest",
+            self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields),
+        )
+        status = self._body(ingestion_id=started.ingestion_id)
+        return follow(
+            lambda: self._run("knowledge.ingest_status", status),
+            self._pause(started.ingestion_id),
+            wait,
+            progress,
+            Path(path).name,
+        )
 
     def call(self, op: str, body: dict | None = None) -> dict:
         """Any op by name in this namespace: a dict in, a dict out."""

@@ -138,12 +138,12 @@ def test_the_client_follows_with_the_same_bar(tmp_path, monkeypatch, capsys):
         followed.update(wait=wait, show=show, label=label, paused=pause(0.001))
         return "answer"
 
-    import tabular.client
+    import tabular.namespace
 
-    monkeypatch.setattr(tabular.client, "follow", follow)  # the client's one, imported at its top
+    monkeypatch.setattr(tabular.namespace, "follow", follow)  # the namespaces' one, imported at its top
     remote = RemoteNamespace.__new__(RemoteNamespace)
     remote.org, remote.name = "a", "b"
     remote.upload_file = lambda path: {"upload_id": "u_1"}
-    remote.client = types.SimpleNamespace(call=lambda op, body: {"ingestion_id": "i_1"})
+    remote.client = types.SimpleNamespace(run=lambda op, body: types.SimpleNamespace(ingestion_id="i_1"))
     assert remote.ingest_file(tmp_path / "x.csv", wait=5, progress=False) == "answer"
     assert followed == {"wait": 5, "show": False, "label": "x.csv", "paused": True}
