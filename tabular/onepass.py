@@ -5,7 +5,8 @@ by its usual rules. When the sample is the whole file, that typing is final and 
 built from the rows in memory. Otherwise the snapshot is written straight from the rest of the
 stream, each value converted by its column's reading behind a guard: a value the reading cannot
 read, one with more decimals or digits than the sample's type holds, a leading zero in a number
-column, or text in a column the sample saw empty stops the statement (DuckDB's `error()`), and
+column, text in a column the sample saw empty, or a value some reading could take in a column
+the sample saw as text stops the statement (DuckDB's `error()`), and
 the file goes the careful way (extract, count every row, then build). Whatever the one pass
 publishes is therefore what the careful way would have published, at the cost of one parse and
 one write.
@@ -122,7 +123,11 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
     t = text_of(cell, markers, compact=True)
     if typing.reading.type == "string":
         if tally.nonnull:
-            return string_text(cell)
+            # Text on the sample, where no reading took mixed_values_share of the values. One that
+            # some reading could take past it may lift that reading over the share (the careful
+            # way then asks mixed_values); none such, every reading's share only falls.
+            readable = exp.or_(*(C.matches(t, pattern) for pattern in C.FAMILIES.values()))
+            return _stop(readable, string_text(cell))
         # The sample saw nothing here: any value past it must be typed by the careful way.
         return _stop(exp.Not(this=exp.Is(this=t, expression=exp.null())), string_text(cell))
     reading, physical = typing.reading, typing.physical
