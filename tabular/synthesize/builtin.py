@@ -5,16 +5,20 @@ several columns is several plans, and the task is ambiguous when their answers d
 
 from __future__ import annotations
 
-import datetime as dt
 import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from .columns import is_venue, label_column, measurable, ordinal, place_columns, timelike, yearlike
+from .filters import date_filters, empty_filter, value_filter, whole_years
 from .proposal import Candidate, Proposal
 from .reading import DIMENSIONS, Span, TaskReading, light_verbs, read, spans_of, words
+from .row_order import in_order
+from .same_as import same_as
 from .schemas import ColumnSchema, DatasetSchema
+from .yes_no import yes_no
 
 
 class BuiltinProposer:
@@ -96,7 +100,8 @@ _WAY_WORDS = {
     "min": "its smallest single value",
 }
 
-# What a calculation is over: a column, two columns multiplied, or a column read one way.
+# What a calculation is over: a column, two columns multiplied, or a column read one way. Each has a
+# column's alias and name, so that a plan and an answer name it as they name a column.
 _Measure = ColumnSchema | _Product | _Way
 
 
@@ -154,131 +159,6 @@ class _Asked:
     one_row: str = ""  # a lookup's word, when the words ask for one row ("the title of …")
 
 
-def _in_years(op: str, days: list[str]) -> list[tuple[str, int]] | None:
-    """A range of whole years as comparisons of a year number ("in 2008": = 2008, "before 2006":
-    < 2006, "between 2003 and 2012": ≥ 2003 and ≤ 2012), or None when it cuts a year."""
-    first, last = (days[0], days[-1])
-    starts, ends = first.endswith("-01-01"), last.endswith("-12-31")
-    if op == "between" and starts and ends:
-        a, b = int(first[:4]), int(last[:4])
-        return [("eq", a)] if a == b else [("ge", a), ("le", b)]
-    if (op in ("lt", "ge") and starts) or (op in ("gt", "le") and ends):
-        return [(op, int(first[:4]))]
-    return None
-
-
-def _yearlike(c: ColumnSchema) -> bool:
-    """A number column that holds years or seasons: never a quantity to total or average. Named
-    so, or named for a moment (Founded, Built, Opened …) with every value a year."""
-    names = set(words(c.name))
-    if names & {"year", "years", "season", "seasons"}:
-        # "Years in NBA" holding 1 … 18 counts years; a Year column holds them
-        return c.type != "number" or c.min is None or (_a_year(c.min) and _a_year(c.max))
-    return bool(names & _MOMENT_NAMES) and c.type == "number" and _a_year(c.min) and _a_year(c.max)
-
-
-# Columns named for the moment a thing happened: a number in one is a year when it looks like one.
-_MOMENT_NAMES = {
-    "founded",
-    "built",
-    "established",
-    "opened",
-    "closed",
-    "born",
-    "died",
-    "released",
-    "formed",
-    "elected",
-    "started",
-    "ended",
-    "debut",
-    "introduced",
-    "completed",
-    "launched",
-    "created",
-    "joined",
-    "inducted",
-    "constructed",
-    "commissioned",
-}
-
-
-def _a_year(value) -> bool:
-    try:
-        return 1000 <= int(str(value)) <= 2100
-    except ValueError:
-        return False
-
-
-# Nouns of a numbered sequence: a column named so numbers its rows ("Round 3"), it counts nothing.
-_ORDINAL_NAMES = {
-    "round",
-    "week",
-    "game",
-    "match",
-    "episode",
-    "stage",
-    "leg",
-    "heat",
-    "race",
-    "day",
-    "edition",
-    "no",
-    "number",
-    "pick",
-    "rank",
-    "place",
-    "position",
-    "pos",
-    "seed",
-    "order",
-    "track",
-    "chapter",
-    "series",
-    "event",
-}
-
-
-# Columns that hold the place a row won: "finished first" is their smallest value.
-_PLACE_NAMES = {"rank", "place", "position", "pos", "finish", "standing", "ranking", "placing"}
-# Columns that say where a row took place: "from" a value of one is no origin of the row's people.
-_VENUE_NAMES = {"location", "venue", "site", "host", "stadium", "ground", "arena", "circuit", "track", "course"}
-
-
-def _timelike(c: ColumnSchema) -> bool:
-    return c.type in ("time", "duration") or "time" in words(c.name)
-
-
-def _ordinal(c: ColumnSchema) -> bool:
-    """A column that numbers the rows: named so ("Round", "#"), or an unnamed one of unique numbers (an index)."""
-    return (
-        bool(set(words(c.name)) & _ORDINAL_NAMES)
-        or "#" in c.name
-        or (c.unique and re.fullmatch(r"column_\d+", c.name) is not None)
-    )
-
-
-def _is_id(c: ColumnSchema) -> bool:
-    return c.name.lower().endswith("id") or (c.unique and c.physical == "BIGINT" and "id" in words(c.name))
-
-
-def _measures(cols: list[ColumnSchema]) -> list[ColumnSchema]:
-    return [c for c in cols if c.type == "number" and not _is_id(c)]
-
-
-def _label(schema: DatasetSchema) -> ColumnSchema | None:
-    """The column that names a dataset's rows, for "by customer" and "who": a unique string column
-    of names (not of numbers written as text, "79 037 121"); of several, the first, as a table
-    names its rows in its first column of names (Driver before Co-driver)."""
-    found = [c for c in schema.columns if c.type == "string" and c.unique and not _numeric_text(c)]
-    return found[0] if found else None
-
-
-def _numeric_text(c: ColumnSchema) -> bool:
-    """Text that is mostly numbers, seasons or dates ("2010–11", "1:48.64", "79 037 121")."""
-    return bool(c.values) and sum(v[:1].isdigit() for v in c.values) * 2 > len(c.values)
-
-
 def _dimension(span: Span, schemas: list[DatasetSchema]) -> Span:
     """A size word's span ("taller") as the columns named for what it measures (Height)."""
     if span.kind != "dimension":
@@ -294,19 +174,20 @@ def _dimension(span: Span, schemas: list[DatasetSchema]) -> Span:
 
 def _plans(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     """The plans for a task read: the questions of another shape (yes or no, the same as another
-    row, a row by its place in the order) have their own builders; the rest is one calculation."""
+    row, a row by its place in the order) have their own builders (yes_no.py, same_as.py,
+    row_order.py); the rest is one calculation."""
     why = _place_sizes(r, schemas)
     if why:
         return Proposal(why=why)
     if r.yes_no:
-        return _yes_no(r, schemas)
+        return yes_no(r, schemas)
     if r.same:
-        return _same_as(r, schemas)
+        return same_as(r, schemas)
     why = _place_counted(r, schemas)
     if why:
         return Proposal(why=why)
     if r.position:
-        return _in_order(r, schemas)
+        return in_order(r, schemas)
     return _calculation(r, schemas)
 
 
@@ -330,7 +211,7 @@ def _place_counted(r: TaskReading, schemas: list[DatasetSchema]) -> str | None:
     the rows' order (rewriting r.compares and r.position); why not, when no one column holds places."""
     if not (r.position and r.placed and isinstance(r.position[0], int) and r.fns == {"count"} and len(schemas) == 1):
         return None
-    places = [c for c in schemas[0].columns if c.type == "number" and set(words(c.name)) & _PLACE_NAMES]
+    places = place_columns(schemas[0])
     if len(places) != 1:
         return (
             "the task counts a place won, and " + ("no column" if not places else "several columns") + " holds places"
@@ -440,11 +321,11 @@ def _counting(r: TaskReading, asked: _Asked) -> _Asked | Proposal:
     target = r.count_of[0]
     if target.kind == "dataset":
         return replace(asked, counted=target.targets[0])
-    numbers = _measures(target.targets)
+    numbers = measurable(target.targets)
     # "how many weeks" over a column named Week holds one week per row: the rows, not a sum of
     # week numbers; "how many bronzes" over Bronze holds a count per row: their sum
     plural = target.text.endswith("s") and numbers and all(not words(c.name)[-1].endswith("s") for c in numbers)
-    sequence = all(_ordinal(c) or _yearlike(c) for c in numbers)
+    sequence = all(ordinal(c) or yearlike(c) for c in numbers)
     rows_of = plural and sequence and all(c.unique for c in numbers)
     if plural and sequence and not rows_of:
         names = ", ".join(c.name for c in numbers)
@@ -482,7 +363,7 @@ def _most_or_least(r: TaskReading, asked: _Asked, schemas: list[DatasetSchema]) 
         r.top, r.top_group = (1, fn == "max"), Span(0, 0, "column", [column], column.name)
     if r.entity and fn in ("min", "max") and not (r.top or r.groups or r.count_of):
         # "who had the most free throws?": the row with the largest value, named by its label column
-        labels = [_label(s) for s in schemas]
+        labels = [label_column(s) for s in schemas]
         if len(schemas) != 1 or labels[0] is None:
             return Proposal(why="the task asks who or which, and no column of unique names says which row it is")
         r.top = (1, fn == "max")
@@ -514,7 +395,7 @@ def _group_choices(r: TaskReading, measures: list[Span]) -> list[_Choice] | Prop
         schema = g.targets[0]
         if measures and any(c.alias == schema.alias for m in measures for c in m.targets) and g is not r.top_group:
             continue
-        label = _label(schema)
+        label = label_column(schema)
         if label is None:
             return Proposal(
                 why=f"'{g.text}' names the dataset {schema.alias}, which has no column of names to group by"
@@ -539,8 +420,8 @@ def _dates(r: TaskReading, asked: _Asked, schemas: list[DatasetSchema]) -> _Aske
         date_cols = pool
     if date_cols:
         return replace(asked, measures=measures, dates=date_cols)
-    years = [_in_years(op, vals) for op, vals in r.ranges]
-    year_cols = [c for sc in schemas for c in sc.columns if c.type == "number" and _yearlike(c)]
+    years = [whole_years(op, vals) for op, vals in r.ranges]
+    year_cols = [c for sc in schemas for c in sc.columns if c.type == "number" and yearlike(c)]
     if not (
         r.ranges
         and not r.buckets
@@ -612,7 +493,7 @@ def _product_choice(r: TaskReading, asked: _Asked) -> tuple[_Asked, _Choice] | P
             + ": ask for one calculation"
         )
     a, b = r.product
-    options = [_Product(x, y) for x in _measures(a.targets) for y in _measures(b.targets)]
+    options = [_Product(x, y) for x in measurable(a.targets) for y in measurable(b.targets)]
     if not options:
         return Proposal(why=f"'{a.text} times {b.text}' needs two number columns to multiply")
     return replace(asked, fn=asked.fn or "sum"), _Choice(f"{a.text} times {b.text}", options, "measure")
@@ -636,7 +517,7 @@ def _lookup_choice(r: TaskReading, asked: _Asked, schemas: list[DatasetSchema]) 
         (column,) = either
         columns, measures = [column], [Span(0, 0, "column", [column], column.name)]
     if not columns:
-        label = _label(schemas[0]) if len(schemas) == 1 else None
+        label = label_column(schemas[0]) if len(schemas) == 1 else None
         if label is None:
             return Proposal(
                 why="the task asks for rows that match, and no column names the rows: name the column to show"
@@ -660,7 +541,7 @@ def _rows_or_total_choice(
     owner = r.datasets[0].targets[0].alias if r.datasets else None
     counted = r.datasets[0].targets[0] if r.datasets else None
     # a column that numbers the rows ("#") totals nothing
-    pool = [c for s in schemas if owner in (None, s.alias) for c in _measures(list(s.columns)) if not _ordinal(c)]
+    pool = [c for s in schemas if owner in (None, s.alias) for c in measurable(list(s.columns)) if not ordinal(c)]
     if not pool:
         return replace(asked, counted=counted, fn="count"), None
     word = r.datasets[0].text if r.datasets else "what to total"
@@ -683,7 +564,7 @@ def _measured_choice(r: TaskReading, asked: _Asked, schemas: list[DatasetSchema]
         options = [
             _Way(c, way)
             for c in options
-            for way in (("sum",) if c.type == "number" and not _yearlike(c) else ()) + ("max" if r.top[1] else "min",)
+            for way in (("sum",) if c.type == "number" and not yearlike(c) else ()) + ("max" if r.top[1] else "min",)
         ]
     return replace(asked, fn=asked.fn or "sum"), replace(choice, options=options)
 
@@ -706,15 +587,15 @@ def _measure_columns(r: TaskReading, asked: _Asked, schemas: list[DatasetSchema]
             if c.type == "number"
             or ((fn in ("min", "max") or (fn is None and r.top)) and c.type in ("date", "datetime", "time", "duration"))
         ]
-    if r.speed and any(not _timelike(c) for c in options):
+    if r.speed and any(not timelike(c) for c in options):
         # "the fastest" is the least time but the most speed: only a time is read
         return Proposal(
             why="'fastest' or 'slowest' is read over a time; "
-            + ", ".join(c.name for c in options if not _timelike(c))
+            + ", ".join(c.name for c in options if not timelike(c))
             + " is no time"
         )
     if fn in ("sum", "avg"):
-        kept = [c for c in options if not _yearlike(c)]
+        kept = [c for c in options if not yearlike(c)]
         if options and not kept:
             return Proposal(
                 why=f"'{spans[0].text if spans else options[0].name}' holds years, which are no quantity to total or average"
@@ -726,7 +607,7 @@ def _measure_columns(r: TaskReading, asked: _Asked, schemas: list[DatasetSchema]
     if not options and (fn in ("min", "max") or not (asked.counted or r.datasets)):
         return Proposal(why=f"the task names no column for its {fn or 'total'}: name one")
     if not options:  # "total sales": a measure of the dataset named
-        pool = [c for s in schemas for c in _measures(list(s.columns))]
+        pool = [c for s in schemas for c in measurable(list(s.columns))]
         if asked.counted is not None or r.datasets:
             owner = (asked.counted or r.datasets[0].targets[0]).alias
             pool = [c for c in pool if c.alias == owner]
@@ -760,7 +641,7 @@ def _filter_choices(r: TaskReading) -> list[_Choice] | Proposal:
     that is where the rows took place, or a table laid out twice side by side."""
     for span in r.origins:
         # "winners from Brazil" where Brazil is a Location: the place of the event, not where its winner is from
-        venues = sorted({c.name for c, _ in span.targets if set(words(c.name)) & _VENUE_NAMES})
+        venues = sorted({c.name for c, _ in span.targets if is_venue(c)})
         if venues:
             return Proposal(
                 abstain="ambiguous",
@@ -806,391 +687,6 @@ def _candidates(r: TaskReading, asked: _Asked, choices: list[_Choice], by_alias:
         one_row=asked.one_row if asked.fn == LOOKUP else "",
         rows_are=r.row_noun if asked.fn == "count" and not r.count_of else "",
     )
-
-
-def _in_order(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
-    """Row order as data ("the first listed", "the one after X", "previous to X"): the rows are
-    numbered as listed (a row_number window without an order follows the row ids), and the row
-    wanted is picked by its number; after or before a value that names exactly one row."""
-    where, anchor = r.position
-    if len(schemas) != 1 or r.groups or r.top or r.fns or r.count_of or r.lacking or r.difference:
-        return Proposal(
-            why="the task asks for a row by its place in the list, with more than the built-in proposer reads beside it"
-        )
-    schema = schemas[0]
-    filters = _row_filters(r, schema)  # "the last senator from Erie": the last of the rows from Erie
-    if isinstance(filters, str):
-        return Proposal(why=filters)
-    asked = [c for m in r.measures for c in m.targets]
-    if len(r.measures) > 1:
-        return Proposal(why="the task names several columns beside a row's place in the list: ask for one")
-    dates = [c for c in schema.columns if c.type in ("date", "datetime")]
-    if not asked and r.date_words and len(dates) == 1:
-        asked = dates  # "what was the date of the last game", "when was the first game"
-    if not asked:
-        label = (
-            anchor.targets[0][0] if anchor is not None and len({c for c, _ in anchor.targets}) == 1 else _label(schema)
-        )
-        if label is None:
-            return Proposal(why="the task asks for a row by its place in the list, and no column names the rows")
-        asked = [label]
-    places = [c for c in schema.columns if c.type == "number" and set(words(c.name)) & _PLACE_NAMES]
-    if r.placed and len(places) > 1:
-        return Proposal(
-            why="the task asks who placed first or last, and several columns hold places ("
-            + ", ".join(c.name for c in places)
-            + "): name one"
-        )
-    candidates = []
-    for column in asked:
-        plan: dict = {"datasets": [schema.ref()]}
-        where_ = schema.without_totals(lambda name: name) + filters
-        if where_:
-            plan["where"] = where_
-        if r.row_noun and anchor is None and len(dates) == 1 and not isinstance(where, int):
-            # "the last game" where a Date column orders the games: its latest, whatever the rows' order
-            plan["where"] = where_ + [{"column": dates[0].name, "op": "not_null"}]
-            plan["select"] = [{"column": column.name}] + ([{"column": dates[0].name}] if column != dates[0] else [])
-            plan["order_by"] = [{"column": dates[0].name, "desc": where == "last"}]
-            plan["limit"] = 1
-        elif isinstance(where, int) and anchor is None:
-            # "who came third": the row whose place is 3, or the third row listed
-            if places and r.placed:
-                plan["where"] = where_ + [{"column": places[0].name, "op": "eq", "value": where}]
-                plan["select"] = [{"column": column.name}]
-            else:
-                plan["select"] = [{"column": column.name}]
-                plan["measures"] = [{"as": "position", "window": {"fn": "row_number"}}]
-                plan["having"] = [{"column": "position", "op": "eq", "value": where}]
-        elif r.placed and places and anchor is None:
-            # "who finished first" where a Place column says it: its smallest, whatever the rows' order
-            plan["where"] = where_ + [{"column": places[0].name, "op": "not_null"}]
-            plan["select"] = [{"column": column.name}, {"column": places[0].name}]
-            plan["order_by"] = [{"column": places[0].name, "desc": where == "last"}]
-            plan["limit"] = 1
-        elif anchor is None:
-            plan["select"] = [{"column": column.name}]
-            plan["measures"] = [
-                {"as": "position", "window": {"fn": "row_number"}},
-                {"as": "rows", "window": {"fn": "count", "of": "position"}},
-                {"as": "from_last", "expr": {"sub": ["rows", "position"]}},
-            ]
-            plan["having"] = [
-                {
-                    "column": "position" if where == "first" else "from_last",
-                    "op": "eq",
-                    "value": 1 if where == "first" else 0,
-                }
-            ]
-        else:
-            (held, value), *more = anchor.targets
-            if more:
-                return Proposal(why=f"'{anchor.text}' is a value of several columns; name the one meant")
-            plan["select"] = [{"column": column.name}] + ([{"column": held.name}] if held.name != column.name else [])
-            hit = {
-                "case": [
-                    {
-                        "when": {
-                            "column": held.name,
-                            "op": "eq",
-                            "value": value,
-                            **({"ignore_case": True} if held.type == "string" else {}),
-                        },
-                        "then": "position",
-                    }
-                ]
-            }
-            plan["measures"] = [
-                {"as": "position", "window": {"fn": "row_number"}},
-                {"as": "anchor", "expr": hit},
-                {"as": "anchor_row", "window": {"fn": "max", "of": "anchor"}},
-                {"as": "anchors", "window": {"fn": "count", "of": "anchor"}},
-                {"as": "offset", "expr": {"sub": ["position", "anchor_row"]}},
-            ]
-            # the value must name exactly one row, or "the one after it" is no single row
-            plan["having"] = [
-                {"column": "anchors", "op": "eq", "value": 1},
-                {"column": "offset", "op": "eq", "value": 1 if where == "after" else -1},
-            ]
-            times = dates or [c for c in schema.columns if c.type == "number" and _yearlike(c)]
-            if not r.listed and len(times) == 1:
-                # "who won after X" in a table listed newest first: the next row is earlier, not after; the
-                # row's date must not move against the words, or nothing is answered
-                time = times[0]
-                plan["select"].append({"column": time.name})
-                when = {
-                    "case": [
-                        {
-                            "when": {
-                                "column": held.name,
-                                "op": "eq",
-                                "value": value,
-                                **({"ignore_case": True} if held.type == "string" else {}),
-                            },
-                            "then": time.name,
-                        }
-                    ]
-                }
-                gap = (
-                    {"date_diff": ["day", "anchor_time", time.name]}
-                    if time.type in ("date", "datetime")
-                    else {"sub": [time.name, "anchor_time"]}
-                )
-                plan["measures"] += [
-                    {"as": "anchor_when", "expr": when},
-                    {"as": "anchor_time", "window": {"fn": "max", "of": "anchor_when"}},
-                    {"as": "since", "expr": gap},
-                ]
-                plan["having"].append({"column": "since", "op": "ge" if where == "after" else "le", "value": 0})
-        plan.setdefault("limit", 10)
-        candidates.append(
-            Candidate(plan, ((r.measures[0].text, f"{column.alias}.{column.name}"),) if len(asked) > 1 else ())
-        )
-    return Proposal(
-        tuple(candidates),
-        question=f"{r.measures[0].text}: the column " + " or ".join(c.name for c in asked) + "?"
-        if len(asked) > 1
-        else "",
-        one_row=asked[0].name if isinstance(where, int) else "",
-    )
-
-
-def _empty(span: Span) -> dict | str:
-    """ "Do not have a description": the column empty; "won no silver": a count column at 0."""
-    columns = list(dict.fromkeys(span.targets))
-    if len(columns) != 1:
-        return f"'{span.text}' names several columns; name the one that is empty"
-    (column,) = columns
-    if column.type == "number":
-        return {"column": column.name, "op": "eq", "value": 0}
-    written = [v for v in column.values if _NONE_WRITTEN.match(v.strip())]
-    if written:
-        # "Non-album singles", "—", "N/A": an empty album written out, which an empty cell is not
-        return f"{column.name} holds {written[0]!r}, which may say it is empty as an empty cell does: say which counts"
-    return {"column": column.name, "op": "is_null"}
-
-
-# A cell that says, in words, that there is nothing ("Non-album single", "None", "N/A", "—").
-_NONE_WRITTEN = re.compile(r"(non\b|non-|none\b|no\s|n/?a\b|[—–-]+$|\?$|unknown|tb[ad]\b|not\s)", re.I)
-
-
-def _row_filters(r: TaskReading, schema: DatasetSchema) -> list[dict] | str:
-    """The task's values, comparisons and years as filters on one dataset, each on the one column
-    it names; a string says why not."""
-    out: list[dict] = []
-    for span, negated in r.values:
-        held = {c for c, _ in span.targets}
-        if len(held) != 1:
-            return f"'{span.text}' is a value of several columns; name the one meant"
-        (column,) = held
-        fold = {"ignore_case": True} if column.type == "string" else {}
-        values = [v for _, v in span.targets]
-        test = (
-            {"column": column.name, "op": "ne" if negated else "eq", "value": values[0], **fold}
-            if len(values) == 1
-            else {"column": column.name, "op": "not_in" if negated else "in", "values": values, **fold}
-        )
-        out.append({"any": [{"column": column.name, "op": "is_null"}, test]} if negated else test)
-    for span in r.empty:
-        test = _empty(span)
-        if isinstance(test, str):
-            return test
-        out.append(test)
-    for span, op, number in r.compares:
-        numbers = [c for c in span.targets if c.type == "number"]
-        if len(numbers) != 1:
-            return f"'{span.text}' names {'several' if numbers else 'no'} number columns to compare"
-        out.append({"column": numbers[0].name, "op": op, "value": number})
-    dates = [c for c in schema.columns if c.type in ("date", "datetime")]
-    years = [c for c in schema.columns if c.type == "number" and _yearlike(c)]
-    for op, days in r.ranges:
-        if len(dates) == 1:
-            out += _date_filters(dates[0].name, dates[0].type, op, days)
-        elif len(years) == 1 and _in_years(op, days):
-            out += [{"column": years[0].name, "op": o, "value": y} for o, y in _in_years(op, days)]
-        else:
-            return "the task names a date or year, and no one column of dates or years holds it"
-    return out
-
-
-def _yes_no(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
-    """ "Is K2 taller than Kangchenjunga?": the column's value in each of the two rows named (each
-    must name exactly one row), compared: yes or no; "did A win more or less … than B": more, less
-    or the same."""
-    if r.yes_no == "before":
-        return _before_or_after(r, schemas)
-    span, anchor = r.same
-    (first, *_), _ = r.values[0], None
-    if len(schemas) != 1 or r.compares or r.ranges or r.groups or r.top or r.count_of or r.position or r.difference:
-        return Proposal(why="the task asks yes or no, with more than the built-in proposer reads beside it")
-    held_a, held_b = {c for c, _ in first.targets}, {c for c, _ in anchor.targets}
-    columns = [c for c in dict.fromkeys(span.targets) if c.type == "number"]
-    if len(held_a | held_b) != 1 or len(columns) != 1:
-        return Proposal(why="the two rows compared must be named in one column, and compared on one number column")
-    (held,), (column,) = held_a | held_b, columns
-    fold = {"ignore_case": True} if held.type == "string" else {}
-    side = lambda span_: [{"column": held.name, "op": "eq", "value": span_.targets[0][1], **fold}]
-    plan = {
-        "datasets": [schemas[0].ref()],
-        "where": schemas[0].without_totals(lambda name: name),
-        "aggregates": [
-            {"fn": "max", "column": column.name, "where": side(first), "as": "first"},
-            {"fn": "max", "column": column.name, "where": side(anchor), "as": "second"},
-            {"fn": "count", "where": side(first), "as": "first_rows"},
-            {"fn": "count", "where": side(anchor), "as": "second_rows"},
-        ],
-        "having": [{"column": "first_rows", "op": "eq", "value": 1}, {"column": "second_rows", "op": "eq", "value": 1}],
-    }
-    gap = {"sub": ["first", "second"]}
-    if r.yes_no == "more":
-        said = {
-            "case": [
-                {"when": {"column": "gap", "op": "gt", "value": 0}, "then": {"value": "more"}},
-                {"when": {"column": "gap", "op": "lt", "value": 0}, "then": {"value": "less"}},
-            ],
-            "else": {"value": "the same"},
-        }
-    else:
-        said = {
-            "case": [{"when": {"column": "gap", "op": r.than, "value": 0}, "then": {"value": "yes"}}],
-            "else": {"value": "no"},
-        }
-    plan["measures"] = [{"as": "gap", "expr": gap}, {"as": "answer", "expr": said}]
-    if not plan["where"]:
-        del plan["where"]
-    return Proposal((Candidate(plan),))
-
-
-def _before_or_after(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
-    """ "Was A prime minister before or after B?": the two rows' places in time (their one date or
-    year column) or, with none, in the list; each value must name exactly one row."""
-    (a, _), (b, _) = r.values
-    if len(schemas) != 1 or r.compares or r.ranges or r.groups or r.top or r.fns or r.count_of:
-        return Proposal(why="the task asks before or after, with more than the built-in proposer reads beside it")
-    schema = schemas[0]
-    held = {c for c, _ in a.targets} | {c for c, _ in b.targets}
-    if len(held) != 1 or len(a.targets) != 1 or len(b.targets) != 1:
-        return Proposal(why="the two rows compared must be named in one column")
-    (column,) = held
-    times = [c for c in schema.columns if c.type in ("date", "datetime")] or [
-        c for c in schema.columns if c.type == "number" and _yearlike(c)
-    ]
-    fold = {"ignore_case": True} if column.type == "string" else {}
-    measures: list[dict] = [{"as": "position", "window": {"fn": "row_number"}}]
-    order = times[0].name if len(times) == 1 else "position"
-    for name, span in (("a", a), ("b", b)):
-        hit = {"column": column.name, "op": "eq", "value": span.targets[0][1], **fold}
-        measures += [
-            {"as": f"{name}_when", "expr": {"case": [{"when": hit, "then": order}]}},
-            {"as": f"{name}_at", "window": {"fn": "max", "of": f"{name}_when"}},
-            {"as": f"{name}_rows", "window": {"fn": "count", "of": f"{name}_when"}},
-        ]
-    gap = (
-        {"date_diff": ["day", "b_at", "a_at"]}
-        if len(times) == 1 and times[0].type in ("date", "datetime")
-        else {"sub": ["a_at", "b_at"]}
-    )
-    measures += [
-        {"as": "gap", "expr": gap},
-        {
-            "as": "answer",
-            "expr": {
-                "case": [
-                    {"when": {"column": "gap", "op": "lt", "value": 0}, "then": {"value": "before"}},
-                    {"when": {"column": "gap", "op": "gt", "value": 0}, "then": {"value": "after"}},
-                ]
-            },
-        },
-    ]
-    plan = {
-        "datasets": [schema.ref()],
-        "select": [{"column": column.name}]
-        + ([{"column": order}] if order != "position" and order != column.name else []),
-        "measures": measures,
-        # each value one row, the rows in different places, and the answer said once
-        "having": [
-            {"column": "a_rows", "op": "eq", "value": 1},
-            {"column": "b_rows", "op": "eq", "value": 1},
-            {"column": "answer", "op": "not_null"},
-            {"column": "position", "op": "eq", "value": 1},
-        ],
-        "limit": 1,
-    }
-    where = schema.without_totals(lambda name: name)
-    if where:
-        plan["where"] = where
-    return Proposal((Candidate(plan),))
-
-
-def _same_as(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
-    """ "Which pylon has the same height as the London pylon": the rows, other than the one the value
-    names, whose column holds what that row holds. The named row's value is a window over all rows
-    (it must name exactly one row), the others are kept by comparing with it."""
-    span, anchor = r.same
-    if anchor is None:
-        return Proposal(why="'the same … as' names no row to compare with")
-    if (
-        len(schemas) != 1
-        or r.values
-        or r.compares
-        or r.ranges
-        or r.groups
-        or r.top
-        or r.fns
-        or r.count_of
-        or r.position
-        or r.difference
-    ):
-        return Proposal(
-            why="the task asks for rows with the same value as another, with more than the built-in proposer reads beside it"
-        )
-    schema = schemas[0]
-    (held, value), *more_held = anchor.targets
-    sames = list(dict.fromkeys(span.targets))
-    if more_held or len(sames) > 1:
-        return Proposal(why=f"'{anchor.text if more_held else span.text}' names several columns; name the one meant")
-    (same,) = sames
-    if r.than and same.type != "number":
-        return Proposal(why=f"'{span.text}' is no number column to compare with {anchor.text}'s")
-    asked = list(dict.fromkeys(c for m in r.measures for c in m.targets if c != same))
-    if len(asked) > 1:
-        return Proposal(why="the task names several columns to read: ask for one")
-    if not asked:
-        label = _label(schema)
-        if label is None:
-            return Proposal(why="the task asks which rows have the same value, and no column names the rows")
-        asked = [label]
-    (column,) = asked
-    fold = {"ignore_case": True} if held.type == "string" else {}
-    plan = {
-        "datasets": [schema.ref()],
-        "where": schema.without_totals(lambda name: name) + [{"column": same.name, "op": "not_null"}],
-        "select": [{"column": column.name}, {"column": same.name}]
-        + ([{"column": held.name}] if held not in (column, same) else []),
-        "measures": [
-            {
-                "as": "anchor",
-                "expr": {
-                    "case": [{"when": {"column": held.name, "op": "eq", "value": value, **fold}, "then": same.name}]
-                },
-            },
-            {"as": "anchor_value", "window": {"fn": "max", "of": "anchor"}},
-            {"as": "anchors", "window": {"fn": "count", "of": "anchor"}},
-            {
-                "as": "differs",
-                "expr": {"sub": [same.name, "anchor_value"]} if r.than else {"nullif": [same.name, "anchor_value"]},
-            },
-        ],
-        # the named row is one row, it is not its own answer, and the others hold what it holds (or more, or less)
-        "having": [
-            {"column": "anchors", "op": "eq", "value": 1},
-            {"column": "anchor", "op": "is_null"},
-            {"column": "differs", "op": r.than, "value": 0} if r.than else {"column": "differs", "op": "is_null"},
-        ],
-        "limit": 50,
-    }
-    said = r.measures[0].text if r.measures else r.row_noun
-    return Proposal((Candidate(plan),), one_row=said if said and not said.endswith("s") else "")
 
 
 def _name(option) -> str:
@@ -1334,23 +830,16 @@ def _where(
     q = _namer(several)
     where = []
     for op, vals in r.ranges:
-        where += _date_filters(q(picked.date), picked.date.type, op, vals)
+        where += date_filters(q(picked.date), picked.date.type, op, vals)
     by_column: dict = {}
     for match in picked.values:
         by_column.setdefault((match.column, match.negated), []).append(match.value)
     for (column, negated), vals in by_column.items():
-        # "charter" and "Charter" in one column are one value to a person: text compares without case.
-        fold = {"ignore_case": True} if column.type == "string" else {}
-        if len(vals) == 1:
-            test = {"column": q(column), "op": "ne" if negated else "eq", "value": vals[0], **fold}
-        else:
-            test = {"column": q(column), "op": "not_in" if negated else "in", "values": vals, **fold}
-        # "schools that are not charter": an empty cell is not charter either (ne alone leaves nulls out)
-        where.append({"any": [{"column": q(column), "op": "is_null"}, test]} if negated else test)
+        where.append(value_filter(q(column), column, vals, negated))
     for compare in picked.compares:
         where.append({"column": q(compare.column), "op": compare.op, "value": compare.number})
     for span in r.empty:
-        where_empty = _empty(span)
+        where_empty = empty_filter(span)
         if isinstance(where_empty, str):
             return where_empty
         (column,) = set(span.targets)
@@ -1394,14 +883,7 @@ def _difference(
     first, second = values
     if first.column != second.column or fn != "sum" or measure is None or isinstance(measure, (_Product, _Way)):
         return "a difference compares two values of one column"
-    side = lambda value: [
-        {
-            "column": q(first.column),
-            "op": "eq",
-            "value": value,
-            **({"ignore_case": True} if first.column.type == "string" else {}),
-        }
-    ]
+    side = lambda value: [value_filter(q(first.column), first.column, [value])]
     gap = {"sub": ["first", "second"]}
     return {
         "aggregates": [
@@ -1452,23 +934,3 @@ def _key(left: DatasetSchema, right: DatasetSchema) -> str | None:
         if other is not None and other.unique:
             return c.name
     return None
-
-
-# A day's bounds on a datetime column: on D is [D, D+1), after D is from D+1, until D is before D+1.
-_DATETIME_OPS = {
-    "eq": (("ge", 0), ("lt", 1)),
-    "gt": (("ge", 1),),
-    "ge": (("ge", 0),),
-    "lt": (("lt", 0),),
-    "le": (("lt", 1),),
-}
-
-
-def _date_filters(column: str, type_: str, op: str, days: list[str]) -> list[dict]:
-    """Filters for days on a date column, or the same days on a datetime column (whole days)."""
-    if type_ == "date":
-        return [{"column": column, "op": op, **({"values": days} if op == "between" else {"value": days[0]})}]
-    if op == "between":
-        return _date_filters(column, type_, "ge", days[:1]) + _date_filters(column, type_, "le", days[1:])
-    at = lambda day, shift: (dt.date.fromisoformat(day) + dt.timedelta(days=shift)).isoformat() + "T00:00:00"
-    return [{"column": column, "op": o, "value": at(days[0], shift)} for o, shift in _DATETIME_OPS[op]]

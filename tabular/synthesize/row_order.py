@@ -1,0 +1,200 @@
+"""A row by its place in the order of the rows: "the first listed", "the last game", "who came
+third", "who finished first", "the one after X", "previous to X". The rows are numbered as listed
+(a row_number window without an order follows the row ids), unless one date column or one column
+of places won says the order; the row wanted is picked by its number, or by its place beside the
+one row a value names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .columns import date_columns, label_column, place_columns, time_columns
+from .filters import row_filters, value_filter
+from .proposal import Candidate, Proposal
+from .reading import Span, TaskReading
+from .schemas import ColumnSchema, DatasetSchema
+
+
+def in_order(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
+    """Row order as data ("the first listed", "the one after X", "previous to X"): a candidate plan
+    for each column the task may read of the row wanted, among the rows its values, comparisons
+    and years keep; after or before a value that names exactly one row."""
+    wanted, anchor = r.position
+    if len(schemas) != 1 or r.groups or r.top or r.fns or r.count_of or r.lacking or r.difference:
+        return Proposal(
+            why="the task asks for a row by its place in the list, with more than the built-in proposer reads beside it"
+        )
+    schema = schemas[0]
+    filters = row_filters(r, schema)  # "the last senator from Erie": the last of the rows from Erie
+    if isinstance(filters, str):
+        return Proposal(why=filters)
+    asked = _columns_read(r, schema, anchor)
+    if isinstance(asked, Proposal):
+        return asked
+    places = place_columns(schema)
+    if r.placed and len(places) > 1:
+        return Proposal(
+            why="the task asks who placed first or last, and several columns hold places ("
+            + ", ".join(c.name for c in places)
+            + "): name one"
+        )
+    if anchor is not None and len(anchor.targets) > 1:
+        return Proposal(why=f"'{anchor.text}' is a value of several columns; name the one meant")
+    candidates = []
+    for column in asked:
+        plan: dict = {"datasets": [schema.ref()]}
+        where = schema.without_totals(lambda name: name) + filters
+        if where:
+            plan["where"] = where
+        plan.update(_row_wanted(r, schema, column, places, where))
+        plan.setdefault("limit", 10)
+        candidates.append(
+            Candidate(plan, ((r.measures[0].text, f"{column.alias}.{column.name}"),) if len(asked) > 1 else ())
+        )
+    return Proposal(
+        tuple(candidates),
+        question=f"{r.measures[0].text}: the column " + " or ".join(c.name for c in asked) + "?"
+        if len(asked) > 1
+        else "",
+        one_row=asked[0].name if isinstance(wanted, int) else "",
+    )
+
+
+def _columns_read(r: TaskReading, schema: DatasetSchema, anchor: Span | None) -> list[ColumnSchema] | Proposal:
+    """The columns the task may read of the row wanted: those its one measure word names; for
+    "when", the one date column; else the column of the value the row is beside, or the column
+    that names the rows."""
+    asked = [c for m in r.measures for c in m.targets]
+    if len(r.measures) > 1:
+        return Proposal(why="the task names several columns beside a row's place in the list: ask for one")
+    dates = date_columns(schema)
+    if not asked and r.date_words and len(dates) == 1:
+        return dates  # "what was the date of the last game", "when was the first game"
+    if not asked:
+        label = (
+            anchor.targets[0][0]
+            if anchor is not None and len({c for c, _ in anchor.targets}) == 1
+            else label_column(schema)
+        )
+        if label is None:
+            return Proposal(why="the task asks for a row by its place in the list, and no column names the rows")
+        asked = [label]
+    return asked
+
+
+def _row_wanted(
+    r: TaskReading, schema: DatasetSchema, column: ColumnSchema, places: list[ColumnSchema], where: list[dict]
+) -> dict:
+    """The parts of a plan that pick the row wanted and read `column` of it: beside the row a
+    value names; for "the last game", by the one date column; for "who finished first" or "who
+    came third", by the one column of places won; else by the row's place in the list."""
+    wanted, anchor = r.position
+    dates = date_columns(schema)
+    if anchor is not None:
+        return _beside(r, schema, column, anchor, wanted)
+    if r.row_noun and len(dates) == 1 and not isinstance(wanted, int):
+        return _by_date(column, dates[0], wanted, where)
+    if r.placed and places:
+        return _by_place(column, places[0], wanted, where)
+    return _listed(column, wanted)
+
+
+def _by_date(column: ColumnSchema, date: ColumnSchema, wanted: str, where: list[dict]) -> dict:
+    """ "The last game" where a Date column orders the games: its latest, whatever the rows' order."""
+    return {
+        "where": where + [{"column": date.name, "op": "not_null"}],
+        "select": [{"column": column.name}] + ([{"column": date.name}] if column != date else []),
+        "order_by": [{"column": date.name, "desc": wanted == "last"}],
+        "limit": 1,
+    }
+
+
+def _by_place(column: ColumnSchema, place: ColumnSchema, wanted: str | int, where: list[dict]) -> dict:
+    """ "Who came third" where a Place column says it: the row whose place is 3; "who finished
+    first": its smallest place, whatever the rows' order."""
+    if isinstance(wanted, int):
+        return {
+            "where": where + [{"column": place.name, "op": "eq", "value": wanted}],
+            "select": [{"column": column.name}],
+        }
+    return {
+        "where": where + [{"column": place.name, "op": "not_null"}],
+        "select": [{"column": column.name}, {"column": place.name}],
+        "order_by": [{"column": place.name, "desc": wanted == "last"}],
+        "limit": 1,
+    }
+
+
+def _listed(column: ColumnSchema, wanted: str | int) -> dict:
+    """The row by its number in the list: "the third listed", the first, or the last (the one
+    whose number is the count of the rows)."""
+    if isinstance(wanted, int):
+        return {
+            "select": [{"column": column.name}],
+            "measures": [{"as": "position", "window": {"fn": "row_number"}}],
+            "having": [{"column": "position", "op": "eq", "value": wanted}],
+        }
+    return {
+        "select": [{"column": column.name}],
+        "measures": [
+            {"as": "position", "window": {"fn": "row_number"}},
+            {"as": "rows", "window": {"fn": "count", "of": "position"}},
+            {"as": "from_last", "expr": {"sub": ["rows", "position"]}},
+        ],
+        "having": [
+            {
+                "column": "position" if wanted == "first" else "from_last",
+                "op": "eq",
+                "value": 1 if wanted == "first" else 0,
+            }
+        ],
+    }
+
+
+def _beside(r: TaskReading, schema: DatasetSchema, column: ColumnSchema, anchor: Span, wanted: str) -> dict:
+    """ "The one after X", "previous to X": the row next in the list to the one row the value
+    names; also after (or before) it in time, when the rows have one column of dates or years
+    and the task does not say "listed"."""
+    (held, value), *_ = anchor.targets
+    on_anchor: Callable[[str], dict] = lambda then: {
+        "case": [{"when": value_filter(held.name, held, [value]), "then": then}]
+    }
+    part = {
+        "select": [{"column": column.name}] + ([{"column": held.name}] if held.name != column.name else []),
+        "measures": [
+            {"as": "position", "window": {"fn": "row_number"}},
+            {"as": "anchor", "expr": on_anchor("position")},
+            {"as": "anchor_row", "window": {"fn": "max", "of": "anchor"}},
+            {"as": "anchors", "window": {"fn": "count", "of": "anchor"}},
+            {"as": "offset", "expr": {"sub": ["position", "anchor_row"]}},
+        ],
+        # the value must name exactly one row, or "the one after it" is no single row
+        "having": [
+            {"column": "anchors", "op": "eq", "value": 1},
+            {"column": "offset", "op": "eq", "value": 1 if wanted == "after" else -1},
+        ],
+    }
+    times = time_columns(schema)
+    if not r.listed and len(times) == 1:
+        return _in_time_too(part, times[0], on_anchor, wanted)
+    return part
+
+
+def _in_time_too(part: dict, time: ColumnSchema, on_anchor: Callable[[str], dict], wanted: str) -> dict:
+    """ "Who won after X" in a table listed newest first: the next row is earlier, not after. The
+    row's time must not move against the words, or nothing is answered."""
+    gap = (
+        {"date_diff": ["day", "anchor_time", time.name]}
+        if time.type in ("date", "datetime")
+        else {"sub": [time.name, "anchor_time"]}
+    )
+    return {
+        "select": part["select"] + [{"column": time.name}],
+        "measures": part["measures"]
+        + [
+            {"as": "anchor_when", "expr": on_anchor(time.name)},
+            {"as": "anchor_time", "window": {"fn": "max", "of": "anchor_when"}},
+            {"as": "since", "expr": gap},
+        ],
+        "having": part["having"] + [{"column": "since", "op": "ge" if wanted == "after" else "le", "value": 0}],
+    }
