@@ -1,5 +1,8 @@
-"""The typed input and output of every op (SPEC §4). Field docs become the JSON schema and the
-MCP tool descriptions, so they are written for the caller."""
+"""The typed input and output of the ops whose models more than one module uses (SPEC §4): the
+ingest ops (upload, ingest, ingest_status, ingest_cancel, formats: the ops answer in ops/ingest.py,
+the job runs its IngestIn in publish.py) and dataset_get with the dataset shapes that approve,
+query and synthesize answer too. Every other op keeps its In and Out beside it in its ops module.
+Field docs become the JSON schema and the MCP tool descriptions, so they are written for the caller."""
 
 from __future__ import annotations
 
@@ -66,6 +69,12 @@ class IngestOptions(BaseModel):
                 f"{name!r} is not a text encoding (a Python codec name: utf-8, cp1252, shift_jis …)"
             ) from None
         return name
+
+
+class UploadIn(OpIn):
+    filename: str = Field(min_length=1, description="The file's name; its extension tells the format.")
+    content_base64: str = Field(description="The file's bytes, base64. Over HTTP, send the raw body instead.")
+    content_type: str = "application/octet-stream"
 
 
 class UploadOut(OpOut):

@@ -20,26 +20,35 @@ from .catalog import Catalog, insert, insert_snapshot, now, snapshot_table, sour
 from .errors import IngestFailed
 from .extract import Extraction, FastRead, Irregular, open_fast, read_delimited
 from .formats import file_format
-from .models import QuestionOption, QuestionOut, TypeFormat
+from .models import IngestIn, QuestionOption, QuestionOut, TypeFormat
 from .settings import Settings
 
 
 @dataclass(frozen=True)
 class Job:
+    """One stored ingest job: the request as its caller sent it, and where the upload's bytes are."""
+
     ingestion_id: str
-    org: str
-    namespace: str
-    source_uri: str
+    request: IngestIn
     upload_path: Path
     filename: str
-    upload_id: str
-    options: dict
-    expected_revision: int | None
-    allow_partial: bool
-    title: str
-    description: str
-    tags: list
-    metadata: dict
+
+    @property
+    def org(self) -> str:
+        return self.request.org
+
+    @property
+    def namespace(self) -> str:
+        return self.request.namespace
+
+    @property
+    def source_uri(self) -> str:
+        return self.request.source_uri
+
+    @property
+    def options(self) -> dict:
+        """The options the caller set (what is unset is for the file to say)."""
+        return self.request.options.model_dump(exclude_none=True)
 
 
 class Cancelled(Exception):
@@ -66,7 +75,7 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
                 extractions, covered = sheets.read_xls(job.upload_path, folder, options, settings)
             else:
                 extractions, covered = sheets.read_workbook(job.upload_path, folder, fmt, options, settings)
-            if covered["lost"] and not (job.allow_partial and extractions):
+            if covered["lost"] and not (job.request.allow_partial and extractions):
                 raise IngestFailed(
                     "incomplete_extraction",
                     f"{covered['failed']} of {covered['total']} sheets could not be read ({'; '.join(covered['lost'])})"
@@ -488,7 +497,7 @@ def _publish(
             "revisions",
             **where,
             revision=revision,
-            upload_id=job.upload_id,
+            upload_id=job.request.upload_id,
             filename=job.filename,
             format=fmt,
             parser=parser,
@@ -501,10 +510,10 @@ def _publish(
         described = dict(
             live_revision=revision,
             last_revision=revision,
-            title=job.title,
-            description=job.description,
-            tags=job.tags,
-            metadata=job.metadata,
+            title=job.request.title,
+            description=job.request.description,
+            tags=job.request.tags,
+            metadata=job.request.metadata,
             updated_at=stamp,
         )
         if source:
@@ -525,9 +534,10 @@ def _check_revision(con, job: Job) -> tuple | None:
     expected another revision to be live."""
     source = source_row(con, job.org, job.namespace, job.source_uri)
     live = source[0] if source and source[0] is not None else 0
-    if job.expected_revision is not None and job.expected_revision != live:
+    if job.request.expected_revision is not None and job.request.expected_revision != live:
         raise IngestFailed(
-            "revision_conflict", f"expected revision {job.expected_revision} to be live, but {live or 'none'} is"
+            "revision_conflict",
+            f"expected revision {job.request.expected_revision} to be live, but {live or 'none'} is",
         )
     return source
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 import duckdb
-from pydantic import Field
 
 from .. import publish
 from ..catalog import (
@@ -53,16 +52,11 @@ from ..models import (
     IngestStatusIn,
     IngestStatusOut,
     OpIn,
+    UploadIn,
     UploadOut,
 )
 from ..settings import Settings
 from .context import Context
-
-
-class UploadIn(OpIn):
-    filename: str = Field(min_length=1, description="The file's name; its extension tells the format.")
-    content_base64: str = Field(description="The file's bytes, base64. Over HTTP, send the raw body instead.")
-    content_type: str = "application/octet-stream"
 
 
 class UploadWriter:
@@ -506,23 +500,10 @@ class JobPool:
             # queue and here, or a process that took it up when this one looked gone).
             if not claim_job(con, ingestion_id, self.catalog.owner):
                 return
-        request = json.loads(request)
-        job = publish.Job(
-            ingestion_id,
-            org,
-            namespace,
-            source_uri,
-            Path(path),
-            filename,
-            upload_id,
-            {k: v for k, v in (request.get("options") or {}).items() if v is not None},
-            request.get("expected_revision"),
-            bool(request.get("allow_partial")),
-            request.get("title", ""),
-            request.get("description", ""),
-            request.get("tags", []),
-            request.get("metadata", {}),
-        )
+        # The request as the caller sent it; the row's own columns say whose it is.
+        stored = {**json.loads(request), "org": org, "namespace": namespace, "source_uri": source_uri}
+        stored["upload_id"] = upload_id
+        job = publish.Job(ingestion_id, IngestIn.model_validate(stored), Path(path), filename)
 
         worker = threading.get_ident()
 
