@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 demo: $(STAMP)
-	TABULAR_HOME=$${TABULAR_HOME:-.tabular-demo} $(BIN)/tabular demo
+	TABULAR_HOME=$${TABULAR_HOME:-.tabular-demo} $(BIN)/tabular demo fixtures/demo.json
 
 # Two processes, a test file each at a time (module fixtures stay in one process): the suite
 # takes half the time it takes in one.

@@ -20,16 +20,6 @@ from .ops import REGISTRY
 from .results import FORMATS as RESULT_FORMATS
 from .results import format_of
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "csv"
-DEMO_FILES = (
-    "european_numbers.csv",
-    "dates_ambiguous.csv",
-    "currency.csv",
-    "ragged.csv",
-    "leading_zeros.csv",
-    "times_durations.csv",
-)
-
 
 def _n(count: int, noun: str) -> str:
     """'1 row', '2 rows'."""
@@ -315,35 +305,6 @@ def _show_answer(console: Console, answer) -> None:
         console.print(f"[yellow]warning[/yellow] {escape(warning)}")
 
 
-DEMO_PLANS = (
-    (
-        "The total of a column written 1.234,56: an exact decimal sum",
-        {
-            "datasets": [{"source_uri": "demo/european_numbers.csv"}],
-            "aggregates": [{"fn": "sum", "column": "Summe"}, {"fn": "count"}],
-        },
-    ),
-    (
-        "Top prices in dollars, with a filter on text",
-        {
-            "datasets": [{"source_uri": "demo/currency.csv"}],
-            "where": [{"column": "item", "op": "not_contains", "value": "refund", "ignore_case": True}],
-            "select": [{"column": "item"}, {"column": "price_usd"}],
-            "order_by": [{"column": "price_usd", "desc": True}],
-            "limit": 3,
-        },
-    ),
-    (
-        "A date column with an open question: the answer says it is incomplete",
-        {
-            "datasets": [{"source_uri": "demo/dates_ambiguous.csv"}],
-            "group_by": [{"column": "when", "bucket": "month"}],
-            "aggregates": [{"fn": "sum", "column": "qty"}],
-        },
-    ),
-)
-
-
 def cmd_ask(args, console: Console) -> int:
     engine, ns = _namespace(args)
     with engine:
@@ -360,29 +321,37 @@ def cmd_ask(args, console: Console) -> int:
 
 
 def cmd_demo(args, console: Console) -> int:
+    """The walk-through a manifest describes (fixtures/demo.json in the repository): its files
+    ingested, its plans answered, one question answered by a person, one task in words."""
+    manifest = Path(args.manifest)
+    try:
+        demo = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise Refused(f"{args.manifest}: not a demo manifest ({err})") from None
     engine, ns = _namespace(args)
     with engine:
-        for name in DEMO_FILES:
-            status = ns.ingest_file(FIXTURES / name, source_uri=f"demo/{name}")
-            console.rule(f"{name}: {status.state}")
-            _show_datasets(console, ns.dataset_get(f"demo/{name}", sample_rows=0))
-        for title, plan in DEMO_PLANS:
-            console.rule(title)
-            console.print(escape(json.dumps(plan)))
-            answer = ns.query(plan)
+        for name in demo["files"]:
+            uri = demo["prefix"] + Path(name).name
+            status = ns.ingest_file(manifest.parent / name, source_uri=uri)
+            console.rule(f"{Path(name).name}: {status.state}")
+            _show_datasets(console, ns.dataset_get(uri, sample_rows=0))
+        for shown in demo["plans"]:
+            console.rule(shown["title"])
+            console.print(escape(json.dumps(shown["plan"])))
+            answer = ns.query(shown["plan"])
             _show_answer(console, answer)
             console.print(f"[dim]{escape(answer.receipt.sql)}[/dim]")
-        uri, plan = "demo/dates_ambiguous.csv", DEMO_PLANS[-1][1]
-        console.rule("A person answers the question (day first): the same plan is now complete")
-        snapshot = ns.dataset_get(uri).datasets[0].snapshot_id
-        approved = ns.approve(uri, snapshot, formats={"when": "DMY"})
+        approve = demo["approve"]
+        console.rule(approve["title"])
+        snapshot = ns.dataset_get(approve["source_uri"]).datasets[0].snapshot_id
+        approved = ns.approve(approve["source_uri"], snapshot, formats=approve["formats"])
         console.print(
             f"approved by {escape(approved.dataset.approved_by or '')}: snapshot {snapshot} -> {approved.dataset.snapshot_id}"
         )
-        _show_answer(console, ns.query(plan))
-        task = "What is the total qty per month?"
-        console.rule(f"A task in words: {task!r} becomes one checked plan, cited")
-        out = ns.synthesize(task, [uri])
+        _show_answer(console, ns.query(demo["plans"][approve["then_plan"]]["plan"]))
+        task = demo["task"]
+        console.rule(f"{task['title']}: {task['text']!r}")
+        out = ns.synthesize(task["text"], task["source_uris"])
         console.print(escape(out.answer or f"{out.abstain_reason}: {out.clarification}"))
     return 0
 
@@ -679,7 +648,7 @@ EXAMPLES = {
         "tabular query plan.json --output all.parquet",
     ],
     "ask": ['tabular ask "total amount by region in 2024" sales.csv'],
-    "demo": ["tabular demo"],
+    "demo": ["tabular demo fixtures/demo.json"],
     "serve": ["tabular serve --port 8765"],
     "worker": ["tabular worker"],
     "mcp": ["tabular mcp"],
@@ -887,7 +856,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("task", help="the task in words, quoted")
     p.add_argument("uris", nargs="+", metavar="SOURCE", help="the sources the task is about (at most 4)")
     json_flag(p, "the whole answer, calculation and receipt included,")
-    command("demo", "ingest the bundled fixtures and show what came out", cmd_demo)
+    p = command("demo", "ingest the files a demo manifest names and walk through them", cmd_demo)
+    p.add_argument("manifest", metavar="MANIFEST", help="a demo manifest: fixtures/demo.json in the repository")
     for name, op in _generated().items():
         p = command(name, f"{op.description.rstrip('.')} ({op.name}; the answer as JSON)", cmd_generated)
         p.set_defaults(op_name=op.name)

@@ -287,3 +287,14 @@ def test_ops_without_a_command_of_their_own_are_commands_made_from_the_registry(
     assert call(capsys, monkeypatch, home, "get", "nothing.csv").returncode == 1  # it ran; the answer is no
     formats = json.loads(call(capsys, monkeypatch, home, "formats").stdout)
     assert "xls" in {f["name"] for f in formats["formats"]}
+
+
+def test_the_demo_walks_through_its_manifest_and_a_wrong_manifest_is_one_line(capsys, monkeypatch, tmp_path):
+    shown = call(capsys, monkeypatch, tmp_path / "home", "demo", str(ROOT / "fixtures" / "demo.json"))
+    assert shown.returncode == 0, shown.stderr
+    # Every file ingested, the open question made the plan incomplete, the approval completed it,
+    # and the task in words was answered with a citation.
+    assert shown.stdout.count(": ready") == 3 and "incomplete" in shown.stdout and "approved by" in shown.stdout
+    assert "[knowledge.query#1]" in shown.stdout
+    wrong = call(capsys, monkeypatch, tmp_path / "home", "demo", str(tmp_path / "nothing.json"))
+    assert wrong.returncode == 2 and "not a demo manifest" in wrong.stderr and "Traceback" not in wrong.stderr
