@@ -5,11 +5,11 @@ by its usual rules. When the sample is the whole file, that typing is final and 
 built from the rows in memory. Otherwise the snapshot is written straight from the rest of the
 stream, each value converted by its column's reading behind a guard: a value the reading cannot
 read, one with more decimals or digits than the sample's type holds, a leading zero in a number
-column, text in a column the sample saw empty, or a value some reading could take in a column
-the sample saw as text stops the statement (DuckDB's `error()`), and
-the file goes the careful way (extract, count every row, then build). Whatever the one pass
-publishes is therefore what the careful way would have published, at the cost of one parse and
-one write.
+column, or text in a column the sample saw empty stops the statement (DuckDB's `error()`), and
+the file goes the careful way (extract, count every row, then build). So does a column the
+sample saw as text that the careful way's own sample (rows spread over the whole file, looked at
+once stored) sees as mostly values some reading could take. Whatever the one pass publishes is
+therefore what the careful way would have published, at the cost of one parse and one write.
 """
 
 from __future__ import annotations
@@ -29,12 +29,15 @@ from .extract import FastRead, Irregular
 from .infer import (
     SAMPLE_HEAD,
     SAMPLE_SPREAD,
+    Source,
     Tally,
     Typing,
     infer_from,
     long_table,
+    sampled,
     settle_by_evidence,
     string_text,
+    survey,
     text_of,
 )
 from .settings import Settings
@@ -93,10 +96,26 @@ def sample_typings(
     return settle_by_evidence(typings), tallies
 
 
-def guards(cur, typings: dict[str, Typing], tallies: dict[str, Tally], markers) -> dict[str, exp.Expression] | None:
-    """Each column's value expression, guarded so a value past the sample that would change the
-    typing stops the statement; None when a column's typing rests on facts only a count of
-    every row can give (an open question, rejected rows, a column of only 0s and 1s)."""
+@dataclass
+class Guards:
+    """What the one pass's statement needs: each cell's value expression, guarded so a value
+    past the sample that would change the typing stops the statement, and the cells the sample
+    saw as text. A text column has no value to stop at: the rows past the sample could still
+    be mostly values some reading takes, and the careful way, which looks at rows spread over
+    the whole file, would then try readings on it. So those columns are looked at again once
+    stored, on the careful way's own sample (`create`)."""
+
+    values: dict[str, exp.Expression]
+    texts: set[str]
+    markers: tuple[str, ...]
+    share: float
+
+
+def guards(
+    cur, typings: dict[str, Typing], tallies: dict[str, Tally], markers: tuple[str, ...], share: float
+) -> Guards | None:
+    """The guarded statement's values; None when a column's typing rests on facts only a count
+    of every row can give (an open question, rejected rows, a column of only 0s and 1s)."""
     out = {}
     clashing = colliding(
         cur, {(t.reading, t.physical) for t in typings.values() if t.reading.type not in ("string", "number")}, markers
@@ -106,7 +125,21 @@ def guards(cur, typings: dict[str, Typing], tallies: dict[str, Tally], markers) 
         if value is None:
             return None
         out[cell] = value
-    return out
+    texts = {c for c, t in typings.items() if t.reading.type == "string" and tallies[c].nonnull}
+    return Guards(out, texts, markers, share)
+
+
+def careful_sample_reads(
+    cur: duckdb.DuckDBPyConnection, table: exp.Table, rows: int, columns: list[str], guarded: Guards
+) -> bool:
+    """True when some stored text column, looked at on the sample the careful way takes of the
+    whole file (its first rows and rows spread over the rest: infer.sampled), has a reading
+    family that `share` of its values could belong to: the careful way would try readings on
+    it, and may ask mixed_values or choose one. False: it keeps the column as plain text too."""
+    if not columns:
+        return False
+    sample = Source(sampled(table.sql(dialect="duckdb"), rows))
+    return any(found.families for found in survey(cur, sample, columns, guarded.markers, guarded.share).values())
 
 
 def _fail() -> exp.Expression:
@@ -123,11 +156,7 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
     t = text_of(cell, markers, compact=True)
     if typing.reading.type == "string":
         if tally.nonnull:
-            # Text on the sample, where no reading took mixed_values_share of the values. One that
-            # some reading could take past it may lift that reading over the share (the careful
-            # way then asks mixed_values); none such, every reading's share only falls.
-            readable = exp.or_(*(C.matches(t, pattern) for pattern in C.FAMILIES.values()))
-            return _stop(readable, string_text(cell))
+            return string_text(cell)  # counted once stored: see Guards.texts
         # The sample saw nothing here: any value past it must be typed by the careful way.
         return _stop(exp.Not(this=exp.Is(this=t, expression=exp.null())), string_text(cell))
     reading, physical = typing.reading, typing.physical
@@ -214,7 +243,7 @@ def write(
     snapshot_id: str,
     cells: list[str],
     names: list[str],
-    values: dict[str, exp.Expression],
+    guarded: Guards,
 ) -> int:
     """CREATE the snapshot from the head and the rest of the stream in one statement; answers
     its rows. Raises Misled when a guard stops it and Irregular when the stream meets a row the
@@ -232,7 +261,7 @@ def write(
     stream = pa.RecordBatchReader.from_batches(schema, batches())
     name = f"__stream_{snapshot_id}"
     try:
-        return create(cur, registered(cur, stream, name), snapshot_id, cells, names, values)
+        return create(cur, registered(cur, stream, name), snapshot_id, cells, names, guarded)
     except (duckdb.Error, Irregular):
         if irregular:
             raise irregular[0] from None
@@ -247,22 +276,29 @@ def create(
     snapshot_id: str,
     cells: list[str],
     names: list[str],
-    values: dict[str, exp.Expression],
+    guarded: Guards,
 ) -> int:
     """CREATE the snapshot from `source` (a FROM clause of __row_id and the cells) with the
-    guarded values; answers its rows. Raises Misled when a guard stops it; nothing is left."""
+    guarded values; answers its rows. Raises Misled when a guard stops it or a text column
+    turns out readable enough to be tried (Guards); nothing is left."""
     select = exp.select(
-        exp.column("__row_id", quoted=True), *[exp.alias_(values[c], n, quoted=True) for c, n in zip(cells, names)]
+        exp.column("__row_id", quoted=True),
+        *[exp.alias_(guarded.values[c], n, quoted=True) for c, n in zip(cells, names)],
     ).from_(source)
     table = snapshot_table(snapshot_id)
+    drop = exp.Drop(tables=[table], kind="TABLE", exists=True).sql(dialect="duckdb")
     try:
         cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect="duckdb"))
     except (duckdb.Error, Irregular) as err:
-        cur.execute(exp.Drop(tables=[table], kind="TABLE", exists=True).sql(dialect="duckdb"))
+        cur.execute(drop)
         if MISLED in str(err):
             raise Misled() from None
         raise
-    return cur.execute(f"SELECT count(*) FROM {table.sql(dialect='duckdb')}").fetchall()[0][0]
+    rows = cur.execute(f"SELECT count(*) FROM {table.sql(dialect='duckdb')}").fetchall()[0][0]
+    if careful_sample_reads(cur, table, rows, [n for c, n in zip(cells, names) if c in guarded.texts], guarded):
+        cur.execute(drop)
+        raise Misled()
+    return rows
 
 
 class Ticker:

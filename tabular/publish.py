@@ -218,8 +218,8 @@ def _one_pass(
             )
         if retype.person_set(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_ids([extraction])[0]):
             return None  # carrying a person's types checks them on every row: the careful way
-        values = onepass.guards(cur, typings, tallies, markers)
-        if values is None:
+        guarded = onepass.guards(cur, typings, tallies, markers, settings.mixed_values_share)
+        if guarded is None:
             return None
         tick = lambda: report(progress=_progress("read", "bytes", fast.size, fast.bytes_read))
         try:
@@ -232,7 +232,7 @@ def _one_pass(
                     names,
                     typings,
                     made,
-                    lambda snapshot_id: onepass.write(cur, head, fast.schema, snapshot_id, cells, names, values),
+                    lambda snapshot_id: onepass.write(cur, head, fast.schema, snapshot_id, cells, names, guarded),
                 )
         except duckdb.InterruptException:
             raise Cancelled() from None
@@ -269,12 +269,12 @@ def _guessed(
     with infer.long_table(cur, infer.sampled(relation, extraction.rows), free, markers) as sample:
         typings, tallies = infer.infer_from(cur, sample, sample, free, free, {}, settings, options)
     typings = infer.settle_by_evidence(typings)
-    values = onepass.guards(cur, typings, tallies, markers)
-    if values is None:
+    guarded = onepass.guards(cur, typings, tallies, markers, settings.mixed_values_share)
+    if guarded is None:
         return None
     for cell in extraction.forced:  # Excel text stays text: nothing to guard
         typings[cell] = infer.Typing(STRING, "VARCHAR")
-        values[cell] = infer.string_text(cell)
+        guarded.values[cell] = infer.string_text(cell)
     return _built(
         catalog,
         extraction.rows * len(cells),
@@ -283,7 +283,7 @@ def _guessed(
         names,
         {c: typings[c] for c in cells},
         made,
-        lambda snapshot_id: onepass.create(cur, relation, snapshot_id, cells, names, values),
+        lambda snapshot_id: onepass.create(cur, relation, snapshot_id, cells, names, guarded),
     )
 
 
