@@ -29,7 +29,6 @@ from .extract import FastRead, Irregular
 from .infer import (
     SAMPLE_HEAD,
     SAMPLE_SPREAD,
-    Source,
     Tally,
     Typing,
     infer_from,
@@ -138,8 +137,9 @@ def careful_sample_reads(
     it, and may ask mixed_values or choose one. False: it keeps the column as plain text too."""
     if not columns:
         return False
-    sample = Source(sampled(table.sql(dialect="duckdb"), rows))
-    return any(found.families for found in survey(cur, sample, columns, guarded.markers, guarded.share).values())
+    with long_table(cur, sampled(table.sql(dialect="duckdb"), rows), columns, guarded.markers) as sample:
+        surveyed = survey(cur, sample, columns, guarded.markers, guarded.share)
+    return any(found.families for found in surveyed.values())
 
 
 def _fail() -> exp.Expression:
