@@ -467,6 +467,7 @@ class Catalog:
 
     def close(self) -> None:
         """Close this process's connections and release the home (its owner lock)."""
+        self.watchdog.close()
         with suppress(duckdb.Error):
             self.db.close()
         with self._conns_lock:

@@ -22,6 +22,7 @@ class Watchdog:
         self._why: dict[int, str] = {}  # tokens stopped: "deadline" or "memory"
         self._ids = itertools.count()
         self._thread: threading.Thread | None = None
+        self._closed = False
         self._memory_used, self._memory_budget = memory_used, memory_budget
 
     def watch(self, cursor, seconds: float) -> int:
@@ -31,7 +32,7 @@ class Watchdog:
             self._live[token] = cursor
             self._started[token] = time.monotonic()
             heapq.heappush(self._heap, (time.monotonic() + seconds, token))
-            if self._thread is None:
+            if self._thread is None and not self._closed:
                 self._thread = threading.Thread(target=self._loop, name="query-deadlines", daemon=True)
                 self._thread.start()
             self._cond.notify()
@@ -44,6 +45,15 @@ class Watchdog:
             self._started.pop(token, None)
             return self._why.pop(token, None)
 
+    def close(self) -> None:
+        """End the thread before the database closes: it would otherwise ask DuckDB for its
+        memory, inside C++, while the interpreter finalises (which aborts the process)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
     def _stop(self, token: int, why: str) -> None:
         cursor = self._live.pop(token, None)
         self._started.pop(token, None)
@@ -53,7 +63,7 @@ class Watchdog:
 
     def _loop(self) -> None:
         with self._cond:
-            while True:
+            while not self._closed:
                 while self._heap and self._heap[0][1] not in self._live:
                     heapq.heappop(self._heap)
                 if not self._heap:
@@ -63,7 +73,8 @@ class Watchdog:
                 wait = deadline - time.monotonic()
                 if wait > 0:
                     self._cond.wait(min(wait, MEMORY_LOOK_SECONDS) if self._memory_used else wait)
-                    self._check_memory()
+                    if not self._closed:
+                        self._check_memory()
                     continue
                 heapq.heappop(self._heap)
                 self._stop(token, "deadline")

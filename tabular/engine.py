@@ -55,11 +55,11 @@ def validation_error(err: ValidationError, model: type[BaseModel] | None = None,
 
 def _shut(links: Linker, jobs: JobPool, catalog: Catalog) -> None:
     """Stop following linked folders and the workers (interrupted jobs go back to pending), then
-    close the database, unless a worker would not stop: closing DuckDB under a running query
-    would crash the process."""
+    close the database, unless a worker or the folder watcher would not stop: closing DuckDB
+    under a running query would crash the process."""
     links.stop()
     jobs.close()
-    if not any(thread.is_alive() for thread in jobs.threads):
+    if not links.running() and not any(thread.is_alive() for thread in jobs.threads):
         catalog.close()
 
 

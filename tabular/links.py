@@ -397,6 +397,10 @@ class Linker:
         if self._thread is not None:
             self._thread.join(timeout=10)
 
+    def running(self) -> bool:
+        """The watcher thread is still up (stop() gave up waiting for it)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def _run(self) -> None:
         import watchfiles
 

@@ -295,7 +295,11 @@ def test_after_a_kill_short_processes_exit_cleanly_and_a_worker_finishes_the_job
 CLOSE_AND_LOOK = """
 import sys, threading, tabular
 engine = tabular.connect(sys.argv[1])
-engine.namespace("acme", "finance").call("knowledge.list", {})
+ns = engine.namespace("acme", "finance")
+if len(sys.argv) > 2:  # an ingest (the job pool, the warm-up) and a query (its deadline watch)
+    ns.ingest_file(sys.argv[2], source_uri="books")
+    ns.query({"datasets": [{"source_uri": "books"}], "aggregates": [{"fn": "count"}]})
+ns.call("knowledge.list", {})
 engine.close()
 print(sorted(t.name for t in threading.enumerate() if t.is_alive() and t is not threading.main_thread()))
 """
@@ -304,5 +308,6 @@ print(sorted(t.name for t in threading.enumerate() if t.is_alive() and t is not 
 def test_a_closed_engine_leaves_no_thread_running_for_the_interpreter_to_cut_short(tmp_path):
     # A thread still inside pyarrow's or DuckDB's C++ when Python finalises aborts the process
     # (SIGABRT, "terminate called ..."): a command that ends at once, as on a closed pipe, did.
-    closed = run(tmp_path / "home", CLOSE_AND_LOOK)
-    assert (closed.returncode, closed.stderr, closed.stdout.strip()) == (0, "", "[]")
+    for args in ((), (str(CSV / "dates_dmy.csv"),)):
+        closed = run(tmp_path / "home", CLOSE_AND_LOOK, *args)
+        assert (closed.returncode, closed.stderr, closed.stdout.strip()) == (0, "", "[]"), args
