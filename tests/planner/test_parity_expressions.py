@@ -57,6 +57,9 @@ ANSWERED = {
     "abs": extremes({"abs": "mid"}),
     "round": orders({"round": [{"mul": ["amount", 0.5]}, 1]}),
     "round of tiny decimals": extremes({"round": ["tiny", 2]}),
+    # A double's halves: ClickHouse takes them to even, DuckDB (and the SPEC) away from zero.
+    "round of a double's halves": orders({"round": [{"div": [{"sub": [5, "qty"]}, 2]}, 0]}),
+    "round of a double's halves at 1 digit": orders({"round": [{"div": [{"sub": [5, "qty"]}, 4]}, 1]}),
     "floor": extremes({"floor": "tiny"}),
     "ceil of 30 digits": extremes({"ceil": "mid"}),
     "coalesce": orders({"coalesce": ["amount", 0.125]}),
