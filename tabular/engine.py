@@ -149,9 +149,12 @@ class Engine:
 
     def stream(self, plan: dict | BaseModel) -> Whole:
         """A plan's whole result (every row, no limit), streamed in Arrow record batches:
-        `.reader`, `.columns`, `.receipt` (SPEC §4 "Whole results")."""
-        model, _ = self._input(QueryIn, plan, "knowledge.query")
-        return Whole(self.context, model)
+        `.reader`, `.columns`, `.receipt` (SPEC §4 "Whole results"), and `.ignored_args`, the
+        keys of the plan that were not read (as a call's answer names them)."""
+        model, ignored = self._input(QueryIn, plan, "knowledge.query")
+        whole = Whole(self.context, model)
+        whole.ignored_args = ignored
+        return whole
 
     def namespace(self, org: str, namespace: str) -> Namespace:
         return Namespace(self, org, namespace)

@@ -436,6 +436,7 @@ class Whole:
         compiled_at = time.perf_counter()
         self.columns = [ResultColumn(name=o.name, type=o.type) for o in compiled.columns]
         self.incomplete = _incomplete(resolved)
+        self.ignored_args: list[str] = []  # the plan's keys not read (Engine.stream says which)
         # execute and total: until the statement starts (the rows come while the stream is read).
         self.receipt = _receipt(
             body,

@@ -164,6 +164,7 @@ def _export_route(service: Service) -> Callable:
             headers={
                 "X-Tabular-Receipt": receipt,
                 "X-Tabular-Columns": json.dumps([c.model_dump() for c in whole.columns]),
+                "X-Tabular-Ignored-Args": json.dumps(whole.ignored_args),
             },
         )
 
@@ -369,7 +370,7 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
         summary="Every row a plan matches, streamed (arrow, csv, parquet, ndjson)",
         response_class=Response,
         description="The body is a knowledge.query plan plus `format`. The answer streams as it is computed, memory flat in its "
-        "size; the receipt is in the X-Tabular-Receipt header (JSON), the columns and their types in X-Tabular-Columns.",
+        "size; the receipt is in the X-Tabular-Receipt header (JSON), the columns and their types in X-Tabular-Columns, the keys it did not read in X-Tabular-Ignored-Args.",
     )
 
     @app.post("/v1/{name}", include_in_schema=False)

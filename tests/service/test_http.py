@@ -288,8 +288,11 @@ def test_query_export_streams_every_row_with_the_receipt_in_a_header(http, tmp_p
         receipt = _json.loads(r.headers["x-tabular-receipt"])
         table = pa.ipc.open_stream(io.BytesIO(r.read())).read_all()
     assert table.num_rows == 300 and receipt["datasets"][0]["source_uri"] == "export-orders.csv"
-    csv_text = http.post("/v1/knowledge.query_export", json={**plan, "format": "csv"}).text
-    assert len(csv_text.strip().splitlines()) == 301
+    answered = http.post("/v1/knowledge.query_export", json={**plan, "format": "csv", "colour": "red"})
+    assert len(answered.text.strip().splitlines()) == 301
+    # A key no plan has is served and named, as knowledge.query's ignored_args names it.
+    assert _json.loads(answered.headers["x-tabular-ignored-args"]) == ["colour"]
+    assert _json.loads(r.headers["x-tabular-ignored-args"]) == []
     for wrong in ("xlsx", {}, ["csv"]):
         detail = envelope(
             http.post("/v1/knowledge.query_export", json={**plan, "format": wrong}), 422, "VALIDATION_FAILED"
