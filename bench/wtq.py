@@ -77,6 +77,9 @@ def normalise(value) -> tuple:
     date = _date(text)
     if date:
         return ("d", date)
+    seconds = _duration(text)
+    if seconds is not None:
+        return ("t", seconds)
     match = _NUMBER.match(text.replace("−", "-"))
     if match and (
         len(match.group(0)) == len(text) or re.fullmatch(r"\s*[a-zA-Z%°$€£.]+\.?\s*\w*", text[len(match.group(0)) :])
@@ -90,6 +93,19 @@ def normalise(value) -> tuple:
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = re.sub(r"\s+", " ", text).strip(" .,;:!?\"'")
     return ("s", text)
+
+
+def _duration(text: str) -> float | None:
+    """Seconds of a duration: the ISO 8601 text tabular answers (PT1M24.1S) or minutes and seconds
+    with a fraction as tables write them (1:24.10); m:ss alone could be a time of day: not read."""
+    m = re.fullmatch(r"PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?", text)
+    if m and any(m.groups()):
+        hours, minutes, secs = (float(g) if g else 0.0 for g in m.groups())
+        return round(hours * 3600 + minutes * 60 + secs, 6)
+    m = re.fullmatch(r"(\d+):([0-5]\d\.\d+)", text)
+    if m:
+        return round(int(m.group(1)) * 60 + float(m.group(2)), 6)
+    return None
 
 
 def _date(text: str) -> tuple | None:

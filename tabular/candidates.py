@@ -116,6 +116,9 @@ ISO_TIMESTAMP = Reading("datetime", "%Y-%m-%dT%H:%M:%S", ISO_DATETIME, order="YM
 ISO_TIMESTAMPTZ = Reading("datetime", "%Y-%m-%dT%H:%M:%S%z", ISO_DATETIME + ISO_OFFSET + "?", order="YMD")
 CLOCK_TIME = Reading("time", "%H:%M:%S", r"([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?")
 CLOCK_DURATION = Reading("duration", "h:mm:ss", r"\d+:[0-5]\d(:[0-5]\d(\.\d{1,6})?)?")
+# Minutes and seconds, with a fraction of a second or not (a lap, a race, a track: 1:45.32, 2:34):
+# tried after the clock readings, so a column of only m:ss stays a time of day (h:mm).
+MINUTES_DURATION = Reading("duration", "m:ss.f", r"[0-5]?\d:[0-5]\d(\.\d{1,6})?")
 ISO_8601_DURATION = Reading("duration", "ISO 8601", ISO_DURATION)
 
 
@@ -164,6 +167,7 @@ def candidate_readings(
         CLOCK_TIME,
         date_reading("%I:%M %p", "time"),
         CLOCK_DURATION,
+        MINUTES_DURATION,
         ISO_8601_DURATION,
     ]
 
@@ -176,7 +180,7 @@ FAMILIES = {
     "date": r"[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}|[0-9]{1,2}[ -][A-Za-z]{3,9}[ -][0-9]{2,4}|[A-Za-z]{3,9} [0-9]{1,2}, [0-9]{4}",
     "datetime": r"[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}[T ][0-9]{1,2}:[0-9]{2}.*",
     "time": r"[0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(\s?[AaPp][Mm])?",
-    "duration": r"[0-9]+:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?|P[0-9YMWDTHS.]+",
+    "duration": r"[0-9]+:[0-9]{2}(:[0-9]{2})?(\.[0-9]+)?|P[0-9YMWDTHS.]+",
 }
 
 
@@ -195,7 +199,7 @@ def reading_from(type_: str, fmt: str) -> Reading:
             opts.get("exponent") == "true",
         )
     if type_ == "duration":
-        return ISO_8601_DURATION if fmt == "ISO 8601" else CLOCK_DURATION
+        return {"ISO 8601": ISO_8601_DURATION, MINUTES_DURATION.format: MINUTES_DURATION}.get(fmt, CLOCK_DURATION)
     if type_ == "datetime" and fmt in (ISO_TIMESTAMP.format, ISO_TIMESTAMPTZ.format):
         return ISO_TIMESTAMPTZ if fmt.endswith("%z") else ISO_TIMESTAMP
     if type_ == "time" and fmt in ("", CLOCK_TIME.format):
@@ -278,11 +282,11 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
     elif reading.type == "number":
         value = exp.TryCast(this=number_text(reading, t), to=exp.DataType.build(physical, dialect="duckdb"))
     elif reading.type == "duration":
-        value = (
-            _iso_duration(t)
-            if reading is ISO_8601_DURATION or reading.format == "ISO 8601"
-            else exp.TryCast(this=t, to=exp.DataType.build("INTERVAL"))
-        )
+        if reading.format == "ISO 8601":
+            value = _iso_duration(t)
+        else:  # h:mm:ss is DuckDB's own interval text; m:ss.f is that with no hours
+            text = exp.DPipe(this=_lit("0:"), expression=t) if reading.format == MINUTES_DURATION.format else t
+            value = exp.TryCast(this=text, to=exp.DataType.build("INTERVAL"))
     elif reading.gate is not None:  # ISO datetimes and clock times: DuckDB's own cast, behind the gate
         value = exp.TryCast(this=t, to=exp.DataType.build(physical, dialect="duckdb"))
     else:

@@ -21,7 +21,7 @@ from .infer import Option, Question, Source, Typing, physical_from, symbols_of, 
 
 ORDERS = ("DMY", "MDY", "YMD")
 NUMBER_KEYS = {"decimal_mark": (".", ","), "group_mark": (",", ".", " ", "'", ""), "unit": ("", *C.UNITS)}
-FIXED_FORMATS = {"bool": ("true/false", "1/0"), "duration": ("h:mm:ss", "ISO 8601")}
+FIXED_FORMATS = {"bool": ("true/false", "1/0"), "duration": ("h:mm:ss", "m:ss.f", "ISO 8601")}
 
 
 class Approved(NamedTuple):
@@ -41,7 +41,7 @@ POOLS = {
     "date": lambda order, symbols: C.date_readings(order),
     "datetime": lambda order, symbols: C.datetime_readings(order),
     "time": lambda order, symbols: [C.CLOCK_TIME, C.date_reading("%I:%M %p", "time")],
-    "duration": lambda order, symbols: [C.CLOCK_DURATION, C.ISO_8601_DURATION],
+    "duration": lambda order, symbols: [C.CLOCK_DURATION, C.MINUTES_DURATION, C.ISO_8601_DURATION],
 }
 
 

@@ -79,6 +79,15 @@ def test_an_identifier_can_be_read_as_a_number_and_back(ns, engine):
     assert sample[0]["zip"] == "02139" and back["columns"][1]["type"] == "string"
 
 
+def test_song_lengths_read_as_times_of_day_can_be_minutes_and_seconds(ns, engine):
+    # 2:34 fits a clock, so it is typed a time of day; a person says it is a length.
+    _, laps = ingest(ns, CSV / "laps.csv", source_uri="laps")
+    assert columns(laps)["song"].type == "time"
+    got = approve(engine, "laps", laps.snapshot_id, columns={"song": "duration"}, formats={"song": "m:ss.f"})
+    song = columns(ns.dataset_get("laps").datasets[0])["song"]
+    assert got["retyped"] and (song.type, song.format, song.max) == ("duration", "m:ss.f", "PT4M5S")
+
+
 def test_every_problem_is_named_with_its_path_and_close_names(ns, engine):
     _, dataset = ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
     with pytest.raises(tabular.ValidationFailed) as err:

@@ -57,6 +57,11 @@ TYPES = {
     },
     "leading_zeros.csv": {"customer_id": ("string", "VARCHAR", ""), "zip": ("string", "VARCHAR", "")},
     "mixed_values.csv": {"amount": ("string", "VARCHAR", "")},
+    "laps.csv": {
+        "lap": ("duration", "INTERVAL", "m:ss.f"),
+        "track": ("duration", "INTERVAL", "m:ss.f"),
+        "song": ("time", "TIME", "%H:%M:%S"),
+    },
 }
 
 
@@ -194,6 +199,11 @@ def test_json_values_are_exact(ns):
     assert cols["elapsed"].max == "P1DT2H15M" and cols["iso_duration"].max == "P1DT2H15M"
     assert cols["logged_at_utc"].min == "2024-03-04T08:15:00+00:00"
     assert times.sample[0]["start_time"].count(":") == 2
+    _, laps = ingest(ns, CSV / "laps.csv")
+    cols = columns(laps)
+    # Minutes and seconds, not hours and minutes: the longest lap is under an hour.
+    assert (cols["lap"].min, cols["lap"].max) == ("PT58.04S", "PT59M59.9S")
+    assert (cols["track"].min, cols["track"].max) == ("PT59.125S", "PT4M11S")
 
 
 def test_null_markers(ns):
