@@ -260,6 +260,12 @@ class ClickHouse(Target):
     def cannot(self, operator: str, node: Any = None) -> str | None:
         if operator in _NOT_EXACT:
             return _NOT_EXACT[operator]
+        if operator == "round" and node is not None and node.args[0].physical == "DOUBLE" and len(node.args) > 1:
+            if node.args[1].value:
+                return (
+                    "DuckDB rounds a double's exact value at a decimal place (0.35 is 0.34999…, so 0.3); "
+                    "ClickHouse rounds its decimal text: round it to a whole number, or make it exact first"
+                )
         if operator == "date_diff" and node is not None and node.word == "week":
             return "ClickHouse counts week boundaries from another day than DuckDB's Monday"
         if (
@@ -281,8 +287,8 @@ class ClickHouse(Target):
             # ClickHouse's Decimal(4, 0) × Decimal(5, 0) is a Decimal32, checked against 9 digits:
             # each operand goes at the exact result's precision.
             return build(node, args, wide=True)
-        if node.op == "round" and node.args[0].physical == "DOUBLE":
-            return _half_away_from_zero(args[0], node.args[1].value if len(node.args) > 1 else 0)
+        if node.op == "round" and node.args[0].physical == "DOUBLE":  # to a whole number: see cannot()
+            return _half_away_from_zero(args[0])
         if node.op == "weekday":
             return _fn("toDayOfWeek", args[0])  # mode 0: Monday 1 … Sunday 7, DuckDB's isodow
         if node.op == "length":
@@ -318,22 +324,18 @@ class ClickHouse(Target):
         return None
 
 
-def _half_away_from_zero(x: exp.Expression, digits: int) -> exp.Expression:
-    """round(x, digits) of a DOUBLE as DuckDB computes it, round(x * 10^d) / 10^d with halves away
-    from zero; ClickHouse's round takes a float's halves to even (-0.5 to -0, 0.25 to 0.2). The
-    whole part and the rest (x - trunc(x), exact in a double) decide it, no addition of 0.5 that
-    would round 0.49999999999999994 up."""
-    scale = exp.Literal.number(f"1e{digits}")
-    scaled = exp.Mul(this=x, expression=scale) if digits else x
-    whole = _fn("trunc", scaled.copy())
-    rest = _fn("abs", exp.Sub(this=scaled.copy(), expression=whole.copy()))
-    away = exp.If(
+def _half_away_from_zero(x: exp.Expression) -> exp.Expression:
+    """round(x) of a DOUBLE as DuckDB computes it, halves away from zero (ClickHouse's round takes
+    a float's halves to even: -0.5 to -0). The whole part and the rest (x - trunc(x), exact in a
+    double) decide it, no addition of 0.5 that would round 0.49999999999999994 up; a value that
+    stays keeps its sign (-0.4 is -0). At a decimal place the two differ otherwise: refused."""
+    whole = _fn("trunc", x.copy())
+    rest = _fn("abs", exp.Sub(this=x.copy(), expression=whole.copy()))
+    return exp.If(
         this=exp.GTE(this=rest, expression=exp.Literal.number("0.5")),
-        true=_fn("sign", scaled.copy()),
-        false=exp.Literal.number(0),
+        true=exp.Add(this=whole.copy(), expression=_fn("sign", x.copy())),
+        false=whole,
     )
-    rounded = exp.Paren(this=exp.Add(this=whole, expression=away))
-    return exp.Div(this=rounded, expression=scale, typed=False, safe=False) if digits else rounded
 
 
 # Expression operators ClickHouse does not compute as DuckDB does: refused by validation, with why.

@@ -59,7 +59,7 @@ ANSWERED = {
     "round of tiny decimals": extremes({"round": ["tiny", 2]}),
     # A double's halves: ClickHouse takes them to even, DuckDB (and the SPEC) away from zero.
     "round of a double's halves": orders({"round": [{"div": [{"sub": [5, "qty"]}, 2]}, 0]}),
-    "round of a double's halves at 1 digit": orders({"round": [{"div": [{"sub": [5, "qty"]}, 4]}, 1]}),
+    "round of a double near zero": orders({"round": [{"div": [{"sub": [5, "qty"]}, 10]}, 0]}),
     "floor": extremes({"floor": "tiny"}),
     "ceil of 30 digits": extremes({"ceil": "mid"}),
     "coalesce": orders({"coalesce": ["amount", 0.125]}),
@@ -120,6 +120,7 @@ REFUSED = {
     "cast": orders({"cast": ["note", "integer"]}),
     "date_add": orders({"date_add": ["ordered_on", {"value": "P30D", "type": "duration"}]}),
     "date_diff": orders({"date_diff": ["week", "ordered_on", {"value": "2024-02-29", "type": "date"}]}),
+    "round": orders({"round": [{"div": ["amount", 3]}, 1]}),
 }
 
 
@@ -174,4 +175,10 @@ def test_generated_expressions_agree(shop, data):
     (d,) = shop.dataset_get("t.csv").datasets
     expr, _, _, _ = data.draw(expressions({c.name: c.physical for c in d.columns}))
     plan = rows_of("t.csv", "id", expr)
-    compare(answer(duck, scope, plan), answer(ch, scope, plan), plan)
+    got, want = answer(ch, scope, plan), answer(duck, scope, plan)
+    if isinstance(got, tuple) and not isinstance(want, tuple):
+        # Refused up front, never answered otherwise: a double rounded at a decimal place.
+        code, paths = got
+        assert code == "VALIDATION_FAILED" and paths and all(p.endswith(".round") for p in paths), (got, plan)
+        return
+    compare(want, got, plan)
