@@ -311,3 +311,32 @@ def test_a_closed_engine_leaves_no_thread_running_for_the_interpreter_to_cut_sho
     for args in ((), (str(CSV / "dates_dmy.csv"),)):
         closed = run(tmp_path / "home", CLOSE_AND_LOOK, *args)
         assert (closed.returncode, closed.stderr, closed.stdout.strip()) == (0, "", "[]"), args
+
+
+def test_a_job_an_earlier_version_admitted_runs_though_todays_checks_are_stricter(tmp_path):
+    # A pending job left by an earlier version whose request today's checks refuse (a title past
+    # today's limit, an option since gone) runs as it was admitted, not failed as INTERNAL.
+    import sqlite3
+
+    home = tmp_path / "home"
+    with tabular.connect(str(home)) as engine:
+        first = engine.namespace("acme", "finance").ingest_file(CSV / "dates_dmy.csv", source_uri="d")
+    catalog = sqlite3.connect(home / "catalog.sqlite")
+    (stored,) = catalog.execute("SELECT request FROM jobs WHERE ingestion_id = ?", [first.ingestion_id]).fetchone()
+    request = json.loads(stored)
+    request["title"], request["options"]["skip_rows"] = "t" * 1001, 2
+    catalog.execute(
+        "UPDATE jobs SET state = 'pending', attempts = 0, revision = NULL, request = ? WHERE ingestion_id = ?",
+        [json.dumps(request), first.ingestion_id],
+    )
+    catalog.commit()
+    catalog.close()
+    with tabular.connect(str(home), take_up_jobs=True) as engine:
+        ns = engine.namespace("acme", "finance")
+        for _ in range(300):
+            status = ns.call("knowledge.ingest_status", {"ingestion_id": first.ingestion_id})
+            if status["state"] not in ("pending", "processing"):
+                break
+            time.sleep(0.1)
+        assert (status["state"], status["error_code"]) == ("ready", None), status
+        assert ns.call("knowledge.get", {"source_uri": "d"})["title"] == "t" * 1001

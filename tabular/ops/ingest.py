@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 import duckdb
+from pydantic import ValidationError
 
 from .. import publish
 from ..catalog import (
@@ -48,6 +49,7 @@ from ..models import (
     FormatsOut,
     IngestCancelOut,
     IngestIn,
+    IngestOptions,
     IngestOut,
     IngestStatusIn,
     IngestStatusOut,
@@ -281,6 +283,19 @@ def _warm_arrow() -> None:
         pass
 
 
+def admitted(stored: dict) -> IngestIn:
+    """A job's stored request read back as the IngestIn it was. One an earlier version admitted
+    and today's checks refuse (a longer title, an option since gone) runs as it was admitted, its
+    unknown options left out, rather than failing a job that was accepted."""
+    try:
+        return IngestIn.model_validate(stored)
+    except ValidationError:
+        fields = {k: v for k, v in stored.items() if k in IngestIn.model_fields and k != "options"}
+        given = stored.get("options") or {}
+        options = IngestOptions.model_construct(**{k: v for k, v in given.items() if k in IngestOptions.model_fields})
+        return IngestIn.model_construct(**fields, options=options)
+
+
 class JobPool:
     """Worker threads running ingest jobs recorded in the catalog, with a bounded wait list.
 
@@ -503,7 +518,7 @@ class JobPool:
         # The request as the caller sent it; the row's own columns say whose it is.
         stored = {**json.loads(request), "org": org, "namespace": namespace, "source_uri": source_uri}
         stored["upload_id"] = upload_id
-        job = publish.Job(ingestion_id, IngestIn.model_validate(stored), Path(path), filename)
+        job = publish.Job(ingestion_id, admitted(stored), Path(path), filename)
 
         worker = threading.get_ident()
 
