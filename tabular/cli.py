@@ -10,6 +10,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from pydantic import BaseModel, Field, ValidationError, model_validator
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -320,38 +321,76 @@ def cmd_ask(args, console: Console) -> int:
     return 1 if out.abstain else 0
 
 
+class _Shown(BaseModel):
+    title: str
+    plan: dict
+
+
+class _Approval(BaseModel):
+    title: str
+    source_uri: str
+    formats: dict[str, str]
+    then_plan: int
+
+
+class _Task(BaseModel):
+    title: str
+    text: str
+    source_uris: list[str]
+
+
+class DemoManifest(BaseModel):
+    """What `tabular demo` walks through (fixtures/demo.json): files are relative to it."""
+
+    files: list[str]
+    prefix: str = ""
+    plans: list[_Shown] = Field(min_length=1)
+    approve: _Approval
+    task: _Task
+
+    @model_validator(mode="after")
+    def _plan_there(self) -> DemoManifest:
+        if not 0 <= self.approve.then_plan < len(self.plans):
+            raise ValueError(f"approve.then_plan {self.approve.then_plan} is not one of the {len(self.plans)} plans")
+        return self
+
+
 def cmd_demo(args, console: Console) -> int:
     """The walk-through a manifest describes (fixtures/demo.json in the repository): its files
     ingested, its plans answered, one question answered by a person, one task in words."""
     manifest = Path(args.manifest)
     try:
-        demo = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise Refused(f"{args.manifest}: not a demo manifest ({err})") from None
+        demo = DemoManifest.model_validate_json(manifest.read_bytes())
+    except OSError as err:
+        raise Refused(f"{args.manifest}: not a demo manifest ({err.strerror})") from None
+    except ValueError as err:  # not JSON, or not this shape: pydantic says where
+        first = err.errors()[0] if isinstance(err, ValidationError) else {"loc": (), "msg": str(err)}
+        where = ".".join(str(p) for p in first["loc"]) or "(the file)"
+        raise Refused(f"{args.manifest}: not a demo manifest ({where}: {first['msg']})") from None
     engine, ns = _namespace(args)
     with engine:
-        for name in demo["files"]:
-            uri = demo["prefix"] + Path(name).name
+        for name in demo.files:
+            uri = demo.prefix + Path(name).name
             status = ns.ingest_file(manifest.parent / name, source_uri=uri)
             console.rule(f"{Path(name).name}: {status.state}")
             _show_datasets(console, ns.dataset_get(uri, sample_rows=0))
-        for shown in demo["plans"]:
-            console.rule(shown["title"])
-            console.print(escape(json.dumps(shown["plan"])))
-            answer = ns.query(shown["plan"])
+        for shown in demo.plans:
+            console.rule(shown.title)
+            console.print(escape(json.dumps(shown.plan)))
+            answer = ns.query(shown.plan)
             _show_answer(console, answer)
             console.print(f"[dim]{escape(answer.receipt.sql)}[/dim]")
-        approve = demo["approve"]
-        console.rule(approve["title"])
-        snapshot = ns.dataset_get(approve["source_uri"]).datasets[0].snapshot_id
-        approved = ns.approve(approve["source_uri"], snapshot, formats=approve["formats"])
+        approve = demo.approve
+        console.rule(approve.title)
+        snapshot = ns.dataset_get(approve.source_uri).datasets[0].snapshot_id
+        approved = ns.approve(approve.source_uri, snapshot, formats=approve.formats)
         console.print(
             f"approved by {escape(approved.dataset.approved_by or '')}: snapshot {snapshot} -> {approved.dataset.snapshot_id}"
         )
-        _show_answer(console, ns.query(demo["plans"][approve["then_plan"]]["plan"]))
-        task = demo["task"]
-        console.rule(f"{task['title']}: {task['text']!r}")
-        out = ns.synthesize(task["text"], task["source_uris"])
+        _show_answer(console, ns.query(demo.plans[approve.then_plan].plan))
+        task = demo.task
+        console.rule(f"{task.title}: {task.text!r}")
+        out = ns.synthesize(task.text, task.source_uris)
         console.print(escape(out.answer or f"{out.abstain_reason}: {out.clarification}"))
     return 0
 

@@ -296,5 +296,9 @@ def test_the_demo_walks_through_its_manifest_and_a_wrong_manifest_is_one_line(ca
     # and the task in words was answered with a citation.
     assert shown.stdout.count(": ready") == 3 and "incomplete" in shown.stdout and "approved by" in shown.stdout
     assert "[knowledge.query#1]" in shown.stdout
-    wrong = call(capsys, monkeypatch, tmp_path / "home", "demo", str(tmp_path / "nothing.json"))
-    assert wrong.returncode == 2 and "not a demo manifest" in wrong.stderr and "Traceback" not in wrong.stderr
+    (tmp_path / "empty.json").write_text("{}")
+    (tmp_path / "list.json").write_text("[]")
+    for wrong, said in (("nothing.json", "No such file"), ("empty.json", "files"), ("list.json", "an object")):
+        done = call(capsys, monkeypatch, tmp_path / "home", "demo", str(tmp_path / wrong))
+        assert done.returncode == 2 and "not a demo manifest" in done.stderr and said in done.stderr, done.stderr
+        assert "INTERNAL" not in done.stderr
