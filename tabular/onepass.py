@@ -101,21 +101,26 @@ class Guards:
     past the sample that would change the typing stops the statement, and the cells the sample
     saw as text. A text column has no value to stop at: the rows past the sample could still
     be mostly values some reading takes, and the careful way, which looks at rows spread over
-    the whole file, would then try readings on it. So those columns are looked at again once
+    the whole file, would then type it otherwise or ask. So those columns are typed again once
     stored, on the careful way's own sample (`create`)."""
 
     values: dict[str, exp.Expression]
     texts: set[str]
-    markers: tuple[str, ...]
-    share: float
+    settings: Settings
+    options: dict
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        return self.settings.nulls(self.options)
 
 
 def guards(
-    cur, typings: dict[str, Typing], tallies: dict[str, Tally], markers: tuple[str, ...], share: float
+    cur, typings: dict[str, Typing], tallies: dict[str, Tally], settings: Settings, options: dict
 ) -> Guards | None:
     """The guarded statement's values; None when a column's typing rests on facts only a count
     of every row can give (an open question, rejected rows, a column of only 0s and 1s)."""
     out = {}
+    markers = settings.nulls(options)
     clashing = colliding(
         cur, {(t.reading, t.physical) for t in typings.values() if t.reading.type not in ("string", "number")}, markers
     )
@@ -125,21 +130,26 @@ def guards(
             return None
         out[cell] = value
     texts = {c for c, t in typings.items() if t.reading.type == "string" and tallies[c].nonnull}
-    return Guards(out, texts, markers, share)
+    return Guards(out, texts, settings, options)
 
 
 def careful_sample_reads(
     cur: duckdb.DuckDBPyConnection, table: exp.Table, rows: int, columns: list[str], guarded: Guards
 ) -> bool:
-    """True when some stored text column, looked at on the sample the careful way takes of the
-    whole file (its first rows and rows spread over the rest: infer.sampled), has a reading
-    family that `share` of its values could belong to: the careful way would try readings on
-    it, and may ask mixed_values or choose one. False: it keeps the column as plain text too."""
+    """True when the careful way would not keep some stored text column as plain text: typed on
+    the sample it takes of the whole file (its first rows and rows spread over the rest:
+    infer.sampled), a reading reads it, or enough of it for a mixed_values question. Only the
+    columns a reading family could take (survey) are typed; a phone number or a version string
+    passes the number gate yet no reading reads it, and stays text, as the careful way keeps it."""
     if not columns:
         return False
-    with long_table(cur, sampled(table.sql(dialect="duckdb"), rows), columns, guarded.markers) as sample:
-        surveyed = survey(cur, sample, columns, guarded.markers, guarded.share)
-    return any(found.families for found in surveyed.values())
+    markers, share = guarded.markers, guarded.settings.mixed_values_share
+    with long_table(cur, sampled(table.sql(dialect="duckdb"), rows), columns, markers) as sample:
+        tried = [c for c, found in survey(cur, sample, columns, markers, share).items() if found.families]
+        if not tried:
+            return False
+        typings, _ = infer_from(cur, sample, sample, tried, tried, {}, guarded.settings, guarded.options)
+    return any(t.reading.type != "string" or t.question is not None for t in typings.values())
 
 
 def _fail() -> exp.Expression:

@@ -198,7 +198,6 @@ def _one_pass(
         extraction.path = out  # written only if a re-typing ever needs it (stored.py)
         names = column_names(extraction.headers)
         cells = extraction.cell_columns
-        markers = settings.nulls(options)
         cur = catalog.cursor()
         report(stage="type")
         typings, tallies = onepass.sample_typings(
@@ -218,7 +217,7 @@ def _one_pass(
             )
         if retype.person_set(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_ids([extraction])[0]):
             return None  # carrying a person's types checks them on every row: the careful way
-        guarded = onepass.guards(cur, typings, tallies, markers, settings.mixed_values_share)
+        guarded = onepass.guards(cur, typings, tallies, settings, options)
         if guarded is None:
             return None
         tick = lambda: report(progress=_progress("read", "bytes", fast.size, fast.bytes_read))
@@ -269,7 +268,7 @@ def _guessed(
     with infer.long_table(cur, infer.sampled(relation, extraction.rows), free, markers) as sample:
         typings, tallies = infer.infer_from(cur, sample, sample, free, free, {}, settings, options)
     typings = infer.settle_by_evidence(typings)
-    guarded = onepass.guards(cur, typings, tallies, markers, settings.mixed_values_share)
+    guarded = onepass.guards(cur, typings, tallies, settings, options)
     if guarded is None:
         return None
     for cell in extraction.forced:  # Excel text stays text: nothing to guard
