@@ -348,7 +348,8 @@ def _fingerprint(result: QueryOut, run: QueryIn) -> str:
 def _answered(body: SynthesizeIn, run: QueryIn, result: QueryOut, model: str) -> SynthesizeOut:
     names = [c.name for c in result.columns]
     note, note_cut = say.note(names, result.rows, result.truncated, body.window_chars // 2)
-    text = say.words(say.describe(run), names, result.rows, result.truncated, CALCULATION, result.incomplete)
+    types = [c.type for c in result.columns]
+    text = say.words(say.describe(run), names, result.rows, result.truncated, CALCULATION, result.incomplete, types)
     text, unsupported = say.scrub(text, {CALCULATION})
     text, cut = say.clip(text, body.max_answer_chars)
     plan = run.model_dump(

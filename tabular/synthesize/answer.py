@@ -18,9 +18,28 @@ def cell(value: Any) -> str:
     return "null" if value is None else str(value)
 
 
-def spoken(value: Any) -> str:
+# A duration as SPEC §3 writes it in JSON (jsonval.iso_duration): days and a clock, no months.
+_ISO_DURATION = re.compile(r"(-?)P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?")
+
+
+def clock(duration: str) -> str:
+    """A duration as a reader writes it, [h:]mm:ss[.f]: PT1M24.1S is 1:24.1, P1DT2H15M is
+    26:15:00 (the rows keep ISO 8601); text of another shape as it is."""
+    found = _ISO_DURATION.fullmatch(duration)
+    if not found:
+        return duration
+    sign, days, hours, minutes, seconds = found.groups()
+    hours = int(days or 0) * 24 + int(hours or 0)
+    whole, _, fraction = (seconds or "0").partition(".")
+    secs = f"{int(whole):02d}" + (f".{fraction}" if fraction else "")
+    return f"{sign}{hours}:{int(minutes or 0):02d}:{secs}" if hours else f"{sign}{int(minutes or 0)}:{secs}"
+
+
+def spoken(value: Any, type_: str = "") -> str:
     """A value in words: a DOUBLE rounded to what a reader takes in (88.64285714285714 is 88.64;
-    the rows keep every digit), anything else as it is."""
+    the rows keep every digit), a duration on a clock (1:24.1), anything else as it is."""
+    if type_ == "duration" and isinstance(value, str):
+        return clock(value)
     if isinstance(value, float) and math.isfinite(value):
         if value == int(value) and abs(value) < 1e15:
             return str(int(value))
@@ -70,16 +89,26 @@ def _filter(f) -> str:
     return FILTERS[f.op].said(f.column, f.value, f.values)
 
 
-def words(scope: str, columns: list[str], rows: list[list[Any]], more: bool, cite: str, incomplete: list[str]) -> str:
-    """The result stated in words after what was read (`scope`), cited; incompleteness said in the same breath."""
+def words(
+    scope: str,
+    columns: list[str],
+    rows: list[list[Any]],
+    more: bool,
+    cite: str,
+    incomplete: list[str],
+    types: list[str] | None = None,
+) -> str:
+    """The result stated in words after what was read (`scope`), cited; incompleteness said in
+    the same breath. `types`: each column's type, so a value is said as its type is read."""
     ref = f"[{cite}]"
+    types = types or [""] * len(columns)
     if len(rows) == 1 and len(columns) == 1:
-        text = f"{columns[0]} is {spoken(rows[0][0])} {ref}."
+        text = f"{columns[0]} is {spoken(rows[0][0], types[0])} {ref}."
     elif len(rows) == 1:
-        text = ", ".join(f"{c} {spoken(v)}" for c, v in zip(columns, rows[0])) + f" {ref}."
+        text = ", ".join(f"{c} {spoken(v, t)}" for c, v, t in zip(columns, rows[0], types)) + f" {ref}."
     else:
         shown = rows[:ROWS_IN_WORDS]
-        parts = ["; ".join(f"{c} {spoken(v)}" for c, v in zip(columns, row)) for row in shown]
+        parts = ["; ".join(f"{c} {spoken(v, t)}" for c, v, t in zip(columns, row, types)) for row in shown]
         rest = len(rows) - len(shown)
         tail = f" … and {rest} more rows (in the note)" if rest else ""
         text = (

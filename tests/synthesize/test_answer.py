@@ -6,7 +6,7 @@ import pytest
 
 from planner.functions import FILTERS
 from planner.models import FilterOp, QueryPlan
-from tabular.synthesize.answer import describe
+from tabular.synthesize.answer import clock, describe, words
 
 
 def test_every_operator_has_words():
@@ -32,3 +32,33 @@ def test_every_operator_has_words():
 def test_a_plan_is_described_in_the_operators_words(where, said):
     plan = QueryPlan.model_validate({"datasets": [{"source_uri": "sales.csv"}], "where": [where]})
     assert describe(plan) == f"over sales.csv where {said}"
+
+
+@pytest.mark.parametrize(
+    ("iso", "said"),
+    [
+        ("PT1M24.1S", "1:24.1"),
+        ("PT4M19.84S", "4:19.84"),
+        ("PT45S", "0:45"),
+        ("PT1H30M", "1:30:00"),
+        ("P1DT2H15M", "26:15:00"),
+        ("-PT5S", "-0:05"),
+        ("PT0S", "0:00"),
+        ("P1Y", "P1Y"),  # no clock holds a year: said as it is
+    ],
+)
+def test_a_duration_is_said_on_a_clock(iso, said):
+    assert clock(iso) == said
+
+
+def test_words_say_a_duration_on_a_clock_and_leave_text_as_it_is():
+    said = words(
+        "over laps.csv",
+        ["lap", "note"],
+        [["PT1M24.1S", "PT1M24.1S"]],
+        False,
+        "knowledge.query#1",
+        [],
+        ["duration", "string"],
+    )
+    assert said == "Over laps.csv: lap 1:24.1, note PT1M24.1S [knowledge.query#1]."
