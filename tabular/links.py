@@ -76,8 +76,12 @@ def allowed_path(path: str, roots: tuple[str, ...]) -> Path:
             else "none: this deployment allows no linked folders (the link_roots setting)"
         )
         raise PathNotAllowed(f"{path!r} is outside the folders links may watch ({where})")
-    if not resolved.is_dir():
-        raise PathNotFound(f"no folder {path!r}" + (" (it is a file)" if resolved.exists() else ""))
+    try:
+        is_dir, exists = resolved.is_dir(), resolved.exists()
+    except OSError as err:  # a name past the filesystem's limit, a folder it may not look into
+        raise PathNotFound(f"{path[:200]!r} is no folder path ({err.strerror})") from None
+    if not is_dir:
+        raise PathNotFound(f"no folder {path[:200]!r}" + (" (it is a file)" if exists else ""))
     return resolved
 
 

@@ -250,6 +250,9 @@ def test_a_link_belongs_to_its_namespace_and_stays_inside_the_allowed_roots(home
     assert other.call("knowledge.list_dirs")["links"] == []
     for op in ("knowledge.dir_files", "knowledge.retry_dir", "knowledge.unlink_dir"):
         refused(lambda op=op: other.call(op, {"link_id": link_id}), "RESOURCE_NOT_FOUND")
+    # the rival's attempts changed nothing here: the link and what it learned are still ours
+    assert [link["link_id"] for link in ns.call("knowledge.list_dirs")["links"]] == [link_id]
+    assert "a.csv" in settle(ns, link_id) and count(ns, "mine/a.csv") == 2
     assert not other.dataset_get("mine/a.csv").found
     # outside the root: an absolute path, `..`, and a symlink that leads out
     outside = tmp_path / "outside"
@@ -300,5 +303,5 @@ def test_the_soak_of_500_files_learns_each_at_its_latest_content():
 
 def test_a_path_that_is_no_path_is_refused_not_a_crash(home):
     engine, ns, root = home
-    for path in (str(root) + "/a\x00b", "~nosuchuser/x"):
+    for path in (str(root) + "/a\x00b", "~nosuchuser/x", str(root) + "/" + "x" * 300):
         refused(lambda path=path: ns.call("knowledge.link_dir", {"path": path}), "PATH_NOT_FOUND")
