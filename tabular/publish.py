@@ -274,6 +274,8 @@ def _guessed(
     for cell in extraction.forced:  # Excel text stays text: nothing to guard
         typings[cell] = infer.Typing(STRING, "VARCHAR")
         guarded.values[cell] = infer.string_text(cell)
+    # Typed on the careful way's own sample already (infer.sampled): its text columns need no second look.
+    guarded.texts = set()
     return _built(
         catalog,
         extraction.rows * len(cells),
