@@ -17,6 +17,7 @@ from .errors import (
     ErrorItem,
     NotFound,
     Overloaded,
+    TooLarge,
     ValidationFailed,
     close_names,
     json_path,
@@ -99,6 +100,13 @@ class Engine:
         model, ignored = self._input(spec.input, body, op)
         try:
             out = spec.fn(self.context if caller is None else replace(self.context, caller=caller), model)
+        except MemoryError:
+            # Python's own allocations past what the process may hold (a huge plan, a result held
+            # whole): the call is refused, the thread lives on to serve the next one.
+            raise TooLarge(
+                f"{op} needed more memory than the server could give it; nothing was changed "
+                "(a smaller plan, a lower limit, or query_export streams a large result)"
+            ) from None
         except (OSError, duckdb.Error) as err:
             why = no_room(err)
             if why is None:

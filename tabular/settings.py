@@ -124,6 +124,9 @@ class Settings:
     retry_after_seconds: int = 2
     # A JSON body (a plan, an op's input) past this is 413; files go to knowledge.upload raw.
     max_body_bytes: int = 16 * 1024 * 1024
+    # A request's URL (path and query) past this is 413; a request line or headers the HTTP
+    # parser cannot read at all (far longer, or malformed) is 400, both in the SPEC's envelope.
+    max_url_bytes: int = 16 * 1024
     # Where knowledge.query runs plans: "duckdb" (embedded) or "clickhouse". ClickHouse reads
     # the snapshots as Parquet exported to `snapshot_export` (a directory or an object-store URL;
     # '' is <home>/exports) and loaded once into `clickhouse_database`. `clickhouse_host` names

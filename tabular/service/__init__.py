@@ -23,4 +23,8 @@ def serve(engine, host: str | None = None, port: int | None = None, access_log: 
             "(set TABULAR_TOKENS)",
             host,
         )
-    uvicorn.run(create_app(engine, tokens), host=host, port=port, access_log=access_log, log_level="info")
+    from .protocol import PROTOCOL  # heavy: uvicorn's protocols, only when serving
+
+    uvicorn.run(
+        create_app(engine, tokens), host=host, port=port, access_log=access_log, log_level="info", http=PROTOCOL
+    )

@@ -32,6 +32,7 @@ from ..errors import (
     MethodNotAllowed,
     NotFound,
     TabularError,
+    TooLarge,
     ValidationFailed,
     close_names,
     one_of,
@@ -88,6 +89,25 @@ class RequestIds:
             await send(message)
 
         await self.app(scope, receive, send_with_id)
+
+
+class UrlLimit:
+    """A URL (path and query) past `max_url_bytes` is 413 before any route reads it: no op takes
+    its input from the URL, and a long one only costs the router and the logs."""
+
+    def __init__(self, app, limit: int):
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            size = len(scope.get("raw_path") or scope["path"].encode()) + len(scope.get("query_string", b""))
+            if size > self.limit:
+                failure = TooLarge(
+                    f"the URL is {size} bytes, over {self.limit} (max_url_bytes); an op's input goes in the JSON body"
+                )
+                request_id = scope.get("state", {}).get("request_id", "")
+                return await error_response(failure, request_id)(scope, receive, send)
+        await self.app(scope, receive, send)
 
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
@@ -337,6 +357,13 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
             failure.status = err.status_code
         return error_response(failure, request_id(request))
 
+    @app.exception_handler(MemoryError)
+    async def out_of_memory(request: Request, err: MemoryError) -> JSONResponse:
+        # Outside an op (reading a body, writing an answer): the call is refused, the server lives.
+        log.warning("request %s ran out of memory", request_id(request))
+        failure = TooLarge("the call needed more memory than the server could give it; nothing was changed")
+        return error_response(failure, request_id(request))
+
     @app.exception_handler(Exception)
     async def internal(request: Request, err: Exception) -> JSONResponse:
         log.exception("request %s failed", request_id(request))
@@ -403,5 +430,6 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
     _docs(app)
     if tokens.single_user:
         app.add_middleware(SameOrigin, loopback=engine.settings.host in LOOPBACK)
+    app.add_middleware(UrlLimit, limit=engine.settings.max_url_bytes)
     app.add_middleware(RequestIds)
     return app
