@@ -3,6 +3,17 @@ sharing one home directly (`--processes`), then a check that no acknowledged wri
 
     python bench/soak.py [--clients 16] [--seconds 120] [--max-requests 0] [--warmup 10] [--json]
     python bench/soak.py --processes 4 [--seconds 120] [--max-requests 0] [--json]
+    python bench/soak.py --hostile [--clients 4] [--seconds 60]
+
+Hostile mode (`--hostile`, threads mode with a tokens file of two orgs): the clients are one
+org's; a second org, on the same server, loops over the red team's attacks of issue 30: plan
+bombs (18 and 40 chained computed columns, 12,000 flat ones, a 19-digit substring start, a
+dotted alias, a three-way self join), a linked folder holding a FIFO (retried), links into the
+home, its uploads and the first org's folder, a 20 KB URL and bytes that are no HTTP. The first
+org also links and unlinks a folder of its own every second. It fails beyond the threads mode's
+checks when a client's query took over 1 s, its link_dir or list_dirs over 5 s, a client was
+refused OVERLOADED, either org got a 5xx other than OVERLOADED/BACKEND_TIMEOUT, or the server
+did not stop within 15 s of SIGTERM.
 
 Threads mode (the default). Each client (a thread with its own kept-alive connection) loops
 over a mix: knowledge.query (50%: a filter, a group and two aggregates over a 300-row CSV),
@@ -124,13 +135,13 @@ class Stats:
             self.codes[code] += 1
 
 
-def client(url: str, k: int, stop: threading.Event, stats: Stats, budget: list[int]) -> None:
+def client(url: str, k: int, stop: threading.Event, stats: Stats, budget: list[int], headers=None) -> None:
     rng = random.Random(k)
     own = f"soak/approve-{k}.csv"
     snapshot = ""
     formats = ["MDY", "DMY"]
     n = 0
-    with httpx.Client(base_url=url, timeout=60) as http:
+    with httpx.Client(base_url=url, timeout=60, headers=headers) as http:
 
         def call(op: str, **kw) -> httpx.Response | None:
             started = time.perf_counter()
@@ -234,10 +245,126 @@ def verify(http: httpx.Client, stats: Stats) -> dict:
 
 
 def latency(seconds: list[float]) -> dict:
-    """The median and 99th percentile of call times, in milliseconds (one sort)."""
+    """The median, 99th percentile and slowest of call times, in milliseconds (one sort)."""
     ordered = sorted(seconds)
     at = lambda q: round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 1) if ordered else 0.0
-    return {"p50_ms": at(0.5), "p99_ms": at(0.99)}
+    return {"p50_ms": at(0.5), "p99_ms": at(0.99), "max_ms": round(ordered[-1] * 1000, 1) if ordered else 0.0}
+
+
+# --- Hostile mode (--hostile): a second org on the same server attacks while the clients work. ---
+
+FRIEND, RIVAL = "tok-soak-friend", "tok-soak-rival"
+RIVAL_CSV = "id,name,amount\n" + "".join(f"{i},n{i},{i}.5\n" for i in range(2000))
+
+
+def hostile_setup(work: Path) -> dict[str, str]:
+    """The tokens file (two orgs, a writer each) and the linked folders' root: the friend's folder
+    of plain CSV, the rival's with a FIFO beside a CSV. Answers the server's environment."""
+    import hashlib
+
+    tokens = {
+        hashlib.sha256(tok.encode()).hexdigest(): {"name": org, "org": org, "namespaces": ["*"], "role": "writer"}
+        for org, tok in (("friend", FRIEND), ("rival", RIVAL))
+    }
+    (work / "tokens.json").write_text(json.dumps(tokens))
+    for org in ("friend", "rival"):
+        (work / "links" / org).mkdir(parents=True)
+        (work / "links" / org / "a.csv").write_text("id,name\n1,one\n2,two\n")
+    os.mkfifo(work / "links" / "rival" / "pipe.csv")
+    return {"TABULAR_TOKENS": str(work / "tokens.json"), "TABULAR_LINK_ROOTS": str(work)}
+
+
+def bombs(uri: str) -> list[tuple[str, dict]]:
+    """The red team's plans (issue 30), each answered with a code, never a dead server."""
+    d = [{"source_uri": uri}]
+
+    def chain(steps: int) -> dict:
+        compute = [{"as": "c0", "expr": {"add": ["amount", "amount"]}}]
+        compute += [{"as": f"c{k}", "expr": {"add": [f"c{k - 1}", f"c{k - 1}"]}} for k in range(1, steps)]
+        return {"datasets": d, "compute": compute, "aggregates": [{"fn": "sum", "column": f"c{steps - 1}"}]}
+
+    flat = [{"as": f"f{k}", "expr": {"add": ["amount", k]}} for k in range(12_000)]
+    selfjoin = [{"source_uri": uri, "alias": a} for a in ("a", "b", "c")]
+    return [
+        ("chain18", chain(18)),
+        ("chain40", chain(40)),
+        ("flat12000", {"datasets": d, "compute": flat, "limit": 1}),
+        ("substring19", {"datasets": d, "compute": [{"as": "s", "expr": {"substring": ["name", 10**18 * 9, 2]}}]}),
+        ("dotted_alias", {"datasets": [{"source_uri": uri, "alias": "a.b"}], "aggregates": [{"fn": "count"}]}),
+        (
+            "cartesian",
+            {
+                "datasets": selfjoin,
+                "joins": [
+                    {"alias": "b", "on": [{"left": "a.amount", "right": "b.amount"}], "kind": "left"},
+                    {"alias": "c", "on": [{"left": "b.name", "right": "c.name"}], "kind": "left"},
+                ],
+                "compute": [{"as": "x", "expr": {"add": ["a.amount", "c.amount"]}}],
+                "aggregates": [{"fn": "sum", "column": "x"}, {"fn": "count"}],
+            },
+        ),
+    ]
+
+
+def rival(url: str, work: Path, home: Path, stop: threading.Event, stats: Stats) -> None:
+    """The hostile org: plan bombs, a linked folder holding a FIFO (and retries of it), links into
+    the home and into the friend's folder, long URLs and bytes that are no HTTP, in turns."""
+    headers = {"Authorization": f"Bearer {RIVAL}"}
+    with httpx.Client(base_url=url, timeout=120, headers=headers) as http:
+
+        def call(op: str, label: str = "", **kw) -> httpx.Response | None:
+            started = time.perf_counter()
+            try:
+                r = http.post(f"/v1/knowledge.{op}", **kw)
+            except httpx.HTTPError as err:
+                stats.record(label or op, time.perf_counter() - started, None, type(err).__name__)
+                return None
+            stats.record(label or op, time.perf_counter() - started, r)
+            return r
+
+        up = call("upload", params={"filename": "rival.csv"}, content=RIVAL_CSV.encode())
+        job = call("ingest", json={"upload_id": up.json()["upload_id"], "source_uri": "rival.csv"}).json()
+        wait_job(http, job["ingestion_id"])
+        linked = call("link_dir", json={"path": str(work / "links" / "rival")})
+        link_id = linked.json().get("link_id") if linked is not None and linked.status_code == 200 else None
+        attacks = bombs("rival.csv")
+        k = 0
+        while not stop.is_set():
+            name, plan = attacks[k % len(attacks)]
+            call("query", label=f"query:{name}", json=plan)
+            if link_id and k % 3 == 0:
+                call("retry_dir", json={"link_id": link_id})
+            if k % 5 == 0:
+                for target in (home, home / "uploads", work / "links" / "friend"):
+                    call("link_dir", json={"path": str(target)})
+                started = time.perf_counter()
+                try:
+                    r = http.get("/v1/knowledge.list?" + "a" * 20_000)
+                    stats.record("long_url", time.perf_counter() - started, r)
+                except httpx.HTTPError as err:
+                    stats.record("long_url", time.perf_counter() - started, None, type(err).__name__)
+                with socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=10) as raw:
+                    raw.sendall(b"NOT HTTP\r\n\r\n")
+                    answer = raw.recv(256)
+                with stats.lock:
+                    stats.codes["400 not HTTP" if answer.startswith(b"HTTP/1.1 400") else "not HTTP: no 400"] += 1
+            k += 1
+
+
+def friend_links(url: str, work: Path, stop: threading.Event, stats: Stats) -> None:
+    """The friend links and unlinks its own folder every second: each must answer in 5 s."""
+    with httpx.Client(base_url=url, timeout=60, headers={"Authorization": f"Bearer {FRIEND}"}) as http:
+        while not stop.wait(1.0):
+            for op, body in (("link_dir", {"path": str(work / "links" / "friend")}), ("list_dirs", {})):
+                started = time.perf_counter()
+                try:
+                    r = http.post(f"/v1/knowledge.{op}", json=body)
+                except httpx.HTTPError as err:
+                    stats.record(op, time.perf_counter() - started, None, type(err).__name__)
+                    continue
+                stats.record(op, time.perf_counter() - started, r)
+                if op == "link_dir" and r.status_code == 200:
+                    http.post("/v1/knowledge.unlink_dir", json={"link_id": r.json()["link_id"]})
 
 
 # --- Processes mode: N processes on one home, no server (see the module docstring). ---
@@ -766,6 +893,12 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=10, help="seconds of load before the memory base is taken")
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
+        "--hostile",
+        action="store_true",
+        help="two orgs with tokens: the clients are one org's, a second org attacks (plan bombs, a FIFO in its linked "
+        "folder, links into the home and the other's folder, long URLs, bytes that are no HTTP)",
+    )
+    parser.add_argument(
         "--processes", type=int, default=0, help="N >= 2 processes on one home, no server (half writers, half readers)"
     )
     parser.add_argument("--child", choices=["writer", "reader"], help=argparse.SUPPRESS)  # one process of --processes
@@ -785,12 +918,15 @@ def main() -> int:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = (home / "server.log").open("wb")
+    env = hostile_setup(home) if args.hostile else {}
+    headers = {"Authorization": f"Bearer {FRIEND}"} if args.hostile else None
     server = subprocess.Popen(
         [sys.executable, "-m", "tabular.cli", "--home", str(home / "home"), "serve", "--port", str(port)],
         stdout=log,
         stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
     )
+    stopped_in = None
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -802,16 +938,21 @@ def main() -> int:
             if server.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit("the server did not start: " + (home / "server.log").read_text()[-2000:])
             time.sleep(0.1)
-        with httpx.Client(base_url=url, timeout=120) as http:
+        with httpx.Client(base_url=url, timeout=120, headers=headers) as http:
             seed(http, args.clients)
         rss_boot = rss_kib(server.pid)
-        stats = Stats()
+        stats, rival_stats = Stats(), Stats()
         stop = threading.Event()
         budget = [args.max_requests]
         threads = [
-            threading.Thread(target=client, args=(url, k, stop, stats, budget), daemon=True)
+            threading.Thread(target=client, args=(url, k, stop, stats, budget, headers), daemon=True)
             for k in range(args.clients)
         ]
+        if args.hostile:
+            threads.append(
+                threading.Thread(target=rival, args=(url, home, home / "home", stop, rival_stats), daemon=True)
+            )
+            threads.append(threading.Thread(target=friend_links, args=(url, home, stop, stats), daemon=True))
         started = time.monotonic()
         for t in threads:
             t.start()
@@ -823,7 +964,7 @@ def main() -> int:
             t.join(90)
         elapsed = time.monotonic() - started
         rss_end = rss_kib(server.pid)
-        with httpx.Client(base_url=url, timeout=120) as http:
+        with httpx.Client(base_url=url, timeout=120, headers=headers) as http:
             checked = verify(http, stats)
         every = [s for values in stats.latency.values() for s in values]
         report = {
@@ -848,24 +989,57 @@ def main() -> int:
             "rss_growth_from_warm": round((rss_end - rss_warm) / rss_warm, 3) if rss_warm else None,
             **checked,
         }
-    finally:
+        if args.hostile:
+            report["rival"] = {
+                "calls": rival_stats.calls,
+                "by_op": {op: {"calls": len(v), **latency(v)} for op, v in sorted(rival_stats.latency.items())},
+                "answers": dict(rival_stats.codes.most_common()),
+            }
+        stopping = time.monotonic()
         server.terminate()
         try:
-            server.wait(30)
+            server.wait(60)
+            stopped_in = round(time.monotonic() - stopping, 1)
         except subprocess.TimeoutExpired:
+            pass  # stopped_in stays None: a failure, said below
+        report["stopped_on_sigterm_seconds"] = stopped_in
+    finally:
+        if server.poll() is None:
             server.kill()
         shutil.rmtree(home, ignore_errors=True)
     # Back-pressure (503 OVERLOADED) is an answer; a 500, an answer without the envelope, or a
     # call the client could not complete is a failure.
+    answers = Counter(report["answers"])
+    answers.update(report.get("rival", {}).get("answers", {}))
     failures = sum(
         n
-        for code, n in report["answers"].items()
+        for code, n in answers.items()
         if code.startswith("client:")
         or "no envelope" in code
+        or "no 400" in code
         or (code.startswith("5") and "OVERLOADED" not in code and "BACKEND_TIMEOUT" not in code)
     )
+    # With a hostile neighbour (issue 30): the clients' queries each answer within 1 s, their
+    # link_dir within 5 s, none of their calls is refused OVERLOADED, and SIGTERM stops the server.
+    slow = []
+    if args.hostile:
+        by_op = report["by_op"]
+        slow = [
+            f"{op} took {by_op[op]['max_ms']} ms (at most {bound} ms)"
+            for op, bound in (("query", 1000), ("link_dir", 5000), ("list_dirs", 5000))
+            if op in by_op and by_op[op]["max_ms"] > bound
+        ]
+        slow += [
+            f"the clients were answered {code} {n} times"
+            for code, n in report["answers"].items()
+            if "OVERLOADED" in code
+        ]
+        if stopped_in is None or stopped_in > 15:
+            slow.append(f"the server took {stopped_in} s to stop on SIGTERM")
+    report["hostile_failures"] = slow
     ok = (
         not failures
+        and not slow
         and not report["lost_ingests"]
         and not report["lost_approvals"]
         and (report["rss_growth_from_warm"] or 0) < 0.10
@@ -878,7 +1052,9 @@ def main() -> int:
             f"p50 {report['p50_ms']} ms, p99 {report['p99_ms']} ms"
         )
         for op, row in report["by_op"].items():
-            print(f"  {op:16} {row['calls']:7} calls  p50 {row['p50_ms']:8} ms  p99 {row['p99_ms']:8} ms")
+            print(
+                f"  {op:16} {row['calls']:7} calls  p50 {row['p50_ms']:8} ms  p99 {row['p99_ms']:8} ms  max {row['max_ms']:8} ms"
+            )
         print("  answers:", report["answers"])
         print(
             f"  server RSS MiB: boot {report['rss_mib']['boot']}, warm {report['rss_mib']['warm']}, end {report['rss_mib']['end']}"
@@ -888,6 +1064,13 @@ def main() -> int:
             f"  acknowledged: {report['ingests_acknowledged']} ingests, {report['approvals_acknowledged']} approvals;"
             f" lost: {len(report['lost_ingests'])} ingests, {len(report['lost_approvals'])} approvals"
         )
+        if args.hostile:
+            print(f"  the other org: {report['rival']['calls']} calls, answers {report['rival']['answers']}")
+            for op, row in report["rival"]["by_op"].items():
+                print(f"    {op:22} {row['calls']:7} calls  p50 {row['p50_ms']:8} ms  max {row['max_ms']:8} ms")
+            print(f"  stopped on SIGTERM in {report['stopped_on_sigterm_seconds']} s")
+            for line in slow:
+                print("  FAILED:", line)
         print("OK" if ok else "FAILED")
     return 0 if ok else 1
 
