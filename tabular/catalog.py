@@ -1053,6 +1053,11 @@ def forget_upload(con, upload_id: str) -> None:
     _write(con, "DELETE FROM catalog.uploads WHERE upload_id = ?", [upload_id])
 
 
+def upload_ids(con) -> set[str]:
+    """Every upload the catalog names (ingest.sweep_uploads removes the files it does not)."""
+    return {row[0] for row in _all(con, "SELECT upload_id FROM catalog.uploads", [])}
+
+
 def dropped_before(con, when: dt.datetime) -> list[str]:
     return [r[0] for r in _all(con, "SELECT snapshot_id FROM catalog.dropped WHERE dropped_at < ?", [_stored(when)])]
 

@@ -26,6 +26,7 @@ from ..catalog import (
     cancel_pending,
     cancel_requested,
     claim_job,
+    forget_upload,
     insert,
     job_by_key,
     job_owner,
@@ -39,6 +40,7 @@ from ..catalog import (
     take_job,
     unfinished_jobs,
     update,
+    upload_ids,
     upload_row,
 )
 from ..errors import ErrorItem, IngestFailed, Overloaded, TooLarge, ValidationFailed
@@ -112,24 +114,37 @@ class UploadWriter:
                 f"the org's uploads would pass its storage quota (org_storage_bytes, {quota} bytes); delete sources or uploads first"
             )
         final = self.ctx.catalog.uploads_dir / self.upload_id
-        self.partial.rename(final)
         # The last part of the name a client sent, by either separator, without NULs: the bytes
         # are stored under the upload id, and no name (`..`, `..\\x`) is ever a path here.
         name = re.split(r"[\\/]", filename.replace("\x00", ""))[-1]
         name = name if name.strip(".") else "upload"
-        insert(
-            self.ctx.catalog.conn(),
-            "uploads",
-            upload_id=self.upload_id,
-            org=org,
-            namespace=namespace,
-            filename=name,
-            bytes=self.size,
-            sha256=self.digest.hexdigest(),
-            content_type=content_type,
-            path=str(final),
-            created_at=now(),
-        )
+        # The row first, then the file under its final name: a refused row (the catalog busy:
+        # 503) leaves only the part file, removed here, and a file under uploads/ without its
+        # row is never anyone's, so a restart sweeps it (sweep_uploads).
+        try:
+            insert(
+                self.ctx.catalog.conn(),
+                "uploads",
+                upload_id=self.upload_id,
+                org=org,
+                namespace=namespace,
+                filename=name,
+                bytes=self.size,
+                sha256=self.digest.hexdigest(),
+                content_type=content_type,
+                path=str(final),
+                created_at=now(),
+            )
+        except BaseException:
+            self.abort()
+            raise
+        try:
+            self.partial.rename(final)
+        except BaseException:
+            with suppress(Exception):
+                forget_upload(self.ctx.catalog.conn(), self.upload_id)
+            self.abort()
+            raise
         return UploadOut(
             upload_id=self.upload_id,
             filename=name,
@@ -151,6 +166,31 @@ def store_upload(
         writer.abort()
         raise
     return writer.finish(org, namespace, filename, content_type)
+
+
+def discard_upload(ctx: Context, upload_id: str) -> None:
+    """Remove an upload nothing will read (its ingest was refused): its row, then its file. A row
+    the busy catalog keeps names no file; expire_uploads forgets it."""
+    with suppress(Exception):
+        forget_upload(ctx.catalog.conn(), upload_id)
+    (ctx.catalog.uploads_dir / upload_id).unlink(missing_ok=True)
+
+
+def sweep_uploads(catalog: Catalog) -> int:
+    """Remove the files under uploads/ that no catalog row names (left by a process that stopped
+    between its file and its row, or by a version that stored the file first); answers how many.
+    Part files are Catalog.sweep's. The files are listed before the catalog is read: a row is
+    written before its file is named (UploadWriter.finish), so a file listed has its row by then."""
+    listed = [p for p in catalog.uploads_dir.iterdir() if not p.name.endswith(".part")]
+    if not listed:
+        return 0
+    named = upload_ids(catalog.conn())
+    gone = 0
+    for path in listed:
+        if path.name not in named:
+            path.unlink(missing_ok=True)
+            gone += 1
+    return gone
 
 
 def upload(ctx: Context, body: UploadIn) -> UploadOut:
@@ -310,6 +350,8 @@ class JobPool:
 
     def __init__(self, catalog: Catalog, settings: Settings, workers: int | None = None):
         self.catalog, self.settings = catalog, settings
+        with suppress(Exception):  # upkeep: a busy catalog leaves it to the next start
+            sweep_uploads(catalog)
         self.done: dict[str, threading.Event] = {}
         # Held to admit a job (idempotency lookup, room, insert) and for every write to a job row.
         self.lock = threading.RLock()

@@ -53,6 +53,7 @@ class _MultipartFile:
         self.filename = ""
         self.content_type = "application/octet-stream"
         self.seen_file = False
+        self.files = 0  # parts named `file`; only the first is written
         self.complete = False  # the closing boundary came: the body was not cut short
         self._header_field = b""
         self._header_value = b""
@@ -98,9 +99,14 @@ class _MultipartFile:
 
         _, options = parse_options_header(self._headers.get(b"content-disposition", b""))
         self._name = options.get(b"name", b"").decode("utf-8", "replace")
-        self._is_file = self._name == "file"
+        self._is_file = self._name == "file" and not self.seen_file
+        if self._name == "file" and self.seen_file:
+            # A second file part: refused once the body is read (taking the last, as parsers do, hid the first).
+            self.files += 1
+            self._name = ""
         if self._is_file:
             self.seen_file = True
+            self.files = 1
             self.filename = options.get(b"filename", b"").decode("utf-8", "replace")
             self.content_type = self._headers.get(b"content-type", b"application/octet-stream").decode("latin-1")
 
@@ -194,6 +200,18 @@ def upload_route(service: Service) -> Callable:
                         raise ValidationFailed(
                             "the multipart body has no `file` part",
                             [ErrorItem("file", "missing", expected="a part named file")],
+                        )
+                    if parts.files > 1:
+                        raise ValidationFailed(
+                            f"the multipart body has {parts.files} `file` parts; an upload is one file",
+                            [
+                                ErrorItem(
+                                    "file",
+                                    f"{parts.files} parts named file",
+                                    expected="one part named file (upload each file on its own)",
+                                    received=f"{parts.files} parts",
+                                )
+                            ],
                         )
                     body = service.tokens.authorize(
                         grant,
