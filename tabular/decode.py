@@ -37,6 +37,14 @@ class Decoded:
     encoding: str  # the codec Python reads it with
     reported: str  # what origin.encoding says
     bom_bytes: int
+    # "replace" when the encoding is settled (a BOM, or text that is UTF-8 but for a few bytes)
+    # and bytes that do not decode under it are read as U+FFFD, their rows named (extract.py).
+    errors: str = "strict"
+
+    @property
+    def lenient(self) -> Decoded:
+        """The same reading with undecodable bytes replaced instead of refused."""
+        return Decoded(self.path, self.container, self.encoding, self.reported, self.bom_bytes, "replace")
 
     def open_binary(self, budget: Budget) -> BinaryIO:
         raw = self.path.open("rb")
@@ -57,7 +65,7 @@ class Decoded:
         codec = {"utf-8-sig": "utf-8", "utf-16": self.encoding, "utf-32": self.encoding}.get(
             self.encoding, self.encoding
         )
-        return io.TextIOWrapper(stream, encoding=codec, errors="strict", newline="")
+        return io.TextIOWrapper(stream, encoding=codec, errors=self.errors, newline="")
 
 
 class Budget(NamedTuple):
@@ -128,8 +136,11 @@ def detect(path: Path, encoding: str | None = None, budget: Budget = Budget(1 <<
         return Decoded(path, container, wide, wide, 0)
     if b"\x00" in head:
         raise IngestFailed("format_unavailable", "the file is binary, not delimited text (it holds NUL bytes)")
-    if _is_utf8(head, complete=len(head) < HEAD_BYTES):
+    complete = len(head) < HEAD_BYTES
+    if _is_utf8(head, complete=complete):
         return Decoded(path, container, "utf-8", "utf-8", 0)
+    if mostly_utf8(*utf8_tally(head, complete)):
+        return Decoded(path, container, "utf-8", "utf-8", 0, "replace")
     return Decoded(path, container, *_legacy(head), 0)
 
 
@@ -165,6 +176,28 @@ def _bomless_utf16(head: bytes) -> str | None:
     if even.count(0) > 0.4 * len(even) and odd.count(0) < 0.05 * len(odd):
         return "utf-16-be"
     return None
+
+
+def utf8_tally(data: bytes, complete: bool, decoder=None) -> tuple[int, int]:
+    """(characters of two to four bytes that read as UTF-8, bytes that do not) in `data`, at C
+    speed: undecodable bytes become lone surrogates, which an 'ignore' encode then drops."""
+    decoder = decoder or codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    text = decoder.decode(data, final=complete)
+    high = len(data) - len(data.translate(None, _HIGH_BYTES))  # bytes 0x80-0xFF
+    invalid = len(text) - len(text.encode("utf-8", "ignore").decode("utf-8"))
+    ascii_chars = len(data) - high
+    return len(text) - ascii_chars - invalid, invalid
+
+
+_HIGH_BYTES = bytes(range(0x80, 0x100))
+
+
+def mostly_utf8(valid: int, invalid: int) -> bool:
+    """Text is UTF-8 with a few bytes flagged when its UTF-8 characters outnumber the bytes that
+    are no UTF-8: a legacy code page's letters make a valid UTF-8 pair only by chance, so a
+    Latin-1 file has next to none, where one stray byte among 2,000 umlauts is a damaged row, not
+    a reason to read every umlaut as mojibake."""
+    return valid > invalid
 
 
 def _is_utf8(head: bytes, complete: bool) -> bool:
@@ -287,8 +320,24 @@ def _most_wordlike(head: bytes, chosen: str) -> str:
     return best if scores[best] + 0.1 < scores.get(chosen, 1.0) else chosen
 
 
+# How much of a file the legacy detection looks at after a late decode error.
+LEGACY_SAMPLE = 64 << 20
+
+
 def fallback_after(path: Path, decoded: Decoded, budget: Budget) -> Decoded:
-    """A file that read as UTF-8 at its head but failed later: detect from the whole text."""
+    """A file that read as UTF-8 at its head but failed later: UTF-8 still, its undecodable
+    bytes flagged, when UTF-8 characters outnumber them over the whole file (mostly_utf8); else
+    a legacy code page detected from its first LEGACY_SAMPLE bytes."""
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    valid = invalid = 0
+    sample = b""
     with decoded.open_binary(budget) as stream:
-        data = stream.read(64 << 20)
-    return Decoded(path, decoded.container, *_legacy(data), 0)
+        while chunk := stream.read(8 << 20):
+            if len(sample) < LEGACY_SAMPLE:
+                sample += chunk[: LEGACY_SAMPLE - len(sample)]
+            good, bad = utf8_tally(chunk, False, decoder)
+            valid, invalid = valid + good, invalid + bad
+    invalid += len(decoder.getstate()[0])  # a sequence cut short by the end of the file
+    if mostly_utf8(valid, invalid):
+        return Decoded(path, decoded.container, "utf-8", "utf-8", 0, "replace")
+    return Decoded(path, decoded.container, *_legacy(sample), 0)

@@ -85,9 +85,14 @@ def read_delimited(path: Path, out: Path, name: str, options: dict, settings: Se
     try:
         return _read(decoded, out, name, options, settings, progress)
     except UnicodeError:  # a decode error, or a codec's own refusal (UTF-16 without its BOM)
+        if decoded.bom_bytes and not options.get("encoding"):
+            # A BOM settles the encoding: bytes that do not decode under it are the rows they
+            # are in (replaced and named), never a reason to read the whole file otherwise.
+            return _read(decoded.lenient, out, name, options, settings, progress)
         if options.get("encoding") or decoded.reported != "utf-8":
             raise IngestFailed("encoding", f"the file does not decode as {decoded.reported}") from None
-        # UTF-8 at its head, something else further on: detect again from more of the text.
+        # UTF-8 at its head, something else further on: UTF-8 with those bytes flagged, or a
+        # legacy code page, by the whole file (decode.fallback_after).
         decoded = decode.fallback_after(
             path, decoded, decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)
         )
@@ -115,7 +120,8 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
     # The csv module holds a field whole in memory: one past the setting is refused, not read.
     csv.field_size_limit(settings.max_cell_bytes)
     with decoded.open_text(decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)) as text:
-        lines = _bounded_lines(text, settings.max_line_bytes)
+        damaged: list[int] = []
+        lines = _bounded_lines(text, settings.max_line_bytes, damaged if decoded.errors != "strict" else None)
         reader = (
             FixedReader(lines, layout.starts)
             if layout.starts
@@ -130,7 +136,7 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
             )
         )
         try:
-            return _stream(reader, layout, decoded, out, name, settings, progress)
+            extraction = _stream(reader, layout, decoded, out, name, settings, progress)
         except csv.Error as err:
             if "field larger than field limit" in str(err):
                 raise IngestFailed(
@@ -138,6 +144,24 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
                     f"a cell near line {reader.line_num} is over max_cell_bytes ({settings.max_cell_bytes} bytes)",
                 ) from None
             raise IngestFailed("format_unavailable", f"the file cannot be read as delimited text: {err}") from None
+    if damaged:
+        extraction.notes.append(undecodable_note(damaged, decoded.reported))
+    return extraction
+
+
+# Lines a warning names by number; the rest are counted.
+NAMED_LINES = 5
+
+
+def undecodable_note(lines: list[int], encoding: str) -> str:
+    """The warning for lines whose bytes do not decode under the file's settled encoding."""
+    shown = ", ".join(str(n) for n in lines[:NAMED_LINES]) + (", …" if len(lines) > NAMED_LINES else "")
+    many = len(lines) != 1
+    return (
+        f"{len(lines)} line{'s' if many else ''} ({'lines' if many else 'line'} {shown}) "
+        f"{'hold' if many else 'holds'} bytes that are not {encoding}: each such byte was read as \ufffd "
+        f"and the rest of the file as {encoding}; if the file is in another encoding, ingest again with options.encoding"
+    )
 
 
 class FixedReader:
@@ -166,13 +190,18 @@ class Crossing(list):
         self.line = line
 
 
-def _bounded_lines(text, limit: int):
+def _bounded_lines(text, limit: int, damaged: list[int] | None = None):
     """The text's lines, none longer than `limit` characters: a longer one fails the job
     (too_large) before it is parsed (a 200 MB line of two-character cells took 3.8 GB as one
-    row of Python strings, holding the interpreter meanwhile)."""
+    row of Python strings, holding the interpreter meanwhile). With `damaged`, the numbers of
+    the lines holding U+FFFD (bytes a lenient decode replaced) are added to it."""
+    number = 0
     while line := text.readline(limit + 1):
         if len(line) > limit:
             raise IngestFailed("too_large", f"a line is longer than {limit} characters (max_line_bytes)")
+        number += 1
+        if damaged is not None and "\ufffd" in line:
+            damaged.append(number)
         yield line
 
 
@@ -334,7 +363,12 @@ def open_fast(path: Path, name: str, options: dict, settings: Settings) -> FastR
     decoded = decode.detect(
         path, options.get("encoding"), decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)
     )
-    if decoded.container or decoded.encoding != "utf-8" or path.stat().st_size < settings.fast_path_bytes:
+    if (
+        decoded.container
+        or decoded.encoding != "utf-8"
+        or decoded.errors != "strict"
+        or path.stat().st_size < settings.fast_path_bytes
+    ):
         return None
     try:
         with decoded.open_text(decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)) as text:
@@ -361,6 +395,7 @@ def _open_fast(
     if (
         decoded.container
         or decoded.encoding != "utf-8"
+        or decoded.errors != "strict"
         or decoded.path.stat().st_size < settings.fast_path_bytes
         or layout.starts
         or layout.spaced
