@@ -536,7 +536,7 @@ def _show_files(console: Console, files: list[dict]) -> None:
     table = Table(show_header=True, header_style="bold")
     for head in ("path", "state", "revision", "source", "why"):
         table.add_column(head)
-    colour = {"learned": "green", "pending": "yellow", "no_table": "dim", "failed": "red"}
+    colour = {"learned": "green", "pending": "yellow", "no_table": "dim", "failed": "red", "skipped": "dim"}
     for f in files:
         why = f"{f['error_code']}: {f['error_message']}" if f["error_code"] else ""
         table.add_row(
@@ -950,11 +950,13 @@ def parser() -> argparse.ArgumentParser:
     json_flag(p, "the list_dirs answer")
     p = command(
         "dir-files",
-        "a linked folder's files and their states: learned, pending, no_table, failed (knowledge.dir_files)",
+        "a linked folder's files and their states: learned, pending, no_table, failed, skipped (knowledge.dir_files)",
         cmd_dir_files,
     )
     link_arg(p)
-    p.add_argument("--state", choices=["learned", "pending", "no_table", "failed"], help="only files in this state")
+    p.add_argument(
+        "--state", choices=["learned", "pending", "no_table", "failed", "skipped"], help="only files in this state"
+    )
     json_flag(p, "the dir_files answer")
     p = command(
         "retry-dir", "look again at a linked folder; one that was missing resumes (knowledge.retry_dir)", cmd_retry_dir

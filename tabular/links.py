@@ -21,19 +21,32 @@ refreshed then), and, in a process that watches (`tabular serve`, `tabular link 
 every change `watchfiles` reports, every `link_rescan_seconds` as a safety net, and at start, so
 changes made while nothing ran are caught up. A link learns at most `link_jobs` files at once, so
 a folder of thousands never floods the ingest queue other sources share.
+
+What a link never reads (issue 30): anything but a regular file (a FIFO, a socket or a device is
+`skipped`, with why); a file by any path but the one the walk saw, and never a second time by
+path: it is opened once, component by component with no symlink followed (`O_NOFOLLOW`) and
+without blocking (`O_NONBLOCK`), checked to be the walk's very file (device and inode), hashed and
+copied into the upload store from that one descriptor, and the ingest reads the copy; a hard link
+on the home's filesystem (it could be one of the home's files: another org's data); the home
+itself, whatever the roots (a folder holding it is walked without it); a folder another org has
+linked, or one inside or around it. Each link has a lock of its own, never held by another's
+scan, and a scan ends at its next file (or its next MiB) once the linker stops.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import hashlib
 import json
 import logging
 import os
+import stat
 import threading
 import time
 import uuid
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .catalog import forget_link, forget_link_file, insert, job_status, link_files, link_row, links_of, now, update
@@ -42,29 +55,74 @@ from .formats import FORMATS
 
 log = logging.getLogger(__name__)
 
-STATES = ("learned", "pending", "no_table", "failed")
+STATES = ("learned", "pending", "no_table", "failed", "skipped")
 # What a link reads unless told: every extension a format is read from, but a bare `.gz`.
 DEFAULT_PATTERNS = tuple(sorted({f"*{ext}" for f in FORMATS for ext in f.extensions if ext != ".gz"}))
+KINDS = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFDIR: "a folder",
+    stat.S_IFLNK: "a symlink",
+}
+HARD_LINK = (
+    "a hard link on the filesystem of the server's home: it could be one of the home's files "
+    "(another org's data), so it is not read; copy the file into the folder instead"
+)
+# Open flags: a FIFO swapped in opens at once (and is refused by fstat), no component is followed.
+FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+DIR_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
 class Seen:
-    """A file as the folder shows it now."""
+    """A file as the folder shows it now: where it is, and which file it is (device, inode)."""
 
     rel_path: str
     size: int
     mtime_ns: int
+    dev: int = 0
+    ino: int = 0
+    target: str = ""  # the path in the folder that is opened, when a symlink inside leads there
 
 
-def allowed_path(path: str, roots: tuple[str, ...]) -> Path:
-    """The folder a link may watch: it exists, is no filesystem root, and lies (symlinks
-    resolved) inside one of the allowed roots; else the error that says which."""
+@dataclass
+class Listing:
+    """What a walk found: the regular files it reads, and the paths it skips with why."""
+
+    files: dict[str, Seen] = field(default_factory=dict)
+    skipped: dict[str, tuple[str, str]] = field(default_factory=dict)  # rel → (error_code, message)
+
+
+class Refused(Exception):
+    """The file is no longer the regular file the walk saw (swapped, a symlink now, a FIFO): it
+    waits for the next scan, which sees what it is now."""
+
+
+class Stopped(Exception):
+    """The linker is stopping: the scan ends where it is."""
+
+
+def kind(mode: int) -> str:
+    return KINDS.get(stat.S_IFMT(mode), "no regular file")
+
+
+def allowed_path(path: str, roots: tuple[str, ...], home: Path | None = None) -> Path:
+    """The folder a link may watch: it exists, is no filesystem root, is not the home or inside it
+    (whatever the roots), and lies (symlinks resolved) inside one of the allowed roots; else the
+    error that says which."""
     try:
         resolved = Path(path).expanduser().resolve()
     except (ValueError, OSError, RuntimeError) as err:  # a NUL byte, a symlink loop, no home for ~
         raise PathNotFound(f"{path[:200]!r} is no folder path ({err})") from None
     if resolved == Path(resolved.anchor) or resolved.parent == resolved:
         raise DiskRoot(f"{path!r} is the root of a filesystem; link a folder inside it")
+    if home is not None and (resolved == home or resolved.is_relative_to(home)):
+        raise PathNotAllowed(
+            f"{path!r} is the server's home or inside it, where it keeps every org's uploads and "
+            "snapshots; it is never linked, whatever the link roots"
+        )
     # Outside the roots before whether it exists: a caller learns nothing of folders it may not link.
     inside = [
         r for r in (Path(r).expanduser().resolve() for r in roots if r) if resolved == r or resolved.is_relative_to(r)
@@ -85,49 +143,136 @@ def allowed_path(path: str, roots: tuple[str, ...]) -> Path:
     return resolved
 
 
-def walk(root: Path, patterns: list[str], recursive: bool) -> dict[str, Seen]:
+@dataclass(frozen=True)
+class Home:
+    """What a walk keeps out: the home's folder (by device and inode, so a bind mount of it is
+    known too) and the devices its files are on (a hard link there may be one of them)."""
+
+    path: Path
+    dev: int
+    ino: int
+    devices: frozenset[int]
+
+    @classmethod
+    def of(cls, home: Path, *folders: Path) -> Home:
+        found = home.stat()
+        return cls(home.resolve(), found.st_dev, found.st_ino, frozenset(f.stat().st_dev for f in (home, *folders)))
+
+
+def walk(
+    root: Path,
+    patterns: list[str],
+    recursive: bool,
+    home: Home | None = None,
+    stop: Callable[[], bool] = lambda: False,
+) -> Listing:
     """The files under `root` a link reads, by their path inside it. Hidden files and office
-    lock files (`~$budget.xlsx`) are skipped, and so is a symlink that leads out of the folder."""
-    found: dict[str, Seen] = {}
+    lock files (`~$budget.xlsx`) are left out, and so are a symlink that leads out of the folder
+    and the home; what is no regular file, or a hard link on the home's filesystem, is skipped
+    with why. Folders are walked by descriptor (os.fwalk), so one swapped for a symlink
+    while the walk runs is not followed; a FIFO is looked at, never opened."""
+    listing = Listing()
     lowered = [p.lower() for p in patterns]
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if recursive else []
+    for folder, dirs, files, dir_fd in os.fwalk(root, follow_symlinks=False):
+        if stop():
+            raise Stopped()
+        dirs[:] = (
+            sorted(d for d in dirs if not d.startswith(".") and not _is_home(d, dir_fd, home)) if recursive else []
+        )
         for name in files:
             if name.startswith((".", "~$")) or not any(fnmatch.fnmatchcase(name.lower(), p) for p in lowered):
                 continue
-            full = Path(folder) / name
+            rel = Path(os.path.relpath(Path(folder) / name, root)).as_posix()
             try:
-                if full.is_symlink() and not full.resolve().is_relative_to(root):
-                    continue
-                stat = full.stat()
-            except OSError:  # gone between the listing and the stat
+                found, target = os.stat(name, dir_fd=dir_fd, follow_symlinks=False), ""
+                if stat.S_ISLNK(found.st_mode):
+                    resolved = (root / rel).resolve()
+                    if not resolved.is_relative_to(root) or (home is not None and resolved.is_relative_to(home.path)):
+                        continue
+                    found, target = resolved.stat(), resolved.relative_to(root).as_posix()
+            except (OSError, RuntimeError, ValueError):  # gone between the listing and the stat; a loop
                 continue
-            rel = full.relative_to(root).as_posix()
-            found[rel] = Seen(rel, stat.st_size, stat.st_mtime_ns)
-    return found
+            if not stat.S_ISREG(found.st_mode):
+                listing.skipped[rel] = ("not_regular", f"{kind(found.st_mode)}: only regular files are read")
+            elif home is not None and found.st_nlink > 1 and found.st_dev in home.devices:
+                listing.skipped[rel] = ("hard_link", HARD_LINK)
+            else:
+                listing.files[rel] = Seen(rel, found.st_size, found.st_mtime_ns, found.st_dev, found.st_ino, target)
+    return listing
 
 
-def sha256_of(path: Path) -> str:
+def _is_home(name: str, dir_fd: int, home: Home | None) -> bool:
+    if home is None:
+        return False
+    try:
+        found = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return (found.st_dev, found.st_ino) == (home.dev, home.ino)
+
+
+def open_seen(root: Path, seen: Seen) -> int:
+    """A descriptor on the very file the walk saw: each folder of its path opened in turn from
+    `/` with no symlink followed, the file without blocking, then checked (fstat) to be a regular
+    file with the walk's device and inode. Refused when it is no longer that file; OSError when
+    it cannot be read."""
+    parts = [*root.parts[1:], *(seen.target or seen.rel_path).split("/")]
+    fd = os.open("/", DIR_FLAGS)
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        opened = os.open(parts[-1], FILE_FLAGS, dir_fd=fd)
+    except OSError as err:
+        if err.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.ENXIO):
+            raise Refused(f"{seen.rel_path} changed since the folder was listed ({err.strerror})") from None
+        raise
+    finally:
+        os.close(fd)
+    try:
+        found = os.fstat(opened)
+        if not stat.S_ISREG(found.st_mode) or (found.st_dev, found.st_ino) != (seen.dev, seen.ino):
+            raise Refused(f"{seen.rel_path} is no longer the file the folder listed ({kind(found.st_mode)} now)")
+    except BaseException:
+        os.close(opened)
+        raise
+    return opened
+
+
+def sha256_of(stream, stop: Callable[[], bool] = lambda: False) -> str:
+    """The sha256 of what the stream holds from here on; Stopped once `stop()` says so."""
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
+    while chunk := stream.read(1 << 20):
+        if stop():
+            raise Stopped()
+        digest.update(chunk)
     return digest.hexdigest()
 
 
 class Linker:
     """The linked folders of one open home: scans them, and in a watching process follows them."""
 
-    def __init__(self, ctx, ingest_file, delete_source):
-        # ingest_file(org, namespace, path, source_uri, metadata) -> (ingestion_id, sha256 of what it read);
+    def __init__(self, ctx, ingest_stream, delete_source):
+        # ingest_stream(org, namespace, stream, filename, source_uri, metadata) -> (ingestion_id,
+        # sha256 of what it stored); RateLimited, with nothing stored, when the queue has no room.
         # delete_source(org, namespace, source_uri) -> whether a live source was deleted
         self.ctx, self.settings, self.catalog = ctx, ctx.settings, ctx.catalog
-        self._ingest_file, self._delete_source = ingest_file, delete_source
-        self._scan_lock = threading.Lock()  # one scan at a time in this process
+        self._ingest_stream, self._delete_source = ingest_stream, delete_source
+        self.home = Home.of(self.catalog.home, self.catalog.uploads_dir, self.catalog.snapshots_dir)
+        # The roots an org may link in (a tokens file's per-org link_roots); None: the setting's.
+        self.roots_for: Callable[[str], tuple[str, ...] | None] = lambda org: None
+        self._locks: dict[str, threading.Lock] = {}  # one per link: no scan waits on another link's
+        self._locks_guard = threading.Lock()
+        self._making = threading.Lock()  # held only across the checks and the insert of a new link
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self.events: list[str] = []  # what the last scans did, for `tabular link --watch` to print
+
+    def _lock(self, link_id: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(link_id, threading.Lock())
 
     # -- links -------------------------------------------------------------------------
 
@@ -142,7 +287,9 @@ class Linker:
         recursive: bool,
     ) -> str:
         """A new link (or the same folder's existing one in this namespace), scanned once."""
-        root = allowed_path(path, self.settings.link_roots_list())
+        roots = self.roots_for(org)
+        root = allowed_path(path, self.settings.link_roots_list() if roots is None else roots, self.home.path)
+        self._not_anothers(org, path, root)
         con = self.catalog.conn()
         for row in links_of(con, org, namespace):
             if row["path"] == str(root):
@@ -154,7 +301,7 @@ class Linker:
                 limit=self.settings.links_per_namespace,
             )
         patterns = list(patterns or DEFAULT_PATTERNS)
-        seen = walk(root, patterns, recursive)
+        seen = walk(root, patterns, recursive, self.home).files
         total = sum(s.size for s in seen.values())
         if len(seen) > self.settings.link_files_max:
             raise TooManyFiles(
@@ -170,24 +317,44 @@ class Linker:
             )
         label = label or root.name
         link_id = f"l_{uuid.uuid4().hex[:16]}"
-        with self.catalog.change() as cur:
-            insert(
-                cur,
-                "links",
-                link_id=link_id,
-                org=org,
-                namespace=namespace,
-                path=str(root),
-                label=label,
-                prefix=f"{label}/" if prefix is None else prefix,
-                patterns=patterns,
-                recursive=recursive,
-                created_at=now(),
-                missing=False,
-            )
+        with self._making:  # two orgs linking the same folder at once: the second is refused
+            self._not_anothers(org, path, root)
+            with self.catalog.change() as cur:
+                insert(
+                    cur,
+                    "links",
+                    link_id=link_id,
+                    org=org,
+                    namespace=namespace,
+                    path=str(root),
+                    label=label,
+                    prefix=f"{label}/" if prefix is None else prefix,
+                    patterns=patterns,
+                    recursive=recursive,
+                    created_at=now(),
+                    missing=False,
+                )
         self.scan(link_id)
         self._wake.set()
         return link_id
+
+    def _not_anothers(self, org: str, path: str, root: Path) -> None:
+        """PATH_NOT_ALLOWED when another org has linked this folder, one inside it or one around
+        it: one org's link never reads what another's does."""
+        for row in links_of(self.catalog.conn()):
+            theirs = Path(row["path"])
+            if row["org"] == org or not (root == theirs or root.is_relative_to(theirs) or theirs.is_relative_to(root)):
+                continue
+            where = (
+                "this folder"
+                if root == theirs
+                else "a folder around it"
+                if root.is_relative_to(theirs)
+                else "a folder inside it"
+            )
+            raise PathNotAllowed(
+                f"{path!r} may not be linked: another org has linked {where}, and one org's link never reads a folder another org's does"
+            )
 
     def unlink(self, link_id: str, delete_sources: bool) -> int:
         """Stop following a link; its sources stay unless asked. Answers the sources deleted."""
@@ -195,41 +362,56 @@ class Linker:
         files = link_files(con, link_id)
         row = link_row(con, link_id)
         deleted = 0
-        with self._scan_lock:
+        with self._lock(link_id):
             if delete_sources:
                 for f in files:
                     deleted += bool(self._delete_source(row["org"], row["namespace"], f["source_uri"]))
             with self.catalog.change() as cur:
                 forget_link(cur, link_id)
+        with self._locks_guard:
+            self._locks.pop(link_id, None)
         return deleted
 
     # -- scanning ------------------------------------------------------------------------
 
     def scan(self, link_id: str) -> None:
         """Bring one link's sources up to its folder (see the module's docstring)."""
-        with self._scan_lock:
-            row = link_row(self.catalog.conn(), link_id)
-            if row is None:
-                return
-            root = Path(row["path"])
-            self.refresh(link_id)
-            if not root.is_dir():
-                if not row["missing"]:
-                    self._say(
-                        f"{row['label']}: the folder {root} is gone; its sources stay until retry_dir finds it again"
-                    )
-                    with self.catalog.change() as cur:
-                        update(cur, "links", {"link_id": link_id}, missing=True, last_scanned_at=now())
-                return
-            if row["missing"]:
-                return  # waits for retry_dir: a drive plugged back in may not be whole yet
-            seen = walk(root, json.loads(row["patterns"]), bool(row["recursive"]))
-            paused = self._over_limit(seen)
-            with self.catalog.change() as cur:
-                update(cur, "links", {"link_id": link_id}, paused=paused, last_scanned_at=now())
-            if paused:
-                return
-            self._follow(row, root, seen)
+        with self._lock(link_id):
+            try:
+                self._scan(link_id)
+            except Stopped:
+                pass  # the linker is stopping; the next start scans again
+
+    def _scan(self, link_id: str) -> None:
+        row = link_row(self.catalog.conn(), link_id)
+        if row is None:
+            return
+        root = Path(row["path"])
+        if self._in_home(root):
+            return  # linked by a version that let the home be linked: never read
+        self.refresh(link_id)
+        try:
+            missing = not root.is_dir() or root.is_symlink()
+        except OSError:
+            missing = True
+        if missing:
+            if not row["missing"]:
+                self._say(f"{row['label']}: the folder {root} is gone; its sources stay until retry_dir finds it again")
+                with self.catalog.change() as cur:
+                    update(cur, "links", {"link_id": link_id}, missing=True, last_scanned_at=now())
+            return
+        if row["missing"]:
+            return  # waits for retry_dir: a drive plugged back in may not be whole yet
+        listing = walk(root, json.loads(row["patterns"]), bool(row["recursive"]), self.home, self._stop.is_set)
+        paused = self._over_limit(listing.files)
+        with self.catalog.change() as cur:
+            update(cur, "links", {"link_id": link_id}, paused=paused, last_scanned_at=now())
+        if paused:
+            return
+        self._follow(row, root, listing)
+
+    def _in_home(self, path) -> bool:
+        return Path(path) == self.home.path or Path(path).is_relative_to(self.home.path)
 
     def _over_limit(self, seen: dict[str, Seen]) -> dict | None:
         total = sum(s.size for s in seen.values())
@@ -239,17 +421,41 @@ class Linker:
             return {"reason": "folder_too_large", "count": total, "limit": self.settings.link_bytes_max}
         return None
 
-    def _follow(self, link, root: Path, seen: dict[str, Seen]) -> None:
+    def _digest(self, root: Path, seen: Seen) -> str | None:
+        """The sha256 of the walk's file, read by one descriptor; None when it cannot be read now."""
+        try:
+            with os.fdopen(open_seen(root, seen), "rb") as stream:
+                return sha256_of(stream, self._stop.is_set)
+        except (Refused, OSError):
+            return None
+
+    def _follow(self, link, root: Path, listing: Listing) -> None:
         link_id, org, namespace = link["link_id"], link["org"], link["namespace"]
+        seen = listing.files
         known = {f["rel_path"]: f for f in link_files(self.catalog.conn(), link_id)}
         settled = time.time_ns() - int(self.settings.link_settle_seconds * 1e9)
         stable = {rel for rel, s in seen.items() if s.mtime_ns <= settled}
-        gone = [known[rel] for rel in known if rel not in seen]
+        for rel, (code, why) in sorted(listing.skipped.items()):
+            was = known.get(rel)
+            if was is None or (was["state"], was["error_message"]) != ("skipped", why):
+                self._record(
+                    link_id,
+                    rel,
+                    Seen(rel, -1, -1),
+                    was,
+                    was["source_uri"] if was is not None else f"{link['prefix']}{rel}",
+                    state="skipped",
+                    ingestion_id=None,
+                    error_code=code,
+                    error_message=why,
+                )
+                self._say(f"skipped {rel}: {why}")
+        gone = [known[rel] for rel in known if rel not in seen and rel not in listing.skipped]
         # A rename: a file gone and a stable new one with its content. The new path takes the old
         # file's source (and its history); nothing is read again.
         by_hash = {f["sha256"]: f for f in gone if f["sha256"]}
         for rel in sorted(set(seen) - set(known)):
-            if rel in stable and by_hash and (old := by_hash.pop(sha256_of(root / rel), None)) is not None:
+            if rel in stable and by_hash and (old := by_hash.pop(self._digest(root, seen[rel]), None)) is not None:
                 with self.catalog.change() as cur:
                     forget_link_file(cur, link_id, old["rel_path"])
                     insert(
@@ -267,10 +473,13 @@ class Linker:
             self._say(f"removed {old['rel_path']}: source {old['source_uri']} deleted (restorable)")
         in_flight = sum(1 for f in link_files(self.catalog.conn(), link_id, "pending") if f["ingestion_id"])
         for rel, s in sorted(seen.items()):
+            if self._stop.is_set():
+                raise Stopped()
             was = known.get(rel)
             if (
                 was is not None
                 and (was["size"], was["mtime_ns"]) == (s.size, s.mtime_ns)
+                and was["state"] != "skipped"
                 and not (was["state"] == "pending" and not was["ingestion_id"])
             ):
                 continue  # unchanged (or its ingest is under way)
@@ -279,18 +488,34 @@ class Linker:
             if rel not in stable or in_flight >= self.settings.link_jobs:
                 self._pending(link_id, rel, s, was, link["prefix"])
                 continue
-            digest = sha256_of(root / rel)
-            if was is not None and was["sha256"] == digest and was["state"] != "pending":
-                with self.catalog.change() as cur:  # touched, not changed
-                    update(cur, "link_files", {"link_id": link_id, "rel_path": rel}, size=s.size, mtime_ns=s.mtime_ns)
-                continue
             source_uri = was["source_uri"] if was is not None else f"{link['prefix']}{rel}"
             try:
-                ingestion_id, digest = self._ingest_file(
-                    org, namespace, root / rel, source_uri, {"linked_folder": link["label"], "path": rel}
-                )
-            except RateLimited:
-                self._pending(link_id, rel, s, was, link["prefix"])  # the queue is full: a later scan
+                # One descriptor from here to the stored copy: the path is never opened again.
+                with os.fdopen(open_seen(root, s), "rb") as stream:
+                    digest = sha256_of(stream, self._stop.is_set)
+                    if was is not None and was["sha256"] == digest and was["state"] not in ("pending", "skipped"):
+                        with self.catalog.change() as cur:  # touched, not changed
+                            update(
+                                cur,
+                                "link_files",
+                                {"link_id": link_id, "rel_path": rel},
+                                size=s.size,
+                                mtime_ns=s.mtime_ns,
+                            )
+                        continue
+                    stream.seek(0)
+                    ingestion_id, digest = self._ingest_stream(
+                        org,
+                        namespace,
+                        stream,
+                        Path(rel).name,
+                        source_uri,
+                        {"linked_folder": link["label"], "path": rel},
+                    )
+            except (RateLimited, Refused):
+                # The queue is full (nothing was stored), or the file is not what the walk saw
+                # (swapped meanwhile): a later scan.
+                self._pending(link_id, rel, s, was, link["prefix"])
                 continue
             except OSError as err:  # gone or unreadable since the listing
                 self._record(
@@ -302,7 +527,6 @@ class Linker:
                     state="failed",
                     error_code="unreadable",
                     error_message=str(err),
-                    sha256=digest,
                 )
                 continue
             in_flight += 1
@@ -325,8 +549,16 @@ class Linker:
         if was is None:
             self._record(link_id, rel, Seen(rel, -1, -1), None, f"{prefix}{rel}", state="pending")
         elif was["state"] != "pending":
+            cleared = {"error_code": None, "error_message": None} if was["state"] == "skipped" else {}
             with self.catalog.change() as cur:
-                update(cur, "link_files", {"link_id": link_id, "rel_path": rel}, state="pending", ingestion_id=None)
+                update(
+                    cur,
+                    "link_files",
+                    {"link_id": link_id, "rel_path": rel},
+                    state="pending",
+                    ingestion_id=None,
+                    **cleared,
+                )
 
     def _record(self, link_id: str, rel: str, s: Seen, was, source_uri: str, **values) -> None:
         with self.catalog.change() as cur:
@@ -396,10 +628,11 @@ class Linker:
             self._thread.start()
 
     def stop(self) -> None:
+        """Stop following: a scan under way ends at its next file (or MiB read), within close_seconds."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=self.settings.close_seconds)
 
     def running(self) -> bool:
         """The watcher thread is still up (stop() gave up waiting for it)."""
@@ -416,7 +649,7 @@ class Linker:
                 self._scan_quietly(row["link_id"])
             if due:
                 last_full = time.monotonic()
-            paths = [r["path"] for r in links if Path(r["path"]).is_dir()]
+            paths = [r["path"] for r in links if Path(r["path"]).is_dir() and not self._in_home(r["path"])]
             # Pending files are looked at again once settled; so is a folder just watched, since
             # what was written while its watcher started sends no event.
             busy = paths != watched or any(link_files(self.catalog.conn(), r["link_id"], "pending") for r in links)

@@ -141,7 +141,7 @@ def test_broken_and_empty_files_say_why(home):
     failed = ns.call("knowledge.dir_files", {"link_id": link["link_id"], "state": "failed"})["files"]
     assert [f["path"] for f in failed] == ["broken.xlsx"]
     listed = ns.call("knowledge.list_dirs")["links"][0]
-    assert listed["states"] == {"learned": 1, "pending": 0, "no_table": 1, "failed": 1}
+    assert listed["states"] == {"learned": 1, "pending": 0, "no_table": 1, "failed": 1, "skipped": 0}
 
 
 def test_a_folder_removed_and_brought_back(home):

@@ -8,8 +8,7 @@ namespace's link_id is answered as not found, never shown.
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from pydantic import BaseModel, Field
 
@@ -18,7 +17,7 @@ from ..errors import NotFound
 from ..links import STATES, Linker
 from ..models import OpIn, OpOut
 from .context import Context
-from .ingest import IngestIn, ingest, store_upload
+from .ingest import IngestIn, discard_upload, ingest, store_upload
 from .lifecycle import DeleteIn, delete
 
 
@@ -49,7 +48,7 @@ class UnlinkDirIn(LinkIn):
 
 
 class DirFilesIn(LinkIn):
-    state: Literal["learned", "pending", "no_table", "failed"] | None = Field(
+    state: Literal["learned", "pending", "no_table", "failed", "skipped"] | None = Field(
         None, description="Only files in this state."
     )
 
@@ -88,7 +87,9 @@ class DirFile(BaseModel):
     path: str = Field(description="The file's path inside the folder.")
     source_uri: str
     size: int | None
-    state: Literal["learned", "pending", "no_table", "failed"]
+    state: Literal["learned", "pending", "no_table", "failed", "skipped"] = Field(
+        description="skipped: never read (no regular file, e.g. a FIFO, or a hard link on the home's filesystem); error_message says why."
+    )
     error_code: str | None = None
     error_message: str | None = None
     revision: int | None = Field(None, description="The revision its latest content became.")
@@ -107,21 +108,27 @@ class DirFilesOut(OpOut):
 def linker(ctx: Context) -> Linker:
     """The home's Linker, reading files through the same upload and ingest as every other file."""
 
-    def ingest_file(org: str, namespace: str, path: Path, source_uri: str, metadata: dict) -> tuple[str, str]:
-        with open(path, "rb") as stream:
-            uploaded = store_upload(ctx, org, namespace, stream, path.name, "application/octet-stream")
-        started = ingest(
-            ctx,
-            IngestIn(
-                org=org, namespace=namespace, upload_id=uploaded.upload_id, source_uri=source_uri, metadata=metadata
-            ),
-        )
+    def ingest_stream(
+        org: str, namespace: str, stream: BinaryIO, filename: str, source_uri: str, metadata: dict
+    ) -> tuple[str, str]:
+        ctx.jobs.check_room(org)  # a full queue refuses before a byte is stored
+        uploaded = store_upload(ctx, org, namespace, stream, filename, "application/octet-stream")
+        try:
+            started = ingest(
+                ctx,
+                IngestIn(
+                    org=org, namespace=namespace, upload_id=uploaded.upload_id, source_uri=source_uri, metadata=metadata
+                ),
+            )
+        except BaseException:
+            discard_upload(ctx, uploaded.upload_id)  # refused after all (the queue filled meanwhile)
+            raise
         return started.ingestion_id, uploaded.sha256
 
     def delete_source(org: str, namespace: str, source_uri: str) -> bool:
         return delete(ctx, DeleteIn(org=org, namespace=namespace, source_uri=source_uri)).deleted
 
-    return Linker(ctx, ingest_file, delete_source)
+    return Linker(ctx, ingest_stream, delete_source)
 
 
 def _owned(ctx: Context, body: LinkIn):
@@ -182,7 +189,7 @@ def list_dirs(ctx: Context, body: OpIn) -> ListDirsOut:
 
 
 def dir_files(ctx: Context, body: DirFilesIn) -> DirFilesOut:
-    """A linked folder's files, each with its state (learned, pending, no_table, failed), why it failed, and its revision."""
+    """A linked folder's files, each with its state (learned, pending, no_table, failed, skipped), why it failed or was skipped, and its revision."""
     _owned(ctx, body)
     ctx.links.refresh(body.link_id)
     con = ctx.catalog.conn()

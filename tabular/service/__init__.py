@@ -16,6 +16,7 @@ def serve(engine, host: str | None = None, port: int | None = None, access_log: 
     settings = engine.settings
     host, port = host or settings.host, port or settings.port
     tokens = Tokens.load(settings)
+    engine.context.links.roots_for = tokens.link_roots  # an org's own link_roots, from the tokens file
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     if tokens.single_user and host not in ("127.0.0.1", "localhost", "::1"):
         logging.getLogger("tabular.service").warning(

@@ -10,6 +10,11 @@ hex, so the file holds no secret:
       "60303ae22b998861...": {"org": "acme", "namespaces": ["*"], "role": "viewer"}
     }
 
+An entry may also say `"link_roots": ["/srv/acme/shared", …]`: the folders its org may link
+(knowledge.link_dir), in place of the deployment's `link_roots` setting. An org's roots are those
+of all its entries that say any; an org none of whose entries do keeps the deployment's. The home
+is never linkable, whatever the roots.
+
 `namespaces` lists the namespaces the token may use (`*`: every one of the org); a call without a
 namespace gets the first one listed (or the install's default for `*`). `role` is `viewer` (reads),
 `writer` (also upload, ingest, cancel, approve) or `admin` (everything). `name` is who the audit log
@@ -32,7 +37,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
@@ -51,6 +56,9 @@ class TokenEntry(BaseModel):
     name: str = ""
     expires_at: AwareDatetime | None = Field(
         None, description="After this (ISO 8601 with an offset) the token is refused."
+    )
+    link_roots: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None, description="The folders this org may link, in place of the deployment's link_roots."
     )
 
 
@@ -143,6 +151,13 @@ class Tokens:
                 self.entries = _read(self.path)
             except ValueError as err:
                 log.error("%s; the tokens read before still serve", err)
+
+    def link_roots(self, org: str) -> tuple[str, ...] | None:
+        """The folders `org` may link: its entries' `link_roots` together; None when none of its
+        entries says any (the deployment's setting then)."""
+        self._fresh()
+        said = [e.link_roots for e in (self.entries or {}).values() if e.org == org and e.link_roots is not None]
+        return None if not said else tuple(dict.fromkeys(r for roots in said for r in roots))
 
     @property
     def single_user(self) -> bool:

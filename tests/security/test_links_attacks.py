@@ -1,0 +1,258 @@
+"""The red team's link attacks of issue 30, against a real `tabular serve` with two orgs where the
+defect lived in the server (a FIFO wedging every org, the home linked, another org's folder, the
+roots of each org), and against an engine where it lived in the scan itself (the symlink swap,
+hard links into the home, the uploads a full queue left behind)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from service.support import Server
+
+import tabular
+from tabular.errors import Overloaded
+from tabular.service.auth import token_hash
+
+ACME, GLOBEX = "tok-acme-links", "tok-globex-links"
+
+
+def write(path: Path, text: str, age: float = 5.0) -> None:
+    """A file written whole, its mtime `age` seconds back so that a scan takes it as settled."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    then = time.time() - age
+    os.utime(path, (then, then))
+
+
+def tokens(folder: Path, acme_roots: list[str] | None = None) -> Path:
+    """acme's writer (with its own link roots when given) and globex's writer."""
+    acme = {"org": "acme", "namespaces": ["*"], "role": "writer"}
+    if acme_roots is not None:
+        acme["link_roots"] = acme_roots
+    path = folder / "tokens.json"
+    path.write_text(
+        json.dumps(
+            {token_hash(ACME): acme, token_hash(GLOBEX): {"org": "globex", "namespaces": ["*"], "role": "writer"}}
+        )
+    )
+    return path
+
+
+def serve(tmp_path: Path, acme_roots: list[str] | None = None, home: Path | None = None) -> Server:
+    """A server whose deployment roots are `tmp_path`, which holds its home (the CLI's default shape)."""
+    return Server(
+        home or tmp_path / "home",
+        tokens=tokens(tmp_path, acme_roots),
+        link_roots=str(tmp_path),
+        link_settle_seconds=0.2,
+        link_rescan_seconds=1,
+        close_seconds=5,
+    )
+
+
+def link(c: httpx.Client, path: Path, **body) -> httpx.Response:
+    return c.post("/v1/knowledge.link_dir", json={"path": str(path), **body})
+
+
+def code(r: httpx.Response) -> str:
+    return r.json()["detail"]["code"]
+
+
+def test_a_fifo_in_one_orgs_folder_wedges_nothing(tmp_path):
+    hostile = tmp_path / "hostile"
+    write(hostile / "a.csv", "id\n1\n")
+    os.mkfifo(hostile / "pipe.csv")
+    write(tmp_path / "calm" / "b.csv", "id\n2\n")
+    srv = serve(tmp_path).start()
+    try:
+        with srv.client(GLOBEX, timeout=10) as globex, srv.client(ACME, timeout=10) as acme:
+            r = link(globex, hostile)  # the scan used to block in open() forever, holding every org's lock
+            assert r.status_code == 200, r.text
+            files = {
+                f["path"]: f
+                for f in globex.post("/v1/knowledge.dir_files", json={"link_id": r.json()["link_id"]}).json()["files"]
+            }
+            assert files["pipe.csv"]["state"] == "skipped", files
+            assert "FIFO" in files["pipe.csv"]["error_message"]
+            assert files["a.csv"]["state"] in ("pending", "learned")
+            started = time.monotonic()
+            r = link(acme, tmp_path / "calm")
+            assert r.status_code == 200 and time.monotonic() - started < 5, r.text
+            r = acme.post("/v1/knowledge.retry_dir", json={"link_id": r.json()["link_id"]})
+            assert r.status_code == 200 and time.monotonic() - started < 5, r.text
+        # The rescan at start meets the FIFO again and does not hang there either.
+        srv.stop()
+        srv = Server(srv.home, **{k: srv.env[f"TABULAR_{k.upper()}"] for k in ("tokens", "link_roots")}).start()
+        with srv.client(ACME, timeout=10) as acme:
+            started = time.monotonic()
+            r = acme.post("/v1/knowledge.list_dirs", json={})
+            assert r.status_code == 200 and time.monotonic() - started < 5, r.text
+        # SIGTERM stops it within close_seconds (5 s here; the default is 10) with a generous margin.
+        started = time.monotonic()
+        srv.proc.terminate()
+        srv.proc.wait(15)
+        assert time.monotonic() - started < 15
+    finally:
+        srv.stop()
+
+
+def test_the_home_is_never_linkable_whatever_the_roots(tmp_path):
+    srv = serve(tmp_path).start()
+    try:
+        with srv.client(ACME) as acme, srv.client(GLOBEX) as globex:
+            assert (
+                acme.post("/v1/knowledge.upload", params={"filename": "x.csv"}, content=b"id\n1\n").status_code == 200
+            )
+            for path in (srv.home, srv.home / "uploads", srv.home / "extractions", srv.home / "snapshots"):
+                r = link(globex, path)
+                assert r.status_code == 403 and code(r) == "PATH_NOT_ALLOWED", r.text
+                assert "home" in r.json()["detail"]["message"]
+            # A folder holding the home (the roots themselves) may be linked; the home is not read in it.
+            r = link(globex, tmp_path, patterns=["*"])
+            assert r.status_code == 200, r.text
+            files = globex.post("/v1/knowledge.dir_files", json={"link_id": r.json()["link_id"]}).json()["files"]
+            assert not any(f["path"].startswith("home/") for f in files), files
+            assert {f["path"] for f in files} <= {"tokens.json", f"server-{srv.port}.log"}
+    finally:
+        srv.stop()
+
+
+def test_one_org_never_links_a_folder_another_org_has_linked(tmp_path):
+    write(tmp_path / "shared" / "acme" / "rows.csv", "id\n1\n")
+    srv = serve(tmp_path).start()
+    try:
+        with srv.client(ACME) as acme, srv.client(GLOBEX) as globex:
+            assert link(acme, tmp_path / "shared" / "acme").status_code == 200
+            for path in (tmp_path / "shared" / "acme", tmp_path / "shared" / "acme" / ".", tmp_path / "shared"):
+                r = link(globex, path)
+                assert r.status_code == 403 and code(r) == "PATH_NOT_ALLOWED", r.text
+                assert "another org" in r.json()["detail"]["message"]
+            write(tmp_path / "shared" / "acme" / "inner" / "x.csv", "id\n1\n")
+            r = link(globex, tmp_path / "shared" / "acme" / "inner")
+            assert r.status_code == 403 and code(r) == "PATH_NOT_ALLOWED", r.text
+            # acme itself may link another view of its own folder, in another namespace
+            r = link(acme, tmp_path / "shared" / "acme" / "inner", namespace="second")
+            assert r.status_code == 200, r.text
+    finally:
+        srv.stop()
+
+
+def test_each_org_links_only_inside_its_own_roots_from_the_tokens_file(tmp_path):
+    mine = tmp_path / "acme-data"
+    write(mine / "rows.csv", "id\n1\n")
+    write(tmp_path / "elsewhere" / "rows.csv", "id\n1\n")
+    srv = serve(tmp_path, acme_roots=[str(mine)]).start()
+    try:
+        with srv.client(ACME) as acme, srv.client(GLOBEX) as globex:
+            r = link(acme, tmp_path / "elsewhere")  # inside the deployment's roots, outside acme's own
+            assert r.status_code == 403 and code(r) == "PATH_NOT_ALLOWED", r.text
+            assert link(acme, mine).status_code == 200
+            assert link(globex, tmp_path / "elsewhere").status_code == 200  # globex keeps the deployment's
+    finally:
+        srv.stop()
+
+
+# -- in the scan itself: an engine -------------------------------------------------------------
+
+
+@pytest.fixture
+def engine(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    with tabular.connect(
+        str(tmp_path / "home"), link_roots=str(root), link_settle_seconds=0.1, job_queue_per_org=64
+    ) as engine:
+        yield engine, root
+
+
+def stored_uploads(engine) -> list[bytes]:
+    return [p.read_bytes() for p in engine.catalog.uploads_dir.iterdir() if p.is_file()]
+
+
+def test_a_symlink_swapped_in_after_the_check_is_never_read(engine, tmp_path):
+    engine, root = engine
+    outside = tmp_path / "outside" / "secret.csv"
+    write(outside, "secret\nTOPSECRET\n")
+    folder = root / "swap"
+    write(folder / "data.csv", "id\n1\n")
+    ns = engine.namespace("acme", "finance")
+    link_id = ns.call("knowledge.link_dir", {"path": str(folder)})["link_id"]
+    done = threading.Event()
+
+    def swap() -> None:
+        # 200 swaps of data.csv between a regular file and a symlink that leads out, each by rename
+        for k in range(200):
+            staged = folder / f".staged{k}"
+            if k % 2:
+                staged.symlink_to(outside)
+            else:
+                write(staged, f"id\n{k}\n")
+            os.replace(staged, folder / "data.csv")
+            time.sleep(0.002)
+        done.set()
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    while not done.is_set():
+        ns.call("knowledge.retry_dir", {"link_id": link_id})
+    swapper.join()
+    ns.call("knowledge.retry_dir", {"link_id": link_id})
+    assert not any(b"TOPSECRET" in data for data in stored_uploads(engine))
+
+
+def test_a_hard_link_into_the_home_is_skipped(engine):
+    engine, root = engine
+    rival = engine.namespace("rival", "hr")
+    rival.ingest_file(_csv(root.parent / "salaries.csv", "name,salary\nann,99999\n"), source_uri="salaries.csv")
+    (upload,) = [p for p in engine.catalog.uploads_dir.iterdir() if p.is_file()]
+    folder = root / "hard"
+    folder.mkdir()
+    os.link(upload, folder / "copy.csv")
+    ns = engine.namespace("acme", "finance")
+    link_id = ns.call("knowledge.link_dir", {"path": str(folder)})["link_id"]
+    (file,) = ns.call("knowledge.dir_files", {"link_id": link_id})["files"]
+    assert file["state"] == "skipped" and "hard link" in file["error_message"], file
+    assert not ns.dataset_get("hard/copy.csv").found
+    assert len(stored_uploads(engine)) == 1
+
+
+def _csv(path: Path, text: str) -> Path:
+    write(path, text)
+    return path
+
+
+def test_nothing_is_stored_for_a_file_the_full_queue_refuses(tmp_path):
+    root = tmp_path / "root"
+    for k in range(5):
+        write(root / "many" / f"f{k}.csv", f"id\n{k}\n")
+    # A queue with no room at all: every ingest is refused (as a full one refuses the next).
+    with tabular.connect(str(tmp_path / "home"), link_roots=str(root), job_queue_per_org=0) as engine:
+        ns = engine.namespace("acme", "finance")
+        link_id = ns.call("knowledge.link_dir", {"path": str(root / "many")})["link_id"]
+        for _ in range(3):
+            ns.call("knowledge.retry_dir", {"link_id": link_id})
+        files = ns.call("knowledge.dir_files", {"link_id": link_id})["files"]
+        assert [f["state"] for f in files] == ["pending"] * 5
+        assert stored_uploads(engine) == []
+
+
+def test_a_link_refused_by_the_queue_after_the_copy_keeps_no_copy(tmp_path, monkeypatch):
+    """The room is looked at before the copy; a refusal that comes after it anyway removes the copy."""
+    root = tmp_path / "root"
+    write(root / "one" / "f.csv", "id\n1\n")
+    with tabular.connect(str(tmp_path / "home"), link_roots=str(root)) as engine:
+
+        def refused_after_the_copy(ctx, body):
+            raise Overloaded("ingest jobs of this org are waiting for a worker (job_queue_per_org)")
+
+        monkeypatch.setattr("tabular.ops.links.ingest", refused_after_the_copy)
+        ns = engine.namespace("acme", "finance")
+        link_id = ns.call("knowledge.link_dir", {"path": str(root / "one")})["link_id"]
+        assert [f["state"] for f in ns.call("knowledge.dir_files", {"link_id": link_id})["files"]] == ["pending"]
+        assert stored_uploads(engine) == []
