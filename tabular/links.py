@@ -50,7 +50,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .catalog import forget_link, forget_link_file, insert, job_status, link_files, link_row, links_of, now, update
-from .errors import DiskRoot, FolderTooLarge, PathNotAllowed, PathNotFound, RateLimited, TooManyFiles, TooManyLinks
+from .errors import (
+    DiskRoot,
+    FolderTooLarge,
+    PathNotAllowed,
+    PathNotFound,
+    RateLimited,
+    TooLarge,
+    TooManyFiles,
+    TooManyLinks,
+)
 from .formats import FORMATS
 
 log = logging.getLogger(__name__)
@@ -489,6 +498,19 @@ class Linker:
                 self._pending(link_id, rel, s, was, link["prefix"])
                 continue
             source_uri = was["source_uri"] if was is not None else f"{link['prefix']}{rel}"
+            if s.size > self.settings.max_upload_bytes:  # never read: no upload could hold it
+                self._record(
+                    link_id,
+                    rel,
+                    s,
+                    was,
+                    source_uri,
+                    state="failed",
+                    ingestion_id=None,
+                    error_code="too_large",
+                    error_message=f"{s.size:,} bytes, over max_upload_bytes ({self.settings.max_upload_bytes:,})",
+                )
+                continue
             try:
                 # One descriptor from here to the stored copy: the path is never opened again.
                 with os.fdopen(open_seen(root, s), "rb") as stream:
@@ -517,7 +539,7 @@ class Linker:
                 # (swapped meanwhile): a later scan.
                 self._pending(link_id, rel, s, was, link["prefix"])
                 continue
-            except OSError as err:  # gone or unreadable since the listing
+            except (OSError, TooLarge) as err:  # unreadable since the listing; no room to store it
                 self._record(
                     link_id,
                     rel,
@@ -525,8 +547,9 @@ class Linker:
                     was,
                     source_uri,
                     state="failed",
-                    error_code="unreadable",
-                    error_message=str(err),
+                    ingestion_id=None,
+                    error_code="too_large" if isinstance(err, TooLarge) else "unreadable",
+                    error_message=err.message if isinstance(err, TooLarge) else str(err),
                 )
                 continue
             in_flight += 1
@@ -627,10 +650,14 @@ class Linker:
             self._thread = threading.Thread(target=self._run, name="tabular-links", daemon=True)
             self._thread.start()
 
-    def stop(self) -> None:
-        """Stop following: a scan under way ends at its next file (or MiB read), within close_seconds."""
+    def halt(self) -> None:
+        """Tell every scan to end at its next file (or MiB read), and the watcher to stop; returns at once."""
         self._stop.set()
         self._wake.set()
+
+    def stop(self) -> None:
+        """Stop following: halt(), then wait up to close_seconds for the watcher to end."""
+        self.halt()
         if self._thread is not None:
             self._thread.join(timeout=self.settings.close_seconds)
 

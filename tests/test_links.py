@@ -305,3 +305,52 @@ def test_a_path_that_is_no_path_is_refused_not_a_crash(home):
     engine, ns, root = home
     for path in (str(root) + "/a\x00b", "~nosuchuser/x", str(root) + "/" + "x" * 300):
         refused(lambda path=path: ns.call("knowledge.link_dir", {"path": path}), "PATH_NOT_FOUND")
+
+
+def test_a_file_past_max_upload_bytes_fails_too_large_without_being_read(tmp_path):
+    root = tmp_path / "root"
+    write(root / "big" / "huge.csv", rows_csv(200))
+    write(root / "big" / "small.csv", "id\n1\n")
+    with tabular.connect(
+        str(tmp_path / "home"), link_roots=str(root), link_settle_seconds=SETTLE, max_upload_bytes=1000
+    ) as engine:
+        ns = engine.namespace("acme", "finance")
+        link_id = ns.call("knowledge.link_dir", {"path": str(root / "big")})["link_id"]
+        files = settle(ns, link_id)
+        assert files["huge.csv"]["state"] == "failed" and files["huge.csv"]["error_code"] == "too_large"
+        assert "max_upload_bytes" in files["huge.csv"]["error_message"]
+        assert files["small.csv"]["state"] == "learned"
+
+
+def test_a_scan_under_way_ends_at_its_next_file_when_the_linker_halts(tmp_path, monkeypatch):
+    """What lets `tabular serve` stop within close_seconds while a link call scans (issue 30)."""
+    import threading
+
+    root = tmp_path / "root"
+    for k in range(20):
+        write(root / "many" / f"f{k:02d}.csv", f"id\n{k}\n")
+    with tabular.connect(
+        str(tmp_path / "home"), link_roots=str(root), link_jobs=20, link_settle_seconds=SETTLE
+    ) as engine:
+        linker = engine.context.links
+        stored = []
+        real = linker._ingest_stream
+
+        def slow(*args):  # each file takes 0.5 s to store: 10 s for the folder
+            time.sleep(0.5)
+            stored.append(args[3])
+            return real(*args)
+
+        monkeypatch.setattr(linker, "_ingest_stream", slow)
+        ns = engine.namespace("acme", "finance")
+        answered = []
+        call = threading.Thread(
+            target=lambda: answered.append(ns.call("knowledge.link_dir", {"path": str(root / "many")}))
+        )
+        call.start()
+        time.sleep(1.2)
+        started = time.monotonic()
+        linker.halt()
+        call.join(10)
+        assert answered and time.monotonic() - started < 2.5, "the link call went on scanning after the halt"
+        assert 1 <= len(stored) < 20

@@ -26,6 +26,20 @@ def serve(engine, host: str | None = None, port: int | None = None, access_log: 
         )
     from .protocol import PROTOCOL  # heavy: uvicorn's protocols, only when serving
 
-    uvicorn.run(
-        create_app(engine, tokens), host=host, port=port, access_log=access_log, log_level="info", http=PROTOCOL
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            # SIGTERM or Ctrl-C: a link scan under way ends at its next file, so the calls in
+            # flight answer and the server stops within close_seconds whatever a scan is doing.
+            engine.context.links.halt()
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(
+        create_app(engine, tokens),
+        host=host,
+        port=port,
+        access_log=access_log,
+        log_level="info",
+        http=PROTOCOL,
+        timeout_graceful_shutdown=settings.close_seconds,
     )
+    Server(config).run()
