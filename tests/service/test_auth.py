@@ -168,6 +168,29 @@ def test_the_tokens_file_format(tmp_path):
     assert Tokens.load(Settings()).single_user
 
 
+def test_an_orgs_link_roots_are_its_entries_roots_together(tmp_path):
+    path = tmp_path / "tokens.json"
+    entry = {"org": "acme", "namespaces": ["*"], "role": "writer"}
+    path.write_text(
+        json.dumps(
+            {
+                token_hash("a1"): {**entry, "link_roots": ["/srv/acme/a", "/srv/acme/b"]},
+                token_hash("a2"): {**entry, "link_roots": ["/srv/acme/b", "/srv/acme/c"]},
+                token_hash("a3"): entry,
+                token_hash("g1"): {**entry, "org": "globex"},
+            }
+        )
+    )
+    tokens = Tokens.load(Settings(tokens=str(path)))
+    assert tokens.link_roots("acme") == ("/srv/acme/a", "/srv/acme/b", "/srv/acme/c")
+    assert tokens.link_roots("globex") is None  # none said: the deployment's link_roots
+    assert Tokens.load(Settings()).link_roots("default") is None
+    for bad in ("/srv/acme", [""], [1]):
+        path.write_text(json.dumps({token_hash("x"): {**entry, "link_roots": bad}}))
+        with pytest.raises(SystemExit, match="link_roots"):
+            Tokens.load(Settings(tokens=str(path)))
+
+
 def test_mcp_over_http_holds_a_token_to_its_role_and_org(acme):
     import anyio
     import httpx2
