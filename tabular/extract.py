@@ -80,7 +80,10 @@ def cells_schema(width: int) -> pa.Schema:
 def read_delimited(path: Path, out: Path, name: str, options: dict, settings: Settings, progress=None) -> Extraction:
     """Read a delimited text file whole into `out` (Parquet). Raises IngestFailed for bad input."""
     decoded = decode.detect(
-        path, options.get("encoding"), decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)
+        path,
+        options.get("encoding"),
+        decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio),
+        settings.max_zip_entries,
     )
     try:
         return _read(decoded, out, name, options, settings, progress)
@@ -361,7 +364,10 @@ def open_fast(path: Path, name: str, options: dict, settings: Settings) -> FastR
     (a container, an encoding other than UTF-8, a file under fast_path_bytes, a quoted line
     break or a blank header in its head). Raises IngestFailed for a file nobody can read."""
     decoded = decode.detect(
-        path, options.get("encoding"), decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)
+        path,
+        options.get("encoding"),
+        decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio),
+        settings.max_zip_entries,
     )
     if (
         decoded.container

@@ -22,6 +22,11 @@ class Settings:
     max_inflated_bytes: int = 4 * 1024 * 1024 * 1024
     # ... nor, past 64 MiB, more than this many times its compressed size (decode.Budget).
     max_inflate_ratio: int = 250
+    # Entries a zip of delimited text may list (it is read when it holds one file), and those a
+    # workbook's zip may list; counted from the end-of-central-directory record before any
+    # listing is parsed, whose bytes may average at most 1 KiB per entry allowed (decode.zip_listing).
+    max_zip_entries: int = 1_000
+    max_workbook_entries: int = 100_000
     result_limit_max: int = 10_000
     datasets_per_plan: int = 8
     filters_per_plan: int = 100

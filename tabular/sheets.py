@@ -23,6 +23,7 @@ from openpyxl import load_workbook
 from openpyxl.utils import get_column_letter
 
 from . import candidates as C
+from .decode import check_zip_listing
 from .errors import IngestFailed
 from .extract import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
 from .formats import CFB_MAGIC
@@ -51,6 +52,7 @@ def check_container(path: Path, fmt: str, settings: Settings) -> int:
         )
     if not zipfile.is_zipfile(path):
         raise IngestFailed("format_unavailable", f"the file is not a {fmt} workbook (not a zip archive)")
+    check_zip_listing(path, settings.max_workbook_entries, "max_workbook_entries", "the workbook's zip")
     try:
         with zipfile.ZipFile(path) as archive:
             inflated = sum(i.file_size for i in archive.infolist())

@@ -1,7 +1,12 @@
 """One table of formats: what knowledge.formats lists is what a file's name decides."""
 
-import pytest
+import struct
+import zipfile
 
+import pytest
+from openpyxl import Workbook
+
+import tabular
 from tabular.errors import IngestFailed
 from tabular.formats import CFB_MAGIC, FORMATS, REFUSED, file_format
 
@@ -55,3 +60,79 @@ def test_first_bytes_overrule_the_name_where_they_cannot_be_mistaken(tmp_path):
     assert file_format("data.csv", {}, tmp_path / "missing") == "csv"
     with pytest.raises(IngestFailed):
         file_format("letter.doc", {}, ole)  # Word files are OLE2 too: refused by name first
+
+
+# --------------------------------------------------------------------------------------------
+# A zip's listing is bounded before it is parsed (issue 30): the end-of-central-directory record
+# gives the entry count, so 3 million entries are refused without 1.4 GB spent listing them.
+
+
+def _zip(path, names, text="x,y\n1,2\n"):
+    with zipfile.ZipFile(path, "w") as z:
+        for name in names:
+            z.writestr(name, text)
+    return path
+
+
+def _zip64_claiming(path, entries: int):
+    """A one-file zip whose ZIP64 end records declare `entries` entries and a listing to match,
+    as an archive of millions of entries does (the classic record saturates at 0xFFFF)."""
+    data = _zip(path, ["a.csv"]).read_bytes()
+    eocd = data.rfind(b"PK\x05\x06")
+    body, classic = data[:eocd], bytearray(data[eocd:])
+    listing, offset = struct.unpack("<II", classic[12:20])
+    record = b"PK\x06\x06" + struct.pack("<QHHIIQQQQ", 44, 45, 45, 0, 0, entries, entries, entries * 60, offset)
+    locator = b"PK\x06\x07" + struct.pack("<IQI", 0, len(body), 1)
+    classic[8:12] = struct.pack("<HH", 0xFFFF, 0xFFFF)
+    path.write_bytes(body + record + locator + bytes(classic))
+    return path
+
+
+def _failed(tmp_path, path, **settings):
+    with tabular.connect(str(tmp_path / "home"), **settings) as engine:
+        status = engine.namespace("acme", "finance").ingest_file(path, source_uri=path.name)
+    return status
+
+
+def test_a_zip_listing_more_entries_than_allowed_is_too_large_before_it_is_listed(tmp_path):
+    path = _zip(tmp_path / "many.csv", [f"d{i}.csv" for i in range(50)])
+    status = _failed(tmp_path, path, max_zip_entries=10)
+    assert status.state == "failed" and status.error_code == "too_large"
+    assert "lists 50 entries; at most 10 are read (max_zip_entries)" in status.error_message
+
+
+def test_a_zip64_record_claiming_millions_of_entries_is_refused_by_its_count(tmp_path):
+    status = _failed(tmp_path, _zip64_claiming(tmp_path / "huge.csv", 3_000_000))
+    assert status.error_code == "too_large" and "3000000 entries" in status.error_message
+
+
+def test_a_listing_longer_than_its_count_allows_is_refused(tmp_path):
+    # The classic record says 1 entry, the listing holds 2,000: zipfile reads the listing by its
+    # size, never its count, so the size is bounded too.
+    data = bytearray(_zip(tmp_path / "liar.csv", [f"{'n' * 200}{i}.csv" for i in range(2000)]).read_bytes())
+    eocd = data.rfind(b"PK\x05\x06")
+    data[eocd + 8 : eocd + 12] = struct.pack("<HH", 1, 1)
+    (tmp_path / "liar.csv").write_bytes(bytes(data))
+    status = _failed(tmp_path, tmp_path / "liar.csv", max_zip_entries=100)
+    assert status.error_code == "too_large" and "max_zip_entries" in status.error_message
+
+
+def test_a_one_file_zip_and_a_workbook_within_their_limits_are_read(tmp_path):
+    path = _zip(tmp_path / "one.csv", ["data/", "data/a.csv"])
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("acme", "finance")
+        assert ns.ingest_file(path, source_uri="one.csv").state == "ready"
+        book = Workbook()
+        book.active.append(["a", "b"])
+        book.active.append([1, 2])
+        book.save(tmp_path / "book.xlsx")
+        assert ns.ingest_file(tmp_path / "book.xlsx", source_uri="book.xlsx").state == "ready"
+
+
+def test_a_workbook_listing_more_parts_than_allowed_is_too_large(tmp_path):
+    book = Workbook()
+    for i in range(30):
+        book.create_sheet(f"s{i}").append(["a", 1])
+    book.save(tmp_path / "parts.xlsx")
+    status = _failed(tmp_path, tmp_path / "parts.xlsx", max_workbook_entries=20)
+    assert status.error_code == "too_large" and "(max_workbook_entries)" in status.error_message
