@@ -38,7 +38,7 @@ import duckdb
 from sqlglot import exp
 
 from .deadline import Watchdog
-from .errors import Overloaded, PreconditionFailed
+from .errors import Overloaded, PreconditionFailed, StorageDamaged
 
 # SQLite column types the catalog's converters read back (module-wide names no one else uses).
 TIME, FLAG = "tabular_time", "tabular_flag"
@@ -191,6 +191,7 @@ class Catalog:
         self.cursors: dict[int, weakref.WeakSet] = {}  # by the thread that made them
         self.cursors_lock = threading.Lock()
         self.attached: set[str] = set()
+        self._reads = threading.local()  # per thread, the snapshots it asked for last (see damaged)
         self._attacher = self.db.cursor()
         self._attach_lock = threading.Lock()
         self.schema_cache: dict[tuple, list] = {}
@@ -286,8 +287,12 @@ class Catalog:
 
     def attach(self, snapshot_ids: Iterable[str]) -> None:
         """Make these snapshots readable by this process's cursors (each file attached READ_ONLY
-        under its id, once). One no longer on disk was dropped since it was read: 409."""
-        missing = [s for s in snapshot_ids if s not in self.attached]
+        under its id, once). One no longer on disk was dropped since it was read: 409; one that
+        is no readable DuckDB file is STORAGE_DAMAGED, naming it."""
+        wanted = list(snapshot_ids)
+        recent = getattr(self._reads, "ids", [])
+        self._reads.ids = (wanted + [s for s in recent if s not in wanted])[:RECENT_READS]
+        missing = [s for s in wanted if s not in self.attached]
         if not missing:
             return
         with self._attach_lock:
@@ -297,8 +302,96 @@ class Catalog:
                 path = self.snapshot_path(snapshot_id)
                 if not path.exists():
                     raise PreconditionFailed(f"snapshot {snapshot_id!r} no longer serves: read again")
-                self._attacher.execute(f"ATTACH IF NOT EXISTS {_literal(path)} AS {_name(snapshot_id)} (READ_ONLY)")
+                try:
+                    self._attacher.execute(f"ATTACH IF NOT EXISTS {_literal(path)} AS {_name(snapshot_id)} (READ_ONLY)")
+                except duckdb.Error as err:
+                    if not looks_damaged(err):
+                        raise
+                    raise self._damage(snapshot_id, err) from None
                 self.attached.add(snapshot_id)
+
+    def damaged(
+        self, err: BaseException, org: str, namespace: str, snapshot_ids: Iterable[str] = ()
+    ) -> StorageDamaged | None:
+        """STORAGE_DAMAGED naming the snapshot file behind a DuckDB error, when the error is one
+        of a damaged file and the file is one of the caller's snapshots: the one the error names,
+        else the first of `snapshot_ids` and those this thread attached last that fails a read of
+        every row (DuckDB's checksum errors name no file). None for any other error."""
+        if not isinstance(err, (duckdb.Error, OSError)) or not looks_damaged(err):
+            return None
+        named = re.findall(re.escape(str(self.snapshots_dir)) + r"[/\\]([A-Za-z0-9_]+)\.duckdb", str(err))
+        seen: set[str] = set()
+        for snapshot_id in [*named, *snapshot_ids, *getattr(self._reads, "ids", [])]:
+            if snapshot_id in seen:
+                continue
+            seen.add(snapshot_id)
+            owner = (
+                self.conn()
+                .execute("SELECT org, namespace FROM catalog.snapshots WHERE snapshot_id = ?", [snapshot_id])
+                .fetchone()
+            )
+            if owner is None or tuple(owner) != (org, namespace):
+                continue  # another namespace's file is never named to this caller
+            if snapshot_id in named or self._unreadable(snapshot_id):
+                return self._damage(snapshot_id, err)
+        return None
+
+    def checked(self, reader, receipt, org: str, namespace: str):
+        """A whole result's record batches with a damaged snapshot met on the way raised as
+        STORAGE_DAMAGED; its first batch is read now, so that a stream over a damaged file is
+        refused before an answer starts (a query_export's status is sent with its first byte)."""
+        import pyarrow as pa
+
+        ids = [d.snapshot_id for d in receipt.datasets]
+
+        def batches(first: list):
+            yield from first
+            try:
+                yield from reader
+            except (duckdb.Error, OSError) as err:  # through Arrow's stream DuckDB's errors are OSErrors
+                raise self.damaged(err, org, namespace, ids) or err from None
+
+        try:
+            first = [reader.read_next_batch()]
+        except StopIteration:
+            first = []
+        except (duckdb.Error, OSError) as err:
+            raise self.damaged(err, org, namespace, ids) or err from None
+        return pa.RecordBatchReader.from_batches(reader.schema, batches(first))
+
+    def _unreadable(self, snapshot_id: str) -> bool:
+        """Whether reading every row of the snapshot's file (apart from this process's attached
+        copy) fails as a damaged file does."""
+        scratch = duckdb.connect(":memory:")
+        try:
+            scratch.execute(f"ATTACH {_literal(self.snapshot_path(snapshot_id))} AS snap (READ_ONLY)")
+            for table in ("data", "rejected"):
+                # Every value fetched (an aggregate over them may be answered without some blocks).
+                for _ in scratch.sql(f"SELECT * FROM snap.main.{table}").to_arrow_reader(VERIFY_ROWS):
+                    pass
+        except (duckdb.Error, OSError) as err:  # an Arrow stream says DuckDB's error as an OSError
+            return looks_damaged(err)
+        finally:
+            scratch.close()
+        return False
+
+    def _damage(self, snapshot_id: str, err: BaseException) -> StorageDamaged:
+        """The error that names a damaged snapshot file, relative to the home, and its dataset."""
+        rel = self.snapshot_path(snapshot_id).relative_to(self.home).as_posix()
+        row = (
+            self.conn()
+            .execute(
+                "SELECT source_uri, dataset_id, revision FROM catalog.snapshots WHERE snapshot_id = ?", [snapshot_id]
+            )
+            .fetchone()
+        )
+        what = f" (dataset {row[1]!r} of {row[0]!r}, revision {row[2]})" if row else ""
+        said = str(err).splitlines()[0].replace(str(self.home) + os.sep, "") if str(err) else type(err).__name__
+        return StorageDamaged(
+            f"the snapshot file {rel}{what} is damaged and cannot be read ({said}); the home's other "
+            "datasets keep serving; ingest the source again to write a new snapshot, or restore the file",
+            rel,
+        )
 
     def new_snapshot(self, snapshot_id: str, cells: int | None) -> None:
         """Attach a new snapshot's file for writing: `snapshot_table(id)` and `rejected_table(id)`
@@ -506,6 +599,24 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+# Snapshots a thread remembers having asked for, newest first: where to look when DuckDB's
+# error about a damaged block names no file.
+RECENT_READS = 16
+VERIFY_ROWS = 65_536  # rows fetched at a time when a snapshot file is read through to check it
+# DuckDB's words for a file that is not the database it should be: cut short, overwritten, or
+# no DuckDB file at all.
+_DAMAGED = re.compile(
+    r"Corrupt database file|checksum|Could not read enough bytes|not a valid DuckDB database file"
+    r"|Failed to deserialize|Serialization Error|file is too small",
+    re.I,
+)
+
+
+def looks_damaged(err: BaseException) -> bool:
+    """Whether a DuckDB error is one a damaged database file gives."""
+    return isinstance(err, (duckdb.SerializationException)) or bool(_DAMAGED.search(str(err)))
 
 
 def _literal(path: Path) -> str:

@@ -110,7 +110,11 @@ class Engine:
         except (OSError, duckdb.Error) as err:
             why = no_room(err)
             if why is None:
-                raise
+                # A snapshot file cut short or overwritten: STORAGE_DAMAGED naming it (catalog.py).
+                damage = self.catalog.damaged(err, model.org, model.namespace)
+                if damage is None:
+                    raise
+                raise damage from None
             # A full disk is no defect and no bad input: the write was rolled back, and the same
             # call succeeds once there is room (the SPEC has no code of its own; back-pressure's).
             raise Overloaded(
@@ -160,7 +164,14 @@ class Engine:
         `.reader`, `.columns`, `.receipt` (SPEC §4 "Whole results"), and `.ignored_args`, the
         keys of the plan that were not read (as a call's answer names them)."""
         model, ignored = self._input(QueryIn, plan, "knowledge.query")
-        whole = Whole(self.context, model)
+        try:
+            whole = Whole(self.context, model)
+        except duckdb.Error as err:
+            damage = self.catalog.damaged(err, model.org, model.namespace)
+            if damage is None:
+                raise
+            raise damage from None
+        whole.reader = self.catalog.checked(whole.reader, whole.receipt, model.org, model.namespace)
         whole.ignored_args = ignored
         return whole
 

@@ -137,6 +137,17 @@ class Internal(TabularError):
     code, status = "INTERNAL", 500
 
 
+class StorageDamaged(TabularError):
+    """A stored file failed its checks (a snapshot's DuckDB file cut short or overwritten): the
+    file is named, relative to the home (`path`), and everything else keeps serving."""
+
+    code, status = "STORAGE_DAMAGED", 500
+
+    def __init__(self, message: str, path: str = ""):
+        super().__init__(message)
+        self.path = path
+
+
 # -- linked folders (links.py): a link refused, and nothing watched --------------------------
 
 
