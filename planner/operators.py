@@ -288,12 +288,23 @@ def _concat(args: list[RExpr]) -> tuple:
     return "string", "VARCHAR", None
 
 
+SUBSTRING_DIGITS = 9  # 999,999,999: under DuckDB's 4,294,967,295
+
+
 def _substring(args: list[RExpr]) -> tuple:
     if args[0].type != "string":
         raise Refused(f"substring reads a string; this is {args[0].type}", "a string", 0)
     for k, a in enumerate(args[1:], 1):
         if a.type != "number" or a.shape is None or a.shape[1] != 0:
             raise Refused("substring's start and length are integers", "an integer", k)
+        # DuckDB takes them as BIGINT and refuses offsets past 2^32 - 1 when it runs: an integer
+        # that may be wider is refused here, by its digits, not by the engine at run time.
+        if a.shape[0] > SUBSTRING_DIGITS:
+            raise Refused(
+                f"substring's start and length are integers of at most {SUBSTRING_DIGITS} digits; this one may have {a.shape[0]}",
+                f"an integer of at most {SUBSTRING_DIGITS} digits",
+                k,
+            )
     return "string", "VARCHAR", None
 
 

@@ -54,6 +54,11 @@ class Limits:
     filters: int = 100
     in_values: int = 1_000
     rows: int = 10_000
+    computed: int = 500  # computed columns per plan
+    computed_depth: int = 32  # computed columns reading computed columns, this many deep at most
+    # Nodes of one expression as written into SQL: a computed column another reads by name
+    # counts once, one written out where it is read (see Ref.placed) counts its whole size.
+    expression_nodes: int = 10_000
 
 
 @dataclass
@@ -72,6 +77,10 @@ class Ref:
     column: ColumnInfo
     expr: RExpr | None = None
     reads: frozenset[str] = frozenset()  # computed: the datasets it reads
+    # computed: a column of its dataset's rows (compile.py computes it there once, and every
+    # expression reads it by name), where that dataset's rows are never null-extended by a
+    # left join; else it is written out where it is read, its size bounded (Limits).
+    placed: bool = False
 
 
 @dataclass
@@ -232,6 +241,15 @@ class _Resolver(ExprResolving):
             else:
                 info = candidates[0]
             alias = wanted.alias or info.dataset_id
+            if wanted.alias and "." in wanted.alias:
+                # A column is named `alias.column`: an alias with a dot could never be read.
+                self.fail(
+                    f"{path}.alias",
+                    f"alias {wanted.alias!r} has a dot; columns are named alias.column, so an alias holds none",
+                    expected="a name without '.'",
+                    received=wanted.alias,
+                )
+                continue
             if alias.lower() in aliases:
                 # SQL names ignore case, so `a` and `A` would be one table to the engine.
                 self.fail(
@@ -489,7 +507,7 @@ def resolve(
         raise PlanInvalid(r.problems)
 
     joins = _joins(r, plan)
-    _compute(r, plan)
+    _compute(r, plan, joins)
 
     # where: each filter (and each any/all group) stays inside one dataset; one on a computed
     # column that reads several datasets applies after the joins. It may read a dataset joined
@@ -586,7 +604,11 @@ def _row_term(r: _Resolver) -> Callable[[str, str], RExpr | None]:
         if ref is None:
             return None
         if ref.expr is not None:
-            return replace(ref.expr)
+            if ref.expr.op in ("literal", "null"):
+                return replace(ref.expr)  # a constant stays one, where an operator wants one (round's digits)
+            # Read by name, never spliced: a chain of computed columns, each reading the one
+            # before twice, doubled the SQL at every step (issue 30).
+            return RExpr("column", ref.column.type, ref.column.physical, ref=ref, shape=ref.expr.shape)
         return column_node(ref, ref.column.type, ref.column.physical, column_shape(ref.column))
 
     return term
@@ -596,23 +618,58 @@ def _row_condition(r: _Resolver):
     return lambda item, path: r.filter(item, path, None, None)
 
 
-def _computed_ref(r: _Resolver, name: str, node: RExpr) -> Ref:
-    aliases = {n.ref.alias for n in node.walk() if n.op == "column"}
+def _computed_ref(r: _Resolver, name: str, node: RExpr, nulled: frozenset[str] = frozenset()) -> Ref:
+    """`nulled`: the datasets joined left (their rows may be null-extended after the join)."""
+    reads = {n.ref.alias for n in node.walk() if n.op == "column"}
     for n in node.walk():
         for test, _ in n.whens:
-            aliases |= r.single_source(test)
-    reads = set(aliases)
-    for n in node.walk():
+            reads |= r.single_source(test)
         if n.op == "column" and n.ref is not None:
             reads |= n.ref.reads
-    aliases.discard("")
     reads.discard("")
-    alias = next(iter(aliases)) if len(aliases) == 1 else ""
-    return Ref(alias, ColumnInfo(name, node.type, node.physical), expr=node, reads=frozenset(reads))
+    alias = next(iter(reads)) if len(reads) == 1 else ""
+    placed = bool(alias) and alias not in nulled
+    return Ref(alias, ColumnInfo(name, node.type, node.physical), expr=node, reads=frozenset(reads), placed=placed)
 
 
-def _compute(r: _Resolver, plan: QueryPlan) -> None:
+def computed_reads(node: RExpr):
+    """The names of the computed columns an expression reads by name (its case tests too)."""
+    for n in node.walk():
+        if n.op == "column" and n.ref is not None and n.ref.expr is not None:
+            yield n.ref.column.name
+        tests = [test for test, _ in n.whens]
+        while tests:
+            f = tests.pop()
+            tests.extend(f.children)
+            if f.kind == "leaf" and f.ref is not None and f.ref.expr is not None:
+                yield f.ref.column.name
+
+
+def written_size(node: RExpr, sizes: dict[int, int]) -> int:
+    """The nodes `node` takes once written into SQL: a computed column read by name is one, one
+    written out where it is read (not placed) its own size; `sizes` remembers those by id."""
+    total = 1
+    for n in node.walk():
+        if n.op == "column" and n.ref is not None and n.ref.expr is not None and not n.ref.placed:
+            key = id(n.ref)
+            if key not in sizes:
+                sizes[key] = written_size(n.ref.expr, sizes)
+            total += sizes[key]
+        else:
+            total += 1
+    return total
+
+
+def _compute(r: _Resolver, plan: QueryPlan, joins: list[Join]) -> None:
+    if len(plan.compute) > r.limits.computed:
+        r.over(
+            "compute", f"at most {r.limits.computed} computed columns per plan", r.limits.computed, len(plan.compute)
+        )
+        raise PlanInvalid(r.problems)  # unread, their names would be unknown everywhere else
     taken = {c.name.lower() for s in r.sources for c in s.info.columns}
+    nulled = frozenset(j.source.alias for j in joins if j.kind == "left")
+    sizes: dict[int, int] = {}
+    depths: dict[str, int] = {}
     term, condition = _row_term(r), _row_condition(r)
     # A computed column may read a dataset joined semi or anti, to filter it before the join
     # (where); anywhere else reading it is refused (_ref).
@@ -630,7 +687,29 @@ def _compute(r: _Resolver, plan: QueryPlan) -> None:
         if node is None or not _supported(r, node, f"{path}.expr"):
             r.unresolved.add(c.as_)
             continue
-        ref = _computed_ref(r, c.as_, node)
+        ref = _computed_ref(r, c.as_, node, nulled)
+        depth = 1 + max((depths.get(name, 0) for name in computed_reads(node)), default=0)
+        if depth > r.limits.computed_depth:
+            r.over(
+                f"{path}.expr",
+                f"computed columns may read computed columns {r.limits.computed_depth} deep at most (each is a layer of the query)",
+                r.limits.computed_depth,
+                depth,
+            )
+            r.unresolved.add(c.as_)
+            continue
+        depths[c.as_] = depth
+        size = written_size(node, sizes)
+        if size > r.limits.expression_nodes:
+            r.over(
+                f"{path}.expr",
+                f"at most {r.limits.expression_nodes} expression nodes once the computed columns it reads are written "
+                f"out (those over several datasets, or one joined left, are written where they are read)",
+                r.limits.expression_nodes,
+                size,
+            )
+            r.unresolved.add(c.as_)
+            continue
         if ref.reads & deciders.keys() and len(ref.reads) > 1:
             r.fail(
                 f"{path}.expr",
@@ -761,7 +840,7 @@ def _outputs(r: _Resolver, plan: QueryPlan) -> list[Output]:
             node = r.expr(a.expr, f"aggregates[{i}].expr", _row_term(r), _row_condition(r))
             if node is None or not _supported(r, node, f"aggregates[{i}].expr"):
                 continue
-            ref = _computed_ref(r, "expr", node)
+            ref = replace(_computed_ref(r, "expr", node), placed=False)  # written where it is aggregated
             r.aggregated_exprs.append(ref)
         elif a.column is not None:
             ref = r.ref(a.column, f"aggregates[{i}].column")

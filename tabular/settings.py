@@ -31,6 +31,14 @@ class Settings:
     datasets_per_plan: int = 8
     filters_per_plan: int = 100
     in_values_max: int = 1_000
+    # Computed columns per plan, and the nodes one expression may take once written into SQL
+    # (a computed column over several datasets, or over one joined left, is written out where it
+    # is read; the others are read by name): past either the plan is 413 before it is compiled.
+    computed_per_plan: int = 500
+    computed_depth_max: int = 32
+    expression_nodes_max: int = 10_000
+    # A plan's compiled SQL past this many bytes is 413 (values travel apart, as parameters).
+    max_sql_bytes: int = 1024 * 1024
     query_seconds: float = 30.0
     # A whole result streamed (export, to_polars(whole=True), query_export) may take this long.
     export_seconds: float = 3600.0

@@ -135,7 +135,8 @@ def test_computed_filters_apply_in_their_dataset_or_after_the_joins():
             "where": [{"column": "net", "op": "gt", "value": 5}],
         }
     )
-    assert one.index("WHERE") < one.index(') AS "o"')  # inside the dataset's own subquery
+    # inside the dataset's own subquery (the last to close), over the layer computing `net`
+    assert one.index('AS "net"') < one.index("WHERE") < one.rindex(') AS "o"')
     C = {"source_uri": "files/customers.csv", "alias": "c"}
     two = ok_sql(
         {
