@@ -277,7 +277,13 @@ def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
     found = [_datasets(ctx, body.org, body.namespace, d.source_uri) for d in body.datasets]
     settings = ctx.settings
     limits = Limits(
-        settings.datasets_per_plan, settings.filters_per_plan, settings.in_values_max, settings.result_limit_max
+        settings.datasets_per_plan,
+        settings.filters_per_plan,
+        settings.in_values_max,
+        settings.result_limit_max,
+        settings.computed_per_plan,
+        settings.computed_depth_max,
+        settings.expression_nodes_max,
     )
     try:
         resolved = resolve(
@@ -304,6 +310,20 @@ def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
     return resolved
 
 
+def bounded(compiled, spent: float, seconds: float, max_sql_bytes: int) -> float:
+    """The seconds a compiled plan has left to run: resolving and compiling count inside
+    `query_seconds` (504 past it), and its SQL is at most `max_sql_bytes` (413)."""
+    if len(compiled.sql) > max_sql_bytes:
+        raise TooLarge(
+            f"the plan compiles to {len(compiled.sql)} bytes of SQL, over {max_sql_bytes} (max_sql_bytes): fewer computed columns or filters"
+        )
+    if spent >= seconds:
+        raise BackendTimeout(
+            f"checking and compiling the plan took {spent:.1f} s, past query_seconds ({seconds:g} s); nothing ran"
+        )
+    return seconds - spent
+
+
 def query(ctx: Context, body: QueryIn) -> QueryOut:
     """Answer a typed plan over ingested datasets: filters, joins, groups, aggregates, exact results and a receipt of what was read."""
     started = time.perf_counter()
@@ -326,19 +346,24 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
                 if not body.dry_run
                 else (settings.clickhouse_database, s.info.snapshot_id),
             )
+    compiling = time.perf_counter()
     compiled = compile_plan(resolved, target)
     compiled_at = time.perf_counter()
+    # Checking and compiling count inside query_seconds (ClickHouse's first load of a snapshot does not).
+    spent = (validated - started) + (compiled_at - compiling)
+    left = bounded(compiled, spent, settings.query_seconds, settings.max_sql_bytes)
     rows: list[tuple] = []
     if not body.dry_run:
         if not clickhouse:
             ctx.catalog.attach(s.info.snapshot_id for s in resolved.sources)
         rows = (
-            clickhouse.run(compiled, settings.query_seconds)
+            clickhouse.run(compiled, settings.query_seconds)  # ClickHouse's own max_execution_time
             if clickhouse
-            else _run(ctx, compiled.sql, compiled.params, settings.query_seconds)
+            else _run(ctx, compiled.sql, compiled.params, left)
         )
         if compiled.check is not None and not clickhouse:
-            resolved.warnings.extend(_unread(ctx, compiled.check, settings.query_seconds))
+            left = settings.query_seconds - (time.perf_counter() - started)
+            resolved.warnings.extend(_unread(ctx, compiled.check, max(left, 0.001)))
     executed = time.perf_counter()
     truncated = len(rows) > body.limit
     rows = rows[: body.limit]
@@ -466,10 +491,7 @@ class Whole:
             # A relation, not a DB-API result: its Arrow reader streams without a copy of the rows.
             batches = self._cursor.sql(compiled.sql, params=compiled.params).to_arrow_reader(BATCH_ROWS)
         except duckdb.InterruptException:
-            self.close()
-            raise BackendTimeout(
-                f"the result ran past export_seconds ({ctx.settings.export_seconds:g} s) and was stopped"
-            ) from None
+            raise self._stopped() from None
         except duckdb.OutOfMemoryException:
             self.close()
             raise TooLarge("the result needs more memory than duckdb_memory allows") from None
@@ -494,18 +516,25 @@ class Whole:
                     self.receipt.rows_returned += batch.num_rows
                     yield pa.RecordBatch.from_arrays(batch.columns[:width], schema=schema)
             except duckdb.InterruptException:
-                why = self._catalog.watchdog.release(self._token)
-                raise (
-                    TooLarge("the result needs more memory than its share allows (query_memory_share)")
-                    if why == "memory"
-                    else BackendTimeout(
-                        f"the result ran past export_seconds ({self._settings.export_seconds:g} s) and was stopped"
-                    )
-                ) from None
+                raise self._stopped() from None
             finally:
                 self.close()
 
         self.reader = pa.RecordBatchReader.from_batches(schema, only_results())
+
+    def _stopped(self) -> TooLarge | BackendTimeout:
+        """Why the watchdog interrupted the statement (before its first batch or while streaming):
+        its memory share (413) or export_seconds (504); the statement is let go."""
+        why = self._catalog.watchdog.release(self._token)
+        self.close()
+        if why == "memory":
+            return TooLarge(
+                f"the result needs more memory than its share allows (query_memory_share {self._settings.query_memory_share:g} "
+                f"of duckdb_memory {self._settings.duckdb_memory}) and was stopped; filter first, or join on keys that match fewer rows"
+            )
+        return BackendTimeout(
+            f"the result ran past export_seconds ({self._settings.export_seconds:g} s) and was stopped"
+        )
 
     def close(self) -> None:
         self._release()

@@ -102,6 +102,15 @@ def test_a_plan_that_explodes_in_memory_is_413_naming_the_limit(flood):
         assert "query_memory_share" in detail["message"]
 
 
+def test_an_export_that_explodes_in_memory_is_413_naming_the_limit(flood):
+    # It was answered 504 "ran past export_seconds (3600 s)" within a second (issue 30).
+    srv, _, low = flood
+    with srv.client(TOKENS["acme-viewer"][0], timeout=120) as c:
+        answer = c.post("/v1/knowledge.query_export", json={**explode("low.csv"), "format": "csv"})
+        detail = envelope(answer, 413, "TOO_LARGE")
+        assert "query_memory_share" in detail["message"] and "export_seconds" not in detail["message"]
+
+
 def test_a_gzip_of_blank_lines_is_refused_within_seconds(flood, tmp_path):
     srv, _, _ = flood
     bomb = tmp_path / "blank.csv.gz"
