@@ -32,13 +32,14 @@ from .markup import LONG_TOKEN, MarkupGuard
 from .models import Origin
 from .settings import Settings
 from .sheet_rules import Cell, calamine_panics, coverage, is_total_row, unit_of
-from .sheets_fast import read_fast
+from .sheets_fast import read_fast, sheet_parts
 from .xls import check_xls
 
 
-def check_container(path: Path, fmt: str, settings: Settings) -> int:
+def check_container(path: Path, fmt: str, settings: Settings, formulas: dict | None = None) -> int:
     """Refuse what is not a readable workbook with SPEC codes before any parser sees it, and
-    answer the bytes its members inflate to."""
+    answer the bytes its members inflate to. With `formulas`, each worksheet part's formula
+    cells with no saved value are counted into it, by part name (an Uncached each)."""
     with path.open("rb") as fh:
         head = fh.read(8)
     if not head:
@@ -68,7 +69,10 @@ def check_container(path: Path, fmt: str, settings: Settings) -> int:
                 # their first rows through a MarkupGuard itself.
                 sheet = info.filename.startswith("xl/worksheets/")
                 repeats = _OdsRepeats() if fmt == "ods" and info.filename == "content.xml" else None
-                extent = _scan_part(archive, info, markup=not (fast and sheet), extent=sheet, repeats=repeats)
+                uncached = formulas.setdefault(info.filename, Uncached()) if sheet and formulas is not None else None
+                extent = _scan_part(
+                    archive, info, markup=not (fast and sheet), extent=sheet, repeats=repeats, uncached=uncached
+                )
                 if repeats and repeats.cells > settings.max_sheet_cells:
                     # calamine expands repeated rows that hold values: 842 bytes made 30 million cells.
                     raise IngestFailed(
@@ -89,6 +93,87 @@ def check_container(path: Path, fmt: str, settings: Settings) -> int:
     if fmt in ("xlsx", "xlsm") and "xl/workbook.xml" not in names:
         raise IngestFailed("format_unavailable", f"the zip archive is not a {fmt} workbook (no xl/workbook.xml)")
     return inflated
+
+
+class Uncached:
+    """The formula cells of a worksheet's XML with no saved value (a workbook written by a
+    program that does not calculate, openpyxl among them: `<c r="B2"><f>A2*2</f><v/></c>`), which
+    every reader reads as empty: how many, and the first SHOWN references. Fed the part in chunks;
+    found at C speed by how such a cell ends, then a step per cell found."""
+
+    # The worksheet's root tag says the prefix every element carries (<x:worksheet>: <x:c>).
+    ROOT = re.compile(rb"<(\w+:)?worksheet\b")
+    REF = re.compile(rb'\sr="([A-Z]{1,3}[0-9]+)"')
+    TEXT = re.compile(rb'\st="(?:str|inlineStr)"')  # an empty <v></v> is then a saved empty text
+    SHOWN = 5
+
+    def __init__(self):
+        self.count = 0
+        self.refs: list[str] = []
+        self.tail = b""
+        self.prefix: bytes | None = None
+
+    def _learn(self, prefix: bytes) -> None:
+        self.prefix = prefix
+        p = re.escape(prefix)
+        # A cell whose first child, its formula, has no value after it or an empty one.
+        self.cell = re.compile(
+            rb"<" + p + rb"c\b[^>]*>(?:<" + p + rb"f\b[^>]*/>|<" + p + rb"f\b[^>]*>[^<]*</" + p + rb"f>)"
+            rb"(?:<" + p + rb"v\s*/>|(<" + p + rb"v>\s*</" + p + rb"v>))?</" + p + rb"c>"
+        )
+        self.ends = (
+            b"</" + prefix + b"f></" + prefix + b"c>",
+            b"/></" + prefix + b"c>",
+            b"></" + prefix + b"v></" + prefix + b"c>",
+        )
+        self.starts = (b"<" + prefix + b"c ", b"<" + prefix + b"c>")
+        self.formula = b"<" + prefix + b"f"
+
+    def feed(self, chunk: bytes, final: bool = False) -> None:
+        """Count the cells of the next chunk; `final` once the part has ended."""
+        text = self.tail + chunk
+        if self.prefix is None:
+            root = self.ROOT.search(text[:65536])
+            if root is None and not final and len(text) < 65536:
+                self.tail = text
+                return
+            self._learn(root.group(1) or b"" if root else b"")
+        # Cells before the last one that starts in the text are whole in it: they are read now,
+        # the last one with the next chunk (cells are short: looked for near the end first).
+        near = max(0, len(text) - 65536)
+        last = max(text.rfind(s, near) for s in self.starts)
+        if last < 0:
+            last = max(text.rfind(s) for s in self.starts)
+        end = len(text) if final else last if last >= 0 else max(0, len(text) - 16)
+        for needle in self.ends if self.formula in text else ():  # most sheets hold no formula: one look
+            at = text.find(needle, 0, end)
+            while at >= 0:
+                stop = at + len(needle)
+                self._cell(text[text.rfind(b"<" + self.prefix + b"c", 0, at) : stop])
+                at = text.find(needle, stop, end)
+        self.tail = text[end:]
+
+    def _cell(self, cell: bytes) -> None:
+        """Count one cell if it is a formula with no saved value."""
+        found = self.cell.fullmatch(cell)
+        if found is None:
+            return
+        tag = cell[: cell.find(b">") + 1]
+        if found.group(1) and self.TEXT.search(tag):  # <v></v> in a text cell: a saved empty text
+            return
+        self.count += 1
+        if len(self.refs) < self.SHOWN:
+            ref = self.REF.search(tag)
+            self.refs.append(ref.group(1).decode() if ref else "?")
+
+    def note(self, sheet: str) -> str:
+        """The warning a sheet's datasets carry."""
+        shown = ", ".join(self.refs) + (", …" if self.count > len(self.refs) else "")
+        one = self.count == 1
+        return (
+            f"sheet {sheet!r}: {self.count} formula {'cell has' if one else 'cells have'} no saved value ({shown}): "
+            "read as empty; open and save the file in a spreadsheet program to keep their values"
+        )
 
 
 def uses_fast_reader(path: Path, inflated: int, settings: Settings) -> bool:
@@ -147,6 +232,7 @@ def _scan_part(
     markup: bool,
     extent: bool = False,
     repeats: _OdsRepeats | None = None,
+    uncached: Uncached | None = None,
 ) -> tuple[int, int] | None:
     """Read one member to its end (zipfile checks its CRC and its declared size there); with
     `markup`, check its XML as markup.py says before a Python parser may read it. With `extent`
@@ -161,6 +247,8 @@ def _scan_part(
                 guard.feed(chunk)
             if repeats:
                 repeats.feed(chunk)
+            if uncached:
+                uncached.feed(chunk)
             if extent:
                 text = tail + chunk
                 last = text.rfind(b"<row")
@@ -173,6 +261,8 @@ def _scan_part(
                 ):  # one scan once the widest is seen
                     columns = found.group(1)[0] - 64
                 tail = text[-64:]
+    if uncached:
+        uncached.feed(b"", final=True)
     return (rows, columns) if extent else None
 
 
@@ -290,8 +380,24 @@ def _is_title(table: _Table, grid) -> bool:
 def read_workbook(
     path: Path, folder: Path, fmt: str, options: dict, settings: Settings
 ) -> tuple[list[Extraction], dict]:
-    """Every table of every visible sheet (or the sheets `options.sheets` names)."""
-    inflated = check_container(path, fmt, settings)
+    """Every table of every visible sheet (or the sheets `options.sheets` names); a sheet with
+    formula cells that have no saved value says so in its datasets' warnings (Uncached)."""
+    formulas: dict[str, Uncached] = {}
+    inflated = check_container(path, fmt, settings, formulas)
+    extractions, covered = _read_workbook(path, folder, fmt, options, settings, inflated)
+    if any(u.count for u in formulas.values()):
+        with zipfile.ZipFile(path) as archive:
+            parts = {name: part for name, _state, part in sheet_parts(archive)}
+        for ex in extractions:
+            found = formulas.get(parts.get(ex.origin.sheet or "", ""))
+            if found and found.count:
+                ex.notes.append(found.note(ex.origin.sheet))
+    return extractions, covered
+
+
+def _read_workbook(
+    path: Path, folder: Path, fmt: str, options: dict, settings: Settings, inflated: int
+) -> tuple[list[Extraction], dict]:
     if uses_fast_reader(path, inflated, settings):
         return read_fast(path, folder, fmt, options, settings)
     try:

@@ -73,7 +73,7 @@ def _styles(archive: zipfile.ZipFile) -> list[str]:
     return formats
 
 
-def _sheet_parts(archive: zipfile.ZipFile) -> list[tuple[str, str, str]]:
+def sheet_parts(archive: zipfile.ZipFile) -> list[tuple[str, str, str]]:
     """(name, state, part path) of each sheet, in the workbook's order."""
     book = ET.fromstring(archive.read("xl/workbook.xml"))
     rels = ET.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
@@ -95,7 +95,7 @@ def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
     states: dict[str, str] = {}
     with zipfile.ZipFile(path) as archive:
         formats = _styles(archive)
-        for name, state, part in _sheet_parts(archive):
+        for name, state, part in sheet_parts(archive):
             states[name] = state
             hints: dict[int, _Hint] = {}
             seen: set[int] = set()

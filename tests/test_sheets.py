@@ -1,8 +1,13 @@
 """Workbooks become one dataset per table: ranges, types, units, totals, broken files."""
 
+import zipfile
+
 import pytest
 from conftest import ROOT, columns
 from hostile_workbooks import LAUGHS, ROWS, SHEET_CLOSE, SHEET_OPEN, padding, workbook
+from openpyxl import Workbook
+
+import tabular
 
 SHEETS = ROOT / "fixtures" / "sheets"
 
@@ -294,3 +299,78 @@ def test_the_fast_reader_places_a_table_that_does_not_start_at_a1(tmp_path):
         )
     )
     assert outcome(sheet_fast_bytes=0) == careful
+
+
+# --------------------------------------------------------------------------------------------
+# Formulas with no saved value (issue 30): read as empty by every reader, and now said.
+
+
+def _formula_book(path, cached: bool = False):
+    """Sheet 'Prices' (net, vat, gross = net * 1.2 in a formula) and sheet 'Plain' (no formula);
+    openpyxl saves formulas without their values, as a program that does not calculate does."""
+    book = Workbook()
+    prices = book.active
+    prices.title = "Prices"
+    prices.append(["item", "net", "gross"])
+    for i in range(2, 14):
+        prices.append([f"item {i}", i * 10, f"=B{i}*1.2"])
+    book.create_sheet("Plain").append(["a", "b"])
+    book["Plain"].append([1, 2])
+    book.save(path)
+    if cached:  # the values a spreadsheet program would have saved beside the formulas
+        with zipfile.ZipFile(path) as z:
+            parts = {i.filename: z.read(i.filename) for i in z.infolist()}
+        sheet = parts["xl/worksheets/sheet1.xml"]
+        for i in range(2, 14):
+            sheet = sheet.replace(f"<f>B{i}*1.2</f><v />".encode(), f"<f>B{i}*1.2</f><v>{i * 12}</v>".encode())
+        parts["xl/worksheets/sheet1.xml"] = sheet
+        with zipfile.ZipFile(path, "w") as z:
+            for name, data in parts.items():
+                z.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["openpyxl", "fastexcel"])
+def test_formulas_with_no_saved_value_are_said_per_sheet(tmp_path, fast):
+    path = _formula_book(tmp_path / "prices.xlsx")
+    with tabular.connect(str(tmp_path / "home"), **({"sheet_fast_bytes": 0} if fast else {})) as engine:
+        ns = engine.namespace("acme", "finance")
+        status = ns.ingest_file(path, source_uri="prices.xlsx")
+        assert status.state == "ready"
+        got = {d.dataset_id: d for d in ns.dataset_get("prices.xlsx", sample_rows=3).datasets}
+    expected = (
+        "sheet 'Prices': 12 formula cells have no saved value (C2, C3, C4, C5, C6, …): read as empty; "
+        "open and save the file in a spreadsheet program to keep their values"
+    )
+    assert expected in got["prices"].warnings
+    assert [r["gross"] for r in got["prices"].sample] == [None, None, None]
+    assert not any("formula" in w for w in got["plain"].warnings)
+    assert any(w.endswith(expected) and w.startswith("prices: ") for w in status.warnings)
+
+
+def test_formulas_with_saved_values_are_read_without_a_warning(ns, tmp_path):
+    path = _formula_book(tmp_path / "cached.xlsx", cached=True)
+    assert ns.ingest_file(path, source_uri="cached.xlsx").state == "ready"
+    prices = ns.dataset_get("cached.xlsx", sample_rows=2).datasets[0]
+    assert not any("formula" in w for w in prices.warnings)
+    assert [r["gross"] for r in prices.sample] == [24, 36]
+
+
+@pytest.mark.parametrize("prefix", ["", "x:"])
+def test_formula_cells_split_across_chunks_are_counted_once(prefix):
+    from tabular.sheets import Uncached
+
+    p = prefix
+    xml = (
+        f'<{p}worksheet xmlns="s"><{p}sheetData><{p}row r="1"><{p}c r="A1" t="n"><{p}v>1</{p}v></{p}c>'
+        f'<{p}c r="B1"><{p}f>A1*2</{p}f><{p}v/></{p}c><{p}c r="D1"><{p}f>A1</{p}f><{p}v>1</{p}v></{p}c></{p}row>'
+        f'<{p}row r="2"><{p}c r="B2" t="str"><{p}f>""</{p}f><{p}v></{p}v></{p}c>'
+        f'<{p}c r="C2"><{p}f t="shared" si="0"/></{p}c><{p}c r="D2"><{p}f>1</{p}f></{p}c></{p}row>'
+        f"</{p}sheetData></{p}worksheet>"
+    ).encode()
+    for size in range(1, len(xml) + 1):
+        found = Uncached()
+        for at in range(0, len(xml), size):
+            found.feed(xml[at : at + size])
+        found.feed(b"", final=True)
+        assert (found.count, found.refs) == (3, ["B1", "C2", "D2"]), size
