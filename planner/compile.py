@@ -17,11 +17,9 @@ from typing import Any
 from sqlglot import exp
 
 from .operators import OPERATORS, RExpr, as_type, at_common
-from .resolve import Output, Ref, Resolved, RFilter, computed_reads
+from .resolve import ROW_ID, Output, PlanInvalid, Problem, Ref, Resolved, RFilter, computed_reads, written_size
 from .targets import DUCKDB, Target
 from .values import Beyond
-
-ROW_ID = "__row_id"
 
 
 @dataclass(frozen=True)
@@ -43,9 +41,35 @@ class Compiled:
 
 
 class _Params:
-    def __init__(self, target: Target = DUCKDB) -> None:
+    def __init__(self, target: Target = DUCKDB, budget: int = 0) -> None:
         self.values: dict[str, Any] = {}
         self.target = target
+        # The nodes computed columns written out where they are read may still take (0: no bound).
+        self.budget = budget
+        self.sizes: dict[int, int] = {}
+
+    def write_out(self, ref: Ref) -> None:
+        """Count a computed column written out where it is read; past the plan's budget the plan
+        is refused before more is built (one column read many times is written many times)."""
+        if not self.budget:
+            return
+        key = id(ref)
+        if key not in self.sizes:
+            self.sizes[key] = written_size(ref.expr, self.sizes)
+        self.budget -= self.sizes[key]
+        if self.budget <= 0:
+            raise PlanInvalid(
+                [
+                    Problem(
+                        "compute",
+                        "the computed columns written out where they are read (those over several datasets, or over "
+                        "one joined left) take too many expression nodes in all: read them fewer times, or make them smaller",
+                        "fewer expression nodes in all (expression_nodes_max)",
+                        ref.column.name,
+                        over_limit=True,
+                    )
+                ]
+            )
 
     def add(self, value: Any, physical: str) -> exp.Expression:
         """A placeholder bound to `value`, compared with (or used as) the DuckDB type `physical`."""
@@ -67,6 +91,7 @@ def _ref(ref: Ref, params: _Params) -> exp.Expression:
     """A dataset column; a computed one by name where it is a column of its dataset's rows
     (placed: _computed), else its expression written out where it is read."""
     if ref.expr is not None and not ref.placed:
+        params.write_out(ref)
         return expression(ref.expr, params)
     return _column(ref.alias, ref.column.name)
 
@@ -250,7 +275,7 @@ def _source_rows(r: Resolved, params: _Params) -> exp.Select:
 def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> Compiled:
     """The plan as one statement of `target`'s SQL (DuckDB by default) and its parameters;
     `whole`: every row it matches, without the answer's limit and offset (streamed results)."""
-    params = _Params(target)
+    params = _Params(target, r.written_budget)
     select = _source_rows(r, params)
     deciders = {j.source.alias for j in r.joins if j.kind in ("semi", "anti")}
     rows_of = [o for o in r.outputs if o.kind != "measure"]
@@ -385,7 +410,7 @@ def _window(o: Output, sql: dict[str, exp.Expression], ties: list[str]) -> exp.E
 
 def _check(r: Resolved, target: Target) -> Check:
     """count(*) FILTER (WHERE v IS NOT NULL AND TRY_CAST(v) IS NULL) per cast, over the rows the plan reads."""
-    params = _Params(target)
+    params = _Params(target, r.written_budget)
     select = _source_rows(r, params)
     counts = []
     for k, node in enumerate(r.casts):

@@ -48,6 +48,9 @@ class PlanInvalid(Exception):
         self.problems = problems
 
 
+ROW_ID = "__row_id"  # every snapshot's hidden column: the order rows were read in
+
+
 @dataclass(frozen=True)
 class Limits:
     datasets: int = 8
@@ -145,6 +148,9 @@ class Resolved:
     )  # where on computed columns reading several datasets: after the joins
     qualify: list[RFilter] = field(default_factory=list)  # having that names a measure: after the measures
     computed: list[Ref] = field(default_factory=list)
+    # Nodes the computed columns written out where they are read may take in all (compile.py
+    # counts them as it writes: one read many times is written many times).
+    written_budget: int = Limits.expression_nodes
     casts: list[RExpr] = field(default_factory=list)  # row casts whose unreadable values the receipt counts
 
     @property
@@ -579,6 +585,7 @@ def resolve(
         qualify=qualify,
         computed=list(r.computed.values()),
         casts=casts,
+        written_budget=limits.expression_nodes,
     )
 
 
@@ -676,7 +683,7 @@ def _compute(r: _Resolver, plan: QueryPlan, joins: list[Join]) -> None:
     deciders, r.deciders = r.deciders, {}
     for i, c in enumerate(plan.compute):
         path = f"compute[{i}]"
-        if c.as_.lower() in taken:
+        if c.as_.lower() in taken or c.as_.lower() == ROW_ID:
             r.fail(
                 f"{path}.as",
                 f"{c.as_!r} is already the name of a column (names ignore case): give the computed column its own",

@@ -272,6 +272,21 @@ def _known_sources(ctx: Context, org: str, namespace: str) -> list[str]:
     return live_source_uris(ctx.catalog.conn(), org, namespace)
 
 
+def _refused(invalid: PlanInvalid) -> TooLarge | ValidationFailed:
+    items = [ErrorItem(p.path, p.message, p.expected, p.received, p.did_you_mean) for p in invalid.problems]
+    if all(p.over_limit for p in invalid.problems):  # SPEC §2: a plan over the plan limits is 413
+        return TooLarge(f"the plan is over a limit: {invalid.problems[0].message}", items)
+    return ValidationFailed(f"the plan does not fit the datasets: {invalid.problems[0].message}", items)
+
+
+def _compiled(resolved: Resolved, target, whole: bool = False):
+    """The plan compiled; one that writes out too much as it compiles is 413 (planner/compile.py)."""
+    try:
+        return compile_plan(resolved, target, whole=whole)
+    except PlanInvalid as invalid:
+        raise _refused(invalid) from None
+
+
 def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
     """The plan checked against the live datasets it names (422 / 413 / 409 otherwise)."""
     found = [_datasets(ctx, body.org, body.namespace, d.source_uri) for d in body.datasets]
@@ -290,10 +305,7 @@ def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
             body, found, _known_sources(ctx, body.org, body.namespace) if not all(found) else [], limits, target
         )
     except PlanInvalid as invalid:
-        items = [ErrorItem(p.path, p.message, p.expected, p.received, p.did_you_mean) for p in invalid.problems]
-        if all(p.over_limit for p in invalid.problems):  # SPEC §2: a plan over the plan limits is 413
-            raise TooLarge(f"the plan is over a limit: {invalid.problems[0].message}", items) from None
-        raise ValidationFailed(f"the plan does not fit the datasets: {invalid.problems[0].message}", items) from None
+        raise _refused(invalid) from None
     for i, (wanted, source) in enumerate(zip(body.datasets, resolved.sources)):
         if wanted.snapshot_id and wanted.snapshot_id != source.info.snapshot_id:
             raise PreconditionFailed(
@@ -347,7 +359,7 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
                 else (settings.clickhouse_database, s.info.snapshot_id),
             )
     compiling = time.perf_counter()
-    compiled = compile_plan(resolved, target)
+    compiled = _compiled(resolved, target)
     compiled_at = time.perf_counter()
     # Checking and compiling count inside query_seconds (ClickHouse's first load of a snapshot does not).
     spent = (validated - started) + (compiled_at - compiling)
@@ -457,7 +469,7 @@ class Whole:
         started = time.perf_counter()
         resolved = _resolve(ctx, body, TARGETS["duckdb"])  # streamed from DuckDB whatever query_engine says
         validated = time.perf_counter()
-        compiled = compile_plan(resolved, TARGETS["duckdb"], whole=True)
+        compiled = _compiled(resolved, TARGETS["duckdb"], whole=True)
         compiled_at = time.perf_counter()
         self.columns = [ResultColumn(name=o.name, type=o.type) for o in compiled.columns]
         self.incomplete = _incomplete(resolved)
