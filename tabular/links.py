@@ -81,7 +81,9 @@ HARD_LINK = (
 )
 # Open flags: a FIFO swapped in opens at once (and is refused by fstat), no component is followed.
 FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-DIR_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_CLOEXEC
+# Folders by O_PATH where there is one: a folder one may pass through but not list (0711, as
+# many home folders are) is crossed as a plain open would, and a symlink is still refused (ENOTDIR).
+DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
