@@ -279,12 +279,18 @@ def _refused(invalid: PlanInvalid) -> TooLarge | ValidationFailed:
     return ValidationFailed(f"the plan does not fit the datasets: {invalid.problems[0].message}", items)
 
 
-def _compiled(resolved: Resolved, target, whole: bool = False):
-    """The plan compiled; one that writes out too much as it compiles is 413 (planner/compile.py)."""
+def _compiled(resolved: Resolved, target, max_sql_bytes: int, whole: bool = False):
+    """The plan compiled, for an answer or a whole result alike: one that writes out too much
+    as it compiles (planner/compile.py), or whose SQL is past `max_sql_bytes`, is 413."""
     try:
-        return compile_plan(resolved, target, whole=whole)
+        compiled = compile_plan(resolved, target, whole=whole)
     except PlanInvalid as invalid:
         raise _refused(invalid) from None
+    if len(compiled.sql) > max_sql_bytes:
+        raise TooLarge(
+            f"the plan compiles to {len(compiled.sql)} bytes of SQL, over {max_sql_bytes} (max_sql_bytes): fewer computed columns or filters"
+        )
+    return compiled
 
 
 def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
@@ -322,13 +328,9 @@ def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
     return resolved
 
 
-def bounded(compiled, spent: float, seconds: float, max_sql_bytes: int) -> float:
+def _left(spent: float, seconds: float) -> float:
     """The seconds a compiled plan has left to run: resolving and compiling count inside
-    `query_seconds` (504 past it), and its SQL is at most `max_sql_bytes` (413)."""
-    if len(compiled.sql) > max_sql_bytes:
-        raise TooLarge(
-            f"the plan compiles to {len(compiled.sql)} bytes of SQL, over {max_sql_bytes} (max_sql_bytes): fewer computed columns or filters"
-        )
+    `query_seconds` (504 past it)."""
     if spent >= seconds:
         raise BackendTimeout(
             f"checking and compiling the plan took {spent:.1f} s, past query_seconds ({seconds:g} s); nothing ran"
@@ -359,11 +361,11 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
                 else (settings.clickhouse_database, s.info.snapshot_id),
             )
     compiling = time.perf_counter()
-    compiled = _compiled(resolved, target)
+    compiled = _compiled(resolved, target, settings.max_sql_bytes)
     compiled_at = time.perf_counter()
     # Checking and compiling count inside query_seconds (ClickHouse's first load of a snapshot does not).
     spent = (validated - started) + (compiled_at - compiling)
-    left = bounded(compiled, spent, settings.query_seconds, settings.max_sql_bytes)
+    left = _left(spent, settings.query_seconds)
     rows: list[tuple] = []
     if not body.dry_run:
         if not clickhouse:
@@ -469,7 +471,7 @@ class Whole:
         started = time.perf_counter()
         resolved = _resolve(ctx, body, TARGETS["duckdb"])  # streamed from DuckDB whatever query_engine says
         validated = time.perf_counter()
-        compiled = _compiled(resolved, TARGETS["duckdb"], whole=True)
+        compiled = _compiled(resolved, TARGETS["duckdb"], ctx.settings.max_sql_bytes, whole=True)
         compiled_at = time.perf_counter()
         self.columns = [ResultColumn(name=o.name, type=o.type) for o in compiled.columns]
         self.incomplete = _incomplete(resolved)

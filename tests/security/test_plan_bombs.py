@@ -5,6 +5,7 @@ code, never run past its limits."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
@@ -142,22 +143,28 @@ def test_an_alias_with_a_dot_is_422_at_the_alias(ns):
     assert err.value.errors[0].path == "datasets[0].alias" and "dot" in err.value.errors[0].message
 
 
-def test_compiling_counts_inside_query_seconds(tmp_path):
+@contextmanager
+def namespace_with(tmp_path, **settings):
+    """x.csv ingested in a home of its own, with these settings."""
     (tmp_path / "x.csv").write_text(CSV)
-    with tabular.connect(str(tmp_path / "home"), query_seconds=0.000001) as engine:
+    with tabular.connect(str(tmp_path / "home"), **settings) as engine:
         space = engine.namespace("acme", "bombs")
         space.ingest_file(str(tmp_path / "x.csv"), source_uri="x.csv")
+        yield engine, space
+
+
+def test_compiling_counts_inside_query_seconds(tmp_path):
+    with namespace_with(tmp_path, query_seconds=0.000001) as (_, space):
         with pytest.raises(tabular.BackendTimeout, match="compiling"):
             space.query(chain(10))
 
 
-def test_sql_past_max_sql_bytes_is_413(tmp_path):
-    (tmp_path / "x.csv").write_text(CSV)
-    with tabular.connect(str(tmp_path / "home"), max_sql_bytes=2_000) as engine:
-        space = engine.namespace("acme", "bombs")
-        space.ingest_file(str(tmp_path / "x.csv"), source_uri="x.csv")
+def test_sql_past_max_sql_bytes_is_413_for_an_answer_and_a_whole_result(tmp_path):
+    with namespace_with(tmp_path, max_sql_bytes=2_000) as (engine, space):
         with pytest.raises(tabular.TooLarge, match="max_sql_bytes"):
             space.query(chain(30))
+        with pytest.raises(tabular.TooLarge, match="max_sql_bytes"):
+            engine.stream({"namespace": "bombs", "org": "acme", **chain(30)})
         assert space.query(chain(2)).rows[0][0] == 300
 
 
