@@ -64,6 +64,15 @@ def _shut(links: Linker, jobs: JobPool, catalog: Catalog) -> None:
         catalog.close()
 
 
+def out_of_memory(op: str) -> TooLarge:
+    """Python's own allocations past what the process may hold (a huge plan, a result held
+    whole): the call is refused, and the thread lives on to serve the next one."""
+    return TooLarge(
+        f"{op} needed more memory than the server could give it; nothing was changed "
+        "(a smaller plan, a lower limit, or query_export streams a large result)"
+    )
+
+
 class Engine:
     """An open home. Close it (or use it as a context manager); one left open is closed when it
     is garbage-collected or when the interpreter exits, its workers stopped first, so no DuckDB
@@ -101,12 +110,7 @@ class Engine:
         try:
             out = spec.fn(self.context if caller is None else replace(self.context, caller=caller), model)
         except MemoryError:
-            # Python's own allocations past what the process may hold (a huge plan, a result held
-            # whole): the call is refused, the thread lives on to serve the next one.
-            raise TooLarge(
-                f"{op} needed more memory than the server could give it; nothing was changed "
-                "(a smaller plan, a lower limit, or query_export streams a large result)"
-            ) from None
+            raise out_of_memory(op) from None
         except (OSError, duckdb.Error) as err:
             why = no_room(err)
             if why is None:
@@ -166,6 +170,8 @@ class Engine:
         model, ignored = self._input(QueryIn, plan, "knowledge.query")
         try:
             whole = Whole(self.context, model)
+        except MemoryError:
+            raise out_of_memory("knowledge.query_export") from None
         except duckdb.Error as err:
             damage = self.catalog.damaged(err, model.org, model.namespace)
             if damage is None:

@@ -24,7 +24,7 @@ from pydantic.json_schema import models_json_schema
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..engine import Engine
+from ..engine import Engine, out_of_memory
 from ..errors import (
     AuthInsufficient,
     ErrorItem,
@@ -358,11 +358,10 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
         return error_response(failure, request_id(request))
 
     @app.exception_handler(MemoryError)
-    async def out_of_memory(request: Request, err: MemoryError) -> JSONResponse:
+    async def memory_error(request: Request, err: MemoryError) -> JSONResponse:
         # Outside an op (reading a body, writing an answer): the call is refused, the server lives.
         log.warning("request %s ran out of memory", request_id(request))
-        failure = TooLarge("the call needed more memory than the server could give it; nothing was changed")
-        return error_response(failure, request_id(request))
+        return error_response(out_of_memory("the call"), request_id(request))
 
     @app.exception_handler(Exception)
     async def internal(request: Request, err: Exception) -> JSONResponse:
