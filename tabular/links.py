@@ -501,17 +501,8 @@ class Linker:
                 continue
             source_uri = was["source_uri"] if was is not None else f"{link['prefix']}{rel}"
             if s.size > self.settings.max_upload_bytes:  # never read: no upload could hold it
-                self._record(
-                    link_id,
-                    rel,
-                    s,
-                    was,
-                    source_uri,
-                    state="failed",
-                    ingestion_id=None,
-                    error_code="too_large",
-                    error_message=f"{s.size:,} bytes, over max_upload_bytes ({self.settings.max_upload_bytes:,})",
-                )
+                why = f"{s.size:,} bytes, over max_upload_bytes ({self.settings.max_upload_bytes:,})"
+                self._failed(link_id, rel, s, was, source_uri, "too_large", why)
                 continue
             try:
                 # One descriptor from here to the stored copy: the path is never opened again.
@@ -541,18 +532,11 @@ class Linker:
                 # (swapped meanwhile): a later scan.
                 self._pending(link_id, rel, s, was, link["prefix"])
                 continue
-            except (OSError, TooLarge) as err:  # unreadable since the listing; no room to store it
-                self._record(
-                    link_id,
-                    rel,
-                    s,
-                    was,
-                    source_uri,
-                    state="failed",
-                    ingestion_id=None,
-                    error_code="too_large" if isinstance(err, TooLarge) else "unreadable",
-                    error_message=err.message if isinstance(err, TooLarge) else str(err),
-                )
+            except TooLarge as err:  # no room to store it
+                self._failed(link_id, rel, s, was, source_uri, "too_large", err.message)
+                continue
+            except OSError as err:  # unreadable since the listing
+                self._failed(link_id, rel, s, was, source_uri, "unreadable", str(err))
                 continue
             in_flight += 1
             self._record(
@@ -584,6 +568,12 @@ class Linker:
                     ingestion_id=None,
                     **cleared,
                 )
+
+    def _failed(self, link_id: str, rel: str, s: Seen, was, source_uri: str, code: str, message: str) -> None:
+        """A file that will not be read as it is (its code and why), until it changes."""
+        self._record(
+            link_id, rel, s, was, source_uri, state="failed", ingestion_id=None, error_code=code, error_message=message
+        )
 
     def _record(self, link_id: str, rel: str, s: Seen, was, source_uri: str, **values) -> None:
         with self.catalog.change() as cur:
