@@ -130,15 +130,17 @@ def _date(text: str) -> tuple | None:
 _CODE = re.compile(r"(\s*\([A-Z]{3}\)|\[\w{1,3}\])$")
 
 
-def judge(rows: list[list], wanted: list[str], codes: bool = True) -> bool:
-    """Right when one column of the rows holds exactly the targets, in any order (codes=False: the
-    country codes are compared too, as WTQ's evaluator does)."""
+def judge(rows: list[list], wanted: list[str], codes: bool = True, columns: list[int] | None = None) -> bool:
+    """Right when the answer column of the rows holds exactly the targets, in any order (codes=False:
+    the country codes are compared too, as WTQ's evaluator does). `columns`: the answer columns
+    (answer_columns); one of them must hold the targets. None: any column (the old leniency, only
+    to tell a wrong answer column from a wrong row)."""
     drop = _CODE.sub if codes else (lambda _, text: text)
     if not rows:
         return False
     want = Counter(normalise(drop("", t)) for t in wanted)
     width = max(len(r) for r in rows)
-    for k in range(width):
+    for k in range(width) if columns is None else columns:
         column = Counter(
             normalise(drop("", r[k]) if k < len(r) and isinstance(r[k], str) else r[k] if k < len(r) else None)
             for r in rows
@@ -148,10 +150,45 @@ def judge(rows: list[list], wanted: list[str], codes: bool = True) -> bool:
     return False
 
 
+def kind(task: str, calc, any_column: bool) -> str:
+    """What kind of wrong answer, as far as the plan and the rows can tell (the issue's kinds)."""
+    plan = calc.plan
+    made = {m.get("as") for m in plan.get("measures", [])}
+    fns = {a.get("fn") for a in plan.get("aggregates", [])}
+    words = task.lower().split()
+    if any_column:
+        return "wrong answer column (the right value is in an evidence column)"
+    if words[:1] in (["is"], ["was"], ["are"], ["were"], ["did"], ["does"], ["do"]) and "answer" not in made:
+        return "yes/no answered with a value"
+    if "how" in words and "many" in words and fns & {"sum", "avg"}:
+        return "'how many' summed or averaged a column"
+    if made & {"position", "from_last", "anchor"} or plan.get("order_by") and plan.get("select"):
+        return "a row by its place (first, last, next, previous)"
+    if "answer" in made:
+        return "a yes/no or which-of-two comparison"
+    if "difference" in made:
+        return "a difference"
+    if plan.get("order_by") and plan.get("group_by"):
+        return "a ranking (most, least, top)"
+    if fns == {"count"}:
+        return "a count of rows"
+    if fns & {"sum", "avg", "min", "max", "median"}:
+        return "another aggregate"
+    if plan.get("group_by") and not fns:
+        return "a lookup of the rows that match"
+    return "other"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=Path, default=DEFAULT)
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
+    parser.add_argument(
+        "--split",
+        choices=["tune", "check", "all"],
+        default="tune",
+        help="tune: read one by one; check: totals only, never read question by question (PROVENANCE.md)",
+    )
     parser.add_argument(
         "--proposer",
         choices=["builtin", "chat"],
@@ -170,7 +207,7 @@ def main() -> None:
     use_working_tree()
     import tabular
 
-    qs = questions(args.questions)
+    qs = [q for q in questions(args.questions) if args.split == "all" or q.get("split", "tune") == args.split]
     if args.limit:
         qs = qs[: args.limit]
     settings = {} if args.proposer == "chat" else {"llm_base_url": ""}
@@ -211,14 +248,18 @@ def main() -> None:
                     )
                     continue
                 calc = out.calculations[0]
-                right = judge(calc.rows, wanted)
+                names = [c.name for c in calc.columns]
+                answer = [names.index(c) for c in calc.answer_columns]
+                right = judge(calc.rows, wanted, columns=answer)
                 outcomes.append(
                     {
                         **q,
                         "outcome": "right" if right else "wrong",
+                        "kind": "" if right else kind(q["utterance"], calc, judge(calc.rows, wanted)),
                         "rows": calc.rows[:5],
+                        "answer_columns": calc.answer_columns,
                         "plan": calc.plan,
-                        "by_code": right and not judge(calc.rows, wanted, codes=False),
+                        "by_code": right and not judge(calc.rows, wanted, codes=False, columns=answer),
                     }
                 )
             ask_s = time.perf_counter() - start
@@ -238,13 +279,15 @@ def main() -> None:
     )
     for reason, k in reasons.most_common():
         print(f"  abstained {reason}: {k}")
-    if args.show_wrong:
+    for what, k in Counter(o["kind"] for o in outcomes if o["outcome"] == "wrong").most_common():
+        print(f"  wrong, {what}: {k}")
+    if args.show_wrong and args.split != "check":  # check is for totals only (PROVENANCE.md)
         for o in outcomes:
             if o["outcome"] == "wrong":
                 print(
                     f"WRONG {o['id']} {o['utterance']!r} -> {o['rows']} want {targets(o['targetValue'])}\n      {json.dumps(o['plan'])[:400]}"
                 )
-    if args.show_right:
+    if args.show_right and args.split != "check":
         for o in outcomes:
             if o["outcome"] == "right":
                 print(f"right {o['id']} {o['utterance']!r} -> {o['rows'][:3]}")

@@ -17,6 +17,7 @@ from ..synthesize import answer as say
 from ..synthesize.proposal import Candidate
 from ..synthesize.proposers import choose
 from ..synthesize.schemas import DatasetSchema, gather
+from ..synthesize.verify import refused
 from .context import Context
 from .query import QueryIn, QueryOut, ResultColumn, query
 
@@ -51,6 +52,9 @@ class SynthesizeCalculation(BaseModel):
     plan: dict[str, Any] = Field(description="The knowledge.query plan that ran.")
     columns: list[ResultColumn]
     rows: list[list[Any]]
+    answer_columns: list[str] = Field(
+        description="The result columns that answer the task; the other columns are its evidence (a row's position, the two values of a difference)."
+    )
     truncated: bool
     complete: bool
     incomplete: list[str]
@@ -158,7 +162,13 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
         return abstain("empty_answer", "the plan ran over every row and no row matched, " + say.describe(body_))
     if all(row[0] is None for row in result.rows):  # "who was the first winning captain" where that cell is empty
         return abstain("empty_answer", f"the rows that match hold no {result.columns[0].name}, " + say.describe(body_))
-    return _answered(body, body_, result, model)
+    plan = _plan_of(body_)
+    names = [c.name for c in result.columns]
+    answer = say.answer_columns(plan, names, candidate.answer)
+    why = refused(body.task, plan, names, result.rows, answer, schemas)
+    if why:
+        return abstain("invalid_plan", f"{why} ({say.describe(body_)})")
+    return _answered(body, plan, answer, body_, result, model)
 
 
 def _check(
@@ -345,25 +355,34 @@ def _fingerprint(result: QueryOut, run: QueryIn) -> str:
     return repr(result.rows)
 
 
-def _answered(body: SynthesizeIn, run: QueryIn, result: QueryOut, model: str) -> SynthesizeOut:
-    names = [c.name for c in result.columns]
-    note, note_cut = say.note(names, result.rows, result.truncated, body.window_chars // 2)
-    types = [c.type for c in result.columns]
-    text = say.words(say.describe(run), names, result.rows, result.truncated, CALCULATION, result.incomplete, types)
-    text, unsupported = say.scrub(text, {CALCULATION})
-    text, cut = say.clip(text, body.max_answer_chars)
-    plan = run.model_dump(
+def _plan_of(run: QueryIn) -> dict[str, Any]:
+    """The plan that ran, as the calculation shows it."""
+    return run.model_dump(
         mode="json",
         by_alias=True,
         exclude_defaults=True,
         exclude={"org", "namespace", "dry_run", *(run.model_extra or {})},
     )
+
+
+def _answered(
+    body: SynthesizeIn, plan: dict, answer: list[str], run: QueryIn, result: QueryOut, model: str
+) -> SynthesizeOut:
+    names = [c.name for c in result.columns]
+    note, note_cut = say.note(names, result.rows, result.truncated, body.window_chars // 2)
+    types = [c.type for c in result.columns]
+    text = say.words(
+        say.describe(run), names, result.rows, result.truncated, CALCULATION, result.incomplete, types, answer
+    )
+    text, unsupported = say.scrub(text, {CALCULATION})
+    text, cut = say.clip(text, body.max_answer_chars)
     calculation = SynthesizeCalculation(
         id=CALCULATION,
         task=body.task,
         plan=plan,
         columns=result.columns,
         rows=result.rows,
+        answer_columns=answer,
         truncated=result.truncated,
         complete=result.complete,
         incomplete=result.incomplete,

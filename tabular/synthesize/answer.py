@@ -14,6 +14,49 @@ CITATION = re.compile(r"\[([A-Za-z_.]+#\d+)\]")
 ROWS_IN_WORDS = 12
 
 
+_PART = re.compile(r"(group_by|aggregates|select|measures)\[(\d+)\]")
+# Measures a plan computes as the answer itself (a yes or no, a difference), not as evidence.
+_ANSWER_MEASURES = ("answer", "difference")
+
+
+def answer_columns(plan: dict, names: list[str], said: tuple[str, ...] = ()) -> list[str]:
+    """The result columns that answer the task; the others are its evidence (a row's position,
+    the two values of a difference). `said`: what the proposer named, each a result column's name
+    or the plan part that makes it ("group_by[0]", "measures[2]"). Unsaid, read off the plan: a
+    measure named answer or difference; the selected columns; a ranking's groups ("which region
+    has the most sales": the region); else the groups and aggregates."""
+    groups, aggregates = len(plan.get("group_by") or []), len(plan.get("aggregates") or [])
+    selected, measures = len(plan.get("select") or []), len(plan.get("measures") or [])
+
+    def column(part: str) -> int | None:
+        if part in names:
+            return names.index(part)
+        found = _PART.fullmatch(part)
+        if not found:
+            return None
+        kind, k = found.group(1), int(found.group(2))
+        start = {
+            "group_by": 0,
+            "aggregates": groups,
+            "select": groups + aggregates,
+            "measures": len(names) - measures,
+        }[kind]
+        size = {"group_by": groups, "aggregates": aggregates, "select": selected, "measures": measures}[kind]
+        return start + k if k < size and start + k < len(names) else None
+
+    picked = [column(p) for p in said]
+    if said and all(k is not None for k in picked):
+        return [names[k] for k in dict.fromkeys(picked)]
+    made = [m.get("as") for m in plan.get("measures") or [] if isinstance(m, dict)]
+    for word in _ANSWER_MEASURES:
+        if word in made and word in names:
+            return [word]
+    evidence = len(names) - measures
+    if groups and aggregates and plan.get("order_by") and int(plan.get("limit") or 0) <= 10:
+        return names[:groups]
+    return names[: max(evidence, 0)] or names
+
+
 def cell(value: Any) -> str:
     return "null" if value is None else str(value)
 
@@ -97,20 +140,40 @@ def words(
     cite: str,
     incomplete: list[str],
     types: list[str] | None = None,
+    answer: list[str] | None = None,
 ) -> str:
     """The result stated in words after what was read (`scope`), cited; incompleteness said in
-    the same breath. `types`: each column's type, so a value is said as its type is read."""
+    the same breath. `types`: each column's type, so a value is said as its type is read;
+    `answer`: the columns that answer the task, said first, the others after them as evidence."""
     ref = f"[{cite}]"
     types = types or [""] * len(columns)
-    if len(rows) == 1 and len(columns) == 1:
-        text = f"{columns[0]} is {spoken(rows[0][0], types[0])} {ref}."
-    elif len(rows) == 1:
-        text = ", ".join(f"{c} {spoken(v, t)}" for c, v, t in zip(columns, rows[0], types)) + f" {ref}."
+    first = [columns.index(c) for c in dict.fromkeys(answer or columns) if c in columns] or list(range(len(columns)))
+    rest = [k for k in range(len(columns)) if k not in first]
+
+    def evidence(row: list[Any]) -> str:
+        if not rest:
+            return ""
+        said = {columns[k]: row[k] for k in rest}
+        parts = []
+        if "position" in said and "rows" in said:  # a row by its place in the list: "row 33 of 33"
+            parts.append(f"row {said.pop('position')} of {said.pop('rows')}")
+            said.pop("from_last", None)
+        parts += [f"{c} {spoken(v, types[columns.index(c)])}" for c, v in said.items()]
+        return f" ({', '.join(parts)})"
+
+    if len(rows) == 1:
+        row = rows[0]
+        said = (
+            f"{columns[first[0]]} is {spoken(row[first[0]], types[first[0]])}"
+            if len(first) == 1
+            else ", ".join(f"{columns[k]} {spoken(row[k], types[k])}" for k in first)
+        )
+        text = said + evidence(row) + f" {ref}."
     else:
         shown = rows[:ROWS_IN_WORDS]
-        parts = ["; ".join(f"{c} {spoken(v, t)}" for c, v, t in zip(columns, row, types)) for row in shown]
-        rest = len(rows) - len(shown)
-        tail = f" … and {rest} more rows (in the note)" if rest else ""
+        parts = ["; ".join(f"{columns[k]} {spoken(row[k], types[k])}" for k in first) + evidence(row) for row in shown]
+        left = len(rows) - len(shown)
+        tail = f" … and {left} more rows (in the note)" if left else ""
         text = (
             f"{len(rows)} rows{' (more matched than the limit)' if more else ''}: "
             + " | ".join(parts)

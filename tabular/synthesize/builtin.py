@@ -678,7 +678,7 @@ def _candidates(r: TaskReading, asked: _Asked, choices: list[_Choice], by_alias:
             why.append(plan)
             continue
         assumes = tuple((ch.word, _name(o)) for ch, o in zip(choices, options) if len(ch.options) > 1)
-        candidates.append(Candidate(plan, assumes))
+        candidates.append(Candidate(plan, assumes, _answer(r, plan)))
     if not candidates:
         return Proposal(why=why[0] if why else "no plan fits the task")
     return Proposal(
@@ -687,6 +687,20 @@ def _candidates(r: TaskReading, asked: _Asked, choices: list[_Choice], by_alias:
         one_row=asked.one_row if asked.fn == LOOKUP else "",
         rows_are=r.row_noun if asked.fn == "count" and not r.count_of else "",
     )
+
+
+def _answer(r: TaskReading, plan: dict) -> tuple[str, ...]:
+    """The plan parts that answer the task: a difference; the values looked up; for "which region
+    has the most sales" or "did A or B earn more", the group ranked first, not its total (the
+    total is evidence); else every group with its aggregates, a table per group."""
+    if any(m.get("as") == "difference" for m in plan.get("measures", [])):
+        return ("difference",)
+    groups = [f"group_by[{k}]" for k in range(len(plan.get("group_by", [])))]
+    aggregates = [f"aggregates[{k}]" for k in range(len(plan.get("aggregates", [])))]
+    if groups and aggregates and r.top and (r.entity or r.choice) and not plan.get("having"):
+        return tuple(groups)
+    shares = [f"measures[{k}]" for k, m in enumerate(plan.get("measures", [])) if m.get("as") == "share"]
+    return tuple(groups + aggregates + shares)
 
 
 def _name(option) -> str:

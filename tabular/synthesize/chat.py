@@ -19,8 +19,9 @@ Rules:
 - Name columns as "<alias>.<column>" exactly as listed; filter values are read as the column's type (dates "YYYY-MM-DD").
 - Every dataset after the first needs one join on key columns of the same type.
 - The plan must answer the task over every row: use aggregates (sum, count, avg, min, max, median …) and group_by (with bucket year/quarter/month for dates) rather than listing rows.
+- Say which result columns answer the task (the others are evidence: a row's position, the two values of a difference).
 Answer with one JSON object and nothing else, either
-  {"plan": <the plan>}
+  {"plan": <the plan>, "answer_columns": [<the names of the result columns that answer the task>]}
 or, when the task could mean several calculations with different answers,
   {"abstain": "ambiguous", "clarification": "<the question to ask, naming the candidates>"}
 or, when the datasets cannot answer it,
@@ -80,7 +81,9 @@ class ChatProposer:
                 transcript=transcript,
             )
         plan = said.get("plan", said) if isinstance(said, dict) else said
-        return Proposal((Candidate(plan),), transcript=transcript)
+        named = said.get("answer_columns") if isinstance(said, dict) and "plan" in said else None
+        answer = tuple(n for n in named if isinstance(n, str)) if isinstance(named, list) else ()
+        return Proposal((Candidate(plan, answer=answer),), transcript=transcript)
 
 
 def _json(text: str):

@@ -83,14 +83,14 @@ _ORDINAL_NAMES = {
 
 
 # Columns that hold the place a row won: "finished first" is their smallest value.
-_PLACE_NAMES = {"rank", "place", "position", "pos", "finish", "standing", "ranking", "placing"}
+PLACE_NAMES = {"rank", "place", "position", "pos", "finish", "standing", "ranking", "placing"}
 # Columns that say where a row took place: "from" a value of one is no origin of the row's people.
 _VENUE_NAMES = {"location", "venue", "site", "host", "stadium", "ground", "arena", "circuit", "track", "course"}
 
 
 def place_columns(schema: DatasetSchema) -> list[ColumnSchema]:
     """The number columns of a dataset that hold the place each row won (Rank, Place, Pos …)."""
-    return [c for c in schema.columns if c.type == "number" and set(words(c.name)) & _PLACE_NAMES]
+    return [c for c in schema.columns if c.type == "number" and set(words(c.name)) & PLACE_NAMES]
 
 
 def is_venue(c: ColumnSchema) -> bool:

@@ -15,6 +15,7 @@ class Candidate:
 
     plan: dict
     assumes: tuple[tuple[str, str], ...] = ()  # (the task's word, the column taken for it)
+    answer: tuple[str, ...] = ()  # the result columns that answer the task; () reads them off the plan
 
 
 @dataclass(frozen=True)

@@ -630,7 +630,7 @@ def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[s
             for v in c.values:
                 if (c.name, v) in s.totals:
                     continue  # a Total row is left out of every plan: "total" is never its value
-                if many and set(words(v)) <= _grammar():
+                if many and set(words(v)) <= grammar_words():
                     continue  # a title "Only" among 80 titles is not what "the only one" means
                 add(tuple(words(v)), "value", (c, v))
                 head = v.split(",")[0].strip()
@@ -678,7 +678,7 @@ def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[s
     return table
 
 
-def _grammar() -> set[str]:
+def grammar_words() -> set[str]:
     """The words the reading itself uses: a value made only of them is not read as a value."""
     return (
         STOPWORDS
@@ -1332,7 +1332,7 @@ def _row_noun(spans: list[Span], k: int, used: set[int]) -> bool:
     return (
         text.isalpha()
         and len(text) > 2
-        and text not in _grammar()
+        and text not in grammar_words()
         and singular(text) not in QUANTITY_NOUNS
         and text not in QUANTITY_NOUNS
         and text not in MONTHS

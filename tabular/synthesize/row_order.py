@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .columns import date_columns, label_column, place_columns, time_columns
+from .columns import PLACE_NAMES, date_columns, label_column, place_columns, time_columns
 from .filters import row_filters, value_filter
 from .proposal import Candidate, Proposal
-from .reading import Span, TaskReading
+from .reading import Span, TaskReading, words
 from .schemas import ColumnSchema, DatasetSchema
 
 
@@ -38,6 +38,20 @@ def in_order(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
             + ", ".join(c.name for c in places)
             + "): name one"
         )
+    written = [c for c in schema.columns if c.type == "string" and set(words(c.name)) & PLACE_NAMES]
+    said_first = r.placed and not places and written and anchor is None and wanted == "first"
+    if r.placed and not places and written and anchor is None and not said_first:
+        # "in what season did they finish first" beside a Position column of "1st", "5th": the
+        # place is written in a column, the order of the list is not it
+        return Proposal(
+            why=f"the task asks who placed first or last, and {written[0].name} holds places as text: "
+            "the order of the list is not sure to be theirs"
+        )
+    if r.placed and places and wanted == "first" and places[0].min not in (None, 1, "1"):
+        return Proposal(
+            why=f"the task asks who placed first, and the places in {places[0].name} start at {places[0].min}: "
+            "the first places may be written another way"
+        )
     if anchor is not None and len(anchor.targets) > 1:
         return Proposal(why=f"'{anchor.text}' is a value of several columns; name the one meant")
     candidates = []
@@ -47,9 +61,15 @@ def in_order(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
         if where:
             plan["where"] = where
         plan.update(_row_wanted(r, schema, column, places, where))
+        if said_first:
+            _place_says_first(plan, written[0])
         plan.setdefault("limit", 10)
         candidates.append(
-            Candidate(plan, ((r.measures[0].text, f"{column.alias}.{column.name}"),) if len(asked) > 1 else ())
+            Candidate(
+                plan,
+                ((r.measures[0].text, f"{column.alias}.{column.name}"),) if len(asked) > 1 else (),
+                answer=(column.name,),
+            )
         )
     return Proposal(
         tuple(candidates),
@@ -58,6 +78,20 @@ def in_order(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
         else "",
         one_row=asked[0].name if isinstance(wanted, int) else "",
     )
+
+
+# How a column of places as text writes the first place.
+_FIRSTS = ["1", "1st", "1.", "=1", "1=", "t1", "t-1", "gold", "winner", "champion", "champions", "w"]
+
+
+def _place_says_first(plan: dict, place: ColumnSchema) -> None:
+    """ "Who came first" beside a Pos column of "1", "2", "Ret": the first listed, and only if its
+    place says first (else nothing is answered)."""
+    if all(s["column"] != place.name for s in plan["select"]):
+        plan["select"].append({"column": place.name})
+    said = {"column": place.name, "op": "in", "values": _FIRSTS, "ignore_case": True}
+    plan["measures"].append({"as": "placed_first", "expr": {"case": [{"when": said, "then": {"value": 1}}]}})
+    plan["having"].append({"column": "placed_first", "op": "eq", "value": 1})
 
 
 def _columns_read(r: TaskReading, schema: DatasetSchema, anchor: Span | None) -> list[ColumnSchema] | Proposal:

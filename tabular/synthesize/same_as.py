@@ -4,7 +4,6 @@ rows (it must name exactly one row); the other rows are kept by comparing with i
 
 from __future__ import annotations
 
-from .columns import label_column
 from .filters import value_filter
 from .proposal import Candidate, Proposal
 from .reading import TaskReading
@@ -45,10 +44,9 @@ def same_as(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     if len(asked) > 1:
         return Proposal(why="the task names several columns to read: ask for one")
     if not asked:
-        label = label_column(schema)
-        if label is None:
-            return Proposal(why="the task asks which rows have the same value, and no column names the rows")
-        asked = [label]
+        # "what delegate is the same age as Rita …": one of what the named row is (its column),
+        # whatever column names the rows
+        asked = [held]
     (column,) = asked
     plan = {
         "datasets": [schema.ref()],
@@ -76,4 +74,4 @@ def same_as(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
         "limit": 50,
     }
     said = r.measures[0].text if r.measures else r.row_noun
-    return Proposal((Candidate(plan),), one_row=said if said and not said.endswith("s") else "")
+    return Proposal((Candidate(plan, answer=(column.name,)),), one_row=said if said and not said.endswith("s") else "")

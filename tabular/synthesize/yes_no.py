@@ -56,7 +56,7 @@ def yes_no(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     plan["measures"] = [{"as": "gap", "expr": gap}, {"as": "answer", "expr": said}]
     if not plan["where"]:
         del plan["where"]
-    return Proposal((Candidate(plan),))
+    return Proposal((Candidate(plan, answer=("answer",)),))
 
 
 def _before_or_after(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
@@ -114,4 +114,4 @@ def _before_or_after(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     where = schema.without_totals(lambda name: name)
     if where:
         plan["where"] = where
-    return Proposal((Candidate(plan),))
+    return Proposal((Candidate(plan, answer=("answer",)),))

@@ -1,0 +1,371 @@
+"""An independent check of a reading, from the plan and its result alone, whichever proposer wrote
+the plan: an answer that echoes what the task gave, a total of identifiers where rows were
+counted, a yes or no answered with a value, a placeholder cell as the answer. Each rule says why it refused; the step abstains with that reason rather than answer."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .columns import is_id, ordinal, yearlike
+from .reading import (
+    ABBREVIATIONS,
+    DIMENSIONS,
+    LIGHT_VERBS,
+    MONTHS,
+    ORDINAL_WORDS,
+    PLACE_VERBS,
+    SYNONYMS,
+    UNITS,
+    grammar_words,
+    singular,
+    words,
+)
+from .schemas import ColumnSchema, DatasetSchema
+
+# Cells that stand for no value: a table's dash, star or "n/a" is never an answer.
+PLACEHOLDERS = {"", "-", "--", "—", "–", "‒", "―", "−", "*", "?", "x", "n/a", "na", "n.a.", "tbd", "tba", "none", "nil"}
+# Names of a column that only numbers rows in a sequence.
+_SEQUENCE_NAMES = {
+    "round",
+    "week",
+    "game",
+    "match",
+    "episode",
+    "stage",
+    "leg",
+    "heat",
+    "race",
+    "day",
+    "edition",
+    "pick",
+    "rank",
+    "place",
+    "position",
+    "pos",
+    "seed",
+    "order",
+    "track",
+    "chapter",
+    "event",
+    "draw",
+    "goal",
+    "overall",
+}
+# Size words: they rank by a size ("the largest margin"), not by how often a value comes.
+_SIZE_WORDS = {
+    "largest",
+    "biggest",
+    "greatest",
+    "highest",
+    "longest",
+    "tallest",
+    "heaviest",
+    "smallest",
+    "lowest",
+    "shortest",
+    "widest",
+    "oldest",
+    "youngest",
+}
+# Words that say how often: "the most times", "most often", "most frequent", "how many".
+_FREQUENCY_WORDS = {"times", "often", "frequent", "frequently", "common", "commonly", "many", "number", "count"}
+# Words that join two values the task takes together: "A or B", "A, B and C", "more in A than B".
+_JOINS = re.compile(r"[,/&]|\b(or|and|nor|vs|versus|than|compared|over|against|with|to|from|between)\b")
+# Words of the question's frame, which no column or value need hold: comparisons with a named
+# row ("the same … as", "comes right after", "the difference between"), and "other".
+_FRAME_WORDS = {
+    "same",
+    "between",
+    "compared",
+    "comparison",
+    "comes",
+    "immediately",
+    "right",
+    "just",
+    "directly",
+    "other",
+    "others",
+    "count",
+    "also",
+    "again",
+    "ever",
+    "currently",
+}
+# The words after which a noun names what the rows are ("which team", "the last song").
+_NOUN_BEFORE = {"many", "which", "what", "whose", "first", "last", "only", "next", "previous", "other", "every"}
+# ... and after these two ("the number of athletes", "how many more medals", "many total games").
+_NOUN_AFTER_PAIRS = {("number", "of"), ("many", "more"), ("many", "total"), ("count", "of"), ("many", "different")}
+# Words that open a question answered yes or no ("is K2 taller than …?", "did they win …?").
+_YES_NO_OPENERS = {
+    "is",
+    "was",
+    "are",
+    "were",
+    "did",
+    "does",
+    "do",
+    "has",
+    "have",
+    "had",
+    "can",
+    "could",
+    "will",
+    "would",
+    "should",
+    "isn",
+    "wasn",
+}
+
+
+def refused(
+    task: str, plan: dict, names: list[str], rows: list[list[Any]], answer: list[str], schemas: list[DatasetSchema]
+) -> str:
+    """Why the answer is not sure to be the task's, or "" when every rule holds."""
+    tokens = words(task)
+    columns = _columns(plan, schemas)
+    for rule in (
+        _echoes_a_filter,
+        _totals_identifiers,
+        _yes_no_with_a_value,
+        _choice_not_answered,
+        _who_with_a_number,
+        _counts_a_number,
+        _size_ranked_by_count,
+        _values_not_joined,
+        _placeholder,
+        _words_left_out,
+    ):
+        why = rule(tokens, plan, names, rows, answer, columns, task)
+        if why:
+            return why
+    return ""
+
+
+def _columns(plan: dict, schemas: list[DatasetSchema]) -> dict[str, ColumnSchema]:
+    """The columns a plan may name, by the name it names them with (alias.name, and name alone)."""
+    out: dict[str, ColumnSchema] = {}
+    several = len(plan.get("datasets") or []) > 1
+    for s in schemas:
+        for c in s.columns:
+            out[f"{s.alias}.{c.name}"] = c
+            if not several:
+                out.setdefault(c.name, c)
+    return out
+
+
+def _filters(where: list) -> list[dict]:
+    """Every filter that every row must pass (inside an `all`, not inside an `any`)."""
+    out = []
+    for f in where or []:
+        if not isinstance(f, dict):
+            continue
+        if f.get("all") is not None:
+            out += _filters(f["all"])
+        elif f.get("any") is None:
+            out.append(f)
+    return out
+
+
+def _bare(name: str) -> str:
+    return name.split(".", 1)[1] if "." in name and name.split(".", 1)[0] else name
+
+
+def _echoes_a_filter(tokens, plan, names, rows, answer, columns, task) -> str:
+    """An answer column the plan also filters to the task's own values ("was X in A or B?"
+    answered "X"): the answer repeats what the task gave. One of several values named, picked by a
+    ranking ("did A or B earn more?"), is an answer."""
+    for f in _filters(plan.get("where")):
+        column = f.get("column")
+        if not isinstance(column, str) or _bare(column) not in {_bare(a) for a in answer}:
+            continue
+        k = names.index(_bare(column)) if _bare(column) in names else None
+        picked = {str(row[k]).lower() for row in rows} if k is not None else set()
+        given = {str(v).lower() for v in f.get("values") or []}
+        if f.get("op") == "eq" or (f.get("op") == "in" and picked >= given):
+            return (
+                f"the answer column {_bare(column)} is also what the plan filters to the task's own "
+                f"value{'s' if f.get('op') == 'in' else ''}: the answer would repeat the task; name the column to read"
+            )
+    return ""
+
+
+def identifier_like(c: ColumnSchema) -> bool:
+    """A number column whose values name or number rows rather than measure them: ids, years, codes,
+    a column named only as a sequence ("No.", "Round", "Pick #"; "No. of Barangays" counts
+    barangays); or unique whole numbers that run as a sequence (1 … n)."""
+    if c.type != "number":
+        return False
+    named = set(words(c.name))
+    if is_id(c) or yearlike(c) or named & {"code", "zip", "postcode", "phone"}:
+        return True
+    if "of" not in named and ordinal(c) and named <= _SEQUENCE_NAMES | {"#", "no", "number"}:
+        return True
+    try:
+        low, high = int(str(c.min)), int(str(c.max))
+    except (TypeError, ValueError):
+        return False
+    return (
+        c.unique and c.physical in ("BIGINT", "INTEGER", "HUGEINT") and c.distinct > 2 and high - low + 1 == c.distinct
+    )
+
+
+def _totals_identifiers(tokens, plan, names, rows, answer, columns, task) -> str:
+    """A sum (or, for "how many", an average) over a column of identifiers, where it may add
+    several rows: years, sequence numbers, codes are no quantity; "how many elections" counts
+    rows, it does not add their numbers. A sum within one row (grouped by a column of unique names,
+    or filtered to one row by one) is that row's value."""
+    how_many = any(a == "how" and b in ("many", "much") for a, b in zip(tokens, tokens[1:]))
+    one_row = lambda name: isinstance(name, str) and name in columns and columns[name].unique
+    groups = plan.get("group_by") or []
+    if groups and all(one_row(g.get("column")) for g in groups):
+        return ""
+    if any(f.get("op") == "eq" and one_row(f.get("column")) for f in _filters(plan.get("where"))):
+        return ""
+    for a in plan.get("aggregates") or []:
+        column = columns.get(a.get("column")) if isinstance(a.get("column"), str) else None
+        if column is None or a.get("fn") not in ("sum", "avg"):
+            continue
+        if a.get("fn") == "sum" or how_many:
+            if identifier_like(column):
+                return f"the plan adds up {column.name}, which names or numbers rows (an id, a year, a sequence), it measures nothing: count the rows, or name the quantity"
+    return ""
+
+
+def _choice_not_answered(tokens, plan, names, rows, answer, columns, task) -> str:
+    """ "Did he score more with A or B?", "was X from A or B?": the answer is one of the things named,
+    so it is read from the column the plan found them in."""
+    if not tokens or tokens[0] not in _YES_NO_OPENERS or "or" not in tokens:
+        return ""
+    if "answer" in answer:  # more, less or the same; before or after
+        return ""
+    chosen = [f for f in _filters(plan.get("where")) if f.get("op") == "in" and len(f.get("values") or []) >= 2]
+    if any(_bare(f.get("column", "")) in {_bare(a) for a in answer} for f in chosen):
+        return ""
+    return "the task asks which of two things, and the plan answers with something else: the built-in reading does not decide it"
+
+
+def _who_with_a_number(tokens, plan, names, rows, answer, columns, task) -> str:
+    """ "Who …" asks for someone: an answer of numbers or dates names no one."""
+    if not tokens or tokens[0] not in ("who", "whom", "whose"):
+        return ""
+    values = [row[names.index(a)] for row in rows for a in answer if a in names]
+    if values and all(
+        isinstance(v, (int, float)) or (isinstance(v, str) and re.fullmatch(r"[\d\s.,:+−-]+", v)) for v in values
+    ):
+        return "the task asks who, and the plan answers with a number or a date"
+    return ""
+
+
+def _counts_a_number(tokens, plan, names, rows, answer, columns, task) -> str:
+    """A count of the cells of a number column ("how many episodes" over a column of episode
+    counts): the rows hold how many; count the rows or add the numbers?"""
+    for a in plan.get("aggregates") or []:
+        column = columns.get(a.get("column")) if isinstance(a.get("column"), str) else None
+        if a.get("fn") == "count" and column is not None and column.type == "number" and not identifier_like(column):
+            return f"the plan counts the rows that have a {column.name}, a number that may itself be how many: count the rows, or add the numbers?"
+    return ""
+
+
+def _size_ranked_by_count(tokens, plan, names, rows, answer, columns, task) -> str:
+    """ "Which margin was the largest": a size word ranks by a size, never by how often a value
+    comes (the groups' row counts); "the most" may be either, and is left to the reading."""
+    counted = {a.get("as") or "count" for a in plan.get("aggregates") or [] if a.get("fn") == "count"}
+    ranked = {o.get("column") for o in plan.get("order_by") or []}
+    if plan.get("group_by") and counted & ranked and set(tokens) & _SIZE_WORDS and not set(tokens) & _FREQUENCY_WORDS:
+        return "the task ranks by a size, and the plan ranks by how many rows each value has"
+    return ""
+
+
+def _values_not_joined(tokens, plan, names, rows, answer, columns, task) -> str:
+    """Several values of one column taken together (an `in`) from words the task does not join with
+    "or", "and" or a comma ("Nth-stage winners" is no "Nth stage" or "Winner")."""
+    text = task.lower()
+    for f in _filters(plan.get("where")):
+        values = [str(v).lower() for v in f.get("values") or []] if f.get("op") in ("in", "not_in") else []
+        found = sorted((text.find(v), v) for v in values if text.find(v) >= 0)
+        if len(found) < len(values) or len(found) < 2:
+            continue
+        for (at, v), (nxt, _) in zip(found, found[1:]):
+            if not _JOINS.search(text[at + len(v) : nxt]):
+                return f"the plan takes {', '.join(repr(v) for _, v in found)} together, and the task does not join them with or, and or a comma"
+    return ""
+
+
+def _yes_no_with_a_value(tokens, plan, names, rows, answer, columns, task) -> str:
+    """A task asked yes or no ("is K2 taller than X?", "did A win in 1998?") answered by anything but
+    a yes or no, a bool, or one of two things it names ("was A or B first?")."""
+    if not tokens or tokens[0] not in _YES_NO_OPENERS or "or" in tokens:
+        return ""
+    values = [row[names.index(a)] for row in rows for a in answer if a in names]
+    if values and all(isinstance(v, bool) or str(v).lower() in ("yes", "no") for v in values):
+        return ""
+    return "the task asks yes or no, and the plan answers with a value: the built-in reading does not decide it"
+
+
+def _placeholder(tokens, plan, names, rows, answer, columns, task) -> str:
+    """A placeholder cell ("-", "—", "*", "n/a") as the answer: it stands for no value."""
+    for row in rows:
+        for a in answer:
+            if a in names:
+                v = row[names.index(a)]
+                if isinstance(v, str) and v.strip().lower() in PLACEHOLDERS:
+                    return f"the answer's {a} is {v!r}, a cell that stands for no value"
+    return ""
+
+
+def _stem(word: str) -> str:
+    """A word's stem for matching a task's word with a plan's (champion, champions, championship)."""
+    word = singular(word.lower())
+    return word[:5] if len(word) > 5 else word
+
+
+def _named(plan: Any) -> list[str]:
+    """Every column name and value a plan holds, anywhere in it (filters, aggregates, measures)."""
+    out: list[str] = []
+    if isinstance(plan, dict):
+        for key, value in plan.items():
+            if key in ("column", "value", "values", "of", "partition_by") or (key == "as" and False):
+                out += [str(v) for v in value] if isinstance(value, list) else [str(value)]
+            elif key not in ("datasets", "as"):
+                out += _named(value)
+    elif isinstance(plan, list):
+        for item in plan:
+            out += _named(item) if isinstance(item, (dict, list)) else [str(item)]
+    return out
+
+
+def _words_left_out(tokens, plan, names, rows, answer, columns, task) -> str:
+    """The plan stated back as its words (the columns and values it reads) must place every content
+    word of the task: a word left out ("how many players from Peru" answered over every row) is
+    a part of the task the answer did not read. Grammar, light verbs and the noun the rows are
+    ("how many games", "which country") need no place."""
+    grammar = grammar_words() | LIGHT_VERBS | PLACE_VERBS | set(MONTHS) | set(ORDINAL_WORDS) | UNITS | _FRAME_WORDS
+    placed = set()
+    for text in _named(plan):
+        for w in words(text.lower()):
+            placed.add(_stem(w))
+            for full in ABBREVIATIONS.get(w, ()):
+                placed |= {_stem(x) for x in full.split()}
+    for word, meant in {**SYNONYMS, **DIMENSIONS}.items():
+        if any(_stem(m) in placed for m in meant):
+            placed.add(_stem(word))
+    if placed & {"gold", "silve", "bronz", "total"}:  # a medal table's columns: "gold medals" is Gold
+        placed |= {"medal", "count"}
+    alpha = [t.lower() for t in tokens]
+    # the noun the rows are: after "how many", "which", "what", "the first", "the last", "the only"
+    nouns = {alpha[k + 1] for k, t in enumerate(alpha[:-1]) if t in _NOUN_BEFORE}
+    nouns |= {alpha[k + 2] for k, t in enumerate(alpha[:-2]) if (t, alpha[k + 1]) in _NOUN_AFTER_PAIRS}
+    # what the whole table is of, said at the task's end: "in this competition", "on the album"
+    for k in range(len(alpha) - 2):
+        if alpha[k] in ("in", "on", "of", "at", "for", "from", "during") and alpha[k + 1] in ("the", "this", "that"):
+            if k + 3 >= len(alpha) or (k + 4 == len(alpha) and alpha[-1] in ("listed", "shown")):
+                nouns.add(alpha[k + 2])
+    left = [
+        t
+        for t in alpha
+        if t.isalpha() and len(t) > 2 and t not in grammar and t not in nouns and _stem(t) not in placed
+    ]
+    if left:
+        return f"the plan places no {', '.join(repr(w) for w in dict.fromkeys(left))} of the task: it answers another question"
+    return ""
