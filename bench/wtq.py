@@ -125,9 +125,9 @@ def _date(text: str) -> tuple | None:
 
 
 # A country's code in brackets after its name ("Ukraine (UKR)") and a footnote mark ("Holy
-# Spirit[37]"): Wikipedia writes them in the cell, WTQ's answers never do. Dropped from both sides:
+# Spirit[37]", "Calvin Johnson†"): Wikipedia writes them in the cell, WTQ's answers never do. Dropped from both sides:
 # the one place this judge is more lenient than WTQ's evaluator, and it counts the answers it decides.
-_CODE = re.compile(r"(\s*\([A-Z]{3}\)|\[\w{1,3}\])$")
+_CODE = re.compile(r"(\s*\([A-Z]{3}\)|\[\w{1,3}\]|\s*[†‡§¤*^]+)$")
 
 
 def judge(rows: list[list], wanted: list[str], codes: bool = True, columns: list[int] | None = None) -> bool:

@@ -87,11 +87,14 @@ _FIRSTS = ["1", "1st", "1.", "=1", "1=", "t1", "t-1", "gold", "winner", "champio
 def _place_says_first(plan: dict, place: ColumnSchema) -> None:
     """ "Who came first" beside a Pos column of "1", "2", "Ret": the first listed, and only if its
     place says first (else nothing is answered)."""
-    if all(s["column"] != place.name for s in plan["select"]):
-        plan["select"].append({"column": place.name})
+    selected = plan.setdefault("select", [])
+    if all(s["column"] != place.name for s in selected):
+        selected.append({"column": place.name})
     said = {"column": place.name, "op": "in", "values": _FIRSTS, "ignore_case": True}
-    plan["measures"].append({"as": "placed_first", "expr": {"case": [{"when": said, "then": {"value": 1}}]}})
-    plan["having"].append({"column": "placed_first", "op": "eq", "value": 1})
+    plan.setdefault("measures", []).append(
+        {"as": "placed_first", "expr": {"case": [{"when": said, "then": {"value": 1}}]}}
+    )
+    plan.setdefault("having", []).append({"column": "placed_first", "op": "eq", "value": 1})
 
 
 def _columns_read(r: TaskReading, schema: DatasetSchema, anchor: Span | None) -> list[ColumnSchema] | Proposal:
@@ -130,7 +133,11 @@ def _row_wanted(
         return _by_date(column, dates[0], wanted, where)
     if r.placed and places:
         return _by_place(column, places[0], wanted, where)
-    return _listed(column, wanted)
+    listed = _listed(column, wanted)
+    times = time_columns(schema)
+    if not r.listed and not isinstance(wanted, int) and len(times) == 1 and times[0] != column:
+        return _first_in_time_too(listed, times[0], wanted)
+    return listed
 
 
 def _by_date(column: ColumnSchema, date: ColumnSchema, wanted: str, where: list[dict]) -> dict:
@@ -156,6 +163,23 @@ def _by_place(column: ColumnSchema, place: ColumnSchema, wanted: str | int, wher
         "select": [{"column": column.name}, {"column": place.name}],
         "order_by": [{"column": place.name, "desc": wanted == "last"}],
         "limit": 1,
+    }
+
+
+def _first_in_time_too(part: dict, time: ColumnSchema, wanted: str) -> dict:
+    """ "The first album" in a table with one column of dates or years: the first listed, and only
+    if it is also the earliest (the last: the latest); a table listed newest first, or in another
+    order, answers nothing rather than the wrong end."""
+    end = {"as": "time_end", "window": {"fn": "min" if wanted == "first" else "max", "of": time.name}}
+    gap = (
+        {"date_diff": ["day", "time_end", time.name]}
+        if time.type in ("date", "datetime")
+        else {"sub": [time.name, "time_end"]}
+    )
+    return {
+        "select": part["select"] + [{"column": time.name}],
+        "measures": part["measures"] + [end, {"as": "from_end", "expr": gap}],
+        "having": part["having"] + [{"column": "from_end", "op": "eq", "value": 0}],
     }
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .columns import is_id, ordinal, yearlike
+from .columns import PLACE_NAMES, is_id, ordinal, yearlike
 from .reading import (
     ABBREVIATIONS,
     DIMENSIONS,
@@ -96,6 +96,32 @@ _FRAME_WORDS = {
 _NOUN_BEFORE = {"many", "which", "what", "whose", "first", "last", "only", "next", "previous", "other", "every"}
 # ... and after these two ("the number of athletes", "how many more medals", "many total games").
 _NOUN_AFTER_PAIRS = {("number", "of"), ("many", "more"), ("many", "total"), ("count", "of"), ("many", "different")}
+# Words that rank by a size or an amount: "the first … with the most", "the lowest".
+_RANK_SIZE_WORDS = {
+    "least",
+    "most",
+    "fewest",
+    "lowest",
+    "highest",
+    "largest",
+    "smallest",
+    "biggest",
+    "longest",
+    "shortest",
+    "top",
+    "bottom",
+    "best",
+    "worst",
+    "fastest",
+    "slowest",
+    "oldest",
+    "youngest",
+    "greatest",
+    "minimum",
+    "maximum",
+}
+# Singular nouns after "the number of the" that still count ("the number of the times").
+_GRAMMAR_NOUNS = {"times", "people", "total"}
 # Words that open a question answered yes or no ("is K2 taller than …?", "did they win …?").
 _YES_NO_OPENERS = {
     "is",
@@ -134,6 +160,9 @@ def refused(
         _size_ranked_by_count,
         _values_not_joined,
         _placeholder,
+        _first_by_no_time,
+        _number_of_the_one,
+        _value_unlike_its_column,
         _words_left_out,
     ):
         why = rule(tokens, plan, names, rows, answer, columns, task)
@@ -246,23 +275,83 @@ def _choice_not_answered(tokens, plan, names, rows, answer, columns, task) -> st
 
 
 def _who_with_a_number(tokens, plan, names, rows, answer, columns, task) -> str:
-    """ "Who …" asks for someone: an answer of numbers or dates names no one."""
+    """ "Who …" asks for someone: an answer of numbers, dates or scores ("−11 (72-68-67-70=277)")
+    names no one."""
     if not tokens or tokens[0] not in ("who", "whom", "whose"):
         return ""
     values = [row[names.index(a)] for row in rows for a in answer if a in names]
-    if values and all(
-        isinstance(v, (int, float)) or (isinstance(v, str) and re.fullmatch(r"[\d\s.,:+−-]+", v)) for v in values
-    ):
-        return "the task asks who, and the plan answers with a number or a date"
+    numeric = lambda v: (
+        isinstance(v, (int, float))
+        or (isinstance(v, str) and sum(ch.isdigit() for ch in v) > sum(ch.isalpha() for ch in v))
+    )
+    if values and all(numeric(v) for v in values):
+        return "the task asks who, and the plan answers with a number, a date or a score"
+    return ""
+
+
+def _first_by_no_time(tokens, plan, names, rows, answer, columns, task) -> str:
+    """ "The first album released", "the first coach to reach …": first and last are of time or of
+    the list. A least or most of another column (a chart position, a count) is not what they ask
+    unless the task also says least, most, lowest … ."""
+    said = set(tokens)
+    if not said & {"first", "last", "earliest", "latest"} or said & _RANK_SIZE_WORDS:
+        return ""
+    ranked = [o.get("column") for o in plan.get("order_by") or []][:1]
+    ranked += [a.get("column") for a in plan.get("aggregates") or [] if a.get("fn") in ("min", "max")]
+    for name in ranked:
+        column = columns.get(name) if isinstance(name, str) else None
+        if column is None:  # a result column: the aggregate it names
+            made = [
+                a for a in plan.get("aggregates") or [] if (a.get("as") or f"{a.get('fn')}_{a.get('column')}") == name
+            ]
+            column = columns.get(made[0].get("column")) if made and isinstance(made[0].get("column"), str) else None
+            if column is None and made:
+                return "the task asks for a first or a last, and the plan ranks by a count"
+        if column is not None and not (
+            column.type in ("date", "datetime", "time")
+            or yearlike(column)
+            or ordinal(column)
+            or set(words(column.name)) & PLACE_NAMES
+        ):
+            return f"the task asks for a first or a last, and the plan takes the least or most of {column.name}, which is no time"
+    return ""
+
+
+def _number_of_the_one(tokens, plan, names, rows, answer, columns, task) -> str:
+    """ "What is the number of the player from Slovakia": the number a row holds, not a count of rows."""
+    alpha = [t.lower() for t in tokens]
+    counted = any(a.get("fn") in ("count", "count_distinct") for a in plan.get("aggregates") or [])
+    for k in range(len(alpha) - 3):
+        if alpha[k : k + 3] == ["number", "of", "the"] and singular(alpha[k + 3]) == alpha[k + 3] and counted:
+            if alpha[k + 3] not in _GRAMMAR_NOUNS and not alpha[k + 3].endswith("s"):
+                return f"'the number of the {alpha[k + 3]}' may be a number the {alpha[k + 3]} has, not a count of rows"
+    return ""
+
+
+def _value_unlike_its_column(tokens, plan, names, rows, answer, columns, task) -> str:
+    """A word matched in a column of numbers or years written as text ("ChairPerson" in a Year
+    column): a heading repeated inside the table, not a value of the rows."""
+    for f in _filters(plan.get("where")):
+        column = columns.get(f.get("column")) if isinstance(f.get("column"), str) else None
+        value = f.get("value")
+        if f.get("op") != "eq" or column is None or column.type != "string" or not isinstance(value, str):
+            continue
+        ends = [str(column.min or ""), str(column.max or "")]
+        if all(e[:1].isdigit() for e in ends) and not value[:1].isdigit():
+            return f"{value!r} is text in {column.name}, whose values are numbers: it may be a heading inside the table"
     return ""
 
 
 def _counts_a_number(tokens, plan, names, rows, answer, columns, task) -> str:
-    """A count of the cells of a number column ("how many episodes" over a column of episode
-    counts): the rows hold how many; count the rows or add the numbers?"""
+    """A count of the cells of a number column, or of one of numbers written as text ("how many
+    episodes" over a column of episode counts): the rows hold how many; count the rows or add
+    the numbers?"""
     for a in plan.get("aggregates") or []:
         column = columns.get(a.get("column")) if isinstance(a.get("column"), str) else None
-        if a.get("fn") == "count" and column is not None and column.type == "number" and not identifier_like(column):
+        if column is None or a.get("fn") != "count" or identifier_like(column):
+            continue
+        written = column.type == "string" and all(str(e or "")[:1].isdigit() for e in (column.min, column.max))
+        if column.type == "number" or (written and not set(words(column.name)) & {"year", "season", "date"}):
             return f"the plan counts the rows that have a {column.name}, a number that may itself be how many: count the rows, or add the numbers?"
     return ""
 
@@ -354,8 +443,12 @@ def _words_left_out(tokens, plan, names, rows, answer, columns, task) -> str:
         placed |= {"medal", "count"}
     alpha = [t.lower() for t in tokens]
     # the noun the rows are: after "how many", "which", "what", "the first", "the last", "the only"
-    nouns = {alpha[k + 1] for k, t in enumerate(alpha[:-1]) if t in _NOUN_BEFORE}
-    nouns |= {alpha[k + 2] for k, t in enumerate(alpha[:-2]) if (t, alpha[k + 1]) in _NOUN_AFTER_PAIRS}
+    # a noun ends where grammar, a participle ("directed by") or the task's end follows it
+    ends = lambda k: (
+        k + 1 >= len(alpha) or alpha[k + 1] in grammar or not alpha[k + 1].isalpha() or alpha[k + 1].endswith("ed")
+    )
+    nouns = {alpha[k + 1] for k, t in enumerate(alpha[:-1]) if t in _NOUN_BEFORE and ends(k + 1)}
+    nouns |= {alpha[k + 2] for k, t in enumerate(alpha[:-2]) if (t, alpha[k + 1]) in _NOUN_AFTER_PAIRS and ends(k + 2)}
     # what the whole table is of, said at the task's end: "in this competition", "on the album"
     for k in range(len(alpha) - 2):
         if alpha[k] in ("in", "on", "of", "at", "for", "from", "during") and alpha[k + 1] in ("the", "this", "that"):
