@@ -18,7 +18,6 @@ from .reading import DIMENSIONS, Span, TaskReading, light_verbs, read, spans_of,
 from .row_order import in_order
 from .same_as import same_as
 from .schemas import ColumnSchema, DatasetSchema
-from .verify import identifier_like
 from .yes_no import yes_no
 
 
@@ -682,39 +681,12 @@ def _candidates(r: TaskReading, asked: _Asked, choices: list[_Choice], by_alias:
         candidates.append(Candidate(plan, assumes, _answer(r, plan)))
     if not candidates:
         return Proposal(why=why[0] if why else "no plan fits the task")
-    many = [c for c in candidates if _ranks_totals_of_several(c.plan, by_alias)]
-    candidates += [_ranked_by_most(c) for c in many]
     return Proposal(
         tuple(candidates),
-        question=_question(choices) or ("the most in total over each group's rows, or in one row?" if many else ""),
+        question=_question(choices),
         one_row=asked.one_row if asked.fn == LOOKUP else "",
         rows_are=r.row_noun if asked.fn == "count" and not r.count_of else "",
     )
-
-
-def _ranks_totals_of_several(plan: dict, by_alias: dict[str, DatasetSchema]) -> bool:
-    """A ranking of groups by a sum where a group may hold several rows ("which country has the
-    most gold medals" over a row per athlete): the most in total, or in one row, are two readings."""
-    groups, aggregates = plan.get("group_by") or [], plan.get("aggregates") or []
-    if not (groups and plan.get("order_by") and len(aggregates) == 1 and aggregates[0].get("fn") == "sum"):
-        return False
-    if "where" in aggregates[0] or "column" not in aggregates[0] or any(g.get("bucket") for g in groups):
-        return False
-    columns = {f"{s.alias}.{c.name}": c for s in by_alias.values() for c in s.columns}
-    columns.update({c.name: c for s in by_alias.values() for c in s.columns})
-    measured = columns.get(aggregates[0]["column"])
-    if measured is None or identifier_like(measured):  # a total of years is refused anyway (verify.py)
-        return False
-    return not all(columns.get(g["column"]) is not None and columns[g["column"]].unique for g in groups)
-
-
-def _ranked_by_most(candidate: Candidate) -> Candidate:
-    """The same ranking by each group's largest row instead of its total."""
-    plan = dict(candidate.plan)
-    (total,) = plan["aggregates"]
-    name = f"sum_{total['column'].split('.')[-1]}" if "as" not in total else total["as"]
-    plan["aggregates"] = [{**total, "fn": "max", "as": name}]
-    return Candidate(plan, candidate.assumes + (("the most", "in one row"),), candidate.answer)
 
 
 def _answer(r: TaskReading, plan: dict) -> tuple[str, ...]:
