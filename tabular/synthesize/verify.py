@@ -10,13 +10,22 @@ from typing import Any
 from .columns import PLACE_NAMES, is_id, ordinal, yearlike
 from .reading import (
     ABBREVIATIONS,
+    ALIASES,
+    COUNT_PHRASES,
     DIMENSIONS,
+    EMPTY_WORDS,
     LIGHT_VERBS,
     MONTHS,
+    NONE_WORDS,
     ORDINAL_WORDS,
     PLACE_VERBS,
+    PRODUCT_WORDS,
+    SHARE_WORDS,
+    SPEED_WORDS,
     SYNONYMS,
+    THAN_WORDS,
     UNITS,
+    YEAR_RANGE_WORDS,
     grammar_words,
     singular,
     words,
@@ -403,6 +412,25 @@ def _placeholder(tokens, plan, names, rows, answer, columns, task) -> str:
     return ""
 
 
+def _grammar() -> set[str]:
+    """Every word the reading reads as grammar rather than as a column or a value."""
+    phrases = [*PRODUCT_WORDS, *NONE_WORDS, *EMPTY_WORDS, *COUNT_PHRASES]
+    return (
+        grammar_words()
+        | LIGHT_VERBS
+        | PLACE_VERBS
+        | set(MONTHS)
+        | set(ORDINAL_WORDS)
+        | UNITS
+        | SHARE_WORDS
+        | set(THAN_WORDS)
+        | set(YEAR_RANGE_WORDS)
+        | SPEED_WORDS
+        | {w for p in phrases for w in p}
+        | _FRAME_WORDS
+    )
+
+
 def _stem(word: str) -> str:
     """A word's stem for matching a task's word with a plan's (champion, champions, championship)."""
     word = singular(word.lower())
@@ -429,9 +457,16 @@ def _words_left_out(tokens, plan, names, rows, answer, columns, task) -> str:
     word of the task: a word left out ("how many players from Peru" answered over every row) is
     a part of the task the answer did not read. Grammar, light verbs and the noun the rows are
     ("how many games", "which country") need no place."""
-    grammar = grammar_words() | LIGHT_VERBS | PLACE_VERBS | set(MONTHS) | set(ORDINAL_WORDS) | UNITS | _FRAME_WORDS
+    grammar = _grammar()
     placed = set()
-    for text in _named(plan):
+    named = _named(plan)
+    named += [a for v in named for a in ALIASES.get(v.lower(), ())]  # USA is "united states"
+    for d in plan.get("datasets") or []:  # the table's own name: "how many legendary pokemon" over pokemon.csv
+        if isinstance(d, dict):
+            named += [
+                str(d.get(k) or "").rsplit("/", 1)[-1].rsplit(".", 1)[0] for k in ("source_uri", "dataset_id", "alias")
+            ]
+    for text in named:
         for w in words(text.lower()):
             placed.add(_stem(w))
             for full in ABBREVIATIONS.get(w, ()):

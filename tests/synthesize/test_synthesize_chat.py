@@ -173,3 +173,31 @@ def test_an_unreachable_endpoint_is_an_abstention_not_an_error(tmp_path):
         ns.ingest_file(SYNTH / "sales.csv", source_uri="sales.csv")
         out = ns.synthesize("Total amount", ["sales.csv"])
     assert out.abstain_reason == "invalid_plan" and "gave no plan" in out.clarification
+
+
+def test_the_chat_proposer_says_which_columns_answer_and_the_answer_says_them_first(chat, stub):
+    # The model names the region as the answer; the total beside it is evidence.
+    stub.replies = [
+        json.dumps(
+            {
+                "plan": plan(
+                    group_by=[{"column": "s.region"}],
+                    aggregates=[{"fn": "sum", "column": "s.amount"}],
+                    order_by=[{"column": "sum_amount", "desc": True}],
+                    limit=1,
+                ),
+                "answer_columns": ["region"],
+            }
+        )
+    ]
+    out = chat.synthesize("Which region sold the most?", ["sales.csv"])
+    (calc,) = out.calculations
+    best = max({r["region"] for r in SALES}, key=lambda g: total(where(SALES, region=g), "amount"))
+    assert calc.answer_columns == ["region"] and calc.rows[0][0] == best
+    assert f"region is {best} (sum_amount " in out.answer
+
+
+def test_a_chat_plan_that_names_no_answer_columns_has_them_read_off_the_plan(chat, stub):
+    stub.replies = [json.dumps({"plan": plan(aggregates=[{"fn": "sum", "column": "s.amount", "as": "total"}])})]
+    out = chat.synthesize("Total amount", ["sales.csv"])
+    assert out.calculations[0].answer_columns == ["total"]

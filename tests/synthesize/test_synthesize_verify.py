@@ -1,0 +1,272 @@
+"""The independent check of a reading (synthesize/verify.py), from the plan and its rows alone,
+whichever proposer wrote the plan. Each rule is tried on plans of several shapes: the ones it must
+refuse and the ones beside them it must let through. The oracle is the rule's own statement."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabular.synthesize.answer import answer_columns
+from tabular.synthesize.schemas import ColumnSchema, DatasetSchema
+from tabular.synthesize.verify import PLACEHOLDERS, identifier_like, refused
+
+
+def col(name, type_="string", unique=False, distinct=10, lo=None, hi=None, physical=None):
+    physical = physical or {"string": "VARCHAR", "number": "BIGINT"}.get(type_, "DATE")
+    return ColumnSchema("t", name, type_, physical, unique, distinct, lo, hi)
+
+
+def table(*columns, rows=10):
+    return [DatasetSchema("t", "t.csv", "t", "s1", rows, tuple(columns))]
+
+
+ATHLETES = table(
+    col("Name", unique=True),
+    col("Nation"),
+    col("Event"),
+    col("No.", "number", unique=True, distinct=10, lo=1, hi=10),
+    col("Year", "number", lo=1990, hi=2010),
+    col("Points", "number", distinct=9, lo=3, hi=90),
+    col("Episodes", "number", distinct=8, lo=1, hi=22),
+    col("Pos"),
+)
+DS = [{"source_uri": "t.csv", "alias": "t"}]
+
+
+def check(task, plan, names, rows, answer=None, schemas=ATHLETES):
+    plan = {"datasets": DS, **plan}
+    return refused(task, plan, names, rows, answer or answer_columns(plan, names), schemas)
+
+
+def test_an_answer_that_repeats_the_filter_it_was_given_is_refused():
+    plan = {"where": [{"column": "Event", "op": "eq", "value": "Women's singles"}], "group_by": [{"column": "Event"}]}
+    assert "repeat the task" in check(
+        "which player competed in women's singles?", plan, ["Event"], [["Women's singles"]]
+    )
+    # the same column read where the filter is on another column is an answer
+    plan = {"where": [{"column": "Name", "op": "eq", "value": "Ann Ray"}], "group_by": [{"column": "Event"}]}
+    assert check("which event did ann ray compete in?", plan, ["Event"], [["Women's singles"]]) == ""
+    # one of two values named, picked by the rows ("was X from A or B?"), is an answer; both back is an echo
+    plan = {
+        "where": [
+            {"column": "Name", "op": "eq", "value": "Ann Ray"},
+            {"column": "Nation", "op": "in", "values": ["Peru", "Chile"]},
+        ],
+        "group_by": [{"column": "Nation"}],
+    }
+    assert check("was ann ray from peru or chile?", plan, ["Nation"], [["Peru"]]) == ""
+    assert "repeat the task" in check("was ann ray from peru or chile?", plan, ["Nation"], [["Peru"], ["Chile"]])
+
+
+@pytest.mark.parametrize(
+    "column, refuse",
+    [("No.", True), ("Year", True), ("Points", False)],
+)
+def test_identifiers_and_years_are_not_added_up_over_several_rows(column, refuse):
+    plan = {
+        "where": [{"column": "Nation", "op": "eq", "value": "Peru"}],
+        "aggregates": [{"fn": "sum", "column": column}],
+    }
+    why = check(f"what is the total {column.lower()} for peru?", plan, [f"sum_{column}"], [[55]])
+    assert bool(why) is refuse and (not refuse or "names or numbers rows" in why)
+    # within one row (a column of unique names groups it) the sum is that row's value
+    one = {
+        "group_by": [{"column": "Name"}],
+        "aggregates": [{"fn": "sum", "column": column}],
+        "order_by": [{"column": f"sum_{column}"}],
+        "limit": 1,
+    }
+    assert check("which name has the least?", one, ["Name", f"sum_{column}"], [["Ann", 1]]) == ""
+
+
+def test_what_is_an_identifier():
+    assert identifier_like(col("Pick #", "number", unique=True, distinct=30, lo=1, hi=30))
+    assert identifier_like(col("Season", "number", lo=1990, hi=2004))
+    assert identifier_like(col("Code", "number", distinct=5, lo=100, hi=900))
+    # "No. of Barangays" counts barangays; unique amounts that do not run 1 … n measure something
+    assert not identifier_like(col("No. of Barangays", "number", unique=True, distinct=12, lo=8, hi=40))
+    assert not identifier_like(col("Population", "number", unique=True, distinct=12, lo=100, hi=90_000))
+    assert identifier_like(col("column_1", "number", unique=True, distinct=12, lo=1, hi=12))
+
+
+@pytest.mark.parametrize(
+    "task",
+    ["is norway above 5 points?", "did norway score 12 points?", "were norway's points 12?", "has norway 12 points?"],
+)
+def test_a_yes_or_no_task_is_not_answered_with_a_value(task):
+    plan = {
+        "where": [{"column": "Nation", "op": "eq", "value": "Norway"}],
+        "aggregates": [{"fn": "sum", "column": "Points"}],
+    }
+    assert "yes or no" in check(task, plan, ["sum_Points"], [[12]])
+    said = {**plan, "measures": [{"as": "answer", "expr": {"value": "yes"}}]}
+    assert check(task, said, ["sum_Points", "answer"], [[12, "yes"]]) == ""
+
+
+def test_which_of_two_is_answered_with_one_of_the_two():
+    plan = {
+        "where": [{"column": "Nation", "op": "in", "values": ["Peru", "Chile"]}],
+        "aggregates": [{"fn": "max", "column": "Points"}],
+    }
+    why = check("did he score more points with peru or with chile?", plan, ["max_Points"], [[18]])
+    assert "which of two" in why
+    ranked = {
+        **plan,
+        "group_by": [{"column": "Nation"}],
+        "order_by": [{"column": "max_Points", "desc": True}],
+        "limit": 1,
+    }
+    assert (
+        check("did he score more points with peru or with chile?", ranked, ["Nation", "max_Points"], [["Peru", 18]])
+        == ""
+    )
+
+
+@pytest.mark.parametrize("value", [42, "1:24.10", "−11 (72-68-67-70=277)", "2004-05-01"])
+def test_who_is_not_answered_with_a_number_a_score_or_a_date(value):
+    plan = {"select": [{"column": "Points"}], "order_by": [{"column": "Points", "desc": True}], "limit": 1}
+    assert "asks who" in check("who had the top score?", plan, ["Points"], [[value]])
+    assert check("who had the top score?", plan, ["Points"], [["Calvin Johnson†"]]) == ""
+
+
+def test_counting_the_cells_of_a_number_column_is_refused_counting_rows_is_not():
+    where = [{"column": "Name", "op": "eq", "value": "Nash Bridges"}]
+    plan = {"where": where, "aggregates": [{"fn": "count", "column": "Episodes"}]}
+    assert "may itself be how many" in check("how many episodes of nash bridges?", plan, ["count_Episodes"], [[3]])
+    rows = {"where": where, "aggregates": [{"fn": "count"}]}
+    assert check("how many times is nash bridges listed?", rows, ["count"], [[3]]) == ""
+    # a column of years counts the rows that have one: "how many years …"
+    years = {"where": where, "aggregates": [{"fn": "count", "column": "Year"}]}
+    assert check("how many years was nash bridges on?", years, ["count_Year"], [[6]]) == ""
+
+
+@pytest.mark.parametrize("word, refuse", [("largest", True), ("longest", True), ("most", False), ("most often", False)])
+def test_a_size_word_does_not_rank_by_how_often_a_value_comes(word, refuse):
+    plan = {
+        "group_by": [{"column": "Event"}],
+        "aggregates": [{"fn": "count"}],
+        "order_by": [{"column": "count", "desc": True}],
+        "limit": 1,
+    }
+    why = check(f"which event was the {word}?", plan, ["Event", "count"], [["Shot put", 4]])
+    assert bool(why) is refuse
+
+
+@pytest.mark.parametrize(
+    "task, refuse",
+    [
+        ("how many times is astm d 638 listed as the test method?", True),
+        ("how many times is astm d 638 or test method listed?", False),
+        ("how many are astm d 638, test method and iso 527?", False),
+        ("how many more are astm d 638 than test method?", False),
+    ],
+)
+def test_values_taken_together_must_be_joined_by_the_task(task, refuse):
+    values = ["ASTM D 638", "Test method"] + (["ISO 527"] if "iso" in task else [])
+    plan = {"where": [{"column": "Event", "op": "in", "values": values}], "aggregates": [{"fn": "count"}]}
+    assert bool(check(task, plan, ["count"], [[4]])) is refuse
+
+
+@pytest.mark.parametrize("cell", sorted(PLACEHOLDERS - {""}) + [" – "])
+def test_a_placeholder_cell_is_no_answer(cell):
+    plan = {"where": [{"column": "Name", "op": "eq", "value": "Ann Ray"}], "group_by": [{"column": "Pos"}]}
+    assert "stands for no value" in check("what was ann ray's pos?", plan, ["Pos"], [[cell]])
+    assert check("what was ann ray's pos?", plan, ["Pos"], [["5th"]]) == ""
+
+
+def test_first_and_last_are_of_time_or_the_list_not_of_another_number():
+    plan = {"aggregates": [{"fn": "min", "column": "Points"}]}
+    assert "no time" in check("what was the first album released?", plan, ["min_Points"], [[6]])
+    assert check("what was the lowest points?", plan, ["min_Points"], [[6]]) == ""
+    years = {"aggregates": [{"fn": "min", "column": "Year"}]}
+    assert check("what was the first year?", years, ["min_Year"], [[1990]]) == ""
+
+
+def test_the_number_of_the_one_row_is_no_count():
+    plan = {
+        "where": [{"column": "Nation", "op": "eq", "value": "Slovakia"}],
+        "aggregates": [{"fn": "count", "column": "Name"}],
+    }
+    assert "number the player has" in check(
+        "what is the number of the player from slovakia?", plan, ["count_Name"], [[1]]
+    )
+    assert check("what is the number of players from slovakia?", plan, ["count_Name"], [[1]]) == ""
+
+
+def test_a_heading_repeated_inside_a_column_of_numbers_is_no_value():
+    schemas = table(col("Year", lo="1990", hi="2010"), col("Name"))
+    plan = {"where": [{"column": "Year", "op": "eq", "value": "ChairPerson"}], "aggregates": [{"fn": "count"}]}
+    assert "heading" in check("how many chairpersons?", plan, ["count"], [[6]], schemas=schemas)
+    plan = {"where": [{"column": "Year", "op": "eq", "value": "1999"}], "aggregates": [{"fn": "count"}]}
+    assert check("how many in 1999?", plan, ["count"], [[6]], schemas=schemas) == ""
+
+
+@pytest.mark.parametrize(
+    "task, plan, rows, left",
+    [
+        (
+            "how many times was ucla national champion?",
+            {"where": [{"column": "Nation", "op": "eq", "value": "UCLA"}], "aggregates": [{"fn": "count"}]},
+            [[1]],
+            "champion",
+        ),
+        (
+            "who was the first republican representative?",
+            {"select": [{"column": "Name"}], "order_by": [{"column": "Year"}], "limit": 1},
+            [["Bill Young"]],
+            "republican",
+        ),
+        ("how many episodes were directed by peru?", None, [[3]], "directed"),
+        (
+            "how many players from peru are goalkeepers?",
+            {"where": [{"column": "Nation", "op": "eq", "value": "Peru"}], "aggregates": [{"fn": "count"}]},
+            [[3]],
+            "goalkeepers",
+        ),
+    ],
+)
+def test_a_content_word_the_plan_does_not_place_is_refused(task, plan, rows, left):
+    plan = plan or PERU
+    names = ["count"] if "aggregates" in plan else ["Name"]
+    assert f"'{left}'" in check(task, plan, names, rows)
+
+
+PERU = {"where": [{"column": "Nation", "op": "eq", "value": "Peru"}], "aggregates": [{"fn": "count"}]}
+
+
+@pytest.mark.parametrize(
+    "task, plan, names",
+    [
+        ("how many players are from peru?", PERU, ["count"]),
+        ("what is the number of athletes from peru?", PERU, ["count"]),
+        ("how many players from peru are in this competition?", PERU, ["count"]),
+        (
+            "how many more points did peru win than chile?",
+            {
+                "aggregates": [
+                    {
+                        "fn": "sum",
+                        "column": "Points",
+                        "where": [{"column": "Nation", "op": "eq", "value": "Peru"}],
+                        "as": "first",
+                    },
+                    {
+                        "fn": "sum",
+                        "column": "Points",
+                        "where": [{"column": "Nation", "op": "eq", "value": "Chile"}],
+                        "as": "second",
+                    },
+                ],
+                "measures": [{"as": "difference", "expr": {"sub": ["first", "second"]}}],
+            },
+            ["first", "second", "difference"],
+        ),
+        (
+            "which nation comes right after peru?",
+            {"select": [{"column": "Nation"}], "where": [{"column": "Nation", "op": "ne", "value": "Peru"}]},
+            ["Nation"],
+        ),
+    ],
+)
+def test_grammar_the_rows_noun_and_the_tables_subject_need_no_place(task, plan, names):
+    assert check(task, plan, names, [[f"v{k}" for k in range(len(names))]]) == ""
