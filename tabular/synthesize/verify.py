@@ -129,6 +129,13 @@ _RANK_SIZE_WORDS = {
     "minimum",
     "maximum",
 }
+# Nouns whose answer is a number or a date ("which year", "what score").
+_NUMBER_NOUNS = set(
+    """year season date day month time number score result rank position place age length height
+weight population total amount percentage percent record round week pick decade century era period
+distance margin price value size speed frequency capacity attendance elevation area code version
+edition term episode game match lap grid seed no""".split()
+)
 # Singular nouns after "the number of the" that still count ("the number of the times").
 _GRAMMAR_NOUNS = {"times", "people", "total"}
 # Words that open a question answered yes or no ("is K2 taller than …?", "did they win …?").
@@ -260,10 +267,23 @@ def _totals_identifiers(tokens, plan, names, rows, answer, columns, task) -> str
         return ""
     if any(f.get("op") == "eq" and one_row(f.get("column")) for f in _filters(plan.get("where"))):
         return ""
+    counted = {
+        singular(tokens[k + 2].lower())
+        for k in range(len(tokens) - 2)
+        if (tokens[k].lower(), tokens[k + 1].lower()) in (("how", "many"), ("number", "of"))
+        and singular(tokens[k + 2].lower()) != tokens[k + 2].lower()  # a plural: "elections", not "gold medals"
+    }
     for a in plan.get("aggregates") or []:
         column = columns.get(a.get("column")) if isinstance(a.get("column"), str) else None
         if column is None or a.get("fn") not in ("sum", "avg"):
             continue
+        name = column.name.lower()
+        if a.get("fn") == "sum" and name in counted and singular(name) == name:
+            # "the number of elections" over a column named Election: each row is one; a column
+            # named in the plural ("Goals") holds how many
+            return (
+                f"the task counts {name}s, and the plan adds up the column {column.name}, one per row: count the rows"
+            )
         if a.get("fn") == "sum" or how_many:
             if identifier_like(column):
                 return f"the plan adds up {column.name}, which names or numbers rows (an id, a year, a sequence), it measures nothing: count the rows, or name the quantity"
@@ -286,15 +306,24 @@ def _choice_not_answered(tokens, plan, names, rows, answer, columns, task) -> st
 def _who_with_a_number(tokens, plan, names, rows, answer, columns, task) -> str:
     """ "Who …" asks for someone: an answer of numbers, dates or scores ("−11 (72-68-67-70=277)")
     names no one."""
-    if not tokens or tokens[0] not in ("who", "whom", "whose"):
+    if not tokens:
         return ""
+    alpha = [t.lower() for t in tokens]
     values = [row[names.index(a)] for row in rows for a in answer if a in names]
     numeric = lambda v: (
         isinstance(v, (int, float))
         or (isinstance(v, str) and sum(ch.isdigit() for ch in v) > sum(ch.isalpha() for ch in v))
     )
-    if values and all(numeric(v) for v in values):
+    if not values or not all(numeric(v) for v in values):
+        return ""
+    if alpha[0] in ("who", "whom", "whose"):
         return "the task asks who, and the plan answers with a number, a date or a score"
+    if alpha[0] in ("which", "what") and len(alpha) > 1 and alpha[1].isalpha():
+        # "which building was the first completed" answered 1958: the building is named by no number
+        noun = _stem(alpha[1])
+        named = {_stem(w) for a in answer for w in words(a.lower())}
+        if noun not in named and singular(alpha[1]) not in _NUMBER_NOUNS and alpha[1] not in _grammar():
+            return f"the task asks which {alpha[1]}, and the plan answers with a number or a date"
     return ""
 
 

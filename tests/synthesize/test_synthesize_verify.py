@@ -270,3 +270,28 @@ PERU = {"where": [{"column": "Nation", "op": "eq", "value": "Peru"}], "aggregate
 )
 def test_grammar_the_rows_noun_and_the_tables_subject_need_no_place(task, plan, names):
     assert check(task, plan, names, [[f"v{k}" for k in range(len(names))]]) == ""
+
+
+@pytest.mark.parametrize(
+    "task, answer, refuse",
+    [
+        ("which building was the first completed?", [["1958"]], True),
+        ("what team scored first?", [["2004-05-01"]], True),
+        ("which year was the first completed?", [["1958"]], False),
+        ("what score did he finish with?", [["−11"]], False),
+        ("which building was the first completed?", [["Lindsay Chapel"]], False),
+    ],
+)
+def test_which_thing_is_not_answered_with_a_number_unless_the_thing_is_one(task, answer, refuse):
+    plan = {"select": [{"column": "Pos"}], "order_by": [{"column": "Year"}], "limit": 1}
+    assert bool(check(task, plan, ["Pos"], answer)) is refuse
+
+
+def test_counting_plural_things_does_not_add_a_column_named_for_one_of_them():
+    schemas = table(col("Election", "number", distinct=8, lo=1976, hi=2004), col("Goals", "number", lo=0, hi=9))
+    plan = {"aggregates": [{"fn": "sum", "column": "Election"}]}
+    assert "count the rows" in check(
+        "what is the total number of elections?", plan, ["sum_Election"], [[15805]], schemas=schemas
+    )
+    goals = {"aggregates": [{"fn": "sum", "column": "Goals"}]}
+    assert check("how many goals were scored?", goals, ["sum_Goals"], [[24]], schemas=schemas) == ""
