@@ -172,6 +172,7 @@ def refused(
         _yes_no_with_a_value,
         _choice_not_answered,
         _who_with_a_number,
+        _who_by_another_role,
         _counts_a_number,
         _size_ranked_by_count,
         _values_not_joined,
@@ -324,6 +325,20 @@ def _who_with_a_number(tokens, plan, names, rows, answer, columns, task) -> str:
         named = {_stem(w) for a in answer for w in words(a.lower())}
         if noun not in named and singular(alpha[1]) not in _NUMBER_NOUNS and alpha[1] not in _grammar():
             return f"the task asks which {alpha[1]}, and the plan answers with a number or a date"
+    return ""
+
+
+def _who_by_another_role(tokens, plan, names, rows, answer, columns, task) -> str:
+    """ "Who produced the last track" where a Producer column names who did it: the answer is read
+    from that column, not from another (the Title)."""
+    alpha = [t.lower() for t in tokens]
+    if len(alpha) < 2 or alpha[0] != "who" or not alpha[1].endswith("ed"):
+        return ""
+    verb = _stem(alpha[1])
+    role = [c for name, c in columns.items() if "." not in name and verb in {_stem(w) for w in words(c.name.lower())}]
+    said = {_stem(w) for a in answer for w in words(a.lower())}
+    if role and verb not in said:
+        return f"the task asks who {alpha[1]}, and {role[0].name} says it, not {', '.join(answer)}"
     return ""
 
 

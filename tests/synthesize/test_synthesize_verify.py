@@ -295,3 +295,18 @@ def test_counting_plural_things_does_not_add_a_column_named_for_one_of_them():
     )
     goals = {"aggregates": [{"fn": "sum", "column": "Goals"}]}
     assert check("how many goals were scored?", goals, ["sum_Goals"], [[24]], schemas=schemas) == ""
+
+
+def test_who_did_it_is_read_from_the_column_named_for_the_doing():
+    schemas = table(col("Title", unique=True), col("Producer"), col("Length"))
+    plan = {"select": [{"column": "Title"}], "measures": [{"as": "position", "window": {"fn": "row_number"}}]}
+    assert "Producer says it" in check(
+        "who produced the last track?", plan, ["Title", "position"], [["Thug", 17]], ["Title"], schemas
+    )
+    plan = {"select": [{"column": "Producer"}], "measures": [{"as": "position", "window": {"fn": "row_number"}}]}
+    assert (
+        check("who produced the last track?", plan, ["Producer", "position"], [["Al West", 17]], ["Producer"], schemas)
+        == ""
+    )
+    # no column is named for the verb: nothing to read it from instead
+    assert check("who finished last?", plan, ["Producer", "position"], [["Al West", 17]], ["Producer"], schemas) == ""
