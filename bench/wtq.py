@@ -29,7 +29,7 @@ DEFAULT = HERE.parent.parent / "shared" / "questions" / "wtq-train"
 WRONG_TARGET = 0.005  # of the answered
 RIGHT_TARGET = 0.15  # of all questions
 
-_NUMBER = re.compile(r"^[-+−]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?")
+_NUMBER = re.compile(r"^[-+−]?((\d{1,3}(,\d{3})+|\d+)(\.\d+)?|\.\d+)")
 _MONTHS = {
     m.lower(): k
     for k, m in enumerate(

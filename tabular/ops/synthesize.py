@@ -85,7 +85,7 @@ class SynthesizeOut(OpOut):
 
 
 def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
-    """Answer a task in words over up to four datasets: one plan proposed, checked, run over every row, cited; or an abstention saying why."""
+    """Answer a task in words over up to four datasets: one plan proposed, checked, run over every row, cited; each calculation's answer_columns say which result columns answer the task (the rest is evidence); or an abstention saying why."""
     schemas = gather(ctx, body.org, body.namespace, body.datasets)
     proposer = choose(ctx.settings)
     model = getattr(proposer, "model", "") or proposer.name
