@@ -48,6 +48,8 @@ def same_as(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
         # whatever column names the rows
         asked = [held]
     (column,) = asked
+    # text is the same whatever its case ("Middle blocker", "Middle Blocker"), as filters compare it
+    compared = {"lower": same.name} if same.type == "string" else same.name
     plan = {
         "datasets": [schema.ref()],
         "where": schema.without_totals(lambda name: name) + [{"column": same.name, "op": "not_null"}],
@@ -56,13 +58,13 @@ def same_as(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
         "measures": [
             {
                 "as": "anchor",
-                "expr": {"case": [{"when": value_filter(held.name, held, [value]), "then": same.name}]},
+                "expr": {"case": [{"when": value_filter(held.name, held, [value]), "then": compared}]},
             },
             {"as": "anchor_value", "window": {"fn": "max", "of": "anchor"}},
             {"as": "anchors", "window": {"fn": "count", "of": "anchor"}},
             {
                 "as": "differs",
-                "expr": {"sub": [same.name, "anchor_value"]} if r.than else {"nullif": [same.name, "anchor_value"]},
+                "expr": {"sub": [same.name, "anchor_value"]} if r.than else {"nullif": [compared, "anchor_value"]},
             },
         ],
         # the named row is one row, it is not its own answer, and the others hold what it holds (or more, or less)

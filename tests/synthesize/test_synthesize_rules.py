@@ -130,3 +130,11 @@ def test_the_answer_says_its_own_columns_first_and_the_evidence_after(ns):
     assert "Rider is C. Lorenzo (row 3 of 3)" in out.answer
     rows, out = answered(ns, "which team has the most points?", "riders.csv")
     assert rows == [["Yamaha"]] and out.calculations[0].answer_columns == ["Team"]
+
+
+def test_the_same_text_as_a_named_row_is_the_same_whatever_its_case(ns, tmp_path):
+    squad = "Player,Position\nArdo Kreek,Middle blocker\nSiim Ennemuist,Middle blocker\nAndri Aganits,Middle Blocker\nKert Toobal,Setter\n"
+    (tmp_path / "squad.csv").write_text(squad, encoding="utf-8")
+    assert ns.ingest_file(tmp_path / "squad.csv", source_uri="squad.csv").state == "ready"
+    rows, _ = answered(ns, "which players played the same position as ardo kreek?", "squad.csv")
+    assert sorted(r[0] for r in rows) == ["Andri Aganits", "Siim Ennemuist"]
