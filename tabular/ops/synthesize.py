@@ -155,7 +155,7 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
             f"one row matched, and the rows were read as {proposal.rows_are}, which no column names: "
             f"that row may hold several; " + say.describe(body_),
         )
-    loose = _held_in_part(ctx, body_) or _events_in_parts(ctx, body_, schemas)
+    loose = _held_in_part(ctx, body_) or _several_in_a_cell(ctx, body_) or _events_in_parts(ctx, body_, schemas)
     if loose:
         return abstain("ambiguous", loose)
     if not result.rows or all(v is None for row in result.rows for v in row):
@@ -276,6 +276,43 @@ def _held_in_part(ctx: Context, run: QueryIn) -> str:
                     "say whether those count too"
                 )
     return ""
+
+
+# Between the names a cell holds when it holds several ("A, B", "A & B", "A and B", "A / B").
+_SEPARATORS = (", ", " & ", " and ", " / ", "; ")
+
+
+def _several_in_a_cell(ctx: Context, run: QueryIn) -> str:
+    """A count of the cells of a text column where some counted cells hold several names ("A, B",
+    "A & B"): one cell may be several of what is counted, so the count of cells is not the count
+    of them for sure. Says how many such cells and one of them."""
+    if run.group_by or len(run.aggregates) != 1 or run.aggregates[0].fn not in ("count", "count_distinct"):
+        return ""
+    column = run.aggregates[0].column
+    if not column:
+        return ""
+    probe = QueryIn.model_validate(
+        {
+            "org": run.org,
+            "namespace": run.namespace,
+            "datasets": [d.model_dump(by_alias=True) for d in run.datasets],
+            "joins": [j.model_dump(by_alias=True) for j in run.joins],
+            "where": [f.model_dump(by_alias=True, exclude_defaults=True) for f in run.where]
+            + [{"any": [{"column": column, "op": "contains", "value": sep} for sep in _SEPARATORS]}],
+            "select": [{"column": column}],
+            "limit": 3,
+        }
+    )
+    try:
+        seen = query(ctx, probe).rows
+    except (ValidationFailed, PreconditionFailed, TooLarge):
+        return ""
+    if not seen or not isinstance(seen[0][0], str):
+        return ""
+    return (
+        f"some of the {column} cells counted hold several names ({seen[0][0]!r}): "
+        "count the cells, or the names in them?"
+    )
 
 
 def _events_in_parts(ctx: Context, run: QueryIn, schemas: list[DatasetSchema]) -> str:

@@ -138,3 +138,17 @@ def test_the_same_text_as_a_named_row_is_the_same_whatever_its_case(ns, tmp_path
     assert ns.ingest_file(tmp_path / "squad.csv", source_uri="squad.csv").state == "ready"
     rows, _ = answered(ns, "which players played the same position as ardo kreek?", "squad.csv")
     assert sorted(r[0] for r in rows) == ["Andri Aganits", "Siim Ennemuist"]
+
+
+@pytest.mark.parametrize("separator", [", ", " & ", " and ", " / "])
+def test_a_count_of_cells_that_hold_several_names_is_asked(ns, tmp_path, separator):
+    crew = f'Film,Director\nDawn,Ann Lee\nDusk,"Bo Ray{separator}Cy Dunn"\nNoon,Ann Lee\n'
+    name = f"crew{len(separator)}{separator.strip() or 'x'}.csv".replace("/", "slash").replace("&", "amp")
+    (tmp_path / name).write_text(crew, encoding="utf-8")
+    assert ns.ingest_file(tmp_path / name, source_uri=name).state == "ready"
+    out = ns.synthesize("how many different directors are there?", [name])
+    assert out.abstain and out.abstain_reason == "ambiguous" and "several names" in out.clarification
+    # one name per cell: the count is the count
+    (tmp_path / "solo.csv").write_text("Film,Director\nDawn,Ann Lee\nDusk,Bo Ray\nNoon,Ann Lee\n", encoding="utf-8")
+    assert ns.ingest_file(tmp_path / "solo.csv", source_uri="solo.csv").state == "ready"
+    assert answered(ns, "how many different directors are there?", "solo.csv")[0] == [[2]]
