@@ -283,36 +283,59 @@ _SEPARATORS = (", ", " & ", " and ", " / ", "; ")
 
 
 def _several_in_a_cell(ctx: Context, run: QueryIn) -> str:
-    """A count of the cells of a text column where some counted cells hold several names ("A, B",
-    "A & B"): one cell may be several of what is counted, so the count of cells is not the count
-    of them for sure. Says how many such cells and one of them."""
+    """A count of the cells of a text column where a counted cell holds several of the column's own
+    values ("Bo Ray & Cy Dunn" beside a cell "Bo Ray"): that cell is several of what is counted,
+    so the count of cells is not the count of them for sure. A name that only has a comma or an
+    "and" in it ("Miami, Ohio", "Shadows and Light") is one value. Says which cell."""
     if run.group_by or len(run.aggregates) != 1 or run.aggregates[0].fn not in ("count", "count_distinct"):
         return ""
     column = run.aggregates[0].column
     if not column:
         return ""
-    probe = QueryIn.model_validate(
-        {
-            "org": run.org,
-            "namespace": run.namespace,
-            "datasets": [d.model_dump(by_alias=True) for d in run.datasets],
-            "joins": [j.model_dump(by_alias=True) for j in run.joins],
-            "where": [f.model_dump(by_alias=True, exclude_defaults=True) for f in run.where]
-            + [{"any": [{"column": column, "op": "contains", "value": sep} for sep in _SEPARATORS]}],
-            "select": [{"column": column}],
-            "limit": 3,
-        }
-    )
+    base = {
+        "org": run.org,
+        "namespace": run.namespace,
+        "datasets": [d.model_dump(by_alias=True) for d in run.datasets],
+        "joins": [j.model_dump(by_alias=True) for j in run.joins],
+    }
+    where = [f.model_dump(by_alias=True, exclude_defaults=True) for f in run.where]
+    joined = {"any": [{"column": column, "op": "contains", "value": sep} for sep in _SEPARATORS]}
     try:
-        seen = query(ctx, probe).rows
+        cells = query(
+            ctx,
+            QueryIn.model_validate({**base, "where": where + [joined], "select": [{"column": column}], "limit": 20}),
+        ).rows
+        parts = sorted({p.strip() for (cell,) in cells if isinstance(cell, str) for p in _split(cell) if p.strip()})[
+            :1000
+        ]
+        if not parts:
+            return ""
+        held = query(
+            ctx,
+            QueryIn.model_validate(
+                {
+                    **base,
+                    "where": [{"column": column, "op": "in", "values": parts, "ignore_case": True}],
+                    "group_by": [{"column": column}],
+                    "limit": 3,
+                }
+            ),
+        ).rows
     except (ValidationFailed, PreconditionFailed, TooLarge):
         return ""
-    if not seen or not isinstance(seen[0][0], str):
+    if not held:
         return ""
+    cell = next(c for (c,) in cells if isinstance(c, str) and held[0][0].lower() in c.lower())
     return (
-        f"some of the {column} cells counted hold several names ({seen[0][0]!r}): "
+        f"the {column} cell {cell!r} holds several values, {held[0][0]!r} among them, which is a cell of its own: "
         "count the cells, or the names in them?"
     )
+
+
+def _split(cell: str) -> list[str]:
+    for sep in _SEPARATORS:
+        cell = cell.replace(sep, "\x00")
+    return cell.split("\x00")
 
 
 def _events_in_parts(ctx: Context, run: QueryIn, schemas: list[DatasetSchema]) -> str:

@@ -52,6 +52,14 @@ def in_order(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
             why=f"the task asks who placed first, and the places in {places[0].name} start at {places[0].min}: "
             "the first places may be written another way"
         )
+    untyped = [c for c in schema.columns if c.type == "string" and set(words(c.name)) & _TIME_NAMES]
+    if not r.listed and anchor is None and not isinstance(wanted, int) and untyped and not time_columns(schema):
+        # "the last event held" beside a Date column of "September 27": the order of the list is
+        # not surely the order in time, and the dates cannot say it
+        return Proposal(
+            why=f"the task asks for the {wanted} in time, and {untyped[0].name} holds its dates as text, so they "
+            "cannot order the rows: say 'listed' for the order of the list, or approve the column as dates"
+        )
     if anchor is not None and len(anchor.targets) > 1:
         return Proposal(why=f"'{anchor.text}' is a value of several columns; name the one meant")
     candidates = []
@@ -80,6 +88,8 @@ def in_order(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     )
 
 
+# Names of a column that says when a row happened.
+_TIME_NAMES = {"date", "dates", "year", "years", "season", "seasons", "when", "dated", "held"}
 # How a column of places as text writes the first place.
 _FIRSTS = ["1", "1st", "1.", "=1", "1=", "t1", "t-1", "gold", "winner", "champion", "champions", "w"]
 

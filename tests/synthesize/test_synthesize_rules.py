@@ -142,13 +142,24 @@ def test_the_same_text_as_a_named_row_is_the_same_whatever_its_case(ns, tmp_path
 
 @pytest.mark.parametrize("separator", [", ", " & ", " and ", " / "])
 def test_a_count_of_cells_that_hold_several_names_is_asked(ns, tmp_path, separator):
-    crew = f'Film,Director\nDawn,Ann Lee\nDusk,"Bo Ray{separator}Cy Dunn"\nNoon,Ann Lee\n'
+    crew = f'Film,Director\nDawn,Ann Lee\nDusk,"Bo Ray{separator}Cy Dunn"\nNoon,Bo Ray\n'
     name = f"crew{len(separator)}{separator.strip() or 'x'}.csv".replace("/", "slash").replace("&", "amp")
     (tmp_path / name).write_text(crew, encoding="utf-8")
     assert ns.ingest_file(tmp_path / name, source_uri=name).state == "ready"
     out = ns.synthesize("how many different directors are there?", [name])
-    assert out.abstain and out.abstain_reason == "ambiguous" and "several names" in out.clarification
-    # one name per cell: the count is the count
-    (tmp_path / "solo.csv").write_text("Film,Director\nDawn,Ann Lee\nDusk,Bo Ray\nNoon,Ann Lee\n", encoding="utf-8")
+    assert out.abstain and out.abstain_reason == "ambiguous" and "'Bo Ray'" in out.clarification
+    # a name with a comma or an "and" in it, none of whose parts is a cell of its own, is one name
+    solo = f'Film,Director\nDawn,Ann Lee\nDusk,"Miami{separator}Ohio"\nNoon,Ann Lee\n'
+    (tmp_path / "solo.csv").write_text(solo, encoding="utf-8")
     assert ns.ingest_file(tmp_path / "solo.csv", source_uri="solo.csv").state == "ready"
     assert answered(ns, "how many different directors are there?", "solo.csv")[0] == [[2]]
+
+
+def test_first_or_last_in_time_is_not_read_off_the_list_when_the_dates_are_text(ns, tmp_path):
+    # Dates written without a year stay text: they cannot say which event came last
+    events = "Event,Date\nSprint,September 27\nRelay,September 12\nMarathon,September 30\n"
+    (tmp_path / "events.csv").write_text(events, encoding="utf-8")
+    assert ns.ingest_file(tmp_path / "events.csv", source_uri="events.csv").state == "ready"
+    out = ns.synthesize("what was the last event held?", ["events.csv"])
+    assert out.abstain and "holds its dates as text" in out.clarification
+    assert answered(ns, "what is the last event listed?", "events.csv")[0] == [["Marathon"]]
