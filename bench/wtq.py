@@ -1,15 +1,17 @@
-"""synthesize on real questions: WikiTableQuestions (../shared/questions/wtq-train, 1,500 training
-questions over 979 Wikipedia tables, with answers), through ingest and knowledge.synthesize.
+"""synthesize on real questions: WikiTableQuestions (../shared/questions/wtq-train, the 14,152
+training questions over 1,679 Wikipedia tables, with answers), through ingest and knowledge.synthesize.
 
-    python bench/wtq.py [--questions DIR] [--limit N] [--proposer builtin|chat] [--show-wrong] [--show-right] [--home DIR]
+    python bench/wtq.py [--split tune|check|all] [--limit N] [--proposer builtin|chat] [--json F] [--home DIR]
 
-Each table is ingested as it comes (its CSV, typed by tabular); each question is asked of its
-table alone. The answer is judged from `calculations[0].rows`, never the prose, the way WTQ's
-evaluator judges: each target value and each answer cell normalised (numbers by value, so
-"17 years" matches 17 and "1,200" 1200; dates to year-month-day; text lowercased, accents and
-punctuation at the ends dropped), and the answer right when one column of the rows holds exactly
-the targets (as a multiset: several answers in any order). Prints right / wrong / abstained per
-abstain reason, and the wrong ones with their plans.
+`--split`: tune (5,000) is read one by one; check (9,152) only as totals, so the wrong answers are
+not printed for it (PROVENANCE.md). Each table is ingested as it comes (its CSV, typed by
+tabular); each question is asked of its table alone. The answer is judged from the answer
+columns of `calculations[0]` (`answer_columns`), never the prose, the way WTQ's evaluator judges:
+each target value and each answer cell normalised (numbers by value, so "17 years" matches 17
+and "1,200" 1200; dates to year-month-day; text lowercased, accents and punctuation at the ends
+dropped), and the answer right when one answer column holds exactly the targets (as a multiset:
+several answers in any order). Prints right / wrong / abstained per abstain reason, wrong per kind
+of plan, and (tune) the wrong ones with their plans.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DEFAULT = HERE.parent.parent / "shared" / "questions" / "wtq-train"
-WRONG_TARGET = 0.005  # of the answered
-RIGHT_TARGET = 0.15  # of all questions
+WRONG_TARGET = 0.01  # of the answered (issue 31; aim 0.5%)
+RIGHT_TARGET = 0.18  # of all questions (issue 31; aim 25%)
 
 _NUMBER = re.compile(r"^[-+−]?((\d{1,3}(,\d{3})+|\d+)(\.\d+)?|\.\d+)")
 _MONTHS = {
