@@ -21,7 +21,7 @@ from .errors import (
     ValidationFailed,
     close_names,
     json_path,
-    misspelled_keys,
+    refused_keys,
     validation_failed,
     validation_items,
 )
@@ -140,12 +140,12 @@ class Engine:
         if problems:
             items = [ErrorItem(json_path(loc), message, expected=expected) for loc, message, expected in problems]
             raise validation_failed(items)
-        misspelled = misspelled_keys(body, model_type, what) if isinstance(body, dict) else []
+        misspelled = refused_keys(body, model_type, what) if isinstance(body, dict) else []
         try:
             model = model_type.model_validate(body or {})
         except ValidationError as err:
             # A key misspelled and the field it leaves missing are one problem, said at the key.
-            meant = {item.did_you_mean[0] for item in misspelled}
+            meant = {item.did_you_mean[0] for item in misspelled if item.did_you_mean}
             items = [
                 i
                 for i in validation_items(err.errors(), model_type, what)

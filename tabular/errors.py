@@ -241,15 +241,27 @@ def not_a_field(key: str, fields: list[str], parent: str, where: str, suggested:
 MISSING = "required field missing"
 
 
-def misspelled_keys(body: dict, model_type: type[BaseModel], what: str) -> list[ErrorItem]:
-    """The body's unknown keys that are close misspellings of a field (`aggregate` for
-    `aggregates`): each a problem, since running without it would answer another question.
-    Other unknown keys are served and named in `ignored_args` (SPEC §2)."""
+# Fields any op may carry that are identity or transport, never plan clauses (SPEC §2).
+TRANSPORT_FIELDS = ("org", "namespace", "agent", "user_id", "session_id", "request_id")
+
+
+def refused_keys(body: dict, model_type: type[BaseModel], what: str) -> list[ErrorItem]:
+    """The body's unknown keys that are problems: in a plan (a model marked `closed`, SPEC §2)
+    every key that is no clause, identity or transport field (an unread `filters` would answer
+    every row); elsewhere a close misspelling of a field (`aggregate` for `aggregates`), since
+    running without it would answer another question. Other unknown keys are served and named
+    in `ignored_args`."""
     fields = field_names(model_type)
     known = set(fields) | set(model_type.model_fields)
+    closed = bool(getattr(model_type, "closed", False))
     items = []
     for key in body:
-        field = misspelling_of(key, fields) if isinstance(key, str) and key not in known else None
+        if not isinstance(key, str) or key in known:
+            continue
+        if closed and key not in TRANSPORT_FIELDS:
+            items.append(not_a_field(key, fields, "", what or "the plan", close_names(key, fields)))
+            continue
+        field = misspelling_of(key, fields)
         if field is not None:
             items.append(not_a_field(key, fields, "", what or "the input", [field]))
     return items

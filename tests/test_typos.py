@@ -246,16 +246,38 @@ def test_other_problems_say_what_was_expected_in_words(
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-def test_a_key_unlike_any_field_is_served_and_named_in_ignored_args(engine, http, transport):
-    # `comment` is near `compute` by difflib's measure, but no misspelling of it.
+def test_a_plan_is_closed_a_key_that_is_no_clause_is_refused_at_its_path(engine, http, transport):
+    # SPEC §2: an unread `filters` would answer every row as complete; `comment` is no clause either
     code, answer = TRANSPORTS[transport](
         engine,
         http,
         "knowledge.query",
-        {"datasets": D, "aggregates": [{"fn": "count"}], "comment": "rows", "colour": 1},
+        {
+            "datasets": D,
+            "aggregates": [{"fn": "count"}],
+            "filters": [{"column": "amount", "op": "gt", "value": 10}],
+            "comment": "rows",
+        },
     )
+    assert code == "VALIDATION_FAILED", answer
+    got = {e["path"]: e for e in answer["errors"]}
+    assert set(got) == {"filters", "comment"}
+    assert "where" in got["filters"]["expected"] and "group_by" in got["filters"]["expected"]
+    # identity and transport fields are no plan keys: served, and named in ignored_args
+    code, answer = TRANSPORTS[transport](
+        engine,
+        http,
+        "knowledge.query",
+        {"datasets": D, "aggregates": [{"fn": "count"}], "agent": "a1", "request_id": "r"},
+    )
+    assert code == "OK" and answer["rows"] == [[3]] and answer["ignored_args"] == ["agent", "request_id"]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_key_unlike_any_field_of_an_op_that_takes_no_plan_is_served_and_named(engine, http, transport):
+    code, answer = TRANSPORTS[transport](engine, http, "knowledge.formats", {"comment": "x", "colour": 1})
     assert code == "OK", answer
-    assert answer["rows"] == [[3]] and answer["ignored_args"] == ["colour", "comment"]
+    assert answer["ignored_args"] == ["colour", "comment"]
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

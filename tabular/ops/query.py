@@ -12,7 +12,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import replace
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -34,6 +34,9 @@ from .context import Context
 
 class QueryIn(QueryPlan):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
+    # A plan is closed (SPEC §2): a key that is no clause is refused at its path, never skipped;
+    # identity and transport fields pass and are named in ignored_args.
+    closed: ClassVar[bool] = True
     org: str = Field("", description="Organisation; filled from the token or the install's default.")
     namespace: str = Field("", description="Namespace inside the org; filled from the install's default when empty.")
 

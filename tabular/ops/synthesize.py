@@ -11,7 +11,7 @@ from planner.models import QueryDataset
 from planner.receipt import QueryReceipt
 
 from ..display import synthesize_html, synthesize_repr
-from ..errors import PreconditionFailed, TooLarge, ValidationFailed, misspelled_keys, validation_items
+from ..errors import PreconditionFailed, TooLarge, ValidationFailed, refused_keys, validation_items
 from ..models import OpIn, OpOut
 from ..synthesize import answer as say
 from ..synthesize.proposal import Candidate
@@ -196,7 +196,7 @@ def _check(
     if problems:
         return None, None, problems
     try:
-        misspelled = misspelled_keys(plan, QueryIn, "the plan")  # as knowledge.query refuses them
+        misspelled = refused_keys(plan, QueryIn, "the plan")  # as knowledge.query refuses them
         if misspelled:
             return None, None, [e.to_dict() for e in misspelled]
         body_ = QueryIn.model_validate({**plan, "org": body.org, "namespace": body.namespace, "dry_run": True})

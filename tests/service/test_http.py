@@ -85,8 +85,12 @@ def test_every_op_of_the_registry_is_routed_and_never_answers_500_to_an_empty_bo
 
 
 def test_unknown_fields_are_named_in_ignored_args(http, currency):
-    r = http.post("/v1/knowledge.query", json={**PLAN, "colour": "red", "source_uris": ["x"]})
-    assert r.status_code == 200 and r.json()["ignored_args"] == ["colour", "source_uris"]
+    r = http.post("/v1/knowledge.query", json={**PLAN, "session_id": "s1", "user_id": "u1"})
+    assert r.status_code == 200 and r.json()["ignored_args"] == ["session_id", "user_id"]
+    # a plan is closed (SPEC §2): a key that is no clause is 422 at its path, with the clauses expected
+    r = http.post("/v1/knowledge.query", json={**PLAN, "colour": "red"})
+    (error,) = r.json()["detail"]["errors"]
+    assert r.status_code == 422 and error["path"] == "colour" and "aggregates" in error["expected"]
     r = http.post("/v1/knowledge.dataset_get", json={"source_uri": "files/currency.csv", "extra": 1})
     assert r.json()["ignored_args"] == ["extra"]
 
@@ -288,10 +292,16 @@ def test_query_export_streams_every_row_with_the_receipt_in_a_header(http, tmp_p
         receipt = _json.loads(r.headers["x-tabular-receipt"])
         table = pa.ipc.open_stream(io.BytesIO(r.read())).read_all()
     assert table.num_rows == 300 and receipt["datasets"][0]["source_uri"] == "export-orders.csv"
-    answered = http.post("/v1/knowledge.query_export", json={**plan, "format": "csv", "colour": "red"})
+    answered = http.post("/v1/knowledge.query_export", json={**plan, "format": "csv", "agent": "a1"})
     assert len(answered.text.strip().splitlines()) == 301
-    # A key no plan has is served and named, as knowledge.query's ignored_args names it.
-    assert _json.loads(answered.headers["x-tabular-ignored-args"]) == ["colour"]
+    # A transport field is served and named, as knowledge.query's ignored_args names it.
+    assert _json.loads(answered.headers["x-tabular-ignored-args"]) == ["agent"]
+    # a plan is closed: a key that is no clause is refused, as knowledge.query refuses it
+    envelope(
+        http.post("/v1/knowledge.query_export", json={**plan, "format": "csv", "colour": "red"}),
+        422,
+        "VALIDATION_FAILED",
+    )
     assert _json.loads(r.headers["x-tabular-ignored-args"]) == []
     for wrong in ("xlsx", {}, ["csv"]):
         detail = envelope(

@@ -64,13 +64,16 @@ def test_an_mcp_session_over_stdio_lists_every_op_and_answers(tmp_path):
                 plan = {
                     "datasets": [{"source_uri": "files/currency.csv"}],
                     "aggregates": [{"fn": "count"}],
-                    "colour": 1,
+                    "agent": "a1",
                 }
                 answer = await session.call_tool("loom_knowledge_query", plan)
                 assert not answer.is_error
                 assert answer.structured_content["rows"] == [[6]] and answer.structured_content["ignored_args"] == [
-                    "colour"
+                    "agent"
                 ]
+                # a plan is closed: a key that is no clause is an error at its path, never skipped
+                closed = await session.call_tool("loom_knowledge_query", {**plan, "filters": []})
+                assert closed.is_error and closed.structured_content["detail"]["errors"][0]["path"] == "filters"
 
                 # Errors carry the same envelope and code as HTTP.
                 bad = await session.call_tool(
