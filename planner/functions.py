@@ -115,8 +115,21 @@ FILTERS: dict[str, FilterDef] = {
             lambda c, v, ic: _fn("ends_with", _lower(c, ic), _lower(v[0], ic)),
             "{column} ends with {value}",
         ),
+        # SQL patterns: % any run of characters, _ one character, a backslash makes the next one
+        # plain (\% is a percent sign), as ClickHouse's LIKE reads them by default.
+        FilterDef("like", STRING, "one", lambda c, v, ic: _like(c, v[0], ic), "{column} is like {value}"),
+        FilterDef(
+            "not_like", STRING, "one", lambda c, v, ic: exp.Not(this=_like(c, v[0], ic)), "{column} is not like {value}"
+        ),
     )
 }
+
+
+def _like(column: exp.Expression, pattern: exp.Expression, ignore_case: bool) -> exp.Expression:
+    return exp.Escape(
+        this=exp.Like(this=_lower(column, ignore_case), expression=_lower(pattern, ignore_case)),
+        expression=exp.Literal.string("\\"),
+    )
 
 
 @dataclass(frozen=True)

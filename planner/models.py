@@ -28,6 +28,8 @@ FilterOp = Literal[
     "not_contains",
     "starts_with",
     "ends_with",
+    "like",
+    "not_like",
 ]
 AggregateFn = Literal["count", "count_distinct", "sum", "avg", "min", "max", "median", "stddev", "var", "quantile"]
 Bucket = Literal["year", "quarter", "month", "week", "day", "hour", "minute"]

@@ -452,6 +452,16 @@ class _Resolver(ExprResolving):
             return []
         if arity == "one":
             raw, where = [item.value], [f"{path}.value"]
+            if item.op in ("like", "not_like") and isinstance(item.value, str):
+                trailing = len(item.value) - len(item.value.rstrip("\\"))
+                if trailing % 2:  # a backslash makes the next character plain: there is none
+                    self.fail(
+                        f"{path}.value",
+                        "a like pattern cannot end with a lone backslash (write \\\\ for a backslash)",
+                        expected="a pattern: % any run, _ one character, \\ before either for itself",
+                        received=item.value,
+                    )
+                    return None
         else:
             if not item.values:
                 self.fail(

@@ -187,6 +187,9 @@ class ClickHouse(Target):
             return found if op == "contains" else exp.Not(this=found)
         if op in ("starts_with", "ends_with"):
             return _fn("startsWith" if op == "starts_with" else "endsWith", low(column), low(values[0]))
+        if op in ("like", "not_like"):  # ClickHouse's LIKE escapes with a backslash already
+            found = exp.Like(this=low(column), expression=low(values[0]))
+            return found if op == "like" else exp.Not(this=found)
         if ignore_case:
             # The shared definitions lowercase with lower(): rebuild them on operands lowered here.
             return FILTERS[op].build(low(column), [low(v) for v in values], False)
