@@ -333,6 +333,7 @@ def _several_in_a_cell(ctx: Context, run: QueryIn) -> str:
 
 
 def _split(cell: str) -> list[str]:
+    """A cell's parts between the separators of several names."""
     for sep in _SEPARATORS:
         cell = cell.replace(sep, "\x00")
     return cell.split("\x00")

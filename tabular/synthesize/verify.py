@@ -1,6 +1,9 @@
 """An independent check of a reading, from the plan and its result alone, whichever proposer wrote
 the plan: an answer that echoes what the task gave, a total of identifiers where rows were
-counted, a yes or no answered with a value, a placeholder cell as the answer. Each rule says why it refused; the step abstains with that reason rather than answer."""
+counted, a yes or no (or "who", or "which thing") answered with a value, first or last read off
+a column that is no time, values taken together that the task does not join, a placeholder cell
+as the answer, and every content word of the task placed in the plan stated back as its words.
+Each rule says why it refused; the step abstains with that reason rather than answer."""
 
 from __future__ import annotations
 
