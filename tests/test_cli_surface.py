@@ -111,7 +111,8 @@ def test_a_misspelled_plan_key_is_refused_with_the_close_name(capsys, monkeypatc
     assert "aggregates" in last
 
 
-def test_an_unknown_key_is_a_warning_and_the_plan_runs(capsys, monkeypatch, home):
+def test_an_unknown_key_in_a_plan_is_refused_and_a_transport_field_is_a_warning(capsys, monkeypatch, home):
+    # a plan is closed (SPEC §2): `comment` is no clause, so nothing runs and the exit says so
     done = call(
         capsys,
         monkeypatch,
@@ -120,7 +121,16 @@ def test_an_unknown_key_is_a_warning_and_the_plan_runs(capsys, monkeypatch, home
         "-",
         stdin=json.dumps({"datasets": [{"source_uri": "money"}], "comment": "mine", "limit": 1}),
     )
-    assert done.returncode == 0 and "comment" in done.stderr and "ignored" in done.stderr
+    assert done.returncode != 0 and "comment" in done.stderr and "VALIDATION_FAILED" in done.stderr + done.stdout
+    done = call(
+        capsys,
+        monkeypatch,
+        home,
+        "query",
+        "-",
+        stdin=json.dumps({"datasets": [{"source_uri": "money"}], "agent": "a1", "limit": 1}),
+    )
+    assert done.returncode == 0 and "agent" in done.stderr and "ignored" in done.stderr
 
 
 @pytest.mark.parametrize("command", sorted(set(cli.EXAMPLES) - {"serve", "mcp", "demo", "worker", "token"}))

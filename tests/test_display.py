@@ -62,8 +62,8 @@ def test_the_repr_of_a_hundred_row_answer_is_one_short_line(hundred):
     said = repr(answer)
     assert said == "<QueryOut 100 rows × 4 columns (id, customer, amount, placed), complete, truncated>"
     assert len(said) < 200 and "\n" not in said
-    typo = hundred.query({"datasets": [{"source_uri": "orders"}], "limit": 2, "my_note": "x"})
-    assert repr(typo).endswith(", truncated, ignored my_note>") and "<li>my_note</li>" in typo._repr_html_()
+    typo = hundred.query({"datasets": [{"source_uri": "orders"}], "limit": 2, "agent": "x"})
+    assert repr(typo).endswith(", truncated, ignored agent>") and "<li>agent</li>" in typo._repr_html_()
 
 
 def test_an_incomplete_answer_says_why_and_nulls_are_dim(ns):
