@@ -1546,7 +1546,11 @@ def mutate(g: Gen, spec: Spec, kind: str) -> tuple[dict, str]:
     if kind == "shape_bad_op":
         _, text = any_leaf(g, k, {"number", "date", "string"})
         where.append(
-            {"column": text, "op": d(st.sampled_from(["like", "=", "EQ", "regex", "", "eq; DROP TABLE x"])), "value": 1}
+            {
+                "column": text,
+                "op": d(st.sampled_from(["ilike", "=", "EQ", "regex", "", "eq; DROP TABLE x"])),
+                "value": 1,
+            }
         )
         return plan, f"where[{w}].op"
     if kind == "shape_extra":
