@@ -112,24 +112,14 @@ def test_a_misspelled_plan_key_is_refused_with_the_close_name(capsys, monkeypatc
 
 
 def test_an_unknown_key_in_a_plan_is_refused_and_a_transport_field_is_a_warning(capsys, monkeypatch, home):
+    def query(**extra):
+        plan = {"datasets": [{"source_uri": "money"}], "limit": 1, **extra}
+        return call(capsys, monkeypatch, home, "query", "-", stdin=json.dumps(plan))
+
     # a plan is closed (SPEC §2): `comment` is no clause, so nothing runs and the exit says so
-    done = call(
-        capsys,
-        monkeypatch,
-        home,
-        "query",
-        "-",
-        stdin=json.dumps({"datasets": [{"source_uri": "money"}], "comment": "mine", "limit": 1}),
-    )
+    done = query(comment="mine")
     assert done.returncode != 0 and "comment" in done.stderr and "VALIDATION_FAILED" in done.stderr + done.stdout
-    done = call(
-        capsys,
-        monkeypatch,
-        home,
-        "query",
-        "-",
-        stdin=json.dumps({"datasets": [{"source_uri": "money"}], "agent": "a1", "limit": 1}),
-    )
+    done = query(agent="a1")
     assert done.returncode == 0 and "agent" in done.stderr and "ignored" in done.stderr
 
 

@@ -325,7 +325,7 @@ def _several_in_a_cell(ctx: Context, run: QueryIn) -> str:
         return ""
     if not held:
         return ""
-    cell = next(c for (c,) in cells if isinstance(c, str) and held[0][0].lower() in c.lower())
+    cell = next((c for (c,) in cells if isinstance(c, str) and str(held[0][0]).lower() in c.lower()), cells[0][0])
     return (
         f"the {column} cell {cell!r} holds several values, {held[0][0]!r} among them, which is a cell of its own: "
         "count the cells, or the names in them?"

@@ -54,7 +54,7 @@ def _a_year(value) -> bool:
 
 
 # Nouns of a numbered sequence: a column named so numbers its rows ("Round 3"), it counts nothing.
-_ORDINAL_NAMES = {
+ORDINAL_NAMES = {
     "round",
     "week",
     "game",
@@ -115,7 +115,7 @@ def timelike(c: ColumnSchema) -> bool:
 def ordinal(c: ColumnSchema) -> bool:
     """A column that numbers the rows: named so ("Round", "#"), or an unnamed one of unique numbers (an index)."""
     return (
-        bool(set(words(c.name)) & _ORDINAL_NAMES)
+        bool(set(words(c.name)) & ORDINAL_NAMES)
         or "#" in c.name
         or (c.unique and re.fullmatch(r"column_\d+", c.name) is not None)
     )

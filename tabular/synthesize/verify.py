@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .columns import PLACE_NAMES, is_id, ordinal, yearlike
+from .columns import ORDINAL_NAMES, PLACE_NAMES, is_id, ordinal, yearlike
 from .reading import (
     ABBREVIATIONS,
     ALIASES,
@@ -37,33 +37,9 @@ from .schemas import ColumnSchema, DatasetSchema
 
 # Cells that stand for no value: a table's dash, star or "n/a" is never an answer.
 PLACEHOLDERS = {"", "-", "--", "—", "–", "‒", "―", "−", "*", "?", "x", "n/a", "na", "n.a.", "tbd", "tba", "none", "nil"}
-# Names of a column that only numbers rows in a sequence.
-_SEQUENCE_NAMES = {
-    "round",
-    "week",
-    "game",
-    "match",
-    "episode",
-    "stage",
-    "leg",
-    "heat",
-    "race",
-    "day",
-    "edition",
-    "pick",
-    "rank",
-    "place",
-    "position",
-    "pos",
-    "seed",
-    "order",
-    "track",
-    "chapter",
-    "event",
-    "draw",
-    "goal",
-    "overall",
-}
+# Names of a column that only numbers rows in a sequence: the ordinal nouns, not "No." or
+# "Number" (which name counts: "No. of Barangays"), and a draw, goal or overall pick.
+_SEQUENCE_NAMES = (ORDINAL_NAMES - {"no", "number", "series"}) | {"draw", "goal", "overall"}
 # Size words: they rank by a size ("the largest margin"), not by how often a value comes.
 _SIZE_WORDS = {
     "largest",
@@ -489,7 +465,7 @@ def _named(plan: Any) -> list[str]:
     out: list[str] = []
     if isinstance(plan, dict):
         for key, value in plan.items():
-            if key in ("column", "value", "values", "of", "partition_by") or (key == "as" and False):
+            if key in ("column", "value", "values", "of", "partition_by"):
                 out += [str(v) for v in value] if isinstance(value, list) else [str(value)]
             elif key not in ("datasets", "as"):
                 out += _named(value)
@@ -521,7 +497,8 @@ def _words_left_out(tokens, plan, names, rows, answer, columns, task) -> str:
     for word, meant in {**SYNONYMS, **DIMENSIONS}.items():
         if any(_stem(m) in placed for m in meant):
             placed.add(_stem(word))
-    if placed & {"gold", "silve", "bronz", "total"}:  # a medal table's columns: "gold medals" is Gold
+    medals = {_stem(c.name) for c in columns.values()} >= {"gold", "silve", "bronz"}
+    if medals:  # a medal table (Gold, Silver, Bronze columns): "gold medals" is Gold, "total medals" Total
         placed |= {"medal", "count"}
     alpha = [t.lower() for t in tokens]
     # the noun the rows are: after "how many", "which", "what", "the first", "the last", "the only"
