@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from .functions import FILTERS
 from .operators import OPERATORS, RExpr, as_type, at_common
 from .resolve import ROW_ID, Output, PlanInvalid, Problem, Ref, Resolved, RFilter, computed_reads, written_size
 from .targets import DUCKDB, Target
@@ -38,6 +39,7 @@ class Compiled:
     columns: list[Output]
     row_id_columns: int  # trailing columns holding each dataset's row id (rows without aggregates)
     check: Check | None = None
+    nested_checks: tuple[Check, ...] = ()  # the same for each nested plan that casts
 
 
 class _Params:
@@ -47,6 +49,19 @@ class _Params:
         # The nodes computed columns written out where they are read may still take (0: no bound).
         self.budget = budget
         self.sizes: dict[int, int] = {}
+        self.ctes: list[tuple[str, exp.Select]] = []  # plans as datasets, innermost first
+
+    def cte(self, select: exp.Select) -> str:
+        """A nested plan's statement as a CTE of the statement being built: its name."""
+        name = f"__plan_{len(self.ctes)}"
+        self.ctes.append((name, select))
+        return name
+
+    def finish(self, select: exp.Select) -> str:
+        """The statement with its CTEs, as the target's SQL."""
+        for name, cte in self.ctes:
+            select = select.with_(exp.to_identifier(name, quoted=True), as_=cte, copy=False)
+        return self.target.finish(select).sql(dialect=self.target.dialect)
 
     def write_out(self, ref: Ref) -> None:
         """Count a computed column written out where it is read; past the plan's budget the plan
@@ -123,7 +138,7 @@ def _reads_placed(f: RFilter) -> bool:
     """Whether a filter reads a placed computed column (in a leaf's column or in its values' expressions)."""
     if f.kind != "leaf":
         return any(_reads_placed(c) for c in f.children)
-    return f.ref is not None and f.ref.placed
+    return any(ref is not None and ref.placed for ref in (f.ref, f.other))
 
 
 def _named(select: exp.Select, alias: str) -> exp.Subquery:
@@ -160,6 +175,9 @@ def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] |
         joined = exp.or_(*parts) if f.kind == "any" else exp.and_(*parts)
         return exp.paren(joined)
     target = outputs[f.output.name].copy() if f.output is not None else _ref(f.ref, params)
+    if f.other is not None or f.other_output is not None:
+        other = outputs[f.other_output.name].copy() if f.other_output is not None else _ref(f.other, params)
+        return params.target.filter(f.op, target, [other], f.ignore_case, params.constant)
     op, values = f.op, f.values
     if any(isinstance(v, Beyond) for v in values):
         settled = _settle(op, values)
@@ -228,15 +246,22 @@ def _source_rows(r: Resolved, params: _Params) -> exp.Select:
     """SELECT … FROM the datasets, each filtered, joined, and filtered again after the joins
     (computed columns over several datasets); the projections are the caller's."""
     sources = []
+    deciders = {j.source.alias for j in r.joins if j.kind in ("semi", "anti")}
     for s in r.sources:
-        *where, name = s.info.table
-        table = exp.table_(
-            name,
-            db=where[-1],
-            catalog=where[0] if len(where) > 1 else None,
-            quoted=True,
-            alias=exp.to_identifier(s.alias, quoted=True),
-        )
+        if s.plan is not None:
+            # A plan as a dataset: its statement a CTE; a row id (its rows' place in its own
+            # order) where the plan reading it lists rows, which come in that order.
+            name = params.cte(_nested(s.plan, params, row_id=not r.aggregated and s.alias not in deciders))
+            table = exp.table_(name, quoted=True, alias=exp.to_identifier(s.alias, quoted=True))
+        else:
+            *where, name = s.info.table
+            table = exp.table_(
+                name,
+                db=where[-1],
+                catalog=where[0] if len(where) > 1 else None,
+                quoted=True,
+                alias=exp.to_identifier(s.alias, quoted=True),
+            )
         inner = exp.select(exp.Star(), copy=False).from_(table, copy=False)
         placed = [ref for ref in r.computed if ref.placed and ref.alias == s.alias]
         filters = r.where.get(s.alias, [])
@@ -255,16 +280,22 @@ def _source_rows(r: Resolved, params: _Params) -> exp.Select:
     select = exp.select(copy=False).from_(sources[0], copy=False)
     joins = []
     for j, source in zip(r.joins, sources[1:]):
-        on = exp.and_(
-            *[
-                exp.EQ(this=_column(a.alias, a.column.name), expression=_column(b.alias, b.column.name))
-                for a, b in j.pairs
-            ],
-            copy=False,
-        )
+        conditions = [
+            exp.EQ(this=_column(a.alias, a.column.name), expression=_column(b.alias, b.column.name)) for a, b in j.pairs
+        ] + [
+            FILTERS[op].build(_column(a.alias, a.column.name), [_column(b.alias, b.column.name)], False)
+            for a, op, b in j.conditions
+        ]
+        if not conditions:  # a one-row plan beside every row
+            joins.append(
+                exp.Join(this=source, kind="CROSS")
+                if j.kind == "inner"
+                else exp.Join(this=source, on=exp.true(), **_JOIN_KINDS[j.kind])
+            )
+            continue
         # SEMI / ANTI JOIN: DuckDB's and ClickHouse's own (each row before it once, or none).
         # Built as nodes: Select.join would parse its join type as SQL text, each time.
-        joins.append(exp.Join(this=source, on=on, **_JOIN_KINDS[j.kind]))
+        joins.append(exp.Join(this=source, on=exp.and_(*conditions, copy=False), **_JOIN_KINDS[j.kind]))
     if joins:
         select.set("joins", joins)
     if r.after:
@@ -272,10 +303,64 @@ def _source_rows(r: Resolved, params: _Params) -> exp.Select:
     return select
 
 
+@dataclass
+class _Body:
+    select: exp.Select
+    row_ids: int  # hidden row id columns after the result columns
+    ties: list[str]  # the default order that breaks the plan's ties: groups, or rows as read
+
+
+def _nested(r: Resolved, params: _Params, row_id: bool) -> exp.Select:
+    """A plan as a dataset: its result columns (its rows' ids too where it lists rows), in its
+    order only when it has one (a top N: its limit applies then); `row_id`: each row's place in
+    that order, or the default one, as the column ROW_ID."""
+    body = _statement(r, params)
+    select = body.select
+    ordered = [(name, desc) for name, desc in r.order]
+    named = {name for name, _ in ordered}
+    ordered += [(name, False) for name in body.ties if name not in named]
+    order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
+    if r.ordered:
+        select = select.order_by(*order, copy=False).limit(params.add(r.limit, "UBIGINT"), copy=False)
+        if r.offset:
+            select = select.offset(params.add(r.offset, "UBIGINT"), copy=False)
+    if not row_id:
+        return select
+    number = exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[o.copy() for o in order]) if order else None)
+    return exp.select(exp.Star(), exp.alias_(number, ROW_ID, quoted=True), copy=False).from_(
+        _named(select, "numbered"), copy=False
+    )
+
+
 def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> Compiled:
     """The plan as one statement of `target`'s SQL (DuckDB by default) and its parameters;
     `whole`: every row it matches, without the answer's limit and offset (streamed results)."""
     params = _Params(target, r.written_budget)
+    body = _statement(r, params)
+    select, row_ids, ties = body.select, body.row_ids, body.ties
+    ordered = [(name, desc) for name, desc in r.order]
+    checks = tuple(_check(p, target, at) for at, p in r.nested() if p.casts)
+    check = _check(r, target) if r.casts else None
+    if whole and not ordered and not r.aggregated and not r.joins and not r.measured and r.sources[0].plan is None:
+        # One dataset's rows as stored: a snapshot is written in row id order and DuckDB keeps
+        # insertion order, so a sort would only hold the whole result in memory first.
+        return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks)
+    named = {name for name, _ in ordered}
+    ordered += [(name, False) for name in ties if name not in named]
+    order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
+    if order:
+        select = select.order_by(*order, copy=False)
+    if whole:
+        return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks)
+    # One row past the limit tells whether more rows matched (truncated).
+    select = select.limit(params.add(r.limit + 1, "UBIGINT"), copy=False)
+    if r.offset:
+        select = select.offset(params.add(r.offset, "UBIGINT"), copy=False)
+    return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks)
+
+
+def _statement(r: Resolved, params: _Params) -> _Body:
+    """The plan's rows: sources, joins, groups, having and measures, not yet ordered or limited."""
     select = _source_rows(r, params)
     deciders = {j.source.alias for j in r.joins if j.kind in ("semi", "anti")}
     rows_of = [o for o in r.outputs if o.kind != "measure"]
@@ -303,9 +388,8 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
         condition = exp.and_(*[_condition(f, params, values) for f in r.having], copy=False)
         # Rows without groups: having is the same filter on the result rows, after the joins.
         select = select.having(condition, copy=False) if r.aggregated else select.where(condition, copy=False)
-    # The plan's order, then the default one (groups, or rows as read) to break its ties: which
-    # rows fall at the limit is the same on every run.
-    ordered = [(name, desc) for name, desc in r.order]
+    # The default order (groups, or rows as read) breaks the plan's ties: which rows fall at
+    # the limit is the same on every run.
     ties = (
         [o.name for o in r.outputs if o.kind == "group"]
         if r.aggregated
@@ -313,23 +397,7 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
     )
     if r.measured:
         select = _measured(r, select, params, ties, [hidden[s.index] for s in r.sources] if not r.aggregated else [])
-    check = _check(r, target) if r.casts else None
-    if whole and not ordered and not r.aggregated and not r.joins and not r.measured:
-        # One dataset's rows as stored: a snapshot is written in row id order and DuckDB keeps
-        # insertion order, so a sort would only hold the whole result in memory first.
-        return Compiled(target.finish(select).sql(dialect=target.dialect), params.values, r.outputs, row_ids, check)
-    named = {name for name, _ in ordered}
-    ordered += [(name, False) for name in ties if name not in named]
-    order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
-    if order:
-        select = select.order_by(*order, copy=False)
-    if whole:
-        return Compiled(target.finish(select).sql(dialect=target.dialect), params.values, r.outputs, row_ids, check)
-    # One row past the limit tells whether more rows matched (truncated).
-    select = select.limit(params.add(r.limit + 1, "UBIGINT"), copy=False)
-    if r.offset:
-        select = select.offset(params.add(r.offset, "UBIGINT"), copy=False)
-    return Compiled(target.finish(select).sql(dialect=target.dialect), params.values, r.outputs, row_ids, check)
+    return _Body(select, row_ids, ties)
 
 
 def _measured(r: Resolved, first: exp.Select, params: _Params, ties: list[str], row_ids: list[str]) -> exp.Select:
@@ -408,7 +476,7 @@ def _window(o: Output, sql: dict[str, exp.Expression], ties: list[str]) -> exp.E
     return window
 
 
-def _check(r: Resolved, target: Target) -> Check:
+def _check(r: Resolved, target: Target, within: str = "") -> Check:
     """count(*) FILTER (WHERE v IS NOT NULL AND TRY_CAST(v) IS NULL) per cast, over the rows the plan reads."""
     params = _Params(target, r.written_budget)
     select = _source_rows(r, params)
@@ -425,4 +493,4 @@ def _check(r: Resolved, target: Target) -> Check:
             )
         )
     select = select.select(*counts, append=True, copy=False)
-    return Check(target.finish(select).sql(dialect=target.dialect), params.values, [n.path for n in r.casts])
+    return Check(params.finish(select), params.values, [f"{within}.{n.path}" if within else n.path for n in r.casts])

@@ -54,19 +54,51 @@ class QueryDataset(PlanModel):
     )
 
 
+class QueryPlanDataset(PlanModel):
+    """A plan's result read as a dataset: its result columns, by result name, joinable like any
+    dataset's (a total, an average, a grouped result joined back to rows)."""
+
+    plan: QueryPlan = Field(
+        description="A plan of its own (it may nest 3 deep); its limit applies only with its order_by (top N)."
+    )
+    alias: str = Field(min_length=1, description="The name its result columns are qualified with (`alias.column`).")
+
+
+def _dataset_kind(v: Any) -> str:
+    if isinstance(v, QueryPlanDataset) or (isinstance(v, dict) and "plan" in v):
+        return "dataset:plan"
+    return "dataset:source"
+
+
+PlanDataset = Annotated[
+    Annotated[QueryDataset, Tag("dataset:source")] | Annotated[QueryPlanDataset, Tag("dataset:plan")],
+    Discriminator(
+        _dataset_kind,
+        custom_error_type="dataset",
+        custom_error_message="a dataset: {source_uri, dataset_id?, alias?, snapshot_id?} or {plan, alias}",
+    ),
+]
+
+
 class QueryFilter(PlanModel):
-    """Either one condition (column, op, value/values) or a group: `any` (OR) or `all` (AND)."""
+    """Either one condition (column, op, value/values/other) or a group: `any` (OR) or `all` (AND)."""
 
     column: str | None = Field(None, description="`alias.column`, or a bare column name that exactly one dataset has.")
     op: FilterOp | None = Field(
         None,
-        description="eq ne lt le gt ge | between (values [lo, hi], inclusive) | in not_in (values) | is_null not_null | contains not_contains starts_with ends_with (strings).",
+        description="eq ne lt le gt ge | between (values [lo, hi], inclusive) | in not_in (values) | is_null not_null | contains not_contains starts_with ends_with "
+        "| like not_like (strings: % any run, _ one character, \\ escapes them).",
     )
     value: Any = Field(
         None,
         description="The value to compare with, read as the column's type (a date column takes '2024-03-01'; a number column 12.5 or '12.50').",
     )
     values: list[Any] | None = Field(None, description="For between ([lo, hi]) and in / not_in (at most 1,000).")
+    other: str | None = Field(
+        None,
+        description="Instead of value: another column (or computed column; in having, a result column) compared with this one, "
+        'e.g. {"column": "l_commitdate", "op": "lt", "other": "l_receiptdate"}. Their types must agree as join keys do.',
+    )
     ignore_case: bool = Field(False, description="Strings: compare without regard to case.")
     any: list[QueryFilter] | None = Field(None, description="At least one of these holds (they must read one dataset).")
     all: list[QueryFilter] | None = Field(None, description="All of these hold (they must read one dataset).")
@@ -78,12 +110,18 @@ class QueryFilter(PlanModel):
             raise ValueError("a filter is either {column, op, value} or {any: [...]} or {all: [...]}")
         if shapes[0] and (self.column is None or self.op is None):
             raise ValueError("a filter needs both column and op")
+        if self.other is not None and (self.value is not None or self.values is not None):
+            raise ValueError("a filter compares with a value, values or another column (other): one of them")
         return self
+
+
+JoinOp = Literal["eq", "ne", "lt", "le", "gt", "ge"]
 
 
 class QueryOn(PlanModel):
     left: str = Field(description="A column of a dataset earlier in the plan.")
     right: str = Field(description="A column of the dataset being joined.")
+    op: JoinOp = Field("eq", description="left op right: eq (default) ne lt le gt ge; each join has at least one eq.")
 
 
 class QueryJoin(PlanModel):
@@ -91,7 +129,8 @@ class QueryJoin(PlanModel):
         description="The dataset (by alias) this join brings in; every dataset after the first has exactly one join."
     )
     on: list[QueryOn] = Field(
-        min_length=1, description="Equalities between its columns and columns of datasets before it."
+        description="Conditions between its columns and columns of datasets before it, at least one an equality; "
+        "[] only for a plan dataset that gives one row (aggregates, no group_by): its values beside every row.",
     )
     kind: Literal["inner", "left", "semi", "anti"] = Field(
         "inner",
@@ -348,8 +387,10 @@ class QueryPlan(PlanModel):
     """A typed query over ingested datasets: no SQL, no value ever spliced into SQL."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    datasets: list[QueryDataset] = Field(
-        min_length=1, description="The datasets read, in order; each after the first needs one join."
+    datasets: list[PlanDataset] = Field(
+        min_length=1,
+        description="The datasets read, in order; each after the first needs one join. A dataset is an ingested one "
+        '({source_uri, …}) or a plan\'s result ({"plan": {…}, "alias": "totals"}).',
     )
     where: list[QueryFilter] = Field(
         default_factory=list,
@@ -384,6 +425,7 @@ class QueryPlan(PlanModel):
     dry_run: bool = Field(False, description="Validate and compile only: the receipt, no rows.")
 
 
+QueryPlanDataset.model_rebuild()
 QueryAggregate.model_rebuild()
 QueryExpr.model_rebuild()
 CaseWhen.model_rebuild()

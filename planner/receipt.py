@@ -19,6 +19,9 @@ def plan_hash(plan: QueryPlan) -> str:
 
 class ReceiptDataset(BaseModel):
     alias: str
+    within: str = Field(
+        "", description="The nested plan that read it, by path (datasets[1].plan); '' for the plan itself."
+    )
     source_uri: str
     dataset_id: str
     snapshot_id: str

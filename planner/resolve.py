@@ -10,7 +10,7 @@ from typing import Any
 
 from .expressions import ExprResolving, column_node, digits_bound, output_node
 from .functions import AGGREGATES, BUCKET_TYPES, FILTERS, decimal_median
-from .models import QueryFilter, QueryPlan
+from .models import QueryFilter, QueryPlan, QueryPlanDataset
 from .operators import RExpr, shape_of
 from .schema import ColumnInfo, DatasetInfo
 from .targets import DUCKDB, Target
@@ -49,6 +49,8 @@ class PlanInvalid(Exception):
 
 
 ROW_ID = "__row_id"  # every snapshot's hidden column: the order rows were read in
+# The operators that compare a column with another (`other`); the rest take values.
+OTHER_OPS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class Limits:
     # Nodes of one expression as written into SQL: a computed column another reads by name
     # counts once, one written out where it is read (see Ref.placed) counts its whole size.
     expression_nodes: int = 10_000
+    nesting: int = 3  # plans as datasets inside plans, this many deep at most
 
 
 @dataclass
@@ -69,6 +72,8 @@ class Source:
     index: int
     alias: str
     info: DatasetInfo
+    plan: Resolved | None = None  # a plan as a dataset: its result (info.columns are its result columns)
+    pinned: str = ""  # the snapshot the plan names ('' reads the live one)
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,8 @@ class RFilter:
     ignore_case: bool = False
     children: list[RFilter] = field(default_factory=list)
     output: Output | None = None  # having: the result column filtered
+    other: Ref | None = None  # compared with another column instead of values
+    other_output: Output | None = None  # having: compared with another result column
 
 
 @dataclass
@@ -126,7 +133,8 @@ class Window:
 class Join:
     source: Source
     kind: str
-    pairs: list[tuple[Ref, Ref]]
+    pairs: list[tuple[Ref, Ref]]  # the equalities
+    conditions: list[tuple[Ref, str, Ref]] = field(default_factory=list)  # the others: (left, op, right)
 
 
 @dataclass
@@ -152,10 +160,29 @@ class Resolved:
     # counts them as it writes: one read many times is written many times).
     written_budget: int = Limits.expression_nodes
     casts: list[RExpr] = field(default_factory=list)  # row casts whose unreadable values the receipt counts
+    rows: int = 0  # the most rows the result can have (a plan as a dataset: its row bound)
+    ordered: bool = False  # the plan has its own order_by (a nested plan's limit applies only then)
 
     @property
     def measured(self) -> bool:
         return any(o.kind == "measure" for o in self.outputs)
+
+    def read_sources(self, within: str = ""):
+        """(where, source, plan) for every ingested dataset the plan reads, nested plans'
+        included, in plan order; `where` is the path of the plan reading it ('' for this one)."""
+        for s in self.sources:
+            if s.plan is None:
+                yield within, s, self
+            else:
+                yield from s.plan.read_sources(f"{within}{'.' if within else ''}datasets[{s.index}].plan")
+
+    def nested(self, within: str = ""):
+        """(path, plan) for every plan nested in this one as a dataset, at any depth."""
+        for s in self.sources:
+            if s.plan is not None:
+                at = f"{within}{'.' if within else ''}datasets[{s.index}].plan"
+                yield at, s.plan
+                yield from s.plan.nested(at)
 
 
 def close(name: str, candidates: list[str]) -> list[str]:
@@ -176,9 +203,11 @@ class _Resolver(ExprResolving):
         sources_known: list[str],
         limits: Limits,
         target: Target = DUCKDB,
+        depth: int = 0,
     ):
         self.plan, self.found, self.known, self.limits = plan, found, sources_known, limits
         self.target = target
+        self.depth = depth  # 0: the plan asked; 1 …: a plan as a dataset inside it
         self.problems: list[Problem] = []
         self.sources: list[Source] = []
         self.resolved_log: list[dict] = []
@@ -218,6 +247,11 @@ class _Resolver(ExprResolving):
         aliases: set[str] = set()
         for i, (wanted, candidates) in enumerate(zip(self.plan.datasets, self.found)):
             path = f"datasets[{i}]"
+            if isinstance(wanted, QueryPlanDataset):
+                source = self.nested(i, wanted, candidates)
+                if source is not None and self.alias_free(path, wanted.alias, aliases):
+                    self.sources.append(source)
+                continue
             if not candidates:
                 self.fail(
                     f"{path}.source_uri",
@@ -247,25 +281,78 @@ class _Resolver(ExprResolving):
             else:
                 info = candidates[0]
             alias = wanted.alias or info.dataset_id
-            if wanted.alias and "." in wanted.alias:
-                # A column is named `alias.column`: an alias with a dot could never be read.
+            if self.alias_free(path, alias, aliases, given=bool(wanted.alias)):
+                self.sources.append(Source(i, alias, info, pinned=wanted.snapshot_id))
+
+    def alias_free(self, path: str, alias: str, aliases: set[str], given: bool = True) -> bool:
+        """Whether `alias` may name a dataset of this plan (no dot, not taken); taken if so."""
+        if given and "." in alias:
+            # A column is named `alias.column`: an alias with a dot could never be read.
+            self.fail(
+                f"{path}.alias",
+                f"alias {alias!r} has a dot; columns are named alias.column, so an alias holds none",
+                expected="a name without '.'",
+                received=alias,
+            )
+            return False
+        if alias.lower() in aliases:
+            # SQL names ignore case, so `a` and `A` would be one table to the engine.
+            self.fail(
+                f"{path}.alias",
+                f"alias {alias!r} is used twice (aliases ignore case); give each dataset its own",
+                received=alias,
+            )
+            return False
+        aliases.add(alias.lower())
+        return True
+
+    def nested(self, i: int, wanted: QueryPlanDataset, found: list) -> Source | None:
+        """A plan as a dataset: resolved as a plan of its own (its problems at paths inside it),
+        its result columns the dataset's columns, with their types and exact shapes."""
+        path = f"datasets[{i}].plan"
+        if self.depth + 1 > self.limits.nesting:
+            self.over(path, f"plans nest at most {self.limits.nesting} deep", self.limits.nesting, self.depth + 1)
+            return None
+        inner = wanted.plan
+        given = inner.model_fields_set
+        for key in ("limit", "offset"):
+            if key in given and not inner.order_by:
                 self.fail(
-                    f"{path}.alias",
-                    f"alias {wanted.alias!r} has a dot; columns are named alias.column, so an alias holds none",
-                    expected="a name without '.'",
-                    received=wanted.alias,
+                    f"{path}.{key}",
+                    f"a nested plan's {key} applies only with its order_by (the top N); without one every row is read",
+                    expected="order_by beside it, or no limit",
+                    received=getattr(inner, key),
                 )
-                continue
-            if alias.lower() in aliases:
-                # SQL names ignore case, so `a` and `A` would be one table to the engine.
+        if inner.dry_run:
+            self.fail(f"{path}.dry_run", "dry_run belongs to the outer plan", received=True)
+        try:
+            sub = resolve(inner, found, self.known, self.limits, self.target, depth=self.depth + 1)
+        except PlanInvalid as invalid:
+            self.problems.extend(replace(p, path=f"{path}.{p.path}" if p.path else path) for p in invalid.problems)
+            return None
+        for o in sub.outputs:
+            if o.name.lower() == ROW_ID:
                 self.fail(
-                    f"{path}.alias",
-                    f"alias {alias!r} is used twice (aliases ignore case); give each dataset its own",
-                    received=alias,
+                    f"{path}.{o.path}" if o.path else path,
+                    f"{ROW_ID} names the row id of a plan's result: give this result column another name",
+                    received=o.name,
                 )
-                continue
-            aliases.add(alias.lower())
-            self.sources.append(Source(i, alias, info))
+                return None
+        groups = [o for o in sub.outputs if o.kind == "group"]
+        one_row = sub.aggregated and not groups
+        columns = tuple(
+            ColumnInfo(
+                o.name,
+                o.type,
+                o.physical,
+                unique=one_row or (len(groups) == 1 and o is groups[0]),
+                digits=o.shape[0] if o.shape and o.physical in ("BIGINT", "HUGEINT") else None,
+                shape=o.shape,
+            )
+            for o in sub.outputs
+        )
+        info = DatasetInfo("", wanted.alias, "", 0, (), sub.rows, 0, False, columns)
+        return Source(i, wanted.alias, info, plan=sub)
 
     # columns -------------------------------------------------------------------------------
     def ref(self, text: str, path: str, within: list[Source] | None = None) -> Ref | None:
@@ -440,12 +527,57 @@ class _Resolver(ExprResolving):
             return None
         if item.ignore_case and type_ != "string":
             self.fail(f"{path}.ignore_case", "ignore_case applies to strings only", received=True)
+        if item.other is not None:
+            return self.compared(item, path, within, outputs, ref, output, type_)
         values = self.values(item, spec.arity, type_, path)
         if values is None:
             return None
         if type_ == "number":
             values = [fit(v, physical, _ROUNDING[item.op][min(k, 1)]) for k, v in enumerate(values)]
         return RFilter("leaf", ref, item.op, values, item.ignore_case, output=output)
+
+    def compared(self, item: QueryFilter, path: str, within, outputs, ref, output, type_: str) -> RFilter | None:
+        """A filter comparing two columns (`other`): a comparison, their types one as join keys' are."""
+        if item.op not in OTHER_OPS:
+            self.fail(
+                f"{path}.op",
+                f"{item.op} compares with a value; another column is compared by " + " ".join(OTHER_OPS),
+                expected=" | ".join(OTHER_OPS),
+                received=item.op,
+            )
+            return None
+        if outputs is not None:
+            other_output = outputs.get(item.other)
+            if other_output is None:
+                self.not_among(
+                    f"{path}.other",
+                    f"having reads result columns; {item.other!r} is not one",
+                    item.other,
+                    list(outputs),
+                )
+                return None
+            other, other_type = None, other_output.type
+        else:
+            other_output, other = None, self.ref(item.other, f"{path}.other", within)
+            if other is None:
+                return None
+            other_type = other.column.type
+        if other_type != type_:
+            self.fail(
+                f"{path}.other",
+                f"{item.column} is {type_} and {item.other} is {other_type}: two columns compared must have one type"
+                + (
+                    " (retype one with knowledge.dataset_approve)"
+                    if {type_, other_type} == {"string", "number"}
+                    else ""
+                ),
+                expected=type_,
+                received=other_type,
+            )
+            return None
+        return RFilter(
+            "leaf", ref, item.op, [], item.ignore_case, output=output, other=other, other_output=other_output
+        )
 
     def values(self, item: QueryFilter, arity: str, type_: str, path: str) -> list | None:
         if arity == "none":
@@ -490,7 +622,7 @@ class _Resolver(ExprResolving):
 
     def single_source(self, f: RFilter) -> set[str]:
         if f.kind == "leaf":
-            return {f.ref.alias} if f.ref else set()
+            return {r.alias for r in (f.ref, f.other) if r is not None}
         return set().union(*(self.single_source(c) for c in f.children))
 
 
@@ -500,25 +632,61 @@ def _count_filters(items: list[QueryFilter]) -> int:
     )
 
 
+def nested_plans(plan: QueryPlan):
+    """The plan and every plan nested in it as a dataset, outermost first."""
+    yield plan
+    for d in plan.datasets:
+        if isinstance(d, QueryPlanDataset):
+            yield from nested_plans(d.plan)
+
+
+def _tree_limits(r: _Resolver, plan: QueryPlan) -> None:
+    """The plan limits, counting every nested plan's parts with the plan's own."""
+    plans = list(nested_plans(plan))
+    datasets = sum(len(p.datasets) for p in plans)
+    if datasets > r.limits.datasets:
+        r.over(
+            "datasets",
+            f"at most {r.limits.datasets} datasets per plan (nested plans' datasets count)",
+            r.limits.datasets,
+            datasets,
+        )
+    total = sum(
+        _count_filters(p.where) + _count_filters(p.having) + sum(_count_filters(a.where) for a in p.aggregates)
+        for p in plans
+    )
+    if total > r.limits.filters:
+        r.over("where", f"at most {r.limits.filters} filters per plan", r.limits.filters, total)
+    computed = sum(len(p.compute) for p in plans)
+    if computed > r.limits.computed and len(plans) > 1:  # one plan's own: checked where its columns are read
+        r.over(
+            "compute",
+            f"at most {r.limits.computed} computed columns per plan (nested plans' count)",
+            r.limits.computed,
+            computed,
+        )
+
+
 def resolve(
     plan: QueryPlan,
-    found: list[list[DatasetInfo]],
+    found: list,
     sources_known: list[str],
     limits: Limits = Limits(),
     target: Target = DUCKDB,
+    depth: int = 0,
 ) -> Resolved:
     """Check `plan` against the datasets each of its entries names (`found[i]`: the live
-    datasets of datasets[i].source_uri, or none), for the engine `target`. Raises PlanInvalid
-    with every problem."""
-    r = _Resolver(plan, found, sources_known, limits, target)
+    datasets of datasets[i].source_uri, or none; for a plan as a dataset, its own `found`), for
+    the engine `target`. Raises PlanInvalid with every problem. `depth`: how deep a nested plan
+    this is (the limits over the whole tree are checked at 0)."""
+    r = _Resolver(plan, found, sources_known, limits, target, depth)
+    if depth == 0:
+        if plan.limit > limits.rows:
+            r.over("limit", f"at most {limits.rows} rows per answer", limits.rows, plan.limit)
+        _tree_limits(r, plan)
+        if len(r.problems) > (plan.limit > limits.rows):
+            raise PlanInvalid(r.problems)  # nothing is resolved past the tree's limits
     r.datasets()
-    if plan.limit > limits.rows:
-        r.over("limit", f"at most {limits.rows} rows per answer", limits.rows, plan.limit)
-    total = (
-        _count_filters(plan.where) + _count_filters(plan.having) + sum(_count_filters(a.where) for a in plan.aggregates)
-    )
-    if total > limits.filters:
-        r.over("where", f"at most {limits.filters} filters per plan", limits.filters, total)
     if len(r.sources) != len(plan.datasets):
         raise PlanInvalid(r.problems)
 
@@ -536,7 +704,16 @@ def resolve(
         if f is None:
             continue
         aliases = r.single_source(f)
-        if "" in aliases:
+        if "" in aliases or (f.kind == "leaf" and len(aliases) > 1):
+            # A computed column over several datasets, or two columns of two datasets compared.
+            decided = sorted(aliases & deciders.keys())
+            if decided:
+                r.fail(
+                    f"where[{i}]",
+                    f"{decided[0]!r} is joined {deciders[decided[0]]}: a filter may read it only with its own columns",
+                    received=sorted(aliases - {""}),
+                )
+                continue
             after.append(f)
         elif len(aliases) > 1:
             r.fail(
@@ -578,6 +755,12 @@ def resolve(
     aggregated = bool(plan.aggregates or plan.group_by)
     warnings = _join_warnings(joins)
     casts = [n for ref in [*r.computed.values(), *r.aggregated_exprs] for n in ref.expr.walk() if n.op == "cast"]
+    if aggregated and not plan.group_by:
+        rows = 1
+    else:
+        rows = _row_bound(r)
+        if depth and plan.order_by:
+            rows = min(rows, plan.limit)
     return Resolved(
         r.sources,
         where,
@@ -596,12 +779,17 @@ def resolve(
         computed=list(r.computed.values()),
         casts=casts,
         written_budget=limits.expression_nodes,
+        rows=rows,
+        ordered=bool(plan.order_by),
     )
 
 
 def column_shape(column: ColumnInfo):
     """An exact column's shape: an integer column's from the digits its values have (so
-    quantity × price is typed by the data's widths, not BIGINT's 19 digits), else its type's."""
+    quantity × price is typed by the data's widths, not BIGINT's 19 digits), a plan's result
+    column's from what it computes, else its type's."""
+    if column.shape is not None:
+        return column.shape
     if column.digits is not None and column.physical in ("BIGINT", "HUGEINT"):
         return (max(column.digits, 1), 0)
     return shape_of(column.physical)
@@ -778,7 +966,29 @@ def _joins(r: _Resolver, plan: QueryPlan) -> list[Join]:
             continue
         seen[j.alias] = i
         before = r.sources[: position[j.alias]]
-        pairs = []
+        pairs, conditions = [], []
+        if not j.on:
+            one_row = target.plan is not None and target.plan.aggregated and target.info.rows == 1
+            if not one_row:
+                r.fail(
+                    f"{path}.on",
+                    "a join needs conditions (at least one eq); on: [] joins only a plan that gives one row "
+                    "(aggregates without group_by), its values beside every row",
+                    expected="[{left, right, op?}]",
+                    received=[],
+                )
+                continue
+            if j.kind not in ("inner", "left"):
+                r.fail(f"{path}.kind", "a one-row plan joined with on: [] is joined inner or left", received=j.kind)
+                continue
+        elif not any(on.op == "eq" for on in j.on):
+            r.fail(
+                f"{path}.on",
+                "a join needs at least one equality (op eq) among its conditions",
+                expected="a condition with op eq",
+                received=[on.op for on in j.on],
+            )
+            continue
         for k, on in enumerate(j.on):
             left = r.ref(on.left, f"{path}.on[{k}].left", before)
             right = r.ref(on.right, f"{path}.on[{k}].right", [target])
@@ -798,9 +1008,12 @@ def _joins(r: _Resolver, plan: QueryPlan) -> list[Join]:
                     received=rt,
                 )
                 continue
-            pairs.append((left, right))
-        if len(pairs) == len(j.on):
-            joins.append(Join(target, j.kind, pairs))
+            if on.op == "eq":
+                pairs.append((left, right))
+            else:
+                conditions.append((left, on.op, right))
+        if len(pairs) + len(conditions) == len(j.on):
+            joins.append(Join(target, j.kind, pairs, conditions))
         if j.kind in ("semi", "anti"):
             r.deciders[j.alias] = j.kind
     for s in r.sources[1:]:
@@ -1074,8 +1287,12 @@ def _row_bound(r: _Resolver) -> int:
         if j is not None and j.kind in ("semi", "anti"):
             continue
         keys = {
-            on.right.partition(".")[2] if on.right.startswith(s.alias + ".") else on.right for on in (j.on if j else [])
+            on.right.partition(".")[2] if on.right.startswith(s.alias + ".") else on.right
+            for on in (j.on if j else [])
+            if on.op == "eq"
         }
+        if s.info.rows == 1 and s.plan is not None and j is not None and not j.on:
+            continue  # a one-row plan beside every row
         if not any(c.unique for c in s.info.columns if c.name in keys):
             rows *= max(s.info.rows, 1) + (1 if j is not None and j.kind == "left" else 0)
     return rows
@@ -1100,8 +1317,8 @@ def _aggregate_physical(fn: str, ref: Ref | None) -> str:
 def _join_warnings(joins: list[Join]) -> list[str]:
     out = []
     for j in joins:
-        if j.kind in ("semi", "anti"):
-            continue  # each row before it is kept once or not at all: nothing counts twice
+        if j.kind in ("semi", "anti") or not j.pairs:
+            continue  # each row before it is kept once or not at all (or meets one row): nothing counts twice
         if not any(left.column.unique or right.column.unique for left, right in j.pairs):
             keys = ", ".join(
                 f"{left.alias}.{left.column.name} = {right.alias}.{right.column.name}" for left, right in j.pairs

@@ -13,6 +13,7 @@ class ColumnInfo:
     unique: bool = False
     open_questions: tuple[str, ...] = ()
     digits: int | None = None  # an integer column: the most digits its values have (a snapshot never changes)
+    shape: tuple[int, int] | None = None  # a plan's result column: the most digits its exact values have
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,16 @@ from planner.resolve import close
 from .jsonval import printable
 
 
+# planner/models.py's tags: which kind of expression or dataset pydantic tried, never a key.
+TAG_PREFIXES = ("expr:", "dataset:")
+
+
 def json_path(loc: tuple) -> str:
     """A pydantic error location as the JSON path SPEC §2 names (`where[2].value`)."""
     out = ""
     for part in loc:
-        if isinstance(part, str) and part.startswith("expr:"):
-            continue  # which kind of expression pydantic tried (planner/models.py's tags): not a key
+        if isinstance(part, str) and part.startswith(TAG_PREFIXES):
+            continue  # which kind of expression or dataset pydantic tried: not a key
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
 
@@ -437,8 +441,8 @@ def _walk(model: type[BaseModel] | None, loc: tuple) -> _Walked:
             here = dicts
         elif len(alts) > 1 and (_LABEL.match(part) or any(_is_model(t) and t.__name__ == part for t, _, _ in alts)):
             kinds.append("label")  # the union's alternatives stay: the next part names a key of one of them
-        elif model is None and part.startswith("expr:"):
-            kinds.append("label")  # planner/models.py's expression tags, when no model says so
+        elif model is None and part.startswith(TAG_PREFIXES):
+            kinds.append("label")  # planner/models.py's tags, when no model says so
         else:
             kinds.append("key")
             here = []

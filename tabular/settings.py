@@ -37,6 +37,7 @@ class Settings:
     computed_per_plan: int = 500
     computed_depth_max: int = 32
     expression_nodes_max: int = 10_000
+    plan_nesting_max: int = 3  # plans as datasets inside plans, this deep at most
     # A plan's compiled SQL past this many bytes is 413 (values travel apart, as parameters).
     max_sql_bytes: int = 1024 * 1024
     query_seconds: float = 30.0

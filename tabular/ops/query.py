@@ -18,7 +18,7 @@ import duckdb
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from planner.compile import compile_plan
-from planner.models import QueryPlan
+from planner.models import QueryPlan, QueryPlanDataset
 from planner.receipt import ComputedColumn, QueryReceipt, ReceiptDataset, plan_hash
 from planner.resolve import Limits, PlanInvalid, Resolved, resolve
 from planner.schema import ColumnInfo, DatasetInfo
@@ -296,9 +296,23 @@ def _compiled(resolved: Resolved, target, max_sql_bytes: int, whole: bool = Fals
     return compiled
 
 
+def _found(ctx: Context, org: str, namespace: str, plan) -> list:
+    """Per dataset of the plan, the live datasets of its source; for a plan as a dataset, the same of its plan."""
+    return [
+        _found(ctx, org, namespace, d.plan)
+        if isinstance(d, QueryPlanDataset)
+        else _datasets(ctx, org, namespace, d.source_uri)
+        for d in plan.datasets
+    ]
+
+
+def _all_found(found: list) -> bool:
+    return all(_all_found(f) if f and not isinstance(f[0], DatasetInfo) else bool(f) for f in found)
+
+
 def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
     """The plan checked against the live datasets it names (422 / 413 / 409 otherwise)."""
-    found = [_datasets(ctx, body.org, body.namespace, d.source_uri) for d in body.datasets]
+    found = _found(ctx, body.org, body.namespace, body)
     settings = ctx.settings
     limits = Limits(
         settings.datasets_per_plan,
@@ -308,23 +322,24 @@ def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
         settings.computed_per_plan,
         settings.computed_depth_max,
         settings.expression_nodes_max,
+        settings.plan_nesting_max,
     )
     try:
         resolved = resolve(
-            body, found, _known_sources(ctx, body.org, body.namespace) if not all(found) else [], limits, target
+            body, found, _known_sources(ctx, body.org, body.namespace) if not _all_found(found) else [], limits, target
         )
     except PlanInvalid as invalid:
         raise _refused(invalid) from None
-    for i, (wanted, source) in enumerate(zip(body.datasets, resolved.sources)):
-        if wanted.snapshot_id and wanted.snapshot_id != source.info.snapshot_id:
+    for within, source, _ in resolved.read_sources():
+        if source.pinned and source.pinned != source.info.snapshot_id:
             raise PreconditionFailed(
-                f"snapshot {wanted.snapshot_id!r} of {wanted.source_uri!r} no longer serves (the live one is {source.info.snapshot_id!r}): read again",
+                f"snapshot {source.pinned!r} of {source.info.source_uri!r} no longer serves (the live one is {source.info.snapshot_id!r}): read again",
                 [
                     ErrorItem(
-                        f"datasets[{i}].snapshot_id",
+                        f"{within}{'.' if within else ''}datasets[{source.index}].snapshot_id",
                         "stale snapshot",
                         expected=source.info.snapshot_id,
-                        received=wanted.snapshot_id,
+                        received=source.pinned,
                     )
                 ],
             )
@@ -356,7 +371,7 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
         from ..clickhouse import backend  # optional backend: chdb is heavy and only loaded when asked
 
         clickhouse = backend(ctx.catalog, settings)
-        for s in resolved.sources:
+        for _, s, _ in resolved.read_sources():
             s.info = replace(
                 s.info,
                 table=clickhouse.table(s.info)
@@ -372,15 +387,16 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     rows: list[tuple] = []
     if not body.dry_run:
         if not clickhouse:
-            ctx.catalog.attach(s.info.snapshot_id for s in resolved.sources)
+            ctx.catalog.attach(s.info.snapshot_id for _, s, _ in resolved.read_sources())
         rows = (
             clickhouse.run(compiled, settings.query_seconds)  # ClickHouse's own max_execution_time
             if clickhouse
             else _run(ctx, compiled.sql, compiled.params, left)
         )
-        if compiled.check is not None and not clickhouse:
-            left = settings.query_seconds - (time.perf_counter() - started)
-            resolved.warnings.extend(_unread(ctx, compiled.check, max(left, 0.001)))
+        if not clickhouse:
+            for check in _checks(compiled):
+                left = settings.query_seconds - (time.perf_counter() - started)
+                resolved.warnings.extend(_unread(ctx, check, max(left, 0.001)))
     executed = time.perf_counter()
     truncated = len(rows) > body.limit
     rows = rows[: body.limit]
@@ -428,6 +444,7 @@ def _receipt(
         datasets=[
             ReceiptDataset(
                 alias=s.alias,
+                within=within,
                 source_uri=s.info.source_uri,
                 dataset_id=s.info.dataset_id,
                 snapshot_id=s.info.snapshot_id,
@@ -437,11 +454,11 @@ def _receipt(
                 open_questions=[
                     f"{c.name}: {', '.join(c.open_questions)}"
                     for c in s.info.columns
-                    if c.open_questions and c.name in resolved.read.get(s.alias, set())
+                    if c.open_questions and c.name in owner.read.get(s.alias, set())
                 ],
-                columns_read=sorted(resolved.read.get(s.alias, set())),
+                columns_read=sorted(owner.read.get(s.alias, set())),
             )
-            for s in resolved.sources
+            for within, s, owner in resolved.read_sources()
         ],
         resolved=resolved.resolved,
         warnings=resolved.warnings,
@@ -494,9 +511,9 @@ class Whole:
             },
         )
         self._catalog = ctx.catalog
-        ctx.catalog.attach(s.info.snapshot_id for s in resolved.sources)
-        if compiled.check is not None:
-            self.receipt.warnings.extend(_unread(ctx, compiled.check, ctx.settings.query_seconds))
+        ctx.catalog.attach(s.info.snapshot_id for _, s, _ in resolved.read_sources())
+        for check in _checks(compiled):
+            self.receipt.warnings.extend(_unread(ctx, check, ctx.settings.query_seconds))
         self._cursor = ctx.catalog.cursor()  # its own: the reader outlives this call
         self._token = ctx.catalog.watchdog.watch(self._cursor, ctx.settings.export_seconds)
         self._settings = ctx.settings
@@ -597,6 +614,11 @@ def _run(ctx: Context, sql: str, params: dict, seconds: float) -> list[tuple]:
     return rows
 
 
+def _checks(compiled) -> list:
+    """The statements counting what the plan's casts (and its nested plans') could not read."""
+    return [*compiled.nested_checks, *([compiled.check] if compiled.check is not None else [])]
+
+
 def _unread(ctx: Context, check, seconds: float) -> list[str]:
     """One warning per cast that met values it could not read (they are null in the answer)."""
     (counts,) = _run(ctx, check.sql, check.params, seconds)
@@ -605,7 +627,7 @@ def _unread(ctx: Context, check, seconds: float) -> list[str]:
 
 def _incomplete(resolved) -> list[str]:
     out = []
-    for s in resolved.sources:
+    for within, s, owner in resolved.read_sources():
         reasons = []
         if s.info.rows_rejected:
             n = s.info.rows_rejected
@@ -617,10 +639,10 @@ def _incomplete(resolved) -> list[str]:
         asked = [
             f"{c.name} ({', '.join(c.open_questions)})"
             for c in s.info.columns
-            if c.open_questions and c.name in resolved.read.get(s.alias, set())
+            if c.open_questions and c.name in owner.read.get(s.alias, set())
         ]
         if asked:
             reasons.append("open questions on " + ", ".join(asked) + ": answer them with knowledge.dataset_approve")
         if reasons:
-            out.append(f"{s.alias}: " + "; ".join(reasons))
+            out.append(f"{s.alias}{f' (in {within})' if within else ''}: " + "; ".join(reasons))
     return out
