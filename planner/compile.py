@@ -11,7 +11,7 @@ computed over its rows in a second, and filters on them, the order and the limit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlglot import exp
@@ -30,6 +30,7 @@ class Check:
     sql: str
     params: dict[str, Any]
     paths: list[str]  # per counted column, the cast's path in the plan
+    slots: dict[tuple, str] = field(default_factory=dict)  # filter values' parameters: see _Params.add
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Compiled:
     row_id_columns: int  # trailing columns holding each dataset's row id (rows without aggregates)
     check: Check | None = None
     nested_checks: tuple[Check, ...] = ()  # the same for each nested plan that casts
+    slots: dict[tuple, str] = field(default_factory=dict)  # filter values' parameters: see _Params.add
 
 
 class _Params:
@@ -50,6 +52,8 @@ class _Params:
         self.budget = budget
         self.sizes: dict[int, int] = {}
         self.ctes: list[tuple[str, exp.Select]] = []  # plans as datasets, innermost first
+        self.slots: dict[tuple, str] = {}
+        self.within = ""  # the nested plan being compiled, by path ('' for the plan itself)
 
     def cte(self, select: exp.Select) -> str:
         """A nested plan's statement as a CTE of the statement being built: its name."""
@@ -86,9 +90,15 @@ class _Params:
                 ]
             )
 
-    def add(self, value: Any, physical: str) -> exp.Expression:
-        """A placeholder bound to `value`, compared with (or used as) the DuckDB type `physical`."""
-        name = f"p{len(self.values) + 1}"
+    def add(self, value: Any, physical: str, slot: tuple | None = None) -> exp.Expression:
+        """A placeholder bound to `value`, compared with (or used as) the DuckDB type `physical`.
+        `slot`: a filter's value, (its path, its place among the values): named by it, so a plan
+        of the same shape with other values compiles to the same SQL (rebind)."""
+        if slot is None:
+            name = f"p{len(self.values) + 1}"
+        else:
+            key = (self.within, *slot)
+            name = self.slots.setdefault(key, f"v{len(self.slots) + 1}")
         self.values[name] = value
         return self.target.placeholder(name, physical)
 
@@ -186,13 +196,27 @@ def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] |
             return exp.Not(this=exp.Is(this=target, expression=exp.null())) if settled else exp.false()
         op, values = settled
     physical = f.output.physical if f.output is not None else f.ref.column.physical
+    # Values as they were given (no Beyond settled them) are named by their place in the plan.
+    slots = [(f.path, k) if f.path and values is f.values else None for k in range(len(values))]
     if physical == "HUGEINT" or (f.output is None and f.ref.expr is not None and physical.startswith("DECIMAL")):
         # A computed value's parameter at the value's own type: DuckDB would otherwise pick one
         # from the Python value and may widen past 38 digits.
         return params.target.filter(
-            op, target, [as_type(params.add(v, physical), physical) for v in values], f.ignore_case, params.constant
+            op,
+            target,
+            [as_type(params.add(v, physical, slot), physical) for v, slot in zip(values, slots)],
+            f.ignore_case,
+            params.constant,
         )
-    return params.target.filter(op, target, [params.add(v, physical) for v in values], f.ignore_case, params.constant)
+    built = params.target.filter(
+        op, target, [params.add(v, physical, slot) for v, slot in zip(values, slots)], f.ignore_case, params.constant
+    )
+    if op in ("like", "not_like") and not any("\\" in v for v in values):
+        # A pattern without a backslash reads the same without ESCAPE, which makes DuckDB's LIKE
+        # take its generic matcher (a third slower on TPC-H Q13's comments). The plan's shape
+        # says whether its pattern has one (ops/query.py's cache key), so the SQL may depend on it.
+        built = built.transform(lambda n: n.this if isinstance(n, exp.Escape) else n, copy=False)
+    return built
 
 
 # A comparison with a number beyond every value of its column: True (every value matches),
@@ -251,7 +275,12 @@ def _source_rows(r: Resolved, params: _Params) -> exp.Select:
         if s.plan is not None:
             # A plan as a dataset: its statement a CTE; a row id (its rows' place in its own
             # order) where the plan reading it lists rows, which come in that order.
+            outer, params.within = (
+                params.within,
+                f"{params.within}{'.' if params.within else ''}datasets[{s.index}].plan",
+            )
             name = params.cte(_nested(s.plan, params, row_id=not r.aggregated and s.alias not in deciders))
+            params.within = outer
             table = exp.table_(name, quoted=True, alias=exp.to_identifier(s.alias, quoted=True))
         else:
             *where, name = s.info.table
@@ -344,19 +373,19 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
     if whole and not ordered and not r.aggregated and not r.joins and not r.measured and r.sources[0].plan is None:
         # One dataset's rows as stored: a snapshot is written in row id order and DuckDB keeps
         # insertion order, so a sort would only hold the whole result in memory first.
-        return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks)
+        return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots)
     named = {name for name, _ in ordered}
     ordered += [(name, False) for name in ties if name not in named]
     order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
     if order:
         select = select.order_by(*order, copy=False)
     if whole:
-        return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks)
+        return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots)
     # One row past the limit tells whether more rows matched (truncated).
     select = select.limit(params.add(r.limit + 1, "UBIGINT"), copy=False)
     if r.offset:
         select = select.offset(params.add(r.offset, "UBIGINT"), copy=False)
-    return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks)
+    return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots)
 
 
 def _statement(r: Resolved, params: _Params) -> _Body:
@@ -398,6 +427,52 @@ def _statement(r: Resolved, params: _Params) -> _Body:
     if r.measured:
         select = _measured(r, select, params, ties, [hidden[s.index] for s in r.sources] if not r.aggregated else [])
     return _Body(select, row_ids, ties)
+
+
+def slot_values(r: Resolved) -> dict[tuple, Any] | None:
+    """Every filter value of the plan and of the plans nested in it, by slot (see _Params.add);
+    None where one lies beyond its column's values (the SQL then depends on it)."""
+    out: dict[tuple, Any] = {}
+    for within, plan in [("", r), *r.nested()]:
+        for leaf in plan.filters():
+            for k, v in enumerate(leaf.values):
+                if isinstance(v, Beyond):
+                    return None
+                out[(within, leaf.path, k)] = v
+    return out
+
+
+def _rebound(params: dict, slots: dict[tuple, str], values: dict[tuple, Any]):
+    if not set(slots) <= set(values):
+        return None
+    return {**params, **{name: values[slot] for slot, name in slots.items()}}
+
+
+def rebind(compiled: Compiled, r: Resolved) -> Compiled | None:
+    """`compiled` (a plan of the same shape: the same plan but for its filters' values, over
+    the same snapshots) with `r`'s values bound instead; None when it cannot be (a value beyond
+    its column's, or a filter value the compiled statement does not name)."""
+    values = slot_values(r)
+    if values is None:
+        return None
+    named = set(compiled.slots)
+    for c in (compiled.check, *compiled.nested_checks):
+        if c is not None:
+            named |= set(c.slots)
+    if named != set(values):
+        return None  # every value of the plan is one the statements bind, and no other
+    params = _rebound(compiled.params, compiled.slots, values)
+
+    def check(c: Check | None) -> Check | None:
+        return c if c is None else replace(c, params=_rebound(c.params, c.slots, values))
+
+    return replace(
+        compiled,
+        params=params,
+        columns=r.outputs,
+        check=check(compiled.check),
+        nested_checks=tuple(check(c) for c in compiled.nested_checks),
+    )
 
 
 def _measured(r: Resolved, first: exp.Select, params: _Params, ties: list[str], row_ids: list[str]) -> exp.Select:
@@ -493,4 +568,9 @@ def _check(r: Resolved, target: Target, within: str = "") -> Check:
             )
         )
     select = select.select(*counts, append=True, copy=False)
-    return Check(params.finish(select), params.values, [f"{within}.{n.path}" if within else n.path for n in r.casts])
+    return Check(
+        params.finish(select),
+        params.values,
+        [f"{within}.{n.path}" if within else n.path for n in r.casts],
+        params.slots,
+    )

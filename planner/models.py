@@ -59,7 +59,14 @@ class QueryPlanDataset(PlanModel):
     dataset's (a total, an average, a grouped result joined back to rows)."""
 
     plan: QueryPlan = Field(
-        description="A plan of its own (it may nest 3 deep); its limit applies only with its order_by (top N)."
+        description="A plan of its own (it may nest 3 deep); its limit applies only with its order_by (top N).",
+        examples=[
+            {
+                "datasets": [{"source_uri": "orders.csv"}],
+                "group_by": [{"column": "customer"}],
+                "aggregates": [{"fn": "sum", "column": "amount", "as": "total"}],
+            }
+        ],
     )
     alias: str = Field(min_length=1, description="The name its result columns are qualified with (`alias.column`).")
 
@@ -98,6 +105,7 @@ class QueryFilter(PlanModel):
         None,
         description="Instead of value: another column (or computed column; in having, a result column) compared with this one, "
         'e.g. {"column": "l_commitdate", "op": "lt", "other": "l_receiptdate"}. Their types must agree as join keys do.',
+        examples=["l_receiptdate"],
     )
     ignore_case: bool = Field(False, description="Strings: compare without regard to case.")
     any: list[QueryFilter] | None = Field(None, description="At least one of these holds (they must read one dataset).")
@@ -121,7 +129,11 @@ JoinOp = Literal["eq", "ne", "lt", "le", "gt", "ge"]
 class QueryOn(PlanModel):
     left: str = Field(description="A column of a dataset earlier in the plan.")
     right: str = Field(description="A column of the dataset being joined.")
-    op: JoinOp = Field("eq", description="left op right: eq (default) ne lt le gt ge; each join has at least one eq.")
+    op: JoinOp = Field(
+        "eq",
+        description="left op right: eq (default) ne lt le gt ge; each join has at least one eq.",
+        examples=["ne"],
+    )
 
 
 class QueryJoin(PlanModel):

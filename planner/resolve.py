@@ -55,7 +55,7 @@ OTHER_OPS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 @dataclass(frozen=True)
 class Limits:
-    datasets: int = 8
+    datasets: int = 16  # ingested datasets read, nested plans' counted
     filters: int = 100
     in_values: int = 1_000
     rows: int = 10_000
@@ -102,6 +102,13 @@ class RFilter:
     output: Output | None = None  # having: the result column filtered
     other: Ref | None = None  # compared with another column instead of values
     other_output: Output | None = None  # having: compared with another result column
+    path: str = ""  # where the plan writes it: its values' parameters are named by it (compile.py)
+
+    def leaves(self):
+        if self.kind == "leaf":
+            yield self
+        for c in self.children:
+            yield from c.leaves()
 
 
 @dataclass
@@ -175,6 +182,22 @@ class Resolved:
                 yield within, s, self
             else:
                 yield from s.plan.read_sources(f"{within}{'.' if within else ''}datasets[{s.index}].plan")
+
+    def filters(self):
+        """Every filter leaf of this plan (not of the plans nested in it): where, after the
+        joins, having, aggregates' where, and the `when`s of every expression."""
+        roots = [f for fs in self.where.values() for f in fs] + self.after + self.having + self.qualify
+        roots += [f for o in self.outputs for f in o.where]
+        exprs = [ref.expr for ref in self.computed] + [o.expr for o in self.outputs if o.expr is not None]
+        exprs += [o.ref.expr for o in self.outputs if o.ref is not None and o.ref.expr is not None]
+        while exprs:
+            node = exprs.pop()
+            exprs.extend(node.args)
+            for test, then in node.whens:
+                roots.append(test)
+                exprs.append(then)
+        for root in roots:
+            yield from root.leaves()
 
     def nested(self, within: str = ""):
         """(path, plan) for every plan nested in this one as a dataset, at any depth."""
@@ -534,7 +557,7 @@ class _Resolver(ExprResolving):
             return None
         if type_ == "number":
             values = [fit(v, physical, _ROUNDING[item.op][min(k, 1)]) for k, v in enumerate(values)]
-        return RFilter("leaf", ref, item.op, values, item.ignore_case, output=output)
+        return RFilter("leaf", ref, item.op, values, item.ignore_case, output=output, path=path)
 
     def compared(self, item: QueryFilter, path: str, within, outputs, ref, output, type_: str) -> RFilter | None:
         """A filter comparing two columns (`other`): a comparison, their types one as join keys' are."""
@@ -643,7 +666,7 @@ def nested_plans(plan: QueryPlan):
 def _tree_limits(r: _Resolver, plan: QueryPlan) -> None:
     """The plan limits, counting every nested plan's parts with the plan's own."""
     plans = list(nested_plans(plan))
-    datasets = sum(len(p.datasets) for p in plans)
+    datasets = sum(1 for p in plans for d in p.datasets if not isinstance(d, QueryPlanDataset))
     if datasets > r.limits.datasets:
         r.over(
             "datasets",

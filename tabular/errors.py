@@ -16,7 +16,6 @@ from planner.resolve import close
 
 from .jsonval import printable
 
-
 # planner/models.py's tags: which kind of expression or dataset pydantic tried, never a key.
 TAG_PREFIXES = ("expr:", "dataset:")
 

@@ -50,6 +50,53 @@ def to_json(value: Any) -> Any:
     return str(value)
 
 
+def _decimal(value: Decimal | None) -> str | None:
+    return None if value is None else format(value, "f")
+
+
+def _integer(value: int | None) -> int | str | None:
+    return value if value is None or -MAX_SAFE_INT <= value <= MAX_SAFE_INT else str(value)
+
+
+def _double(value: float | None) -> float | str | None:
+    return value if value is None or math.isfinite(value) else str(value)
+
+
+def _iso(value: Any) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+# A column whose values are all of these types (or None) is encoded by one converter, not per value.
+_COLUMN_CONVERTERS = {
+    frozenset({str}): None,
+    frozenset({bool}): None,
+    frozenset({int}): _integer,
+    frozenset({Decimal}): _decimal,
+    frozenset({float}): _double,
+    frozenset({dt.date}): _iso,
+    frozenset({dt.datetime}): _iso,
+}
+
+
+def json_rows(rows: list[tuple], width: int) -> list[list]:
+    """Result rows in their SPEC §3 JSON form (the first `width` values of each), a column at a
+    time: one converter per column where its values are of one type, to_json per value else."""
+    if not rows:
+        return []
+    columns = []
+    for column in list(zip(*rows))[:width]:
+        kinds = set(map(type, column))
+        kinds.discard(type(None))
+        key = frozenset(kinds)
+        if not kinds or (key in _COLUMN_CONVERTERS and _COLUMN_CONVERTERS[key] is None):
+            columns.append(column)
+        elif key in _COLUMN_CONVERTERS:
+            columns.append(list(map(_COLUMN_CONVERTERS[key], column)))
+        else:
+            columns.append(list(map(to_json, column)))
+    return [list(row) for row in zip(*columns)]
+
+
 # A lone UTF-16 surrogate: Python strings hold one (JSON's "\ud800"), UTF-8 cannot.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -28,7 +28,7 @@ class Settings:
     max_zip_entries: int = 1_000
     max_workbook_entries: int = 100_000
     result_limit_max: int = 10_000
-    datasets_per_plan: int = 8
+    datasets_per_plan: int = 16  # ingested datasets read, nested plans' counted
     filters_per_plan: int = 100
     in_values_max: int = 1_000
     # Computed columns per plan, and the nodes one expression may take once written into SQL
@@ -38,6 +38,8 @@ class Settings:
     computed_depth_max: int = 32
     expression_nodes_max: int = 10_000
     plan_nesting_max: int = 3  # plans as datasets inside plans, this deep at most
+    # Compiled statements kept by plan shape (a plan asked again with other values is not compiled again).
+    compiled_cache_entries: int = 512
     # A plan's compiled SQL past this many bytes is 413 (values travel apart, as parameters).
     max_sql_bytes: int = 1024 * 1024
     query_seconds: float = 30.0

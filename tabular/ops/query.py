@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from planner.compile import compile_plan
+from planner.compile import compile_plan, rebind, slot_values
 from planner.models import QueryPlan, QueryPlanDataset
 from planner.receipt import ComputedColumn, QueryReceipt, ReceiptDataset, plan_hash
 from planner.resolve import Limits, PlanInvalid, Resolved, resolve
@@ -27,7 +27,7 @@ from planner.targets import TARGETS
 from ..catalog import live_datasets, live_source_uris
 from ..display import query_html, query_repr
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
-from ..jsonval import to_json
+from ..jsonval import json_rows, to_json
 from ..models import OpOut, QuestionOut
 from .context import Context
 
@@ -282,9 +282,45 @@ def _refused(invalid: PlanInvalid) -> TooLarge | ValidationFailed:
     return ValidationFailed(f"the plan does not fit the datasets: {invalid.problems[0].message}", items)
 
 
-def _compiled(resolved: Resolved, target, max_sql_bytes: int, whole: bool = False):
+def _shape(value: Any) -> Any:
+    """A plan's JSON with every filter's values replaced by their count: its shape."""
+    if isinstance(value, list):
+        return [_shape(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: _shape(v) for k, v in value.items()}
+    if "column" in value and "op" in value:  # a filter: its values are parameters
+        for key in ("value", "values"):
+            if key in value:
+                out[key] = ["?"] * len(value[key]) if isinstance(value[key], list) else "?"
+        if value["op"] in ("like", "not_like") and "\\" in str(value.get("value")):
+            out["value"] = "?\\"  # a pattern with an escape compiles to other SQL (compile._condition)
+    return out
+
+
+def _shape_key(ctx: Context, body: QueryIn, resolved: Resolved, target, whole: bool) -> tuple:
+    plan = body.model_dump(
+        mode="json", by_alias=True, exclude={"org", "namespace", *(body.model_extra or {})}, exclude_defaults=True
+    )
+    snapshots = tuple((within, s.index, s.info.table) for within, s, _ in resolved.read_sources())
+    text = json.dumps(_shape(plan), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return (target.name, whole, text, snapshots, ctx.settings.expression_nodes_max)
+
+
+def _compiled(ctx: Context, body: QueryIn, resolved: Resolved, target, whole: bool = False):
     """The plan compiled, for an answer or a whole result alike: one that writes out too much
-    as it compiles (planner/compile.py), or whose SQL is past `max_sql_bytes`, is 413."""
+    as it compiles (planner/compile.py), or whose SQL is past `max_sql_bytes`, is 413. A plan
+    of a shape compiled before (the same plan over the same snapshots but for its filters'
+    values) takes that statement with its own values bound (compile.rebind)."""
+    max_sql_bytes = ctx.settings.max_sql_bytes
+    cache = ctx.catalog.compiled_cache
+    key = _shape_key(ctx, body, resolved, target, whole)
+    cached = cache.get(key)
+    if cached is not None:
+        compiled = rebind(cached, resolved)
+        if compiled is not None:
+            cache.move_to_end(key)
+            return compiled
     try:
         compiled = compile_plan(resolved, target, whole=whole)
     except PlanInvalid as invalid:
@@ -293,6 +329,10 @@ def _compiled(resolved: Resolved, target, max_sql_bytes: int, whole: bool = Fals
         raise TooLarge(
             f"the plan compiles to {len(compiled.sql)} bytes of SQL, over {max_sql_bytes} (max_sql_bytes): fewer computed columns or filters"
         )
+    if ctx.settings.compiled_cache_entries and slot_values(resolved) is not None:
+        cache[key] = compiled
+        while len(cache) > ctx.settings.compiled_cache_entries:
+            cache.popitem(last=False)
     return compiled
 
 
@@ -379,7 +419,7 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
                 else (settings.clickhouse_database, s.info.snapshot_id),
             )
     compiling = time.perf_counter()
-    compiled = _compiled(resolved, target, settings.max_sql_bytes)
+    compiled = _compiled(ctx, body, resolved, target)
     compiled_at = time.perf_counter()
     # Checking and compiling count inside query_seconds (ClickHouse's first load of a snapshot does not).
     spent = (validated - started) + (compiled_at - compiling)
@@ -401,7 +441,7 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     truncated = len(rows) > body.limit
     rows = rows[: body.limit]
     width = len(compiled.columns)
-    out_rows = [[to_json(v) for v in row[:width]] for row in rows]
+    out_rows = json_rows(rows, width)
     row_ids = [list(row[width:]) for row in rows] if compiled.row_id_columns else None
     incomplete = _incomplete(resolved)
     finished = time.perf_counter()
@@ -491,7 +531,7 @@ class Whole:
         started = time.perf_counter()
         resolved = _resolve(ctx, body, TARGETS["duckdb"])  # streamed from DuckDB whatever query_engine says
         validated = time.perf_counter()
-        compiled = _compiled(resolved, TARGETS["duckdb"], ctx.settings.max_sql_bytes, whole=True)
+        compiled = _compiled(ctx, body, resolved, TARGETS["duckdb"], whole=True)
         compiled_at = time.perf_counter()
         self.columns = [ResultColumn(name=o.name, type=o.type) for o in compiled.columns]
         self.incomplete = _incomplete(resolved)
