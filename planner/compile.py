@@ -406,7 +406,7 @@ def _statement(r: Resolved, params: _Params) -> _Body:
                 name += "_"
             hidden[s.index] = name
             # A dataset joined semi or anti gives no row of its own: its row id is null.
-            row_id = exp.null() if s.alias in deciders else _column(s.alias, ROW_ID)
+            row_id = as_type(exp.null(), "BIGINT") if s.alias in deciders else _column(s.alias, ROW_ID)
             projections.append(exp.alias_(row_id, name, quoted=True))
             row_ids += 1
     select = select.select(*projections, append=True, copy=False)

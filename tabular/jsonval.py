@@ -8,6 +8,9 @@ import re
 from decimal import Decimal
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 MAX_SAFE_INT = 2**53 - 1
 
 
@@ -95,6 +98,43 @@ def json_rows(rows: list[tuple], width: int) -> list[list]:
         else:
             columns.append(list(map(to_json, column)))
     return [list(row) for row in zip(*columns)]
+
+
+_INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
+# DuckDB result types read a column at a time from Arrow; a result with any other type is read
+# as rows (json_rows): Arrow would give a duration as months, days and nanoseconds, a timestamp
+# without Python's own ISO text.
+ARROW_TYPES = (*_INTEGERS, "HUGEINT", "VARCHAR", "BOOLEAN", "DOUBLE", "FLOAT", "DATE")
+
+
+def arrow_readable(types: list[str]) -> bool:
+    """Whether a result of these DuckDB types is read as JSON from Arrow (json_columns)."""
+    return all(t in ARROW_TYPES or t.startswith("DECIMAL(") for t in types)
+
+
+def json_columns(table, types: list[str]) -> list[list]:
+    """An Arrow result's columns in their SPEC §3 JSON form, each converted in Arrow where it can
+    be: decimals as their text with every place of their scale, dates as ISO text, integers past
+    2^53 as text; the same values json_rows gives for the same rows."""
+    out = []
+    for column, kind in zip(table.columns, types):
+        if kind.startswith("DECIMAL(") or kind == "DATE":
+            out.append(pc.cast(column, pa.string()).to_pylist())
+        elif kind == "HUGEINT":  # Arrow carries it as decimal128(38, 0)
+            out.append([None if v is None else _integer(int(v)) for v in column.to_pylist()])
+        elif kind in _INTEGERS:
+            values = column.to_pylist()
+            ends = pc.min_max(column)
+            low, high = ends["min"].as_py(), ends["max"].as_py()
+            safe = low is None or (-MAX_SAFE_INT <= low and high <= MAX_SAFE_INT)
+            out.append(values if safe else list(map(_integer, values)))
+        elif kind in ("DOUBLE", "FLOAT"):
+            values = column.to_pylist()
+            finite = column.null_count == len(column) or pc.all(pc.is_finite(column)).as_py()
+            out.append(values if finite else list(map(_double, values)))
+        else:
+            out.append(column.to_pylist())
+    return out
 
 
 # A lone UTF-16 surrogate: Python strings hold one (JSON's "\ud800"), UTF-8 cannot.

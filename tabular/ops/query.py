@@ -27,7 +27,7 @@ from planner.targets import TARGETS
 from ..catalog import live_datasets, live_source_uris
 from ..display import query_html, query_repr
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
-from ..jsonval import json_rows, to_json
+from ..jsonval import arrow_readable, json_columns, json_rows, to_json
 from ..models import OpOut, QuestionOut
 from .context import Context
 
@@ -431,7 +431,7 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
         rows = (
             clickhouse.run(compiled, settings.query_seconds)  # ClickHouse's own max_execution_time
             if clickhouse
-            else _run(ctx, compiled.sql, compiled.params, left)
+            else _run(ctx, compiled.sql, compiled.params, left, as_json=True)
         )
         if not clickhouse:
             for check in _checks(compiled):
@@ -441,7 +441,7 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     truncated = len(rows) > body.limit
     rows = rows[: body.limit]
     width = len(compiled.columns)
-    out_rows = json_rows(rows, width)
+    out_rows = json_rows(rows, width) if clickhouse else [row[:width] for row in rows]
     row_ids = [list(row[width:]) for row in rows] if compiled.row_id_columns else None
     incomplete = _incomplete(resolved)
     finished = time.perf_counter()
@@ -620,9 +620,11 @@ def _release(watchdog, token: int, cursor) -> None:
         cursor.close()
 
 
-def _run(ctx: Context, sql: str, params: dict, seconds: float) -> list[tuple]:
+def _run(ctx: Context, sql: str, params: dict, seconds: float, as_json: bool = False) -> list:
     """Run with a deadline (past it the statement is interrupted: 504) and a memory share (past
-    it the longest-running statement is interrupted: 413; deadline.py)."""
+    it the longest-running statement is interrupted: 413; deadline.py). The rows as tuples; with
+    `as_json`, as lists of JSON values, read a column at a time from Arrow where the result's
+    types allow (jsonval.json_columns), else converted row by row."""
     cur = ctx.catalog.reader()
     token = ctx.catalog.watchdog.watch(cur, seconds)
     too_large = TooLarge(
@@ -630,6 +632,13 @@ def _run(ctx: Context, sql: str, params: dict, seconds: float) -> list[tuple]:
         f"{ctx.settings.duckdb_memory}) and was stopped; filter first, or join on keys that match fewer rows"
     )
     try:
+        if as_json:
+            result = cur.sql(sql, params=params)
+            types = [str(t) for t in result.types]
+            if arrow_readable(types):
+                columns = json_columns(result.to_arrow_table(), types)
+                return [list(row) for row in zip(*columns)]
+            return json_rows(result.fetchall(), len(types))
         rows = cur.execute(sql, params).fetchall()
     except duckdb.InterruptException:
         if ctx.catalog.watchdog.release(token) == "memory":
