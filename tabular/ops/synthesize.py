@@ -180,13 +180,12 @@ def _check(
     given = {s.source_uri: s for s in schemas}
     pins = {d.source_uri: d.snapshot_id for d in body.datasets if d.snapshot_id}
     problems = []
-    datasets = plan.get("datasets") if isinstance(plan.get("datasets"), list) else []
-    for i, d in enumerate(datasets):
+    for path, d in _read_datasets(plan):
         uri = d.get("source_uri") if isinstance(d, dict) else None
         if uri not in given:
             problems.append(
                 {
-                    "path": f"datasets[{i}].source_uri",
+                    "path": f"{path}.source_uri",
                     "message": f"the task was given {', '.join(map(repr, given))}, not {uri!r}",
                     "received": uri,
                 }
@@ -205,6 +204,19 @@ def _check(
         return None, None, [e.to_dict() for e in validation_items(err.errors(), QueryIn)]
     except (ValidationFailed, PreconditionFailed, TooLarge) as err:
         return None, None, [e.to_dict() for e in err.errors] or [{"path": "", "message": err.message}]
+
+
+def _read_datasets(plan: dict, within: str = "", depth: int = 0):
+    """(path, entry) for each dataset a proposed plan reads, in the plans nested in it too (as
+    deep as knowledge.query would look before refusing the nesting)."""
+    datasets = plan.get("datasets") if isinstance(plan.get("datasets"), list) else []
+    for i, d in enumerate(datasets):
+        path = f"{within}datasets[{i}]"
+        nested = d.get("plan") if isinstance(d, dict) else None
+        if isinstance(nested, dict) and depth < 8:
+            yield from _read_datasets(nested, f"{path}.plan.", depth + 1)
+        elif nested is None:
+            yield path, d
 
 
 def _open_questions(checked, schemas: list[DatasetSchema]) -> str:
@@ -348,6 +360,7 @@ def _events_in_parts(ctx: Context, run: QueryIn, schemas: list[DatasetSchema]) -
         run.group_by
         or run.joins
         or len(run.datasets) != 1
+        or getattr(run.datasets[0], "plan", None) is not None  # a plan's result: not rows of one table
         or len(run.aggregates) != 1
         or run.aggregates[0].fn != "count"
     ):

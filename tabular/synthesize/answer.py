@@ -115,7 +115,10 @@ def note(columns: list[str], rows: list[list[Any]], more: bool, limit: int) -> t
 
 def describe(plan) -> str:
     """What a plan read, in words: "over sales.csv where region = North"."""
-    read = " joined with ".join(d.source_uri for d in plan.datasets)
+    read = " joined with ".join(
+        f"{d.alias} ({describe(d.plan)})" if getattr(d, "plan", None) is not None else d.source_uri
+        for d in plan.datasets
+    )
     filters = [_filter(f) for f in plan.where]
     return f"over {read}" + (f" where {' and '.join(filters)}" if filters else "")
 
@@ -129,7 +132,7 @@ def _filter(f) -> str:
             )
             + ")"
         )
-    return FILTERS[f.op].said(f.column, f.value, f.values)
+    return FILTERS[f.op].said(f.column, f.other if f.other is not None else f.value, f.values)
 
 
 def words(

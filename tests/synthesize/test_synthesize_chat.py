@@ -201,3 +201,26 @@ def test_a_chat_plan_that_names_no_answer_columns_has_them_read_off_the_plan(cha
     stub.replies = [json.dumps({"plan": plan(aggregates=[{"fn": "sum", "column": "s.amount", "as": "total"}])})]
     out = chat.synthesize("Total amount", ["sales.csv"])
     assert out.calculations[0].answer_columns == ["total"]
+
+
+def test_a_chat_plan_with_a_plan_as_a_dataset_answers_and_says_what_it_read(chat, stub):
+    """A model may write "sales above the average amount" as a one-row plan joined on [] and a
+    column comparison: it runs like any plan, and the answer says both plans' scope."""
+    mean = {"datasets": [{"source_uri": "sales.csv"}], "aggregates": [{"fn": "avg", "column": "amount", "as": "mean"}]}
+    stub.replies = [
+        json.dumps(
+            {
+                "plan": {
+                    "datasets": [{"source_uri": "sales.csv", "alias": "s"}, {"plan": mean, "alias": "m"}],
+                    "joins": [{"alias": "m", "on": []}],
+                    "where": [{"column": "s.amount", "op": "gt", "other": "m.mean"}],
+                    "aggregates": [{"fn": "count", "as": "above"}],
+                },
+                "answer_columns": ["above"],
+            }
+        )
+    ]
+    out = chat.synthesize("How many sales were above the average amount?", ["sales.csv"])
+    want = sum(1 for r in SALES if r["amount"] > total(SALES, "amount") / len(SALES))
+    assert not out.abstain and out.calculations[0].rows == [[want]]
+    assert "above is " + str(want) in out.answer and "m (over sales.csv)" in out.answer
