@@ -14,7 +14,7 @@ from typing import Literal
 from .columns import is_venue, label_column, measurable, ordinal, place_columns, timelike, yearlike
 from .filters import date_filters, empty_filter, value_filter, whole_years
 from .proposal import Candidate, Proposal
-from .reading import DIMENSIONS, Span, TaskReading, light_verbs, read, spans_of, words
+from .reading import AVERAGE, DIMENSIONS, Span, TaskReading, light_verbs, read, spans_of, words
 from .row_order import in_order
 from .same_as import same_as
 from .schemas import ColumnSchema, DatasetSchema
@@ -750,6 +750,13 @@ def _assemble(r: TaskReading, asked: _Asked, picked: _Picked, by_alias: dict[str
         return where
     if where:
         plan["where"] = where
+    averaged = [c for c in picked.compares if c.number == AVERAGE]
+    if averaged:
+        nested = _average(r, picked, averaged, aliases, by_alias)
+        if isinstance(nested, str):
+            return nested
+        plan["datasets"].append(nested)
+        plan["joins"] = [{"alias": AVERAGE_ALIAS, "on": []}]
     group_by = [{"column": q(c)} for c in picked.groups] + [{"column": q(picked.date), "bucket": b} for b in r.buckets]
     if group_by:
         plan["group_by"] = group_by
@@ -851,7 +858,10 @@ def _where(
     for (column, negated), vals in by_column.items():
         where.append(value_filter(q(column), column, vals, negated))
     for compare in picked.compares:
-        where.append({"column": q(compare.column), "op": compare.op, "value": compare.number})
+        if compare.number == AVERAGE:  # against the plan of the average beside the rows (_average)
+            where.append({"column": q(compare.column), "op": compare.op, "other": _average_name(compare.column)})
+        else:
+            where.append({"column": q(compare.column), "op": compare.op, "value": compare.number})
     for span in r.empty:
         where_empty = empty_filter(span)
         if isinstance(where_empty, str):
@@ -861,6 +871,37 @@ def _where(
     for alias in aliases:
         where += by_alias[alias].without_totals(lambda name, alias=alias: f"{alias}.{name}" if several else name)
     return where
+
+
+AVERAGE_ALIAS = "all_rows_average"
+
+
+def _average_name(column: ColumnSchema) -> str:
+    return f"average_{column.name}"
+
+
+def _average(
+    r: TaskReading, picked: _Picked, averaged: list, aliases: list[str], by_alias: dict[str, DatasetSchema]
+) -> dict | str:
+    """ "More than the average X": the plan of X's average over the rows the comparison reads, as
+    a dataset of one row beside them. Only where nothing else narrows the rows: "players of team
+    Red above the average" may mean Red's average or everyone's, so it is not guessed."""
+    if len(aliases) != 1 or len(averaged) != 1:
+        return "a comparison with an average reads one table and one average"
+    if picked.values or r.ranges or r.empty or len(picked.compares) > 1 or picked.groups or r.buckets:
+        return "the task compares with an average and narrows the rows too: the average of all rows or of those kept is not said"
+    (compare,) = averaged
+    schema = by_alias[aliases[0]]
+    if any(c.name.lower() == _average_name(compare.column).lower() for c in schema.columns):
+        return f"the table has a column named {_average_name(compare.column)!r} already"
+    inner = {
+        "datasets": [schema.ref()],
+        "aggregates": [{"fn": "avg", "column": compare.column.name, "as": _average_name(compare.column)}],
+    }
+    totals = schema.without_totals(lambda name: name)
+    if totals:
+        inner["where"] = totals  # the average of the rows, not of the rows and their Total
+    return {"plan": inner, "alias": AVERAGE_ALIAS}
 
 
 def _count_unreadable(fn: str, measure: _Measure | None, values: list[_Match]) -> str | None:

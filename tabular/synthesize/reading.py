@@ -152,6 +152,24 @@ COMPARE = {
     **{(w, "than"): "gt" for w in ("higher", "larger", "bigger", "taller", "longer", "heavier")},
     **{(w, "than"): "lt" for w in ("lower", "smaller", "shorter", "lighter")},
 }
+# "more than the average X": a number compared with the column's own average (builtin.py asks for it).
+AVERAGE = "average"
+AVERAGE_WORDS = ("average", "mean")
+
+
+def _compared_before(i: int, spans: list, seq, word) -> tuple[tuple[str, ...], int, int | None] | None:
+    """The comparison just before the word at `i`: "above [the] average", "more than [the]
+    average", or "more points than [the] average" (a column between its words): (the phrase,
+    where it starts, the column's place between its words or None), or None."""
+    end = i - (2 if word(i - 1, "the") else 1)
+    phrase = next((p for p in COMPARE if seq(end - len(p) + 1, p)), None)
+    if phrase is not None:
+        return phrase, end - len(phrase) + 1, None
+    if word(end, "than") and end >= 2 and spans[end - 1].kind == "column" and (spans[end - 2].text, "than") in COMPARE:
+        return (spans[end - 2].text, "than"), end - 2, end - 1
+    return None
+
+
 # Units a compared number may carry ("taller than 200 feet"): the number's, placed with it.
 UNITS = {
     "m",
@@ -565,7 +583,7 @@ class TaskReading:
     loose_each: bool = False  # a group said by a bare "each"/"every" ("do each author have"), not "per" or "for each"
     buckets: list[str] = field(default_factory=list)
     ranges: list[tuple[str, list]] = field(default_factory=list)  # (op, values) on a date column
-    compares: list[tuple[Span, str, float]] = field(default_factory=list)
+    compares: list[tuple[Span, str, float | str]] = field(default_factory=list)  # a number, or AVERAGE
     values: list[tuple[Span, bool]] = field(default_factory=list)  # (value span, negated)
     top: tuple[int, bool] | None = None  # (n, descending)
     top_group: Span | None = None
@@ -1044,6 +1062,25 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
                 k = next(k for k in range(i + 2, n) if word(k, ranked) and k not in at_top)
                 r.top, r.top_group = (1, RANK_WORDS[ranked]), spans[i + 1]
                 take(i, i + 1, k)
+        elif word(i, *AVERAGE_WORDS) and (found := _compared_before(i, spans, seq, word)) is not None:
+            # "above the average points", "more points than the average": each row's value
+            # against the column's average over the rows (a plan of its own, joined beside them)
+            phrase, start, between = found
+            k = i + 1
+            while word(k, "of", "the"):
+                k += 1
+            after = spans[k] if k < n and spans[k].kind == "column" and k not in used else None
+            near = [
+                j
+                for j in ([between] if between is not None else range(start - 1, max(-1, start - 4), -1))
+                if spans[j].kind == "column" and j not in used
+            ]
+            before = spans[near[0]] if near else None
+            target = after or before
+            if target is not None and not (after and before and set(after.targets) != set(before.targets)):
+                r.compares.append((target, COMPARE[phrase], AVERAGE))
+                take(*range(start, i + 1), *range(i + 1, k))
+                take(*(spans.index(t) for t in (after, before) if t is not None))
         elif s.kind == "number" and i > 0 and any(seq(i - len(p), p) for p in COMPARE):
             phrase = next(p for p in COMPARE if seq(i - len(p), p))
             unit = 1 if word(i + 1, *UNITS) else 0
