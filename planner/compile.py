@@ -54,6 +54,9 @@ class _Params:
         self.ctes: list[tuple[str, exp.Select]] = []  # plans as datasets, innermost first
         self.slots: dict[tuple, str] = {}
         self.within = ""  # the nested plan being compiled, by path ('' for the plan itself)
+        self.plan_ties: dict[
+            int, list[tuple[str, bool]]
+        ] = {}  # per plan source (by id): (column, desc) ordering its rows
 
     def cte(self, select: exp.Select) -> str:
         """A nested plan's statement as a CTE of the statement being built: its name."""
@@ -270,16 +273,16 @@ def _source_rows(r: Resolved, params: _Params) -> exp.Select:
     """SELECT … FROM the datasets, each filtered, joined, and filtered again after the joins
     (computed columns over several datasets); the projections are the caller's."""
     sources = []
-    deciders = {j.source.alias for j in r.joins if j.kind in ("semi", "anti")}
     for s in r.sources:
         if s.plan is not None:
-            # A plan as a dataset: its statement a CTE; a row id (its rows' place in its own
-            # order) where the plan reading it lists rows, which come in that order.
+            # A plan as a dataset: its statement a CTE, with the columns that order its rows (its
+            # groups, or its own rows' ids) for a plan that lists rows to break its ties by.
             outer, params.within = (
                 params.within,
                 f"{params.within}{'.' if params.within else ''}datasets[{s.index}].plan",
             )
-            name = params.cte(_nested(s.plan, params, row_id=not r.aggregated and s.alias not in deciders))
+            nested, params.plan_ties[id(s)] = _nested(s.plan, params)
+            name = params.cte(nested)
             params.within = outer
             table = exp.table_(name, quoted=True, alias=exp.to_identifier(s.alias, quoted=True))
         else:
@@ -336,29 +339,25 @@ def _source_rows(r: Resolved, params: _Params) -> exp.Select:
 class _Body:
     select: exp.Select
     row_ids: int  # hidden row id columns after the result columns
-    ties: list[str]  # the default order that breaks the plan's ties: groups, or rows as read
+    ties: list[tuple[str, bool]]  # (name, desc): the default order that breaks the plan's ties: groups, or rows as read
 
 
-def _nested(r: Resolved, params: _Params, row_id: bool) -> exp.Select:
-    """A plan as a dataset: its result columns (its rows' ids too where it lists rows), in its
-    order only when it has one (a top N: its limit applies then); `row_id`: each row's place in
-    that order, or the default one, as the column ROW_ID."""
+def _nested(r: Resolved, params: _Params) -> tuple[exp.Select, list[str]]:
+    """A plan as a dataset: its result columns (and the columns that order its rows: its
+    groups, or its rows' ids), in its order only when it has one (a top N: its limit applies
+    then); with the names of those ordering columns. No row number: a window over it would keep
+    the joins reading it from filtering it first (TPC-H Q2: 4×)."""
     body = _statement(r, params)
     select = body.select
     ordered = [(name, desc) for name, desc in r.order]
     named = {name for name, _ in ordered}
-    ordered += [(name, False) for name in body.ties if name not in named]
+    ordered += [(name, desc) for name, desc in body.ties if name not in named]
     order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
     if r.ordered:
         select = select.order_by(*order, copy=False).limit(params.add(r.limit, "UBIGINT"), copy=False)
         if r.offset:
             select = select.offset(params.add(r.offset, "UBIGINT"), copy=False)
-    if not row_id:
-        return select
-    number = exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[o.copy() for o in order]) if order else None)
-    return exp.select(exp.Star(), exp.alias_(number, ROW_ID, quoted=True), copy=False).from_(
-        _named(select, "numbered"), copy=False
-    )
+    return select, ordered
 
 
 def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> Compiled:
@@ -375,7 +374,7 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
         # insertion order, so a sort would only hold the whole result in memory first.
         return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots)
     named = {name for name, _ in ordered}
-    ordered += [(name, False) for name in ties if name not in named]
+    ordered += [(name, desc) for name, desc in ties if name not in named]
     order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
     if order:
         select = select.order_by(*order, copy=False)
@@ -398,17 +397,30 @@ def _statement(r: Resolved, params: _Params) -> _Body:
     projections = [exp.alias_(values[o.name], o.name, quoted=True, copy=False) for o in rows_of]
     row_ids = 0
     hidden: dict[int, str] = {}
+    tied: dict[int, list[str]] = {}  # a plan source's ordering columns, by their hidden names
     if not r.aggregated:
         taken = {o.name.lower() for o in r.outputs}
-        for s in r.sources:
-            name = f"{ROW_ID}_{s.index}"
+
+        def free(name: str) -> str:
             while name.lower() in taken:  # a result may be named like it: the hidden one gives way
                 name += "_"
-            hidden[s.index] = name
-            # A dataset joined semi or anti gives no row of its own: its row id is null.
-            row_id = as_type(exp.null(), "BIGINT") if s.alias in deciders else _column(s.alias, ROW_ID)
-            projections.append(exp.alias_(row_id, name, quoted=True))
+            taken.add(name.lower())
+            return name
+
+        for s in r.sources:
+            hidden[s.index] = free(f"{ROW_ID}_{s.index}")
+            # A dataset joined semi or anti gives no row of its own, nor a plan's result: null.
+            decided = s.alias in deciders or s.plan is not None
+            row_id = as_type(exp.null(), "BIGINT") if decided else _column(s.alias, ROW_ID)
+            projections.append(exp.alias_(row_id, hidden[s.index], quoted=True))
             row_ids += 1
+        for s in r.sources:  # after the row ids (the answer reads those, then stops)
+            if s.plan is not None and s.alias not in deciders:
+                tied[s.index] = [free(f"__tie_{s.index}_{k}") for k in range(len(params.plan_ties[id(s)]))]
+                projections += [
+                    exp.alias_(_column(s.alias, column), name, quoted=True)
+                    for (column, _), name in zip(params.plan_ties[id(s)], tied[s.index])
+                ]
     select = select.select(*projections, append=True, copy=False)
     groups = [values[o.name].copy() for o in rows_of if o.kind == "group"]
     if groups:
@@ -420,12 +432,22 @@ def _statement(r: Resolved, params: _Params) -> _Body:
     # The default order (groups, or rows as read) breaks the plan's ties: which rows fall at
     # the limit is the same on every run.
     ties = (
-        [o.name for o in r.outputs if o.kind == "group"]
+        [(o.name, False) for o in r.outputs if o.kind == "group"]
         if r.aggregated
-        else [hidden[s.index] for s in r.sources if s.alias not in deciders]
+        else [
+            tie
+            for s in r.sources
+            if s.alias not in deciders
+            for tie in (
+                [(name, desc) for name, (_, desc) in zip(tied[s.index], params.plan_ties[id(s)])]
+                if s.index in tied
+                else [(hidden[s.index], False)]
+            )
+        ]
     )
     if r.measured:
-        select = _measured(r, select, params, ties, [hidden[s.index] for s in r.sources] if not r.aggregated else [])
+        carried = [hidden[s.index] for s in r.sources] if not r.aggregated else []
+        select = _measured(r, select, params, ties, carried, [t for names in tied.values() for t in names])
     return _Body(select, row_ids, ties)
 
 
@@ -475,7 +497,14 @@ def rebind(compiled: Compiled, r: Resolved) -> Compiled | None:
     )
 
 
-def _measured(r: Resolved, first: exp.Select, params: _Params, ties: list[str], row_ids: list[str]) -> exp.Select:
+def _measured(
+    r: Resolved,
+    first: exp.Select,
+    params: _Params,
+    ties: list[tuple[str, bool]],
+    row_ids: list[str],
+    kept: tuple | list = (),
+) -> exp.Select:
     """The measures over the first stage's rows, one layer each (a measure reads those before it
     by name, so a window over a window's result never nests), then the filters that name them:
     SELECT * FROM (SELECT <columns>, <measure 2> FROM (SELECT <columns>, <measure 1> FROM (<first>) AS "m0") AS "m1") AS "measured" WHERE …"""
@@ -488,7 +517,7 @@ def _measured(r: Resolved, first: exp.Select, params: _Params, ties: list[str], 
         projections = [exp.column(name, quoted=True) for name in available] + [
             exp.alias_(value, o.name, quoted=True, copy=False)
         ]
-        projections += [exp.column(name, quoted=True) for name in row_ids]
+        projections += [exp.column(name, quoted=True) for name in [*row_ids, *kept]]
         current = exp.select(*projections, copy=False).from_(below, copy=False)
         available.append(o.name)
     # The result's columns in the plan's order (measures after the columns they read), row ids last.
@@ -501,7 +530,7 @@ def _measured(r: Resolved, first: exp.Select, params: _Params, ties: list[str], 
     return third
 
 
-def _window(o: Output, sql: dict[str, exp.Expression], ties: list[str]) -> exp.Expression:
+def _window(o: Output, sql: dict[str, exp.Expression], ties: list[tuple[str, bool]]) -> exp.Expression:
     w = o.window
     partition = [sql[name].copy() for name in w.partition]
     order = [(name, desc) for name, desc in w.order]
@@ -509,7 +538,7 @@ def _window(o: Output, sql: dict[str, exp.Expression], ties: list[str]) -> exp.E
         # Rows tied on the order are numbered (summed) in the result's own default order, so the
         # answer is the same on every run.
         named = {name for name, _ in order}
-        order += [(name, False) for name in ties if name not in named]
+        order += [(name, desc) for name, desc in ties if name not in named]
     ordering = (
         exp.Order(
             expressions=[

@@ -442,7 +442,8 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     rows = rows[: body.limit]
     width = len(compiled.columns)
     out_rows = json_rows(rows, width) if clickhouse else [row[:width] for row in rows]
-    row_ids = [list(row[width:]) for row in rows] if compiled.row_id_columns else None
+    # The row ids after the result columns; after them, columns that only ordered the rows.
+    row_ids = [list(row[width : width + compiled.row_id_columns]) for row in rows] if compiled.row_id_columns else None
     incomplete = _incomplete(resolved)
     finished = time.perf_counter()
     receipt = _receipt(
