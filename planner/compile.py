@@ -353,10 +353,12 @@ def _nested(r: Resolved, params: _Params) -> tuple[exp.Select, list[str]]:
     named = {name for name, _ in ordered}
     ordered += [(name, desc) for name, desc in body.ties if name not in named]
     order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
-    if r.ordered:
-        select = select.order_by(*order, copy=False).limit(params.add(r.limit, "UBIGINT"), copy=False)
-        if r.offset:
-            select = select.offset(params.add(r.offset, "UBIGINT"), copy=False)
+    if r.top or r.offset:  # a nested offset comes with an order_by (resolve refuses one without)
+        select = select.order_by(*order, copy=False)
+    if r.top:
+        select = select.limit(params.add(r.limit, "UBIGINT"), copy=False)
+    if r.offset:
+        select = select.offset(params.add(r.offset, "UBIGINT"), copy=False)
     return select, ordered
 
 

@@ -168,7 +168,9 @@ class Resolved:
     written_budget: int = Limits.expression_nodes
     casts: list[RExpr] = field(default_factory=list)  # row casts whose unreadable values the receipt counts
     rows: int = 0  # the most rows the result can have (a plan as a dataset: its row bound)
-    ordered: bool = False  # the plan has its own order_by (a nested plan's limit applies only then)
+    # A nested plan that is a top N: it has order_by and says its limit (a limit it does not
+    # say is no cut: 100 rows of a nested result would be a silent part of it).
+    top: bool = False
 
     @property
     def measured(self) -> bool:
@@ -782,7 +784,7 @@ def resolve(
         rows = 1
     else:
         rows = _row_bound(r)
-        if depth and plan.order_by:
+        if depth and plan.order_by and "limit" in plan.model_fields_set:
             rows = min(rows, plan.limit)
     return Resolved(
         r.sources,
@@ -803,7 +805,7 @@ def resolve(
         casts=casts,
         written_budget=limits.expression_nodes,
         rows=rows,
-        ordered=bool(plan.order_by),
+        top=bool(depth and plan.order_by and "limit" in plan.model_fields_set),
     )
 
 

@@ -449,3 +449,24 @@ def test_clickhouse_answers_them_rather_than_refusing(shop):
     before = dict(COMPARED)
     check_parity(shop, above_average())
     assert COMPARED["answered"] == before["answered"] + 1
+
+
+def test_a_nested_order_without_a_limit_cuts_nothing(shop):
+    """Only a limit the nested plan says makes it a top N: the default 100 of an answer would
+    silently keep part of a nested result."""
+    per_order = {
+        "datasets": [ORDERS],
+        "group_by": [{"column": "order_id"}],
+        "aggregates": [{"fn": "count", "as": "n"}],
+        "order_by": [{"column": "order_id"}],
+    }
+    got = shop.query({"datasets": [{"plan": per_order, "alias": "t"}], "aggregates": [{"fn": "count", "as": "orders"}]})
+    assert got.rows == [[len({o["order_id"] for o in rows("orders.csv")})]] and got.rows[0][0] > 100
+    offset = shop.query(
+        {
+            "datasets": [{"plan": {**per_order, "offset": 10, "limit": 5}, "alias": "t"}],
+            "select": [{"column": "order_id"}],
+        }
+    )
+    ids = sorted({int(o["order_id"]) for o in rows("orders.csv")})
+    assert [r[0] for r in offset.rows] == ids[10:15]
