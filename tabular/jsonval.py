@@ -107,6 +107,11 @@ _INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT"
 ARROW_TYPES = (*_INTEGERS, "HUGEINT", "VARCHAR", "BOOLEAN", "DOUBLE", "FLOAT", "DATE")
 
 
+# Arrow writes a decimal of more places in scientific notation where its exponent is below -6
+# (0 at scale 8 is "0E-8"): those are written from Python's Decimal, every place kept.
+ARROW_DECIMAL_SCALE = 6
+
+
 def arrow_readable(types: list[str]) -> bool:
     """Whether a result of these DuckDB types is read as JSON from Arrow (json_columns)."""
     return all(t in ARROW_TYPES or t.startswith("DECIMAL(") for t in types)
@@ -118,7 +123,9 @@ def json_columns(table, types: list[str]) -> list[list]:
     2^53 as text; the same values json_rows gives for the same rows."""
     out = []
     for column, kind in zip(table.columns, types):
-        if kind.startswith("DECIMAL(") or kind == "DATE":
+        if kind.startswith("DECIMAL(") and int(kind.rstrip(")").rsplit(",", 1)[1]) > ARROW_DECIMAL_SCALE:
+            out.append(list(map(_decimal, column.to_pylist())))
+        elif kind.startswith("DECIMAL(") or kind == "DATE":
             out.append(pc.cast(column, pa.string()).to_pylist())
         elif kind == "HUGEINT":  # Arrow carries it as decimal128(38, 0)
             out.append([None if v is None else _integer(int(v)) for v in column.to_pylist()])
