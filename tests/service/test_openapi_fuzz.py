@@ -14,6 +14,7 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.errors import InvalidSchema
 
 from .support import Server
 
@@ -65,6 +66,12 @@ def fuzz_every_route(served, examples: int) -> None:
             route()
         except Unsatisfiable:
             assert mode is schemathesis.GenerationMode.NEGATIVE  # a route with no input has no invalid one
+        except InvalidSchema as err:
+            # A plan holds plans (datasets[].plan): on that recursive schema schemathesis' negative
+            # generator sometimes cannot build a list and gives up, before any request is sent.
+            # Invalid plans are drawn by tests/test_fuzz_query.py's grammar instead (nested ones
+            # included); the valid inputs of every route, and every other route's invalid ones, run here.
+            assert mode is schemathesis.GenerationMode.NEGATIVE and "Cannot generate an array" in str(err), err
         except Exception as err:
             raise AssertionError(f"{operation.method.upper()} {operation.path} ({mode.value} inputs): {err}") from err
 
