@@ -133,7 +133,7 @@ def test_a_wrong_option_is_one_line_and_status_2(capsys, monkeypatch, home, comm
 
 def test_a_closed_pipe_is_one_line_and_status_2(home):
     plan = json.dumps({"datasets": [{"source_uri": "money"}]})
-    for args in (
+    commands = (
         ("call", "knowledge.list"),
         ("datasets", "money", "--sample-rows", "50"),
         ("list",),
@@ -141,17 +141,26 @@ def test_a_closed_pipe_is_one_line_and_status_2(home):
         ("history", "money"),
         ("links",),
         ("ask", "how many rows are there?", "money"),
-    ):
-        proc = subprocess.Popen(
+    )
+    # every command at once: each is a process of its own whose reader went away, as `| head` does
+    procs = [
+        subprocess.Popen(
             [sys.executable, "-m", "tabular.cli", *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, "TABULAR_HOME": str(home)},
         )
-        proc.stdout.close()  # the reader went away, as `| head` does
+        for args in commands
+    ]
+    for proc in procs:
+        proc.stdout.close()
+    for args, proc in zip(commands, procs):
         err = proc.stderr.read()
-        assert proc.wait(timeout=120) == 2 and "Traceback" not in err and "closed" in err.strip().splitlines()[-1], err
+        assert proc.wait(timeout=120) == 2 and "Traceback" not in err and "closed" in err.strip().splitlines()[-1], (
+            args,
+            err,
+        )
 
 
 def test_options_go_before_or_after_the_command_and_the_version_is_shown(home):
