@@ -822,7 +822,7 @@ def column_shape(column: ColumnInfo):
 
 def _names_measure(f: RFilter) -> bool:
     if f.kind == "leaf":
-        return f.output is not None and f.output.kind == "measure"
+        return any(o is not None and o.kind == "measure" for o in (f.output, f.other_output))
     return any(_names_measure(c) for c in f.children)
 
 

@@ -184,6 +184,32 @@ def test_having_compares_two_result_columns(shop):
     assert [r[0] for r in got.rows] == want
 
 
+@pytest.mark.parametrize("side", ["column", "other"])
+def test_having_compares_a_column_with_a_window_measure(shop, side):
+    """Each region's largest orders, TPC-H Q2's way: a min/max window beside the rows, kept where
+    the row's value is it. The measure on either side of the filter (it was a crash, INTERNAL,
+    with the measure as `other`: the filter ran before the measure existed)."""
+    compared = {"column": "qty", "op": "eq", "other": "most"}
+    if side == "other":
+        compared = {"column": "most", "op": "eq", "other": "qty"}
+    got = shop.query(
+        {
+            "datasets": [ORDERS],
+            "where": [{"column": "qty", "op": "not_null"}],
+            "select": [{"column": "order_id"}, {"column": "region"}, {"column": "qty"}],
+            "measures": [{"as": "most", "window": {"fn": "max", "of": "qty", "partition_by": ["region"]}}],
+            "having": [compared],
+            "limit": 1000,
+        }
+    )
+    kept = [o for o in rows("orders.csv") if o["qty"]]
+    most: dict[str, int] = {}
+    for o in kept:
+        most[o["region"]] = max(most.get(o["region"], int(o["qty"])), int(o["qty"]))
+    want = sorted(int(o["order_id"]) for o in kept if int(o["qty"]) == most[o["region"]])
+    assert sorted(r[0] for r in got.rows) == want and len(want) < len(kept)
+
+
 def test_a_join_with_a_condition_beyond_equality(shop):
     """Orders of the same customer placed later than each order (eq on the customer, lt on the day)."""
     orders = [o for o in rows("orders.csv") if o["ordered_on"]]
