@@ -382,8 +382,11 @@ BINARY = ["add", "sub", "mul", "div", "coalesce"]
 def computed_plans(draw):
     steps = draw(st.integers(1, 40))
     compute, names = [], []
+    # Columns of one dataset are computed once in its rows (linear SQL); over two they are written
+    # out where they are read, bounded by expression_nodes (test_plan_bombs).
+    operands = OPERANDS if draw(st.booleans()) else [o for o in OPERANDS if not str(o).startswith("c.")]
     for k in range(steps):
-        pick = st.sampled_from(names + OPERANDS) if names else st.sampled_from(OPERANDS)
+        pick = st.sampled_from(names + operands) if names else st.sampled_from(operands)
         op = draw(st.sampled_from(BINARY))
         left = names[-1] if names and draw(st.booleans()) else draw(pick)
         compute.append({"as": f"x{k}", "expr": {op: [left, draw(pick)]}})
@@ -415,12 +418,15 @@ def computed_plans(draw):
 
 
 def linear_or_refused(ns, plan) -> None:
+    """Answered (in SQL linear in the columns, where they are computed in one dataset's rows) or refused with a SPEC code."""
     try:
         res = ns.call("knowledge.query", plan)
     except tabular.TabularError as err:
         assert err.code in ("VALIDATION_FAILED", "TOO_LARGE", "BACKEND_TIMEOUT"), (err.code, err.message)
         return
-    assert len(res["receipt"]["sql"]) < 2_000 + 400 * len(plan["compute"]), len(res["receipt"]["sql"])
+    one_dataset = not any("c." in str(c["expr"]) for c in plan["compute"])
+    if one_dataset:  # o is the first dataset: a left join never null-extends its rows
+        assert len(res["receipt"]["sql"]) < 2_000 + 400 * len(plan["compute"]), len(res["receipt"]["sql"])
 
 
 @given(plan=computed_plans())
