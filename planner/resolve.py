@@ -857,6 +857,10 @@ def _computed_ref(r: _Resolver, name: str, node: RExpr, nulled: frozenset[str] =
         if n.op == "column" and n.ref is not None:
             reads |= n.ref.reads
     reads.discard("")
+    if not reads and r.sources:
+        # values alone (`{"sub": [2, 2]}`): a column of the first dataset's rows, which no join
+        # null-extends, not an expression written out wherever it is read (a chain doubles)
+        reads = {r.sources[0].alias}
     alias = next(iter(reads)) if len(reads) == 1 else ""
     placed = bool(alias) and alias not in nulled
     return Ref(alias, ColumnInfo(name, node.type, node.physical), expr=node, reads=frozenset(reads), placed=placed)

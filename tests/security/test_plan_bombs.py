@@ -93,6 +93,18 @@ def test_a_chain_over_a_left_join_is_written_out_and_bounded(ns):
     assert ns.query(small).rows[0][0] == 300
 
 
+@pytest.mark.parametrize("kind", ["inner", "left"])
+def test_a_chain_of_values_alone_is_computed_once_per_row_not_written_out(ns, kind):
+    # c0 = 7 / 3 reads no dataset: it was written out where read, so the chain doubled the SQL
+    # below the bound (33 steps: 20 KB, found by the fuzzer); now a column of the first dataset's rows.
+    datasets = [{"source_uri": "x.csv", "alias": "a"}, {"source_uri": "x.csv", "alias": "b"}]
+    plan = chain(24, datasets, first=7)
+    plan["joins"] = [{"alias": "b", "on": [{"left": "a.id", "right": "b.id"}], "kind": kind}]
+    out = ns.query(plan)
+    assert out.rows[0][0] == 300 and float(out.rows[0][1]) == pytest.approx(7 / 3 * 2**23)
+    assert len(out.receipt.sql) < 2_000 + 400 * 24
+
+
 def test_a_computed_column_over_a_left_join_keeps_its_value_after_the_join(ns):
     # coalesce over the joined dataset's column is computed after the join: rows with no match
     # read 0, not null (a column computed inside the joined dataset would be null there).
