@@ -11,6 +11,7 @@ computed over its rows in a second, and filters on them, the order and the limit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,6 +32,15 @@ class Check:
     params: dict[str, Any]
     paths: list[str]  # per counted column, the cast's path in the plan
     slots: dict[tuple, str] = field(default_factory=dict)  # filter values' parameters: see _Params.add
+    # What the SQL took from a slot's value besides binding it (see _Params.depends): another
+    # value of the slot rebinds only where it gives the same.
+    facts: dict[tuple, tuple[str, Any]] = field(default_factory=dict)
+
+
+# Facts of a value the SQL is built from (not only bound): by name, what decides them.
+FACTS: dict[str, Callable[[Any], Any]] = {
+    "backslash": lambda v: isinstance(v, str) and "\\" in v,  # a like pattern's ESCAPE clause
+}
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,15 @@ class Compiled:
     check: Check | None = None
     nested_checks: tuple[Check, ...] = ()  # the same for each nested plan that casts
     slots: dict[tuple, str] = field(default_factory=dict)  # filter values' parameters: see _Params.add
+    # What the SQL took from a slot's value besides binding it (see _Params.depends): another
+    # value of the slot rebinds only where it gives the same.
+    facts: dict[tuple, tuple[str, Any]] = field(default_factory=dict)
+
+
+# Facts of a value the SQL is built from (not only bound): by name, what decides them.
+FACTS: dict[str, Callable[[Any], Any]] = {
+    "backslash": lambda v: isinstance(v, str) and "\\" in v,  # a like pattern's ESCAPE clause
+}
 
 
 class _Params:
@@ -53,6 +72,7 @@ class _Params:
         self.sizes: dict[int, int] = {}
         self.ctes: list[tuple[str, exp.Select]] = []  # plans as datasets, innermost first
         self.slots: dict[tuple, str] = {}
+        self.facts: dict[tuple, tuple[str, Any]] = {}
         self.within = ""  # the nested plan being compiled, by path ('' for the plan itself)
         self.plan_ties: dict[
             int, list[tuple[str, bool]]
@@ -104,6 +124,14 @@ class _Params:
             name = self.slots.setdefault(key, f"v{len(self.slots) + 1}")
         self.values[name] = value
         return self.target.placeholder(name, physical)
+
+    def depends(self, slot: tuple | None, fact: str, value: Any) -> Any:
+        """The SQL is built from FACTS[fact] of a slot's value: recorded, so rebind binds
+        another value there only where the fact is the same. Answers the fact."""
+        got = FACTS[fact](value)
+        if slot is not None:
+            self.facts[(self.within, *slot)] = (fact, got)
+        return got
 
     def constant(self, name: str, value: Any, physical: str) -> exp.Expression:
         """A parameter a target needs whatever the plan (a table it computes with), bound once."""
@@ -214,10 +242,10 @@ def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] |
     built = params.target.filter(
         op, target, [params.add(v, physical, slot) for v, slot in zip(values, slots)], f.ignore_case, params.constant
     )
-    if op in ("like", "not_like") and not any("\\" in v for v in values):
+    escaped = op in ("like", "not_like") and [params.depends(slot, "backslash", v) for v, slot in zip(values, slots)]
+    if escaped is not False and not any(escaped):
         # A pattern without a backslash reads the same without ESCAPE, which makes DuckDB's LIKE
-        # take its generic matcher (a third slower on TPC-H Q13's comments). The plan's shape
-        # says whether its pattern has one (ops/query.py's cache key), so the SQL may depend on it.
+        # take its generic matcher (a third slower on TPC-H Q13's comments).
         built = built.transform(lambda n: n.this if isinstance(n, exp.Escape) else n, copy=False)
     return built
 
@@ -374,19 +402,23 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
     if whole and not ordered and not r.aggregated and not r.joins and not r.measured and r.sources[0].plan is None:
         # One dataset's rows as stored: a snapshot is written in row id order and DuckDB keeps
         # insertion order, so a sort would only hold the whole result in memory first.
-        return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots)
+        return Compiled(
+            params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots, params.facts
+        )
     named = {name for name, _ in ordered}
     ordered += [(name, desc) for name, desc in ties if name not in named]
     order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
     if order:
         select = select.order_by(*order, copy=False)
     if whole:
-        return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots)
+        return Compiled(
+            params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots, params.facts
+        )
     # One row past the limit tells whether more rows matched (truncated).
     select = select.limit(params.add(r.limit + 1, "UBIGINT"), copy=False)
     if r.offset:
         select = select.offset(params.add(r.offset, "UBIGINT"), copy=False)
-    return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots)
+    return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots, params.facts)
 
 
 def _statement(r: Resolved, params: _Params) -> _Body:
@@ -479,6 +511,8 @@ def rebind(compiled: Compiled, r: Resolved) -> Compiled | None:
     values = slot_values(r)
     if values is None:
         return None
+    if any(FACTS[fact](values.get(slot)) != got for slot, (fact, got) in compiled.facts.items()):
+        return None  # the statement was built from what this value is not (a pattern's backslash)
     named = set(compiled.slots)
     for c in (compiled.check, *compiled.nested_checks):
         if c is not None:
@@ -585,6 +619,7 @@ def _window(o: Output, sql: dict[str, exp.Expression], ties: list[tuple[str, boo
 def _check(r: Resolved, target: Target, within: str = "") -> Check:
     """count(*) FILTER (WHERE v IS NOT NULL AND TRY_CAST(v) IS NULL) per cast, over the rows the plan reads."""
     params = _Params(target, r.written_budget)
+    params.within = within  # its values are named as the nested plan's own (rebind binds them by it)
     select = _source_rows(r, params)
     counts = []
     for k, node in enumerate(r.casts):

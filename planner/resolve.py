@@ -527,14 +527,8 @@ class _Resolver(ExprResolving):
             return RFilter(kind, children=children)
         spec = FILTERS[item.op]
         if outputs is not None:
-            output = outputs.get(item.column)
+            output = self.result_column(item.column, f"{path}.column", outputs)
             if output is None:
-                self.not_among(
-                    f"{path}.column",
-                    f"having reads result columns; {item.column!r} is not one",
-                    item.column,
-                    list(outputs),
-                )
                 return None
             type_, physical, ref = output.type, output.physical, None
         else:
@@ -572,14 +566,8 @@ class _Resolver(ExprResolving):
             )
             return None
         if outputs is not None:
-            other_output = outputs.get(item.other)
+            other_output = self.result_column(item.other, f"{path}.other", outputs)
             if other_output is None:
-                self.not_among(
-                    f"{path}.other",
-                    f"having reads result columns; {item.other!r} is not one",
-                    item.other,
-                    list(outputs),
-                )
                 return None
             other, other_type = None, other_output.type
         else:
@@ -587,22 +575,32 @@ class _Resolver(ExprResolving):
             if other is None:
                 return None
             other_type = other.column.type
-        if other_type != type_:
-            self.fail(
-                f"{path}.other",
-                f"{item.column} is {type_} and {item.other} is {other_type}: two columns compared must have one type"
-                + (
-                    " (retype one with knowledge.dataset_approve)"
-                    if {type_, other_type} == {"string", "number"}
-                    else ""
-                ),
-                expected=type_,
-                received=other_type,
-            )
+        if not self.one_type(f"{path}.other", "two columns compared", (item.column, type_), (item.other, other_type)):
             return None
         return RFilter(
             "leaf", ref, item.op, [], item.ignore_case, output=output, other=other, other_output=other_output
         )
+
+    def result_column(self, name: str, path: str, outputs: dict[str, Output]) -> Output | None:
+        """A result column named by having (its `column` or its `other`); else the problem at `path`."""
+        output = outputs.get(name)
+        if output is None:
+            self.not_among(path, f"having reads result columns; {name!r} is not one", name, list(outputs))
+        return output
+
+    def one_type(self, path: str, what: str, left: tuple[str, str], right: tuple[str, str]) -> bool:
+        """Two columns set side by side (join keys, columns compared) have one type (any number
+        with any number); a string beside a number suggests retyping one. `left`, `right`: (name, type)."""
+        (ln, lt), (rn, rt) = left, right
+        if lt == rt:
+            return True
+        hint = (
+            " Retype one with knowledge.dataset_approve so both are numbers or both are strings."
+            if {lt, rt} == {"string", "number"}
+            else ""
+        )
+        self.fail(path, f"{what} must have one type: {ln} is {lt}, {rn} is {rt}.{hint}", expected=lt, received=rt)
+        return False
 
     def values(self, item: QueryFilter, arity: str, type_: str, path: str) -> list | None:
         if arity == "none":
@@ -1023,19 +1021,12 @@ def _joins(r: _Resolver, plan: QueryPlan) -> list[Join]:
             right = r.ref(on.right, f"{path}.on[{k}].right", [target])
             if left is None or right is None:
                 continue
-            lt, rt = left.column.type, right.column.type
-            if lt != rt:
-                hint = (
-                    " Retype one with knowledge.dataset_approve so both are numbers or both are strings."
-                    if {lt, rt} == {"string", "number"}
-                    else ""
-                )
-                r.fail(
-                    f"{path}.on[{k}]",
-                    f"join keys must have one type: {left.alias}.{left.column.name} is {lt}, {right.alias}.{right.column.name} is {rt}.{hint}",
-                    expected=lt,
-                    received=rt,
-                )
+            if not r.one_type(
+                f"{path}.on[{k}]",
+                "join keys",
+                (f"{left.alias}.{left.column.name}", left.column.type),
+                (f"{right.alias}.{right.column.name}", right.column.type),
+            ):
                 continue
             if on.op == "eq":
                 pairs.append((left, right))

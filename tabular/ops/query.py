@@ -294,8 +294,8 @@ def _shape(value: Any) -> Any:
         for key in ("value", "values"):
             if key in value:
                 out[key] = ["?"] * len(value[key]) if isinstance(value[key], list) else "?"
-        if value["op"] in ("like", "not_like") and "\\" in str(value.get("value")):
-            out["value"] = "?\\"  # a pattern with an escape compiles to other SQL (compile._condition)
+    # What the SQL takes from a value besides binding it (a like pattern's backslash) the
+    # compiled statement records itself: compile.rebind declines it for a value unlike it.
     return out
 
 

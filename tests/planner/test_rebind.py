@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from schemas import found_for
+from schemas import BY_SOURCE, found_for
 
 from planner.compile import compile_plan, rebind, slot_values
 from planner.models import QueryPlan
@@ -78,3 +78,57 @@ def test_values_beyond_their_column_are_never_rebound():
     beyond["where"][0]["value"] = "1e20"
     resolved, _ = compiled(beyond)
     assert rebind(first, resolved) is None
+
+
+def _found(plan):
+    """found_for, into plans nested as datasets."""
+    return [_found(d.plan) if hasattr(d, "plan") else BY_SOURCE.get(d.source_uri, []) for d in plan.datasets]
+
+
+def _compiled_nested(plan_json: dict):
+    plan = QueryPlan.model_validate(plan_json)
+    resolved = resolve(plan, _found(plan), [])
+    return resolved, compile_plan(resolved)
+
+
+def _casting(inner_value: str, outer_value: int) -> dict:
+    """A nested plan that casts (its receipt counts the values that do not read) and filters at the
+    path the outer plan filters at too: `where[0].value` in each."""
+    inner = {
+        "datasets": [{"source_uri": "files/orders.csv"}],
+        "compute": [{"as": "n", "expr": {"cast": ["region", "integer"]}}],
+        "where": [{"column": "region", "op": "eq", "value": inner_value}],
+        "group_by": [{"column": "customer_id"}],
+        "aggregates": [{"fn": "sum", "column": "n", "as": "total"}],
+    }
+    return {
+        "datasets": [{"source_uri": "files/orders.csv", "alias": "o"}, {"plan": inner, "alias": "t"}],
+        "joins": [{"alias": "t", "on": [{"left": "o.customer_id", "right": "t.customer_id"}]}],
+        "where": [{"column": "o.amount", "op": "gt", "value": outer_value}],
+        "aggregates": [{"fn": "count"}],
+    }
+
+
+def test_a_nested_plans_cast_check_is_rebound_with_the_nested_values_not_the_outer_ones():
+    _, first = _compiled_nested(_casting("North", 10))
+    resolved, fresh = _compiled_nested(_casting("South", 20))
+    again = rebind(first, resolved)
+    assert again is not None and fresh.nested_checks
+    assert [c.params for c in again.nested_checks] == [c.params for c in fresh.nested_checks]
+    assert "South" in fresh.nested_checks[0].params.values()
+
+
+@pytest.mark.parametrize("first, then", [("a%", "a\\%"), ("a\\%", "a%")])
+def test_a_pattern_with_a_backslash_is_never_bound_where_one_without_was_compiled(first, then):
+    def plan(pattern: str) -> dict:
+        return {
+            "datasets": [{"source_uri": "files/orders.csv"}],
+            "where": [{"column": "region", "op": "like", "value": pattern}],
+            "aggregates": [{"fn": "count"}],
+        }
+
+    _, compiled_first = compiled(plan(first))
+    resolved, fresh = compiled(plan(then))
+    assert rebind(compiled_first, resolved) is None and ("ESCAPE" in fresh.sql) == ("\\" in then)
+    same, _ = compiled(plan(first + "x"))
+    assert rebind(compiled_first, same) is not None
