@@ -347,8 +347,11 @@ def _found(ctx: Context, org: str, namespace: str, plan) -> list:
     ]
 
 
-def _all_found(found: list) -> bool:
-    return all(_all_found(f) if f and not isinstance(f[0], DatasetInfo) else bool(f) for f in found)
+def _all_found(plan, found: list) -> bool:
+    """Whether every dataset the plan names (nested plans' too: _found's shape) was found."""
+    return all(
+        _all_found(d.plan, f) if isinstance(d, QueryPlanDataset) else bool(f) for d, f in zip(plan.datasets, found)
+    )
 
 
 def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
@@ -367,7 +370,7 @@ def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
     )
     try:
         resolved = resolve(
-            body, found, _known_sources(ctx, body.org, body.namespace) if not _all_found(found) else [], limits, target
+            body, found, _known_sources(ctx, body.org, body.namespace) if not _all_found(body, found) else [], limits, target
         )
     except PlanInvalid as invalid:
         raise _refused(invalid) from None
