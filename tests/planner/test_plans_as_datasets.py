@@ -4,30 +4,19 @@ its path, and the same plans on ClickHouse (chdb) alike."""
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 from decimal import Decimal
 
 import pytest
-from conftest import ROOT
+from shop import rows, shop_namespace
 from test_parity import check_parity
 
 import tabular
 
-QUERY = ROOT / "fixtures" / "query"
-
-
-def rows(name: str) -> list[dict]:
-    with (QUERY / name).open(encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
 
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory):
-    with tabular.connect(str(tmp_path_factory.mktemp("nested") / "home")) as engine:
-        ns = engine.namespace("acme", "shop")
-        for name in ("customers.csv", "orders.csv", "items.csv"):
-            assert ns.ingest_file(QUERY / name, source_uri=name).state == "ready"
+    with shop_namespace(tmp_path_factory.mktemp("nested"), ("customers.csv", "orders.csv", "items.csv")) as ns:
         yield ns
 
 

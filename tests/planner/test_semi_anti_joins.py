@@ -3,28 +3,16 @@ checked against the CSV files read with the csv module, and on ClickHouse alike.
 
 from __future__ import annotations
 
-import csv
-
 import pytest
-from conftest import ROOT
+from shop import rows, shop_namespace
 from test_parity import check_parity
 
 import tabular
 
-QUERY = ROOT / "fixtures" / "query"
-
-
-def rows(name: str) -> list[dict]:
-    with (QUERY / name).open(encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
 
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory):
-    with tabular.connect(str(tmp_path_factory.mktemp("semi") / "home")) as engine:
-        ns = engine.namespace("acme", "shop")
-        for name in ("customers.csv", "orders.csv"):
-            assert ns.ingest_file(QUERY / name, source_uri=name).state == "ready"
+    with shop_namespace(tmp_path_factory.mktemp("semi"), ("customers.csv", "orders.csv")) as ns:
         yield ns
 
 
