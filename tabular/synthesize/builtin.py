@@ -14,10 +14,13 @@ from typing import Literal
 from .columns import is_venue, label_column, measurable, ordinal, place_columns, timelike, yearlike
 from .filters import date_filters, empty_filter, value_filter, whole_years
 from .proposal import Candidate, Proposal
-from .reading import AVERAGE, DIMENSIONS, Span, TaskReading, light_verbs, read, spans_of, words
+from .reading import AVERAGE, DIMENSIONS, THAN_SIZES, Span, TaskReading, light_verbs, read, spans_of, words
 from .row_order import in_order
 from .same_as import same_as
 from .schemas import ColumnSchema, DatasetSchema
+from .share import share_of_total
+from .text_match import column_of, like_filter, read_likes, unsure
+from .text_match import tokens as text_tokens
 from .yes_no import yes_no
 
 
@@ -25,16 +28,21 @@ class BuiltinProposer:
     name = "builtin"
 
     def propose(self, task: str, schemas: list[DatasetSchema]) -> Proposal:
-        tokens = words(task)
+        tokens, texts = text_tokens(task)
         if not tokens:
             return Proposal(why="the task has no words to read")
         spans = spans_of(tokens, schemas)
+        likes = read_likes(spans, texts) if texts else (spans, [])
+        if isinstance(likes, str):
+            return Proposal(why=likes)
+        spans, tests = likes  # "names containing 'son'": its words read apart, its subject left in
         reading, unplaced = read(tokens, spans, light_verbs(schemas))
         if unplaced:
             names = ", ".join(f"'{w}'" for w in unplaced)
             return Proposal(
                 why=f"the built-in proposer could not place {names} in the datasets' columns or values; name a column or a value they hold"
             )
+        reading.likes = tests
         return _plans(reading, schemas)
 
     def repair(self, task, schemas, failed, plan, errors) -> Proposal:
@@ -167,7 +175,7 @@ def _dimension(span: Span, schemas: list[DatasetSchema]) -> Span:
         c
         for s in schemas
         for c in s.columns
-        if c.type == "number" and set(words(c.name)) & set(DIMENSIONS.get(span.text, ()))
+        if c.type == "number" and set(words(c.name)) & set(THAN_SIZES.get(span.text, ()))
     ]
     return Span(span.start, span.end, "column", held, span.text)
 
@@ -179,6 +187,15 @@ def _plans(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     why = _place_sizes(r, schemas)
     if why:
         return Proposal(why=why)
+    asked = _place_likes(r, schemas)
+    if asked is not None:
+        return asked
+    if r.likes and (r.yes_no or r.same):
+        return Proposal(
+            why="the task looks for a text in the rows and compares them with a row it names: which rows hold that row is not said"
+        )
+    if r.share and not r.groups:
+        return share_of_total(r, schemas)
     if r.yes_no:
         return yes_no(r, schemas)
     if r.same:
@@ -202,7 +219,20 @@ def _place_sizes(r: TaskReading, schemas: list[DatasetSchema]) -> str | None:
     if not unplaced:
         return None
     word = unplaced[0].text
-    return f"'{word}' measures {' or '.join(DIMENSIONS.get(word, ('a size',)))}, and no number column is named so: name the column"
+    return f"'{word}' measures {' or '.join(THAN_SIZES.get(word, ('a size',)))}, and no number column is named so: name the column"
+
+
+def _place_likes(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal | None:
+    """Why a text test ("names containing 'son'") names no one text column, or the question to
+    ask when the cells leave it open (text_match.unsure); None when each test is sure."""
+    for like in r.likes:
+        column = column_of(like)
+        if isinstance(column, str):
+            return Proposal(why=column)
+        question = unsure(like, column, tuple(c for s in schemas if s.alias == column.alias for c in s.columns))
+        if question:
+            return Proposal(abstain="ambiguous", question=question)
+    return None
 
 
 def _place_counted(r: TaskReading, schemas: list[DatasetSchema]) -> str | None:
@@ -235,7 +265,7 @@ def _calculation(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     asked = _counting(r, _Asked(r.fn, measures))
     if isinstance(asked, Proposal):
         return asked
-    if r.row_noun and asked.fn == "count" and not r.count_of and not (r.values or r.compares or r.ranges):
+    if r.row_noun and asked.fn == "count" and not r.count_of and not (r.values or r.compares or r.ranges or r.likes):
         # "how many images are listed" over a list of monuments: the rows are not surely images
         return Proposal(
             why=f"'{r.row_noun}' names no column, and with nothing to filter by, the rows are not surely {r.row_noun}: name the column that holds them"
@@ -478,7 +508,7 @@ def _measure_choice(
         return _measured_choice(r, asked, schemas)
     if asked.fn is not None:
         return asked, None
-    if not (groups or r.top or r.buckets or r.share or r.lacking) and (r.values or r.compares or r.ranges):
+    if not (groups or r.top or r.buckets or r.share or r.lacking) and (r.values or r.compares or r.ranges or r.likes):
         return _lookup_choice(r, asked, schemas)
     return _rows_or_total_choice(r, asked, groups, schemas)
 
@@ -522,7 +552,9 @@ def _lookup_choice(r: TaskReading, asked: _Asked, schemas: list[DatasetSchema]) 
             return Proposal(
                 why="the task asks for rows that match, and no column names the rows: name the column to show"
             )
-        columns, measures = [label], [Span(0, 0, "column", [label], label.name)]
+        # "which players …" over players.csv: the rows are said as the dataset's name, in the plural
+        said = r.datasets[0].text if r.datasets else label.name
+        columns, measures = [label], [Span(0, 0, "column", [label], said)]
     word = measures[0].text
     one_row = word if (r.only or not word.endswith("s") or word == columns[0].name.lower()) else ""
     return replace(asked, fn=LOOKUP, measures=measures, one_row=one_row), _Choice(word, columns, "measure")
@@ -699,7 +731,10 @@ def _answer(r: TaskReading, plan: dict) -> tuple[str, ...]:
     aggregates = [f"aggregates[{k}]" for k in range(len(plan.get("aggregates", [])))]
     if groups and aggregates and r.top and (r.entity or r.choice) and not plan.get("having"):
         return tuple(groups)
-    shares = [f"measures[{k}]" for k, m in enumerate(plan.get("measures", [])) if m.get("as") == "share"]
+    shares = [
+        f"measures[{k}]" for k, m in enumerate(plan.get("measures", [])) if m.get("as") in ("share", "percentage")
+    ]
+    shares = shares[-1:]  # a percentage is its share per hundred: one answer
     return tuple(groups + aggregates + shares)
 
 
@@ -731,7 +766,7 @@ def _question(choices: list[_Choice]) -> str:
 def _assemble(r: TaskReading, asked: _Asked, picked: _Picked, by_alias: dict[str, DatasetSchema]) -> dict | str:
     """The plan of one reading of the task (an option taken of each choice), or why it cannot be built."""
     fn, measure = _settled(r, asked.fn, picked)
-    aliases = _aliases(picked, measure, asked.counted, by_alias)
+    aliases = _aliases(picked, measure, asked.counted, by_alias, r.likes)
     lacking = [span.targets[0].alias for span in r.lacking]
     if any(a in aliases for a in lacking):
         return "the task reads a dataset it also asks to have no match in"
@@ -778,6 +813,8 @@ def _assemble(r: TaskReading, asked: _Asked, picked: _Picked, by_alias: dict[str
         if not group_by or fn not in ("sum", "count"):
             return "a share ('share of … by …') is each group's part of a total: it needs a total and groups"
         plan["measures"] = [{"as": "share", "window": {"fn": "share", "of": result}}]
+        if r.share == "percentage":  # "percentage of amount by region": the share per hundred
+            plan["measures"].append({"as": "percentage", "expr": {"mul": ["share", 100]}})
     order = _order(r, result, [q(c) for c in picked.groups], bool(group_by), plan.get("measures", []))
     return order if isinstance(order, str) else plan | order
 
@@ -798,7 +835,11 @@ def _settled(r: TaskReading, fn: str | None, picked: _Picked) -> tuple[str, _Mea
 
 
 def _aliases(
-    picked: _Picked, measure: _Measure | None, counted: DatasetSchema | None, by_alias: dict[str, DatasetSchema]
+    picked: _Picked,
+    measure: _Measure | None,
+    counted: DatasetSchema | None,
+    by_alias: dict[str, DatasetSchema],
+    likes: list | tuple = (),
 ) -> list[str]:
     """The datasets a reading reads, the one measured (else the one counted) first."""
     parts = [measure.left, measure.right] if isinstance(measure, _Product) else []
@@ -807,6 +848,7 @@ def _aliases(
         + parts
         + [v.column for v in picked.values]
         + [c.column for c in picked.compares]
+        + [column_of(like) for like in likes]
     )
     aliases = list(dict.fromkeys(c.alias for c in used))
     first = (
@@ -868,6 +910,8 @@ def _where(
             return where_empty
         (column,) = set(span.targets)
         where.append({**where_empty, "column": q(column)})
+    for like in r.likes:
+        where.append(like_filter(q(column_of(like)), like))
     for alias in aliases:
         where += by_alias[alias].without_totals(lambda name, alias=alias: f"{alias}.{name}" if several else name)
     return where
@@ -888,7 +932,7 @@ def _average(
     Red above the average" may mean Red's average or everyone's, so it is not guessed."""
     if len(aliases) != 1 or len(averaged) != 1:
         return "a comparison with an average reads one table and one average"
-    if picked.values or r.ranges or r.empty or len(picked.compares) > 1 or picked.groups or r.buckets:
+    if picked.values or r.ranges or r.empty or r.likes or len(picked.compares) > 1 or picked.groups or r.buckets:
         return "the task compares with an average and narrows the rows too: the average of all rows or of those kept is not said"
     (compare,) = averaged
     schema = by_alias[aliases[0]]

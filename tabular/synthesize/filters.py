@@ -1,6 +1,7 @@
 """The filters a plan's `where` holds, made from a task's words: a value named (or excluded), a
 column asked empty, days on a date or datetime column, a range of whole years on a column of
-years; and all of a task's filters on one dataset, for the builders that read one."""
+years; and all of a task's filters on one dataset (text tests too: text_match.py), for the
+builders that read one."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 from .columns import date_columns, yearlike
 from .reading import Span, TaskReading
 from .schemas import ColumnSchema, DatasetSchema
+from .text_match import column_of, like_filter
 
 
 def value_filter(name: str, column: ColumnSchema, values: list, negated: bool = False) -> dict:
@@ -59,6 +61,11 @@ def row_filters(r: TaskReading, schema: DatasetSchema) -> list[dict] | str:
         if isinstance(test, str):
             return test
         out.append(test)
+    for like in r.likes:  # "the first city listed that starts with 'R'"
+        column = column_of(like)
+        if isinstance(column, str):
+            return column
+        out.append(like_filter(column.name, like))
     for span, op, number in r.compares:
         numbers = [c for c in span.targets if c.type == "number"]
         if len(numbers) != 1:

@@ -81,6 +81,9 @@ DIMENSIONS = {
     "shorter": ("length", "duration", "height"),
     **dict.fromkeys(SPEED_WORDS, ("time",)),
 }
+# ... and the size words a comparison with a named row may use besides ("which mountains are higher
+# than K2": the height, or the elevation); "finished higher than X" is a place won, not a size.
+THAN_SIZES = {**DIMENSIONS, **dict.fromkeys(("higher", "lower"), ("height", "elevation", "altitude"))}
 COUNT_PHRASES = (("how", "many"), ("number", "of"), ("count", "of"), ("amount", "of", "times"), ("count",))
 DISTINCT_WORDS = {"distinct", "unique", "different"}
 RANK_WORDS = {
@@ -245,6 +248,7 @@ YEAR_RANGE_WORDS = {
 NEGATIONS = {"not", "excluding", "except", "without"}
 PRODUCT_WORDS = (("times",), ("multiplied", "by"), ("x",))  # "units times price": one measure, their product
 SHARE_WORDS = {"share", "proportion", "fraction"}  # "share of amount by region": each group's part of the whole
+PERCENT_WORDS = {"percentage", "percent", "%"}  # "what percentage of the votes": a share, said per hundred
 NONE_WORDS = (
     ("without", "any"),
     ("without",),
@@ -591,7 +595,8 @@ class TaskReading:
     datasets: list[Span] = field(default_factory=list)
     date_words: bool = False
     product: tuple[Span, Span] | None = None  # "units times amount"
-    share: bool = False  # "share of": each group's part of the whole
+    share: str = ""  # "share of": each group's part of the whole, as a fraction ("share") or per hundred ("percentage")
+    likes: list = field(default_factory=list)  # "names containing 'son'": text tests (text_match.Like), read apart
     lacking: list[Span] = field(default_factory=list)  # "without any orders": datasets the rows have no match in
     entity: bool = False  # "who …", "which …": the answer names a row, not a number
     only: bool = False  # "the only single in 1992": the words say one row matches
@@ -621,13 +626,16 @@ class TaskReading:
     )
 
 
+# A word, a number or a symbol of a task (`#`, `&`, `%` …: a symbol is a word to place too, never
+# dropped); apostrophes and plain punctuation are not words.
+WORD = re.compile(
+    r"\d{4}-\d{2}-\d{2}|q[1-4]\b|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:st|nd|rd|th)\b|\d+(?:\.\d+)?|[^\W\d_]+|[#&%$€£+=<>@*/°]"
+)
+
+
 def words(text: str) -> list[str]:
-    """The task's words, numbers and symbols (`#`, `&`, `%` …: a symbol is a word to place too,
-    never dropped); apostrophes and plain punctuation are not words."""
-    return re.findall(
-        r"\d{4}-\d{2}-\d{2}|q[1-4]\b|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:st|nd|rd|th)\b|\d+(?:\.\d+)?|[^\W\d_]+|[#&%$€£+=<>@*/°]",
-        text.lower().replace("_", " "),
-    )
+    """The task's words, numbers and symbols, lower case."""
+    return WORD.findall(text.lower().replace("_", " "))
 
 
 def singular(word: str) -> str:
@@ -938,8 +946,13 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
         elif word(i, "only") and not r.only:
             r.only = True
             take(i)  # "the only episode written by X": one row, checked when it runs
-        elif word(i, *SHARE_WORDS) and word(i + 1, "of"):
-            r.share = True
+        elif (
+            word(i, *SHARE_WORDS, *PERCENT_WORDS)
+            and word(i + 1, "of")
+            and not (i > 0 and spans[i - 1].kind == "number")
+        ):
+            # "what percentage of the votes", not "at least 60 percent of the vote" (a number's unit)
+            r.share = "percentage" if s.text in PERCENT_WORDS else "share"
             take(i, i + 1)
     for i, s in enumerate(spans):
         if i in used:
@@ -1355,7 +1368,13 @@ def _than(spans: list[Span], i: int) -> tuple[str, int | None, int, int] | None:
         and spans[i - 2].text in THAN_WORDS
     ):
         return THAN_WORDS[spans[i - 2].text], i - 1, k, i - 2
-    if before is not None and before.kind == "word" and before.text in THAN_WORDS and before.text in DIMENSIONS:
+    if (
+        before is not None
+        and before.kind == "word"
+        and before.text in THAN_WORDS
+        and before.text in THAN_SIZES
+        and not (i > 1 and spans[i - 2].kind == "word" and spans[i - 2].text in PLACE_VERBS)
+    ):
         return THAN_WORDS[before.text], None, k, i - 1
     return None
 

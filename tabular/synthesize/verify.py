@@ -21,6 +21,7 @@ from .reading import (
     MONTHS,
     NONE_WORDS,
     ORDINAL_WORDS,
+    PERCENT_WORDS,
     PLACE_VERBS,
     PRODUCT_WORDS,
     SHARE_WORDS,
@@ -34,6 +35,7 @@ from .reading import (
     words,
 )
 from .schemas import ColumnSchema, DatasetSchema
+from .text_match import LIKE_WORDS
 
 # Cells that stand for no value: a table's dash, star or "n/a" is never an answer.
 PLACEHOLDERS = {"", "-", "--", "—", "–", "‒", "―", "−", "*", "?", "x", "n/a", "na", "n.a.", "tbd", "tba", "none", "nil"}
@@ -467,12 +469,30 @@ def _named(plan: Any) -> list[str]:
         for key, value in plan.items():
             if key in ("column", "value", "values", "of", "partition_by"):
                 out += [str(v) for v in value] if isinstance(value, list) else [str(value)]
-            elif key not in ("datasets", "as"):
+            elif key == "datasets" and isinstance(value, list):
+                # a plan read as a dataset names what it reads too (the rows compared with one row)
+                out += [
+                    n
+                    for d in value
+                    if isinstance(d, dict) and isinstance(d.get("plan"), dict)
+                    for n in _named(d["plan"])
+                ]
+            elif key != "as":
                 out += _named(value)
     elif isinstance(plan, list):
         for item in plan:
             out += _named(item) if isinstance(item, (dict, list)) else [str(item)]
     return out
+
+
+def _ops(plan: Any) -> set[str]:
+    """Every filter op a plan holds, anywhere in it (in an any or all, an aggregate, a nested plan)."""
+    if isinstance(plan, dict):
+        found = {plan["op"]} if isinstance(plan.get("op"), str) else set()
+        return found.union(*(_ops(v) for v in plan.values()))
+    if isinstance(plan, list):
+        return set().union(*(_ops(v) for v in plan))
+    return set()
 
 
 def _words_left_out(tokens, plan, names, rows, answer, columns, task) -> str:
@@ -481,7 +501,12 @@ def _words_left_out(tokens, plan, names, rows, answer, columns, task) -> str:
     a part of the task the answer did not read. Grammar, light verbs and the noun the rows are
     ("how many games", "which country") need no place."""
     grammar = _grammar()
+    if _ops(plan) & {"like", "not_like"}:
+        grammar |= LIKE_WORDS  # "names containing 'son'": the words of a text test, the text is its value
     placed = set()
+    made = {m.get("as") for m in plan.get("measures") or [] if isinstance(m, dict)}
+    if "percentage" in made:  # "what percentage of the votes": the share per hundred
+        placed |= {_stem(w) for w in PERCENT_WORDS}
     named = _named(plan)
     named += [a for v in named for a in ALIASES.get(v.lower(), ())]  # USA is "united states"
     for d in plan.get("datasets") or []:  # the table's own name: "how many legendary pokemon" over pokemon.csv
