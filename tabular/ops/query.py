@@ -370,7 +370,11 @@ def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
     )
     try:
         resolved = resolve(
-            body, found, _known_sources(ctx, body.org, body.namespace) if not _all_found(body, found) else [], limits, target
+            body,
+            found,
+            _known_sources(ctx, body.org, body.namespace) if not _all_found(body, found) else [],
+            limits,
+            target,
         )
     except PlanInvalid as invalid:
         raise _refused(invalid) from None
