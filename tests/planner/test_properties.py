@@ -37,7 +37,7 @@ import json
 import math
 import operator
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from functools import reduce
 from pathlib import Path
@@ -1187,7 +1187,10 @@ def run_and_compare(spec: Spec, env: Env) -> Any:
         res = env.ns.query(spec.plan)
     except tabular.ValidationFailed as err:
         # A sum past 38 digits may be refused (the README's line for exact numbers), at aggregates.
-        if past_38_digits(spec, expected) and any(e.path.startswith("aggregates") for e in err.errors):
+        # The sums are taken before having keeps rows, and before the limit: a row past 38 digits
+        # that having would drop is still a sum the engine cannot give.
+        whole = oracle(replace(spec, having=[], limit=10**9, offset=0), env) if spec.having or spec.offset else expected
+        if past_38_digits(spec, whole) and any(e.path.startswith("aggregates") for e in err.errors):
             return None
         raise AssertionError(
             f"a valid plan was refused: {err.code} {err.message} {[e.to_dict() for e in err.errors]}"
