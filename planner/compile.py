@@ -32,15 +32,6 @@ class Check:
     params: dict[str, Any]
     paths: list[str]  # per counted column, the cast's path in the plan
     slots: dict[tuple, str] = field(default_factory=dict)  # filter values' parameters: see _Params.add
-    # What the SQL took from a slot's value besides binding it (see _Params.depends): another
-    # value of the slot rebinds only where it gives the same.
-    facts: dict[tuple, tuple[str, Any]] = field(default_factory=dict)
-
-
-# Facts of a value the SQL is built from (not only bound): by name, what decides them.
-FACTS: dict[str, Callable[[Any], Any]] = {
-    "backslash": lambda v: isinstance(v, str) and "\\" in v,  # a like pattern's ESCAPE clause
-}
 
 
 @dataclass(frozen=True)
@@ -242,11 +233,12 @@ def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] |
     built = params.target.filter(
         op, target, [params.add(v, physical, slot) for v, slot in zip(values, slots)], f.ignore_case, params.constant
     )
-    escaped = op in ("like", "not_like") and [params.depends(slot, "backslash", v) for v, slot in zip(values, slots)]
-    if escaped is not False and not any(escaped):
-        # A pattern without a backslash reads the same without ESCAPE, which makes DuckDB's LIKE
-        # take its generic matcher (a third slower on TPC-H Q13's comments).
-        built = built.transform(lambda n: n.this if isinstance(n, exp.Escape) else n, copy=False)
+    if op in ("like", "not_like"):
+        escapes = [params.depends(slot, "backslash", v) for v, slot in zip(values, slots)]
+        if not any(escapes):
+            # A pattern without a backslash reads the same without ESCAPE, which makes DuckDB's
+            # LIKE take its generic matcher (a third slower on TPC-H Q13's comments).
+            built = built.transform(lambda n: n.this if isinstance(n, exp.Escape) else n, copy=False)
     return built
 
 
@@ -399,26 +391,28 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
     ordered = [(name, desc) for name, desc in r.order]
     checks = tuple(_check(p, target, at) for at, p in r.nested() if p.casts)
     check = _check(r, target) if r.casts else None
-    if whole and not ordered and not r.aggregated and not r.joins and not r.measured and r.sources[0].plan is None:
-        # One dataset's rows as stored: a snapshot is written in row id order and DuckDB keeps
-        # insertion order, so a sort would only hold the whole result in memory first.
+
+    def finished(select: exp.Select) -> Compiled:
         return Compiled(
             params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots, params.facts
         )
+
+    if whole and not ordered and not r.aggregated and not r.joins and not r.measured and r.sources[0].plan is None:
+        # One dataset's rows as stored: a snapshot is written in row id order and DuckDB keeps
+        # insertion order, so a sort would only hold the whole result in memory first.
+        return finished(select)
     named = {name for name, _ in ordered}
     ordered += [(name, desc) for name, desc in ties if name not in named]
     order = [exp.Ordered(this=exp.column(name, quoted=True), desc=desc, nulls_first=False) for name, desc in ordered]
     if order:
         select = select.order_by(*order, copy=False)
     if whole:
-        return Compiled(
-            params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots, params.facts
-        )
+        return finished(select)
     # One row past the limit tells whether more rows matched (truncated).
     select = select.limit(params.add(r.limit + 1, "UBIGINT"), copy=False)
     if r.offset:
         select = select.offset(params.add(r.offset, "UBIGINT"), copy=False)
-    return Compiled(params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots, params.facts)
+    return finished(select)
 
 
 def _statement(r: Resolved, params: _Params) -> _Body:
