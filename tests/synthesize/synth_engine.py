@@ -1,5 +1,9 @@
 """The engine the synthesize tests share (a module, not a conftest: tests import `conftest` by name)."""
 
+import csv
+import io
+from contextlib import contextmanager
+
 import pytest
 from synth_oracle import SYNTH
 
@@ -15,4 +19,19 @@ def synth(tmp_path_factory):
         ns = engine.namespace("acme", "synth")
         for name in SOURCES:
             assert ns.ingest_file(SYNTH / f"{name}.csv", source_uri=f"{name}.csv").state == "ready"
+        yield ns
+
+
+@contextmanager
+def tables_namespace(folder, tables):
+    """A home in `folder` whose namespace acme/tables holds each table written here as CSV
+    (`tables`: (name, delimiter, header, rows) each; source_uri `<name>.csv`), ingested ready."""
+    with tabular.connect(str(folder / "home")) as engine:
+        ns = engine.namespace("acme", "tables")
+        for name, delimiter, header, rows in tables:
+            out = io.StringIO()
+            csv.writer(out, delimiter=delimiter, lineterminator="\n").writerows([header, *rows])
+            path = folder / f"{name}.csv"
+            path.write_text(out.getvalue(), encoding="utf-8")
+            assert ns.ingest_file(path, source_uri=f"{name}.csv").state == "ready"
         yield ns

@@ -18,13 +18,10 @@ is no number), the engine must abstain."""
 
 from __future__ import annotations
 
-import csv
-import io
 from decimal import Decimal
 
 import pytest
-
-import tabular
+from synth_engine import tables_namespace
 
 TABLES = {
     # name: (delimiter, header, rows); a row whose label is Total or Gesamt totals the others
@@ -100,15 +97,8 @@ TOTAL_LABELS = {"total", "gesamt"}
 
 @pytest.fixture(scope="module")
 def ns(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("readings")
-    with tabular.connect(str(folder / "home")) as engine:
-        ns = engine.namespace("acme", "readings")
-        for name, (delimiter, header, rows) in TABLES.items():
-            out = io.StringIO()
-            csv.writer(out, delimiter=delimiter, lineterminator="\n").writerows([header, *rows])
-            path = folder / f"{name}.csv"
-            path.write_text(out.getvalue(), encoding="utf-8")
-            assert ns.ingest_file(path, source_uri=f"{name}.csv").state == "ready"
+    tables = [(name, delimiter, header, rows) for name, (delimiter, header, rows) in TABLES.items()]
+    with tables_namespace(tmp_path_factory.mktemp("readings"), tables) as ns:
         yield ns
 
 
