@@ -449,7 +449,12 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     truncated = len(rows) > body.limit
     rows = rows[: body.limit]
     width = len(compiled.columns)
-    out_rows = json_rows(rows, width) if clickhouse else [row[:width] for row in rows]
+    if clickhouse:
+        out_rows = json_rows(rows, width)
+    elif rows and len(rows[0]) > width:
+        out_rows = [row[:width] for row in rows]
+    else:  # no row ids or ordering columns after the result's: the rows as they came
+        out_rows = rows
     # The row ids after the result columns; after them, columns that only ordered the rows.
     row_ids = [list(row[width : width + compiled.row_id_columns]) for row in rows] if compiled.row_id_columns else None
     incomplete = _incomplete(resolved)
