@@ -632,7 +632,7 @@ def cmd_unlink(args, console: Console) -> int:
 
 
 def cmd_export(args, console: Console) -> int:
-    from .export import destination, export_live  # heavy: pyarrow's file systems, only for this command
+    from .store.export import destination, export_live  # heavy: pyarrow's file systems, only for this command
 
     engine = connect(args.home)
     with engine:

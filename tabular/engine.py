@@ -11,7 +11,6 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel, ValidationError
 
-from .catalog import Catalog
 from .errors import (
     MISSING,
     ErrorItem,
@@ -25,8 +24,8 @@ from .errors import (
     validation_failed,
     validation_items,
 )
+from .ingest.links import Linker
 from .jsonval import unusable
-from .links import Linker
 from .namespace import NamespaceOps, local_file
 from .ops import REGISTRY
 from .ops.context import Context
@@ -34,6 +33,7 @@ from .ops.ingest import JobPool, no_room, store_upload
 from .ops.links import linker
 from .ops.query import QueryIn, Whole
 from .settings import Settings
+from .store.catalog import Catalog
 
 
 def connect(home: str | None = None, **settings: Any) -> Engine:
@@ -114,7 +114,7 @@ class Engine:
         except (OSError, duckdb.Error) as err:
             why = no_room(err)
             if why is None:
-                # A snapshot file cut short or overwritten: STORAGE_DAMAGED naming it (catalog.py).
+                # A snapshot file cut short or overwritten: STORAGE_DAMAGED naming it (store/catalog.py).
                 damage = self.catalog.damaged(err, model.org, model.namespace)
                 if damage is None:
                     raise

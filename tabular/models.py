@@ -1,6 +1,6 @@
 """The typed input and output of the ops whose models more than one module uses (SPEC §4): the
 ingest ops (upload, ingest, ingest_status, ingest_cancel, formats: the ops answer in ops/ingest.py,
-the job runs its IngestIn in publish.py) and dataset_get with the dataset shapes that approve,
+the job runs its IngestIn in ingest/pipeline.py) and dataset_get with the dataset shapes that approve,
 query and synthesize answer too. Every other op keeps its In and Out beside it in its ops module.
 Field docs become the JSON schema and the MCP tool descriptions, so they are written for the caller."""
 
@@ -232,8 +232,8 @@ class QuestionOption(TypeFormat):
     example: str | None = None
 
 
-# Every kind of question a typing asks: infer.py's, retype.py's (a person's earlier type carried
-# or not) and publish.py's (the header row).
+# Every kind of question a typing asks: infer/columns.py's, retype.py's (a person's earlier type carried
+# or not) and ingest/pipeline.py's (the header row).
 QuestionKind = Literal[
     "header_row",
     "mixed_values",

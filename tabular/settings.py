@@ -60,7 +60,7 @@ class Settings:
     csv_chunk_rows: int = 100_000
     # The fast reader parses this many bytes at a time (and progress moves by as much).
     csv_block_bytes: int = 1 << 20
-    # Files this large and plainly regular are read by Arrow's parallel CSV reader (extract.py).
+    # Files this large and plainly regular are read by Arrow's parallel CSV reader (read/extraction.py).
     fast_path_bytes: int = 1 << 20
     # The one pass (onepass.py) types a delimited file on its first rows, at most this many
     # cells of them (and at most 20,000 rows): a wide table is sampled on fewer rows.
@@ -74,7 +74,7 @@ class Settings:
     # all, as their zip headers declare them (a decompression bomb is refused before parsing;
     # a header that understates a part fails its checksum as damaged).
     max_workbook_xml_bytes: int = 1024 * 1024 * 1024
-    # Workbooks whose parts inflate past this are read by the fast reader (sheets_fast.py)
+    # Workbooks whose parts inflate past this are read by the fast reader (read/sheets/columnar.py)
     # whatever their compressed size: openpyxl holds every cell of a sheet in memory.
     sheet_fast_inflated_bytes: int = 64 * 1024 * 1024
     # A single cell of delimited text past this is refused too_large.
@@ -83,7 +83,7 @@ class Settings:
     max_line_bytes: int = 32 * 1024 * 1024
     # Cells a sheet may span (rows × columns of its filled area) to be read in memory.
     max_sheet_cells: int = 20_000_000
-    # Workbooks this large are read by fastexcel (sheets_fast.py): fast, but blind to merged cells.
+    # Workbooks this large are read by fastexcel (read/sheets/columnar.py): fast, but blind to merged cells.
     sheet_fast_bytes: int = 2 << 20
     # Bytes of text the sniffer reads to settle the dialect and the header.
     sniff_bytes: int = 256 * 1024

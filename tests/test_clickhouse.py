@@ -15,7 +15,7 @@ pytest.importorskip("chdb")
 pytest.importorskip("clickhouse_connect")
 
 import tabular
-from tabular import clickhouse
+from tabular.backends import clickhouse
 from tabular.ops.query import QueryIn, query
 
 ROOT = Path(__file__).resolve().parents[1]

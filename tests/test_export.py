@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import tabular
-from tabular.export import export_snapshot, location_of
+from tabular.store.export import export_snapshot, location_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,7 +95,7 @@ def test_the_cli_exports_every_live_snapshot_named_by_source_with_a_manifest(tmp
 def test_exports_of_snapshots_retention_drops_go_with_them(tmp_path):
     """A snapshot past `snapshots_kept` loses its export record in the same transaction, and its
     file in the default exports folder at the next start; the live snapshot's file stays."""
-    from tabular.export import destination
+    from tabular.store.export import destination
 
     home = str(tmp_path / "home")
     engine = tabular.connect(home, snapshots_kept=1)

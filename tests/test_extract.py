@@ -6,7 +6,7 @@ from conftest import CORPUS, CSV
 
 import tabular
 from tabular.errors import IngestFailed
-from tabular.extract import read_delimited
+from tabular.read.extraction import read_delimited
 from tabular.settings import Settings
 
 FILES = sorted(p for p in CSV.iterdir() if p.suffix in (".csv", ".tsv", ".txt", ".gz"))

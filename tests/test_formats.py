@@ -8,7 +8,7 @@ from openpyxl import Workbook
 
 import tabular
 from tabular.errors import IngestFailed
-from tabular.formats import CFB_MAGIC, FORMATS, REFUSED, file_format
+from tabular.read.formats import CFB_MAGIC, FORMATS, REFUSED, file_format
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)

@@ -115,6 +115,52 @@ def test_no_import_cycles():
     assert not cycles, "\n".join(cycles)
 
 
+# tabular/ by the data's path (README, "How it is built"): a module imports only modules of its
+# own layer or of the layers before it, and planner/. A package's layer is its name; the base
+# is the modules every package may use.
+LAYERS = (
+    (
+        "base",
+        ("errors", "settings", "jsonval", "models", "display", "readings", "deadline", "pause", "progress", "results"),
+    ),
+    ("read", ("read",)),
+    ("infer", ("infer",)),
+    ("store", ("store",)),
+    ("ingest", ("ingest",)),
+    ("backends", ("backends",)),
+    ("synthesize", ("synthesize",)),
+    ("ops", ("ops",)),
+    ("namespace", ("namespace",)),
+    ("engine", ("engine",)),
+    ("service", ("service",)),
+    ("client", ("client",)),
+    ("surface", ("", "cli")),  # tabular/__init__.py and the CLI
+)
+
+
+def layer_of(name: str) -> int:
+    """The position in LAYERS of a module of tabular/ by its dotted name."""
+    first = name.split(".")[1] if "." in name else ""
+    for k, (_, members) in enumerate(LAYERS):
+        if first in members:
+            return k
+    raise AssertionError(f"{name} is in no layer of LAYERS: place it (and the README's map)")
+
+
+def test_each_package_imports_only_those_before_it():
+    """Following an op means walking down: read → infer → store → ingest → … → the surface.
+    Lazy imports count too (one that is heavy or optional still points somewhere)."""
+    known = modules()
+    upward = [
+        f"{name}:{line} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]}), a later layer"
+        for name, path in known.items()
+        if name.startswith("tabular")
+        for target, _, line, _ in imports(name, path, known)
+        if target.startswith("tabular") and layer_of(target) > layer_of(name)
+    ]
+    assert not upward, "\n".join(upward)
+
+
 def test_the_planner_has_no_file_or_storage_code():
     known = modules()
     for name, path in known.items():

@@ -10,8 +10,8 @@ from conftest import CORPUS, ROOT, columns
 
 import tabular
 from tabular.errors import IngestFailed
-from tabular.formats import file_format
-from tabular.sheet_rules import calamine_panics, is_panic
+from tabular.read.formats import file_format
+from tabular.read.sheets.rules import calamine_panics, is_panic
 
 SHEETS = ROOT / "fixtures" / "sheets"
 XLS = SHEETS / "typed_cells.xls"  # written by fixtures/make_xls_fixtures.py (xlwt)

@@ -15,13 +15,16 @@ from contextlib import suppress
 
 from pydantic import BaseModel, Field
 
-from .. import infer, pause, retention, retype, stored
-from ..candidates import format_of
-from ..cast import build_snapshot, parquet_relation
-from ..catalog import insert, insert_snapshot, live_datasets, now, rejected_table, snapshot_typings, update
+from .. import pause
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
-from ..extract import Excluded
+from ..infer import columns as infer
+from ..infer import retype
 from ..models import DatasetGetIn, DatasetOut, OpIn, OpOut, QuestionOut, TypeFormat
+from ..read.extraction import Excluded
+from ..readings import format_of
+from ..store import retention, stored
+from ..store.catalog import insert, insert_snapshot, live_datasets, now, rejected_table, snapshot_typings, update
+from ..store.snapshot import build_snapshot, parquet_relation
 from .context import Context
 from .datasets import dataset_get
 

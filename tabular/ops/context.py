@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalog import Catalog
 from ..settings import Settings
+from ..store.catalog import Catalog
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ import json
 
 from sqlglot import exp
 
-from ..catalog import rejected_table, revision_datasets, revision_row, snapshot_table, source_row
 from ..jsonval import to_json
 from ..models import DatasetGetIn, DatasetGetOut, DatasetOut
+from ..store.catalog import rejected_table, revision_datasets, revision_row, snapshot_table, source_row
 from .context import Context
 
 REJECTED_SHOWN = 20

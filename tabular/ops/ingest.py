@@ -20,8 +20,25 @@ from typing import BinaryIO
 import duckdb
 from pydantic import ValidationError
 
-from .. import publish
-from ..catalog import (
+from ..errors import ErrorItem, IngestFailed, Overloaded, TooLarge, ValidationFailed
+from ..ingest import pipeline as publish
+from ..ingest.fair import FairQueue
+from ..models import (
+    FormatOut,
+    FormatsOut,
+    IngestCancelOut,
+    IngestIn,
+    IngestOptions,
+    IngestOut,
+    IngestStatusIn,
+    IngestStatusOut,
+    OpIn,
+    UploadIn,
+    UploadOut,
+)
+from ..read.formats import DEFAULT, FORMATS, REFUSED
+from ..settings import Settings
+from ..store.catalog import (
     Catalog,
     cancel_pending,
     cancel_requested,
@@ -43,23 +60,6 @@ from ..catalog import (
     upload_ids,
     upload_row,
 )
-from ..errors import ErrorItem, IngestFailed, Overloaded, TooLarge, ValidationFailed
-from ..fair import FairQueue
-from ..formats import DEFAULT, FORMATS, REFUSED
-from ..models import (
-    FormatOut,
-    FormatsOut,
-    IngestCancelOut,
-    IngestIn,
-    IngestOptions,
-    IngestOut,
-    IngestStatusIn,
-    IngestStatusOut,
-    OpIn,
-    UploadIn,
-    UploadOut,
-)
-from ..settings import Settings
 from .context import Context
 
 

@@ -14,7 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..catalog import (
+from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
+from ..models import Coverage, OpIn, OpOut
+from ..store.catalog import (
     approvals,
     dumps,
     insert,
@@ -26,8 +28,6 @@ from ..catalog import (
     source_row,
     update,
 )
-from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
-from ..models import Coverage, OpIn, OpOut
 from .approve import Change
 from .context import Context
 

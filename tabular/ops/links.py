@@ -12,10 +12,10 @@ from typing import BinaryIO, Literal
 
 from pydantic import BaseModel, Field
 
-from ..catalog import link_files, link_row, links_of, live_datasets
 from ..errors import NotFound
-from ..links import STATES, Linker
+from ..ingest.links import STATES, Linker
 from ..models import OpIn, OpOut
+from ..store.catalog import link_files, link_row, links_of, live_datasets
 from .context import Context
 from .ingest import IngestIn, discard_upload, ingest, store_upload
 from .lifecycle import DeleteIn, delete

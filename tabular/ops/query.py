@@ -25,11 +25,11 @@ from planner.resolve import Limits, PlanInvalid, Resolved, resolve
 from planner.schema import ColumnInfo, DatasetInfo
 from planner.targets import TARGETS
 
-from ..catalog import live_datasets, live_source_uris
 from ..display import query_html, query_repr
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
 from ..jsonval import arrow_readable, json_columns, json_rows, to_json
 from ..models import OpOut, QuestionOut
+from ..store.catalog import live_datasets, live_source_uris
 from .context import Context
 
 
@@ -416,7 +416,7 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     clickhouse = None
     if target.name == "clickhouse":
         # The snapshots as ClickHouse names them (exported and loaded there on first use).
-        from ..clickhouse import backend  # optional backend: chdb is heavy and only loaded when asked
+        from ..backends.clickhouse import backend  # optional backend: chdb is heavy and only loaded when asked
 
         clickhouse = backend(ctx.catalog, settings)
         for _, s, _ in resolved.read_sources():

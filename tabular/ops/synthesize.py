@@ -12,13 +12,14 @@ from planner.receipt import QueryReceipt
 
 from ..display import synthesize_html, synthesize_repr
 from ..errors import PreconditionFailed, TooLarge, ValidationFailed, refused_keys, validation_items
-from ..models import OpIn, OpOut
+from ..models import DatasetGetIn, OpIn, OpOut
 from ..synthesize import answer as say
 from ..synthesize.proposal import Candidate
 from ..synthesize.proposers import choose
-from ..synthesize.schemas import DatasetSchema, gather
+from ..synthesize.schemas import DatasetSchema, Reads, gather
 from ..synthesize.verify import refused
 from .context import Context
+from .datasets import dataset_get
 from .query import QueryIn, QueryOut, ResultColumn, query
 
 CALCULATION = "knowledge.query#1"
@@ -86,7 +87,13 @@ class SynthesizeOut(OpOut):
 
 def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
     """Answer a task in words over up to four datasets: one plan proposed, checked, run over every row, cited; each calculation's answer_columns say which result columns answer the task (the rest is evidence); or an abstention saying why."""
-    schemas = gather(ctx, body.org, body.namespace, body.datasets)
+    reads = Reads(
+        query=lambda **plan: query(ctx, QueryIn(org=body.org, namespace=body.namespace, **plan)),
+        dataset_get=lambda source_uri, dataset_id: dataset_get(
+            ctx, DatasetGetIn(org=body.org, namespace=body.namespace, source_uri=source_uri, dataset_id=dataset_id)
+        ),
+    )
+    schemas = gather(reads, body.datasets)
     proposer = choose(ctx.settings)
     model = getattr(proposer, "model", "") or proposer.name
 

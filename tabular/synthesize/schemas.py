@@ -1,20 +1,20 @@
 """What a proposer is shown of the datasets: columns, types, stats, open questions and the few
-distinct values of low-cardinality string columns. Read through the ops, never around them."""
+distinct values of low-cardinality string columns. Read through the ops, never around them:
+ops/synthesize hands `gather` knowledge.query and knowledge.dataset_get as `Reads` (so this
+package never imports ops/)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from planner.models import QueryDataset
 
 from ..errors import ErrorItem, ValidationFailed
-from ..models import DatasetGetIn
-from ..ops.context import Context
-from ..ops.datasets import dataset_get
-from ..ops.query import QueryIn, query
-from ..sheet_rules import TOTAL_CELL
+from ..models import DatasetGetOut
+from ..read.sheets.rules import TOTAL_CELL
 
 # A string column with at most this many distinct values has them shown to a chat proposer.
 VALUES_SHOWN = 25
@@ -24,6 +24,16 @@ VALUES_MATCHED = 300
 # as the workbook reader leaves it out, so a total never counts itself.
 # Snapshots never change: the Total rows found in one are found once (bounded, any org's ids are unique).
 _TOTALS_FOUND: dict[str, tuple[tuple[str, str], ...]] = {}
+
+
+@dataclass(frozen=True)
+class Reads:
+    """The two ops a proposer's schemas are read through, in the task's org and namespace:
+    `query` takes a plan's fields (datasets, where, …) and answers knowledge.query's QueryOut;
+    `dataset_get` takes (source_uri, dataset_id)."""
+
+    query: Callable[..., Any]
+    dataset_get: Callable[[str, str], DatasetGetOut]
 
 
 @dataclass(frozen=True)
@@ -95,16 +105,14 @@ class DatasetSchema:
         }
 
 
-def gather(ctx: Context, org: str, namespace: str, wanted: list[QueryDataset]) -> list[DatasetSchema]:
+def gather(reads: Reads, wanted: list[QueryDataset]) -> list[DatasetSchema]:
     """The schemas of the datasets a task may read. A missing source, an unnamed dataset of a
     several-table source or a stale snapshot fails exactly as knowledge.query fails on it."""
     out: list[DatasetSchema] = []
     aliases: set[str] = set()
     for i, item in enumerate(wanted):
-        probe = _probe(ctx, org, namespace, item, i)
-        got = dataset_get(
-            ctx, DatasetGetIn(org=org, namespace=namespace, source_uri=item.source_uri, dataset_id=probe.dataset_id)
-        )
+        probe = _probe(reads, item, i)
+        got = reads.dataset_get(item.source_uri, probe.dataset_id)
         (dataset,) = got.datasets
         alias = item.alias or dataset.dataset_id
         while alias.lower() in aliases:
@@ -123,9 +131,7 @@ def gather(ctx: Context, org: str, namespace: str, wanted: list[QueryDataset]) -
                 c.distinct,
                 c.min,
                 c.max,
-                _values(ctx, org, namespace, item, c.name)
-                if c.type == "string" and 0 < c.distinct <= VALUES_MATCHED
-                else (),
+                _values(reads, item, c.name) if c.type == "string" and 0 < c.distinct <= VALUES_MATCHED else (),
                 tuple(asked.get(c.name, ())),
             )
             for c in dataset.columns
@@ -138,23 +144,18 @@ def gather(ctx: Context, org: str, namespace: str, wanted: list[QueryDataset]) -
                 dataset.snapshot_id,
                 dataset.rows,
                 columns,
-                _totals(ctx, org, namespace, item, dataset.snapshot_id, list(columns)),
+                _totals(reads, item, dataset.snapshot_id, list(columns)),
             )
         )
     return out
 
 
-def _probe(ctx: Context, org: str, namespace: str, item: QueryDataset, i: int):
+def _probe(reads: Reads, item: QueryDataset, i: int):
     """A dry run reading only this dataset: knowledge.query's own checks and errors."""
-    body = QueryIn(
-        org=org,
-        namespace=namespace,
-        datasets=[item.model_copy(update={"alias": ""})],
-        aggregates=[{"fn": "count"}],
-        dry_run=True,
-    )
     try:
-        return query(ctx, body).receipt.datasets[0]
+        return reads.query(
+            datasets=[item.model_copy(update={"alias": ""})], aggregates=[{"fn": "count"}], dry_run=True
+        ).receipt.datasets[0]
     except ValidationFailed as err:
         items = [
             ErrorItem(
@@ -165,16 +166,14 @@ def _probe(ctx: Context, org: str, namespace: str, item: QueryDataset, i: int):
         raise ValidationFailed(err.message, items) from None
 
 
-def _values(ctx: Context, org: str, namespace: str, item: QueryDataset, column: str) -> tuple[str, ...]:
-    plan = QueryIn(
-        org=org,
-        namespace=namespace,
+def _values(reads: Reads, item: QueryDataset, column: str) -> tuple[str, ...]:
+    answer = reads.query(
         datasets=[item.model_copy(update={"alias": "d"})],
         group_by=[{"column": f"d.{column}"}],
         where=[{"column": f"d.{column}", "op": "not_null"}],
         limit=VALUES_MATCHED,
     )
-    return tuple(row[0] for row in query(ctx, plan).rows)
+    return tuple(row[0] for row in answer.rows)
 
 
 # Words a row's label uses to say it totals the others, in several languages: left out on the
@@ -215,9 +214,7 @@ _WORD_TOTAL = re.compile(r"(?i)\s*(" + "|".join(re.escape(w) for w in TOTAL_WORD
 _WEAK_TOTAL = re.compile(r"(?i)\s*(" + "|".join(WEAK_TOTAL_WORDS) + r")(\s*:|\s+(for|of|in)\b.*|\s+total|\s*)")
 
 
-def _totals(
-    ctx: Context, org: str, namespace: str, item: QueryDataset, snapshot_id: str, columns: list
-) -> tuple[tuple[str, str], ...]:
+def _totals(reads: Reads, item: QueryDataset, snapshot_id: str, columns: list) -> tuple[tuple[str, str], ...]:
     """The (column, value) of rows that total the others: a text cell that says so ("Total",
     "Gesamt", "Итого", "Totals:"), or says so weakly ("Overall", "All") in a row whose whole
     numbers are the sums of the other rows'."""
@@ -247,15 +244,10 @@ def _totals(
                 ]
             }
         ]
-        plan = QueryIn(
-            org=org,
-            namespace=namespace,
-            datasets=[item],
-            where=where,
-            select=[{"column": f"d.{c}"} for c in some + wholes],
-            limit=20,
+        answer = reads.query(
+            datasets=[item], where=where, select=[{"column": f"d.{c}"} for c in some + wholes], limit=20
         )
-        for row in query(ctx, plan).rows:
+        for row in answer.rows:
             for c, v in zip(some, row):
                 if not isinstance(v, str) or (c, v) in found:
                     continue
@@ -264,21 +256,17 @@ def _totals(
                 elif _WEAK_TOTAL.fullmatch(v):
                     weak.append((c, v, list(row[len(some) :])))
     if weak and wholes:
-        found += _summing(ctx, org, namespace, item, wholes, weak, found)
+        found += _summing(reads, item, wholes, weak, found)
     if len(_TOTALS_FOUND) > 10_000:
         _TOTALS_FOUND.clear()
     _TOTALS_FOUND[snapshot_id] = tuple(found)
     return _TOTALS_FOUND[snapshot_id]
 
 
-def _summing(
-    ctx: Context, org: str, namespace: str, item: QueryDataset, wholes: list[str], weak: list, found: list
-) -> list[tuple[str, str]]:
+def _summing(reads: Reads, item: QueryDataset, wholes: list[str], weak: list, found: list) -> list[tuple[str, str]]:
     """Of the rows a weak word labels, those whose whole numbers (two or more of them filled, not
     all zero) are each the sum of every other row's: sum of the column = twice the row's value."""
-    plan = QueryIn(
-        org=org,
-        namespace=namespace,
+    answer = reads.query(
         datasets=[item],
         where=[
             {"any": [{"column": f"d.{c}", "op": "is_null"}, {"column": f"d.{c}", "op": "ne", "value": v}]}
@@ -287,7 +275,7 @@ def _summing(
         aggregates=[{"fn": "sum", "column": f"d.{c}", "as": f"s{k}"} for k, c in enumerate(wholes)]
         + [{"fn": "count", "as": "rows"}],
     )
-    *sums, rows = query(ctx, plan).rows[0]
+    *sums, rows = answer.rows[0]
     out = []
     for c, v, values in weak:
         filled = [(int(x), int(t)) for x, t in zip(values, sums) if x is not None and t is not None]

@@ -34,9 +34,9 @@ from planner.compile import compile_plan
 from planner.models import QueryPlan
 from planner.resolve import resolve
 from planner.targets import CLICKHOUSE
-from tabular.export import location_of
 from tabular.jsonval import to_json
 from tabular.ops.query import QueryIn, query
+from tabular.store.export import location_of
 
 HERE = Path(__file__).parent
 GOLDEN = json.loads((HERE / "golden_sql.json").read_text())

@@ -1,6 +1,6 @@
 """Delimited text typed and stored in one pass over the file: the upload is the extraction (SPEC §1).
 
-The fast reader's first rows are the sample, and infer.py chooses each column's reading on them
+The fast reader's first rows are the sample, and infer/columns.py chooses each column's reading on them
 by its usual rules. When the sample is the whole file, that typing is final and the snapshot is
 built from the rows in memory. Otherwise the snapshot is written straight from the rest of the
 stream, each value converted by its column's reading behind a guard: a value the reading cannot
@@ -23,10 +23,8 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from . import candidates as C
-from .catalog import snapshot_table
-from .extract import FastRead, Irregular
-from .infer import (
+from .. import readings as C
+from ..infer.columns import (
     SAMPLE_HEAD,
     SAMPLE_SPREAD,
     Tally,
@@ -39,7 +37,9 @@ from .infer import (
     survey,
     text_of,
 )
-from .settings import Settings
+from ..read.extraction import FastRead, Irregular
+from ..settings import Settings
+from ..store.catalog import snapshot_table
 
 MISLED = "tabular: the sample misled typing"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import IngestFailed
-from .formats import CFB_MAGIC
-from .settings import Settings
+from ...errors import IngestFailed
+from ...settings import Settings
+from ..formats import CFB_MAGIC
 
 
 class _Damaged(Exception):

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import duckdb
 from sqlglot import exp
 
-from . import candidates as C
+from .. import readings as C
+from ..infer.columns import Typing, string_text, text_of
+from ..jsonval import to_json
 from .catalog import rejected_table, snapshot_table
-from .infer import Typing, string_text, text_of
-from .jsonval import to_json
 
 
 def parquet_relation(path: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from .errors import IngestFailed
+from ..errors import IngestFailed
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ calamine reads (quick-xml, linear, no entities) need neither check, only their C
 
 from __future__ import annotations
 
-from .errors import IngestFailed
+from ...errors import IngestFailed
 
 LONG_TOKEN = 1 << 20
 _OPENERS = ((b"<!--", b"-->"), (b"<![CDATA[", b"]]>"), (b"<?", b"?>"))

@@ -16,7 +16,7 @@ from typing import BinaryIO, NamedTuple
 
 import charset_normalizer
 
-from .errors import IngestFailed
+from ..errors import IngestFailed
 
 HEAD_BYTES = 1 << 20
 
@@ -39,7 +39,7 @@ class Decoded:
     reported: str  # what origin.encoding says
     bom_bytes: int
     # "replace" when the encoding is settled (a BOM, or text that is UTF-8 but for a few bytes)
-    # and bytes that do not decode under it are read as U+FFFD, their rows named (extract.py).
+    # and bytes that do not decode under it are read as U+FFFD, their rows named (read/extraction.py).
     errors: str = "strict"
 
     @property

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 from typing import NamedTuple
 
 import duckdb
 
-from . import candidates as C
-from .candidates import Reading
-from .catalog import live_typings
-from .errors import ErrorItem, close_names
-from .infer import Option, Question, Source, Typing, physical_from, symbols_of, tally
+from .. import readings as C
+from ..errors import ErrorItem, close_names
+from ..readings import Reading
+from .columns import Option, Question, Source, Typing, physical_from, symbols_of, tally
 
 ORDERS = ("DMY", "MDY", "YMD")
 NUMBER_KEYS = {"decimal_mark": (".", ","), "group_mark": (",", ".", " ", "'", ""), "unit": ("", *C.UNITS)}
@@ -32,7 +30,7 @@ class Approved(NamedTuple):
     by: str | None
 
 
-# Every reading of a type worth trying, most specific first (candidates.py's order), by
+# Every reading of a type worth trying, most specific first (readings.py's order), by
 # (date order or None, the marks and units the column's values hold).
 POOLS = {
     "string": lambda order, symbols: [C.STRING],
@@ -228,11 +226,9 @@ def carry(
     return out
 
 
-def person_set(
-    catalog_con: sqlite3.Connection, org: str, namespace: str, source_uri: str, dataset_id: str
-) -> dict[str, Approved]:
-    """The columns a person set in the live revision's dataset of this id, by name."""
-    row = live_typings(catalog_con, org, namespace, source_uri, dataset_id)
+def person_set(row) -> dict[str, Approved]:
+    """The columns a person set in a live revision's dataset, by name, from its stored typings
+    (store.catalog.live_typings: revision, names, typings, approved_by; None for none)."""
     if row is None:
         return {}
     # The stored names and typings are in the dataset's column order.

@@ -13,10 +13,10 @@ import json
 import uuid
 from pathlib import Path
 
+from ..errors import IngestFailed
+from ..read.extraction import read_delimited
+from ..settings import Settings
 from .catalog import Catalog, extraction_of
-from .errors import IngestFailed
-from .extract import read_delimited
-from .settings import Settings
 
 
 def extraction(

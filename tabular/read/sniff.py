@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from .candidates import quick_kind
+from ..readings import quick_kind
 
 DELIMITERS = (",", ";", "\t", "|", ":", "^", "~")
 DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}

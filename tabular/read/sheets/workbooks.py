@@ -22,17 +22,17 @@ import pyarrow.parquet as pq
 from openpyxl import load_workbook
 from openpyxl.utils import get_column_letter
 
-from . import candidates as C
-from .decode import check_zip_listing
-from .errors import IngestFailed
-from .extract import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
-from .formats import CFB_MAGIC
-from .jsonval import iso_duration
+from ... import readings as C
+from ...errors import IngestFailed
+from ...jsonval import iso_duration
+from ...models import Origin
+from ...settings import Settings
+from ..decode import check_zip_listing
+from ..extraction import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
+from ..formats import CFB_MAGIC
+from .columnar import read_fast, sheet_parts
 from .markup import LONG_TOKEN, MarkupGuard
-from .models import Origin
-from .settings import Settings
-from .sheet_rules import Cell, calamine_panics, coverage, is_total_row, unit_of
-from .sheets_fast import read_fast, sheet_parts
+from .rules import Cell, calamine_panics, coverage, is_total_row, unit_of
 from .xls import check_xls
 
 
@@ -65,7 +65,7 @@ def check_container(path: Path, fmt: str, settings: Settings, formulas: dict | N
                 )
             fast = uses_fast_reader(path, inflated, settings)
             for info in archive.infolist():
-                # On the fast path calamine alone parses the sheets, and sheets_fast.py reads
+                # On the fast path calamine alone parses the sheets, and read/sheets/columnar.py reads
                 # their first rows through a MarkupGuard itself.
                 sheet = info.filename.startswith("xl/worksheets/")
                 repeats = _OdsRepeats() if fmt == "ods" and info.filename == "content.xml" else None
@@ -177,7 +177,7 @@ class Uncached:
 
 
 def uses_fast_reader(path: Path, inflated: int, settings: Settings) -> bool:
-    """Whether a workbook this large (on disk, or inflated) is read by fastexcel (sheets_fast.py)."""
+    """Whether a workbook this large (on disk, or inflated) is read by fastexcel (read/sheets/columnar.py)."""
     return path.stat().st_size >= settings.sheet_fast_bytes or inflated >= settings.sheet_fast_inflated_bytes
 
 
@@ -537,7 +537,7 @@ def read_xls(path: Path, folder: Path, options: dict, settings: Settings) -> tup
     """An old binary workbook (.xls: BIFF5/BIFF8 records in an OLE2 container) through calamine,
     after check_xls: as an ODS is read (values keep their types, dates included; no number
     formats, so a percent is its fraction), or, from sheet_fast_bytes on, column at a time
-    through fastexcel (sheets_fast.py), as a large .xlsx is."""
+    through fastexcel (read/sheets/columnar.py), as a large .xlsx is."""
     check_xls(path, settings)
     if path.stat().st_size >= settings.sheet_fast_bytes:
         return read_fast(path, folder, "xls", options, settings)

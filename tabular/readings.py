@@ -1,8 +1,8 @@
 """The readings a column of text can have: one table, each entry a gate and a conversion.
 
 A reading is how text becomes one of SPEC §3's types (`number` with a decimal mark, a group
-mark and a unit; `date` with a strptime pattern …). Inference (infer.py) keeps the readings no
-value refutes; the cast (cast.py) applies the chosen one. Both build their SQL from here, so
+mark and a unit; `date` with a strptime pattern …). Inference (infer/columns.py) keeps the readings no
+value refutes; the cast (store/snapshot.py) applies the chosen one. Both build their SQL from here, so
 what is checked and what is converted cannot drift apart.
 """
 
@@ -112,7 +112,7 @@ BOOL = Reading("bool", "true/false", r"(?i)(true|false|yes|no|y|n|t|f)")
 BOOL_01 = Reading("bool", "1/0", r"[01]")
 ISO_TIMESTAMP = Reading("datetime", "%Y-%m-%dT%H:%M:%S", ISO_DATETIME, order="YMD")
 # Tried after ISO_TIMESTAMP: it reads a column where some values have an offset and some have
-# none (those are read as UTC, and infer.py asks about them).
+# none (those are read as UTC, and infer/columns.py asks about them).
 ISO_TIMESTAMPTZ = Reading("datetime", "%Y-%m-%dT%H:%M:%S%z", ISO_DATETIME + ISO_OFFSET + "?", order="YMD")
 CLOCK_TIME = Reading("time", "%H:%M:%S", r"([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?")
 CLOCK_DURATION = Reading("duration", "h:mm:ss", r"\d+:[0-5]\d(:[0-5]\d(\.\d{1,6})?)?")
@@ -349,7 +349,7 @@ def format_of(reading: Reading, physical: str) -> str:
 
 
 def physical_of(reading: Reading) -> str:
-    """The storage type of a non-number reading (numbers depend on the values: see infer.py)."""
+    """The storage type of a non-number reading (numbers depend on the values: see infer/columns.py)."""
     return {
         "string": "VARCHAR",
         "bool": "BOOLEAN",

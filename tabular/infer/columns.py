@@ -1,6 +1,6 @@
 """Type inference by elimination over whole columns, in DuckDB.
 
-Each column starts with every reading of candidates.py; a reading is kept only if every
+Each column starts with every reading of readings.py; a reading is kept only if every
 non-null value passes it. A sample (the first and a random set of rows) chooses quickly;
 then the chosen reading is checked against every row, and a column the sample misled is
 evaluated again whole. Where the values allow several readings that give different answers
@@ -21,9 +21,9 @@ from typing import Any, NamedTuple
 import duckdb
 from sqlglot import exp
 
-from . import candidates as C
-from .candidates import Reading
-from .settings import Settings
+from .. import readings as C
+from ..readings import Reading
+from ..settings import Settings
 
 SAMPLE_HEAD = 10_000
 SAMPLE_SPREAD = 10_000

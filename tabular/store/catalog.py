@@ -38,8 +38,8 @@ from pathlib import Path
 import duckdb
 from sqlglot import exp
 
-from .deadline import Watchdog
-from .errors import Overloaded, PreconditionFailed, StorageDamaged
+from ..deadline import Watchdog
+from ..errors import Overloaded, PreconditionFailed, StorageDamaged
 
 # SQLite column types the catalog's converters read back (module-wide names no one else uses).
 TIME, FLAG = "tabular_time", "tabular_flag"

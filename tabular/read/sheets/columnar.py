@@ -2,7 +2,7 @@
 the first rows alone are read for what that text does not say (text cells, dates, number
 formats): from an .xlsx's sheet XML and styles, from an .xls's typed values (python-calamine).
 
-Same outcome as sheets.py on what both see: tables split on empty rows and columns, a title
+Same outcome as read/sheets/workbooks.py on what both see: tables split on empty rows and columns, a title
 block is no table, a total row is left out, percent and currency formats give their units,
 Excel text stays text. What this path cannot see: merged header cells (one header row is
 assumed) and which cells were errors (they are nulls, uncounted).
@@ -25,13 +25,13 @@ from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format
 from openpyxl.utils import get_column_letter
 from sqlglot import exp
 
-from . import candidates as C
-from .errors import IngestFailed
-from .extract import Excluded, Extraction, join_headers
+from ... import readings as C
+from ...errors import IngestFailed
+from ...models import Origin
+from ...settings import Settings
+from ..extraction import Excluded, Extraction, join_headers
 from .markup import GuardedStream
-from .models import Origin
-from .settings import Settings
-from .sheet_rules import calamine_panics, cell_of_text, coverage, is_total_row, unit_of
+from .rules import calamine_panics, cell_of_text, coverage, is_total_row, unit_of
 
 HINT_ROWS = 200
 _TIME_IN_FORMAT = re.compile(r"[hHs]")
@@ -344,7 +344,7 @@ def _table(
 
 
 def _normalise(c: exp.Expression, hint: _Hint) -> exp.Expression:
-    """A cell's text as sheets.py would have made it: dates without a zero clock, percents scaled
+    """A cell's text as read/sheets/workbooks.py would have made it: dates without a zero clock, percents scaled
     by 100 exactly, currency with its unit."""
     number = exp.Not(this=exp.Is(this=exp.TryCast(this=c, to=exp.DataType.build("DOUBLE")), expression=exp.null()))
     if "d" in hint.kinds and not hint.time:

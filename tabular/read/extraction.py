@@ -21,10 +21,10 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from ..errors import IngestFailed
+from ..models import Origin
+from ..settings import Settings
 from . import decode, sniff
-from .errors import IngestFailed
-from .models import Origin
-from .settings import Settings
 
 csv.field_size_limit(64 * 1024 * 1024)
 # lz4 writes fastest; statistics only where a reader filters (row ids pick the typing sample).

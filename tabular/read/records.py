@@ -16,12 +16,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlglot import exp
 
-from . import candidates as C
-from .errors import IngestFailed
-from .extract import PARQUET_OPTIONS, Extraction, cells_schema
-from .jsonval import depth_over
-from .models import Origin
-from .settings import Settings
+from .. import readings as C
+from ..errors import IngestFailed
+from ..jsonval import depth_over
+from ..models import Origin
+from ..settings import Settings
+from .extraction import PARQUET_OPTIONS, Extraction, cells_schema
 
 
 def _flatten(obj: dict, prefix: str = "") -> dict[str, object]:

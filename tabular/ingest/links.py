@@ -49,8 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .catalog import forget_link, forget_link_file, insert, job_status, link_files, link_row, links_of, now, update
-from .errors import (
+from ..errors import (
     DiskRoot,
     FolderTooLarge,
     PathNotAllowed,
@@ -60,7 +59,18 @@ from .errors import (
     TooManyFiles,
     TooManyLinks,
 )
-from .formats import FORMATS
+from ..read.formats import FORMATS
+from ..store.catalog import (
+    forget_link,
+    forget_link_file,
+    insert,
+    job_status,
+    link_files,
+    link_row,
+    links_of,
+    now,
+    update,
+)
 
 log = logging.getLogger(__name__)
 

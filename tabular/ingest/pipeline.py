@@ -13,15 +13,21 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from . import infer, onepass, pause, records, retention, retype, sheets
-from .candidates import STRING, format_of
-from .cast import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, write_rejected
-from .catalog import Catalog, insert, insert_snapshot, now, snapshot_table, source_row, update
-from .errors import IngestFailed
-from .extract import Extraction, FastRead, Irregular, open_fast, read_delimited
-from .formats import file_format
-from .models import IngestIn, QuestionOption, QuestionOut, TypeFormat
-from .settings import Settings
+from .. import pause
+from ..errors import IngestFailed
+from ..infer import columns as infer
+from ..infer import retype
+from ..models import IngestIn, QuestionOption, QuestionOut, TypeFormat
+from ..read import records
+from ..read.extraction import Extraction, FastRead, Irregular, open_fast, read_delimited
+from ..read.formats import file_format
+from ..read.sheets import workbooks as sheets
+from ..readings import STRING, format_of
+from ..settings import Settings
+from ..store import retention
+from ..store.catalog import Catalog, insert, insert_snapshot, live_typings, now, snapshot_table, source_row, update
+from ..store.snapshot import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, write_rejected
+from . import onepass
 
 
 @dataclass(frozen=True)
@@ -215,7 +221,7 @@ def _one_pass(
                 _Typed(extraction, names, typings, rows=head.table),
                 options,
             )
-        if retype.person_set(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_ids([extraction])[0]):
+        if person_set(catalog, job, dataset_ids([extraction])[0]):
             return None  # carrying a person's types checks them on every row: the careful way
         guarded = onepass.guards(cur, typings, tallies, settings, options)
         if guarded is None:
@@ -258,7 +264,7 @@ def _guessed(
         r.type != "string" for r in extraction.forced.values()
     ):
         return None
-    if retype.person_set(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_id):
+    if person_set(catalog, job, dataset_id):
         return None
     cur = catalog.cursor()
     relation = parquet_relation(str(extraction.path))
@@ -335,6 +341,11 @@ def _type(catalog: Catalog, settings: Settings, extraction: Extraction, options:
     return _Typed(extraction, column_names(extraction.headers), infer.settle_by_evidence(typings))
 
 
+def person_set(catalog: Catalog, job: Job, dataset_id: str) -> dict:
+    """The columns a person set in the live revision's dataset of this id, by name (retype.person_set)."""
+    return retype.person_set(live_typings(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_id))
+
+
 def dataset_ids(extractions: list[Extraction]) -> list[str]:
     """SPEC §1: a slug of each table's name, unique in the source (`_2` for a repeat)."""
     used: list[str] = []
@@ -348,7 +359,7 @@ def dataset_ids(extractions: list[Extraction]) -> list[str]:
 
 def _carry(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, item: _Typed, options: dict) -> _Typed:
     """The live revision's person-set column types, carried where they still read (retype.carry)."""
-    before = retype.person_set(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_id)
+    before = person_set(catalog, job, dataset_id)
     if before:
         markers = settings.nulls(options)
         cur = catalog.cursor()

@@ -1,4 +1,4 @@
-"""What both sheet readers (sheets.py through openpyxl or calamine, sheets_fast.py through
+"""What both sheet readers (read/sheets/workbooks.py through openpyxl or calamine, read/sheets/columnar.py through
 fastexcel) decide alike: a cell's kind, the total row left out of a table, the unit a number
 format gives, the coverage of a workbook's sheets, and what a panic inside calamine means."""
 
@@ -8,8 +8,8 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from . import candidates as C
-from .errors import IngestFailed
+from ... import readings as C
+from ...errors import IngestFailed
 
 TOTAL_LABEL = re.compile(r"(?i)\s*(grand\s+)?(total|totals|sum|subtotal|gesamt|summe|totaal|totale)\b.*")
 # A text cell that by itself marks its row as the total of the others, where no neighbouring cell

@@ -20,10 +20,10 @@ from planner.compile import ROW_ID, Compiled
 from planner.schema import DatasetInfo
 from planner.targets import CLICKHOUSE_SETTINGS, clickhouse_type
 
-from .catalog import Catalog
-from .errors import BackendTimeout, ErrorItem, Overloaded, ValidationFailed
-from .export import destination, export_snapshot
-from .settings import Settings
+from ..errors import BackendTimeout, ErrorItem, Overloaded, ValidationFailed
+from ..settings import Settings
+from ..store.catalog import Catalog
+from ..store.export import destination, export_snapshot
 
 DIALECT = "clickhouse"
 # ClickHouse error codes met while running a plan.

@@ -1,0 +1,1 @@
+"""Where plans run besides the catalog's DuckDB: ClickHouse (chdb)."""

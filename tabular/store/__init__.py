@@ -1,0 +1,1 @@
+"""Typings to snapshots: the catalog, snapshot files written, exported, kept and dropped."""
