@@ -24,12 +24,13 @@ from .errors import (
     validation_failed,
     validation_items,
 )
+from .ingest.jobs import JobPool
 from .ingest.links import Linker
+from .ingest.uploads import no_room, store_upload
 from .jsonval import unusable
 from .namespace import NamespaceOps, local_file
 from .ops import REGISTRY
 from .ops.context import Context
-from .ops.ingest import JobPool, no_room, store_upload
 from .ops.links import linker
 from .ops.query import QueryIn, Whole
 from .settings import Settings
@@ -203,7 +204,9 @@ class Namespace(NamespaceOps):
     def upload_file(self, path: str | os.PathLike) -> dict:
         path, content_type = local_file(path)
         with path.open("rb") as stream:
-            return store_upload(self.engine.context, self.org, self.name, stream, path.name, content_type).model_dump()
+            return store_upload(
+                self.engine.catalog, self.engine.settings, self.org, self.name, stream, path.name, content_type
+            ).model_dump()
 
     def _pause(self, ingestion_id: str) -> Callable[[float], bool]:
         jobs = self.engine.jobs

@@ -13,6 +13,6 @@ from ..store.catalog import Catalog
 class Context:
     catalog: Catalog
     settings: Settings
-    jobs: Any  # ingest.JobPool
+    jobs: Any  # ingest.jobs.JobPool
     caller: str = "local"
-    links: Any = None  # links.Linker
+    links: Any = None  # ingest.links.Linker

@@ -14,10 +14,11 @@ from pydantic import BaseModel, Field
 
 from ..errors import NotFound
 from ..ingest.links import STATES, Linker
+from ..ingest.uploads import discard_upload, store_upload
 from ..models import OpIn, OpOut
 from ..store.catalog import link_files, link_row, links_of, live_datasets
 from .context import Context
-from .ingest import IngestIn, discard_upload, ingest, store_upload
+from .ingest import IngestIn, ingest
 from .lifecycle import DeleteIn, delete
 
 
@@ -112,7 +113,7 @@ def linker(ctx: Context) -> Linker:
         org: str, namespace: str, stream: BinaryIO, filename: str, source_uri: str, metadata: dict
     ) -> tuple[str, str]:
         ctx.jobs.check_room(org)  # a full queue refuses before a byte is stored
-        uploaded = store_upload(ctx, org, namespace, stream, filename, "application/octet-stream")
+        uploaded = store_upload(ctx.catalog, ctx.settings, org, namespace, stream, filename, "application/octet-stream")
         try:
             started = ingest(
                 ctx,
@@ -121,7 +122,7 @@ def linker(ctx: Context) -> Linker:
                 ),
             )
         except BaseException:
-            discard_upload(ctx, uploaded.upload_id)  # refused after all (the queue filled meanwhile)
+            discard_upload(ctx.catalog, uploaded.upload_id)  # refused after all (the queue filled meanwhile)
             raise
         return started.ingestion_id, uploaded.sha256
 

@@ -13,8 +13,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from ..errors import AuthInvalid, ErrorItem, TabularError, TooLarge, ValidationFailed
+from ..ingest.uploads import UploadWriter
 from ..ops import REGISTRY
-from ..ops.ingest import UploadWriter
 from .auth import Grant
 from .calls import Service, audit, read_json, request_id
 
@@ -176,7 +176,7 @@ def upload_route(service: Service) -> Callable:
                 ],
             )
         body = service.tokens.authorize(grant, op, {"org": org, "namespace": namespace})
-        writer = UploadWriter(service.engine.context)
+        writer = UploadWriter(service.engine.catalog, service.engine.settings)
         try:
             if multipart:
                 from python_multipart.multipart import parse_options_header

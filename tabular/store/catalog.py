@@ -1168,7 +1168,7 @@ def forget_upload(con, upload_id: str) -> None:
 
 
 def upload_ids(con) -> set[str]:
-    """Every upload the catalog names (ingest.sweep_uploads removes the files it does not)."""
+    """Every upload the catalog names (ingest.uploads.sweep_uploads removes the files it does not)."""
     return {row[0] for row in _all(con, "SELECT upload_id FROM catalog.uploads", [])}
 
 

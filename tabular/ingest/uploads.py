@@ -1,0 +1,155 @@
+"""Uploads: bytes streamed to the home's uploads folder, hashed as they come, recorded in the
+catalog; past a limit or the disk's room, nothing is kept."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import re
+import uuid
+from contextlib import suppress
+from typing import BinaryIO
+
+from ..errors import TooLarge
+from ..models import UploadOut
+from ..settings import Settings
+from ..store.catalog import Catalog, forget_upload, insert, now, stored_bytes, upload_ids
+
+# What a full disk or a file size limit (RLIMIT_FSIZE) raises on a write.
+NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
+
+
+def no_room(err: BaseException) -> str | None:
+    """Why a write failed for want of room (Python's errno, or DuckDB's message naming it), or None."""
+    if isinstance(err, OSError):
+        return os.strerror(err.errno) if err.errno in NO_SPACE else None
+    return next((os.strerror(n) for n in NO_SPACE if os.strerror(n) in str(err)), None)
+
+
+class UploadWriter:
+    """Bytes streamed to the uploads folder, hashed as they come; past the limit, nothing is kept.
+
+    Fed chunk by chunk (`write`), so no transport ever holds a whole file in memory.
+    """
+
+    def __init__(self, catalog: Catalog, settings: Settings):
+        self.catalog, self.settings = catalog, settings
+        self.limit = settings.max_upload_bytes
+        self.upload_id = "u_" + uuid.uuid4().hex
+        self.partial = catalog.uploads_dir / f"{self.upload_id}.{catalog.owner}.part"  # the owner: see Catalog.sweep
+        self.digest = hashlib.sha256()
+        self.size = 0
+        self.out = self.partial.open("wb")
+
+    def write(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if self.size > self.limit:
+            self.abort()
+            raise TooLarge(f"the upload is over max_upload_bytes ({self.limit} bytes)")
+        self.digest.update(chunk)
+        self._disk(self.out.write, chunk)
+
+    def _disk(self, action, *args) -> None:
+        """A write to the uploads folder; a full disk (or a file size limit) is 413, nothing kept."""
+        try:
+            action(*args)
+        except OSError as err:
+            if err.errno not in NO_SPACE:
+                raise
+            self.abort()
+            raise TooLarge(f"no room left to store the upload ({os.strerror(err.errno)})") from None
+
+    def abort(self) -> None:
+        try:
+            self.out.close()
+        except OSError:  # the buffer could not be flushed: the disk is full, and the file goes anyway
+            pass
+        self.partial.unlink(missing_ok=True)
+
+    def finish(self, org: str, namespace: str, filename: str, content_type: str) -> UploadOut:
+        self._disk(self.out.close)
+        quota = self.settings.org_storage_bytes
+        if quota and stored_bytes(self.catalog.conn(), org) + self.size > quota:
+            self.abort()
+            raise TooLarge(
+                f"the org's uploads would pass its storage quota (org_storage_bytes, {quota} bytes); delete sources or uploads first"
+            )
+        final = self.catalog.uploads_dir / self.upload_id
+        # The last part of the name a client sent, by either separator, without NULs: the bytes
+        # are stored under the upload id, and no name (`..`, `..\\x`) is ever a path here.
+        name = re.split(r"[\\/]", filename.replace("\x00", ""))[-1]
+        name = name if name.strip(".") else "upload"
+        # The row first, then the file under its final name: a refused row (the catalog busy:
+        # 503) leaves only the part file, removed here, and a file under uploads/ without its
+        # row is never anyone's, so a restart sweeps it (sweep_uploads).
+        try:
+            insert(
+                self.catalog.conn(),
+                "uploads",
+                upload_id=self.upload_id,
+                org=org,
+                namespace=namespace,
+                filename=name,
+                bytes=self.size,
+                sha256=self.digest.hexdigest(),
+                content_type=content_type,
+                path=str(final),
+                created_at=now(),
+            )
+        except BaseException:
+            self.abort()
+            raise
+        try:
+            self.partial.rename(final)
+        except BaseException:
+            with suppress(Exception):
+                forget_upload(self.catalog.conn(), self.upload_id)
+            self.abort()
+            raise
+        return UploadOut(
+            upload_id=self.upload_id,
+            filename=name,
+            bytes=self.size,
+            sha256=self.digest.hexdigest(),
+            content_type=content_type,
+        )
+
+
+def store_upload(
+    catalog: Catalog, settings: Settings, org: str, namespace: str, stream: BinaryIO, filename: str, content_type: str
+) -> UploadOut:
+    """Stream bytes to the uploads folder, hashing as they come; over the limit, keep nothing."""
+    writer = UploadWriter(catalog, settings)
+    try:
+        while chunk := stream.read(1 << 20):
+            writer.write(chunk)
+    except BaseException:
+        writer.abort()
+        raise
+    return writer.finish(org, namespace, filename, content_type)
+
+
+def discard_upload(catalog: Catalog, upload_id: str) -> None:
+    """Remove an upload nothing will read (its ingest was refused): its row, then its file. A row
+    the busy catalog keeps names no file; expire_uploads forgets it."""
+    with suppress(Exception):
+        forget_upload(catalog.conn(), upload_id)
+    (catalog.uploads_dir / upload_id).unlink(missing_ok=True)
+
+
+def sweep_uploads(catalog: Catalog) -> int:
+    """Remove the files under uploads/ that no catalog row names (left by a process that stopped
+    between its file and its row, or by a version that stored the file first); answers how many.
+    Part files are Catalog.sweep's. The files are listed before the catalog is read: a row is
+    written before its file is named (UploadWriter.finish), so a file listed has its row by then."""
+    listed = [p for p in catalog.uploads_dir.iterdir() if not p.name.endswith(".part")]
+    if not listed:
+        return 0
+    named = upload_ids(catalog.conn())
+    gone = 0
+    for path in listed:
+        if path.name not in named:
+            path.unlink(missing_ok=True)
+            gone += 1
+    return gone
