@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import re
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation, localcontext
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
 from typing import Any
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -109,13 +109,18 @@ def _time(v: Any) -> dt.time:
 def _duration(v: Any) -> dt.timedelta:
     if not isinstance(v, str):
         raise ValueError
-    match = _DURATION.fullmatch(v.strip())
-    if not match or v.strip() in ("P", "-P", "PT"):
-        raise ValueError
+    return read_duration(v.strip())
+
+
+def read_duration(text: str) -> dt.timedelta:
+    """An ISO 8601 duration as SPEC §3 writes one (-P1DT2H30M4.5S) as a timedelta, its seconds
+    read exactly (never through a float) to the microsecond, half to even; ValueError if not one."""
+    match = _DURATION.fullmatch(text)
+    if not match or text in ("P", "-P") or text.endswith("T"):
+        raise ValueError(f"not a duration: {text!r}")
     sign, days, hours, minutes, seconds = match.groups()
-    delta = dt.timedelta(
-        days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0), seconds=float(seconds or 0)
-    )
+    micro = (Decimal(seconds or 0) * 1_000_000).to_integral_value(ROUND_HALF_EVEN)
+    delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0), microseconds=int(micro))
     return -delta if sign else delta
 
 

@@ -91,6 +91,21 @@ class ValidationFailed(TabularError):
     code, status = "VALIDATION_FAILED", 422
 
 
+def past_38_digits(detail: str) -> ValidationFailed:
+    """An exact answer past 38 digits (a sum of very wide decimals), refused, not rounded; `detail`
+    is the backend's own first line."""
+    return ValidationFailed(
+        "the answer does not fit an exact number of 38 digits",
+        [
+            ErrorItem(
+                "aggregates",
+                f"an exact result past 38 digits cannot be given: {detail}",
+                expected="results within DECIMAL(38)",
+            )
+        ],
+    )
+
+
 class MethodNotAllowed(TabularError):
     """An HTTP method a route does not take (ops are POST). Not in SPEC §2's table: its own code,
     so a client can tell it from a bad body (README)."""

@@ -20,7 +20,7 @@ from planner.compile import ROW_ID, Compiled
 from planner.schema import DatasetInfo
 from planner.targets import CLICKHOUSE_SETTINGS, clickhouse_type
 
-from ..errors import BackendTimeout, ErrorItem, Overloaded, ValidationFailed
+from ..errors import BackendTimeout, Overloaded, past_38_digits
 from ..settings import Settings
 from ..store.catalog import Catalog
 from ..store.export import destination, export_snapshot
@@ -279,17 +279,7 @@ class ClickHouseBackend:
             if err.code in (TIMEOUT_EXCEEDED, TOO_SLOW):
                 raise BackendTimeout(f"the query ran past its time limit ({seconds:g} s) and was stopped") from None
             if err.code in (DECIMAL_OVERFLOW, ARGUMENT_OUT_OF_BOUND, THROW_IF):
-                first = str(err).splitlines()[0][:300]
-                raise ValidationFailed(
-                    "the answer does not fit an exact number of 38 digits",
-                    [
-                        ErrorItem(
-                            "aggregates",
-                            f"an exact result past 38 digits cannot be given: {first}",
-                            expected="results within DECIMAL(38)",
-                        )
-                    ],
-                ) from None
+                raise past_38_digits(str(err).splitlines()[0][:300]) from None
             raise
         physicals = [o.physical for o in compiled.columns] + ["BIGINT"] * compiled.row_id_columns
         columns = [[_as_duckdb(v, p) for v in answer.column(k).to_pylist()] for k, p in enumerate(physicals)]

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 import time
-import warnings
-import weakref
 from collections.abc import Callable
-from contextlib import suppress
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any, ClassVar
@@ -24,10 +20,12 @@ from planner.receipt import ComputedColumn, QueryReceipt, ReceiptDataset, plan_h
 from planner.resolve import Limits, PlanInvalid, Resolved, resolve
 from planner.schema import ColumnInfo, DatasetInfo
 from planner.targets import TARGETS
+from planner.values import read_duration
 
+from ..backends.duckdb import Stream, run
 from ..display import query_html, query_repr
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
-from ..jsonval import arrow_readable, json_columns, json_rows, to_json
+from ..jsonval import json_rows, to_json
 from ..models import OpOut, QuestionOut
 from ..store.catalog import live_datasets, live_source_uris
 from .context import Context
@@ -110,8 +108,6 @@ class QueryOut(OpOut):
         return query_repr(self)
 
 
-# An ISO 8601 duration as jsonval.iso_duration writes one: -P1DT2H30M4.5S.
-_DURATION = re.compile(r"(-)?P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?")
 _NOT_FINITE = {"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity", "nan", "+nan", "-nan"}
 _READ = {"date": dt.date.fromisoformat, "datetime": dt.datetime.fromisoformat, "time": dt.time.fromisoformat}
 
@@ -128,7 +124,7 @@ def _typed(values: list[Any], type_: str) -> tuple[list[Any], str]:
             read = _READ[type_]
             return [None if v is None else read(v) if isinstance(v, str) else v for v in values], type_
         if type_ == "duration":
-            return [None if v is None else _duration(v) if isinstance(v, str) else v for v in values], type_
+            return [None if v is None else read_duration(v) if isinstance(v, str) else v for v in values], type_
     except ValueError:  # a value Python cannot hold (year 0, a month in a duration …): the text as it came
         return list(values), "text"
     return list(values), type_
@@ -163,22 +159,6 @@ def _numbers(values: list[Any]) -> tuple[list[Any], str]:
     if "decimal" in kinds:
         return [None if v is None else Decimal(v) for v in read], "decimal"
     return read, "int" if kinds else "null"
-
-
-def _duration(text: str) -> dt.timedelta:
-    found = _DURATION.fullmatch(text)
-    if found is None or text in ("P", "-P") or text.endswith("T"):
-        raise ValueError(f"not a duration: {text!r}")
-    sign, days, hours, minutes, seconds = found.groups()
-    exact = Decimal(seconds or 0)  # microseconds exactly, never through a float
-    delta = dt.timedelta(
-        days=int(days or 0),
-        hours=int(hours or 0),
-        minutes=int(minutes or 0),
-        seconds=int(exact),
-        microseconds=int((exact - int(exact)) * 1_000_000),
-    )
-    return -delta if sign else delta
 
 
 def _arrow_array(values: list[Any], kind: str, as_json: list[Any]):
@@ -439,7 +419,7 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
         rows = (
             clickhouse.run(compiled, settings.query_seconds)  # ClickHouse's own max_execution_time
             if clickhouse
-            else _run(ctx, compiled.sql, compiled.params, left, as_json=True)
+            else run(ctx.catalog, ctx.settings, compiled.sql, compiled.params, left, as_json=True)
         )
         if not clickhouse:
             for check in _checks(compiled):
@@ -531,14 +511,6 @@ def _receipt(
     )
 
 
-# An answer's rows (at most 10,001) are read as Arrow from an executed statement, which DuckDB
-# warns copies them once (see _run): that copy is the point, and no caller needs the warning.
-warnings.filterwarnings("ignore", message="Arrow output on a DB-API result", category=UserWarning)
-
-# Rows per Arrow record batch of a streamed result.
-BATCH_ROWS = 64 * 1024
-
-
 class Whole:
     """Every row a plan matches, streamed: `reader` yields Arrow record batches (the result
     columns, exact types: decimals stay decimal128) while DuckDB computes them, so memory stays
@@ -568,119 +540,20 @@ class Whole:
                 "total": round((compiled_at - started) * 1000, 3),
             },
         )
-        self._catalog = ctx.catalog
         ctx.catalog.attach(s.info.snapshot_id for _, s, _ in resolved.read_sources())
         for check in _checks(compiled):
             self.receipt.warnings.extend(_unread(ctx, check, ctx.settings.query_seconds))
-        self._cursor = ctx.catalog.cursor()  # its own: the reader outlives this call
-        self._token = ctx.catalog.watchdog.watch(self._cursor, ctx.settings.export_seconds)
-        self._settings = ctx.settings
-        # Read to its end, closed, or dropped unread (a writer that failed before its first
-        # batch): the statement and its watch are let go either way.
-        self._release = weakref.finalize(self, _release, ctx.catalog.watchdog, self._token, self._cursor)
-        width = len(self.columns)
-        try:
-            # A relation, not a DB-API result: its Arrow reader streams without a copy of the rows.
-            batches = self._cursor.sql(compiled.sql, params=compiled.params).to_arrow_reader(BATCH_ROWS)
-        except duckdb.InterruptException:
-            raise self._stopped() from None
-        except duckdb.OutOfMemoryException:
-            self.close()
-            raise TooLarge("the result needs more memory than duckdb_memory allows") from None
-        except (duckdb.OutOfRangeException, duckdb.ConversionException) as err:
-            self.close()
-            raise ValidationFailed(
-                "the answer does not fit an exact number of 38 digits",
-                [
-                    ErrorItem(
-                        "aggregates", f"an exact result past 38 digits cannot be given: {str(err).splitlines()[0]}"
-                    )
-                ],
-            ) from None
-        import pyarrow as pa
 
-        names = [c.name for c in self.columns]
-        schema = pa.schema([batches.schema.field(k).with_name(n) for k, n in enumerate(names)])
+        def counted(rows: int) -> None:
+            self.receipt.rows_returned += rows
 
-        def only_results():
-            try:
-                for batch in batches:
-                    self.receipt.rows_returned += batch.num_rows
-                    yield pa.RecordBatch.from_arrays(batch.columns[:width], schema=schema)
-            except duckdb.InterruptException:
-                raise self._stopped() from None
-            finally:
-                self.close()
-
-        self.reader = pa.RecordBatchReader.from_batches(schema, only_results())
-
-    def _stopped(self) -> TooLarge | BackendTimeout:
-        """Why the watchdog interrupted the statement (before its first batch or while streaming):
-        its memory share (413) or export_seconds (504); the statement is let go."""
-        why = self._catalog.watchdog.release(self._token)
-        self.close()
-        if why == "memory":
-            return TooLarge(
-                f"the result needs more memory than its share allows (query_memory_share {self._settings.query_memory_share:g} "
-                f"of duckdb_memory {self._settings.duckdb_memory}) and was stopped; filter first, or join on keys that match fewer rows"
-            )
-        return BackendTimeout(
-            f"the result ran past export_seconds ({self._settings.export_seconds:g} s) and was stopped"
+        self._stream = Stream(
+            ctx.catalog, ctx.settings, compiled.sql, compiled.params, [c.name for c in self.columns], counted
         )
+        self.reader = self._stream.reader
 
     def close(self) -> None:
-        self._release()
-
-
-def _release(watchdog, token: int, cursor) -> None:
-    watchdog.release(token)
-    with suppress(duckdb.Error):
-        cursor.close()
-
-
-def _run(ctx: Context, sql: str, params: dict, seconds: float, as_json: bool = False) -> list:
-    """Run with a deadline (past it the statement is interrupted: 504) and a memory share (past
-    it the longest-running statement is interrupted: 413; deadline.py). The rows as tuples; with
-    `as_json`, as lists of JSON values, read a column at a time from Arrow where the result's
-    types allow (jsonval.json_columns), else converted row by row."""
-    cur = ctx.catalog.reader()
-    token = ctx.catalog.watchdog.watch(cur, seconds)
-    too_large = TooLarge(
-        f"the plan needs more memory than its share allows (query_memory_share {ctx.settings.query_memory_share:g} of duckdb_memory "
-        f"{ctx.settings.duckdb_memory}) and was stopped; filter first, or join on keys that match fewer rows"
-    )
-    try:
-        if as_json:
-            # Executed as a statement, then read as Arrow: a relation (cur.sql) binds and
-            # prepares the SQL again, ~10 ms on TPC-H Q2, for a copy that costs nothing here.
-            cur.execute(sql, params)
-            types = [str(d[1]) for d in cur.description]
-            if arrow_readable(types):
-                columns = json_columns(cur.to_arrow_table(), types)
-                return [list(row) for row in zip(*columns)]
-            return json_rows(cur.fetchall(), len(types))
-        rows = cur.execute(sql, params).fetchall()
-    except duckdb.InterruptException:
-        if ctx.catalog.watchdog.release(token) == "memory":
-            raise too_large from None
-        raise BackendTimeout(f"the query ran past its time limit ({seconds:g} s) and was stopped") from None
-    except duckdb.OutOfMemoryException:
-        raise too_large from None
-    except (duckdb.OutOfRangeException, duckdb.ConversionException) as err:
-        # An exact answer past 38 digits (a sum of very wide decimals) is refused, not rounded.
-        raise ValidationFailed(
-            "the answer does not fit an exact number of 38 digits",
-            [
-                ErrorItem(
-                    "aggregates",
-                    f"an exact result past 38 digits cannot be given: {str(err).splitlines()[0]}",
-                    expected="results within DECIMAL(38)",
-                )
-            ],
-        ) from None
-    finally:
-        ctx.catalog.watchdog.release(token)
-    return rows
+        self._stream.close()
 
 
 def _checks(compiled) -> list:
@@ -690,7 +563,7 @@ def _checks(compiled) -> list:
 
 def _unread(ctx: Context, check, seconds: float) -> list[str]:
     """One warning per cast that met values it could not read (they are null in the answer)."""
-    (counts,) = _run(ctx, check.sql, check.params, seconds)
+    (counts,) = run(ctx.catalog, ctx.settings, check.sql, check.params, seconds)
     return [f"{path}: {n} value(s) could not be read by cast and are null" for path, n in zip(check.paths, counts) if n]
 
 
