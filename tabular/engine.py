@@ -11,19 +11,7 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel, ValidationError
 
-from .errors import (
-    MISSING,
-    ErrorItem,
-    NotFound,
-    Overloaded,
-    TooLarge,
-    ValidationFailed,
-    close_names,
-    json_path,
-    refused_keys,
-    validation_failed,
-    validation_items,
-)
+from .errors import ErrorItem, NotFound, Overloaded, TooLarge, ValidationFailed, close_names, json_path
 from .ingest.jobs import JobPool
 from .ingest.links import Linker
 from .ingest.uploads import no_room, store_upload
@@ -35,6 +23,7 @@ from .ops.links import linker
 from .ops.query import QueryIn, Whole
 from .settings import Settings
 from .store.catalog import Catalog
+from .validation import MISSING, refused_keys, validation_failed, validation_items
 
 
 def connect(home: str | None = None, **settings: Any) -> Engine:

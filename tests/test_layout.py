@@ -121,7 +121,19 @@ def test_no_import_cycles():
 LAYERS = (
     (
         "base",
-        ("errors", "settings", "jsonval", "models", "display", "readings", "deadline", "pause", "progress", "results"),
+        (
+            "errors",
+            "validation",
+            "settings",
+            "jsonval",
+            "models",
+            "display",
+            "readings",
+            "deadline",
+            "pause",
+            "progress",
+            "results",
+        ),
     ),
     ("read", ("read",)),
     ("infer", ("infer",)),

@@ -326,7 +326,7 @@ def test_a_misspelled_tag_of_a_discriminated_union_or_enum_gets_close_names():
 
     from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-    from tabular.errors import validation_items
+    from tabular.validation import validation_items
 
     class Colour(enum.Enum):
         red, green = "red", "green"

@@ -18,7 +18,6 @@ from planner.compile import compile_plan, rebind, slot_values
 from planner.models import QueryPlan, QueryPlanDataset
 from planner.receipt import ComputedColumn, QueryReceipt, ReceiptDataset, plan_hash
 from planner.resolve import Limits, PlanInvalid, Resolved, resolve
-from planner.schema import ColumnInfo, DatasetInfo
 from planner.targets import TARGETS
 from planner.values import read_duration
 
@@ -26,8 +25,8 @@ from ..backends.duckdb import Stream, run
 from ..display import query_html, query_repr
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
 from ..jsonval import json_rows, to_json
-from ..models import OpOut, QuestionOut
-from ..store.catalog import live_datasets, live_source_uris
+from ..models import OpOut
+from ..store.schemas import known_sources, live_schemas
 from .context import Context
 
 
@@ -198,64 +197,6 @@ def _arrow_array(values: list[Any], kind: str, as_json: list[Any]):
     return pa.array([None if v is None else str(v) for v in as_json], pa.string())
 
 
-def _datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[DatasetInfo]:
-    """The live datasets of a source, cached by the catalog until its generation changes."""
-    cache = ctx.catalog.schema_cache
-    key = (ctx.catalog.generation, org, namespace, source_uri)
-    cached = cache.get(key)
-    if cached is None:
-        cached = _load_datasets(ctx, org, namespace, source_uri)
-        if len(cache) > 10_000:
-            cache.clear()
-        cache[key] = cached
-    return cached
-
-
-def _load_datasets(ctx: Context, org: str, namespace: str, source_uri: str) -> list[DatasetInfo]:
-    out = []
-    for d in live_datasets(ctx.catalog.conn(), org, namespace, source_uri):
-        questions = [QuestionOut.model_validate(q) for q in json.loads(d["questions"])]
-        asked: dict[str, list[str]] = {}
-        for q in questions:
-            asked.setdefault(q.column, []).append(q.kind)
-        cols = tuple(
-            ColumnInfo(
-                c["name"], c["type"], c["physical"], bool(c["unique"]), tuple(asked.get(c["name"], ())), _digits(c)
-            )
-            for c in json.loads(d["columns"])
-        )
-        snapshot_id = d["live_snapshot"]
-        out.append(
-            DatasetInfo(
-                source_uri,
-                d["dataset_id"],
-                snapshot_id,
-                d["revision"],
-                (snapshot_id, "main", "data"),
-                d["rows"],
-                d["rows_rejected"],
-                d["state"] == "partial",
-                cols,
-            )
-        )
-    return out
-
-
-def _digits(column: dict) -> int | None:
-    """How many digits an integer column's values have at most, from its stored min and max."""
-    if column["physical"] not in ("BIGINT", "HUGEINT"):
-        return None
-    try:
-        ends = [abs(int(column[k])) for k in ("min", "max") if column.get(k) is not None]
-    except (TypeError, ValueError):
-        return None
-    return len(str(max(ends))) if ends else 1
-
-
-def _known_sources(ctx: Context, org: str, namespace: str) -> list[str]:
-    return live_source_uris(ctx.catalog.conn(), org, namespace)
-
-
 def _refused(invalid: PlanInvalid) -> TooLarge | ValidationFailed:
     items = [ErrorItem(p.path, p.message, p.expected, p.received, p.did_you_mean) for p in invalid.problems]
     if all(p.over_limit for p in invalid.problems):  # SPEC §2: a plan over the plan limits is 413
@@ -322,7 +263,7 @@ def _found(ctx: Context, org: str, namespace: str, plan) -> list:
     return [
         _found(ctx, org, namespace, d.plan)
         if isinstance(d, QueryPlanDataset)
-        else _datasets(ctx, org, namespace, d.source_uri)
+        else live_schemas(ctx.catalog, org, namespace, d.source_uri)
         for d in plan.datasets
     ]
 
@@ -352,7 +293,7 @@ def _resolve(ctx: Context, body: QueryIn, target) -> Resolved:
         resolved = resolve(
             body,
             found,
-            _known_sources(ctx, body.org, body.namespace) if not _all_found(body, found) else [],
+            known_sources(ctx.catalog, body.org, body.namespace) if not _all_found(body, found) else [],
             limits,
             target,
         )

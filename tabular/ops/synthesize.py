@@ -11,13 +11,14 @@ from planner.models import QueryDataset
 from planner.receipt import QueryReceipt
 
 from ..display import synthesize_html, synthesize_repr
-from ..errors import PreconditionFailed, TooLarge, ValidationFailed, refused_keys, validation_items
+from ..errors import PreconditionFailed, TooLarge, ValidationFailed
 from ..models import DatasetGetIn, OpIn, OpOut
 from ..synthesize import answer as say
 from ..synthesize.proposal import Candidate
 from ..synthesize.proposers import choose
 from ..synthesize.schemas import DatasetSchema, Reads, gather
 from ..synthesize.verify import refused
+from ..validation import refused_keys, validation_items
 from .context import Context
 from .datasets import dataset_get
 from .query import QueryIn, QueryOut, ResultColumn, query

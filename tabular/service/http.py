@@ -35,13 +35,11 @@ from ..errors import (
     TooLarge,
     ValidationFailed,
     close_names,
-    one_of,
-    validation_failed,
-    validation_items,
 )
 from ..ops import REGISTRY, Op
 from ..results import FORMATS as RESULT_FORMATS
 from ..results import chunks as result_chunks
+from ..validation import one_of, validation_failed, validation_items
 from .auth import Tokens
 from .calls import Service, error_response, log, not_json, read_json, request_id
 from .upload import upload_route
