@@ -35,7 +35,9 @@ class OpOut(BaseModel):
 
 class IngestOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    format: str | None = Field(None, description="Force the format (csv, tsv) instead of detecting it.")
+    format: str | None = Field(
+        None, description="Force the format instead of detecting it: one knowledge.formats lists (csv, tsv, xlsx, …)."
+    )
     encoding: str | None = Field(
         None, description="Force the text encoding (a Python codec name: utf-8, cp1252, shift_jis …)."
     )
@@ -190,13 +192,26 @@ class FormatsOut(OpOut):
 
 
 class Origin(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    """How a dataset was read from its file. Every key is declared: none travels outside the schema."""
+
+    model_config = ConfigDict(extra="forbid")
     format: str
+    parser: str | None = Field(
+        None,
+        description="What read the cells: csv (Python's csv module), fixed-width, arrow (Arrow's CSV reader), "
+        "openpyxl, calamine, fastexcel, json, duckdb (Parquet).",
+    )
     sheet: str | None = None
-    range: str | None = None
+    range: str | None = Field(None, description="The table's cells on its sheet (A1:F20).")
+    hidden_sheets: list[str] | None = Field(None, description="The workbook's sheets not shown, so not read.")
     header_rows: int = 1
     delimiter: str | None = None
+    quote: str | None = Field(None, description="The quote character of delimited text.")
+    escape: str | None = Field(None, description="The escape character, where the text has one besides doubled quotes.")
+    newline: str | None = Field(None, description="CRLF, LF or CR.")
+    preamble_lines: int | None = Field(None, description="Lines before the header that were left out (a title, notes).")
     encoding: str | None = None
+    compression: str | None = Field(None, description="The container the text came in (gzip, zip), or none.")
     decimal_mark: str | None = None
     date_order: str | None = None
     one_pass: bool | None = Field(

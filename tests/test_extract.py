@@ -47,7 +47,7 @@ def test_the_fast_reader_serves_regular_files_and_hands_over_the_rest(tmp_path):
     assert regular.origin.model_dump().get("parser") == "arrow"
     for irregular in ("ragged.csv", "preamble.csv", "quoted_newlines.csv", "latin1.csv"):
         extraction, _ = _read(CSV / irregular, tmp_path, fast=True)
-        assert extraction.origin.model_dump().get("parser") is None, irregular
+        assert extraction.origin.model_dump().get("parser") == "csv", irregular  # the csv module
 
 
 def test_quotes_escaped_with_a_backslash_are_read_as_quotes(tmp_path):

@@ -4,11 +4,13 @@ import struct
 import zipfile
 
 import pytest
+from conftest import ROOT
 from openpyxl import Workbook
 
 import tabular
 from tabular.errors import IngestFailed
-from tabular.read.formats import CFB_MAGIC, FORMATS, REFUSED, file_format
+from tabular.read.decode import CFB_MAGIC
+from tabular.read.formats import FORMATS, REFUSED, file_format
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
@@ -136,3 +138,65 @@ def test_a_workbook_listing_more_parts_than_allowed_is_too_large(tmp_path):
     book.save(tmp_path / "parts.xlsx")
     status = _failed(tmp_path, tmp_path / "parts.xlsx", max_workbook_entries=20)
     assert status.error_code == "too_large" and "(max_workbook_entries)" in status.error_message
+
+
+FIXTURES = ROOT / "fixtures"
+PARSED = [
+    ("sheets/typed_cells.xlsx", {}, "openpyxl"),
+    ("sheets/typed_cells.xlsx", {"sheet_fast_bytes": 0}, "fastexcel"),
+    ("sheets/wide_types.ods", {}, "calamine"),
+    ("sheets/typed_cells.xls", {}, "calamine"),
+    ("records/people.json", {}, "json"),
+    ("records/people.ndjson", {}, "json"),
+    ("records/typed.parquet", {}, "duckdb"),
+]
+
+
+@pytest.mark.parametrize(("fixture", "settings", "parser"), PARSED)
+def test_knowledge_get_names_the_parser_its_datasets_origins_name(tmp_path, fixture, settings, parser):
+    """The revision's parser is what read the cells, as each dataset's origin says; never one
+    guessed from the format (an .xlsx read by fastexcel said openpyxl)."""
+    with tabular.connect(str(tmp_path / "home"), **settings) as engine:
+        ns = engine.namespace("acme", "files")
+        path = FIXTURES / fixture
+        assert ns.ingest_file(path, source_uri=path.name).state == "ready"
+        got = ns.call("knowledge.get", {"source_uri": path.name})
+        origins = {d.origin.parser for d in ns.dataset_get(path.name).datasets}
+    assert (got["parser"], origins) == (parser, {parser})
+
+
+@pytest.mark.parametrize("one_pass", [True, False])
+def test_delimited_text_names_the_reader_that_read_it(tmp_path, one_pass):
+    """Regular text read in one pass says arrow (Arrow's CSV reader); text the careful way reads
+    says csv (Python's csv module): ragged rows go the careful way (fast_path_bytes=0: a small file
+    is read the fast way too)."""
+    text = "a,b\n1,2\n3,4\n" if one_pass else "a,b\n1,2\n3,4,5\n"
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    with tabular.connect(str(tmp_path / "home"), fast_path_bytes=0) as engine:
+        ns = engine.namespace("acme", "files")
+        assert ns.ingest_file(path, source_uri="t.csv").state == "ready"
+        got = ns.call("knowledge.get", {"source_uri": "t.csv"})
+        (dataset,) = ns.dataset_get("t.csv").datasets
+    expected = "arrow" if one_pass else "csv"
+    assert (got["parser"], dataset.origin.parser, bool(dataset.origin.one_pass)) == (expected, expected, one_pass)
+
+
+def test_a_forced_format_that_is_none_of_the_table_is_refused_at_its_path(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n1,2\n")
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("acme", "files")
+        upload = ns.upload_file(path)
+        with pytest.raises(tabular.TabularError) as refused:
+            ns.call(
+                "knowledge.ingest",
+                {"upload_id": upload["upload_id"], "source_uri": "t.csv", "options": {"format": "xslx"}},
+            )
+    (item,) = refused.value.errors
+    assert (refused.value.code, item.path, item.received, item.did_you_mean[0]) == (
+        "VALIDATION_FAILED",
+        "options.format",
+        "xslx",
+        "xlsx",
+    )

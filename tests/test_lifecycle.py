@@ -16,7 +16,7 @@ def test_get_answers_the_source_and_its_live_revision(ns):
     got = ns.call("knowledge.get", {"source_uri": "prices", "colour": "red"})
     assert got["found"] and got["ignored_args"] == ["colour"]
     assert (got["title"], got["tags"], got["metadata"]) == ("Prices", ["money"], {"owner": "ops"})
-    assert (got["revision"], got["format"], got["parser"], got["datasets"]) == (1, "csv", "tabular.csv", ["currency"])
+    assert (got["revision"], got["format"], got["parser"], got["datasets"]) == (1, "csv", "csv", ["currency"])
     assert got["coverage"]["extracted"] == 6 and got["ingested_at"] and got["doc_id"].startswith("d_")
     assert got["history"] == [] and got["deleted"] is False
 

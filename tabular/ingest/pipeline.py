@@ -18,10 +18,9 @@ from ..errors import IngestFailed
 from ..infer import columns as infer
 from ..infer import retype
 from ..models import IngestIn, QuestionOption, QuestionOut, TypeFormat
-from ..read import records
-from ..read.extraction import Extraction, FastRead, Irregular, open_fast, read_delimited
+from ..read import formats
+from ..read.extraction import Extraction, FastRead, Irregular, open_fast
 from ..read.formats import file_format
-from ..read.sheets import workbooks as sheets
 from ..readings import STRING, format_of
 from ..settings import Settings
 from ..store import retention
@@ -69,18 +68,34 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
     folder.mkdir()
     made: list[str] = []  # snapshot files written before the publish transaction
     try:
-        options = dict(job.options)
-        if fmt == "tsv" and not options.get("delimiter"):
-            options["delimiter"] = "\t"
+        options = formats.with_defaults(fmt, job.options)
         name = Path(job.filename).name.split(".")[0] or "table"
-        covered = None
-        if fmt in ("xlsx", "xlsm", "ods", "xls"):
-            if fmt == "ods":
-                extractions, covered = sheets.read_calamine(job.upload_path, folder, fmt, options, settings)
-            elif fmt == "xls":
-                extractions, covered = sheets.read_xls(job.upload_path, folder, options, settings)
-            else:
-                extractions, covered = sheets.read_workbook(job.upload_path, folder, fmt, options, settings)
+        delimited = formats.BY_NAME[fmt].delimited
+        fast = open_fast(job.upload_path, name, options, settings) if delimited else None
+        one = (
+            _one_pass(catalog, settings, job, fast, folder / "0.parquet", options, report, cancelled, made)
+            if fast
+            else None
+        )
+        if one is not None:
+            pause.at("ingest.extracted")
+            report(stage="publish")
+            rows = one.extraction.rows
+            coverage = {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
+            return _publish(
+                catalog, settings, job, fmt, folder, [(dataset_ids([one.extraction])[0], one)], options, coverage, made
+            )
+        report(progress=_progress("read", "rows", 0, 0))
+        extractions, covered = formats.read(
+            job.upload_path,
+            folder,
+            name,
+            fmt,
+            options,
+            settings,
+            progress=lambda n: report(progress=_progress("read", "rows", 0, n)),
+        )
+        if covered is not None:  # a container of tables (a workbook's sheets)
             if covered["lost"] and not (job.request.allow_partial and extractions):
                 raise IngestFailed(
                     "incomplete_extraction",
@@ -89,55 +104,13 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
                 )
             if not extractions:
                 raise IngestFailed("no_text", "the workbook has no table on a visible sheet")
-        elif fmt in ("json", "ndjson"):
-            extractions = [records.read_json(job.upload_path, folder / "0.parquet", name, fmt, settings)]
-        elif fmt == "parquet":
-            extractions = [records.read_parquet(job.upload_path, folder / "0.parquet", name, settings)]
-        else:
-            fast = open_fast(job.upload_path, name, options, settings)
-            one = (
-                _one_pass(catalog, settings, job, fast, folder / "0.parquet", options, report, cancelled, made)
-                if fast
-                else None
-            )
-            if one is not None:
-                pause.at("ingest.extracted")
-                report(stage="publish")
-                rows = one.extraction.rows
-                coverage = {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
-                return _publish(
-                    catalog,
-                    settings,
-                    job,
-                    fmt,
-                    folder,
-                    [(dataset_ids([one.extraction])[0], one)],
-                    options,
-                    coverage,
-                    made,
-                )
-            report(progress=_progress("read", "rows", 0, 0))
-            extractions = [
-                read_delimited(
-                    job.upload_path,
-                    folder / "0.parquet",
-                    name,
-                    options,
-                    settings,
-                    progress=lambda n: report(progress=_progress("read", "rows", 0, n)),
-                )
-            ]
         rows = sum(e.rows for e in extractions)
         pause.at("ingest.extracted")
         report(stage="type", progress=_progress("type", "rows", rows, 0))
         ids = dataset_ids(extractions)
         typed = []
         for dataset_id, extraction in zip(ids, extractions):
-            guessed = (
-                None
-                if fmt in ("csv", "tsv")
-                else _guessed(catalog, settings, job, dataset_id, extraction, options, made)
-            )
+            guessed = None if delimited else _guessed(catalog, settings, job, dataset_id, extraction, options, made)
             typed.append(
                 guessed
                 or _carry(catalog, settings, job, dataset_id, _type(catalog, settings, extraction, options), options)
@@ -496,13 +469,9 @@ def _publish(
             )
             questions = [q.model_dump(mode="json") for q in _questions(item)]
             insert_snapshot(con, snapshot_id, ident, built, questions, retype.dump(item.typings), stamp)
-        parser = {
-            "xlsx": "openpyxl",
-            "xlsm": "openpyxl",
-            "ods": "calamine",
-            "xls": "calamine",
-            "parquet": "duckdb",
-        }.get(fmt, "tabular." + fmt)
+        # The parsers that read it, as its datasets' origins say (a workbook openpyxl refused
+        # and calamine read says calamine).
+        parser = ", ".join(dict.fromkeys(item.extraction.origin.parser or fmt for _, item in typed))
         where = dict(org=job.org, namespace=job.namespace, source_uri=job.source_uri)
         insert(
             con,

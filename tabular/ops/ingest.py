@@ -8,7 +8,7 @@ import io
 import json
 import uuid
 
-from ..errors import ErrorItem, ValidationFailed
+from ..errors import ErrorItem, ValidationFailed, close_names
 from ..ingest.uploads import store_upload
 from ..models import (
     FormatOut,
@@ -22,7 +22,7 @@ from ..models import (
     UploadIn,
     UploadOut,
 )
-from ..read.formats import DEFAULT, FORMATS, REFUSED
+from ..read.formats import BY_NAME, DEFAULT, FORMATS, REFUSED
 from ..store.catalog import (
     insert,
     job_by_key,
@@ -30,6 +30,7 @@ from ..store.catalog import (
     now,
     upload_row,
 )
+from ..validation import one_of
 from .context import Context
 
 
@@ -48,6 +49,20 @@ def upload(ctx: Context, body: UploadIn) -> UploadOut:
 
 def ingest(ctx: Context, body: IngestIn) -> IngestOut:
     """Start reading an uploaded file into typed datasets; answers at once with the job's id."""
+    forced = body.options.format
+    if forced is not None and forced not in BY_NAME:
+        raise ValidationFailed(
+            f"no format {forced!r}",
+            [
+                ErrorItem(
+                    "options.format",
+                    "unknown format",
+                    expected=one_of(list(BY_NAME)),
+                    received=forced,
+                    did_you_mean=close_names(forced, list(BY_NAME)) or None,
+                )
+            ],
+        )
     row = upload_row(ctx.catalog.conn(), body.upload_id, body.org, body.namespace)
     if row is None:
         raise ValidationFailed(

@@ -20,6 +20,11 @@ from ..errors import IngestFailed
 
 HEAD_BYTES = 1 << 20
 
+# An OLE2 / Compound File Binary container: an .xls workbook, and also an encrypted
+# (password-protected) .xlsx, which the xls reader tells apart and refuses as such.
+CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+ZIP_MAGIC = b"PK\x03\x04"
+
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le", "utf-32"),
     (codecs.BOM_UTF32_BE, "utf-32-be", "utf-32"),

@@ -229,7 +229,7 @@ def _stream(
     headers = join_headers(header_cells, width)
 
     writer = pq.ParquetWriter(out, cells_schema(width), **PARQUET_OPTIONS)
-    extraction = Extraction(name, headers, out, 0, _origin(layout, decoded))
+    extraction = Extraction(name, headers, out, 0, _origin(layout, decoded, "fixed-width" if layout.starts else "csv"))
     chunk: list[list[str | None]] = []
     row_ids: list[int] = []
     lines: list[int] = []
@@ -281,9 +281,10 @@ def _stream(
     return extraction
 
 
-def _origin(layout: sniff.Layout, decoded: decode.Decoded) -> Origin:
-    """How the text was read: its dialect, its encoding, its container."""
+def _origin(layout: sniff.Layout, decoded: decode.Decoded, parser: str) -> Origin:
+    """How the text was read: its dialect, its encoding, its container, by which parser."""
     return Origin(
+        parser=parser,
         format="tsv" if layout.delimiter == "\t" else "csv",
         header_rows=layout.header_rows,
         delimiter=layout.delimiter,
@@ -445,8 +446,7 @@ def _open_fast(
     except (pa.ArrowInvalid, UnicodeDecodeError):
         source.close()
         return None
-    origin = _origin(layout, decoded)
-    origin.parser = "arrow"
+    origin = _origin(layout, decoded, "arrow")
     extraction = Extraction(name, join_headers(header_records, width), Path(), 0, origin)
     _finish(extraction, layout, decoded)
     return FastRead(extraction, reader, source, skipped + 1, decoded.path.stat().st_size)

@@ -67,7 +67,7 @@ def _records_to_extraction(records: list, name: str, out: Path, fmt: str, settin
         names,
         out,
         len(flat),
-        Origin(format=fmt, header_rows=0, encoding="utf-8"),
+        Origin(format=fmt, header_rows=0, encoding="utf-8", parser="json"),
     )
     return extraction
 
@@ -146,7 +146,7 @@ def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extrac
         list(schema.names),
         out,
         rows,
-        Origin(format="parquet", header_rows=0),
+        Origin(format="parquet", header_rows=0, parser="duckdb"),
     )
     extraction.forced = {
         f"c{i + 1}": C.STRING

@@ -27,9 +27,8 @@ from ...errors import IngestFailed
 from ...jsonval import iso_duration
 from ...models import Origin
 from ...settings import Settings
-from ..decode import check_zip_listing
+from ..decode import CFB_MAGIC, check_zip_listing
 from ..extraction import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
-from ..formats import CFB_MAGIC
 from .columnar import read_fast, sheet_parts
 from .markup import LONG_TOKEN, MarkupGuard
 from .rules import Cell, calamine_panics, coverage, is_total_row, unit_of
@@ -434,6 +433,7 @@ def _read_workbook(
             lost.append(f"sheet {ws.title!r}: {getattr(err, 'message', err)}")
     for ex in extractions:
         ex.origin.hidden_sheets = hidden
+        ex.origin.parser = "openpyxl"
     return extractions, coverage(len(chosen), lost)
 
 
@@ -530,6 +530,7 @@ def read_calamine(
         ) from None
     for ex in extractions:
         ex.origin.hidden_sheets = hidden
+        ex.origin.parser = "calamine"
     return extractions, coverage(len(chosen), lost)
 
 

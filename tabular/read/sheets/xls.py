@@ -11,7 +11,7 @@ import numpy as np
 
 from ...errors import IngestFailed
 from ...settings import Settings
-from ..formats import CFB_MAGIC
+from ..decode import CFB_MAGIC
 
 
 class _Damaged(Exception):
