@@ -18,7 +18,8 @@ from typing import Any
 
 from sqlglot import exp
 
-MAX_DIGITS = 38
+from .values import MAX_DIGITS
+
 Shape = tuple[int, int]  # (precision, scale) of an exact number
 
 # The DuckDB type each logical type's values take when the plan makes them (literals, casts).

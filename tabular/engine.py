@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel, ValidationError
 
-from .errors import ErrorItem, NotFound, Overloaded, TooLarge, ValidationFailed, close_names, json_path
+from .errors import ErrorItem, NotFound, Overloaded, TooLarge, close_names, json_path
 from .ingest.jobs import JobPool
 from .ingest.links import Linker
 from .ingest.uploads import no_room, store_upload
@@ -22,7 +22,7 @@ from .ops.context import Context
 from .ops.links import linker
 from .ops.query import QueryIn, Whole
 from .settings import Settings
-from .store.catalog import Catalog
+from .store.home import Catalog
 from .validation import MISSING, refused_keys, validation_failed, validation_items
 
 
@@ -34,14 +34,6 @@ def connect(home: str | None = None, **settings: Any) -> Engine:
         settings["link_roots"] = os.getcwd()
     config = Settings.from_env(**settings)
     return Engine(home or os.environ.get("TABULAR_HOME") or config.home, config)
-
-
-def validation_error(err: ValidationError, model: type[BaseModel] | None = None, what: str = "") -> ValidationFailed:
-    """An op input's pydantic errors as VALIDATION_FAILED (errors.validation_items); the model is
-    found by its name among the ops' inputs when not given."""
-    if model is None:
-        model = next((op.input for op in REGISTRY.values() if op.input.__name__ == err.title), None)
-    return validation_failed(validation_items(err.errors(), model, what))
 
 
 def _shut(links: Linker, jobs: JobPool, catalog: Catalog) -> None:

@@ -138,6 +138,16 @@ class Coverage(BaseModel):
     failed: int = 0
     lost: list[str] = Field(default_factory=list)
 
+    @classmethod
+    def of_rows(cls, rows: int) -> dict:
+        """A table read whole, as the revision stores it."""
+        return cls(unit="rows", total=rows, extracted=rows).model_dump()
+
+    @classmethod
+    def of_sheets(cls, sheets: int, lost: list[str]) -> dict:
+        """A workbook's sheets, `lost` saying which could not be read and why."""
+        return cls(unit="sheets", total=sheets, extracted=sheets - len(lost), failed=len(lost), lost=lost).model_dump()
+
 
 class Progress(BaseModel):
     """How far the job is, for a progress bar: `done` of `total` in `unit` within the current

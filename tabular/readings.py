@@ -17,6 +17,9 @@ TYPES = ("string", "number", "bool", "date", "datetime", "time", "duration")
 UNITS = ("%", "$", "€", "£", "¥", "₹", "₽", "₩", "₺", "₪", "₫")
 TRUE_WORDS = ("true", "yes", "y", "t")
 FALSE_WORDS = ("false", "no", "n", "f")
+# Every word a bool column may hold, in the order a regex tries them (whole words: "no" before "n").
+BOOL_WORDS = tuple(w for pair in zip(TRUE_WORDS, FALSE_WORDS) for w in pair)
+BOOL_PATTERN = r"(?i)(" + "|".join(BOOL_WORDS) + ")"
 
 # (decimal mark, group mark) in order of precedence: the first that reads every value wins.
 NUMBER_MARKS = ((".", None), (",", None), (".", ","), (",", "."), (",", " "), (".", " "), (".", "'"))
@@ -108,7 +111,7 @@ def date_reading(pattern: str, type_: str = "date") -> Reading:
     return Reading(type_, pattern, order=order)
 
 
-BOOL = Reading("bool", "true/false", r"(?i)(true|false|yes|no|y|n|t|f)")
+BOOL = Reading("bool", "true/false", BOOL_PATTERN)
 BOOL_01 = Reading("bool", "1/0", r"[01]")
 ISO_TIMESTAMP = Reading("datetime", "%Y-%m-%dT%H:%M:%S", ISO_DATETIME, order="YMD")
 # Tried after ISO_TIMESTAMP: it reads a column where some values have an offset and some have
@@ -175,7 +178,7 @@ def candidate_readings(
 _U = "[%$€£¥₹₽₩₺₪₫]"
 # A broad gate per family: a column is tried with a family's readings only if its values pass.
 FAMILIES = {
-    "bool": r"(?i)(true|false|yes|no|y|n|t|f)",
+    "bool": BOOL_PATTERN,
     "number": rf"[+-]?({_U}\s?)?[+-]?[.,]?[0-9][0-9.,'’ \x{{a0}}\x{{202f}}]*([eE][+-]?[0-9]+)?(\s?{_U})?",
     "date": r"[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}|[0-9]{1,2}[ -][A-Za-z]{3,9}[ -][0-9]{2,4}|[A-Za-z]{3,9} [0-9]{1,2}, [0-9]{4}",
     "datetime": r"[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}[T ][0-9]{1,2}:[0-9]{2}.*",
@@ -370,7 +373,8 @@ _QUICK = (
         ),
     ),
     ("time", re.compile(r"\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?")),
-    ("bool", re.compile(r"(?i)true|false|yes|no")),
+    # A bool word of one letter (y, n, t, f) is as likely a code or an initial: text to a header test.
+    ("bool", re.compile(r"(?i)(" + "|".join(w for w in BOOL_WORDS if len(w) > 1) + ")")),
 )
 
 

@@ -22,8 +22,8 @@ from planner.targets import CLICKHOUSE_SETTINGS, clickhouse_type
 
 from ..errors import BackendTimeout, Overloaded, past_38_digits
 from ..settings import Settings
-from ..store.catalog import Catalog
 from ..store.export import destination, export_snapshot
+from ..store.home import Catalog
 
 DIALECT = "clickhouse"
 # ClickHouse error codes met while running a plan.

@@ -13,7 +13,7 @@ import duckdb
 from ..errors import BackendTimeout, TooLarge, past_38_digits
 from ..jsonval import arrow_readable, json_columns, json_rows
 from ..settings import Settings
-from ..store.catalog import Catalog
+from ..store.home import Catalog
 
 # An answer's rows (at most 10,001) are read as Arrow from an executed statement, which DuckDB
 # warns copies them once (see _run): that copy is the point, and no caller needs the warning.

@@ -18,7 +18,6 @@ from ..errors import IngestFailed, Overloaded
 from ..models import IngestCancelOut, IngestIn, IngestOptions
 from ..settings import Settings
 from ..store.catalog import (
-    Catalog,
     cancel_pending,
     cancel_requested,
     claim_job,
@@ -32,6 +31,7 @@ from ..store.catalog import (
     unfinished_jobs,
     update,
 )
+from ..store.home import Catalog
 from . import pipeline as publish
 from .fair import FairQueue
 from .uploads import no_room, sweep_uploads

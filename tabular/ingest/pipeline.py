@@ -17,14 +17,15 @@ from .. import pause
 from ..errors import IngestFailed
 from ..infer import columns as infer
 from ..infer import retype
-from ..models import IngestIn, QuestionOption, QuestionOut, TypeFormat
+from ..models import Coverage, IngestIn, QuestionOption, QuestionOut, TypeFormat
 from ..read import formats
 from ..read.extraction import Extraction, FastRead, Irregular, open_fast
 from ..read.formats import file_format
 from ..readings import STRING, format_of
 from ..settings import Settings
 from ..store import retention
-from ..store.catalog import Catalog, insert, insert_snapshot, live_typings, now, snapshot_table, source_row, update
+from ..store.catalog import insert, insert_snapshot, live_typings, now, snapshot_table, source_row, update
+from ..store.home import Catalog
 from ..store.snapshot import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, write_rejected
 from . import onepass
 
@@ -81,11 +82,12 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
             pause.at("ingest.extracted")
             report(stage="publish")
             rows = one.extraction.rows
-            coverage = {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
+            coverage = Coverage.of_rows(rows)
             return _publish(
                 catalog, settings, job, fmt, folder, [(dataset_ids([one.extraction])[0], one)], options, coverage, made
             )
-        report(progress=_progress("read", "rows", 0, 0))
+        if delimited:  # rows read are counted as they come; a workbook's sheets are not
+            report(progress=_progress("read", "rows", 0, 0))
         extractions, covered = formats.read(
             job.upload_path,
             folder,
@@ -117,7 +119,7 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
             )
             report(progress=_progress("type", "rows", rows, sum(e.rows for e in extractions[: len(typed)])))
         report(stage="publish", progress=_progress("write", "rows", rows, 0))
-        covered = covered or {"unit": "rows", "total": rows, "extracted": rows, "failed": 0, "lost": []}
+        covered = covered or Coverage.of_rows(rows)
         revision = _publish(catalog, settings, job, fmt, folder, list(zip(ids, typed)), options, covered, made)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)

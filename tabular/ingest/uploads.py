@@ -14,7 +14,8 @@ from typing import BinaryIO
 from ..errors import TooLarge
 from ..models import UploadOut
 from ..settings import Settings
-from ..store.catalog import Catalog, forget_upload, insert, now, stored_bytes, upload_ids
+from ..store.catalog import forget_upload, insert, now, stored_bytes, upload_ids
+from ..store.home import Catalog
 
 # What a full disk or a file size limit (RLIMIT_FSIZE) raises on a write.
 NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}

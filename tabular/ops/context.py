@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..settings import Settings
-from ..store.catalog import Catalog
+from ..store.home import Catalog
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from ..readings import quick_kind
 
 DELIMITERS = (",", ";", "\t", "|", ":", "^", "~")
-DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 SNIFF_RECORDS = 2000
 # Text that a ':' delimiter would cut in two: a clock (01:02:03, 2020-01-01 01:02) or a URL.
 SPLITS_ON_COLON = re.compile(r"\d:\d\d|[A-Za-z]://")

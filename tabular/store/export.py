@@ -24,7 +24,8 @@ from sqlglot import exp
 
 from planner.compile import ROW_ID
 
-from .catalog import Catalog, export_of, insert, now, serving_snapshots, snapshot_owner, snapshot_table
+from .catalog import export_of, insert, now, serving_snapshots, snapshot_owner, snapshot_table
+from .home import Catalog
 
 BATCH_ROWS = 128 * 1024
 

@@ -9,7 +9,8 @@ import json
 from planner.schema import ColumnInfo, DatasetInfo
 
 from ..models import QuestionOut
-from .catalog import Catalog, live_datasets, live_source_uris
+from .catalog import live_datasets, live_source_uris
+from .home import Catalog
 
 
 def live_schemas(catalog: Catalog, org: str, namespace: str, source_uri: str) -> list[DatasetInfo]:

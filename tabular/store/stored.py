@@ -16,7 +16,8 @@ from pathlib import Path
 from ..errors import IngestFailed
 from ..read.extraction import read_delimited
 from ..settings import Settings
-from .catalog import Catalog, extraction_of
+from .catalog import extraction_of
+from .home import Catalog
 
 
 def extraction(

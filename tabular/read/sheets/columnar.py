@@ -27,11 +27,11 @@ from sqlglot import exp
 
 from ... import readings as C
 from ...errors import IngestFailed
-from ...models import Origin
+from ...models import Coverage, Origin
 from ...settings import Settings
 from ..extraction import Excluded, Extraction, join_headers
 from .markup import GuardedStream
-from .rules import calamine_panics, cell_of_text, coverage, is_total_row, unit_of
+from .rules import calamine_panics, cell_of_text, column_number, is_total_row, unit_of
 
 HINT_ROWS = 200
 _TIME_IN_FORMAT = re.compile(r"[hHs]")
@@ -49,13 +49,6 @@ class _Hint:
 _NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _CELL_REF = re.compile(r"([A-Z]+)(\d+)")
-
-
-def _column_index(letters: str) -> int:
-    n = 0
-    for ch in letters:
-        n = n * 26 + ord(ch) - 64
-    return n - 1
 
 
 def _styles(archive: zipfile.ZipFile) -> list[str]:
@@ -115,7 +108,7 @@ def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
                     match = _CELL_REF.match(element.get("r", ""))
                     if not match:
                         continue
-                    j = _column_index(match.group(1))
+                    j = column_number(match.group(1)) - 1
                     hint = hints.setdefault(j, _Hint())
                     if j not in seen:  # the first filled cell is likely a header
                         seen.add(j)
@@ -222,7 +215,7 @@ def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Sett
         con.close()
     for ex in extractions:
         ex.origin.hidden_sheets = hidden
-    return extractions, coverage(len(chosen), lost)
+    return extractions, Coverage.of_sheets(len(chosen), lost)
 
 
 def _filled(batch: pa.RecordBatch) -> np.ndarray:

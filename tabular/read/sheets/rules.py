@@ -55,10 +55,6 @@ def unit_of(number_format: str) -> str | None:
     return None
 
 
-def coverage(sheets: int, lost: list[str]) -> dict:
-    return {"unit": "sheets", "total": sheets, "extracted": sheets - len(lost), "failed": len(lost), "lost": lost}
-
-
 def is_panic(err: BaseException) -> bool:
     """A Rust panic inside calamine (python-calamine or fastexcel): pyo3 raises it as
     `pyo3_runtime.PanicException`, which derives from BaseException, not Exception, so an
@@ -78,3 +74,13 @@ def calamine_panics(what: str):
             raise
         said = (str(err).strip().splitlines() or ["no message"])[0][:200]
         raise IngestFailed("format_unavailable", f"{what} cannot be read: calamine stopped on it ({said})") from None
+
+
+def column_number(letters: str) -> int:
+    """A cell reference's column letters as a number (A is 1, AA is 27), for any run of capital
+    letters, however long: a hostile file's reference past XFD is a large number for the limits
+    to refuse, never an error here."""
+    number = 0
+    for ch in letters:
+        number = number * 26 + ord(ch) - 64
+    return number

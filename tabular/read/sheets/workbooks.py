@@ -25,13 +25,13 @@ from openpyxl.utils import get_column_letter
 from ... import readings as C
 from ...errors import IngestFailed
 from ...jsonval import iso_duration
-from ...models import Origin
+from ...models import Coverage, Origin
 from ...settings import Settings
 from ..decode import CFB_MAGIC, check_zip_listing
 from ..extraction import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
 from .columnar import read_fast, sheet_parts
 from .markup import LONG_TOKEN, MarkupGuard
-from .rules import Cell, calamine_panics, coverage, is_total_row, unit_of
+from .rules import Cell, calamine_panics, column_number, is_total_row, unit_of
 from .xls import check_xls
 
 
@@ -254,7 +254,7 @@ def _scan_part(
                 if last >= 0 and (found := _ROW_REF.match(text, last)):
                     rows = max(rows, int(found.group(1)))
                 for letters in set(_WIDE_REF.findall(text)):
-                    columns = max(columns, _column_number(letters.decode()))
+                    columns = max(columns, column_number(letters.decode()))
                 while columns < 26 and (
                     found := _NARROW_REFS[columns].search(text)
                 ):  # one scan once the widest is seen
@@ -263,13 +263,6 @@ def _scan_part(
     if uncached:
         uncached.feed(b"", final=True)
     return (rows, columns) if extent else None
-
-
-def _column_number(letters: str) -> int:
-    number = 0
-    for ch in letters:
-        number = number * 26 + ord(ch) - 64
-    return number
 
 
 def _decimals(number_format: str) -> int | None:
@@ -434,7 +427,7 @@ def _read_workbook(
     for ex in extractions:
         ex.origin.hidden_sheets = hidden
         ex.origin.parser = "openpyxl"
-    return extractions, coverage(len(chosen), lost)
+    return extractions, Coverage.of_sheets(len(chosen), lost)
 
 
 def _sheet(ws, folder: Path, fmt: str, first_index: int, settings: Settings, options: dict) -> list[Extraction]:
@@ -531,7 +524,7 @@ def read_calamine(
     for ex in extractions:
         ex.origin.hidden_sheets = hidden
         ex.origin.parser = "calamine"
-    return extractions, coverage(len(chosen), lost)
+    return extractions, Coverage.of_sheets(len(chosen), lost)
 
 
 def read_xls(path: Path, folder: Path, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
