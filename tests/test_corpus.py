@@ -4,6 +4,7 @@ datasets or fails with a SPEC code, and none hangs."""
 from collections import Counter
 
 import pytest
+from both_ways import CAREFUL, one_pass, published
 from conftest import CORPUS
 
 import tabular
@@ -81,8 +82,6 @@ def test_corpus_delimited_file_publishes_the_same_through_the_one_pass(tmp_path,
     """Files other people wrote, typed on a sample of 50 cells and stored in one guarded pass,
     come out as the careful way makes them: types, questions, statistics, rejects, every value.
     (Measured when written: 225 of 225 alike, 139 of them in one pass.)"""
-    from test_onepass import CAREFUL, one_pass, published
-
     careful = published(tmp_path / "careful", path, **CAREFUL)
     fast = published(tmp_path / "fast", path, **one_pass(50))
     careful.pop("one_pass", None), fast.pop("one_pass", None)

@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("chdb")
 pytest.importorskip("clickhouse_connect")
 
+from conftest import ROOT
+
 import tabular
 from tabular.backends import clickhouse
 from tabular.ops.query import QueryIn, query
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 class StandIn:

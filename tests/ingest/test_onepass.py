@@ -1,4 +1,4 @@
-"""The one pass (tabular/onepass.py) publishes exactly what the careful way publishes.
+"""The one pass (tabular/ingest/onepass.py) publishes exactly what the careful way publishes.
 
 Every check ingests the same file twice: once the careful way (extract every cell, count every
 row, build), once through the fast reader and the one pass with a tiny sample, so the rows after
@@ -14,39 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
+from both_ways import CAREFUL, one_pass, published
 from conftest import CSV, snapshot_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tabular
-
-CAREFUL = {"fast_path_bytes": 1 << 40}
-
-
-def one_pass(sample_cells: int) -> dict:
-    return {"fast_path_bytes": 0, "typing_sample_cells": sample_cells}
-
-
-def published(home: Path, path: Path, options: dict | None = None, **config) -> dict:
-    """What a user sees of the file once ingested: status, dataset, and every row."""
-    with tabular.connect(str(home), **config) as engine:
-        ns = engine.namespace("acme", "one")
-        status = ns.ingest_file(path, source_uri="f", **({"options": options} if options else {}))
-        out = {"state": status.state, "error_code": status.error_code}
-        if status.state != "ready":
-            return out
-        (dataset,) = ns.dataset_get("f").datasets
-        seen = dataset.model_dump(mode="json")
-        for key in ("snapshot_id", "approved_at", "sample", "sample_row_ids"):
-            seen.pop(key, None)
-        seen["origin"].pop("parser", None)
-        out["one_pass"] = seen["origin"].pop("one_pass", False)
-        seen["rejected"] = sorted((r["row_id"], r["column"] or "", r["value"] or "") for r in seen["rejected"])
-        answer = ns.query({"datasets": [{"source_uri": "f"}], "limit": 10_000})
-        out["dataset"] = seen
-        out["rows"] = [list(r) for r in answer.rows]
-        out["row_ids"] = answer.row_ids
-        return out
 
 
 def assert_same(tmp_path: Path, path: Path, sample_cells: int) -> dict:

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 import tabular
 from tabular.errors import TabularError
@@ -295,7 +296,7 @@ def test_the_soak_of_500_files_learns_each_at_its_latest_content():
     import subprocess
     import sys
 
-    bench = Path(__file__).resolve().parents[1] / "bench" / "links_soak.py"
+    bench = ROOT / "bench" / "links_soak.py"
     done = subprocess.run([sys.executable, str(bench)], capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "500 files" in done.stdout and " 0 wrong" in done.stdout

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import ROOT
 
 import tabular
 from tabular.store.export import export_snapshot, location_of
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
