@@ -74,7 +74,7 @@ def _number_gate(
     core = digits if scale == 0 else rf"(?:{digits}(?:{d}{fraction})?|{d}{fraction})"
     if no_leading_zero and scale == 0 and group_mark is None and unit is None and not exponent:
         # An identifier's shape ends a typing that had none: a leading zero, or a '+' before 7
-        # digits or more (a phone number; see infer.PLUS_ID).
+        # digits or more (a phone number; see infer/tally.PLUS_ID).
         return r"-?(?:0|[1-9]\d*)|\+?(?:0|[1-9]\d{0,5})"
     if exponent:  # 1E-7 beside 3 and 6: a column in scientific notation need not use it on every value
         core += r"(?:[eE][+-]?\d+)?"

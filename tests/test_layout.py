@@ -213,11 +213,8 @@ MODULE_LINES, FUNCTION_LINES = 600, 120
 # (and leaves this table once under the limit), never grow; a module not here may not pass it.
 LONG_MODULES = {
     "tabular/cli.py": 1096,
-    "tabular/infer/columns.py": 751,
     "tabular/ingest/links.py": 723,
-    "tabular/read/sheets/workbooks.py": 613,
     "tabular/store/catalog.py": 609,
-    "tabular/store/home.py": 646,
     "tabular/synthesize/builtin.py": 1035,
     "tabular/synthesize/reading.py": 1404,
     "planner/compile.py": 636,
@@ -269,13 +266,13 @@ def test_modules_and_functions_stay_short():
 # Modules without their mirror test file yet (issue 33): their tests live under other names.
 UNMIRRORED = {
     "tabular/backends/duckdb.py", "tabular/client.py", "tabular/deadline.py", "tabular/engine.py",
-    "tabular/errors.py", "tabular/infer/retype.py", "tabular/ingest/fair.py", "tabular/ingest/jobs.py",
+    "tabular/errors.py", "tabular/infer/questions.py", "tabular/infer/retype.py", "tabular/infer/tally.py", "tabular/ingest/fair.py", "tabular/ingest/jobs.py",
     "tabular/ingest/uploads.py", "tabular/models.py", "tabular/namespace.py", "tabular/ops/context.py",
     "tabular/ops/datasets.py", "tabular/ops/ingest.py", "tabular/ops/links.py", "tabular/ops/synthesize.py",
-    "tabular/pause.py", "tabular/read/decode.py", "tabular/read/sheets/columnar.py",
+    "tabular/pause.py", "tabular/read/decode.py", "tabular/read/sheets/columnar.py", "tabular/read/sheets/containers.py",
     "tabular/read/sheets/markup.py", "tabular/read/sheets/rules.py", "tabular/read/sniff.py",
     "tabular/readings.py", "tabular/results.py", "tabular/service/calls.py", "tabular/service/protocol.py",
-    "tabular/service/upload.py", "tabular/settings.py", "tabular/store/catalog.py", "tabular/store/home.py",
+    "tabular/service/upload.py", "tabular/settings.py", "tabular/store/catalog.py", "tabular/store/home.py", "tabular/store/migrate.py",
     "tabular/store/retention.py", "tabular/store/schemas.py", "tabular/store/snapshot.py",
     "tabular/store/stored.py", "tabular/synthesize/builtin.py", "tabular/synthesize/chat.py",
     "tabular/synthesize/columns.py", "tabular/synthesize/filters.py", "tabular/synthesize/proposal.py",

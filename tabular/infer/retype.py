@@ -15,7 +15,8 @@ import duckdb
 from .. import readings as C
 from ..errors import ErrorItem, close_names
 from ..readings import Reading
-from .columns import Option, Question, Source, Typing, physical_from, symbols_of, tally
+from .questions import Option, Question, Typing
+from .tally import Source, physical_from, symbols_of, tally
 
 ORDERS = ("DMY", "MDY", "YMD")
 NUMBER_KEYS = {"decimal_mark": (".", ","), "group_mark": (",", ".", " ", "'", ""), "unit": ("", *C.UNITS)}

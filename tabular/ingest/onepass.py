@@ -24,19 +24,9 @@ import pyarrow as pa
 from sqlglot import exp
 
 from .. import readings as C
-from ..infer.columns import (
-    SAMPLE_HEAD,
-    SAMPLE_SPREAD,
-    Tally,
-    Typing,
-    infer_from,
-    long_table,
-    sampled,
-    settle_by_evidence,
-    string_text,
-    survey,
-    text_of,
-)
+from ..infer.columns import SAMPLE_HEAD, SAMPLE_SPREAD, infer_from, sampled
+from ..infer.questions import Typing, settle_by_evidence
+from ..infer.tally import Tally, long_table, string_text, survey, text_of
 from ..read.extraction import FastRead, Irregular
 from ..settings import Settings
 from ..store.catalog import snapshot_table

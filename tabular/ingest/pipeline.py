@@ -17,6 +17,8 @@ from .. import pause
 from ..errors import IngestFailed
 from ..infer import columns as infer
 from ..infer import retype
+from ..infer.questions import Typing, settle_by_evidence
+from ..infer.tally import long_table, string_text
 from ..models import Coverage, IngestIn, QuestionOption, QuestionOut, TypeFormat
 from ..read import formats
 from ..read.extraction import Extraction, FastRead, Irregular, open_fast
@@ -145,7 +147,7 @@ def _drop(catalog: Catalog, made: list[str]) -> None:
 class _Typed:
     extraction: Extraction
     names: list[str]
-    typings: dict[str, infer.Typing]
+    typings: dict[str, Typing]
     rows: pa.Table | None = None  # every row in memory (a delimited file the fast reader read whole)
     built: tuple[str, Built] | None = None  # the snapshot the one pass already wrote
 
@@ -246,15 +248,15 @@ def _guessed(
     cells, names = extraction.cell_columns, column_names(extraction.headers)
     free = [c for c in cells if c not in extraction.forced]
     markers = settings.nulls(options)
-    with infer.long_table(cur, infer.sampled(relation, extraction.rows), free, markers) as sample:
+    with long_table(cur, infer.sampled(relation, extraction.rows), free, markers) as sample:
         typings, tallies = infer.infer_from(cur, sample, sample, free, free, {}, settings, options)
-    typings = infer.settle_by_evidence(typings)
+    typings = settle_by_evidence(typings)
     guarded = onepass.guards(cur, typings, tallies, settings, options)
     if guarded is None:
         return None
     for cell in extraction.forced:  # Excel text stays text: nothing to guard
-        typings[cell] = infer.Typing(STRING, "VARCHAR")
-        guarded.values[cell] = infer.string_text(cell)
+        typings[cell] = Typing(STRING, "VARCHAR")
+        guarded.values[cell] = string_text(cell)
     # Typed on the careful way's own sample already (infer.sampled): its text columns need no second look.
     guarded.texts = set()
     return _built(
@@ -313,7 +315,7 @@ def _type(catalog: Catalog, settings: Settings, extraction: Extraction, options:
     )
     # What the file itself settled (a column of Excel text cells) is not a person's approval.
     typings = {c: replace(t, forced=False) if c in extraction.forced else t for c, t in typings.items()}
-    return _Typed(extraction, column_names(extraction.headers), infer.settle_by_evidence(typings))
+    return _Typed(extraction, column_names(extraction.headers), settle_by_evidence(typings))
 
 
 def person_set(catalog: Catalog, job: Job, dataset_id: str) -> dict:

@@ -19,6 +19,7 @@ from .. import pause
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..infer import columns as infer
 from ..infer import retype
+from ..infer.questions import Typing, settle_by_evidence
 from ..models import DatasetGetIn, DatasetOut, OpIn, OpOut, QuestionOut, TypeFormat
 from ..read.extraction import Excluded
 from ..readings import format_of
@@ -117,17 +118,17 @@ def _stale(snapshot_id: str, live: str) -> PreconditionFailed:
     )
 
 
-def _typings(ctx: Context, cur, live: _Live) -> dict[str, infer.Typing]:
+def _typings(ctx: Context, cur, live: _Live) -> dict[str, Typing]:
     """The live snapshot's typings as stored at publish (inferred again for a snapshot that has none)."""
     saved = snapshot_typings(ctx.catalog.conn(), live.snapshot_id)
     if saved:
         return retype.load(saved)
     cells = [f"c{i + 1}" for i in range(len(live.names))]
     found = infer.infer_columns(cur, parquet_relation(live.extraction), cells, live.rows, ctx.settings, live.options)
-    return infer.settle_by_evidence(found)
+    return settle_by_evidence(found)
 
 
-def _as(t: infer.Typing) -> TypeFormat:
+def _as(t: Typing) -> TypeFormat:
     return TypeFormat(type=t.reading.type, format=format_of(t.reading, t.physical))
 
 

@@ -9,7 +9,8 @@ import duckdb
 from sqlglot import exp
 
 from .. import readings as C
-from ..infer.columns import Typing, string_text, text_of
+from ..infer.questions import Typing
+from ..infer.tally import string_text, text_of
 from ..jsonval import to_json
 from .catalog import rejected_table, snapshot_table
 
@@ -76,7 +77,7 @@ def failure_expr(cell: str, typing: Typing, markers, compact: bool = False) -> e
     )
 
 
-WIDE = 64  # columns past which a statement takes the compact text form (infer.text_of_expr)
+WIDE = 64  # columns past which a statement takes the compact text form (infer/tally.text_of_expr)
 
 
 def _reason(typing: Typing) -> str:

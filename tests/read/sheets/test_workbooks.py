@@ -358,7 +358,7 @@ def test_formulas_with_saved_values_are_read_without_a_warning(ns, tmp_path):
 
 @pytest.mark.parametrize("prefix", ["", "x:"])
 def test_formula_cells_split_across_chunks_are_counted_once(prefix):
-    from tabular.read.sheets.workbooks import Uncached
+    from tabular.read.sheets.containers import Uncached
 
     p = prefix
     xml = (

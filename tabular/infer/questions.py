@@ -1,0 +1,231 @@
+"""The typing a column gets and the question its values leave open: one place for every question
+kind inference asks (mixed_values, leading_zeros, leading_plus, bool_or_number, decimal_mark,
+date_order; retype.py asks carried_approval and approval_not_carried, the pipeline header_row),
+chosen from the tallies (tally.py), and the questions another column of the table answers."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import duckdb
+
+from .. import readings as C
+from ..readings import Reading
+from ..settings import Settings
+from .tally import ReadingCount, Source, Tally, physical_from, tally
+
+
+@dataclass(frozen=True)
+class Option:
+    reading: Reading
+    physical: str
+    rows_rejected: int
+    example: str | None
+
+
+@dataclass(frozen=True)
+class Question:
+    kind: str  # one of models.QuestionKind
+    text: str
+    options: tuple[Option, ...]
+
+
+@dataclass(frozen=True)
+class Typing:
+    """What a column became: its reading, storage type, how many rows it rejects, and why.
+
+    `clean`: every row was checked, none is rejected, and no cell holds a null marker or
+    surrounding blanks, so the snapshot converts the raw text without testing it again."""
+
+    reading: Reading
+    physical: str
+    rejected: int = 0
+    question: Question | None = None
+    forced: bool = False
+    clean: bool = False
+
+
+def choose(tally: Tally, share: float) -> tuple[ReadingCount | None, list[ReadingCount]]:
+    """The first reading that reads every value, else (None, readings ranked by what they read)."""
+    if tally.nonnull == 0:
+        return None, []
+    for count in tally.counts:
+        if count.fails == 0:
+            return count, []
+    ranked = sorted(tally.counts, key=lambda n: n.fails)  # stable: the first reading on a tie
+    return None, [n for n in ranked if (tally.nonnull - n.fails) / tally.nonnull >= share]
+
+
+def decide(
+    con: duckdb.DuckDBPyConnection,
+    rel: Source,
+    col: str,
+    counted: Tally,
+    settings: Settings,
+    markers: tuple[str, ...],
+) -> Typing:
+    """A column's typing from the counts of its readings, with the question its values leave open."""
+    chosen, ranked = choose(counted, settings.mixed_values_share)
+    if chosen is None:
+        if not ranked:
+            return Typing(C.STRING, "VARCHAR")
+        best = ranked[0].reading
+        (whole,) = tally(con, rel, [col], {col: [best]}, markers, examples=True)[col].counts
+        physical = physical_from(best, whole.number)
+        fails, example = whole.fails, whole.example
+        question = Question(
+            "mixed_values",
+            f"Most values read as {best.type} but {fails} do not (e.g. {example!r}). "
+            f"Keep the column as text, or read it as {best.type} and reject those rows?",
+            (Option(C.STRING, "VARCHAR", 0, None), Option(best, physical, fails, example)),
+        )
+        return Typing(C.STRING, "VARCHAR", 0, question)
+    reading = chosen.reading
+    full = [n for n in counted.counts if n.fails == 0]
+    if reading.type == "number":
+        physical = physical_from(reading, chosen.number)
+        plain_integer = physical == "BIGINT" and reading.unit is None and reading.group_mark is None
+        if plain_integer and counted.leading_zeros:
+            return _held_as_text(
+                "leading_zeros",
+                f"{counted.leading_zeros} values start with 0 (e.g. an identifier like '007'). "
+                "Keep them as text, or read them as numbers and drop the zeros?",
+                reading,
+                physical,
+            )
+        if plain_integer and counted.plus_ids and not counted.negatives:
+            return _held_as_text(
+                "leading_plus",
+                f"{counted.plus_ids} values start with + (e.g. a phone number like '+31205550123'). "
+                "Keep them as text, or read them as numbers and drop the +?",
+                reading,
+                physical,
+            )
+        if physical == "BIGINT" and counted.zero_one:
+            question = Question(
+                "bool_or_number",
+                "Every value is 0 or 1. Is this a number, or a yes/no flag?",
+                (Option(reading, physical, 0, None), Option(C.BOOL_01, "BOOLEAN", 0, None)),
+            )
+            return Typing(reading, physical, 0, question)
+        rivals = [
+            n
+            for n in full
+            if n.reading.type == "number"
+            and n.reading.decimal_mark != reading.decimal_mark
+            and n.reading.unit == reading.unit
+        ]
+        if rivals and physical.startswith("DECIMAL") and not physical.endswith(", 0)"):
+            rival = rivals[0].reading
+            rival_physical = physical_from(rival, rivals[0].number)
+            question = Question(
+                "decimal_mark",
+                f"Is '{reading.decimal_mark}' the decimal mark here, or a thousands separator?",
+                (Option(reading, physical, 0, None), Option(rival, rival_physical, 0, None)),
+            )
+            return Typing(reading, physical, 0, question, clean=counted.plain)
+        return Typing(reading, physical, clean=counted.plain)
+    physical = C.physical_of(reading)
+    if reading is C.ISO_TIMESTAMPTZ:
+        # Counted on every value: the sample's tally of the plain reading may stop at a probe.
+        offsets = tally(con, rel, [col], {col: [C.ISO_TIMESTAMP]}, markers)[col]
+        plain = offsets.nonnull - offsets.count_of(C.ISO_TIMESTAMP).fails
+        if plain:
+            question = Question(
+                "mixed_values",
+                f"{plain} values have no time zone or offset while the others do. Read them as UTC, or keep the column as text?",
+                (Option(reading, physical, 0, None), Option(C.STRING, "VARCHAR", 0, None)),
+            )
+            return Typing(reading, physical, 0, question, clean=counted.plain)
+    if reading.order in ("DMY", "MDY"):
+        twin = _twin(reading)
+        match = [n.reading for n in full if n.reading.format == twin]
+        if match:
+            question = Question(
+                "date_order",
+                "Every value reads both as day/month and as month/day (like 03/04/2024). Which order is it?",
+                (Option(reading, physical, 0, None), Option(match[0], physical, 0, None)),
+            )
+            return Typing(reading, physical, 0, question, clean=counted.plain)
+    return Typing(reading, physical, clean=counted.plain)
+
+
+def _held_as_text(kind: str, question: str, reading: Reading, physical: str) -> Typing:
+    """A column whose values all read as `reading`, held as text until a person says which it is."""
+    return Typing(
+        C.STRING,
+        "VARCHAR",
+        0,
+        Question(kind, question, (Option(C.STRING, "VARCHAR", 0, None), Option(reading, physical, 0, None))),
+    )
+
+
+def _fractional(t: Typing) -> bool:
+    """Numbers with decimals: a decimal mark was read, not only integers."""
+    return (
+        t.physical.startswith("DECIMAL")
+        and not t.physical.endswith(", 0)")
+        or t.physical == "DOUBLE"
+        and t.reading.decimal_mark != "."
+    )
+
+
+def _twin(reading: Reading) -> str:
+    """The same pattern with day and month swapped."""
+    return reading.format.replace("%d", "\0").replace("%m", "%d").replace("\0", "%m")
+
+
+def settle_by_evidence(typings: dict[str, Typing]) -> dict[str, Typing]:
+    """A question another column of the same table answers is no question (one file, one habit)."""
+    proven_orders = {
+        t.reading.order for t in typings.values() if t.question is None and t.reading.order in ("DMY", "MDY")
+    }
+    proven_marks = {
+        t.reading.decimal_mark
+        for t in typings.values()
+        if t.question is None
+        and t.reading.type == "number"
+        and (t.physical.startswith("DECIMAL") or t.reading.group_mark)
+    }
+    out = dict(typings)
+    for col, t in typings.items():
+        if t.question is None and not t.forced and t.reading.type == "number" and _fractional(t):
+            # '1,7' read with a decimal comma in a file whose other numbers use '.': ask.
+            # Compared among columns of the same unit: euros may be written 11,10 beside dollars 12.00.
+            marks = Counter(
+                u.reading.decimal_mark
+                for c, u in typings.items()
+                if c != col
+                and u.question is None
+                and u.reading.type == "number"
+                and u.reading.unit == t.reading.unit
+                and _fractional(u)
+            )
+            own = marks[t.reading.decimal_mark] + 1
+            # As many columns each way: each side is asked (a ';' file's amounts use ',', its
+            # coordinates may use '.'; a ',' file's quoted "1,7" may be a list): no silent pick.
+            mark, count = max(
+                ((m, n) for m, n in marks.items() if m != t.reading.decimal_mark),
+                key=lambda kv: kv[1],
+                default=(None, 0),
+            )
+            if mark is not None and count >= own:
+                out[col] = _held_as_text(
+                    "decimal_mark",
+                    f"The other numbers of this table use '{mark}' as the decimal mark, but these read as numbers only with "
+                    f"'{t.reading.decimal_mark}'. Keep them as text, or read '{t.reading.decimal_mark}' as the decimal mark here?",
+                    t.reading,
+                    t.physical,
+                )
+            continue
+        if t.question is None or t.question.kind not in ("date_order", "decimal_mark"):
+            continue
+        proven = proven_orders if t.question.kind == "date_order" else proven_marks
+        if len(proven) != 1:
+            continue
+        (value,) = proven
+        for opt in t.question.options:
+            if (opt.reading.order if t.question.kind == "date_order" else opt.reading.decimal_mark) == value:
+                out[col] = Typing(opt.reading, opt.physical, opt.rows_rejected)
+    return out

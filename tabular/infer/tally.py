@@ -1,0 +1,376 @@
+"""The one vectorised pass over a column's cells: each reading's gate and conversion counted for
+every column at once, in DuckDB, on cells in long form (one row per distinct text of a column),
+with the statistics a number's storage type is chosen from."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
+
+import duckdb
+from sqlglot import exp
+
+from .. import readings as C
+from ..readings import Reading
+
+
+class NumberStats(NamedTuple):
+    """What a number reading's values need: their most decimals (scale), their most integer
+    digits, and how many are integers that overflow BIGINT (see physical_from)."""
+
+    scale: int
+    digits: int
+    misses: int
+
+
+@dataclass(frozen=True)
+class ReadingCount:
+    """One reading tried on a column: how many non-null values it refutes, the first of them
+    (when asked for), and for a number reading what its values need."""
+
+    reading: Reading
+    fails: int = 0
+    example: str | None = None
+    number: NumberStats | None = None
+
+
+@dataclass
+class Tally:
+    """What a count of a column's cells found: facts of the values, and one ReadingCount per
+    reading tried, in the order they were given (their precedence)."""
+
+    nonnull: int = 0
+    counts: list[ReadingCount] = field(default_factory=list)
+    leading_zeros: int = 0
+    plus_ids: int = 0  # integers of 7 digits or more written with a '+' (+31 20 …: a phone number)
+    negatives: bool = False
+    zero_one: bool = False
+    binary: bool = False  # every value is 0 or 1 (one of them may be missing)
+    plain: bool = False  # no null marker and no surrounding blanks in any cell (see Typing.clean)
+
+    def count_of(self, reading: Reading) -> ReadingCount:
+        """The count of `reading` (the first, should the column have tried it twice)."""
+        return next(n for n in self.counts if n.reading == reading)
+
+
+def text_of(column: str, markers: tuple[str, ...], compact: bool = False) -> exp.Expression:
+    """A cell as the readings see it: trimmed, with null markers as NULL."""
+    return text_of_expr(exp.column(column, quoted=True), markers, compact)
+
+
+def text_of_expr(cell: exp.Expression, markers: tuple[str, ...], compact: bool = False) -> exp.Expression:
+    """`compact`: the form for statements of hundreds of columns. DuckDB's common-subexpression
+    pass takes time quadratic in the repeated subexpressions of a SELECT (1,000 columns of the
+    short form below: 3 s to plan), so there the markers are matched on the raw cell, spaces
+    around allowed, and the cell is trimmed once; it runs a little slower per cell."""
+    trimmed = exp.func("trim", cell)
+    pattern = "(" + "|".join(re.escape(m) for m in markers) + ")"
+    if compact:
+        return exp.Case().when(C.matches(cell, f" *{pattern} *"), exp.null()).else_(trimmed)
+    # One regex for the markers, tried only on short text: cheaper than an IN list per cell.
+    short = exp.LTE(this=exp.func("length", trimmed), expression=exp.Literal.number(max(len(m) for m in markers)))
+    return exp.Case().when(exp.and_(short, C.matches(trimmed, pattern)), exp.null()).else_(trimmed)
+
+
+def string_text(column: str) -> exp.Expression:
+    """A string column keeps its text as written; only an empty or blank cell is NULL.
+
+    Only a cell that starts with a space is trimmed to tell: trimming every cell of a column of
+    long text costs several times the rest of its conversion."""
+    col = exp.column(column, quoted=True)
+    empty = exp.EQ(this=col, expression=exp.Literal.string(""))
+    blank = exp.and_(
+        exp.func("starts_with", col, exp.Literal.string(" ")),
+        exp.EQ(this=exp.func("trim", col), expression=exp.Literal.string("")),
+    )
+    return exp.Case().when(exp.or_(empty, blank), exp.null()).else_(col)
+
+
+def _sql(e: exp.Expression) -> str:
+    return e.sql(dialect="duckdb")
+
+
+def _q(name: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
+
+
+def _names(columns: list[str]) -> str:
+    return ", ".join(exp.Literal.string(c).sql(dialect="duckdb") for c in columns)
+
+
+def accepts(reading: Reading, t: exp.Expression) -> exp.Expression:
+    """True where the reading reads the (non-null) text `t`. A number's gate is the whole test:
+    text that passes it always converts."""
+    if reading.type == "number":
+        return C.matches(t, reading.gate)
+    return exp.Not(this=exp.Is(this=C.convert(reading, t, C.physical_of(reading)), expression=exp.null()))
+
+
+@dataclass(frozen=True)
+class Source:
+    """Cells to count over. `long`: a table already in long form (k, __row_id, raw, t, n), one
+    row per distinct non-null text of a column, k the cell column's name, n how many cells hold
+    it, __row_id the first; else a FROM clause in the extraction's wide form (__row_id and one
+    text column per cell column), read as one row per cell (n = 1).
+
+    Counting runs on the long form: a fixed set of expressions per cell, grouped by column, so
+    the work grows with the cells counted and the statements stay the same size however wide
+    the table is (DuckDB slows down past linear with thousands of aggregates in one SELECT)."""
+
+    sql: str
+    long: bool = False
+
+    def cells(self, columns: list[str], markers: tuple[str, ...]) -> str:
+        """The long form of `columns`' cells as a FROM clause; only those columns are read."""
+        if self.long:
+            return f"(SELECT * FROM {self.sql} WHERE k IN ({_names(columns)}))"
+        return "(" + cells_sql(self.sql, columns, markers) + ")"
+
+
+def cells_sql(relation: str, columns: list[str], markers: tuple[str, ...]) -> str:
+    """SELECT of the long form (k, __row_id, raw, t, n = 1) of `columns` of a wide relation."""
+    t = text_of_expr(exp.column("raw", quoted=True), markers)
+    return f"SELECT k, __row_id, raw, {_sql(t)} AS t, 1 AS n FROM ({_raw_cells(relation, columns)})"
+
+
+def _raw_cells(relation: str, columns: list[str]) -> str:
+    """SELECT of (k, __row_id, raw): each non-null cell of `columns` with its column's name."""
+    if len(columns) == 1:
+        (c,) = columns
+        inner = f"SELECT {_names([c])} AS k, __row_id, {_q(c)} AS raw FROM {relation} WHERE {_q(c)} IS NOT NULL"
+    else:
+        # Two lists unnested side by side pair each cell with its column's name.
+        inner = (
+            f"SELECT * FROM (SELECT unnest([{_names(columns)}]) AS k, __row_id, unnest([{', '.join(_q(c) for c in columns)}]) AS raw"
+            f" FROM {relation}) WHERE raw IS NOT NULL"
+        )
+    return inner
+
+
+def _count(condition: str) -> str:
+    """The cells where `condition` holds, each counted n times (Source: n is 1, or how many
+    cells hold a distinct text)."""
+    return f"coalesce(sum(n) FILTER (WHERE {condition}), 0)"
+
+
+def _grouped(con: duckdb.DuckDBPyConnection, source: str, selects: dict[Any, str]) -> dict[str, dict[Any, Any]]:
+    """Run named aggregates per column (k) over long-form cells: {k: {name: value}}."""
+    names = list(selects)
+    sql = f"SELECT k, {', '.join(selects.values())} FROM {source} GROUP BY k"
+    return {k: dict(zip(names, values)) for k, *values in con.execute(sql).fetchall()}
+
+
+T = "t"
+# An integer written with a '+' and 7 digits or more is a phone number, not a signed quantity.
+PLUS_ID = r"\+[0-9]{7,}"
+
+
+def tally(
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    columns: list[str],
+    readings: dict[str, list[Reading]],
+    markers: tuple[str, ...],
+    examples: bool = False,
+) -> dict[str, Tally]:
+    """Count, per column and reading, the non-null values the reading refutes, and for number
+    readings the scale and digits their values need.
+
+    One statement for what every column needs (non-null cells, blanks, zeros), then one per
+    reading over just the columns that try it: each cell is tested once per reading of its
+    own column, whatever the width of the table."""
+    out = {col: Tally(plain=True) for col in columns}
+    if not columns:
+        return out
+    t = exp.column(T, quoted=True)
+    zeros = exp.and_(
+        exp.or_(*[exp.func("starts_with", t, exp.Literal.string(p)) for p in ("0", "-0", "+0")]),
+        C.matches(t, r"[+-]?0[0-9]+"),
+    )
+    base = _grouped(
+        con,
+        source.cells(columns, markers),
+        {
+            "nonnull": _count("t IS NOT NULL"),
+            "plain": "bool_and(t IS NOT NULL AND raw = t)",
+            "leading_zeros": _count(_sql(zeros)),
+            # 0/1 is a question only when both appear: a column of zeros is a number.
+            "zero_one": "coalesce(bool_and(t IN ('0', '1')) AND bool_or(t = '0') AND bool_or(t = '1'), false)",
+            "binary": "coalesce(bool_and(t IN ('0', '1')), false)",
+            "plus_ids": _count(
+                _sql(exp.and_(exp.func("starts_with", t, exp.Literal.string("+")), C.matches(t, PLUS_ID)))
+            ),
+            "negatives": "coalesce(bool_or(starts_with(t, '-')), false)",
+        },
+    )
+    for col, got in base.items():
+        out[col] = Tally(
+            nonnull=got["nonnull"],
+            plain=bool(got["plain"]),
+            leading_zeros=got["leading_zeros"],
+            zero_one=bool(got["zero_one"]),
+            binary=bool(got["binary"]),
+            plus_ids=got["plus_ids"],
+            negatives=bool(got["negatives"]),
+        )
+    by_reading: dict[Reading, list[str]] = {}
+    for col in columns:
+        for reading in readings[col]:
+            by_reading.setdefault(reading, []).append(col)
+    found: dict[Reading, dict[str, dict[str, Any]]] = {}
+    for reading, cols in by_reading.items():
+        accepted = exp.column("a", quoted=True)
+        a = _sql(accepted)
+        selects = {"fails": _count(f"NOT {a}")}
+        if examples:
+            selects["example"] = f"arg_min(t, __row_id) FILTER (WHERE NOT {a})"
+        if _has_stats(reading):
+            selects |= _number_stats(reading, t, a)
+        inner = f"(SELECT k, __row_id, t, n, {_sql(accepts(reading, t))} AS a FROM {source.cells(cols, markers)} WHERE t IS NOT NULL)"
+        found[reading] = _grouped(con, inner, selects)
+    for col in columns:
+        # Each count holds the column's own reading object (_decide tells readings by identity).
+        counts = [_reading_count(reading, found[reading].get(col, {})) for reading in readings[col]]
+        # A magnitude a DOUBLE cannot count exactly (_digits says 99) is counted on the text.
+        out[col].counts = [
+            replace(n, number=_exact_digits(con, source, col, n.reading, markers, n.number))
+            if n.number is not None and n.number.digits == 99
+            else n
+            for n in counts
+        ]
+    return out
+
+
+def _has_stats(reading: Reading) -> bool:
+    """A number reading whose values' scale and digits decide its storage type (not DOUBLE)."""
+    return reading.type == "number" and not reading.exponent
+
+
+def _reading_count(reading: Reading, got: dict[str, Any]) -> ReadingCount:
+    """A reading's count from its aggregates in tally ({} where the column has no value to test)."""
+    number = None
+    if _has_stats(reading):
+        number = NumberStats(got.get("scale") or 0, _digits(got.get("magnitude")), got.get("misses") or 0)
+    return ReadingCount(reading, got.get("fails", 0), got.get("example"), number)
+
+
+def _exact_digits(
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    col: str,
+    reading: Reading,
+    markers: tuple[str, ...],
+    stats: NumberStats,
+) -> NumberStats:
+    """Digits counted on the text, for columns whose magnitude a DOUBLE cannot count exactly."""
+    t = exp.column(T, quoted=True)
+    plain = _sql(C.number_text(reading, t))
+    gate = _sql(C.matches(t, reading.gate))
+    (digits,) = con.execute(
+        f"SELECT coalesce(max(length(ltrim(split_part({plain}, '.', 1), '+-0'))), 0) FROM {source.cells([col], markers)} WHERE t IS NOT NULL AND {gate}"
+    ).fetchone()
+    return stats._replace(digits=digits)
+
+
+def _number_stats(reading: Reading, t: exp.Expression, accepted: str) -> dict[str, str]:
+    """Aggregates giving the scale and integer digits of a number reading's values, and the
+    integers that overflow BIGINT (only 19-digit ones can).
+
+    The digits come from the largest magnitude as a DOUBLE, which is exact for the digit count
+    below 15 digits; wider columns are counted on the text (see physical_from)."""
+    plain = _sql(C.number_text(reading, t))
+    mark = f"strpos({plain}, '.')"
+    return {
+        "scale": f"max(CASE WHEN {mark} > 0 THEN length({plain}) - {mark} ELSE 0 END) FILTER (WHERE {accepted})",
+        "magnitude": f"max(abs(try_cast({plain} AS DOUBLE))) FILTER (WHERE {accepted})",
+        "misses": _count(f"{accepted} AND length({plain}) >= 19 AND try_cast({plain} AS BIGINT) IS NULL"),
+    }
+
+
+def _digits(magnitude: float | None) -> int:
+    """Integer digits of the largest magnitude; 15 and over only says 'wide' (counted exactly later)."""
+    if not magnitude:
+        return 0
+    return len(str(int(magnitude))) if magnitude < 1e15 else 99
+
+
+SYMBOLS = (*C.UNITS, ",", ".", " ", "\u00a0", "\u202f", "'", "’", "e", "E")
+
+
+class Survey(NamedTuple):
+    """A column's first elimination: the unit symbols and number marks its values hold at all,
+    and the reading families (candidates.FAMILIES) enough of its values could belong to."""
+
+    symbols: set[str]
+    families: set[str]
+
+
+def survey(
+    con: duckdb.DuckDBPyConnection, source: Source, columns: list[str], markers: tuple[str, ...], share: float
+) -> dict[str, Survey]:
+    """A cheap first elimination per column: families are those at least `share` of its values
+    could belong to."""
+    t = exp.column(T, quoted=True)
+    selects: dict[Any, str] = {"nonnull": _count("t IS NOT NULL")}
+    for family, pattern in C.FAMILIES.items():
+        selects["misses", family] = _count(f"t IS NOT NULL AND NOT {_sql(C.matches(t, pattern))}")
+    for symbol in SYMBOLS:
+        selects["holds", symbol] = f"bool_or(contains(raw, {_sql(exp.Literal.string(symbol))}))"
+    found = _grouped(con, source.cells(columns, markers), selects)
+    out = {c: Survey(set(), set()) for c in columns}
+    for col, got in found.items():
+        nonnull = got["nonnull"]
+        families = {f for f in C.FAMILIES if nonnull and (nonnull - got["misses", f]) / nonnull >= share}
+        symbols = {
+            " " if symbol in ("\u00a0", "\u202f") else "'" if symbol == "’" else symbol
+            for symbol in SYMBOLS
+            if got["holds", symbol]
+        }
+        out[col] = Survey(symbols, families)
+    return out
+
+
+def symbols_of(
+    con: duckdb.DuckDBPyConnection, source: Source, columns: list[str], markers: tuple[str, ...]
+) -> dict[str, set[str]]:
+    """Which unit symbols and number marks each column's values contain at all."""
+    return {c: surveyed.symbols for c, surveyed in survey(con, source, columns, markers, 1.0).items()}
+
+
+def physical_from(reading: Reading, stats: NumberStats | None) -> str:
+    """BIGINT, DECIMAL(p, s) or DOUBLE for a reading, from its values' scale and digits (SPEC §3)."""
+    if reading.type != "number":
+        return C.physical_of(reading)
+    if reading.exponent or stats is None:
+        return "DOUBLE"
+    scale, digits = stats.scale, stats.digits
+    if scale == 0 and (digits <= 18 or digits == 19 and stats.misses == 0):
+        return "BIGINT"
+    if digits + scale > 38:
+        return "DOUBLE"
+    return f"DECIMAL({max(digits, 1) + scale}, {scale})"
+
+
+@contextmanager
+def long_table(
+    con: duckdb.DuckDBPyConnection, relation: str, columns: list[str], markers: tuple[str, ...]
+) -> Iterator[Source]:
+    """A temporary table of `relation`'s cells in long form, each cell's text computed once:
+    the counts of a sample run on it many times."""
+    name = f"__cells_{uuid.uuid4().hex[:12]}"
+    # Each distinct text of a column once, with how many cells hold it (n) and the first row
+    # that does: every count below weighs by n, so a column of repeated values costs its
+    # distinct values, not its rows.
+    t = text_of_expr(exp.column("raw", quoted=True), markers)
+    con.execute(
+        f"CREATE TEMP TABLE {name} AS SELECT k, __row_id, raw, {_sql(t)} AS t, n FROM"
+        f" (SELECT k, min(__row_id) AS __row_id, raw, count(*) AS n FROM ({_raw_cells(relation, columns)}) GROUP BY k, raw)"
+    )
+    try:
+        yield Source(name, long=True)
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {name}")

@@ -1,0 +1,247 @@
+"""A workbook's container checked before any parser reads it: its zip listing and sizes against
+the limits, each part's XML as markup.py allows, the extent its sheets claim, formulas saved
+without their values (Uncached), and whether it is large enough for the columnar reader.
+Refusals carry SPEC codes."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+import zlib
+from pathlib import Path
+
+from ...errors import IngestFailed
+from ...settings import Settings
+from ..decode import CFB_MAGIC, check_zip_listing
+from .markup import LONG_TOKEN, MarkupGuard
+from .rules import column_number
+
+
+def check_container(path: Path, fmt: str, settings: Settings, formulas: dict | None = None) -> int:
+    """Refuse what is not a readable workbook with SPEC codes before any parser sees it, and
+    answer the bytes its members inflate to. With `formulas`, each worksheet part's formula
+    cells with no saved value are counted into it, by part name (an Uncached each)."""
+    with path.open("rb") as fh:
+        head = fh.read(8)
+    if not head:
+        raise IngestFailed("no_text", "the file is empty")
+    if head.startswith(CFB_MAGIC):
+        # Named a zip workbook by options.format: an OLE2 file otherwise goes to read_xls.
+        raise IngestFailed(
+            "format_unavailable",
+            f"the file is not a {fmt} workbook but an OLE2 container: an encrypted (password-protected) workbook, "
+            "or an old binary .xls (ingest it without options.format); save it unprotected as .xlsx",
+        )
+    if not zipfile.is_zipfile(path):
+        raise IngestFailed("format_unavailable", f"the file is not a {fmt} workbook (not a zip archive)")
+    check_zip_listing(path, settings.max_workbook_entries, "max_workbook_entries", "the workbook's zip")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            inflated = sum(i.file_size for i in archive.infolist())
+            if inflated > settings.max_workbook_xml_bytes:
+                # From the sizes the zip declares, before any member is inflated: a bomb is refused unread.
+                raise IngestFailed(
+                    "too_large",
+                    f"the workbook's parts inflate to {inflated} bytes, over max_workbook_xml_bytes ({settings.max_workbook_xml_bytes})",
+                )
+            fast = uses_fast_reader(path, inflated, settings)
+            for info in archive.infolist():
+                # On the fast path calamine alone parses the sheets, and read/sheets/columnar.py reads
+                # their first rows through a MarkupGuard itself.
+                sheet = info.filename.startswith("xl/worksheets/")
+                repeats = _OdsRepeats() if fmt == "ods" and info.filename == "content.xml" else None
+                uncached = formulas.setdefault(info.filename, Uncached()) if sheet and formulas is not None else None
+                extent = _scan_part(
+                    archive, info, markup=not (fast and sheet), extent=sheet, repeats=repeats, uncached=uncached
+                )
+                if repeats and repeats.cells > settings.max_sheet_cells:
+                    # calamine expands repeated rows that hold values: 842 bytes made 30 million cells.
+                    raise IngestFailed(
+                        "too_large",
+                        f"its repeated rows make {repeats.cells} cells, over max_sheet_cells ({settings.max_sheet_cells})",
+                    )
+                if extent and extent[0] * extent[1] > settings.max_sheet_cells:
+                    # The readers hold a sheet as a dense grid: A1 and CV1048576 make 100 million cells.
+                    raise IngestFailed(
+                        "too_large",
+                        f"{info.filename} spans {extent[0]} rows by {extent[1]} columns, over max_sheet_cells ({settings.max_sheet_cells}) as a grid",
+                    )
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as err:
+        raise IngestFailed("format_unavailable", f"the workbook is damaged: {err}") from None
+    if fmt == "ods" and "content.xml" not in names:
+        raise IngestFailed("format_unavailable", "the zip archive is not an ODS spreadsheet (no content.xml)")
+    if fmt in ("xlsx", "xlsm") and "xl/workbook.xml" not in names:
+        raise IngestFailed("format_unavailable", f"the zip archive is not a {fmt} workbook (no xl/workbook.xml)")
+    return inflated
+
+
+class Uncached:
+    """The formula cells of a worksheet's XML with no saved value (a workbook written by a
+    program that does not calculate, openpyxl among them: `<c r="B2"><f>A2*2</f><v/></c>`), which
+    every reader reads as empty: how many, and the first SHOWN references. Fed the part in chunks;
+    found at C speed by how such a cell ends, then a step per cell found."""
+
+    # The worksheet's root tag says the prefix every element carries (<x:worksheet>: <x:c>).
+    ROOT = re.compile(rb"<(\w+:)?worksheet\b")
+    REF = re.compile(rb'\sr="([A-Z]{1,3}[0-9]+)"')
+    TEXT = re.compile(rb'\st="(?:str|inlineStr)"')  # an empty <v></v> is then a saved empty text
+    SHOWN = 5
+
+    def __init__(self):
+        self.count = 0
+        self.refs: list[str] = []
+        self.tail = b""
+        self.prefix: bytes | None = None
+
+    def _learn(self, prefix: bytes) -> None:
+        self.prefix = prefix
+        p = re.escape(prefix)
+        # A cell whose first child, its formula, has no value after it or an empty one.
+        self.cell = re.compile(
+            rb"<" + p + rb"c\b[^>]*>(?:<" + p + rb"f\b[^>]*/>|<" + p + rb"f\b[^>]*>[^<]*</" + p + rb"f>)"
+            rb"(?:<" + p + rb"v\s*/>|(<" + p + rb"v>\s*</" + p + rb"v>))?</" + p + rb"c>"
+        )
+        self.ends = (
+            b"</" + prefix + b"f></" + prefix + b"c>",
+            b"/></" + prefix + b"c>",
+            b"></" + prefix + b"v></" + prefix + b"c>",
+        )
+        self.starts = (b"<" + prefix + b"c ", b"<" + prefix + b"c>")
+        self.formula = b"<" + prefix + b"f"
+
+    def feed(self, chunk: bytes, final: bool = False) -> None:
+        """Count the cells of the next chunk; `final` once the part has ended."""
+        text = self.tail + chunk
+        if self.prefix is None:
+            root = self.ROOT.search(text[:65536])
+            if root is None and not final and len(text) < 65536:
+                self.tail = text
+                return
+            self._learn(root.group(1) or b"" if root else b"")
+        # Cells before the last one that starts in the text are whole in it: they are read now,
+        # the last one with the next chunk (cells are short: looked for near the end first).
+        near = max(0, len(text) - 65536)
+        last = max(text.rfind(s, near) for s in self.starts)
+        if last < 0:
+            last = max(text.rfind(s) for s in self.starts)
+        end = len(text) if final else last if last >= 0 else max(0, len(text) - 16)
+        for needle in self.ends if self.formula in text else ():  # most sheets hold no formula: one look
+            at = text.find(needle, 0, end)
+            while at >= 0:
+                stop = at + len(needle)
+                self._cell(text[text.rfind(b"<" + self.prefix + b"c", 0, at) : stop])
+                at = text.find(needle, stop, end)
+        self.tail = text[end:]
+
+    def _cell(self, cell: bytes) -> None:
+        """Count one cell if it is a formula with no saved value."""
+        found = self.cell.fullmatch(cell)
+        if found is None:
+            return
+        tag = cell[: cell.find(b">") + 1]
+        if found.group(1) and self.TEXT.search(tag):  # <v></v> in a text cell: a saved empty text
+            return
+        self.count += 1
+        if len(self.refs) < self.SHOWN:
+            ref = self.REF.search(tag)
+            self.refs.append(ref.group(1).decode() if ref else "?")
+
+    def note(self, sheet: str) -> str:
+        """The warning a sheet's datasets carry."""
+        shown = ", ".join(self.refs) + (", …" if self.count > len(self.refs) else "")
+        one = self.count == 1
+        return (
+            f"sheet {sheet!r}: {self.count} formula {'cell has' if one else 'cells have'} no saved value ({shown}): "
+            "read as empty; open and save the file in a spreadsheet program to keep their values"
+        )
+
+
+def uses_fast_reader(path: Path, inflated: int, settings: Settings) -> bool:
+    """Whether a workbook this large (on disk, or inflated) is read by fastexcel (read/sheets/columnar.py)."""
+    return path.stat().st_size >= settings.sheet_fast_bytes or inflated >= settings.sheet_fast_inflated_bytes
+
+
+_ROW_REF = re.compile(rb'<row[^>]*?\sr="([0-9]+)"')
+_WIDE_REF = re.compile(rb'<c[^>]*?\sr="([A-Z]{2,3})[0-9]')
+# _NARROW_REFS[k]: a one-letter reference past column k (A is 1).
+_NARROW_REFS = [re.compile(rb'<c[^>]*?\sr="([' + bytes(range(65 + k, 91)) + rb"])[0-9]") for k in range(26)]
+
+
+class _OdsRepeats:
+    """The cells an ODS's repeated rows with values make when expanded (calamine expands them;
+    empty repeated rows, such as the rest of a sheet LibreOffice writes, it does not)."""
+
+    ROW = re.compile(
+        rb'<table:table-row\b[^>]*?table:number-rows-repeated="([0-9]+)"[^>]*>(.{0,8192}?)</table:table-row>', re.S
+    )
+    COLUMNS = re.compile(rb'table:number-columns-repeated="([0-9]+)"')
+    # A cell repeated across columns (only such cells are looked at one by one).
+    WIDE_CELL = re.compile(rb'<table:table-cell\b[^>]*?table:number-columns-repeated="([0-9]+)"[^>]*>')
+
+    def __init__(self):
+        self.repeated = 0  # cells of repeated rows with values
+        self.rows = 0  # row elements
+        self.widest = 0  # the most columns one valued cell repeats across
+        self.tail = b""
+
+    @property
+    def cells(self) -> int:
+        """At least the cells calamine makes: the repeated rows', and every row as wide as the
+        widest repeated valued cell."""
+        return self.repeated + self.rows * self.widest
+
+    def feed(self, chunk: bytes) -> None:
+        self.rows += chunk.count(b"<table:table-row")
+        for cell in self.WIDE_CELL.finditer(chunk):
+            if b"office:value-type" in cell.group(0):
+                self.widest = max(self.widest, int(cell.group(1)))
+        text = self.tail + chunk
+        end = 0
+        for row in self.ROW.finditer(text):
+            body = row.group(2)
+            if b"office:value-type" in body or b"<text:p" in body:
+                width = sum(int(n) for n in self.COLUMNS.findall(body)) or body.count(b"<table:table-cell")
+                self.repeated += int(row.group(1)) * max(width, 1)
+            end = row.end()
+        self.tail = text[max(end, len(text) - 16384) :]  # a row cut by the chunk's end is read whole next time
+
+
+def _scan_part(
+    archive: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    markup: bool,
+    extent: bool = False,
+    repeats: _OdsRepeats | None = None,
+    uncached: Uncached | None = None,
+) -> tuple[int, int] | None:
+    """Read one member to its end (zipfile checks its CRC and its declared size there); with
+    `markup`, check its XML as markup.py says before a Python parser may read it. With `extent`
+    (a worksheet), answer the (rows, columns) its cell references span: the last row number,
+    and the widest column, found without a Python step per cell."""
+    guard = MarkupGuard(info.filename) if markup and info.filename.lower().endswith((".xml", ".rels", ".vml")) else None
+    rows = columns = 0
+    tail = b""
+    with archive.open(info) as stream:
+        while chunk := stream.read(LONG_TOKEN):
+            if guard:
+                guard.feed(chunk)
+            if repeats:
+                repeats.feed(chunk)
+            if uncached:
+                uncached.feed(chunk)
+            if extent:
+                text = tail + chunk
+                last = text.rfind(b"<row")
+                if last >= 0 and (found := _ROW_REF.match(text, last)):
+                    rows = max(rows, int(found.group(1)))
+                for letters in set(_WIDE_REF.findall(text)):
+                    columns = max(columns, column_number(letters.decode()))
+                while columns < 26 and (
+                    found := _NARROW_REFS[columns].search(text)
+                ):  # one scan once the widest is seen
+                    columns = found.group(1)[0] - 64
+                tail = text[-64:]
+    if uncached:
+        uncached.feed(b"", final=True)
+    return (rows, columns) if extent else None
