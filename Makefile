@@ -34,7 +34,7 @@ bench: $(STAMP)
 
 # The README's CLI section, from each command's help and examples (tests/test_cli_surface.py checks it).
 readme: $(STAMP)
-	$(BIN)/python -c 'from tabular.cli import write_usage; write_usage("README.md")'
+	$(BIN)/python -c 'from tabular.cli.usage import write_usage; write_usage("README.md")'
 
 clean:
 	rm -rf $(VENV) .tabular-demo .pytest_cache

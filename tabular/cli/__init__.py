@@ -1,0 +1,85 @@
+"""The command line: a thin layer over the Python API (SPEC §6). `main` parses, runs the command, and says a refusal in one line with what to do next."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from rich.console import Console
+from rich.markup import escape
+
+from ..errors import TabularError
+from .commands import Refused
+from .show import PlainConsole
+from .usage import parser
+
+# What to do after each kind of refusal, said once after its message.
+NEXT_STEP = {
+    "VALIDATION_FAILED": "fix what is named and run it again",
+    "RESOURCE_NOT_FOUND": "`tabular list` shows the sources of this namespace",
+    "PRECONDITION_FAILED": "look again (`tabular datasets SOURCE`) and run it against what serves now",
+    "TOO_LARGE": "the limits are settings (see the README's limits)",
+    "RATE_LIMITED": "try again in a moment",
+    "OVERLOADED": "try again in a moment",
+    "BACKEND_TIMEOUT": "narrow the plan or raise the time limit setting",
+    "AUTH_INVALID": "give a valid token (--token or TABULAR_TOKEN)",
+    "AUTH_INSUFFICIENT": "use a token whose role and namespaces allow this",
+}
+
+
+def _one_line(err: TabularError) -> str:
+    """A refusal as one line: the code, the message, each wrong path with what was expected and
+    the close names, then what to do."""
+    said = err.message
+    if err.errors and " with the input" in said.split(":", 1)[0]:
+        said = said.split(":", 1)[0]  # "1 problem(s) with the input: <the first>": the first follows, with its path
+    parts = [f"{err.code}: {said}"]
+    for item in err.errors[:5]:
+        hint = f" (did you mean {', '.join(item.did_you_mean)}?)" if item.did_you_mean else ""
+        parts.append(f"{item.path or '(input)'}: {item.message}{hint}")
+    if len(err.errors) > 5:
+        parts.append(f"and {len(err.errors) - 5} more")
+    step = NEXT_STEP.get(err.code)
+    return " ".join("; ".join(parts).split()) + (f" — {step}" if step else "")
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe, later writes (and the flush at exit) go nowhere instead of raising."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)  # a wrong option: argparse prints usage and one line, exits 2
+    console, errors = PlainConsole(), Console(stderr=True, soft_wrap=True)
+    try:
+        return args.run(args, console)
+    except Refused as err:
+        errors.print(f"[red]error[/red] {escape(str(err))}")
+    except TabularError as err:
+        errors.print(f"[red]error[/red] {escape(_one_line(err))}")
+    except BrokenPipeError:
+        _quiet_stdout()
+        errors.print(
+            "[red]error[/red] the output was closed before all of it was written (a pipe such as `| head` ended); "
+            "nothing was changed by that — write to a file to keep it all"
+        )
+    except KeyboardInterrupt:
+        errors.print(
+            "interrupted; an ingest that was running stays pending and the next `tabular worker` or `serve` finishes it"
+        )
+        return 130
+    except OSError as err:
+        errors.print(
+            f"[red]error[/red] {escape(err.filename or '')}: {escape(err.strerror or str(err))}; check the path and its permissions"
+        )
+    except Exception as err:  # a bug: said in one line; TABULAR_DEBUG=1 shows the traceback
+        if os.environ.get("TABULAR_DEBUG"):
+            raise
+        errors.print(
+            f"[red]INTERNAL[/red] {type(err).__name__}: {escape(str(err))} — this is a bug; run again with TABULAR_DEBUG=1 and report the traceback"
+        )
+    return 2

@@ -1,0 +1,7 @@
+"""`python -m tabular.cli`: the `tabular` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

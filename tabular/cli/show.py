@@ -1,0 +1,150 @@
+"""What the terminal shows: datasets, rows, answers and linked folders as tables, counts in words."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+
+def counted(count: int, noun: str) -> str:
+    """'1 row', '2 rows'."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def cell_text(value) -> str:
+    """A value as a person reads it in a table: nothing for no value, true/false for a bool."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def show_datasets(console: Console, got) -> None:
+    for d in got.datasets:
+        where = [d.origin.format] + [
+            f"{k} {v!r}" if k == "delimiter" else f"{k} {v}"
+            for k, v in (
+                ("sheet", d.origin.sheet),
+                ("range", d.origin.range),
+                ("delimiter", d.origin.delimiter),
+                ("encoding", d.origin.encoding),
+            )
+            if v
+        ]
+        console.print(
+            f"[bold]{escape(d.dataset_id)}[/bold]  revision {d.revision}  {counted(d.rows, 'row')}  {d.rows_rejected:,} rejected  {escape(', '.join(where))}"
+        )
+        table = Table(show_header=True, header_style="bold")
+        for head in ("column", "type", "physical", "format", "nulls", "distinct", "min", "max"):
+            table.add_column(head)
+        for c in d.columns:
+            table.add_row(
+                *(
+                    escape(cell_text(v))
+                    for v in (c.name, c.type, c.physical, c.format, c.nulls, c.distinct, c.min, c.max)
+                )
+            )
+        console.print(table)
+        for q in d.questions:
+            options = "; ".join(f"{o.type} {o.format} (rejects {o.rows_rejected})" for o in q.options)
+            console.print(
+                f"  [yellow]question[/yellow] {escape(q.column or '(table)')} \\[{q.kind}] {escape(q.question)}  options: {escape(options)}"
+            )
+        for r in d.rejected:
+            console.print(
+                f"  [red]rejected[/red] row {r.row_id} (line {r.line}) {escape(r.column or '')}: {escape(repr(r.value))} — {escape(r.reason)}"
+            )
+        for w in d.warnings:
+            console.print(f"  [dim]warning[/dim] {escape(w)}")
+        if d.sample:
+            console.print(f"  first {counted(len(d.sample), 'row')}:")
+            names = [c.name for c in d.columns]
+            _show_rows(
+                console, names, [c.type for c in d.columns], [[row.get(name) for name in names] for row in d.sample]
+            )
+
+
+def _show_rows(console: Console, names: list[str], types: list[str], rows: list[list]) -> None:
+    """A grid when the columns fit the terminal; else each row as `column: value` lines (as
+    psql's expanded display), so no header or value is squeezed out of sight."""
+    if sum(max(len(n), len(t)) + 3 for n, t in zip(names, types)) <= console.width:
+        table = Table(show_header=True, header_style="bold")
+        for name, type_ in zip(names, types):
+            table.add_column(f"{escape(name)}\n[dim]{type_}[/dim]")
+        for row in rows:
+            table.add_row(*[escape(cell_text(v)) for v in row])
+        console.print(table)
+        return
+    width = max(len(n) for n in names)
+    for k, row in enumerate(rows, 1):
+        console.rule(f"row {k}", align="left", style="dim")
+        for name, type_, value in zip(names, types, row):
+            console.print(
+                f"{escape(name.ljust(width))}  [dim]{type_:8}[/dim] {escape(cell_text(value))}", soft_wrap=True
+            )
+
+
+class PlainConsole(Console):
+    """rich's console, except that a closed pipe is raised (rich exits 1 in silence) and said once."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
+def warn_ignored(answer, what: str) -> None:
+    """Keys the op does not know were not used: said on stderr, so a --json answer stays JSON."""
+    if getattr(answer, "ignored_args", None):
+        Console(stderr=True).print(
+            f"[yellow]warning[/yellow] the {what} keys {escape(', '.join(answer.ignored_args))} are not used by this op and were ignored"
+        )
+
+
+def show_answer(console: Console, answer) -> None:
+    _show_rows(console, [c.name for c in answer.columns], [c.type for c in answer.columns], answer.rows)
+    more = " (more rows matched: raise limit or use offset)" if answer.truncated else ""
+    console.print(f"{counted(len(answer.rows), 'row')}{more}")
+    for reason in answer.incomplete:
+        console.print(f"[yellow]incomplete[/yellow] {escape(reason)}")
+    for warning in answer.receipt.warnings:
+        console.print(f"[yellow]warning[/yellow] {escape(warning)}")
+
+
+def show_link(console: Console, link: dict) -> None:
+    states = ", ".join(f"{n} {state}" for state, n in link["states"].items() if n)
+    status = (
+        "missing (retry-dir looks again)"
+        if link["missing"]
+        else "paused"
+        if link["learning_paused"]
+        else "watching"
+        if link["watching"]
+        else ""
+    )
+    console.print(
+        f"[bold]{escape(link['link_id'])}[/bold]  {escape(link['path'])} → {escape(link['prefix'])}…  {counted(link['files'], 'file')}"
+        f"{f' ({states})' if states else ''}  {status}"
+    )
+    if link["learning_paused"]:
+        p = link["learning_paused"]
+        console.print(
+            f"  [yellow]learning paused[/yellow] {p['reason']}: {p['count']:,} over the limit {p['limit']:,}; nothing more is learned until it fits"
+        )
+
+
+def show_files(console: Console, files: list[dict]) -> None:
+    table = Table(show_header=True, header_style="bold")
+    for head in ("path", "state", "revision", "source", "why"):
+        table.add_column(head)
+    colour = {"learned": "green", "pending": "yellow", "no_table": "dim", "failed": "red", "skipped": "dim"}
+    for f in files:
+        why = f"{f['error_code']}: {f['error_message']}" if f["error_code"] else ""
+        table.add_row(
+            escape(f["path"]),
+            f"[{colour[f['state']]}]{f['state']}[/]",
+            cell_text(f["revision"]),
+            escape(f["source_uri"]),
+            escape(why),
+        )
+    console.print(table)
