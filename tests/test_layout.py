@@ -212,7 +212,6 @@ MODULE_LINES, FUNCTION_LINES = 600, 120
 # Still to split (issue 33), each at the size it had when this check was written: one may shrink
 # (and leaves this table once under the limit), never grow; a module not here may not pass it.
 LONG_MODULES = {
-    "tabular/ingest/links.py": 723,
     "tabular/store/catalog.py": 609,
     "tabular/synthesize/builtin.py": 1035,
     "tabular/synthesize/reading.py": 1404,
@@ -265,7 +264,7 @@ def test_modules_and_functions_stay_short():
 UNMIRRORED = {
     "tabular/backends/duckdb.py", "tabular/cli/admin.py", "tabular/cli/commands.py", "tabular/cli/show.py",
     "tabular/cli/usage.py", "tabular/client.py", "tabular/deadline.py", "tabular/engine.py",
-    "tabular/errors.py", "tabular/infer/questions.py", "tabular/infer/retype.py", "tabular/infer/tally.py", "tabular/ingest/fair.py", "tabular/ingest/jobs.py",
+    "tabular/errors.py", "tabular/infer/questions.py", "tabular/infer/retype.py", "tabular/infer/tally.py", "tabular/ingest/fair.py", "tabular/ingest/folders.py", "tabular/ingest/jobs.py",
     "tabular/ingest/uploads.py", "tabular/models.py", "tabular/namespace.py", "tabular/ops/context.py",
     "tabular/ops/datasets.py", "tabular/ops/ingest.py", "tabular/ops/links.py", "tabular/ops/synthesize.py",
     "tabular/pause.py", "tabular/read/decode.py", "tabular/read/sheets/columnar.py", "tabular/read/sheets/containers.py",
