@@ -1,4 +1,9 @@
-"""The op registry: one typed function per op; every transport is made from this table."""
+"""The op registry: one typed function per op; HTTP, MCP, the CLI and the Python API are made
+from this table. Two things are not ops of it (issue 33 leaves them so, for now): the HTTP route
+`knowledge.query_export`, which streams knowledge.query's whole result (ops/query.Whole through
+Engine.stream) rather than answering JSON, and `tabular export`, an operator's command that
+writes every live snapshot to a destination (store/export), which no caller of the service may
+name."""
 
 from __future__ import annotations
 
