@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.resolve import close
+from planner.resolved import close
 
 from .jsonval import printable
 

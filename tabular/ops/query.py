@@ -14,10 +14,12 @@ from typing import Any, ClassVar
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from planner.compile import compile_plan, rebind, slot_values
+from planner.compile import compile_plan
 from planner.models import QueryPlan, QueryPlanDataset
+from planner.rebind import rebind, slot_values
 from planner.receipt import ComputedColumn, QueryReceipt, ReceiptDataset, plan_hash
-from planner.resolve import Limits, PlanInvalid, Resolved, resolve
+from planner.resolve import resolve
+from planner.resolved import Limits, PlanInvalid, Resolved
 from planner.targets import TARGETS
 from planner.values import read_duration
 
@@ -216,7 +218,7 @@ def _shape(value: Any) -> Any:
             if key in value:
                 out[key] = ["?"] * len(value[key]) if isinstance(value[key], list) else "?"
     # What the SQL takes from a value besides binding it (a like pattern's backslash) the
-    # compiled statement records itself: compile.rebind declines it for a value unlike it.
+    # compiled statement records itself: rebind.rebind declines it for a value unlike it.
     return out
 
 
@@ -233,7 +235,7 @@ def _compiled(ctx: Context, body: QueryIn, resolved: Resolved, target, whole: bo
     """The plan compiled, for an answer or a whole result alike: one that writes out too much
     as it compiles (planner/compile.py), or whose SQL is past `max_sql_bytes`, is 413. A plan
     of a shape compiled before (the same plan over the same snapshots but for its filters'
-    values) takes that statement with its own values bound (compile.rebind)."""
+    values) takes that statement with its own values bound (rebind.rebind)."""
     max_sql_bytes = ctx.settings.max_sql_bytes
     cache = ctx.catalog.compiled_cache
     key = _shape_key(ctx, body, resolved, target, whole)

@@ -16,7 +16,8 @@ from schemas import found_for
 
 import tabular
 from planner.models import QueryPlan
-from planner.resolve import PlanInvalid, resolve
+from planner.resolve import resolve
+from planner.resolved import PlanInvalid
 
 QUERY = ROOT / "fixtures" / "query"
 decimal.getcontext().prec = 100  # the oracle's arithmetic is exact: 38-digit values and their products

@@ -1,4 +1,4 @@
-"""A compiled statement kept by plan shape (compile.rebind): a plan that differs only in its
+"""A compiled statement kept by plan shape (rebind.rebind): a plan that differs only in its
 filters' values, bound into the statement of the first, is the statement a fresh compile of it
 writes, parameter for parameter; where a value changes the SQL (one beyond its column), no
 statement is reused."""
@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from schemas import BY_SOURCE, found_for
 
-from planner.compile import compile_plan, rebind, slot_values
+from planner.compile import compile_plan
 from planner.models import QueryPlan
+from planner.rebind import rebind, slot_values
 from planner.resolve import resolve
 
 CASES = json.loads((Path(__file__).parent / "golden_sql.json").read_text())

@@ -5,7 +5,8 @@ import pytest
 from schemas import found_for
 
 from planner.models import QueryPlan
-from planner.resolve import Limits, PlanInvalid, resolve
+from planner.resolve import resolve
+from planner.resolved import Limits, PlanInvalid
 
 O, C = {"source_uri": "files/orders.csv", "alias": "o"}, {"source_uri": "files/customers.csv", "alias": "c"}
 JOIN = {"alias": "c", "on": [{"left": "o.customer_id", "right": "c.customer_id"}]}

@@ -1,0 +1,279 @@
+"""A plan's result columns resolved: its selects or groups and aggregates (each with its exact
+storage type), its measures and windows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .expressions import digits_bound, output_node
+from .functions import AGGREGATES, BUCKET_TYPES, decimal_median
+from .models import QueryPlan
+from .operators import RExpr, shape_of
+from .resolved import Output, Ref, Window
+from .resolver import Resolver, column_shape, computed_ref, row_bound, row_condition, row_term, supported
+
+
+def outputs(r: Resolver, plan: QueryPlan) -> list[Output]:
+    several = len(r.sources) > 1
+    out: list[Output] = []
+
+    def base(ref: Ref) -> str:
+        return f"{ref.alias}.{ref.column.name}" if several and ref.expr is None else ref.column.name
+
+    def shape(ref: Ref):
+        return ref.expr.shape if ref.expr is not None else column_shape(ref.column)
+
+    rows = row_bound(r)
+
+    for i, g in enumerate(plan.group_by):
+        ref = r.ref(g.column, f"group_by[{i}].column")
+        if ref is None:
+            continue
+        if g.bucket and g.bucket not in BUCKET_TYPES.get(ref.column.type, ()):
+            r.fail(
+                f"group_by[{i}].bucket",
+                f"bucket {g.bucket} needs a date or datetime column; {ref.column.name} is {ref.column.type}",
+                received=g.bucket,
+            )
+            continue
+        name = g.as_ or (base(ref) + (f"_{g.bucket}" if g.bucket else ""))
+        out.append(
+            Output(
+                name,
+                ref.column.type,
+                "group",
+                ref,
+                bucket=g.bucket,
+                physical=ref.column.physical,
+                path=f"group_by[{i}]",
+                shape=None if g.bucket else shape(ref),
+            )
+        )
+    for i, a in enumerate(plan.aggregates):
+        spec = AGGREGATES[a.fn]
+        ref = None
+        if a.expr is not None:
+            node = r.expr(a.expr, f"aggregates[{i}].expr", row_term(r), row_condition(r))
+            if node is None or not supported(r, node, f"aggregates[{i}].expr"):
+                continue
+            ref = replace(computed_ref(r, "expr", node), placed=False)  # written where it is aggregated
+            r.aggregated_exprs.append(ref)
+        elif a.column is not None:
+            ref = r.ref(a.column, f"aggregates[{i}].column")
+            if ref is None:
+                continue
+        if ref is not None:
+            if ref.column.type not in spec.types:
+                r.fail(
+                    f"aggregates[{i}].fn",
+                    f"{a.fn} does not apply to a {ref.column.type} {'expression' if a.expr is not None else 'column'}",
+                    expected=" | ".join(f for f, s in AGGREGATES.items() if ref.column.type in s.types),
+                    received=a.fn,
+                )
+                continue
+        elif spec.needs_column:
+            r.fail(f"aggregates[{i}].column", f"{a.fn} needs a column")
+            continue
+        if (a.fn == "quantile") != (a.q is not None):
+            r.fail(
+                f"aggregates[{i}].q",
+                "quantile needs q in [0, 1]" if a.q is None else f"q is quantile's; {a.fn} takes none",
+                received=a.q,
+            )
+            continue
+        where = r.filters(a.where, f"aggregates[{i}].where") if a.where else []
+        name = a.as_ or (f"{a.fn}_{ref.column.name}" if ref else "count")
+        type_ = spec.result(ref.column.type) if ref else "number"
+        physical = aggregate_physical(a.fn, ref)
+        exact = shape(ref) if ref is not None and a.fn in ("sum", "min", "max") else None
+        bound = digits_bound(rows, exact) if a.fn == "sum" else exact
+        if a.fn in ("count", "count_distinct"):
+            bound = (19, 0)
+        elif physical.startswith("DECIMAL") and a.fn == "median":
+            bound = shape_of(physical)
+        out.append(
+            Output(
+                name,
+                type_,
+                "aggregate",
+                ref,
+                fn=a.fn,
+                q=a.q,
+                where=where,
+                physical=physical,
+                path=f"aggregates[{i}]",
+                shape=bound,
+            )
+        )
+    if plan.select and (plan.aggregates or plan.group_by):
+        r.fail(
+            "select",
+            "select lists rows; with aggregates or groups, group_by names the columns",
+            received=len(plan.select),
+        )
+    elif plan.select:
+        for i, c in enumerate(plan.select):
+            ref = r.ref(c.column, f"select[{i}].column")
+            if ref is not None:
+                out.append(
+                    Output(
+                        c.as_ or base(ref),
+                        ref.column.type,
+                        "column",
+                        ref,
+                        physical=ref.column.physical,
+                        path=f"select[{i}]",
+                        shape=shape(ref),
+                    )
+                )
+    elif not (plan.aggregates or plan.group_by):
+        for s in r.sources:
+            if s.alias in r.deciders:
+                continue
+            for c in s.info.columns:
+                ref = Ref(s.alias, c)
+                if not r.readable(ref, f"datasets[{s.index}]"):
+                    continue
+                r.read.setdefault(s.alias, set()).add(c.name)
+                out.append(
+                    Output(base(ref), c.type, "column", ref, physical=c.physical, path="datasets", shape=shape(ref))
+                )
+        for name, ref in r.computed.items():
+            out.append(
+                Output(
+                    name, ref.column.type, "column", ref, physical=ref.column.physical, path="compute", shape=shape(ref)
+                )
+            )
+    return out
+
+
+def measures(r: Resolver, plan: QueryPlan, outputs: list[Output]) -> None:
+    """Measures: expressions and windows over the result rows, each able to read those before it."""
+    by_name: dict[str, Output] = {o.name: o for o in outputs}
+
+    def term(text: str, path: str) -> RExpr | None:
+        o = by_name.get(text)
+        if o is None:
+            folded = [v for k, v in by_name.items() if k.lower() == text.lower()]
+            o = folded[0] if len(folded) == 1 else None
+        if o is None:
+            r.not_among(path, f"a measure reads result columns; {text!r} is not one", text, list(by_name))
+            return None
+        return output_node(o.name, o.type, o.physical, o.shape)
+
+    def condition(item, path):
+        return r.filter(item, path, None, by_name)
+
+    for i, m in enumerate(plan.measures):
+        path = f"measures[{i}]"
+        if m.expr is not None:
+            node = r.expr(m.expr, f"{path}.expr", term, condition)
+            if node is None or not supported(r, node, f"{path}.expr"):
+                continue
+            o = Output(m.as_, node.type, "measure", physical=node.physical, path=path, shape=node.shape, expr=node)
+        else:
+            o = _window(r, m.window, f"{path}.window", by_name)
+            if o is None:
+                continue
+            o.name = m.as_
+        outputs.append(o)
+        by_name[o.name] = o
+
+
+_WINDOW_READS = {"sum": "number", "avg": "number", "share": "number", "running_sum": "number"}
+
+
+def _window(r: Resolver, w, path: str, by_name: dict[str, Output]) -> Output | None:
+    names = list(by_name)
+
+    def named(text: str, at: str) -> Output | None:
+        o = by_name.get(text)
+        if o is None:
+            r.not_among(at, f"{text!r} is not a result column", text, names)
+        return o
+
+    ranking = w.fn in ("rank", "dense_rank", "row_number")
+    of = None
+    if ranking:
+        if w.of is not None:
+            r.fail(f"{path}.of", f"{w.fn} ranks by order_by; it reads no `of`", received=w.of)
+            return None
+    else:
+        if w.of is None:
+            r.fail(f"{path}.of", f"{w.fn} needs `of`: the result column it reads", expected=" | ".join(names))
+            return None
+        of = named(w.of, f"{path}.of")
+        if of is None:
+            return None
+        wanted = _WINDOW_READS.get(w.fn)
+        if (wanted and of.type != wanted) or (w.fn in ("min", "max") and of.type == "bool"):
+            r.fail(
+                f"{path}.of",
+                f"{w.fn} reads {'numbers' if wanted else 'ordered values'}; {of.name} is {of.type}",
+                received=w.of,
+            )
+            return None
+    why = r.target.cannot(f"window {w.fn}", of)
+    if why:
+        r.fail(f"{path}.fn", f"the {r.target.name} engine cannot compute the window {w.fn}: {why}", received=w.fn)
+        return None
+    partition = [p for k, p in enumerate(w.partition_by) if named(p, f"{path}.partition_by[{k}]") is not None]
+    order = [
+        (o.column, o.desc)
+        for k, o in enumerate(w.order_by)
+        if named(o.column, f"{path}.order_by[{k}].column") is not None
+    ]
+    if len(partition) != len(w.partition_by) or len(order) != len(w.order_by):
+        return None
+    if w.fn in ("rank", "dense_rank") and not order:
+        # row_number and running_sum without order_by follow the result's default order (the
+        # groups, or the rows as listed: "the row after X", "the first listed"); a rank needs one.
+        r.fail(
+            f"{path}.order_by",
+            f"{w.fn} needs order_by: the result columns that rank the rows",
+            expected="[{column, desc?}]",
+        )
+        return None
+    if not ranking and w.fn != "running_sum" and order:
+        r.fail(
+            f"{path}.order_by",
+            f"{w.fn} covers its whole partition and takes no order_by (running_sum is the ordered total)",
+            received=len(order),
+        )
+        return None
+    rows = row_bound(r)
+    if ranking or w.fn == "count":
+        type_, physical, shape = "number", "BIGINT", (19, 0)
+    elif w.fn in ("sum", "running_sum"):
+        physical = (
+            "HUGEINT"
+            if of.physical in ("BIGINT", "HUGEINT")
+            else f"DECIMAL(38, {of.shape[1]})"
+            if of.shape
+            else "DOUBLE"
+        )
+        # Groups part the rows, so a total of a sum's groups is a sum over the same rows: its bound.
+        type_, shape = "number", of.shape if of.kind == "aggregate" and of.fn == "sum" else digits_bound(rows, of.shape)
+    elif w.fn in ("min", "max"):
+        type_, physical, shape = of.type, of.physical, of.shape
+    else:  # avg, share
+        type_, physical, shape = "number", "DOUBLE", None
+    return Output(
+        "", type_, "measure", physical=physical, path=path, shape=shape, window=Window(w.fn, of, partition, order)
+    )
+
+
+def aggregate_physical(fn: str, ref: Ref | None) -> str:
+    """The storage type DuckDB gives an aggregate (exact ones matter for having's values)."""
+    if fn in ("count", "count_distinct"):
+        return "BIGINT"
+    physical = ref.column.physical if ref else "DOUBLE"
+    if fn == "sum" and physical in ("BIGINT", "HUGEINT"):
+        return "HUGEINT"
+    if fn == "sum" and physical.startswith("DECIMAL"):
+        return f"DECIMAL(38, {physical.split(',')[1].strip(' )')})"
+    if fn in ("min", "max"):
+        return physical
+    if fn == "median" and decimal_median(physical):
+        return decimal_median(physical)
+    return "DOUBLE"
