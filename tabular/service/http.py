@@ -301,33 +301,9 @@ def _openapi(app: FastAPI) -> Callable[[], dict]:
     return build
 
 
-def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -> FastAPI:
-    """The FastAPI app over `engine`: the ops, /healthz, OpenAPI at /openapi.json and /docs, MCP at /mcp."""
-    tokens = tokens or Tokens.load(engine.settings)
-    service = Service(engine, tokens)
-    manager = None
-    if mcp:
-        from .mcp import http_app  # optional: the MCP endpoint (mcp=False leaves the SDK unloaded)
-
-        mcp_endpoint, manager = http_app(service, engine.settings.host)
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if manager is None:
-            yield
-        else:
-            async with manager.run():
-                yield
-
-    app = FastAPI(
-        title="tabular",
-        version="0.1.0",
-        lifespan=lifespan,
-        docs_url=None,
-        redoc_url=None,
-        description="Typed datasets from spreadsheets and CSV, answered by typed plans with receipts. Every op is POST /v1/knowledge.<op>.",
-    )
-    app.state.service = service
+def _error_handlers(app: FastAPI) -> None:
+    """Every failure answered in the SPEC's envelope with its request id: our codes, pydantic's
+    and Starlette's refusals, memory run out outside an op, and a bug (INTERNAL, logged)."""
 
     @app.exception_handler(TabularError)
     async def tabular_error(request: Request, err: TabularError) -> JSONResponse:
@@ -370,6 +346,37 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
         )
         answer.headers["X-Request-Id"] = request_id(request)
         return answer
+
+
+def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -> FastAPI:
+    """The FastAPI app over `engine`: the ops, /healthz, OpenAPI at /openapi.json and /docs, MCP at /mcp."""
+    tokens = tokens or Tokens.load(engine.settings)
+    service = Service(engine, tokens)
+    manager = None
+    if mcp:
+        from .mcp import http_app  # optional: the MCP endpoint (mcp=False leaves the SDK unloaded)
+
+        mcp_endpoint, manager = http_app(service, engine.settings.host)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if manager is None:
+            yield
+        else:
+            async with manager.run():
+                yield
+
+    app = FastAPI(
+        title="tabular",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        description="Typed datasets from spreadsheets and CSV, answered by typed plans with receipts. Every op is POST /v1/knowledge.<op>.",
+    )
+    app.state.service = service
+
+    _error_handlers(app)
 
     for op in REGISTRY.values():
         endpoint = upload_route(service) if op.name == "knowledge.upload" else _op_route(service, op)

@@ -121,6 +121,32 @@ class _MultipartFile:
             self.fields[self._name] = self._value.decode("utf-8", "replace")
 
 
+def _one_whole_file(parts: _MultipartFile) -> None:
+    """A multipart body read to its end: refused unless it closed its boundary and held exactly one `file` part."""
+    if not parts.complete:
+        raise ValidationFailed(
+            "the multipart body ends before its closing boundary",
+            [ErrorItem("file", "cut short", expected="multipart/form-data ending --boundary--")],
+        )
+    if not parts.seen_file:
+        raise ValidationFailed(
+            "the multipart body has no `file` part",
+            [ErrorItem("file", "missing", expected="a part named file")],
+        )
+    if parts.files > 1:
+        raise ValidationFailed(
+            f"the multipart body has {parts.files} `file` parts; an upload is one file",
+            [
+                ErrorItem(
+                    "file",
+                    f"{parts.files} parts named file",
+                    expected="one part named file (upload each file on its own)",
+                    received=f"{parts.files} parts",
+                )
+            ],
+        )
+
+
 def upload_route(service: Service) -> Callable:
     op = REGISTRY["knowledge.upload"]
 
@@ -191,28 +217,7 @@ def upload_route(service: Service) -> Callable:
                 failure = await _receive(request, parts.write, service.settings.max_upload_bytes)
                 if failure is None:
                     parts.parser.finalize()
-                    if not parts.complete:
-                        raise ValidationFailed(
-                            "the multipart body ends before its closing boundary",
-                            [ErrorItem("file", "cut short", expected="multipart/form-data ending --boundary--")],
-                        )
-                    if not parts.seen_file:
-                        raise ValidationFailed(
-                            "the multipart body has no `file` part",
-                            [ErrorItem("file", "missing", expected="a part named file")],
-                        )
-                    if parts.files > 1:
-                        raise ValidationFailed(
-                            f"the multipart body has {parts.files} `file` parts; an upload is one file",
-                            [
-                                ErrorItem(
-                                    "file",
-                                    f"{parts.files} parts named file",
-                                    expected="one part named file (upload each file on its own)",
-                                    received=f"{parts.files} parts",
-                                )
-                            ],
-                        )
+                    _one_whole_file(parts)
                     body = service.tokens.authorize(
                         grant,
                         op,
