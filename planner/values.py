@@ -114,13 +114,19 @@ def _duration(v: Any) -> dt.timedelta:
 
 def read_duration(text: str) -> dt.timedelta:
     """An ISO 8601 duration as SPEC §3 writes one (-P1DT2H30M4.5S) as a timedelta, its seconds
-    read exactly (never through a float) to the microsecond, half to even; ValueError if not one."""
+    read exactly (never through a float) to the microsecond, half to even; ValueError if not one,
+    or if it is longer than a timedelta holds (999,999,999 days)."""
     match = _DURATION.fullmatch(text)
     if not match or text in ("P", "-P") or text.endswith("T"):
         raise ValueError(f"not a duration: {text!r}")
     sign, days, hours, minutes, seconds = match.groups()
     micro = (Decimal(seconds or 0) * 1_000_000).to_integral_value(ROUND_HALF_EVEN)
-    delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0), microseconds=int(micro))
+    try:
+        delta = dt.timedelta(
+            days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0), microseconds=int(micro)
+        )
+    except OverflowError:
+        raise ValueError(f"a duration longer than a timedelta holds: {text!r}") from None
     return -delta if sign else delta
 
 
