@@ -50,7 +50,7 @@ def upload(ctx: Context, body: UploadIn) -> UploadOut:
 def ingest(ctx: Context, body: IngestIn) -> IngestOut:
     """Start reading an uploaded file into typed datasets; answers at once with the job's id."""
     forced = body.options.format
-    if forced is not None and forced not in BY_NAME:
+    if forced is not None and forced.lower() not in BY_NAME:
         raise ValidationFailed(
             f"no format {forced!r}",
             [

@@ -116,9 +116,10 @@ def file_format(filename: str, options: dict, path: Path | None = None) -> str:
     ends with (the longest matching ending wins: `x.tsv.gz` is tsv); raises IngestFailed for a
     refused or unknown one."""
     if options.get("format"):
-        if options["format"] not in BY_NAME:  # refused at knowledge.ingest; a job stored before that is failed here
+        forced = options["format"].lower()  # CSV, Xlsx: a format's name whatever its case
+        if forced not in BY_NAME:  # refused at knowledge.ingest; a job stored before that is failed here
             raise IngestFailed("format_unavailable", f"no format {options['format']!r} (read: {', '.join(BY_NAME)})")
-        return options["format"]
+        return forced
     name = PurePath(filename).name.lower()
     suffix = PurePath(name).suffix
     if suffix in REFUSED:

@@ -200,3 +200,24 @@ def test_a_forced_format_that_is_none_of_the_table_is_refused_at_its_path(tmp_pa
         "xslx",
         "xlsx",
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "forced", "columns"),
+    [
+        ("t.txt", "a\tb\n1\t2\n", "tsv", ["a", "b"]),  # forced tsv: tab-separated, as a .tsv is
+        ("t.txt", "a\tb\n1\t2\n", "TSV", ["a", "b"]),  # a format's name whatever its case
+        ("t.dat", "a;b\n1;2\n", "Csv", ["a", "b"]),
+        ("t.tsv", "a,b\n1,2\n", "csv", ["a", "b"]),  # forced csv over the name's tsv: its delimiter sniffed
+    ],
+)
+def test_a_forced_format_reads_as_that_format_does(tmp_path, name, text, forced, columns):
+    path = tmp_path / name
+    path.write_text(text)
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("acme", "files")
+        status = ns.ingest_file(path, source_uri=name, options={"format": forced})
+        assert status.state == "ready", status.error_message
+        (dataset,) = ns.dataset_get(name).datasets
+    assert [c.name for c in dataset.columns] == columns
+    assert dataset.origin.format == ("tsv" if forced.lower() == "tsv" else "csv")
