@@ -13,7 +13,7 @@ from .models import QueryFilter, QueryPlan, QueryPlanDataset
 from .operators import RExpr, shape_of
 from .resolved import OTHER_OPS, ROW_ID, Limits, Output, PlanInvalid, Problem, Ref, RFilter, Source, close
 from .schema import ColumnInfo, DatasetInfo
-from .targets import DUCKDB, Target
+from .targets import Target
 from .values import Unreadable, fit, read_value
 
 # How a number is brought to an exact column's scale, per operator (between: low, high).
@@ -39,9 +39,9 @@ class Resolver(ExprResolving):
         found: list[list[DatasetInfo]],
         sources_known: list[str],
         limits: Limits,
-        target: Target = DUCKDB,
-        depth: int = 0,
-        resolve: Callable | None = None,
+        target: Target,
+        depth: int,
+        resolve: Callable,
     ):
         self.plan, self.found, self.known, self.limits = plan, found, sources_known, limits
         self.resolve = resolve  # resolve.resolve, for a plan as a dataset (handed in: it calls this)

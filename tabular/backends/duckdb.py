@@ -9,6 +9,7 @@ import weakref
 from contextlib import suppress
 
 import duckdb
+import pyarrow as pa
 
 from ..errors import BackendTimeout, TooLarge, past_38_digits
 from ..jsonval import arrow_readable, json_columns, json_rows
@@ -71,8 +72,6 @@ class Stream:
     def __init__(
         self, catalog: Catalog, settings: Settings, sql: str, params: dict, names: list[str], counted=lambda rows: None
     ):
-        import pyarrow as pa  # heavy: only a whole result needs it here
-
         self._catalog, self._settings = catalog, settings
         self._cursor = catalog.cursor()  # its own: the reader outlives this call
         self._token = catalog.watchdog.watch(self._cursor, settings.export_seconds)
