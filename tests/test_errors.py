@@ -1,0 +1,125 @@
+"""tabular/errors.py: the stable codes and statuses of SPEC §2, the JSON path of a pydantic
+location, and an error item as JSON carries it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tabular import errors
+from tabular.errors import ErrorItem, ValidationFailed, close_names, json_path
+
+
+@pytest.mark.parametrize(
+    ("cls", "code", "status"),
+    [
+        (errors.ValidationFailed, "VALIDATION_FAILED", 422),
+        (errors.NotFound, "RESOURCE_NOT_FOUND", 404),
+        (errors.PreconditionFailed, "PRECONDITION_FAILED", 409),
+        (errors.TooLarge, "TOO_LARGE", 413),
+        (errors.BackendTimeout, "BACKEND_TIMEOUT", 504),
+        (errors.AuthInvalid, "AUTH_INVALID", 401),
+        (errors.AuthInsufficient, "AUTH_INSUFFICIENT", 403),
+        (errors.RateLimited, "RATE_LIMITED", 429),
+        (errors.Overloaded, "OVERLOADED", 503),
+        (errors.MethodNotAllowed, "METHOD_NOT_ALLOWED", 405),
+        (errors.PathNotFound, "PATH_NOT_FOUND", 404),
+        (errors.PathNotAllowed, "PATH_NOT_ALLOWED", 403),
+        (errors.DiskRoot, "DISK_ROOT", 422),
+        (errors.StorageDamaged, "STORAGE_DAMAGED", 500),
+        (errors.Internal, "INTERNAL", 500),
+    ],
+)
+def test_each_error_kind_carries_the_code_and_status_of_spec_section_2(cls, code, status):
+    error = cls("something")
+    assert (error.code, error.status) == (code, status)
+    assert isinstance(error, errors.TabularError)
+    assert error.to_detail("req-1") == {"code": code, "message": "something", "request_id": "req-1"}
+
+
+@pytest.mark.parametrize(
+    ("cls", "code"),
+    [
+        (errors.TooManyFiles, "TOO_MANY_FILES"),
+        (errors.FolderTooLarge, "FOLDER_TOO_LARGE"),
+        (errors.TooManyLinks, "TOO_MANY_LINKS"),
+    ],
+)
+def test_a_folder_past_a_limit_is_413_and_says_the_limit_and_the_count_on_path(cls, code):
+    error = cls("too many", count=12_345, limit=10_000)
+    detail = error.to_detail()
+    assert (detail["code"], error.status) == (code, 413)
+    assert detail["errors"] == [
+        {"path": "path", "message": "too many", "expected": "at most 10,000", "received": 12345}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("loc", "path"),
+    [
+        (("where", 2, "value"), "where[2].value"),
+        (("select",), "select"),
+        ((0, "name"), "[0].name"),
+        (("datasets", 0, "dataset:table", "filters", 1, "expr:compare", "left"), "datasets[0].filters[1].left"),
+        ((), ""),
+    ],
+)
+def test_a_pydantic_location_reads_as_a_json_path_without_union_tags(loc, path):
+    assert json_path(loc) == path
+
+
+def test_an_error_item_leaves_out_the_parts_it_does_not_have():
+    assert ErrorItem("limit", "must be positive").to_dict() == {"path": "limit", "message": "must be positive"}
+    full = ErrorItem("limit", "must be positive", expected="an integer >= 1", received=-3, did_you_mean=["limits"])
+    assert full.to_dict() == {
+        "path": "limit",
+        "message": "must be positive",
+        "expected": "an integer >= 1",
+        "received": -3,
+        "did_you_mean": ["limits"],
+    }
+
+
+def test_a_long_received_value_is_shortened_and_an_object_is_not_echoed():
+    long_text = "x" * 10_000
+    assert ErrorItem("title", "too long", received=long_text).to_dict()["received"] == "x" * errors.RECEIVED_CHARS + "…"
+    many = ErrorItem("tags", "bad", received=list(range(25))).to_dict()["received"]
+    assert many == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, "…"]
+    assert ErrorItem("options", "bad", received={"a": 1}).to_dict().get("received") is None
+
+
+def test_what_json_cannot_carry_is_escaped_not_a_failure_to_answer():
+    item = ErrorItem("name\ud800", "bad \ud800", received=float("nan"))
+    detail = ValidationFailed("bad input \udfff", [item]).to_detail()
+    text = json.dumps(detail, allow_nan=False)  # would raise on a NaN or fail to encode as UTF-8
+    text.encode("utf-8")
+    assert detail["errors"][0]["received"] == "nan"
+    assert "\\ud800" in detail["errors"][0]["path"]
+
+
+def test_rate_limited_carries_its_retry_after():
+    assert errors.RateLimited("slow down", retry_after=7).retry_after == 7
+    assert errors.Overloaded("busy").retry_after == 1
+
+
+def test_storage_damaged_names_the_file_and_ingest_failed_its_code():
+    assert errors.StorageDamaged("cut short", path="snapshots/abc.duckdb").path == "snapshots/abc.duckdb"
+    failed = errors.IngestFailed("PARSE_FAILED", "no rows")
+    assert (failed.error_code, failed.message, str(failed)) == ("PARSE_FAILED", "no rows", "no rows")
+
+
+@pytest.mark.parametrize(
+    ("name", "candidates", "expected"),
+    [
+        ("amout", ["amount", "account", "date"], ["amount"]),
+        ("Region", ["region", "regions", "reason"], ["region", "regions"]),
+        ("zzz", ["amount", "date"], []),
+        ("anything", [], []),
+    ],
+)
+def test_close_names_offers_at_most_three_near_names_in_their_own_spelling(name, candidates, expected):
+    got = close_names(name, candidates)
+    assert got[: len(expected)] == expected
+    assert len(got) <= 3
+    assert set(got) <= set(candidates)
