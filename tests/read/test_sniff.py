@@ -1,0 +1,103 @@
+"""tabular/read/sniff.py: a delimited text's delimiter, quoting, newline, preamble and header,
+settled from its head."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabular.read.sniff import FIXED, cut, is_comment, newline_of, records, sniff
+
+ROWS = [["name", "city", "amount"], ["Ann", "Oslo", "12.50"], ["Bob", "Bergen", "7"], ["Cy", "Tromsø", "3.25"]]
+
+
+def text(delimiter: str, rows=ROWS, newline: str = "\n") -> str:
+    return newline.join(delimiter.join(r) for r in rows) + newline
+
+
+@pytest.mark.parametrize("delimiter", [",", ";", "\t", "|"])
+def test_the_delimiter_that_gives_a_consistent_table_is_chosen(delimiter):
+    layout = sniff(text(delimiter))
+    assert (layout.delimiter, layout.width, layout.header_rows, layout.skip_records) == (delimiter, 3, 1, 0)
+    assert layout.header_clear
+
+
+def test_a_delimiter_inside_quoted_fields_does_not_split_them():
+    head = 'name,address,amount\n"Ann","1 Main St, Oslo",12\n"Bob","2 Side Rd, Bergen",7\n"Cy","3 High St, Bodø",4\n'
+    layout = sniff(head)
+    assert (layout.delimiter, layout.width) == (",", 3)
+    assert records(head, layout.delimiter, layout.quotechar)[1] == ["Ann", "1 Main St, Oslo", "12"]
+
+
+def test_semicolons_win_over_decimal_commas():
+    head = "name;amount;rate\nAnn;12,50;0,5\nBob;7,00;1,25\nCy;3,10;2,75\n"
+    layout = sniff(head)
+    assert (layout.delimiter, layout.width) == (";", 3)
+
+
+def test_a_colon_is_not_taken_as_delimiter_when_it_would_cut_clocks_apart():
+    head = "when,what\n2024-01-01 10:15,start\n2024-01-01 11:30,stop\n2024-01-02 09:05,start\n"
+    assert sniff(head).delimiter == ","
+
+
+def test_a_title_line_before_the_table_is_skipped_as_preamble():
+    head = "Quarterly report\n\n" + text(",")
+    layout = sniff(head)
+    assert (layout.delimiter, layout.width, layout.header_rows) == (",", 3, 1)
+    assert records(head, ",", '"')[layout.skip_records] == ROWS[0]
+
+
+def test_a_table_of_only_values_has_no_header():
+    layout = sniff(text(",", ROWS[1:]))
+    assert layout.header_rows == 0
+
+
+def test_a_header_repeated_further_down_needs_a_person_to_confirm():
+    layout = sniff(text(",", ROWS + ROWS))
+    assert layout.header_rows == 1
+    assert not layout.header_clear
+
+
+def test_a_delimiter_and_header_rows_given_in_options_are_kept():
+    layout = sniff(text(";"), delimiter="|", header_rows=0)
+    assert (layout.delimiter, layout.header_rows, layout.header_clear) == ("|", 0, True)
+
+
+@pytest.mark.parametrize(("newline", "expected"), [("\n", "\n"), ("\r\n", "\r\n"), ("\r", "\r")])
+def test_the_newline_is_read_as_the_file_writes_it(newline, expected):
+    head = text(",", newline=newline)
+    assert newline_of(head) == expected
+    layout = sniff(head)
+    assert (layout.newline, layout.width, layout.header_rows) == (expected, 3, 1)
+
+
+def test_backslash_escaped_quotes_are_recognised():
+    head = 'id,quote\n1,"He said \\"hi\\""\n2,"She said \\"bye\\""\n3,"plain"\n'
+    layout = sniff(head)
+    assert layout.escapechar == "\\"
+    assert records(head, ",", '"', escapechar=layout.escapechar)[1] == ["1", 'He said "hi"']
+
+
+def test_a_space_after_each_delimiter_before_the_quote_is_recognised():
+    head = '"name", "city"\n"Ann", "Oslo"\n"Bob", "Bergen"\n'
+    layout = sniff(head)
+    assert layout.spaced
+    assert records(head, ",", '"', spaced=True)[1] == ["Ann", "Oslo"]
+
+
+def test_a_fixed_width_layout_is_cut_at_its_column_starts():
+    head = "Name      City      Amount\nAnn       Oslo       12.50\nBob       Bergen      7.00\nCy        Tromsø      3.25\n"
+    layout = sniff(head)
+    assert (layout.delimiter, layout.starts, layout.header_rows) == (FIXED, (0, 10, 20), 1)
+    assert cut("Bob       Bergen      7.00", layout.starts) == ["Bob", "Bergen", "7.00"]
+
+
+def test_one_column_of_values_reads_as_one_column_with_its_header():
+    layout = sniff("city\nOslo\nBergen\nTromsø\n")
+    assert (layout.width, layout.header_rows) == (1, 1)
+
+
+def test_a_hash_line_is_a_comment_unless_it_has_the_tables_shape():
+    assert is_comment(["# exported 2024"], 3)
+    assert is_comment(["# note", "", ""], 3)
+    assert not is_comment(["#1", "Ann", "Oslo"], 3)
+    assert not is_comment(["Ann", "#1", "Oslo"], 3)
