@@ -257,8 +257,8 @@ class QuestionOption(TypeFormat):
     example: str | None = None
 
 
-# Every kind of question a typing asks: infer/columns.py's, retype.py's (a person's earlier type carried
-# or not) and ingest/pipeline.py's (the header row).
+# The API's names for infer/questions.KINDS, the one table of question kinds (their words, who asks,
+# the one pass's guard); a test holds the two the same.
 QuestionKind = Literal[
     "header_row",
     "mixed_values",

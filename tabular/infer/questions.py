@@ -1,11 +1,12 @@
-"""The typing a column gets and the question its values leave open: one place for every question
-kind inference asks (mixed_values, leading_zeros, leading_plus, bool_or_number, decimal_mark,
-date_order; retype.py asks carried_approval and approval_not_carried, the pipeline header_row),
-chosen from the tallies (tally.py), and the questions another column of the table answers."""
+"""Every kind of question a typing asks, in one table (KINDS): who asks it, and
+whether rows past a sample could raise it when the sample did not (the one pass's guard, see
+ingest/onepass.py). Then the typing a column gets and the question its values leave open, chosen
+from the tallies (tally.py), and the questions another column of the table answers."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import duckdb
@@ -14,6 +15,84 @@ from .. import readings as C
 from ..readings import Reading
 from ..settings import Settings
 from .tally import ReadingCount, Source, Tally, physical_from, tally
+
+
+def _never(typing: Typing, tally: Tally) -> bool:
+    """The sample's own typing stops the one pass at the first later row that would ask it."""
+    return False
+
+
+def _zeros_and_ones(typing: Typing, tally: Tally) -> bool:
+    """A whole-number column of only 0s and 1s so far: the flag-or-number question is asked
+    once both values appear, which no sample can promise for the rows past it."""
+    reading = typing.reading
+    return reading.type == "number" and not reading.exponent and typing.physical == "BIGINT" and tally.binary
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of question. `open_past_sample(typing, tally)`: True when rows the sample did not
+    see could raise it though the sample raised none, so the column cannot be typed on a sample
+    (the careful way counts every row). A kind the sample's typing rules out answers False and
+    says, in `guard`, what stops the one pass instead."""
+
+    name: str
+    asked_by: str
+    guard: str
+    open_past_sample: Callable[[Typing, Tally], bool] = _never
+
+
+KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        Kind(
+            "header_row",
+            "ingest/pipeline.py",
+            "decided from the first lines, before any row is typed",
+        ),
+        Kind(
+            "mixed_values",
+            "infer/questions.py",
+            "a later value the sample's reading does not read fails its conversion",
+        ),
+        Kind(
+            "leading_zeros",
+            "infer/questions.py",
+            "the integer gate refuses a leading zero (readings.number_gate)",
+        ),
+        Kind(
+            "leading_plus",
+            "infer/questions.py",
+            "the integer gate refuses a '+' before 7 digits or more (readings.number_gate)",
+        ),
+        Kind(
+            "bool_or_number",
+            "infer/questions.py",
+            "none: a column of only 0s and 1s so far is typed by the careful way",
+            _zeros_and_ones,
+        ),
+        Kind(
+            "decimal_mark",
+            "infer/questions.py",
+            "asked when two marks read every sampled value; more rows only rule readings out, and the gate holds the sample's scale",
+        ),
+        Kind(
+            "date_order",
+            "infer/questions.py",
+            "asked when both orders read every sampled value; more rows only rule an order out, never in",
+        ),
+        Kind(
+            "carried_approval",
+            "infer/retype.py",
+            "asked after the whole revision is stored, over every row",
+        ),
+        Kind(
+            "approval_not_carried",
+            "infer/retype.py",
+            "asked after the whole revision is stored, over every row",
+        ),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -26,9 +105,13 @@ class Option:
 
 @dataclass(frozen=True)
 class Question:
-    kind: str  # one of models.QuestionKind
+    kind: str  # a key of KINDS
     text: str
     options: tuple[Option, ...]
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.kind!r} is no kind of question: add it to infer/questions.KINDS")
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from sqlglot import exp
 
 from .. import readings as C
 from ..infer.columns import SAMPLE_HEAD, SAMPLE_SPREAD, infer_from, sampled
-from ..infer.questions import Typing, settle_by_evidence
+from ..infer.questions import KINDS, Typing, settle_by_evidence
 from ..infer.tally import Tally, long_table, string_text, survey, text_of
 from ..read.extraction import FastRead, Irregular
 from ..settings import Settings
@@ -153,6 +153,8 @@ def _stop(condition: exp.Expression, value: exp.Expression) -> exp.Expression:
 def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) -> exp.Expression | None:
     if typing.question is not None or typing.rejected:
         return None
+    if any(kind.open_past_sample(typing, tally) for kind in KINDS.values()):
+        return None
     t = text_of(cell, markers, compact=True)
     if typing.reading.type == "string":
         if tally.nonnull:
@@ -161,8 +163,6 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
         return _stop(exp.Not(this=exp.Is(this=t, expression=exp.null())), string_text(cell))
     reading, physical = typing.reading, typing.physical
     if reading.type == "number" and not reading.exponent and physical != "DOUBLE":
-        if physical == "BIGINT" and tally.binary:
-            return None  # 0 and 1 only so far: a yes/no flag or a number is asked once both appear
         return _number(cell, reading, physical, t, markers)
     if clashes:
         value = C.convert(reading, t, physical)

@@ -339,3 +339,25 @@ def test_a_column_mostly_numbers_asks_the_same_question_through_the_one_pass(tmp
     path = tmp_path / "mostly.csv"
     path.write_text("k0\n1\n2024-01-02\n1\n1\n1\n")
     assert_same(tmp_path, path, 2)
+
+
+def test_a_kind_whose_question_later_rows_could_raise_sends_its_column_the_careful_way(tmp_path, monkeypatch):
+    """The one pass asks the kinds table: a file that goes in one pass goes the careful way once
+    some kind says rows past the sample could raise it (here: every decimal column)."""
+    from dataclasses import replace
+
+    from tabular.infer import questions
+
+    rows = [[str(i), f"{i % 50}.{i % 100:02d}"] for i in range(1, 300)]
+    path = write_csv(tmp_path / "steady.csv", ["id", "amount"], rows)
+    assert published(tmp_path / "before", path, **one_pass(40))["one_pass"]
+    wary = replace(questions.KINDS["decimal_mark"], open_past_sample=lambda t, _: t.physical.startswith("DECIMAL"))
+    monkeypatch.setitem(questions.KINDS, "decimal_mark", wary)
+    assert not published(tmp_path / "after", path, **one_pass(40))["one_pass"]
+
+
+def test_a_question_of_no_known_kind_is_refused_where_it_is_made():
+    from tabular.infer.questions import Question
+
+    with pytest.raises(ValueError, match="KINDS"):
+        Question("thousands_or_decimal", "?", ())

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import json
+from typing import get_args
 
 import pytest
 
 import tabular
 from tabular import cli
+from tabular.infer.questions import KINDS
+from tabular.models import QuestionKind, QuestionOut
 from tabular.ops import REGISTRY
 from tabular.service import create_app
 from tabular.service.mcp import tool_name, tools
@@ -89,3 +92,11 @@ def test_every_plan_operator_is_described_in_the_openapi_schema_and_the_readme(e
     assert schemas["QueryMeasure"]["properties"]["window"].get("description") and schemas["QueryCompute"]["properties"][
         "expr"
     ].get("description")
+
+
+def test_the_apis_question_kinds_are_the_kinds_table():
+    """A question kind added to infer/questions.KINDS is named and described in the API, and no
+    kind is named in the API that no stage asks."""
+    assert get_args(QuestionKind) == tuple(KINDS)
+    described = QuestionOut.model_fields["kind"].description
+    assert [k for k in KINDS if k not in described] == []
