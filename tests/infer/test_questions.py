@@ -1,0 +1,111 @@
+"""tabular/infer/questions.py: the typing a column gets from its tallies and the question its
+values leave open (mixed values, leading zeros and '+', 0/1, decimal mark, date order), and the
+questions another column of the same table answers."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from tabular import readings as C
+from tabular.infer.questions import KINDS, Question, Typing, choose, decide, settle_by_evidence
+from tabular.infer.tally import ReadingCount, Source, Tally, survey, tally
+from tabular.settings import Settings
+
+SETTINGS = Settings()
+MARKERS = SETTINGS.nulls({})
+
+
+def typed(values: list[str]) -> Typing:
+    """The typing one column of these cells gets, as infer/columns.py reaches it."""
+    con = duckdb.connect()
+    try:
+        con.execute("CREATE TABLE cells (__row_id BIGINT, c VARCHAR)")
+        con.executemany("INSERT INTO cells VALUES (?, ?)", [[i + 1, v] for i, v in enumerate(values)])
+        source = Source("cells")
+        (surveyed,) = survey(con, source, ["c"], MARKERS, SETTINGS.mixed_values_share).values()
+        readings = [r for r in C.candidate_readings(surveyed.symbols) if r.type in surveyed.families]
+        counted = tally(con, source, ["c"], {"c": readings}, MARKERS)["c"]
+        return decide(con, source, "c", counted, SETTINGS, MARKERS)
+    finally:
+        con.close()
+
+
+def test_a_column_every_value_reads_as_a_number_gets_no_question():
+    typing = typed(["12.50", "7.25", "3.10"])
+    assert (typing.reading.type, typing.physical, typing.question) == ("number", "DECIMAL(4, 2)", None)
+    assert typing.clean
+
+
+def test_mostly_numbers_with_a_few_words_is_text_asking_with_the_rows_it_would_reject():
+    typing = typed([str(i) for i in range(1, 20)] + ["n/a2"])
+    assert typing.reading.type == "string"
+    question = typing.question
+    assert question.kind == "mixed_values"
+    assert [(o.reading.type, o.rows_rejected, o.example) for o in question.options] == [
+        ("string", 0, None),
+        ("number", 1, "n/a2"),
+    ]
+
+
+def test_too_few_numbers_is_text_without_a_question():
+    typing = typed(["1", "Oslo", "Bergen", "Tromsø"])
+    assert (typing.reading.type, typing.question) == ("string", None)
+
+
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [(["007", "012", "123"], "leading_zeros"), (["+31205550123", "+4420711111", "+15551234567"], "leading_plus")],
+)
+def test_identifiers_that_look_like_numbers_are_held_as_text_and_asked(values, kind):
+    typing = typed(values)
+    assert typing.reading.type == "string"
+    assert typing.question.kind == kind
+    assert [o.reading.type for o in typing.question.options] == ["string", "number"]
+
+
+def test_a_column_of_zeros_and_ones_asks_number_or_flag():
+    typing = typed(["0", "1", "1", "0"])
+    assert (typing.reading.type, typing.question.kind) == ("number", "bool_or_number")
+    assert [o.physical for o in typing.question.options] == ["BIGINT", "BOOLEAN"]
+    assert typed(["0", "0", "0"]).question is None
+
+
+def test_a_date_both_orders_read_asks_which_and_a_day_past_12_settles_it():
+    both = typed(["03/04/2024", "05/06/2024", "01/02/2024"])
+    assert both.question.kind == "date_order"
+    assert {o.reading.order for o in both.question.options} == {"DMY", "MDY"}
+    settled = typed(["03/04/2024", "25/06/2024", "01/02/2024"])
+    assert (settled.reading.format, settled.question) == ("%d/%m/%Y", None)
+
+
+def test_a_mark_that_may_be_decimal_or_thousands_asks_which():
+    typing = typed(["1,234", "2,500", "3,125"])
+    assert typing.question is not None
+    assert typing.question.kind == "decimal_mark"
+
+
+def test_another_column_of_the_table_answers_a_date_order_question():
+    proven = typed(["25/03/2024", "01/02/2024"])
+    open_ = typed(["03/04/2024", "05/06/2024"])
+    settled = settle_by_evidence({"a": proven, "b": open_})
+    assert settled["b"].question is None
+    assert settled["b"].reading.order == "DMY"
+    assert settled["a"] == proven
+
+
+def test_choose_takes_the_first_reading_that_reads_every_value_in_precedence_order():
+    first, second = C.number_reading(), C.number_reading(",")
+    counted = Tally(nonnull=10, counts=[ReadingCount(C.BOOL, 10), ReadingCount(first, 0), ReadingCount(second, 0)])
+    assert choose(counted, 0.8) == (counted.counts[1], [])
+    partly = Tally(nonnull=10, counts=[ReadingCount(C.BOOL, 9), ReadingCount(first, 1)])
+    assert choose(partly, 0.8) == (None, [partly.counts[1]])
+    assert choose(Tally(), 0.8) == (None, [])
+
+
+def test_each_kind_of_question_is_in_one_table_and_no_other_kind_can_be_made():
+    assert {"header_row", "mixed_values", "leading_zeros", "leading_plus", "bool_or_number", "decimal_mark",
+            "date_order", "carried_approval", "approval_not_carried"} == set(KINDS)  # fmt: skip
+    assert all(k.guard and k.asked_by for k in KINDS.values())
+    with pytest.raises(ValueError, match="KINDS"):
+        Question("colour", "Which colour?", ())
