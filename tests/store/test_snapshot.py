@@ -1,0 +1,103 @@
+"""tabular/store/snapshot.py: an extraction and its typings become a snapshot: typed rows, the
+rows a type could not read kept with their reason, column statistics, and SPEC §4 names."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import namedtuple
+from decimal import Decimal
+
+import duckdb
+import pytest
+
+from tabular import readings as C
+from tabular.infer.questions import Typing
+from tabular.store.catalog import rejected_table, snapshot_table
+from tabular.store.snapshot import REJECTED_VALUE_CHARS, build_snapshot, column_names, slug, write_rejected
+
+MARKERS = ("", "NA")
+Excluded = namedtuple("Excluded", "row_id line text reason")
+
+
+@pytest.fixture
+def con():
+    con = duckdb.connect()
+    con.execute("ATTACH ':memory:' AS s_1")  # as Catalog.new_snapshot attaches a new snapshot's file
+    yield con
+    con.close()
+
+
+def extraction(con, **columns):
+    names = list(columns)
+    con.execute("CREATE TABLE ex (__row_id BIGINT, __line BIGINT, " + ", ".join(f'"{n}" VARCHAR' for n in names) + ")")
+    rows = list(zip(*columns.values()))
+    con.executemany(
+        f"INSERT INTO ex VALUES (?, ?, {', '.join('?' for _ in names)})",
+        [[i + 1, i + 2, *r] for i, r in enumerate(rows)],
+    )
+    return "ex"
+
+
+def rows_of(con, table):
+    return con.execute(f"SELECT * FROM {table.sql(dialect='duckdb')} ORDER BY 1").fetchall()
+
+
+@pytest.mark.parametrize(
+    ("headers", "names"),
+    [
+        (["id", "amount"], ["id", "amount"]),
+        ([" Net  amount ", ""], ["Net amount", "column_2"]),
+        (["x", "X", "x"], ["x", "X_2", "x_3"]),
+        (["__row_id"], ["__row_id_2"]),
+    ],
+)
+def test_column_names_are_trimmed_filled_and_made_unique(headers, names):
+    assert column_names(headers) == names
+
+
+@pytest.mark.parametrize(
+    ("text", "out"), [("Sales 2024", "sales_2024"), (" Q1/Q2 ", "q1_q2"), ("€€", "table"), ("", "table")]
+)
+def test_a_slug_is_lower_case_words_apart_by_underscores(text, out):
+    assert slug(text) == out
+
+
+def test_typed_rows_go_in_and_rows_a_type_refutes_are_kept_with_their_reason(con):
+    rel = extraction(con, c1=["12.50", "oops", "3", "NA"], c2=["2024-01-02", "2024-02-03", "2024-03-04", "2024-04-05"])
+    typings = {
+        "c1": Typing(C.number_reading(), "DECIMAL(4, 2)", rejected=1),
+        "c2": Typing(C.date_reading("%Y-%m-%d"), "DATE", clean=True),
+    }
+    built = build_snapshot(con, rel, "s_1", ["c1", "c2"], ["amount", "when"], typings, MARKERS, [])
+    assert (built.rows, built.rows_rejected) == (3, 1)
+    assert rows_of(con, snapshot_table("s_1")) == [
+        (1, Decimal("12.50"), dt.date(2024, 1, 2)),
+        (3, Decimal("3.00"), dt.date(2024, 3, 4)),
+        (4, None, dt.date(2024, 4, 5)),
+    ]
+    assert rows_of(con, rejected_table("s_1")) == [(2, 3, "amount", "oops", "not a number (decimal_mark=.)")]
+
+
+def test_column_statistics_count_nulls_distinct_values_and_the_range(con):
+    rel = extraction(con, c1=["3", "1", "NA", "3"], c2=["Oslo", "Bergen", "Tromsø", "Bodø"])
+    typings = {"c1": Typing(C.number_reading(), "BIGINT"), "c2": Typing(C.STRING, "VARCHAR")}
+    built = build_snapshot(con, rel, "s_1", ["c1", "c2"], ["n", "city"], typings, MARKERS, [])
+    n, city = built.columns
+    assert (n["name"], n["type"], n["physical"], n["format"]) == ("n", "number", "BIGINT", "")
+    assert (n["nulls"], n["nullable"], n["distinct"], n["unique"], n["min"], n["max"]) == (1, True, 2, False, 1, 3)
+    assert (city["nulls"], city["distinct"], city["unique"]) == (0, 4, True)
+
+
+def test_a_string_column_keeps_its_text_as_written_and_only_blanks_are_null(con):
+    rel = extraction(con, c1=["  padded ", "NA", "", "   "])
+    built = build_snapshot(con, rel, "s_1", ["c1"], ["note"], {"c1": Typing(C.STRING, "VARCHAR")}, MARKERS, [])
+    assert [r[1] for r in rows_of(con, snapshot_table("s_1"))] == ["  padded ", "NA", None, None]
+    assert built.rows_rejected == 0
+
+
+def test_rows_the_extraction_left_out_are_in_the_rejected_table_cut_to_a_readable_length(con):
+    excluded = [Excluded(7, 9, "Total,30", "a total row"), Excluded(8, 10, "x" * 5000, "too long")]
+    table = write_rejected(con, "s_1", excluded)
+    got = rows_of(con, table)
+    assert got[0] == (7, 9, None, "Total,30", "a total row")
+    assert len(got[1][3]) == REJECTED_VALUE_CHARS
