@@ -1,0 +1,105 @@
+"""tabular/ingest/uploads.py: bytes streamed to the uploads folder, hashed as they come and
+recorded in the catalog; over the limit, the quota or the disk's room, nothing is kept."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import io
+
+import pytest
+
+from tabular.errors import TooLarge
+from tabular.ingest.uploads import UploadWriter, discard_upload, no_room, store_upload, sweep_uploads
+from tabular.settings import Settings
+from tabular.store.catalog import stored_bytes, upload_row
+from tabular.store.home import Catalog
+
+DATA = b"id,amount\n1,12.50\n2,7.25\n"
+
+
+@pytest.fixture
+def home(tmp_path):
+    catalog = Catalog(str(tmp_path / "home"))
+    yield catalog
+    catalog.close()
+
+
+def files(home):
+    return sorted(p.name for p in home.uploads_dir.iterdir())
+
+
+def test_an_upload_is_stored_under_its_id_with_its_hash_and_recorded(home):
+    out = store_upload(home, Settings(), "acme", "fin", io.BytesIO(DATA), "a.csv", "text/csv")
+    assert (out.filename, out.bytes, out.sha256, out.content_type) == (
+        "a.csv",
+        len(DATA),
+        hashlib.sha256(DATA).hexdigest(),
+        "text/csv",
+    )
+    assert files(home) == [out.upload_id]
+    assert (home.uploads_dir / out.upload_id).read_bytes() == DATA
+    assert upload_row(home.conn(), out.upload_id, "acme", "fin")["filename"] == "a.csv"
+    assert upload_row(home.conn(), out.upload_id, "rival", "fin") is None
+
+
+@pytest.mark.parametrize(
+    ("sent", "kept"),
+    [("../../etc/passwd", "passwd"), ("C:\\Users\\ann\\a.csv", "a.csv"), ("..", "upload"), ("a\x00.csv", "a.csv")],
+)
+def test_a_path_in_the_name_sent_is_never_a_path_here(home, sent, kept):
+    out = store_upload(home, Settings(), "acme", "fin", io.BytesIO(DATA), sent, "text/csv")
+    assert out.filename == kept
+    assert files(home) == [out.upload_id]
+
+
+def test_an_upload_over_the_limit_is_413_and_nothing_is_kept(home):
+    with pytest.raises(TooLarge, match="max_upload_bytes"):
+        store_upload(home, Settings(max_upload_bytes=10), "acme", "fin", io.BytesIO(DATA), "a.csv", "text/csv")
+    assert files(home) == []
+    assert stored_bytes(home.conn(), "acme") == 0
+
+
+def test_an_upload_past_the_orgs_quota_is_413_and_another_org_is_not_counted(home):
+    settings = Settings(org_storage_bytes=len(DATA) + 5)
+    store_upload(home, settings, "acme", "fin", io.BytesIO(DATA), "a.csv", "text/csv")
+    with pytest.raises(TooLarge, match="org_storage_bytes"):
+        store_upload(home, settings, "acme", "fin", io.BytesIO(DATA), "b.csv", "text/csv")
+    store_upload(home, settings, "rival", "fin", io.BytesIO(DATA), "b.csv", "text/csv")
+    assert stored_bytes(home.conn(), "acme") == len(DATA)
+    assert len(files(home)) == 2
+
+
+def test_a_full_disk_is_413_and_the_part_file_goes(home):
+    writer = UploadWriter(home, Settings())
+
+    def full(_chunk):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    writer.out.write = full
+    with pytest.raises(TooLarge, match="no room"):
+        writer.write(DATA)
+    assert files(home) == []
+
+
+def test_no_room_knows_a_full_disk_from_other_failures():
+    assert no_room(OSError(errno.ENOSPC, "x")) == "No space left on device"
+    assert no_room(OSError(errno.EACCES, "x")) is None
+    assert no_room(RuntimeError("IO Error: No space left on device")) == "No space left on device"
+    assert no_room(RuntimeError("something else")) is None
+
+
+def test_a_discarded_upload_loses_its_row_and_its_file(home):
+    out = store_upload(home, Settings(), "acme", "fin", io.BytesIO(DATA), "a.csv", "text/csv")
+    discard_upload(home, out.upload_id)
+    assert files(home) == []
+    assert upload_row(home.conn(), out.upload_id, "acme", "fin") is None
+
+
+def test_a_sweep_removes_only_files_no_row_names(home):
+    out = store_upload(home, Settings(), "acme", "fin", io.BytesIO(DATA), "a.csv", "text/csv")
+    (home.uploads_dir / "u_orphan").write_bytes(DATA)
+    part = home.uploads_dir / f"u_writing.{home.owner}.part"
+    part.write_bytes(DATA)
+    assert sweep_uploads(home) == 1
+    assert files(home) == sorted([out.upload_id, part.name])
