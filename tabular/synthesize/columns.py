@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from .reading import words
 from .schemas import ColumnSchema, DatasetSchema
+from .vocabulary import words
 
 
 def yearlike(c: ColumnSchema) -> bool:

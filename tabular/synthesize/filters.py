@@ -9,8 +9,8 @@ import datetime as dt
 import re
 
 from .columns import date_columns, yearlike
-from .reading import Span, TaskReading
 from .schemas import ColumnSchema, DatasetSchema
+from .spans import Span, TaskReading
 from .text_match import column_of, like_filter
 
 

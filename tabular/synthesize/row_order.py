@@ -11,8 +11,9 @@ from collections.abc import Callable
 from .columns import PLACE_NAMES, date_columns, label_column, place_columns, time_columns
 from .filters import row_filters, value_filter
 from .proposal import Candidate, Proposal
-from .reading import Span, TaskReading, words
 from .schemas import ColumnSchema, DatasetSchema
+from .spans import Span, TaskReading
+from .vocabulary import words
 
 
 def in_order(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from .filters import value_filter
 from .proposal import Candidate, Proposal
-from .reading import TaskReading
 from .schemas import ColumnSchema, DatasetSchema
+from .spans import TaskReading
 
 
 def same_as(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:

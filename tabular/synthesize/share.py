@@ -11,8 +11,9 @@ from __future__ import annotations
 from .columns import is_id, yearlike
 from .filters import value_filter
 from .proposal import Candidate, Proposal
-from .reading import TaskReading, words
 from .schemas import DatasetSchema
+from .spans import TaskReading
+from .vocabulary import words
 
 WHOLE_ALIAS = "all_rows_total"
 # Column names that say a table holds its own shares: its rows may not be all the whole has (an

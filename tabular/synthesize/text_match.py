@@ -12,8 +12,9 @@ import unicodedata
 from dataclasses import dataclass
 
 from .columns import label_column
-from .reading import WORD, Span, grammar_words, words
 from .schemas import ColumnSchema
+from .spans import Span
+from .vocabulary import WORD, grammar_words, words
 
 QUOTE = '"'  # the token that stands for the text matched: words() never makes one, no phrase holds one
 

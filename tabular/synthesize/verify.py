@@ -11,9 +11,10 @@ import re
 from typing import Any
 
 from .columns import ORDINAL_NAMES, PLACE_NAMES, is_id, ordinal, yearlike
-from .reading import (
-    ABBREVIATIONS,
-    ALIASES,
+from .schemas import ColumnSchema, DatasetSchema
+from .spans import ABBREVIATIONS, ALIASES, SYNONYMS
+from .text_match import LIKE_WORDS
+from .vocabulary import (
     COUNT_PHRASES,
     DIMENSIONS,
     EMPTY_WORDS,
@@ -26,7 +27,6 @@ from .reading import (
     PRODUCT_WORDS,
     SHARE_WORDS,
     SPEED_WORDS,
-    SYNONYMS,
     THAN_WORDS,
     UNITS,
     YEAR_RANGE_WORDS,
@@ -34,8 +34,6 @@ from .reading import (
     singular,
     words,
 )
-from .schemas import ColumnSchema, DatasetSchema
-from .text_match import LIKE_WORDS
 
 # Cells that stand for no value: a table's dash, star or "n/a" is never an answer.
 PLACEHOLDERS = {"", "-", "--", "—", "–", "‒", "―", "−", "*", "?", "x", "n/a", "na", "n.a.", "tbd", "tba", "none", "nil"}

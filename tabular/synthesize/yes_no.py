@@ -8,8 +8,8 @@ from __future__ import annotations
 from .columns import time_columns
 from .filters import value_filter
 from .proposal import Candidate, Proposal
-from .reading import TaskReading
 from .schemas import DatasetSchema
+from .spans import TaskReading
 
 
 def yes_no(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
