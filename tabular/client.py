@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from .errors import ErrorItem, RateLimited, TabularError
 from .namespace import NamespaceOps, local_file
-from .ops import REGISTRY
+from .ops import REGISTRY, refuse_stream
 
 
 def _error_classes() -> dict[str, type[TabularError]]:
@@ -78,6 +78,7 @@ class Client:
 
     def call(self, op: str, body: dict | BaseModel | None = None) -> dict:
         """Run an op by name: a dict in, a dict out, exactly the HTTP body and answer."""
+        refuse_stream(op)
         if isinstance(body, BaseModel):
             body = body.model_dump(mode="json", by_alias=True, exclude_defaults=True)
         body = dict(body or {})

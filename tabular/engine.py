@@ -17,10 +17,10 @@ from .ingest.links import Linker
 from .ingest.uploads import no_room, store_upload
 from .jsonval import unusable
 from .namespace import NamespaceOps, local_file
-from .ops import REGISTRY
+from .ops import REGISTRY, refuse_stream
 from .ops.context import Context
 from .ops.links import linker
-from .ops.query import QueryIn, Whole
+from .ops.query import Whole
 from .settings import Settings
 from .store.home import Catalog
 from .validation import MISSING, refused_keys, validation_failed, validation_items
@@ -77,11 +77,14 @@ class Engine:
             self.context.links.start()  # a full scan first: what changed while nothing ran
 
     def call(self, op: str, body: dict | BaseModel | None = None) -> dict:
-        """Run an op by name: a dict in (the HTTP body), a dict out (the HTTP answer)."""
+        """Run an op by name: a dict in (the HTTP body), a dict out (the HTTP answer). An op that
+        streams its rows is no dict: Engine.stream reads it."""
+        refuse_stream(op)
         return self.run(op, body).model_dump(mode="json", by_alias=True)
 
-    def run(self, op: str, body: dict | BaseModel | None = None, caller: str | None = None) -> BaseModel:
-        """Run an op by name and answer its typed output model; `caller` is who asks (audits, approvals)."""
+    def run(self, op: str, body: dict | BaseModel | None = None, caller: str | None = None) -> BaseModel | Whole:
+        """Run an op by name and answer its typed output model (an op that streams: its Whole);
+        `caller` is who asks (audits, approvals)."""
         spec = REGISTRY.get(op)
         if spec is None:
             raise NotFound(
@@ -148,20 +151,8 @@ class Engine:
     def stream(self, plan: dict | BaseModel) -> Whole:
         """A plan's whole result (every row, no limit), streamed in Arrow record batches:
         `.reader`, `.columns`, `.receipt` (SPEC §4 "Whole results"), and `.ignored_args`, the
-        keys of the plan that were not read (as a call's answer names them)."""
-        model, ignored = self._input(QueryIn, plan, "knowledge.query")
-        try:
-            whole = Whole(self.context, model)
-        except MemoryError:
-            raise out_of_memory("knowledge.query_export") from None
-        except duckdb.Error as err:
-            damage = self.catalog.damaged(err, model.org, model.namespace)
-            if damage is None:
-                raise
-            raise damage from None
-        whole.reader = self.catalog.checked(whole.reader, whole.receipt, model.org, model.namespace)
-        whole.ignored_args = ignored
-        return whole
+        keys of the plan that were not read (as a call's answer names them): knowledge.query_export."""
+        return self.run("knowledge.query_export", plan)
 
     def namespace(self, org: str, namespace: str) -> Namespace:
         return Namespace(self, org, namespace)

@@ -91,6 +91,7 @@ HAND_WRITTEN = {
     "knowledge.restore": "restore",
     "knowledge.dataset_approve": "approve",
     "knowledge.query": "query",
+    "knowledge.query_export": "query",  # its --output: every row, streamed to a file
     "knowledge.synthesize": "ask",
     "knowledge.link_dir": "link",
     "knowledge.list_dirs": "links",

@@ -1,9 +1,10 @@
 """The op registry: one typed function per op; HTTP, MCP, the CLI and the Python API are made
-from this table. Two things are not ops of it (issue 33 leaves them so, for now): the HTTP route
-`knowledge.query_export`, which streams knowledge.query's whole result (ops/query.Whole through
-Engine.stream) rather than answering JSON, and `tabular export`, an operator's command that
-writes every live snapshot to a destination (store/export), which no caller of the service may
-name."""
+from this table. An op that `streams` (knowledge.query_export) answers a stream of rows rather
+than a model: HTTP sends it as it is computed, the Python API reads it as Arrow batches
+(Engine.stream), and MCP, whose tools answer JSON, does not list it (knowledge.query answers
+there). `tabular export` (store/export: every live snapshot of every org written to a
+destination on the server) is an operator's command, not an op: each op is served to a token's
+holder over HTTP and MCP, and no token may name other orgs' data or the server's disk."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from ..errors import ErrorItem
+from ..validation import validation_failed
 from . import approve, datasets, ingest, lifecycle, links, query, synthesize
 
 Role = str  # viewer < writer < admin
@@ -30,6 +33,8 @@ class Op:
     idempotent: bool = True
     # Each call is written to the audit log: who, which op, which namespace, how it ended.
     audited: bool = False
+    # Answers a stream (`fn` gives an ops/query.Whole; `output` is what comes with its rows).
+    streams: bool = False
 
 
 def _op(
@@ -41,6 +46,7 @@ def _op(
     writes: bool = False,
     idempotent: bool | None = None,
     audited: bool | None = None,
+    streams: bool = False,
 ) -> Op:
     """Reads are idempotent and unaudited; writes are audited and, unless said, not idempotent."""
     return Op(
@@ -53,6 +59,7 @@ def _op(
         (fn.__doc__ or "").strip(),
         idempotent=not writes if idempotent is None else idempotent,
         audited=writes if audited is None else audited,
+        streams=streams,
     )
 
 
@@ -102,6 +109,7 @@ REGISTRY: dict[str, Op] = {
         ),
         _op("knowledge.list", lifecycle.list_sources, lifecycle.ListIn, lifecycle.ListOut),
         _op("knowledge.query", query.query, query.QueryIn, query.QueryOut),
+        _op("knowledge.query_export", query.query_export, query.QueryExportIn, query.QueryExportOut, streams=True),
         _op("knowledge.synthesize", synthesize.synthesize, synthesize.SynthesizeIn, synthesize.SynthesizeOut),
         _op("knowledge.link_dir", links.link_dir, links.LinkDirIn, links.LinkOut, "writer", True, idempotent=True),
         _op(
@@ -118,3 +126,11 @@ REGISTRY: dict[str, Op] = {
         _op("knowledge.dir_files", links.dir_files, links.DirFilesIn, links.DirFilesOut),
     )
 }
+
+
+def refuse_stream(name: str) -> None:
+    """A call that answers JSON names no op that streams its rows (Engine.stream reads those)."""
+    op = REGISTRY.get(name)
+    if op is not None and op.streams:
+        why = f"streams its rows (Engine.stream, or POST /v1/{name}); expected an op that answers JSON"
+        raise validation_failed([ErrorItem("op", why, received=name)])

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -28,6 +28,7 @@ from ..display import query_html, query_repr
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
 from ..jsonval import json_rows, to_json
 from ..models import OpOut
+from ..results import FORMATS as RESULT_FORMATS
 from ..store.schemas import known_sources, live_schemas
 from .context import Context
 
@@ -44,6 +45,21 @@ class QueryIn(QueryPlan):
 class ResultColumn(BaseModel):
     name: str
     type: str
+
+
+class QueryExportIn(QueryIn):
+    format: Literal[tuple(RESULT_FORMATS)] = Field(
+        "arrow", description="How the rows are written: an Arrow IPC stream, CSV, Parquet or newline-delimited JSON."
+    )
+
+
+class QueryExportOut(BaseModel):
+    """What comes with knowledge.query_export's rows (over HTTP, in headers: X-Tabular-Columns,
+    X-Tabular-Receipt, X-Tabular-Ignored-Args)."""
+
+    columns: list[ResultColumn]
+    receipt: QueryReceipt
+    ignored_args: list[str] = Field(default_factory=list)
 
 
 class QueryOut(OpOut):
@@ -412,7 +428,8 @@ def _receipt(
     return QueryReceipt(
         plan_hash=plan_hash(
             QueryPlan.model_validate(
-                body.model_dump(by_alias=True, exclude={"org", "namespace", *(body.model_extra or {})})
+                # the plan alone: not who asks, nor how its rows are sent (an export's format)
+                body.model_dump(by_alias=True, include=set(QueryPlan.model_fields))
             )
         ),
         sql=compiled.sql,
@@ -468,7 +485,8 @@ class Whole:
         compiled_at = time.perf_counter()
         self.columns = [ResultColumn(name=o.name, type=o.type) for o in compiled.columns]
         self.incomplete = _incomplete(resolved)
-        self.ignored_args: list[str] = []  # the plan's keys not read (Engine.stream says which)
+        self.ignored_args: list[str] = []  # the plan's keys not read (Engine.run says which)
+        self.format = "arrow"  # how a transport writes the rows (knowledge.query_export's `format`)
         # execute and total: until the statement starts (the rows come while the stream is read).
         self.receipt = _receipt(
             body,
@@ -497,6 +515,14 @@ class Whole:
 
     def close(self) -> None:
         self._stream.close()
+
+
+def query_export(ctx: Context, body: QueryExportIn) -> Whole:
+    """Stream every row a plan matches (arrow, csv, parquet or ndjson) as it is computed, memory flat in its size; the columns and the receipt come with it (over HTTP, in the X-Tabular-Columns and X-Tabular-Receipt headers)."""
+    whole = Whole(ctx, body)
+    whole.format = body.format
+    whole.reader = ctx.catalog.checked(whole.reader, whole.receipt, body.org, body.namespace)
+    return whole
 
 
 def _checks(compiled) -> list:

@@ -39,7 +39,7 @@ from ..errors import (
 from ..ops import REGISTRY, Op
 from ..results import FORMATS as RESULT_FORMATS
 from ..results import chunks as result_chunks
-from ..validation import one_of, validation_failed, validation_items
+from ..validation import validation_failed, validation_items
 from .auth import Tokens
 from .calls import Service, error_response, log, not_json, read_json, request_id
 from .upload import upload_route
@@ -136,49 +136,32 @@ class SameOrigin:
         await self.app(scope, receive, send)
 
 
-def _export_route(service: Service) -> Callable:
-    """POST /v1/knowledge.query_export: a plan plus `format` (arrow, csv, parquet, ndjson); every
-    row it matches, streamed as it is computed, the receipt in the X-Tabular-Receipt header."""
-    op = REGISTRY["knowledge.query"]
+def _stream_route(service: Service, op: Op) -> Callable:
+    """POST /v1/<op> for an op that streams (knowledge.query_export): its rows sent as they are
+    computed, in the format the body names; what comes with them (op.output) in headers."""
 
-    async def query_export(request: Request) -> Response:
+    async def handle(request: Request) -> Response:
         grant = service.tokens.identify(request.headers.get("authorization"))
-        body = await read_json(request, service.settings.max_body_bytes)
-        fmt = body.pop("format", "arrow")
-        if not isinstance(fmt, str) or fmt not in RESULT_FORMATS:
-            choices = one_of(list(RESULT_FORMATS))
-            raise ValidationFailed(
-                f"no result format {fmt!r}",
-                [
-                    ErrorItem(
-                        "format",
-                        f"{fmt!r} is not a format; expected {choices}",
-                        expected=choices,
-                        received=fmt,
-                        did_you_mean=close_names(str(fmt), list(RESULT_FORMATS)),
-                    )
-                ],
-            )
-        body = service.tokens.authorize(grant, op, body)
+        body = service.tokens.authorize(grant, op, await read_json(request, service.settings.max_body_bytes))
         # The org's slot and a slot are held until the stream ends, as a call holds them while it runs.
         release = await service.hold(str(body.get("org") or service.settings.default_org))
         try:
-            whole = await run_in_threadpool(service.engine.stream, body)
+            whole = await run_in_threadpool(service.engine.run, op.name, body)
         except BaseException:
             release()
             raise
-        receipt = json.dumps(whole.receipt.model_dump(mode="json"), ensure_ascii=True)  # a header is latin-1
 
         async def streamed():
             try:
-                async for piece in iterate_in_threadpool(result_chunks(whole.reader, fmt)):
+                async for piece in iterate_in_threadpool(result_chunks(whole.reader, whole.format)):
                     yield piece
             finally:
                 release()
 
+        receipt = json.dumps(whole.receipt.model_dump(mode="json"), ensure_ascii=True)  # a header is latin-1
         return StreamingResponse(
             streamed(),
-            media_type=RESULT_FORMATS[fmt],
+            media_type=RESULT_FORMATS[whole.format],
             headers={
                 "X-Tabular-Receipt": receipt,
                 "X-Tabular-Columns": json.dumps([c.model_dump() for c in whole.columns]),
@@ -186,7 +169,7 @@ def _export_route(service: Service) -> Callable:
             },
         )
 
-    return query_export
+    return handle
 
 
 def _op_route(service: Service, op: Op) -> Callable:
@@ -256,6 +239,27 @@ def _docs(app: FastAPI) -> None:
         )
 
 
+def _answered(op: Op, refs: dict) -> dict:
+    return {
+        "description": "The answer",
+        "content": {"application/json": {"schema": refs[(op.output, "serialization")]}},
+    }
+
+
+def _streamed(op: Op, refs: dict) -> dict:
+    """An op that streams: the rows in the body, in the format asked; what comes with them in headers."""
+    header = {"schema": {"type": "string"}}
+    return {
+        "description": f"The rows, streamed as they are computed; the headers carry {op.output.__name__} as JSON",
+        "content": {media: {"schema": {"type": "string", "format": "binary"}} for media in RESULT_FORMATS.values()},
+        "headers": {
+            "X-Tabular-Columns": {**header, "description": "The result's columns and their types (JSON)"},
+            "X-Tabular-Receipt": {**header, "description": "What was read and how (JSON, SPEC §4)"},
+            "X-Tabular-Ignored-Args": {**header, "description": "The body's keys that were not read (JSON)"},
+        },
+    }
+
+
 def _openapi(app: FastAPI) -> Callable[[], dict]:
     """OpenAPI with each op's input and output models as its request and answer schemas."""
 
@@ -288,13 +292,7 @@ def _openapi(app: FastAPI) -> Callable[[], dict]:
                 }
             else:
                 post["requestBody"] = {"content": {"application/json": {"schema": refs[(op.input, "validation")]}}}
-            post["responses"] = {
-                "200": {
-                    "description": "The answer",
-                    "content": {"application/json": {"schema": refs[(op.output, "serialization")]}},
-                },
-                "default": error,
-            }
+            post["responses"] = {"200": _streamed(op, refs) if op.streams else _answered(op, refs), "default": error}
         app.openapi_schema = schema
         return schema
 
@@ -379,7 +377,10 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
     _error_handlers(app)
 
     for op in REGISTRY.values():
-        endpoint = upload_route(service) if op.name == "knowledge.upload" else _op_route(service, op)
+        if op.name == "knowledge.upload":
+            endpoint = upload_route(service)
+        else:
+            endpoint = _stream_route(service, op) if op.streams else _op_route(service, op)
         summary = op.description.split(".")[0].split(";")[0]
         app.add_api_route(
             f"/v1/{op.name}",
@@ -391,18 +392,6 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
             tags=["read" if not op.writes else "write"],
             response_class=Response,
         )
-
-    app.add_api_route(
-        "/v1/knowledge.query_export",
-        _export_route(service),
-        methods=["POST"],
-        name="knowledge.query_export",
-        tags=["read"],
-        summary="Every row a plan matches, streamed (arrow, csv, parquet, ndjson)",
-        response_class=Response,
-        description="The body is a knowledge.query plan plus `format`. The answer streams as it is computed, memory flat in its "
-        "size; the receipt is in the X-Tabular-Receipt header (JSON), the columns and their types in X-Tabular-Columns, the keys it did not read in X-Tabular-Ignored-Args.",
-    )
 
     @app.post("/v1/{name}", include_in_schema=False)
     async def unknown_op(name: str) -> Response:

@@ -41,6 +41,7 @@ def tools() -> list[types.Tool]:
             ),
         )
         for op in REGISTRY.values()
+        if not op.streams  # a tool answers JSON: knowledge.query answers there
     ]
 
 
@@ -55,7 +56,7 @@ def server(service: Service) -> Server:
     """The MCP server over the service's engine: each call goes through `Service.run`, as an HTTP
     route's does (tokens, the in-flight limit, the audit line)."""
     listed = tools()
-    by_tool: dict[str, Op] = {tool_name(op.name): op for op in REGISTRY.values()}
+    by_tool: dict[str, Op] = {tool_name(op.name): op for op in REGISTRY.values() if not op.streams}
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)

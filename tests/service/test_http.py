@@ -268,6 +268,11 @@ def test_openapi_and_docs_describe_every_op(http):
     for name, op in REGISTRY.items():
         post = schema["paths"][f"/v1/{name}"]["post"]
         assert post["description"] == op.description
+        assert post["requestBody"]["content"]["application/json"]["schema"]["$ref"].startswith("#/components/schemas/")
+        if op.streams:
+            assert {"text/csv", "application/vnd.apache.parquet"} <= set(post["responses"]["200"]["content"])
+            assert "X-Tabular-Receipt" in post["responses"]["200"]["headers"]
+            continue
         assert post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].startswith(
             "#/components/schemas/"
         )

@@ -39,6 +39,13 @@ def test_every_op_is_served_by_every_transport(engine):
     for name, op in REGISTRY.items():
         assert f"/v1/{name}" in routes, f"{name} has no HTTP route"
         assert openapi[f"/v1/{name}"]["post"]["description"] == op.description
+        if op.streams:
+            # Rows streamed: no MCP tool (a tool answers JSON), and a JSON call is refused at `op`.
+            assert tool_name(name) not in mcp_tools
+            with pytest.raises(tabular.ValidationFailed) as refused:
+                engine.call(name, {})
+            assert refused.value.errors[0].path == "op"
+            continue
         tool = mcp_tools.get(tool_name(name))
         assert tool is not None and tool.description == op.description, f"{name} has no MCP tool"
         assert tool.input_schema == op.input.model_json_schema()
