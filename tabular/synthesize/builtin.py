@@ -1,5 +1,5 @@
-"""The built-in proposer: no network, a task read against the datasets' schemas (reading.py) and
-built into plans. It proposes only what it can place: a word it cannot place in the schemas (a
+"""The built-in proposer: no network, a task read against the datasets' schemas (spans.py,
+reading.py) and built into plans. It proposes only what it can place: a word it cannot place in the schemas (a
 value no column holds, a measure no column names) is no plan, never a guess; a word that fits
 several columns is several plans, and the task is ambiguous when their answers differ."""
 
@@ -61,7 +61,7 @@ def _dimension(span: Span, schemas: list[DatasetSchema]) -> Span:
 def _plans(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     """The plans for a task read: the questions of another shape (yes or no, the same as another
     row, a row by its place in the order) have their own builders (yes_no.py, same_as.py,
-    row_order.py); the rest is one calculation."""
+    row_order.py); the rest is one calculation (calculation.py)."""
     why = _place_sizes(r, schemas)
     if why:
         return Proposal(why=why)
