@@ -212,7 +212,6 @@ MODULE_LINES, FUNCTION_LINES = 600, 120
 # Still to split (issue 33), each at the size it had when this check was written: one may shrink
 # (and leaves this table once under the limit), never grow; a module not here may not pass it.
 LONG_MODULES = {
-    "tabular/store/catalog.py": 609,
     "tabular/synthesize/builtin.py": 1035,
     "tabular/synthesize/reading.py": 1404,
 }

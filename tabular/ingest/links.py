@@ -52,17 +52,8 @@ from ..errors import (
     TooManyFiles,
     TooManyLinks,
 )
-from ..store.catalog import (
-    forget_link,
-    forget_link_file,
-    insert,
-    job_status,
-    link_files,
-    link_row,
-    links_of,
-    now,
-    update,
-)
+from ..store.catalog import insert, job_status, now, update
+from ..store.links import forget_link, forget_link_file, link_files, link_row, links_of
 from .folders import (
     DEFAULT_PATTERNS,
     Home,

@@ -16,7 +16,8 @@ from ..errors import NotFound
 from ..ingest.links import STATES, Linker
 from ..ingest.uploads import discard_upload, store_upload
 from ..models import OpIn, OpOut
-from ..store.catalog import link_files, link_row, links_of, live_datasets
+from ..store.catalog import live_datasets
+from ..store.links import link_files, link_row, links_of
 from .context import Context
 from .ingest import IngestIn, ingest
 from .lifecycle import DeleteIn, delete

@@ -1,6 +1,7 @@
 """The catalog's SQL, by named operations: its schema (one SQLite file in WAL mode, attached to
 every connection as `catalog`), and every question asked of it and every row written to it.
-The only module that speaks catalog SQL; store/home.py holds the connections it runs on."""
+The only module that speaks catalog SQL, with store/links.py (the linked folders' rows);
+store/home.py holds the connections it runs on."""
 
 from __future__ import annotations
 
@@ -121,7 +122,7 @@ def insert(cur, table: str, **values) -> None:
     """One row into catalog.<table>, by column name (columns left out are NULL)."""
     names = [exp.to_identifier(k, quoted=True) for k in values]
     stmt = exp.insert(exp.values([tuple(exp.Placeholder() for _ in values)]), _table(table), columns=names)
-    _write(cur, stmt.sql(dialect="sqlite"), [_stored(v) for v in values.values()])
+    write(cur, stmt.sql(dialect="sqlite"), [_stored(v) for v in values.values()])
 
 
 def update(cur, table: str, key: dict, **values) -> None:
@@ -129,7 +130,7 @@ def update(cur, table: str, key: dict, **values) -> None:
     stmt = exp.update(
         _table(table), {exp.to_identifier(k, quoted=True): exp.Placeholder() for k in values}, where=_where(key)
     )
-    _write(
+    write(
         cur,
         stmt.sql(dialect="sqlite"),
         [*map(_stored, values.values()), *(_stored(v) for v in key.values() if v is not None)],
@@ -168,7 +169,7 @@ def insert_snapshot(
     insert(cur, "typings", snapshot_id=snapshot_id, typings=typings)
 
 
-def _write(con, sql: str, params: list):
+def write(con, sql: str, params: list):
     try:
         return con.execute(sql, params)
     except sqlite3.OperationalError as err:
@@ -224,17 +225,17 @@ def dumps(value) -> str:
 _SOURCE = "org = ? AND namespace = ? AND source_uri = ?"
 
 
-def _one(con, sql: str, params: list):
+def one(con, sql: str, params: list):
     return con.execute(sql, params).fetchone()
 
 
-def _all(con, sql: str, params: list) -> list:
+def every(con, sql: str, params: list) -> list:
     return con.execute(sql, params).fetchall()
 
 
 def source_row(con, org: str, namespace: str, source_uri: str):
     """The source's row (live_revision, last_revision, title, description, tags, metadata), or None."""
-    return _one(
+    return one(
         con,
         f"SELECT live_revision, last_revision, title, description, tags, metadata FROM catalog.sources WHERE {_SOURCE}",
         [org, namespace, source_uri],
@@ -245,7 +246,7 @@ def live_source_uris(con, org: str, namespace: str) -> list[str]:
     """The namespace's sources with a live revision."""
     return [
         r[0]
-        for r in _all(
+        for r in every(
             con,
             "SELECT source_uri FROM catalog.sources WHERE org = ? AND namespace = ? AND live_revision IS NOT NULL",
             [org, namespace],
@@ -256,7 +257,7 @@ def live_source_uris(con, org: str, namespace: str) -> list[str]:
 def source_page(con, org: str, namespace: str, after: str, prefix: str, limit: int) -> list:
     """Sources after `after` whose uri starts with `prefix`, in uri order: (source_uri, title, tags,
     live_revision, ingested_at of the live revision)."""
-    return _all(
+    return every(
         con,
         "SELECT s.source_uri, s.title, s.tags, s.live_revision, r.ingested_at FROM catalog.sources s"
         " LEFT JOIN catalog.revisions r ON r.org = s.org AND r.namespace = s.namespace AND r.source_uri = s.source_uri AND r.revision = s.live_revision"
@@ -267,7 +268,7 @@ def source_page(con, org: str, namespace: str, after: str, prefix: str, limit: i
 
 def restorable_revision(con, org: str, namespace: str, source_uri: str) -> int | None:
     """The revision the source's latest unrestored deletion took down, or None."""
-    row = _one(
+    row = one(
         con,
         f"SELECT revision FROM catalog.deletions WHERE {_SOURCE} AND restored_at IS NULL ORDER BY deleted_at DESC LIMIT 1",
         [org, namespace, source_uri],
@@ -277,7 +278,7 @@ def restorable_revision(con, org: str, namespace: str, source_uri: str) -> int |
 
 def approvals(con, org: str, namespace: str, source_uri: str) -> list:
     """Every approval of the source, oldest first."""
-    return _all(
+    return every(
         con,
         "SELECT dataset_id, revision, approved_by, approved_at, old_snapshot, new_snapshot, retyped, changes, settled FROM catalog.approvals"
         f" WHERE {_SOURCE} ORDER BY approved_at, revision, dataset_id",
@@ -287,7 +288,7 @@ def approvals(con, org: str, namespace: str, source_uri: str) -> list:
 
 def revision_row(con, org: str, namespace: str, source_uri: str, number: int):
     """The revision's row (ingested_at, format, parser, coverage, state, upload_id), or None."""
-    return _one(
+    return one(
         con,
         f"SELECT ingested_at, format, parser, coverage, state, upload_id FROM catalog.revisions WHERE {_SOURCE} AND revision = ?",
         [org, namespace, source_uri, number],
@@ -309,12 +310,12 @@ def revision_datasets(con, org: str, namespace: str, source_uri: str, number: in
     if dataset_id:
         sql += " AND d.dataset_id = ?"
         params.append(dataset_id)
-    return _all(con, sql + " ORDER BY d.idx", params)
+    return every(con, sql + " ORDER BY d.idx", params)
 
 
 def live_typings(con, org: str, namespace: str, source_uri: str, dataset_id: str):
     """The live snapshot of the dataset: (revision, names, typings, approved_by), or None."""
-    return _one(
+    return one(
         con,
         "SELECT d.revision, d.names, t.typings, s.approved_by FROM catalog.sources src"
         " JOIN catalog.datasets d ON d.org = src.org AND d.namespace = src.namespace AND d.source_uri = src.source_uri AND d.revision = src.live_revision"
@@ -326,13 +327,13 @@ def live_typings(con, org: str, namespace: str, source_uri: str, dataset_id: str
 
 def snapshot_typings(con, snapshot_id: str) -> str | None:
     """The snapshot's typings as stored (retype.dump), or None for one published before they were."""
-    row = _one(con, "SELECT typings FROM catalog.typings WHERE snapshot_id = ?", [snapshot_id])
+    row = one(con, "SELECT typings FROM catalog.typings WHERE snapshot_id = ?", [snapshot_id])
     return row[0] if row else None
 
 
 def extraction_of(con, org: str, namespace: str, source_uri: str, number: int, dataset_id: str):
     """What a dataset is typed again from: (extraction, name, options, rows, the upload's path)."""
-    return _one(
+    return one(
         con,
         "SELECT d.extraction, d.name, d.options, d.rows, u.path FROM catalog.datasets d"
         " JOIN catalog.revisions r USING (org, namespace, source_uri, revision) JOIN catalog.uploads u ON u.upload_id = r.upload_id"
@@ -345,7 +346,7 @@ def serving_snapshots(con, org: str | None = None, namespace: str | None = None)
     """Every snapshot that serves a live revision (of one org / namespace when given)."""
     return [
         r[0]
-        for r in _all(
+        for r in every(
             con,
             "SELECT d.live_snapshot FROM catalog.datasets d JOIN catalog.sources s ON s.org = d.org AND s.namespace = d.namespace"
             " AND s.source_uri = d.source_uri AND s.live_revision = d.revision"
@@ -357,7 +358,7 @@ def serving_snapshots(con, org: str | None = None, namespace: str | None = None)
 
 def snapshot_owner(con, snapshot_id: str) -> tuple[str, str, str, int, str] | None:
     """(org, namespace, source_uri, revision, dataset_id) of a snapshot, or None."""
-    return _one(
+    return one(
         con,
         "SELECT org, namespace, source_uri, revision, dataset_id FROM catalog.snapshots WHERE snapshot_id = ?",
         [snapshot_id],
@@ -368,7 +369,7 @@ def snapshots_past(con, org: str, namespace: str, source_uri: str, kept: int) ->
     """The source's snapshots past the newest `kept` of each dataset."""
     return [
         r[0]
-        for r in _all(
+        for r in every(
             con,
             "SELECT snapshot_id FROM (SELECT snapshot_id, row_number() OVER (PARTITION BY dataset_id ORDER BY created_at DESC, snapshot_id) AS k"
             f" FROM catalog.snapshots WHERE {_SOURCE}) WHERE k > ?",
@@ -378,23 +379,23 @@ def snapshots_past(con, org: str, namespace: str, source_uri: str, kept: int) ->
 
 
 def snapshot_known(con, snapshot_id: str) -> bool:
-    return _one(con, "SELECT 1 FROM catalog.snapshots WHERE snapshot_id = ?", [snapshot_id]) is not None
+    return one(con, "SELECT 1 FROM catalog.snapshots WHERE snapshot_id = ?", [snapshot_id]) is not None
 
 
 def source_count(con) -> int:
-    return _one(con, "SELECT count(*) FROM catalog.sources", [])[0]
+    return one(con, "SELECT count(*) FROM catalog.sources", [])[0]
 
 
 def drop_snapshot(con, snapshot_id: str) -> None:
     """Forget a snapshot (its row, typings, export records); its file goes later (Catalog.collect)."""
     for table in ("snapshots", "typings", "exports"):
-        _write(con, f"DELETE FROM catalog.{table} WHERE snapshot_id = ?", [snapshot_id])
+        write(con, f"DELETE FROM catalog.{table} WHERE snapshot_id = ?", [snapshot_id])
     insert(con, "dropped", snapshot_id=snapshot_id, dropped_at=now())
 
 
 def export_of(con, snapshot_id: str, location: str | None = None):
     """The snapshot's latest recorded export (or the one at `location`): (snapshot_id, location, rows, bytes), or None."""
-    return _one(
+    return one(
         con,
         "SELECT snapshot_id, location, rows, bytes FROM catalog.exports WHERE snapshot_id = ? AND (? IS NULL OR location = ?)"
         " ORDER BY exported_at DESC LIMIT 1",
@@ -404,7 +405,7 @@ def export_of(con, snapshot_id: str, location: str | None = None):
 
 def upload_row(con, upload_id: str, org: str, namespace: str):
     """The upload's (path, filename) in this namespace, or None."""
-    return _one(
+    return one(
         con,
         "SELECT path, filename FROM catalog.uploads WHERE upload_id = ? AND org = ? AND namespace = ?",
         [upload_id, org, namespace],
@@ -436,7 +437,7 @@ JOB_STATUS = (
 
 def job_status(con, ingestion_id: str, org: str, namespace: str) -> dict | None:
     """The job's JOB_STATUS columns by name, or None when the namespace has no such job."""
-    row = _one(
+    row = one(
         con,
         f"SELECT {', '.join(JOB_STATUS)} FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
         [ingestion_id, org, namespace],
@@ -446,7 +447,7 @@ def job_status(con, ingestion_id: str, org: str, namespace: str) -> dict | None:
 
 def job_by_key(con, org: str, namespace: str, idempotency_key: str):
     """The job an idempotency key started: (ingestion_id, state, request), or None."""
-    return _one(
+    return one(
         con,
         "SELECT ingestion_id, state, request FROM catalog.jobs WHERE org = ? AND namespace = ? AND idempotency_key = ?",
         [org, namespace, idempotency_key],
@@ -454,7 +455,7 @@ def job_by_key(con, org: str, namespace: str, idempotency_key: str):
 
 
 def job_state(con, ingestion_id: str, org: str, namespace: str) -> str | None:
-    row = _one(
+    row = one(
         con,
         "SELECT state FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
         [ingestion_id, org, namespace],
@@ -464,7 +465,7 @@ def job_state(con, ingestion_id: str, org: str, namespace: str) -> str | None:
 
 def job_to_run(con, ingestion_id: str):
     """What a worker needs: (org, namespace, source_uri, request, state, upload path, filename, upload_id, attempts)."""
-    return _one(
+    return one(
         con,
         "SELECT j.org, j.namespace, j.source_uri, j.request, j.state, u.path, u.filename, j.upload_id, j.attempts"
         " FROM catalog.jobs j JOIN catalog.uploads u USING (upload_id) WHERE ingestion_id = ?",
@@ -473,13 +474,13 @@ def job_to_run(con, ingestion_id: str):
 
 
 def cancel_requested(con, ingestion_id: str) -> bool:
-    row = _one(con, "SELECT cancel_requested FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id])
+    row = one(con, "SELECT cancel_requested FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id])
     return bool(row and row[0])
 
 
 def unfinished_jobs(con) -> list:
     """Jobs pending or processing, oldest first: (ingestion_id, state, attempts, cancel_requested, org)."""
-    return _all(
+    return every(
         con,
         "SELECT ingestion_id, state, attempts, cancel_requested, org FROM catalog.jobs WHERE state IN ('pending', 'processing') ORDER BY created_at",
         [],
@@ -488,14 +489,14 @@ def unfinished_jobs(con) -> list:
 
 def job_owner(con, ingestion_id: str) -> tuple[bool, str | None]:
     """(whether the job exists, the open home that owns it)."""
-    row = _one(con, "SELECT owner FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id])
+    row = one(con, "SELECT owner FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id])
     return (row is not None, row[0] if row else None)
 
 
 def take_job(con, ingestion_id: str, owner: str, was: str | None) -> bool:
     """Make the job `owner`'s if it still belongs to `was` (of two takers at once, one wins)."""
     return (
-        _write(
+        write(
             con, "UPDATE catalog.jobs SET owner = ? WHERE ingestion_id = ? AND owner IS ?", [owner, ingestion_id, was]
         ).rowcount
         == 1
@@ -505,7 +506,7 @@ def take_job(con, ingestion_id: str, owner: str, was: str | None) -> bool:
 def cancel_pending(con, ingestion_id: str) -> bool:
     """Cancel the job if it is still pending (a worker of any process may claim it meanwhile)."""
     return (
-        _write(
+        write(
             con,
             "UPDATE catalog.jobs SET state = 'cancelled', cancel_requested = 1, updated_at = ? WHERE ingestion_id = ? AND state = 'pending'",
             [now().isoformat(), ingestion_id],
@@ -518,7 +519,7 @@ def claim_job(con, ingestion_id: str, owner: str) -> bool:
     """Start the owner's pending job (pending → processing, one more attempt); False when it is
     no longer pending or no longer the owner's."""
     return (
-        _write(
+        write(
             con,
             "UPDATE catalog.jobs SET state = 'processing', stage = 'parse', attempts = attempts + 1, updated_at = ?"
             " WHERE ingestion_id = ? AND state = 'pending' AND owner = ?",
@@ -534,21 +535,21 @@ def claim_job(con, ingestion_id: str, owner: str) -> bool:
 def named_files(con) -> tuple[set[str], set[str], set[str], set[str]]:
     """What the catalog names on disk: (snapshot ids, dropped snapshot ids, export locations, extraction folders)."""
     return (
-        {r[0] for r in _all(con, "SELECT snapshot_id FROM catalog.snapshots", [])},
-        {r[0] for r in _all(con, "SELECT snapshot_id FROM catalog.dropped", [])},
-        {r[0] for r in _all(con, "SELECT location FROM catalog.exports", [])},
-        {r[0] for r in _all(con, "SELECT extraction_dir FROM catalog.revisions", [])},
+        {r[0] for r in every(con, "SELECT snapshot_id FROM catalog.snapshots", [])},
+        {r[0] for r in every(con, "SELECT snapshot_id FROM catalog.dropped", [])},
+        {r[0] for r in every(con, "SELECT location FROM catalog.exports", [])},
+        {r[0] for r in every(con, "SELECT extraction_dir FROM catalog.revisions", [])},
     )
 
 
 def stored_bytes(con, org: str) -> int:
     """The bytes of the org's uploads kept (what org_storage_bytes counts)."""
-    return int(_one(con, "SELECT coalesce(sum(bytes), 0) FROM catalog.uploads WHERE org = ?", [org])[0])
+    return int(one(con, "SELECT coalesce(sum(bytes), 0) FROM catalog.uploads WHERE org = ?", [org])[0])
 
 
 def unused_uploads(con, before: dt.datetime) -> list:
     """Uploads made before `before` that no ingest names: (upload_id, path)."""
-    return _all(
+    return every(
         con,
         "SELECT u.upload_id, u.path FROM catalog.uploads u WHERE u.created_at < ?"
         " AND NOT EXISTS (SELECT 1 FROM catalog.jobs j WHERE j.upload_id = u.upload_id)",
@@ -557,53 +558,17 @@ def unused_uploads(con, before: dt.datetime) -> list:
 
 
 def forget_upload(con, upload_id: str) -> None:
-    _write(con, "DELETE FROM catalog.uploads WHERE upload_id = ?", [upload_id])
+    write(con, "DELETE FROM catalog.uploads WHERE upload_id = ?", [upload_id])
 
 
 def upload_ids(con) -> set[str]:
     """Every upload the catalog names (ingest.uploads.sweep_uploads removes the files it does not)."""
-    return {row[0] for row in _all(con, "SELECT upload_id FROM catalog.uploads", [])}
+    return {row[0] for row in every(con, "SELECT upload_id FROM catalog.uploads", [])}
 
 
 def dropped_before(con, when: dt.datetime) -> list[str]:
-    return [r[0] for r in _all(con, "SELECT snapshot_id FROM catalog.dropped WHERE dropped_at < ?", [_stored(when)])]
+    return [r[0] for r in every(con, "SELECT snapshot_id FROM catalog.dropped WHERE dropped_at < ?", [_stored(when)])]
 
 
 def forget_dropped(con, snapshot_id: str) -> None:
-    _write(con, "DELETE FROM catalog.dropped WHERE snapshot_id = ?", [snapshot_id])
-
-
-# -- linked folders (links.py) ---------------------------------------------------------------
-
-LINK = "link_id, org, namespace, path, label, prefix, patterns, recursive, created_at, last_scanned_at, missing, paused"
-LINK_FILE = "link_id, rel_path, source_uri, size, mtime_ns, sha256, state, error_code, error_message, revision, ingestion_id, last_ingested_at"
-
-
-def link_row(con, link_id: str):
-    return _one(con, f"SELECT {LINK} FROM catalog.links WHERE link_id = ?", [link_id])
-
-
-def links_of(con, org: str | None = None, namespace: str | None = None) -> list:
-    """The links of a namespace (every link when org is None), oldest first."""
-    return _all(
-        con,
-        f"SELECT {LINK} FROM catalog.links WHERE (? IS NULL OR org = ?) AND (? IS NULL OR namespace = ?) ORDER BY created_at, link_id",
-        [org, org, namespace, namespace],
-    )
-
-
-def link_files(con, link_id: str, state: str | None = None) -> list:
-    return _all(
-        con,
-        f"SELECT {LINK_FILE} FROM catalog.link_files WHERE link_id = ? AND (? IS NULL OR state = ?) ORDER BY rel_path",
-        [link_id, state, state],
-    )
-
-
-def forget_link(con, link_id: str) -> None:
-    for table in ("link_files", "links"):
-        _write(con, f"DELETE FROM catalog.{table} WHERE link_id = ?", [link_id])
-
-
-def forget_link_file(con, link_id: str, rel_path: str) -> None:
-    _write(con, "DELETE FROM catalog.link_files WHERE link_id = ? AND rel_path = ?", [link_id, rel_path])
+    write(con, "DELETE FROM catalog.dropped WHERE snapshot_id = ?", [snapshot_id])
