@@ -272,7 +272,7 @@ class Resolver(ExprResolving):
         if dot and not folded:
             aliases = [s.alias for s in pool if s.alias.lower() == head.lower()]
             if len(aliases) == 1:
-                return self._in(by_alias[aliases[0]], rest, text, path)
+                return self._in(by_alias[aliases[0]], rest, text, path, alias_folded=True)
         if len(folded) == 1:
             return self._found(folded[0][0], folded[0][1], text, "case-insensitive")
         counts: dict[str, int] = {}
@@ -297,10 +297,11 @@ class Resolver(ExprResolving):
             )
         return None
 
-    def _in(self, source: Source, name: str, text: str, path: str) -> Ref | None:
+    def _in(self, source: Source, name: str, text: str, path: str, alias_folded: bool = False) -> Ref | None:
+        """`name` in one source; `alias_folded`: the source was named without regard to case (O.x for o)."""
         column = source.info.column(name)
         if column is not None:
-            return self._found(source, column, text, "exact")
+            return self._found(source, column, text, "case-insensitive" if alias_folded else "exact")
         folded = [c for c in source.info.columns if c.name.lower() == name.lower()]
         if len(folded) == 1:
             return self._found(source, folded[0], text, "case-insensitive")

@@ -25,10 +25,13 @@ from .ops import REGISTRY, refuse_stream
 
 
 def _error_classes() -> dict[str, type[TabularError]]:
-    out, todo = {}, [TabularError]
+    """Each code's class: the first that says the code itself (INTERNAL is errors.Internal; a
+    class that inherits its code, or the base, claims none)."""
+    out, todo = {}, list(TabularError.__subclasses__())
     while todo:
         cls = todo.pop()
-        out.setdefault(cls.code, cls)
+        if "code" in vars(cls):
+            out.setdefault(cls.code, cls)
         todo.extend(cls.__subclasses__())
     return out
 

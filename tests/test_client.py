@@ -75,11 +75,6 @@ def test_a_5xx_is_retried_only_for_an_op_safe_to_repeat():
     assert len(replies.requests) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="error_from maps INTERNAL to the base TabularError (it claims the code first), not the engine's "
-    "Internal subclass; `except tabular.errors.Internal` catches it from the engine but not from the client",
-)
 def test_an_internal_error_is_the_engines_internal_class():
     assert isinstance(error_from(envelope(500, "INTERNAL")), Internal)
 

@@ -35,11 +35,6 @@ def test_a_name_is_found_exactly_or_by_case_and_the_receipt_says_which():
     assert r.problems == [] and r.read["c"] >= {"segment", "customer_id"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an alias matched without regard to case (O.region for alias o) is logged as how 'exact'; "
-    "SPEC §4: a case-insensitive match is taken and reported in receipt.resolved",
-)
 def test_an_alias_matched_by_case_is_reported_as_case_insensitive():
     r = resolver({"datasets": [O]})
     assert r.ref("O.region", "p").column.name == "region"
