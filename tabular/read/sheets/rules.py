@@ -44,13 +44,15 @@ def is_total_row(cells: list[Cell]) -> bool:
 
 
 def unit_of(number_format: str) -> str | None:
-    """The unit a number format shows: % or a currency symbol the readings know."""
-    if "%" in number_format.replace('"%"', ""):
+    """The unit a number format shows: % (which scales the value by 100) or a currency symbol
+    the readings know. A % quoted or escaped ('0.00"%"', '0.00" %"', '0.00\\%') is literal text: the value
+    is shown as it is stored, so it is no percent format and no unit."""
+    if "%" in re.sub(r'"[^"]*"|\\%', "", number_format):
         return "%"
     match = CURRENCY_IN_FORMAT.search(number_format)
     if match:
         symbol = next(g for g in match.groups() if g).strip()
-        if symbol in C.UNITS:
+        if symbol in C.UNITS and symbol != "%":
             return symbol
     return None
 

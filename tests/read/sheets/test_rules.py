@@ -69,7 +69,7 @@ def test_a_total_row_says_total_first_and_holds_no_other_text(cells, total):
         ('"$"#,##0.00', "$"),
         ("[$€-407] #,##0.00", "€"),
         ("£#,##0", "£"),
-        ('0.00" %"', "%"),
+        ('0.00" %"', None),  # quoted: shown as stored, not scaled by 100
         ("#,##0.00", None),
         ("General", None),
         ('"kg" 0.0', None),
@@ -79,13 +79,15 @@ def test_a_number_format_gives_its_unit_when_the_readings_know_it(number_format,
     assert unit_of(number_format) == unit
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='a quoted "%" is literal text in a number format (Excel does not scale the value), yet the '
-    "currency pattern's quoted-literal branch gives it back as the unit %, so 8.75 shown as 8.75% is read as 875%",
-)
-def test_a_quoted_percent_sign_is_literal_text_not_a_percent_format():
-    assert unit_of('0.00"%"') is None
+@pytest.mark.parametrize("literal", ['0.00"%"', "0.00\\%", '#,##0" %"'])
+def test_a_quoted_percent_sign_is_literal_text_not_a_percent_format(literal):
+    assert unit_of(literal) is None
+    assert unit_of(literal + ";[Red]-" + literal) is None
+
+
+def test_a_percent_format_beside_quoted_text_is_still_a_percent():
+    assert unit_of('0.0%" of total"') == "%"
+    assert unit_of('#,##0.00 "€"') == "€"
 
 
 class PanicException(BaseException):

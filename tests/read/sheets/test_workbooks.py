@@ -374,3 +374,22 @@ def test_formula_cells_split_across_chunks_are_counted_once(prefix):
             found.feed(xml[at : at + size])
         found.feed(b"", final=True)
         assert (found.count, found.refs) == (3, ["B1", "C2", "D2"]), size
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["careful", "fast"])
+def test_a_percent_sign_written_as_text_in_the_format_keeps_the_value_as_stored(tmp_path, fast):
+    """'0.00" %"' shows 8.75 as '8.75 %' (Excel scales only by an unquoted %): the value is 8.75,
+    never 875; an unquoted '0.00%' shows 0.0875 as 8.75% and reads as 8.75 with unit %."""
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["item", "quoted", "percent"])
+    for i, (quoted, share) in enumerate([(8.75, 0.0875), (12.5, 0.125), (3, 0.03)], start=2):
+        ws.append([f"i{i}", quoted, share])
+        ws.cell(i, 2).number_format = '0.00" %"'
+        ws.cell(i, 3).number_format = "0.00%"
+    wb.save(tmp_path / "shares.xlsx")
+    with tabular.connect(str(tmp_path / "home"), **({"sheet_fast_bytes": 0} if fast else {})) as engine:
+        ns = engine.namespace("a", "b")
+        assert ns.ingest_file(tmp_path / "shares.xlsx", source_uri="s").state == "ready"
+        answer = ns.query({"datasets": [{"source_uri": "s"}], "select": [{"column": "quoted"}, {"column": "percent"}]})
+    assert [[str(v) for v in row] for row in answer.rows] == [["8.75", "8.75"], ["12.50", "12.50"], ["3.00", "3.00"]]
