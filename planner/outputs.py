@@ -14,17 +14,29 @@ from .resolver import Resolver, column_shape, computed_ref, row_bound, row_condi
 
 
 def outputs(r: Resolver, plan: QueryPlan) -> list[Output]:
+    """The result's columns: the groups, then the aggregates, else the rows' columns (those
+    selected, or every column of every source and every computed column)."""
     several = len(r.sources) > 1
-    out: list[Output] = []
-
-    def base(ref: Ref) -> str:
-        return f"{ref.alias}.{ref.column.name}" if several and ref.expr is None else ref.column.name
-
-    def shape(ref: Ref):
-        return ref.expr.shape if ref.expr is not None else column_shape(ref.column)
-
     rows = row_bound(r)
+    out = _groups(r, plan, several)
+    for i, a in enumerate(plan.aggregates):
+        made = _aggregate(r, a, i, rows)
+        if made is not None:
+            out.append(made)
+    return out + _row_columns(r, plan, several)
 
+
+def _name(ref: Ref, several: bool) -> str:
+    """A column's name in the result: alias.column where several sources could both have it."""
+    return f"{ref.alias}.{ref.column.name}" if several and ref.expr is None else ref.column.name
+
+
+def _shape(ref: Ref):
+    return ref.expr.shape if ref.expr is not None else column_shape(ref.column)
+
+
+def _groups(r: Resolver, plan: QueryPlan, several: bool) -> list[Output]:
+    out = []
     for i, g in enumerate(plan.group_by):
         ref = r.ref(g.column, f"group_by[{i}].column")
         if ref is None:
@@ -36,7 +48,7 @@ def outputs(r: Resolver, plan: QueryPlan) -> list[Output]:
                 received=g.bucket,
             )
             continue
-        name = g.as_ or (base(ref) + (f"_{g.bucket}" if g.bucket else ""))
+        name = g.as_ or (_name(ref, several) + (f"_{g.bucket}" if g.bucket else ""))
         out.append(
             Output(
                 name,
@@ -46,65 +58,80 @@ def outputs(r: Resolver, plan: QueryPlan) -> list[Output]:
                 bucket=g.bucket,
                 physical=ref.column.physical,
                 path=f"group_by[{i}]",
-                shape=None if g.bucket else shape(ref),
+                shape=None if g.bucket else _shape(ref),
             )
         )
-    for i, a in enumerate(plan.aggregates):
-        spec = AGGREGATES[a.fn]
-        ref = None
-        if a.expr is not None:
-            node = r.expr(a.expr, f"aggregates[{i}].expr", row_term(r), row_condition(r))
-            if node is None or not supported(r, node, f"aggregates[{i}].expr"):
-                continue
-            ref = replace(computed_ref(r, "expr", node), placed=False)  # written where it is aggregated
-            r.aggregated_exprs.append(ref)
-        elif a.column is not None:
-            ref = r.ref(a.column, f"aggregates[{i}].column")
-            if ref is None:
-                continue
-        if ref is not None:
-            if ref.column.type not in spec.types:
-                r.fail(
-                    f"aggregates[{i}].fn",
-                    f"{a.fn} does not apply to a {ref.column.type} {'expression' if a.expr is not None else 'column'}",
-                    expected=" | ".join(f for f, s in AGGREGATES.items() if ref.column.type in s.types),
-                    received=a.fn,
-                )
-                continue
-        elif spec.needs_column:
-            r.fail(f"aggregates[{i}].column", f"{a.fn} needs a column")
-            continue
-        if (a.fn == "quantile") != (a.q is not None):
+    return out
+
+
+def _aggregated(r: Resolver, a, i: int) -> tuple[bool, Ref | None]:
+    """(usable, what the aggregate reads: its expression, its column, or nothing for a count)."""
+    spec = AGGREGATES[a.fn]
+    ref = None
+    if a.expr is not None:
+        node = r.expr(a.expr, f"aggregates[{i}].expr", row_term(r), row_condition(r))
+        if node is None or not supported(r, node, f"aggregates[{i}].expr"):
+            return False, None
+        ref = replace(computed_ref(r, "expr", node), placed=False)  # written where it is aggregated
+        r.aggregated_exprs.append(ref)
+    elif a.column is not None:
+        ref = r.ref(a.column, f"aggregates[{i}].column")
+        if ref is None:
+            return False, None
+    if ref is not None:
+        if ref.column.type not in spec.types:
             r.fail(
-                f"aggregates[{i}].q",
-                "quantile needs q in [0, 1]" if a.q is None else f"q is quantile's; {a.fn} takes none",
-                received=a.q,
+                f"aggregates[{i}].fn",
+                f"{a.fn} does not apply to a {ref.column.type} {'expression' if a.expr is not None else 'column'}",
+                expected=" | ".join(f for f, s in AGGREGATES.items() if ref.column.type in s.types),
+                received=a.fn,
             )
-            continue
-        where = r.filters(a.where, f"aggregates[{i}].where") if a.where else []
-        name = a.as_ or (f"{a.fn}_{ref.column.name}" if ref else "count")
-        type_ = spec.result(ref.column.type) if ref else "number"
-        physical = aggregate_physical(a.fn, ref)
-        exact = shape(ref) if ref is not None and a.fn in ("sum", "min", "max") else None
-        bound = digits_bound(rows, exact) if a.fn == "sum" else exact
-        if a.fn in ("count", "count_distinct"):
-            bound = (19, 0)
-        elif physical.startswith("DECIMAL") and a.fn == "median":
-            bound = shape_of(physical)
-        out.append(
-            Output(
-                name,
-                type_,
-                "aggregate",
-                ref,
-                fn=a.fn,
-                q=a.q,
-                where=where,
-                physical=physical,
-                path=f"aggregates[{i}]",
-                shape=bound,
-            )
+            return False, None
+    elif spec.needs_column:
+        r.fail(f"aggregates[{i}].column", f"{a.fn} needs a column")
+        return False, None
+    if (a.fn == "quantile") != (a.q is not None):
+        r.fail(
+            f"aggregates[{i}].q",
+            "quantile needs q in [0, 1]" if a.q is None else f"q is quantile's; {a.fn} takes none",
+            received=a.q,
         )
+        return False, None
+    return True, ref
+
+
+def _aggregate(r: Resolver, a, i: int, rows) -> Output | None:
+    """One aggregate's result column, with the digits its value can take; None where it is refused."""
+    usable, ref = _aggregated(r, a, i)
+    if not usable:
+        return None
+    where = r.filters(a.where, f"aggregates[{i}].where") if a.where else []
+    name = a.as_ or (f"{a.fn}_{ref.column.name}" if ref else "count")
+    type_ = AGGREGATES[a.fn].result(ref.column.type) if ref else "number"
+    physical = aggregate_physical(a.fn, ref)
+    exact = _shape(ref) if ref is not None and a.fn in ("sum", "min", "max") else None
+    bound = digits_bound(rows, exact) if a.fn == "sum" else exact
+    if a.fn in ("count", "count_distinct"):
+        bound = (19, 0)
+    elif physical.startswith("DECIMAL") and a.fn == "median":
+        bound = shape_of(physical)
+    return Output(
+        name,
+        type_,
+        "aggregate",
+        ref,
+        fn=a.fn,
+        q=a.q,
+        where=where,
+        physical=physical,
+        path=f"aggregates[{i}]",
+        shape=bound,
+    )
+
+
+def _row_columns(r: Resolver, plan: QueryPlan, several: bool) -> list[Output]:
+    """Without aggregates or groups: the columns selected, else every readable column and every computed one."""
+    out = []
     if plan.select and (plan.aggregates or plan.group_by):
         r.fail(
             "select",
@@ -117,13 +144,13 @@ def outputs(r: Resolver, plan: QueryPlan) -> list[Output]:
             if ref is not None:
                 out.append(
                     Output(
-                        c.as_ or base(ref),
+                        c.as_ or _name(ref, several),
                         ref.column.type,
                         "column",
                         ref,
                         physical=ref.column.physical,
                         path=f"select[{i}]",
-                        shape=shape(ref),
+                        shape=_shape(ref),
                     )
                 )
     elif not (plan.aggregates or plan.group_by):
@@ -136,12 +163,26 @@ def outputs(r: Resolver, plan: QueryPlan) -> list[Output]:
                     continue
                 r.read.setdefault(s.alias, set()).add(c.name)
                 out.append(
-                    Output(base(ref), c.type, "column", ref, physical=c.physical, path="datasets", shape=shape(ref))
+                    Output(
+                        _name(ref, several),
+                        c.type,
+                        "column",
+                        ref,
+                        physical=c.physical,
+                        path="datasets",
+                        shape=_shape(ref),
+                    )
                 )
         for name, ref in r.computed.items():
             out.append(
                 Output(
-                    name, ref.column.type, "column", ref, physical=ref.column.physical, path="compute", shape=shape(ref)
+                    name,
+                    ref.column.type,
+                    "column",
+                    ref,
+                    physical=ref.column.physical,
+                    path="compute",
+                    shape=_shape(ref),
                 )
             )
     return out
