@@ -318,7 +318,7 @@ def _legacy(head: bytes) -> tuple[str, str]:
     # letter makes a valid Shift-JIS pair by chance.
     close = [m.encoding for m in matches if m.chaos <= floor + (0 if m.encoding in MULTI_BYTE else CHAOS_SLACK)]
     ranked = sorted(close, key=lambda e: PREFERRED.index(e) if e in PREFERRED else len(PREFERRED))
-    name = ranked[0]
+    name = _best_placed(head, ranked[0], [m.encoding for m in matches if m.encoding not in MULTI_BYTE])
     # Capital Greek and Cyrillic letters sit on the bytes of Shift-JIS's half-width katakana,
     # which real files hardly use: МОСКВА read as ﾌﾎﾑﾊﾂﾀ.
     if (
@@ -338,6 +338,44 @@ def _legacy(head: bytes) -> tuple[str, str]:
         except UnicodeDecodeError:
             return "cp932", "cp932"
     return name, name
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def misplaced(text: str) -> int:
+    """Non-ASCII characters where a code page put the wrong ones: a letter with no letter beside
+    it ('5 Ć' where '5 €' was meant), or a mark or symbol between two letters ('r‚seau' where
+    'réseau' was meant). The right page can have some too ('à la'); a wrong one has more."""
+    count = 0
+    for found in _NON_ASCII.finditer(text):
+        i = found.start()
+        before = text[i - 1].isalpha() if i else False
+        after = text[i + 1].isalpha() if i + 1 < len(text) else False
+        if text[i].isalpha() and not (before or after) or not text[i].isalpha() and before and after:
+            count += 1
+    return count
+
+
+def _best_placed(head: bytes, chosen: str, offered: list[str]) -> str:
+    """A single-byte page charset-normalizer did not rank first, when its characters sit clearly
+    better among the text (misplaced): a short Western file's '€' and '–' are letters in the DOS
+    pages (cp775, cp850), which it may score best. Ties keep `chosen`; Cyrillic and Greek pages
+    are weighed by _most_wordlike instead."""
+    if chosen in MULTI_BYTE or chosen in ALPHABETS:
+        return chosen
+    scores = {}
+    for codec in dict.fromkeys(
+        [chosen, *sorted(offered, key=lambda e: PREFERRED.index(e) if e in PREFERRED else len(PREFERRED))]
+    ):
+        if codec in ALPHABETS:
+            continue
+        try:
+            scores[codec] = misplaced(head.decode(codec))
+        except (UnicodeDecodeError, LookupError):
+            continue
+    best = min(scores, key=scores.get)
+    return best if scores[best] * 2 < scores.get(chosen, 0) and scores[chosen] >= 3 else chosen
 
 
 # Single-byte code pages of Cyrillic and Greek put their letters on the same bytes: a short Greek

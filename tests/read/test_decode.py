@@ -69,14 +69,25 @@ def test_cp1252_bytes_name_cp1252_and_read_back_exactly(tmp_path):
     assert read_back(decoded) == text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a short cp1252 price list (€ and – on every row) is detected as cp775 (Baltic), which "
-    "charset-normalizer scores as well as cp850 and better than cp1252: € reads as Ć",
+@pytest.mark.parametrize(
+    "text",
+    [
+        "item,price\n" + "Kaffee,5 €\nTee – grün,4 €\n" * 20,
+        "article;prix\n" + "Café crème;3,20 €\nThé — menthe;2,90 €\n" * 15,
+        "name|note\n" + "Ana|“bom” dia…\nJoão|‘ok’ – sim\n" * 12,
+    ],
+    ids=["german", "french", "portuguese"],
 )
-def test_a_short_cp1252_price_list_keeps_its_euro_signs(tmp_path):
-    text = "item,price\n" + "Kaffee,5 €\nTee – grün,4 €\n" * 20
+def test_a_short_cp1252_file_keeps_its_euro_signs_and_dashes(tmp_path, text):
+    """€, – — “ ” … sit on bytes the DOS pages (cp775, cp850) read as letters; a letter alone
+    between spaces is what a wrong page gives, so the Windows page is kept."""
     assert read_back(detect(write(tmp_path, text.encode("cp1252")))) == text
+
+
+def test_a_dos_file_keeps_its_dos_page(tmp_path):
+    """The other way round: é written by cp850 (0x82) is '‚' in cp1252, a mark inside a word."""
+    text = "ville,réseau\n" + "Genève,réseau élevé\nZürich,Straße\n" * 20
+    assert read_back(detect(write(tmp_path, text.encode("cp850")))) == text
 
 
 def test_utf8_with_one_stray_byte_stays_utf8_and_replaces_that_byte(tmp_path):
