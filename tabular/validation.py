@@ -303,6 +303,17 @@ def _type_words(tp: Any, namespace: dict) -> str | None:
     return " or ".join(words) if words else None
 
 
+def not_one_of(path: str, came, noun: str, choices: list[str], received=None) -> ErrorItem:
+    """A value that is none of the choices: said with the choices and the close names."""
+    return ErrorItem(
+        path,
+        f"{_shown(came)} is not {noun}; expected {one_of(choices)}",
+        expected=one_of(choices),
+        received=received,
+        did_you_mean=close_names(came, choices) if isinstance(came, str) else None,
+    )
+
+
 def _item(e: dict, model: type[BaseModel] | None, what: str) -> tuple[_Walked, tuple, ErrorItem]:
     """One pydantic error as an ErrorItem; with the location read against the model, and that
     location with the union labels taken out."""
@@ -319,13 +330,7 @@ def _item(e: dict, model: type[BaseModel] | None, what: str) -> tuple[_Walked, t
         # Named by its field where the choice is the field's value (or an item of it), not a dict's value.
         direct = last_field is not None and all(k in ("index", "label") for k in walked.kinds[last_field + 1 :])
         noun = _a(str(loc[last_field])) if direct else "one of the choices"
-        item = ErrorItem(
-            path,
-            f"{shown} is not {noun}; expected {one_of(choices)}",
-            expected=one_of(choices),
-            received=received,
-            did_you_mean=close_names(came, choices) if isinstance(came, str) else None,
-        )
+        item = not_one_of(path, came, noun, choices, received)
     elif kind == "missing":
         found = [_type_words(t, ns) for t, ns in walked.found]
         item = ErrorItem(path, MISSING, expected=next((w for w in found if w), None))
@@ -362,13 +367,7 @@ def _item(e: dict, model: type[BaseModel] | None, what: str) -> tuple[_Walked, t
             item = ErrorItem(tag_path, MISSING, expected=one_of(tags))
         else:
             tag = ctx.get("tag", came)
-            item = ErrorItem(
-                tag_path,
-                f"{_shown(tag)} is not {_a(field or 'kind')}; expected {one_of(tags)}",
-                expected=one_of(tags),
-                received=tag,
-                did_you_mean=close_names(tag, tags) if isinstance(tag, str) else None,
-            )
+            item = not_one_of(tag_path, tag, _a(field or "kind"), tags, tag)
     elif kind in _EXPECTED:
         item = ErrorItem(path, f"{shown} is not {_EXPECTED[kind]}", expected=_EXPECTED[kind], received=received)
     elif kind in _BOUNDS:

@@ -8,7 +8,7 @@ import io
 import json
 import uuid
 
-from ..errors import ErrorItem, ValidationFailed, close_names
+from ..errors import ErrorItem, ValidationFailed
 from ..ingest.uploads import store_upload
 from ..models import (
     FormatOut,
@@ -30,7 +30,7 @@ from ..store.catalog import (
     now,
     upload_row,
 )
-from ..validation import one_of
+from ..validation import not_one_of
 from .context import Context
 
 
@@ -52,16 +52,7 @@ def ingest(ctx: Context, body: IngestIn) -> IngestOut:
     forced = body.options.format
     if forced is not None and forced.lower() not in BY_NAME:
         raise ValidationFailed(
-            f"no format {forced!r}",
-            [
-                ErrorItem(
-                    "options.format",
-                    "unknown format",
-                    expected=one_of(list(BY_NAME)),
-                    received=forced,
-                    did_you_mean=close_names(forced, list(BY_NAME)) or None,
-                )
-            ],
+            f"no format {forced!r}", [not_one_of("options.format", forced, "a format", list(BY_NAME), forced)]
         )
     row = upload_row(ctx.catalog.conn(), body.upload_id, body.org, body.namespace)
     if row is None:
