@@ -5,7 +5,7 @@ JSON path of what was wrong; never INTERNAL, never anything but a TabularError. 
 bounded by query_seconds (5 here): past it the answer is BACKEND_TIMEOUT, not a hang.
 
 Examples: FUZZ_QUERY_EXAMPLES (80) per test in `make test`, 10 times that under `-m slow`.
-Valid plans checked against an oracle are tests/planner/test_properties.py's.
+Valid plans checked against an oracle are tests/plans/test_properties.py's.
 """
 
 from __future__ import annotations

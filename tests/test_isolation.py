@@ -3,7 +3,7 @@
 The tenant (`prop`/`q`) holds the query fixtures (orders, customers, items). Another namespace of
 the same org and another org's namespace of the same name hold sources under the *same*
 source_uris with other rows (more of them, other values), and sources of their own. Plans drawn
-by the property tests' generators (tests/planner/test_properties.py: `Gen`, `draw_rows_plan`,
+by the property tests' generators (tests/plans/test_properties.py: `Gen`, `draw_rows_plan`,
 `draw_aggregate_plan`, joins) are run in the tenant and must match that module's oracle, which
 reads only the tenant's fixture files: one foreign row returned, counted or joined would differ.
 
