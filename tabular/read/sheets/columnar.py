@@ -27,11 +27,11 @@ from sqlglot import exp
 
 from ... import readings as C
 from ...errors import IngestFailed
-from ...models import Coverage, Origin
+from ...models import Origin
 from ...settings import Settings
 from ..extraction import Excluded, Extraction, join_headers
 from .markup import GuardedStream
-from .rules import calamine_panics, cell_of_text, column_number, is_total_row, unit_of
+from .rules import calamine_panics, cell_of_text, column_number, each_sheet, is_total_row, unit_of
 
 HINT_ROWS = 200
 _TIME_IN_FORMAT = re.compile(r"[hHs]")
@@ -188,34 +188,23 @@ def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Sett
         names = list(reader.sheet_names)
     except Exception as err:  # both readers raise their own kinds for damaged files
         raise IngestFailed("format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}") from None
-    wanted = options.get("sheets")
     hidden = [n for n in names if states.get(n, "visible") != "visible"]
-    extractions: list[Extraction] = []
-    lost: list[str] = []
-    chosen = [n for n in names if (n in wanted if wanted else n not in hidden)]
     con = duckdb.connect()
+
+    def read_one(name: str, index: int) -> list[Extraction]:
+        # Rows from the sheet's first (skip_rows=0: none skipped); columns from its first filled
+        # one, whose place in the sheet calamine says.
+        sheet = reader.load_sheet(name, header_row=None, dtypes="string", skip_rows=0)
+        batch = sheet.to_arrow()
+        if batch.num_columns > settings.max_columns:
+            raise IngestFailed("too_large", f"{batch.num_columns} columns; at most {settings.max_columns} are read")
+        first_column = sheet.available_columns()[0].absolute_index if batch.num_columns else 0
+        return _sheet(con, name, batch, first_column, hints.get(name, {}), folder, fmt, index, options)
+
     try:
-        for name in chosen:
-            try:
-                # Rows from the sheet's first (skip_rows=0: none skipped); columns from its first
-                # filled one, whose place in the sheet calamine says.
-                sheet = reader.load_sheet(name, header_row=None, dtypes="string", skip_rows=0)
-                batch = sheet.to_arrow()
-                if batch.num_columns > settings.max_columns:
-                    raise IngestFailed(
-                        "too_large", f"{batch.num_columns} columns; at most {settings.max_columns} are read"
-                    )
-                first_column = sheet.available_columns()[0].absolute_index if batch.num_columns else 0
-                extractions += _sheet(
-                    con, name, batch, first_column, hints.get(name, {}), folder, fmt, len(extractions), options
-                )
-            except Exception as err:  # one sheet that cannot be read is lost, not the workbook
-                lost.append(f"sheet {name!r}: {getattr(err, 'message', err)}")
+        return each_sheet(names, hidden, options, read_one)
     finally:
         con.close()
-    for ex in extractions:
-        ex.origin.hidden_sheets = hidden
-    return extractions, Coverage.of_sheets(len(chosen), lost)
 
 
 def _filled(batch: pa.RecordBatch) -> np.ndarray:

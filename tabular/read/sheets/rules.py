@@ -5,11 +5,13 @@ format gives, the coverage of a workbook's sheets, and what a panic inside calam
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ... import readings as C
 from ...errors import IngestFailed
+from ...models import Coverage
 
 TOTAL_LABEL = re.compile(r"(?i)\s*(grand\s+)?(total|totals|sum|subtotal|gesamt|summe|totaal|totale)\b.*")
 # A text cell that by itself marks its row as the total of the others, where no neighbouring cell
@@ -86,3 +88,30 @@ def column_number(letters: str) -> int:
     for ch in letters:
         number = number * 26 + ord(ch) - 64
     return number
+
+
+def each_sheet(
+    names: list[str], hidden: list[str], options: dict, read_one: Callable[[str, int], list], parser: str | None = None
+) -> tuple[list, dict]:
+    """The one sheet loop every workbook reader runs: the sheets `options.sheets` names (one it
+    does not know refuses the file, naming the sheets there are), else the visible ones; each
+    read by `read_one(name, index of its first extraction)`; a sheet that cannot be read is
+    lost and said in the coverage, not the workbook. Each extraction names the hidden sheets
+    and, where given, the parser that read it."""
+    wanted = options.get("sheets")
+    unknown = [n for n in wanted or [] if n not in names]
+    if unknown:
+        raise IngestFailed("format_unavailable", f"no sheet named {unknown[0]!r}; the workbook has {names}")
+    chosen = [n for n in names if (n in wanted if wanted else n not in hidden)]
+    extractions: list = []
+    lost: list[str] = []
+    for name in chosen:
+        try:
+            extractions += read_one(name, len(extractions))
+        except Exception as err:  # one sheet that cannot be read is lost, not the workbook
+            lost.append(f"sheet {name!r}: {getattr(err, 'message', err)}")
+    for ex in extractions:
+        ex.origin.hidden_sheets = hidden
+        if parser:
+            ex.origin.parser = parser
+    return extractions, Coverage.of_sheets(len(chosen), lost)

@@ -24,12 +24,12 @@ from openpyxl.utils import get_column_letter
 from ... import readings as C
 from ...errors import IngestFailed
 from ...jsonval import iso_duration
-from ...models import Coverage, Origin
+from ...models import Origin
 from ...settings import Settings
 from ..extraction import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
 from .columnar import read_fast, sheet_parts
 from .containers import Uncached, check_container, uses_fast_reader
-from .rules import Cell, calamine_panics, is_total_row, unit_of
+from .rules import Cell, calamine_panics, each_sheet, is_total_row, unit_of
 from .xls import check_xls
 
 
@@ -176,26 +176,13 @@ def _read_workbook(
         for ex in extractions:
             ex.notes.append(f"read without number formats (openpyxl: {type(err).__name__})")
         return extractions, covered
-    wanted = options.get("sheets")
+    sheets = {ws.title: ws for ws in book.worksheets}
     hidden = [ws.title for ws in book.worksheets if ws.sheet_state != "visible"]
-    if wanted:
-        unknown = [n for n in wanted if n not in book.sheetnames]
-        if unknown:
-            raise IngestFailed(
-                "format_unavailable", f"no sheet named {unknown[0]!r}; the workbook has {book.sheetnames}"
-            )
-    extractions: list[Extraction] = []
-    lost: list[str] = []
-    chosen = [ws for ws in book.worksheets if (ws.title in wanted if wanted else ws.sheet_state == "visible")]
-    for ws in chosen:
-        try:
-            extractions += _sheet(ws, folder, fmt, len(extractions), settings, options)
-        except Exception as err:  # one sheet that cannot be read is lost, not the workbook
-            lost.append(f"sheet {ws.title!r}: {getattr(err, 'message', err)}")
-    for ex in extractions:
-        ex.origin.hidden_sheets = hidden
-        ex.origin.parser = "openpyxl"
-    return extractions, Coverage.of_sheets(len(chosen), lost)
+
+    def read_one(name: str, index: int) -> list[Extraction]:
+        return _sheet(sheets[name], folder, fmt, index, settings, options)
+
+    return each_sheet(list(sheets), hidden, options, read_one, "openpyxl")
 
 
 def _sheet(ws, folder: Path, fmt: str, first_index: int, settings: Settings, options: dict) -> list[Extraction]:
@@ -270,29 +257,21 @@ def read_calamine(
     try:
         with path.open("rb") as fh, calamine_panics(f"the {fmt} workbook"):
             book = CalamineWorkbook.from_filelike(fh)
-            wanted = options.get("sheets")
-            extractions: list[Extraction] = []
-            lost: list[str] = []
-            visible = [m for m in book.sheets_metadata if str(m.visible).lower().endswith("visible")]
-            hidden = [m.name for m in book.sheets_metadata if m not in visible]
-            chosen = [m.name for m in book.sheets_metadata if (m.name in wanted if wanted else m.name not in hidden)]
-            for name in chosen:
-                try:
-                    rows = book.get_sheet_by_name(name).to_python(skip_empty_area=False)
-                    grid = [[_cell(v, "", "") if v != "" else Cell(None, "") for v in row] for row in rows]
-                    extractions += _tables(name, grid, [], folder, fmt, len(extractions), settings, options)
-                except Exception as err:  # one sheet that cannot be read is lost, not the workbook
-                    lost.append(f"sheet {name!r}: {getattr(err, 'message', err)}")
+            names = [m.name for m in book.sheets_metadata]
+            hidden = [m.name for m in book.sheets_metadata if not str(m.visible).lower().endswith("visible")]
+
+            def read_one(name: str, index: int) -> list[Extraction]:
+                rows = book.get_sheet_by_name(name).to_python(skip_empty_area=False)
+                grid = [[_cell(v, "", "") if v != "" else Cell(None, "") for v in row] for row in rows]
+                return _tables(name, grid, [], folder, fmt, index, settings, options)
+
+            return each_sheet(names, hidden, options, read_one, "calamine")
     except IngestFailed:
         raise
     except Exception as err:  # calamine raises its own error kinds for damaged files
         raise IngestFailed(
             "format_unavailable", f"the spreadsheet cannot be read: {type(err).__name__}: {err}"
         ) from None
-    for ex in extractions:
-        ex.origin.hidden_sheets = hidden
-        ex.origin.parser = "calamine"
-    return extractions, Coverage.of_sheets(len(chosen), lost)
 
 
 def read_xls(path: Path, folder: Path, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:

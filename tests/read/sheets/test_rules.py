@@ -113,3 +113,43 @@ def test_anything_else_goes_through_calamine_panics_as_raised():
     with pytest.raises(KeyError):
         with calamine_panics("the sheet Sales"):
             raise KeyError("x")
+
+
+class _Origin:
+    hidden_sheets: list = []
+    parser = None
+
+
+class _Extraction:
+    def __init__(self, name):
+        self.name, self.origin = name, _Origin()
+
+
+def test_the_sheet_loop_reads_the_visible_sheets_and_loses_only_a_sheet_that_fails():
+    from tabular.read.sheets.rules import each_sheet
+
+    def read_one(name, index):
+        if name == "Broken":
+            raise IngestFailed("too_large", "too wide")
+        return [_Extraction(f"{name}@{index}")]
+
+    got, coverage = each_sheet(["A", "Hidden", "Broken", "B"], ["Hidden"], {}, read_one, "calamine")
+    assert [e.name for e in got] == ["A@0", "B@1"]
+    assert all(e.origin.hidden_sheets == ["Hidden"] and e.origin.parser == "calamine" for e in got)
+    assert (coverage["total"], coverage["extracted"], coverage["failed"]) == (3, 2, 1) and "Broken" in coverage["lost"][
+        0
+    ]
+
+
+def test_the_sheet_loop_reads_the_sheets_named_hidden_or_not_and_refuses_an_unknown_one():
+    from tabular.read.sheets.rules import each_sheet
+
+    def read_one(name, index):
+        return [_Extraction(name)]
+
+    got, _ = each_sheet(["A", "Hidden"], ["Hidden"], {"sheets": ["Hidden"]}, read_one)
+    assert [e.name for e in got] == ["Hidden"] and got[0].origin.parser is None
+    with pytest.raises(IngestFailed) as refused:
+        each_sheet(["Sales", "Costs"], [], {"sheets": ["Sale"]}, read_one)
+    assert refused.value.error_code == "format_unavailable" and "'Sale'" in refused.value.message
+    assert "Sales" in refused.value.message

@@ -393,3 +393,19 @@ def test_a_percent_sign_written_as_text_in_the_format_keeps_the_value_as_stored(
         assert ns.ingest_file(tmp_path / "shares.xlsx", source_uri="s").state == "ready"
         answer = ns.query({"datasets": [{"source_uri": "s"}], "select": [{"column": "quoted"}, {"column": "percent"}]})
     assert [[str(v) for v in row] for row in answer.rows] == [["8.75", "8.75"], ["12.50", "12.50"], ["3.00", "3.00"]]
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["careful", "fast"])
+def test_a_sheet_named_that_the_workbook_lacks_fails_the_ingest_naming_its_sheets(tmp_path, fast):
+    """Both readers run one sheet loop: a misspelt sheet is refused, never read as no sheet at all."""
+    wb = Workbook()
+    wb.active.title = "Sales"
+    wb.active.append(["a", "b"])
+    wb.active.append([1, 2])
+    wb.save(tmp_path / "book.xlsx")
+    with tabular.connect(str(tmp_path / "home"), **({"sheet_fast_bytes": 0} if fast else {})) as engine:
+        status = engine.namespace("a", "b").ingest_file(
+            tmp_path / "book.xlsx", source_uri="s", options={"sheets": ["Sale"]}
+        )
+    assert (status.state, status.error_code) == ("failed", "format_unavailable")
+    assert "'Sale'" in status.error_message and "Sales" in status.error_message
