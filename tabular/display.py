@@ -404,6 +404,43 @@ def _change(change) -> str:
     return said + (f" ({plural(change.rows_rejected, 'row')} rejected)" if change.rows_rejected else "")
 
 
+def approve_html(out) -> str:
+    """An approval's answer: what changed (or would, on a dry run), each column with the values
+    it rejects of its values and the first of them, then the dataset as it now serves."""
+    if not out.found:
+        return _view("tabular-approve", "<p>no live dataset: nothing approved</p>")
+    if out.dry_run:
+        said = "<p><b>dry run</b>: nothing changed; this approval would do as below</p>"
+    else:
+        d = out.dataset
+        said = f"<p><b>approved</b> {_e(d.dataset_id)} by {cell(d.approved_by)}: snapshot <code>{_e(d.snapshot_id)}</code></p>"
+    rows = [
+        [
+            _e(c.column),
+            _e(f"{c.before.type} {c.before.format}".strip()),
+            _e(f"{c.after.type} {c.after.format}".strip()),
+            f"{c.rows_rejected:,} of {c.values:,}",
+            _e(", ".join(repr(v) for v in c.examples)),
+        ]
+        for c in out.changes
+    ]
+    changes = (
+        _table(["column", "before", "after", "rejects", "e.g."], rows, (3,), css="tabular-changes")
+        if rows
+        else f'<p style="{TYPE}">no type changed</p>'
+    )
+    dataset = _dataset(out.dataset) if out.dataset is not None else ""
+    return _view("tabular-approve", said, changes, dataset)
+
+
+def approve_repr(out) -> str:
+    if not out.found:
+        return "<DatasetApproveOut: not found>"
+    head = "dry run" if out.dry_run else f"approved {out.dataset.dataset_id} → {out.dataset.snapshot_id}"
+    changes = "; ".join(_change(c) for c in out.changes) or "no type changed"
+    return f"<DatasetApproveOut {head}: {changes}>"
+
+
 def history_html(entries: list) -> str:
     if not entries:
         return _view("tabular-history", "<p>no approvals</p>")

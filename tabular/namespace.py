@@ -94,14 +94,19 @@ class NamespaceOps:
         columns: dict | None = None,
         formats: dict | None = None,
         dataset_id: str = "",
+        allow_rejects: bool = False,
+        dry_run: bool = False,
     ):
-        """knowledge.dataset_approve: retype `columns` (name -> type) and `formats`, settle the rest; 409 if `snapshot_id` no longer serves."""
+        """knowledge.dataset_approve: retype `columns` (name -> type) and `formats`, settle the rest; 409 if `snapshot_id` no longer serves.
+        A retyping that rejects most of a column is 422 unless `allow_rejects`; `dry_run` answers what would change and changes nothing."""
         body = self._body(
             source_uri=source_uri,
             dataset_id=dataset_id,
             snapshot_id=snapshot_id,
             columns=columns or {},
             formats=formats or {},
+            allow_rejects=allow_rejects,
+            dry_run=dry_run,
         )
         return self._run("knowledge.dataset_approve", body)
 

@@ -131,6 +131,17 @@ def date_readings(order: str | None = None) -> list[Reading]:
     return [date_reading(p) for pool in chosen for p in pool] + [date_reading(p) for p in NAMED_DATES]
 
 
+def order_dates(order: str) -> list[Reading]:
+    """A date order a person named (DMY, MDY, YMD) with every separator and year width a column
+    may write it in (31-12-13, 31.12.2013, 12/31/13): the column's own values choose among them."""
+    parts = {"DMY": ("%d", "%m", "{y}"), "MDY": ("%m", "%d", "{y}"), "YMD": ("{y}", "%m", "%d")}[order]
+    return [
+        Reading("date", sep.join(parts).format(y=year), order=order)
+        for year in ("%Y", "%y")
+        for sep in ("/", ".", "-", " ")
+    ]
+
+
 def datetime_readings(order: str | None = None) -> list[Reading]:
     out = [ISO_TIMESTAMP, ISO_TIMESTAMPTZ] if order in (None, "YMD") else []
     for d in DMY_DATES[:3] + MDY_DATES[:2] + YMD_DATES[1:2]:

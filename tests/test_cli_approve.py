@@ -30,3 +30,34 @@ def test_approve_errors_are_shown_with_their_paths(tmp_path):
     assert stale.returncode == 2 and "PRECONDITION_FAILED" in stale.stderr
     assert run(tmp_path, "history", "nothing").returncode == 2
     assert run(tmp_path, "approve", "d", "dates_ambiguous", "--set", "when").returncode != 0
+
+
+def dashed(tmp_path, rows=30):
+    lines = ["Date;Amount"] + [f"{1 + i % 28:02d}-{1 + i % 12:02d}-13;{i},5" for i in range(rows)]
+    (tmp_path / "dashed.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert run(tmp_path, "ingest", str(tmp_path / "dashed.csv"), "--source-uri", "t").returncode == 0
+
+
+def test_an_approval_that_would_wipe_a_column_is_refused_with_its_count(tmp_path):
+    dashed(tmp_path)
+    wiped = run(tmp_path, "approve", "t", "--set", "Date=date", "--format", "Date=%d/%m/%Y", "--yes")
+    assert wiped.returncode != 0 and "formats.Date" in wiped.stderr and "30 of the column's 30" in wiped.stderr
+    shown = json.loads(run(tmp_path, "datasets", "t", "--json").stdout)["datasets"][0]
+    assert not shown["approved"] and shown["rows"] == 30
+
+
+def test_an_approval_that_rejects_rows_asks_first_and_applies_with_yes(tmp_path):
+    dashed(tmp_path)
+    # 'DMY' reads every value (31-12-13): nothing rejected, nothing to ask.
+    done = run(tmp_path, "approve", "t", "--set", "Date=date", "--format", "Date=DMY")
+    assert done.returncode == 0, done.stderr
+    assert "date %d-%m-%y (rejects 0 rows)" in done.stdout
+    # Most rejected, allowed: asked first; with no terminal to answer, nothing changes.
+    asked = run(tmp_path, "approve", "t", "--set", "Amount=bool", "--allow-rejects")
+    assert (
+        asked.returncode == 1 and "would reject 30 of 30 values" in asked.stdout and "nothing changed" in asked.stdout
+    )
+    assert json.loads(run(tmp_path, "datasets", "t", "--json").stdout)["datasets"][0]["rows"] == 30
+    applied = run(tmp_path, "approve", "t", "--set", "Amount=bool", "--allow-rejects", "--yes")
+    assert applied.returncode == 0, applied.stderr
+    assert json.loads(run(tmp_path, "datasets", "t", "--json").stdout)["datasets"][0]["rows"] == 0

@@ -210,3 +210,18 @@ def test_columns_are_typed_as_a_whole(money):
     assert str(schema.field("huge").type) == "decimal128(38, 0)"  # past int64, exact
     assert str(schema.field("took").type) == "duration[us]" and str(schema.field("t").type) == "time64[us]"
     assert str(schema.field("at").type).startswith("timestamp[us, tz=")
+
+
+def test_an_approval_shows_what_it_changed_and_a_dry_run_says_nothing_changed(ns, tmp_path):
+    lines = ["Date;Amount"] + [f"{1 + i % 28:02d}-{1 + i % 12:02d}-13;{i}" for i in range(12)]
+    (tmp_path / "dashed.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _, d = ingest(ns, tmp_path / "dashed.csv", source_uri="t")
+    dry = ns.approve("t", d.snapshot_id, {"Date": "date"}, {"Date": "%d/%m/%Y"}, dry_run=True)
+    html = dry._repr_html_()
+    assert "dry run" in html and "nothing changed" in html and "12 of 12" in html
+    assert escape("'01-01-13'") in html and body_rows(html, "tabular-changes") == 1
+    assert repr(dry) == "<DatasetApproveOut dry run: Date: string → date %d/%m/%Y (12 rows rejected)>"
+    done = ns.approve("t", d.snapshot_id, {"Date": "date"}, {"Date": "DMY"})
+    html = done._repr_html_()
+    assert "approved" in html and done.dataset.snapshot_id in html and "0 of 12" in html
+    assert len(repr(done)) < 200 and "%d-%m-%y" in repr(done)

@@ -114,7 +114,24 @@ def cmd_approve(args, console: Console) -> int:
                     f"{args.uri!r} holds {len(got.datasets)} datasets ({names}); name the one to approve after the source"
                 )
             snapshot = got.datasets[0].snapshot_id
-        answer = ns.approve(args.uri, snapshot, columns, formats, args.dataset)
+        preview = ns.approve(args.uri, snapshot, columns, formats, args.dataset, args.allow_rejects, dry_run=True)
+        _found(preview, args.uri, args.dataset)
+        rejecting = [c for c in preview.changes if c.rows_rejected]
+        if rejecting and not args.yes and args.json:
+            print(json.dumps(preview.model_dump(mode="json"), ensure_ascii=False, indent=2))
+            print("rows would be rejected: nothing changed (--yes applies)", file=sys.stderr)
+            return 1
+        if rejecting and not args.yes:
+            for c in rejecting:
+                said = ", ".join(repr(v) for v in c.examples)
+                console.print(
+                    f"  {escape(c.column)}: {c.after.type} {escape(c.after.format)} would reject {c.rows_rejected:,} "
+                    f"of {c.values:,} values (e.g. {escape(said)})"
+                )
+            if not confirmed(console, "Apply, leaving those rows out?"):
+                console.print("nothing changed (--yes applies without asking)")
+                return 1
+        answer = ns.approve(args.uri, snapshot, columns, formats, args.dataset, args.allow_rejects)
         if args.json:
             print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
             return 0 if answer.found else 1
@@ -129,6 +146,14 @@ def cmd_approve(args, console: Console) -> int:
             )
         show_datasets(console, ns.dataset_get(args.uri, d.dataset_id))
     return 0
+
+
+def confirmed(console: Console, question: str) -> bool:
+    """A yes from the person at the terminal; no when nobody can answer (stdin is not a terminal)."""
+    if not sys.stdin.isatty():
+        console.print(f"{question} No one to ask (stdin is not a terminal).")
+        return False
+    return console.input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
 
 
 def cmd_history(args, console: Console) -> int:

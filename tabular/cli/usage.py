@@ -271,6 +271,12 @@ def _data_commands(c: Commands) -> None:
         default="",
         help="the snapshot you reviewed (default: the one serving now); refused if it no longer serves",
     )
+    p.add_argument("--yes", action="store_true", help="apply without asking, even where rows would be rejected")
+    p.add_argument(
+        "--allow-rejects",
+        action="store_true",
+        help="apply a retyping that rejects more than half of a column's values (refused otherwise)",
+    )
     c.json_flag(p, "the approval answer")
     p = c.command(
         "history", "a source's approvals: who, when, columns before and after, snapshots (knowledge.get)", cmd_history

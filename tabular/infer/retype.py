@@ -11,12 +11,13 @@ import json
 from typing import NamedTuple
 
 import duckdb
+from sqlglot import exp
 
 from .. import readings as C
 from ..errors import ErrorItem, close_names
 from ..readings import Reading
 from .questions import Option, Question, Typing
-from .tally import Source, physical_from, symbols_of, tally
+from .tally import Source, accepts, physical_from, symbols_of, tally, text_of
 
 ORDERS = ("DMY", "MDY", "YMD")
 NUMBER_KEYS = {"decimal_mark": (".", ","), "group_mark": (",", ".", " ", "'", ""), "unit": ("", *C.UNITS)}
@@ -37,11 +38,23 @@ POOLS = {
     "string": lambda order, symbols: [C.STRING],
     "bool": lambda order, symbols: [C.BOOL, C.BOOL_01],
     "number": lambda order, symbols: [r for r in C.candidate_readings(symbols) if r.type == "number"],
-    "date": lambda order, symbols: C.date_readings(order),
-    "datetime": lambda order, symbols: C.datetime_readings(order),
+    # A date order a person names reads the column's own separators and year width (SPEC §4).
+    "date": lambda order, symbols: C.order_dates(order) if order else C.date_readings(),
+    "datetime": lambda order, symbols: _order_datetimes(order) if order else C.datetime_readings(),
     "time": lambda order, symbols: [C.CLOCK_TIME, C.date_reading("%I:%M %p", "time")],
     "duration": lambda order, symbols: [C.CLOCK_DURATION, C.MINUTES_DURATION, C.ISO_8601_DURATION],
 }
+
+
+def _order_datetimes(order: str) -> list[Reading]:
+    """A named date order's datetimes: ISO's for YMD, then each of its dates with a clock."""
+    dated = [
+        Reading("datetime", f"{d.format} {clock}", order=order)
+        for d in C.order_dates(order)
+        for clock in ("%H:%M", "%H:%M:%S")
+    ]
+    twelve = [r for r in C.datetime_readings(order) if "%p" in r.format]
+    return ([C.ISO_TIMESTAMP, C.ISO_TIMESTAMPTZ] if order == "YMD" else []) + dated + twelve
 
 
 def _number_parts(fmt: str) -> dict[str, str]:
@@ -115,6 +128,30 @@ def typing_for(
     return _best(
         con, relation, cell, _wanted(type_, fmt, POOLS[type_](fmt if fmt in ORDERS else None, symbols)), markers
     )
+
+
+def refused_values(
+    con: duckdb.DuckDBPyConnection, relation: str, cell: str, typing: Typing, markers: tuple[str, ...], limit: int = 5
+) -> tuple[int, list[str]]:
+    """How many non-empty values the column holds, and the first `limit` of those `typing`
+    does not read (in row order), as written."""
+    t = text_of(cell, markers)
+    filled = exp.Not(this=exp.Is(this=t, expression=exp.null()))
+    (nonempty,) = con.execute(
+        exp.select(exp.func("count", exp.Star())).from_(relation).where(filled).sql(dialect="duckdb")
+    ).fetchone()
+    if typing.reading.type == "string" or not typing.rejected:
+        return nonempty, []
+    failing = exp.and_(filled, exp.Not(this=accepts(typing.reading, t)))
+    rows = con.execute(
+        exp.select(exp.column(cell, quoted=True))
+        .from_(relation)
+        .where(failing)
+        .order_by(exp.column("__row_id", quoted=True))
+        .limit(limit)
+        .sql(dialect="duckdb")
+    ).fetchall()
+    return nonempty, [r[0] for r in rows]
 
 
 def check_request(

@@ -16,6 +16,7 @@ from contextlib import suppress
 from pydantic import BaseModel, Field
 
 from .. import pause
+from ..display import approve_html, approve_repr
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..infer import columns as infer
 from ..infer import retype
@@ -45,6 +46,13 @@ class DatasetApproveIn(OpIn):
         description="Column name -> format, for what a type alone cannot say: a strptime pattern ('%m/%d/%Y') or DMY/MDY/YMD for dates, "
         "'decimal_mark=,' (with optional ';group_mark=.', ';unit=€') for numbers, '1/0' or 'true/false' for bools.",
     )
+    allow_rejects: bool = Field(
+        False,
+        description="Apply a retyping that rejects more than half of a column's non-empty values (else 422 at the column, with the count and examples).",
+    )
+    dry_run: bool = Field(
+        False, description="Answer what the approval would change and reject, and change nothing (no new snapshot)."
+    )
 
 
 class Change(BaseModel):
@@ -54,6 +62,8 @@ class Change(BaseModel):
     rows_rejected: int = Field(
         description="Rows of the dataset the new type cannot read (they are left out, with the reason)."
     )
+    values: int = Field(0, description="The column's non-empty values.")
+    examples: list[str] = Field(default_factory=list, description="Up to five values the new type does not read.")
 
 
 class DatasetApproveOut(OpOut):
@@ -63,6 +73,13 @@ class DatasetApproveOut(OpOut):
         False, description="A column's type or format changed, so the dataset was typed again under a new snapshot."
     )
     changes: list[Change] = Field(default_factory=list, description="The columns whose type or format changed.")
+    dry_run: bool = Field(False, description="Nothing was changed: `changes` says what the approval would do.")
+
+    def _repr_html_(self) -> str:
+        return approve_html(self)
+
+    def __repr__(self) -> str:
+        return approve_repr(self)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,8 +190,23 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
             else retype.typing_for(cur, relation, cell, type_, fmt, markers)
         )
         if (new.reading, new.physical) != (old.reading, old.physical):
-            changes.append(Change(column=name, before=_as(old), after=_as(new), rows_rejected=new.rejected))
+            values, examples = retype.refused_values(cur, relation, cell, new, markers)
+            changes.append(
+                Change(
+                    column=name,
+                    before=_as(old),
+                    after=_as(new),
+                    rows_rejected=new.rejected,
+                    values=values,
+                    examples=examples,
+                )
+            )
         typings[cell] = new
+    if body.dry_run:
+        return DatasetApproveOut(found=True, retyped=False, changes=changes, dry_run=True)
+    wiping = [_wipes(c, body) for c in changes if c.rows_rejected * 2 > c.values]
+    if wiping and not body.allow_rejects:
+        raise ValidationFailed(f"{len(wiping)} problem(s) with the approval: {wiping[0].message}", wiping)
     named = set(body.columns) | set(body.formats)
     settled = [q.id for q in live.questions if q.column not in named]
     snapshot_id = _commit(ctx, body, live, typings, changes, settled, markers)
@@ -184,6 +216,20 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
     )
     dataset = next((d for d in got.datasets if d.snapshot_id == snapshot_id), None)
     return DatasetApproveOut(found=True, dataset=dataset, retyped=bool(changes), changes=changes)
+
+
+def _wipes(change: Change, body: DatasetApproveIn) -> ErrorItem:
+    """A retyping that would reject most of a column: refused unless allow_rejects (SPEC §4)."""
+    where = "formats" if change.column in body.formats else "columns"
+    said = ", ".join(repr(v) for v in change.examples)
+    return ErrorItem(
+        f"{where}.{change.column}",
+        f"{change.after.type} {change.after.format} would reject {change.rows_rejected:,} of the column's "
+        f"{change.values:,} non-empty values (e.g. {said}); try another format (dry_run: true shows the counts), "
+        "or send allow_rejects: true",
+        expected="a type and format that read most of the values, or allow_rejects: true",
+        received=body.formats.get(change.column) or body.columns.get(change.column),
+    )
 
 
 def _commit(

@@ -30,6 +30,8 @@ def test_a_date_order_answered_retypes_from_the_extraction(ns, engine):
             "before": {"type": "date", "format": "%d/%m/%Y"},
             "after": {"type": "date", "format": "%m/%d/%Y"},
             "rows_rejected": 0,
+            "values": 8,
+            "examples": [],
         }
     ]
     assert got["snapshot_id"] != before.snapshot_id and got["questions"] == []
@@ -152,6 +154,7 @@ def test_a_snapshot_of_an_earlier_revision_is_409_and_a_deleted_source_is_not_fo
         "dataset": None,
         "retyped": False,
         "changes": [],
+        "dry_run": False,
     }
 
 
@@ -268,3 +271,69 @@ def test_a_carried_type_the_engine_would_choose_alone_asks_nothing(ns, engine, t
     approve(engine, "books", first.snapshot_id, columns={"booked": "date"})
     _, second = _ingest_as(ns, tmp_path, "dates_dmy.csv")
     assert second.questions == [] and columns(second)["booked"].approved
+
+
+def dashed_dates(path, rows=40):
+    """A column of dates written dd-mm-yy (31-12-13), as a spreadsheet export may write them."""
+    lines = ["Date;Amount"] + [f"{1 + i % 28:02d}-{1 + i % 12:02d}-13;{i}" for i in range(rows)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_an_approval_that_would_reject_most_of_a_column_is_refused_with_the_count_and_examples(ns, engine, tmp_path):
+    _, d = ingest(ns, dashed_dates(tmp_path / "dashed.csv"), source_uri="t")
+    with pytest.raises(tabular.ValidationFailed) as refused:
+        approve(engine, "t", d.snapshot_id, columns={"Date": "date"}, formats={"Date": "%d/%m/%Y"})
+    (problem,) = refused.value.errors
+    assert problem.path == "formats.Date" and "would reject 40 of the column's 40 non-empty values" in problem.message
+    assert "'01-01-13'" in problem.message and "allow_rejects" in problem.message
+    # Nothing changed: the same snapshot serves, unapproved.
+    (still,) = ns.dataset_get("t").datasets
+    assert still.snapshot_id == d.snapshot_id and not still.approved
+    # Typed to a type alone (no format), the refusal is said at the column's type.
+    with pytest.raises(tabular.ValidationFailed) as refused:
+        approve(engine, "t", d.snapshot_id, columns={"Amount": "bool"})
+    assert refused.value.errors[0].path == "columns.Amount"
+
+
+def test_a_dry_run_answers_the_counts_and_changes_nothing(ns, engine, tmp_path):
+    _, d = ingest(ns, dashed_dates(tmp_path / "dashed.csv"), source_uri="t")
+    answer = approve(engine, "t", d.snapshot_id, columns={"Date": "date"}, formats={"Date": "%d/%m/%Y"}, dry_run=True)
+    assert answer["dry_run"] and answer["found"] and not answer["retyped"] and answer["dataset"] is None
+    (change,) = answer["changes"]
+    assert (change["rows_rejected"], change["values"]) == (40, 40)
+    assert change["examples"] == ["01-01-13", "02-02-13", "03-03-13", "04-04-13", "05-05-13"]
+    (still,) = ns.dataset_get("t").datasets
+    assert still.snapshot_id == d.snapshot_id and not still.approved
+
+
+def test_allow_rejects_applies_an_approval_that_rejects_most_of_a_column(ns, engine, tmp_path):
+    _, d = ingest(ns, dashed_dates(tmp_path / "dashed.csv"), source_uri="t")
+    answer = approve(
+        engine, "t", d.snapshot_id, columns={"Date": "date"}, formats={"Date": "%d/%m/%Y"}, allow_rejects=True
+    )
+    assert answer["retyped"] and answer["dataset"]["rows"] == 0 and answer["dataset"]["rows_rejected"] == 40
+
+
+@pytest.mark.parametrize(
+    ("order", "written", "pattern"),
+    [
+        ("DMY", "{d:02d}-{m:02d}-13", "%d-%m-%y"),
+        ("DMY", "{d}.{m}.2013", "%d.%m.%Y"),
+        ("DMY", "{d:02d} {m:02d} 2013", "%d %m %Y"),
+        ("MDY", "{m:02d}-{d:02d}-13", "%m-%d-%y"),
+        ("MDY", "{m}/{d}/2013", "%m/%d/%Y"),
+        ("YMD", "13.{m:02d}.{d:02d}", "%y.%m.%d"),
+    ],
+)
+def test_a_date_order_reads_the_columns_own_separators_and_year_width(ns, engine, tmp_path, order, written, pattern):
+    lines = ["when,qty"] + [f"{written.format(d=1 + i % 28, m=1 + i % 12)},{i}" for i in range(30)]
+    (tmp_path / "d.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _, d = ingest(ns, tmp_path / "d.csv", source_uri="d")
+    answer = approve(engine, "d", d.snapshot_id, columns={"when": "date"}, formats={"when": order})
+    (change,) = [c for c in answer["changes"] if c["column"] == "when"] or [None]
+    got = columns(ns.dataset_get("d").datasets[0])["when"]
+    assert (got.type, got.format, answer["dataset"]["rows_rejected"]) == ("date", pattern, 0)
+    assert change is None or change["rows_rejected"] == 0
+    first = ns.query({"datasets": [{"source_uri": "d"}], "select": [{"column": "when"}], "limit": 1}).rows[0][0]
+    assert str(first) == "2013-01-01"

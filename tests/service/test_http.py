@@ -75,6 +75,20 @@ def test_an_approval_over_http(http, currency):
     assert r.json()["found"] is True and r.json()["dataset"]["approved"] is True
 
 
+def test_an_approval_that_would_wipe_a_column_is_422_and_a_dry_run_changes_nothing_over_http(http, currency):
+    got = http.post("/v1/knowledge.dataset_get", json={"source_uri": "files/currency.csv"}).json()["datasets"][0]
+    body = {"source_uri": "files/currency.csv", "snapshot_id": got["snapshot_id"], "columns": {"price_usd": "date"}}
+    r = http.post("/v1/knowledge.dataset_approve", json=body)
+    (problem,) = envelope(r, 422, "VALIDATION_FAILED")["errors"]
+    assert problem["path"] == "columns.price_usd" and "would reject 6 of the column's 6" in problem["message"]
+    dry = http.post("/v1/knowledge.dataset_approve", json={**body, "dry_run": True}).json()
+    assert dry["dry_run"] and [(c["column"], c["rows_rejected"], c["values"]) for c in dry["changes"]] == [
+        ("price_usd", 6, 6)
+    ]
+    again = http.post("/v1/knowledge.dataset_get", json={"source_uri": "files/currency.csv"}).json()["datasets"][0]
+    assert again["snapshot_id"] == got["snapshot_id"]
+
+
 def test_every_op_of_the_registry_is_routed_and_never_answers_500_to_an_empty_body(http):
     for name in REGISTRY:
         r = http.post(f"/v1/{name}", json={})

@@ -64,6 +64,16 @@ def test_an_mcp_session_over_stdio_lists_every_op_and_answers(tmp_path):
                 assert not got.is_error
                 dataset = got.structured_content["datasets"][0]
                 assert dataset["sample"][0]["item"] == "Desk lamp"
+                # An approval that would reject every value of a column is refused at the column.
+                wiped = await session.call_tool(
+                    "loom_knowledge_dataset_approve",
+                    {
+                        "source_uri": "files/currency.csv",
+                        "snapshot_id": dataset["snapshot_id"],
+                        "columns": {"price_usd": "date"},
+                    },
+                )
+                assert wiped.is_error and wiped.structured_content["detail"]["errors"][0]["path"] == "columns.price_usd"
 
                 plan = {
                     "datasets": [{"source_uri": "files/currency.csv"}],
