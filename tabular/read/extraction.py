@@ -25,6 +25,7 @@ from ..errors import IngestFailed
 from ..models import Origin
 from ..settings import Settings
 from . import decode, sniff
+from .quoting import EdgeQuotes, stray_quotes
 
 csv.field_size_limit(64 * 1024 * 1024)
 # lz4 writes fastest; statistics only where a reader filters (row ids pick the typing sample).
@@ -128,12 +129,12 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         reader = (
             FixedReader(lines, layout.starts)
             if layout.starts
-            else csv.reader(
+            else EdgeQuotes(
                 lines,
-                delimiter=layout.delimiter,
-                quotechar=layout.quotechar,
+                layout.delimiter,
+                layout.quotechar,
+                layout.width,
                 doublequote=True,
-                strict=False,
                 skipinitialspace=layout.spaced,
                 escapechar=layout.escapechar or None,
             )
@@ -149,7 +150,18 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
             raise IngestFailed("format_unavailable", f"the file cannot be read as delimited text: {err}") from None
     if damaged:
         extraction.notes.append(undecodable_note(damaged, decoded.reported))
+    if getattr(reader, "mended", None):
+        extraction.notes.append(quotes_note(reader.mended, layout.quotechar))
     return extraction
+
+
+def quotes_note(lines: list[int], quote: str) -> str:
+    """The warning for lines whose quotes did not close at a field's edge (read/quoting.py)."""
+    shown = ", ".join(str(n) for n in lines[:NAMED_LINES]) + (", …" if len(lines) > NAMED_LINES else "")
+    return (
+        f"{len(lines)} line{'s' if len(lines) != 1 else ''} (line {shown}) {'hold' if len(lines) != 1 else 'holds'} a {quote} that does not close at a "
+        f"field's edge: read with {quote} as quoting only at a field's edges, other {quote} kept as written"
+    )
 
 
 # Lines a warning names by number; the rest are counted.
@@ -412,6 +424,8 @@ def _open_fast(
     head_records = sniff.records(head, layout.delimiter, layout.quotechar)
     if any("\n" in cell or "\r" in cell for row in head_records for cell in row):
         return None
+    if stray_quotes(decoded.path, layout.delimiter, layout.quotechar):
+        return None  # Arrow would drop a quote that closes mid-field; the careful reader keeps it
     skipped = layout.skip_records + layout.header_rows
     header_records = list(head_records[layout.skip_records : skipped])
     if len(header_records) < layout.header_rows or any(sniff.is_blank(r) for r in header_records):

@@ -1,0 +1,127 @@
+"""A quote is quoting only at a field's edges (issue 34).
+
+Python's csv module, lenient, rewrites a field whose quotes do not close at its edge:
+`"ACME" GMBH` becomes `ACME GMBH`, `"Ann "the" Great"` becomes `Ann the" Great"`. Read
+strictly, such a record is an error; `EdgeQuotes` reads it again from its own lines with the
+edge rule, and counts the lines it did so for the extraction's warning:
+
+- a field that starts with the quote is quoted when a quote closes it at its edge (followed by
+  the delimiter or the end of the record): what lies between is the value, a doubled quote one
+  quote, any other quote kept as written (`Ann "the" Great`);
+- a field whose quote closes nowhere at an edge is kept as written, quotes and all
+  (`"ACME" GMBH`), up to the next delimiter.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+
+def split_at_edges(record: str, delimiter: str, quote: str) -> list[str]:
+    """One record's fields by the edge rule (the record's own text, without its line end)."""
+    fields: list[str] = []
+    i, n = 0, len(record)
+    while True:
+        end = record.find(delimiter, i)
+        end = n if end == -1 else end
+        if record.startswith(quote, i):
+            closing = _closing(record, i + 1, delimiter, quote)
+            if closing is not None:
+                fields.append(record[i + 1 : closing].replace(quote * 2, quote))
+                end = closing + 1
+            else:
+                fields.append(record[i:end])
+        else:
+            fields.append(record[i:end])
+        if end >= n:
+            return fields
+        i = end + len(delimiter)
+
+
+def _closing(record: str, start: int, delimiter: str, quote: str) -> int | None:
+    """The first quote after `start` that ends the field at an edge (a doubled one is a quote)."""
+    at = start
+    while (k := record.find(quote, at)) != -1:
+        if record.startswith(quote, k + 1):
+            at = k + 2
+            continue
+        if k + 1 == len(record) or record.startswith(delimiter, k + 1):
+            return k
+        at = k + 1
+    return None
+
+
+class EdgeQuotes:
+    """csv.reader over `lines`, strict, with a record it refuses read again by the edge rule.
+    With `width` (the table's), a record that runs over several lines but does not have the
+    table's width, where each of its lines does, is those lines: a stray quote opened it
+    (`"with quotes` swallowing the rows after it). `line_num` is the last line of the record
+    last given, as csv.reader's; `mended` holds the line numbers of the records read again."""
+
+    def __init__(self, lines, delimiter: str, quote: str, width: int | None = None, **dialect):
+        self.delimiter, self.quote, self.width = delimiter, quote, width
+        self.taken: list[str] = []
+        self.queued: list[tuple[list[str], int]] = []
+        self.lines = iter(lines)
+        self.reader = csv.reader(self._feed(), delimiter=delimiter, quotechar=quote, strict=True, **dialect)
+        self.mended: list[int] = []
+        self.line_num = 0
+
+    def _feed(self):
+        for line in self.lines:
+            self.taken.append(line)
+            yield line
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> list[str]:
+        if self.queued:
+            row, self.line_num = self.queued.pop(0)
+            return row
+        self.taken = []
+        try:
+            row = next(self.reader)
+        except csv.Error as err:
+            if "field larger than field limit" in str(err) or not self.taken:
+                raise
+            row = None
+        first = self.reader.line_num - len(self.taken) + 1
+        if row is not None and (len(self.taken) < 2 or self.width is None or len(row) == self.width):
+            self.line_num = self.reader.line_num
+            return row
+        per_line = [split_at_edges(line.rstrip("\r\n"), self.delimiter, self.quote) for line in self.taken]
+        if len(per_line) > 1 and self.width is not None and all(len(r) == self.width for r in per_line):
+            self.mended.extend(range(first, first + len(per_line)))
+            self.queued = [(r, first + k) for k, r in enumerate(per_line)]
+            return next(self)
+        if row is not None:
+            self.line_num = self.reader.line_num
+            return row
+        self.mended.append(first)
+        self.line_num = self.reader.line_num
+        return split_at_edges("".join(self.taken).rstrip("\r\n"), self.delimiter, self.quote)
+
+
+def stray_quotes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 20) -> bool:
+    """Whether the UTF-8 file holds a quote with a character of a value on both sides (`"ACME" GMBH`,
+    `"Ann "the" Great"`): such a quote is not at a field's edge, and Arrow's reader drops
+    quotes there, so the careful reader must read the file. A quote inside a value that never
+    opened a field (`Title "with" quotes`) is kept by both, but also sends the file the careful
+    way: one vectorised look at each quote's neighbours cannot tell the two apart."""
+    if len(delimiter) != 1 or len(quote) != 1:
+        return True
+    q, edge = ord(quote), np.zeros(256, dtype=bool)
+    edge[[ord(delimiter), q, 10, 13]] = True  # what may stand beside a quote at a field's edge
+    before = b"\n"
+    with path.open("rb") as stream:
+        while block := stream.read(chunk):
+            data = np.frombuffer(before + block + stream.peek(1)[:1], dtype=np.uint8)
+            at = np.flatnonzero(data[1:-1] == q) + 1 if len(data) > 2 else np.empty(0, dtype=np.int64)
+            if at.size and np.any(~edge[data[at - 1]] & ~edge[data[at + 1]]):
+                return True
+            before = block[-1:]
+    return False

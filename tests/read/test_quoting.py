@@ -1,0 +1,86 @@
+"""tabular/read/quoting.py: a quote is quoting only at a field's edges; a stray or unterminated
+quote keeps the characters as written, and never swallows the rows after it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabular.read.quoting import EdgeQuotes, split_at_edges, stray_quotes
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+@pytest.mark.parametrize(
+    ("cells", "want"),
+    [
+        (['"Ann "the" Great"', "6"], ['Ann "the" Great', "6"]),  # quotes inside, closed at the edge
+        (['"ACME" GMBH', "5"], ['"ACME" GMBH', "5"]),  # closes mid-field: as written
+        (['"Müller ""Sohn"""', "7"], ['Müller "Sohn"', "7"]),  # doubled quotes are one quote
+        (['Titel "mit" Anführung', "3"], ['Titel "mit" Anführung', "3"]),  # never opened
+        (['"Straße', "9"], ['"Straße', "9"]),  # opened, never closed
+        (["", "", ""], ["", "", ""]),
+    ],
+)
+def test_a_record_splits_at_its_delimiters_with_quotes_only_at_the_edges(d, cells, want):
+    assert split_at_edges(d.join(cells), d, '"') == want
+
+
+def test_a_quoted_field_may_hold_the_delimiter_and_a_single_quote_may_quote():
+    assert split_at_edges('1;"a;b";c', ";", '"') == ["1", "a;b", "c"]
+    assert split_at_edges("1,'l''Oréal, SA',x", ",", "'") == ["1", "l'Oréal, SA", "x"]
+
+
+def rows(text: str, width: int, d: str = ",") -> tuple[list[list[str]], list[int], list[int]]:
+    reader = EdgeQuotes(text.splitlines(keepends=True), d, '"', width)
+    got, lines = [], []
+    for row in reader:
+        got.append(row)
+        lines.append(reader.line_num)
+    return got, lines, reader.mended
+
+
+def test_well_formed_records_are_read_as_the_csv_module_reads_them():
+    got, lines, mended = rows('id,t\n1,"two\nlines"\n2,"a, b"\n3,plain\n', 2)
+    assert got == [["id", "t"], ["1", "two\nlines"], ["2", "a, b"], ["3", "plain"]]
+    assert lines == [1, 3, 4, 5] and mended == []
+
+
+def test_an_unterminated_quote_does_not_swallow_the_rows_after_it():
+    text = 'id;name;n\n1;"Bar & Grill;3\n2;Café;4\n3;Zoë;5\n4;"ok";6\n'
+    got, lines, mended = rows(text, 3, ";")
+    assert got == [
+        ["id", "name", "n"],
+        ["1", '"Bar & Grill', "3"],
+        ["2", "Café", "4"],
+        ["3", "Zoë", "5"],
+        ["4", "ok", "6"],
+    ]
+    assert lines == [1, 2, 3, 4, 5] and 2 in mended
+
+
+def test_a_quote_closing_mid_field_keeps_the_field_as_written_and_says_the_line():
+    got, _, mended = rows('a,b\n"ACME" GMBH,1\nx,2\n', 2)
+    assert got[1] == ['"ACME" GMBH', "1"] and got[2] == ["x", "2"] and mended == [2]
+
+
+@pytest.mark.parametrize(
+    ("text", "stray"),
+    [
+        ('a,b\n1,"x, y"\n2,"plain"\n', False),  # quotes at the edges only
+        ('a,b\n1,"x ""y"" z"\n', False),  # doubled inside a quoted field
+        ("a,b\n1,2\n", False),
+        ('a,b\n1,"ACME" GMBH\n', True),
+        ('a,b\n1,"Ann "the" Great"\n', True),
+        ('a;b\n1;Titel "mit" Anführung\n', True),  # kept by both readers, but not told apart: careful
+    ],
+)
+def test_a_quote_with_a_value_on_both_sides_sends_the_file_the_careful_way(tmp_path, text, stray):
+    path = tmp_path / "f.csv"
+    path.write_bytes(text.encode("utf-8"))
+    assert stray_quotes(path, ";" if ";" in text else ",", '"') is stray
+
+
+def test_the_quote_scan_sees_a_stray_quote_across_its_chunk_boundaries(tmp_path):
+    path = tmp_path / "f.csv"
+    line = b'1,"fine"\n'
+    path.write_bytes(line * 1000 + b'2,"ACME" GMBH\n' + line * 1000)
+    assert all(stray_quotes(path, ",", '"', chunk=size) for size in (7, 8, 9, 64, 1 << 20))
