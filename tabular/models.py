@@ -266,6 +266,7 @@ QuestionKind = Literal[
     "leading_plus",
     "bool_or_number",
     "decimal_mark",
+    "group_mark",
     "date_order",
     "carried_approval",
     "approval_not_carried",
@@ -281,6 +282,7 @@ class QuestionOut(BaseModel):
         "leading_zeros, leading_plus: whole numbers written like identifiers ('007', '+31…'), held as text. "
         "bool_or_number: every value is 0 or 1. "
         "decimal_mark: is '.' or ',' the decimal mark? "
+        "group_mark: in a column of decimals, values with one group mark and no decimal mark (7.125 beside 7,5): thousands or decimals? "
         "date_order: day/month or month/day? "
         "carried_approval: a type a person set on an earlier revision still reads every value and is kept. "
         "approval_not_carried: a type a person set on an earlier revision no longer reads every value; typed afresh."

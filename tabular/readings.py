@@ -72,6 +72,12 @@ def _number_gate(
     digits = plain if group_mark is None else rf"(?:\d{{1,3}}(?:{_GROUP_PATTERN[group_mark]}\d{{3}})+|{plain})"
     fraction = r"\d+" if scale is None else rf"\d{{1,{scale}}}"
     core = digits if scale == 0 else rf"(?:{digits}(?:{d}{fraction})?|{d}{fraction})"
+    if scale and group_mark in (".", ","):
+        # Narrowed to a sample with decimals: one group mark and no decimal mark (7.125 beside
+        # 7,5) may be a decimal written the other way, which the careful way asks about.
+        g = _GROUP_PATTERN[group_mark]
+        lone_free = rf"(?:{plain}|\d{{1,3}}(?:{g}\d{{3}}){{2,}})"
+        core = rf"(?:{lone_free}(?:{d}{fraction})?|\d{{1,3}}{g}\d{{3}}{d}{fraction}|{d}{fraction})"
     if no_leading_zero and scale == 0 and group_mark is None and unit is None and not exponent:
         # An identifier's shape ends a typing that had none: a leading zero, or a '+' before 7
         # digits or more (a phone number; see infer/tally.PLUS_ID).

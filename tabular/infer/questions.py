@@ -14,7 +14,7 @@ import duckdb
 from .. import readings as C
 from ..readings import Reading
 from ..settings import Settings
-from .tally import ReadingCount, Source, Tally, physical_from, tally
+from .tally import ReadingCount, Source, Tally, lone_groups, physical_from, tally
 
 
 def _never(typing: Typing, tally: Tally) -> bool:
@@ -75,6 +75,12 @@ KINDS: dict[str, Kind] = {
             "decimal_mark",
             "infer/questions.py",
             "asked when two marks read every sampled value; more rows only rule readings out, and the gate holds the sample's scale",
+        ),
+        Kind(
+            "group_mark",
+            "infer/questions.py",
+            "a gate narrowed to a sample of decimals refuses a value with one group mark and no decimal mark "
+            "(7.125 beside 7,5: readings.number_gate)",
         ),
         Kind(
             "date_order",
@@ -199,6 +205,11 @@ def decide(
             and n.reading.decimal_mark != reading.decimal_mark
             and n.reading.unit == reading.unit
         ]
+        fractional = physical.startswith("DECIMAL") and not physical.endswith(", 0)")
+        if fractional and reading.group_mark in (".", ","):
+            lone, example = lone_groups(con, rel, col, reading, markers)
+            if lone:
+                return _lone_group(con, rel, col, reading, physical, lone, example, markers, counted.plain)
         if rivals and physical.startswith("DECIMAL") and not physical.endswith(", 0)"):
             rival = rivals[0].reading
             rival_physical = physical_from(rival, rivals[0].number)
@@ -232,6 +243,29 @@ def decide(
             )
             return Typing(reading, physical, 0, question, clean=counted.plain)
     return Typing(reading, physical, clean=counted.plain)
+
+
+def _lone_group(
+    con, rel: Source, col: str, reading: Reading, physical: str, lone: int, example, markers, plain
+) -> Typing:
+    """A column of decimals where some values hold one group mark and no decimal mark (7.125
+    beside 7,5): a thousands separator (7125) or a decimal written the other way (7.125)? Held
+    as the reading that rejects none, with the question open; the other reading's rejects counted."""
+    g, d = reading.group_mark, reading.decimal_mark
+    other = C.number_reading(g, None, reading.unit)
+    (count,) = tally(con, rel, [col], {col: [other]}, markers, examples=True)[col].counts
+    question = Question(
+        "group_mark",
+        f"{lone} value{'s' if lone != 1 else ''} (e.g. {example!r}) {'have' if lone != 1 else 'has'} one '{g}' and no "
+        f"'{d}' among numbers with '{d}' as the decimal mark. "
+        f"Is '{g}' a thousands separator there ({example!r} read as a whole number), or a decimal mark?",
+        (
+            Option(reading, physical, 0, None),
+            Option(other, physical_from(other, count.number), count.fails, count.example),
+            Option(C.STRING, "VARCHAR", 0, None),
+        ),
+    )
+    return Typing(reading, physical, 0, question, clean=plain)
 
 
 def _held_as_text(kind: str, question: str, reading: Reading, physical: str) -> Typing:

@@ -104,8 +104,48 @@ def test_choose_takes_the_first_reading_that_reads_every_value_in_precedence_ord
 
 
 def test_each_kind_of_question_is_in_one_table_and_no_other_kind_can_be_made():
-    assert {"header_row", "mixed_values", "leading_zeros", "leading_plus", "bool_or_number", "decimal_mark",
+    assert {"header_row", "mixed_values", "leading_zeros", "leading_plus", "bool_or_number", "decimal_mark", "group_mark",
             "date_order", "carried_approval", "approval_not_carried"} == set(KINDS)  # fmt: skip
     assert all(k.guard and k.asked_by for k in KINDS.values())
     with pytest.raises(ValueError, match="KINDS"):
         Question("colour", "Which colour?", ())
+
+
+@pytest.mark.parametrize(
+    ("delimiter", "values", "lone"),
+    [
+        (";", ["7,5", "8,25", "7.125", "9,5"], "7.125"),  # German decimals, one '7.125'
+        (",", ['"7.5"', "8.25", '"7,125"', "9.5"], "7,125"),  # English decimals, one '7,125'
+        (";", ["€ 7,50", "€ 8,25", "€ 7.125", "€ 1.234,00"], "€ 7.125"),  # with a unit
+    ],
+)
+def test_one_group_mark_and_no_decimal_mark_among_decimals_is_asked_not_read_as_thousands(
+    tmp_path, delimiter, values, lone
+):
+    """7.125 beside 7,5 was stored as 7125 without a word: a thousands separator or a decimal
+    written the other way? The column keeps the reading that rejects none, the question open."""
+    import tabular
+
+    path = tmp_path / "v.csv"
+    path.write_text("\n".join([f"id{delimiter}v"] + [f"{i}{delimiter}{v}" for i, v in enumerate(values)]) + "\n")
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("a", "b")
+        assert ns.ingest_file(path, source_uri="v").state == "ready"
+        (d,) = ns.dataset_get("v").datasets
+        answer = ns.query({"datasets": [{"source_uri": "v"}], "aggregates": [{"fn": "sum", "column": "v"}]})
+    (q,) = d.questions
+    assert q.kind == "group_mark" and repr(lone) in q.question
+    assert [o.rows_rejected for o in q.options] == [0, 3, 0] and q.options[2].type == "string"
+    assert not answer.complete and "group_mark" in " ".join(answer.incomplete)
+
+
+def test_several_group_marks_or_a_decimal_part_are_no_question(tmp_path):
+    import tabular
+
+    path = tmp_path / "v.csv"
+    path.write_text("id;v\n1;1.234,5\n2;8,25\n3;1.234.567,00\n4;12.345,10\n")
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("a", "b")
+        assert ns.ingest_file(path, source_uri="v").state == "ready"
+        (d,) = ns.dataset_get("v").datasets
+    assert d.questions == [] and d.columns[1].format == "decimal_mark=,;group_mark=."
