@@ -127,6 +127,8 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     escape = _backslash_escaped(head, chosen, quotechar, rows) if width > 1 and not spaced else ""
     if escape:
         rows = records(head, chosen, quotechar, escapechar=escape)
+    if width > 1 and not delimiter and _marks_in_numbers(head, chosen):
+        width = 1  # '12,5' under a header 'price': one column of numbers, not two
     starts = _fixed_starts(head) if width <= 1 and not delimiter else ()
     if starts:
         rows = fixed_records(head, starts)
@@ -136,8 +138,9 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         has_header, clear = _has_header(body[0], body[1:201])
         return Layout(FIXED, quotechar, newline_of(head), 0, 1 if has_header else 0, len(starts), clear, starts)
     if width <= 1:
-        # One column: every line is a value; the first non-blank line may be a header.
-        chosen = delimiter or ","
+        # One column: every line is a value; the first non-blank line may be a header. Read
+        # with a delimiter the text does not hold, so no value is split.
+        chosen = delimiter or next((d for d in (",", "|", ";", "\x1f") if d not in head), ",")
         rows = records(head, chosen, quotechar)
         start = next((i for i, r in enumerate(rows) if not is_blank(r)), 0)
         width = 1
@@ -165,6 +168,18 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         spaced=spaced,
         escapechar=escape,
     )
+
+
+def _marks_in_numbers(head: str, d: str) -> bool:
+    """Whether `d` stands only between two digits, on every line that holds it, under a first
+    line that holds none (a header narrower than every row): then it is a decimal or thousands
+    mark inside one column of numbers ('12,5', '1,250,000.75'), not a delimiter."""
+    lines = [line for line in _lines(head) if line.strip()]
+    if len(lines) < 2 or d in lines[0] or not d.strip():
+        return False
+    between = re.compile(rf"(?<=\d){re.escape(d)}(?=\d)")
+    held = [line for line in lines[1:] if d in line]
+    return bool(held) and all(line.count(d) == len(between.findall(line)) for line in held)
 
 
 def _backslash_escaped(head: str, delimiter: str, quotechar: str, plain: list[list[str]]) -> str:

@@ -175,3 +175,19 @@ def test_a_home_made_in_one_duckdb_file_is_moved_on_open(tmp_path):
     with tabular.connect(str(home)) as engine:
         assert engine.namespace("acme", "finance").query(SUM_IDS).rows == summed
         assert not (home / "tabular.duckdb").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "header", "fmt", "total"),
+    [
+        ("Preis\n12,5\n13,25\n7,5\n", "Preis", "decimal_mark=,", "33.25"),
+        ("amount\n1,250,000.75\n3,000.5\n12.25\n", "amount", "decimal_mark=.;group_mark=,", "1253013.50"),
+    ],
+)
+def test_a_one_column_file_of_numbers_with_marks_keeps_its_header_and_values(ns, tmp_path, text, header, fmt, total):
+    path = tmp_path / "one.csv"
+    path.write_text(text, encoding="utf-8")
+    _, d = ingest(ns, path, source_uri="one")
+    assert [(c.name, c.type, c.format) for c in d.columns] == [(header, "number", fmt)]
+    got = ns.query({"datasets": [{"source_uri": "one"}], "aggregates": [{"fn": "sum", "column": header}]})
+    assert str(got.rows[0][0]) == total and got.complete

@@ -101,3 +101,24 @@ def test_a_hash_line_is_a_comment_unless_it_has_the_tables_shape():
     assert is_comment(["# note", "", ""], 3)
     assert not is_comment(["#1", "Ann", "Oslo"], 3)
     assert not is_comment(["Ann", "#1", "Oslo"], 3)
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("price\n12,5\n13,25\n7,5\n", ["12,5", "13,25", "7,5"]),  # decimal commas
+        ("amount\n1,250,000.75\n3,000.5\n12.25\n", ["1,250,000.75", "3,000.5", "12.25"]),  # thousands
+        ("Preis;\n12;5\n", None),  # ';' beside a header that holds it: a delimiter
+        ("Betrag\n1.234\n12.5\n", ["1.234", "12.5"]),
+    ],
+)
+def test_a_mark_only_ever_between_digits_under_a_header_without_it_is_inside_numbers(text, values):
+    """'12,5' under 'price' was split into two columns and the header dropped."""
+    from tabular.read.sniff import records
+
+    layout = sniff(text)
+    if values is None:
+        assert layout.width == 2
+        return
+    assert layout.width == 1 and layout.header_rows == 1
+    assert [r[0] for r in records(text, layout.delimiter, layout.quotechar)[1:] if r] == values
