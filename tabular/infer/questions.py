@@ -133,6 +133,7 @@ class Typing:
     question: Question | None = None
     forced: bool = False
     clean: bool = False
+    spaces: bool = False  # a string column of single characters: a cell of whitespace is a value
 
 
 def choose(tally: Tally, share: float) -> tuple[ReadingCount | None, list[ReadingCount]]:
@@ -158,7 +159,7 @@ def decide(
     chosen, ranked = choose(counted, settings.mixed_values_share)
     if chosen is None:
         if not ranked:
-            return Typing(C.STRING, "VARCHAR")
+            return Typing(C.STRING, "VARCHAR", spaces=counted.single and counted.spaces > 0)
         best = ranked[0].reading
         (whole,) = tally(con, rel, [col], {col: [best]}, markers, examples=True)[col].counts
         physical = physical_from(best, whole.number)

@@ -212,7 +212,15 @@ def load(text: str) -> dict[str, Typing]:
             if q
             else None
         )
-        out[cell] = Typing(Reading(**d["reading"]), d["physical"], d["rejected"], question, d["forced"], d["clean"])
+        out[cell] = Typing(
+            Reading(**d["reading"]),
+            d["physical"],
+            d["rejected"],
+            question,
+            d["forced"],
+            d["clean"],
+            d.get("spaces", False),  # stored since 2026-12-02
+        )
     return out
 
 

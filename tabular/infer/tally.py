@@ -51,6 +51,8 @@ class Tally:
     zero_one: bool = False
     binary: bool = False  # every value is 0 or 1 (one of them may be missing)
     plain: bool = False  # no null marker and no surrounding blanks in any cell (see Typing.clean)
+    single: bool = False  # every value is one character (a column of characters: ' ' may be one)
+    spaces: int = 0  # cells of only whitespace (not empty)
 
     def count_of(self, reading: Reading) -> ReadingCount:
         """The count of `reading` (the first, should the column have tried it twice)."""
@@ -76,13 +78,16 @@ def text_of_expr(cell: exp.Expression, markers: tuple[str, ...], compact: bool =
     return exp.Case().when(exp.and_(short, C.matches(trimmed, pattern)), exp.null()).else_(trimmed)
 
 
-def string_text(column: str) -> exp.Expression:
-    """A string column keeps its text as written; only an empty or blank cell is NULL.
+def string_text(column: str, spaces: bool = False) -> exp.Expression:
+    """A string column keeps its text as written; only an empty or blank cell is NULL (only an
+    empty one with `spaces`: a column of single characters, where ' ' is a character).
 
     Only a cell that starts with a space is trimmed to tell: trimming every cell of a column of
     long text costs several times the rest of its conversion."""
     col = exp.column(column, quoted=True)
     empty = exp.EQ(this=col, expression=exp.Literal.string(""))
+    if spaces:
+        return exp.Case().when(empty, exp.null()).else_(col)
     blank = exp.and_(
         exp.func("starts_with", col, exp.Literal.string(" ")),
         exp.EQ(this=exp.func("trim", col), expression=exp.Literal.string("")),
@@ -205,6 +210,8 @@ def tally(
                 _sql(exp.and_(exp.func("starts_with", t, exp.Literal.string("+")), C.matches(t, PLUS_ID)))
             ),
             "negatives": "coalesce(bool_or(starts_with(t, '-')), false)",
+            "single": "coalesce(bool_and(length(t) = 1), false)",
+            "spaces": _count("raw <> '' AND t IS NULL AND trim(raw) = ''"),
         },
     )
     for col, got in base.items():
@@ -216,6 +223,8 @@ def tally(
             binary=bool(got["binary"]),
             plus_ids=got["plus_ids"],
             negatives=bool(got["negatives"]),
+            single=bool(got["single"]),
+            spaces=got["spaces"],
         )
     by_reading: dict[Reading, list[str]] = {}
     for col in columns:

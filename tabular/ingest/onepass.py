@@ -157,6 +157,8 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
         return None
     t = text_of(cell, markers, compact=True)
     if typing.reading.type == "string":
+        if tally.single:
+            return None  # single characters so far: whether ' ' is one needs every row's count
         if tally.nonnull:
             return string_text(cell)  # counted once stored: see Guards.texts
         # The sample saw nothing here: any value past it must be typed by the careful way.

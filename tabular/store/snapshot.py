@@ -63,7 +63,7 @@ def slug(text: str) -> str:
 
 def value_expr(cell: str, typing: Typing, markers, compact: bool = False) -> exp.Expression:
     if typing.reading.type == "string":
-        return string_text(cell)
+        return string_text(cell, typing.spaces)
     if typing.clean:
         return C.convert(typing.reading, exp.column(cell, quoted=True), typing.physical, checked=True)
     return C.convert(typing.reading, text_of(cell, markers, compact), typing.physical)

@@ -378,3 +378,20 @@ def test_quotes_that_close_mid_field_are_kept_as_written_both_ways(tmp_path, sha
     values = {row[1] for row in got["rows"]}
     assert values == {'"ACME" GMBH', 'Ann "the" Great', "Zoë", "Müller, Söhne"}
     assert any("does not close at a field's edge" in w for w in got["dataset"]["warnings"])
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t"])
+def test_a_space_in_a_column_of_single_characters_is_a_value_both_ways(tmp_path, d):
+    """In a table of characters and their codes the space's row lost its character (a blank
+    cell read as null); a blank cell in a column of longer text is still null."""
+    chars = [chr(c) for c in range(32, 127) if chr(c) not in '",;\t']
+    lines = [d.join(["char", "code", "name"])] + [
+        d.join([ch, str(ord(ch)), "" if ch == " " else f"sign {i}"]) for i, ch in enumerate(chars * 3)
+    ]
+    path = tmp_path / "chars.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = assert_same(tmp_path, path, 20)
+    rows = [r for r in got["rows"] if r[1] == 32]
+    assert rows and all(r[0] == " " and r[2] is None for r in rows)
+    nulls = {c["name"]: c["nulls"] for c in got["dataset"]["columns"]}
+    assert nulls["char"] == 0 and nulls["name"] == 3
