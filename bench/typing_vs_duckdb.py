@@ -1,6 +1,6 @@
 """Compare tabular's column typing with DuckDB's `read_csv` auto-detection on the shared corpus.
 
-    python bench/typing_vs_duckdb.py [--corpus ../shared/corpus] [--dump typing.json] [--check]
+    python bench/typing_vs_duckdb.py [--corpus ../shared/corpus] [--dump typing.json] [--check] [--damage-only]
 
 Every delimited-text file of the corpus (.csv .tsv .txt .prn, recursively; `_meta/` is left
 out) goes through tabular (`ingest_file` on one throwaway engine) and through DuckDB
@@ -11,19 +11,33 @@ differs, every disagreement with a few of its values, and a check against the hu
 tests/typing_real/verdicts.json (see `load_verdicts`). `--dump` writes the disagreements and a
 seeded sample of agreements as JSON, for people to judge; `--check` exits 1 when tabular misses
 the targets on the judged verdicts.
+
+Beside them, a damage count per reader (`--damage-only` for it alone; in `--dump` too): the file
+is read again, apart from both readers, with the dialect each reported, and every typed value
+is compared with its raw cell under the column's type and format; rows lost or merged are the
+raw data rows against the rows the reader gave (see "damage" below and bench/README.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import gzip
+import io
 import json
+import math
 import random
+import re
 import sys
 import tempfile
 import threading
+import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta, timezone
+from decimal import Decimal
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from common import ROOT, use_working_tree
 
@@ -207,11 +221,15 @@ def read_duckdb(con, path: Path) -> Read:
     try:
         guarded(con, "CREATE OR REPLACE TEMP TABLE typed AS SELECT * FROM read_csv(?)", [str(path)])
         sniff = con.execute(
-            "SELECT Delimiter, Quote, Escape, SkipRows, HasHeader FROM sniff_csv(?)", [str(path)]
+            "SELECT Delimiter, Quote, Escape, SkipRows, HasHeader, Comment, DateFormat, TimestampFormat FROM sniff_csv(?)",
+            [str(path)],
         ).fetchone()
     except Exception as err:
         return Read(error=f"{type(err).__name__}: {first_line(str(err))}")
-    delimiter, quote, escape, skip, header = ("" if v == "(empty)" else v for v in sniff)  # sniff_csv's word for none
+    delimiter, quote, escape, skip, header, comment, date_format, timestamp_format = (
+        "" if v == "(empty)" else v
+        for v in sniff  # sniff_csv's word for none
+    )
     described = con.execute("DESCRIBE typed").fetchall()
     names = [row[0] for row in described]
     counts = (
@@ -223,7 +241,15 @@ def read_duckdb(con, path: Path) -> Read:
         Column(name=n, family="empty" if filled == 0 else physical_family(t), physical=t)
         for (n, t, *_), filled in zip(described, counts[1:])
     ]
-    read = Read(header=bool(header), columns=columns, rows=counts[0], delimiter=delimiter, extra={"skip_rows": skip})
+    dialect = {
+        "quote": quote,
+        "escape": escape,
+        "comment": comment or "",
+        "date_format": date_format or "",
+        "timestamp_format": timestamp_format or "",
+    }
+    extra = {"skip_rows": skip, "dialect": dialect}
+    read = Read(header=bool(header), columns=columns, rows=counts[0], delimiter=delimiter, extra=extra)
     text_read(con, path, read, [header, delimiter, quote, escape, skip])
     return read
 
@@ -249,6 +275,506 @@ def duckdb_samples(con, column: str) -> list[str]:
     return [row[0] for row in con.execute(sql).fetchall()]
 
 
+# --- damage: does each typed value still say what its raw cell said? ----------------------------
+
+DAMAGE_ROWS = 10_000  # rows compared per file (a query answers row ids for at most this many)
+DAMAGE_EXAMPLES = 3  # (raw → typed) pairs kept per file and kind of damage
+DAMAGE_FILES_SHOWN = 15
+DUCKDB_NULLS = ("",)  # read_csv's default null string
+TRUE_TEXT = ("true", "t", "yes", "y", "1")
+FALSE_TEXT = ("false", "f", "no", "n", "0")
+ISO_DATE = re.compile(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
+ISO_STAMP = re.compile(
+    r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?"
+    r"\s*(Z|z|[+-]\d{2}(?::?\d{2})?|UTC|GMT|[A-Za-z]+/[A-Za-z_]+)?"
+)
+CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:\s*([AaPp])\.?[Mm]\.?)?")
+ISO_PERIOD = re.compile(r"P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?")
+
+
+@dataclass
+class RawRecord:
+    line: int  # the file line the record starts on
+    cells: list[str]
+    quoted: list[bool]  # whether each cell was written in quotes
+    written: dict[int, str] = field(default_factory=dict)  # quoted cells with a quote inside, as written
+
+
+def raw_records(text: str, delimiter: str, quote: str | None, escape: str | None) -> list[RawRecord]:
+    """The records of delimited text, read apart from both readers by the edge rule: a quote opens
+    a quoted value only at a field's start and closes it only before a delimiter, a line end or
+    the end of the text ("" inside it is one quote); every other quote is a character of the value,
+    and a quote that never closes at an edge is kept as written."""
+    escape = escape if escape and escape != quote else None
+    specials = re.escape(delimiter) + "\r\n" + (re.escape(escape) if escape else "")
+    stop = re.compile(f"[{specials}]")
+    inner = re.compile("[" + re.escape(quote or "") + (re.escape(escape) if escape else "") + "]") if quote else None
+    records: list[RawRecord] = []
+    n, pos, line = len(text), 0, 1
+    cells: list[str] = []
+    quoted: list[bool] = []
+    written: dict[int, str] = {}
+    start = 1
+    while True:
+        value, was_quoted, end = None, False, pos
+        if quote and pos < n and text[pos] == quote:
+            parts, j, literal, crossed = [], pos + 1, False, False
+            while (m := inner.search(text, j)) is not None:
+                k = m.start()
+                crossed = crossed or "\n" in text[j:k] or "\r" in text[j:k]
+                if literal and crossed:
+                    break  # a quote inside the value and a line break: no quoting, as written
+                if text[k] == escape:
+                    parts.append(text[j:k] + text[k + 1 : k + 2])
+                    j = k + 2
+                elif text[k + 1 : k + 2] == quote:
+                    parts.append(text[j : k + 1])
+                    j = k + 2
+                elif k + 1 >= n or text[k + 1] in (delimiter, "\r", "\n"):
+                    value, was_quoted, end = "".join(parts) + text[j:k], True, k + 1
+                    if literal:
+                        written[len(cells)] = text[pos:end]  # either reading of it is the text's
+                    break
+                else:
+                    literal = True
+                    parts.append(text[j : k + 1])
+                    j = k + 1
+        if value is None:  # unquoted, or a quote that never closes at an edge: as written
+            parts, j = [], pos
+            while (m := stop.search(text, j)) is not None and text[m.start()] == escape:
+                parts.append(text[j : m.start()] + text[m.start() + 1 : m.start() + 2])
+                j = m.start() + 2
+            end = m.start() if m is not None else n
+            value = "".join(parts) + text[j:end]
+        line += text.count("\n", pos, end) + text.count("\r", pos, end) - text.count("\r\n", pos, end)
+        cells.append(value)
+        quoted.append(was_quoted)
+        if end < n and text[end] == delimiter:
+            pos = end + 1
+            continue
+        records.append(RawRecord(start, cells, quoted, written))
+        if end >= n:
+            break
+        pos = end + (2 if text.startswith("\r\n", end) else 1)
+        line += 1
+        start, cells, quoted, written = line, [], [], {}
+        if pos >= n:
+            break
+    return records
+
+
+def is_blank(record: RawRecord) -> bool:
+    """Only ASCII spaces and tabs are blank: a row of no-break spaces holds values."""
+    return not any(c.strip(" \t") for c in record.cells)
+
+
+def is_comment(record: RawRecord, width: int, mark: str) -> bool:
+    """tabular's rule for a `#` line (read/sniff.is_comment), with the reader's own mark."""
+    if not mark or not record.cells[0].lstrip().startswith(mark):
+        return False
+    return len(record.cells) != width or not "".join(record.cells[1:]).strip()
+
+
+@dataclass
+class RawTable:
+    records: list[RawRecord]  # the data rows: after the preamble and header, blank and comment rows left out
+    blank: int = 0
+    comments: int = 0
+
+
+def raw_table(path: Path, dialect: dict, width: int) -> RawTable:
+    """The file's data records as the dialect a reader reported would give them: `encoding`,
+    `delimiter`, `quote`, `escape`, `skip` (records before the header), `header_rows`, `comment`."""
+    data = path.read_bytes()
+    if dialect.get("compression") == "gzip":
+        data = gzip.decompress(data)
+    elif dialect.get("compression") == "zip":
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            data = z.read(z.namelist()[0])
+    text = data.decode(dialect["encoding"], errors="replace").removeprefix("\ufeff")
+    records = raw_records(text, dialect["delimiter"], dialect["quote"] or None, dialect["escape"] or None)
+    if records and records[-1].cells == [""]:
+        records.pop()
+    table = RawTable([])
+    rest = records[dialect["skip"] :]
+    headers = 0
+    for record in rest:
+        if headers < dialect["header_rows"]:
+            if not (is_blank(record) or is_comment(record, width, dialect["comment"])):
+                headers += 1
+            continue
+        if is_blank(record):
+            table.blank += 1
+        elif is_comment(record, width, dialect["comment"]):
+            table.comments += 1
+        else:
+            table.records.append(record)
+    return table
+
+
+def format_options(fmt: str) -> dict[str, str]:
+    return dict(part.split("=", 1) for part in fmt.split(";") if "=" in part)
+
+
+def number_of(text: str, fmt: str) -> Decimal:
+    """A number's text read by its format: the unit and group marks dropped, the decimal mark made '.'."""
+    opts = format_options(fmt)
+    mark, group, unit = opts.get("decimal_mark", "."), opts.get("group_mark"), opts.get("unit")
+    if unit:
+        text = re.sub(r"\s", "", text.replace(unit, ""))
+    for g in {" ": " \u00a0\u202f", "'": "'\u2019"}.get(group, group or ""):
+        text = text.replace(g, "")
+    if mark == ",":
+        text = text.replace(".", "#").replace(",", ".")  # a '.' left over must not pass as the mark
+    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(nan|inf|infinity)", text, re.IGNORECASE):
+        raise ValueError(text)
+    return Decimal(text)
+
+
+def iso_datetime(text: str) -> datetime:
+    m = ISO_STAMP.fullmatch(text)
+    if m is None:
+        raise ValueError(text)
+    y, mo, d, h, mi, s, frac, zone = m.groups()
+    micro = round(int((frac or "0").ljust(9, "0")[:9]) / 1000)
+    value = datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(s or 0)) + timedelta(microseconds=micro)
+    if zone in (None, ""):
+        return value
+    if zone in ("Z", "z", "UTC", "GMT"):
+        return value.replace(tzinfo=UTC)
+    if "/" in zone:
+        return value.replace(tzinfo=ZoneInfo(zone))
+    sign = -1 if zone[0] == "-" else 1
+    digits = zone[1:].replace(":", "").ljust(4, "0")
+    return value.replace(tzinfo=timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))))
+
+
+def clock_of(text: str) -> timedelta:
+    m = CLOCK.fullmatch(text)
+    if m is None:
+        raise ValueError(text)
+    h, mi, s, frac, half = m.groups()
+    hours = int(h)
+    if half:
+        hours = hours % 12 + (12 if half.lower() == "p" else 0)
+    micro = round(int((frac or "0").ljust(9, "0")[:9]) / 1000)
+    return timedelta(hours=hours, minutes=int(mi), seconds=int(s or 0), microseconds=micro)
+
+
+def parsed(text: str, kind: str, fmt: str):
+    """What trimmed, non-null text says under a column's type and format (ValueError when it cannot)."""
+    if kind == "number":
+        return number_of(text, fmt)
+    if kind == "bool":
+        low = text.lower()
+        if low in TRUE_TEXT or low in FALSE_TEXT:
+            return low in TRUE_TEXT
+        raise ValueError(text)
+    if kind == "date":
+        if not fmt:
+            m = ISO_DATE.fullmatch(text)
+            if m is None:
+                raise ValueError(text)
+            return date(*map(int, m.groups()))
+        return datetime.strptime(text, fmt).date()
+    if kind == "datetime":
+        if not fmt or fmt.startswith("%Y-%m-%dT%H:%M:%S"):
+            return iso_datetime(text)
+        return datetime.strptime(text, fmt)
+    if kind == "time":
+        clock = clock_of(text)
+        return (datetime.min + clock).time()
+    if kind == "duration":
+        if fmt == "ISO 8601":
+            m = ISO_PERIOD.fullmatch(text)
+            if m is None:
+                raise ValueError(text)
+            w, d, h, mi, s = (float(g or 0) for g in m.groups())
+            return timedelta(weeks=w, days=d, hours=h, minutes=mi, seconds=s)
+        if fmt == "m:ss.f" and (m := re.fullmatch(r"(\d+):(\d{2}(?:\.\d+)?)", text)):
+            return timedelta(minutes=int(m[1]), seconds=float(m[2]))
+        parts = text.split(":")
+        if len(parts) == 3 and parts[0].isdigit():  # hours may pass 23
+            return timedelta(hours=int(parts[0])) + clock_of("0:" + ":".join(parts[1:]))
+        return clock_of(text)
+    return text
+
+
+def same_value(said, value, kind: str) -> bool:
+    if kind == "number":
+        if isinstance(value, float) or said.is_nan() or said.is_infinite():
+            if math.isnan(float(value)) and said.is_nan():
+                return True
+            return math.isclose(float(said), float(value), rel_tol=1e-12, abs_tol=0.0)
+        return said == Decimal(str(value))
+    if kind == "datetime" and isinstance(value, datetime):
+        if (value.tzinfo is None) != (said.tzinfo is None):
+            # an offset-free value in a zoned column is read as UTC (and asked about)
+            said = said.replace(tzinfo=UTC) if said.tzinfo is None else said
+            value = value.replace(tzinfo=UTC) if value.tzinfo is None else value
+        return said == value
+    if kind == "date" and isinstance(value, datetime):
+        value = value.date()
+    return said == value
+
+
+def as_text(value) -> str:
+    return "null" if value is None else (value if isinstance(value, str) else str(value))
+
+
+def damage_kind(raw: str, was_quoted: bool, value, kind: str, fmt: str, nulls: tuple, single_chars: bool) -> str | None:
+    """None when the typed value says what the raw cell said under the column's type and format,
+    else the kind of damage. Allowed: spaces around a value trimmed (every type but string, and a
+    string only where trimming leaves the rest as written); an empty or blank cell, or one of the
+    reader's null markers in a typed column, as null; a unit, group marks, a '+' and leading zeros
+    dropped and a decimal comma read by a number's format; any text a date, time or duration
+    pattern reads to the same instant. Not allowed: a space made null in a column of single
+    characters or where it was quoted."""
+    text = raw.strip()
+    if value is None:
+        if not text:
+            return "null from a space" if raw and (was_quoted or single_chars) else None
+        if kind != "string" and text in nulls:
+            return None
+        return "null from a value"
+    if kind == "string":
+        if value == raw or value == text:
+            return None
+        if text.startswith('"') and text.endswith('"') and value == text[1:-1].replace('""', '"'):
+            return None  # quoted after a space: `a, "b"`
+        if value.replace('"', "") == raw.replace('"', "").strip():
+            return "quotes changed"
+        return "text changed"
+    if not was_quoted and len(text) > 1 and text[0] == text[-1] == '"' and raw[0] != '"':
+        text = text[1:-1].strip()  # quoted after a space (`a, "2.3"`), a dialect both readers take
+    if not text or text in nulls:
+        return "value from nothing"
+    try:
+        said = parsed(text, kind, fmt)
+    except (ValueError, ArithmeticError, KeyError):
+        return f"{kind} not in its format"
+    if same_value(said, value, kind):
+        return None
+    if kind == "number":
+        digits = re.sub(r"\D", "", raw).lstrip("0")
+        return (
+            "decimal mark moved" if digits and digits == re.sub(r"\D", "", str(value)).lstrip("0") else "digits changed"
+        )
+    if kind == "date" and isinstance(value, (date, datetime)):
+        day = value if not isinstance(value, datetime) else value.date()
+        if said.day <= 12 and said.replace(day=said.month, month=said.day) == day:
+            return "date order"
+        return "century" if (said.month, said.day) == (day.month, day.day) else "date changed"
+    return f"{kind} changed"
+
+
+@dataclass
+class Damage:
+    """One reader's damage on one file."""
+
+    checked: bool = False
+    why_not: str = ""
+    cells: int = 0  # cells compared
+    kinds: Counter = field(default_factory=Counter)
+    examples: dict = field(default_factory=dict)  # kind -> [{column, line, raw, typed}]
+    raw_rows: int = 0  # data rows the raw text holds (blank, comment, preamble and header rows left out)
+    reader_rows: int = 0  # the rows the reader gave, rejected ones included (they are said)
+    rejected: int = 0
+    said_left_out: int = 0  # rows the reader says it left out (a Total row)
+    rows_compared: int = 0
+
+    @property
+    def damaged(self) -> int:
+        return sum(self.kinds.values())
+
+    @property
+    def rows_off(self) -> int:
+        """Raw data rows the reader lost or merged (> 0) or rows it gave beyond them (< 0)."""
+        return self.raw_rows - self.reader_rows - self.said_left_out if self.checked else 0
+
+    def note(self, kind: str, column: str, line: int, raw: str, typed) -> None:
+        self.kinds[kind] += 1
+        kept = self.examples.setdefault(kind, [])
+        if len(kept) < DAMAGE_EXAMPLES:
+            kept.append({"column": column, "line": line, "raw": raw[:80], "typed": as_text(typed)[:80]})
+
+    def summary(self) -> dict:
+        return {
+            "checked": self.checked,
+            "why_not": self.why_not,
+            "cells": self.cells,
+            "damaged": self.damaged,
+            "kinds": dict(self.kinds),
+            "examples": self.examples,
+            "raw_rows": self.raw_rows,
+            "reader_rows": self.reader_rows,
+            "rejected": self.rejected,
+            "said_left_out": self.said_left_out,
+            "rows_off": self.rows_off,
+            "rows_compared": self.rows_compared,
+        }
+
+
+@dataclass
+class TypedColumn:
+    name: str
+    kind: str  # tabular's type words
+    format: str
+
+
+def row_key(cells: list, columns: list[TypedColumn], raw: bool, nulls: tuple) -> tuple:
+    """What a row says, so raw records and typed rows can be lined up when their counts differ."""
+    key = []
+    for column, cell in zip(columns, cells):
+        if raw:
+            text = (cell or "").strip()
+            if not text or (column.kind != "string" and text in nulls):
+                key.append(None)
+                continue
+            try:
+                cell = parsed(text, column.kind, column.format) if column.kind != "string" else text
+            except (ValueError, ArithmeticError, KeyError):
+                key.append(("?", text))
+                continue
+        elif isinstance(cell, str):
+            cell = cell.strip() or None
+        if column.kind == "number" and cell is not None:
+            cell = f"{float(cell):.10g}"
+        key.append(cell)
+    return tuple(key)
+
+
+def paired_rows(raw: list[RawRecord], typed: list[tuple[int | None, tuple]], columns, nulls) -> list:
+    """(raw record, typed row) pairs: by row id when the reader numbered its rows as the raw text
+    does, else lined up by what the rows say (unmatched stretches of equal length paired in order)."""
+    if all(rid is not None for rid, _ in typed):
+        return [(raw[rid - 1], row) for rid, row in typed if 0 < rid <= len(raw)]
+    raw_keys = [row_key(r.cells, columns, True, nulls) for r in raw]
+    typed_keys = [row_key(list(row), columns, False, nulls) for _, row in typed]
+    pairs = []
+    matcher = difflib.SequenceMatcher(None, raw_keys, typed_keys, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op in ("equal", "replace"):
+            pairs += [(raw[i], typed[j][1]) for i, j in zip(range(i1, i2), range(j1, j2))]
+    return pairs
+
+
+def count_damage(
+    damage: Damage, raw: RawTable, typed: list[tuple[int | None, tuple]], columns: list[TypedColumn], nulls: tuple
+) -> None:
+    """Compare every paired cell and note each one whose value did not survive."""
+    single = []
+    for i in range(len(columns)):
+        values = {r.cells[i] for r in raw.records[:DAMAGE_ROWS] if i < len(r.cells) and r.cells[i].strip(" \t")}
+        single.append(bool(values) and all(len(v) == 1 for v in values))
+    pairs = paired_rows(raw.records, typed, columns, nulls)
+    damage.rows_compared = len(pairs)
+    for record, row in pairs:
+        cells = record.cells + [""] * (len(columns) - len(record.cells))
+        for i, column in enumerate(columns):
+            damage.cells += 1
+            was_quoted = record.quoted[i] if i < len(record.quoted) else False
+            kind = damage_kind(cells[i], was_quoted, row[i], column.kind, column.format, nulls, single[i])
+            if kind is not None and i in record.written and row[i] == record.written[i]:
+                kind = None  # a quoted cell with a quote inside, kept as written
+            if kind is None:
+                continue
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(cells) and cells[j].strip() and row[i] is not None:
+                    if damage_kind(cells[j], False, row[i], column.kind, column.format, nulls, False) is None:
+                        kind = "value shifted to another column"
+                        break
+            damage.note(kind, column.name, record.line, cells[i], row[i])
+        for extra in cells[len(columns) :]:
+            if extra.strip():
+                damage.cells += 1
+                damage.note("value beyond the columns", "", record.line, extra, None)
+
+
+def tabular_damage(ns, path: Path, source_uri: str, read: Read) -> Damage:
+    """tabular's damage on the file: its origin's dialect for the raw text, its typed rows with their row ids."""
+    from tabular.settings import DEFAULT_NULL_MARKERS
+
+    damage = Damage()
+    if read.error:
+        damage.why_not = "not read"
+        return damage
+    d = ns.dataset_get(source_uri).datasets[0]
+    o = d.origin
+    if o.parser not in ("csv", "arrow") or not o.delimiter:
+        damage.why_not = f"parser {o.parser}"
+        return damage
+    columns = [TypedColumn(c.name, c.type, c.format) for c in d.columns]
+    dialect = {
+        "encoding": o.encoding or "utf-8",
+        "delimiter": o.delimiter,
+        "quote": o.quote,
+        "escape": o.escape,
+        "skip": o.preamble_lines or 0,
+        "header_rows": o.header_rows,
+        "comment": "#",
+        "compression": o.compression,
+    }
+    try:
+        raw = raw_table(path, dialect, len(columns))
+    except LookupError as err:
+        damage.why_not = f"encoding: {err}"
+        return damage
+    frame = ns.read(source_uri, d.dataset_id)
+    ids = ns.query({"datasets": [{"source_uri": source_uri, "dataset_id": d.dataset_id}], "limit": DAMAGE_ROWS}).row_ids
+    rows = frame.head(DAMAGE_ROWS).rows()
+    typed = [(rid[0] if rid else None, row) for rid, row in zip(ids or [None] * len(rows), rows)]
+    damage.checked = True
+    damage.raw_rows = len(raw.records)
+    damage.reader_rows = d.rows + d.rows_rejected
+    damage.rejected = d.rows_rejected
+    damage.said_left_out = sum("(a Total row:" in w for w in d.warnings)
+    if damage.rows_off:  # numbered rows no longer line up with the raw text's
+        typed = [(None, row) for _, row in typed]
+    count_damage(damage, raw, typed, columns, DEFAULT_NULL_MARKERS)
+    return damage
+
+
+def duckdb_kind(physical: str) -> str:
+    family = physical_family(physical)
+    return {"integer": "number", "decimal": "number", "float": "number", "empty": "string"}.get(family, family)
+
+
+def duckdb_damage(con, path: Path, read: Read) -> Damage:
+    """DuckDB's damage on the file: sniff_csv's dialect and date formats, read_csv's typed rows (`typed`)."""
+    damage = Damage()
+    if read.error:
+        damage.why_not = "not read"
+        return damage
+    sniffed = read.extra.get("dialect", {})
+    columns = []
+    for c in read.columns:
+        kind = duckdb_kind(c.physical)
+        fmt = {
+            "number": "decimal_mark=.",
+            "date": sniffed.get("date_format", ""),
+            "datetime": sniffed.get("timestamp_format", ""),
+        }.get(kind, "")
+        columns.append(TypedColumn(c.name, kind, fmt))
+    dialect = {
+        "encoding": "utf-8",
+        "delimiter": read.delimiter or ",",
+        "quote": sniffed.get("quote"),
+        "escape": sniffed.get("escape"),
+        "skip": read.extra.get("skip_rows") or 0,
+        "header_rows": 1 if read.header else 0,
+        "comment": sniffed.get("comment", ""),
+    }
+    raw = raw_table(path, dialect, len(columns))
+    rows = con.execute(f"SELECT * FROM typed LIMIT {DAMAGE_ROWS}").fetchall()
+    damage.checked = True
+    damage.raw_rows = len(raw.records)
+    damage.reader_rows = read.rows or 0
+    typed = [(k + 1 if damage.raw_rows == damage.reader_rows else None, row) for k, row in enumerate(rows)]
+    count_damage(damage, raw, typed, columns, DUCKDB_NULLS)
+    return damage
+
+
 # --- comparing the two reads --------------------------------------------------------------------
 
 
@@ -260,6 +786,7 @@ class FileResult:
     pairs: list[tuple[Column, Column]] = field(default_factory=list)
     unpaired_tabular: list[str] = field(default_factory=list)
     unpaired_duckdb: list[str] = field(default_factory=list)
+    damage: dict[str, Damage] = field(default_factory=dict)  # per reader
 
     @property
     def both_read(self) -> bool:
@@ -307,10 +834,18 @@ def pair_columns(result: FileResult) -> None:
     result.unpaired_duckdb = [c.name for c in theirs if normalised(c.name) not in taken]
 
 
-def compare_file(ns, con, path: Path, corpus: Path) -> FileResult:
+def compare_file(ns, con, path: Path, corpus: Path, damage_only: bool = False) -> FileResult:
     rel = path.relative_to(corpus).as_posix()
     result = FileResult(rel, read_tabular(ns, path, rel), read_duckdb(con, path))
-    if result.both_read:
+    for reader, count in (
+        ("tabular", lambda: tabular_damage(ns, path, rel, result.tabular)),
+        ("duckdb", lambda: duckdb_damage(con, path, result.duckdb)),
+    ):
+        try:
+            result.damage[reader] = count()
+        except Exception as err:  # the comparer's own failure: said, never counted as damage
+            result.damage[reader] = Damage(why_not=f"comparer: {type(err).__name__}: {first_line(str(err))}")
+    if result.both_read and not damage_only:
         pair_columns(result)
         for _, theirs in result.pairs:
             theirs.samples = duckdb_samples(con, theirs.name)
@@ -327,7 +862,7 @@ def corpus_files(corpus: Path) -> tuple[list[Path], list[Path]]:
     return [p for p in found if p.stat().st_size <= MAX_BYTES], [p for p in found if p.stat().st_size > MAX_BYTES]
 
 
-def run_all(files: list[Path], corpus: Path) -> list[FileResult]:
+def run_all(files: list[Path], corpus: Path, damage_only: bool = False) -> list[FileResult]:
     use_working_tree()
     import duckdb
 
@@ -346,7 +881,7 @@ def run_all(files: list[Path], corpus: Path) -> list[FileResult]:
                     file=sys.stderr,
                     flush=True,
                 )
-            results.append(compare_file(ns, con, path, corpus))
+            results.append(compare_file(ns, con, path, corpus, damage_only))
     if progress:
         print(file=sys.stderr)
     con.close()
@@ -574,13 +1109,74 @@ def check_targets(judged: dict) -> bool:
     return bool(checked) and all(checked)
 
 
-def write_dump(path: Path, disagreements: list[dict], agreements: list[dict], judged: dict) -> None:
+def damage_entries(results: list[FileResult]) -> dict:
+    """Per reader: the totals and each file's damage, as JSON."""
+    out = {}
+    for reader in ("tabular", "duckdb"):
+        found = {r.file: r.damage[reader] for r in results if reader in r.damage}
+        out[reader] = {**damage_totals(list(found.values())), "files": {f: d.summary() for f, d in found.items()}}
+    return out
+
+
+def write_dump(path: Path, disagreements: list[dict], agreements: list[dict], judged: dict, damage: dict) -> None:
     rng = random.Random(SEED)
     sample = rng.sample(agreements, min(AGREEMENTS_DUMPED, len(agreements)))
-    path.write_text(
-        json.dumps({"disagreements": disagreements, "agreements": sample, "verdicts": judged}, indent=1, default=str)
-    )
+    body = {"disagreements": disagreements, "agreements": sample, "verdicts": judged, "damage": damage}
+    path.write_text(json.dumps(body, indent=1, default=str))
     print(f"\nwrote {len(disagreements)} disagreements and {len(sample)} agreements to {path}")
+
+
+def damage_totals(damages: list[Damage]) -> dict:
+    checked = [d for d in damages if d.checked]
+    kinds = Counter()
+    for d in checked:
+        kinds.update(d.kinds)
+    return {
+        "files_checked": len(checked),
+        "files_not_checked": len(damages) - len(checked),
+        "cells_compared": sum(d.cells for d in checked),
+        "cells_damaged": sum(d.damaged for d in checked),
+        "files_damaged": sum(bool(d.damaged) for d in checked),
+        "rows_lost_or_merged": sum(max(d.rows_off, 0) for d in checked),
+        "files_rows_lost": sum(d.rows_off > 0 for d in checked),
+        "rows_extra": sum(max(-d.rows_off, 0) for d in checked),
+        "files_rows_extra": sum(d.rows_off < 0 for d in checked),
+        "rows_rejected_said": sum(d.rejected for d in checked),
+        "kinds": dict(kinds.most_common()),
+    }
+
+
+def print_damage(results: list[FileResult]) -> None:
+    print("\ndamage: typed values that no longer say what the raw cell said, and rows lost or merged")
+    for reader, label in (("tabular", "tabular"), ("duckdb", "DuckDB")):
+        found = [(r.file, r.damage[reader]) for r in results if reader in r.damage]
+        t = damage_totals([d for _, d in found])
+        print(
+            f"\n  {label}: {t['files_checked']} files checked ({t['files_not_checked']} not), "
+            f"{t['cells_compared']:,} cells compared, {t['cells_damaged']:,} damaged in {t['files_damaged']} files; "
+            f"rows lost or merged {t['rows_lost_or_merged']:,} in {t['files_rows_lost']} files, "
+            f"rows beyond the raw ones {t['rows_extra']:,} in {t['files_rows_extra']} files; "
+            f"rows rejected and said {t['rows_rejected_said']:,}"
+        )
+        for kind, n in t["kinds"].items():
+            files = sum(kind in d.kinds for _, d in found)
+            print(f"    {kind}: {n:,} cells in {files} files")
+        shown = sorted(
+            (x for x in found if x[1].damaged or x[1].rows_off), key=lambda x: -(x[1].damaged + abs(x[1].rows_off))
+        )
+        for file, d in shown[:DAMAGE_FILES_SHOWN]:
+            print(
+                f"    {file}: {d.damaged} cells of {d.cells}; rows raw {d.raw_rows} / read {d.reader_rows}"
+                + (f" (+{d.said_left_out} said left out)" if d.said_left_out else "")
+            )
+            for kind, examples in d.examples.items():
+                pairs = "; ".join(f"{e['column']}@{e['line']}: {e['raw']!r} → {e['typed']!r}" for e in examples)
+                print(f"      {kind} ({d.kinds[kind]}): {pairs}"[:300])
+        if len(shown) > DAMAGE_FILES_SHOWN:
+            print(f"    … and {len(shown) - DAMAGE_FILES_SHOWN} more files (--dump has them all)")
+        for file, d in found:
+            if d.why_not.startswith("comparer"):
+                print(f"    not checked: {file}: {d.why_not}")
 
 
 def main() -> None:
@@ -591,8 +1187,12 @@ def main() -> None:
     parser.add_argument(
         "--check",
         action="store_true",
-        help=f"exit 1 unless tabular is right on >= {COLUMN_TARGET:.0%} "
-        f"of the column verdicts and >= {SHAPE_TARGET:.0%} of the shape verdicts",
+        # argparse formats help with %: a share's sign is written %%
+        help=f"exit 1 unless tabular is right on >= {100 * COLUMN_TARGET:.0f}%% "
+        f"of the column verdicts and >= {100 * SHAPE_TARGET:.0f}%% of the shape verdicts",
+    )
+    parser.add_argument(
+        "--damage-only", action="store_true", help="count damage only: no column pairing, samples or judged shares"
     )
     args = parser.parse_args()
     corpus = args.corpus.resolve()
@@ -601,18 +1201,25 @@ def main() -> None:
 
     files, skipped = corpus_files(corpus)
     print(f"reading {len(files)} delimited files of {corpus} with tabular and DuckDB ...", file=sys.stderr)
-    results = run_all(files, corpus)
+    results = run_all(files, corpus, args.damage_only)
+    print(f"corpus {corpus}")
+    if args.damage_only:
+        print_damage(results)
+        if args.dump:
+            args.dump.write_text(json.dumps({"damage": damage_entries(results)}, indent=1, default=str))
+            print(f"\nwrote the damage to {args.dump}")
+        return
     disagreements, agreements = split_entries(results)
     judged = judge(load_verdicts(args.verdicts), results)
 
-    print(f"corpus {corpus}")
     print_counts(results, skipped)
     print_confusion(results)
     print_files(results, skipped, corpus)
     print_disagreements(disagreements)
     print_verdicts(judged)
+    print_damage(results)
     if args.dump:
-        write_dump(args.dump, disagreements, agreements, judged)
+        write_dump(args.dump, disagreements, agreements, judged, damage_entries(results))
     print("\ntargets:")
     ok = check_targets(judged)
     if args.check and not ok:
