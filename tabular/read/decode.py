@@ -142,14 +142,31 @@ def detect(
     wide = _bomless_utf16(head)
     if wide:
         return Decoded(path, container, wide, wide, 0)
-    if b"\x00" in head:
+    if not stray_nuls(head):
         raise IngestFailed("format_unavailable", "the file is binary, not delimited text (it holds NUL bytes)")
     complete = len(head) < HEAD_BYTES
+    head = head.replace(b"\x00", b"")
     if _is_utf8(head, complete=complete):
         return Decoded(path, container, "utf-8", "utf-8", 0)
     if mostly_utf8(*utf8_tally(head, complete)):
         return Decoded(path, container, "utf-8", "utf-8", 0, "replace")
     return Decoded(path, container, *_legacy(head), 0)
+
+
+# Text with a NUL inside a value: about one NUL a line at most, and this share of other control bytes.
+CONTROL_SHARE = 0.001
+_CONTROL = bytes(b for b in range(32) if b not in (0, 9, 10, 12, 13))
+
+
+def stray_nuls(head: bytes) -> bool:
+    """Whether the NUL bytes of a text's head (none, or a few) leave it text: a NUL inside a
+    value keeps the file and its row (extraction takes it out, with a warning), where a binary
+    file holds many NULs and other control bytes."""
+    nul = head.count(b"\x00")
+    if not nul:
+        return True
+    controls = len(head) - len(head.translate(None, _CONTROL))
+    return nul <= head.count(b"\n") + 1 and controls <= CONTROL_SHARE * len(head)
 
 
 # Bytes of a zip's listing (central directory) allowed per entry its limit allows, on average:

@@ -109,8 +109,9 @@ def read_delimited(path: Path, out: Path, name: str, options: dict, settings: Se
 def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings: Settings, progress) -> Extraction:
     with decoded.open_text(decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)) as text:
         head = text.read(settings.sniff_bytes)
-        if "\x00" in head:
-            raise IngestFailed("format_unavailable", "the file is binary, not delimited text (it holds NUL characters)")
+        # A stray NUL inside a value (see _bounded_lines), looked for per line only where the head holds one.
+        stray_nul = "\x00" in head
+        head = head.replace("\x00", "")
         whole = len(head) < settings.sniff_bytes
         sample = head if whole else head[: head.rfind("\n") + 1] or head
         layout = sniff.sniff(sample, options.get("delimiter"), options.get("header_rows"))
@@ -125,7 +126,10 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
     csv.field_size_limit(settings.max_cell_bytes)
     with decoded.open_text(decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)) as text:
         damaged: list[int] = []
-        lines = _bounded_lines(text, settings.max_line_bytes, damaged if decoded.errors != "strict" else None)
+        nuls: list[int] = []
+        lines = _bounded_lines(
+            text, settings.max_line_bytes, damaged if decoded.errors != "strict" else None, nuls if stray_nul else None
+        )
         reader = (
             FixedReader(lines, layout.starts)
             if layout.starts
@@ -150,9 +154,21 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
             raise IngestFailed("format_unavailable", f"the file cannot be read as delimited text: {err}") from None
     if damaged:
         extraction.notes.append(undecodable_note(damaged, decoded.reported))
+    if nuls:
+        extraction.notes.append(nul_note(nuls))
     if getattr(reader, "mended", None):
         extraction.notes.append(quotes_note(reader.mended, layout.quotechar))
     return extraction
+
+
+def nul_note(lines: list[int]) -> str:
+    """The warning for lines that held a NUL character (taken out of their values)."""
+    shown = ", ".join(str(n) for n in lines[:NAMED_LINES]) + (", …" if len(lines) > NAMED_LINES else "")
+    many = len(lines) != 1
+    return (
+        f"{len(lines)} line{'s' if many else ''} ({'lines' if many else 'line'} {shown}) "
+        f"{'hold' if many else 'holds'} a NUL character: it was taken out of the value, the row kept"
+    )
 
 
 def quotes_note(lines: list[int], quote: str) -> str:
@@ -205,11 +221,12 @@ class Crossing(list):
         self.line = line
 
 
-def _bounded_lines(text, limit: int, damaged: list[int] | None = None):
+def _bounded_lines(text, limit: int, damaged: list[int] | None = None, nuls: list[int] | None = None):
     """The text's lines, none longer than `limit` characters: a longer one fails the job
     (too_large) before it is parsed (a 200 MB line of two-character cells took 3.8 GB as one
     row of Python strings, holding the interpreter meanwhile). With `damaged`, the numbers of
-    the lines holding U+FFFD (bytes a lenient decode replaced) are added to it."""
+    the lines holding U+FFFD (bytes a lenient decode replaced) are added to it; with `nuls`,
+    those of the lines holding a NUL, which is taken out of the value (no store keeps it)."""
     number = 0
     while line := text.readline(limit + 1):
         if len(line) > limit:
@@ -217,6 +234,9 @@ def _bounded_lines(text, limit: int, damaged: list[int] | None = None):
         number += 1
         if damaged is not None and "\ufffd" in line:
             damaged.append(number)
+        if nuls is not None and "\x00" in line:
+            nuls.append(number)
+            line = line.replace("\x00", "")
         yield line
 
 

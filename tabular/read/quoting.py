@@ -108,10 +108,11 @@ class EdgeQuotes:
 
 def stray_quotes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 20) -> bool:
     """Whether the UTF-8 file holds a quote with a character of a value on both sides (`"ACME" GMBH`,
-    `"Ann "the" Great"`): such a quote is not at a field's edge, and Arrow's reader drops
-    quotes there, so the careful reader must read the file. A quote inside a value that never
-    opened a field (`Title "with" quotes`) is kept by both, but also sends the file the careful
-    way: one vectorised look at each quote's neighbours cannot tell the two apart."""
+    `"Ann "the" Great"`), or a NUL: such a quote is not at a field's edge, and Arrow's reader
+    drops quotes there (and keeps a NUL, which the careful reader takes out with a warning), so
+    the careful reader must read the file. A quote inside a value that never opened a field
+    (`Title "with" quotes`) is kept by both, but also sends the file the careful way: one
+    vectorised look at each quote's neighbours cannot tell the two apart."""
     if len(delimiter) != 1 or len(quote) != 1:
         return True
     q, edge = ord(quote), np.zeros(256, dtype=bool)
@@ -119,6 +120,8 @@ def stray_quotes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 20) 
     before = b"\n"
     with path.open("rb") as stream:
         while block := stream.read(chunk):
+            if b"\x00" in block:
+                return True
             data = np.frombuffer(before + block + stream.peek(1)[:1], dtype=np.uint8)
             at = np.flatnonzero(data[1:-1] == q) + 1 if len(data) > 2 else np.empty(0, dtype=np.int64)
             if at.size and np.any(~edge[data[at - 1]] & ~edge[data[at + 1]]):

@@ -395,3 +395,14 @@ def test_a_space_in_a_column_of_single_characters_is_a_value_both_ways(tmp_path,
     assert rows and all(r[0] == " " and r[2] is None for r in rows)
     nulls = {c["name"]: c["nulls"] for c in got["dataset"]["columns"]}
     assert nulls["char"] == 0 and nulls["name"] == 3
+
+
+def test_a_nul_inside_a_value_keeps_the_row_with_a_warning_both_ways(tmp_path):
+    """A whole file was refused as binary for one NUL byte inside one value."""
+    lines = ["id,name,n"] + [f"{i},{'ab' + chr(0) + 'c' if i == 120 else f'name {i}'},{i}" for i in range(1, 400)]
+    path = tmp_path / "nul.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = assert_same(tmp_path, path, 20)
+    assert got["state"] == "ready" and len(got["rows"]) == 399
+    assert [r[1] for r in got["rows"] if r[0] == 120] == ["abc"]
+    assert any("NUL" in w and "line 121" in w for w in got["dataset"]["warnings"])

@@ -116,7 +116,6 @@ def test_an_empty_or_blank_file_is_no_text(tmp_path, data):
 @pytest.mark.parametrize(
     "data",
     [
-        b"a,b\n1,\x002\n" + b"x" * 100,
         b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(range(256)) * 4,  # an OLE2 (.xls) container
         b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
     ],
@@ -190,3 +189,17 @@ def test_utf8_tally_counts_utf8_characters_against_bytes_that_are_not():
     assert utf8_tally("Zürich €".encode(), complete=True) == (2, 0)
     assert utf8_tally("Zürich".encode("latin-1"), complete=True) == (0, 1)
     assert mostly_utf8(2, 1) and not mostly_utf8(0, 1)
+
+
+def test_a_nul_inside_a_value_leaves_the_file_text_and_a_binary_file_stays_refused(tmp_path):
+    from tabular.read.decode import stray_nuls
+
+    text = "id;name\n" + "".join(f"{i};Zoë{i}\n" for i in range(50))
+    one = text.replace("Zoë7", "Zo\x00ë7").encode("utf-8")
+    assert stray_nuls(one) and stray_nuls(text.encode("cp1252")) and stray_nuls(b"a,b\n1,x\x00y\n")
+    assert detect(write(tmp_path, one)).encoding == "utf-8"
+    assert not stray_nuls(bytes(range(256)) * 64)  # control bytes throughout: binary
+    assert not stray_nuls(b"\x00" * 4096 + b"a,b\n")  # NULs far more than its lines
+    with pytest.raises(IngestFailed) as caught:
+        detect(write(tmp_path, bytes(range(256)) * 64))
+    assert caught.value.error_code == "format_unavailable"
