@@ -158,7 +158,16 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
     t = text_of(cell, markers, compact=True)
     if typing.reading.type == "string":
         if tally.single:
-            return None  # single characters so far: whether ' ' is one needs every row's count
+            # Single characters so far: a cell of whitespace may be one (Typing.spaces), which
+            # only the careful way's count decides; the pass stops at the first such cell.
+            if typing.spaces:
+                return None
+            raw = exp.column(cell, quoted=True)
+            blank = exp.and_(
+                exp.NEQ(this=raw, expression=exp.Literal.string("")),
+                exp.EQ(this=exp.func("trim", raw), expression=exp.Literal.string("")),
+            )
+            return _stop(blank, string_text(cell))
         if tally.nonnull:
             return string_text(cell)  # counted once stored: see Guards.texts
         # The sample saw nothing here: any value past it must be typed by the careful way.

@@ -68,6 +68,8 @@ TURNS = {
     "unit_later": (["5", "6"], ["7%"]),
     "times_then_bad": (["10:15", "11:30"], ["25:99"]),
     "money_then_more_decimals": (["$1.50", "$2.25"], ["$3.125"]),
+    # A column of single characters, then a space: a value (Typing.spaces), not a null.
+    "space_in_characters_later": (["a", "b", "c"], [" "]),
     # One group mark and no decimal mark among decimals: 7125 or 7.125? Asked (group_mark).
     "lone_group_later": (["7,5", "8,25", "1.234,5"], ["7.125"]),
     # Text on the sample (numbers short of mixed_values_share), then numbers: a question after all.
