@@ -25,9 +25,12 @@ BOOL_PATTERN = r"(?i)(" + "|".join(BOOL_WORDS) + ")"
 NUMBER_MARKS = ((".", None), (",", None), (".", ","), (",", "."), (",", " "), (".", " "), (".", "'"))
 _GROUP_PATTERN = {",": ",", ".": r"\.", " ": "[ \u00a0\u202f]", "'": "['\u2019]"}
 
-DMY_DATES = ("%d/%m/%Y", "%d.%m.%Y", "%d-%m-%Y", "%d/%m/%y", "%d.%m.%y")
-MDY_DATES = ("%m/%d/%Y", "%m-%d-%Y", "%m/%d/%y")
+DMY_DATES = ("%d/%m/%Y", "%d.%m.%Y", "%d-%m-%Y", "%d/%m/%y", "%d.%m.%y", "%d-%m-%y")
+MDY_DATES = ("%m/%d/%Y", "%m-%d-%Y", "%m/%d/%y", "%m-%d-%y")
 YMD_DATES = ("%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d")
+# Tried after every other order: 31-12-13 reads as 2031-12-13 too, which a date_order question
+# then offers beside 31 December 2013 (never a silent pick).
+YMD_SHORT = ("%y-%m-%d",)
 NAMED_DATES = ("%d-%b-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%d-%b-%y")
 ISO_DATETIME = r"\d{4}-\d{1,2}-\d{1,2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d{1,9})?)?"
 # An offset, UTC or GMT, or an IANA zone (Europe/Paris), which DuckDB's cast resolves. Not an
@@ -113,7 +116,7 @@ def number_reading(
 def date_reading(pattern: str, type_: str = "date") -> Reading:
     order = "DMY" if pattern in DMY_DATES or pattern.startswith(DMY_DATES) else ""
     order = order or ("MDY" if pattern in MDY_DATES or pattern.startswith(MDY_DATES) else "")
-    order = order or ("YMD" if pattern.startswith(YMD_DATES) else "")
+    order = order or ("YMD" if pattern.startswith(YMD_DATES + YMD_SHORT) else "")
     return Reading(type_, pattern, order=order)
 
 
@@ -132,8 +135,8 @@ ISO_8601_DURATION = Reading("duration", "ISO 8601", ISO_DURATION)
 
 
 def date_readings(order: str | None = None) -> list[Reading]:
-    pools = {"YMD": YMD_DATES, "DMY": DMY_DATES, "MDY": MDY_DATES}
-    chosen = [pools[order]] if order else [YMD_DATES, DMY_DATES, MDY_DATES]
+    pools = {"YMD": YMD_DATES + YMD_SHORT, "DMY": DMY_DATES, "MDY": MDY_DATES}
+    chosen = [pools[order]] if order else [YMD_DATES, DMY_DATES, MDY_DATES, YMD_SHORT]
     return [date_reading(p) for pool in chosen for p in pool] + [date_reading(p) for p in NAMED_DATES]
 
 

@@ -48,10 +48,11 @@ def test_an_approval_that_would_wipe_a_column_is_refused_with_its_count(tmp_path
 
 def test_an_approval_that_rejects_rows_asks_first_and_applies_with_yes(tmp_path):
     dashed(tmp_path)
-    # 'DMY' reads every value (31-12-13): nothing rejected, nothing to ask.
-    done = run(tmp_path, "approve", "t", "--set", "Date=date", "--format", "Date=DMY")
+    # Read as day/month (31-12-13), with a date_order question; 'YMD' reads every value too:
+    # nothing rejected, nothing to ask.
+    done = run(tmp_path, "approve", "t", "--set", "Date=date", "--format", "Date=YMD")
     assert done.returncode == 0, done.stderr
-    assert "date %d-%m-%y (rejects 0 rows)" in done.stdout
+    assert "date %d-%m-%y → date %y-%m-%d (rejects 0 rows)" in done.stdout
     # Most rejected, allowed: asked first; with no terminal to answer, nothing changes.
     asked = run(tmp_path, "approve", "t", "--set", "Amount=bool", "--allow-rejects")
     assert (

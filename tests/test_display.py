@@ -220,8 +220,8 @@ def test_an_approval_shows_what_it_changed_and_a_dry_run_says_nothing_changed(ns
     html = dry._repr_html_()
     assert "dry run" in html and "nothing changed" in html and "12 of 12" in html
     assert escape("'01-01-13'") in html and body_rows(html, "tabular-changes") == 1
-    assert repr(dry) == "<DatasetApproveOut dry run: Date: string → date %d/%m/%Y (12 rows rejected)>"
-    done = ns.approve("t", d.snapshot_id, {"Date": "date"}, {"Date": "DMY"})
+    assert repr(dry) == "<DatasetApproveOut dry run: Date: date %d-%m-%y → date %d/%m/%Y (12 rows rejected)>"
+    done = ns.approve("t", d.snapshot_id, {"Date": "date"}, {"Date": "YMD"})
     html = done._repr_html_()
     assert "approved" in html and done.dataset.snapshot_id in html and "0 of 12" in html
-    assert len(repr(done)) < 200 and "%d-%m-%y" in repr(done)
+    assert len(repr(done)) < 200 and "%y-%m-%d" in repr(done)

@@ -233,14 +233,19 @@ def decide(
                 (Option(reading, physical, 0, None), Option(C.STRING, "VARCHAR", 0, None)),
             )
             return Typing(reading, physical, 0, question, clean=counted.plain)
-    if reading.order in ("DMY", "MDY"):
-        twin = _twin(reading)
-        match = [n.reading for n in full if n.reading.format == twin]
-        if match:
+    if reading.order:
+        # Every reading of another date order that reads every value too: day/month or
+        # month/day (03/04/2024), or a two-digit year first (31-12-13 as 2031-12-13).
+        rivals = [
+            n.reading for n in full if n.reading.type == reading.type and n.reading.order not in ("", reading.order)
+        ]
+        rivals = list({r.order: r for r in reversed(rivals)}.values())[::-1]  # the first of each order
+        if rivals:
+            orders = " and as ".join(ORDER_WORDS[r.order] for r in (reading, *rivals))
             question = Question(
                 "date_order",
-                "Every value reads both as day/month and as month/day (like 03/04/2024). Which order is it?",
-                (Option(reading, physical, 0, None), Option(match[0], physical, 0, None)),
+                f"Every value reads both as {orders} (like 03/04/2024 or 01-02-03). Which order is it?",
+                (Option(reading, physical, 0, None), *(Option(r, physical, 0, None) for r in rivals)),
             )
             return Typing(reading, physical, 0, question, clean=counted.plain)
     return Typing(reading, physical, clean=counted.plain)
@@ -289,9 +294,7 @@ def _fractional(t: Typing) -> bool:
     )
 
 
-def _twin(reading: Reading) -> str:
-    """The same pattern with day and month swapped."""
-    return reading.format.replace("%d", "\0").replace("%m", "%d").replace("\0", "%m")
+ORDER_WORDS = {"DMY": "day/month/year", "MDY": "month/day/year", "YMD": "year/month/day"}
 
 
 def settle_by_evidence(typings: dict[str, Typing]) -> dict[str, Typing]:

@@ -149,3 +149,32 @@ def test_several_group_marks_or_a_decimal_part_are_no_question(tmp_path):
         assert ns.ingest_file(path, source_uri="v").state == "ready"
         (d,) = ns.dataset_get("v").datasets
     assert d.questions == [] and d.columns[1].format == "decimal_mark=,;group_mark=."
+
+
+@pytest.mark.parametrize(
+    ("values", "held", "offered"),
+    [
+        (["31-12-13", "15-01-14", "28-02-14"], "%d-%m-%y", ["%d-%m-%y", "%y-%m-%d"]),  # dd-mm-yy
+        (["13-12-31", "14-01-15", "14-02-28"], "%d-%m-%y", ["%d-%m-%y", "%y-%m-%d"]),  # yy-mm-dd reads both ways
+        (["01-02-03", "04-05-06"], "%d-%m-%y", ["%d-%m-%y", "%m-%d-%y", "%y-%m-%d"]),  # three orders
+        (["12-31-13", "01-15-14"], "%m-%d-%y", []),  # only month first reads
+        (["03/04/2024", "05/06/2024"], "%d/%m/%Y", ["%d/%m/%Y", "%m/%d/%Y"]),
+        (["2024-01-02", "2024-03-04"], "%Y-%m-%d", []),
+    ],
+)
+def test_dates_with_a_two_digit_year_are_dates_and_every_order_that_reads_them_is_asked(
+    tmp_path, values, held, offered
+):
+    """'31-12-13' was left as text with no question; read as a date, a two-digit year first
+    (2031-12-13) reads it too, so the orders are asked, never picked silently."""
+    import tabular
+
+    path = tmp_path / "d.csv"
+    path.write_text("id;d\n" + "".join(f"{i};{v}\n" for i, v in enumerate(values)))
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("a", "b")
+        assert ns.ingest_file(path, source_uri="d").state == "ready"
+        (d,) = ns.dataset_get("d").datasets
+    assert (d.columns[1].type, d.columns[1].format) == ("date", held)
+    asked = [q for q in d.questions if q.kind == "date_order"]
+    assert [o.format for o in asked[0].options] == offered if offered else asked == []
