@@ -283,7 +283,7 @@ class QuestionOut(BaseModel):
         "bool_or_number: every value is 0 or 1. "
         "decimal_mark: is '.' or ',' the decimal mark? "
         "group_mark: in a column of decimals, values with one group mark and no decimal mark (7.125 beside 7,5): thousands or decimals? "
-        "date_order: day/month or month/day? "
+        "date_order: day/month or month/day (or a two-digit year first)? "
         "carried_approval: a type a person set on an earlier revision still reads every value and is kept. "
         "approval_not_carried: a type a person set on an earlier revision no longer reads every value; typed afresh."
     )
