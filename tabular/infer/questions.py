@@ -236,10 +236,11 @@ def decide(
     if reading.order:
         # Every reading of another date order that reads every value too: day/month or
         # month/day (03/04/2024), or a two-digit year first (31-12-13 as 2031-12-13).
-        rivals = [
-            n.reading for n in full if n.reading.type == reading.type and n.reading.order not in ("", reading.order)
-        ]
-        rivals = list({r.order: r for r in reversed(rivals)}.values())[::-1]  # the first of each order
+        first_of_order: dict[str, Reading] = {}
+        for n in full:
+            if n.reading.type == reading.type and n.reading.order not in ("", reading.order):
+                first_of_order.setdefault(n.reading.order, n.reading)
+        rivals = list(first_of_order.values())
         if rivals:
             orders = " and as ".join(ORDER_WORDS[r.order] for r in (reading, *rivals))
             question = Question(

@@ -261,27 +261,19 @@ def lone_groups(
     and the first of them: in a column of decimals they may be decimals written the other way."""
     t = exp.column(T, quoted=True)
     g = re.escape(reading.group_mark or "")
-    lone = exp.and_(
-        exp.Not(this=exp.Is(this=t, expression=exp.null())),
-        exp.Not(this=exp.func("contains", t, exp.Literal.string(reading.decimal_mark))),
-        C.matches(t, rf"[^0-9]*[0-9]{{1,3}}{g}[0-9]{{3}}[^0-9]*"),
+    lone = _sql(
+        exp.and_(
+            exp.Not(this=exp.Is(this=t, expression=exp.null())),
+            exp.Not(this=exp.func("contains", t, exp.Literal.string(reading.decimal_mark))),
+            C.matches(t, rf"[^0-9]*[0-9]{{1,3}}{g}[0-9]{{3}}[^0-9]*"),
+        )
     )
-    select = exp.select(
-        exp.func("coalesce", _sum_where(lone), exp.Literal.number(0)),
-        _first_where(lone),
-    ).from_(source.cells([col], markers))
-    count, first = con.execute(select.sql(dialect="duckdb")).fetchone()
-    return count, first
-
-
-def _sum_where(condition: exp.Expression) -> exp.Expression:
-    return exp.Filter(this=exp.func("sum", exp.column("n")), expression=exp.Where(this=condition))
-
-
-def _first_where(condition: exp.Expression) -> exp.Expression:
-    return exp.Filter(
-        this=exp.func("arg_min", exp.column("raw"), exp.column("__row_id")), expression=exp.Where(this=condition)
-    )
+    got = _grouped(
+        con,
+        source.cells([col], markers),
+        {"lone": _count(lone), "first": f"arg_min(raw, __row_id) FILTER (WHERE {lone})"},
+    ).get(col, {})
+    return got.get("lone", 0), got.get("first")
 
 
 def _has_stats(reading: Reading) -> bool:

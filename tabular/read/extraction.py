@@ -25,7 +25,7 @@ from ..errors import IngestFailed
 from ..models import Origin
 from ..settings import Settings
 from . import decode, sniff
-from .quoting import EdgeQuotes, stray_quotes
+from .quoting import EdgeQuotes, irregular_bytes
 
 csv.field_size_limit(64 * 1024 * 1024)
 # lz4 writes fastest; statistics only where a reader filters (row ids pick the typing sample).
@@ -161,37 +161,37 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
     return extraction
 
 
-def nul_note(lines: list[int]) -> str:
-    """The warning for lines that held a NUL character (taken out of their values)."""
-    shown = ", ".join(str(n) for n in lines[:NAMED_LINES]) + (", …" if len(lines) > NAMED_LINES else "")
-    many = len(lines) != 1
-    return (
-        f"{len(lines)} line{'s' if many else ''} ({'lines' if many else 'line'} {shown}) "
-        f"{'hold' if many else 'holds'} a NUL character: it was taken out of the value, the row kept"
-    )
-
-
-def quotes_note(lines: list[int], quote: str) -> str:
-    """The warning for lines whose quotes did not close at a field's edge (read/quoting.py)."""
-    shown = ", ".join(str(n) for n in lines[:NAMED_LINES]) + (", …" if len(lines) > NAMED_LINES else "")
-    return (
-        f"{len(lines)} line{'s' if len(lines) != 1 else ''} (line {shown}) {'hold' if len(lines) != 1 else 'holds'} a {quote} that does not close at a "
-        f"field's edge: read with {quote} as quoting only at a field's edges, other {quote} kept as written"
-    )
-
-
 # Lines a warning names by number; the rest are counted.
 NAMED_LINES = 5
 
 
-def undecodable_note(lines: list[int], encoding: str) -> str:
-    """The warning for lines whose bytes do not decode under the file's settled encoding."""
+def lines_hold(lines: list[int]) -> str:
+    """The start of a warning about some lines: '3 lines (lines 2, 5, 9) hold', '1 line (line 4) holds'."""
     shown = ", ".join(str(n) for n in lines[:NAMED_LINES]) + (", …" if len(lines) > NAMED_LINES else "")
     many = len(lines) != 1
     return (
-        f"{len(lines)} line{'s' if many else ''} ({'lines' if many else 'line'} {shown}) "
-        f"{'hold' if many else 'holds'} bytes that are not {encoding}: each such byte was read as \ufffd "
+        f"{len(lines)} line{'s' if many else ''} ({'lines' if many else 'line'} {shown}) {'hold' if many else 'holds'}"
+    )
+
+
+def undecodable_note(lines: list[int], encoding: str) -> str:
+    """The warning for lines whose bytes do not decode under the file's settled encoding."""
+    return (
+        f"{lines_hold(lines)} bytes that are not {encoding}: each such byte was read as \ufffd "
         f"and the rest of the file as {encoding}; if the file is in another encoding, ingest again with options.encoding"
+    )
+
+
+def nul_note(lines: list[int]) -> str:
+    """The warning for lines that held a NUL character (taken out of their values)."""
+    return f"{lines_hold(lines)} a NUL character: it was taken out of the value, the row kept"
+
+
+def quotes_note(lines: list[int], quote: str) -> str:
+    """The warning for lines whose quotes did not close at a field's edge (read/quoting.py)."""
+    return (
+        f"{lines_hold(lines)} a {quote} that does not close at a field's edge: read with {quote} as quoting "
+        f"only at a field's edges, other {quote} kept as written"
     )
 
 
@@ -444,7 +444,7 @@ def _open_fast(
     head_records = sniff.records(head, layout.delimiter, layout.quotechar)
     if any("\n" in cell or "\r" in cell for row in head_records for cell in row):
         return None
-    if stray_quotes(decoded.path, layout.delimiter, layout.quotechar):
+    if irregular_bytes(decoded.path, layout.delimiter, layout.quotechar):
         return None  # Arrow would drop a quote that closes mid-field; the careful reader keeps it
     skipped = layout.skip_records + layout.header_rows
     header_records = list(head_records[layout.skip_records : skipped])

@@ -106,7 +106,7 @@ class EdgeQuotes:
         return split_at_edges("".join(self.taken).rstrip("\r\n"), self.delimiter, self.quote)
 
 
-def stray_quotes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 20) -> bool:
+def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 20) -> bool:
     """Whether the UTF-8 file holds a quote with a character of a value on both sides (`"ACME" GMBH`,
     `"Ann "the" Great"`), or a NUL: such a quote is not at a field's edge, and Arrow's reader
     drops quotes there (and keeps a NUL, which the careful reader takes out with a warning), so

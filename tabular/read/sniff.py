@@ -175,8 +175,8 @@ def _marks_in_numbers(head: str, d: str) -> bool:
     line that holds none (a header narrower than every row): then it is a decimal or thousands
     mark inside one column of numbers ('12,5', '1,250,000.75'), not a delimiter."""
     lines = [line for line in _lines(head) if line.strip()]
-    if len(lines) < 2 or d in lines[0] or not d.strip():
-        return False
+    if d != "," or len(lines) < 2 or d in lines[0]:
+        return False  # of the delimiters, only ',' is also a number's mark
     between = re.compile(rf"(?<=\d){re.escape(d)}(?=\d)")
     held = [line for line in lines[1:] if d in line]
     return bool(held) and all(line.count(d) == len(between.findall(line)) for line in held)

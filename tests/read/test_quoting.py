@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabular.read.quoting import EdgeQuotes, split_at_edges, stray_quotes
+from tabular.read.quoting import EdgeQuotes, irregular_bytes, split_at_edges
 
 
 @pytest.mark.parametrize("d", [",", ";", "\t", "|"])
@@ -76,11 +76,11 @@ def test_a_quote_closing_mid_field_keeps_the_field_as_written_and_says_the_line(
 def test_a_quote_with_a_value_on_both_sides_sends_the_file_the_careful_way(tmp_path, text, stray):
     path = tmp_path / "f.csv"
     path.write_bytes(text.encode("utf-8"))
-    assert stray_quotes(path, ";" if ";" in text else ",", '"') is stray
+    assert irregular_bytes(path, ";" if ";" in text else ",", '"') is stray
 
 
 def test_the_quote_scan_sees_a_stray_quote_across_its_chunk_boundaries(tmp_path):
     path = tmp_path / "f.csv"
     line = b'1,"fine"\n'
     path.write_bytes(line * 1000 + b'2,"ACME" GMBH\n' + line * 1000)
-    assert all(stray_quotes(path, ",", '"', chunk=size) for size in (7, 8, 9, 64, 1 << 20))
+    assert all(irregular_bytes(path, ",", '"', chunk=size) for size in (7, 8, 9, 64, 1 << 20))

@@ -109,6 +109,8 @@ def test_a_hash_line_is_a_comment_unless_it_has_the_tables_shape():
         ("price\n12,5\n13,25\n7,5\n", ["12,5", "13,25", "7,5"]),  # decimal commas
         ("amount\n1,250,000.75\n3,000.5\n12.25\n", ["1,250,000.75", "3,000.5", "12.25"]),  # thousands
         ("Preis;\n12;5\n", None),  # ';' beside a header that holds it: a delimiter
+        ("Wert\n12;5\n13;7\n", None),  # ';' is no number's mark: a delimiter, whatever the header
+        ("Wert\n12|5\n13|7\n", None),
         ("Betrag\n1.234\n12.5\n", ["1.234", "12.5"]),
     ],
 )
