@@ -254,11 +254,16 @@ def tally(
     return out
 
 
+# How many times the largest other value a lone-group value read as thousands must be to be in doubt.
+OUTLIER = 100
+
+
 def lone_groups(
     con: duckdb.DuckDBPyConnection, source: Source, col: str, reading: Reading, markers: tuple[str, ...]
 ) -> tuple[int, str | None]:
     """The values with one group mark and no decimal mark (7.125 under decimal_mark=,;group_mark=.),
-    and the first of them: in a column of decimals they may be decimals written the other way."""
+    and the first of them, where read as thousands they stand far above every other value of the
+    column (OUTLIER times): decimals written the other way, perhaps. (0, None) otherwise."""
     t = exp.column(T, quoted=True)
     g = re.escape(reading.group_mark or "")
     lone = _sql(
@@ -268,12 +273,22 @@ def lone_groups(
             C.matches(t, rf"[^0-9]*[0-9]{{1,3}}{g}[0-9]{{3}}[^0-9]*"),
         )
     )
+    size = f"abs(try_cast({_sql(C.number_text(reading, t))} AS DOUBLE))"
     got = _grouped(
         con,
         source.cells([col], markers),
-        {"lone": _count(lone), "first": f"arg_min(raw, __row_id) FILTER (WHERE {lone})"},
+        {
+            "lone": _count(lone),
+            "first": f"arg_min(raw, __row_id) FILTER (WHERE {lone})",
+            "smallest": f"min({size}) FILTER (WHERE {lone})",
+            "others": f"max({size}) FILTER (WHERE t IS NOT NULL AND NOT ({lone}))",
+        },
     ).get(col, {})
-    return got.get("lone", 0), got.get("first")
+    # 1,204 beside 123.5 and 3,238 is a thousands mark like theirs; 7.125 read as 7125 beside
+    # 7,5 and 9,5 would be a thousand times every other value: only that is in doubt.
+    if not got.get("lone") or (got["others"] or 0) * OUTLIER > (got["smallest"] or 0):
+        return 0, None
+    return got["lone"], got["first"]
 
 
 def _has_stats(reading: Reading) -> bool:

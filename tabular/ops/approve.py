@@ -73,7 +73,11 @@ class DatasetApproveOut(OpOut):
         False, description="A column's type or format changed, so the dataset was typed again under a new snapshot."
     )
     changes: list[Change] = Field(default_factory=list, description="The columns whose type or format changed.")
-    dry_run: bool = Field(False, description="Nothing was changed: `changes` says what the approval would do.")
+    dry_run: bool = Field(
+        False,
+        description="Nothing was changed: `changes` says what the approval would do. It would leave no question "
+        "open: an approval settles every question (the columns it names by their new type, the rest as held).",
+    )
 
     def _repr_html_(self) -> str:
         return approve_html(self)
