@@ -20,11 +20,20 @@ from ..readings import Reading
 
 class NumberStats(NamedTuple):
     """What a number reading's values need: their most decimals (scale), their most integer
-    digits, and how many are integers that overflow BIGINT (see physical_from)."""
+    digits, how many are integers that overflow BIGINT, and whether they are measurements a
+    DOUBLE holds exactly (`floating`; see physical_from)."""
 
     scale: int
     digits: int
     misses: int
+    floating: bool = False
+
+
+# A column is floating point, not fixed point, when its values carry at least this many decimals
+# and not all the same number of them (0.980268513777 beside -0.0412318367011; 216.215 beside
+# 211.83900000000003), and every value reads back from a DOUBLE as written. Money and fixed
+# scales (0.50, 1.000000000000000000 wei) keep one scale, so they stay DECIMAL.
+FLOAT_SCALE = 9
 
 
 @dataclass(frozen=True)
@@ -245,13 +254,57 @@ def tally(
         # Each count holds the column's own reading object (_decide tells readings by identity).
         counts = [_reading_count(reading, found[reading].get(col, {})) for reading in readings[col]]
         # A magnitude a DOUBLE cannot count exactly (_digits says 99) is counted on the text.
-        out[col].counts = [
+        counts = [
             replace(n, number=_exact_digits(con, source, col, n.reading, markers, n.number))
             if n.number is not None and n.number.digits == 99
             else n
             for n in counts
         ]
+        # A column that looks floating point is one only if a DOUBLE holds every value as written.
+        out[col].counts = [
+            replace(n, number=n.number._replace(floating=_doubles_hold(con, source, col, n.reading, markers)))
+            if n.number is not None and n.number.floating
+            else n
+            for n in counts
+        ]
     return out
+
+
+def double_exact(reading: Reading, t: exp.Expression) -> exp.Expression:
+    """A number value a DOUBLE holds as written: the shortest text of its DOUBLE is the same
+    number. Fifteen characters or fewer always are (15 significant digits survive a DOUBLE);
+    a longer value is compared as DECIMAL(38, 20), so one with more than 20 decimals or 18
+    integer digits is not."""
+    plain = C.number_text(reading, t)
+    decimal = exp.DataType.build("DECIMAL(38, 20)")
+    back = exp.cast(exp.cast(plain, "DOUBLE"), "VARCHAR")
+    mark = exp.func("strpos", plain, exp.Literal.string("."))
+    same = exp.EQ(this=exp.TryCast(this=plain, to=decimal), expression=exp.TryCast(this=back, to=decimal))
+    return exp.or_(
+        exp.LTE(this=exp.func("length", plain), expression=exp.Literal.number(15)),
+        exp.and_(
+            exp.func("coalesce", same, exp.false()),
+            exp.or_(
+                exp.EQ(this=mark, expression=exp.Literal.number(0)),
+                exp.LTE(
+                    this=exp.Sub(this=exp.func("length", plain), expression=mark), expression=exp.Literal.number(20)
+                ),
+            ),
+        ),
+    )
+
+
+def _doubles_hold(
+    con: duckdb.DuckDBPyConnection, source: Source, col: str, reading: Reading, markers: tuple[str, ...]
+) -> bool:
+    """Whether a DOUBLE holds every value of the column that `reading` reads, as written."""
+    t = exp.column(T, quoted=True)
+    gate = _sql(C.matches(t, reading.gate))
+    (lost,) = con.execute(
+        f"SELECT count(*) FROM {source.cells([col], markers)} WHERE t IS NOT NULL AND {gate}"
+        f" AND NOT ({_sql(double_exact(reading, t))})"
+    ).fetchone()
+    return lost == 0
 
 
 # How many times the largest other value a lone-group value read as thousands must be to be in doubt.
@@ -300,7 +353,10 @@ def _reading_count(reading: Reading, got: dict[str, Any]) -> ReadingCount:
     """A reading's count from its aggregates in tally ({} where the column has no value to test)."""
     number = None
     if _has_stats(reading):
-        number = NumberStats(got.get("scale") or 0, _digits(got.get("magnitude")), got.get("misses") or 0)
+        scale = got.get("scale") or 0
+        # Floating only in looks here: tally confirms it on the values (_doubles_hold).
+        looks = scale >= FLOAT_SCALE and (got.get("least_scale") or 0) < scale
+        number = NumberStats(scale, _digits(got.get("magnitude")), got.get("misses") or 0, looks)
     return ReadingCount(reading, got.get("fails", 0), got.get("example"), number)
 
 
@@ -332,6 +388,7 @@ def _number_stats(reading: Reading, t: exp.Expression, accepted: str) -> dict[st
     mark = f"strpos({plain}, '.')"
     return {
         "scale": f"max(CASE WHEN {mark} > 0 THEN length({plain}) - {mark} ELSE 0 END) FILTER (WHERE {accepted})",
+        "least_scale": f"min(length({plain}) - {mark}) FILTER (WHERE {accepted} AND {mark} > 0)",
         "magnitude": f"max(abs(try_cast({plain} AS DOUBLE))) FILTER (WHERE {accepted})",
         "misses": _count(f"{accepted} AND length({plain}) >= 19 AND try_cast({plain} AS BIGINT) IS NULL"),
     }
@@ -394,6 +451,8 @@ def physical_from(reading: Reading, stats: NumberStats | None) -> str:
     if reading.exponent or stats is None:
         return "DOUBLE"
     scale, digits = stats.scale, stats.digits
+    if stats.floating:
+        return "DOUBLE"
     if scale == 0 and (digits <= 18 or digits == 19 and stats.misses == 0):
         return "BIGINT"
     if digits + scale > 38:

@@ -26,7 +26,7 @@ from sqlglot import exp
 from .. import readings as C
 from ..infer.columns import SAMPLE_HEAD, SAMPLE_SPREAD, infer_from, sampled
 from ..infer.questions import KINDS, Typing, settle_by_evidence
-from ..infer.tally import Tally, long_table, string_text, survey, text_of
+from ..infer.tally import Tally, double_exact, long_table, string_text, survey, text_of
 from ..read.extraction import FastRead, Irregular
 from ..settings import Settings
 from ..store.catalog import snapshot_table
@@ -188,9 +188,15 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
     raw = exp.column(cell, quoted=True)
     value = C.convert(reading, raw, physical)
     trimmed = C.convert(reading, exp.func("trim", raw), physical)
-    return exp.func(
+    converted = exp.func(
         "coalesce", value, trimmed, exp.Case().when(exp.Is(this=t, expression=exp.null()), exp.null()).else_(_fail())
     )
+    if reading.type == "number" and not reading.exponent:
+        # Floating point chosen on the sample (NumberStats.floating): a later value a DOUBLE
+        # would not hold as written stops the pass.
+        lost = exp.and_(C.matches(t, reading.gate), exp.Not(this=double_exact(reading, t)))
+        return _stop(lost, converted)
+    return converted
 
 
 def colliding(

@@ -75,6 +75,10 @@ TURNS = {
     # Text on the sample (numbers short of mixed_values_share), then numbers: a question after all.
     "numbers_lift_a_text_column": (["1", "1", "1", "2024-01-02"], ["1"] * 6),
     "text_then_numbers": (["a", "b", "c"], ["1"] * 60),
+    # Floating point on the sample (many decimals, scales that vary), then a value no DOUBLE holds.
+    "floats_then_unholdable": (["0.980268513777", "-0.0412318367011", "3.68573087906"], ["0.12345678901234567891"]),
+    # ... and then one a DOUBLE holds: the column stays DOUBLE.
+    "floats_then_floats": (["0.980268513777", "-0.0412318367011", "3.68573087906"], ["211.83900000000003"]),
 }
 
 
@@ -89,7 +93,14 @@ def test_a_value_past_the_sample_types_the_column_as_the_careful_way_does(tmp_pa
 
 # Turns that leave the column's type as the sample had it (a null marker, blanks, a sign, more
 # digits that BIGINT still holds, a date that still reads day first): the one pass keeps them.
-SAME_TYPE = {"markers_later", "spaces_later", "negative_later", "more_digits", "dmy_then_ambiguous"}
+SAME_TYPE = {
+    "markers_later",
+    "spaces_later",
+    "negative_later",
+    "more_digits",
+    "dmy_then_ambiguous",
+    "floats_then_floats",
+}
 
 
 def test_text_that_passes_the_number_gate_but_no_reading_keeps_the_one_pass(tmp_path):
