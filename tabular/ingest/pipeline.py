@@ -315,6 +315,11 @@ def _type(catalog: Catalog, settings: Settings, extraction: Extraction, options:
     )
     # What the file itself settled (a column of Excel text cells) is not a person's approval.
     typings = {c: replace(t, forced=False) if c in extraction.forced else t for c, t in typings.items()}
+    # A text column where whitespace was quoted (`" "`) keeps such cells as values, not blanks.
+    typings = {
+        c: replace(t, spaces=True) if c in extraction.quoted_blanks and t.reading.type == "string" else t
+        for c, t in typings.items()
+    }
     return _Typed(extraction, column_names(extraction.headers), settle_by_evidence(typings))
 
 

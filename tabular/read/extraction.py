@@ -61,6 +61,8 @@ class Extraction:
     comment_lines: int = 0
     header_clear: bool = True
     forced: dict = field(default_factory=dict)  # cell column -> Reading the source itself settles
+    # Cell columns where a quoted value was only whitespace (`" "`): such a cell is a value.
+    quoted_blanks: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)  # warnings the reader found (error cells …)
 
     @property
@@ -158,6 +160,7 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         extraction.notes.append(nul_note(nuls))
     if getattr(reader, "mended", None):
         extraction.notes.append(quotes_note(reader.mended, layout.quotechar))
+    extraction.quoted_blanks = {f"c{k + 1}" for k in getattr(reader, "quoted_blanks", ()) if k < extraction.width}
     return extraction
 
 

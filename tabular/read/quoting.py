@@ -15,6 +15,7 @@ edge rule, and counts the lines it did so for the extraction's warning:
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,12 @@ import numpy as np
 
 def split_at_edges(record: str, delimiter: str, quote: str) -> list[str]:
     """One record's fields by the edge rule (the record's own text, without its line end)."""
-    fields: list[str] = []
+    return [value for value, _ in quoted_fields(record, delimiter, quote)]
+
+
+def quoted_fields(record: str, delimiter: str, quote: str) -> list[tuple[str, bool]]:
+    """One record's fields by the edge rule, each with whether quotes enclosed it."""
+    fields: list[tuple[str, bool]] = []
     i, n = 0, len(record)
     while True:
         end = record.find(delimiter, i)
@@ -30,12 +36,12 @@ def split_at_edges(record: str, delimiter: str, quote: str) -> list[str]:
         if record.startswith(quote, i):
             closing = _closing(record, i + 1, delimiter, quote)
             if closing is not None:
-                fields.append(record[i + 1 : closing].replace(quote * 2, quote))
+                fields.append((record[i + 1 : closing].replace(quote * 2, quote), True))
                 end = closing + 1
             else:
-                fields.append(record[i:end])
+                fields.append((record[i:end], False))
         else:
-            fields.append(record[i:end])
+            fields.append((record[i:end], False))
         if end >= n:
             return fields
         i = end + len(delimiter)
@@ -59,7 +65,9 @@ class EdgeQuotes:
     With `width` (the table's), a record that runs over several lines but does not have the
     table's width, where each of its lines does, is those lines: a stray quote opened it
     (`"with quotes` swallowing the rows after it). `line_num` is the last line of the record
-    last given, as csv.reader's; `mended` holds the line numbers of the records read again."""
+    last given, as csv.reader's; `mended` holds the line numbers of the records read again, and
+    `quoted_blanks` the fields (by position) where a quoted value was only whitespace (`" "`): a
+    value written on purpose, not a blank cell."""
 
     def __init__(self, lines, delimiter: str, quote: str, width: int | None = None, **dialect):
         self.delimiter, self.quote, self.width = delimiter, quote, width
@@ -68,6 +76,7 @@ class EdgeQuotes:
         self.lines = iter(lines)
         self.reader = csv.reader(self._feed(), delimiter=delimiter, quotechar=quote, strict=True, **dialect)
         self.mended: list[int] = []
+        self.quoted_blanks: set[int] = set()
         self.line_num = 0
 
     def _feed(self):
@@ -92,6 +101,7 @@ class EdgeQuotes:
         first = self.reader.line_num - len(self.taken) + 1
         if row is not None and (len(self.taken) < 2 or self.width is None or len(row) == self.width):
             self.line_num = self.reader.line_num
+            self._note_quoted_blanks()
             return row
         per_line = [split_at_edges(line.rstrip("\r\n"), self.delimiter, self.quote) for line in self.taken]
         if len(per_line) > 1 and self.width is not None and all(len(r) == self.width for r in per_line):
@@ -100,23 +110,40 @@ class EdgeQuotes:
             return next(self)
         if row is not None:
             self.line_num = self.reader.line_num
+            self._note_quoted_blanks()
             return row
         self.mended.append(first)
         self.line_num = self.reader.line_num
+        self._note_quoted_blanks()
         return split_at_edges("".join(self.taken).rstrip("\r\n"), self.delimiter, self.quote)
+
+    def _note_quoted_blanks(self) -> None:
+        """Note the fields of the record just read whose quotes enclose only whitespace. Only a
+        record with a quote before a space or tab is split again to tell."""
+        opened = (self.quote + " ", self.quote + "\t")
+        if not any(o in line for line in self.taken for o in opened):
+            return
+        record = "".join(self.taken).rstrip("\r\n")
+        for k, (value, quoted) in enumerate(quoted_fields(record, self.delimiter, self.quote)):
+            if quoted and value and not value.strip():
+                self.quoted_blanks.add(k)
 
 
 def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 20) -> bool:
     """Whether the UTF-8 file holds a quote with a character of a value on both sides (`"ACME" GMBH`,
-    `"Ann "the" Great"`), or a NUL: such a quote is not at a field's edge, and Arrow's reader
-    drops quotes there (and keeps a NUL, which the careful reader takes out with a warning), so
-    the careful reader must read the file. A quote inside a value that never opened a field
-    (`Title "with" quotes`) is kept by both, but also sends the file the careful way: one
-    vectorised look at each quote's neighbours cannot tell the two apart."""
+    `"Ann "the" Great"`), a field of quoted whitespace (`" "`), or a NUL: such a quote is not at a
+    field's edge, and Arrow's reader drops quotes there (and keeps a NUL, which the careful reader
+    takes out with a warning); a quoted space is a value, which only the careful reader tells
+    from a blank cell. So the careful reader must read the file. A quote inside a value that
+    never opened a field (`Title "with" quotes`) is kept by both, but also sends the file the
+    careful way: one vectorised look at each quote's neighbours cannot tell the two apart."""
     if len(delimiter) != 1 or len(quote) != 1:
         return True
     q, edge = ord(quote), np.zeros(256, dtype=bool)
     edge[[ord(delimiter), q, 10, 13]] = True  # what may stand beside a quote at a field's edge
+    d, qq = re.escape(delimiter.encode()), re.escape(quote.encode())
+    blank = re.compile(rb"(?:^|[" + d + rb"\n\r])" + qq + rb"[ \t]+" + qq + rb"(?=[" + d + rb"\n\r]|$)")
+    opened = (quote.encode() + b" ", quote.encode() + b"\t")
     before = b"\n"
     with path.open("rb") as stream:
         while block := stream.read(chunk):
@@ -126,5 +153,9 @@ def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 2
             at = np.flatnonzero(data[1:-1] == q) + 1 if len(data) > 2 else np.empty(0, dtype=np.int64)
             if at.size and np.any(~edge[data[at - 1]] & ~edge[data[at + 1]]):
                 return True
-            before = block[-1:]
+            # A quoted blank across the block's end is seen whole in the window (up to 256 bytes).
+            window = before + block + stream.peek(256)[:256]
+            if any(o in window for o in opened) and blank.search(window):
+                return True
+            before = block[-257:]
     return False

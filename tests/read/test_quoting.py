@@ -84,3 +84,39 @@ def test_the_quote_scan_sees_a_stray_quote_across_its_chunk_boundaries(tmp_path)
     line = b'1,"fine"\n'
     path.write_bytes(line * 1000 + b'2,"ACME" GMBH\n' + line * 1000)
     assert all(irregular_bytes(path, ",", '"', chunk=size) for size in (7, 8, 9, 64, 1 << 20))
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+def test_the_reader_notes_the_fields_where_quotes_enclose_only_whitespace(d):
+    text = d.join(["id", "ch", "name"]) + "\n"
+    text += (
+        d.join(["1", '" "', '"Ann"']) + "\n" + d.join(["2", '"\t"', "Bo"]) + "\n" + d.join(["3", '""', '"  x"']) + "\n"
+    )
+    reader = EdgeQuotes(text.splitlines(keepends=True), d, '"', 3)
+    got = list(reader)
+    assert got[1][1] == " " and got[2][1] == "\t" and got[3][1] == ""
+    assert reader.quoted_blanks == {1}  # '""' is empty, '"  x"' is not blank
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted_blank"),
+    [
+        ('a,b\n1," "\n', True),
+        ('a,b\n"  ",2\n', True),
+        ('a,b\n1,"\t"\r\n', True),
+        ('a,b\n1,""\n2,"x y"\n', False),
+        ("a,b\n1, \n", False),  # an unquoted space is a blank cell
+        ('a,b\n1,"a" "b"\n', True),  # a stray quote (not a quoted blank, but careful all the same)
+    ],
+)
+def test_a_field_of_quoted_whitespace_sends_the_file_the_careful_way(tmp_path, text, quoted_blank):
+    path = tmp_path / "f.csv"
+    path.write_bytes(text.encode("utf-8"))
+    assert irregular_bytes(path, ",", '"') is quoted_blank
+
+
+def test_the_quote_scan_sees_a_quoted_blank_across_its_chunk_boundaries(tmp_path):
+    path = tmp_path / "f.csv"
+    line = b'1,"fine"\n'
+    path.write_bytes(line * 1000 + b'2,"   "\n' + line * 1000)
+    assert all(irregular_bytes(path, ",", '"', chunk=size) for size in (7, 8, 9, 64, 1 << 20))
