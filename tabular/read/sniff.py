@@ -272,15 +272,20 @@ def _numbers_rows(data: list[list[str]]) -> bool:
     )
 
 
+# Rows below a header candidate under which, with no column's values voting, the header is asked.
+TINY_FILE_ROWS = 5
+
+
 def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
     """Is `first` a header? Returns (decision, whether it is clear enough to need no question)."""
     if not first:
         return False, True
     if not data:
-        # One line only: a line of numbers or dates is data; words beside them leave it open.
+        # One line only: a line of numbers or dates is data. A line of words is a header (a file
+        # of no rows, as an empty export writes it) or a row of text: asked either way.
         kinds = {quick_kind(c) for c in first} - {"empty"}
         if kinds and kinds <= {"text"}:
-            return True, all(c.strip() for c in first)
+            return True, False
         return False, "text" not in kinds
     votes_for = votes_against = 0
     for j, cell in enumerate(first):
@@ -302,6 +307,12 @@ def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
         return True, True
     if votes_against:
         return False, True
+    below = data[0] if len(data) == 1 else []
+    filled = [j for j, c in enumerate(first) if c.strip()]
+    if filled and all(j < len(below) and quick_kind(below[j]) == "text" for j in filled):
+        # Text over one line of text, cell for cell: nothing tells a header from a row. Read as
+        # a row (no line is lost from the data) and asked.
+        return False, False
     cells = [c.strip() for c in first]
     # Mostly values over columns that hold such values: a row of data (to be confirmed). A year
     # is a common label (2019, 2020 over amounts), and a number over flags is a label.
@@ -321,4 +332,5 @@ def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
     if (not all(cells) and not index) or len(set(named)) != len(named):
         return False, False
     seen_below = any(any(j < len(r) and r[j].strip() == c for r in data) for j, c in enumerate(cells))
-    return True, not seen_below
+    # In a tiny file (a few lines below the first) nothing voted: taken as the header, and asked.
+    return True, not seen_below and len(data) >= TINY_FILE_ROWS

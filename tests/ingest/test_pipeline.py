@@ -191,3 +191,15 @@ def test_a_one_column_file_of_numbers_with_marks_keeps_its_header_and_values(ns,
     assert [(c.name, c.type, c.format) for c in d.columns] == [(header, "number", fmt)]
     got = ns.query({"datasets": [{"source_uri": "one"}], "aggregates": [{"fn": "sum", "column": header}]})
     assert str(got.rows[0][0]) == total and got.complete
+
+
+def test_a_two_line_file_of_text_keeps_both_lines_and_asks_for_the_header(ns, tmp_path):
+    from conftest import ingest
+
+    path = tmp_path / "kanji.txt"
+    path.write_text("漢字\n漢字と色\n", encoding="utf-16")
+    _, dataset = ingest(ns, path)
+    assert dataset.rows == 2
+    assert [q.kind for q in dataset.questions] == ["header_row"]
+    got = ns.query({"datasets": [{"source_uri": "kanji.txt"}], "select": [{"column": "column_1"}]})
+    assert [r[0] for r in got.rows] == ["漢字", "漢字と色"]

@@ -124,3 +124,53 @@ def test_a_mark_only_ever_between_digits_under_a_header_without_it_is_inside_num
         return
     assert layout.width == 1 and layout.header_rows == 1
     assert [r[0] for r in records(text, layout.delimiter, layout.quotechar)[1:] if r] == values
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [["漢字"], ["漢字と色"]],
+        [["Straße", "Stadt"], ["Hauptstraße", "Köln"]],
+        [["<a href='x'>one</a>", "<a href='y'>two</a>"], ["<a href='z'>three</a>", "<a href='w'>four</a>"]],
+    ],
+    ids=["japanese-one-column", "german-two-columns", "markup"],
+)
+def test_text_over_one_line_of_text_is_read_as_rows_and_asked(d, lines):
+    layout = sniff(text(d, lines))
+    assert (layout.header_rows, layout.width, layout.header_clear) == (0, len(lines[0]), False)
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t"])
+def test_one_line_of_words_is_taken_as_the_header_of_an_empty_table_and_asked(d):
+    layout = sniff(text(d, [["id", "name", "email"]]))
+    assert (layout.header_rows, layout.header_clear) == (1, False)
+
+
+@pytest.mark.parametrize("d", [",", ";"])
+def test_one_line_of_numbers_is_a_row(d):
+    layout = sniff(text(d, [["1", "2.5", "2024-01-02"]]))
+    assert (layout.header_rows, layout.header_clear) == (0, True)
+
+
+@pytest.mark.parametrize("below", [2, 3, 4])
+def test_a_tiny_table_of_text_keeps_its_header_and_asks(below):
+    rows = [["code", "name"]] + [[chr(65 + i), f"Name {i}"] for i in range(below)]
+    layout = sniff(text(",", rows))
+    assert (layout.header_rows, layout.header_clear) == (1, False)
+
+
+def test_text_over_enough_lines_of_text_is_a_clear_header():
+    rows = [["code", "name"]] + [[chr(65 + i), f"Name {i}"] for i in range(6)]
+    assert sniff(text(",", rows)).header_clear
+
+
+def test_a_header_over_a_note_line_keeps_the_header():
+    # 'No data for this report' under 13 names: one text cell below, the rest empty.
+    names = ["Date", "Agency", "Customer", "Clicks"]
+    layout = sniff(text(",", [names, ["No data for this report", "", "", ""]]))
+    assert layout.header_rows == 1
+
+
+def test_a_tiny_table_with_a_number_column_needs_no_question():
+    assert sniff(text(",", [["name", "qty"], ["Ann", "3"], ["Bob", "4"]])).header_clear
