@@ -92,12 +92,30 @@ def _shape(records: list[list[str]]) -> tuple[float, int, int, int]:
         # A first line wider than most rows, over rows of several widths, is a header over
         # ragged rows, not a preamble. (A title with commas over a regular table stays a title.)
         width = len(records[first])
+    elif first is not None and _names_over(records[first], records[first + 1 : first + 202], width):
+        # A line of names wider than the regular rows right under it (columns with no value
+        # yet, or a trailing delimiter on the header) is their header, not a preamble.
+        width = len(records[first])
     start = next((i for i, r in enumerate(records) if len(r) == width and not is_comment(r, width)), None)
     if start is None:  # every row of that width is a `#` comment: no table reads this way
         return (0.0, width, 0, 0)
     body = [r for r in records[start:] if not is_blank(r) and not is_comment(r, width)]
     fit = sum(1 for r in body if len(r) == width)
     return (fit / max(len(body), 1), width, fit, start)
+
+
+def _names_over(first: list[str], below: list[list[str]], width: int) -> bool:
+    """Whether `first`, wider than the table's `width`, names its columns: the rows right under
+    it (no blank line between) have that width, the cells past it are names or empty (a trailing
+    delimiter), each cell within it is a distinct word, and those words vote a header over the
+    rows' values (_has_header, clearly)."""
+    if len(first) <= width or not below or len(below[0]) != width:
+        return False
+    names = [c.strip() for c in first[:width]]
+    if not all(names) or len(set(names)) != width or any(quick_kind(c) != "text" for c in first if c.strip()):
+        return False
+    rows = [r for r in below if len(r) == width]
+    return _has_header(first[:width], rows) == (True, True)
 
 
 def newline_of(head: str) -> str:
@@ -145,6 +163,10 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         start = next((i for i, r in enumerate(rows) if not is_blank(r)), 0)
         width = 1
     body = [r for r in rows[start:] if not is_blank(r) and not is_comment(r, width) and len(r) == width]
+    below = [r for r in rows[start + 1 :] if not is_blank(r)]
+    if len(body) == 1 and below and _names_over(body[0], below[:201], len(below[0])):
+        # A header wider than every row (see _names_over): its rows, padded, are what it names.
+        body += [r + [""] * (width - len(r)) for r in below if len(r) < width]
     if header_rows is not None:
         return Layout(
             chosen, quotechar, newline_of(head), start, header_rows, width, True, spaced=spaced, escapechar=escape

@@ -419,3 +419,16 @@ def test_a_nul_inside_a_value_keeps_the_row_with_a_warning_both_ways(tmp_path):
     assert got["state"] == "ready" and len(got["rows"]) == 399
     assert [r[1] for r in got["rows"] if r[0] == 120] == ["abc"]
     assert any("NUL" in w and "line 121" in w for w in got["dataset"]["warnings"])
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t"])
+def test_a_header_wider_than_its_rows_names_them_both_ways(tmp_path, d):
+    lines = [d.join(["Kunde", "Betrag", "Datum", "Notiz"])]
+    lines += [d.join([f"K{i}", f"{i}.50", f"2024-01-{1 + i % 28:02d}"]) for i in range(1, 60)]
+    path = tmp_path / "wider.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = assert_same(tmp_path, path, 10)
+    columns = got["dataset"]["columns"]
+    assert [c["name"] for c in columns] == ["Kunde", "Betrag", "Datum", "Notiz"]
+    assert [c["type"] for c in columns] == ["string", "number", "date", "string"]
+    assert got["dataset"]["rows"] == 59

@@ -174,3 +174,22 @@ def test_a_header_over_a_note_line_keeps_the_header():
 
 def test_a_tiny_table_with_a_number_column_needs_no_question():
     assert sniff(text(",", [["name", "qty"], ["Ann", "3"], ["Bob", "4"]])).header_clear
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+@pytest.mark.parametrize(
+    "header",
+    [["name", "city", "amount", "note"], ["Name", "Stadt", "Betrag", ""], ["名前", "都市", "金額", "備考", "追加"]],
+    ids=["one-name-more", "trailing-delimiter", "two-names-more"],
+)
+def test_a_header_wider_than_every_row_is_their_header(d, header):
+    rows = [header] + ROWS[1:] * 3
+    layout = sniff(text(d, rows))
+    assert (layout.skip_records, layout.header_rows, layout.width) == (0, 1, len(header))
+    assert layout.header_clear
+
+
+def test_a_wider_first_line_of_values_is_not_taken_for_a_header():
+    rows = [["1", "2", "3", "4"]] + ROWS[1:] * 3
+    layout = sniff(text(",", rows))
+    assert layout.width == 3  # not names: the line stays out of the table as before
