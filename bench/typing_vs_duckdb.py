@@ -580,7 +580,7 @@ class Damage:
     raw_rows: int = 0  # data rows the raw text holds (blank, comment, preamble and header rows left out)
     reader_rows: int = 0  # the rows the reader gave, rejected ones included (they are said)
     rejected: int = 0
-    said_left_out: int = 0  # rows the reader says it left out (a Total row)
+    said_left_out: int = 0  # rows the reader says it left out (a Total row, a note after the table)
     rows_compared: int = 0
 
     @property
@@ -728,7 +728,7 @@ def tabular_damage(ns, path: Path, source_uri: str, read: Read) -> Damage:
     damage.raw_rows = len(raw.records)
     damage.reader_rows = d.rows + d.rows_rejected
     damage.rejected = d.rows_rejected
-    damage.said_left_out = sum("(a Total row:" in w for w in d.warnings)
+    damage.said_left_out = sum("(a Total row:" in w or "(a note after the table:" in w for w in d.warnings)
     if damage.rows_off:  # numbered rows no longer line up with the raw text's
         typed = [(None, row) for _, row in typed]
     count_damage(damage, raw, typed, columns, DEFAULT_NULL_MARKERS)

@@ -403,7 +403,10 @@ def _warnings(ex: Extraction) -> list[str]:
     for e in ex.left_out:  # no data: neither counted nor rejected, said here
         where = f"row {e.line} of sheet {ex.origin.sheet!r}" if ex.origin.sheet else f"line {e.line}"
         shown = e.text if len(e.text) <= 120 else e.text[:117] + "..."
-        out.append(f"{where} (a Total row: {shown}) was left out so sums are not doubled")
+        if e.reason == "note":
+            out.append(f"{where} (a note after the table: {shown}) was left out, not read as a row")
+        else:
+            out.append(f"{where} (a Total row: {shown}) was left out so sums are not doubled")
     out += ex.notes
     if ex.blank_rows:
         out.append(f"{ex.blank_rows} blank rows were skipped")

@@ -279,6 +279,33 @@ def _stream(
         if progress:
             progress(row_id)
 
+    first = sniff.FirstColumn()
+    # Lines that may be a note after the table (sniff.note_text): rows after all once a row follows.
+    pending: list[tuple[list[str], int, str]] = []
+
+    def keep(row, line: int) -> None:
+        nonlocal row_id
+        row_id += 1
+        if isinstance(row, Crossing):
+            extraction.excluded.append(Excluded(row_id, line, row.line, "a value runs across a column start"))
+            return
+        n = len(row)
+        if n > width:
+            if "".join(row[width:]).strip():
+                reason = f"too many cells: {n} where the table has {width}"
+                extraction.excluded.append(Excluded(row_id, line, layout.delimiter.join(row), reason))
+                return
+            row = row[:width]
+        elif n < width:
+            row = row + [None] * (width - n)
+            extraction.padded_rows += 1
+        first.add(row[0])
+        chunk.append(row)
+        row_ids.append(row_id)
+        lines.append(line)
+        if len(chunk) >= settings.csv_chunk_rows:
+            flush()
+
     try:
         for row in records:
             line = last_line + 1
@@ -289,31 +316,40 @@ def _stream(
             if sniff.is_comment(row, width):
                 extraction.comment_lines += 1
                 continue
-            row_id += 1
-            if isinstance(row, Crossing):
-                extraction.excluded.append(Excluded(row_id, line, row.line, "a value runs across a column start"))
+            note = None if isinstance(row, Crossing) else sniff.note_text(row, width)
+            if note is not None:
+                pending.append((row, line, note))
                 continue
-            n = len(row)
-            if n > width:
-                if "".join(row[width:]).strip():
-                    reason = f"too many cells: {n} where the table has {width}"
-                    extraction.excluded.append(Excluded(row_id, line, layout.delimiter.join(row), reason))
-                    continue
-                row = row[:width]
-            elif n < width:
-                row = row + [None] * (width - n)
-                extraction.padded_rows += 1
-            chunk.append(row)
-            row_ids.append(row_id)
-            lines.append(line)
-            if len(chunk) >= settings.csv_chunk_rows:
-                flush()
+            for held, held_line, _ in pending:
+                keep(held, held_line)
+            pending.clear()
+            keep(row, line)
+        for held, held_line, note in pending:
+            if sniff.is_note(note, first):
+                extraction.left_out.append(Excluded(row_id + 1, held_line, note, "note"))
+            else:
+                keep(held, held_line)
         flush()
     finally:
         writer.close()
     extraction.rows = row_id
     _finish(extraction, layout, decoded)
     return extraction
+
+
+TAIL_BYTES = 64 << 10
+
+
+def _ends_in_words(path: Path, layout: sniff.Layout) -> bool:
+    """Whether the file's last line with anything in it could be a note (sniff.note_text)."""
+    with path.open("rb") as f:
+        f.seek(max(0, path.stat().st_size - TAIL_BYTES))
+        tail = f.read().decode("utf-8", errors="ignore")
+    lines = [line for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return False
+    records = sniff.records(lines[-1] + "\n", layout.delimiter, layout.quotechar)
+    return bool(records) and sniff.note_text(records[-1], layout.width) is not None
 
 
 def _origin(layout: sniff.Layout, decoded: decode.Decoded, parser: str) -> Origin:
@@ -449,6 +485,8 @@ def _open_fast(
         return None
     if irregular_bytes(decoded.path, layout.delimiter, layout.quotechar):
         return None  # Arrow would drop a quote that closes mid-field; the careful reader keeps it
+    if _ends_in_words(decoded.path, layout):
+        return None  # a note after the table, perhaps: the careful reader weighs it (sniff.is_note)
     skipped = layout.skip_records + layout.header_rows
     header_records = list(head_records[layout.skip_records : skipped])
     if len(header_records) < layout.header_rows or any(sniff.is_blank(r) for r in header_records):

@@ -432,3 +432,53 @@ def test_a_header_wider_than_its_rows_names_them_both_ways(tmp_path, d):
     assert [c["name"] for c in columns] == ["Kunde", "Betrag", "Datum", "Notiz"]
     assert [c["type"] for c in columns] == ["string", "number", "date", "string"]
     assert got["dataset"]["rows"] == 59
+
+
+NOTES = {
+    "english-short-line": ("Report created October 10", False),
+    "german-full-width": ("Bericht erstellt am 10. Oktober", True),
+    "french-two-lines": ("Source : Office fédéral de la statistique\nDonnées provisoires au 1er mars", True),
+}
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t"])
+@pytest.mark.parametrize("note", sorted(NOTES))
+def test_a_note_after_the_table_is_left_out_with_a_warning_both_ways(tmp_path, d, note):
+    text, full_width = NOTES[note]
+    lines = [d.join(["region", "amount", "day"])]
+    lines += [d.join([f"r{i % 4}", f"{i}.50", f"2024-01-{1 + i % 28:02d}"]) for i in range(1, 80)]
+    lines += ["", *(line + d * 2 if full_width else line for line in text.split("\n"))]
+    path = tmp_path / "notes.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = assert_same(tmp_path, path, 10)
+    dataset = got["dataset"]
+    assert dataset["rows"] == 79 and dataset["rows_rejected"] == 0
+    assert [c["type"] for c in dataset["columns"]] == ["string", "number", "date"]
+    noted = [w for w in dataset["warnings"] if "a note after the table" in w]
+    assert len(noted) == len(text.split("\n")) and text.split("\n")[0] in noted[0]
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "Mary Ann Smith,",  # a name alone on the last row, in a column of names
+        "Anna,",  # one word
+    ],
+)
+def test_a_last_row_like_its_column_stays_a_row(tmp_path, last):
+    lines = ["name,phone"] + [f"Person Number{i},555-{1000 + i}" for i in range(1, 30)] + [last]
+    path = tmp_path / "people.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = assert_same(tmp_path, path, 10)
+    assert got["dataset"]["rows"] == 30
+    assert not [w for w in got["dataset"]["warnings"] if "note" in w]
+
+
+def test_a_line_of_words_inside_the_table_is_a_row(tmp_path):
+    lines = ["id,amount"] + [f"{i},{i}.5" for i in range(1, 20)] + ["see the next page please,"]
+    lines += [f"{i},{i}.5" for i in range(20, 30)]
+    path = tmp_path / "mid.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = assert_same(tmp_path, path, 10)
+    assert got["dataset"]["rows"] == 30  # kept: the id column then asks (mixed_values)
+    assert [q["kind"] for q in got["dataset"]["questions"]] == ["mixed_values"]
