@@ -268,6 +268,7 @@ QuestionKind = Literal[
     "decimal_mark",
     "group_mark",
     "date_order",
+    "time_zone",
     "carried_approval",
     "approval_not_carried",
 ]
@@ -284,6 +285,7 @@ class QuestionOut(BaseModel):
         "decimal_mark: is '.' or ',' the decimal mark? "
         "group_mark: in a column of decimals, values with one group mark and no decimal mark (7.125 beside 7,5): thousands or decimals? "
         "date_order: day/month or month/day (or a two-digit year first)? "
+        "time_zone: datetimes that end in a zone abbreviation (EST, CST), which names more than one zone: text, or local times as written? "
         "carried_approval: a type a person set on an earlier revision still reads every value and is kept. "
         "approval_not_carried: a type a person set on an earlier revision no longer reads every value; typed afresh."
     )

@@ -161,7 +161,18 @@ def datetime_readings(order: str | None = None) -> list[Reading]:
             out.append(date_reading(f"{d} {clock}", "datetime"))
     if order in (None, "MDY"):
         out += [date_reading("%m/%d/%Y %I:%M %p", "datetime"), date_reading("%m/%d/%Y %I:%M:%S %p", "datetime")]
-    return out
+    # The same with a zone after the clock (31/12/2024 10:15 UTC, 12/31/2024 10:15 +01:00): tried last.
+    zoned = [r.format for r in out if r.gate is None]
+    return out + [date_reading(f"{f} {zone}", "datetime") for zone in ("%Z", "%z") for f in zoned]
+
+
+def zone_free_datetimes() -> list[Reading]:
+    """Every datetime pattern with no zone, ISO ones written as strptime patterns (a zone
+    abbreviation is put after them as a literal: see infer/questions.time_zone)."""
+    iso = [f"%Y-%m-%d{sep}%H:%M{sec}" for sep in (" ", "T") for sec in ("", ":%S")]
+    return [date_reading(f, "datetime") for f in iso] + [
+        r for r in datetime_readings() if r.gate is None and not r.format.endswith(("%z", "%Z"))
+    ]
 
 
 def candidate_readings(
@@ -315,6 +326,9 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
     else:
         parsed = _fn("try_strptime", t, _lit(reading.format))
         value = exp.cast(parsed, physical) if physical != "TIMESTAMP" else parsed
+        if "%Z" in reading.format:
+            # strptime's %Z resolves any abbreviation (CET, EST) to one zone: only UTC and GMT pass.
+            return exp.Case().when(matches(t, pattern_gate(reading.format)), value)
         if "%Y" in reading.format:
             # strptime takes `2.2.2` as the year 2 under %d.%m.%Y: a year is four digits. Tested
             # on the result, at a tenth of the cost of matching the text; the text is matched
@@ -346,7 +360,13 @@ _FIELDS = {
     "%b": r"[A-Za-z]{3,4}\.?",
     "%B": r"[A-Za-z]{3,9}",
     "%p": r"[AaPp]\.?[Mm]\.?",
+    # Zones strptime may read: UTC and GMT by name (never an abbreviation such as EST or BST,
+    # which DuckDB would resolve to one of the zones it names), and offsets.
+    "%Z": r"(?:UTC|GMT)",
+    "%z": r"[+-]\d{2}:?\d{2}",
 }
+# A zone abbreviation ending a value (EST, CEST, AEDT): asked, never resolved (see time_zone).
+ZONE_ABBREVIATION = r"[A-Z]{2,5}"
 
 
 def pattern_gate(pattern: str) -> str:
@@ -379,7 +399,7 @@ def physical_of(reading: Reading) -> str:
         "date": "DATE",
         "time": "TIME",
         "duration": "INTERVAL",
-        "datetime": "TIMESTAMPTZ" if reading.format.endswith("%z") else "TIMESTAMP",
+        "datetime": "TIMESTAMPTZ" if reading.format.endswith(("%z", "%Z")) else "TIMESTAMP",
     }.get(reading.type, "DOUBLE")
 
 

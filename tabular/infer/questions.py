@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import duckdb
+from sqlglot import exp
 
 from .. import readings as C
 from ..readings import Reading
@@ -88,6 +89,11 @@ KINDS: dict[str, Kind] = {
             "asked when both orders read every sampled value; more rows only rule an order out, never in",
         ),
         Kind(
+            "time_zone",
+            "infer/questions.py",
+            "a text column is typed again on the careful way's own sample (ingest/onepass.careful_sample_reads)",
+        ),
+        Kind(
             "carried_approval",
             "infer/retype.py",
             "asked after the whole revision is stored, over every row",
@@ -159,6 +165,9 @@ def decide(
     chosen, ranked = choose(counted, settings.mixed_values_share)
     if chosen is None:
         if not ranked:
+            zoned = _zone_abbreviated(con, rel, col, markers)
+            if zoned is not None:
+                return Typing(C.STRING, "VARCHAR", 0, zoned)
             return Typing(C.STRING, "VARCHAR", spaces=counted.single and counted.spaces > 0)
         best = ranked[0].reading
         (whole,) = tally(con, rel, [col], {col: [best]}, markers, examples=True)[col].counts
@@ -273,6 +282,41 @@ def _lone_group(
         ),
     )
     return Typing(reading, physical, 0, question, clean=plain)
+
+
+def _zone_abbreviated(
+    con: duckdb.DuckDBPyConnection, rel: Source, col: str, markers: tuple[str, ...]
+) -> Question | None:
+    """A `time_zone` question for a column of datetimes that all end in one zone abbreviation
+    (`2024-01-02 10:15 EST`): an abbreviation names more than one zone (CST: US Central, China,
+    Cuba), so it is never resolved. Held as text; the other option reads the local times as
+    written, the abbreviation kept in the format. None for any other column."""
+    t = exp.column("t", quoted=True)
+    abbreviation = rf"\s({C.ZONE_ABBREVIATION})$"
+    ends = exp.func("regexp_extract", t, exp.Literal.string(abbreviation), exp.Literal.number(1))
+    sql = (
+        f"SELECT min({_sql(ends)}), max({_sql(ends)}), count(*) FILTER (WHERE {_sql(ends)} = '') "
+        f"FROM {rel.cells([col], markers)} WHERE t IS NOT NULL"
+    )
+    low, high, bare = con.execute(sql).fetchone()
+    if bare or not low or low != high or low in ("UTC", "GMT"):
+        return None
+    readings = [C.date_reading(f"{r.format} {low}", "datetime") for r in C.zone_free_datetimes()]
+    (counted,) = tally(con, rel, [col], {col: readings}, markers).values()
+    reading = next((n.reading for n in counted.counts if n.fails == 0), None)
+    if reading is None:
+        return None
+    return Question(
+        "time_zone",
+        f"Every value ends in {low!r}, a zone abbreviation that names more than one zone "
+        "(so it is not resolved to one). Keep the column as text, or read the local times as "
+        f"written (as TIMESTAMP, '{low}' kept in the format)?",
+        (Option(C.STRING, "VARCHAR", 0, None), Option(reading, C.physical_of(reading), 0, None)),
+    )
+
+
+def _sql(e: exp.Expression) -> str:
+    return e.sql(dialect="duckdb")
 
 
 def _held_as_text(kind: str, question: str, reading: Reading, physical: str) -> Typing:
