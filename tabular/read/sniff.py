@@ -167,6 +167,30 @@ def _names_over(first: list[str], below: list[list[str]], width: int) -> bool:
     return _has_header(first[:width], rows) == (True, True)
 
 
+def _past_a_title(rows: list[list[str]], start: int, width: int) -> int:
+    """Where the table starts when its first line is set apart by a blank line from a clear
+    header and its rows (`Quarterly report, 2024`, blank, `id,amount`, values): after the title.
+    `start` otherwise."""
+    if start + 2 >= len(rows) or not is_blank(rows[start + 1]):
+        return start
+    after = next((i for i in range(start + 1, len(rows)) if not is_blank(rows[i])), None)
+    if after is None or len(rows[after]) != width:
+        return start
+    data = [r for r in rows[after + 1 : after + 202] if len(r) == width and not is_blank(r)]
+    return after if data and _has_header(rows[after], data) == (True, True) else start
+
+
+def _names_narrower(line: list[str], rows: list[list[str]], width: int) -> bool:
+    """Whether `line`, right above a table of `width` columns and narrower than it, names its
+    columns: two or more distinct words that vote a header over the rows' values."""
+    names = [c.strip() for c in line]
+    if not 2 <= len(names) < width or not all(names) or len(set(names)) != len(names):
+        return False
+    if any(quick_kind(c) != "text" for c in names):
+        return False
+    return _has_header(names + [""] * (width - len(names)), rows)[0]
+
+
 def newline_of(head: str) -> str:
     if "\r\n" in head:
         return "\r\n"
@@ -194,6 +218,12 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     escape = _backslash_escaped(head, chosen, quotechar, rows) if width > 1 and not spaced else ""
     if escape:
         rows = records(head, chosen, quotechar, escapechar=escape)
+    elif width > 1 and not spaced:
+        fitter = _quoting_that_fits(head, chosen, quotechar, rows)
+        if fitter is not None:
+            quotechar, escape = fitter
+            rows = records(head, chosen, quotechar, escapechar=escape)
+            _, width, _, start = _shape(rows)
     if width > 1 and not delimiter and _marks_in_numbers(head, chosen):
         width = 1  # '12,5' under a header 'price': one column of numbers, not two
     starts = _fixed_starts(head) if width <= 1 and not delimiter else ()
@@ -211,11 +241,16 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         rows = records(head, chosen, quotechar)
         start = next((i for i, r in enumerate(rows) if not is_blank(r)), 0)
         width = 1
+    start = _past_a_title(rows, start, width)
     body = [r for r in rows[start:] if not is_blank(r) and not is_comment(r, width) and len(r) == width]
     below = [r for r in rows[start + 1 :] if not is_blank(r)]
     if len(body) == 1 and below and _names_over(body[0], below[:201], len(below[0])):
         # A header wider than every row (see _names_over): its rows, padded, are what it names.
         body += [r + [""] * (width - len(r)) for r in below if len(r) < width]
+    if header_rows is None and start > 0 and _names_narrower(rows[start - 1], body[:201], width):
+        # A line of names right above rows wider than it: their header, not a preamble. Which
+        # columns it names (the first, the last) the file does not say: asked, the first held.
+        return Layout(chosen, quotechar, newline_of(head), start - 1, 1, width, False, spaced=spaced, escapechar=escape)
     if header_rows is not None:
         return Layout(
             chosen, quotechar, newline_of(head), start, header_rows, width, True, spaced=spaced, escapechar=escape
@@ -267,6 +302,30 @@ def _backslash_escaped(head: str, delimiter: str, quotechar: str, plain: list[li
     before, after = _shape(plain), _shape(escaped)
     left = sum(1 for row in escaped for cell in row if mark in cell)
     return "\\" if after[1] == before[1] and after[0] >= before[0] and left < stray else ""
+
+
+def _quoting_that_fits(head: str, delimiter: str, quotechar: str, plain: list[list[str]]) -> tuple[str, str] | None:
+    """(quote, escape) of another way of quoting the text writes, when it reads the head as a more
+    regular table: values in single quotes (`'Smith, John'`), or a delimiter escaped with a
+    backslash (`Smith\\, John`). More regular: as consistent or more, and either more so or with
+    fewer lines before the table (a header the plain reading splits differently from its rows
+    was taken for a preamble). None when the plain reading is as good."""
+    tried = []
+    lines = _lines(head)
+    opened = head.count(f"{delimiter}'") + sum(1 for line in lines if line.startswith("'"))
+    closed = head.count(f"'{delimiter}") + sum(1 for line in lines if line.endswith("'"))
+    if opened >= 2 and closed >= 2:
+        tried.append(("'", ""))
+    if head.count("\\" + delimiter) >= 2:
+        tried.append((quotechar, "\\"))
+    before = _shape(plain)
+    best = None
+    for quote, escape in tried:
+        after = _shape(records(head, delimiter, quote, escapechar=escape))
+        better = after[0] > before[0] + 0.01 or (after[0] >= before[0] and after[3] < before[3])
+        if after[1] > 1 and better and (best is None or after[:3] > best[0][:3]):
+            best = (after, (quote, escape))
+    return best[1] if best else None
 
 
 def _lines(text: str) -> list[str]:

@@ -482,3 +482,31 @@ def test_a_line_of_words_inside_the_table_is_a_row(tmp_path):
     got = assert_same(tmp_path, path, 10)
     assert got["dataset"]["rows"] == 30  # kept: the id column then asks (mixed_values)
     assert [q["kind"] for q in got["dataset"]["questions"]] == ["mixed_values"]
+
+
+DIALECTS = {
+    "single-quotes": lambda i: f"{i},'Smith, John {i}','Zürich'",
+    "escaped-delimiter": lambda i: f"{i},Smith\\, John {i},Zürich",
+    "apostrophes": lambda i: f"{i},O'Brien {i},it's Zürich",
+}
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+def test_other_quoting_reads_the_same_both_ways(tmp_path, dialect):
+    lines = ["id,name,city"] + [DIALECTS[dialect](i) for i in range(1, 60)]
+    path = tmp_path / "q.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = assert_same(tmp_path, path, 10)
+    dataset = got["dataset"]
+    assert [c["name"] for c in dataset["columns"]] == ["id", "name", "city"]
+    assert dataset["rows"] == 59 and dataset["rows_rejected"] == 0
+
+
+def test_a_header_narrower_than_its_rows_names_the_first_columns_both_ways(tmp_path):
+    lines = ["id,amount,day"] + [f"{i},{i}.5,2024-01-{1 + i % 28:02d},x{i}" for i in range(1, 60)]
+    path = tmp_path / "narrow.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = assert_same(tmp_path, path, 10)
+    dataset = got["dataset"]
+    assert [c["name"] for c in dataset["columns"]] == ["id", "amount", "day", "column_4"]
+    assert [q["kind"] for q in dataset["questions"]] == ["header_row"] and dataset["rows"] == 59

@@ -193,3 +193,46 @@ def test_a_wider_first_line_of_values_is_not_taken_for_a_header():
     rows = [["1", "2", "3", "4"]] + ROWS[1:] * 3
     layout = sniff(text(",", rows))
     assert layout.width == 3  # not names: the line stays out of the table as before
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+def test_values_in_single_quotes_are_quoted_values(d):
+    rows = [["id", "name", "city"]] + [[str(i), f"'Smith{d} John {i}'", "'Zürich'"] for i in range(1, 12)]
+    head = text(d, rows)
+    layout = sniff(head)
+    assert (layout.quotechar, layout.width, layout.header_rows, layout.skip_records) == ("'", 3, 1, 0)
+    assert records(head, d, "'")[1] == ["1", f"Smith{d} John 1", "Zürich"]
+
+
+def test_an_apostrophe_in_values_does_not_make_single_quotes_the_quoting():
+    rows = [["name", "note"], ["O'Brien", "it's fine"], ["D'Arcy", "can't say"], ["Ann", "ok"]]
+    assert sniff(text(",", rows)).quotechar == '"'
+
+
+@pytest.mark.parametrize("d", [",", ";", "|"])
+def test_a_delimiter_escaped_with_a_backslash_stays_inside_its_value(d):
+    rows = [["id", "name", "city"]] + [[str(i), f"Smith\\{d} John {i}", "Oslo"] for i in range(1, 12)]
+    head = text(d, rows)
+    layout = sniff(head)
+    assert (layout.escapechar, layout.width, layout.header_rows, layout.skip_records) == ("\\", 3, 1, 0)
+    assert records(head, d, '"', escapechar="\\")[1] == ["1", f"Smith{d} John 1", "Oslo"]
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t"])
+def test_a_header_narrower_than_its_rows_is_kept_and_asked(d):
+    rows = [["id", "amount", "day"]] + [[str(i), f"{i}.5", f"2024-01-{i:02d}", f"x{i}"] for i in range(1, 12)]
+    layout = sniff(text(d, rows))
+    assert (layout.skip_records, layout.header_rows, layout.width, layout.header_clear) == (0, 1, 4, False)
+
+
+@pytest.mark.parametrize("title", [["Quarterly report", " 2024"], ["Bericht Q1", "Stand März"]])
+def test_a_title_set_apart_by_a_blank_line_is_a_preamble_even_at_the_tables_width(title):
+    rows = [title, [], ["id", "amount"]] + [[str(i), f"{i}.5"] for i in range(1, 12)]
+    layout = sniff(text(",", rows))
+    assert (layout.skip_records, layout.header_rows, layout.width) == (2, 1, 2)
+
+
+def test_rows_after_a_blank_line_under_the_header_keep_the_header():
+    rows = [["name", "qty"], [], ["Ann", "3"], ["Bob", "4"], ["Cy", "5"], ["Di", "6"], ["Ed", "7"]]
+    layout = sniff(text(",", rows))
+    assert (layout.skip_records, layout.header_rows) == (0, 1)
