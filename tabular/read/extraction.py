@@ -132,6 +132,9 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         lines = _bounded_lines(
             text, settings.max_line_bytes, damaged if decoded.errors != "strict" else None, nuls if stray_nul else None
         )
+        commented: list[int] = []
+        if layout.comment_suffix:
+            lines = _without_comments(lines, commented)
         reader = (
             FixedReader(lines, layout.starts)
             if layout.starts
@@ -158,6 +161,8 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         extraction.notes.append(undecodable_note(damaged, decoded.reported))
     if nuls:
         extraction.notes.append(nul_note(nuls))
+    if commented:
+        extraction.notes.append(f"{lines_hold(commented)} a comment after the values (`# …`): taken out of the row")
     if getattr(reader, "mended", None):
         extraction.notes.append(quotes_note(reader.mended, layout.quotechar))
     extraction.quoted_blanks = {f"c{k + 1}" for k in getattr(reader, "quoted_blanks", ()) if k < extraction.width}
@@ -241,6 +246,16 @@ def _bounded_lines(text, limit: int, damaged: list[int] | None = None, nuls: lis
             nuls.append(number)
             line = line.replace("\x00", "")
         yield line
+
+
+def _without_comments(lines, commented: list[int]):
+    """The lines with the comment after their values taken out (sniff.comment_suffix), the
+    numbers of the lines that held one added to `commented`."""
+    for number, line in enumerate(lines, start=1):
+        kept = sniff.strip_comment(line)
+        if kept != line:
+            commented.append(number)
+        yield kept
 
 
 def _stream(
@@ -478,6 +493,7 @@ def _open_fast(
         or layout.starts
         or layout.spaced
         or layout.escapechar
+        or layout.comment_suffix
     ):
         return None
     head_records = sniff.records(head, layout.delimiter, layout.quotechar)

@@ -39,6 +39,38 @@ class Layout:
     starts: tuple[int, ...] = ()  # fixed-width columns (Excel's .prn): where each begins; delimiter is FIXED
     spaced: bool = False  # a space after each delimiter, before the quote: "int", "number"
     escapechar: str = ""  # "\\" where quotes inside quoted text are written \" (not RFC 4180's "")
+    # Lines end in a comment after their values (`4;7 # checked`): see comment_suffix.
+    comment_suffix: bool = False
+
+
+# A comment after a line's values: a `#` after a space, with no quote after it.
+COMMENT_SUFFIX = re.compile(r"(?<=\S)[ \t]+#[^\"'\r\n]*(?=\r?\n?$)")
+
+
+def strip_comment(line: str) -> str:
+    """A line without the comment after its values (COMMENT_SUFFIX), its line end kept."""
+    return COMMENT_SUFFIX.sub("", line, count=1)
+
+
+def _comment_suffix(lines: list[str], delimiter: str, quotechar: str, width: int) -> bool:
+    """Whether the table's lines end in comments after their values (`4;7 # checked`): some do,
+    each reads as a row of the table's width once the comment is taken out, and the value left
+    before it is a number, a date or a time, as the column's other values are (a `#` in text,
+    `Apt #5`, is text)."""
+    if width < 2:
+        return False
+    commented = [line for line in lines if COMMENT_SUFFIX.search(line)]
+    if not commented:
+        return False
+    plain = records("\n".join(line for line in lines if not COMMENT_SUFFIX.search(line)), delimiter, quotechar)
+    kinds = Counter(quick_kind(r[-1]) for r in plain if len(r) == width and r[-1].strip())
+    column = kinds.most_common(1)[0][0] if kinds else None
+    if column not in VALUE_KINDS:
+        return False
+    for row in records("\n".join(strip_comment(line) for line in commented), delimiter, quotechar):
+        if len(row) != width or quick_kind(row[-1]) != column and quick_kind(row[-1]) not in ("int", "number"):
+            return False
+    return True
 
 
 def is_blank(row: list[str]) -> bool:
@@ -263,6 +295,7 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     # A preamble is titles and notes; rows of several filled cells before the table look like
     # another table (two sheets in one export): skipped, but a person is asked.
     tabled = sum(1 for r in rows[:start] if sum(1 for c in r if c.strip()) >= 2)
+    data_lines = [line for line in _lines(head)[start + (1 if has_header else 0) :] if line.strip()]
     return Layout(
         chosen,
         quotechar,
@@ -273,6 +306,7 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         clear and tabled < 2,
         spaced=spaced,
         escapechar=escape,
+        comment_suffix=not escape and _comment_suffix(data_lines[:SNIFF_RECORDS], chosen, quotechar, width),
     )
 
 

@@ -510,3 +510,34 @@ def test_a_header_narrower_than_its_rows_names_the_first_columns_both_ways(tmp_p
     dataset = got["dataset"]
     assert [c["name"] for c in dataset["columns"]] == ["id", "amount", "day", "column_4"]
     assert [q["kind"] for q in dataset["questions"]] == ["header_row"] and dataset["rows"] == 59
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+@pytest.mark.parametrize(
+    ("value", "comment"),
+    [("{i}", "# checked"), ("{i}.25", "#  geprüft, ok"), ("2024-01-{day:02d}", "# vérifié le 3 mars")],
+    ids=["integer", "decimal-with-delimiter-in-comment", "date"],
+)
+def test_a_comment_after_a_lines_values_is_taken_out_with_a_warning(tmp_path, d, value, comment):
+    lines = [d.join(["id", "wert"])]
+    for i in range(1, 60):
+        cell = value.format(i=i, day=1 + i % 28)
+        lines.append(d.join([str(i), cell]) + (f"  {comment}" if i % 5 == 0 else ""))
+    path = tmp_path / "c.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = assert_same(tmp_path, path, 10)
+    dataset = got["dataset"]
+    assert dataset["rows"] == 59 and dataset["rows_rejected"] == 0 and dataset["questions"] == []
+    assert dataset["columns"][1]["type"] in ("number", "date")
+    assert any("a comment after the values" in w for w in dataset["warnings"])
+
+
+def test_a_hash_inside_text_stays_in_the_text(tmp_path):
+    lines = ["id,address"] + [
+        f"{i},Main Street {i} #{i}" if i % 2 else f"{i},Main Street {i} # rear" for i in range(1, 40)
+    ]
+    path = tmp_path / "t.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = assert_same(tmp_path, path, 10)
+    assert not any("comment" in w for w in got["dataset"]["warnings"])
+    assert got["dataset"]["columns"][1]["type"] == "string"
