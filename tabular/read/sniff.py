@@ -73,8 +73,13 @@ def _comment_suffix(lines: list[str], delimiter: str, quotechar: str, width: int
     return True
 
 
+# What makes a line blank: ASCII whitespace only. A cell of a no-break space or another Unicode
+# space (U+00A0, U+2000…) is something written there: its row is kept, not skipped as blank.
+BLANK = " \t\r\n\f\v"
+
+
 def is_blank(row: list[str]) -> bool:
-    return not "".join(row).strip()
+    return not "".join(row).strip(BLANK)
 
 
 # A note after a table ("Report created October 10", "Source: national statistics office") is a

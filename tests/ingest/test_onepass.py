@@ -541,3 +541,18 @@ def test_a_hash_inside_text_stays_in_the_text(tmp_path):
     got = assert_same(tmp_path, path, 10)
     assert not any("comment" in w for w in got["dataset"]["warnings"])
     assert got["dataset"]["columns"][1]["type"] == "string"
+
+
+@pytest.mark.parametrize(
+    "space", ["\u00a0", "\u2000", "\u3000", "\u202f"], ids=["nbsp", "en-quad", "ideographic", "narrow-nbsp"]
+)
+def test_a_row_of_unicode_spaces_is_kept_as_a_row(tmp_path, space):
+    lines = (
+        ["id,name"] + [f"{i},n{i}" for i in range(1, 30)] + [f"{space},{space}"] + [f"{i},n{i}" for i in range(30, 40)]
+    )
+    path = tmp_path / "u.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = assert_same(tmp_path, path, 10)
+    dataset = got["dataset"]
+    assert dataset["rows"] == 40 and not any("blank rows" in w for w in dataset["warnings"])
+    assert [c["type"] for c in dataset["columns"]] == ["number", "string"]
