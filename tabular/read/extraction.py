@@ -385,6 +385,10 @@ def _origin(layout: sniff.Layout, decoded: decode.Decoded, parser: str) -> Origi
 
 def _finish(extraction: Extraction, layout: sniff.Layout, decoded: decode.Decoded) -> None:
     extraction.header_clear = layout.header_clear
+    if decoded.rival:
+        extraction.notes.append(
+            f"the text was read as {decoded.reported}; {decoded.rival}: if names look wrong, ingest again with options.encoding"
+        )
     if decoded.encoding in decode.ALPHABETS:
         # Greek and Cyrillic pages share their bytes: the choice is a judgement, so it is said.
         extraction.notes.append(

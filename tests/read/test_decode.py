@@ -203,3 +203,42 @@ def test_a_nul_inside_a_value_leaves_the_file_text_and_a_binary_file_stays_refus
     with pytest.raises(IngestFailed) as caught:
         detect(write(tmp_path, bytes(range(256)) * 64))
     assert caught.value.error_code == "format_unavailable"
+
+
+# Names and places in each Latin-script language, written in the code page its files use.
+LATIN_TEXTS = {
+    "czech": ("jméno;město\nJiří Dvořák;České Budějovice\nŠárka Nováková;Plzeň\n", "cp1250"),
+    "polish": ("imię;miasto\nŁukasz Wójcik;Łódź\nZofia Kowalska;Kraków\n", "cp1250"),
+    "hungarian": ("név;város\nKovács Péter;Győr\nSzűcs Ödön;Kőszeg\n", "cp1250"),
+    "croatian": ("ime;grad\nĐurđa Čačić;Đakovo\nMiloš Šarić;Rijeka\n", "cp1250"),
+    "turkish": ("ad;şehir\nAyşe Yılmaz;İstanbul\nÇağrı Öztürk;Eskişehir\n", "cp1254"),
+    "lithuanian": ("vardas;miestas\nJonas Žukauskas;Šiauliai\nRūta Kazlauskienė;Klaipėda\n", "cp1257"),
+    "french": ("nom;ville\nÉlève Dupré;Genève\nFrançois Lefèvre;Besançon\n", "latin-1"),
+    "spanish": ("nombre;ciudad\nJosé Núñez;Cádiz\nMaría Peña;Logroño\n", "cp1252"),
+    "nordic": ("navn;by\nSøren Ærø;Århus\nÅse Øvrebø;Tromsø\n", "latin-1"),
+    "italian": ("nome;città\nNiccolò;Forlì\nPerché;Cantù\n", "latin-1"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(LATIN_TEXTS))
+@pytest.mark.parametrize("repeat", [1, 10])
+def test_a_latin_page_is_the_one_whose_letters_one_language_writes(tmp_path, language, repeat):
+    text, codec = LATIN_TEXTS[language]
+    header, body = text.split("\n", 1)
+    data = (header + "\n" + body * repeat).encode(codec)
+    decoded = detect(write(tmp_path, data), budget=BUDGET)
+    assert read_back(decoded) == header + "\n" + body * repeat
+
+
+def test_where_two_latin_pages_read_as_well_the_warning_says_what_the_other_would_read(tmp_path):
+    # Győr and Pécs: Hungarian in cp1250, or Portuguese-like õ in cp1252; nothing in the text decides.
+    data = "név;város\nKovács Péter;Győr\nSzabó Erzsébet;Pécs\n".encode("cp1250")
+    decoded = detect(write(tmp_path, data), budget=BUDGET)
+    assert "Győr" in decoded.rival or "Gyõr" in decoded.rival
+
+
+def test_latin_words_with_a_cyrillic_letter_inside_are_a_western_page(tmp_path):
+    data = ("nom;ville\n" + "Zürich;Genève\nKöln;Besançon\n" * 5).encode("latin-1")
+    assert read_back(detect(write(tmp_path, data), budget=BUDGET)).endswith("Köln;Besançon\n")
+    russian = ("имя;город\n" + "Иван Петров;Москва\nOlga iPhone;Санкт-Петербург\n" * 5).encode("cp1251")
+    assert "Москва" in read_back(detect(write(tmp_path, russian, "ru.csv"), budget=BUDGET))
