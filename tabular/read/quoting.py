@@ -141,8 +141,10 @@ def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 2
         return True
     q, edge = ord(quote), np.zeros(256, dtype=bool)
     edge[[ord(delimiter), q, 10, 13]] = True  # what may stand beside a quote at a field's edge
-    d, qq = re.escape(delimiter.encode()), re.escape(quote.encode())
-    blank = re.compile(rb"(?:^|[" + d + rb"\n\r])" + qq + rb"[ \t]+" + qq + rb"(?=[" + d + rb"\n\r]|$)")
+    qq = re.escape(quote.encode())
+    # Quote, whitespace, quote: a literal start the regex engine finds fast; the edges are
+    # checked on the few matches (an alternation before the quote made it 25 times slower).
+    blank = re.compile(qq + rb"[ \t]+" + qq)
     opened = (quote.encode() + b" ", quote.encode() + b"\t")
     before = b"\n"
     with path.open("rb") as stream:
@@ -155,7 +157,16 @@ def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 2
                 return True
             # A quoted blank across the block's end is seen whole in the window (up to 256 bytes).
             window = before + block + stream.peek(256)[:256]
-            if any(o in window for o in opened) and blank.search(window):
+            if any(o in window for o in opened) and _edged(blank, window, edge):
                 return True
             before = block[-257:]
+    return False
+
+
+def _edged(blank: re.Pattern, window: bytes, edge: np.ndarray) -> bool:
+    """Whether some match of `blank` in `window` stands at a field's edges on both sides."""
+    for found in blank.finditer(window):
+        start, end = found.start(), found.end()
+        if (start == 0 or edge[window[start - 1]]) and (end == len(window) or edge[window[end]]):
+            return True
     return False
