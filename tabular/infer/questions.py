@@ -165,7 +165,9 @@ def decide(
     chosen, ranked = choose(counted, settings.mixed_values_share)
     if chosen is None:
         if not ranked:
-            zoned = _zone_abbreviated(con, rel, col, markers)
+            # Only a column whose values looked like datetimes (their readings were tried) is looked at.
+            tried = any(n.reading.type == "datetime" for n in counted.counts)
+            zoned = _zone_abbreviated(con, rel, col, markers) if tried else None
             if zoned is not None:
                 return Typing(C.STRING, "VARCHAR", 0, zoned)
             return Typing(C.STRING, "VARCHAR", spaces=counted.single and counted.spaces > 0)
