@@ -25,6 +25,15 @@ from ..errors import IngestFailed
 from ..models import Origin
 from ..settings import Settings
 from . import decode, sniff
+from .lines import (
+    bounded_lines,
+    comments_note,
+    ends_in_words,
+    nul_note,
+    quotes_note,
+    undecodable_note,
+    without_comments,
+)
 from .quoting import EdgeQuotes, irregular_bytes
 
 csv.field_size_limit(64 * 1024 * 1024)
@@ -129,12 +138,12 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
     with decoded.open_text(decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)) as text:
         damaged: list[int] = []
         nuls: list[int] = []
-        lines = _bounded_lines(
+        lines = bounded_lines(
             text, settings.max_line_bytes, damaged if decoded.errors != "strict" else None, nuls if stray_nul else None
         )
         commented: list[int] = []
         if layout.comment_suffix:
-            lines = _without_comments(lines, commented)
+            lines = without_comments(lines, commented)
         reader = (
             FixedReader(lines, layout.starts)
             if layout.starts
@@ -162,45 +171,11 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
     if nuls:
         extraction.notes.append(nul_note(nuls))
     if commented:
-        extraction.notes.append(f"{lines_hold(commented)} a comment after the values (`# …`): taken out of the row")
+        extraction.notes.append(comments_note(commented))
     if getattr(reader, "mended", None):
         extraction.notes.append(quotes_note(reader.mended, layout.quotechar))
     extraction.quoted_blanks = {f"c{k + 1}" for k in getattr(reader, "quoted_blanks", ()) if k < extraction.width}
     return extraction
-
-
-# Lines a warning names by number; the rest are counted.
-NAMED_LINES = 5
-
-
-def lines_hold(lines: list[int]) -> str:
-    """The start of a warning about some lines: '3 lines (lines 2, 5, 9) hold', '1 line (line 4) holds'."""
-    shown = ", ".join(str(n) for n in lines[:NAMED_LINES]) + (", …" if len(lines) > NAMED_LINES else "")
-    many = len(lines) != 1
-    return (
-        f"{len(lines)} line{'s' if many else ''} ({'lines' if many else 'line'} {shown}) {'hold' if many else 'holds'}"
-    )
-
-
-def undecodable_note(lines: list[int], encoding: str) -> str:
-    """The warning for lines whose bytes do not decode under the file's settled encoding."""
-    return (
-        f"{lines_hold(lines)} bytes that are not {encoding}: each such byte was read as \ufffd "
-        f"and the rest of the file as {encoding}; if the file is in another encoding, ingest again with options.encoding"
-    )
-
-
-def nul_note(lines: list[int]) -> str:
-    """The warning for lines that held a NUL character (taken out of their values)."""
-    return f"{lines_hold(lines)} a NUL character: it was taken out of the value, the row kept"
-
-
-def quotes_note(lines: list[int], quote: str) -> str:
-    """The warning for lines whose quotes did not close at a field's edge (read/quoting.py)."""
-    return (
-        f"{lines_hold(lines)} a {quote} that does not close at a field's edge: read with {quote} as quoting "
-        f"only at a field's edges, other {quote} kept as written"
-    )
 
 
 class FixedReader:
@@ -227,35 +202,6 @@ class Crossing(list):
     def __init__(self, cells: list[str], line: str):
         super().__init__(cells)
         self.line = line
-
-
-def _bounded_lines(text, limit: int, damaged: list[int] | None = None, nuls: list[int] | None = None):
-    """The text's lines, none longer than `limit` characters: a longer one fails the job
-    (too_large) before it is parsed (a 200 MB line of two-character cells took 3.8 GB as one
-    row of Python strings, holding the interpreter meanwhile). With `damaged`, the numbers of
-    the lines holding U+FFFD (bytes a lenient decode replaced) are added to it; with `nuls`,
-    those of the lines holding a NUL, which is taken out of the value (no store keeps it)."""
-    number = 0
-    while line := text.readline(limit + 1):
-        if len(line) > limit:
-            raise IngestFailed("too_large", f"a line is longer than {limit} characters (max_line_bytes)")
-        number += 1
-        if damaged is not None and "\ufffd" in line:
-            damaged.append(number)
-        if nuls is not None and "\x00" in line:
-            nuls.append(number)
-            line = line.replace("\x00", "")
-        yield line
-
-
-def _without_comments(lines, commented: list[int]):
-    """The lines with the comment after their values taken out (sniff.comment_suffix), the
-    numbers of the lines that held one added to `commented`."""
-    for number, line in enumerate(lines, start=1):
-        kept = sniff.strip_comment(line)
-        if kept != line:
-            commented.append(number)
-        yield kept
 
 
 def _stream(
@@ -350,21 +296,6 @@ def _stream(
     extraction.rows = row_id
     _finish(extraction, layout, decoded)
     return extraction
-
-
-TAIL_BYTES = 64 << 10
-
-
-def _ends_in_words(path: Path, layout: sniff.Layout) -> bool:
-    """Whether the file's last line with anything in it could be a note (sniff.note_text)."""
-    with path.open("rb") as f:
-        f.seek(max(0, path.stat().st_size - TAIL_BYTES))
-        tail = f.read().decode("utf-8", errors="ignore")
-    lines = [line for line in tail.splitlines() if line.strip()]
-    if not lines:
-        return False
-    records = sniff.records(lines[-1] + "\n", layout.delimiter, layout.quotechar)
-    return bool(records) and sniff.note_text(records[-1], layout.width) is not None
 
 
 def _origin(layout: sniff.Layout, decoded: decode.Decoded, parser: str) -> Origin:
@@ -505,7 +436,7 @@ def _open_fast(
         return None
     if irregular_bytes(decoded.path, layout.delimiter, layout.quotechar):
         return None  # Arrow would drop a quote that closes mid-field; the careful reader keeps it
-    if _ends_in_words(decoded.path, layout):
+    if ends_in_words(decoded.path, layout):
         return None  # a note after the table, perhaps: the careful reader weighs it (sniff.is_note)
     skipped = layout.skip_records + layout.header_rows
     header_records = list(head_records[layout.skip_records : skipped])

@@ -255,6 +255,7 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     escape = _backslash_escaped(head, chosen, quotechar, rows) if width > 1 and not spaced else ""
     if escape:
         rows = records(head, chosen, quotechar, escapechar=escape)
+        start = _shape(rows)[3]  # the same width (see _backslash_escaped), records that may differ
     elif width > 1 and not spaced:
         fitter = _quoting_that_fits(head, chosen, quotechar, rows)
         if fitter is not None:
@@ -284,7 +285,7 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     if len(body) == 1 and below and _names_over(body[0], below[:201], len(below[0])):
         # A header wider than every row (see _names_over): its rows, padded, are what it names.
         body += [r + [""] * (width - len(r)) for r in below if len(r) < width]
-    if header_rows is None and start > 0 and _names_narrower(rows[start - 1], body[:201], width):
+    if header_rows is None and 0 < start <= len(rows) and _names_narrower(rows[start - 1], body[:201], width):
         # A line of names right above rows wider than it: their header, not a preamble. Which
         # columns it names (the first, the last) the file does not say: asked, the first held.
         return Layout(chosen, quotechar, newline_of(head), start - 1, 1, width, False, spaced=spaced, escapechar=escape)

@@ -1,0 +1,47 @@
+"""tabular/read/lines.py: the careful reader's lines (bounded, a comment after the values taken
+out) and the warnings that name the lines."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from tabular.errors import IngestFailed
+from tabular.read.lines import bounded_lines, comments_note, ends_in_words, lines_hold, without_comments
+from tabular.read.sniff import sniff
+
+
+def test_a_warning_names_the_first_five_lines_and_counts_the_rest():
+    assert lines_hold([4]) == "1 line (line 4) holds"
+    assert lines_hold([2, 3, 5, 7, 11, 13]) == "6 lines (lines 2, 3, 5, 7, 11, …) hold"
+    assert comments_note([3]).startswith("1 line (line 3) holds a comment after the values")
+
+
+def test_a_line_over_the_limit_fails_before_it_is_parsed():
+    with pytest.raises(IngestFailed) as err:
+        list(bounded_lines(io.StringIO("a,b\n" + "x" * 50 + "\n"), 20))
+    assert err.value.error_code == "too_large"
+
+
+def test_nuls_are_taken_out_and_their_lines_named():
+    nuls: list[int] = []
+    got = list(bounded_lines(io.StringIO("a,b\n1,x\x00y\n"), 100, nuls=nuls))
+    assert got == ["a,b\n", "1,xy\n"] and nuls == [2]
+
+
+def test_comments_after_the_values_are_taken_out_line_ends_kept():
+    commented: list[int] = []
+    got = list(without_comments(iter(["a;b\n", "1;2 # checked\r\n", "3;4\n"]), commented))
+    assert got == ["a;b\n", "1;2\r\n", "3;4\n"] and commented == [2]
+
+
+@pytest.mark.parametrize(
+    ("last", "note"),
+    [("Report created October 10,,", True), ("Bericht vom 3. März", True), ("7,8,9", False), ("Anna,,", False)],
+)
+def test_a_file_ending_in_words_alone_in_the_first_cell_is_told(tmp_path, last, note):
+    text = "a,b,c\n1,2,3\n4,5,6\n\n" + last + "\n"
+    path = tmp_path / "f.csv"
+    path.write_text(text, encoding="utf-8")
+    assert ends_in_words(path, sniff(text)) is note
