@@ -236,3 +236,10 @@ def test_rows_after_a_blank_line_under_the_header_keep_the_header():
     rows = [["name", "qty"], [], ["Ann", "3"], ["Bob", "4"], ["Cy", "5"], ["Di", "6"], ["Ed", "7"]]
     layout = sniff(text(",", rows))
     assert (layout.skip_records, layout.header_rows) == (0, 1)
+
+
+def test_a_head_of_escapes_and_stray_quotes_is_sniffed_without_a_crash():
+    # Found by the ingest fuzz test: a backslash-escaped reading with other records than the plain one.
+    head = ';ü\x00b\\\r\\\n\'\\"-€,\r\n2024-01-31\r\n31/01/202\ufffd\r\n\\"-\\"-\\\r\x00 1,,\r\n'.replace("\x00", "")
+    layout = sniff(head)
+    assert layout.width >= 1 and layout.skip_records <= len(records(head, layout.delimiter, layout.quotechar))
