@@ -244,9 +244,12 @@ def _stream(
     # Lines that may be a note after the table (sniff.note_text): rows after all once a row follows.
     pending: list[tuple[list[str], int, str]] = []
 
+    last_kept = 0  # the line of the last row kept: a note set apart from it by a blank line is surer
+
     def keep(row, line: int) -> None:
-        nonlocal row_id
+        nonlocal row_id, last_kept
         row_id += 1
+        last_kept = line
         if isinstance(row, Crossing):
             extraction.excluded.append(Excluded(row_id, line, row.line, "a value runs across a column start"))
             return
@@ -285,8 +288,9 @@ def _stream(
                 keep(held, held_line)
             pending.clear()
             keep(row, line)
+        apart = bool(pending) and pending[0][1] > last_kept + 1
         for held, held_line, note in pending:
-            if sniff.is_note(note, first):
+            if sniff.is_note(note, first, apart):
                 extraction.left_out.append(Excluded(row_id + 1, held_line, note, "note"))
             else:
                 keep(held, held_line)

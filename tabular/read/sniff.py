@@ -100,14 +100,15 @@ def note_text(row: list[str], width: int) -> str | None:
     return text
 
 
-def is_note(text: str, column: FirstColumn) -> bool:
+def is_note(text: str, column: FirstColumn, apart: bool) -> bool:
     """Whether a candidate line after the table's last row (note_text) is a note rather than a
     row: its words stand out of the first column's values, which are mostly not words (numbers,
-    dates, codes without a space), or, where they are words, it has NOTE_WORDS words or more and
-    is longer than every one of them."""
+    dates, codes without a space), or, where they are words, it is set `apart` from the rows by
+    a blank or comment line, has NOTE_WORDS words or more and is longer than every one of them
+    (a task alone on the last row of a to-do list is a row)."""
     if column.values and column.worded * 2 < column.values:
         return True
-    return len(text.split()) >= NOTE_WORDS and len(text) > column.longest
+    return apart and len(text.split()) >= NOTE_WORDS and len(text) > column.longest
 
 
 @dataclass

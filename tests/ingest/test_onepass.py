@@ -556,3 +556,12 @@ def test_a_row_of_unicode_spaces_is_kept_as_a_row(tmp_path, space):
     dataset = got["dataset"]
     assert dataset["rows"] == 40 and not any("blank rows" in w for w in dataset["warnings"])
     assert [c["type"] for c in dataset["columns"]] == ["number", "string"]
+
+
+def test_a_last_task_with_no_owner_in_a_list_of_tasks_stays_a_row(tmp_path):
+    lines = ["task,owner,due"] + [f"Buy milk and bread {i},Ann,2024-01-{i:02d}" for i in range(1, 20)]
+    lines.append("Call the plumber about the leak in the kitchen,,")
+    path = tmp_path / "todo.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = assert_same(tmp_path, path, 10)
+    assert got["dataset"]["rows"] == 20 and not any("note" in w for w in got["dataset"]["warnings"])
