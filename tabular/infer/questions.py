@@ -10,12 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import duckdb
-from sqlglot import exp
 
 from .. import readings as C
 from ..readings import Reading
 from ..settings import Settings
-from .tally import ReadingCount, Source, Tally, lone_groups, physical_from, tally
+from .tally import ReadingCount, Source, Tally, lone_groups, physical_from, tally, zone_endings
 
 
 def _never(typing: Typing, tally: Tally) -> bool:
@@ -293,14 +292,7 @@ def _zone_abbreviated(
     (`2024-01-02 10:15 EST`): an abbreviation names more than one zone (CST: US Central, China,
     Cuba), so it is never resolved. Held as text; the other option reads the local times as
     written, the abbreviation kept in the format. None for any other column."""
-    t = exp.column("t", quoted=True)
-    abbreviation = rf"\s({C.ZONE_ABBREVIATION})$"
-    ends = exp.func("regexp_extract", t, exp.Literal.string(abbreviation), exp.Literal.number(1))
-    sql = (
-        f"SELECT min({_sql(ends)}), max({_sql(ends)}), count(*) FILTER (WHERE {_sql(ends)} = '') "
-        f"FROM {rel.cells([col], markers)} WHERE t IS NOT NULL"
-    )
-    low, high, bare = con.execute(sql).fetchone()
+    low, high, bare = zone_endings(con, rel, col, markers)
     if bare or not low or low != high or low in ("UTC", "GMT"):
         return None
     readings = [C.date_reading(f"{r.format} {low}", "datetime") for r in C.zone_free_datetimes()]
@@ -315,10 +307,6 @@ def _zone_abbreviated(
         f"written (as TIMESTAMP, '{low}' kept in the format)?",
         (Option(C.STRING, "VARCHAR", 0, None), Option(reading, C.physical_of(reading), 0, None)),
     )
-
-
-def _sql(e: exp.Expression) -> str:
-    return e.sql(dialect="duckdb")
 
 
 def _held_as_text(kind: str, question: str, reading: Reading, physical: str) -> Typing:

@@ -344,6 +344,21 @@ def lone_groups(
     return got["lone"], got["first"]
 
 
+def zone_endings(
+    con: duckdb.DuckDBPyConnection, source: Source, col: str, markers: tuple[str, ...]
+) -> tuple[str | None, str | None, int]:
+    """The least and greatest zone abbreviation ending the column's values (`… EST`), and how
+    many values end in none."""
+    t = exp.column(T, quoted=True)
+    ends = _sql(
+        exp.func("regexp_extract", t, exp.Literal.string(rf"\s({C.ZONE_ABBREVIATION})$"), exp.Literal.number(1))
+    )
+    return con.execute(
+        f"SELECT min({ends}), max({ends}), count(*) FILTER (WHERE {ends} = '') "
+        f"FROM {source.cells([col], markers)} WHERE t IS NOT NULL"
+    ).fetchone()
+
+
 def _has_stats(reading: Reading) -> bool:
     """A number reading whose values' scale and digits decide its storage type (not DOUBLE)."""
     return reading.type == "number" and not reading.exponent

@@ -191,7 +191,7 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
     converted = exp.func(
         "coalesce", value, trimmed, exp.Case().when(exp.Is(this=t, expression=exp.null()), exp.null()).else_(_fail())
     )
-    if reading.type == "number" and not reading.exponent:
+    if reading.type == "number" and not reading.exponent and physical == "DOUBLE":
         # Floating point chosen on the sample (NumberStats.floating): a later value a DOUBLE
         # would not hold as written stops the pass.
         lost = exp.and_(C.matches(t, reading.gate), exp.Not(this=double_exact(reading, t)))
