@@ -62,15 +62,20 @@ def _comment_suffix(lines: list[str], delimiter: str, quotechar: str, width: int
     commented = [line for line in lines if COMMENT_SUFFIX.search(line)]
     if not commented:
         return False
-    plain = records("\n".join(line for line in lines if not COMMENT_SUFFIX.search(line)), delimiter, quotechar)
-    kinds = Counter(quick_kind(r[-1]) for r in plain if len(r) == width and r[-1].strip())
-    column = kinds.most_common(1)[0][0] if kinds else None
-    if column not in VALUE_KINDS:
+    stripped = records("\n".join(strip_comment(line) for line in commented), delimiter, quotechar)
+    if any(len(row) != width for row in stripped):
         return False
-    for row in records("\n".join(strip_comment(line) for line in commented), delimiter, quotechar):
-        if len(row) != width or quick_kind(row[-1]) != column and quick_kind(row[-1]) not in ("int", "number"):
-            return False
-    return True
+    # The last column's kind, from every row once its comment is out (every row may hold one).
+    every = records("\n".join(strip_comment(line) for line in lines), delimiter, quotechar)
+    kinds = Counter(_kind(r[-1]) for r in every if len(r) == width and r[-1].strip())
+    column = kinds.most_common(1)[0][0] if kinds else None
+    return column in VALUE_KINDS and all(_kind(row[-1]) == column for row in stripped)
+
+
+def _kind(cell: str) -> str:
+    """quick_kind, with integers and decimals one kind (a column of 7 and 7.5 is numbers)."""
+    kind = quick_kind(cell)
+    return "number" if kind == "int" else kind
 
 
 # What makes a line blank: ASCII whitespace only. A cell of a no-break space or another Unicode
@@ -102,13 +107,16 @@ def note_text(row: list[str], width: int) -> str | None:
 
 def is_note(text: str, column: FirstColumn, apart: bool) -> bool:
     """Whether a candidate line after the table's last row (note_text) is a note rather than a
-    row: its words stand out of the first column's values, which are mostly not words (numbers,
-    dates, codes without a space), or, where they are words, it is set `apart` from the rows by
-    a blank or comment line, has NOTE_WORDS words or more and is longer than every one of them
-    (a task alone on the last row of a to-do list is a row)."""
+    row: set `apart` from the rows by a blank or comment line, with words that stand out of the
+    first column's values: those are mostly not words (numbers, dates, codes without a space),
+    or it has NOTE_WORDS words or more and is longer than every one of them. A line right under
+    the last row (a product with no price yet, a task with no owner) is a row: kept, it is at
+    worst a value its column asks about, where left out it would be a row lost."""
+    if not apart:
+        return False
     if column.values and column.worded * 2 < column.values:
         return True
-    return apart and len(text.split()) >= NOTE_WORDS and len(text) > column.longest
+    return len(text.split()) >= NOTE_WORDS and len(text) > column.longest
 
 
 @dataclass
@@ -198,8 +206,7 @@ def _names_over(first: list[str], below: list[list[str]], width: int) -> bool:
     rows' values (_has_header, clearly)."""
     if len(first) <= width or not below or len(below[0]) != width:
         return False
-    names = [c.strip() for c in first[:width]]
-    if not all(names) or len(set(names)) != width or any(quick_kind(c) != "text" for c in first if c.strip()):
+    if not _distinct_words(first[:width]) or any(quick_kind(c) != "text" for c in first[width:] if c.strip()):
         return False
     rows = [r for r in below if len(r) == width]
     return _has_header(first[:width], rows) == (True, True)
@@ -221,12 +228,15 @@ def _past_a_title(rows: list[list[str]], start: int, width: int) -> int:
 def _names_narrower(line: list[str], rows: list[list[str]], width: int) -> bool:
     """Whether `line`, right above a table of `width` columns and narrower than it, names its
     columns: two or more distinct words that vote a header over the rows' values."""
-    names = [c.strip() for c in line]
-    if not 2 <= len(names) < width or not all(names) or len(set(names)) != len(names):
+    if not 2 <= len(line) < width or not _distinct_words(line):
         return False
-    if any(quick_kind(c) != "text" for c in names):
-        return False
-    return _has_header(names + [""] * (width - len(names)), rows)[0]
+    return _has_header([c.strip() for c in line] + [""] * (width - len(line)), rows)[0]
+
+
+def _distinct_words(cells: list[str]) -> bool:
+    """Whether every cell holds text, none empty, no two alike: a line that could name columns."""
+    names = [c.strip() for c in cells]
+    return all(names) and len(set(names)) == len(names) and all(quick_kind(c) == "text" for c in names)
 
 
 def newline_of(head: str) -> str:
@@ -362,7 +372,10 @@ def _quoting_that_fits(head: str, delimiter: str, quotechar: str, plain: list[li
     before = _shape(plain)
     best = None
     for quote, escape in tried:
-        after = _shape(records(head, delimiter, quote, escapechar=escape))
+        read = records(head, delimiter, quote, escapechar=escape)
+        if quote == "'" and any("\n" in c or "\r" in c for r in read for c in r):
+            continue  # an apostrophe ('tis … James') quoting across lines: rows swallowed, not values
+        after = _shape(read)
         better = after[0] > before[0] + 0.01 or (after[0] >= before[0] and after[3] < before[3])
         if after[1] > 1 and better and (best is None or after[:3] > best[0][:3]):
             best = (after, (quote, escape))

@@ -40,6 +40,12 @@ def test_every_csv_fixture_publishes_the_same_through_the_one_pass(tmp_path, pat
     assert_same(tmp_path, path, 1)
 
 
+def write_lines(path: Path, lines: list[str]) -> Path:
+    """A UTF-8 file of these lines, each ended by a newline."""
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 def write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
     path.write_text("\n".join(",".join(r) for r in [header, *rows]) + "\n", encoding="utf-8")
     return path
@@ -425,8 +431,7 @@ def test_a_nul_inside_a_value_keeps_the_row_with_a_warning_both_ways(tmp_path):
 def test_a_header_wider_than_its_rows_names_them_both_ways(tmp_path, d):
     lines = [d.join(["Kunde", "Betrag", "Datum", "Notiz"])]
     lines += [d.join([f"K{i}", f"{i}.50", f"2024-01-{1 + i % 28:02d}"]) for i in range(1, 60)]
-    path = tmp_path / "wider.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = write_lines(tmp_path / "wider.csv", lines)
     got = assert_same(tmp_path, path, 10)
     columns = got["dataset"]["columns"]
     assert [c["name"] for c in columns] == ["Kunde", "Betrag", "Datum", "Notiz"]
@@ -448,8 +453,7 @@ def test_a_note_after_the_table_is_left_out_with_a_warning_both_ways(tmp_path, d
     lines = [d.join(["region", "amount", "day"])]
     lines += [d.join([f"r{i % 4}", f"{i}.50", f"2024-01-{1 + i % 28:02d}"]) for i in range(1, 80)]
     lines += ["", *(line + d * 2 if full_width else line for line in text.split("\n"))]
-    path = tmp_path / "notes.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = write_lines(tmp_path / "notes.csv", lines)
     got = assert_same(tmp_path, path, 10)
     dataset = got["dataset"]
     assert dataset["rows"] == 79 and dataset["rows_rejected"] == 0
@@ -467,8 +471,7 @@ def test_a_note_after_the_table_is_left_out_with_a_warning_both_ways(tmp_path, d
 )
 def test_a_last_row_like_its_column_stays_a_row(tmp_path, last):
     lines = ["name,phone"] + [f"Person Number{i},555-{1000 + i}" for i in range(1, 30)] + [last]
-    path = tmp_path / "people.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = write_lines(tmp_path / "people.csv", lines)
     got = assert_same(tmp_path, path, 10)
     assert got["dataset"]["rows"] == 30
     assert not [w for w in got["dataset"]["warnings"] if "note" in w]
@@ -477,8 +480,7 @@ def test_a_last_row_like_its_column_stays_a_row(tmp_path, last):
 def test_a_line_of_words_inside_the_table_is_a_row(tmp_path):
     lines = ["id,amount"] + [f"{i},{i}.5" for i in range(1, 20)] + ["see the next page please,"]
     lines += [f"{i},{i}.5" for i in range(20, 30)]
-    path = tmp_path / "mid.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = write_lines(tmp_path / "mid.csv", lines)
     got = assert_same(tmp_path, path, 10)
     assert got["dataset"]["rows"] == 30  # kept: the id column then asks (mixed_values)
     assert [q["kind"] for q in got["dataset"]["questions"]] == ["mixed_values"]
@@ -494,8 +496,7 @@ DIALECTS = {
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))
 def test_other_quoting_reads_the_same_both_ways(tmp_path, dialect):
     lines = ["id,name,city"] + [DIALECTS[dialect](i) for i in range(1, 60)]
-    path = tmp_path / "q.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = write_lines(tmp_path / "q.csv", lines)
     got = assert_same(tmp_path, path, 10)
     dataset = got["dataset"]
     assert [c["name"] for c in dataset["columns"]] == ["id", "name", "city"]
@@ -504,8 +505,7 @@ def test_other_quoting_reads_the_same_both_ways(tmp_path, dialect):
 
 def test_a_header_narrower_than_its_rows_names_the_first_columns_both_ways(tmp_path):
     lines = ["id,amount,day"] + [f"{i},{i}.5,2024-01-{1 + i % 28:02d},x{i}" for i in range(1, 60)]
-    path = tmp_path / "narrow.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = write_lines(tmp_path / "narrow.csv", lines)
     got = assert_same(tmp_path, path, 10)
     dataset = got["dataset"]
     assert [c["name"] for c in dataset["columns"]] == ["id", "amount", "day", "column_4"]
@@ -523,8 +523,7 @@ def test_a_comment_after_a_lines_values_is_taken_out_with_a_warning(tmp_path, d,
     for i in range(1, 60):
         cell = value.format(i=i, day=1 + i % 28)
         lines.append(d.join([str(i), cell]) + (f"  {comment}" if i % 5 == 0 else ""))
-    path = tmp_path / "c.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = write_lines(tmp_path / "c.csv", lines)
     got = assert_same(tmp_path, path, 10)
     dataset = got["dataset"]
     assert dataset["rows"] == 59 and dataset["rows_rejected"] == 0 and dataset["questions"] == []
@@ -536,8 +535,7 @@ def test_a_hash_inside_text_stays_in_the_text(tmp_path):
     lines = ["id,address"] + [
         f"{i},Main Street {i} #{i}" if i % 2 else f"{i},Main Street {i} # rear" for i in range(1, 40)
     ]
-    path = tmp_path / "t.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = write_lines(tmp_path / "t.csv", lines)
     got = assert_same(tmp_path, path, 10)
     assert not any("comment" in w for w in got["dataset"]["warnings"])
     assert got["dataset"]["columns"][1]["type"] == "string"
@@ -550,8 +548,7 @@ def test_a_row_of_unicode_spaces_is_kept_as_a_row(tmp_path, space):
     lines = (
         ["id,name"] + [f"{i},n{i}" for i in range(1, 30)] + [f"{space},{space}"] + [f"{i},n{i}" for i in range(30, 40)]
     )
-    path = tmp_path / "u.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = write_lines(tmp_path / "u.csv", lines)
     got = assert_same(tmp_path, path, 10)
     dataset = got["dataset"]
     assert dataset["rows"] == 40 and not any("blank rows" in w for w in dataset["warnings"])
@@ -561,7 +558,41 @@ def test_a_row_of_unicode_spaces_is_kept_as_a_row(tmp_path, space):
 def test_a_last_task_with_no_owner_in_a_list_of_tasks_stays_a_row(tmp_path):
     lines = ["task,owner,due"] + [f"Buy milk and bread {i},Ann,2024-01-{i:02d}" for i in range(1, 20)]
     lines.append("Call the plumber about the leak in the kitchen,,")
-    path = tmp_path / "todo.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = write_lines(tmp_path / "todo.csv", lines)
     got = assert_same(tmp_path, path, 10)
     assert got["dataset"]["rows"] == 20 and not any("note" in w for w in got["dataset"]["warnings"])
+
+
+def test_single_quotes_do_not_quote_across_lines(tmp_path):
+    # Apostrophes that open ('tis) and close (James') values on different lines are letters: no
+    # row is swallowed into another. The two rows quoted with ' then hold a delimiter too many:
+    # rejected, and said, not merged.
+    lines = ["id,name,note", "1,'Smith, John',ok", "2,'Doe, Jane',x", "3,Bob,'tis", "4,Cy,z", "5,Di,James'", "6,Ed,v"]
+    got = assert_same(tmp_path, write_lines(tmp_path / "apostrophes.csv", lines), 2)
+    notes = {r[0]: r[2] for r in got["rows"]}
+    assert notes == {3: "'tis", 4: "z", 5: "James'", 6: "v"} and got["dataset"]["rows_rejected"] == 2
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "last"),
+    [
+        ("product,price,stock", lambda i: f"Bread{i},{i}.50,{i}", "Fig and walnut bread,,"),
+        ("day,amount", lambda i: f"2024-01-{i:02d},{i}.5", "January 6 2024,"),
+        ("name,age,city", lambda i: f"Person{i},{20 + i},Oslo", '"Ed Jr, the second",,'),
+    ],
+    ids=["product-without-price", "date-in-words", "quoted-name"],
+)
+def test_a_last_row_right_under_the_table_is_a_row(tmp_path, header, row, last):
+    lines = [header] + [row(i) for i in range(1, 25)] + [last]
+    got = assert_same(tmp_path, write_lines(tmp_path / "last.csv", lines), 10)
+    assert len(got["rows"]) == 25 and not any("a note after the table" in w for w in got["dataset"]["warnings"])
+
+
+@pytest.mark.parametrize("d", [",", ";"])
+@pytest.mark.parametrize("value", ["{i}", "2024-01-{i:02d}"], ids=["number", "date"])
+def test_a_comment_after_every_lines_values_is_taken_out(tmp_path, d, value):
+    lines = [d.join(["id", "wert"])] + [d.join([str(i), value.format(i=i)]) + f" # note {i}" for i in range(1, 30)]
+    got = assert_same(tmp_path, write_lines(tmp_path / "all.csv", lines), 10)
+    dataset = got["dataset"]
+    assert dataset["columns"][1]["type"] in ("number", "date") and dataset["questions"] == []
+    assert any("a comment after the values" in w for w in dataset["warnings"])
