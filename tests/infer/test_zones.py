@@ -68,7 +68,7 @@ def test_a_zone_abbreviation_is_asked_and_read_as_written_once_answered(ns, tmp_
     keep, local = question.options
     assert keep.type == "string" and local.type == "datetime" and local.format.endswith(f" {abbreviation}")
     answer = ns.approve("a.csv", dataset.snapshot_id, columns={"when": "datetime"}, formats={"when": local.format})
-    assert answer is not None
+    assert answer.retyped and [c.column for c in answer.changes] == ["when"]
     (after,) = ns.dataset_get("a.csv").datasets
     col = columns(after)["when"]
     assert (col.type, col.physical, col.format, after.rows_rejected) == ("datetime", "TIMESTAMP", local.format, 0)

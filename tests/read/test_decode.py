@@ -234,7 +234,9 @@ def test_where_two_latin_pages_read_as_well_the_warning_says_what_the_other_woul
     # Győr and Pécs: Hungarian in cp1250, or Portuguese-like õ in cp1252; nothing in the text decides.
     data = "név;város\nKovács Péter;Győr\nSzabó Erzsébet;Pécs\n".encode("cp1250")
     decoded = detect(write(tmp_path, data), budget=BUDGET)
-    assert "Győr" in decoded.rival or "Gyõr" in decoded.rival
+    held = read_back(decoded)
+    other = "Gyõr" if "Győr" in held else "Győr"
+    assert f"would say {other!r}" in decoded.rival and decoded.reported in ("cp1250", "iso-8859-1", "cp1252")
 
 
 def test_latin_words_with_a_cyrillic_letter_inside_are_a_western_page(tmp_path):
