@@ -254,8 +254,11 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     for i, d in enumerate(choices):
         rows = records(head, d, quotechar)
         consistency, width, fit, start = _shape(rows)
-        # Prefer consistency, then many well-formed rows, then wide rows, then the usual delimiters.
-        key = (round(consistency, 2) if width > 1 else 0.0, fit, width, -i)
+        # Prefer the reading whose table is consistent and covers the file's lines (a last line
+        # 'Source: internal records' is one consistent row under ':', beside six under ','),
+        # then many well-formed rows, then wide rows, then the usual delimiters.
+        filled = sum(1 for r in rows if not is_blank(r)) or 1
+        key = (round(consistency * min(fit / filled, 1.0), 2) if width > 1 else 0.0, fit, width, -i)
         if best is None or key > best[0]:
             best = (key, d, rows, width, start)
     _, chosen, rows, width, start = best
@@ -273,8 +276,8 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
             quotechar, escape = fitter
             rows = records(head, chosen, quotechar, escapechar=escape)
             _, width, _, start = _shape(rows)
-    if width > 1 and not delimiter and _marks_in_numbers(head, chosen):
-        width = 1  # '12,5' under a header 'price': one column of numbers, not two
+    if width > 1 and not delimiter and (_marks_in_numbers(head, chosen) or _a_list(rows, width, start)):
+        width = 1  # '12,5' under a header 'price', or 'Washington, D.C.' in a list: one column
     starts = _fixed_starts(head) if width <= 1 and not delimiter else ()
     if starts:
         rows = fixed_records(head, starts)
@@ -325,6 +328,18 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         escapechar=escape,
         comment_suffix=not escape and _comment_suffix(data_lines[:SNIFF_RECORDS], chosen, quotechar, width),
     )
+
+
+def _a_list(rows: list[list[str]], width: int, start: int) -> bool:
+    """Whether a reading of `width` columns from row `start` is a list of one column whose few
+    values hold the delimiter ('Washington, D.C.'): its table is one line under lines of one
+    cell, or more lines of one cell run among its rows than it has rows. (A preamble is lines
+    before the table; a table's ragged rows still hold the delimiter.)"""
+    filled = [r for r in rows[start:] if not is_blank(r) and not is_comment(r, width)]
+    fit = sum(1 for r in filled if len(r) == width)
+    single = sum(1 for r in filled if len(r) == 1)
+    before = sum(1 for r in rows[:start] if not is_blank(r) and not is_comment(r, width))
+    return (fit <= 1 and before > 0) or single > fit
 
 
 def _marks_in_numbers(head: str, d: str) -> bool:
@@ -516,5 +531,20 @@ def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
     if (not all(cells) and not index) or len(set(named)) != len(named):
         return False, False
     seen_below = any(any(j < len(r) and r[j].strip() == c for r in data) for j, c in enumerate(cells))
+    if len(cells) == 1 and _shape_of(cells[0]) in {_shape_of(r[0].strip()) for r in data if r}:
+        # A list of one column, its first line written as its values are ('Ann' over 'Bob'):
+        # a name of the list or its first value. Taken as the header, and asked.
+        return True, False
     # In a tiny file (a few lines below the first) nothing voted: taken as the header, and asked.
     return True, not seen_below and len(data) >= TINY_FILE_ROWS
+
+
+def _shape_of(text: str) -> str:
+    """How a value is written, its letters and digits as classes: 'Ann' → 'Aa', 'city' → 'a',
+    'B-12' → 'A-9' (each run of a class written once)."""
+    out = []
+    for ch in text:
+        mark = "A" if ch.isupper() else "a" if ch.isalpha() else "9" if ch.isdigit() else ch
+        if not out or out[-1] != mark:
+            out.append(mark)
+    return "".join(out)

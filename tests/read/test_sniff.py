@@ -243,3 +243,40 @@ def test_a_head_of_escapes_and_stray_quotes_is_sniffed_without_a_crash():
     head = ';ü\x00b\\\r\\\n\'\\"-€,\r\n2024-01-31\r\n31/01/202\ufffd\r\n\\"-\\"-\\\r\x00 1,,\r\n'.replace("\x00", "")
     layout = sniff(head)
     assert layout.width >= 1 and layout.skip_records <= len(records(head, layout.delimiter, layout.quotechar))
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+@pytest.mark.parametrize("last", ["Source: internal records", "Note, from the archive", "see: page 4; line 2 | end"])
+def test_a_last_line_holding_another_delimiter_does_not_make_the_table_a_preamble(d, last):
+    rows = [["id", "name", "score"]] + [[str(i), n, str(i + 4)] for i, n in enumerate(["Ann", "Bob", "Cy", "Di"], 1)]
+    layout = sniff(text(d, rows) + last + "\n")
+    assert (layout.delimiter, layout.width, layout.skip_records, layout.header_rows) == (d, 3, 0, 1)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["Paris", "Berlin", "Rome", "Washington, D.C."],
+        ["Paris", "Berlin, DE", "Rome", "Oslo", "Lima", "Washington, D.C.", "Bonn"],
+        ["Lyon", "Nice; Cannes", "Metz", "Brest", "Caen", "Dijon; Beaune"],
+        ["alpha", "beta", "gamma: the third", "delta", "epsilon", "zeta"],
+    ],
+)
+def test_a_list_whose_few_values_hold_a_delimiter_stays_one_column(values):
+    layout = sniff("place\n" + "\n".join(values) + "\n")
+    assert (layout.width, layout.skip_records, layout.header_rows) == (1, 0, 1)
+    assert [r[0] for r in records("place\n" + "\n".join(values) + "\n", layout.delimiter, '"')[1:]] == values
+
+
+@pytest.mark.parametrize(
+    "values", [["Ann", "Bob", "Cy", "Di", "Ed", "Flo"], ["Москва", "Киев", "Минск", "Рига", "Таллин", "Вильнюс"]]
+)
+def test_a_headerless_list_written_as_its_first_line_asks_for_the_header(values):
+    layout = sniff("\n".join(values) + "\n")
+    assert layout.width == 1 and not layout.header_clear
+
+
+@pytest.mark.parametrize("name", ["name", "first name", "NAME_1"])
+def test_a_list_under_a_name_written_unlike_its_values_needs_no_question(name):
+    layout = sniff(name + "\nAnn\nBob\nCy\nDi\nEd\nFlo\n")
+    assert (layout.width, layout.header_rows, layout.header_clear) == (1, 1, True)
