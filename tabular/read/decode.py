@@ -355,6 +355,10 @@ def _legacy(head: bytes) -> tuple[str, str]:
         # 'ZЭrich', 'Genиve': Latin words with a Cyrillic or Greek letter inside are Western
         # letters read on the wrong page.
         name = "cp1252"
+    if name in MULTI_BYTE and _mixes_scripts(head.decode(name, errors="replace"), least=1):
+        # 'K㝀烟' where cp1254 wrote 'Kılıç': a multi-byte page's pairs took a Latin page's
+        # letters and the ASCII letters after them.
+        name = _latin_reading(head, name)
     if name in ("cp1252", "latin_1", "iso8859_15"):
         # No byte in 0x80-0x9F: latin-1 and cp1252 read it alike; call it by the older name.
         return ("cp1252", "cp1252") if any(0x80 <= b <= 0x9F for b in head) else ("latin-1", "iso-8859-1")
@@ -381,12 +385,28 @@ def _decodes(head: bytes, codec: str) -> bool:
     return True
 
 
-def _mixes_scripts(text: str) -> bool:
-    """Whether most words holding a letter beyond ASCII also hold ASCII letters ('ZЭrich'): a
-    Cyrillic or Greek text's words are written in their own alphabet alone."""
+def _mixes_scripts(text: str, least: int = 2) -> bool:
+    """Whether most words holding a letter beyond ASCII (`least` of them or more) also hold
+    ASCII letters ('ZЭrich'): a Cyrillic, Greek, Chinese or Japanese text's words are written
+    in their own script alone."""
     words = [w for w in _LETTERS.findall(text) if _NON_ASCII.search(w)]
     mixed = sum(1 for w in words if re.search(r"[A-Za-z]", w))
-    return len(words) >= 2 and mixed * 2 > len(words)
+    return len(words) >= least and mixed * 2 > len(words)
+
+
+# How well a Latin page's letters must fit one alphabet to displace a multi-byte reading.
+LATIN_OVER_MULTI_BYTE = 0.8
+
+
+def _latin_reading(head: bytes, chosen: str) -> str:
+    """The Latin page whose letters fit one alphabet best, when one reads the text with no
+    misplaced character and fits LATIN_OVER_MULTI_BYTE or better; `chosen` otherwise."""
+    fits = {}
+    for codec in LATIN_PAGES:
+        if _decodes(head, codec) and not _C1.search(text := head.decode(codec)) and not misplaced(text):
+            fits[codec] = alphabet_fit(text)
+    best = max(fits, key=lambda c: (fits[c], -LATIN_PAGES.index(c)), default=None)
+    return best if best and fits[best] >= LATIN_OVER_MULTI_BYTE else chosen
 
 
 def _latin_rival(head: bytes, codec: str) -> str:
@@ -398,17 +418,25 @@ def _latin_rival(head: bytes, codec: str) -> str:
         return ""
     ours = head.decode(codec, errors="replace")
     fit = alphabet_fit(ours)
+    said, readings = [], {ours}
     for other in LATIN_PAGES:
         if other == codec or codec in WESTERN and other in WESTERN or not _decodes(head, other):
             continue
         theirs = head.decode(other)
-        if theirs == ours or _C1.search(theirs) or alphabet_fit(theirs) < fit:
+        if theirs in readings or _C1.search(theirs) or alphabet_fit(theirs) < fit:
             continue
         if misplaced(theirs) > misplaced(ours):
             continue  # 'Ł12' where '£12' is read: a letter where a symbol stands
+        readings.add(theirs)
         at = next(i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b)
-        return f"read as {other} it would say {_word_at(theirs, at)!r} where it says {_word_at(ours, at)!r}"
-    return ""
+        said.append((other, _word_at(theirs, at), _word_at(ours, at)))
+    if not said:
+        return ""
+    # Every page that reads as well, each by the first word it reads otherwise ('Ayşe' is
+    # Turkish on cp1254, Romanian 'Ayţe' on cp1250, Icelandic 'Ayþe' on latin-1).
+    other, theirs, word = said[0]
+    more = "".join(f", as {o} {t!r}" for o, t, _ in said[1:])
+    return f"read as {other} it would say {theirs!r}{more} where it says {word!r}"
 
 
 def _word_at(text: str, at: int) -> str:

@@ -244,3 +244,38 @@ def test_latin_words_with_a_cyrillic_letter_inside_are_a_western_page(tmp_path):
     assert read_back(detect(write(tmp_path, data), budget=BUDGET)).endswith("Köln;Besançon\n")
     russian = ("имя;город\n" + "Иван Петров;Москва\nOlga iPhone;Санкт-Петербург\n" * 5).encode("cp1251")
     assert "Москва" in read_back(detect(write(tmp_path, russian, "ru.csv"), budget=BUDGET))
+
+
+# Short files of Latin names whose bytes also pair into valid multi-byte characters.
+PAIRED = {
+    "turkish": ("name,city\nAli,Ankara\nKılıç,Izmir\nMehmet,Bursa\nCan,Adana\nEce,Konya\n", "cp1254"),
+    "turkish tab": ("ad\tşehir\nKılıç\tAydın\nOğuz\tMuğla\n", "cp1254"),
+    "polish": ("imie;miasto\nŁukasz;Łódź\nŻaneta;Kraków\n", "cp1250"),
+    "czech": ("jmeno|mesto\nJiří|Brno\nŠárka|Plzeň\n", "cp1250"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRED))
+def test_latin_words_a_multi_byte_page_would_pair_read_on_their_latin_page(tmp_path, name):
+    text, codec = PAIRED[name]
+    assert read_back(detect(write(tmp_path, text.encode(codec)), budget=BUDGET)) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "codec"),
+    [
+        ("名前,都市\n田中,東京\n鈴木,大阪\nTシャツ,x\n", "shift_jis"),
+        ("名前,都市\n田中,東京\n鈴木,大阪\n", "big5"),
+        ("名前,都市\n田中,东京\n铃木,大阪\n", "gb18030"),
+    ],
+)
+def test_chinese_and_japanese_text_keeps_its_multi_byte_page(tmp_path, text, codec):
+    assert read_back(detect(write(tmp_path, text.encode(codec)), budget=BUDGET)) == text
+
+
+def test_the_tie_warning_names_every_page_that_reads_as_well(tmp_path):
+    # 'Ayşe' alone: Turkish on cp1254, Romanian 'Ayţe' on cp1250, Icelandic 'Ayþe' on latin-1.
+    data = "name,city\nAyşe,Ankara\nMehmet,Bursa\n".encode("cp1254")
+    decoded = detect(write(tmp_path, data), budget=BUDGET)
+    words = {"Ayşe", "Ayţe", "Ayþe"} - {read_back(decoded).split("\n")[1].split(",")[0]}
+    assert all(repr(word) in decoded.rival for word in words)
