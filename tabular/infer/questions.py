@@ -14,7 +14,7 @@ import duckdb
 from .. import readings as C
 from ..readings import Reading
 from ..settings import Settings
-from .tally import ReadingCount, Source, Tally, lone_groups, physical_from, tally, zone_endings
+from .tally import ReadingCount, Source, Tally, doubles_lost, lone_groups, physical_from, tally, zone_endings
 
 
 def _never(typing: Typing, tally: Tally) -> bool:
@@ -86,6 +86,11 @@ KINDS: dict[str, Kind] = {
             "date_order",
             "infer/questions.py",
             "asked when both orders read every sampled value; more rows only rule an order out, never in",
+        ),
+        Kind(
+            "precision",
+            "infer/questions.py",
+            "a later value a DOUBLE would not hold as written stops the pass (ingest/onepass)",
         ),
         Kind(
             "time_zone",
@@ -185,6 +190,18 @@ def decide(
     full = [n for n in counted.counts if n.fails == 0]
     if reading.type == "number":
         physical = physical_from(reading, chosen.number)
+        if physical == "DOUBLE" and not (chosen.number and chosen.number.floating):
+            # Floating point for want of a fixed scale (1E3, or more than 38 digits): only
+            # where it holds every value as written (a floating column was checked in tally).
+            lost, example = doubles_lost(con, rel, col, reading, markers)
+            if lost:
+                return _held_as_text(
+                    "precision",
+                    f"{lost} value{'s' if lost != 1 else ''} (e.g. {example!r}) have more digits than floating "
+                    "point keeps. Keep the column as text, or read it as floating point and round them?",
+                    reading,
+                    physical,
+                )
         plain_integer = physical == "BIGINT" and reading.unit is None and reading.group_mark is None
         if plain_integer and counted.leading_zeros:
             return _held_as_text(

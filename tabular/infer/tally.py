@@ -262,7 +262,7 @@ def tally(
         ]
         # A column that looks floating point is one only if a DOUBLE holds every value as written.
         out[col].counts = [
-            replace(n, number=n.number._replace(floating=_doubles_hold(con, source, col, n.reading, markers)))
+            replace(n, number=n.number._replace(floating=doubles_lost(con, source, col, n.reading, markers)[0] == 0))
             if n.number is not None and n.number.floating
             else n
             for n in counts
@@ -294,17 +294,18 @@ def double_exact(reading: Reading, t: exp.Expression) -> exp.Expression:
     )
 
 
-def _doubles_hold(
+def doubles_lost(
     con: duckdb.DuckDBPyConnection, source: Source, col: str, reading: Reading, markers: tuple[str, ...]
-) -> bool:
-    """Whether a DOUBLE holds every value of the column that `reading` reads, as written."""
+) -> tuple[int, str | None]:
+    """How many values of the column that `reading` reads a DOUBLE does not hold as written,
+    and the first of them."""
     t = exp.column(T, quoted=True)
     gate = _sql(C.matches(t, reading.gate))
-    (lost,) = con.execute(
-        f"SELECT count(*) FROM {source.cells([col], markers)} WHERE t IS NOT NULL AND {gate}"
+    lost, example = con.execute(
+        f"SELECT coalesce(sum(n), 0), arg_min(t, __row_id) FROM {source.cells([col], markers)} WHERE t IS NOT NULL AND {gate}"
         f" AND NOT ({_sql(double_exact(reading, t))})"
     ).fetchone()
-    return lost == 0
+    return lost, example
 
 
 # How many times the largest other value a lone-group value read as thousands must be to be in doubt.
@@ -369,7 +370,7 @@ def _reading_count(reading: Reading, got: dict[str, Any]) -> ReadingCount:
     number = None
     if _has_stats(reading):
         scale = got.get("scale") or 0
-        # Floating only in looks here: tally confirms it on the values (_doubles_hold).
+        # Floating only in looks here: tally confirms it on the values (doubles_lost).
         looks = scale >= FLOAT_SCALE and (got.get("least_scale") or 0) < scale
         number = NumberStats(scale, _digits(got.get("magnitude")), got.get("misses") or 0, looks)
     return ReadingCount(reading, got.get("fails", 0), got.get("example"), number)

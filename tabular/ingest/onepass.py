@@ -191,9 +191,9 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
     converted = exp.func(
         "coalesce", value, trimmed, exp.Case().when(exp.Is(this=t, expression=exp.null()), exp.null()).else_(_fail())
     )
-    if reading.type == "number" and not reading.exponent and physical == "DOUBLE":
-        # Floating point chosen on the sample (NumberStats.floating): a later value a DOUBLE
-        # would not hold as written stops the pass.
+    if reading.type == "number" and physical == "DOUBLE":
+        # Floating point chosen on the sample (NumberStats.floating, or numbers in scientific
+        # notation): a later value a DOUBLE would not hold as written stops the pass.
         lost = exp.and_(C.matches(t, reading.gate), exp.Not(this=double_exact(reading, t)))
         return _stop(lost, converted)
     return converted

@@ -10,6 +10,8 @@ from decimal import Decimal
 import pytest
 from conftest import columns, ingest
 
+import tabular
+
 
 def _measurements(count: int, seed: int) -> list[str]:
     """Values as a program writes floats: 9 to 13 decimals, trailing zeros dropped, no exponent."""
@@ -86,3 +88,48 @@ def test_a_value_past_the_sample_a_double_would_round_keeps_the_column_decimal(n
         }
     )
     assert [r[0] for r in got.rows] == ["0.12345678901234567891"]
+
+
+@pytest.mark.parametrize(
+    "delimiter, values",
+    [
+        (",", ["1.50", "2.25", "1E3", "12345678901234567.89", "3.10"]),  # one exponent beside long money
+        (";", ["0,1234567890123456789", "0,25", "12345678901234567890", "1,5"]),  # past 38 digits
+        ("\t", ["1.5", "2.5", "123456789012345678901234567890123456789012"]),  # 42 digits
+        ("|", ["6.02214076E23", "1.602176634e-19", "299792458.000000000001"]),
+    ],
+    ids=["exponent", "decimal-comma-39-digits", "tab-42-digits", "pipe-physics"],
+)
+def test_numbers_no_double_holds_are_kept_as_written_and_asked(ns, tmp_path, delimiter, values):
+    lines = [delimiter.join(["id", "v"])] + [delimiter.join([f"r{i}", v]) for i, v in enumerate(values)]
+    _, dataset = ingest(ns, _write(tmp_path / "p.csv", lines))
+    v = columns(dataset)["v"]
+    assert (v.type, v.physical) == ("string", "VARCHAR")
+    (question,) = dataset.questions
+    assert (question.kind, question.column) == ("precision", "v")
+    got = ns.query({"datasets": [{"source_uri": "p.csv"}], "select": [{"column": "v"}]})
+    assert [r[0] for r in got.rows] == values
+
+
+def test_numbers_in_scientific_notation_a_double_holds_stay_double(ns, tmp_path):
+    values = ["1E3", "2.5e-3", "7", "-4.75E+2"]
+    _, dataset = ingest(ns, _write(tmp_path / "e.csv", ["v", *values]))
+    v = columns(dataset)["v"]
+    assert v.physical == "DOUBLE" and dataset.questions == []
+    got = ns.query({"datasets": [{"source_uri": "e.csv"}], "select": [{"column": "v"}]})
+    assert [r[0] for r in got.typed_rows()] == [float(x) for x in values]
+
+
+@pytest.mark.parametrize("config", [{"fast_path_bytes": 0}, {"fast_path_bytes": 1 << 40}], ids=["one-pass", "careful"])
+def test_an_exponent_column_with_a_late_value_no_double_holds_is_asked(tmp_path, config):
+    values = [f"{i}.5E{i % 7}" for i in range(40_000)]
+    values[39_500] = "12345678901234567.891"
+    path = _write(tmp_path / "late.csv", ["x", *values])
+    with tabular.connect(str(tmp_path / "home"), **config) as engine:
+        ns = engine.namespace("acme", "one")
+        _, dataset = ingest(ns, path)
+        assert [q.kind for q in dataset.questions] == ["precision"]
+        got = ns.query(
+            {"datasets": [{"source_uri": "late.csv"}], "where": [{"column": "x", "op": "eq", "value": values[39_500]}]}
+        )
+        assert [r[0] for r in got.rows] == [values[39_500]]

@@ -105,7 +105,7 @@ def test_choose_takes_the_first_reading_that_reads_every_value_in_precedence_ord
 
 def test_each_kind_of_question_is_in_one_table_and_no_other_kind_can_be_made():
     assert {"header_row", "mixed_values", "leading_zeros", "leading_plus", "bool_or_number", "decimal_mark", "group_mark",
-            "date_order", "time_zone", "carried_approval", "approval_not_carried"} == set(KINDS)  # fmt: skip
+            "date_order", "precision", "time_zone", "carried_approval", "approval_not_carried"} == set(KINDS)  # fmt: skip
     assert all(k.guard and k.asked_by for k in KINDS.values())
     with pytest.raises(ValueError, match="KINDS"):
         Question("colour", "Which colour?", ())
