@@ -131,7 +131,7 @@ class EdgeQuotes:
 
 def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 20) -> bool:
     """Whether the UTF-8 file holds a quote with a character of a value on both sides (`"ACME" GMBH`,
-    `"Ann "the" Great"`), a field of quoted whitespace (`" "`), or a NUL: such a quote is not at a
+    `"Ann "the" Great"`), a field of quoted whitespace (`" "`), an odd number of quotes, or a NUL: such a quote is not at a
     field's edge, and Arrow's reader drops quotes there (and keeps a NUL, which the careful reader
     takes out with a warning); a quoted space is a value, which only the careful reader tells
     from a blank cell. So the careful reader must read the file. A quote inside a value that
@@ -146,11 +146,12 @@ def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 2
     # checked on the few matches (an alternation before the quote made it 25 times slower).
     blank = re.compile(qq + rb"[ \t]+" + qq)
     opened = (quote.encode() + b" ", quote.encode() + b"\t")
-    before = b"\n"
+    before, quotes = b"\n", 0
     with path.open("rb") as stream:
         while block := stream.read(chunk):
             if b"\x00" in block:
                 return True
+            quotes += block.count(quote.encode())
             data = np.frombuffer(before + block + stream.peek(1)[:1], dtype=np.uint8)
             at = np.flatnonzero(data[1:-1] == q) + 1 if len(data) > 2 else np.empty(0, dtype=np.int64)
             if at.size and np.any(~edge[data[at - 1]] & ~edge[data[at + 1]]):
@@ -160,7 +161,9 @@ def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 2
             if any(o in window for o in opened) and _edged(blank, window, edge):
                 return True
             before = block[-257:]
-    return False
+    # An odd number of quotes: one opens a field and closes nowhere (`c,"` on the last line),
+    # which Arrow reads to the end of the file, cells and all; the careful reader keeps it.
+    return quotes % 2 == 1
 
 
 def _edged(blank: re.Pattern, window: bytes, edge: np.ndarray) -> bool:

@@ -264,6 +264,23 @@ def test_a_row_only_the_careful_reader_reads_far_past_the_sample(tmp_path, kind)
     assert careful["dataset"]["rows"] >= 2999
 
 
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+@pytest.mark.parametrize("end", ["\n", ""], ids=["newline", "no-newline"])
+def test_a_quote_that_never_closes_on_the_last_line_is_read_alike_by_both_readers(tmp_path, d, end):
+    # Arrow reads an open quote to the end of the file, taking the cells after it into one value.
+    lines = [d.join([f"r{i}", f"{i % 7}.5", f"x{i}"]) for i in range(1, 3000)]
+    path = tmp_path / "open.csv"
+    path.write_text(
+        d.join(["id", "amount", "note"]) + "\n" + "\n".join(lines) + "\n" + d.join(["r9", "1.5", '"', "'"]) + end
+    )
+    careful = published(tmp_path / "careful", path, **CAREFUL)
+    fast = published(tmp_path / "fast", path, **one_pass(30), csv_block_bytes=4096)
+    fast.pop("one_pass"), careful.pop("one_pass")
+    assert fast == careful
+    # Four cells where the table has three: the row is rejected, the quote kept as written.
+    assert [r[2] for r in careful["dataset"]["rejected"]] == ["r9" + d + "1.5" + d + '"' + d + "'"]
+
+
 def test_a_cancel_stops_the_one_pass_and_the_previous_revision_serves(tmp_path):
     small = write_csv(tmp_path / "small.csv", ["id", "amount"], [["1", "2.5"]])
     path = big_csv(tmp_path / "big.csv", 300_000)

@@ -120,3 +120,12 @@ def test_the_quote_scan_sees_a_quoted_blank_across_its_chunk_boundaries(tmp_path
     line = b'1,"fine"\n'
     path.write_bytes(line * 1000 + b'2,"   "\n' + line * 1000)
     assert all(irregular_bytes(path, ",", '"', chunk=size) for size in (7, 8, 9, 64, 1 << 20))
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+def test_a_quote_that_opens_a_field_and_closes_nowhere_sends_the_file_the_careful_way(tmp_path, d):
+    path = tmp_path / "open.csv"
+    path.write_text(f'a{d}b\nc{d}"{d}x\n')
+    assert irregular_bytes(path, d, '"')
+    path.write_text(f'a{d}b\nc{d}"{d}x"\n')  # the same field closed: one quoted value
+    assert not irregular_bytes(path, d, '"')
