@@ -277,7 +277,8 @@ def double_exact(reading: Reading, t: exp.Expression) -> exp.Expression:
     integer digits is not."""
     plain = C.number_text(reading, t)
     decimal = exp.DataType.build("DECIMAL(38, 20)")
-    back = exp.cast(exp.cast(plain, "DOUBLE"), "VARCHAR")
+    # try_cast: SQL's AND does not guard the cast from a value the reading does not read.
+    back = exp.cast(exp.TryCast(this=plain, to=exp.DataType.build("DOUBLE")), "VARCHAR")
     mark = exp.func("strpos", plain, exp.Literal.string("."))
     same = exp.EQ(this=exp.TryCast(this=plain, to=decimal), expression=exp.TryCast(this=back, to=decimal))
     return exp.or_(

@@ -143,7 +143,7 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         )
         commented: list[int] = []
         if layout.comment_suffix:
-            lines = without_comments(lines, commented)
+            lines = without_comments(lines, commented, layout.quotechar)
         reader = (
             FixedReader(lines, layout.starts)
             if layout.starts

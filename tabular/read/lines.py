@@ -66,11 +66,11 @@ def bounded_lines(text, limit: int, damaged: list[int] | None = None, nuls: list
         yield line
 
 
-def without_comments(lines, commented: list[int]):
+def without_comments(lines, commented: list[int], quotechar: str = '"'):
     """The lines with the comment after their values taken out (sniff.comment_suffix), the
     numbers of the lines that held one added to `commented`."""
     for number, line in enumerate(lines, start=1):
-        kept = sniff.strip_comment(line)
+        kept = sniff.strip_comment(line, quotechar)
         if kept != line:
             commented.append(number)
         yield kept

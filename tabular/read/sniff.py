@@ -43,13 +43,14 @@ class Layout:
     comment_suffix: bool = False
 
 
-# A comment after a line's values: a `#` after a space, with no quote after it.
-COMMENT_SUFFIX = re.compile(r"(?<=\S)[ \t]+#[^\"'\r\n]*(?=\r?\n?$)")
+# A comment after a line's values: a `#` after a space, with no quote of the table's after it
+# (`# it's Ann's` is a comment where `"` quotes; `"a # b",3` is a value).
+COMMENT_SUFFIX = {q: re.compile(rf"(?<=\S)[ \t]+#[^{re.escape(q)}\r\n]*(?=\r?\n?$)") for q in ('"', "'")}
 
 
-def strip_comment(line: str) -> str:
+def strip_comment(line: str, quotechar: str = '"') -> str:
     """A line without the comment after its values (COMMENT_SUFFIX), its line end kept."""
-    return COMMENT_SUFFIX.sub("", line, count=1)
+    return COMMENT_SUFFIX[quotechar].sub("", line, count=1)
 
 
 def _comment_suffix(lines: list[str], delimiter: str, quotechar: str, width: int) -> bool:
@@ -59,14 +60,16 @@ def _comment_suffix(lines: list[str], delimiter: str, quotechar: str, width: int
     `Apt #5`, is text)."""
     if width < 2:
         return False
-    commented = [line for line in lines if COMMENT_SUFFIX.search(line)]
+    if quotechar not in COMMENT_SUFFIX:
+        return False
+    commented = [line for line in lines if COMMENT_SUFFIX[quotechar].search(line)]
     if not commented:
         return False
-    stripped = records("\n".join(strip_comment(line) for line in commented), delimiter, quotechar)
+    stripped = records("\n".join(strip_comment(line, quotechar) for line in commented), delimiter, quotechar)
     if any(len(row) != width for row in stripped):
         return False
     # The last column's kind, from every row once its comment is out (every row may hold one).
-    every = records("\n".join(strip_comment(line) for line in lines), delimiter, quotechar)
+    every = records("\n".join(strip_comment(line, quotechar) for line in lines), delimiter, quotechar)
     kinds = Counter(_kind(r[-1]) for r in every if len(r) == width and r[-1].strip())
     column = kinds.most_common(1)[0][0] if kinds else None
     return column in VALUE_KINDS and all(_kind(row[-1]) == column for row in stripped)

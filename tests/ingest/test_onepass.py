@@ -532,8 +532,13 @@ def test_a_header_narrower_than_its_rows_names_the_first_columns_both_ways(tmp_p
 @pytest.mark.parametrize("d", [",", ";", "\t", "|"])
 @pytest.mark.parametrize(
     ("value", "comment"),
-    [("{i}", "# checked"), ("{i}.25", "#  geprüft, ok"), ("2024-01-{day:02d}", "# vérifié le 3 mars")],
-    ids=["integer", "decimal-with-delimiter-in-comment", "date"],
+    [
+        ("{i}", "# checked"),
+        ("{i}.25", "#  geprüft, ok"),
+        ("2024-01-{day:02d}", "# vérifié le 3 mars"),
+        ("{i}.5", "# it's Ann's; ok"),
+    ],
+    ids=["integer", "decimal-with-delimiter-in-comment", "date", "apostrophes"],
 )
 def test_a_comment_after_a_lines_values_is_taken_out_with_a_warning(tmp_path, d, value, comment):
     lines = [d.join(["id", "wert"])]
