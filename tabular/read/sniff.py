@@ -336,13 +336,13 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
 def _a_list(rows: list[list[str]], width: int, start: int) -> bool:
     """Whether a reading of `width` columns from row `start` is a list of one column whose few
     values hold the delimiter ('Washington, D.C.'): its table is one line under lines of one
-    cell, or more lines of one cell run among its rows than it has rows. (A preamble is lines
+    cell only, or more lines of one cell run among its rows than it has rows. (A preamble is lines
     before the table; a table's ragged rows still hold the delimiter.)"""
     filled = [r for r in rows[start:] if not is_blank(r) and not is_comment(r, width)]
     fit = sum(1 for r in filled if len(r) == width)
     single = sum(1 for r in filled if len(r) == 1)
-    before = sum(1 for r in rows[:start] if not is_blank(r) and not is_comment(r, width))
-    return (fit <= 1 and before > 0) or single > fit
+    before = [len(r) for r in rows[:start] if not is_blank(r) and not is_comment(r, width)]
+    return (fit <= 1 and bool(before) and max(before) == 1) or single > fit
 
 
 def _marks_in_numbers(head: str, d: str) -> bool:

@@ -280,3 +280,9 @@ def test_a_headerless_list_written_as_its_first_line_asks_for_the_header(values)
 def test_a_list_under_a_name_written_unlike_its_values_needs_no_question(name):
     layout = sniff(name + "\nAnn\nBob\nCy\nDi\nEd\nFlo\n")
     assert (layout.width, layout.header_rows, layout.header_clear) == (1, 1, True)
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t"])
+def test_ragged_rows_under_a_header_are_no_list_even_when_the_widest_is_last(d):
+    lines = [["id", "name", "age"], ["1101", "John"], ["1102", "Julie", "26", "Potatoes"]]
+    assert sniff(text(d, lines)).width > 1
