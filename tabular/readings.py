@@ -32,10 +32,13 @@ YMD_DATES = ("%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d")
 # then offers beside 31 December 2013 (never a silent pick).
 YMD_SHORT = ("%y-%m-%d",)
 NAMED_DATES = ("%d-%b-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%d-%b-%y")
-ISO_DATETIME = r"\d{4}-\d{1,2}-\d{1,2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d{1,9})?)?"
+# At most six decimals of a second: a TIMESTAMP keeps microseconds, and would cut a seventh.
+ISO_DATETIME = r"\d{4}-\d{1,2}-\d{1,2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d{1,6})?)?"
+# An offset some zone has (-12:00 to +14:00): DuckDB's cast takes +15:00 or -13:30 too.
+OFFSET = r"(\+(0\d|1[0-3])(:?[0-5]\d)?|\+14(:?00)?|-(0\d|1[01])(:?[0-5]\d)?|-12(:?00)?)"
 # An offset, UTC or GMT, or an IANA zone (Europe/Paris), which DuckDB's cast resolves. Not an
 # abbreviation: BST, IST, CST name several zones, and DuckDB would pick one silently.
-ISO_OFFSET = r"(Z|z|[+-]\d{2}(:?\d{2})?|\s?(UTC|GMT)|\s[A-Za-z]+/[A-Za-z_]+)"
+ISO_OFFSET = rf"(Z|z|{OFFSET}|\s?(UTC|GMT)|\s[A-Za-z]+/[A-Za-z_]+)"
 ISO_DURATION = r"P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?"
 
 
@@ -151,28 +154,99 @@ def order_dates(order: str) -> list[Reading]:
     ]
 
 
+# After a datetime pattern: UTC, GMT, an offset or no zone at all (see datetime_readings).
+ANY_ZONE = " [%z]"
+# A clock after a date by position, a fraction of a second (at most six digits: %f) or not.
+CLOCKS = ("%H:%M", "%H:%M:%S", "%H:%M:%S.%f")
+
+
 def datetime_readings(order: str | None = None) -> list[Reading]:
     out = [ISO_TIMESTAMP, ISO_TIMESTAMPTZ] if order in (None, "YMD") else []
     for d in DMY_DATES[:3] + MDY_DATES[:2] + YMD_DATES[1:2]:
         reading = date_reading(d)
         if order and reading.order != order:
             continue
-        for clock in ("%H:%M", "%H:%M:%S"):
+        for clock in CLOCKS:
             out.append(date_reading(f"{d} {clock}", "datetime"))
     if order in (None, "MDY"):
         out += [date_reading("%m/%d/%Y %I:%M %p", "datetime"), date_reading("%m/%d/%Y %I:%M:%S %p", "datetime")]
     # The same with a zone after the clock (31/12/2024 10:15 UTC, 12/31/2024 10:15 +01:00): tried last.
     zoned = [r.format for r in out if r.gate is None]
-    return out + [date_reading(f"{f} {zone}", "datetime") for zone in ("%Z", "%z") for f in zoned]
+    # Then a zone or none (` [%z]`: UTC, GMT, an offset, or nothing, read as UTC and asked), as
+    # ISO_TIMESTAMPTZ reads ISO text.
+    return out + [date_reading(f"{f}{zone}", "datetime") for zone in (" %Z", " %z", ANY_ZONE) for f in zoned]
 
 
 def zone_free_datetimes() -> list[Reading]:
     """Every datetime pattern with no zone, ISO ones written as strptime patterns (a zone
     abbreviation is put after them as a literal: see infer/questions.time_zone)."""
-    iso = [f"%Y-%m-%d{sep}%H:%M{sec}" for sep in (" ", "T") for sec in ("", ":%S")]
+    iso = [f"%Y-%m-%d{sep}%H:%M{sec}" for sep in (" ", "T") for sec in ("", ":%S", ":%S.%f")]
     return [date_reading(f, "datetime") for f in iso] + [
-        r for r in datetime_readings() if r.gate is None and not r.format.endswith(("%z", "%Z"))
+        r for r in datetime_readings() if r.gate is None and not r.format.endswith(("%z", "%Z", ANY_ZONE))
     ]
+
+
+# The standard and daylight names of a region's time, with their offsets: a column holding both
+# names of a pair is asked whether they are that region's (CST and CDT: US Central or Cuba).
+ZONE_PAIRS = {
+    "US Eastern": (("EST", "-05:00"), ("EDT", "-04:00")),
+    "US Central": (("CST", "-06:00"), ("CDT", "-05:00")),
+    "Cuba": (("CST", "-05:00"), ("CDT", "-04:00")),
+    "US Mountain": (("MST", "-07:00"), ("MDT", "-06:00")),
+    "US Pacific": (("PST", "-08:00"), ("PDT", "-07:00")),
+    "Alaska": (("AKST", "-09:00"), ("AKDT", "-08:00")),
+    "Atlantic (Canada)": (("AST", "-04:00"), ("ADT", "-03:00")),
+    "Newfoundland": (("NST", "-03:30"), ("NDT", "-02:30")),
+    "British": (("GMT", "+00:00"), ("BST", "+01:00")),
+    "Western European": (("WET", "+00:00"), ("WEST", "+01:00")),
+    "Central European": (("CET", "+01:00"), ("CEST", "+02:00")),
+    "Eastern European": (("EET", "+02:00"), ("EEST", "+03:00")),
+    "Israel": (("IST", "+02:00"), ("IDT", "+03:00")),
+    "Australian Eastern": (("AEST", "+10:00"), ("AEDT", "+11:00")),
+    "Australian Central": (("ACST", "+09:30"), ("ACDT", "+10:30")),
+    "New Zealand": (("NZST", "+12:00"), ("NZDT", "+13:00")),
+}
+# A datetime pattern followed by the zone names its values end in, each with the offset it is
+# read at (`%Y-%m-%d %H:%M [EST=-05:00, EDT=-04:00]`: TIMESTAMPTZ) or none (`… [EST, CET]`: the
+# local times as written, TIMESTAMP). Only a person's answer to a time_zone question gives one.
+_ZONE_LIST = re.compile(
+    r"(?P<pattern>.*%.*) \[(?P<zones>[A-Z]{2,5}(=[+-]\d{2}:\d{2})?(, [A-Z]{2,5}(=[+-]\d{2}:\d{2})?)*)\]"
+)
+
+
+def zone_list(fmt: str) -> tuple[str, tuple[tuple[str, str | None], ...]] | None:
+    """A format's datetime pattern and its zone names with their offsets (see _ZONE_LIST), or
+    None for a format that ends in no zone list."""
+    found = _ZONE_LIST.fullmatch(fmt)
+    if found is None:
+        return None
+    zones = tuple((name, offset or None) for name, _, offset in (z.partition("=") for z in found["zones"].split(", ")))
+    return found["pattern"], zones
+
+
+def zone_listed(pattern: str, zones: list[tuple[str, str | None]]) -> Reading:
+    """The reading of `pattern` followed by one of `zones` (see zone_list)."""
+    names = ", ".join(f"{name}={offset}" if offset else name for name, offset in zones)
+    return date_reading(f"{pattern} [{names}]", "datetime")
+
+
+def _zone_listed_value(pattern: str, zones, t: exp.Expression) -> exp.Expression:
+    """A value of a zone-listed reading: the pattern read on the text before the zone name,
+    with the name's offset written in its place (or no zone); NULL for a name not listed."""
+    name = _fn("regexp_extract", t, _lit(rf"\s({ZONE_ABBREVIATION})$"), exp.Literal.number(1))
+    head = _fn("regexp_extract", t, _lit(rf"^(.*?)\s+{ZONE_ABBREVIATION}$"), exp.Literal.number(1))
+    out = exp.Case()
+    for zone, offset in zones:
+        if offset:
+            value = convert(
+                date_reading(f"{pattern} %z", "datetime"),
+                exp.DPipe(this=head, expression=_lit(f" {offset}")),
+                "TIMESTAMPTZ",
+            )
+        else:
+            value = convert(date_reading(pattern, "datetime"), head, "TIMESTAMP")
+        out = out.when(exp.EQ(this=name, expression=_lit(zone)), value)
+    return out
 
 
 def candidate_readings(
@@ -323,11 +397,18 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
             value = exp.TryCast(this=text, to=exp.DataType.build("INTERVAL"))
     elif reading.gate is not None:  # ISO datetimes and clock times: DuckDB's own cast, behind the gate
         value = exp.TryCast(this=t, to=exp.DataType.build(physical, dialect="duckdb"))
+    elif (listed := zone_list(reading.format)) is not None:
+        return _zone_listed_value(*listed, t)
+    elif reading.format.endswith(ANY_ZONE):
+        base = reading.format.removesuffix(ANY_ZONE)
+        zoned = [convert(date_reading(f"{base} {z}", "datetime"), t, "TIMESTAMPTZ") for z in ("%z", "%Z")]
+        return exp.func("coalesce", *zoned, convert(date_reading(base, "datetime"), t, "TIMESTAMPTZ"))
     else:
         parsed = _fn("try_strptime", t, _lit(reading.format))
         value = exp.cast(parsed, physical) if physical != "TIMESTAMP" else parsed
-        if "%Z" in reading.format:
-            # strptime's %Z resolves any abbreviation (CET, EST) to one zone: only UTC and GMT pass.
+        if "%Z" in reading.format or "%z" in reading.format:
+            # strptime's %Z resolves any abbreviation (CET, EST) to one zone: only UTC and GMT
+            # pass; its %z takes +15:00, an offset no zone has.
             return exp.Case().when(matches(t, pattern_gate(reading.format)), value)
         if "%Y" in reading.format:
             # strptime takes `2.2.2` as the year 2 under %d.%m.%Y: a year is four digits. Tested
@@ -357,13 +438,14 @@ _FIELDS = {
     "%I": r"\d{1,2}",
     "%M": r"\d{2}",
     "%S": r"\d{2}(?:\.\d{1,9})?",
+    "%f": r"\d{1,6}",
     "%b": r"[A-Za-z]{3,4}\.?",
     "%B": r"[A-Za-z]{3,9}",
     "%p": r"[AaPp]\.?[Mm]\.?",
     # Zones strptime may read: UTC and GMT by name (never an abbreviation such as EST or BST,
     # which DuckDB would resolve to one of the zones it names), and offsets.
     "%Z": r"(?:UTC|GMT)",
-    "%z": r"[+-]\d{2}:?\d{2}",
+    "%z": r"(?:\+(?:0\d|1[0-3]):?[0-5]\d|\+14:?00|-(?:0\d|1[01]):?[0-5]\d|-12:?00)",
 }
 # A zone abbreviation ending a value (EST, CEST, AEDT): asked, never resolved (see time_zone).
 ZONE_ABBREVIATION = r"[A-Z]{2,5}"
@@ -383,6 +465,11 @@ def pattern_gate(pattern: str) -> str:
     return "".join(out)
 
 
+def _offsets_listed(fmt: str) -> bool:
+    listed = zone_list(fmt)
+    return listed is not None and all(offset for _, offset in listed[1])
+
+
 def format_of(reading: Reading, physical: str) -> str:
     """The format dataset_get reports: an integer column does not mention a decimal mark it never used."""
     integral = physical == "BIGINT" or physical.endswith(", 0)")
@@ -399,7 +486,9 @@ def physical_of(reading: Reading) -> str:
         "date": "DATE",
         "time": "TIME",
         "duration": "INTERVAL",
-        "datetime": "TIMESTAMPTZ" if reading.format.endswith(("%z", "%Z")) else "TIMESTAMP",
+        "datetime": "TIMESTAMPTZ"
+        if reading.format.endswith(("%z", "%Z", ANY_ZONE)) or _offsets_listed(reading.format)
+        else "TIMESTAMP",
     }.get(reading.type, "DOUBLE")
 
 

@@ -168,12 +168,13 @@ def decide(
     """A column's typing from the counts of its readings, with the question its values leave open."""
     chosen, ranked = choose(counted, settings.mixed_values_share)
     if chosen is None:
+        # Only a column whose values looked like datetimes (their readings were tried) is looked
+        # at, before mixed values: GMT beside BST would read as some datetimes and some rejects.
+        tried = any(n.reading.type == "datetime" for n in counted.counts)
+        zoned = _zone_abbreviated(con, rel, col, markers) if tried else None
+        if zoned is not None:
+            return Typing(C.STRING, "VARCHAR", 0, zoned)
         if not ranked:
-            # Only a column whose values looked like datetimes (their readings were tried) is looked at.
-            tried = any(n.reading.type == "datetime" for n in counted.counts)
-            zoned = _zone_abbreviated(con, rel, col, markers) if tried else None
-            if zoned is not None:
-                return Typing(C.STRING, "VARCHAR", 0, zoned)
             return Typing(C.STRING, "VARCHAR", spaces=counted.single and counted.spaces > 0)
         best = ranked[0].reading
         (whole,) = tally(con, rel, [col], {col: [best]}, markers, examples=True)[col].counts
@@ -249,16 +250,9 @@ def decide(
             return Typing(reading, physical, 0, question, clean=counted.plain)
         return Typing(reading, physical, clean=counted.plain)
     physical = C.physical_of(reading)
-    if reading is C.ISO_TIMESTAMPTZ:
-        # Counted on every value: the sample's tally of the plain reading may stop at a probe.
-        offsets = tally(con, rel, [col], {col: [C.ISO_TIMESTAMP]}, markers)[col]
-        plain = offsets.nonnull - offsets.count_of(C.ISO_TIMESTAMP).fails
-        if plain:
-            question = Question(
-                "mixed_values",
-                f"{plain} values have no time zone or offset while the others do. Read them as UTC, or keep the column as text?",
-                (Option(reading, physical, 0, None), Option(C.STRING, "VARCHAR", 0, None)),
-            )
+    if reading is C.ISO_TIMESTAMPTZ or reading.format.endswith(C.ANY_ZONE):
+        question = _bare_as_utc(con, rel, col, reading, physical, markers)
+        if question is not None:
             return Typing(reading, physical, 0, question, clean=counted.plain)
     if reading.order:
         # Every reading of another date order that reads every value too: day/month or
@@ -277,6 +271,28 @@ def decide(
             )
             return Typing(reading, physical, 0, question, clean=counted.plain)
     return Typing(reading, physical, clean=counted.plain)
+
+
+def _bare_as_utc(
+    con: duckdb.DuckDBPyConnection, rel: Source, col: str, reading: Reading, physical: str, markers: tuple[str, ...]
+) -> Question | None:
+    """A `mixed_values` question for a column of datetimes read with a zone or none, where
+    some values have none (read as UTC); None where every value has one."""
+    # Counted on every value: the sample's tally of the plain reading may stop at a probe.
+    bare = (
+        C.ISO_TIMESTAMP
+        if reading is C.ISO_TIMESTAMPTZ
+        else C.date_reading(reading.format.removesuffix(C.ANY_ZONE), "datetime")
+    )
+    offsets = tally(con, rel, [col], {col: [bare]}, markers)[col]
+    plain = offsets.nonnull - offsets.count_of(bare).fails
+    if not plain:
+        return None
+    return Question(
+        "mixed_values",
+        f"{plain} values have no time zone or offset while the others do. Read them as UTC, or keep the column as text?",
+        (Option(reading, physical, 0, None), Option(C.STRING, "VARCHAR", 0, None)),
+    )
 
 
 def _lone_group(
@@ -305,24 +321,57 @@ def _lone_group(
 def _zone_abbreviated(
     con: duckdb.DuckDBPyConnection, rel: Source, col: str, markers: tuple[str, ...]
 ) -> Question | None:
-    """A `time_zone` question for a column of datetimes that all end in one zone abbreviation
+    """A `time_zone` question for a column of datetimes that all end in zone abbreviations
     (`2024-01-02 10:15 EST`): an abbreviation names more than one zone (CST: US Central, China,
-    Cuba), so it is never resolved. Held as text; the other option reads the local times as
-    written, the abbreviation kept in the format. None for any other column."""
-    low, high, bare = zone_endings(con, rel, col, markers)
-    if bare or not low or low != high or low in ("UTC", "GMT"):
+    Cuba), so it is never resolved. Held as text. One abbreviation: the other option reads the
+    local times as written, the abbreviation kept in the format. Both names of a region's
+    standard and daylight pair (EST, EDT): an option per region with that pair, each name read
+    at its offset, then the local times with the names dropped. Any other names: the local
+    times. None for any other column."""
+    names, bare = zone_endings(con, rel, col, markers)
+    if bare or not names or len(names) > 8 or {"AM", "PM"} & set(names) or names in (["UTC"], ["GMT"]):
         return None
-    readings = [C.date_reading(f"{r.format} {low}", "datetime") for r in C.zone_free_datetimes()]
+    if len(names) == 1:
+        (name,) = names
+        readings = [C.date_reading(f"{r.format} {name}", "datetime") for r in C.zone_free_datetimes()]
+    else:
+        readings = [C.zone_listed(r.format, [(n, None) for n in names]) for r in C.zone_free_datetimes()]
     (counted,) = tally(con, rel, [col], {col: readings}, markers).values()
-    reading = next((n.reading for n in counted.counts if n.fails == 0), None)
-    if reading is None:
+    local = next((n.reading for n in counted.counts if n.fails == 0), None)
+    if local is None:
         return None
+    keep = Option(C.STRING, "VARCHAR", 0, None)
+    said = " and ".join(repr(n) for n in names)
+    if len(names) == 1:
+        return Question(
+            "time_zone",
+            f"Every value ends in {said}, a zone abbreviation that names more than one zone "
+            "(so it is not resolved to one). Keep the column as text, or read the local times as "
+            f"written (as TIMESTAMP, {said} kept in the format)?",
+            (keep, Option(local, C.physical_of(local), 0, None)),
+        )
+    pattern = C.zone_list(local.format)[0]
+    regions = {
+        region: pair for region, pair in C.ZONE_PAIRS.items() if sorted(name for name, _ in pair) == sorted(names)
+    }
+    local_option = Option(local, C.physical_of(local), 0, None)
+    if not regions:
+        return Question(
+            "time_zone",
+            f"The values end in {said}, zone abbreviations of no one region's standard and daylight time "
+            "(and each may name more than one zone, so none is resolved). Keep the column as text, or read "
+            "the local times as written (as TIMESTAMP, the abbreviations dropped: times of different zones "
+            "then read as if of one)?",
+            (keep, local_option),
+        )
+    zoned = [C.zone_listed(pattern, sorted(pair)) for pair in regions.values()]
+    which = " or ".join(f"{region} time ({', '.join(f'{n} {o}' for n, o in pair)})" for region, pair in regions.items())
     return Question(
         "time_zone",
-        f"Every value ends in {low!r}, a zone abbreviation that names more than one zone "
-        "(so it is not resolved to one). Keep the column as text, or read the local times as "
-        f"written (as TIMESTAMP, '{low}' kept in the format)?",
-        (Option(C.STRING, "VARCHAR", 0, None), Option(reading, C.physical_of(reading), 0, None)),
+        f"The values end in {said}, the standard and daylight names of {which}. Keep the column as text, "
+        "read each value at its name's offset (as TIMESTAMPTZ), or read the local times as written "
+        "(as TIMESTAMP, the names dropped)?",
+        (keep, *(Option(r, C.physical_of(r), 0, None) for r in zoned), local_option),
     )
 
 

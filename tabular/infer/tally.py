@@ -347,18 +347,20 @@ def lone_groups(
 
 
 def zone_endings(
-    con: duckdb.DuckDBPyConnection, source: Source, col: str, markers: tuple[str, ...]
-) -> tuple[str | None, str | None, int]:
-    """The least and greatest zone abbreviation ending the column's values (`… EST`), and how
-    many values end in none."""
+    con: duckdb.DuckDBPyConnection, source: Source, col: str, markers: tuple[str, ...], most: int = 8
+) -> tuple[list[str], int]:
+    """The zone abbreviations ending the column's values (`… EST`), in order, and how many values
+    end in none; no more than `most` names (a column of more is no column of zones)."""
     t = exp.column(T, quoted=True)
-    ends = _sql(
-        exp.func("regexp_extract", t, exp.Literal.string(rf"\s({C.ZONE_ABBREVIATION})$"), exp.Literal.number(1))
-    )
-    return con.execute(
-        f"SELECT min({ends}), max({ends}), count(*) FILTER (WHERE {ends} = '') "
+    # Anonymous: sqlglot drops the group number (1) from exp.func's REGEXP_EXTRACT, which then
+    # answers the whole match, space and all (' EST').
+    pattern = exp.Literal.string(rf"\s({C.ZONE_ABBREVIATION})$")
+    ends = _sql(exp.Anonymous(this="regexp_extract", expressions=[t, pattern, exp.Literal.number(1)]))
+    names, bare = con.execute(
+        f"SELECT list_sort(list_distinct(list({ends}) FILTER (WHERE {ends} <> ''))), count(*) FILTER (WHERE {ends} = '') "
         f"FROM {source.cells([col], markers)} WHERE t IS NOT NULL"
     ).fetchone()
+    return (names or [])[: most + 1], bare
 
 
 def _has_stats(reading: Reading) -> bool:
