@@ -320,6 +320,12 @@ def _origin(layout: sniff.Layout, decoded: decode.Decoded, parser: str) -> Origi
 
 def _finish(extraction: Extraction, layout: sniff.Layout, decoded: decode.Decoded) -> None:
     extraction.header_clear = layout.header_clear
+    if layout.marks_in_numbers:
+        mark = layout.marks_in_numbers
+        extraction.notes.append(
+            f"read as one column: every '{mark}' stands between two digits, under a header without one; "
+            f"if '{mark}' separates columns here, ingest again with options.delimiter"
+        )
     if decoded.rival:
         extraction.notes.append(
             f"the text was read as {decoded.reported}; {decoded.rival}: if names look wrong, ingest again with options.encoding"

@@ -41,6 +41,9 @@ class Layout:
     escapechar: str = ""  # "\\" where quotes inside quoted text are written \" (not RFC 4180's "")
     # Lines end in a comment after their values (`4;7 # checked`): see comment_suffix.
     comment_suffix: bool = False
+    # One column because a ',' stands only between digits ('12,5' under 'price'): a judgement
+    # a note says (two columns of whole numbers under a header of one name read the same).
+    marks_in_numbers: str = ""
 
 
 # A comment after a line's values: a `#` after a space, with no quote of the table's after it
@@ -279,7 +282,8 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
             quotechar, escape = fitter
             rows = records(head, chosen, quotechar, escapechar=escape)
             _, width, _, start = _shape(rows)
-    if width > 1 and not delimiter and (_marks_in_numbers(head, chosen) or _a_list(rows, width, start)):
+    marks = chosen if width > 1 and not delimiter and _marks_in_numbers(head, chosen) else ""
+    if marks or width > 1 and not delimiter and _a_list(rows, width, start):
         width = 1  # '12,5' under a header 'price', or 'Washington, D.C.' in a list: one column
     starts = _fixed_starts(head) if width <= 1 and not delimiter else ()
     if starts:
@@ -330,6 +334,7 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         spaced=spaced,
         escapechar=escape,
         comment_suffix=not escape and _comment_suffix(data_lines[:SNIFF_RECORDS], chosen, quotechar, width),
+        marks_in_numbers=marks,
     )
 
 

@@ -182,6 +182,7 @@ def test_a_home_made_in_one_duckdb_file_is_moved_on_open(tmp_path):
     [
         ("Preis\n12,5\n13,25\n7,5\n", "Preis", "decimal_mark=,", "33.25"),
         ("amount\n1,250,000.75\n3,000.5\n12.25\n", "amount", "decimal_mark=.;group_mark=,", "1253013.50"),
+        ("value\n1,2\n3,4\n", "value", "decimal_mark=,", "4.6"),
     ],
 )
 def test_a_one_column_file_of_numbers_with_marks_keeps_its_header_and_values(ns, tmp_path, text, header, fmt, total):
@@ -191,6 +192,8 @@ def test_a_one_column_file_of_numbers_with_marks_keeps_its_header_and_values(ns,
     assert [(c.name, c.type, c.format) for c in d.columns] == [(header, "number", fmt)]
     got = ns.query({"datasets": [{"source_uri": "one"}], "aggregates": [{"fn": "sum", "column": header}]})
     assert str(got.rows[0][0]) == total and got.complete
+    # Two columns of whole numbers under a header of one name would read the same: it is said.
+    assert any("read as one column" in w and "options.delimiter" in w for w in d.warnings)
 
 
 def test_a_two_line_file_of_text_keeps_both_lines_and_asks_for_the_header(ns, tmp_path):
