@@ -241,6 +241,10 @@ class ColumnOut(BaseModel):
     nullable: bool
     nulls: int
     distinct: int
+    distinct_estimated: bool = Field(
+        False,
+        description="`distinct` is an estimate within 2%: the column has more non-null values than the exact_distinct_values setting (1,000,000). `unique` is exact all the same.",
+    )
     unique: bool
     min: Any = None
     max: Any = None

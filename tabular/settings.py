@@ -57,6 +57,10 @@ class Settings:
     # A column whose non-null values read as one type at this share or more, but not all, is
     # held as string with a `mixed_values` question; below it, it is plainly a string column.
     mixed_values_share: float = 0.8
+    # A column of more than this many non-null values has its `distinct` estimated (within 2%,
+    # `distinct_estimated`) from a hash sample of its values rather than counted in full;
+    # `unique` stays exact (store/snapshot.py).
+    exact_distinct_values: int = 1_000_000
     csv_chunk_rows: int = 100_000
     # The fast reader parses this many bytes at a time (and progress moves by as much).
     csv_block_bytes: int = 1 << 20

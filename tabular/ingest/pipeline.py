@@ -208,6 +208,7 @@ def _one_pass(
             with onepass.Ticker(lambda: _tick(cur, tick, cancelled), settings.progress_seconds):
                 built = _built(
                     catalog,
+                    settings,
                     None,
                     cur,
                     extraction,
@@ -261,6 +262,7 @@ def _guessed(
     guarded.texts = set()
     return _built(
         catalog,
+        settings,
         extraction.rows * len(cells),
         cur,
         extraction,
@@ -273,6 +275,7 @@ def _guessed(
 
 def _built(
     catalog: Catalog,
+    settings: Settings,
     cells_known: int | None,
     cur,
     extraction: Extraction,
@@ -294,7 +297,8 @@ def _built(
         return None
     cells = extraction.cell_columns
     typings = onepass.unclean(typings)
-    stats = column_stats(cur, snapshot_table(snapshot_id), names, [typings[c] for c in cells], rows)
+    table = snapshot_table(snapshot_id)
+    stats = column_stats(cur, table, names, [typings[c] for c in cells], rows, settings.exact_distinct_values)
     extraction.origin.one_pass = True
     return _Typed(extraction, names, typings, built=(snapshot_id, Built(rows, len(extraction.excluded), stats)))
 
@@ -442,7 +446,15 @@ def _publish(
             catalog.new_snapshot(snapshot_id, ex.rows * len(ex.cell_columns))
             made.append(snapshot_id)
             built = build_snapshot(
-                cur, item.relation(cur), snapshot_id, ex.cell_columns, item.names, item.typings, markers, ex.excluded
+                cur,
+                item.relation(cur),
+                snapshot_id,
+                ex.cell_columns,
+                item.names,
+                item.typings,
+                markers,
+                ex.excluded,
+                settings.exact_distinct_values,
             )
         catalog.seal(snapshot_id)
         built_ids.append((snapshot_id, built))

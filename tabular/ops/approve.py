@@ -254,7 +254,15 @@ def _commit(
     catalog.new_snapshot(snapshot_id, live.rows * len(live.names))
     try:
         built = build_snapshot(
-            cur, parquet_relation(live.extraction), snapshot_id, list(typings), live.names, typings, markers, excluded
+            cur,
+            parquet_relation(live.extraction),
+            snapshot_id,
+            list(typings),
+            live.names,
+            typings,
+            markers,
+            excluded,
+            ctx.settings.exact_distinct_values,
         )
         catalog.seal(snapshot_id)
         for column, header in zip(built.columns, live.headers):

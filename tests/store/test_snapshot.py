@@ -10,6 +10,7 @@ from decimal import Decimal
 import duckdb
 import pytest
 
+import tabular
 from tabular import readings as C
 from tabular.infer.questions import Typing
 from tabular.store.catalog import rejected_table, snapshot_table
@@ -101,3 +102,66 @@ def test_rows_the_extraction_left_out_are_in_the_rejected_table_cut_to_a_readabl
     got = rows_of(con, table)
     assert got[0] == (7, 9, None, "Total,30", "a total row")
     assert len(got[1][3]) == REJECTED_VALUE_CHARS
+
+
+# 400,000 rows: past a lowered exact_distinct_values, and holding more distinct values than an
+# estimate's sample (snapshot.SAMPLED_DISTINCT), so the estimate is the one a long table gets.
+LONG = 400_000
+
+
+@pytest.fixture
+def long_columns(con):
+    con.execute(
+        f"""CREATE TABLE ex AS SELECT i AS __row_id, i + 1 AS __line,
+        (i % 300000)::VARCHAR AS repeats, ('id-' || i) AS ids, (i % 10)::VARCHAR AS few,
+        CASE WHEN i <= 500 THEN (i % 7)::VARCHAR END AS sparse
+        FROM range(1, {LONG + 1}) AS t(i)"""
+    )
+    typings = {
+        "repeats": Typing(C.number_reading(), "BIGINT"),
+        "ids": Typing(C.STRING, "VARCHAR"),
+        "few": Typing(C.number_reading(), "BIGINT"),
+        "sparse": Typing(C.number_reading(), "BIGINT"),
+    }
+    cells = list(typings)
+    built = build_snapshot(con, "ex", "s_1", cells, cells, typings, MARKERS, [], exact_distinct_values=1000)
+    return {c["name"]: c for c in built.columns}
+
+
+def test_a_long_column_has_its_distinct_values_estimated_within_two_percent(long_columns):
+    repeats = long_columns["repeats"]
+    assert repeats["distinct_estimated"] is True
+    assert abs(repeats["distinct"] - 300_000) <= 0.02 * 300_000
+    assert repeats["unique"] is False
+    assert (repeats["nulls"], repeats["min"], repeats["max"]) == (0, 0, 299_999)
+
+
+def test_a_long_unique_column_is_unique_with_its_distinct_values_counted_exactly(long_columns):
+    ids = long_columns["ids"]
+    assert (ids["distinct"], ids["distinct_estimated"], ids["unique"]) == (LONG, False, True)
+
+
+def test_a_column_of_few_values_or_few_non_null_ones_is_counted_exactly(long_columns):
+    few, sparse = long_columns["few"], long_columns["sparse"]
+    assert (few["distinct"], few["distinct_estimated"], few["unique"]) == (10, False, False)
+    assert (sparse["nulls"], sparse["distinct"], sparse["distinct_estimated"]) == (LONG - 500, 7, False)
+
+
+def test_a_short_table_counts_distinct_values_exactly(con):
+    rel = extraction(con, c1=["3", "1", "3"])
+    (n,) = build_snapshot(
+        con, rel, "s_1", ["c1"], ["n"], {"c1": Typing(C.number_reading(), "BIGINT")}, MARKERS, []
+    ).columns
+    assert (n["distinct"], n["distinct_estimated"]) == (2, False)
+
+
+def test_dataset_get_serves_which_distinct_counts_are_estimates(tmp_path):
+    source = tmp_path / "long.csv"
+    source.write_text("id,code\n" + "".join(f"{i},{i % 200_000}\n" for i in range(300_000)), encoding="utf-8")
+    with tabular.connect(str(tmp_path / "home"), exact_distinct_values=1000) as engine:
+        ns = engine.namespace("acme", "big")
+        assert ns.ingest_file(source, source_uri="long.csv").state == "ready"
+        ident, code = ns.dataset_get("long.csv").datasets[0].columns
+    assert (ident.distinct, ident.distinct_estimated, ident.unique) == (300_000, False, True)
+    assert code.distinct_estimated and not code.unique
+    assert abs(code.distinct - 200_000) <= 0.02 * 200_000
