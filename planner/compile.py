@@ -216,7 +216,7 @@ def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] |
         settled = _settle(op, values)
         if isinstance(settled, bool):
             # Comparisons never match an empty cell, so "every value matches" is "not empty".
-            return exp.Not(this=exp.Is(this=target, expression=exp.null())) if settled else exp.false()
+            return exp.not_(exp.Is(this=target, expression=exp.null())) if settled else exp.false()
         op, values = settled
     physical = f.output.physical if f.output is not None else f.ref.column.physical
     # Values as they were given (no Beyond settled them) are named by their place in the plan.
@@ -572,7 +572,7 @@ def _check(r: Resolved, target: Target, within: str = "") -> Check:
     for k, node in enumerate(r.casts):
         value = expression(node.args[0], params)
         failed = exp.and_(
-            exp.Not(this=exp.Is(this=value, expression=exp.null())),
+            exp.not_(exp.Is(this=value, expression=exp.null())),
             exp.Is(this=expression(node, params), expression=exp.null()),
         )
         counts.append(

@@ -76,7 +76,7 @@ FILTERS: dict[str, FilterDef] = {
             "not_in",
             ANY,
             "many",
-            lambda c, v, ic: exp.Not(this=exp.In(this=_lower(c, ic), expressions=[_lower(x, ic) for x in v])),
+            lambda c, v, ic: exp.not_(exp.In(this=_lower(c, ic), expressions=[_lower(x, ic) for x in v])),
             "{column} not in {value}",
         ),
         FilterDef("is_null", ANY, "none", lambda c, v, ic: exp.Is(this=c, expression=exp.null()), "{column} is empty"),
@@ -84,7 +84,7 @@ FILTERS: dict[str, FilterDef] = {
             "not_null",
             ANY,
             "none",
-            lambda c, v, ic: exp.Not(this=exp.Is(this=c, expression=exp.null())),
+            lambda c, v, ic: exp.not_(exp.Is(this=c, expression=exp.null())),
             "{column} is not empty",
         ),
         FilterDef(
@@ -98,7 +98,7 @@ FILTERS: dict[str, FilterDef] = {
             "not_contains",
             STRING,
             "one",
-            lambda c, v, ic: exp.Not(this=_fn("contains", _lower(c, ic), _lower(v[0], ic))),
+            lambda c, v, ic: exp.not_(_fn("contains", _lower(c, ic), _lower(v[0], ic))),
             "{column} does not contain {value}",
         ),
         FilterDef(

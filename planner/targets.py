@@ -184,12 +184,12 @@ class ClickHouse(Target):
 
         if op == "contains" or op == "not_contains":
             found = exp.GT(this=_fn("position", low(column), low(values[0])), expression=exp.Literal.number(0))
-            return found if op == "contains" else exp.Not(this=found)
+            return found if op == "contains" else exp.not_(found)
         if op in ("starts_with", "ends_with"):
             return _fn("startsWith" if op == "starts_with" else "endsWith", low(column), low(values[0]))
         if op in ("like", "not_like"):  # ClickHouse's LIKE escapes with a backslash already
             found = exp.Like(this=low(column), expression=low(values[0]))
-            return found if op == "like" else exp.Not(this=found)
+            return found if op == "like" else exp.not_(found)
         if ignore_case:
             # The shared definitions lowercase with lower(): rebuild them on operands lowered here.
             return FILTERS[op].build(low(column), [low(v) for v in values], False)

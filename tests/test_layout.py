@@ -268,3 +268,13 @@ def test_the_planners_tests_need_no_engine():
             if any(n == "tabular" or n.startswith("tabular.") for n in names):
                 leaning.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not leaning, "\n".join(leaning)
+
+
+def test_sql_negation_is_built_so_it_keeps_its_parentheses():
+    # sqlglot writes exp.Not(this=a AND b) as `NOT a AND b`, which negates `a` alone: a round-trip
+    # guard built so let values a DOUBLE would round through. exp.not_ parenthesises.
+    for name, path in modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Not":
+                assert not node.keywords, f"{name}:{node.lineno} builds exp.Not(this=…); use exp.not_(…)"

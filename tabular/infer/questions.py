@@ -199,7 +199,7 @@ def decide(
                 return _held_as_text(
                     "precision",
                     f"{lost} value{'s' if lost != 1 else ''} (e.g. {example!r}) have more digits than floating "
-                    "point keeps. Keep the column as text, or read it as floating point and round them?",
+                    "point keeps, or lie beyond its range. Keep the column as text, or read it as floating point and round them?",
                     reading,
                     physical,
                 )

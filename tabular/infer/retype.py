@@ -136,13 +136,13 @@ def refused_values(
     """How many non-empty values the column holds, and the first `limit` of those `typing`
     does not read (in row order), as written."""
     t = text_of(cell, markers)
-    filled = exp.Not(this=exp.Is(this=t, expression=exp.null()))
+    filled = exp.not_(exp.Is(this=t, expression=exp.null()))
     (nonempty,) = con.execute(
         exp.select(exp.func("count", exp.Star())).from_(relation).where(filled).sql(dialect="duckdb")
     ).fetchone()
     if typing.reading.type == "string" or not typing.rejected:
         return nonempty, []
-    failing = exp.and_(filled, exp.Not(this=accepts(typing.reading, t)))
+    failing = exp.and_(filled, exp.not_(accepts(typing.reading, t)))
     rows = con.execute(
         exp.select(exp.column(cell, quoted=True))
         .from_(relation)

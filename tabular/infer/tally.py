@@ -121,7 +121,7 @@ def accepts(reading: Reading, t: exp.Expression) -> exp.Expression:
     text that passes it always converts."""
     if reading.type == "number":
         return C.matches(t, reading.gate)
-    return exp.Not(this=exp.Is(this=C.convert(reading, t, C.physical_of(reading)), expression=exp.null()))
+    return exp.not_(exp.Is(this=C.convert(reading, t, C.physical_of(reading)), expression=exp.null()))
 
 
 @dataclass(frozen=True)
@@ -278,21 +278,39 @@ def double_exact(reading: Reading, t: exp.Expression) -> exp.Expression:
     plain = C.number_text(reading, t)
     decimal = exp.DataType.build("DECIMAL(38, 20)")
     # try_cast: SQL's AND does not guard the cast from a value the reading does not read.
-    back = exp.cast(exp.TryCast(this=plain, to=exp.DataType.build("DOUBLE")), "VARCHAR")
+    double = exp.TryCast(this=plain, to=exp.DataType.build("DOUBLE"))
+    back = exp.cast(double, "VARCHAR")
     mark = exp.func("strpos", plain, exp.Literal.string("."))
     same = exp.EQ(this=exp.TryCast(this=plain, to=decimal), expression=exp.TryCast(this=back, to=decimal))
-    return exp.or_(
-        exp.LTE(this=exp.func("length", plain), expression=exp.Literal.number(15)),
+    # Within a DOUBLE's normal range: 1E400 is no inf, 1E-400 no 0 (only a zero written is 0).
+    normal = exp.GTE(this=exp.func("abs", double), expression=exp.Literal.number(SMALLEST_NORMAL))
+    zero = exp.and_(
+        exp.EQ(this=double, expression=exp.Literal.number(0)),
+        exp.func("regexp_full_match", plain, exp.Literal.string(r"[-+]?[0.]*([eE][-+]?[0-9]+)?")),
+    )
+    in_range = exp.func("coalesce", exp.and_(exp.func("isfinite", double), exp.or_(normal, zero)), exp.false())
+    # Parenthesised: sqlglot writes NOT over an AND without them, which would negate in_range alone.
+    return exp.paren(
         exp.and_(
-            exp.func("coalesce", same, exp.false()),
+            in_range,
             exp.or_(
-                exp.EQ(this=mark, expression=exp.Literal.number(0)),
-                exp.LTE(
-                    this=exp.Sub(this=exp.func("length", plain), expression=mark), expression=exp.Literal.number(20)
+                exp.LTE(this=exp.func("length", plain), expression=exp.Literal.number(15)),
+                exp.and_(
+                    exp.func("coalesce", same, exp.false()),
+                    exp.or_(
+                        exp.EQ(this=mark, expression=exp.Literal.number(0)),
+                        exp.LTE(
+                            this=exp.Sub(this=exp.func("length", plain), expression=mark),
+                            expression=exp.Literal.number(20),
+                        ),
+                    ),
                 ),
             ),
-        ),
+        )
     )
+
+
+SMALLEST_NORMAL = "2.2250738585072014e-308"  # below it a DOUBLE keeps fewer digits (subnormal)
 
 
 def doubles_lost(
@@ -323,8 +341,8 @@ def lone_groups(
     g = re.escape(reading.group_mark or "")
     lone = _sql(
         exp.and_(
-            exp.Not(this=exp.Is(this=t, expression=exp.null())),
-            exp.Not(this=exp.func("contains", t, exp.Literal.string(reading.decimal_mark))),
+            exp.not_(exp.Is(this=t, expression=exp.null())),
+            exp.not_(exp.func("contains", t, exp.Literal.string(reading.decimal_mark))),
             C.matches(t, rf"[^0-9]*[0-9]{{1,3}}{g}[0-9]{{3}}[^0-9]*"),
         )
     )

@@ -171,15 +171,13 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
         if tally.nonnull:
             return string_text(cell)  # counted once stored: see Guards.texts
         # The sample saw nothing here: any value past it must be typed by the careful way.
-        return _stop(exp.Not(this=exp.Is(this=t, expression=exp.null())), string_text(cell))
+        return _stop(exp.not_(exp.Is(this=t, expression=exp.null())), string_text(cell))
     reading, physical = typing.reading, typing.physical
     if reading.type == "number" and not reading.exponent and physical != "DOUBLE":
         return _number(cell, reading, physical, t, markers)
     if clashes:
         value = C.convert(reading, t, physical)
-        refuted = exp.and_(
-            exp.Not(this=exp.Is(this=t, expression=exp.null())), exp.Is(this=value, expression=exp.null())
-        )
+        refuted = exp.and_(exp.not_(exp.Is(this=t, expression=exp.null())), exp.Is(this=value, expression=exp.null()))
         return _stop(refuted, value)
     # The common value costs one conversion of the cell as it is; a cell with spaces around is
     # converted again trimmed, and only a cell that reads neither way is tested for a null
@@ -194,7 +192,7 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
     if reading.type == "number" and physical == "DOUBLE":
         # Floating point chosen on the sample (NumberStats.floating, or numbers in scientific
         # notation): a later value a DOUBLE would not hold as written stops the pass.
-        lost = exp.and_(C.matches(t, reading.gate), exp.Not(this=double_exact(reading, t)))
+        lost = exp.and_(C.matches(t, reading.gate), exp.not_(double_exact(reading, t)))
         return _stop(lost, converted)
     return converted
 

@@ -73,7 +73,7 @@ def value_expr(cell: str, typing: Typing, markers, compact: bool = False) -> exp
 def failure_expr(cell: str, typing: Typing, markers, compact: bool = False) -> exp.Expression:
     t = text_of(cell, markers, compact)
     return exp.and_(
-        exp.Not(this=exp.Is(this=t, expression=exp.null())),
+        exp.not_(exp.Is(this=t, expression=exp.null())),
         exp.Is(this=value_expr(cell, typing, markers, compact), expression=exp.null()),
     )
 
@@ -114,7 +114,7 @@ def build_snapshot(
     ]
     select = exp.select(exp.column("__row_id", quoted=True), *values).from_(relation)
     if rejected_where is not None:
-        select = select.where(exp.Not(this=exp.paren(rejected_where)), copy=False)
+        select = select.where(exp.not_(exp.paren(rejected_where)), copy=False)
     # No ORDER BY: the extraction is written in row id order and DuckDB keeps insertion order.
     table = snapshot_table(snapshot_id)
     cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect="duckdb"))
@@ -271,7 +271,7 @@ def _sampled(cur, table: exp.Table, col: exp.Column, nonnull: int, rough: int) -
         return None
     share = SAMPLED_DISTINCT / rough
     below = int(share * 2**64)
-    present = exp.Not(this=exp.Is(this=col, expression=exp.null()))
+    present = exp.not_(exp.Is(this=col, expression=exp.null()))
     kept = exp.LT(
         this=exp.func("hash", col.copy()),
         expression=exp.cast(exp.Literal.number(below), exp.DataType(this=exp.DataType.Type.UBIGINT)),
@@ -295,7 +295,7 @@ def _distinct(cur, table: exp.Table, col: exp.Column) -> int:
     GROUP BY, which spills to disk (an ungrouped DISTINCT of 45 M strings does not), and sorted
     when even that fails (its hash table for tens of millions of groups can need one allocation
     past a small limit; a sort spills)."""
-    present = exp.Not(this=exp.Is(this=col, expression=exp.null()))
+    present = exp.not_(exp.Is(this=col, expression=exp.null()))
     groups = exp.select(col).from_(table).where(present).group_by(col)
     try:
         return cur.execute(

@@ -97,8 +97,21 @@ def test_a_value_past_the_sample_a_double_would_round_keeps_the_column_decimal(n
         (";", ["0,1234567890123456789", "0,25", "12345678901234567890", "1,5"]),  # past 38 digits
         ("\t", ["1.5", "2.5", "123456789012345678901234567890123456789012"]),  # 42 digits
         ("|", ["6.02214076E23", "1.602176634e-19", "299792458.000000000001"]),
+        (",", ["1E400", "2", "3.5"]),  # past a DOUBLE's range: it would be inf
+        (";", ["-1E400", "2", "1.5"]),
+        ("\t", ["1E-400", "2", "0.5"]),  # below it: it would be 0
+        ("|", ["1.5E308", "2.5E308"]),
     ],
-    ids=["exponent", "decimal-comma-39-digits", "tab-42-digits", "pipe-physics"],
+    ids=[
+        "exponent",
+        "decimal-comma-39-digits",
+        "tab-42-digits",
+        "pipe-physics",
+        "inf",
+        "minus-inf",
+        "zero",
+        "overflow",
+    ],
 )
 def test_numbers_no_double_holds_are_kept_as_written_and_asked(ns, tmp_path, delimiter, values):
     lines = [delimiter.join(["id", "v"])] + [delimiter.join([f"r{i}", v]) for i, v in enumerate(values)]

@@ -328,7 +328,7 @@ def _table(
 def _normalise(c: exp.Expression, hint: _Hint) -> exp.Expression:
     """A cell's text as read/sheets/workbooks.py would have made it: dates without a zero clock, percents scaled
     by 100 exactly, currency with its unit."""
-    number = exp.Not(this=exp.Is(this=exp.TryCast(this=c, to=exp.DataType.build("DOUBLE")), expression=exp.null()))
+    number = exp.not_(exp.Is(this=exp.TryCast(this=c, to=exp.DataType.build("DOUBLE")), expression=exp.null()))
     if "d" in hint.kinds and not hint.time:
         return exp.Anonymous(
             this="regexp_replace", expressions=[c, exp.Literal.string(" 00:00:00$"), exp.Literal.string("")]
