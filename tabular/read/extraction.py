@@ -323,7 +323,7 @@ def _finish(extraction: Extraction, layout: sniff.Layout, decoded: decode.Decode
     if layout.marks_in_numbers:
         mark = layout.marks_in_numbers
         extraction.notes.append(
-            f"read as one column: every '{mark}' stands between two digits, under a header without one; "
+            f"read as one column: every '{mark}' stands inside a value (a number's or a date's), not between columns; "
             f"if '{mark}' separates columns here, ingest again with options.delimiter"
         )
     if decoded.rival:

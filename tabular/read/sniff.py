@@ -233,9 +233,12 @@ def _past_a_title(rows: list[list[str]], start: int, width: int) -> int:
 
 def _names_narrower(line: list[str], rows: list[list[str]], width: int) -> bool:
     """Whether `line`, right above a table of `width` columns and narrower than it, names its
-    columns: two or more distinct words that vote a header over the rows' values."""
-    if not 2 <= len(line) < width or not _distinct_words(line):
+    columns: two or more distinct words that vote a header over the rows' values, or one over
+    rows whose other cells are all empty (a trailing delimiter)."""
+    if not 1 <= len(line) < width or not _distinct_words(line):
         return False
+    if len(line) == 1 and any(c.strip() for r in rows for c in r[1:]):
+        return False  # one name names the one column a trailing delimiter leaves ('1/2/2020,')
     return _has_header([c.strip() for c in line] + [""] * (width - len(line)), rows)[0]
 
 
@@ -264,7 +267,10 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         # 'Source: internal records' is one consistent row under ':', beside six under ','),
         # then many well-formed rows, then wide rows, then the usual delimiters.
         filled = sum(1 for r in rows if not is_blank(r)) or 1
-        key = (round(consistency * min(fit / filled, 1.0), 2) if width > 1 else 0.0, fit, width, -i)
+        score = round(consistency * min(fit / filled, 1.0), 2) if width > 1 else 0.0
+        # Among readings as good, the one whose cells hold no other delimiter: 'x;1,5' is 'x'
+        # and '1,5' (a decimal comma), not 'x;1' and '5'.
+        key = (score, -_strays(rows[:201], d), fit, width, -i)
         if best is None or key > best[0]:
             best = (key, d, rows, width, start)
     _, chosen, rows, width, start = best
@@ -338,6 +344,22 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     )
 
 
+# Another delimiter inside a cell, but not a mark between digits (12,5 or 1,250) nor a comma
+# before a space ('Sep 16, 2000', 'Washington, D.C.'), which text holds.
+_STRAY = {
+    d: re.compile(
+        "|".join([re.escape(o) for o in ";\t|" if o != d] + ([] if d == "," else [r"(?<!\d),(?! )|,(?!\d| )"]))
+    )
+    for d in DELIMITERS
+}
+
+
+def _strays(rows: list[list[str]], d: str) -> int:
+    """How many cells of a reading by `d` hold another delimiter (_STRAY)."""
+    stray = _STRAY[d]
+    return sum(1 for row in rows for cell in row if stray.search(cell))
+
+
 def _a_list(rows: list[list[str]], width: int, start: int) -> bool:
     """Whether a reading of `width` columns from row `start` is a list of one column whose few
     values hold the delimiter ('Washington, D.C.'): its table is one line under lines of one
@@ -353,13 +375,31 @@ def _a_list(rows: list[list[str]], width: int, start: int) -> bool:
 def _marks_in_numbers(head: str, d: str) -> bool:
     """Whether `d` stands only between two digits, on every line that holds it, under a first
     line that holds none (a header narrower than every row): then it is a decimal or thousands
-    mark inside one column of numbers ('12,5', '1,250,000.75'), not a delimiter."""
+    mark inside one column of numbers ('12,5', '1,250,000.75'), not a delimiter. Without such
+    a header, only where every line is a value that holds it (_whole_values)."""
     lines = [line for line in _lines(head) if line.strip()]
-    if d != "," or len(lines) < 2 or d in lines[0]:
+    if d != "," or len(lines) < 2:
         return False  # of the delimiters, only ',' is also a number's mark
+    if d in lines[0]:
+        return _whole_values(lines)
     between = re.compile(rf"(?<=\d){re.escape(d)}(?=\d)")
     held = [line for line in lines[1:] if d in line]
-    return bool(held) and all(line.count(d) == len(between.findall(line)) for line in held)
+    if held and all(line.count(d) == len(between.findall(line)) for line in held):
+        return True
+    return bool(held) and _whole_values(held)
+
+
+# Thousands groups: a ',' before three digits and then no more digits ('$62,792.74', '1,250').
+_GROUPED = re.compile(r"(?<=\d),\d{3}(?!\d)")
+
+
+def _whole_values(lines: list[str]) -> bool:
+    """Whether a list with no header is one column whose every line holds a ',' as a value does:
+    every line is a date ('Mar 13, 2009'), or a number whose every ',' groups thousands."""
+    kinds = {quick_kind(line.strip()) for line in lines}
+    if kinds == {"date"}:
+        return True
+    return kinds <= {"int", "number"} and all(line.count(",") == len(_GROUPED.findall(line)) for line in lines)
 
 
 def _backslash_escaped(head: str, delimiter: str, quotechar: str, plain: list[list[str]]) -> str:

@@ -286,3 +286,41 @@ def test_a_list_under_a_name_written_unlike_its_values_needs_no_question(name):
 def test_ragged_rows_under_a_header_are_no_list_even_when_the_widest_is_last(d):
     lines = [["id", "name", "age"], ["1101", "John"], ["1102", "Julie", "26", "Potatoes"]]
     assert sniff(text(d, lines)).width > 1
+
+
+@pytest.mark.parametrize(
+    ("head", "d"),
+    [
+        ("x;1,5\ny;2,5\nz;3,75\n", ";"),
+        ("A1\t9,23\nB2\t8,97\n", "\t"),
+        ("TRUE|61,327,886\nFALSE|51,547,775\n", "|"),
+        ("Report generated 2024\n\n84353,98 €|Sep 16, 2000\n86978,74 €|Apr 7, 2006\n", "|"),
+        ('"x"\t"83,875,628"\n"y"\t"7,139,173"\n', "\t"),
+        ('"11/09/2010"\t"25013,99"\n"03/31/2001"\t"73873,82"\n', "\t"),
+    ],
+)
+def test_without_a_header_the_delimiter_is_the_one_whose_cells_hold_no_other(head, d):
+    layout = sniff(head)
+    assert (layout.delimiter, layout.width) == (d, 2)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["$62,792.74", "$12,375.42", "$1,000.00"],
+        ["61,327,886", "51,547,775"],
+        ["Mar 13, 2009", "Jul 5, 2004", "Aug 1, 2001"],
+        ["x0", "Mar 13, 2009", "Jul 5, 2004"],
+    ],
+)
+def test_a_list_whose_every_value_holds_a_comma_as_numbers_and_dates_do_is_one_column(lines):
+    head = "\n".join(lines) + "\n"
+    layout = sniff(head)
+    assert layout.width == 1 and layout.marks_in_numbers == ","
+    assert [r[0] for r in records(head, layout.delimiter, '"')] == lines
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+def test_one_name_over_rows_ending_in_a_delimiter_is_their_header(d):
+    layout = sniff(f"d\n1/2/2020{d}\n3/4/2021{d}\n5/6/2022{d}\n")
+    assert (layout.width, layout.skip_records, layout.header_rows) == (2, 0, 1)
