@@ -9,7 +9,6 @@ import re
 import struct
 import zipfile
 import zlib
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import BinaryIO, NamedTuple
 import charset_normalizer
 
 from ..errors import IngestFailed
+from .pages import best_alphabet, decodes, latin_reading, latin_rival, misplaced, mixes_scripts
 
 HEAD_BYTES = 1 << 20
 
@@ -48,7 +48,7 @@ class Decoded:
     # and bytes that do not decode under it are read as U+FFFD, their rows named (read/extraction.py).
     errors: str = "strict"
     # Where another Latin page fits the text as well and reads it otherwise: what it would say
-    # instead, for the dataset's warnings ("" when no rival is worth saying: _latin_rival).
+    # instead, for the dataset's warnings ("" when no rival is worth saying: latin_rival).
     rival: str = ""
 
     @property
@@ -155,7 +155,7 @@ def detect(
     if mostly_utf8(*utf8_tally(head, complete)):
         return Decoded(path, container, "utf-8", "utf-8", 0, "replace")
     codec, reported = _legacy(head)
-    return Decoded(path, container, codec, reported, 0, rival=_latin_rival(head, codec))
+    return Decoded(path, container, codec, reported, 0, rival=latin_rival(head, codec))
 
 
 # Text with a NUL inside a value: about one NUL a line at most, and this share of other control bytes.
@@ -341,7 +341,7 @@ def _legacy(head: bytes) -> tuple[str, str]:
     close = [m.encoding for m in matches if m.chaos <= floor + (0 if m.encoding in MULTI_BYTE else CHAOS_SLACK)]
     ranked = sorted(close, key=lambda e: PREFERRED.index(e) if e in PREFERRED else len(PREFERRED))
     name = _best_placed(head, ranked[0], [m.encoding for m in matches if m.encoding not in MULTI_BYTE])
-    name = _best_alphabet(head, name)
+    name = best_alphabet(head, name)
     # Capital Greek and Cyrillic letters sit on the bytes of Shift-JIS's half-width katakana,
     # which real files hardly use: МОСКВА read as ﾌﾎﾑﾊﾂﾀ.
     if (
@@ -351,14 +351,14 @@ def _legacy(head: bytes) -> tuple[str, str]:
         and _mostly_half_width_kana(head, name)
     ):
         name = _most_wordlike(head, name)
-    if name in ALPHABETS and _mixes_scripts(head.decode(name, errors="replace")) and _decodes(head, "cp1252"):
+    if name in ALPHABETS and mixes_scripts(head.decode(name, errors="replace")) and decodes(head, "cp1252"):
         # 'ZЭrich', 'Genиve': Latin words with a Cyrillic or Greek letter inside are Western
         # letters read on the wrong page.
         name = "cp1252"
-    if name in MULTI_BYTE and _mixes_scripts(head.decode(name, errors="replace"), least=1):
+    if name in MULTI_BYTE and mixes_scripts(head.decode(name, errors="replace"), least=1):
         # 'K㝀烟' where cp1254 wrote 'Kılıç': a multi-byte page's pairs took a Latin page's
         # letters and the ASCII letters after them.
-        name = _latin_reading(head, name)
+        name = latin_reading(head, name)
     if name in ("cp1252", "latin_1", "iso8859_15"):
         # No byte in 0x80-0x9F: latin-1 and cp1252 read it alike; call it by the older name.
         return ("cp1252", "cp1252") if any(0x80 <= b <= 0x9F for b in head) else ("latin-1", "iso-8859-1")
@@ -369,153 +369,6 @@ def _legacy(head: bytes) -> tuple[str, str]:
         except UnicodeDecodeError:
             return "cp932", "cp932"
     return name, name
-
-
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_LETTERS = re.compile(r"[^\W\d_]+")
-_C1 = re.compile("[\x80-\x9f]")  # control characters no text holds: a page that reads them is wrong
-WESTERN = ("cp1252", "latin-1", "latin_1", "iso8859_15")
-
-
-def _decodes(head: bytes, codec: str) -> bool:
-    try:
-        head.decode(codec)
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _mixes_scripts(text: str, least: int = 2) -> bool:
-    """Whether most words holding a letter beyond ASCII (`least` of them or more) also hold
-    ASCII letters ('ZЭrich'): a Cyrillic, Greek, Chinese or Japanese text's words are written
-    in their own script alone."""
-    words = [w for w in _LETTERS.findall(text) if _NON_ASCII.search(w)]
-    mixed = sum(1 for w in words if re.search(r"[A-Za-z]", w))
-    return len(words) >= least and mixed * 2 > len(words)
-
-
-# How well a Latin page's letters must fit one alphabet to displace a multi-byte reading.
-LATIN_OVER_MULTI_BYTE = 0.8
-
-
-def _latin_reading(head: bytes, chosen: str) -> str:
-    """The Latin page whose letters fit one alphabet best, when one reads the text with no
-    misplaced character and fits LATIN_OVER_MULTI_BYTE or better; `chosen` otherwise."""
-    fits = {}
-    for codec in LATIN_PAGES:
-        if _decodes(head, codec) and not _C1.search(text := head.decode(codec)) and not misplaced(text):
-            fits[codec] = alphabet_fit(text)
-    best = max(fits, key=lambda c: (fits[c], -LATIN_PAGES.index(c)), default=None)
-    return best if best and fits[best] >= LATIN_OVER_MULTI_BYTE else chosen
-
-
-def _latin_rival(head: bytes, codec: str) -> str:
-    """What another Latin page would read where its letters fit one alphabet as well as the
-    chosen page's ('Gyõr' beside 'Győr': Portuguese and Hungarian both write them), for a
-    warning: the two pages hold different letters on the same bytes and nothing in the text
-    decides. "" when the chosen page is no Latin one, or no page is as good and reads otherwise."""
-    if codec not in LATIN_PAGES and codec not in WESTERN:
-        return ""
-    ours = head.decode(codec, errors="replace")
-    fit = alphabet_fit(ours)
-    said, readings = [], {ours}
-    for other in LATIN_PAGES:
-        if other == codec or codec in WESTERN and other in WESTERN or not _decodes(head, other):
-            continue
-        theirs = head.decode(other)
-        if theirs in readings or _C1.search(theirs) or alphabet_fit(theirs) < fit:
-            continue
-        if misplaced(theirs) > misplaced(ours):
-            continue  # 'Ł12' where '£12' is read: a letter where a symbol stands
-        readings.add(theirs)
-        at = next(i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b)
-        said.append((other, _word_at(theirs, at), _word_at(ours, at)))
-    if not said:
-        return ""
-    # Every page that reads as well, each by the first word it reads otherwise ('Ayşe' is
-    # Turkish on cp1254, Romanian 'Ayţe' on cp1250, Icelandic 'Ayþe' on latin-1).
-    other, theirs, word = said[0]
-    more = "".join(f", as {o} {t!r}" for o, t, _ in said[1:])
-    return f"read as {other} it would say {theirs!r}{more} where it says {word!r}"
-
-
-def _word_at(text: str, at: int) -> str:
-    """The word around position `at` (the character there, and the letters and digits beside it)."""
-    start, end = at, at + 1
-    while start > 0 and text[start - 1].isalnum() and at - start < 40:
-        start -= 1
-    while end < len(text) and text[end].isalnum() and end - at < 40:
-        end += 1
-    return text[start:end]
-
-
-def misplaced(text: str) -> int:
-    """Non-ASCII characters where a code page put the wrong ones: a letter with no letter beside
-    it ('5 Ć' where '5 €' was meant), or a mark or symbol between two letters ('r‚seau' where
-    'réseau' was meant). The right page can have some too ('à la'); a wrong one has more."""
-    count = 0
-    for found in _NON_ASCII.finditer(text):
-        i = found.start()
-        before = text[i - 1].isalpha() if i else False
-        after = text[i + 1].isalpha() if i + 1 < len(text) else False
-        if text[i].isalpha() and not (before or after) or not text[i].isalpha() and before and after:
-            count += 1
-    return count
-
-
-# The letters beyond ASCII each Latin-script language writes. A text's letters come from one
-# language (or a few close ones): read on the wrong Latin page they scatter over several
-# (Dvořák read as cp1252 is Dvoøák, an ø beside Czech á; Genève read as cp1250 is Genčve).
-LATIN_ALPHABETS = {
-    "French": "àâæçéèêëîïôœùûüÿ",
-    "German": "äöüß",
-    "Spanish": "áéíñóúü",
-    "Portuguese": "ãâáàçéêíõóôú",
-    "Italian": "àèéìíîòóùú",
-    "Catalan": "àçèéíïòóúü",
-    "Dutch": "éëïóöü",
-    "Danish/Norwegian": "æøåéó",
-    "Swedish/Finnish": "åäöé",
-    "Icelandic": "áðéíóúýþæö",
-    "Czech": "áčďéěíňóřšťúůýž",
-    "Slovak": "áäčďéíĺľňóôŕšťúýž",
-    "Polish": "ąćęłńóśźż",
-    "Hungarian": "áéíóöőúüű",
-    "Romanian": "ăâîșțşţ",
-    "Croatian/Slovenian": "čćđšž",
-    "Turkish": "çğıöşü",
-    "Latvian": "āčēģīķļņšūž",
-    "Lithuanian": "ąčęėįšųūž",
-    "Estonian": "äöõüšž",
-}
-# The single-byte Latin pages weighed by the alphabets, Western first (it wins a tie).
-LATIN_PAGES = ("cp1252", "cp1250", "cp1257", "cp1254", "iso8859_2", "iso8859_13", "iso8859_16")
-# How much better a page's letters must fit one alphabet to displace the page chosen.
-ALPHABET_MARGIN = 0.1
-
-
-def alphabet_fit(text: str) -> float:
-    """The share of the text's letters beyond ASCII that the best single alphabet writes (1.0
-    when there are none)."""
-    letters = Counter(ch for ch in text.lower() if ord(ch) > 127 and ch.isalpha())
-    total = sum(letters.values())
-    if not total:
-        return 1.0
-    return max(sum(letters[ch] for ch in alphabet) for alphabet in LATIN_ALPHABETS.values()) / total
-
-
-def _best_alphabet(head: bytes, chosen: str) -> str:
-    """Among the single-byte Latin pages, the one whose letters fit one language's alphabet
-    clearly better than the chosen page's (ALPHABET_MARGIN); `chosen` otherwise, or when it is
-    no Latin page."""
-    if chosen not in LATIN_PAGES and chosen not in WESTERN:
-        return chosen
-    fits = {}
-    for codec in dict.fromkeys((chosen, *LATIN_PAGES)):
-        if _decodes(head, codec) and (codec == chosen or not _C1.search(head.decode(codec))):
-            fits[codec] = alphabet_fit(head.decode(codec))
-    best = max(fits, key=lambda c: (fits[c], c == chosen, -LATIN_PAGES.index(c) if c in LATIN_PAGES else 0))
-    return best if fits[best] >= fits.get(chosen, 0.0) + ALPHABET_MARGIN else chosen
 
 
 def _best_placed(head: bytes, chosen: str, offered: list[str]) -> str:
