@@ -389,8 +389,10 @@ def _marks_in_numbers(head: str, d: str) -> bool:
     return bool(held) and _whole_values(held)
 
 
-# Thousands groups: a ',' before three digits and then no more digits ('$62,792.74', '1,250').
+# Thousands groups: a ',' before three digits and then no more digits ('$62,792.74', '1,250');
+# or one decimal comma after digits grouped by another mark ('123 456,78', '1.234,5').
 _GROUPED = re.compile(r"(?<=\d),\d{3}(?!\d)")
+_DECIMAL_AFTER_GROUPS = re.compile(r"[^\d,]*\d{1,3}(?:[ .\u00a0\u202f']\d{3})+,\d+[^\d,]*")
 
 
 def _whole_values(lines: list[str]) -> bool:
@@ -398,6 +400,8 @@ def _whole_values(lines: list[str]) -> bool:
     every line is a date ('Mar 13, 2009'), or a number whose every ',' groups thousands."""
     kinds = {quick_kind(line.strip()) for line in lines}
     if kinds == {"date"}:
+        return True
+    if all(_DECIMAL_AFTER_GROUPS.fullmatch(line.strip()) for line in lines):
         return True
     return kinds <= {"int", "number"} and all(line.count(",") == len(_GROUPED.findall(line)) for line in lines)
 

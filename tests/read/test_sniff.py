@@ -311,6 +311,9 @@ def test_without_a_header_the_delimiter_is_the_one_whose_cells_hold_no_other(hea
         ["61,327,886", "51,547,775"],
         ["Mar 13, 2009", "Jul 5, 2004", "Aug 1, 2001"],
         ["x0", "Mar 13, 2009", "Jul 5, 2004"],
+        ["123\u00a0456,78", "9\u00a0012,50"],  # decimal commas after groups of another mark
+        ["1.234,5", "12.345,75"],
+        ["12 345,5 €", "1 234,75 €"],
     ],
 )
 def test_a_list_whose_every_value_holds_a_comma_as_numbers_and_dates_do_is_one_column(lines):
