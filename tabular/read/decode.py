@@ -351,10 +351,11 @@ def _legacy(head: bytes) -> tuple[str, str]:
         and _mostly_half_width_kana(head, name)
     ):
         name = _most_wordlike(head, name)
-    if name in ALPHABETS and mixes_scripts(head.decode(name, errors="replace")) and decodes(head, "cp1252"):
-        # 'ZЭrich', 'Genиve': Latin words with a Cyrillic or Greek letter inside are Western
-        # letters read on the wrong page.
-        name = "cp1252"
+    if name in ALPHABETS and mixes_scripts(head.decode(name, errors="replace")):
+        # 'ZЭrich', 'Genиve', 'Krakуw': Latin words with a Cyrillic or Greek letter inside are
+        # Latin letters read on the wrong page: the Latin page whose letters fit, else Western.
+        latin = latin_reading(head, name)
+        name = latin if latin != name else "cp1252" if decodes(head, "cp1252") else name
     if name in MULTI_BYTE and mixes_scripts(head.decode(name, errors="replace"), least=1):
         # 'K㝀烟' where cp1254 wrote 'Kılıç': a multi-byte page's pairs took a Latin page's
         # letters and the ASCII letters after them.
@@ -374,16 +375,17 @@ def _legacy(head: bytes) -> tuple[str, str]:
 def _best_placed(head: bytes, chosen: str, offered: list[str]) -> str:
     """A single-byte page charset-normalizer did not rank first, when its characters sit clearly
     better among the text (misplaced): a short Western file's '€' and '–' are letters in the DOS
-    pages (cp775, cp850), which it may score best. Ties keep `chosen`; Cyrillic and Greek pages
-    are weighed by _most_wordlike instead."""
+    pages (cp775, cp850), which it may score best, and cp1251's '€' is a box-drawing '┤' on
+    cp864. Ties keep `chosen`; between Cyrillic and Greek pages _most_wordlike weighs after."""
     if chosen in MULTI_BYTE or chosen in ALPHABETS:
         return chosen
     scores = {}
+    # The pages people save in are weighed even where charset-normalizer offered only multi-byte
+    # ones ('€|' on cp1251 is a valid johab pair).
+    weighed = [*offered, *(e for e in PREFERRED if e not in MULTI_BYTE)]
     for codec in dict.fromkeys(
-        [chosen, *sorted(offered, key=lambda e: PREFERRED.index(e) if e in PREFERRED else len(PREFERRED))]
+        [chosen, *sorted(weighed, key=lambda e: PREFERRED.index(e) if e in PREFERRED else len(PREFERRED))]
     ):
-        if codec in ALPHABETS:
-            continue
         try:
             scores[codec] = misplaced(head.decode(codec))
         except (UnicodeDecodeError, LookupError):

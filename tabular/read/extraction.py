@@ -26,9 +26,12 @@ from ..models import Origin
 from ..settings import Settings
 from . import decode, sniff
 from .lines import (
+    FirstColumn,
     bounded_lines,
     comments_note,
     ends_in_words,
+    is_note,
+    note_text,
     nul_note,
     quotes_note,
     undecodable_note,
@@ -240,8 +243,8 @@ def _stream(
         if progress:
             progress(row_id)
 
-    first = sniff.FirstColumn()
-    # Lines that may be a note after the table (sniff.note_text): rows after all once a row follows.
+    first = FirstColumn()
+    # Lines that may be a note after the table (note_text): rows after all once a row follows.
     pending: list[tuple[list[str], int, str]] = []
 
     last_kept = 0  # the line of the last row kept: a note set apart from it by a blank line is surer
@@ -280,7 +283,7 @@ def _stream(
             if sniff.is_comment(row, width):
                 extraction.comment_lines += 1
                 continue
-            note = None if isinstance(row, Crossing) else sniff.note_text(row, width)
+            note = None if isinstance(row, Crossing) else note_text(row, width)
             if note is not None:
                 pending.append((row, line, note))
                 continue
@@ -290,7 +293,7 @@ def _stream(
             keep(row, line)
         apart = bool(pending) and pending[0][1] > last_kept + 1
         for held, held_line, note in pending:
-            if sniff.is_note(note, first, apart):
+            if is_note(note, first, apart):
                 extraction.left_out.append(Excluded(row_id + 1, held_line, note, "note"))
             else:
                 keep(held, held_line)
@@ -447,7 +450,7 @@ def _open_fast(
     if irregular_bytes(decoded.path, layout.delimiter, layout.quotechar):
         return None  # Arrow would drop a quote that closes mid-field; the careful reader keeps it
     if ends_in_words(decoded.path, layout):
-        return None  # a note after the table, perhaps: the careful reader weighs it (sniff.is_note)
+        return None  # a note after the table, perhaps: the careful reader weighs it (lines.is_note)
     skipped = layout.skip_records + layout.header_rows
     header_records = list(head_records[layout.skip_records : skipped])
     if len(header_records) < layout.header_rows or any(sniff.is_blank(r) for r in header_records):

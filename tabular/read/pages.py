@@ -5,6 +5,7 @@ what another page would read instead (for a warning). decode.py asks; nothing he
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -118,11 +119,27 @@ def misplaced(text: str) -> int:
     count = 0
     for found in _NON_ASCII.finditer(text):
         i = found.start()
+        if _odd(text[i]):
+            count += 1
+            continue
         before = text[i - 1].isalpha() if i else False
         after = text[i + 1].isalpha() if i + 1 < len(text) else False
         if text[i].isalpha() and not (before or after) or not text[i].isalpha() and before and after:
             count += 1
     return count
+
+
+def _odd(ch: str) -> bool:
+    """A character no cell of a table is written with: a box-drawing line or block ('┤', DOS
+    pages' bytes where Windows pages hold '€'), a spacing accent or modifier ('ˆ', 'ˇ'), a C1
+    control (latin-1's reading of those bytes), or a code point with no character."""
+    return "\x80" <= ch <= "\x9f" or "\u2500" <= ch <= "\u259f" or unicodedata.category(ch) in ("Sk", "Lm", "Co", "Cn")
+
+
+def _latin_script(text: str) -> bool:
+    """Whether most letters beyond ASCII are Latin letters (a DOS or Mac Latin page's reading)."""
+    letters = [ch for ch in text if ord(ch) > 127 and ch.isalpha()]
+    return sum(1 for ch in letters if unicodedata.name(ch, "").startswith("LATIN")) * 2 > len(letters)
 
 
 # The letters beyond ASCII each Latin-script language writes. A text's letters come from one
@@ -169,8 +186,8 @@ def alphabet_fit(text: str) -> float:
 def best_alphabet(head: bytes, chosen: str) -> str:
     """Among the single-byte Latin pages, the one whose letters fit one language's alphabet
     clearly better than the chosen page's (ALPHABET_MARGIN); `chosen` otherwise, or when it is
-    no Latin page."""
-    if chosen not in LATIN_PAGES and chosen not in WESTERN:
+    no Latin page (a DOS or Mac page whose letters are Latin ones is weighed too)."""
+    if chosen not in LATIN_PAGES and chosen not in WESTERN and not _latin_script(head.decode(chosen, errors="replace")):
         return chosen
     fits = {}
     for codec in dict.fromkeys((chosen, *LATIN_PAGES)):

@@ -93,59 +93,6 @@ def is_blank(row: list[str]) -> bool:
     return not "".join(row).strip(BLANK)
 
 
-# A note after a table ("Report created October 10", "Source: national statistics office") is a
-# line of words in the first cell alone. At least this many words where the first column holds
-# words too (a name alone on a last row is a row).
-NOTE_WORDS = 3
-
-
-def note_text(row: list[str], width: int) -> str | None:
-    """The words of a line that could be a note after a table: in a table of two columns or more,
-    only its first cell is filled, with words (letters and a space). None for any other line.
-    Whether it is one is decided at the table's end (`is_note`)."""
-    if width < 2 or not row or len(row) > width:
-        return None
-    text = row[0].strip()
-    if " " not in text or not any(ch.isalpha() for ch in text) or any(c.strip() for c in row[1:]):
-        return None
-    return text
-
-
-def is_note(text: str, column: FirstColumn, apart: bool) -> bool:
-    """Whether a candidate line after the table's last row (note_text) is a note rather than a
-    row: set `apart` from the rows by a blank or comment line, with words that stand out of the
-    first column's values: those are mostly not words (numbers, dates, codes without a space),
-    or it has NOTE_WORDS words or more and is longer than every one of them. A line right under
-    the last row (a product with no price yet, a task with no owner) is a row: kept, it is at
-    worst a value its column asks about, where left out it would be a row lost."""
-    if not apart:
-        return False
-    if column.values and column.worded * 2 < column.values:
-        return True
-    return len(text.split()) >= NOTE_WORDS and len(text) > column.longest
-
-
-@dataclass
-class FirstColumn:
-    """What a note after a table is weighed against: the first cells of the table's rows."""
-
-    values: int = 0  # rows with a first cell
-    worded: int = 0  # of them, cells of words with a space (as a note is)
-    longest: int = 0
-
-    def add(self, cell: str | None) -> None:
-        """Count one row's first cell (kinds over the first FIRST_COUNTED rows; lengths over all)."""
-        if not cell:
-            return
-        self.longest = max(self.longest, len(cell.strip()))
-        if self.values < FIRST_COUNTED and (text := cell.strip()):
-            self.values += 1
-            self.worded += " " in text and quick_kind(text) == "text"
-
-
-FIRST_COUNTED = 10_000
-
-
 def is_comment(row: list[str], width: int) -> bool:
     """A `#` line is a comment unless it has exactly the table's shape with cells after the first."""
     if not row or not row[0].lstrip().startswith("#"):

@@ -279,3 +279,18 @@ def test_the_tie_warning_names_every_page_that_reads_as_well(tmp_path):
     decoded = detect(write(tmp_path, data), budget=BUDGET)
     words = {"Ayşe", "Ayţe", "Ayþe"} - {read_back(decoded).split("\n")[1].split(",")[0]}
     assert all(repr(word) in decoded.rival for word in words)
+
+
+@pytest.mark.parametrize("d", ["|", "\t", ";"])
+@pytest.mark.parametrize("rows", [5, 400])
+def test_euro_amounts_on_cp1251_keep_their_euro_sign(tmp_path, d, rows):
+    # cp1251 writes '€' at 0x88: a DOS page reads it as a box-drawing '┤', cp1252 as 'ˆ'.
+    text = f"amount{d}flag\n" + "".join(f"{1000 + i * 37},{i % 100:02d} €{d}{i % 2}\n" for i in range(rows))
+    assert read_back(detect(write(tmp_path, text.encode("cp1251")), budget=BUDGET)) == text
+
+
+@pytest.mark.parametrize("d", [",", "\t", ";"])
+def test_polish_and_czech_names_together_read_on_their_windows_page(tmp_path, d):
+    names = ["Ústí", "Łódź", "Kraków", "Žluťoučký", "Škoda", "Gdańsk"]
+    text = f"id{d}name\n" + "".join(f"{i}{d}{n}\n" for i, n in enumerate(names))
+    assert read_back(detect(write(tmp_path, text.encode("cp1250")), budget=BUDGET)) == text

@@ -8,7 +8,16 @@ import io
 import pytest
 
 from tabular.errors import IngestFailed
-from tabular.read.lines import bounded_lines, comments_note, ends_in_words, lines_hold, without_comments
+from tabular.read.lines import (
+    FirstColumn,
+    bounded_lines,
+    comments_note,
+    ends_in_words,
+    is_note,
+    lines_hold,
+    note_text,
+    without_comments,
+)
 from tabular.read.sniff import sniff
 
 
@@ -45,3 +54,13 @@ def test_a_file_ending_in_words_alone_in_the_first_cell_is_told(tmp_path, last, 
     path = tmp_path / "f.csv"
     path.write_text(text, encoding="utf-8")
     assert ends_in_words(path, sniff(text)) is note
+
+
+def test_a_line_of_words_after_a_table_is_a_note_only_set_apart_and_standing_out():
+    first = FirstColumn()
+    for cell in ["1", "2", "3", "4"]:
+        first.add(cell)
+    text = note_text(["Source: internal records", ""], 2)
+    assert text == "Source: internal records"
+    assert is_note(text, first, apart=True) and not is_note(text, first, apart=False)
+    assert note_text(["Ann", "5"], 2) is None  # a row with a value after the first cell
