@@ -54,14 +54,14 @@ def latin_rival(head: bytes, codec: str) -> str:
     would read. "" when no page is as good and reads otherwise."""
     ours = head.decode(codec, errors="replace")
     said, readings = [], {ours}
-    for other in _multi_byte_rivals(head, codec):
+    latin = codec in LATIN_PAGES or codec in WESTERN
+    fit = alphabet_fit(ours)
+    for other in [*_multi_byte_rivals(head, codec), *_word_rivals(head, codec)]:
         theirs = head.decode(other)
         if theirs not in readings:
             readings.add(theirs)
             at = next(i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b)
             said.append((other, _word_at(theirs, at), _word_at(ours, at)))
-    latin = codec in LATIN_PAGES or codec in WESTERN
-    fit = alphabet_fit(ours)
     for other in LATIN_PAGES if latin else ():
         if other == codec or codec in WESTERN and other in WESTERN or not decodes(head, other):
             continue
@@ -87,6 +87,27 @@ def latin_rival(head: bytes, codec: str) -> str:
 FEW_BYTES = 64
 CJK_PAGES = ("shift_jis", "gb18030", "big5", "euc_kr")
 SAME_PAGE = {"cp932": "shift_jis", "cp949": "euc_kr", "big5hkscs": "big5", "gbk": "gb18030", "gb2312": "gb18030"}
+
+
+def _word_rivals(head: bytes, codec: str) -> list[str]:
+    """Cyrillic and Greek pages that read a text with few bytes beyond ASCII as words of their own
+    script written as words are (lower, Capitalised or UPPER), with no ASCII letter inside
+    ('Щука' read as cp1257's 'Łóźą'): too few letters to weigh. Latin words hold ASCII ones."""
+    if codec in WORD_PAGES:
+        return []
+    if sum(1 for b in head if b > 127) >= FEW_BYTES:
+        return []
+    out = []
+    for other in WORD_PAGES:
+        if not decodes(head, other) or _C1.search(text := head.decode(other)) or mixes_scripts(text, least=1):
+            continue
+        words = [w for w in _LETTERS.findall(text) if _NON_ASCII.search(w)]
+        if words and all(w.islower() or w.isupper() or w[0].isupper() and w[1:].islower() for w in words):
+            out.append(other)
+    return out
+
+
+WORD_PAGES = ("cp1251", "cp1253")
 
 
 def _multi_byte_rivals(head: bytes, codec: str) -> list[str]:

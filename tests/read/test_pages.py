@@ -43,3 +43,21 @@ def test_many_such_characters_or_latin_words_name_no_multi_byte_page():
     assert "gb18030" not in latin_rival(long, "shift_jis")
     western = "nom;ville\nZürich;Genève\nKöln;Besançon\n".encode("cp1252")
     assert not any(page in latin_rival(western, "cp1252") for page in ("shift_jis", "gb18030", "big5", "euc_kr"))
+
+
+@pytest.mark.parametrize(
+    ("text", "codec", "word"),
+    [
+        ("a\tb\n1\tЩука\n2\tЭхо\n", "cp1251", "Щука"),
+        ("a;b\n1;Ёлка\n", "cp1251", "Ёлка"),
+        ("a,b\n1,Αθήνα\n", "cp1253", "Αθήνα"),
+    ],
+)
+def test_a_few_cyrillic_or_greek_words_read_on_a_latin_page_name_the_page_that_reads_them(text, codec, word):
+    data = text.encode(codec)
+    for chosen in ("cp1257", "cp1252", "cp1250"):
+        try:
+            data.decode(chosen)
+        except UnicodeDecodeError:
+            continue
+        assert repr(word) in latin_rival(data, chosen)
