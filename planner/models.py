@@ -10,7 +10,7 @@ import math
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, WithJsonSchema, model_validator
 
 FilterOp = Literal[
     "eq",
@@ -218,7 +218,7 @@ def _expr_kind(v: Any) -> str | None:
 
 Expr = Annotated[
     Annotated[str, Tag("expr:column")]
-    | Annotated[Any, AfterValidator(_number), Tag("expr:number")]
+    | Annotated[Any, AfterValidator(_number), Tag("expr:number"), WithJsonSchema({"type": "number"})]
     | Annotated["ExprValue", Tag("expr:value")]
     | Annotated["QueryExpr", Tag("expr:op")],
     Discriminator(

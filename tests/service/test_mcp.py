@@ -8,12 +8,14 @@ import sys
 import time
 
 import anyio
+import jsonschema
+import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from tabular.ops import REGISTRY
-from tabular.service.mcp import tool_name
+from tabular.service.mcp import tool_name, tools
 
 from .support import CSV
 
@@ -116,3 +118,30 @@ def test_an_mcp_session_over_streamable_http(server):
                 assert "csv" in {f["name"] for f in formats.structured_content["formats"]}
 
     anyio.run(session_run)
+
+
+def _query_schema() -> dict:
+    return next(t.input_schema for t in tools() if t.name == tool_name("knowledge.query"))
+
+
+def test_every_tools_input_schema_is_a_valid_draft_2020_12_schema():
+    for tool in tools():
+        jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["cost", 3.5, 7, {"value": "2024-01-01", "type": "date"}, {"mul": ["cost", 2]}, {"add": ["a", {"value": "1.5"}]}],
+    ids=["column", "float", "integer", "typed-value", "operator", "nested"],
+)
+def test_a_client_that_validates_arguments_accepts_every_kind_of_expression(expr):
+    # A column name once matched two branches of the expression's oneOf (a string, and an empty
+    # schema for numbers): a validating client refused plans the engine takes.
+    plan = {"datasets": [{"source_uri": "f"}], "compute": [{"as": "x", "expr": expr}], "select": [{"column": "x"}]}
+    assert list(jsonschema.Draft202012Validator(_query_schema()).iter_errors(plan)) == []
+
+
+@pytest.mark.parametrize("expr", [True, None, [1, 2]], ids=["bool", "null", "list"])
+def test_a_client_that_validates_arguments_refuses_what_is_no_expression(expr):
+    plan = {"datasets": [{"source_uri": "f"}], "compute": [{"as": "x", "expr": expr}]}
+    assert list(jsonschema.Draft202012Validator(_query_schema()).iter_errors(plan))
