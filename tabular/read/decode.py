@@ -379,6 +379,11 @@ def _best_placed(head: bytes, chosen: str, offered: list[str]) -> str:
     cp864. Ties keep `chosen`; between Cyrillic and Greek pages _most_wordlike weighs after."""
     if chosen in MULTI_BYTE or chosen in ALPHABETS:
         return chosen
+    try:
+        if misplaced(head.decode(chosen)) < 3:
+            return chosen  # too little out of place to weigh other pages (each is a pass over the head)
+    except (UnicodeDecodeError, LookupError):
+        pass
     scores = {}
     # The pages people save in are weighed even where charset-normalizer offered only multi-byte
     # ones ('€|' on cp1251 is a valid johab pair).

@@ -344,7 +344,8 @@ _DECIMAL_AFTER_GROUPS = re.compile(r"[^\d,]*\d{1,3}(?:[ .\u00a0\u202f']\d{3})+,\
 
 def _whole_values(lines: list[str]) -> bool:
     """Whether a list with no header is one column whose every line holds a ',' as a value does:
-    every line is a date ('Mar 13, 2009'), or a number whose every ',' groups thousands."""
+    every line is a date ('Mar 13, 2009'), a number whose every ',' groups thousands, or one
+    whose one ',' is a decimal mark after digits grouped by another mark ('123 456,78')."""
     kinds = {quick_kind(line.strip()) for line in lines}
     if kinds == {"date"}:
         return True
