@@ -15,7 +15,7 @@ edge rule, and counts the lines it did so for the extraction's warning:
 from __future__ import annotations
 
 import csv
-import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -129,7 +129,17 @@ class EdgeQuotes:
                 self.quoted_blanks.add(k)
 
 
-def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 20) -> bool:
+@dataclass
+class ByteScan:
+    """What one look at every byte of a UTF-8 file found: whether only the careful reader may
+    read it (`irregular_bytes`), and how many lines it has (line ends, and one more when its
+    last line has none), which a reader that skips blank lines is checked against."""
+
+    irregular: bool
+    lines: int
+
+
+def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 4 << 20) -> bool:
     """Whether the UTF-8 file holds a quote with a character of a value on both sides (`"ACME" GMBH`,
     `"Ann "the" Great"`), a field of quoted whitespace (`" "`), an odd number of quotes, or a NUL: such a quote is not at a
     field's edge, and Arrow's reader drops quotes there (and keeps a NUL, which the careful reader
@@ -137,39 +147,91 @@ def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 16 << 2
     from a blank cell. So the careful reader must read the file. A quote inside a value that
     never opened a field (`Title "with" quotes`) is kept by both, but also sends the file the
     careful way: one vectorised look at each quote's neighbours cannot tell the two apart."""
+    return scan_bytes(path, delimiter, quote, "\n", chunk).irregular
+
+
+def scan_bytes(path: Path, delimiter: str, quote: str, newline: str, chunk: int = 4 << 20) -> ByteScan:
+    """One pass over the file's bytes (see ByteScan), a chunk at a time, vectorised: the quotes'
+    positions are found once, and only their neighbours are looked at."""
     if len(delimiter) != 1 or len(quote) != 1:
-        return True
-    q, edge = ord(quote), np.zeros(256, dtype=bool)
+        return ByteScan(True, 0)
+    q, end = ord(quote), ord(newline[-1])
+    edge = np.zeros(256, dtype=bool)
     edge[[ord(delimiter), q, 10, 13]] = True  # what may stand beside a quote at a field's edge
-    qq = re.escape(quote.encode())
-    # Quote, whitespace, quote: a literal start the regex engine finds fast; the edges are
-    # checked on the few matches (an alternation before the quote made it 25 times slower).
-    blank = re.compile(qq + rb"[ \t]+" + qq)
-    opened = (quote.encode() + b" ", quote.encode() + b"\t")
-    before, quotes = b"\n", 0
+    space = np.zeros(256, dtype=bool)
+    space[[32, 9]] = True
+    before, quotes, lines, last = 10, 0, 0, end
+    found = np.empty(chunk, dtype=bool)
     with path.open("rb") as stream:
         while block := stream.read(chunk):
             if b"\x00" in block:
-                return True
-            quotes += block.count(quote.encode())
-            data = np.frombuffer(before + block + stream.peek(1)[:1], dtype=np.uint8)
-            at = np.flatnonzero(data[1:-1] == q) + 1 if len(data) > 2 else np.empty(0, dtype=np.int64)
-            if at.size and np.any(~edge[data[at - 1]] & ~edge[data[at + 1]]):
-                return True
-            # A quoted blank across the block's end is seen whole in the window (up to 256 bytes).
-            window = before + block + stream.peek(256)[:256]
-            if any(o in window for o in opened) and _edged(blank, window, edge):
-                return True
-            before = block[-257:]
+                return ByteScan(True, 0)
+            a = np.frombuffer(block, dtype=np.uint8)
+            hits = found[: a.size]
+            lines += int(np.count_nonzero(np.equal(a, end, out=hits)))
+            at = np.flatnonzero(np.equal(a, q, out=hits))
+            quotes += at.size
+            last = block[-1]
+            if not at.size:
+                before = last
+                continue
+            after = stream.peek(1)[:1]
+            left = _around(a, at - 1, before)
+            right = _around(a, at + 1, after[0] if after else 10)
+            if np.any(~edge[left] & ~edge[right]):
+                return ByteScan(True, 0)
+            # A quote at a field's start followed by whitespace may open a quoted blank.
+            opening = at[edge[left] & space[right]]
+            if opening.size and _quoted_blank(a, opening, edge, space, q, stream):
+                return ByteScan(True, 0)
+            before = last
     # An odd number of quotes: one opens a field and closes nowhere (`c,"` on the last line),
     # which Arrow reads to the end of the file, cells and all; the careful reader keeps it.
-    return quotes % 2 == 1
+    return ByteScan(quotes % 2 == 1, lines + (last != end))
 
 
-def _edged(blank: re.Pattern, window: bytes, edge: np.ndarray) -> bool:
-    """Whether some match of `blank` in `window` stands at a field's edges on both sides."""
-    for found in blank.finditer(window):
-        start, end = found.start(), found.end()
-        if (start == 0 or edge[window[start - 1]]) and (end == len(window) or edge[window[end]]):
+def _around(a: np.ndarray, at: np.ndarray, outside: int) -> np.ndarray:
+    """The bytes at positions `at` of the chunk, `outside` where a position falls off it."""
+    inside = (at >= 0) & (at < a.size)
+    out = np.full(at.size, outside, dtype=np.uint8)
+    out[inside] = a[at[inside]]
+    return out
+
+
+def _quoted_blank(a, opening: np.ndarray, edge, space, q: int, stream) -> bool:
+    """Whether some quote in `opening` (at a field's start, whitespace after it) encloses only
+    whitespace up to a closing quote at the field's edge. Walks all of them a byte at a time
+    together; the few that run off the chunk are finished on the next bytes (peeked, not read)."""
+    tail = np.frombuffer(stream.peek(256)[:256], dtype=np.uint8)
+    ahead = np.concatenate([a[-256:], tail]) if tail.size else a[-256:]
+    offset = a.size - min(a.size, 256)  # where `ahead` starts in the chunk
+    pos = opening + 1
+    for _ in range(257):
+        pos = pos + 1
+        far = pos >= a.size
+        if far.any():
+            if _quoted_blank_ahead(ahead, pos[far] - offset, edge, space, q):
+                return True
+            pos = pos[~far]
+        if not pos.size:
+            return False
+        byte = a[pos]
+        closing = pos[byte == q]
+        if closing.size:
+            nxt = _around(a, closing + 1, int(tail[0]) if tail.size else 10)
+            if np.any(edge[nxt]):
+                return True
+        pos = pos[space[byte]]
+        if not pos.size:
+            return False
+    return False
+
+
+def _quoted_blank_ahead(ahead: np.ndarray, pos: np.ndarray, edge, space, q: int) -> bool:
+    """_quoted_blank's walk for the few quotes near the chunk's end, on `ahead`."""
+    for p in pos.tolist():
+        while p < ahead.size and space[ahead[p]]:
+            p += 1
+        if p < ahead.size and ahead[p] == q and (p + 1 >= ahead.size or edge[ahead[p + 1]]):
             return True
     return False

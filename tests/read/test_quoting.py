@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabular.read.quoting import EdgeQuotes, irregular_bytes, split_at_edges
+from tabular.read.quoting import EdgeQuotes, irregular_bytes, scan_bytes, split_at_edges
 
 
 @pytest.mark.parametrize("d", [",", ";", "\t", "|"])
@@ -129,3 +129,22 @@ def test_a_quote_that_opens_a_field_and_closes_nowhere_sends_the_file_the_carefu
     assert irregular_bytes(path, d, '"')
     path.write_text(f'a{d}b\nc{d}"{d}x"\n')  # the same field closed: one quoted value
     assert not irregular_bytes(path, d, '"')
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+@pytest.mark.parametrize("closed", [True, False])
+def test_the_byte_scan_counts_the_lines_a_reader_must_give_back(tmp_path, newline, closed):
+    path = tmp_path / "f.csv"
+    lines = ["a;b", '"x";1', "", "y;2"]
+    path.write_bytes((newline.join(lines) + (newline if closed else "")).encode())
+    for size in (3, 5, 1 << 20):
+        scan = scan_bytes(path, ";", '"', newline, chunk=size)
+        assert (scan.irregular, scan.lines) == (False, 4)
+
+
+def test_the_byte_scan_reads_a_file_of_many_chunks_as_one(tmp_path):
+    path = tmp_path / "f.csv"
+    path.write_bytes(b'1,"fine"\n' * 5000 + b'2," \t "\n')  # a quoted blank in the last chunk
+    assert all(scan_bytes(path, ",", '"', "\n", chunk=size).irregular for size in (7, 64, 4096))
+    path.write_bytes(b'1,"fine"\n' * 5000 + b'2," \t x"\n')
+    assert not any(scan_bytes(path, ",", '"', "\n", chunk=size).irregular for size in (7, 64, 4096))
