@@ -209,7 +209,7 @@ class Origin(BaseModel):
     parser: str | None = Field(
         None,
         description="What read the cells: csv (Python's csv module), fixed-width, arrow (Arrow's CSV reader), "
-        "openpyxl, calamine, fastexcel, json, duckdb (Parquet).",
+        "openpyxl, calamine, fastexcel, json, duckdb (DuckDB's parallel CSV reader, or Parquet).",
     )
     sheet: str | None = None
     range: str | None = Field(None, description="The table's cells on its sheet (A1:F20).")

@@ -66,6 +66,9 @@ class Settings:
     csv_block_bytes: int = 1 << 20
     # Files this large and plainly regular are read by Arrow's parallel CSV reader (read/extraction.py).
     fast_path_bytes: int = 1 << 20
+    # The one pass has DuckDB's parallel CSV reader read such a file (read/duckcsv.py); off, Arrow's
+    # stream feeds DuckDB as before. Either gives the same snapshot.
+    parallel_csv: bool = True
     # The one pass (onepass.py) types a delimited file on its first rows, at most this many
     # cells of them (and at most 20,000 rows): a wide table is sampled on fewer rows.
     typing_sample_cells: int = 1_000_000

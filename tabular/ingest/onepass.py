@@ -27,6 +27,7 @@ from .. import readings as C
 from ..infer.columns import SAMPLE_HEAD, SAMPLE_SPREAD, infer_from, sampled
 from ..infer.questions import KINDS, Typing, settle_by_evidence
 from ..infer.tally import Tally, double_exact, long_table, string_text, survey, text_of
+from ..read import duckcsv
 from ..read.extraction import FastRead, Irregular
 from ..settings import Settings
 from ..store.catalog import snapshot_table
@@ -175,6 +176,28 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
     reading, physical = typing.reading, typing.physical
     if reading.type == "number" and not reading.exponent and physical != "DOUBLE":
         return _number(cell, reading, physical, t, markers)
+    if reading.type == "date" and reading.format == "%Y-%m-%d" and physical == "DATE" and not clashes:
+        # DuckDB writes a date as ISO text, year in four digits (longer text is a year past 9999).
+        raw = exp.column(cell, quoted=True)
+        written = exp.EQ(this=exp.func("length", raw), expression=exp.Literal.number(10))
+        return _canonical(raw, physical, _plain(cell, reading, physical, t), written)
+    return _plain(cell, reading, physical, t, clashes)
+
+
+def _canonical(
+    raw: exp.Expression, physical: str, guarded: exp.Expression, also: exp.Expression | None = None
+) -> exp.Expression:
+    """`guarded`, with its common value first read by one cast: a cell written exactly as DuckDB
+    writes the value the cast gives (`21168.23` in a DECIMAL(8,2), `1996-03-13`) is that value,
+    whatever the reading's rules, which admit that text and read it so; any other cell takes
+    the guarded way. Only readings whose values DuckDB writes as they read call this."""
+    value = exp.TryCast(this=raw, to=exp.DataType.build(physical, dialect="duckdb"))
+    written = exp.EQ(this=exp.cast(value, "VARCHAR"), expression=raw)
+    return exp.Case().when(exp.and_(also, written) if also is not None else written, value).else_(guarded)
+
+
+def _plain(cell: str, reading: C.Reading, physical: str, t: exp.Expression, clashes: bool = False) -> exp.Expression:
+    """The guarded value of a cell of a typed column other than a fixed-point number."""
     if clashes:
         value = C.convert(reading, t, physical)
         refuted = exp.and_(exp.not_(exp.Is(this=t, expression=exp.null())), exp.Is(this=value, expression=exp.null()))
@@ -239,12 +262,17 @@ def _number(cell: str, reading: C.Reading, physical: str, t: exp.Expression, mar
             .when(C.matches(t, tight), value)
             .else_(_fail())
         )
-    return (
+    guarded = (
         exp.Case()
         .when(C.matches(raw, f" *(?:{tight}) *"), value)
         .when(exp.Is(this=t, expression=exp.null()), exp.null())
         .else_(_fail())
     )
+    if reading.decimal_mark == "." and reading.group_mark is None and reading.unit is None:
+        # '-5', '21168.23' as DuckDB writes a BIGINT or a DECIMAL(p, s) pass the narrowed gate:
+        # digits, no leading zero, exactly s decimals (and no marker passes it: above).
+        return _canonical(raw, physical, guarded)
+    return guarded
 
 
 def _scale(physical: str) -> int:
@@ -301,17 +329,78 @@ def create(
         *[exp.alias_(guarded.values[c], n, quoted=True) for c, n in zip(cells, names)],
     ).from_(source)
     table = snapshot_table(snapshot_id)
-    drop = exp.Drop(tables=[table], kind="TABLE", exists=True).sql(dialect="duckdb")
     try:
-        cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect="duckdb"))
+        rows = _create(cur, table, select)
     except (duckdb.Error, Irregular) as err:
-        cur.execute(drop)
+        _drop(cur, table)
         if MISLED in str(err):
             raise Misled() from None
         raise
-    rows = cur.execute(f"SELECT count(*) FROM {table.sql(dialect='duckdb')}").fetchall()[0][0]
+    return _checked(cur, table, rows, cells, names, guarded)
+
+
+def write_parallel(
+    cur: duckdb.DuckDBPyConnection,
+    fast: FastRead,
+    snapshot_id: str,
+    cells: list[str],
+    names: list[str],
+    guarded: Guards,
+) -> int | None:
+    """CREATE the snapshot from DuckDB's parallel read of the file (read/duckcsv.py) with the
+    guarded values, as `create` does from a stream; answers its rows, or None, with nothing
+    left, when DuckDB's reader refused the file or skipped a line of it (Arrow's stream must
+    read it). Raises Misled or Irregular as `write` does. Row numbers follow the file's order,
+    which DuckDB keeps as it inserts (preserve_insertion_order): a row's number is its rowid + 1,
+    set once the cells are written (numbering rows in the statement would make it one stream)."""
+    skipped = fast.first_line - 1
+    select = (
+        exp.select(
+            exp.alias_(exp.cast(exp.null(), "BIGINT"), "__row_id", quoted=True),
+            *[exp.alias_(guarded.values[c], n, quoted=True) for c, n in zip(cells, names)],
+        )
+        .from_(duckcsv.relation(fast.path, fast.layout, skipped, len(cells)))
+        .where(duckcsv.regular(cells))
+    )
+    table = snapshot_table(snapshot_id)
+    try:
+        rows = _create(cur, table, select)
+    except duckdb.InterruptException:
+        _drop(cur, table)
+        raise
+    except duckdb.Error as err:
+        _drop(cur, table)
+        if MISLED in str(err):
+            raise Misled() from None
+        if duckcsv.IRREGULAR in str(err):
+            raise Irregular() from None
+        return None
+    if not duckcsv.complete(rows, fast.lines, skipped):
+        _drop(cur, table)
+        return None
+    name = table.sql(dialect="duckdb")
+    cur.execute(f'UPDATE {name} SET "__row_id" = rowid + 1')
+    rows = _checked(cur, table, rows, cells, names, guarded)
+    fast.extraction.rows, fast.extraction.origin.parser = rows, "duckdb"
+    return rows
+
+
+def _create(cur: duckdb.DuckDBPyConnection, table: exp.Table, select: exp.Select) -> int:
+    """The rows CREATE TABLE … AS wrote."""
+    return cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect="duckdb")).fetchall()[0][0]
+
+
+def _drop(cur: duckdb.DuckDBPyConnection, table: exp.Table) -> None:
+    cur.execute(exp.Drop(tables=[table], kind="TABLE", exists=True).sql(dialect="duckdb"))
+
+
+def _checked(
+    cur: duckdb.DuckDBPyConnection, table: exp.Table, rows: int, cells: list[str], names: list[str], guarded: Guards
+) -> int:
+    """`rows`, once the stored text columns are looked at on the careful way's sample (Guards);
+    raises Misled, with the table dropped, when one is readable enough to be tried."""
     if careful_sample_reads(cur, table, rows, [n for c, n in zip(cells, names) if c in guarded.texts], guarded):
-        cur.execute(drop)
+        _drop(cur, table)
         raise Misled()
     return rows
 

@@ -203,7 +203,16 @@ def _one_pass(
         guarded = onepass.guards(cur, typings, tallies, settings, options)
         if guarded is None:
             return None
-        tick = lambda: report(progress=_progress("read", "bytes", fast.size, fast.bytes_read))
+        tick = lambda: report(progress=_progress("read", "bytes", fast.size, _read(cur, fast)))
+
+        def write(snapshot_id: str) -> int:
+            rows = None
+            if settings.parallel_csv and fast.lines is not None:
+                rows = onepass.write_parallel(cur, fast, snapshot_id, cells, names, guarded)
+            if rows is None:
+                rows = onepass.write(cur, head, fast.schema, snapshot_id, cells, names, guarded)
+            return rows
+
         try:
             with onepass.Ticker(lambda: _tick(cur, tick, cancelled), settings.progress_seconds):
                 built = _built(
@@ -215,7 +224,7 @@ def _one_pass(
                     names,
                     typings,
                     made,
-                    lambda snapshot_id: onepass.write(cur, head, fast.schema, snapshot_id, cells, names, guarded),
+                    write,
                 )
         except duckdb.InterruptException:
             raise Cancelled() from None
@@ -301,6 +310,13 @@ def _built(
     stats = column_stats(cur, table, names, [typings[c] for c in cells], rows, settings.exact_distinct_values)
     extraction.origin.one_pass = True
     return _Typed(extraction, names, typings, built=(snapshot_id, Built(rows, len(extraction.excluded), stats)))
+
+
+def _read(cur, fast: FastRead) -> int:
+    """Bytes of the file the one pass has read: as far as Arrow's stream has handed out rows,
+    or DuckDB's own reader's share of the statement it runs."""
+    share = cur.query_progress()
+    return max(fast.bytes_read, int(fast.size * share / 100) if share > 0 else 0)
 
 
 def _tick(cur, report_progress, cancelled) -> None:

@@ -37,7 +37,7 @@ from .lines import (
     undecodable_note,
     without_comments,
 )
-from .quoting import EdgeQuotes, irregular_bytes
+from .quoting import EdgeQuotes, scan_bytes
 
 csv.field_size_limit(64 * 1024 * 1024)
 # lz4 writes fastest; statistics only where a reader filters (row ids pick the typing sample).
@@ -356,6 +356,8 @@ class FastRead:
     source: io.BufferedReader
     first_line: int
     size: int
+    layout: sniff.Layout
+    lines: int | None  # the file's lines (quoting.ByteScan), None where a value may hold a line break
 
     @property
     def schema(self) -> pa.Schema:
@@ -371,6 +373,10 @@ class FastRead:
 
     def close(self) -> None:
         self.source.close()
+
+    @property
+    def path(self) -> Path:
+        return Path(self.source.name)
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         """Every row, in file order; raises Irregular where the careful reader must take over,
@@ -447,7 +453,8 @@ def _open_fast(
     head_records = sniff.records(head, layout.delimiter, layout.quotechar)
     if any("\n" in cell or "\r" in cell for row in head_records for cell in row):
         return None
-    if irregular_bytes(decoded.path, layout.delimiter, layout.quotechar):
+    scan = scan_bytes(decoded.path, layout.delimiter, layout.quotechar, layout.newline)
+    if scan.irregular:
         return None  # Arrow would drop a quote that closes mid-field; the careful reader keeps it
     if ends_in_words(decoded.path, layout):
         return None  # a note after the table, perhaps: the careful reader weighs it (lines.is_note)
@@ -488,7 +495,7 @@ def _open_fast(
     origin = _origin(layout, decoded, "arrow")
     extraction = Extraction(name, join_headers(header_records, width), Path(), 0, origin)
     _finish(extraction, layout, decoded)
-    return FastRead(extraction, reader, source, skipped + 1, decoded.path.stat().st_size)
+    return FastRead(extraction, reader, source, skipped + 1, decoded.path.stat().st_size, layout, scan.lines)
 
 
 # A table wider than WIDE_COLUMNS is read in blocks of about BLOCK_ROWS rows.

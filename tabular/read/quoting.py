@@ -133,10 +133,12 @@ class EdgeQuotes:
 class ByteScan:
     """What one look at every byte of a UTF-8 file found: whether only the careful reader may
     read it (`irregular_bytes`), and how many lines it has (line ends, and one more when its
-    last line has none), which a reader that skips blank lines is checked against."""
+    last line has none), which a reader that skips blank lines is checked against. `lines` is
+    None when the file holds a line-break character other than its line ends (a CR in a file
+    of LF lines): only then can a record hold a line break and still end where a line does."""
 
     irregular: bool
-    lines: int
+    lines: int | None
 
 
 def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 4 << 20) -> bool:
@@ -156,11 +158,12 @@ def scan_bytes(path: Path, delimiter: str, quote: str, newline: str, chunk: int 
     if len(delimiter) != 1 or len(quote) != 1:
         return ByteScan(True, 0)
     q, end = ord(quote), ord(newline[-1])
+    other = 10 if end == 13 else 13
     edge = np.zeros(256, dtype=bool)
     edge[[ord(delimiter), q, 10, 13]] = True  # what may stand beside a quote at a field's edge
     space = np.zeros(256, dtype=bool)
     space[[32, 9]] = True
-    before, quotes, lines, last = 10, 0, 0, end
+    before, quotes, lines, others, pairs, last = 10, 0, 0, 0, 0, end
     found = np.empty(chunk, dtype=bool)
     with path.open("rb") as stream:
         while block := stream.read(chunk):
@@ -169,16 +172,24 @@ def scan_bytes(path: Path, delimiter: str, quote: str, newline: str, chunk: int 
             a = np.frombuffer(block, dtype=np.uint8)
             hits = found[: a.size]
             lines += int(np.count_nonzero(np.equal(a, end, out=hits)))
+            others += int(np.count_nonzero(np.equal(a, other, out=hits)))
+            if newline == "\r\n":
+                pairs += block.count(b"\r\n") + (before == 13 and block[0] == 10)
             at = np.flatnonzero(np.equal(a, q, out=hits))
             quotes += at.size
             last = block[-1]
             if not at.size:
                 before = last
                 continue
-            after = stream.peek(1)[:1]
+            ahead = stream.peek(2)[:2]
             left = _around(a, at - 1, before)
-            right = _around(a, at + 1, after[0] if after else 10)
+            right = _around(a, at + 1, before, ahead)
             if np.any(~edge[left] & ~edge[right]):
+                return ByteScan(True, 0)
+            # Whitespace before an empty quoted field (`1, "",2`): DuckDB's reader reads it as the
+            # empty field, Arrow's and the careful reader as the text written.
+            spaced = at[space[left] & (right == q)]
+            if spaced.size and np.any(edge[_around(a, spaced + 2, before, ahead)]):
                 return ByteScan(True, 0)
             # A quote at a field's start followed by whitespace may open a quoted blank.
             opening = at[edge[left] & space[right]]
@@ -187,14 +198,19 @@ def scan_bytes(path: Path, delimiter: str, quote: str, newline: str, chunk: int 
             before = last
     # An odd number of quotes: one opens a field and closes nowhere (`c,"` on the last line),
     # which Arrow reads to the end of the file, cells and all; the careful reader keeps it.
-    return ByteScan(quotes % 2 == 1, lines + (last != end))
+    # A CRLF file's every CR and LF pair up; a file of LF (or CR) lines holds no CR (or LF).
+    breaks = others == lines == pairs if newline == "\r\n" else not others
+    return ByteScan(quotes % 2 == 1, lines + (last != end) if breaks else None)
 
 
-def _around(a: np.ndarray, at: np.ndarray, outside: int) -> np.ndarray:
-    """The bytes at positions `at` of the chunk, `outside` where a position falls off it."""
-    inside = (at >= 0) & (at < a.size)
-    out = np.full(at.size, outside, dtype=np.uint8)
-    out[inside] = a[at[inside]]
+def _around(a: np.ndarray, at: np.ndarray, before: int, after: bytes = b"") -> np.ndarray:
+    """The bytes at positions `at` of the chunk: `before` where one falls before it, the bytes
+    `after` it where one falls past its end (a line end past those: the file's end)."""
+    out = a[np.clip(at, 0, a.size - 1)]
+    out[at < 0] = before
+    past = at - a.size
+    for k in range(max(int(past.max()) + 1, 0) if at.size else 0):
+        out[past == k] = after[k] if k < len(after) else 10
     return out
 
 
@@ -218,7 +234,7 @@ def _quoted_blank(a, opening: np.ndarray, edge, space, q: int, stream) -> bool:
         byte = a[pos]
         closing = pos[byte == q]
         if closing.size:
-            nxt = _around(a, closing + 1, int(tail[0]) if tail.size else 10)
+            nxt = _around(a, closing + 1, 10, tail.tobytes())
             if np.any(edge[nxt]):
                 return True
         pos = pos[space[byte]]

@@ -618,3 +618,60 @@ def test_a_comment_after_every_lines_values_is_taken_out(tmp_path, d, value):
     dataset = got["dataset"]
     assert dataset["columns"][1]["type"] in ("number", "date") and dataset["questions"] == []
     assert any("a comment after the values" in w for w in dataset["warnings"])
+
+
+def parser_of(home: Path, path: Path, **config) -> str:
+    with tabular.connect(str(home), **config) as engine:
+        ns = engine.namespace("acme", "one")
+        assert ns.ingest_file(path, source_uri="f").state == "ready"
+        return ns.dataset_get("f").datasets[0].origin.parser
+
+
+# Lines DuckDB's parallel reader takes otherwise than Arrow's stream (tests/read/test_duckcsv.py),
+# far past the sample: the file publishes as the careful way publishes it, whichever reader read it.
+PARALLEL_ODD = {
+    "blank line": "",
+    "trailing blank lines": None,
+    "quoted line break": '9999,"two\nlines",x',
+    "space before a quote": '9999, "spaced",x',
+    "space before an empty quote": '9999, "",x',
+    "quoted blank": '9999," ",x',
+    "comment": "# exported by hand",
+    "row of unicode spaces": "\u3000,\u00a0,\u2003",
+}
+
+
+@pytest.mark.parametrize("odd", sorted(PARALLEL_ODD))
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
+def test_duckdbs_parallel_reader_publishes_what_the_careful_way_does(tmp_path, odd, newline):
+    lines = ["id,amount,note", *[f"{i},{i % 7}.5,x{i}" for i in range(1, 3000)]]
+    if PARALLEL_ODD[odd] is None:
+        lines += ["", ""]
+    else:
+        lines.insert(2500, PARALLEL_ODD[odd])
+    path = tmp_path / "odd.csv"
+    path.write_bytes((newline.join(lines) + newline).encode())
+    careful = published(tmp_path / "careful", path, **CAREFUL)
+    parallel = published(tmp_path / "parallel", path, **one_pass(30))
+    stream = published(tmp_path / "stream", path, **one_pass(30), parallel_csv=False)
+    for seen in (careful, parallel, stream):
+        seen.pop("one_pass", None)
+    assert parallel == careful and stream == careful
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+def test_a_regular_file_is_read_by_duckdbs_parallel_reader_and_publishes_the_same(tmp_path, d, newline):
+    rows = [d.join(["id", "amount", "day", "note"])]
+    rows += [
+        d.join([str(i), f"{i % 97}.{i % 10}5", f"2024-{i % 12 + 1:02d}-{i % 28 + 1:02d}", f'"n {i}"'])
+        for i in range(1, 4000)
+    ]
+    path = tmp_path / "regular.csv"
+    path.write_bytes((newline.join(rows) + newline).encode())
+    assert parser_of(tmp_path / "p", path, **one_pass(4000)) == "duckdb"
+    assert parser_of(tmp_path / "s", path, **one_pass(4000), parallel_csv=False) == "arrow"
+    careful = published(tmp_path / "careful", path, **CAREFUL)
+    parallel = published(tmp_path / "parallel", path, **one_pass(4000))
+    assert parallel.pop("one_pass") and not careful.pop("one_pass")
+    assert parallel == careful

@@ -148,3 +148,18 @@ def test_the_byte_scan_reads_a_file_of_many_chunks_as_one(tmp_path):
     assert all(scan_bytes(path, ",", '"', "\n", chunk=size).irregular for size in (7, 64, 4096))
     path.write_bytes(b'1,"fine"\n' * 5000 + b'2," \t x"\n')
     assert not any(scan_bytes(path, ",", '"', "\n", chunk=size).irregular for size in (7, 64, 4096))
+
+
+@pytest.mark.parametrize(
+    ("newline", "text"),
+    [
+        ("\n", 'a;b\n"x\ry";1\n'),  # a CR inside a value of a file of LF lines
+        ("\r", 'a;b\r"x\ny";1\r'),
+        ("\r\n", 'a;b\r\n"x\ny";1\r\n'),  # a lone LF in a CRLF file
+        ("\r\n", 'a;b\r\n"x\ry";1\r\n'),
+    ],
+)
+def test_the_byte_scan_gives_no_line_count_where_a_value_may_hold_a_line_break(tmp_path, newline, text):
+    path = tmp_path / "f.csv"
+    path.write_bytes(text.encode())
+    assert scan_bytes(path, ";", '"', newline).lines is None

@@ -1,0 +1,86 @@
+"""A regular delimited file read by DuckDB's own parallel CSV reader (issue 35).
+
+The fast reader (extraction.FastRead) has decided the file is regular: UTF-8, one record a line,
+quotes only at fields' edges, no NUL (quoting.scan_bytes). Over such a file DuckDB's reader, told
+the dialect and every column as text, gives the cells Arrow's reader gives, parsed on every core
+at once instead of in one stream. Where it differs from Arrow, the difference is caught, so that what
+it gives is what Arrow would have given or nothing:
+
+- it skips a blank line, where Arrow stops at it for the careful reader: the rows it read are
+  checked against the file's lines (`complete`);
+- it reads a quoted line break as part of a value, where Arrow stops: a record that holds one
+  spans two lines, so the same count tells (a file that holds a line-break character other
+  than its line ends, which one line could hold, has no count and is not read here);
+- Arrow's stream stops at a blank or `#` row for the careful reader: so does the statement
+  (`regular`);
+- it refuses some files Arrow reads (a line end it did not expect) and some Arrow refuses too (a
+  ragged row, bad UTF-8): a duckdb.Error, after which Arrow's stream reads the file as before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlglot import exp
+
+from .sniff import Layout
+
+IRREGULAR = "tabular: a row only the careful reader reads"
+
+# Unicode whitespace as Arrow's utf8_trim_whitespace trims it, for RE2.
+_SPACE = r"[\s\p{Zs}\x{0B}\x{1C}-\x{1F}\x{85}\x{2028}\x{2029}]"
+
+# No cell reads as NULL: the file holds no NUL (quoting.scan_bytes), so no cell is this marker.
+_NEVER = "\x00"
+
+
+def relation(path: Path, layout: Layout, skipped: int, width: int) -> exp.Expression:
+    """The file's records past its first `skipped` lines, as rows of text cells c1…cN."""
+    columns = exp.Struct(
+        expressions=[
+            exp.PropertyEQ(this=exp.to_identifier(f"c{i + 1}", quoted=True), expression=exp.Literal.string("VARCHAR"))
+            for i in range(width)
+        ]
+    )
+    options = {
+        "auto_detect": exp.false(),
+        "header": exp.false(),
+        "skip": exp.Literal.number(skipped),
+        "delim": exp.Literal.string(layout.delimiter),
+        "quote": exp.Literal.string(layout.quotechar),
+        "escape": exp.Literal.string(layout.quotechar),  # a doubled quote is one quote (RFC 4180)
+        "strict_mode": exp.true(),
+        "null_padding": exp.false(),
+        "nullstr": exp.Literal.string(_NEVER),
+        "columns": columns,
+    }
+    return exp.Table(
+        this=exp.Anonymous(
+            this="read_csv",
+            expressions=[
+                exp.Literal.string(str(path)),
+                *[exp.EQ(this=exp.column(k), expression=v) for k, v in options.items()],
+            ],
+        )
+    )
+
+
+def regular(cells: list[str]) -> exp.Expression:
+    """A condition true for every row Arrow's stream would hand on, which stops the statement
+    (IRREGULAR) at any other: a row whose first cell starts with `#` or whose every cell is
+    blank (what extraction's `_irregular` looks for). Only a first cell that is empty or starts
+    with whitespace or `#` is looked at further."""
+    first = exp.column(cells[0], quoted=True)
+    suspect = exp.func("regexp_matches", first, exp.Literal.string(f"^(?:{_SPACE}|#|$)"))
+    hashed = exp.func("regexp_matches", first, exp.Literal.string(f"^{_SPACE}*#"))
+    blank = exp.and_(
+        *[exp.func("regexp_full_match", exp.column(c, quoted=True), exp.Literal.string(f"{_SPACE}*")) for c in cells]
+    )
+    fail = exp.Anonymous(this="error", expressions=[exp.Literal.string(IRREGULAR)])
+    return exp.Case().when(exp.and_(suspect, exp.or_(hashed, blank)), fail).else_(exp.true())
+
+
+def complete(rows: int, lines: int, skipped: int) -> bool:
+    """Whether DuckDB's reader gave a row for every line of the file past the skipped ones: a
+    blank line it skipped, or a record it read over two lines, gives fewer."""
+    return rows == lines - skipped

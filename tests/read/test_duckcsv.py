@@ -1,0 +1,162 @@
+"""DuckDB's parallel reader gives the cells Arrow's stream gives, or nothing (read/duckcsv.py).
+
+Every check reads one file both ways: Arrow's stream (FastRead.batches, which stops with
+Irregular where the careful reader must take over) and DuckDB's read_csv with `regular` and
+`complete`. Either DuckDB refuses the file (an error, a stop, a row count short of the lines),
+or it gives the very rows and cells Arrow gives and Arrow did not stop.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pytest
+from sqlglot import exp
+
+from tabular.read import duckcsv
+from tabular.read.extraction import Irregular, open_fast
+from tabular.settings import Settings
+
+SETTINGS = Settings(fast_path_bytes=0)
+
+
+def arrow_cells(fast) -> list[tuple] | None:
+    """Arrow's rows of cells, or None where it stopped for the careful reader."""
+    try:
+        batches = list(fast.batches())
+    except Irregular:
+        return None
+    table = pa.Table.from_batches(batches, fast.schema).drop_columns(["__row_id", "__line"])
+    return [tuple(r.values()) for r in table.to_pylist()]
+
+
+def duck_cells(fast) -> list[tuple] | None:
+    """DuckDB's rows of cells, or None where it refused the file."""
+    if fast.lines is None:
+        return None
+    cells = fast.extraction.cell_columns
+    skipped = fast.first_line - 1
+    select = (
+        exp.select(*[exp.column(c, quoted=True) for c in cells])
+        .from_(duckcsv.relation(fast.path, fast.layout, skipped, len(cells)))
+        .where(duckcsv.regular(cells))
+    )
+    try:
+        rows = duckdb.connect().execute(select.sql(dialect="duckdb")).fetchall()
+    except duckdb.Error:
+        return None
+    return rows if duckcsv.complete(len(rows), fast.lines, skipped) else None
+
+
+def both(path: Path) -> tuple[list | None, list | None]:
+    fast = open_fast(path, "t", {}, SETTINGS)
+    if fast is None:
+        return None, None
+    try:
+        return arrow_cells(fast), duck_cells(fast)
+    finally:
+        fast.close()
+
+
+def assert_alike(path: Path) -> tuple[list | None, list | None]:
+    arrow, duck = both(path)
+    assert duck is None or duck == arrow, path.read_bytes()[:400]
+    return arrow, duck
+
+
+def table(d: str, newline: str, rows: list[list[str]]) -> bytes:
+    return newline.join(d.join(r) for r in rows).encode("utf-8") + newline.encode()
+
+
+BODY = [["id", "name", "amount"], *[[str(i), f"n{i}", f"{i}.5"] for i in range(1, 40)]]
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+def test_a_regular_file_reads_the_same_cells_in_parallel(tmp_path, d, newline):
+    path = tmp_path / "t.csv"
+    rows = [*BODY, ["40", '"quoted, with the delimiter"'.replace(",", d), "1"], ["41", '"a ""b"""', "2"]]
+    path.write_bytes(table(d, newline, rows))
+    arrow, duck = assert_alike(path)
+    assert duck is not None and len(duck) == 41  # read in parallel, not refused
+
+
+# Lines DuckDB's reader takes otherwise than Arrow's stream: each must be refused, or read alike.
+ODD_LINES = {
+    "blank line": "",
+    "blank line of spaces": "   ",
+    "row of delimiters": "{d}{d}",
+    "row of unicode spaces": "\u3000{d}\u00a0{d}\u2003",
+    "comment": "# exported by hand",
+    "indented comment": "  # note",
+    "quoted line break": '42{d}"two\nlines"{d}3',
+    "quoted CR": '42{d}"two\rlines"{d}3',
+    "quoted CRLF": '42{d}"two\r\nlines"{d}3',
+    "space before a quote": '42{d} "spaced"{d}3',
+    "quoted blank": '42{d}" "{d}3',
+    "space before an empty quote": '42{d} ""{d}3',
+    "short row": "42",
+    "long row": "42{d}x{d}3{d}4",
+    "unquoted quote inside": '42{d}say "hi" there{d}3',
+    "quote then text": '42{d}"ACME" GMBH{d}3',
+    "backslash quote": '42{d}"a\\"b"{d}3',
+    "tab only": "\t",
+    "BOM inside": "42{d}\ufeffx{d}3",
+}
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+@pytest.mark.parametrize("odd", sorted(ODD_LINES))
+@pytest.mark.parametrize("where", ["middle", "last"])
+def test_a_line_duckdb_reads_otherwise_is_refused_or_read_alike(tmp_path, d, newline, odd, where):
+    lines = [d.join(r) for r in BODY]
+    line = ODD_LINES[odd].replace("{d}", d)
+    lines.insert(20 if where == "middle" else len(lines), line)
+    path = tmp_path / "t.csv"
+    path.write_bytes((newline.join(lines) + newline).encode("utf-8"))
+    assert_alike(path)
+
+
+@pytest.mark.parametrize("end", ["\n", "\n\n", "\n\n\n", "", "\r\n"])
+def test_the_ends_of_a_file_are_refused_or_read_alike(tmp_path, end):
+    path = tmp_path / "t.csv"
+    path.write_bytes(table(",", "\n", BODY)[:-1] + end.encode())
+    assert_alike(path)
+
+
+@pytest.mark.parametrize("preamble", [["Report 2024"], ["Report 2024", ""], ["# generated", "Report"]])
+def test_lines_before_the_header_are_skipped_alike(tmp_path, preamble):
+    path = tmp_path / "t.csv"
+    path.write_bytes(("\n".join(preamble) + "\n").encode() + table(",", "\n", BODY))
+    assert_alike(path)
+
+
+def test_a_byte_order_mark_is_read_alike(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + table(",", "\n", BODY))
+    assert_alike(path)
+
+
+ALPHABET = ["a", "b", "7", " ", "  ", ",", ";", '"', '""', "\n", "\r\n", "\r", "#", "\t", "\u00a0", "é", "x y", "\n\n"]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_files_are_refused_or_read_alike(tmp_path, seed):
+    rng = random.Random(seed)
+    d = rng.choice([",", ";"])
+    lines = [d.join(r) for r in BODY[:10]]
+    for _ in range(rng.randint(1, 6)):
+        noise = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 12)))
+        lines.insert(rng.randint(1, len(lines)), d.join(["1", noise, "2"]))
+    path = tmp_path / "t.csv"
+    path.write_bytes(("\n".join(lines) + rng.choice(["\n", "", "\n\n"])).encode("utf-8"))
+    assert_alike(path)
+
+
+def test_a_file_of_regular_rows_is_complete_only_with_every_line():
+    assert duckcsv.complete(10, 11, 1)
+    assert not duckcsv.complete(9, 11, 1)  # a blank line skipped, or a record over two lines
