@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from .errors import ErrorItem, NotFound, Overloaded, TooLarge, close_names, json_path
 from .ingest.jobs import JobPool
 from .ingest.links import Linker
-from .ingest.uploads import no_room, store_upload
+from .ingest.uploads import no_room, store_file
 from .jsonval import unusable
 from .namespace import NamespaceOps, local_file
 from .ops import REGISTRY, refuse_stream
@@ -175,10 +175,9 @@ class Namespace(NamespaceOps):
 
     def upload_file(self, path: str | os.PathLike) -> dict:
         path, content_type = local_file(path)
-        with path.open("rb") as stream:
-            return store_upload(
-                self.engine.catalog, self.engine.settings, self.org, self.name, stream, path.name, content_type
-            ).model_dump()
+        return store_file(
+            self.engine.catalog, self.engine.settings, self.org, self.name, path, path.name, content_type
+        ).model_dump()
 
     def _pause(self, ingestion_id: str) -> Callable[[float], bool]:
         jobs = self.engine.jobs

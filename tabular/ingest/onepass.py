@@ -374,12 +374,19 @@ def write_parallel(
             raise Misled() from None
         if duckcsv.IRREGULAR in str(err):
             raise Irregular() from None
-        return None
-    if not duckcsv.complete(rows, fast.lines, skipped):
+        return None  # refused: Arrow's stream reads the file (once the look at its bytes allows)
+    if not fast.regular:
+        _drop(cur, table)
+        raise Irregular()
+    if fast.lines is None or not duckcsv.complete(rows, fast.lines, skipped):
         _drop(cur, table)
         return None
-    name = table.sql(dialect="duckdb")
-    cur.execute(f'UPDATE {name} SET "__row_id" = rowid + 1')
+    number = exp.Add(this=exp.column("rowid"), expression=exp.Literal.number(1))
+    cur.execute(
+        exp.Update(this=table, expressions=[exp.EQ(this=exp.column("__row_id", quoted=True), expression=number)]).sql(
+            dialect="duckdb"
+        )
+    )
     rows = _checked(cur, table, rows, cells, names, guarded)
     fast.extraction.rows, fast.extraction.origin.parser = rows, "duckdb"
     return rows

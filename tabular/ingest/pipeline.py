@@ -188,6 +188,8 @@ def _one_pass(
         )
         cur.unregister("__sample")
         if head.whole:
+            if not fast.regular:
+                return None  # a stray quote or a NUL somewhere: the careful reader reads the file
             # The sample is every row: its typing is the careful one, built from the rows in memory.
             extraction.origin.one_pass = True
             return _carry(
@@ -207,9 +209,11 @@ def _one_pass(
 
         def write(snapshot_id: str) -> int:
             rows = None
-            if settings.parallel_csv and fast.lines is not None:
+            if settings.parallel_csv:
                 rows = onepass.write_parallel(cur, fast, snapshot_id, cells, names, guarded)
             if rows is None:
+                if not fast.regular:
+                    raise Irregular()
                 rows = onepass.write(cur, head, fast.schema, snapshot_id, cells, names, guarded)
             return rows
 

@@ -7,8 +7,10 @@ import errno
 import hashlib
 import os
 import re
+import threading
 import uuid
 from contextlib import suppress
+from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import TooLarge
@@ -51,10 +53,11 @@ class UploadWriter:
         self.digest.update(chunk)
         self._disk(self.out.write, chunk)
 
-    def _disk(self, action, *args) -> None:
-        """A write to the uploads folder; a full disk (or a file size limit) is 413, nothing kept."""
+    def _disk(self, action, *args):
+        """A write to the uploads folder (answers what `action` does); a full disk (or a file
+        size limit) is 413, nothing kept."""
         try:
-            action(*args)
+            return action(*args)
         except OSError as err:
             if err.errno not in NO_SPACE:
                 raise
@@ -129,6 +132,78 @@ def store_upload(
         writer.abort()
         raise
     return writer.finish(org, namespace, filename, content_type)
+
+
+def store_file(
+    catalog: Catalog, settings: Settings, org: str, namespace: str, path: Path, filename: str, content_type: str
+) -> UploadOut:
+    """A local file stored as an upload: copied by the kernel (copy_file_range: no bytes through
+    Python) while a second thread hashes the file, so the copy and the hash take the time of one.
+    A file that changes meanwhile (its size or modification time moved) is stored the streaming
+    way, which hashes the very bytes it writes; so is one the kernel will not copy."""
+    before = path.stat()
+    writer = UploadWriter(catalog, settings)
+    if before.st_size > writer.limit:
+        writer.abort()
+        raise TooLarge(f"the upload is over max_upload_bytes ({writer.limit} bytes)")
+    hashed = _Hashing(path)
+    try:
+        with path.open("rb") as source:
+            copied = _copy(source, writer)
+        digest = hashed.result()
+    except BaseException:
+        writer.abort()
+        raise
+    after = path.stat()
+    if not copied or (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        writer.abort()
+        with path.open("rb") as stream:
+            return store_upload(catalog, settings, org, namespace, stream, filename, content_type)
+    writer.size, writer.digest = before.st_size, digest
+    return writer.finish(org, namespace, filename, content_type)
+
+
+def _copy(source: BinaryIO, writer: UploadWriter) -> bool:
+    """Copy the whole file into the writer's part file in the kernel; False when the kernel
+    cannot (another filesystem that refuses, an old kernel), with nothing copied that counts."""
+    size = os.fstat(source.fileno()).st_size
+    done = 0
+    try:
+        while done < size:
+            step = writer._disk(os.copy_file_range, source.fileno(), writer.out.fileno(), min(size - done, 64 << 20))
+            if step == 0:
+                return False  # the file shrank under us: stored the streaming way
+            done += step
+    except OSError as err:
+        if err.errno in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EBADF):
+            return False
+        raise
+    return True
+
+
+class _Hashing:
+    """The sha256 of a file, read on its own thread by its own descriptor (hashlib lets go of
+    Python's lock while it hashes, so this runs beside the copy)."""
+
+    def __init__(self, path: Path):
+        self.digest = hashlib.sha256()
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(path,), name="upload-hash", daemon=True)
+        self.thread.start()
+
+    def _run(self, path: Path) -> None:
+        try:
+            with path.open("rb") as stream:
+                while chunk := stream.read(4 << 20):
+                    self.digest.update(chunk)
+        except BaseException as err:  # handed to whoever waits for the result
+            self.error = err
+
+    def result(self):
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.digest
 
 
 def discard_upload(catalog: Catalog, upload_id: str) -> None:

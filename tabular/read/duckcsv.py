@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from sqlglot import exp
 
 from .sniff import Layout
@@ -68,7 +70,7 @@ def relation(path: Path, layout: Layout, skipped: int, width: int) -> exp.Expres
 def regular(cells: list[str]) -> exp.Expression:
     """A condition true for every row Arrow's stream would hand on, which stops the statement
     (IRREGULAR) at any other: a row whose first cell starts with `#` or whose every cell is
-    blank (what extraction's `_irregular` looks for). Only a first cell that is empty or starts
+    blank (what `irregular_batch` looks for in Arrow's). Only a first cell that is empty or starts
     with whitespace or `#` is looked at further."""
     first = exp.column(cells[0], quoted=True)
     suspect = exp.func("regexp_matches", first, exp.Literal.string(f"^(?:{_SPACE}|#|$)"))
@@ -84,3 +86,20 @@ def complete(rows: int, lines: int, skipped: int) -> bool:
     """Whether DuckDB's reader gave a row for every line of the file past the skipped ones: a
     blank line it skipped, or a record it read over two lines, gives fewer."""
     return rows == lines - skipped
+
+
+def irregular_batch(batch: pa.RecordBatch) -> bool:
+    """A blank row or a `#` line in a batch of Arrow's stream: the careful reader must decide
+    what they are. `regular` is the same rule for DuckDB's reader."""
+    first = pc.utf8_trim_whitespace(batch.column(0))
+    if pc.any(pc.starts_with(first, "#")).as_py():
+        return True
+    empty = pc.equal(first, "")
+    if not pc.any(empty).as_py():
+        return False
+    rows = batch.filter(empty)
+    blank = None
+    for col in rows.columns:
+        cell = pc.equal(pc.utf8_trim_whitespace(col), "")
+        blank = cell if blank is None else pc.and_(blank, cell)
+    return bool(pc.any(blank).as_py())

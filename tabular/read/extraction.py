@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from ..errors import IngestFailed
 from ..models import Origin
 from ..settings import Settings
-from . import decode, sniff
+from . import decode, duckcsv, sniff
 from .lines import (
     FirstColumn,
     bounded_lines,
@@ -37,7 +37,7 @@ from .lines import (
     undecodable_note,
     without_comments,
 )
-from .quoting import EdgeQuotes, scan_bytes
+from .quoting import EdgeQuotes, Scanning
 
 csv.field_size_limit(64 * 1024 * 1024)
 # lz4 writes fastest; statistics only where a reader filters (row ids pick the typing sample).
@@ -357,7 +357,7 @@ class FastRead:
     first_line: int
     size: int
     layout: sniff.Layout
-    lines: int | None  # the file's lines (quoting.ByteScan), None where a value may hold a line break
+    scan: Scanning  # the look at every byte: see `regular` and `lines`
 
     @property
     def schema(self) -> pa.Schema:
@@ -378,13 +378,24 @@ class FastRead:
     def path(self) -> Path:
         return Path(self.source.name)
 
+    @property
+    def regular(self) -> bool:
+        """Whether the fast reader may read the file at all (quoting.irregular_bytes); waits
+        for the look at every byte. Nothing the fast reader gives counts until this is True."""
+        return not self.scan.result().irregular
+
+    @property
+    def lines(self) -> int | None:
+        """The file's lines (quoting.ByteScan), None where a value may hold a line break."""
+        return self.scan.result().lines
+
     def batches(self) -> Iterator[pa.RecordBatch]:
         """Every row, in file order; raises Irregular where the careful reader must take over,
         and counts the rows into `extraction.rows` as they go."""
         schema, rows = self.schema, 0
         try:
             for batch in self.reader:
-                if _irregular(batch):
+                if duckcsv.irregular_batch(batch):
                     raise Irregular()
                 ids = pa.array(
                     np.arange(rows + 1, rows + batch.num_rows + 1, dtype=np.int64)
@@ -453,9 +464,6 @@ def _open_fast(
     head_records = sniff.records(head, layout.delimiter, layout.quotechar)
     if any("\n" in cell or "\r" in cell for row in head_records for cell in row):
         return None
-    scan = scan_bytes(decoded.path, layout.delimiter, layout.quotechar, layout.newline)
-    if scan.irregular:
-        return None  # Arrow would drop a quote that closes mid-field; the careful reader keeps it
     if ends_in_words(decoded.path, layout):
         return None  # a note after the table, perhaps: the careful reader weighs it (lines.is_note)
     skipped = layout.skip_records + layout.header_rows
@@ -468,6 +476,9 @@ def _open_fast(
     def refuse(row) -> str:
         return "error"
 
+    # Arrow would drop a quote that closes mid-field, which the careful reader keeps: the look
+    # at every byte that tells (FastRead.regular) runs while the file is read.
+    scan = Scanning(decoded.path, layout.delimiter, layout.quotechar, layout.newline)
     source = decoded.path.open("rb")
     try:
         reader = pacsv.open_csv(
@@ -495,7 +506,7 @@ def _open_fast(
     origin = _origin(layout, decoded, "arrow")
     extraction = Extraction(name, join_headers(header_records, width), Path(), 0, origin)
     _finish(extraction, layout, decoded)
-    return FastRead(extraction, reader, source, skipped + 1, decoded.path.stat().st_size, layout, scan.lines)
+    return FastRead(extraction, reader, source, skipped + 1, decoded.path.stat().st_size, layout, scan)
 
 
 # A table wider than WIDE_COLUMNS is read in blocks of about BLOCK_ROWS rows.
@@ -520,6 +531,9 @@ def _fast(
     fast = _open_fast(decoded, layout, head, name, settings)
     if fast is None:
         return None
+    if not fast.regular:
+        fast.close()
+        return None
     try:
         with _BackgroundWriter(out, fast.schema) as writer:
             for batch in fast.batches():
@@ -533,22 +547,6 @@ def _fast(
         fast.close()
     fast.extraction.path = out
     return fast.extraction
-
-
-def _irregular(batch: pa.RecordBatch) -> bool:
-    """A blank row or a `#` line in the batch: the careful reader must decide what they are."""
-    first = pc.utf8_trim_whitespace(batch.column(0))
-    if pc.any(pc.starts_with(first, "#")).as_py():
-        return True
-    empty = pc.equal(first, "")
-    if not pc.any(empty).as_py():
-        return False
-    rows = batch.filter(empty)
-    blank = None
-    for col in rows.columns:
-        cell = pc.equal(pc.utf8_trim_whitespace(col), "")
-        blank = cell if blank is None else pc.and_(blank, cell)
-    return bool(pc.any(blank).as_py())
 
 
 class _BackgroundWriter:

@@ -15,6 +15,7 @@ edge rule, and counts the lines it did so for the extraction's warning:
 from __future__ import annotations
 
 import csv
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,6 +140,32 @@ class ByteScan:
 
     irregular: bool
     lines: int | None
+
+
+class Scanning:
+    """scan_bytes on its own thread, so that the look at every byte overlaps the reading and
+    writing that follow it; `result` waits for it (and raises what it raised)."""
+
+    def __init__(self, path: Path, delimiter: str, quote: str, newline: str):
+        self._found: ByteScan | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(path, delimiter, quote, newline), name="byte-scan", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, *args) -> None:
+        try:
+            self._found = scan_bytes(*args)
+        except BaseException as err:  # handed to whoever waits for the result
+            self._error = err
+
+    def result(self) -> ByteScan:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._found is not None
+        return self._found
 
 
 def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 4 << 20) -> bool:

@@ -10,6 +10,7 @@ import io
 import pytest
 
 from tabular.errors import TooLarge
+from tabular.ingest import uploads
 from tabular.ingest.uploads import UploadWriter, discard_upload, no_room, store_upload, sweep_uploads
 from tabular.settings import Settings
 from tabular.store.catalog import stored_bytes, upload_row
@@ -103,3 +104,52 @@ def test_a_sweep_removes_only_files_no_row_names(home):
     part.write_bytes(DATA)
     assert sweep_uploads(home) == 1
     assert files(home) == sorted([out.upload_id, part.name])
+
+
+def test_a_local_file_is_stored_byte_for_byte_with_its_sha256(home, tmp_path):
+    data = bytes(range(256)) * 40_000 + b"tail"
+    path = tmp_path / "big.bin"
+    path.write_bytes(data)
+    out = uploads.store_file(home, Settings(), "acme", "one", path, "big.bin", "application/octet-stream")
+    assert (home.uploads_dir / out.upload_id).read_bytes() == data
+    assert (out.sha256, out.bytes) == (hashlib.sha256(data).hexdigest(), len(data))
+    assert upload_row(home.conn(), out.upload_id, "acme", "one") is not None  # recorded in its namespace
+
+
+def test_a_local_file_the_kernel_will_not_copy_is_stored_the_streaming_way(home, tmp_path, monkeypatch):
+    def refuse(*args):
+        raise OSError(errno.EXDEV, "cross-device")
+
+    monkeypatch.setattr(uploads.os, "copy_file_range", refuse)
+    path = tmp_path / "f.csv"
+    path.write_bytes(DATA * 1000)
+    out = uploads.store_file(home, Settings(), "acme", "one", path, "f.csv", "text/csv")
+    assert (home.uploads_dir / out.upload_id).read_bytes() == DATA * 1000
+    assert out.sha256 == hashlib.sha256(DATA * 1000).hexdigest()
+    assert files(home) == [out.upload_id]  # the refused copy left no part file
+
+
+def test_a_local_file_that_changes_while_it_is_copied_is_stored_as_it_was_read(home, tmp_path, monkeypatch):
+    path = tmp_path / "f.csv"
+    path.write_bytes(DATA)
+    real = uploads.os.copy_file_range
+
+    def copy_then_append(*args):
+        done = real(*args)
+        with path.open("ab") as f:  # someone appends while the copy runs
+            f.write(b"3,1.00\n")
+        return done
+
+    monkeypatch.setattr(uploads.os, "copy_file_range", copy_then_append)
+    out = uploads.store_file(home, Settings(), "acme", "one", path, "f.csv", "text/csv")
+    stored = (home.uploads_dir / out.upload_id).read_bytes()
+    assert out.sha256 == hashlib.sha256(stored).hexdigest() and out.bytes == len(stored)
+    assert files(home) == [out.upload_id]
+
+
+def test_a_local_file_over_the_limit_is_refused_before_a_byte_is_copied(home, tmp_path):
+    path = tmp_path / "f.csv"
+    path.write_bytes(b"x" * 5000)
+    with pytest.raises(TooLarge):
+        uploads.store_file(home, Settings(max_upload_bytes=4096), "acme", "one", path, "f.csv", "text/csv")
+    assert files(home) == []
