@@ -110,6 +110,8 @@ class Catalog:
         # This process's query engine: in memory, reading snapshot files attached on demand.
         self.db = duckdb.connect(":memory:")
         self.temp_dir = self.home / "tmp" / self.owner
+        # DuckDB makes the last folder itself when it first spills, not the ones above it.
+        self.temp_dir.parent.mkdir(parents=True, exist_ok=True)
         self.db.execute("SET TimeZone = 'UTC'")
         self.db.execute(f"SET temp_directory = {exp.Literal.string(str(self.temp_dir)).sql(dialect='duckdb')}")
         with suppress(duckdb.Error):

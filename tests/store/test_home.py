@@ -180,3 +180,17 @@ def test_looks_damaged_knows_duckdbs_words_for_a_broken_file():
     assert looks_damaged(duckdb.IOException("Corrupt database file: checksum mismatch"))
     assert looks_damaged(duckdb.IOException("The file is not a valid DuckDB database file!"))
     assert not looks_damaged(duckdb.BinderException("Referenced column x not found"))
+
+
+def test_a_query_past_the_memory_limit_spills_to_the_homes_temp_folder_in_a_new_home(tmp_path):
+    # DuckDB makes only the last folder of its temp_directory: the home's tmp/ must be there.
+    catalog = Catalog(str(tmp_path / "home"), memory_limit="64MB")
+    try:
+        cur = catalog.cursor()
+        cur.execute("SET preserve_insertion_order = true")
+        rows = cur.execute(
+            "SELECT count(*) FROM (SELECT i, md5(i::VARCHAR) AS h FROM range(3000000) t(i) ORDER BY h)"
+        ).fetchall()
+        assert rows == [(3_000_000,)]
+    finally:
+        catalog.close()
