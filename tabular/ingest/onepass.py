@@ -326,8 +326,9 @@ def create(
     turns out readable enough to be tried (Guards); nothing is left."""
     select = exp.select(
         exp.column("__row_id", quoted=True),
-        *[exp.alias_(guarded.values[c], n, quoted=True) for c, n in zip(cells, names)],
-    ).from_(source)
+        *[exp.alias_(guarded.values[c], n, quoted=True, copy=False) for c, n in zip(cells, names)],
+        copy=False,
+    ).from_(source, copy=False)
     table = snapshot_table(snapshot_id)
     try:
         rows = _create(cur, table, select)
@@ -354,13 +355,16 @@ def write_parallel(
     which DuckDB keeps as it inserts (preserve_insertion_order): a row's number is its rowid + 1,
     set once the cells are written (numbering rows in the statement would make it one stream)."""
     skipped = fast.first_line - 1
+    # Built without copies (copy=False): a wide table's guarded values are a large tree, and
+    # each builder step would copy all of it.
     select = (
         exp.select(
             exp.alias_(exp.cast(exp.null(), "BIGINT"), "__row_id", quoted=True),
-            *[exp.alias_(guarded.values[c], n, quoted=True) for c, n in zip(cells, names)],
+            *[exp.alias_(guarded.values[c], n, quoted=True, copy=False) for c, n in zip(cells, names)],
+            copy=False,
         )
-        .from_(duckcsv.relation(fast.path, fast.layout, skipped, len(cells)))
-        .where(duckcsv.regular(cells))
+        .from_(duckcsv.relation(fast.path, fast.layout, skipped, len(cells)), copy=False)
+        .where(duckcsv.regular(cells), copy=False)
     )
     table = snapshot_table(snapshot_id)
     try:
