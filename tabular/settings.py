@@ -69,6 +69,9 @@ class Settings:
     # The one pass has DuckDB's parallel CSV reader read such a file (read/duckcsv.py); off, Arrow's
     # stream feeds DuckDB as before. Either gives the same snapshot.
     parallel_csv: bool = True
+    # Bytes DuckDB's reader holds per buffer (its default, 32 MiB, cost 140 MB more at SF 1 for
+    # no speed); a line longer than half of it is refused, and Arrow's stream reads the file.
+    parallel_csv_buffer_bytes: int = 4 << 20
     # The one pass (onepass.py) types a delimited file on its first rows, at most this many
     # cells of them (and at most 20,000 rows): a wide table is sampled on fewer rows.
     typing_sample_cells: int = 1_000_000

@@ -363,7 +363,10 @@ def write_parallel(
             *[exp.alias_(guarded.values[c], n, quoted=True, copy=False) for c, n in zip(cells, names)],
             copy=False,
         )
-        .from_(duckcsv.relation(fast.path, fast.layout, skipped, len(cells)), copy=False)
+        .from_(
+            duckcsv.relation(fast.path, fast.layout, skipped, len(cells), guarded.settings.parallel_csv_buffer_bytes),
+            copy=False,
+        )
         .where(duckcsv.regular(cells), copy=False)
     )
     table = snapshot_table(snapshot_id)

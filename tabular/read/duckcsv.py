@@ -36,8 +36,9 @@ _SPACE = r"[\s\p{Zs}\x{0B}\x{1C}-\x{1F}\x{85}\x{2028}\x{2029}]"
 _NEVER = "\x00"
 
 
-def relation(path: Path, layout: Layout, skipped: int, width: int) -> exp.Expression:
-    """The file's records past its first `skipped` lines, as rows of text cells c1…cN."""
+def relation(path: Path, layout: Layout, skipped: int, width: int, buffer_bytes: int = 4 << 20) -> exp.Expression:
+    """The file's records past its first `skipped` lines, as rows of text cells c1…cN, read
+    `buffer_bytes` at a time (a line may be half of that long)."""
     columns = exp.Struct(
         expressions=[
             exp.PropertyEQ(this=exp.to_identifier(f"c{i + 1}", quoted=True), expression=exp.Literal.string("VARCHAR"))
@@ -54,6 +55,8 @@ def relation(path: Path, layout: Layout, skipped: int, width: int) -> exp.Expres
         "strict_mode": exp.true(),
         "null_padding": exp.false(),
         "nullstr": exp.Literal.string(_NEVER),
+        "buffer_size": exp.Literal.number(buffer_bytes),
+        "max_line_size": exp.Literal.number(buffer_bytes // 2),
         "columns": columns,
     }
     return exp.Table(

@@ -675,3 +675,15 @@ def test_a_regular_file_is_read_by_duckdbs_parallel_reader_and_publishes_the_sam
     parallel = published(tmp_path / "parallel", path, **one_pass(4000))
     assert parallel.pop("one_pass") and not careful.pop("one_pass")
     assert parallel == careful
+
+
+def test_a_line_longer_than_duckdbs_buffer_is_read_by_arrows_stream_alike(tmp_path):
+    lines = ["id,amount,note", *[f"{i},{i % 7}.5,x{i}" for i in range(1, 3000)]]
+    lines.insert(2500, f"9999,1.5,{'long ' * 2000}")  # 10,000 bytes: past a 4,096-byte buffer's half
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(lines) + "\n")
+    careful = published(tmp_path / "careful", path, **CAREFUL)
+    small = published(tmp_path / "small", path, **one_pass(30), parallel_csv_buffer_bytes=4096)
+    assert small.pop("one_pass") and not careful.pop("one_pass")
+    assert small == careful
+    assert parser_of(tmp_path / "p", path, **one_pass(30), parallel_csv_buffer_bytes=4096) == "arrow"
