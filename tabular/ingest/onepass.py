@@ -115,8 +115,9 @@ def guards(
     clashing = colliding(
         cur, {(t.reading, t.physical) for t in typings.values() if t.reading.type not in ("string", "number")}, markers
     )
+    built: dict = {}  # a typed column's guard, by (reading, storage type): see _typed
     for cell, typing in typings.items():
-        value = _guarded(cell, typing, tallies[cell], markers, (typing.reading, typing.physical) in clashing)
+        value = _guarded(cell, typing, tallies[cell], markers, (typing.reading, typing.physical) in clashing, built)
         if value is None:
             return None
         out[cell] = value
@@ -151,12 +152,11 @@ def _stop(condition: exp.Expression, value: exp.Expression) -> exp.Expression:
     return exp.Case().when(condition, _fail()).else_(value)
 
 
-def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) -> exp.Expression | None:
+def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool, built: dict) -> exp.Expression | None:
     if typing.question is not None or typing.rejected:
         return None
     if any(kind.open_past_sample(typing, tally) for kind in KINDS.values()):
         return None
-    t = text_of(cell, markers, compact=True)
     if typing.reading.type == "string":
         if tally.single:
             # Single characters so far: a cell of whitespace may be one (Typing.spaces), which
@@ -172,8 +172,30 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool) ->
         if tally.nonnull:
             return string_text(cell)  # counted once stored: see Guards.texts
         # The sample saw nothing here: any value past it must be typed by the careful way.
-        return _stop(exp.not_(exp.Is(this=t, expression=exp.null())), string_text(cell))
-    reading, physical = typing.reading, typing.physical
+        blank = exp.Is(this=text_of(cell, markers, compact=True), expression=exp.null())
+        return _stop(exp.not_(blank), string_text(cell))
+    return _typed(cell, typing.reading, typing.physical, markers, clashes, built)
+
+
+# The stand-in cell a typed column's guard is built for once (_typed).
+_CELL = "__cell__"
+
+
+def _typed(cell: str, reading: C.Reading, physical: str, markers, clashes: bool, built: dict) -> exp.Expression:
+    """The guard of a typed cell. It depends on the cell only by its name, so it is built once
+    per (reading, storage type) for a stand-in cell and renamed for each: a wide table's columns
+    share a few readings, and building a guard costs more than renaming one."""
+    key = (reading, physical, clashes)
+    if key not in built:
+        built[key] = _typed_value(_CELL, reading, physical, text_of(_CELL, markers, compact=True), markers, clashes)
+    return built[key].transform(
+        lambda node: exp.column(cell, quoted=True) if isinstance(node, exp.Column) and node.name == _CELL else node
+    )
+
+
+def _typed_value(
+    cell: str, reading: C.Reading, physical: str, t: exp.Expression, markers, clashes: bool
+) -> exp.Expression:
     if reading.type == "number" and not reading.exponent and physical != "DOUBLE":
         return _number(cell, reading, physical, t, markers)
     if reading.type == "date" and reading.format == "%Y-%m-%d" and physical == "DATE" and not clashes:

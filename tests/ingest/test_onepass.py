@@ -687,3 +687,27 @@ def test_a_line_longer_than_duckdbs_buffer_is_read_by_arrows_stream_alike(tmp_pa
     assert small.pop("one_pass") and not careful.pop("one_pass")
     assert small == careful
     assert parser_of(tmp_path / "p", path, **one_pass(30), parallel_csv_buffer_bytes=4096) == "arrow"
+
+
+def test_a_guard_built_once_and_renamed_is_the_guard_built_for_its_cell():
+    from tabular import readings as C
+    from tabular.infer.tally import text_of
+    from tabular.ingest import onepass
+    from tabular.settings import Settings
+
+    markers = Settings().nulls({})
+    every = C.candidate_readings({",", ".", " ", "'", "%", "€", "$", "e", "E"})[::3]  # each kind, some forms
+    physical = {"number": ["BIGINT", "DECIMAL(9, 2)", "DOUBLE"], "date": ["DATE"], "bool": ["BOOLEAN"]}
+    built: dict = {}
+    checked = 0
+    for reading in every:
+        for storage in physical.get(reading.type, ["TIMESTAMP", "TIMESTAMPTZ", "TIME", "INTERVAL"]):
+            for clashes in (False, True):
+                for cell in ("c1", "c12"):
+                    renamed = onepass._typed(cell, reading, storage, markers, clashes, built)
+                    direct = onepass._typed_value(
+                        cell, reading, storage, text_of(cell, markers, compact=True), markers, clashes
+                    )
+                    assert renamed.sql(dialect="duckdb") == direct.sql(dialect="duckdb")
+                    checked += 1
+    assert checked > 100 and len(built) < checked
