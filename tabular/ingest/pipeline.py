@@ -209,7 +209,7 @@ def _one_pass(
 
         def write(snapshot_id: str) -> int:
             rows = None
-            if settings.parallel_csv:
+            if settings.parallel_csv and len(cells) <= settings.parallel_csv_max_columns:
                 rows = onepass.write_parallel(cur, fast, snapshot_id, cells, names, guarded)
             if rows is None:
                 if not fast.regular:

@@ -711,3 +711,11 @@ def test_a_guard_built_once_and_renamed_is_the_guard_built_for_its_cell():
                     assert renamed.sql(dialect="duckdb") == direct.sql(dialect="duckdb")
                     checked += 1
     assert checked > 100 and len(built) < checked
+
+
+def test_a_table_wider_than_parallel_csv_max_columns_is_read_by_arrows_stream(tmp_path):
+    rows = ["a,b,c,d,e", *[f"{i},{i % 97}.5,x{i},2024-01-{i % 28 + 1:02d},{i % 3}" for i in range(1, 3000)]]
+    path = tmp_path / "five.csv"
+    path.write_text("\n".join(rows) + "\n")
+    assert parser_of(tmp_path / "narrow", path, **one_pass(4000), parallel_csv_max_columns=5) == "duckdb"
+    assert parser_of(tmp_path / "wide", path, **one_pass(4000), parallel_csv_max_columns=4) == "arrow"
