@@ -7,8 +7,8 @@ import errno
 import hashlib
 import os
 import re
-import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
 from typing import BinaryIO
@@ -18,6 +18,7 @@ from ..models import UploadOut
 from ..settings import Settings
 from ..store.catalog import forget_upload, insert, now, stored_bytes, upload_ids
 from ..store.home import Catalog
+from .folders import sha256_of
 
 # What a full disk or a file size limit (RLIMIT_FSIZE) raises on a write.
 NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
@@ -71,7 +72,9 @@ class UploadWriter:
             pass
         self.partial.unlink(missing_ok=True)
 
-    def finish(self, org: str, namespace: str, filename: str, content_type: str) -> UploadOut:
+    def finish(self, org: str, namespace: str, filename: str, content_type: str, sha256: str = "") -> UploadOut:
+        """Record the upload (`sha256`: its hash where it was taken apart from the writes)."""
+        sha256 = sha256 or self.digest.hexdigest()
         self._disk(self.out.close)
         quota = self.settings.org_storage_bytes
         if quota and stored_bytes(self.catalog.conn(), org) + self.size > quota:
@@ -96,7 +99,7 @@ class UploadWriter:
                 namespace=namespace,
                 filename=name,
                 bytes=self.size,
-                sha256=self.digest.hexdigest(),
+                sha256=sha256,
                 content_type=content_type,
                 path=str(final),
                 created_at=now(),
@@ -115,7 +118,7 @@ class UploadWriter:
             upload_id=self.upload_id,
             filename=name,
             bytes=self.size,
-            sha256=self.digest.hexdigest(),
+            sha256=sha256,
             content_type=content_type,
         )
 
@@ -138,7 +141,8 @@ def store_file(
     catalog: Catalog, settings: Settings, org: str, namespace: str, path: Path, filename: str, content_type: str
 ) -> UploadOut:
     """A local file stored as an upload: copied by the kernel (copy_file_range: no bytes through
-    Python) while a second thread hashes the file, so the copy and the hash take the time of one.
+    Python) while a second thread hashes the file (folders.sha256_of), so the copy and the hash
+    take the time of one.
     A file that changes meanwhile (its size or modification time moved) is stored the streaming
     way, which hashes the very bytes it writes; so is one the kernel will not copy."""
     before = path.stat()
@@ -146,21 +150,28 @@ def store_file(
     if before.st_size > writer.limit:
         writer.abort()
         raise TooLarge(f"the upload is over max_upload_bytes ({writer.limit} bytes)")
-    hashed = _Hashing(path)
-    try:
-        with path.open("rb") as source:
-            copied = _copy(source, writer)
-        digest = hashed.result()
-    except BaseException:
-        writer.abort()
-        raise
+    # hashlib lets go of Python's lock while it hashes, so the hash runs beside the copy.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="upload-hash") as pool:
+        hashed = pool.submit(_sha256_of, path)
+        try:
+            with path.open("rb") as source:
+                copied = _copy(source, writer)
+            digest = hashed.result()
+        except BaseException:
+            writer.abort()
+            raise  # leaving the pool waits for the hash: no thread outlives the upload
     after = path.stat()
     if not copied or (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
         writer.abort()
         with path.open("rb") as stream:
             return store_upload(catalog, settings, org, namespace, stream, filename, content_type)
-    writer.size, writer.digest = before.st_size, digest
-    return writer.finish(org, namespace, filename, content_type)
+    writer.size = before.st_size
+    return writer.finish(org, namespace, filename, content_type, sha256=digest)
+
+
+def _sha256_of(path: Path) -> str:
+    with path.open("rb") as stream:
+        return sha256_of(stream)
 
 
 def _copy(source: BinaryIO, writer: UploadWriter) -> bool:
@@ -179,31 +190,6 @@ def _copy(source: BinaryIO, writer: UploadWriter) -> bool:
             return False
         raise
     return True
-
-
-class _Hashing:
-    """The sha256 of a file, read on its own thread by its own descriptor (hashlib lets go of
-    Python's lock while it hashes, so this runs beside the copy)."""
-
-    def __init__(self, path: Path):
-        self.digest = hashlib.sha256()
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, args=(path,), name="upload-hash", daemon=True)
-        self.thread.start()
-
-    def _run(self, path: Path) -> None:
-        try:
-            with path.open("rb") as stream:
-                while chunk := stream.read(4 << 20):
-                    self.digest.update(chunk)
-        except BaseException as err:  # handed to whoever waits for the result
-            self.error = err
-
-    def result(self):
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
-        return self.digest
 
 
 def discard_upload(catalog: Catalog, upload_id: str) -> None:

@@ -372,6 +372,7 @@ class FastRead:
         return min(self.consumed, self.size)
 
     def close(self) -> None:
+        self.scan.close()
         self.source.close()
 
     @property
@@ -380,7 +381,7 @@ class FastRead:
 
     @property
     def regular(self) -> bool:
-        """Whether the fast reader may read the file at all (quoting.irregular_bytes); waits
+        """Whether the fast reader may read the file at all (quoting.ByteScan); waits
         for the look at every byte. Nothing the fast reader gives counts until this is True."""
         return not self.scan.result().irregular
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import csv
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,11 +134,21 @@ class EdgeQuotes:
 
 @dataclass
 class ByteScan:
-    """What one look at every byte of a UTF-8 file found: whether only the careful reader may
-    read it (`irregular_bytes`), and how many lines it has (line ends, and one more when its
-    last line has none), which a reader that skips blank lines is checked against. `lines` is
-    None when the file holds a line-break character other than its line ends (a CR in a file
-    of LF lines): only then can a record hold a line break and still end where a line does."""
+    """What one look at every byte of a UTF-8 file found.
+
+    `irregular`: only the careful reader may read the file. It holds a quote with a character of
+    a value on both sides (`"ACME" GMBH`, `"Ann "the" Great"`), a field of quoted whitespace
+    (`" "`), whitespace before an empty quoted field (`1, "",2`), an odd number of quotes, or a
+    NUL: such a quote is not at a field's edge, and Arrow's reader drops quotes there (and keeps
+    a NUL, which the careful reader takes out with a warning); a quoted space is a value, which
+    only the careful reader tells from a blank cell. A quote inside a value that never opened a
+    field (`Title "with" quotes`) is kept by both, but also sends the file the careful way: one
+    vectorised look at each quote's neighbours cannot tell the two apart.
+
+    `lines`: its lines (line ends, and one more when its last line has none), which a reader
+    that skips blank lines is checked against; None when the file holds a line-break character
+    other than its line ends (a CR in a file of LF lines): only then can a record hold a line
+    break and still end where a line does."""
 
     irregular: bool
     lines: int | None
@@ -144,44 +156,29 @@ class ByteScan:
 
 class Scanning:
     """scan_bytes on its own thread, so that the look at every byte overlaps the reading and
-    writing that follow it; `result` waits for it (and raises what it raised)."""
+    writing that follow it; `result` waits for it (and raises what it raised), `close` stops it
+    at its next chunk: no thread outlives the reader it serves."""
 
     def __init__(self, path: Path, delimiter: str, quote: str, newline: str):
-        self._found: ByteScan | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(
-            target=self._run, args=(path, delimiter, quote, newline), name="byte-scan", daemon=True
-        )
-        self._thread.start()
-
-    def _run(self, *args) -> None:
-        try:
-            self._found = scan_bytes(*args)
-        except BaseException as err:  # handed to whoever waits for the result
-            self._error = err
+        self._stop = threading.Event()
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="byte-scan")
+        self._found = pool.submit(scan_bytes, path, delimiter, quote, newline, stop=self._stop.is_set)
+        pool.shutdown(wait=False)
 
     def result(self) -> ByteScan:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._found is not None
-        return self._found
+        return self._found.result()
+
+    def close(self) -> None:
+        self._stop.set()
+        wait([self._found])
 
 
-def irregular_bytes(path: Path, delimiter: str, quote: str, chunk: int = 4 << 20) -> bool:
-    """Whether the UTF-8 file holds a quote with a character of a value on both sides (`"ACME" GMBH`,
-    `"Ann "the" Great"`), a field of quoted whitespace (`" "`), an odd number of quotes, or a NUL: such a quote is not at a
-    field's edge, and Arrow's reader drops quotes there (and keeps a NUL, which the careful reader
-    takes out with a warning); a quoted space is a value, which only the careful reader tells
-    from a blank cell. So the careful reader must read the file. A quote inside a value that
-    never opened a field (`Title "with" quotes`) is kept by both, but also sends the file the
-    careful way: one vectorised look at each quote's neighbours cannot tell the two apart."""
-    return scan_bytes(path, delimiter, quote, "\n", chunk).irregular
-
-
-def scan_bytes(path: Path, delimiter: str, quote: str, newline: str, chunk: int = 4 << 20) -> ByteScan:
+def scan_bytes(
+    path: Path, delimiter: str, quote: str, newline: str, chunk: int = 4 << 20, stop: Callable[[], bool] = lambda: False
+) -> ByteScan:
     """One pass over the file's bytes (see ByteScan), a chunk at a time, vectorised: the quotes'
-    positions are found once, and only their neighbours are looked at."""
+    positions are found once, and only their neighbours are looked at. Stopped (`stop()`), it
+    answers irregular: nothing it did not look at counts."""
     if len(delimiter) != 1 or len(quote) != 1:
         return ByteScan(True, 0)
     q, end = ord(quote), ord(newline[-1])
@@ -194,7 +191,7 @@ def scan_bytes(path: Path, delimiter: str, quote: str, newline: str, chunk: int 
     found = np.empty(chunk, dtype=bool)
     with path.open("rb") as stream:
         while block := stream.read(chunk):
-            if b"\x00" in block:
+            if b"\x00" in block or stop():
                 return ByteScan(True, 0)
             a = np.frombuffer(block, dtype=np.uint8)
             hits = found[: a.size]

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from tabular.read.quoting import EdgeQuotes, irregular_bytes, scan_bytes, split_at_edges
+from tabular.read.quoting import ByteScan, EdgeQuotes, scan_bytes, split_at_edges
+
+
+def irregular_bytes(path, delimiter: str, quote: str, chunk: int = 4 << 20) -> bool:
+    return scan_bytes(path, delimiter, quote, "\n", chunk).irregular
 
 
 @pytest.mark.parametrize("d", [",", ";", "\t", "|"])
@@ -163,3 +167,14 @@ def test_the_byte_scan_gives_no_line_count_where_a_value_may_hold_a_line_break(t
     path = tmp_path / "f.csv"
     path.write_bytes(text.encode())
     assert scan_bytes(path, ";", '"', newline).lines is None
+
+
+def test_a_scan_stopped_by_its_reader_ends_and_counts_nothing(tmp_path):
+    from tabular.read.quoting import Scanning
+
+    path = tmp_path / "f.csv"
+    path.write_bytes(b'1,"fine"\n' * 200_000)
+    scan = Scanning(path, ",", '"', "\n")
+    scan.close()  # the reader closed at once: the thread ends, and nothing it missed counts
+    assert scan.result() in (ByteScan(True, 0), ByteScan(False, 200_000))
+    assert scan_bytes(path, ",", '"', "\n", chunk=4096, stop=lambda: True) == ByteScan(True, 0)
