@@ -135,26 +135,36 @@ def test_lines_before_the_header_are_skipped_alike(tmp_path, preamble):
     assert_alike(path)
 
 
-def test_a_byte_order_mark_is_read_alike(tmp_path):
+def test_a_file_with_a_byte_order_mark_is_not_the_fast_readers(tmp_path):
+    # decode says utf-8-sig, which the fast reader does not take: no difference between the two
+    # readers can reach a dataset. Should the fast path ever take these files, this test must
+    # become a comparison of their cells.
     path = tmp_path / "t.csv"
     path.write_bytes(b"\xef\xbb\xbf" + table(",", "\n", BODY))
-    assert_alike(path)
+    assert open_fast(path, "t", {}, SETTINGS) is None
 
 
-ALPHABET = ["a", "b", "7", " ", "  ", ",", ";", '"', '""', "\n", "\r\n", "\r", "#", "\t", "\u00a0", "é", "x y", "\n\n"]
+# Cells of noise: mostly what reads plainly, now and then what a reader may take otherwise.
+PLAIN = ["a", "b", "7", " ", "é", "x y", "\u00a0", "-"]
+RISKY = [",", ";", '"', '""', "\n", "\r\n", "\r", "#", "\t", "  ", "\n\n"]
 
 
-@pytest.mark.parametrize("seed", range(60))
-def test_random_files_are_refused_or_read_alike(tmp_path, seed):
-    rng = random.Random(seed)
-    d = rng.choice([",", ";"])
-    lines = [d.join(r) for r in BODY[:10]]
-    for _ in range(rng.randint(1, 6)):
-        noise = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 12)))
-        lines.insert(rng.randint(1, len(lines)), d.join(["1", noise, "2"]))
-    path = tmp_path / "t.csv"
-    path.write_bytes(("\n".join(lines) + rng.choice(["\n", "", "\n\n"])).encode("utf-8"))
-    assert_alike(path)
+def test_random_files_are_refused_or_read_alike(tmp_path):
+    read = 0
+    for seed in range(200):
+        rng = random.Random(seed)
+        d = rng.choice([",", ";"])
+        lines = [d.join(r) for r in BODY[:10]]
+        for _ in range(rng.randint(1, 4)):
+            noise = "".join(rng.choice(RISKY if rng.random() < 0.12 else PLAIN) for _ in range(rng.randint(1, 12)))
+            if rng.random() < 0.3:
+                noise = '"' + noise.replace('"', '""') + '"'
+            lines.insert(rng.randint(1, len(lines)), d.join(["1", noise, "2"]))
+        path = tmp_path / f"t{seed}.csv"
+        path.write_bytes(("\n".join(lines) + rng.choice(["\n", "", "\n\n"])).encode("utf-8"))
+        _, duck = assert_alike(path)
+        read += duck is not None
+    assert read >= 30  # and many are read in parallel, not all refused (55 of 200 when written)
 
 
 def test_a_file_of_regular_rows_is_complete_only_with_every_line():
