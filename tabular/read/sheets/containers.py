@@ -175,11 +175,14 @@ _NARROW_REFS = [re.compile(rb'<c[^>]*?\sr="([' + bytes(range(65 + k, 91)) + rb"]
 _WIDE_FAST = re.compile(rb' r="([A-Z]{2,3})[0-9]')
 _NARROW_FAST = [re.compile(rb' r="([' + bytes(range(65 + k, 91)) + rb"])[0-9]") for k in range(26)]
 _OTHER_SPACES = (b'\tr="', b'\nr="', b'\rr="')
+# Looked for byte by byte first (memchr): most sheets hold no tab or line break past their first
+# line, and the three-byte needles cost 60 times as much (0.26 s of a 108 MB sheet).
+_SPACE_BYTES = (b"\t", b"\n", b"\r")
 
 
 def _widest(text: bytes, columns: int) -> int:
     """The widest column a cell reference of `text` names, or `columns` if wider."""
-    if any(s in text for s in _OTHER_SPACES):
+    if any(b in text for b in _SPACE_BYTES) and any(s in text for s in _OTHER_SPACES):
         for letters in set(_WIDE_REF.findall(text)):
             columns = max(columns, column_number(letters.decode()))
         while columns < 26 and (found := _NARROW_REFS[columns].search(text)):  # one scan once the widest is seen
