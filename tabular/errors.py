@@ -8,6 +8,7 @@ from typing import Any
 from planner.resolved import close
 
 from .jsonval import printable
+from .settings import naming_the_change
 
 # planner/models.py's tags: which kind of expression or dataset pydantic tried, never a key.
 TAG_PREFIXES = ("expr:", "dataset:")
@@ -115,7 +116,12 @@ class PreconditionFailed(TabularError):
 
 
 class TooLarge(TabularError):
+    """Past a limit; the message names the setting, and says how to change it."""
+
     code, status = "TOO_LARGE", 413
+
+    def __init__(self, message: str, errors: list[ErrorItem] | None = None):
+        super().__init__(naming_the_change(message), errors)
 
 
 class BackendTimeout(TabularError):
@@ -182,6 +188,7 @@ class OverLimit(TabularError):
     status = 413
 
     def __init__(self, message: str, count: int, limit: int):
+        message = naming_the_change(message)
         super().__init__(message, [ErrorItem("path", message, expected=f"at most {limit:,}", received=count)])
         self.count, self.limit = count, limit
 
@@ -202,6 +209,7 @@ class IngestFailed(Exception):
     """An ingest that cannot publish: `error_code` is one of SPEC §4 ingest_status's codes."""
 
     def __init__(self, error_code: str, message: str):
+        message = naming_the_change(message) if error_code == "too_large" else message
         super().__init__(message)
         self.error_code = error_code
         self.message = message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, fields, replace
 
 DEFAULT_NULL_MARKERS = ("", "NA", "N/A", "n/a", "na", "null", "NULL", "Null", "-", "#N/A", "None", "NaN", "nan")
@@ -13,7 +14,11 @@ class Settings:
     home: str = "./.tabular"
     default_org: str = "default"
     default_namespace: str = "default"
+    # Bytes a server receives as one upload (HTTP, MCP): past it, 413 and nothing kept.
     max_upload_bytes: int = 256 * 1024 * 1024
+    # A local file ingested by path (the Python API, the CLI, a linked folder's files) is read
+    # from the disk, not received: bounded by this many bytes (0: no bound, SPEC §5).
+    max_local_file_bytes: int = 0
     # Uploads no ingest names this long after they were made are deleted (0: kept for good).
     upload_keep_seconds: float = 7 * 24 * 3600.0
     # The bytes of uploads one org may keep (0: no quota); past it an upload is 413.
@@ -203,3 +208,19 @@ class Settings:
             kind = type(getattr(cls(), f.name))
             values[f.name] = raw.strip().lower() in ("1", "true", "yes", "on") if kind is bool else kind(raw)
         return replace(cls(**values), **overrides)
+
+
+# The settings a refusal may name: every one whose name is no single word (a word such as
+# `home` could stand in any message).
+_NAMED = re.compile(
+    r"\b(" + "|".join(sorted((f.name for f in fields(Settings) if "_" in f.name), key=len, reverse=True)) + r")\b"
+)
+
+
+def naming_the_change(message: str) -> str:
+    """A refusal past a limit, with the variable that changes each setting it names
+    (`… over max_upload_bytes (…); to change it: TABULAR_MAX_UPLOAD_BYTES=…`), once."""
+    names = [n for n in dict.fromkeys(_NAMED.findall(message)) if f"TABULAR_{n.upper()}" not in message]
+    if not names:
+        return message
+    return message + "; to change it: " + ", ".join(f"TABULAR_{n.upper()}=…" for n in names)

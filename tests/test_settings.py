@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tabular.settings import DEFAULT_NULL_MARKERS, Settings
+from tabular.settings import DEFAULT_NULL_MARKERS, Settings, naming_the_change
 
 
 @pytest.fixture(autouse=True)
@@ -27,6 +27,7 @@ def test_the_defaults_are_the_documented_limits():
         10,
     )
     assert settings.null_markers == DEFAULT_NULL_MARKERS
+    assert settings.max_local_file_bytes == 0  # a file read by path: no bound unless one is set
 
 
 def test_an_environment_variable_overrides_a_default_in_the_fields_own_type(monkeypatch):
@@ -77,3 +78,31 @@ def test_link_roots_split_on_the_path_separator_and_skip_empty_parts():
 def test_settings_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         Settings().max_upload_bytes = 1
+
+
+@pytest.mark.parametrize(
+    "message, variables",
+    [
+        ("the upload is over max_upload_bytes (10 bytes)", ["TABULAR_MAX_UPLOAD_BYTES=…"]),
+        (
+            "sheet 'S' spans 9 rows × 9 columns, over max_columns or max_sheet_cells",
+            ["TABULAR_MAX_COLUMNS=…", "TABULAR_MAX_SHEET_CELLS=…"],
+        ),
+        ("a line is longer than 9 characters (max_line_bytes)", ["TABULAR_MAX_LINE_BYTES=…"]),
+        ("the link may hold 3 (link_files_max); link_files_max is a setting", ["TABULAR_LINK_FILES_MAX=…"]),
+    ],
+    ids=["over-one", "two-named", "in-brackets", "named-twice"],
+)
+def test_a_refusal_that_names_a_setting_says_the_variable_that_changes_it(message, variables):
+    said = naming_the_change(message)
+    assert said.startswith(message)
+    assert [v for v in variables if said.count(v) == 1] == variables
+    assert naming_the_change(said) == said  # said once
+
+
+def test_a_refusal_that_names_no_setting_is_left_as_it_is():
+    # `home` is a setting too, but a word any message may hold.
+    assert (
+        naming_the_change("no room left at home (No space left on device)")
+        == "no room left at home (No space left on device)"
+    )

@@ -52,6 +52,7 @@ from ..errors import (
     TooManyFiles,
     TooManyLinks,
 )
+from ..settings import naming_the_change
 from ..store.catalog import insert, job_status, now, update
 from ..store.links import forget_link, forget_link_file, link_files, link_row, links_of
 from .folders import (
@@ -311,8 +312,9 @@ class Linker:
                 self._pending(link_id, rel, s, was, link["prefix"])
                 continue
             source_uri = was["source_uri"] if was is not None else f"{link['prefix']}{rel}"
-            if s.size > self.settings.max_upload_bytes:  # never read: no upload could hold it
-                why = f"{s.size:,} bytes, over max_upload_bytes ({self.settings.max_upload_bytes:,})"
+            limit = self.settings.max_local_file_bytes
+            if limit and s.size > limit:  # never read: no upload could hold it
+                why = naming_the_change(f"{s.size:,} bytes, over max_local_file_bytes ({limit:,})")
                 self._failed(link_id, rel, s, was, source_uri, "too_large", why)
                 continue
             try:

@@ -34,12 +34,15 @@ def no_room(err: BaseException) -> str | None:
 class UploadWriter:
     """Bytes streamed to the uploads folder, hashed as they come; past the limit, nothing is kept.
 
-    Fed chunk by chunk (`write`), so no transport ever holds a whole file in memory.
+    Fed chunk by chunk (`write`), so no transport ever holds a whole file in memory. Bytes
+    received are bounded by max_upload_bytes; a `local` file read from this machine's disk by
+    max_local_file_bytes (none by default, SPEC §5).
     """
 
-    def __init__(self, catalog: Catalog, settings: Settings):
+    def __init__(self, catalog: Catalog, settings: Settings, local: bool = False):
         self.catalog, self.settings = catalog, settings
-        self.limit = settings.max_upload_bytes
+        self.limit_name = "max_local_file_bytes" if local else "max_upload_bytes"
+        self.limit = (settings.max_local_file_bytes or float("inf")) if local else settings.max_upload_bytes
         self.upload_id = "u_" + uuid.uuid4().hex
         self.partial = catalog.uploads_dir / f"{self.upload_id}.{catalog.owner}.part"  # the owner: see Catalog.sweep
         self.digest = hashlib.sha256()
@@ -50,9 +53,14 @@ class UploadWriter:
         self.size += len(chunk)
         if self.size > self.limit:
             self.abort()
-            raise TooLarge(f"the upload is over max_upload_bytes ({self.limit} bytes)")
+            raise self.too_large()
         self.digest.update(chunk)
         self._disk(self.out.write, chunk)
+
+    def too_large(self, size: int | None = None) -> TooLarge:
+        what = "the file" if self.limit_name == "max_local_file_bytes" else "the upload"
+        said = f"{what} is {size:,} bytes, over" if size is not None else f"{what} is over"
+        return TooLarge(f"{said} {self.limit_name} ({self.limit:,} bytes)")
 
     def _disk(self, action, *args):
         """A write to the uploads folder (answers what `action` does); a full disk (or a file
@@ -124,10 +132,18 @@ class UploadWriter:
 
 
 def store_upload(
-    catalog: Catalog, settings: Settings, org: str, namespace: str, stream: BinaryIO, filename: str, content_type: str
+    catalog: Catalog,
+    settings: Settings,
+    org: str,
+    namespace: str,
+    stream: BinaryIO,
+    filename: str,
+    content_type: str,
+    local: bool = False,
 ) -> UploadOut:
-    """Stream bytes to the uploads folder, hashing as they come; over the limit, keep nothing."""
-    writer = UploadWriter(catalog, settings)
+    """Stream bytes to the uploads folder, hashing as they come; over the limit (UploadWriter's,
+    by `local`), keep nothing."""
+    writer = UploadWriter(catalog, settings, local)
     try:
         while chunk := stream.read(1 << 20):
             writer.write(chunk)
@@ -146,10 +162,10 @@ def store_file(
     A file that changes meanwhile (its size or modification time moved) is stored the streaming
     way, which hashes the very bytes it writes; so is one the kernel will not copy."""
     before = path.stat()
-    writer = UploadWriter(catalog, settings)
+    writer = UploadWriter(catalog, settings, local=True)
     if before.st_size > writer.limit:
         writer.abort()
-        raise TooLarge(f"the upload is over max_upload_bytes ({writer.limit} bytes)")
+        raise writer.too_large(before.st_size)
     # hashlib lets go of Python's lock while it hashes, so the hash runs beside the copy.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="upload-hash") as pool:
         hashed = pool.submit(_sha256_of, path)
@@ -164,7 +180,7 @@ def store_file(
     if not copied or (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
         writer.abort()
         with path.open("rb") as stream:
-            return store_upload(catalog, settings, org, namespace, stream, filename, content_type)
+            return store_upload(catalog, settings, org, namespace, stream, filename, content_type, local=True)
     writer.size = before.st_size
     return writer.finish(org, namespace, filename, content_type, sha256=digest)
 

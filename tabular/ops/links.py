@@ -114,7 +114,9 @@ def linker(ctx: Context) -> Linker:
         org: str, namespace: str, stream: BinaryIO, filename: str, source_uri: str, metadata: dict
     ) -> tuple[str, str]:
         ctx.jobs.check_room(org)  # a full queue refuses before a byte is stored
-        uploaded = store_upload(ctx.catalog, ctx.settings, org, namespace, stream, filename, "application/octet-stream")
+        uploaded = store_upload(
+            ctx.catalog, ctx.settings, org, namespace, stream, filename, "application/octet-stream", local=True
+        )
         try:
             started = ingest(
                 ctx,

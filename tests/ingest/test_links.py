@@ -308,18 +308,19 @@ def test_a_path_that_is_no_path_is_refused_not_a_crash(home):
         refused(lambda path=path: ns.call("knowledge.link_dir", {"path": path}), "PATH_NOT_FOUND")
 
 
-def test_a_file_past_max_upload_bytes_fails_too_large_without_being_read(tmp_path):
+def test_a_file_past_max_local_file_bytes_fails_too_large_without_being_read(tmp_path):
     root = tmp_path / "root"
     write(root / "big" / "huge.csv", rows_csv(200))
     write(root / "big" / "small.csv", "id\n1\n")
     with tabular.connect(
-        str(tmp_path / "home"), link_roots=str(root), link_settle_seconds=SETTLE, max_upload_bytes=1000
+        str(tmp_path / "home"), link_roots=str(root), link_settle_seconds=SETTLE, max_local_file_bytes=1000
     ) as engine:
         ns = engine.namespace("acme", "finance")
         link_id = ns.call("knowledge.link_dir", {"path": str(root / "big")})["link_id"]
         files = settle(ns, link_id)
         assert files["huge.csv"]["state"] == "failed" and files["huge.csv"]["error_code"] == "too_large"
-        assert "max_upload_bytes" in files["huge.csv"]["error_message"]
+        assert "max_local_file_bytes" in files["huge.csv"]["error_message"]
+        assert "TABULAR_MAX_LOCAL_FILE_BYTES=" in files["huge.csv"]["error_message"]
         assert files["small.csv"]["state"] == "learned"
 
 

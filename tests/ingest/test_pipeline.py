@@ -44,12 +44,26 @@ def test_namespaces_do_not_see_each_other(engine):
     assert theirs.call("knowledge.ingest_status", {"ingestion_id": status.ingestion_id})["found"] is False
 
 
-def test_upload_over_the_limit_is_refused_and_nothing_is_kept(tmp_path):
-    with tabular.connect(str(tmp_path / "home"), max_upload_bytes=100) as engine:
+def test_a_local_file_over_max_local_file_bytes_is_refused_and_nothing_is_kept(tmp_path):
+    with tabular.connect(str(tmp_path / "home"), max_local_file_bytes=100) as engine:
         with pytest.raises(tabular.TooLarge) as err:
             engine.namespace("a", "b").upload_file(CSV / "nulls.csv")
         assert err.value.status == 413
+        # The refusal names the setting and the variable that changes it.
+        assert "max_local_file_bytes (100 bytes)" in err.value.message
+        assert "TABULAR_MAX_LOCAL_FILE_BYTES=" in err.value.message
         assert list(engine.catalog.uploads_dir.iterdir()) == []
+
+
+def test_a_local_file_is_not_bounded_by_what_a_server_receives(tmp_path):
+    # max_upload_bytes bounds bytes a server receives; a file read by path is bounded by
+    # max_local_file_bytes, none by default (SPEC §5): a 766 MB CSV was refused as an upload.
+    with tabular.connect(str(tmp_path / "home"), max_upload_bytes=100) as engine:
+        ns = engine.namespace("a", "b")
+        assert (CSV / "nulls.csv").stat().st_size > 100
+        status = ns.ingest_file(CSV / "nulls.csv", source_uri="nulls.csv")
+        assert status.state == "ready"
+        assert ns.dataset_get("nulls.csv").datasets[0].rows > 0
 
 
 def test_the_catalog_survives_a_restart(tmp_path):

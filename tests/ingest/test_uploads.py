@@ -150,6 +150,9 @@ def test_a_local_file_that_changes_while_it_is_copied_is_stored_as_it_was_read(h
 def test_a_local_file_over_the_limit_is_refused_before_a_byte_is_copied(home, tmp_path):
     path = tmp_path / "f.csv"
     path.write_bytes(b"x" * 5000)
-    with pytest.raises(TooLarge):
-        uploads.store_file(home, Settings(max_upload_bytes=4096), "acme", "one", path, "f.csv", "text/csv")
+    with pytest.raises(TooLarge, match="5,000 bytes, over max_local_file_bytes"):
+        uploads.store_file(home, Settings(max_local_file_bytes=4096), "acme", "one", path, "f.csv", "text/csv")
     assert files(home) == []
+    # What a server receives is bounded apart: the same file is read by path past max_upload_bytes.
+    out = uploads.store_file(home, Settings(max_upload_bytes=4096), "acme", "one", path, "f.csv", "text/csv")
+    assert out.bytes == 5000

@@ -197,7 +197,9 @@ def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Sett
         sheet = reader.load_sheet(name, header_row=None, dtypes="string", skip_rows=0)
         batch = sheet.to_arrow()
         if batch.num_columns > settings.max_columns:
-            raise IngestFailed("too_large", f"{batch.num_columns} columns; at most {settings.max_columns} are read")
+            raise IngestFailed(
+                "too_large", f"{batch.num_columns} columns; at most {settings.max_columns} are read (max_columns)"
+            )
         first_column = sheet.available_columns()[0].absolute_index if batch.num_columns else 0
         return _sheet(con, name, batch, first_column, hints.get(name, {}), folder, fmt, index, options)
 
