@@ -39,8 +39,9 @@ def cmd_worker(args, console: Console) -> int:
 def cmd_mcp(args, console: Console) -> int:
     from ..service.mcp import run_stdio  # heavy: the MCP SDK, only for this command
 
+    token = args.token or os.environ.get("TABULAR_TOKEN")
     with connect(args.home) as engine:
-        run_stdio(engine)
+        run_stdio(engine, token, args.org, args.namespace)
     return 0
 
 

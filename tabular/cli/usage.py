@@ -65,7 +65,7 @@ EXAMPLES = {
     "demo": ["tabular demo fixtures/demo.json"],
     "serve": ["tabular serve --port 8765"],
     "worker": ["tabular worker"],
-    "mcp": ["tabular mcp"],
+    "mcp": ["tabular mcp", "tabular mcp --token $TABULAR_TOKEN", "tabular mcp --org acme --namespace finance"],
     "call": [
         'tabular call knowledge.list \'{"prefix": "sales/"}\'',
         'tabular call knowledge.get \'{"source_uri": "sales.csv"}\' --url http://127.0.0.1:8765',
@@ -335,7 +335,11 @@ def _engine_commands(c: Commands) -> None:
     p.add_argument("--port", type=int, help="port (TABULAR_PORT, default 8765)")
     p.add_argument("--access-log", action="store_true", help="log every request")
     c.command("worker", "finish the ingest jobs other processes left pending or interrupted, then exit", cmd_worker)
-    c.command("mcp", "serve every op as MCP tools (loom_knowledge_<op>) on stdin/stdout", cmd_mcp)
+    p = c.command("mcp", "serve every op as MCP tools (loom_knowledge_<op>) on stdin/stdout", cmd_mcp)
+    p.add_argument(
+        "--token",
+        help="call as this token of the tokens file (default: TABULAR_TOKEN): its org and namespaces, as over HTTP",
+    )
     p = c.command("call", "run any op by name with a JSON body; print the answer as JSON", cmd_call)
     p.add_argument("op", choices=sorted(REGISTRY), metavar="OP", help="one of: " + ", ".join(sorted(REGISTRY)))
     p.add_argument("body", nargs="?", help="the body: inline JSON, a JSON file, or - for stdin (default {})")

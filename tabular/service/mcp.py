@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import dataclass, field
 
 import anyio
 import mcp_types as types
@@ -14,9 +15,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 
 from ..engine import Engine
-from ..errors import ErrorItem, Internal, NotFound, TabularError, close_names
+from ..errors import AuthInvalid, ErrorItem, Internal, NotFound, TabularError, close_names
 from ..ops import REGISTRY, Op
-from .auth import Tokens
+from .auth import Grant, Tokens
 from .calls import Service, log
 
 PREFIX = "loom_"
@@ -52,9 +53,10 @@ def _result(payload: dict, error: bool = False) -> types.CallToolResult:
     )
 
 
-def server(service: Service) -> Server:
+def server(service: Service, identity: Identity | None = None) -> Server:
     """The MCP server over the service's engine: each call goes through `Service.run`, as an HTTP
-    route's does (tokens, the in-flight limit, the audit line)."""
+    route's does (tokens, the in-flight limit, the audit line). Over HTTP each request's bearer
+    token says who calls; over stdio the `identity` the process was started with."""
     listed = tools()
     by_tool: dict[str, Op] = {tool_name(op.name): op for op in REGISTRY.values() if not op.streams}
 
@@ -77,9 +79,14 @@ def server(service: Service) -> Server:
                         )
                     ],
                 )
-            headers = getattr(ctx.request, "headers", None)
-            grant = service.tokens.identify(headers.get("authorization") if headers is not None else None)
-            out = await service.run(op, dict(params.arguments or {}), grant, request_id)
+            arguments = dict(params.arguments or {})
+            if identity is not None:
+                grant = identity.grant
+                arguments = {**identity.defaults, **arguments}
+            else:
+                headers = getattr(ctx.request, "headers", None)
+                grant = service.tokens.identify(headers.get("authorization") if headers is not None else None)
+            out = await service.run(op, arguments, grant, request_id)
         except TabularError as err:
             return _result({"detail": err.to_detail(request_id)}, error=True)
         except Exception:
@@ -119,11 +126,46 @@ def http_app(service: Service, host: str) -> tuple[StreamableHTTPASGIApp, Stream
     return StreamableHTTPASGIApp(manager), manager
 
 
-def run_stdio(engine: Engine) -> None:
-    """Serve MCP on stdin/stdout as the single local user (`tabular mcp`)."""
+@dataclass(frozen=True)
+class Identity:
+    """Who a stdio session calls as, for all its calls: a token's grant (org and namespaces bound
+    as over HTTP), or the local user with the org and namespace a call names by default."""
+
+    grant: Grant
+    defaults: dict = field(default_factory=dict)
+
+
+def stdio_identity(tokens: Tokens, token: str | None, org: str | None, namespace: str | None) -> Identity:
+    """`tabular mcp --token T` (or TABULAR_TOKEN): the token's grant from the tokens file, as HTTP
+    would identify it; without one, the local user (whoever can run the command can read the
+    home), whose calls default to --org and --namespace. A token this home cannot identify stops
+    the command with why, never serves as someone else."""
+    if token:
+        if tokens.single_user:
+            raise SystemExit(
+                "tabular mcp: --token (or TABULAR_TOKEN) is identified by the tokens file, and this home has none "
+                "(TABULAR_TOKENS); without a token, --org and --namespace say whose data the tools serve"
+            )
+        try:
+            grant = tokens.identify(f"Bearer {token}")
+        except AuthInvalid as err:
+            raise SystemExit(f"tabular mcp: {err.message}") from None
+        if org and org != grant.org:
+            raise SystemExit(f"tabular mcp: the token is of the org {grant.org!r}, not {org!r}")
+        defaults = {"namespace": namespace} if namespace else {}
+        return Identity(grant, defaults)
+    defaults = {k: v for k, v in (("org", org), ("namespace", namespace)) if v}
+    return Identity(tokens.local, defaults)
+
+
+def run_stdio(engine: Engine, token: str | None = None, org: str | None = None, namespace: str | None = None) -> None:
+    """Serve MCP on stdin/stdout (`tabular mcp`) as the identity `stdio_identity` answers."""
     from mcp.server.stdio import stdio_server
 
-    app = server(Service(engine, Tokens(engine.settings)))
+    # The tokens file only to identify a token: the local user is the single user, as before.
+    tokens = Tokens.load(engine.settings) if token else Tokens(engine.settings)
+    identity = stdio_identity(tokens, token, org, namespace)
+    app = server(Service(engine, tokens), identity)
 
     async def main() -> None:
         async with stdio_server() as (read, write):

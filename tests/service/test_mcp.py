@@ -4,6 +4,9 @@ streamable HTTP against `/mcp` of `tabular serve`."""
 from __future__ import annotations
 
 import base64
+import json
+import os
+import subprocess
 import sys
 import time
 
@@ -14,10 +17,12 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+import tabular
 from tabular.ops import REGISTRY
+from tabular.service.auth import token_hash
 from tabular.service.mcp import tool_name, tools
 
-from .support import CSV
+from .support import CSV, TOKENS
 
 
 async def _ingest(session: ClientSession, path, source_uri: str) -> dict:
@@ -145,3 +150,85 @@ def test_a_client_that_validates_arguments_accepts_every_kind_of_expression(expr
 def test_a_client_that_validates_arguments_refuses_what_is_no_expression(expr):
     plan = {"datasets": [{"source_uri": "f"}], "compute": [{"as": "x", "expr": expr}]}
     assert list(jsonschema.Draft202012Validator(_query_schema()).iter_errors(plan))
+
+
+def _stdio(home, *flags, env=None) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "tabular.cli", "--home", str(home), "mcp", *flags], env=env
+    )
+
+
+async def _listed(params: StdioServerParameters, arguments: dict | None = None) -> dict:
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            got = await session.call_tool("loom_knowledge_list", arguments or {})
+            return got.structured_content if not got.is_error else {"error": got.structured_content["detail"]}
+
+
+@pytest.fixture(scope="module")
+def two_tenants(tmp_path_factory):
+    """A home whose default namespace holds one source and acme/finance two, and a tokens file."""
+    where = tmp_path_factory.mktemp("mcp-identity")
+    tokens = where / "tokens.json"
+    tokens.write_text(
+        json.dumps(
+            {token_hash(t): {"name": n, "org": o, "namespaces": s, "role": r} for n, (t, o, s, r) in TOKENS.items()}
+        )
+    )
+    with tabular.connect(str(where / "home")) as engine:
+        engine.namespace("default", "default").ingest_file(CSV / "currency.csv", source_uri="mine.csv")
+        for uri in ("a.csv", "b.csv"):
+            engine.namespace("acme", "finance").ingest_file(CSV / "currency.csv", source_uri=uri)
+    return where / "home", tokens
+
+
+def _uris(listed: dict) -> list[str]:
+    return sorted(r["source_uri"] for r in listed["rows"])
+
+
+def test_mcp_over_stdio_with_a_token_serves_the_tokens_org_and_namespace(two_tenants):
+    # An agent configured with a token once saw the default namespace (rows: []) where its own
+    # held its sources: the token binds the identity as a bearer header does over HTTP.
+    home, tokens = two_tenants
+    env = {**os.environ, "TABULAR_TOKENS": str(tokens)}
+    assert _uris(anyio.run(_listed, _stdio(home, "--token", "tok-acme-writer", env=env))) == ["a.csv", "b.csv"]
+    # ... and from the environment, as the CLI's other commands read it.
+    env_token = {**env, "TABULAR_TOKEN": "tok-acme-viewer"}
+    assert _uris(anyio.run(_listed, _stdio(home, env=env_token))) == ["a.csv", "b.csv"]
+    # Another org, named in a call, is refused as over HTTP.
+    refused = anyio.run(_listed, _stdio(home, "--token", "tok-globex-writer", env=env), {"org": "acme"})
+    assert refused["error"]["code"] == "AUTH_INSUFFICIENT" and refused["error"]["errors"][0]["path"] == "org"
+    assert anyio.run(_listed, _stdio(home, "--token", "tok-globex-writer", env=env))["rows"] == []
+
+
+def test_mcp_over_stdio_without_a_token_serves_the_org_and_namespace_it_is_given(two_tenants):
+    home, _ = two_tenants
+    assert _uris(anyio.run(_listed, _stdio(home))) == ["mine.csv"]
+    assert _uris(anyio.run(_listed, _stdio(home, "--org", "acme", "--namespace", "finance"))) == ["a.csv", "b.csv"]
+    # A call that names its own still reads there: the local user may read the whole home.
+    assert _uris(anyio.run(_listed, _stdio(home), {"org": "acme", "namespace": "finance"})) == ["a.csv", "b.csv"]
+
+
+@pytest.mark.parametrize(
+    "flags, tokens_env, said",
+    [
+        (["--token", "tok-nobody"], True, "the token is not known"),
+        (["--token", "tok-acme-writer"], False, "has none (TABULAR_TOKENS)"),
+        (["--token", "tok-acme-writer", "--org", "globex"], True, "of the org 'acme', not 'globex'"),
+    ],
+    ids=["unknown-token", "no-tokens-file", "another-org"],
+)
+def test_mcp_with_a_token_it_cannot_honour_stops_with_why_and_serves_nothing(two_tenants, flags, tokens_env, said):
+    home, tokens = two_tenants
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TABULAR_")}
+    if tokens_env:
+        env["TABULAR_TOKENS"] = str(tokens)
+    done = subprocess.run(
+        [sys.executable, "-m", "tabular.cli", "--home", str(home), "mcp", *flags],
+        input=b"",
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode != 0 and said in done.stderr.decode()
