@@ -8,8 +8,9 @@ holder over HTTP and MCP, and no token may name other orgs' data or the server's
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
@@ -35,6 +36,15 @@ class Op:
     audited: bool = False
     # Answers a stream (`fn` gives an ops/query.Whole; `output` is what comes with its rows).
     streams: bool = False
+    # A body the op takes, over the README's sales.csv (fixtures/csv): /docs shows it, and a
+    # test sends it through a validating MCP client.
+    example: dict = field(default_factory=dict)
+
+    @property
+    def summary(self) -> str:
+        """The description's first sentence, whole: a sentence ends at a dot before a space and a
+        capital, so a dot inside a name (`knowledge.ingest`) or a number ends none."""
+        return re.split(r"(?<=\.)\s+(?=[A-Z])", self.description, maxsplit=1)[0].rstrip(".")
 
 
 def _op(
@@ -47,6 +57,7 @@ def _op(
     idempotent: bool | None = None,
     audited: bool | None = None,
     streams: bool = False,
+    example: dict | None = None,
 ) -> Op:
     """Reads are idempotent and unaudited; writes are audited and, unless said, not idempotent."""
     return Op(
@@ -60,15 +71,51 @@ def _op(
         idempotent=not writes if idempotent is None else idempotent,
         audited=writes if audited is None else audited,
         streams=streams,
+        example=example or {},
     )
+
+
+SALES = "files/sales.csv"
+# One plan over sales.csv: the total per region, largest first.
+_PLAN = {
+    "datasets": [{"source_uri": SALES}],
+    "group_by": [{"column": "region"}],
+    "aggregates": [{"fn": "sum", "column": "amount", "as": "total"}],
+    "order_by": [{"column": "total", "desc": True}],
+    "limit": 10,
+}
+# What each op's example names but a home would not have: ids a call answers with.
+EXAMPLE_IDS = {"upload_id": "u_0123456789abcdef", "ingestion_id": "i_0123456789abcdef", "link_id": "l_0123456789abcdef"}
 
 
 REGISTRY: dict[str, Op] = {
     op.name: op
     for op in (
-        _op("knowledge.upload", ingest.upload, ingest.UploadIn, ingest.UploadOut, "writer", True),
-        _op("knowledge.ingest", ingest.ingest, ingest.IngestIn, ingest.IngestOut, "writer", True),
-        _op("knowledge.ingest_status", ingest.ingest_status, ingest.IngestStatusIn, ingest.IngestStatusOut),
+        _op(
+            "knowledge.upload",
+            ingest.upload,
+            ingest.UploadIn,
+            ingest.UploadOut,
+            "writer",
+            True,
+            example={"filename": "sales.csv", "content_base64": "cmVnaW9uLGFtb3VudApub3J0aCwxMjAuNTAK"},
+        ),
+        _op(
+            "knowledge.ingest",
+            ingest.ingest,
+            ingest.IngestIn,
+            ingest.IngestOut,
+            "writer",
+            True,
+            example={"upload_id": EXAMPLE_IDS["upload_id"], "source_uri": SALES, "title": "Sales 2024"},
+        ),
+        _op(
+            "knowledge.ingest_status",
+            ingest.ingest_status,
+            ingest.IngestStatusIn,
+            ingest.IngestStatusOut,
+            example={"ingestion_id": EXAMPLE_IDS["ingestion_id"]},
+        ),
         _op(
             "knowledge.ingest_cancel",
             ingest.ingest_cancel,
@@ -77,9 +124,16 @@ REGISTRY: dict[str, Op] = {
             "writer",
             True,
             idempotent=True,
+            example={"ingestion_id": EXAMPLE_IDS["ingestion_id"]},
         ),
         _op("knowledge.formats", ingest.formats, ingest.OpIn, ingest.FormatsOut),
-        _op("knowledge.dataset_get", datasets.dataset_get, datasets.DatasetGetIn, datasets.DatasetGetOut),
+        _op(
+            "knowledge.dataset_get",
+            datasets.dataset_get,
+            datasets.DatasetGetIn,
+            datasets.DatasetGetOut,
+            example={"source_uri": SALES, "sample_rows": 5},
+        ),
         _op(
             "knowledge.dataset_approve",
             approve.dataset_approve,
@@ -87,8 +141,15 @@ REGISTRY: dict[str, Op] = {
             approve.DatasetApproveOut,
             "writer",
             True,
+            example={
+                "source_uri": SALES,
+                "snapshot_id": "s_0123456789abcdef",
+                "columns": {"sold_on": "date"},
+                "formats": {"sold_on": "%Y-%m-%d"},
+                "dry_run": True,
+            },
         ),
-        _op("knowledge.get", lifecycle.get, lifecycle.SourceIn, lifecycle.GetOut),
+        _op("knowledge.get", lifecycle.get, lifecycle.SourceIn, lifecycle.GetOut, example={"source_uri": SALES}),
         _op(
             "knowledge.delete",
             lifecycle.delete,
@@ -97,6 +158,7 @@ REGISTRY: dict[str, Op] = {
             "admin",
             True,
             idempotent=True,
+            example={"source_uri": SALES, "expected_revision": 1},
         ),
         _op(
             "knowledge.restore",
@@ -106,12 +168,41 @@ REGISTRY: dict[str, Op] = {
             "writer",
             True,
             idempotent=True,
+            example={"source_uri": SALES},
         ),
-        _op("knowledge.list", lifecycle.list_sources, lifecycle.ListIn, lifecycle.ListOut),
-        _op("knowledge.query", query.query, query.QueryIn, query.QueryOut),
-        _op("knowledge.query_export", query.query_export, query.QueryExportIn, query.QueryExportOut, streams=True),
-        _op("knowledge.synthesize", synthesize.synthesize, synthesize.SynthesizeIn, synthesize.SynthesizeOut),
-        _op("knowledge.link_dir", links.link_dir, links.LinkDirIn, links.LinkOut, "writer", True, idempotent=True),
+        _op(
+            "knowledge.list",
+            lifecycle.list_sources,
+            lifecycle.ListIn,
+            lifecycle.ListOut,
+            example={"prefix": "files/", "limit": 50},
+        ),
+        _op("knowledge.query", query.query, query.QueryIn, query.QueryOut, example=_PLAN),
+        _op(
+            "knowledge.query_export",
+            query.query_export,
+            query.QueryExportIn,
+            query.QueryExportOut,
+            streams=True,
+            example={**_PLAN, "format": "csv"},
+        ),
+        _op(
+            "knowledge.synthesize",
+            synthesize.synthesize,
+            synthesize.SynthesizeIn,
+            synthesize.SynthesizeOut,
+            example={"task": "What is the total amount sold in the north region?", "datasets": [{"source_uri": SALES}]},
+        ),
+        _op(
+            "knowledge.link_dir",
+            links.link_dir,
+            links.LinkDirIn,
+            links.LinkOut,
+            "writer",
+            True,
+            idempotent=True,
+            example={"path": "/srv/data/finance", "prefix": "finance/", "patterns": ["*.csv", "*.xlsx"]},
+        ),
         _op(
             "knowledge.unlink_dir",
             links.unlink_dir,
@@ -120,10 +211,26 @@ REGISTRY: dict[str, Op] = {
             "writer",
             True,
             idempotent=True,
+            example={"link_id": EXAMPLE_IDS["link_id"], "delete_sources": False},
         ),
-        _op("knowledge.retry_dir", links.retry_dir, links.LinkIn, links.LinkOut, "writer", True, idempotent=True),
+        _op(
+            "knowledge.retry_dir",
+            links.retry_dir,
+            links.LinkIn,
+            links.LinkOut,
+            "writer",
+            True,
+            idempotent=True,
+            example={"link_id": EXAMPLE_IDS["link_id"]},
+        ),
         _op("knowledge.list_dirs", links.list_dirs, ingest.OpIn, links.ListDirsOut),
-        _op("knowledge.dir_files", links.dir_files, links.DirFilesIn, links.DirFilesOut),
+        _op(
+            "knowledge.dir_files",
+            links.dir_files,
+            links.DirFilesIn,
+            links.DirFilesOut,
+            example={"link_id": EXAMPLE_IDS["link_id"], "state": "failed"},
+        ),
     )
 }
 

@@ -260,8 +260,10 @@ def _streamed(op: Op, refs: dict) -> dict:
     }
 
 
-def _openapi(app: FastAPI) -> Callable[[], dict]:
-    """OpenAPI with each op's input and output models as its request and answer schemas."""
+def _openapi(app: FastAPI, single_user: bool) -> Callable[[], dict]:
+    """OpenAPI with each op's input and output models as its request and answer schemas, its
+    example body, and the bearer scheme (/docs' "Authorize" sends it): required with tokens,
+    optional in single-user mode."""
 
     def build() -> dict:
         if app.openapi_schema:
@@ -273,7 +275,16 @@ def _openapi(app: FastAPI) -> Callable[[], dict]:
                 if pair not in wanted:
                     wanted.append(pair)
         refs, defs = models_json_schema(wanted, ref_template="#/components/schemas/{model}")
-        schema.setdefault("components", {}).setdefault("schemas", {}).update(defs.get("$defs", {}))
+        components = schema.setdefault("components", {})
+        components.setdefault("schemas", {}).update(defs.get("$defs", {}))
+        components["securitySchemes"] = {
+            "bearer": {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "A token of the tokens file (`tabular token` makes one); none in single-user mode.",
+            }
+        }
+        schema["security"] = [{}, {"bearer": []}] if single_user else [{"bearer": []}]
         error = {
             "description": "The SPEC §2 error envelope",
             "content": {"application/json": {"schema": refs[(ErrorEnvelope, "serialization")]}},
@@ -287,11 +298,13 @@ def _openapi(app: FastAPI) -> Callable[[], dict]:
                         "multipart/form-data": {
                             "schema": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}
                         },
-                        "application/json": {"schema": refs[(op.input, "validation")]},
+                        "application/json": {"schema": refs[(op.input, "validation")], "example": op.example},
                     }
                 }
             else:
-                post["requestBody"] = {"content": {"application/json": {"schema": refs[(op.input, "validation")]}}}
+                post["requestBody"] = {
+                    "content": {"application/json": {"schema": refs[(op.input, "validation")], "example": op.example}}
+                }
             post["responses"] = {"200": _streamed(op, refs) if op.streams else _answered(op, refs), "default": error}
         app.openapi_schema = schema
         return schema
@@ -381,13 +394,12 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
             endpoint = upload_route(service)
         else:
             endpoint = _stream_route(service, op) if op.streams else _op_route(service, op)
-        summary = op.description.split(".")[0].split(";")[0]
         app.add_api_route(
             f"/v1/{op.name}",
             endpoint,
             methods=["POST"],
             name=op.name,
-            summary=summary,
+            summary=op.summary,
             description=op.description,
             tags=["read" if not op.writes else "write"],
             response_class=Response,
@@ -419,7 +431,7 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
             "/mcp", _McpEndpoint(mcp_endpoint, tokens), methods=["GET", "POST", "DELETE"], include_in_schema=False
         )
 
-    app.openapi = _openapi(app)
+    app.openapi = _openapi(app, tokens.single_user)
     _docs(app)
     if tokens.single_user:
         app.add_middleware(SameOrigin, loopback=engine.settings.host in LOOPBACK)

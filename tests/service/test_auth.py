@@ -214,3 +214,11 @@ def test_mcp_over_http_holds_a_token_to_its_role_and_org(acme):
     assert denied.is_error and denied.structured_content["detail"]["code"] == "AUTH_INSUFFICIENT"
     got, _ = anyio.run(as_, "globex-writer")
     assert got["found"] is False
+
+
+def test_with_tokens_docs_ask_for_the_bearer_token(acme):
+    # "Try it out" in /docs could not authorise: the document named no security scheme.
+    with acme.client() as c:
+        schema = c.get("/openapi.json").json()
+    assert schema["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    assert schema["security"] == [{"bearer": []}]

@@ -292,8 +292,42 @@ def test_openapi_and_docs_describe_every_op(http):
         )
         assert "default" in post["responses"]
     assert "IngestIn" in schema["components"]["schemas"]
+    # Single-user: the bearer scheme is there for "Authorize", and no call needs it.
+    assert schema["components"]["securitySchemes"]["bearer"] == {
+        **schema["components"]["securitySchemes"]["bearer"],
+        "type": "http",
+        "scheme": "bearer",
+    }
+    assert {} in schema["security"]
     assert http.get("/docs").status_code == 200
     assert http.get("/healthz").json()["status"] == "ok"
+
+
+def test_each_ops_summary_in_docs_is_a_whole_sentence_and_its_example_fits_its_schema(http):
+    # Summaries were cut at the first dot: "Store a file for a later knowledge".
+    import jsonschema
+
+    schema = http.get("/openapi.json").json()
+    for name, op in REGISTRY.items():
+        post = schema["paths"][f"/v1/{name}"]["post"]
+        summary, description = post["summary"], post["description"]
+        assert description.startswith(summary), name
+        rest = description[len(summary) :]
+        assert rest == "" or rest == "." or rest.startswith(". "), (name, summary)
+        assert not summary.endswith(("knowledge", " e.g", " i.e")), (name, summary)
+        body = post["requestBody"]["content"]["application/json"]
+        ref = body["schema"]["$ref"].split("/")[-1]
+        model = {**schema["components"]["schemas"][ref], "components": schema["components"]}
+        resolver = jsonschema.validators.Draft202012Validator(model, registry=_components_registry(schema))
+        assert body["example"] == op.example and list(resolver.iter_errors(op.example)) == [], name
+
+
+def _components_registry(schema: dict):
+    """The OpenAPI document as the resource its `#/components/schemas/...` refs resolve in."""
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    return Registry().with_resource("", Resource.from_contents(schema, default_specification=DRAFT202012))
 
 
 def test_query_export_streams_every_row_with_the_receipt_in_a_header(http, tmp_path):

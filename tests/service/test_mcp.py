@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 import tabular
-from tabular.ops import REGISTRY
+from tabular.ops import EXAMPLE_IDS, REGISTRY
 from tabular.service.auth import token_hash
 from tabular.service.mcp import tool_name, tools
 
@@ -232,3 +232,59 @@ def test_mcp_with_a_token_it_cannot_honour_stops_with_why_and_serves_nothing(two
         timeout=60,
     )
     assert done.returncode != 0 and said in done.stderr.decode()
+
+
+def _wrong(schema: dict) -> tuple[str, object]:
+    """A field of the tool's input and a value no schema of it takes (a list holding a list):
+    its first required field, else its first typed one."""
+    properties = schema["properties"]
+    typed = [name for name, p in properties.items() if "type" in p]
+    name = next((n for n in schema.get("required", []) if n in typed), typed[0])
+    return name, [[]]
+
+
+def test_a_validating_mcp_client_calls_every_tool_with_its_example_and_with_a_wrong_field(server):
+    # Each tool's example (the one /docs shows) passes a Draft 2020-12 check of the tool's own
+    # input schema and is taken by the engine; a field of the wrong type is refused by both,
+    # the engine at that field's path.
+    from .support import ingest
+
+    with server.client() as http:
+        assert ingest(http, CSV / "sales.csv", "files/sales.csv")["state"] == "ready"
+
+    async def session_run() -> None:
+        async with streamable_http_client(server.url + "/mcp") as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                listed = {t.name: t for t in (await session.list_tools()).tools}
+                for name, op in REGISTRY.items():
+                    if op.streams:
+                        continue
+                    tool = listed[tool_name(name)]
+                    validator = jsonschema.Draft202012Validator(tool.input_schema)
+                    assert list(validator.iter_errors(op.example)) == [], name
+                    got = await session.call_tool(tool.name, op.example)
+                    # The ids (and the folder) an example names are no one's here: a refusal
+                    # may only say so, at their path; every other example is answered.
+                    placeholders = {
+                        k for k, v in op.example.items() if v in EXAMPLE_IDS.values() or k in ("snapshot_id", "path")
+                    }
+                    if got.is_error:
+                        detail = got.structured_content["detail"]
+                        assert placeholders, (name, detail)
+                        assert detail["code"] != "INTERNAL", (name, detail)
+                        if detail["code"] == "VALIDATION_FAILED":
+                            assert detail["errors"][0]["path"] in placeholders, (name, detail)
+                    field, value = _wrong(tool.input_schema)
+                    wrong = {**op.example, field: value}
+                    assert list(validator.iter_errors(wrong)), name
+                    refused = await session.call_tool(tool.name, wrong)
+                    assert refused.is_error, name
+                    detail = refused.structured_content["detail"]
+                    assert detail["code"] == "VALIDATION_FAILED" and detail["errors"][0]["path"].startswith(field), name
+                # The examples that read sales.csv answer from it.
+                answer = await session.call_tool("loom_knowledge_query", REGISTRY["knowledge.query"].example)
+                rows = answer.structured_content["rows"]
+                assert rows[0][0] == "north" and str(rows[0][1]) == "580.75"
+
+    anyio.run(session_run)
