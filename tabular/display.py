@@ -336,9 +336,17 @@ def _dataset(d) -> str:
     )
 
 
+def _meant(answer, html: bool = True) -> str:
+    """`; did you mean 'sales.csv'?` where a not-found answer names close names."""
+    meant = ", ".join(repr(m) for m in getattr(answer, "did_you_mean", []))
+    if not meant:
+        return ""
+    return f"; did you mean {_e(meant) if html else meant}?"
+
+
 def datasets_html(got) -> str:
     if not got.found:
-        return _view("tabular-datasets", "<p>not found: no such source or dataset in this namespace</p>")
+        return _view("tabular-datasets", f"<p>not found: no such source or dataset in this namespace{_meant(got)}</p>")
     head = f"<p><b>{plural(len(got.datasets), 'dataset')}</b> of revision {_e(got.revision)}</p>"
     return _view("tabular-datasets", head, _ignored(got), *(_dataset(d) for d in got.datasets))
 
@@ -346,7 +354,7 @@ def datasets_html(got) -> str:
 def datasets_repr(got) -> str:
     """<DatasetGetOut revision 2: sales (1,234 rows × 7 columns, 2 open questions, 3 rejected)>"""
     if not got.found:
-        return "<DatasetGetOut not found>"
+        return f"<DatasetGetOut not found{_meant(got, html=False)}>"
     said = []
     for d in got.datasets:
         facts = [f"{plural(d.rows, 'row')} × {plural(len(d.columns), 'column')}"]
@@ -408,7 +416,7 @@ def approve_html(out) -> str:
     """An approval's answer: what changed (or would, on a dry run), each column with the values
     it rejects of its values and the first of them, then the dataset as it now serves."""
     if not out.found:
-        return _view("tabular-approve", "<p>no live dataset: nothing approved</p>")
+        return _view("tabular-approve", f"<p>no live dataset: nothing approved{_meant(out)}</p>")
     if out.dry_run:
         said = "<p><b>dry run</b>: nothing changed; this approval would do as below</p>"
     else:
@@ -435,7 +443,7 @@ def approve_html(out) -> str:
 
 def approve_repr(out) -> str:
     if not out.found:
-        return "<DatasetApproveOut: not found>"
+        return f"<DatasetApproveOut: not found{_meant(out, html=False)}>"
     head = "dry run" if out.dry_run else f"approved {out.dataset.dataset_id} → {out.dataset.snapshot_id}"
     changes = "; ".join(_change(c) for c in out.changes) or "no type changed"
     return f"<DatasetApproveOut {head}: {changes}>"

@@ -33,6 +33,16 @@ class OpOut(BaseModel):
     )
 
 
+class SourceAnswer(OpOut):
+    """An answer about one named source (or one dataset of it)."""
+
+    did_you_mean: list[str] = Field(
+        default_factory=list,
+        description="When found is false: the names closest to the one asked (sources of this namespace, or the "
+        "source's dataset ids), at most three.",
+    )
+
+
 class IngestOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     format: str | None = Field(
@@ -335,7 +345,7 @@ class DatasetGetIn(OpIn):
     sample_rows: int = Field(0, ge=0, le=1000, description="The first rows of each of the first 20 datasets.")
 
 
-class DatasetGetOut(OpOut):
+class DatasetGetOut(SourceAnswer):
     found: bool
     revision: int | None = None
     datasets: list[DatasetOut] = Field(default_factory=list)

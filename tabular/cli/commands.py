@@ -74,7 +74,14 @@ def cmd_ingest(args, console: Console) -> int:
 def _found(got, uri: str, dataset_id: str = "") -> None:
     if not got.found:
         what = f"no live dataset {dataset_id!r} in {uri!r}" if dataset_id else f"no live source {uri!r}"
-        raise Refused(f"{what}; `tabular list` shows the sources of this namespace")
+        raise Refused(not_found(what, got.did_you_mean))
+
+
+def not_found(what: str, meant: list[str]) -> str:
+    """A source (or dataset) not there, with the close names the op answered."""
+    if meant:
+        return f"{what}; did you mean {', '.join(repr(m) for m in meant)}?"
+    return f"{what}; `tabular list` shows the sources of this namespace"
 
 
 def cmd_datasets(args, console: Console) -> int:
@@ -161,7 +168,7 @@ def cmd_history(args, console: Console) -> int:
     with engine:
         got = ns.call("knowledge.get", {"source_uri": args.uri})
     if not got["found"]:
-        raise Refused(f"no source {args.uri!r}; `tabular list` shows the sources of this namespace")
+        raise Refused(not_found(f"no source {args.uri!r}", got["did_you_mean"]))
     if args.json:
         print(json.dumps(got["history"], ensure_ascii=False, indent=2))
         return 0
@@ -362,7 +369,7 @@ def cmd_delete(args, console: Console) -> int:
     if got is None:
         return 0
     if not got["found"]:
-        raise Refused(f"no live source {args.uri!r}; `tabular list` shows the sources of this namespace")
+        raise Refused(not_found(f"no live source {args.uri!r}", got["did_you_mean"]))
     console.print(
         f"deleted {escape(args.uri)} (revision {got['revision']}); `tabular restore {escape(args.uri)}` brings it back"
         if got["deleted"]
@@ -376,7 +383,7 @@ def cmd_restore(args, console: Console) -> int:
     if got is None:
         return 0
     if not got["found"]:
-        raise Refused(f"no source {args.uri!r}; `tabular list` shows the sources of this namespace")
+        raise Refused(not_found(f"no deleted source {args.uri!r}", got["did_you_mean"]))
     if not got["restored"]:
         raise Refused(f"{args.uri} was not restored: {got['reason']}")
     console.print(f"restored {escape(args.uri)} (revision {got['revision']})")

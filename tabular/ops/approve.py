@@ -17,17 +17,17 @@ from pydantic import BaseModel, Field
 
 from .. import pause
 from ..display import approve_html, approve_repr
-from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
+from ..errors import ErrorItem, PreconditionFailed, ValidationFailed, close_names
 from ..infer import columns as infer
 from ..infer import retype
 from ..infer.questions import Typing, settle_by_evidence
-from ..models import DatasetGetIn, DatasetOut, OpIn, OpOut, QuestionOut, TypeFormat
+from ..models import DatasetGetIn, DatasetOut, OpIn, QuestionOut, SourceAnswer, TypeFormat
 from ..read.extraction import Excluded
 from ..readings import format_of
 from ..store import retention, stored
 from ..store.catalog import insert, insert_snapshot, live_datasets, now, rejected_table, snapshot_typings, update
 from ..store.snapshot import build_snapshot, parquet_relation
-from .context import Context
+from .context import Context, close_sources
 from .datasets import dataset_get
 
 
@@ -66,7 +66,7 @@ class Change(BaseModel):
     examples: list[str] = Field(default_factory=list, description="Up to five values the new type does not read.")
 
 
-class DatasetApproveOut(OpOut):
+class DatasetApproveOut(SourceAnswer):
     found: bool
     dataset: DatasetOut | None = None
     retyped: bool = Field(
@@ -158,7 +158,13 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
     cur = ctx.catalog.cursor()
     live = _live(ctx.catalog.conn(), body)
     if live is None:
-        return DatasetApproveOut(found=False)
+        ids = [r["dataset_id"] for r in live_datasets(ctx.catalog.conn(), body.org, body.namespace, body.source_uri)]
+        meant = (
+            close_names(body.dataset_id, ids)
+            if ids
+            else close_sources(ctx, body.org, body.namespace, body.source_uri, live=True)
+        )
+        return DatasetApproveOut(found=False, did_you_mean=meant)
     if body.snapshot_id != live.snapshot_id:
         raise _stale(body.snapshot_id, live.snapshot_id)
     path = stored.extraction(

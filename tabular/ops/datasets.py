@@ -6,10 +6,11 @@ import json
 
 from sqlglot import exp
 
+from ..errors import close_names
 from ..jsonval import to_json
 from ..models import DatasetGetIn, DatasetGetOut, DatasetOut
 from ..store.catalog import rejected_table, revision_datasets, revision_row, snapshot_table, source_row
-from .context import Context
+from .context import Context, close_sources
 
 REJECTED_SHOWN = 20
 SAMPLED_DATASETS = 20
@@ -24,12 +25,17 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
     """The typed datasets of a source's live revision: columns with stats, questions to answer, rejected rows, a sample."""
     revision = live_revision(ctx, body.org, body.namespace, body.source_uri)
     if revision is None:
-        return DatasetGetOut(found=False)
+        return DatasetGetOut(
+            found=False, did_you_mean=close_sources(ctx, body.org, body.namespace, body.source_uri, live=True)
+        )
     con = ctx.catalog.conn()
     state = revision_row(con, body.org, body.namespace, body.source_uri, revision)["state"]
     rows = revision_datasets(con, body.org, body.namespace, body.source_uri, revision, body.dataset_id)
     if not rows:
-        return DatasetGetOut(found=False, revision=revision)
+        ids = [r["dataset_id"] for r in revision_datasets(con, body.org, body.namespace, body.source_uri, revision)]
+        return DatasetGetOut(
+            found=False, revision=revision, did_you_mean=close_names(body.dataset_id or "", ids) or ids[:3]
+        )
     ctx.catalog.attach([r[3] for r in rows])
     cur = ctx.catalog.reader()
     out = []

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
-from ..models import Coverage, OpIn, OpOut
+from ..models import Coverage, OpIn, OpOut, SourceAnswer
 from ..store.catalog import (
     approvals,
     dumps,
@@ -29,7 +29,7 @@ from ..store.catalog import (
     update,
 )
 from .approve import Change
-from .context import Context
+from .context import Context, close_sources
 
 
 class SourceIn(OpIn):
@@ -50,7 +50,7 @@ class HistoryEntry(BaseModel):
     settled: list[str] = Field(description="Ids of the questions this approval settled as they were held.")
 
 
-class GetOut(OpOut):
+class GetOut(SourceAnswer):
     found: bool
     source_uri: str = ""
     doc_id: str = Field("", description="A stable id of the source in its namespace.")
@@ -82,13 +82,13 @@ class DeleteIn(SourceIn):
     )
 
 
-class DeleteOut(OpOut):
+class DeleteOut(SourceAnswer):
     found: bool
     deleted: bool = False
     revision: int | None = Field(None, description="The revision that was taken down.")
 
 
-class RestoreOut(OpOut):
+class RestoreOut(SourceAnswer):
     found: bool
     restored: bool = False
     reason: str = ""
@@ -145,7 +145,7 @@ def get(ctx: Context, body: SourceIn) -> GetOut:
     key = [body.org, body.namespace, body.source_uri]
     row = source_row(cur, *key)
     if row is None:
-        return GetOut(found=False, source_uri=body.source_uri)
+        return GetOut(found=False, source_uri=body.source_uri, did_you_mean=close_sources(ctx, *key))
     live, last, title, description, tags, metadata = row
     restorable = None if live is not None else restorable_revision(cur, *key)
     shown = live if live is not None else restorable
@@ -181,7 +181,7 @@ def delete(ctx: Context, body: DeleteIn) -> DeleteOut:
     with ctx.catalog.change() as cur:
         row = source_row(cur, *key)
         if row is None:
-            return DeleteOut(found=False)
+            return DeleteOut(found=False, did_you_mean=close_sources(ctx, *key))
         live = row[0]
         if body.expected_revision is not None and body.expected_revision != (live or 0):
             raise PreconditionFailed(
@@ -207,7 +207,7 @@ def restore(ctx: Context, body: SourceIn) -> RestoreOut:
     with ctx.catalog.change() as cur:
         row = source_row(cur, *key)
         if row is None:
-            return RestoreOut(found=False, reason="no such source")
+            return RestoreOut(found=False, reason="no such source", did_you_mean=close_sources(ctx, *key, live=False))
         if row[0] is not None:
             return RestoreOut(found=True, reason=f"revision {row[0]} is live: nothing to restore", revision=row[0])
         number = restorable_revision(cur, *key)

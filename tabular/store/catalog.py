@@ -254,6 +254,17 @@ def live_source_uris(con, org: str, namespace: str) -> list[str]:
     ]
 
 
+def source_uris(con, org: str, namespace: str, live: bool | None = None) -> list[str]:
+    """The namespace's sources: the live ones (`live`), the deleted ones (not `live`), or all."""
+    state = {True: " AND live_revision IS NOT NULL", False: " AND live_revision IS NULL", None: ""}[live]
+    return [
+        r[0]
+        for r in every(
+            con, f"SELECT source_uri FROM catalog.sources WHERE org = ? AND namespace = ?{state}", [org, namespace]
+        )
+    ]
+
+
 def source_page(con, org: str, namespace: str, after: str, prefix: str, limit: int) -> list:
     """Sources after `after` whose uri starts with `prefix`, in uri order: (source_uri, title, tags,
     live_revision, ingested_at of the live revision)."""

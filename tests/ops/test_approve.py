@@ -150,6 +150,7 @@ def test_a_snapshot_of_an_earlier_revision_is_409_and_a_deleted_source_is_not_fo
     ns.call("knowledge.delete", {"source_uri": "d"})
     assert approve(engine, "d", first.snapshot_id) == {
         "ignored_args": [],
+        "did_you_mean": [],
         "found": False,
         "dataset": None,
         "retyped": False,
