@@ -116,6 +116,7 @@ class Linker:
         con = self.catalog.conn()
         for row in links_of(con, org, namespace):
             if row["path"] == str(root):
+                self.start()  # linked again (a notebook opened anew): this process follows it too
                 return row["link_id"]
         if len(links_of(con, org, namespace)) >= self.settings.links_per_namespace:
             raise TooManyLinks(
@@ -158,6 +159,7 @@ class Linker:
                     missing=False,
                 )
         self.scan(link_id)
+        self.start()  # the process that links a folder follows it while it is open
         self._wake.set()
         return link_id
 
@@ -439,6 +441,7 @@ class Linker:
         with self.catalog.change() as cur:
             update(cur, "links", {"link_id": link_id}, missing=False)
         self.scan(link_id)
+        self.start()
         self._wake.set()
 
     def _say(self, event: str) -> None:
@@ -450,10 +453,30 @@ class Linker:
 
     def start(self) -> None:
         """Follow every link of the home in a thread: a full scan now (what changed while nothing
-        ran), then on each change the folder reports, and every `link_rescan_seconds`."""
-        if self._thread is None:
+        ran), then on each change the folder reports, and every `link_rescan_seconds`. While it
+        runs, `owners/<owner>.watching` tells every process of the home that someone follows."""
+        if self._thread is None and not self._stop.is_set():
+            self._marker.touch()
             self._thread = threading.Thread(target=self._run, name="tabular-links", daemon=True)
             self._thread.start()
+
+    @property
+    def _marker(self) -> Path:
+        return self.catalog.owners_dir / f"{self.catalog.owner}.watching"
+
+    def followed(self) -> bool:
+        """Whether some process of the home follows its links now: this one's watcher, or another
+        open home's (its marker, and its owner's lock held). A marker a process left when it died
+        is removed here."""
+        if self.running():
+            return True
+        for marker in self.catalog.owners_dir.glob("*.watching"):
+            owner = marker.name.removesuffix(".watching")
+            if owner != self.catalog.owner and self.catalog.alive(owner):
+                return True
+            if owner != self.catalog.owner:
+                marker.unlink(missing_ok=True)
+        return False
 
     def halt(self) -> None:
         """Tell every scan to end at its next file (or MiB read), and the watcher to stop; returns at once."""
@@ -471,6 +494,12 @@ class Linker:
         return self._thread is not None and self._thread.is_alive()
 
     def _run(self) -> None:
+        try:
+            self._follow_all()
+        finally:
+            self._marker.unlink(missing_ok=True)
+
+    def _follow_all(self) -> None:
         import watchfiles
 
         last_full, watched = 0.0, []

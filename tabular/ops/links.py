@@ -66,7 +66,10 @@ class LinkOut(OpOut):
     path: str
     label: str
     prefix: str
-    watching: bool = Field(description="Followed now: the folder is there and learning is not paused.")
+    watching: bool = Field(
+        description="Followed now: the folder is there, learning is not paused, and a process of the home follows "
+        "its changes (the one that linked it, while open, or `tabular serve`)."
+    )
     missing: bool = Field(False, description="The folder was not there at the last look; retry_dir looks again.")
     last_scanned_at: str | None
     files: int = Field(description="Files of the folder the link reads.")
@@ -155,7 +158,7 @@ def _link_out(ctx: Context, row) -> LinkOut:
         label=row["label"],
         prefix=row["prefix"],
         missing=bool(row["missing"]),
-        watching=not row["missing"] and paused is None,
+        watching=not row["missing"] and paused is None and ctx.links.followed(),
         last_scanned_at=scanned.isoformat() if scanned else None,
         files=len(files),
         states=states,

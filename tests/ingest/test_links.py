@@ -207,6 +207,53 @@ def test_a_watching_process_follows_new_files_by_itself(tmp_path):
         assert files[0]["state"] == "learned" and count(ns, "root/new.csv") == 4
 
 
+def _learned(ns, link_id: str, path: str, seconds: float = 20) -> dict:
+    """The file's row once learned (looking, never asking for a scan), or as it is at the deadline."""
+    deadline = time.monotonic() + seconds
+    while True:
+        files = {f["path"]: f for f in ns.call("knowledge.dir_files", {"link_id": link_id})["files"]}
+        if files.get(path, {}).get("state") == "learned" or time.monotonic() > deadline:
+            return files.get(path, {})
+        time.sleep(0.2)
+
+
+def test_a_notebook_that_links_a_folder_follows_it_while_open(tmp_path):
+    # An embedded engine said `watching: true` and learned nothing in 90 s (tabular serve: 4 s).
+    # The process that links a folder follows it; files written just before the link, still
+    # settling, are looked at again once settled, not at the next full rescan (60 s here).
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "early.csv").write_text(rows_csv(3), encoding="utf-8")  # a fresh mtime: pending on settle
+    with tabular.connect(str(tmp_path / "home"), link_roots=str(root), link_settle_seconds=SETTLE) as engine:
+        assert not engine.settings.watch_links and engine.settings.link_rescan_seconds >= 60
+        ns = engine.namespace("acme", "finance")
+        link = ns.call("knowledge.link_dir", {"path": str(root)})
+        assert link["watching"]
+        assert _learned(ns, link["link_id"], "early.csv").get("state") == "learned"
+        (root / "later.csv").write_text(rows_csv(4), encoding="utf-8")
+        assert _learned(ns, link["link_id"], "later.csv").get("state") == "learned"
+        assert count(ns, "root/later.csv") == 4
+
+
+def test_watching_is_true_only_while_some_process_follows(tmp_path):
+    root = tmp_path / "root"
+    write(root / "a.csv", rows_csv(2))
+    settings = dict(link_roots=str(root), link_settle_seconds=SETTLE)
+    home = str(tmp_path / "home")
+    follower = tabular.connect(home, **settings)
+    link_id = follower.namespace("acme", "finance").call("knowledge.link_dir", {"path": str(root)})["link_id"]
+    with tabular.connect(home, **settings) as looker:  # opened the home, linked nothing
+        ns = looker.namespace("acme", "finance")
+        assert ns.call("knowledge.list_dirs")["links"][0]["watching"] is True  # the follower follows
+        follower.close()
+        assert ns.call("knowledge.list_dirs")["links"][0]["watching"] is False
+        # A file added now waits, said as such, until a process follows (or retry_dir looks).
+        write(root / "b.csv", rows_csv(1))
+        assert ns.call("knowledge.retry_dir", {"link_id": link_id})["watching"] is True  # retrying follows
+    with tabular.connect(home, **settings) as later:
+        assert later.namespace("acme", "finance").call("knowledge.list_dirs")["links"][0]["watching"] is False
+
+
 def test_limits_refuse_a_link_or_pause_its_learning(tmp_path):
     root = tmp_path / "root"
     for k in range(3):
