@@ -192,6 +192,12 @@ class IngestStatusOut(OpOut):
     updated_at: str = ""
 
 
+class JobsOut(BaseModel):
+    """The jobs of a namespace that have not ended (Namespace.jobs, `tabular jobs`)."""
+
+    jobs: list[IngestStatusOut] = Field(default_factory=list)
+
+
 class IngestCancelOut(OpOut):
     found: bool
     state: str = ""

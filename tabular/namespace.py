@@ -30,6 +30,10 @@ def local_file(path: str | os.PathLike) -> tuple[Path, str]:
     return path, mimetypes.guess_type(path.name)[0] or "application/octet-stream"
 
 
+def _upload_said(removed: bool) -> str:
+    return "; its upload was removed" if removed else "; its upload expires after upload_keep_seconds"
+
+
 class NamespaceOps:
     """Bound to one (org, namespace); a transport supplies `run` (typed) and `call` (dicts)."""
 
@@ -53,6 +57,11 @@ class NamespaceOps:
         """How to wait between two looks at a job's status (progress.follow's `pause`)."""
         raise NotImplementedError
 
+    def _discard_upload(self, upload_id: str) -> bool:
+        """Remove an upload no ingest will read; False where this transport cannot (a server
+        expires it after upload_keep_seconds)."""
+        return False
+
     def ingest_file(
         self,
         path: str | os.PathLike,
@@ -64,18 +73,46 @@ class NamespaceOps:
         """Upload and ingest a local file, follow the job to its end (or `wait` seconds), answer its
         ingest_status. `progress`: a bar with the job's phase and counts while it runs; by default
         shown when interactive (a terminal, a notebook), never with False."""
-        uploaded = self.upload_file(path)
-        started = self._run(
-            "knowledge.ingest",
-            self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields),
-        )
+        uploaded = self.upload_file(path)  # interrupted, it keeps nothing (uploads.UploadWriter)
+        try:
+            started = self._run(
+                "knowledge.ingest",
+                self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields),
+            )
+        except KeyboardInterrupt:
+            removed = self._discard_upload(uploaded["upload_id"])
+            raise KeyboardInterrupt(
+                f"interrupted before the ingest of {Path(path).name} started{_upload_said(removed)}"
+            ) from None
+        except BaseException:
+            self._discard_upload(uploaded["upload_id"])
+            raise
         status = self._body(ingestion_id=started.ingestion_id)
-        return follow(
-            lambda: self._run("knowledge.ingest_status", status),
-            self._pause(started.ingestion_id),
-            wait,
-            progress,
-            Path(path).name,
+        try:
+            return follow(
+                lambda: self._run("knowledge.ingest_status", status),
+                self._pause(started.ingestion_id),
+                wait,
+                progress,
+                Path(path).name,
+            )
+        except KeyboardInterrupt:
+            raise KeyboardInterrupt(
+                self._interrupted(started.ingestion_id, uploaded["upload_id"], Path(path).name)
+            ) from None
+
+    def _interrupted(self, ingestion_id: str, upload_id: str, name: str) -> str:
+        """Ctrl-C while following the job this call started: cancel it, and remove its upload
+        once nothing will read it; answers what was done, in words."""
+        cancel = self._run("knowledge.ingest_cancel", self._body(ingestion_id=ingestion_id))
+        if cancel.state in ("cancelled", "failed"):
+            removed = self._discard_upload(upload_id)
+            return f"interrupted: the ingest {ingestion_id} of {name} was cancelled{_upload_said(removed)}"
+        if cancel.state in ("ready", "partial"):
+            return f"interrupted: the ingest {ingestion_id} of {name} had already published (state {cancel.state})"
+        return (
+            f"interrupted: the ingest {ingestion_id} of {name} was asked to cancel and is still {cancel.state}; "
+            "`tabular jobs` shows it"
         )
 
     def call(self, op: str, body: dict | None = None) -> dict:

@@ -9,7 +9,7 @@ from conftest import CSV
 
 
 def run(tmp_path, *args):
-    env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home")}
+    env = {**{k: v for k, v in os.environ.items() if k != "COLUMNS"}, "TABULAR_HOME": str(tmp_path / "home")}
     return subprocess.run(
         [sys.executable, "-m", "tabular.cli", *args], capture_output=True, text=True, env=env, timeout=120
     )
@@ -49,3 +49,70 @@ def test_a_plan_or_body_that_is_not_a_json_object_is_refused_not_a_traceback(tmp
             done.stderr
         )
         assert "Traceback" not in done.stderr
+
+
+def test_ctrl_c_during_an_ingest_cancels_its_job_and_removes_its_upload(tmp_path):
+    # Ctrl-C once said the ingest "stays pending" for a later worker, with no id, and kept the
+    # upload (a 732 MB copy) for seven days.
+    import signal
+    import time
+
+    home = tmp_path / "home"
+    env = {
+        **os.environ,
+        "TABULAR_HOME": str(home),
+        "TABULAR_PAUSE_AT": "ingest.extracted",  # the job holds there a second, while Ctrl-C comes
+        "TABULAR_PAUSE_SECONDS": "1",
+        "TABULAR_CANCEL_WAIT_SECONDS": "10",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tabular.cli", "ingest", str(CSV / "sales.csv")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    deadline = time.monotonic() + 60
+    while proc.stderr.readline().strip() != "paused at ingest.extracted" and time.monotonic() < deadline:
+        pass
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "was cancelled; its upload was removed" in err and "i_" in err, err
+    assert list((home / "uploads").iterdir()) == []
+    jobs = run(tmp_path, "jobs", "--json")
+    assert jobs.returncode == 0 and json.loads(jobs.stdout) == []
+    assert "no sources" in run(tmp_path, "list").stdout
+
+
+def test_jobs_lists_the_pending_and_running_ingests(tmp_path):
+    import tabular
+
+    with tabular.connect(str(tmp_path / "home"), ingest_workers=0) as engine:  # no worker: the job waits
+        ns = engine.namespace("default", "default")
+        started = ns.ingest_file(CSV / "sales.csv", source_uri="files/sales.csv", wait=0)
+        assert started.state == "pending"
+    listed = run(tmp_path, "jobs")
+    assert listed.returncode == 0 and started.ingestion_id in listed.stdout and "files/sales.csv" in listed.stdout
+    assert "pending" in listed.stdout
+    as_json = json.loads(run(tmp_path, "jobs", "--json").stdout)
+    assert [j["ingestion_id"] for j in as_json] == [started.ingestion_id]
+
+
+def test_a_piped_table_is_as_wide_as_its_values(tmp_path):
+    # Piped output was squeezed into 80 columns: long ids and names were cut or wrapped mid-word.
+    import tabular
+
+    long_uri = "reports/" + "quarterly-sales-by-region-and-product-line-" * 2 + "final.csv"
+    with tabular.connect(str(tmp_path / "home"), ingest_workers=0) as engine:
+        ns = engine.namespace("default", "default")
+        ns.ingest_file(CSV / "sales.csv", source_uri=long_uri, wait=0)
+    listed = run(tmp_path, "jobs")  # stdout is a pipe here
+    assert any(long_uri in line for line in listed.stdout.splitlines()), listed.stdout
+    narrow = subprocess.run(
+        [sys.executable, "-m", "tabular.cli", "jobs"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TABULAR_HOME": str(tmp_path / "home"), "COLUMNS": "80"},
+    )
+    assert all(len(line) <= 80 for line in narrow.stdout.splitlines())  # COLUMNS still decides

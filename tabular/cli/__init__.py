@@ -69,10 +69,9 @@ def main(argv: list[str] | None = None) -> int:
             "[red]error[/red] the output was closed before all of it was written (a pipe such as `| head` ended); "
             "nothing was changed by that — write to a file to keep it all"
         )
-    except KeyboardInterrupt:
-        errors.print(
-            "interrupted; an ingest that was running stays pending and the next `tabular worker` or `serve` finishes it"
-        )
+    except KeyboardInterrupt as err:
+        # What the interrupted call undid says itself (Namespace.ingest_file cancels its job).
+        errors.print(escape(str(err)) if str(err) else "interrupted")
         return 130
     except OSError as err:
         errors.print(

@@ -360,6 +360,35 @@ def cmd_list(args, console: Console) -> int:
     return 0
 
 
+def cmd_jobs(args, console: Console) -> int:
+    engine, ns = namespace_of(args)
+    with engine:
+        got = ns.jobs()
+    if args.json:
+        print(json.dumps(got.model_dump(mode="json")["jobs"], ensure_ascii=False, indent=2))
+        return 0
+    if not got.jobs:
+        console.print("no ingest job is pending or running in this namespace")
+        return 0
+    table = Table(show_header=True, header_style="bold")
+    for head in ("ingestion id", "source", "state", "stage", "progress", "since"):
+        table.add_column(head)
+    for job in got.jobs:
+        p = job.progress
+        done = f"{p.phase} {p.done:,} of {p.total:,} {p.unit}" if p.total else (p.phase or "")
+        table.add_row(
+            job.ingestion_id,
+            escape(job.source_uri),
+            job.state + (" (cancel asked)" if job.cancel_requested else ""),
+            job.stage,
+            done,
+            job.created_at[:19].replace("T", " "),
+        )
+    console.print(table)
+    console.print("[dim]tabular ingest-cancel ID cancels one; tabular worker finishes the pending ones[/dim]")
+    return 0
+
+
 def cmd_delete(args, console: Console) -> int:
     body = {
         "source_uri": args.uri,

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 from rich.console import Console
 from rich.markup import escape
+from rich.rule import Rule
 from rich.table import Table
 
 
@@ -86,11 +90,32 @@ def _show_rows(console: Console, names: list[str], types: list[str], rows: list[
             )
 
 
+# Piped (to a file, `less`, `grep`), a table is as wide as its values: rich would squeeze it into
+# 80 columns and cut ids and names. A rule stays a line's width.
+PIPED_WIDTH, RULE_WIDTH = 4000, 80
+
+
 class PlainConsole(Console):
-    """rich's console, except that a closed pipe is raised (rich exits 1 in silence) and said once."""
+    """rich's console, except that a closed pipe is raised (rich exits 1 in silence) and said once,
+    and output that goes to no terminal is not wrapped (COLUMNS, when set, still decides)."""
+
+    def __init__(self, **kwargs) -> None:
+        if "width" not in kwargs and "COLUMNS" not in os.environ and not _terminal(kwargs.get("file") or sys.stdout):
+            kwargs["width"] = PIPED_WIDTH
+        super().__init__(**kwargs)
+
+    def rule(self, title="", *, characters: str = "─", style="rule.line", align="center") -> None:
+        self.print(Rule(title, characters=characters, style=style, align=align), width=min(self.width, RULE_WIDTH))
 
     def on_broken_pipe(self) -> None:
         raise BrokenPipeError
+
+
+def _terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def warn_ignored(answer, what: str) -> None:

@@ -33,6 +33,7 @@ from .commands import (
     cmd_demo,
     cmd_history,
     cmd_ingest,
+    cmd_jobs,
     cmd_list,
     cmd_query,
     cmd_restore,
@@ -49,6 +50,7 @@ EXAMPLES = {
     ],
     "datasets": ["tabular datasets sales.csv --sample-rows 5", "tabular datasets budget.xlsx --dataset-id Q1 --json"],
     "list": ["tabular list", "tabular list --prefix sales/"],
+    "jobs": ["tabular jobs", "tabular jobs --json"],
     "delete": ["tabular delete sales.csv"],
     "restore": ["tabular restore sales.csv"],
     "approve": [
@@ -238,6 +240,8 @@ def _data_commands(c: Commands) -> None:
     p.add_argument("--limit", type=int, default=100, help="sources per page")
     p.add_argument("--cursor", default="", help="the page after the one that printed it")
     c.json_flag(p, "the list answer")
+    p = c.command("jobs", "list the namespace's ingest jobs that have not ended (pending or processing)", cmd_jobs)
+    c.json_flag(p, "the jobs, each as ingest_status answers it")
     p = c.command("delete", "take a source down; restore brings it back (knowledge.delete)", cmd_delete)
     c.source_arg(p)
     p.add_argument("--expected-revision", type=int, help="delete only if this revision is live")

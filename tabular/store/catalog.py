@@ -489,6 +489,19 @@ def cancel_requested(con, ingestion_id: str) -> bool:
     return bool(row and row[0])
 
 
+def open_job_ids(con, org: str, namespace: str) -> list[str]:
+    """A namespace's jobs pending or processing, oldest first."""
+    return [
+        r[0]
+        for r in every(
+            con,
+            "SELECT ingestion_id FROM catalog.jobs WHERE org = ? AND namespace = ? AND state IN ('pending', 'processing')"
+            " ORDER BY created_at, ingestion_id",
+            [org, namespace],
+        )
+    ]
+
+
 def unfinished_jobs(con) -> list:
     """Jobs pending or processing, oldest first: (ingestion_id, state, attempts, cancel_requested, org)."""
     return every(
