@@ -11,7 +11,22 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .display import datasets_html, datasets_repr
+from .display import (
+    cancel_html,
+    cancel_repr,
+    datasets_html,
+    datasets_repr,
+    formats_html,
+    formats_repr,
+    ingest_html,
+    ingest_repr,
+    jobs_html,
+    jobs_repr,
+    status_html,
+    status_repr,
+    upload_html,
+    upload_repr,
+)
 
 # knowledge.ingest: metadata at most this large as JSON (titles and tags have their own limits).
 METADATA_BYTES = 64 * 1024
@@ -31,6 +46,10 @@ class OpOut(BaseModel):
     ignored_args: list[str] = Field(
         default_factory=list, description="Input fields this op does not know; they were ignored."
     )
+
+    def __str__(self) -> str:
+        # print(answer) says the one line of its repr, where pydantic would print every field.
+        return repr(self)
 
 
 class SourceAnswer(OpOut):
@@ -96,6 +115,12 @@ class UploadOut(OpOut):
     sha256: str
     content_type: str
 
+    def _repr_html_(self) -> str:
+        return upload_html(self)
+
+    def __repr__(self) -> str:
+        return upload_repr(self)
+
 
 class IngestIn(OpIn):
     upload_id: str = Field(description="What knowledge.upload answered.")
@@ -135,6 +160,12 @@ class IngestOut(OpOut):
     state: str
     source_uri: str
     namespace: str
+
+    def _repr_html_(self) -> str:
+        return ingest_html(self)
+
+    def __repr__(self) -> str:
+        return ingest_repr(self)
 
 
 class IngestStatusIn(OpIn):
@@ -191,17 +222,38 @@ class IngestStatusOut(OpOut):
     created_at: str = ""
     updated_at: str = ""
 
+    def _repr_html_(self) -> str:
+        return status_html(self)
+
+    def __repr__(self) -> str:
+        return status_repr(self)
+
 
 class JobsOut(BaseModel):
     """The jobs of a namespace that have not ended (Namespace.jobs, `tabular jobs`)."""
 
     jobs: list[IngestStatusOut] = Field(default_factory=list)
 
+    def __str__(self) -> str:
+        return repr(self)
+
+    def _repr_html_(self) -> str:
+        return jobs_html(self)
+
+    def __repr__(self) -> str:
+        return jobs_repr(self)
+
 
 class IngestCancelOut(OpOut):
     found: bool
     state: str = ""
     cancelled: bool = False
+
+    def _repr_html_(self) -> str:
+        return cancel_html(self)
+
+    def __repr__(self) -> str:
+        return cancel_repr(self)
 
 
 class FormatOut(BaseModel):
@@ -215,6 +267,12 @@ class FormatsOut(OpOut):
     max_upload_bytes: int
     refused_extensions: list[str]
     default_format: str
+
+    def _repr_html_(self) -> str:
+        return formats_html(self)
+
+    def __repr__(self) -> str:
+        return formats_repr(self)
 
 
 class Origin(BaseModel):

@@ -119,6 +119,11 @@ class NamespaceOps:
         """Any op by name in this namespace: a dict in, a dict out."""
         return self._call(op, self._body(**(body or {})))
 
+    def run(self, op: str, body: dict | None = None) -> BaseModel:
+        """Any op by name in this namespace: a dict in, its typed answer out (which draws itself
+        in a notebook: ns.run("knowledge.list"), ns.run("knowledge.list_dirs"))."""
+        return self._run(op, self._body(**(body or {})))
+
     def dataset_get(self, source_uri: str, dataset_id: str = "", sample_rows: int = 0) -> DatasetGetOut:
         return self._run(
             "knowledge.dataset_get", self._body(source_uri=source_uri, dataset_id=dataset_id, sample_rows=sample_rows)

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
-# A job in one of these states is over: its status will not change.
-FINISHED = ("ready", "partial", "failed", "cancelled")
+from .display import ENDED, phase_words
+
+FINISHED = ENDED  # a job in one of these states is over: its status will not change
 # The first pause between two looks at the status, the factor it grows by, and the longest one
 # (shorter while a bar is shown, so that it moves).
 FIRST_PAUSE, GROWTH, LONGEST_PAUSE, LONGEST_PAUSE_SHOWN = 0.02, 1.5, 1.0, 0.25
@@ -104,12 +105,7 @@ def counts(status: Any) -> str:
         return _ended(status)
     if not p.phase:
         return status.state or "waiting"
-    if p.unit == "bytes":
-        from rich.filesize import decimal
-
-        done, total = decimal(p.done), decimal(p.total) if p.total else "?"
-        return f"{p.phase}: {done} of {total}"
-    return f"{p.phase}: {p.done:,} of {f'{p.total:,}' if p.total else '?'} {p.unit or 'rows'}"
+    return phase_words(p)
 
 
 def _ended(status: Any) -> str:

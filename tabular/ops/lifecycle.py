@@ -14,6 +14,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..display import (
+    delete_html,
+    delete_repr,
+    get_html,
+    get_repr,
+    restore_html,
+    restore_repr,
+    sources_html,
+    sources_repr,
+)
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..models import Coverage, OpIn, OpOut, SourceAnswer
 from ..store.catalog import (
@@ -75,6 +85,12 @@ class GetOut(SourceAnswer):
         default_factory=list, description="Every approval of the source's datasets, oldest first."
     )
 
+    def _repr_html_(self) -> str:
+        return get_html(self)
+
+    def __repr__(self) -> str:
+        return get_repr(self)
+
 
 class DeleteIn(SourceIn):
     expected_revision: int | None = Field(
@@ -87,12 +103,24 @@ class DeleteOut(SourceAnswer):
     deleted: bool = False
     revision: int | None = Field(None, description="The revision that was taken down.")
 
+    def _repr_html_(self) -> str:
+        return delete_html(self)
+
+    def __repr__(self) -> str:
+        return delete_repr(self)
+
 
 class RestoreOut(SourceAnswer):
     found: bool
     restored: bool = False
     reason: str = ""
     revision: int | None = None
+
+    def _repr_html_(self) -> str:
+        return restore_html(self)
+
+    def __repr__(self) -> str:
+        return restore_repr(self)
 
 
 class ListIn(OpIn):
@@ -115,6 +143,12 @@ class SourceRow(BaseModel):
 class ListOut(OpOut):
     rows: list[SourceRow]
     next_cursor: str | None = Field(None, description="Pass as `cursor` for the next page; null on the last.")
+
+    def _repr_html_(self) -> str:
+        return sources_html(self)
+
+    def __repr__(self) -> str:
+        return sources_repr(self)
 
 
 def doc_id(org: str, namespace: str, source_uri: str) -> str:

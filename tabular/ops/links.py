@@ -12,6 +12,16 @@ from typing import BinaryIO, Literal
 
 from pydantic import BaseModel, Field
 
+from ..display import (
+    dir_files_html,
+    dir_files_repr,
+    link_html,
+    link_repr,
+    links_html,
+    links_repr,
+    unlink_html,
+    unlink_repr,
+)
 from ..errors import NotFound
 from ..ingest.links import STATES, Linker
 from ..ingest.uploads import discard_upload, store_upload
@@ -78,14 +88,32 @@ class LinkOut(OpOut):
         None, description="Over a limit: nothing more is learned until the folder fits again."
     )
 
+    def _repr_html_(self) -> str:
+        return link_html(self)
+
+    def __repr__(self) -> str:
+        return link_repr(self)
+
 
 class UnlinkDirOut(OpOut):
     found: bool
     sources_deleted: int = 0
 
+    def _repr_html_(self) -> str:
+        return unlink_html(self)
+
+    def __repr__(self) -> str:
+        return unlink_repr(self)
+
 
 class ListDirsOut(OpOut):
     links: list[LinkOut]
+
+    def _repr_html_(self) -> str:
+        return links_html(self)
+
+    def __repr__(self) -> str:
+        return links_repr(self)
 
 
 class DirFile(BaseModel):
@@ -108,6 +136,12 @@ class DirFile(BaseModel):
 class DirFilesOut(OpOut):
     link_id: str
     files: list[DirFile]
+
+    def _repr_html_(self) -> str:
+        return dir_files_html(self)
+
+    def __repr__(self) -> str:
+        return dir_files_repr(self)
 
 
 def linker(ctx: Context) -> Linker:

@@ -1,4 +1,4 @@
-"""What a notebook user sees of an answer (tabular/display.py): headers with their types, as many
+"""What a notebook user sees of an answer (tabular/display/answers.py): headers with their types, as many
 rows as the footer says, complete or why not, open questions highlighted, the receipt folded; a
 short repr; and Python values (Decimal, int, date) from answers whose JSON carries decimals as text."""
 

@@ -1,0 +1,319 @@
+"""The views of the answers about data: query, dataset_get, synthesize, an approval and the
+history of approvals."""
+
+from __future__ import annotations
+
+import json
+
+from .html import (
+    HIGHLIGHT,
+    HTML_ROWS,
+    NOTE,
+    ROW_HIGHLIGHT,
+    TYPE,
+    bullets,
+    cell,
+    clip,
+    column_names,
+    completeness,
+    div,
+    esc,
+    fold,
+    html_table,
+    ignored_note,
+    meant,
+    pair_table,
+    plural,
+    receipt_html,
+    result_rows,
+    view,
+)
+
+# --- the query answer -----------------------------------------------------------------------
+
+
+def query_html(answer) -> str:
+    return view(
+        "tabular-query",
+        result_rows(answer.columns, answer.rows, answer.truncated, ": to_polars(whole=True) reads them all"),
+        completeness(answer.complete, answer.incomplete),
+        bullets("warnings", answer.receipt.warnings, "tabular-warnings", NOTE),
+        ignored_note(answer),
+        receipt_html(answer.receipt),
+    )
+
+
+def query_repr(answer) -> str:
+    """<QueryOut 100 rows × 4 columns (a, b, c, d), complete, truncated>"""
+    said = [
+        f"{plural(len(answer.rows), 'row')} × {plural(len(answer.columns), 'column')}"
+        + (f" ({column_names(answer.columns)})" if answer.columns else "")
+    ]
+    said.append("complete" if answer.complete else f"incomplete ({plural(len(answer.incomplete), 'reason')})")
+    if answer.truncated:
+        said.append("truncated")
+    if answer.receipt.warnings:
+        said.append(plural(len(answer.receipt.warnings), "warning"))
+    if answer.ignored_args:
+        said.append(f"ignored {clip(', '.join(answer.ignored_args), 40)}")
+    return f"<QueryOut {', '.join(said)}>"
+
+
+# --- dataset_get ----------------------------------------------------------------------------
+
+
+def _question(q) -> str:
+    options = html_table(
+        ["option: type", "format", "rows it rejects", "example"],
+        (
+            [
+                esc(o.type)
+                + (" <small>(held now)</small>" if (o.type, o.format) == (q.current.type, q.current.format) else ""),
+                esc(o.format),
+                f"{o.rows_rejected:,}",
+                "" if o.example is None else cell(o.example),
+            ]
+            for o in q.options
+        ),
+        (2,),
+        css="tabular-options",
+    )
+    return (
+        f'<div class="tabular-question" style="{HIGHLIGHT}"><b>open question on {esc(q.column)}</b> ({esc(q.kind)}, <code>{esc(q.id)}</code>): '
+        f"{esc(q.question)}<br><small>held now as {esc(q.current.type)} {esc(q.current.format)}; answer it with ns.approve "
+        f"(knowledge.dataset_approve)</small>{options}</div>"
+    )
+
+
+def _columns(d) -> str:
+    asked = {q.column for q in d.questions}
+    head = ["column", "type", "physical", "format", "nulls", "distinct", "min", "max"]
+    rows, styles = [], []
+    for c in d.columns:
+        name = f"<b>{esc(c.name)}</b>"
+        if c.header != c.name:
+            name += f' <small style="{TYPE}">({esc(c.header)})</small>'
+        if c.name in asked:
+            name += ' <span class="tabular-question-mark" title="open question">?</span>'
+        if c.approved:
+            name += ' <small title="a person set this type">✓ approved</small>'
+        unique = ' <small title="every value differs">unique</small>' if c.unique else ""
+        ends = ["" if v is None else cell(v) for v in (c.min, c.max)]  # none for a column of bools or of nulls
+        rows.append(
+            [name, esc(c.type), esc(c.physical), esc(c.format), f"{c.nulls:,}", f"{c.distinct:,}{unique}", *ends]
+        )
+        styles.append(ROW_HIGHLIGHT if c.name in asked else "")
+    return html_table(head, rows, (4, 5), css="tabular-columns", row_style=styles)
+
+
+def _rejected(d) -> str:
+    if not d.rows_rejected:
+        return ""
+    table = html_table(
+        ["row id", "line", "column", "value", "reason"],
+        ([esc(r.row_id), cell(r.line), cell(r.column), cell(r.value), esc(r.reason)] for r in d.rejected),
+        (0, 1),
+        css="tabular-rejected",
+    )
+    return (
+        f'<div class="tabular-rejected" style="{HIGHLIGHT}"><b>{plural(d.rows_rejected, "row")} rejected</b> '
+        f"<small>(left out of the snapshot; showing {len(d.rejected):,} of {d.rows_rejected:,})</small>{table}</div>"
+    )
+
+
+def _sample(d) -> str:
+    if d.sample is None:
+        return ""
+    by_name = {c.name: c for c in d.columns}
+    names = list(by_name) or (list(d.sample[0]) if d.sample else [])
+    head = ["row id"] + [
+        f'{esc(n)}<br><small style="{TYPE}">{esc(by_name[n].type) if n in by_name else ""}</small>' for n in names
+    ]
+    ids = d.sample_row_ids or [None] * len(d.sample)
+    shown = list(zip(ids, d.sample))[:HTML_ROWS]
+    numbers = [k + 1 for k, n in enumerate(names) if n in by_name and by_name[n].type == "number"]
+    table = html_table(
+        head, ([cell(i)] + [cell(row.get(n)) for n in names] for i, row in shown), [0, *numbers], css="tabular-sample"
+    )
+    return f"{table}<p class='tabular-footer'><small>showing {len(shown):,} of {plural(len(d.sample), 'sample row')}</small></p>"
+
+
+def _dataset(d) -> str:
+    title = f"<b>{esc(d.dataset_id)}</b>" + (
+        f" <small>({esc(d.name)})</small>" if d.name and d.name != d.dataset_id else ""
+    )
+    facts = [
+        f"revision {d.revision}",
+        plural(d.rows, "row"),
+        plural(len(d.columns), "column"),
+        f"{d.rows_rejected:,} rejected",
+        "complete" if d.complete else "incomplete",
+    ]
+    facts = [esc(f) for f in facts] + [f"snapshot <code>{esc(d.snapshot_id)}</code>"]
+    if d.questions:
+        facts.append(f"<b>{plural(len(d.questions), 'open question')}</b>")
+    if d.approved:
+        facts.append(f"approved by {esc(d.approved_by or 'someone')} at {esc(d.approved_at or '?')}")
+    origin = d.origin.model_dump(exclude_none=True)
+    said = ", ".join(
+        [origin["format"]] + [f"{k} {origin[k]!r}" for k in ("sheet", "encoding", "delimiter") if k in origin]
+    )
+    return div(
+        "tabular-dataset",
+        f'<p style="font-size:1.1em;margin:8px 0 2px">{title}</p><p style="margin:2px 0"><small>{" · ".join(facts)}</small></p>',
+        "".join(_question(q) for q in d.questions),
+        _columns(d),
+        _rejected(d),
+        bullets("warnings", d.warnings, "tabular-warnings", NOTE),
+        _sample(d),
+        fold(f"origin: {said}", pair_table(origin.items()), "tabular-origin"),
+    )
+
+
+def datasets_html(got) -> str:
+    if not got.found:
+        return view("tabular-datasets", f"<p>not found: no such source or dataset in this namespace{meant(got)}</p>")
+    head = f"<p><b>{plural(len(got.datasets), 'dataset')}</b> of revision {esc(got.revision)}</p>"
+    return view("tabular-datasets", head, ignored_note(got), *(_dataset(d) for d in got.datasets))
+
+
+def datasets_repr(got) -> str:
+    """<DatasetGetOut revision 2: sales (1,234 rows × 7 columns, 2 open questions, 3 rejected)>"""
+    if not got.found:
+        return f"<DatasetGetOut not found{meant(got, html=False)}>"
+    said = []
+    for d in got.datasets:
+        facts = [f"{plural(d.rows, 'row')} × {plural(len(d.columns), 'column')}"]
+        if d.questions:
+            facts.append(plural(len(d.questions), "open question"))
+        if d.rows_rejected:
+            facts.append(f"{d.rows_rejected:,} rejected")
+        said.append(f"{d.dataset_id} ({', '.join(facts)})")
+    return f"<DatasetGetOut revision {got.revision}: {clip('; '.join(said) or 'no datasets', 150)}>"
+
+
+# --- synthesize -----------------------------------------------------------------------------
+
+
+def synthesize_html(out) -> str:
+    if out.abstain:
+        reason = (out.abstain_reason or "").replace("_", " ")
+        head = (
+            f'<div class="tabular-abstain" style="{HIGHLIGHT}"><b>abstained: {esc(reason)}</b>'
+            f'<p class="tabular-clarification" style="margin:4px 0;white-space:pre-wrap">{esc(out.clarification or "")}</p></div>'
+        )
+    else:
+        head = f'<div class="tabular-answer-text" style="white-space:pre-wrap;margin:6px 0">{esc(out.answer)}</div>'
+    notes = [f"proposed by {out.model}"]
+    if out.truncated:
+        notes.append("the answer or the note was cut to its limit")
+    if out.unsupported_citations:
+        notes.append("citations of calculations not run were removed: " + ", ".join(out.unsupported_citations))
+    parts = [head, f"<p><small>{esc('; '.join(notes))}</small></p>", ignored_note(out)]
+    for c in out.calculations:
+        plan = f'<pre class="tabular-plan" style="white-space:pre-wrap">{esc(json.dumps(c.plan, ensure_ascii=False, indent=2, default=str))}</pre>'
+        parts += [
+            f"<p><b>[{esc(c.id)}]</b> {esc(c.task)}</p>",
+            result_rows(c.columns, c.rows, c.truncated),
+            completeness(c.complete, c.incomplete),
+            bullets("warnings", c.receipt.warnings, "tabular-warnings", NOTE),
+            receipt_html(c.receipt, extra=plan),
+        ]
+    return view("tabular-synthesize", *parts)
+
+
+def synthesize_repr(out) -> str:
+    """<SynthesizeOut answer: "The total …"> or <SynthesizeOut abstained (ambiguous): "…">"""
+    if out.abstain:
+        return f"<SynthesizeOut abstained ({out.abstain_reason}): {json.dumps(clip(out.clarification or '', 120), ensure_ascii=False)}>"
+    return f"<SynthesizeOut answer: {json.dumps(clip(out.answer, 140), ensure_ascii=False)}>"
+
+
+# --- history --------------------------------------------------------------------------------
+
+
+def _change(change) -> str:
+    before, after = change.before, change.after
+    said = f"{change.column}: {before.type} {before.format} → {after.type} {after.format}".replace("  ", " ")
+    return said + (f" ({plural(change.rows_rejected, 'row')} rejected)" if change.rows_rejected else "")
+
+
+def approve_html(out) -> str:
+    """An approval's answer: what changed (or would, on a dry run), each column with the values
+    it rejects of its values and the first of them, then the dataset as it now serves."""
+    if not out.found:
+        return view("tabular-approve", f"<p>no live dataset: nothing approved{meant(out)}</p>")
+    if out.dry_run:
+        said = "<p><b>dry run</b>: nothing changed; this approval would do as below</p>"
+    else:
+        d = out.dataset
+        said = f"<p><b>approved</b> {esc(d.dataset_id)} by {cell(d.approved_by)}: snapshot <code>{esc(d.snapshot_id)}</code></p>"
+    rows = [
+        [
+            esc(c.column),
+            esc(f"{c.before.type} {c.before.format}".strip()),
+            esc(f"{c.after.type} {c.after.format}".strip()),
+            f"{c.rows_rejected:,} of {c.values:,}",
+            esc(", ".join(repr(v) for v in c.examples)),
+        ]
+        for c in out.changes
+    ]
+    changes = (
+        html_table(["column", "before", "after", "rejects", "e.g."], rows, (3,), css="tabular-changes")
+        if rows
+        else f'<p style="{TYPE}">no type changed</p>'
+    )
+    dataset = _dataset(out.dataset) if out.dataset is not None else ""
+    return view("tabular-approve", said, changes, dataset)
+
+
+def approve_repr(out) -> str:
+    if not out.found:
+        return f"<DatasetApproveOut: not found{meant(out, html=False)}>"
+    head = "dry run" if out.dry_run else f"approved {out.dataset.dataset_id} → {out.dataset.snapshot_id}"
+    changes = "; ".join(_change(c) for c in out.changes) or "no type changed"
+    return f"<DatasetApproveOut {head}: {changes}>"
+
+
+def history_html(entries: list) -> str:
+    if not entries:
+        return view("tabular-history", "<p>no approvals</p>")
+    rows = []
+    for h in entries:
+        changes = "<br>".join(esc(_change(c)) for c in h.changes) or f'<span style="{TYPE}">no type changed</span>'
+        rows.append(
+            [
+                esc(h.approved_at),
+                cell(h.approved_by),
+                esc(h.dataset_id),
+                esc(h.revision),
+                changes,
+                f"{len(h.settled):,}",
+                f"<small><code>{esc(h.old_snapshot_id)}</code> → <code>{esc(h.new_snapshot_id)}</code></small>",
+            ]
+        )
+    table = html_table(
+        ["when", "who", "dataset", "revision", "changes", "questions settled", "snapshots"],
+        rows,
+        (3, 5),
+        css="tabular-history",
+    )
+    return view("tabular-history", f"<p><b>{plural(len(entries), 'approval')}</b>, oldest first</p>", table)
+
+
+def history_repr(entries: list) -> str:
+    if not entries:
+        return "<History: no approvals>"
+    last = entries[-1]
+    return f"<History {plural(len(entries), 'approval')}; latest: {last.dataset_id} by {last.approved_by or 'someone'} at {last.approved_at}>"
+
+
+class History(list):
+    """The approvals of a source, oldest first (a list of HistoryEntry), shown as a table in a
+    notebook."""
+
+    def _repr_html_(self) -> str:
+        return history_html(self)
+
+    def __repr__(self) -> str:
+        return history_repr(self)
