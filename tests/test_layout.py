@@ -133,6 +133,7 @@ LAYERS = (
             "pause",
             "progress",
             "results",
+            "charts",
         ),
     ),
     ("read", ("read",)),

@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import connect
+from ..charts import SAVED_AS as CHART_FILES
 from ..results import FORMATS as RESULT_FORMATS
 from ..results import format_of
 from .show import cell_text, counted, show_answer, show_datasets, warn_ignored
@@ -212,6 +213,14 @@ def text_argument(name: str, what: str) -> str:
 def cmd_query(args, console: Console) -> int:
     text = args.plan if args.plan.lstrip().startswith("{") else text_argument(args.plan, "plan")
     plan = json_argument(text, "plan")
+    chart = args.chart
+    if chart and (args.output or args.sql):
+        raise Refused(
+            f"--chart draws the answer; {'--output writes every row' if args.output else '--sql runs nothing'}: "
+            "run them as two commands"
+        )
+    if chart and Path(chart).suffix.lower() not in CHART_FILES:
+        raise Refused(f"--chart {chart}: a chart is written as {', '.join(CHART_FILES)}; name the file so")
     engine, ns = namespace_of(args)
     with engine:
         if args.output:
@@ -232,6 +241,10 @@ def cmd_query(args, console: Console) -> int:
             print(json.dumps(answer.model_dump(mode="json", by_alias=True), ensure_ascii=False, indent=2))
         else:
             show_answer(console, answer)
+        if chart:  # after the answer: one that cannot be drawn says why, having shown it
+            figure = answer.plot(path=chart)
+            if not args.json:
+                console.print(f"chart written to {escape(chart)} ({escape(figure.get_suptitle())})")
     return 0
 
 

@@ -62,6 +62,7 @@ EXAMPLES = {
         "tabular query plan.json",
         'echo \'{"datasets": [{"source_uri": "sales.csv"}], "limit": 5}\' | tabular query -',
         "tabular query plan.json --output all.parquet",
+        "tabular query plan.json --chart by_region.png",
     ],
     "ask": ['tabular ask "total amount by region in 2024" sales.csv'],
     "demo": ["tabular demo fixtures/demo.json"],
@@ -299,6 +300,11 @@ def _data_commands(c: Commands) -> None:
     )
     p.add_argument(
         "--format", choices=sorted(RESULT_FORMATS), help="the --output file's format when its extension does not say"
+    )
+    p.add_argument(
+        "--chart",
+        metavar="FILE",
+        help="also draw the answer (.png .svg .pdf): a line over dates, bars by text, a scatter of numbers",
     )
     p = c.command("ask", "answer a task in words over ingested sources (knowledge.synthesize), or say why not", cmd_ask)
     p.add_argument("task", help="the task in words, quoted")

@@ -24,7 +24,8 @@ from planner.targets import TARGETS
 from planner.values import read_duration
 
 from ..backends.duckdb import Stream, run
-from ..display import query_html, query_repr, whole_html, whole_repr
+from ..charts import MAX_BARS, plot
+from ..display import query_html, query_repr
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
 from ..jsonval import json_rows, to_json
 from ..models import OpOut
@@ -60,12 +61,6 @@ class QueryExportOut(BaseModel):
     columns: list[ResultColumn]
     receipt: QueryReceipt
     ignored_args: list[str] = Field(default_factory=list)
-
-    def _repr_html_(self) -> str:
-        return whole_html(self)
-
-    def __repr__(self) -> str:
-        return whole_repr(self)
 
 
 class QueryOut(OpOut):
@@ -123,6 +118,14 @@ class QueryOut(OpOut):
 
     def to_pandas(self):
         return self.to_arrow().to_pandas()
+
+    def plot(self, kind=None, x=None, y=None, *, path=None, title=None, max_bars=MAX_BARS):
+        """The answer as a chart (a matplotlib Figure, drawn inline in a notebook): a line over a
+        date first column, bars by a text column, a scatter of numbers, unless `kind` ("bar",
+        "line", "scatter"), `x` and `y` (column names) say; `path` saves it (.png, .svg, .pdf).
+        Under the title it says what it leaves out (a truncated or incomplete answer, bars past
+        `max_bars`). Refused (VALIDATION_FAILED) saying why when nothing can be drawn."""
+        return plot(self, kind, x, y, path=path, title=title, max_bars=max_bars)
 
     def _repr_html_(self) -> str:
         return query_html(self)
@@ -518,12 +521,6 @@ class Whole:
             ctx.catalog, ctx.settings, compiled.sql, compiled.params, [c.name for c in self.columns], counted
         )
         self.reader = self._stream.reader
-
-    def _repr_html_(self) -> str:
-        return whole_html(self)
-
-    def __repr__(self) -> str:
-        return whole_repr(self)
 
     def close(self) -> None:
         self._stream.close()
