@@ -25,7 +25,7 @@ from planner.values import read_duration
 
 from ..backends.duckdb import Stream, run
 from ..charts import MAX_BARS, plot
-from ..display import query_html, query_repr
+from ..display import query_html, query_repr, whole_html, whole_repr
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
 from ..jsonval import json_rows, to_json
 from ..models import OpOut
@@ -61,6 +61,12 @@ class QueryExportOut(BaseModel):
     columns: list[ResultColumn]
     receipt: QueryReceipt
     ignored_args: list[str] = Field(default_factory=list)
+
+    def _repr_html_(self) -> str:
+        return whole_html(self)
+
+    def __repr__(self) -> str:
+        return whole_repr(self)
 
 
 class QueryOut(OpOut):
@@ -521,6 +527,12 @@ class Whole:
             ctx.catalog, ctx.settings, compiled.sql, compiled.params, [c.name for c in self.columns], counted
         )
         self.reader = self._stream.reader
+
+    def _repr_html_(self) -> str:
+        return whole_html(self)
+
+    def __repr__(self) -> str:
+        return whole_repr(self)
 
     def close(self) -> None:
         self._stream.close()
