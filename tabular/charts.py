@@ -361,6 +361,6 @@ def _lines(ax, choice: Choice, column: dict[str, list], said: dict[str, str], ro
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
         when = sorted({column[x][k] for at in groups.values() for k in at})
-        if len(when) <= 12:  # few points (months of a year): a tick at each, not at days between
-            ax.set_xticks(when)
+        if len(when) <= 12 and not any(isinstance(w, dt.datetime) for w in when):
+            ax.set_xticks(when)  # a few dates (months of a year): a tick at each, not at days between
     return notes
