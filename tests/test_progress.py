@@ -147,3 +147,76 @@ def test_the_client_follows_with_the_same_bar(tmp_path, monkeypatch, capsys):
     remote.client = types.SimpleNamespace(run=lambda op, body: types.SimpleNamespace(ingestion_id="i_1"))
     assert remote.ingest_file(tmp_path / "x.csv", wait=5, progress=False) == "answer"
     assert followed == {"wait": 5, "show": False, "label": "x.csv", "paused": True}
+
+
+# --- rate and time left (issue 36, item 9) ------------------------------------------------------------
+
+
+def status_at(phase, unit, total, done, state="processing"):
+    return IngestStatusOut(
+        ingestion_id="i_1", state=state, progress={"phase": phase, "unit": unit, "total": total, "done": done}
+    )
+
+
+def test_the_rate_is_said_once_the_looks_span_a_second_and_follows_the_latest_seconds():
+    rate = progress.Rate()
+    said = [
+        rate.look(at, status_at("type", "rows", 100_000, done))
+        for at, done in ((0.0, 0), (0.5, 5_000), (1.0, 10_000), (2.0, 20_000))
+    ]
+    # nothing from one look, nor from looks half a second apart; then 10,000 rows a second
+    assert said == ["", "", "10,000 rows/s, 9 s left", "10,000 rows/s, 8 s left"]
+    # it speeds up: past the 5 s window the start no longer counts, the rate is the last seconds'
+    for at, done in ((3.0, 30_000), (4.0, 40_000), (5.0, 50_000), (6.0, 60_000), (7.0, 90_000), (8.0, 120_000)):
+        last = rate.look(at, status_at("type", "rows", 200_000, done))
+    assert rate.looks[0][0] == 3.0 and rate.per_second() == (120_000 - 30_000) / 5
+    assert last == "18,000 rows/s, 5 s left"  # 80,000 left at 18,000 a second: 4.4 s, said rounded up
+
+
+def test_a_new_phase_starts_afresh_and_bytes_are_said_per_second_in_mb():
+    rate = progress.Rate()
+    rate.look(0.0, status_at("read", "bytes", 40_000_000, 0))
+    assert rate.look(2.0, status_at("read", "bytes", 40_000_000, 8_000_000)) == "4.0 MB/s, 8 s left"
+    assert rate.look(3.0, status_at("type", "rows", 0, 0)) == ""  # another phase: no rate yet
+    assert rate.look(4.5, status_at("type", "rows", 0, 3_000)) == "2,000 rows/s"  # no total: no time left
+    assert rate.look(6.0, status_at("type", "rows", 0, 3_000)) == "1,000 rows/s"  # stalled since: the window says so
+    assert rate.look(7.0, status_at("type", "rows", 0, 3_000)) == "750 rows/s"
+    for at in (8.0, 9.0, 10.0, 11.0, 12.0):
+        stalled = rate.look(at, status_at("type", "rows", 0, 3_000))
+    assert stalled == ""  # nothing moved in the window: no rate is guessed
+    assert rate.look(13.0, status_at("write", "rows", 100, 100, state="ready")) == ""
+
+
+def test_long_times_left_are_said_in_minutes_and_hours():
+    assert [progress.duration(s) for s in (0.2, 59.0, 59.5, 125, 3_600, 3_725)] == [
+        "1 s",
+        "59 s",
+        "1 min 00 s",
+        "2 min 05 s",
+        "1 h 00 min",
+        "1 h 02 min",
+    ]
+
+
+def test_the_terminal_and_the_notebook_bars_say_the_rate_and_time_left():
+    steps = [
+        ("processing", "type", "rows", 50_000, 0),
+        ("processing", "type", "rows", 50_000, 5_000),
+        ("processing", "type", "rows", 50_000, 15_000),
+        ("ready", "write", "rows", 50_000, 50_000),
+    ]
+    now = [0.0]
+
+    def pause(seconds):  # a second passes between two looks, on a clock of the test's own
+        now[0] += 1.0
+        return True
+
+    console = terminal()
+    progress.follow(
+        statuses(*steps), pause, wait=60, progress=True, label="big.csv", console=console, clock=lambda: now[0]
+    )
+    out = console.file.getvalue()
+    assert "type: 15,000 of 50,000 rows · 7,500 rows/s, 5 s left" in out  # 35,000 left at 7,500 a second
+    assert "ready" in out and now[0] == 3.0
+    html = progress.bar_html("<big>.csv", statuses(*steps[2:])(), "7,500 rows/s, 5 s left")
+    assert "type: 15,000 of 50,000 rows · 7,500 rows/s, 5 s left" in html and "&lt;big&gt;" in html
