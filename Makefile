@@ -32,9 +32,9 @@ test-defects: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/ingest_csv.py --scale-factor 1
 
-# The README's CLI section, from each command's help and examples (tests/test_cli_surface.py checks it).
+# docs/cli.md's generated section, from each command's help and examples (tests/test_cli_surface.py checks it).
 readme: $(STAMP)
-	$(BIN)/python -c 'from tabular.cli.usage import write_usage; write_usage("README.md")'
+	$(BIN)/python -c 'from tabular.cli.usage import write_usage; write_usage("docs/cli.md")'
 
 clean:
 	rm -rf $(VENV) .tabular-demo .pytest_cache

@@ -1,6 +1,6 @@
 """What a person meets first on the command line (issue 19): every command refuses a wrong file,
 a wrong plan, a wrong option and a closed pipe with one line on stderr and exit status 2, never a
-traceback; every command has help and an example, and the README's CLI section is made from them."""
+traceback; every command has help and an example, and docs/cli.md's CLI section is made from them."""
 
 from __future__ import annotations
 
@@ -253,10 +253,10 @@ def test_every_command_has_help_and_an_example_and_the_readme_shows_them():
         assert all(e.startswith(f"tabular {name}") or f"| tabular {name}" in e for e in cli_parser.EXAMPLES[name]), name
         for action in sub._actions:
             assert action.help, f"`tabular {name}` {action.dest} has no help"
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     start, end = cli_parser.README_MARKS
     assert readme.split(start)[1].split(end)[0] == cli_parser.usage_markdown(), (
-        "the README's CLI section is stale: run `make readme`"
+        "docs/cli.md's CLI section is stale: run `make readme`"
     )
 
 

@@ -115,7 +115,7 @@ def test_no_import_cycles():
     assert not cycles, "\n".join(cycles)
 
 
-# tabular/ by the data's path (README, "How it is built"): a module imports only modules of its
+# tabular/ by the data's path (docs/architecture.md, "How it is built"): a module imports only modules of its
 # own layer or of the layers before it, and planner/. A package's layer is its name; the base
 # is the modules every package may use.
 LAYERS = (
@@ -157,7 +157,7 @@ def layer_of(name: str) -> int:
     for k, (_, members) in enumerate(LAYERS):
         if first in members:
             return k
-    raise AssertionError(f"{name} is in no layer of LAYERS: place it (and the README's map)")
+    raise AssertionError(f"{name} is in no layer of LAYERS: place it (and docs/architecture.md's map)")
 
 
 def test_each_package_imports_only_those_before_it():
@@ -192,21 +192,21 @@ def test_the_planner_has_no_file_or_storage_code():
 
 
 def test_the_readmes_map_names_every_module():
-    """The README's map of `tabular/` and its paragraph on `planner/` name every module there is,
+    """docs/architecture.md's map of `tabular/` and its paragraph on `planner/` name every module there is,
     and no module that is gone."""
     import re
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## How it is built", 1)[1].split("\n### ", 1)[0]
+    readme = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = readme.split("# How it is built", 1)[1].split("\n## ", 1)[0]
     named = set(re.findall(r"`([a-z_]+(?:\.py|/))`", section))
     for package in PACKAGES:
         there = {p.name for p in (ROOT / package).glob("*.py") if p.name != "__init__.py"}
         there |= {f"{p.name}/" for p in (ROOT / package).iterdir() if p.is_dir() and (p / "__init__.py").exists()}
         missing = there - named
-        assert not missing, f"{package}/: the README's map does not name {sorted(missing)}"
+        assert not missing, f"{package}/: docs/architecture.md does not name {sorted(missing)}"
     gone = {n for n in named if n.endswith(".py") and not any(any((ROOT / pkg).rglob(n)) for pkg in PACKAGES)}
     gone -= {"test_layout.py"}
-    assert not gone, f"the README's map names modules that are gone: {sorted(gone)}"
+    assert not gone, f"docs/architecture.md names modules that are gone: {sorted(gone)}"
 
 
 MODULE_LINES, FUNCTION_LINES = 600, 120

@@ -437,7 +437,7 @@ def usage_markdown() -> str:
 README_MARKS = ("<!-- cli:start (generated from tabular/cli/usage.py by `make readme`) -->\n", "<!-- cli:end -->")
 
 
-def write_usage(readme: str = "README.md") -> None:
+def write_usage(readme: str = "docs/cli.md") -> None:
     text = Path(readme).read_text(encoding="utf-8")
     head, rest = text.split(README_MARKS[0])
     _, tail = rest.split(README_MARKS[1])

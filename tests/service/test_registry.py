@@ -74,7 +74,7 @@ def test_mcp_tool_names_follow_the_spec():
 
 def test_every_plan_operator_is_described_in_the_openapi_schema_and_the_readme(engine):
     """Each expression operator, window function, aggregate and join kind: a description in the
-    OpenAPI schema an agent reads, and a row with an example in the README (issue 17)."""
+    OpenAPI schema an agent reads, and a row with an example in docs/plans.md (issue 17)."""
     from typing import get_args
 
     from conftest import ROOT
@@ -83,15 +83,15 @@ def test_every_plan_operator_is_described_in_the_openapi_schema_and_the_readme(e
 
     schemas = create_app(engine, mcp=False).openapi()["components"]["schemas"]
     operators = schemas["QueryExpr"]["properties"]
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "plans.md").read_text(encoding="utf-8")
     for op in EXPR_OPERATORS:
         key = "else" if op == "else_" else op
         assert operators[key].get("description"), f"{op} has no description in the OpenAPI schema"
-        assert f"`{op}`" in readme and f'{{"{op}": ' in readme, f"{op} has no example in the README"
+        assert f"`{op}`" in readme and f'{{"{op}": ' in readme, f"{op} has no example in docs/plans.md"
     window = schemas["QueryWindow"]["properties"]["fn"]
     assert window.get("description") and all(fn in window["description"] for fn in get_args(WindowFn))
     for fn in get_args(WindowFn):
-        assert f"`{fn}`" in readme, f"window {fn} is not in the README"
+        assert f"`{fn}`" in readme, f"window {fn} is not in docs/plans.md"
     aggregate = schemas["QueryAggregate"]["properties"]["fn"]["description"]
     assert all(fn in aggregate for fn in get_args(AggregateFn))
     kinds = schemas["QueryJoin"]["properties"]["kind"]["description"]
