@@ -42,6 +42,7 @@ from ..results import chunks as result_chunks
 from ..validation import validation_failed, validation_items
 from .auth import Tokens
 from .calls import Service, error_response, log, not_json, read_json, request_id
+from .ui import mount as mount_ui
 from .upload import upload_route
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
@@ -120,7 +121,7 @@ class SameOrigin:
         self.app, self.loopback = app, loopback
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or not scope["path"].startswith("/v1/"):
+        if scope["type"] != "http" or not scope["path"].startswith(("/v1/", "/ui")):
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"] if k in (b"origin", b"host")}
         host = headers.get("host", "")
@@ -433,6 +434,7 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
 
     app.openapi = _openapi(app, tokens.single_user)
     _docs(app)
+    mount_ui(app, service)  # /ui: the page for the person the engine asks, made of the same ops
     if tokens.single_user:
         app.add_middleware(SameOrigin, loopback=engine.settings.host in LOOPBACK)
     app.add_middleware(UrlLimit, limit=engine.settings.max_url_bytes)

@@ -1,0 +1,481 @@
+"""The web page for the person the engine asks (/ui): the namespace's sources, a dataset with its
+questions to answer, and a place to ask it things. Server-rendered (Jinja2, autoescaped), no
+script, every asset in the package. The page has no logic of its own: every read and change is
+an op of the registry, run by `Service.run` for the signed-in caller as HTTP runs it (the role
+check, the org's slots, the audit line), so a page refused an op shows the op's own refusal.
+
+Who: with tokens, a sign-in page takes a token and keeps it in an HttpOnly, SameSite=Strict
+cookie (Secure over https); in single-user mode the local user, as the API has. Every change is a
+POST that carries the session's CSRF token (an HMAC of a random session cookie) from a hidden
+field and comes from this site's own Origin. Reads are GETs, so a dataset, a question and a plan
+each have a URL to share."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import io
+import json
+import re
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode, urlsplit
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+
+from ..errors import AuthInsufficient, AuthInvalid, ErrorItem, TabularError, TooLarge, ValidationFailed
+from ..ingest.uploads import store_upload
+from ..ops import REGISTRY
+from ..results import FORMATS as RESULT_FORMATS
+from ..results import chunks as result_chunks
+from .auth import ROLES, Grant
+from .calls import Service, audit, parse_body, request_id
+
+try:
+    from .. import charts  # optional: the chart of an answer; the page shows none without it
+except ImportError:  # pragma: no cover - charts is a sibling module, present in a full checkout
+    charts = None
+
+SID, TOKEN = "tabular_sid", "tabular_token"
+TYPES = ("string", "number", "bool", "date", "datetime", "time", "duration")
+SOURCES_PAGE = 50  # sources per page of /ui/sources (each costs a dataset_get)
+SAMPLE_ROWS = 20
+STALE = "someone changed this; reload"
+
+ENV = Environment(loader=PackageLoader("tabular.service", "templates"), autoescape=select_autoescape(default=True))
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+ENV.filters["json"] = _json
+
+
+@dataclass(frozen=True)
+class Visit:
+    """Who is looking: their grant (None: must sign in), the session id and its CSRF token, the
+    namespace the URL names ('' for the caller's default) and the one shown."""
+
+    grant: Grant | None
+    sid: str
+    new_sid: bool
+    csrf: str
+    namespace: str
+    shown_namespace: str
+    single_user: bool
+
+    def may(self, op: str) -> bool:
+        return self.grant is not None and ROLES[self.grant.role] >= ROLES[REGISTRY[op].role]
+
+    def body(self, **fields: Any) -> dict:
+        """An op's body: the fields and, when the URL names one, the namespace."""
+        return {**fields, **({"namespace": self.namespace} if self.namespace else {})}
+
+    def url(self, path: str, **params: Any) -> str:
+        """A page's URL keeping the namespace the visit names."""
+        params = {k: v for k, v in {**params, "namespace": self.namespace}.items() if v not in (None, "")}
+        return path + ("?" + urlencode(params) if params else "")
+
+    def dataset_url(self, source_uri: str, dataset_id: str = "", **params: Any) -> str:
+        return self.url("/ui/datasets/" + quote(source_uri, safe="/"), dataset_id=dataset_id, **params)
+
+    def ask_url(self, plan: Any) -> str:
+        return self.url("/ui/ask", plan=plan if isinstance(plan, str) else _json(plan))
+
+
+class Pages:
+    """The routes of /ui over one Service."""
+
+    def __init__(self, service: Service):
+        self.service = service
+        self.tokens = service.tokens
+        self.secret = secrets.token_bytes(32)  # CSRF tokens of this process (a restart asks to reload)
+
+    # -- who is looking ------------------------------------------------------------------------
+
+    def visit(self, request: Request) -> Visit:
+        sid = request.cookies.get(SID, "")
+        new_sid = not re.fullmatch(r"[A-Za-z0-9_-]{20,64}", sid)
+        if new_sid:
+            sid = secrets.token_urlsafe(24)
+        grant = self.tokens.local if self.tokens.single_user else None
+        token = request.cookies.get(TOKEN, "")
+        if grant is None and token:
+            try:
+                grant = self.tokens.identify(f"Bearer {token}")
+            except AuthInvalid:
+                grant = None
+        namespace = request.query_params.get("namespace", "")[:200]
+        shown = namespace or self.service.settings.default_namespace
+        if not namespace and grant is not None and not self.tokens.single_user and grant.namespaces[0] != "*":
+            shown = grant.namespaces[0]
+        csrf = hmac.new(self.secret, sid.encode(), hashlib.sha256).hexdigest()
+        return Visit(grant, sid, new_sid, csrf, namespace, shown, self.tokens.single_user)
+
+    def check_post(self, request: Request, visit: Visit, csrf: str) -> None:
+        """A change comes from this site's own page: its Origin (or Referer) is this host, and it
+        carries the session's CSRF token. Else 403, nothing done."""
+        host = request.headers.get("host", "")
+        origin = request.headers.get("origin") or ""
+        source = origin.split("://", 1)[-1] if origin else urlsplit(request.headers.get("referer", "")).netloc
+        if source != host:
+            raise AuthInsufficient(
+                f"this form was sent from {origin or 'an unknown page'!r}, not from this site: nothing was changed",
+                [ErrorItem("origin", "not this site", expected=host, received=origin or None)],
+            )
+        if visit.new_sid or not hmac.compare_digest(csrf, visit.csrf):
+            raise AuthInsufficient(
+                "the form's CSRF token is missing or stale: reload the page and send it again",
+                [ErrorItem("csrf", "missing or stale", expected="the token of this page's session")],
+            )
+
+    # -- rendering -------------------------------------------------------------------------------
+
+    def page(
+        self, request: Request, visit: Visit, template: str, http_status: int = 200, **context: Any
+    ) -> HTMLResponse:
+        html = ENV.get_template(template).render(visit=visit, types=TYPES, charts=charts is not None, **context)
+        response = HTMLResponse(html, status_code=http_status)
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Content-Security-Policy"] = (
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
+        )
+        if visit.new_sid:
+            self.set_cookie(request, response, SID, visit.sid)
+        return response
+
+    def set_cookie(self, request: Request, response: Response, name: str, value: str) -> None:
+        secure = request.url.scheme == "https"
+        response.set_cookie(name, value, httponly=True, samesite="strict", secure=secure, path="/")
+
+    def failed(self, request: Request, visit: Visit, err: TabularError, **context: Any) -> HTMLResponse:
+        stale = err.code == "PRECONDITION_FAILED"
+        return self.page(request, visit, "error.html", err.status, err=err, stale=stale, STALE=STALE, **context)
+
+    async def run(self, request: Request, visit: Visit, op: str, body: dict) -> Any:
+        return await self.service.run(REGISTRY[op], visit.body(**body), visit.grant, request_id(request))
+
+
+def _path_keys(path: str) -> list[str | int]:
+    """`where[2].value` as ["where", 2, "value"]."""
+    return [int(k[1:-1]) if k.startswith("[") else k for k in re.findall(r"\[\d+\]|[^.\[\]]+", path)]
+
+
+def fixed_plan(plan: Any, path: str, received: Any, suggestion: str) -> Any | None:
+    """The plan with one did-you-mean taken: the value at `path` replaced, or, when the path
+    names a key that is no clause (received is the key itself), the key renamed. None when the
+    path does not lead into the plan."""
+    keys = _path_keys(path)
+    if not keys:
+        return None
+    fixed = json.loads(json.dumps(plan))
+    parent = fixed
+    try:
+        for key in keys[:-1]:
+            parent = parent[key]
+        last = keys[-1]
+        if isinstance(parent, dict) and isinstance(last, str) and received == last and last in parent:
+            parent[suggestion] = parent.pop(last)
+        else:
+            _ = parent[last]  # the path must lead to a value
+            parent[last] = suggestion
+    except (KeyError, IndexError, TypeError):
+        return None
+    return fixed
+
+
+def _chart(answer: Any) -> tuple[str | None, str | None]:
+    """The answer's chart as a PNG data URI, or why there is none."""
+    if charts is None:
+        return None, None
+    try:
+        figure = charts.plot(answer)
+    except TabularError as err:
+        return None, err.message
+    out = io.BytesIO()
+    figure.savefig(out, format="png", dpi=80)
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode(), None
+
+
+def _guard(pages: Pages, fn: Callable[..., Awaitable[Response]]) -> Callable[..., Awaitable[Response]]:
+    """A route: the visitor known (or sent to sign in), an op's refusal shown as a page."""
+
+    async def route(request: Request) -> Response:
+        visit = pages.visit(request)
+        if visit.grant is None:
+            return RedirectResponse(visit.url("/ui/signin", next=request.url.path), status_code=303)
+        try:
+            return await fn(request, visit)
+        except TabularError as err:
+            return pages.failed(request, visit, err)
+
+    route.__name__ = fn.__name__
+    return route
+
+
+async def _form(request: Request) -> dict[str, str]:
+    form = await request.form(max_files=0, max_fields=40)
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+def _sources_routes(pages: Pages, router: APIRouter) -> None:
+    async def sources(request: Request, visit: Visit) -> Response:
+        cursor = request.query_params.get("cursor", "")
+        listed = await pages.run(request, visit, "knowledge.list", {"limit": SOURCES_PAGE, "cursor": cursor})
+        rows = []
+        for row in listed.rows:
+            got = None
+            if not row.deleted:
+                got = await pages.run(request, visit, "knowledge.dataset_get", {"source_uri": row.source_uri})
+            rows.append((row, got.datasets if got is not None and got.found else []))
+        status = None
+        ingestion = request.query_params.get("ingestion", "")
+        if ingestion:
+            status = await pages.run(request, visit, "knowledge.ingest_status", {"ingestion_id": ingestion})
+        return pages.page(request, visit, "sources.html", rows=rows, next_cursor=listed.next_cursor, status=status)
+
+    async def upload(request: Request, visit: Visit) -> Response:
+        """A chosen file: stored as knowledge.upload stores it (streamed, max_upload_bytes), then
+        knowledge.ingest; the page follows the job by ingest_status."""
+        limit = pages.service.settings.max_upload_bytes
+        declared = request.headers.get("content-length", "")
+        if not declared.isdigit() or int(declared) > limit + 65536:
+            raise TooLarge(f"the upload is over max_upload_bytes ({limit} bytes)")
+        form = await request.form(max_files=1, max_fields=10)
+        pages.check_post(request, visit, str(form.get("csrf", "")))
+        op = REGISTRY["knowledge.upload"]
+        body = pages.tokens.authorize(visit.grant, op, visit.body())
+        chosen = form.get("file")
+        if chosen is None or isinstance(chosen, str) or not chosen.filename:
+            raise ValidationFailed("choose a file to upload", [ErrorItem("file", "missing", expected="a file")])
+        org = body.get("org") or pages.service.settings.default_org
+        namespace = body.get("namespace") or pages.service.settings.default_namespace
+        try:
+            stored = await run_in_threadpool(
+                store_upload,
+                pages.service.engine.catalog,
+                pages.service.settings,
+                org,
+                namespace,
+                chosen.file,
+                chosen.filename,
+                chosen.content_type or "application/octet-stream",
+            )
+        except TabularError as err:
+            audit(op, visit.grant, body, request_id(request), err.status, err.code)
+            raise
+        audit(op, visit.grant, body, request_id(request), 200, None)
+        source_uri = str(form.get("source_uri") or "").strip() or chosen.filename
+        started = await pages.run(
+            request, visit, "knowledge.ingest", {"upload_id": stored.upload_id, "source_uri": source_uri}
+        )
+        return RedirectResponse(visit.url("/ui/sources", ingestion=started.ingestion_id), status_code=303)
+
+    async def lifecycle(request: Request, visit: Visit) -> Response:
+        """Delete (admin) or restore (writer) a source, as the form says."""
+        form = await _form(request)
+        pages.check_post(request, visit, form.get("csrf", ""))
+        action = form.get("action", "")
+        if action not in ("delete", "restore"):
+            raise ValidationFailed("no such action", [ErrorItem("action", "unknown", expected="delete | restore")])
+        body: dict[str, Any] = {"source_uri": form.get("source_uri", "")}
+        if action == "delete" and form.get("expected_revision", "").isdigit():
+            body["expected_revision"] = int(form["expected_revision"])
+        await pages.run(request, visit, f"knowledge.{action}", body)
+        return RedirectResponse(visit.url("/ui/sources"), status_code=303)
+
+    router.add_route("/ui/sources", _guard(pages, sources), methods=["GET"])
+    router.add_route("/ui/upload", _guard(pages, upload), methods=["POST"])
+    router.add_route("/ui/sources/change", _guard(pages, lifecycle), methods=["POST"])
+
+
+def _dataset_routes(pages: Pages, router: APIRouter) -> None:
+    async def dataset(request: Request, visit: Visit) -> Response:
+        source_uri = request.path_params["source_uri"]
+        dataset_id = request.query_params.get("dataset_id", "")
+        got = await pages.run(
+            request,
+            visit,
+            "knowledge.dataset_get",
+            {"source_uri": source_uri, "dataset_id": dataset_id, "sample_rows": SAMPLE_ROWS},
+        )
+        if not got.found:
+            return pages.page(request, visit, "missing.html", 404, source_uri=source_uri, answer=got)
+        source = await pages.run(request, visit, "knowledge.get", {"source_uri": source_uri})
+        shown = got.datasets[0]
+        others = source.datasets if len(source.datasets) > 1 else []
+        history = [h for h in source.history if h.dataset_id == shown.dataset_id]
+        return pages.page(
+            request,
+            visit,
+            "dataset.html",
+            source_uri=source_uri,
+            source=source,
+            d=shown,
+            others=others,
+            history=history,
+        )
+
+    async def approve(request: Request, visit: Visit) -> Response:
+        """One answer (a question's option, a column retyped, or the typing as held): a dry run
+        first, shown with an Apply button; Apply runs it against the snapshot that was read."""
+        form = await _form(request)
+        pages.check_post(request, visit, form.get("csrf", ""))
+        column, type_, format_ = form.get("column", ""), form.get("type", ""), form.get("format", "")
+        body: dict[str, Any] = {
+            "source_uri": form.get("source_uri", ""),
+            "dataset_id": form.get("dataset_id", ""),
+            "snapshot_id": form.get("snapshot_id", ""),
+            "columns": {column: type_} if column and type_ else {},
+            "formats": {column: format_} if column and format_ else {},
+            "allow_rejects": form.get("allow_rejects") == "1",
+            "dry_run": form.get("apply") != "1",
+        }
+        back = visit.dataset_url(body["source_uri"], body["dataset_id"])
+        try:
+            answer = await pages.run(request, visit, "knowledge.dataset_approve", body)
+        except TabularError as err:
+            return pages.failed(request, visit, err, back=back)
+        if not answer.found:
+            return pages.page(request, visit, "missing.html", 404, source_uri=body["source_uri"], answer=answer)
+        if body["dry_run"]:
+            return pages.page(request, visit, "preview.html", form=form, answer=answer, back=back)
+        return RedirectResponse(
+            visit.dataset_url(body["source_uri"], body["dataset_id"], approved=answer.dataset.snapshot_id),
+            status_code=303,
+        )
+
+    router.add_route("/ui/datasets/{source_uri:path}", _guard(pages, dataset), methods=["GET"])
+    router.add_route("/ui/approve", _guard(pages, approve), methods=["POST"])
+
+
+def _plan_of(text: str) -> dict:
+    """The plan a URL or the editor holds, as the API reads a body (a refusal at "" when it is not JSON)."""
+    return parse_body(text.encode())
+
+
+def _ask_routes(pages: Pages, router: APIRouter) -> None:
+    async def ask(request: Request, visit: Visit) -> Response:
+        text = request.query_params.get("plan", "")
+        task = request.query_params.get("task", "").strip()
+        context: dict[str, Any] = {"text": text, "task": task, "task_sources": request.query_params.get("sources", "")}
+        if text.strip():
+            plan = None
+            try:
+                plan = _plan_of(text)
+                context["text"] = json.dumps(plan, indent=2, ensure_ascii=False, default=str)
+                answer = await pages.run(request, visit, "knowledge.query", plan)
+            except ValidationFailed as err:
+                fixes = []
+                for item in err.errors:
+                    for suggestion in item.did_you_mean or []:
+                        fixed = fixed_plan(plan, item.path, item.received, suggestion) if plan is not None else None
+                        if fixed is not None:
+                            fixes.append((item, suggestion, visit.ask_url(fixed)))
+                context.update(error=err, fixes=fixes)
+            else:
+                chart, no_chart = await run_in_threadpool(_chart, answer)
+                context.update(plan=plan, answer=answer, chart=chart, no_chart=no_chart)
+        if task:
+            sources = [s.strip() for s in context["task_sources"].split(",") if s.strip()]
+            body = {"task": task, "datasets": [{"source_uri": s} for s in sources]}
+            try:
+                context["synth"] = await pages.run(request, visit, "knowledge.synthesize", body)
+            except ValidationFailed as err:
+                context["synth_error"] = err
+        return pages.page(request, visit, "ask.html", **context)
+
+    async def export(request: Request, visit: Visit) -> Response:
+        """knowledge.query_export of the plan in the URL, streamed as the file asked."""
+        plan = _plan_of(request.query_params.get("plan", ""))
+        fmt = request.query_params.get("format", "csv")
+        op = REGISTRY["knowledge.query_export"]
+        body = pages.tokens.authorize(visit.grant, op, visit.body(**plan, format=fmt))
+        release = await pages.service.hold(str(body.get("org") or pages.service.settings.default_org))
+        try:
+            whole = await run_in_threadpool(pages.service.engine.run, op.name, body, visit.grant.name)
+        except BaseException:
+            release()
+            raise
+
+        async def streamed():
+            try:
+                async for piece in iterate_in_threadpool(result_chunks(whole.reader, whole.format)):
+                    yield piece
+            finally:
+                release()
+
+        name = "answer." + ("arrow" if whole.format == "arrow" else whole.format)
+        return StreamingResponse(
+            streamed(),
+            media_type=RESULT_FORMATS[whole.format],
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    router.add_route("/ui/ask", _guard(pages, ask), methods=["GET"])
+    router.add_route("/ui/export", _guard(pages, export), methods=["GET"])
+
+
+def _signin_routes(pages: Pages, router: APIRouter) -> None:
+    async def signin_page(request: Request) -> Response:
+        visit = pages.visit(request)
+        return pages.page(request, visit, "signin.html", next=request.query_params.get("next", ""))
+
+    async def signin(request: Request) -> Response:
+        visit = pages.visit(request)
+        form = await _form(request)
+        try:
+            pages.check_post(request, visit, form.get("csrf", ""))
+            pages.tokens.identify("Bearer " + form.get("token", "").strip())
+        except TabularError as err:
+            return pages.page(request, visit, "signin.html", err.status, error=err, next=form.get("next", ""))
+        target = form.get("next", "")
+        target = target if target.startswith("/ui/") and not target.startswith("//") else "/ui/sources"
+        response = RedirectResponse(target, status_code=303)
+        pages.set_cookie(request, response, TOKEN, form.get("token", "").strip())
+        pages.set_cookie(request, response, SID, secrets.token_urlsafe(24))  # a new session, a new CSRF token
+        return response
+
+    async def signout(request: Request) -> Response:
+        visit = pages.visit(request)
+        form = await _form(request)
+        try:
+            pages.check_post(request, visit, form.get("csrf", ""))
+        except TabularError as err:
+            return pages.failed(request, visit, err)
+        response = RedirectResponse("/ui/signin", status_code=303)
+        response.delete_cookie(TOKEN, path="/")
+        response.delete_cookie(SID, path="/")
+        return response
+
+    router.add_route("/ui/signin", signin_page, methods=["GET"])
+    router.add_route("/ui/signin", signin, methods=["POST"])
+    router.add_route("/ui/signout", signout, methods=["POST"])
+
+
+def mount(app: FastAPI, service: Service) -> None:
+    """/ui and its pages, its assets at /ui/static, and / sent to /ui."""
+    pages = Pages(service)
+    router = APIRouter(include_in_schema=False)
+
+    async def home(request: Request) -> Response:
+        return RedirectResponse("/ui/sources", status_code=307)
+
+    router.add_route("/", home, methods=["GET"])
+    router.add_route("/ui", home, methods=["GET"])
+    router.add_route("/ui/", home, methods=["GET"])
+    _signin_routes(pages, router)
+    _sources_routes(pages, router)
+    _dataset_routes(pages, router)
+    _ask_routes(pages, router)
+    app.include_router(router)
+    app.mount("/ui/static", StaticFiles(packages=[("tabular.service", "static")]), name="ui-static")

@@ -1,0 +1,223 @@
+"""The web page (/ui) in-process: what a person sees and may do, made of the ops (issue 37). The
+same walk in a real browser is tests/service/test_ui_browser.py."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import re
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tabular.engine import Engine
+from tabular.service.auth import TokenEntry, Tokens, token_hash
+from tabular.service.http import create_app
+from tabular.service.ui import fixed_plan
+from tabular.settings import Settings
+
+from .support import CSV
+
+BASE = "http://127.0.0.1:8000"
+ORIGIN = {"Origin": BASE}
+TOKENS = {
+    "tok-a-writer": {"name": "alice", "org": "orga", "namespaces": ["*"], "role": "writer"},
+    "tok-a-viewer": {"name": "victor", "org": "orga", "namespaces": ["*"], "role": "viewer"},
+    "tok-b-writer": {"name": "bob", "org": "orgb", "namespaces": ["*"], "role": "writer"},
+}
+
+
+def csrf_of(page: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+
+
+def upload(c: TestClient, path, source_uri: str = "") -> str:
+    """Upload and ingest through the page; the ingestion's final state as the page shows it."""
+    token = csrf_of(c.get("/ui/sources").text)
+    with path.open("rb") as f:
+        r = c.post(
+            "/ui/upload",
+            data={"csrf": token, "source_uri": source_uri},
+            files={"file": (path.name, f, "text/csv")},
+            headers=ORIGIN,
+            follow_redirects=False,
+        )
+    assert r.status_code == 303, r.text
+    deadline = time.monotonic() + 30
+    while True:
+        page = c.get(r.headers["location"]).text
+        state = re.search(r'id="ingest-state">([a-z]+)<', page).group(1)
+        if state not in ("pending", "processing") or time.monotonic() > deadline:
+            return state
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory):
+    engine = Engine(str(tmp_path_factory.mktemp("ui") / "home"), Settings())
+    with TestClient(create_app(engine, mcp=False), base_url=BASE) as c:
+        yield c
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def tenants(tmp_path_factory):
+    settings = Settings()
+    engine = Engine(str(tmp_path_factory.mktemp("ui-auth") / "home"), settings)
+    tokens = Tokens(settings, {token_hash(t): TokenEntry(**e) for t, e in TOKENS.items()})
+    app = create_app(engine, tokens, mcp=False)
+    yield app
+    engine.close()
+
+
+def signed_in(app, token: str) -> TestClient:
+    c = TestClient(app, base_url=BASE)
+    page = c.get("/ui/signin").text
+    r = c.post("/ui/signin", data={"csrf": csrf_of(page), "token": token}, headers=ORIGIN, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    return c
+
+
+def test_root_leads_to_the_sources_page(single):
+    r = single.get("/", follow_redirects=True)
+    assert r.status_code == 200 and urlsplit(str(r.url)).path == "/ui/sources"
+    assert "<h1>Sources</h1>" in r.text
+    assert single.get("/ui/static/ui.css").status_code == 200  # the stylesheet is in the package
+
+
+def test_a_source_named_like_a_script_renders_as_text(single):
+    assert upload(single, CSV / "dates_ambiguous.csv", "<script>alert(1)</script>.csv") == "ready"
+    page = single.get("/ui/sources").text
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;.csv" in page
+    dataset = single.get("/ui/datasets/%3Cscript%3Ealert%281%29%3C/script%3E.csv").text
+    assert "<script>" not in dataset and "&lt;script&gt;" in dataset
+
+
+def test_a_question_is_previewed_then_applied_and_a_stale_apply_says_reload(single):
+    assert upload(single, CSV / "dates_ambiguous.csv", "dates.csv") == "ready"
+    page = single.get("/ui/datasets/dates.csv").text
+    snapshot = re.search(r'id="snapshot">([^<]+)<', page).group(1)
+    assert "Every value reads both as day/month/year" in page  # the date_order question
+    assert "%m/%d/%Y" in page and "0 rows rejected" in page
+    form = {
+        "csrf": csrf_of(page),
+        "source_uri": "dates.csv",
+        "dataset_id": "dates_ambiguous",
+        "snapshot_id": snapshot,
+        "column": "when",
+        "type": "date",
+        "format": "%m/%d/%Y",
+    }
+    preview = single.post("/ui/approve", data=form, headers=ORIGIN)
+    assert preview.status_code == 200 and 'id="changes"' in preview.text and 'id="apply"' in preview.text
+    assert re.search(r'id="snapshot">([^<]+)<', single.get("/ui/datasets/dates.csv").text).group(1) == snapshot
+    applied = single.post("/ui/approve", data={**form, "apply": "1"}, headers=ORIGIN, follow_redirects=True)
+    assert applied.status_code == 200
+    after = re.search(r'id="snapshot">([^<]+)<', applied.text).group(1)
+    assert after != snapshot and 'id="approved-by">local<' in applied.text
+    assert 'id="no-questions"' in applied.text
+    assert "2024-03-04" in applied.text  # 03/04/2024 now read month first
+    stale = single.post("/ui/approve", data={**form, "apply": "1"}, headers=ORIGIN)
+    assert stale.status_code == 409 and "Someone changed this; reload" in stale.text
+    assert "PRECONDITION_FAILED" in stale.text
+
+
+def test_a_change_without_the_pages_csrf_token_or_from_another_site_is_refused(single):
+    assert upload(single, CSV / "dates_ambiguous.csv", "kept.csv") == "ready"
+    page = single.get("/ui/sources").text
+    form = {"source_uri": "kept.csv", "action": "delete", "csrf": csrf_of(page)}
+    missing = single.post("/ui/sources/change", data={**form, "csrf": ""}, headers=ORIGIN)
+    assert missing.status_code == 403 and "CSRF token is missing or stale" in missing.text
+    foreign = single.post("/ui/sources/change", data=form, headers={"Origin": "http://evil.example"})
+    assert foreign.status_code == 403
+    assert "kept.csv" in single.get("/ui/sources").text and "Restore" not in single.get("/ui/sources").text
+    deleted = single.post("/ui/sources/change", data=form, headers=ORIGIN, follow_redirects=True)
+    assert deleted.status_code == 200 and "Restore" in deleted.text
+    restore = {"source_uri": "kept.csv", "action": "restore", "csrf": csrf_of(deleted.text)}
+    restored = single.post("/ui/sources/change", data=restore, headers=ORIGIN, follow_redirects=True)
+    assert ">Restore<" not in restored.text
+
+
+def test_did_you_mean_rewrites_the_plan_at_its_path():
+    plan = {"datasets": [{"source_uri": "a.csv"}], "group_by": [{"column": "qtty"}], "selct": ["id"]}
+    assert fixed_plan(plan, "group_by[0].column", "qtty", "qty")["group_by"] == [{"column": "qty"}]
+    renamed = fixed_plan(plan, "selct", "selct", "select")
+    assert renamed["select"] == ["id"] and "selct" not in renamed
+    assert fixed_plan(plan, "where[3].value", "x", "y") is None
+    assert plan["group_by"] == [{"column": "qtty"}]  # the plan itself untouched
+
+
+def test_a_typo_in_a_plan_is_fixed_by_one_link_and_the_csv_is_the_apis_answer(single):
+    assert upload(single, CSV / "dates_ambiguous.csv", "asked.csv") == "ready"
+    plan = {
+        "datasets": [{"source_uri": "asked.csv"}],
+        "group_by": [{"column": "idd"}],
+        "aggregates": [{"fn": "sum", "column": "qty", "as": "total"}],
+        "order_by": [{"column": "id"}],
+    }
+    page = single.get("/ui/ask", params={"plan": json.dumps(plan)})
+    assert page.status_code == 200 and 'id="plan-errors"' in page.text
+    assert "group_by[0].column" in page.text and 'id="result"' not in page.text
+    fix = html.unescape(re.search(r'class="fix" href="([^"]+)"', page.text).group(1))
+    fixed = json.loads(parse_qs(urlsplit(fix).query)["plan"][0])
+    assert fixed == {**plan, "group_by": [{"column": "id"}]}
+    done = single.get(fix)
+    assert 'id="result"' in done.text and 'id="plan-errors"' not in done.text
+    api = single.post("/v1/knowledge.query", json=fixed).json()
+    link = html.unescape(re.search(r'id="download-csv" href="([^"]+)"', done.text).group(1))
+    got = single.get(link)
+    assert got.status_code == 200 and "attachment" in got.headers["content-disposition"]
+    rows = list(csv.reader(io.StringIO(got.text)))
+    assert rows[0] == [c["name"] for c in api["columns"]]
+    assert [[int(v) for v in r] for r in rows[1:]] == api["rows"]
+    assert len(rows) == 9
+
+
+def test_a_plan_that_is_not_json_is_refused_in_the_page(single):
+    page = single.get("/ui/ask", params={"plan": "{not json"})
+    assert page.status_code == 200 and "not JSON" in page.text
+
+
+def test_without_a_token_the_page_asks_to_sign_in_and_keeps_the_token_httponly(tenants):
+    c = TestClient(tenants, base_url=BASE)
+    r = c.get("/ui/sources", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/ui/signin")
+    page = c.get("/ui/signin").text
+    wrong = c.post("/ui/signin", data={"csrf": csrf_of(page), "token": "nope"}, headers=ORIGIN)
+    assert wrong.status_code == 401 and "not known" in wrong.text
+    r = c.post(
+        "/ui/signin", data={"csrf": csrf_of(page), "token": "tok-a-writer"}, headers=ORIGIN, follow_redirects=False
+    )
+    cookie = next(v for k, v in r.headers.multi_items() if k == "set-cookie" and v.startswith("tabular_token="))
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
+    assert "Secure" not in cookie  # served over http here
+    assert 'id="who">alice<' in c.get("/ui/sources").text
+
+
+def test_one_org_sees_nothing_of_another_and_a_viewer_cannot_approve(tenants):
+    alice = signed_in(tenants, "tok-a-writer")
+    assert upload(alice, CSV / "dates_ambiguous.csv", "secret-a.csv") == "ready"
+    page = alice.get("/ui/datasets/secret-a.csv").text
+    assert "Choose" in page
+    bob = signed_in(tenants, "tok-b-writer")
+    assert "secret-a.csv" not in bob.get("/ui/sources").text
+    assert bob.get("/ui/datasets/secret-a.csv").status_code == 404
+    victor = signed_in(tenants, "tok-a-viewer")
+    seen = victor.get("/ui/datasets/secret-a.csv").text
+    assert "secret-a.csv" in seen and "Choose" not in seen and "Preview" not in seen
+    forged = {
+        "csrf": csrf_of(victor.get("/ui/sources").text),
+        "source_uri": "secret-a.csv",
+        "snapshot_id": re.search(r'id="snapshot">([^<]+)<', seen).group(1),
+        "column": "when",
+        "type": "string",
+        "apply": "1",
+    }
+    refused = victor.post("/ui/approve", data=forged, headers=ORIGIN)
+    assert refused.status_code == 403 and "needs the writer role" in refused.text
+    assert "not yet" in alice.get("/ui/datasets/secret-a.csv").text  # nothing approved

@@ -1,0 +1,251 @@
+"""The web page walked in a real browser (issue 37): headless Chromium from the system's packages,
+driven by Selenium, against a real `tabular serve`. One browser for the module.
+
+Skipped, saying why, where no Chromium or chromedriver is installed (.ci/run installs both).
+With TABULAR_SCREENSHOTS=1 each page is saved to docs/screenshots/ as it is walked."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tabular.service import ui
+
+from .support import CSV, ROOT, Server, ingest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+    pytest.skip(
+        f"no browser: {CHROMIUM} and {CHROMEDRIVER} are needed (apt-get install chromium chromium-driver)",
+        allow_module_level=True,
+    )
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
+from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+SHOTS = ROOT / "docs" / "screenshots"
+TOKENS = {  # token → entry
+    "tok-ui-a": {"name": "ann", "org": "orga", "namespaces": ["*"], "role": "writer"},
+    "tok-ui-a-viewer": {"name": "val", "org": "orga", "namespaces": ["*"], "role": "viewer"},
+    "tok-ui-b": {"name": "ben", "org": "orgb", "namespaces": ["*"], "role": "writer"},
+}
+
+
+@pytest.fixture(scope="module")
+def downloads():
+    with tempfile.TemporaryDirectory() as folder:
+        yield Path(folder)
+
+
+def launch(downloads: Path, profile: str):
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1280,1000",
+        f"--user-data-dir={profile}",
+    ):
+        options.add_argument(flag)
+    options.add_experimental_option(
+        "prefs", {"download.default_directory": str(downloads), "download.prompt_for_download": False}
+    )
+    driver = webdriver.Chrome(service=DriverService(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def started(tmp_path_factory, downloads):
+    """The browser, a single-user `tabular serve` and one with tokens for two orgs, started at
+    once (each takes seconds on a busy machine)."""
+    from tabular.service.auth import token_hash
+
+    folder = tmp_path_factory.mktemp("ui-browser")
+    tokens = folder / "tokens.json"
+    tokens.write_text(json.dumps({token_hash(t): e for t, e in TOKENS.items()}))
+    profile = tempfile.mkdtemp(prefix="tabular-chromium-")
+    single, tenants = Server(folder / "single"), Server(folder / "tenants", tokens=tokens)
+    with ThreadPoolExecutor(3) as pool:
+        driver = pool.submit(launch, downloads, profile)
+        servers = [pool.submit(s.start) for s in (single, tenants)]
+        try:
+            yield driver.result(), servers[0].result(), servers[1].result()
+        finally:
+            for s in (single, tenants):
+                s.stop()
+            if driver.exception() is None:
+                driver.result().quit()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser(started):
+    return started[0]
+
+
+@pytest.fixture(scope="module")
+def single(started):
+    return started[1]
+
+
+@pytest.fixture(scope="module")
+def tenants(started):
+    return started[2]
+
+
+def shot(driver, name: str) -> None:
+    if os.environ.get("TABULAR_SCREENSHOTS") == "1":
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(1280, max(600, min(height + 40, 2400)))
+        driver.save_screenshot(str(SHOTS / f"{name}.png"))
+        driver.set_window_size(1280, 1000)
+
+
+def wait(driver, seconds: float = 20):
+    return WebDriverWait(driver, seconds, poll_frequency=0.05)
+
+
+def text_of(driver, css: str) -> str:
+    return driver.find_element(By.CSS_SELECTOR, css).text
+
+
+def test_upload_answer_the_question_and_apply(browser, single):
+    browser.get(single.url + "/")
+    assert browser.current_url.endswith("/ui/sources")
+    browser.find_element(By.ID, "file").send_keys(str(CSV / "dates_ambiguous.csv"))
+    browser.find_element(By.ID, "source_uri").send_keys("dates.csv")
+    browser.find_element(By.ID, "upload").click()
+    wait(browser).until(lambda d: text_of(d, "#ingest-state") in ("ready", "partial", "failed"))
+    assert text_of(browser, "#ingest-state") == "ready"
+    row = browser.find_element(By.CSS_SELECTOR, "#sources tbody tr")
+    assert "dates.csv" in row.text and "questions open" in row.text
+    shot(browser, "sources")
+
+    browser.find_element(By.LINK_TEXT, "dates.csv").click()
+    before = text_of(browser, "#snapshot")
+    question = browser.find_element(By.CSS_SELECTOR, ".question")
+    assert "day/month/year" in question.text and "0 rows rejected" in question.text
+    assert text_of(browser, "#approved") == "not yet"
+    shot(browser, "dataset")
+
+    question.find_element(By.CSS_SELECTOR, "button[aria-label='Choose date %m/%d/%Y for when']").click()
+    changes = browser.find_element(By.ID, "changes")
+    assert "when" in changes.text and "%d/%m/%Y" in changes.text and "%m/%d/%Y" in changes.text
+    assert browser.find_element(By.CSS_SELECTOR, "#changes .rejects").text.startswith("0")
+    shot(browser, "preview")
+
+    browser.find_element(By.ID, "apply").click()
+    wait(browser).until(lambda d: d.find_elements(By.ID, "approved-by"))
+    assert text_of(browser, "#snapshot") != before
+    assert text_of(browser, "#approved-by") == "local"
+    assert browser.find_elements(By.ID, "no-questions")
+    assert "2024-03-04" in text_of(browser, "#sample")  # 03/04/2024 read month first now
+    assert "local" in text_of(browser, "#history")
+
+
+def test_a_typo_is_fixed_by_its_link_and_the_csv_is_the_apis(browser, single, downloads):
+    with single.client() as c:
+        assert ingest(c, CSV / "dates_ambiguous.csv", "asked.csv")["state"] == "ready"
+        plan = {
+            "datasets": [{"source_uri": "asked.csv"}],
+            "group_by": [{"column": "idd"}],
+            "aggregates": [{"fn": "sum", "column": "qty", "as": "total"}],
+            "order_by": [{"column": "id"}],
+        }
+        api = c.post("/v1/knowledge.query", json={**plan, "group_by": [{"column": "id"}]}).json()
+    browser.get(single.url + "/ui/ask")
+    editor = browser.find_element(By.ID, "plan")
+    editor.clear()
+    editor.send_keys(json.dumps(plan))
+    browser.find_element(By.ID, "run").click()
+    errors = browser.find_element(By.ID, "plan-errors")
+    assert "group_by[0].column" in errors.text and "idd" in errors.text
+    browser.find_element(By.CSS_SELECTOR, "a.fix").click()
+    table = browser.find_element(By.ID, "result")
+    assert json.loads(browser.find_element(By.ID, "plan").get_attribute("value"))["group_by"] == [{"column": "id"}]
+    shown = [
+        [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+        for tr in table.find_elements(By.CSS_SELECTOR, "tbody tr")
+    ]
+    assert shown == [[str(v) for v in row] for row in api["rows"]]
+    if ui.charts is not None:
+        chart = browser.find_element(By.ID, "chart")
+        assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", chart) > 100
+    shot(browser, "ask")
+
+    browser.find_element(By.ID, "download-csv").click()
+    deadline = time.monotonic() + 15
+    while not (done := list(downloads.glob("*.csv"))) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert done, "no CSV was downloaded"
+    rows = list(csv.reader(done[0].open(newline="")))
+    assert rows[0] == [col["name"] for col in api["columns"]]
+    assert [[int(v) for v in r] for r in rows[1:]] == api["rows"]
+
+
+def sign_in(browser, server: Server, token: str) -> None:
+    browser.delete_all_cookies()
+    browser.get(server.url + "/ui/sources")
+    assert "/ui/signin" in browser.current_url
+    browser.find_element(By.ID, "token").send_keys(token)
+    browser.find_element(By.ID, "signin").click()
+    wait(browser).until(lambda d: d.find_elements(By.ID, "who"))
+
+
+def test_another_org_sees_nothing_and_a_forged_approval_is_refused(browser, tenants):
+    with tenants.client("tok-ui-a") as c:
+        assert ingest(c, CSV / "dates_ambiguous.csv", "orga-only.csv")["state"] == "ready"
+        got = c.post("/v1/knowledge.dataset_get", json={"source_uri": "orga-only.csv"}).json()
+        snapshot = got["datasets"][0]["snapshot_id"]
+    browser.delete_all_cookies()
+    browser.get(tenants.url + "/ui/sources")
+    shot(browser, "signin")
+    sign_in(browser, tenants, "tok-ui-b")
+    assert text_of(browser, "#who") == "ben"
+    assert "orga-only" not in browser.page_source and browser.find_elements(By.ID, "no-sources")
+    browser.get(tenants.url + "/ui/datasets/orga-only.csv")
+    assert browser.find_elements(By.ID, "missing") and snapshot not in browser.page_source
+
+    sign_in(browser, tenants, "tok-ui-a-viewer")
+    browser.get(tenants.url + "/ui/datasets/orga-only.csv")
+    assert text_of(browser, "#snapshot") == snapshot
+    assert not browser.find_elements(By.CSS_SELECTOR, "button.choose")  # a viewer sees no approve button
+    forge = """
+        const form = document.createElement('form');
+        form.method = 'post'; form.action = '/ui/approve';
+        for (const [k, v] of Object.entries(arguments[0])) {
+          const input = document.createElement('input'); input.type = 'hidden'; input.name = k; input.value = v;
+          form.appendChild(input);
+        }
+        document.body.appendChild(form); form.submit();
+    """
+    fields = {"source_uri": "orga-only.csv", "snapshot_id": snapshot, "column": "when", "type": "string", "apply": "1"}
+    browser.execute_script(forge, fields)  # no CSRF token
+    wait(browser).until(lambda d: d.find_elements(By.ID, "error"))
+    assert "CSRF token is missing" in text_of(browser, "#error")
+    browser.get(tenants.url + "/ui/datasets/orga-only.csv")
+    csrf = browser.find_element(By.CSS_SELECTOR, "input[name=csrf]").get_attribute("value")
+    browser.execute_script(forge, {**fields, "csrf": csrf})  # the session's token, but a viewer's
+    wait(browser).until(lambda d: d.find_elements(By.ID, "error"))
+    assert "knowledge.dataset_approve needs the writer role" in text_of(browser, "#error")
+    with tenants.client("tok-ui-a") as c:
+        after = c.post("/v1/knowledge.dataset_get", json={"source_uri": "orga-only.csv"}).json()["datasets"][0]
+    assert after["snapshot_id"] == snapshot and not after["approved"]
