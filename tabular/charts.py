@@ -27,8 +27,8 @@ MAX_LINES = 12  # lines of one chart when a text column splits them
 SAVED_AS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 LONG_LABEL = 12  # bars whose longest label is longer are drawn across, labels to the left
 EXACT_LABELS = 24  # at most this many bars carry their exact value
-JOIN = " · "
-NO_ROWS = "the answer has no rows; a plan whose filters match rows would draw"  # labels made of several text columns (north · lamp)
+JOIN = " · "  # labels made of several text columns (north · lamp)
+NO_ROWS = "the answer has no rows; a plan whose filters match rows would draw"
 
 
 @dataclass(frozen=True)
@@ -64,9 +64,10 @@ def _unfit(why: str, path: str, short: str, **item: Any) -> ValidationFailed:
     return ValidationFailed(f"this chart cannot be drawn: {why}", [ErrorItem(path, short, **item)])
 
 
-def choose(names: list[str], types: dict[str, str], roles: dict[str, str], rows: int) -> Choice:
+def choose(names: list[str], types: dict[str, str], roles: dict[str, str], column: dict[str, list]) -> Choice:
     """The default chart of an answer with these columns (in order), types and roles; a refusal
     saying why and what would draw when there is none."""
+    rows = len(column[names[0]]) if names else 0
     if not rows:
         raise _refusal(NO_ROWS)
     numbers = tuple(n for n in names if roles[n] == "number")
@@ -78,7 +79,7 @@ def choose(names: list[str], types: dict[str, str], roles: dict[str, str], rows:
             f"no column of the answer is a number ({shown}); a chart draws numbers: aggregate one "
             "(count, sum …) by a text or date column"
         )
-    kind = _kind(names, roles)
+    kind = _kind(names, roles, column)
     if kind == "line":
         return Choice("line", (times[0],), numbers, labels)
     if kind == "bar":
@@ -93,14 +94,24 @@ def choose(names: list[str], types: dict[str, str], roles: dict[str, str], rows:
     return Choice("scatter", (numbers[0],), numbers[1:])
 
 
-def _kind(names: list[str], roles: dict[str, str]) -> str:
-    """The kind the columns' roles call for: a line over a first date column (or a date and no
-    text), bars by text, else a scatter of numbers."""
+def _kind(names: list[str], roles: dict[str, str], column: dict[str, list]) -> str:
+    """The kind the columns call for: a line over a first date column, or over a date with no
+    text, or over a date the text columns make a few series of (segment, month: a line per
+    segment); bars by text; else a scatter of numbers."""
     times = [n for n in names if roles[n] == "time"]
     labels = [n for n in names if roles[n] == "label"]
-    if times and (names[0] == times[0] or not labels):
+    if times and (names[0] == times[0] or not labels or _series(column, labels, times[0])):
         return "line"
     return "bar" if labels else "scatter"
+
+
+def _series(column: dict[str, list], labels: list[str], time: str) -> bool:
+    """Whether the text columns split the rows into at most MAX_LINES series of two points or
+    more on average, each date once in a series: a grouped answer over time, not a list of rows."""
+    keys = list(zip(*(column[n] for n in labels)))
+    series = set(keys)
+    pairs = set(zip(keys, column[time]))
+    return len(series) <= MAX_LINES and len(keys) >= 2 * len(series) and len(pairs) == len(keys)
 
 
 def _named(name: Any, path: str, names: list[str]) -> str:
@@ -124,7 +135,7 @@ def chosen(
     names: list[str],
     types: dict[str, str],
     roles: dict[str, str],
-    rows: int,
+    column: dict[str, list],
     kind: str | None = None,
     x: str | list[str] | None = None,
     y: str | list[str] | None = None,
@@ -158,11 +169,11 @@ def chosen(
                 received=n,
             )
     if kind is None and xs is None and ys is None:
-        return choose(names, types, roles, rows)
-    if not rows:
+        return choose(names, types, roles, column)
+    if not any(column.values()):
         raise _refusal(NO_ROWS)
     if kind is None:
-        kind = _kind(names, roles) if xs is None else _kind_of(roles, xs)
+        kind = _kind(names, roles, column) if xs is None else _kind_of(roles, xs)
     if xs is not None and len(xs) > 1 and kind != "bar":
         raise _unfit(f"a {kind} chart has one x column; {len(xs)} were given", "x", "one column", received=list(xs))
     if xs is None:
@@ -265,7 +276,7 @@ def plot(
     column = {n: [row[k] for row in table] for k, n in enumerate(names)}
     types = {c.name: c.type for c in answer.columns}
     roles = {n: _role(types[n], column[n]) for n in names}
-    choice = chosen(names, types, roles, len(table), kind, x, y)
+    choice = chosen(names, types, roles, column, kind, x, y)
     said = {n: f"{n} (hours)" if types[n] == "duration" else n for n in names}  # how axes and legends name it
     notes = []
     if answer.truncated:
@@ -281,6 +292,9 @@ def plot(
             for name in choice.y:
                 xs, ys = [_drawn(v) for v in column[choice.x[0]]], [_drawn(v) for v in column[name]]
                 ax.scatter(xs, ys, s=18, label=said[name])
+            blank = sum(any(column[n][k] is None for n in (*choice.x, *choice.y)) for k in range(len(table)))
+            if blank:  # a point needs both values: one without is not drawn, and that is said
+                notes.append(f"{blank:,} row{'s' if blank > 1 else ''} with an empty value not drawn")
         ax.set_xlabel(said[choice.x[0]])
         ax.set_ylabel(said[choice.y[0]] if len(choice.y) == 1 else "")
     if len(ax.get_legend_handles_labels()[0]) > 1:
@@ -338,6 +352,9 @@ def _lines(ax, choice: Choice, column: dict[str, list], said: dict[str, str], ro
         if column[x][k] is not None:
             groups.setdefault(_label(list(key)), []).append(k)
     notes = []
+    unplaced = sum(v is None for v in column[x])
+    if unplaced:
+        notes.append(f"{unplaced:,} row{'s' if unplaced > 1 else ''} without {x} left out")
     if len(groups) * len(choice.y) > MAX_LINES:
         kept = max(1, MAX_LINES // len(choice.y))
         notes.append(f"the first {kept} of {len(groups)} {JOIN.join(choice.split)} as lines")

@@ -14,7 +14,7 @@ import sys
 from decimal import Decimal
 
 import pytest
-from conftest import CSV
+from conftest import CSV, ROOT
 
 import tabular
 from tabular import cli
@@ -43,8 +43,10 @@ def home(tmp_path_factory):
 def ns(home):
     with tabular.connect(str(home)) as engine:
         ns = engine.namespace("acme", "charts")
-        for name in ("sales.csv", "floats.csv", "dates_ambiguous.csv", "times_durations.csv"):
+        for name in ("sales.csv", "floats.csv", "dates_ambiguous.csv", "times_durations.csv", "nulls.csv"):
             assert ns.ingest_file(CSV / name, source_uri=name).state == "ready"
+        for name in ("orders.csv", "customers.csv"):
+            assert ns.ingest_file(ROOT / "fixtures" / "query" / name, source_uri=name).state == "ready"
         yield ns
 
 
@@ -121,6 +123,29 @@ def test_a_date_and_a_text_column_draw_a_line_per_text_value(ns):
     assert {t.get_text() for t in ax.get_legend().get_texts()} == set(lines)
 
 
+def test_a_text_column_that_makes_a_few_series_over_months_draws_a_line_each(ns):
+    answer = ns.query(
+        {
+            "datasets": [{"source_uri": "orders.csv", "alias": "o"}, {"source_uri": "customers.csv", "alias": "c"}],
+            "joins": [{"alias": "c", "on": [{"left": "o.customer_id", "right": "c.customer_id"}]}],
+            "group_by": [{"column": "c.segment"}, {"column": "o.ordered_on", "bucket": "month"}],
+            "aggregates": [{"fn": "sum", "column": "o.amount"}],
+        }
+    )
+    segments = column(answer, "c.segment")
+    assert answer.columns[0].name == "c.segment" and len(set(segments)) < len(segments)
+    ax = answer.plot().axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert set(lines) == set(segments)
+    retail = sorted((m, s) for g, m, s in answer.typed_rows() if g == "Retail" and m is not None)
+    assert list(lines["Retail"].get_xdata()) == [m for m, _ in retail]
+    assert list(lines["Retail"].get_ydata()) == [float(s) for _, s in retail]
+    undated = column(answer, "o.ordered_on_month").count(None)  # orders with no date: said, not drawn
+    assert (
+        undated and f"{undated} row{'s' if undated > 1 else ''} without o.ordered_on_month left out" in ax.get_title()
+    )
+
+
 def test_numbers_only_are_a_scatter_of_the_first_against_the_others(ns):
     answer = ns.query({"datasets": [{"source_uri": "floats.csv"}]})
     ax = answer.plot().axes[0]
@@ -130,6 +155,16 @@ def test_numbers_only_are_a_scatter_of_the_first_against_the_others(ns):
     assert [float(p[0]) for p in points["y"]] == drawn(column(answer, "id"))
     assert [float(p[1]) for p in points["y"]] == drawn(column(answer, "y"))
     assert any(isinstance(v, Decimal) for v in column(answer, "y"))  # exact in the answer, drawn as floats
+
+
+def test_points_with_an_empty_value_are_not_drawn_and_the_chart_says_how_many(ns):
+    answer = ns.query({"datasets": [{"source_uri": "nulls.csv"}], "select": [{"column": "id"}, {"column": "score"}]})
+    scores = column(answer, "score")
+    ax = answer.plot().axes[0]
+    (points,) = ax.collections
+    drawn_points = [(float(a), float(b)) for a, b in points.get_offsets() if b == b]  # NaN is not drawn
+    assert drawn_points == [(float(i), float(v)) for i, v in zip(column(answer, "id"), scores) if v is not None]
+    assert f"{scores.count(None)} rows with an empty value not drawn" in ax.get_title()
 
 
 def test_long_labels_are_drawn_across_first_row_at_the_top(ns):
