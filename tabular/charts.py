@@ -1,12 +1,15 @@
 """A chart of an answer: a bar, line or scatter chosen from its columns' types (or as the caller
 says), drawn offline by matplotlib, which is imported only when a chart is drawn.
 
-The rule, from the answer's columns: a date or datetime first column with numbers → a line per
-number (split by the text columns, one line each); a text column with numbers → bars; numbers
-only → a scatter of the first against the others. A chart is a picture: each exact value
-(a Decimal) is converted once to a float to be drawn, and the answer keeps it exact; the bars say
-their exact values when there are few. What the chart leaves out says itself under the title: a
-truncated answer, bars or lines past the most drawn, an incomplete answer's reasons."""
+The rule, from the answer's columns: a date or datetime column with numbers → a line per
+number, and per value of the text columns, when the date comes first, or there is no text, or
+the text makes a few series over the dates (segment, month); else text with numbers → bars;
+numbers only → a scatter of the first against the others; no number, no row, or one number with
+nothing to draw it against → refused, saying what would draw. A chart is a picture: each exact
+value (a Decimal) is converted once to a float to be drawn, and the answer keeps it exact; the
+bars say their exact values when there are few. What the chart leaves out says itself under the
+title: a truncated answer, bars or lines past the most drawn, rows without a value to place, an
+incomplete answer's reasons, the receipt's warnings."""
 
 from __future__ import annotations
 
