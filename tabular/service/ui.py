@@ -164,6 +164,22 @@ class Pages:
     async def run(self, request: Request, visit: Visit, op: str, body: dict) -> Any:
         return await self.service.run(REGISTRY[op], visit.body(**body), visit.grant, request_id(request))
 
+    async def run_all(self, request: Request, visit: Visit, op: str, bodies: list[dict]) -> list[Any]:
+        """One read op for each body, as `run` runs it (the role and namespace checked for each,
+        the org's slot and a slot held), in one trip to a worker thread: a page of 50 sources
+        paid a thread hop per source (7 ms each on a busy machine, 1.3 ms in the op)."""
+        spec = REGISTRY[op]
+        assert not spec.audited, "a change is run one at a time, by run()"
+        if not bodies:
+            return []
+        checked = [self.tokens.authorize(visit.grant, spec, visit.body(**b)) for b in bodies]
+        release = await self.service.hold(str(checked[0].get("org") or self.service.settings.default_org))
+        try:
+            engine, caller = self.service.engine, visit.grant.name
+            return await run_in_threadpool(lambda: [engine.run(spec.name, b, caller) for b in checked])
+        finally:
+            release()
+
 
 def _path_keys(path: str) -> list[str | int]:
     """`where[2].value` as ["where", 2, "value"]."""
@@ -231,12 +247,10 @@ def _sources_routes(pages: Pages, router: APIRouter) -> None:
     async def sources(request: Request, visit: Visit) -> Response:
         cursor = request.query_params.get("cursor", "")
         listed = await pages.run(request, visit, "knowledge.list", {"limit": SOURCES_PAGE, "cursor": cursor})
-        rows = []
-        for row in listed.rows:
-            got = None
-            if not row.deleted:
-                got = await pages.run(request, visit, "knowledge.dataset_get", {"source_uri": row.source_uri})
-            rows.append((row, got.datasets if got is not None and got.found else []))
+        live = [row.source_uri for row in listed.rows if not row.deleted]
+        got = await pages.run_all(request, visit, "knowledge.dataset_get", [{"source_uri": uri} for uri in live])
+        datasets = {uri: answer.datasets if answer.found else [] for uri, answer in zip(live, got)}
+        rows = [(row, datasets.get(row.source_uri, [])) for row in listed.rows]
         status = None
         ingestion = request.query_params.get("ingestion", "")
         if ingestion:

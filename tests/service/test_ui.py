@@ -15,6 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tabular.engine import Engine
+from tabular.service import ui
 from tabular.service.auth import TokenEntry, Tokens, token_hash
 from tabular.service.http import create_app
 from tabular.service.ui import fixed_plan
@@ -168,6 +169,8 @@ def test_a_typo_in_a_plan_is_fixed_by_one_link_and_the_csv_is_the_apis_answer(si
     assert fixed == {**plan, "group_by": [{"column": "id"}]}
     done = single.get(fix)
     assert 'id="result"' in done.text and 'id="plan-errors"' not in done.text
+    if ui.charts is not None:
+        assert 'id="chart" src="data:image/png;base64,' in done.text
     api = single.post("/v1/knowledge.query", json=fixed).json()
     link = html.unescape(re.search(r'id="download-csv" href="([^"]+)"', done.text).group(1))
     got = single.get(link)
@@ -221,3 +224,43 @@ def test_one_org_sees_nothing_of_another_and_a_viewer_cannot_approve(tenants):
     refused = victor.post("/ui/approve", data=forged, headers=ORIGIN)
     assert refused.status_code == 403 and "needs the writer role" in refused.text
     assert "not yet" in alice.get("/ui/datasets/secret-a.csv").text  # nothing approved
+
+
+def test_a_question_in_words_shows_its_answer_plan_and_citations(single):
+    assert upload(single, CSV / "sales.csv", "files/sales.csv") == "ready"
+    task = "What is the total amount sold in the north region?"
+    page = single.get("/ui/ask", params={"task": task, "sources": "files/sales.csv"}).text
+    answered = page.split('id="synthesized"', 1)[1]
+    assert "580.75" in answered and "[knowledge.query#1]" in answered
+    assert "Answer columns: <code>sum_amount</code>" in answered and "SELECT SUM" in html.unescape(answered)
+    plan = html.unescape(re.search(r'href="(/ui/ask\?plan=[^"]+)">open its plan', answered).group(1))
+    assert "580.75" in single.get(plan).text  # the plan it ran, runnable from its link
+
+
+def test_a_namespace_named_in_the_url_is_the_one_shown_and_changed(single):
+    assert upload(single, CSV / "dates_ambiguous.csv", "only-here.csv") == "ready"
+    other = single.get("/ui/sources", params={"namespace": "elsewhere"}).text
+    assert 'value="elsewhere"' in other and "only-here.csv" not in other and 'id="no-sources"' in other
+    assert 'action="/ui/upload?namespace=elsewhere"' in other
+
+
+def test_over_https_the_cookies_are_secure(tenants):
+    c = TestClient(tenants, base_url="https://127.0.0.1:8443")
+    page = c.get("/ui/signin")
+    assert "Secure" in page.headers["set-cookie"]
+    r = c.post(
+        "/ui/signin",
+        data={"csrf": csrf_of(page.text), "token": "tok-a-writer"},
+        headers={"Origin": "https://127.0.0.1:8443"},
+        follow_redirects=False,
+    )
+    cookies = [v for k, v in r.headers.multi_items() if k == "set-cookie"]
+    assert cookies and all("Secure" in v and "HttpOnly" in v for v in cookies)
+
+
+def test_a_viewer_sees_no_upload_delete_or_retype(tenants):
+    victor = signed_in(tenants, "tok-a-viewer")
+    page = victor.get("/ui/sources").text
+    assert 'id="upload"' not in page and ">Delete<" not in page
+    alice = signed_in(tenants, "tok-a-writer")
+    assert 'id="upload"' in alice.get("/ui/sources").text
