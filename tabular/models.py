@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from .display import (
     cancel_html,
@@ -413,9 +413,12 @@ class DatasetGetOut(SourceAnswer):
     found: bool
     revision: int | None = None
     datasets: list[DatasetOut] = Field(default_factory=list)
+    # The source and dataset_id asked for, set by the namespace that asked: its views write them
+    # in the calls that answer the questions.
+    _asked: tuple[str, str] | None = PrivateAttr(None)
 
     def _repr_html_(self) -> str:
-        return datasets_html(self)
+        return datasets_html(self, *(self._asked or (None, "")))
 
     def __repr__(self) -> str:
         return datasets_repr(self)

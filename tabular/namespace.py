@@ -125,9 +125,11 @@ class NamespaceOps:
         return self._run(op, self._body(**(body or {})))
 
     def dataset_get(self, source_uri: str, dataset_id: str = "", sample_rows: int = 0) -> DatasetGetOut:
-        return self._run(
+        got = self._run(
             "knowledge.dataset_get", self._body(source_uri=source_uri, dataset_id=dataset_id, sample_rows=sample_rows)
         )
+        got._asked = (source_uri, dataset_id)  # its views write them in the calls that answer its questions
+        return got
 
     def approve(
         self,

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from .. import connect
 from ..charts import SAVED_AS as CHART_FILES
+from ..display.questions import answer_kind
 from ..results import FORMATS as RESULT_FORMATS
 from ..results import format_of
 from .show import cell_text, counted, show_answer, show_datasets, warn_ignored
@@ -62,7 +63,7 @@ def cmd_ingest(args, console: Console) -> int:
                 print(json.dumps(status.model_dump(mode="json"), ensure_ascii=False))
             elif status.state == "ready":
                 console.print(f"[green]ready[/green] {escape(str(path))} → {escape(uri)} revision {status.revision}")
-                show_datasets(console, ns.dataset_get(uri))
+                show_datasets(console, ns.dataset_get(uri), uri)
             else:
                 failed += 1
                 console.print(
@@ -93,7 +94,7 @@ def cmd_datasets(args, console: Console) -> int:
             print(json.dumps(got.model_dump(mode="json"), ensure_ascii=False, indent=2))
             return 0 if got.found else 1
         _found(got, args.uri, args.dataset_id)
-        show_datasets(console, got)
+        show_datasets(console, got, args.uri, args.dataset_id)
     return 0
 
 
@@ -113,7 +114,7 @@ def cmd_approve(args, console: Console) -> int:
     columns, formats = _pairs(args.set, "--set"), _pairs(args.format, "--format")
     with engine:
         snapshot = args.snapshot_id
-        if not snapshot:
+        if not snapshot or args.answer:
             got = ns.dataset_get(args.uri, args.dataset)
             _found(got, args.uri, args.dataset)
             if len(got.datasets) > 1 and not args.dataset:
@@ -121,7 +122,13 @@ def cmd_approve(args, console: Console) -> int:
                 raise Refused(
                     f"{args.uri!r} holds {len(got.datasets)} datasets ({names}); name the one to approve after the source"
                 )
-            snapshot = got.datasets[0].snapshot_id
+            snapshot = snapshot or got.datasets[0].snapshot_id
+            for kind, choice in _pairs(args.answer, "--answer").items():
+                try:  # every question of the kind, answered alike; --set and --format name columns over it
+                    more_columns, more_formats = answer_kind(got.datasets[0].questions, kind, choice)
+                except ValueError as err:
+                    raise Refused(f"--answer {kind}={choice}: {err}") from None
+                columns, formats = {**more_columns, **columns}, {**more_formats, **formats}
         preview = ns.approve(args.uri, snapshot, columns, formats, args.dataset, args.allow_rejects, dry_run=True)
         _found(preview, args.uri, args.dataset)
         rejecting = [c for c in preview.changes if c.rows_rejected]
@@ -152,7 +159,7 @@ def cmd_approve(args, console: Console) -> int:
             console.print(
                 f"  {escape(c.column)}: {c.before.type} {escape(c.before.format)} → {c.after.type} {escape(c.after.format)} (rejects {c.rows_rejected} rows)"
             )
-        show_datasets(console, ns.dataset_get(args.uri, d.dataset_id))
+        show_datasets(console, ns.dataset_get(args.uri, d.dataset_id), args.uri, d.dataset_id)
     return 0
 
 
@@ -315,7 +322,7 @@ def cmd_demo(args, console: Console) -> int:
             uri = demo.prefix + Path(name).name
             status = ns.ingest_file(manifest.parent / name, source_uri=uri)
             console.rule(f"{Path(name).name}: {status.state}")
-            show_datasets(console, ns.dataset_get(uri, sample_rows=0))
+            show_datasets(console, ns.dataset_get(uri, sample_rows=0), uri)
         for shown in demo.plans:
             console.rule(shown.title)
             console.print(escape(json.dumps(shown.plan)))

@@ -10,6 +10,8 @@ from rich.markup import escape
 from rich.rule import Rule
 from rich.table import Table
 
+from ..display.questions import asked, kind_command, option_words
+
 
 def counted(count: int, noun: str) -> str:
     """'1 row', '2 rows'."""
@@ -25,7 +27,11 @@ def cell_text(value) -> str:
     return str(value)
 
 
-def show_datasets(console: Console, got) -> None:
+def show_datasets(console: Console, got, source_uri: str | None = None, dataset_id: str = "") -> None:
+    """Each dataset: its columns, open questions (alike ones as one, with the command that answers
+    them all, naming `source_uri` and the dataset where one was asked or there are several),
+    rejected rows, warnings and sample rows."""
+    several = len(got.datasets) > 1 or bool(dataset_id)
     for d in got.datasets:
         where = [d.origin.format] + [
             f"{k} {v!r}" if k == "delimiter" else f"{k} {v}"
@@ -51,11 +57,9 @@ def show_datasets(console: Console, got) -> None:
                 )
             )
         console.print(table)
-        for q in d.questions:
-            options = "; ".join(f"{o.type} {o.format} (rejects {o.rows_rejected})" for o in q.options)
-            console.print(
-                f"  [yellow]question[/yellow] {escape(q.column or '(table)')} \\[{q.kind}] {escape(q.question)}  options: {escape(options)}"
-            )
+        groups = asked(d.questions)
+        for group in groups:
+            show_asked(console, group, groups, d, source_uri, several)
         for r in d.rejected:
             console.print(
                 f"  [red]rejected[/red] row {r.row_id} (line {r.line}) {escape(r.column or '')}: {escape(repr(r.value))} — {escape(r.reason)}"
@@ -68,6 +72,36 @@ def show_datasets(console: Console, got) -> None:
             _show_rows(
                 console, names, [c.type for c in d.columns], [[row.get(name) for name in names] for row in d.sample]
             )
+
+
+def show_asked(console: Console, group, groups: list, d, source_uri: str | None, several: bool) -> None:
+    """An open question, or alike ones as one entry naming their columns, each option with what
+    it rejects and the command that answers every column so."""
+    q = group.first
+    if len(group.questions) == 1:
+        console.print(
+            f"  [yellow]question[/yellow] {escape(q.column or '(table)')} \\[{q.kind}] {escape(q.question)}",
+            soft_wrap=True,
+        )
+    else:
+        said = f": {q.question}" if group.alike else ", each on its own values"
+        console.print(
+            f"  [yellow]question[/yellow] {len(group.questions)} columns \\[{q.kind}] ask the same{escape(said)}",
+            soft_wrap=True,
+        )
+        console.print(f"    columns: {escape(', '.join(group.columns))}", soft_wrap=True)
+    for k, o in enumerate(q.options):
+        rejects = sorted({x.options[k].rows_rejected for x in group.questions})
+        rejected = f"{rejects[0]:,}" if len(rejects) == 1 else f"{rejects[0]:,} to {rejects[-1]:,}"
+        held = " (held now)" if group.held(o) else ""
+        console.print(
+            f"    {escape(option_words(o))}{held}, rejects {rejected}: [bold]{escape(kind_command(group, o, groups, source_uri, d, several))}[/bold]",
+            soft_wrap=True,
+        )
+    if len(group.questions) > 1 or len(q.options) > 1:
+        console.print(
+            "    [dim](one approval settles every open question of the dataset: the columns it names as named, the others as held)[/dim]"
+        )
 
 
 def _show_rows(console: Console, names: list[str], types: list[str], rows: list[list]) -> None:

@@ -56,6 +56,7 @@ EXAMPLES = {
     "approve": [
         "tabular approve sales.csv --format booked=%m/%d/%Y",
         "tabular approve budget.xlsx Q1 --set code=string",
+        "tabular approve flags.csv --answer bool_or_number=bool",
     ],
     "history": ["tabular history sales.csv"],
     "query": [
@@ -252,7 +253,7 @@ def _data_commands(c: Commands) -> None:
     c.json_flag(p, "the restore answer")
     p = c.command(
         "approve",
-        "settle a dataset's types (knowledge.dataset_approve): --set col=type, --format col=PATTERN",
+        "settle a dataset's types (knowledge.dataset_approve): --set col=type, --format col=PATTERN, --answer kind=choice",
         cmd_approve,
     )
     c.source_arg(p)
@@ -270,6 +271,14 @@ def _data_commands(c: Commands) -> None:
         default=[],
         metavar="COL=PATTERN",
         help="e.g. when=%%m/%%d/%%Y, when=MDY, weight=decimal_mark=,",
+    )
+    p.add_argument(
+        "--answer",
+        action="append",
+        default=[],
+        metavar="KIND=CHOICE",
+        help="answer every open question of a kind with its option of that type or format (bool_or_number=bool: "
+        "every 0/1 column a yes/no flag; date_order=%%m/%%d/%%Y); --set and --format name columns over it",
     )
     p.add_argument(
         "--snapshot-id",

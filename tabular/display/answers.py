@@ -28,6 +28,7 @@ from .html import (
     result_rows,
     view,
 )
+from .questions import Asked, asked, column_list, kind_command, option_words, python_call
 
 # --- the query answer -----------------------------------------------------------------------
 
@@ -62,26 +63,64 @@ def query_repr(answer) -> str:
 # --- dataset_get ----------------------------------------------------------------------------
 
 
-def _question(q) -> str:
+def _rejects(group: Asked, k: int) -> str:
+    """The rows option `k` rejects: one count, or the least and most of the group's columns."""
+    counts = [q.options[k].rows_rejected for q in group.questions]
+    low, high = min(counts), max(counts)
+    return f"{low:,}" if low == high else f"{low:,} to {high:,}"
+
+
+def _asked(group: Asked, groups: list[Asked], d, source_uri: str | None, several: bool) -> str:
+    """An open question, or a group of alike ones, with its options, what each rejects, and the
+    one approval (ns.approve, tabular approve) that answers every column of it."""
+    q = group.first
+    examples = [
+        next((x.options[k].example for x in group.questions if x.options[k].example), None)
+        for k in range(len(q.options))
+    ]
     options = html_table(
-        ["option: type", "format", "rows it rejects", "example"],
+        ["option: type", "format", "rows it rejects", "example", "answer every column so"],
         (
             [
-                esc(o.type)
-                + (" <small>(held now)</small>" if (o.type, o.format) == (q.current.type, q.current.format) else ""),
+                esc(o.type) + (" <small>(held now)</small>" if group.held(o) else ""),
                 esc(o.format),
-                f"{o.rows_rejected:,}",
-                "" if o.example is None else cell(o.example),
+                _rejects(group, k),
+                "" if examples[k] is None else cell(examples[k]),
+                f"<code>{esc(python_call(group, o, source_uri, d, several))}</code><br>"
+                f'<small style="{TYPE}"><code>{esc(kind_command(group, o, groups, source_uri, d, several))}</code></small>',
             ]
-            for o in q.options
+            for k, o in enumerate(q.options)
         ),
         (2,),
         css="tabular-options",
     )
+    if len(group.questions) == 1:
+        head = f"<b>open question on {esc(q.column)}</b> ({esc(q.kind)}, <code>{esc(q.id)}</code>): {esc(q.question)}"
+        columns = ""
+    else:
+        head = f"<b>{len(group.questions)} columns ask the same question</b> ({esc(q.kind)})" + (
+            f": {esc(q.question)}" if group.alike else ", each on its own values"
+        )
+        rows = [
+            [f"<b>{esc(x.column)}</b>", f"<code>{esc(x.id)}</code>"]
+            + ([] if group.alike else [esc(x.question)])
+            + [f"{o.rows_rejected:,}" for o in x.options]
+            for x in group.questions
+        ]
+        table = html_table(
+            ["column", "question id"]
+            + ([] if group.alike else ["question"])
+            + [f"rejects as {esc(option_words(o))}" for o in q.options],
+            rows,
+            range(2 if group.alike else 3, 3 + len(q.options)),
+            css="tabular-asked-columns",
+        )
+        columns = fold(f"the {len(group.questions)} columns: {column_list(group)}", table, "tabular-asked")
     return (
-        f'<div class="tabular-question" style="{HIGHLIGHT}"><b>open question on {esc(q.column)}</b> ({esc(q.kind)}, <code>{esc(q.id)}</code>): '
-        f"{esc(q.question)}<br><small>held now as {esc(q.current.type)} {esc(q.current.format)}; answer it with ns.approve "
-        f"(knowledge.dataset_approve)</small>{options}</div>"
+        f'<div class="tabular-question" style="{HIGHLIGHT}">{head}<br><small>held now as {esc(q.current.type)} '
+        f"{esc(q.current.format)}; one approval answers {'it' if len(group.questions) == 1 else 'them all'} "
+        f"(knowledge.dataset_approve), and settles every other open question of the dataset as held</small>"
+        f"{columns}{options}</div>"
     )
 
 
@@ -138,7 +177,8 @@ def _sample(d) -> str:
     return f"{table}<p class='tabular-footer'><small>showing {len(shown):,} of {plural(len(d.sample), 'sample row')}</small></p>"
 
 
-def _dataset(d) -> str:
+def _dataset(d, source_uri: str | None = None, several: bool = False) -> str:
+    groups = asked(d.questions)
     title = f"<b>{esc(d.dataset_id)}</b>" + (
         f" <small>({esc(d.name)})</small>" if d.name and d.name != d.dataset_id else ""
     )
@@ -161,7 +201,7 @@ def _dataset(d) -> str:
     return div(
         "tabular-dataset",
         f'<p style="font-size:1.1em;margin:8px 0 2px">{title}</p><p style="margin:2px 0"><small>{" · ".join(facts)}</small></p>',
-        "".join(_question(q) for q in d.questions),
+        "".join(_asked(g, groups, d, source_uri, several) for g in groups),
         _columns(d),
         _rejected(d),
         bullets("warnings", d.warnings, "tabular-warnings", NOTE),
@@ -170,11 +210,14 @@ def _dataset(d) -> str:
     )
 
 
-def datasets_html(got) -> str:
+def datasets_html(got, source_uri: str | None = None, dataset_id: str = "") -> str:
+    """dataset_get's answer; `source_uri` and `dataset_id` (what was asked, when known) are
+    written in the calls that answer its questions."""
     if not got.found:
         return view("tabular-datasets", f"<p>not found: no such source or dataset in this namespace{meant(got)}</p>")
     head = f"<p><b>{plural(len(got.datasets), 'dataset')}</b> of revision {esc(got.revision)}</p>"
-    return view("tabular-datasets", head, ignored_note(got), *(_dataset(d) for d in got.datasets))
+    several = len(got.datasets) > 1 or bool(dataset_id)  # the approval must name its dataset
+    return view("tabular-datasets", head, ignored_note(got), *(_dataset(d, source_uri, several) for d in got.datasets))
 
 
 def datasets_repr(got) -> str:
