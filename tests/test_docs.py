@@ -13,13 +13,6 @@ import pytest
 from docblocks import PAGES, ROOT, Session, blocks, cli_examples, parse_example, problems, reader_env
 
 
-@pytest.fixture(scope="module")
-def fixtures_copy(tmp_path_factory) -> Path:
-    copy = tmp_path_factory.mktemp("fixtures") / "fixtures"
-    shutil.copytree(ROOT / "fixtures", copy)
-    return copy
-
-
 def test_every_page_is_linked_from_the_readme_and_every_block_is_tagged():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     unlinked = [p.name for p in PAGES[1:] if f"](docs/{p.name})" not in readme]
@@ -50,6 +43,39 @@ def test_the_generated_cli_examples_parse():
     assert parse_example(["ingest", "--no-such-option", "a.csv"]), "the parser took a wrong option"
 
 
+# The blocks that cannot run by their nature, each with why and what runs it instead: a new one
+# must be added here on purpose.
+NOT_RUN = 5
+
+
+def test_the_blocks_not_run_are_few_and_say_why():
+    marked = [b for page in PAGES for b in blocks(page) if b.not_run is not None]
+    assert all(b.not_run for b in marked), [b.where for b in marked if not b.not_run]
+    assert len(marked) == NOT_RUN, "\n".join(f"{b.where}: {b.not_run}" for b in marked)
+
+
+def test_every_plan_shown_in_the_docs_is_answered(tmp_path):
+    """The JSON blocks that are plans (a `datasets` key), over fixtures/query's orders, customers
+    and items ingested under the names the plans use: each is answered, none refused."""
+    import json
+
+    import tabular
+
+    plans = [(b, json.loads(b.body)) for page in PAGES for b in blocks(page) if b.tag == "json"]
+    plans = [(b, plan) for b, plan in plans if isinstance(plan, dict) and "datasets" in plan]
+    assert len(plans) >= 4, [b.where for b, _ in plans]
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("default", "default")
+        for name in ("orders", "customers", "items"):
+            ns.ingest_file(ROOT / "fixtures" / "query" / f"{name}.csv", source_uri=f"{name}.csv", progress=False)
+        for block, plan in plans:
+            try:
+                answer = engine.call("knowledge.query", plan)
+            except tabular.TabularError as e:
+                raise AssertionError(f"{block.where}: the plan is refused: {e}") from None
+            assert answer["columns"], block.where
+
+
 # README.md's blocks run in tests/test_newcomer.py, in a fresh clone, as a newcomer types them.
 # docs/clickhouse.md's load chdb, in-process ClickHouse (8 s and more before its first answer):
 # make test-long runs them; the parity tests run chdb in make test.
@@ -58,12 +84,12 @@ RUN = [pytest.param(p, marks=pytest.mark.slow) if p.name in HEAVY else p for p i
 
 
 @pytest.mark.parametrize("page", RUN, ids=[p.name for p in PAGES[1:]])
-def test_every_block_of_the_page_runs(page, fixtures_copy, tmp_path):
+def test_every_block_of_the_page_runs(page, tmp_path):
     found = blocks(page)
     run = [b for b in found if b.tag in ("python", "sh", "bash", "console") and not b.generated]
     if not run:
         pytest.skip(f"{page.name} has no block to run")
-    shutil.copytree(fixtures_copy, tmp_path / "fixtures")
+    shutil.copytree(ROOT / "fixtures", tmp_path / "fixtures")
     session = Session(tmp_path, reader_env(Path(sys.executable).parent))
     skipped = []
     try:
