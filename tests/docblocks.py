@@ -137,30 +137,39 @@ def free_port() -> int:
 class Session:
     """One reader at one folder: a bash, a python and, when a block needs it, `tabular serve`."""
 
-    def __init__(self, cwd: Path, env: dict, python: str = sys.executable, serve: list[str] | None = None):
-        self.cwd, self.env, self.python = cwd, env, python
+    def __init__(
+        self,
+        cwd: Path,
+        env: dict,
+        python: str = sys.executable,
+        serve: list[str] | None = None,
+        block_seconds: float = BLOCK_SECONDS,
+    ):
+        self.cwd, self.env, self.python, self.block_seconds = cwd, env, python, block_seconds
         self.serve_command = serve or ["tabular", "serve"]
         self.shells: dict[str, _Driven] = {}
         self.server: subprocess.Popen | None = None
         self.port = 0
+        self.transcript = ""  # what every block printed, in order
 
     def run(self, block: Block) -> None:
+        """Type the block; an AssertionError says what it printed when it failed."""
         body = block.body
         if PORT.search(body):
             self.start_server()
             body = PORT.sub(str(self.port), body)
         if block.tag == "python":
-            self._shell("python").run(block, json.dumps(body) + "\n")
+            self.transcript += self._shell("python").run(block, json.dumps(body) + "\n")
         elif block.tag in ("sh", "bash"):
-            self._shell("bash").run(block, _bash_step(body))
+            self.transcript += self._shell("bash").run(block, _bash_step(body))
         elif block.tag == "console":
             commands = "\n".join(line[2:] for line in body.splitlines() if line.startswith("$ "))
-            self._shell("bash").run(block, _bash_step(commands + "\n"))
+            self.transcript += self._shell("bash").run(block, _bash_step(commands + "\n"))
 
     def _shell(self, kind: str) -> _Driven:
         if kind not in self.shells:
             command = [self.python, "-u", "-c", PY_DRIVER] if kind == "python" else ["bash", "--noprofile", "--norc"]
-            self.shells[kind] = _Driven(command, self.cwd, self.env)
+            self.shells[kind] = _Driven(command, self.cwd, self.env, self.block_seconds)
             if kind == "bash":
                 self.shells[kind].send(
                     'set -E -o pipefail\ntrap \'printf "\\n@@failed@@ %s\\n" "$BASH_COMMAND"\' ERR\n'
@@ -227,7 +236,8 @@ for line in sys.stdin:
 class _Driven:
     """A process fed blocks on stdin, whose output is read until each block says it ended."""
 
-    def __init__(self, command: list[str], cwd: Path, env: dict):
+    def __init__(self, command: list[str], cwd: Path, env: dict, seconds: float):
+        self.seconds = seconds
         self.process = subprocess.Popen(
             command,
             cwd=cwd,
@@ -250,14 +260,14 @@ class _Driven:
         self.process.stdin.write(text)
         self.process.stdin.flush()
 
-    def run(self, block: Block, text: str) -> None:
+    def run(self, block: Block, text: str) -> str:
         self.send(text)
-        said, deadline = [], time.monotonic() + BLOCK_SECONDS
+        said, deadline = [], time.monotonic() + self.seconds
         while True:
             try:
                 line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
             except queue.Empty:
-                raise AssertionError(f"{block.where}: no end in {BLOCK_SECONDS} s\n{''.join(said)}") from None
+                raise AssertionError(f"{block.where}: no end in {self.seconds} s\n{''.join(said)}") from None
             if line is None:
                 raise AssertionError(f"{block.where}: the {block.tag} session ended\n{''.join(said)}")
             if line.startswith(DONE):
@@ -265,6 +275,7 @@ class _Driven:
             said.append(line)
         failed = line.split()[1] != "0" or any(s.startswith("@@failed@@") for s in said)
         assert not failed, f"{block.where}: the {block.tag} block failed\n{block.body}\n--- it said:\n{''.join(said)}"
+        return "".join(said)
 
     def close(self) -> None:
         try:

@@ -1,7 +1,8 @@
 """A newcomer's path (issue 36): the repository cloned into a new folder, then the README's first
 hour typed there block by block, as written, in one shell and one Python (`tabular serve` started
 where the README says to start it in a second terminal, on a free port that is put in the blocks
-for 8765). Every README block is in the first hour but the opening `make demo` / `make test`.
+for 8765). Every README block is in the first hour but the opening `make demo` / `make test`. What
+the README shows as output (its `text` blocks) must have been printed by the commands before it.
 
 The default run does not install: `make setup` is the one line it does not type; it links the
 clone's `.venv` to this venv instead, whose interpreter then imports the clone's code
@@ -44,10 +45,16 @@ def walk(repo: Path, readme: Path, install: bool) -> list[Block]:
     else:
         (repo / ".venv").symlink_to(Path(sys.executable).parent.parent)
         env = reader_env(repo / ".venv" / "bin", PYTHONPATH=str(repo))
-    session = Session(repo, env, python=str(repo / ".venv" / "bin" / "python"), serve=["tabular", "serve"])
+    # a real install reads every package from the registry: minutes, not seconds
+    seconds = 1800 if install else 180
+    session = Session(repo, env, python=str(repo / ".venv" / "bin" / "python"), block_seconds=seconds)
     typed = []
     try:
         for block in first_hour(readme):
+            if block.tag == "text":
+                shown = [line.strip() for line in block.body.splitlines() if line.strip()]
+                unseen = [line for line in shown if line not in session.transcript]
+                assert not unseen, f"{block.where}: the README shows what no command printed: {unseen}"
             if block.tag not in ("python", "sh", "bash", "console"):
                 continue
             if block.not_run:
