@@ -22,6 +22,14 @@ def cmd_serve(args, console: Console) -> int:
         args.home, take_up_jobs=True, watch_links=True, link_roots=os.environ.get("TABULAR_LINK_ROOTS", "")
     )
     with engine:
+        host, port = args.host or engine.settings.host, args.port or engine.settings.port
+        shown = f"[{host}]" if ":" in host else host
+        console.print(
+            f"the web page: http://{shown}:{port}/ui  (the API: /v1/knowledge.<op>, /docs)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
         serve(engine, args.host, args.port, access_log=args.access_log)
     return 0
 
