@@ -297,10 +297,10 @@ def test_ops_without_a_command_of_their_own_are_commands_made_from_the_registry(
 
     made = cli_parser.generated()
     assert {op.name for op in made.values()} | set(cli_parser.HAND_WRITTEN) == set(REGISTRY)
-    got = call(capsys, monkeypatch, home, "get", "money")
+    got = call(capsys, monkeypatch, home, "get", "money", "--json")
     assert got.returncode == 0 and json.loads(got.stdout)["source_uri"] == "money"
     assert call(capsys, monkeypatch, home, "get", "nothing.csv").returncode == 1  # it ran; the answer is no
-    formats = json.loads(call(capsys, monkeypatch, home, "formats").stdout)
+    formats = json.loads(call(capsys, monkeypatch, home, "formats", "--json").stdout)
     assert "xls" in {f["name"] for f in formats["formats"]}
 
 

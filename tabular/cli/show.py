@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -10,7 +11,11 @@ from rich.markup import escape
 from rich.rule import Rule
 from rich.table import Table
 
+from ..display import ENDED, phase_words, size
+from ..display.html import when
+from ..display.jobs import cancel_words, read_words
 from ..display.questions import asked, kind_command, option_words
+from ..display.sources import format_words
 
 
 def counted(count: int, noun: str) -> str:
@@ -207,3 +212,87 @@ def show_files(console: Console, files: list[dict]) -> None:
             escape(why),
         )
     console.print(table)
+
+
+# --- the answers of the commands made from the registry (tabular get, formats, ingest-status, …) ---
+
+
+STATE_STYLE = {"ready": "green", "partial": "yellow", "failed": "red", "cancelled": "dim"}
+
+
+def show_status(console: Console, s) -> None:
+    """An ingest job: its state, the source and revision it made, how much was read, its error,
+    what was lost, its warnings, its progress while it runs."""
+    if not s.found:
+        console.print(f"no ingest job {escape(s.ingestion_id)} in this namespace")
+        return
+    style = STATE_STYLE.get(s.state, "bold")
+    head = f"[{style}]{escape(s.state or 'waiting')}[/{style}] {escape(s.source_uri or s.filename)}"
+    if s.revision is not None:
+        head += f" revision {s.revision}"
+    read = read_words(s.coverage)
+    console.print(head + (f"  {escape(read)}" if read else ""), soft_wrap=True)
+    if s.state not in ENDED:
+        going = phase_words(s.progress) if s.progress.phase else (s.stage or "waiting for a worker")
+        console.print(f"  {escape(going)}{'; cancel asked' if s.cancel_requested else ''}")
+    if s.error_code:
+        console.print(f"  [red]{escape(s.error_code)}[/red] {escape(s.error_message or '')}", soft_wrap=True)
+    for lost in s.coverage.lost:
+        console.print(f"  [yellow]lost[/yellow] {escape(lost)}", soft_wrap=True)
+    for warning in s.warnings:
+        console.print(f"  [dim]warning[/dim] {escape(warning)}", soft_wrap=True)
+    console.print(
+        f"  [dim]{escape(s.ingestion_id)}, {s.format or 'format not known yet'}, created {when(s.created_at)}[/dim]"
+    )
+
+
+def show_cancel(console: Console, out) -> None:
+    console.print(cancel_words(out))
+
+
+def show_formats(console: Console, out) -> None:
+    table = Table(show_header=True, header_style="bold")
+    for head in ("format", "extensions", "media types"):
+        table.add_column(head)
+    for f in out.formats:
+        table.add_row(escape(f.name), escape(", ".join(f.extensions)), escape(", ".join(f.media_types)))
+    console.print(table)
+    console.print(
+        f"uploads up to {size(out.max_upload_bytes)} (max_upload_bytes); a name with no extension is read as "
+        f"{out.default_format}; refused by name: {escape(', '.join(out.refused_extensions))}",
+        soft_wrap=True,
+    )
+
+
+def show_get(console: Console, out) -> None:
+    """A source: its live (or restorable) revision, format, datasets, what was read, its title,
+    tags and description, and how many approvals `tabular history` shows."""
+    if out.deleted:
+        state = f"[yellow]deleted[/yellow] (revision {out.deleted_revision} restorable: tabular restore)"
+    else:
+        state = f"revision {out.revision}"
+    console.print(f"[bold]{escape(out.source_uri)}[/bold]  {state}", soft_wrap=True)
+    facts = [
+        ("title", out.title),
+        ("datasets", ", ".join(out.datasets)),
+        ("format", format_words(out)),
+        ("read", read_words(out.coverage) if out.coverage else ""),
+        ("ingested", when(out.ingested_at)),
+        ("tags", ", ".join(out.tags)),
+        ("description", out.description),
+        ("approvals", f"{len(out.history):,} (tabular history {out.source_uri})" if out.history else ""),
+    ]
+    for name, value in facts:
+        if value:
+            console.print(f"  {name:12} {escape(str(value))}", soft_wrap=True)
+    if out.metadata:
+        console.print(f"  {'metadata':12} {escape(json.dumps(out.metadata, ensure_ascii=False))}", soft_wrap=True)
+
+
+# The op's terminal view, for the commands made from the registry (--json prints the answer as it is).
+VIEWS = {
+    "knowledge.ingest_status": show_status,
+    "knowledge.ingest_cancel": show_cancel,
+    "knowledge.formats": show_formats,
+    "knowledge.get": show_get,
+}

@@ -40,6 +40,7 @@ from .commands import (
     json_argument,
     namespace_of,
 )
+from .show import VIEWS
 
 # Each command's examples: shown under its --help and in the README's CLI section (a test keeps
 # the two the same, and fails on a command with no help or no example).
@@ -134,7 +135,8 @@ def _generated_example(name: str, op) -> str:
 
 
 def cmd_generated(args, console: Console) -> int:
-    """An op run with the arguments its input's fields became; its answer printed as JSON."""
+    """An op run with the arguments its input's fields became; its answer shown (show.VIEWS), or
+    printed as JSON with --json or where the op has no view."""
     op = REGISTRY[args.op_name]
     body = {}
     for name, info in op.input.model_fields.items():
@@ -144,9 +146,12 @@ def cmd_generated(args, console: Console) -> int:
         body[name] = json_argument(value, f"--{name.replace('_', '-')} value") if _field_kind(info) == "json" else value
     engine, ns = namespace_of(args)
     with engine:
-        answer = ns.call(op.name, body)
-    print(json.dumps(answer, ensure_ascii=False, indent=2))
-    return 1 if answer.get("found") is False else 0  # it ran; the answer is no
+        answer = ns.run(op.name, body)
+    if op.name in VIEWS and not getattr(args, "json", False):
+        VIEWS[op.name](console, answer)
+    else:
+        print(json.dumps(answer.model_dump(mode="json", by_alias=True), ensure_ascii=False, indent=2))
+    return 1 if getattr(answer, "found", True) is False else 0  # it ran; the answer is no
 
 
 EXAMPLES.update({name: [_generated_example(name, op)] for name, op in generated().items()})
@@ -326,8 +331,11 @@ def _data_commands(c: Commands) -> None:
 def _generated_commands(c: Commands) -> None:
     """One command per op no hand-written command covers, its arguments from the op's input model."""
     for name, op in generated().items():
-        p = c.command(name, f"{op.description.rstrip('.')} ({op.name}; the answer as JSON)", cmd_generated)
+        shown = "--json for the answer as JSON" if op.name in VIEWS else "the answer as JSON"
+        p = c.command(name, f"{op.description.rstrip('.')} ({op.name}; {shown})", cmd_generated)
         p.set_defaults(op_name=op.name)
+        if op.name in VIEWS:
+            c.json_flag(p, "the answer")
         for field, info in op.input.model_fields.items():
             if field in _OWN:
                 continue

@@ -174,7 +174,7 @@ def ingest_repr(out) -> str:
     return f"<IngestOut {out.ingestion_id} {out.state}: {out.source_uri}>"
 
 
-def _cancel_said(out) -> str:
+def cancel_words(out) -> str:
     if not out.found:
         return "not found: no such ingest job in this namespace"
     if out.cancelled:
@@ -185,11 +185,11 @@ def _cancel_said(out) -> str:
 
 
 def cancel_html(out) -> str:
-    return view("tabular-ingest-cancel", f"<p>{esc(_cancel_said(out))}</p>", ignored_note(out))
+    return view("tabular-ingest-cancel", f"<p>{esc(cancel_words(out))}</p>", ignored_note(out))
 
 
 def cancel_repr(out) -> str:
-    return f"<IngestCancelOut {_cancel_said(out)}>"
+    return f"<IngestCancelOut {cancel_words(out)}>"
 
 
 def formats_html(out) -> str:

@@ -68,6 +68,11 @@ def sources_repr(out) -> str:
     return f"<ListOut {plural(len(out.rows), 'source')} ({clip(', '.join(said), 120)}){more}>"
 
 
+def format_words(out) -> str:
+    """'csv (parser duckdb)': a source's format and what read its cells."""
+    return f"{out.format or ''}{f' (parser {out.parser})' if out.parser else ''}".strip()
+
+
 def get_html(out) -> str:
     if not out.found:
         return view("tabular-get", f"<p>not found: no such source in this namespace{meant(out)}</p>")
@@ -81,7 +86,7 @@ def get_html(out) -> str:
     facts = [
         ("datasets", ", ".join(out.datasets)),
         ("ingested at", out.ingested_at),
-        ("format", " / ".join(v for v in (out.format, out.parser) if v)),
+        ("format", format_words(out)),
         ("read", read_words(out.coverage) if out.coverage else ""),
         ("lost", "; ".join(out.coverage.lost) if out.coverage else ""),
         ("last revision", out.last_revision),

@@ -81,3 +81,38 @@ def test_a_failed_file_shows_why():
 def test_a_closed_pipe_is_raised_not_swallowed():
     with pytest.raises(BrokenPipeError):
         PlainConsole().on_broken_pipe()
+
+
+# --- the commands made from the registry show their answers (issue 36, item 7) -------------------------
+
+
+def test_get_formats_ingest_status_and_cancel_are_readable_and_json_with_json(tmp_path, capsys, monkeypatch):
+    import json
+
+    from conftest import CSV
+    from test_cli_surface import call
+
+    home = tmp_path / "home"
+    run = lambda *args: call(capsys, monkeypatch, home, *args)
+    started = json.loads(run("ingest", str(CSV / "currency.csv"), "--source-uri", "money", "--json").stdout)
+    status = run("ingest-status", started["ingestion_id"])
+    assert status.returncode == 0 and status.stdout.splitlines()[0] == "ready money revision 1  6 of 6 rows read"
+    assert started["ingestion_id"] in status.stdout and "{" not in status.stdout
+    assert json.loads(run("ingest-status", started["ingestion_id"], "--json").stdout)["state"] == "ready"
+    missing = run("ingest-status", "i_nothing")
+    assert missing.returncode == 1 and missing.stdout.strip() == "no ingest job i_nothing in this namespace"
+    cancel = run("ingest-cancel", started["ingestion_id"])
+    assert cancel.stdout.strip() == "not cancelled: the job had already ended (ready)"
+    got = run("get", "money")
+    lines = got.stdout.splitlines()
+    assert (
+        lines[0] == "money  revision 1"
+        and "  datasets     currency" in lines
+        and "  format       csv (parser " in got.stdout
+    )
+    assert "6 of 6 rows read" in got.stdout and "{" not in got.stdout
+    formats = run("formats")
+    assert "│ xlsx " in formats.stdout and "uploads up to 268.4 MB (max_upload_bytes)" in formats.stdout
+    assert {f["name"] for f in json.loads(run("formats", "--json").stdout)["formats"]} >= {"csv", "xlsx"}
+    run("delete", "money")
+    assert run("get", "money").stdout.startswith("money  deleted (revision 1 restorable: tabular restore)")

@@ -30,14 +30,15 @@ def test_a_generated_example_names_the_required_fields():
 
 
 def test_a_generated_command_runs_its_op_and_prints_json(tmp_path, capsys):
-    assert main(["--home", str(tmp_path / "home"), "formats"]) == 0
+    assert main(["--home", str(tmp_path / "home"), "formats", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["default_format"] == "csv"
 
 
 def test_a_generated_command_answering_not_found_exits_1(tmp_path, capsys):
-    assert main(["--home", str(tmp_path / "home"), "ingest-status", "i_nope"]) == 1
+    assert main(["--home", str(tmp_path / "home"), "ingest-status", "i_nope", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["found"] is False
+    assert main(["--home", str(tmp_path / "home"), "ingest-status", "i_nope"]) == 1  # shown, the same status
 
 
 def test_an_unknown_command_is_a_usage_error(capsys):
