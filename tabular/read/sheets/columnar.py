@@ -32,6 +32,7 @@ from ...settings import Settings
 from ..extraction import Excluded, Extraction, join_headers
 from .markup import GuardedStream
 from .rules import calamine_panics, cell_of_text, column_number, each_sheet, is_total_row, unit_of
+from .typed import HEAD_ROWS, Head, typed_batch
 
 HINT_ROWS = 200
 _TIME_IN_FORMAT = re.compile(r"[hHs]")
@@ -79,19 +80,22 @@ def sheet_parts(archive: zipfile.ZipFile) -> list[tuple[str, str, str]]:
     return out
 
 
-def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
-    """Per sheet and column: cell kinds and units from the first HINT_ROWS rows; sheet states.
+def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str], dict[str, Head]]:
+    """Per sheet and column: cell kinds and units from the first HINT_ROWS rows; sheet states;
+    per sheet, its first HEAD_ROWS rows' cells (typed.Head).
 
     Read from the sheet XML directly: openpyxl would load every shared string first, which on
     a large workbook costs more than reading all of it with fastexcel."""
     out: dict[str, dict[int, _Hint]] = {}
     states: dict[str, str] = {}
+    heads: dict[str, Head] = {}
     with zipfile.ZipFile(path) as archive:
         formats = _styles(archive)
         for name, state, part in sheet_parts(archive):
             states[name] = state
             hints: dict[int, _Hint] = {}
             seen: set[int] = set()
+            head = heads[name] = Head(part=part)
             try:
                 stream = archive.open(part)
             except KeyError:
@@ -109,13 +113,15 @@ def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
                     if not match:
                         continue
                     j = column_number(match.group(1)) - 1
+                    kind = element.get("t", "n")
+                    style = int(element.get("s", "0"))
+                    fmt = formats[style] if style < len(formats) else "General"
+                    if int(match.group(2)) <= HEAD_ROWS:
+                        head.add(int(match.group(2)) - 1, j, element, kind, is_date_format(fmt))
                     hint = hints.setdefault(j, _Hint())
                     if j not in seen:  # the first filled cell is likely a header
                         seen.add(j)
                         continue
-                    kind = element.get("t", "n")
-                    style = int(element.get("s", "0"))
-                    fmt = formats[style] if style < len(formats) else "General"
                     if kind in ("s", "str", "inlineStr"):
                         hint.kinds.add("s")
                     elif kind == "b":
@@ -127,7 +133,7 @@ def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
                         hint.kinds.add("n")
                         hint.unit = hint.unit or unit_of(fmt)
             out[name] = hints
-    return out, states
+    return out, states, heads
 
 
 def _kind(value) -> tuple[str, bool]:
@@ -183,7 +189,7 @@ def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Sett
 
     # read_workbook (read_xls) has already checked the container (its CRC check reads every member).
     try:
-        hints, states = _calamine_hints(path) if fmt == "xls" else _hints(path)
+        hints, states, heads = (*_calamine_hints(path), {}) if fmt == "xls" else _hints(path)
         reader = fastexcel.read_excel(path.read_bytes())
         names = list(reader.sheet_names)
     except Exception as err:  # both readers raise their own kinds for damaged files
@@ -193,14 +199,22 @@ def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Sett
 
     def read_one(name: str, index: int) -> list[Extraction]:
         # Rows from the sheet's first (skip_rows=0: none skipped); columns from its first filled
-        # one, whose place in the sheet calamine says.
-        sheet = reader.load_sheet(name, header_row=None, dtypes="string", skip_rows=0)
-        batch = sheet.to_arrow()
+        # one, whose place in the sheet calamine says. Typed below the header where it can be
+        # (typed.py), else every cell as fastexcel's text.
+        typed = None
+        if name in heads:
+            texts = {j for j, h in hints.get(name, {}).items() if "s" in h.kinds or len(h.kinds) > 1}
+            typed = typed_batch(reader, name, heads[name], path, texts)
+        if typed is not None:
+            batch, first_column = typed
+        else:
+            sheet = reader.load_sheet(name, header_row=None, dtypes="string", skip_rows=0)
+            batch = sheet.to_arrow()
+            first_column = sheet.available_columns()[0].absolute_index if batch.num_columns else 0
         if batch.num_columns > settings.max_columns:
             raise IngestFailed(
                 "too_large", f"{batch.num_columns} columns; at most {settings.max_columns} are read (max_columns)"
             )
-        first_column = sheet.available_columns()[0].absolute_index if batch.num_columns else 0
         return _sheet(con, name, batch, first_column, hints.get(name, {}), folder, fmt, index, options)
 
     try:

@@ -1,0 +1,318 @@
+"""A large .xlsx sheet read through fastexcel's typed columns, as the text the readings see.
+
+fastexcel's text read (dtypes="string") costs about twice its typed read, and writes a number to
+nine decimal places: 1/3 became 0.333333333, 1E-10 became 0 and 99.99999999999 became 100. Here
+the rows below a sheet's header are read typed, column at a time:
+
+- a column whose every cell is a number comes back as doubles, each written as the shortest text
+  that reads back as the same double (the text the openpyxl path writes, workbooks._number_text),
+  vectorised: 0.1 is `0.1`, 5 is `5`, 1E+20 is `100000000000000000000`;
+- a column of dates or datetimes is written as fastexcel's text read writes it
+  (`2024-02-01 00:00:00`, `2024-02-01 10:30:00.250`), booleans `true`/`false`;
+- a column of mixed cells comes back as fastexcel's own text, as before.
+
+The rows above (a title, the header) come from the sheet's XML, which columnar._hints reads
+anyway. What comes out has the text read's shape (its rows, its columns, from the same first
+column), so every rule after it (tables, titles, totals, typing) reads it as it read the text.
+Where the typed read cannot give what the text read gave (a duration column, a date cell in the
+header rows, an escape calamine would unescape), the caller reads the sheet as text.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from dataclasses import dataclass, field
+
+import defusedxml.ElementTree as ET
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .markup import GuardedStream
+
+# The head: rows of a sheet read from its XML; the typed read starts at most this far down.
+HEAD_ROWS = 50
+# Text cells fastexcel's typed read takes for empty in a column of numbers, dates or booleans
+# (pandas' default na_values; a blank or whitespace-only text cell too), "nan" and "NaN" for NaN.
+# The text read keeps them as text, so a column holding one is read as text (NULL_WORDS_XML).
+NULL_WORDS = (
+    "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)  # fmt: skip
+# As a cell's text stands in the XML, whole between its tags.
+_NULL_WORDS_XML = re.compile(
+    b">(?:" + b"|".join(re.escape(w.replace("<", "&lt;").replace(">", "&gt;").encode()) for w in NULL_WORDS) + b")<"
+)
+_RETRIES = 2  # typed reads of one sheet (the second after a column of mixed cells was found)
+_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_SHARED = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings"
+
+
+@dataclass
+class Head:
+    """The first HEAD_ROWS rows of one sheet, as its XML holds them: per (row, column), 0-based,
+    the cell's kind (t="s" shared, "inlineStr", "str", "b", "e", "n", or "date" for a number in a
+    date format) and its value (the shared string's index for "s")."""
+
+    part: str = ""  # the sheet's XML part in the archive
+    cells: dict[tuple[int, int], tuple[str, str | None]] = field(default_factory=dict)
+    plain: bool = True  # no cell the typed path cannot write as the text read would
+
+    def add(self, i: int, j: int, element, kind: str, date_format: bool) -> None:
+        if kind in ("s", "str", "n", "b", "e"):
+            value = element.find(f"{_NS}v")
+            text = value.text if value is not None else None
+            self.cells[(i, j)] = ("date" if kind == "n" and date_format and text else kind, text)
+        elif kind == "inlineStr":
+            inline = element.find(f"{_NS}is")
+            runs = [] if inline is None else inline.findall(f"{_NS}t") + inline.findall(f"{_NS}r/{_NS}t")
+            self.cells[(i, j)] = ("inlineStr", "".join(t.text or "" for t in runs) if inline is not None else None)
+        else:  # t="d" (an ISO date cell) and anything else: the text read's own text
+            self.plain = False
+
+    def start(self) -> int:
+        """Where the typed read starts: below the last text cell of a column that holds only
+        numbers, dates or booleans under it (its header), as far as the head shows; 0 where no
+        column does (every column text: the typed read gives text throughout)."""
+        by_column: dict[int, list[tuple[int, str]]] = {}
+        for (i, j), (kind, _) in sorted(self.cells.items()):
+            by_column.setdefault(j, []).append((i, kind))
+        start = 0
+        for cells in by_column.values():
+            texts = [i for i, kind in cells if kind in ("s", "str", "inlineStr")]
+            values = [i for i, kind in cells if kind in ("n", "date", "b")]
+            if values and texts and max(texts) < min(values):
+                start = max(start, max(texts) + 1)
+        return start
+
+
+def shared_strings(archive: zipfile.ZipFile, wanted: set[int]) -> dict[int, str] | None:
+    """The shared strings of these indexes (read only as far as the largest), or None where
+    one holds an escape calamine unescapes (`_x000D_`), or is missing."""
+    if not wanted:
+        return {}
+    part = _shared_part(archive)
+    if part is None:
+        return None
+    last = max(wanted)
+    out: dict[int, str] = {}
+    index = 0
+    with archive.open(part) as stream:
+        for _, element in ET.iterparse(GuardedStream(stream, part)):
+            if element.tag != f"{_NS}si":
+                continue
+            if index in wanted:
+                runs = element.findall(f"{_NS}t") + element.findall(f"{_NS}r/{_NS}t")
+                out[index] = "".join(t.text or "" for t in runs)
+            element.clear()
+            if index >= last:
+                break
+            index += 1
+    return out if len(out) == len(wanted) else None
+
+
+def _shared_part(archive: zipfile.ZipFile) -> str | None:
+    """The shared strings' part, if the workbook has one."""
+    names = set(archive.namelist())
+    if "xl/sharedStrings.xml" in names:
+        return "xl/sharedStrings.xml"
+    try:
+        rels = ET.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+    except KeyError:
+        return None
+    for rel in rels:
+        target = rel.get("Target", "")
+        part = target.lstrip("/") if target.startswith("/") else "xl/" + target
+        if rel.get("Type") == _SHARED and part in names:
+            return part
+    return None
+
+
+def head_texts(head: Head, rows: int, strings: dict[int, str]) -> dict[tuple[int, int], str | None] | None:
+    """The text of each head cell above row `rows`, as the typed columns below it are written;
+    None where one cannot be written so (a date cell)."""
+    out: dict[tuple[int, int], str | None] = {}
+    for (i, j), (kind, value) in head.cells.items():
+        if i >= rows:
+            continue
+        if kind == "date":
+            return None
+        if kind == "e" or value is None:
+            out[(i, j)] = None
+        elif kind == "s":
+            out[(i, j)] = strings[int(value)]
+        elif kind == "n":
+            try:
+                number = float(value)
+            except ValueError:
+                return None
+            out[(i, j)] = number_texts(pa.array([number], pa.float64()))[0].as_py()
+        elif kind == "b":
+            out[(i, j)] = "true" if value.strip() in ("1", "true") else "false"
+        else:
+            out[(i, j)] = value
+        text = out[(i, j)]
+        if text is not None and kind in ("s", "inlineStr", "str") and ("_x" in text or text != text.strip()):
+            return None  # calamine unescapes _x000D_ and trims some texts: the text read says which
+    return out
+
+
+def number_texts(column: pa.Array) -> pa.Array:
+    """Each double as the shortest decimal text that reads back as it, without an exponent:
+    `5`, `0.1`, `-0.00000015`, `100000000000000000000` (workbooks._number_text on "General")."""
+    texts = pl.Series(column).cast(pl.String)  # shortest round-trip digits; 5.0, 1e+20, 1.5e-7
+    frame = pl.DataFrame({"t": texts})
+    exponent = pl.col("t").str.contains("e", literal=True)
+    if not frame.select(exponent.any()).item():
+        return frame.select(_plain(pl.col("t"))).to_series().to_arrow()
+    parts = frame.with_columns(
+        sign=pl.col("t").str.extract(r"^(-?)", 1),
+        digits=pl.col("t").str.extract(r"^-?(\d)", 1) + pl.col("t").str.extract(r"^-?\d(?:\.(\d+))?e", 1).fill_null(""),
+        power=pl.col("t").str.extract(r"e([+-]?\d+)$", 1).cast(pl.Int64),
+    )
+    point = pl.col("power") + 1  # digits before the point
+    positional = (
+        pl.when(pl.col("power") < 0)
+        .then(pl.col("sign") + "0." + pl.lit("").str.pad_end(-point, "0") + pl.col("digits"))
+        .when(point >= pl.col("digits").str.len_chars())
+        .then(pl.col("sign") + pl.col("digits").str.pad_end(point, "0"))
+        .otherwise(pl.col("sign") + pl.col("digits").str.slice(0, point) + "." + pl.col("digits").str.slice(point))
+    )
+    return parts.select(pl.when(exponent).then(positional).otherwise(_plain(pl.col("t")))).to_series().to_arrow()
+
+
+def _plain(text: pl.Expr) -> pl.Expr:
+    """`5.0` as `5`: a whole number without its point."""
+    return pl.when(text.str.ends_with(".0")).then(text.str.slice(0, text.str.len_chars() - 2)).otherwise(text)
+
+
+def stamp_texts(column: pa.Array) -> pa.Array:
+    """Timestamps as fastexcel's text read writes them: `2024-02-01 10:30:00`, with the
+    milliseconds where there are any (`…:00.250`)."""
+    stamps = pl.Series(column).cast(pl.Datetime("ms"))
+    whole = stamps.dt.strftime("%Y-%m-%d %H:%M:%S")
+    millis = (stamps.dt.millisecond()).cast(pl.Int32)
+    frame = pl.DataFrame({"w": whole, "m": millis})
+    return (
+        frame.select(
+            pl.when(pl.col("m") > 0)
+            .then(pl.col("w") + "." + pl.col("m").cast(pl.String).str.pad_start(3, "0"))
+            .otherwise(pl.col("w"))
+        )
+        .to_series()
+        .to_arrow()
+    )
+
+
+def column_texts(column: pa.Array) -> pa.Array | None:
+    """One typed column as the text read's text, or None for a type it cannot write so."""
+    kind = column.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return column.cast(pa.string())
+    if pa.types.is_null(kind):
+        return pa.nulls(len(column), pa.string())
+    if pa.types.is_floating(kind):
+        return number_texts(column.cast(pa.float64())).cast(pa.string())
+    if pa.types.is_timestamp(kind):
+        return stamp_texts(column).cast(pa.string())
+    if pa.types.is_boolean(kind):
+        return pl.Series(column).cast(pl.String).to_arrow().cast(pa.string())
+    return None
+
+
+def holds_null_words(archive: zipfile.ZipFile, parts: list[str]) -> bool:
+    """Whether these parts (a sheet, the shared strings) hold a text cell fastexcel's typed read
+    would take for empty (NULL_WORDS), read a chunk at a time."""
+    names = set(archive.namelist())
+    for part in parts:
+        if part not in names:
+            continue
+        carry = b""
+        with archive.open(part) as stream:
+            while chunk := stream.read(1 << 20):
+                if _NULL_WORDS_XML.search(carry + chunk):
+                    return True
+                carry = chunk[-16:]
+    return False
+
+
+def typed_batch(reader, name: str, head: Head, archive_path, texts: set[int]) -> tuple[pa.RecordBatch, int] | None:
+    """The sheet as the text read's batch (every column text, rows from the sheet's first) and
+    its first column's place in the sheet, from the typed read below the header; None where the
+    typed read cannot give the text read's cells.
+
+    `texts`: the sheet's columns (0-based) whose first rows hold text or cells of several kinds,
+    read as text from the start. A typed column with an empty cell (or NaN) may have been a
+    NULL_WORDS text cell, which the text read keeps: where the sheet or the shared strings hold
+    one, the sheet is read as text."""
+    if not head.plain:
+        return None
+    start = head.start()
+    wanted = {int(v) for (i, _), (kind, v) in head.cells.items() if i < start and kind == "s" and v is not None}
+    try:
+        with zipfile.ZipFile(archive_path) as archive:
+            strings = shared_strings(archive, wanted)
+            shared = _shared_part(archive)
+    except (KeyError, ValueError):
+        return None
+    if strings is None:
+        return None
+    above = head_texts(head, start, strings)
+    if above is None:
+        return None
+    read = _strict(reader, name, start, head, texts)
+    if read is None:
+        return None
+    sheet, batch = read
+    places = [c.absolute_index for c in sheet.available_columns()]
+    if not places:
+        return None
+    first = places[0]
+    if any(
+        column.null_count or (pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py())
+        for column in batch.columns
+        if not pa.types.is_string(column.type) and not pa.types.is_null(column.type)
+    ):
+        with zipfile.ZipFile(archive_path) as archive:
+            if holds_null_words(archive, [head.part] + ([shared] if shared else [])):
+                return None
+    if places != list(range(first, first + len(places))) or any(
+        j < first or j >= first + len(places) for _, j in above
+    ):
+        return None
+    columns = []
+    for k, column in enumerate(batch.columns):
+        texts = column_texts(column)
+        if texts is None:
+            return None
+        top = [above.get((i, first + k)) for i in range(start)]
+        columns.append(pa.concat_arrays([pa.array(top, pa.string()), texts]) if start else texts)
+    names = [f"column_{k}" for k in range(len(columns))]
+    return pa.RecordBatch.from_arrays(columns, names=names), first
+
+
+def _strict(reader, name: str, start: int, head: Head, texts: set[int]):
+    """(sheet, batch) read typed from row `start`, each column one kind of cell (strict: never a
+    boolean read as 1, or a number as a date); a column whose cells are of several kinds is read
+    as text, found by the first rows (`texts`) or by the read that stopped on it. None where
+    that takes more than _RETRIES reads, or a read fails."""
+    offset = min((j for _, j in head.cells), default=0)
+    dtypes = {f"__UNNAMED__{j - offset}": "string" for j in texts if j >= offset}
+    for _ in range(_RETRIES):
+        try:
+            sheet = reader.load_sheet(
+                name,
+                header_row=None,
+                skip_rows=start,
+                schema_sample_rows=None,
+                dtype_coercion="strict",
+                dtypes=dtypes or None,
+            )
+            return sheet, sheet.to_arrow()
+        except Exception as err:  # mixed cells in a column, or a read the text read may still make
+            mixed = re.search(r"could not determine dtype for column (__UNNAMED__\d+)", str(err))
+            if mixed is None or mixed.group(1) in dtypes:
+                return None
+            dtypes[mixed.group(1)] = "string"
+    return None

@@ -1,0 +1,164 @@
+"""tabular/read/sheets/typed.py: a large workbook's cells read through fastexcel's typed columns
+publish as the openpyxl reader publishes them: a number cell is the number the workbook stored
+(fastexcel's text read wrote nine decimal places: 1/3 was 0.333333333), dates, booleans, mixed
+columns, text that fastexcel's typed read takes for empty, titles, several tables and totals
+as before."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import random
+import struct
+import zipfile
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+from both_ways import published
+from openpyxl import Workbook
+
+from tabular.read.sheets.typed import NULL_WORDS, holds_null_words, number_texts
+from tabular.read.sheets.workbooks import _number_text
+
+FAST = {"sheet_fast_bytes": 0}  # every workbook through the columnar reader
+CAREFUL = {"sheet_fast_bytes": 1 << 40, "sheet_fast_inflated_bytes": 1 << 40}  # through openpyxl
+
+
+def write(path, rows, formats=None):
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "data"
+    for row in rows:
+        ws.append(row)
+    for column, fmt in (formats or {}).items():
+        for (cell,) in ws.iter_rows(min_row=2, min_col=column, max_col=column):
+            cell.number_format = fmt
+    wb.save(path)
+    return path
+
+
+def both(tmp_path, path):
+    """The workbook as the columnar reader and as openpyxl publish it."""
+    fast, careful = published(tmp_path / "fast", path, **FAST), published(tmp_path / "careful", path, **CAREFUL)
+    assert fast["state"] == careful["state"] == "ready", (fast, careful)
+    return fast, careful
+
+
+def test_number_texts_are_the_shortest_text_of_each_double_as_the_openpyxl_reader_writes_it():
+    rng = random.Random(3)
+    values = [0.0, -0.0, 1e15, 1e16, 1e-5, 1e-7, 2.0**53, 2.0**53 + 2, 2.0**63, 5e-324, 1.7976931348623157e308]
+    for _ in range(20_000):
+        pick = rng.random()
+        if pick < 0.4:
+            value = struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0]
+        elif pick < 0.7:
+            value = round(rng.uniform(-1e6, 1e6), rng.randint(0, 12))
+        else:
+            value = rng.uniform(-1, 1) * 10 ** rng.randint(-30, 30)
+        if math.isfinite(value):
+            values.append(value)
+    got = number_texts(pa.array(values, pa.float64())).to_pylist()
+    want = [_number_text(v, "General") for v in values]
+    assert [(v, g) for v, g, w in zip(values, got, want) if g != w] == []
+    assert all(float(g) == v for g, v in zip(got, values))  # each reads back as its double
+
+
+def test_a_number_cell_is_the_number_the_workbook_stored_with_the_types_openpyxl_gives(tmp_path):
+    rng = random.Random(5)
+    rows = [["id", "third", "tiny", "almost", "money", "places", "big", "neg", "day", "stamp", "flag"]]
+    for i in range(1, 301):
+        rows.append(
+            [
+                i,
+                i / 3,
+                i * 1e-10,
+                100 - i * 1e-11,
+                round(rng.uniform(0, 1000), 2),
+                round(rng.uniform(-10, 10), 1 + i % 6),
+                2**53 - i,
+                -i * 7,
+                dt.date(2020, 1, 1) + dt.timedelta(days=i),
+                dt.datetime(2021, 5, 6, 7, 8, 9) + dt.timedelta(minutes=i * 37),
+                i % 3 == 0,
+            ]
+        )
+    path = write(tmp_path / "numbers.xlsx", rows, {5: '"$"#,##0.00', 9: "yyyy-mm-dd", 10: "yyyy-mm-dd hh:mm"})
+    fast, careful = both(tmp_path, path)
+    assert fast["rows"] == careful["rows"] and fast["dataset"]["columns"] == careful["dataset"]["columns"]
+    physical = {c["name"]: c["physical"] for c in fast["dataset"]["columns"]}
+    assert physical == {
+        "id": "BIGINT",
+        "third": "DOUBLE",
+        "tiny": "DECIMAL(26, 25)",
+        "almost": "DOUBLE",
+        "money": "DECIMAL(5, 2)",
+        "places": "DECIMAL(8, 6)",
+        "big": "BIGINT",
+        "neg": "BIGINT",
+        "day": "DATE",
+        "stamp": "TIMESTAMP",
+        "flag": "BOOLEAN",
+    }
+    names = [c["name"] for c in fast["dataset"]["columns"]]
+    first = dict(zip(names, fast["rows"][0]))
+    assert first["third"] == 1 / 3 and first["almost"] == 100 - 1e-11  # was 0.333333333 and 100
+    assert Decimal(first["tiny"]) == Decimal("1E-10")  # was 0
+    assert Decimal(str(first["money"])) == Decimal(str(rows[1][4]))
+    assert first["big"] == 2**53 - 1
+
+
+@pytest.mark.parametrize("word", ["N/A", "NULL", "nan", "None", "-", "abc", "  "])
+def test_a_text_cell_in_a_column_of_numbers_is_read_as_the_openpyxl_reader_reads_it(tmp_path, word):
+    rows = [["n", "when", "ok"]] + [[i * 1.5, dt.date(2020, 1, i % 28 + 1), i % 2 == 0] for i in range(1, 200)]
+    rows += [[word, dt.date(2020, 2, 1), True], [3.0, word, False], [4.0, dt.date(2020, 2, 2), word]]
+    rows += [[i * 2.5, dt.date(2021, 1, i % 28 + 1), True] for i in range(1, 50)]
+    fast, careful = both(tmp_path, write(tmp_path / "mixed.xlsx", rows, {2: "yyyy-mm-dd"}))
+    assert fast["dataset"]["columns"] == careful["dataset"]["columns"]
+    assert fast["dataset"]["questions"] == careful["dataset"]["questions"]
+    assert fast["rows"] == careful["rows"] and fast["dataset"]["rejected"] == careful["dataset"]["rejected"]
+
+
+def test_booleans_and_numbers_in_one_column_stay_as_they_were(tmp_path):
+    rows = [["mixed", "n"]] + [[True if i % 50 == 0 else i, i] for i in range(1, 300)]
+    fast, careful = both(tmp_path, write(tmp_path / "bools.xlsx", rows))
+    assert fast["rows"] == careful["rows"]
+    assert fast["dataset"]["columns"] == careful["dataset"]["columns"]
+
+
+def test_a_title_several_tables_blank_columns_and_a_total_row_are_read_as_before(tmp_path):
+    wb = Workbook()
+    ws = wb.active
+    ws["A1"] = "Quarterly report"
+    for r, row in enumerate([["region", "units", "price"], ["north", 10, 1.25], ["south", 20, 2.5]], 3):
+        for c, value in enumerate(row, 1):
+            ws.cell(r, c, value)
+    for r in range(3, 300):
+        ws.cell(r, 6, "id" if r == 3 else r)
+        ws.cell(r, 7, "share" if r == 3 else r / 7)
+    ws.cell(300, 6, "Total")
+    ws.cell(300, 7, 99.5)
+    path = tmp_path / "layout.xlsx"
+    wb.save(path)
+    for config in (FAST, CAREFUL):
+        with __import__("tabular").connect(
+            str(tmp_path / f"h{len(config)}{config['sheet_fast_bytes']}"), **config
+        ) as e:
+            ns = e.namespace("a", "b")
+            assert ns.ingest_file(path, source_uri="f").state == "ready"
+            got = ns.dataset_get("f").datasets
+            seen = [(d.name, d.rows, [(c.name, c.type) for c in d.columns]) for d in got]
+            rows = [ns.query({"datasets": [{"source_uri": "f", "dataset_id": d.dataset_id}]}).rows for d in got]
+        if config is FAST:
+            fast = (seen, rows)
+    assert fast == (seen, rows)
+    assert [s[0] for s in seen] == ["Sheet 1", "Sheet 2"] and seen[1][1] == 296  # the total row left out
+
+
+def test_the_texts_fastexcel_takes_for_empty_are_found_in_the_sheet_or_the_shared_strings(tmp_path):
+    for word, found in [("N/A", True), ("<NA>", True), ("NA", True), ("Nothing", False), ("NAN", False)]:
+        path = write(tmp_path / "w.xlsx", [["a"], [1.5], [word]])
+        with zipfile.ZipFile(path) as archive:
+            parts = [n for n in archive.namelist() if n.startswith("xl/worksheets/") or "sharedStrings" in n]
+            assert holds_null_words(archive, parts) is found, word
+    assert "<NA>" in NULL_WORDS
