@@ -179,6 +179,8 @@ def test_a_typo_in_a_plan_is_fixed_by_one_link_and_the_csv_is_the_apis_answer(si
     assert rows[0] == [c["name"] for c in api["columns"]]
     assert [[int(v) for v in r] for r in rows[1:]] == api["rows"]
     assert len(rows) == 9
+    parquet = html.unescape(re.search(r'id="download-parquet" href="([^"]+)"', done.text).group(1))
+    assert single.get(parquet).content[:4] == b"PAR1"
 
 
 def test_a_plan_that_is_not_json_is_refused_in_the_page(single):
