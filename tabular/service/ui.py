@@ -47,6 +47,7 @@ SID, TOKEN = "tabular_sid", "tabular_token"
 TYPES = ("string", "number", "bool", "date", "datetime", "time", "duration")
 SOURCES_PAGE = 50  # sources per page of /ui/sources (each costs a dataset_get)
 SAMPLE_ROWS = 20
+UPLOAD_FILES = 20  # files one upload form may send
 STALE = "someone changed this; reload"
 
 ENV = Environment(loader=PackageLoader("tabular.service", "templates"), autoescape=select_autoescape(default=True))
@@ -251,48 +252,49 @@ def _sources_routes(pages: Pages, router: APIRouter) -> None:
         got = await pages.run_all(request, visit, "knowledge.dataset_get", [{"source_uri": uri} for uri in live])
         datasets = {uri: answer.datasets if answer.found else [] for uri, answer in zip(live, got)}
         rows = [(row, datasets.get(row.source_uri, [])) for row in listed.rows]
-        status = None
-        ingestion = request.query_params.get("ingestion", "")
-        if ingestion:
-            status = await pages.run(request, visit, "knowledge.ingest_status", {"ingestion_id": ingestion})
-        return pages.page(request, visit, "sources.html", rows=rows, next_cursor=listed.next_cursor, status=status)
+        ingestions = [i for i in request.query_params.get("ingestion", "").split(",") if i][:UPLOAD_FILES]
+        statuses = await pages.run_all(
+            request, visit, "knowledge.ingest_status", [{"ingestion_id": i} for i in ingestions]
+        )
+        return pages.page(request, visit, "sources.html", rows=rows, next_cursor=listed.next_cursor, statuses=statuses)
 
     async def upload(request: Request, visit: Visit) -> Response:
-        """A chosen file: stored as knowledge.upload stores it (streamed, max_upload_bytes), then
-        knowledge.ingest; the page follows the job by ingest_status."""
+        """Chosen (or dropped) files: each stored as knowledge.upload stores it (streamed,
+        max_upload_bytes), then knowledge.ingest; the page follows the jobs by ingest_status."""
         limit = pages.service.settings.max_upload_bytes
         declared = request.headers.get("content-length", "")
         if not declared.isdigit() or int(declared) > limit + 65536:
             raise TooLarge(f"the upload is over max_upload_bytes ({limit} bytes)")
-        form = await request.form(max_files=1, max_fields=10)
+        form = await request.form(max_files=UPLOAD_FILES, max_fields=10)
         pages.check_post(request, visit, str(form.get("csrf", "")))
         op = REGISTRY["knowledge.upload"]
         body = pages.tokens.authorize(visit.grant, op, visit.body())
-        chosen = form.get("file")
-        if chosen is None or isinstance(chosen, str) or not chosen.filename:
+        chosen = [f for f in form.getlist("file") if not isinstance(f, str) and f.filename]
+        if not chosen:
             raise ValidationFailed("choose a file to upload", [ErrorItem("file", "missing", expected="a file")])
         org = body.get("org") or pages.service.settings.default_org
         namespace = body.get("namespace") or pages.service.settings.default_namespace
-        try:
-            stored = await run_in_threadpool(
-                store_upload,
-                pages.service.engine.catalog,
-                pages.service.settings,
-                org,
-                namespace,
-                chosen.file,
-                chosen.filename,
-                chosen.content_type or "application/octet-stream",
-            )
-        except TabularError as err:
-            audit(op, visit.grant, body, request_id(request), err.status, err.code)
-            raise
-        audit(op, visit.grant, body, request_id(request), 200, None)
-        source_uri = str(form.get("source_uri") or "").strip() or chosen.filename
-        started = await pages.run(
-            request, visit, "knowledge.ingest", {"upload_id": stored.upload_id, "source_uri": source_uri}
-        )
-        return RedirectResponse(visit.url("/ui/sources", ingestion=started.ingestion_id), status_code=303)
+        named = str(form.get("source_uri") or "").strip() if len(chosen) == 1 else ""
+        started = []
+        for one in chosen:
+            try:
+                stored = await run_in_threadpool(
+                    store_upload,
+                    pages.service.engine.catalog,
+                    pages.service.settings,
+                    org,
+                    namespace,
+                    one.file,
+                    one.filename,
+                    one.content_type or "application/octet-stream",
+                )
+            except TabularError as err:
+                audit(op, visit.grant, body, request_id(request), err.status, err.code)
+                raise
+            audit(op, visit.grant, body, request_id(request), 200, None)
+            ingest = {"upload_id": stored.upload_id, "source_uri": named or one.filename}
+            started.append((await pages.run(request, visit, "knowledge.ingest", ingest)).ingestion_id)
+        return RedirectResponse(visit.url("/ui/sources", ingestion=",".join(started)), status_code=303)
 
     async def lifecycle(request: Request, visit: Visit) -> Response:
         """Delete (admin) or restore (writer) a source, as the form says."""

@@ -36,24 +36,24 @@ def csrf_of(page: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', page).group(1)
 
 
-def upload(c: TestClient, path, source_uri: str = "") -> str:
-    """Upload and ingest through the page; the ingestion's final state as the page shows it."""
+def upload(c: TestClient, path, source_uri: str = "", *more) -> str | list[str]:
+    """Upload and ingest through the page; each ingestion's final state as the page shows it."""
     token = csrf_of(c.get("/ui/sources").text)
-    with path.open("rb") as f:
-        r = c.post(
-            "/ui/upload",
-            data={"csrf": token, "source_uri": source_uri},
-            files={"file": (path.name, f, "text/csv")},
-            headers=ORIGIN,
-            follow_redirects=False,
-        )
+    files = [("file", (p.name, p.read_bytes(), "text/csv")) for p in (path, *more)]
+    r = c.post(
+        "/ui/upload",
+        data={"csrf": token, "source_uri": source_uri},
+        files=files,
+        headers=ORIGIN,
+        follow_redirects=False,
+    )
     assert r.status_code == 303, r.text
     deadline = time.monotonic() + 30
     while True:
         page = c.get(r.headers["location"]).text
-        state = re.search(r'id="ingest-state">([a-z]+)<', page).group(1)
-        if state not in ("pending", "processing") or time.monotonic() > deadline:
-            return state
+        states = re.findall(r'ingest-state">([a-z]+)<', page)
+        if not {"pending", "processing"} & set(states) or time.monotonic() > deadline:
+            return states[0] if len(states) == 1 else states
         time.sleep(0.05)
 
 
@@ -237,6 +237,13 @@ def test_a_question_in_words_shows_its_answer_plan_and_citations(single):
     assert "Answer columns: <code>sum_amount</code>" in answered and "SELECT SUM" in html.unescape(answered)
     plan = html.unescape(re.search(r'href="(/ui/ask\?plan=[^"]+)">open its plan', answered).group(1))
     assert "580.75" in single.get(plan).text  # the plan it ran, runnable from its link
+
+
+def test_several_files_chosen_at_once_are_each_ingested_under_their_names(single):
+    states = upload(single, CSV / "sales.csv", "ignored-for-two.csv", CSV / "dates_ambiguous.csv")
+    assert states == ["ready", "ready"]
+    page = single.get("/ui/sources").text
+    assert ">sales.csv<" in page and ">dates_ambiguous.csv<" in page and "ignored-for-two" not in page
 
 
 def test_a_namespace_named_in_the_url_is_the_one_shown_and_changed(single):

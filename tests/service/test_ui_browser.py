@@ -171,8 +171,8 @@ def test_upload_answer_the_question_and_apply(browser, single):
     browser.find_element(By.ID, "file").send_keys(str(CSV / "dates_ambiguous.csv"))
     browser.find_element(By.ID, "source_uri").send_keys("dates.csv")
     browser.find_element(By.ID, "upload").click()
-    wait(browser).until(lambda d: text_of(d, "#ingest-state") in ("ready", "partial", "failed"))
-    assert text_of(browser, "#ingest-state") == "ready"
+    wait(browser).until(lambda d: text_of(d, ".ingest-state") in ("ready", "partial", "failed"))
+    assert text_of(browser, ".ingest-state") == "ready"
     row = browser.find_element(By.CSS_SELECTOR, "#sources tbody tr")
     assert "dates.csv" in row.text and "questions open" in row.text
     shot(browser, "sources")
