@@ -133,6 +133,7 @@ def head_texts(head: Head, rows: int, strings: dict[int, str]) -> dict[tuple[int
     """The text of each head cell above row `rows`, as the typed columns below it are written;
     None where one cannot be written so (a date cell)."""
     out: dict[tuple[int, int], str | None] = {}
+    numbers: dict[tuple[int, int], float] = {}
     for (i, j), (kind, value) in head.cells.items():
         if i >= rows:
             continue
@@ -144,10 +145,10 @@ def head_texts(head: Head, rows: int, strings: dict[int, str]) -> dict[tuple[int
             out[(i, j)] = strings[int(value)]
         elif kind == "n":
             try:
-                number = float(value)
+                numbers[(i, j)] = float(value)
             except ValueError:
                 return None
-            out[(i, j)] = number_texts(pa.array([number], pa.float64()))[0].as_py()
+            continue
         elif kind == "b":
             out[(i, j)] = "true" if value.strip() in ("1", "true") else "false"
         else:
@@ -155,6 +156,8 @@ def head_texts(head: Head, rows: int, strings: dict[int, str]) -> dict[tuple[int
         text = out[(i, j)]
         if text is not None and kind in ("s", "inlineStr", "str") and ("_x" in text or text != text.strip()):
             return None  # calamine unescapes _x000D_ and trims some texts: the text read says which
+    if numbers:  # written as the typed columns are, all at once
+        out.update(zip(numbers, number_texts(pa.array(list(numbers.values()), pa.float64())).to_pylist()))
     return out
 
 
