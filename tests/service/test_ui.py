@@ -144,6 +144,12 @@ def test_a_change_without_the_pages_csrf_token_or_from_another_site_is_refused(s
     assert ">Restore<" not in restored.text
 
 
+def test_in_single_user_mode_the_page_answers_only_this_machines_host(single):
+    # A page elsewhere that rebinds its name to 127.0.0.1 would read the page with its own Host.
+    assert single.get("/ui/sources", headers={"Host": "evil.example"}).status_code == 403
+    assert single.get("/ui/sources").status_code == 200
+
+
 def test_did_you_mean_rewrites_the_plan_at_its_path():
     plan = {"datasets": [{"source_uri": "a.csv"}], "group_by": [{"column": "qtty"}], "selct": ["id"]}
     assert fixed_plan(plan, "group_by[0].column", "qtty", "qty")["group_by"] == [{"column": "qty"}]
