@@ -279,3 +279,25 @@ def test_a_viewer_sees_no_upload_delete_or_retype(tenants):
     assert 'id="upload"' not in page and ">Delete<" not in page
     alice = signed_in(tenants, "tok-a-writer")
     assert 'id="upload"' in alice.get("/ui/sources").text
+
+
+def test_a_column_retyped_so_most_values_fail_needs_the_box_and_then_shows_its_rejects(single):
+    assert upload(single, CSV / "dates_ambiguous.csv", "retyped.csv") == "ready"
+    page = single.get("/ui/datasets/retyped.csv").text
+    form = {
+        "csrf": csrf_of(page),
+        "source_uri": "retyped.csv",
+        "snapshot_id": re.search(r'id="snapshot">([^<]+)<', page).group(1),
+        "column": "when",
+        "type": "number",
+    }
+    preview = single.post("/ui/approve", data=form, headers=ORIGIN).text
+    assert "8 of 8 values" in preview and "more than half" in preview
+    refused = single.post("/ui/approve", data={**form, "apply": "1"}, headers=ORIGIN)
+    assert refused.status_code == 422 and "columns.when" in refused.text and 'id="reload"' in refused.text
+    applied = single.post(
+        "/ui/approve", data={**form, "apply": "1", "allow_rejects": "1"}, headers=ORIGIN, follow_redirects=True
+    ).text
+    assert 'id="rows-rejected">8<' in applied and 'id="rows">0<' in applied
+    rejected = applied.split('id="rejected"', 1)[1].split("</table>", 1)[0]
+    assert rejected.count("<tr>") == 9 and "03/04/2024" in rejected  # a header and each row, with its value
