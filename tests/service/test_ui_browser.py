@@ -22,8 +22,9 @@ from tabular.service import ui
 
 from .support import CSV, ROOT, Server, ingest
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+# TABULAR_CHROMIUM and TABULAR_CHROMEDRIVER name others (a path that is not there: the skip).
+CHROMIUM = os.environ.get("TABULAR_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = os.environ.get("TABULAR_CHROMEDRIVER") or shutil.which("chromedriver") or "/usr/bin/chromedriver"
 if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
     pytest.skip(
         f"no browser: {CHROMIUM} and {CHROMEDRIVER} are needed (apt-get install chromium chromium-driver)",
