@@ -89,9 +89,8 @@ def show_asked(console: Console, group, groups: list, d, source_uri: str | None,
             soft_wrap=True,
         )
     else:
-        said = f": {q.question}" if group.alike else ", each on its own values"
         console.print(
-            f"  [yellow]question[/yellow] {len(group.questions)} columns \\[{q.kind}] ask the same{escape(said)}",
+            f"  [yellow]question[/yellow] {len(group.questions)} columns \\[{q.kind}] {group.asks()}: {escape(group.question())}",
             soft_wrap=True,
         )
         console.print(f"    columns: {escape(', '.join(group.columns))}", soft_wrap=True)

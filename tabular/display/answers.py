@@ -98,9 +98,7 @@ def _asked(group: Asked, groups: list[Asked], d, source_uri: str | None, several
         head = f"<b>open question on {esc(q.column)}</b> ({esc(q.kind)}, <code>{esc(q.id)}</code>): {esc(q.question)}"
         columns = ""
     else:
-        head = f"<b>{len(group.questions)} columns ask the same question</b> ({esc(q.kind)})" + (
-            f": {esc(q.question)}" if group.alike else ", each on its own values"
-        )
+        head = f"<b>{len(group.questions)} columns {group.asks()}</b> ({esc(q.kind)}): {esc(group.question())}"
         rows = [
             [f"<b>{esc(x.column)}</b>", f"<code>{esc(x.id)}</code>"]
             + ([] if group.alike else [esc(x.question)])

@@ -31,13 +31,18 @@ class Asked:
         """Every question says the same words (else each column's are shown)."""
         return len({q.question for q in self.questions}) == 1
 
-    def words(self) -> str:
-        """'19 columns ask the same (bool_or_number): Every value is 0 or 1. …'"""
+    def asks(self) -> str:
+        """'ask the same question' or, where each column says its own values, 'ask alike'."""
+        return "ask the same question" if self.alike or len(self.questions) == 1 else "ask alike"
+
+    def question(self) -> str:
+        """What the group asks: its columns' one question, or the choice they share with the first
+        column's question for an example."""
         q = self.first
-        if len(self.questions) == 1:
-            return f"{q.column or '(the table)'} ({q.kind}): {q.question}"
-        said = f"{len(self.questions)} columns ask the same ({q.kind})"
-        return f"{said}: {q.question}" if self.alike else f"{said}, each of its own values, below"
+        if self.alike or len(self.questions) == 1:
+            return q.question
+        choices = " or ".join(option_words(o) + (" (held now)" if self.held(o) else "") for o in q.options)
+        return f"{choices}? Each on its own values, e.g. {q.column}: {q.question}"
 
     def held(self, option) -> bool:
         return (option.type, option.format) == (self.first.current.type, self.first.current.format)

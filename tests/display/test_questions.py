@@ -68,6 +68,25 @@ def test_alike_questions_are_one_entry_and_its_one_call_answers_every_column(ns,
     )
 
 
+def test_columns_asking_alike_on_their_own_values_are_one_entry_with_each_ones_words(ns, tmp_path):
+    strays = ["n/a?", "x", "see note", "TBD"]
+    rows = [[str(i)] + [strays[k] if i == 3 + k else f"{i * (k + 1)}" for k in range(4)] for i in range(40)]
+    write(tmp_path / "odd.csv", ["id", "a", "b", "c", "d"], rows)
+    ns.ingest_file(tmp_path / "odd.csv", source_uri="odd")
+    got = ns.dataset_get("odd")
+    d = got.datasets[0]
+    assert len({q.question for q in d.questions}) == 4  # each names its own stray value
+    (block,) = question_blocks(got._repr_html_())
+    assert (
+        "4 columns ask alike</b> (mixed_values): string (held now) or number? Each on its own values, e.g. a: " in block
+    )
+    for q in d.questions:
+        assert unescape(q.question) in unescape(block)  # each column's words in the folded table
+    approved = eval(shown_call(block, "number"), {"ns": ns})
+    assert [c.rows_rejected for c in approved.changes] == [1, 1, 1, 1]
+    assert [c.type for c in approved.dataset.columns] == ["number"] * 5
+
+
 def test_a_question_of_its_own_is_shown_as_before_with_its_call(ns, tmp_path):
     write(tmp_path / "one.csv", ["id", "paid", "name"], [[str(i), str(i % 2), f"n{i}"] for i in range(10)])
     ns.ingest_file(tmp_path / "one.csv", source_uri="one")
@@ -121,7 +140,7 @@ def test_at_the_terminal_alike_questions_are_one_entry_and_its_command_answers_t
     shown = run(tmp_path, "datasets", "wide.csv").stdout
     entries = [line for line in shown.splitlines() if line.lstrip().startswith("question")]
     assert entries == [
-        "  question 30 columns [bool_or_number] ask the same: Every value is 0 or 1. Is this a number, or a yes/no flag?"
+        "  question 30 columns [bool_or_number] ask the same question: Every value is 0 or 1. Is this a number, or a yes/no flag?"
     ]
     assert f"columns: {', '.join(names)}" in shown
     assert "bool 1/0, rejects 0: tabular approve wide.csv --answer bool_or_number=bool" in shown
@@ -139,7 +158,7 @@ def test_at_the_terminal_entries_of_one_kind_name_their_columns_and_dates_are_an
     mixed_file(tmp_path / "mixed.csv")
     assert run(tmp_path, "ingest", str(tmp_path / "mixed.csv")).returncode == 0
     shown = run(tmp_path, "datasets", "mixed.csv").stdout
-    assert "question 3 columns [bool_or_number] ask the same" in shown
+    assert "question 3 columns [bool_or_number] ask the same question" in shown
     assert "tabular approve mixed.csv --answer bool_or_number=bool" in shown
     assert "question 2 columns [date_order]" in shown and "question dashed [date_order]" in shown
     line = next(x for x in shown.splitlines() if "--format start=" in x)
