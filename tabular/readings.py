@@ -33,13 +33,19 @@ YMD_DATES = ("%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d")
 YMD_SHORT = ("%y-%m-%d",)
 NAMED_DATES = ("%d-%b-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%d-%b-%y")
 # At most six decimals of a second: a TIMESTAMP keeps microseconds, and would cut a seventh.
-ISO_DATETIME = r"\d{4}-\d{1,2}-\d{1,2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d{1,6})?)?"
+# A year 0001-9999: DuckDB reads the year 0000 as 1 BC ('0001-01-01 (BC)'), which no file means
+# (0000-01-01 is a placeholder) and Python cannot hold. An hour 0-23: DuckDB's cast reads
+# `2024-01-02 24:00` as the next day's midnight, moving the value to another date without a word.
+YEAR = r"(?:[1-9]\d{3}|0[1-9]\d{2}|00[1-9]\d|000[1-9])"
+ISO_DATETIME = YEAR + r"-\d{1,2}-\d{1,2}[T ]([01]?\d|2[0-3]):\d{2}(:\d{2}(\.\d{1,6})?)?"
 # An offset some zone has (-12:00 to +14:00): DuckDB's cast takes +15:00 or -13:30 too.
 OFFSET = r"(\+(0\d|1[0-3])(:?[0-5]\d)?|\+14(:?00)?|-(0\d|1[01])(:?[0-5]\d)?|-12(:?00)?)"
 # An offset, UTC or GMT, or an IANA zone (Europe/Paris), which DuckDB's cast resolves. Not an
 # abbreviation: BST, IST, CST name several zones, and DuckDB would pick one silently.
 ISO_OFFSET = rf"(Z|z|{OFFSET}|\s?(UTC|GMT)|\s[A-Za-z]+/[A-Za-z_]+)"
-ISO_DURATION = r"P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?"
+# Each amount within what an INTERVAL holds once added up (PT99999999999H stopped the ingest with
+# DuckDB's out-of-range error), and seconds to the microsecond it keeps (PT0.0000001S was 0).
+ISO_DURATION = r"P(\d{1,6}Y)?(\d{1,6}M)?(\d{1,6}W)?(\d{1,8}D)?(T(\d{1,9}H)?(\d{1,9}M)?(\d{1,9}(\.\d{1,6})?S)?)?"
 
 
 @dataclass(frozen=True)
@@ -75,15 +81,17 @@ def _number_gate(
     (0: none); `no_leading_zero`: an integer part of one 0 or none that starts with 0."""
     d = re.escape(decimal_mark)
     plain = r"(?:0|[1-9]\d*)" if no_leading_zero else r"\d+"
-    digits = plain if group_mark is None else rf"(?:\d{{1,3}}(?:{_GROUP_PATTERN[group_mark]}\d{{3}})+|{plain})"
+    # A number written with group marks starts with a digit other than 0: `012 345 678` (a
+    # SIREN), `0.123.456` are identifiers, whose 0 a number would drop (see tally.leading_zeros).
+    digits = plain if group_mark is None else rf"(?:[1-9]\d{{0,2}}(?:{_GROUP_PATTERN[group_mark]}\d{{3}})+|{plain})"
     fraction = r"\d+" if scale is None else rf"\d{{1,{scale}}}"
     core = digits if scale == 0 else rf"(?:{digits}(?:{d}{fraction})?|{d}{fraction})"
     if scale and group_mark in (".", ","):
         # Narrowed to a sample with decimals: one group mark and no decimal mark (7.125 beside
         # 7,5) may be a decimal written the other way, which the careful way asks about.
         g = _GROUP_PATTERN[group_mark]
-        lone_free = rf"(?:{plain}|\d{{1,3}}(?:{g}\d{{3}}){{2,}})"
-        core = rf"(?:{lone_free}(?:{d}{fraction})?|\d{{1,3}}{g}\d{{3}}{d}{fraction}|{d}{fraction})"
+        lone_free = rf"(?:{plain}|[1-9]\d{{0,2}}(?:{g}\d{{3}}){{2,}})"
+        core = rf"(?:{lone_free}(?:{d}{fraction})?|[1-9]\d{{0,2}}{g}\d{{3}}{d}{fraction}|{d}{fraction})"
     if no_leading_zero and scale == 0 and group_mark is None and unit is None and not exponent:
         # An identifier's shape ends a typing that had none: a leading zero, or a '+' before 7
         # digits or more (a phone number; see infer/tally.PLUS_ID).
@@ -91,8 +99,11 @@ def _number_gate(
     if exponent:  # 1E-7 beside 3 and 6: a column in scientific notation need not use it on every value
         core += r"(?:[eE][+-]?\d+)?"
     if unit:
+        # One sign, before the unit or after it (-$5, $-5): `-$-5` has two, which no cast reads
+        # (it passed the gate and was stored as null).
         u = re.escape(unit)
-        return rf"[+-]?(?:{u}\s?)?[+-]?{core}(?:\s?{u})?" if unit != "%" else rf"[+-]?{core}\s?%"
+        sign = rf"(?:[+-]?(?:{u}\s?)?|{u}\s?[+-])"
+        return rf"{sign}{core}(?:\s?{u})?" if unit != "%" else rf"[+-]?{core}\s?%"
     return rf"[+-]?{core}"
 
 
@@ -397,6 +408,8 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
             value = exp.TryCast(this=text, to=exp.DataType.build("INTERVAL"))
     elif reading.gate is not None:  # ISO datetimes and clock times: DuckDB's own cast, behind the gate
         value = exp.TryCast(this=t, to=exp.DataType.build(physical, dialect="duckdb"))
+        if physical == "TIMESTAMPTZ":
+            value = _zone_clock_kept(t, value)
     elif (listed := zone_list(reading.format)) is not None:
         return _zone_listed_value(*listed, t)
     elif reading.format.endswith(ANY_ZONE):
@@ -409,7 +422,14 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
         if "%Z" in reading.format or "%z" in reading.format:
             # strptime's %Z resolves any abbreviation (CET, EST) to one zone: only UTC and GMT
             # pass; its %z takes +15:00, an offset no zone has.
-            return exp.Case().when(matches(t, pattern_gate(reading.format)), value)
+            gated = exp.Case().when(matches(t, pattern_gate(reading.format)), value)
+            if not reading.format.endswith(" %Z"):
+                return gated
+            # Under %Z DuckDB's strptime rolls a day the month lacks into the next month
+            # (`31/04/2024 10:00 UTC` became 1 May): the text before the zone must be a date.
+            bare = _fn("regexp_replace", t, _lit(r"\s+(?:UTC|GMT)$"), _lit(""))
+            real = _fn("try_strptime", bare, _lit(reading.format.removesuffix(" %Z")))
+            return exp.Case().when(exp.not_(exp.Is(this=real, expression=exp.null())), gated)
         if "%Y" in reading.format:
             # strptime takes `2.2.2` as the year 2 under %d.%m.%Y: a year is four digits. Tested
             # on the result, at a tenth of the cost of matching the text; the text is matched
@@ -427,12 +447,40 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
     return exp.Case().when(matches(t, reading.gate), value)
 
 
+# A zone named after an ISO datetime (Europe/Paris), and the clock time before it.
+_ZONE_NAME = r"[A-Za-z]+/[A-Za-z_]+"
+# How far a zone's clocks move at once (Lord Howe by 30 minutes, Troll by two hours).
+_CLOCK_SHIFTS = ("30 minutes", "1 hour", "2 hours")
+
+
+def _zone_clock_kept(t: exp.Expression, value: exp.Expression) -> exp.Expression:
+    """`value` (TIMESTAMPTZ), NULL where the text names a zone whose clocks skip its local time
+    (`2024-03-10 02:30 America/New_York`: DuckDB reads 03:30) or show it twice (01:30 on the
+    night clocks go back: DuckDB picks one of the two instants without a word)."""
+    zone = _fn("regexp_extract", t, _lit(rf"\s({_ZONE_NAME})$"), exp.Literal.number(1))
+    written = _fn("regexp_extract", t, _lit(rf"^(.*?)\s+{_ZONE_NAME}$"), exp.Literal.number(1))
+    local = exp.TryCast(this=written, to=exp.DataType.build("TIMESTAMP"))
+
+    def shows(at: exp.Expression) -> exp.Expression:
+        return exp.EQ(this=_fn("timezone", zone, at), expression=local)
+
+    twice = [
+        shows(op(this=value, expression=exp.Interval(this=_lit(shift.split()[0]), unit=exp.var(shift.split()[1]))))
+        for shift in _CLOCK_SHIFTS
+        for op in (exp.Add, exp.Sub)
+    ]
+    once = exp.and_(shows(value), exp.not_(exp.or_(*twice)))
+    # Most values name no zone: one look for a '/' lets them through.
+    named = exp.func("contains", t, _lit("/"))
+    return exp.Case().when(exp.not_(named), value).when(exp.EQ(this=zone, expression=_lit("")), value).when(once, value)
+
+
 # What each strptime field may look like in text: strptime itself takes `2.2.2` as 2 February of
 # the year 2 under %d.%m.%Y, so a version number would pass for a date.
 _FIELDS = {
     "%d": r"\d{1,2}",
     "%m": r"\d{1,2}",
-    "%Y": r"\d{4}",
+    "%Y": YEAR,
     "%y": r"\d{2}",
     "%H": r"\d{1,2}",
     "%I": r"\d{1,2}",
