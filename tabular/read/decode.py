@@ -136,10 +136,24 @@ def detect(
         raise IngestFailed("no_text", "the file is empty" if not head else "the file holds only blank space")
     if encoding:
         try:
-            codecs.lookup(encoding)
+            declared = codecs.lookup(encoding).name
         except LookupError:
             raise IngestFailed("encoding", f"unknown encoding {encoding!r} in options") from None
-        return Decoded(path, container, encoding, encoding, 0)
+        bom = _bom_of(head)
+        if bom is None:
+            return Decoded(path, container, encoding, encoding, 0)
+        # A BOM is the file's own mark of its encoding, never text: under the encoding it marks
+        # it is removed (it was the first column's name, '\ufeffname'); under another it would
+        # be read as letters ('ï»¿name', 'ZÃ¼rich' from a UTF-8 file said to be latin-1).
+        marker, codec, family = bom
+        name = "utf-8" if codec == "utf-8-sig" else codec
+        if declared.startswith(family.removesuffix("-sig")):
+            return Decoded(path, container, codec, name, len(marker))
+        raise IngestFailed(
+            "encoding",
+            f"the file starts with the byte order mark of {name}, not {encoding} as options.encoding says: "
+            "ingest again without options.encoding, or with that encoding",
+        )
     for bom, codec, _reported in _BOMS:
         if head.startswith(bom):
             return Decoded(path, container, codec, "utf-8" if codec == "utf-8-sig" else codec, len(bom))
@@ -161,6 +175,11 @@ def detect(
 # Text with a NUL inside a value: about one NUL a line at most, and this share of other control bytes.
 CONTROL_SHARE = 0.001
 _CONTROL = bytes(b for b in range(32) if b not in (0, 9, 10, 12, 13))
+
+
+def _bom_of(head: bytes) -> tuple[bytes, str, str] | None:
+    """The BOM the text starts with: (its bytes, the codec that reads past it, its family)."""
+    return next((entry for entry in _BOMS if head.startswith(entry[0])), None)
 
 
 def stray_nuls(head: bytes) -> bool:

@@ -294,3 +294,45 @@ def test_polish_and_czech_names_together_read_on_their_windows_page(tmp_path, d)
     names = ["Ústí", "Łódź", "Kraków", "Žluťoučký", "Škoda", "Gdańsk"]
     text = f"id{d}name\n" + "".join(f"{i}{d}{n}\n" for i, n in enumerate(names))
     assert read_back(detect(write(tmp_path, text.encode("cp1250")), budget=BUDGET)) == text
+
+
+@pytest.mark.parametrize(
+    ("data", "declared", "reported"),
+    [
+        (b"\xef\xbb\xbf" + TEXT.encode("utf-8"), "utf-8", "utf-8"),
+        (b"\xef\xbb\xbf" + TEXT.encode("utf-8"), "UTF8", "utf-8"),
+        (b"\xff\xfe" + TEXT.encode("utf-16-le"), "utf-16-le", "utf-16-le"),
+        (b"\xff\xfe" + TEXT.encode("utf-16-le"), "utf-16", "utf-16-le"),
+        (b"\xfe\xff" + TEXT.encode("utf-16-be"), "utf-16-le", "utf-16-be"),  # the BOM says the byte order
+    ],
+)
+def test_a_bom_under_its_own_declared_encoding_is_no_text(tmp_path, data, declared, reported):
+    # Declared, the BOM was read as a character: the first column was named '\ufeffname'.
+    decoded = detect(write(tmp_path, data), encoding=declared)
+    assert decoded.reported == reported
+    assert read_back(decoded) == TEXT
+
+
+@pytest.mark.parametrize(
+    ("data", "declared", "marked"),
+    [
+        (b"\xef\xbb\xbf" + TEXT.encode("utf-8"), "latin-1", "utf-8"),  # 'ï»¿name', 'ZÃ¼rich'
+        (b"\xef\xbb\xbf" + TEXT.encode("utf-8"), "cp1252", "utf-8"),
+        (b"\xff\xfe" + TEXT.encode("utf-16-le"), "utf-8", "utf-16-le"),
+        (b"\xff\xfe\x00\x00" + TEXT.encode("utf-32-le"), "utf-16", "utf-32-le"),
+    ],
+)
+def test_a_declared_encoding_a_bom_contradicts_is_refused_saying_the_bom(tmp_path, data, declared, marked):
+    with pytest.raises(IngestFailed) as caught:
+        detect(write(tmp_path, data), encoding=declared)
+    assert caught.value.error_code == "encoding"
+    assert marked in caught.value.message and declared in caught.value.message
+
+
+def test_a_bom_declared_away_fails_the_ingest_and_a_bom_declared_right_names_the_column(ns, tmp_path):
+    path = write(tmp_path, b"\xef\xbb\xbf" + ("name,city\n" + "Ann,Z\u00fcrich\n" * 6).encode("utf-8"))
+    status = ns.ingest_file(path, source_uri="bom.csv", options={"encoding": "latin-1"}, progress=False)
+    assert status.state == "failed" and status.error_code == "encoding"
+    status = ns.ingest_file(path, source_uri="bom.csv", options={"encoding": "utf-8"}, progress=False)
+    got = ns.dataset_get("bom.csv", sample_rows=1).datasets[0]
+    assert [c.name for c in got.columns] == ["name", "city"] and got.sample[0]["city"] == "Z\u00fcrich"
