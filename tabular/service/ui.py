@@ -246,16 +246,17 @@ async def _form(request: Request) -> dict[str, str]:
 
 def _sources_routes(pages: Pages, router: APIRouter) -> None:
     async def sources(request: Request, visit: Visit) -> Response:
+        # The jobs first, then the sources: a job read as ready has its source in the list read after it.
+        ingestions = [i for i in request.query_params.get("ingestion", "").split(",") if i][:UPLOAD_FILES]
+        statuses = await pages.run_all(
+            request, visit, "knowledge.ingest_status", [{"ingestion_id": i} for i in ingestions]
+        )
         cursor = request.query_params.get("cursor", "")
         listed = await pages.run(request, visit, "knowledge.list", {"limit": SOURCES_PAGE, "cursor": cursor})
         live = [row.source_uri for row in listed.rows if not row.deleted]
         got = await pages.run_all(request, visit, "knowledge.dataset_get", [{"source_uri": uri} for uri in live])
         datasets = {uri: answer.datasets if answer.found else [] for uri, answer in zip(live, got)}
         rows = [(row, datasets.get(row.source_uri, [])) for row in listed.rows]
-        ingestions = [i for i in request.query_params.get("ingestion", "").split(",") if i][:UPLOAD_FILES]
-        statuses = await pages.run_all(
-            request, visit, "knowledge.ingest_status", [{"ingestion_id": i} for i in ingestions]
-        )
         return pages.page(request, visit, "sources.html", rows=rows, next_cursor=listed.next_cursor, statuses=statuses)
 
     async def upload(request: Request, visit: Visit) -> Response:
