@@ -163,7 +163,12 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
             f"one row matched, and the rows were read as {proposal.rows_are}, which no column names: "
             f"that row may hold several; " + say.describe(body_),
         )
-    loose = _held_in_part(ctx, body_) or _several_in_a_cell(ctx, body_) or _events_in_parts(ctx, body_, schemas)
+    loose = (
+        _held_in_part(ctx, body_)
+        or _several_in_a_cell(ctx, body_)
+        or _events_in_parts(ctx, body_, schemas)
+        or _empty_below_a_bound(ctx, body_)
+    )
     if loose:
         return abstain("ambiguous", loose)
     if not result.rows or all(v is None for row in result.rows for v in row):
@@ -413,6 +418,39 @@ def _events_in_parts(ctx: Context, run: QueryIn, schemas: list[DatasetSchema]) -
         f"{rows} rows match, on {days} different days of {dates[0]}, and rows of one day agree on most other columns: "
         "they may be parts of one event (the goals of one match); count the rows or the days?"
     )
+
+
+def _empty_below_a_bound(ctx: Context, run: QueryIn) -> str:
+    """A count of rows under a bound ("at most 2600 points", "fewer than 3 wins", "no silver
+    medals") where some of the other rows have no value in that column: an empty cell may be a
+    0 or a value not known, and the count differs between them. Says how many are empty."""
+    if run.group_by or len(run.aggregates) != 1 or run.aggregates[0].fn not in ("count", "count_distinct"):
+        return ""
+    for k, f in enumerate(run.where):
+        below = f.op in ("lt", "le") or (f.op == "eq" and f.value == 0)
+        if f.any is not None or f.all is not None or not below or isinstance(f.value, str | bool):
+            continue
+        rest = [g.model_dump(by_alias=True, exclude_defaults=True) for j, g in enumerate(run.where) if j != k]
+        probe = QueryIn.model_validate(
+            {
+                "org": run.org,
+                "namespace": run.namespace,
+                "datasets": [d.model_dump(by_alias=True) for d in run.datasets],
+                "joins": [j.model_dump(by_alias=True) for j in run.joins],
+                "where": rest + [{"column": f.column, "op": "is_null"}],
+                "aggregates": [{"fn": "count"}],
+            }
+        )
+        try:
+            (empty,), *_ = query(ctx, probe).rows
+        except (ValidationFailed, PreconditionFailed, TooLarge, ValueError):
+            continue
+        if empty:
+            return (
+                f"{empty} of the rows have no {f.column}: under a bound an empty cell may count as 0 or not, "
+                "and the count differs; fill them, or count only the rows that have one"
+            )
+    return ""
 
 
 def _equalities(filters) -> list:

@@ -156,6 +156,9 @@ def refused(
         _size_ranked_by_count,
         _values_not_joined,
         _placeholder,
+        _several_lines,
+        _answer_named_in_part,
+        _beside_a_row_among_some,
         _first_by_no_time,
         _number_of_the_one,
         _value_unlike_its_column,
@@ -433,6 +436,57 @@ def _placeholder(tokens, plan, names, rows, answer, columns, task) -> str:
                 if isinstance(v, str) and v.strip().lower() in PLACEHOLDERS:
                     return f"the answer's {a} is {v!r}, a cell that stands for no value"
     return ""
+
+
+def _several_lines(tokens, plan, names, rows, answer, columns, task) -> str:
+    """An answer cell of several lines (a name, a caption under it): which line answers is not sure."""
+    for v in (row[names.index(a)] for row in rows for a in answer if a in names):
+        if isinstance(v, str) and len([line for line in v.splitlines() if line.strip()]) > 1:
+            return f"the answer cell {v.strip().splitlines()[0]!r}… holds several lines: which one answers is not sure"
+    return ""
+
+
+def _value_columns(plan: Any) -> set[str]:
+    """The columns a plan finds a row in by a text value, anywhere (filters, the row a measure names)."""
+    if isinstance(plan, list):
+        return set().union(*(_value_columns(v) for v in plan))
+    if not isinstance(plan, dict):
+        return set()
+    value = plan.get("value", plan.get("values"))
+    texts = isinstance(value, str) or (isinstance(value, list) and any(isinstance(v, str) for v in value))
+    found = (
+        {_bare(plan["column"])}
+        if plan.get("op") in ("eq", "in") and isinstance(plan.get("column"), str) and texts
+        else set()
+    )
+    return found.union(*(_value_columns(v) for v in plan.values()))
+
+
+def _answer_named_in_part(tokens, plan, names, rows, answer, columns, task) -> str:
+    """An answer column named only in part ("album" for Original Album) for a row found by a value in
+    another column ("which album came after Sally Sendiri", a Title): a guess by likeness."""
+    said, valued, grammar = {singular(t.lower()) for t in tokens}, _value_columns(plan), grammar_words()
+    for column in (columns.get(a) for a in answer):
+        others = ", ".join(sorted(valued - {column.name})) if column is not None else ""
+        parts = (
+            [singular(w) for w in words(column.name) if w.isalpha() and len(w) > 1 and w not in grammar]
+            if others
+            else []
+        )
+        hit = " ".join(p for p in parts if p in said)
+        if hit and len(hit.split()) < len(parts):
+            return f"the task names {column.name} only as {hit!r} and finds its row by {others}: {hit!r} may be what {others} holds; name the column to read"
+    return ""
+
+
+def _beside_a_row_among_some(tokens, plan, names, rows, answer, columns, task) -> str:
+    """ "Who finished before X for the USA": beside a named row among filtered rows, or only X's?"""
+    made = {m.get("as") for m in plan.get("measures") or [] if isinstance(m, dict)}
+    kept = [f for f in _filters(plan.get("where")) if f.get("op") not in ("not_null", "is_null") and f.get("column")]
+    if not (made & {"anchor", "anchor_value"} and kept):
+        return ""
+    said = kept[0].get("value", kept[0].get("values"))
+    return f"the task names a row and keeps only rows with {kept[0]['column']} {said!r}: whether that says the rows compared or only the row named is not sure"
 
 
 def _grammar() -> set[str]:

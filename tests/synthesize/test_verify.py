@@ -310,3 +310,154 @@ def test_who_did_it_is_read_from_the_column_named_for_the_doing():
     )
     # no column is named for the verb: nothing to read it from instead
     assert check("who finished last?", plan, ["Producer", "position"], [["Al West", 17]], ["Producer"], schemas) == ""
+
+
+SONGS = table(
+    col("No.", "number", unique=True, distinct=3, lo=1, hi=3),
+    col("Title", unique=True),
+    col("Original Album"),
+    col("Studio album"),
+    col("Artist"),
+)
+
+
+def _after(column, value, read):
+    """The plan of "the one after X" (row_order.py's shape): X's row found by a case in a measure."""
+    return {
+        "select": [{"column": read}],
+        "measures": [
+            {"as": "position", "window": {"fn": "row_number"}},
+            {
+                "as": "anchor",
+                "expr": {"case": [{"when": {"column": column, "op": "eq", "value": value}, "then": "position"}]},
+            },
+        ],
+        "having": [{"column": "position", "op": "eq", "value": 2}],
+    }
+
+
+def test_an_answer_cell_of_several_lines_is_refused():
+    plan = {"where": [{"column": "Name", "op": "eq", "value": "Ann Ray"}], "group_by": [{"column": "Event"}]}
+    for cell in ("South Kynouria\n(Notia Kynouria)", "Idaho Power Building\n\n\n\nin Downtown Boise", "A\r\nB"):
+        assert "several lines" in check("what event did ann ray compete in?", plan, ["Event"], [[cell]])
+    # one line, or a line break with nothing after it, is one value
+    for cell in ("South Kynouria", "Idaho Power Building\n", "  \nMesseturm"):
+        assert check("what event did ann ray compete in?", plan, ["Event"], [[cell]]) == ""
+    # an evidence column of several lines is not the answer
+    plan = {
+        "where": [{"column": "Name", "op": "eq", "value": "Ann Ray"}],
+        "select": [{"column": "Event"}, {"column": "Pos"}],
+    }
+    assert check("what event did ann ray compete in?", plan, ["Event", "Pos"], [["Relay", "1\n2"]], ["Event"]) == ""
+
+
+def test_an_answer_column_named_in_part_beside_a_row_found_elsewhere_is_refused():
+    names = ["Original Album", "position", "anchor"]
+    why = check(
+        "which album came after sally sendiri?",
+        _after("Title", "Sally Sendiri", "Original Album"),
+        names,
+        [["Romantis", 2, None]],
+        ["Original Album"],
+        SONGS,
+    )
+    assert "Original Album" in why and "Title" in why
+    # another column name and language of the words: "studio" unsaid, the row found by its Title
+    why = check(
+        "which album came after rain song?",
+        _after("Title", "Rain Song", "Studio album"),
+        ["Studio album", "position", "anchor"],
+        [["Harbour", 2, None]],
+        ["Studio album"],
+        SONGS,
+    )
+    assert "Studio album" in why
+    # a lookup the same way: the row found by its Artist
+    plan = {"where": [{"column": "Artist", "op": "eq", "value": "Rita"}], "group_by": [{"column": "Original Album"}]}
+    assert "Original Album" in check(
+        "what album did rita sing on?", plan, ["Original Album"], [["Romantis"]], None, SONGS
+    )
+    # named whole; the row found in the answer's own column; or no row found by a value: answered
+    assert (
+        check(
+            "which original album came after sally sendiri?",
+            _after("Title", "Sally Sendiri", "Original Album"),
+            names,
+            [["Romantis", 2, None]],
+            ["Original Album"],
+            SONGS,
+        )
+        == ""
+    )
+    assert (
+        check(
+            "which title came after sally sendiri?",
+            _after("Title", "Sally Sendiri", "Title"),
+            ["Title", "position", "anchor"],
+            [["Topeng", 2, None]],
+            ["Title"],
+            SONGS,
+        )
+        == ""
+    )
+    plan = {
+        "select": [{"column": "Original Album"}],
+        "measures": [{"as": "position", "window": {"fn": "row_number"}}],
+        "having": [{"column": "position", "op": "eq", "value": 1}],
+    }
+    assert (
+        check(
+            "which album is listed first?",
+            plan,
+            ["Original Album", "position"],
+            [["Romantis", 1]],
+            ["Original Album"],
+            SONGS,
+        )
+        == ""
+    )
+
+
+def test_a_row_beside_a_named_row_among_filtered_rows_is_refused():
+    plan = _after("Name", "Nate Boyle", "Name") | {
+        "where": [{"column": "Nation", "op": "eq", "value": "United States"}]
+    }
+    names = ["Name", "position", "anchor"]
+    assert "Nation" in check(
+        "who finished after nate boyle for the united states?", plan, names, [["Mark Johnston", 2, None]], ["Name"]
+    )
+    # a number compared keeps rows too
+    plan = _after("Name", "Nate Boyle", "Name") | {"where": [{"column": "Year", "op": "ge", "value": 2000}]}
+    assert "Year" in check(
+        "who finished after nate boyle since 2000?", plan, names, [["Mark Johnston", 2, None]], ["Name"]
+    )
+    # the same value as a named row (same_as.py's shape) among filtered rows
+    plan = {
+        "where": [{"column": "Points", "op": "not_null"}, {"column": "Nation", "op": "eq", "value": "Peru"}],
+        "select": [{"column": "Name"}, {"column": "Points"}],
+        "measures": [
+            {
+                "as": "anchor",
+                "expr": {"case": [{"when": {"column": "Name", "op": "eq", "value": "Ann Ray"}, "then": "Points"}]},
+            },
+            {"as": "anchor_value", "window": {"fn": "max", "of": "anchor"}},
+        ],
+    }
+    assert "Nation" in check(
+        "who from peru had the same points as ann ray?",
+        plan,
+        ["Name", "Points", "anchor", "anchor_value"],
+        [["Bea Cole", 40, None, 40]],
+        ["Name"],
+    )
+    # no filter but the one that keeps rows that have a value: answered
+    assert (
+        check(
+            "who finished after nate boyle?",
+            _after("Name", "Nate Boyle", "Name"),
+            names,
+            [["Ole Berg", 2, None]],
+            ["Name"],
+        )
+        == ""
+    )
