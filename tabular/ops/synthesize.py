@@ -3,6 +3,7 @@ knowledge.query checks it, run over every row and answered with a citation, or a
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -168,6 +169,7 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
         or _several_in_a_cell(ctx, body_)
         or _events_in_parts(ctx, body_, schemas)
         or _empty_below_a_bound(ctx, body_)
+        or _added_over_rows_of_one_name(ctx, body_, body.task)
     )
     if loose:
         return abstain("ambiguous", loose)
@@ -450,6 +452,45 @@ def _empty_below_a_bound(ctx: Context, run: QueryIn) -> str:
                 f"{empty} of the rows have no {f.column}: under a bound an empty cell may count as 0 or not, "
                 "and the count differs; fill them, or count only the rows that have one"
             )
+    return ""
+
+
+# Words that say several rows' numbers are added ("the total points of X", "in all").
+_ADDING_WORDS = {"total", "totals", "sum", "combined", "altogether", "all", "overall", "together", "cumulative"}
+
+
+def _added_over_rows_of_one_name(ctx: Context, run: QueryIn, task: str) -> str:
+    """A total of one column over the rows a name matches, where it matches several ("how many
+    points did Ada score" beside two rows of Ada), and the task does not say to add them: the
+    rows may be parts to add (seasons), or one of them the answer (a career row beside its
+    seasons, the same name in two tables laid out as one). Says how many rows matched."""
+    if run.group_by or len(run.aggregates) != 1 or run.aggregates[0].fn != "sum" or run.aggregates[0].where:
+        return ""
+    if set(re.findall(r"[a-z]+", task.lower())) & _ADDING_WORDS:
+        return ""
+    named = [f for f in _equalities(run.where) if f.op == "eq" and isinstance(f.value, str)]
+    if not named:
+        return ""
+    probe = QueryIn.model_validate(
+        {
+            "org": run.org,
+            "namespace": run.namespace,
+            "datasets": [d.model_dump(by_alias=True) for d in run.datasets],
+            "joins": [j.model_dump(by_alias=True) for j in run.joins],
+            "where": [f.model_dump(by_alias=True, exclude_defaults=True) for f in run.where],
+            "aggregates": [{"fn": "count"}],
+        }
+    )
+    try:
+        (matched,), *_ = query(ctx, probe).rows
+    except (ValidationFailed, PreconditionFailed, TooLarge, ValueError):
+        return ""
+    if matched and int(matched) > 1:
+        said = " and ".join(f"{f.column} {f.value!r}" for f in named)
+        return (
+            f"{matched} rows have {said}, and the task does not say to add them: the total of their "
+            f"{run.aggregates[0].column}, or one of them?"
+        )
     return ""
 
 

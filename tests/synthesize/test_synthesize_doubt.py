@@ -1,7 +1,7 @@
 """Signals of doubt that make the step abstain rather than answer (issue 31's check split): an
 answer cell of several lines, an answer column the task names only in part beside a row found in
-another column, a row beside a named row among filtered rows, and a count under a bound over empty
-cells. Each rule is tried
+another column, a row beside a named row among filtered rows, a count under a bound over empty
+cells, and a total over several rows of one name the task does not say to add. Each rule is tried
 on tables of several shapes (other column names, languages, widths and orders), with the question
 beside it that must still be answered; each expected answer is worked out by hand from its table."""
 
@@ -180,3 +180,14 @@ def test_a_count_under_a_bound_over_empty_cells_is_asked(ns):
     assert answer(ns, "how many skaters have more than 2600 points?", "skaters") == [[1]]
     assert answer(ns, "how many clubs have fewer than 3 wins?", "clubs") == [[2]]
     assert answer(ns, "how many clubs have at most 5 losses?", "clubs") == [[2]]
+
+
+def test_a_total_over_several_rows_of_one_name_is_asked_unless_the_task_adds(ns):
+    reason, why = abstains(ns, "how many points did ada lind score?", "scorers")
+    assert reason == "ambiguous" and "2 rows" in why
+    reason, why = abstains(ns, "how many tore did gerd roth score?", "torschuetzen")
+    assert reason == "ambiguous"
+    # the task says to add them; one row of the name is its value
+    assert answer(ns, "how many total points did ada lind score?", "scorers") == [[24]]
+    assert answer(ns, "how many points did bo park score?", "scorers") == [[9]]
+    assert answer(ns, "how many tore did uwe kalb score?", "torschuetzen") == [[8]]
