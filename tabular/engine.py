@@ -16,14 +16,12 @@ from .ingest.jobs import JobPool
 from .ingest.links import Linker
 from .ingest.uploads import discard_upload, no_room, store_file
 from .jsonval import unusable
-from .models import JobsOut
 from .namespace import NamespaceOps, local_file
 from .ops import REGISTRY, refuse_stream
 from .ops.context import Context
 from .ops.links import linker
 from .ops.query import Whole
 from .settings import Settings
-from .store.catalog import open_job_ids
 from .store.home import Catalog
 from .validation import MISSING, refused_keys, validation_failed, validation_items
 
@@ -197,12 +195,6 @@ class Namespace(NamespaceOps):
     def _discard_upload(self, upload_id: str) -> bool:
         discard_upload(self.engine.catalog, upload_id)
         return True
-
-    def jobs(self) -> JobsOut:
-        """The namespace's ingest jobs that have not ended (pending or processing), oldest first,
-        each as knowledge.ingest_status answers it."""
-        ids = open_job_ids(self.engine.catalog.conn(), self.org, self.name)
-        return JobsOut(jobs=[self._run("knowledge.ingest_status", self._body(ingestion_id=i)) for i in ids])
 
     def _stream(self, body: dict):
         return self.engine.stream(body).reader

@@ -229,13 +229,10 @@ class IngestStatusOut(OpOut):
         return status_repr(self)
 
 
-class JobsOut(BaseModel):
-    """The jobs of a namespace that have not ended (Namespace.jobs, `tabular jobs`)."""
+class JobsOut(OpOut):
+    """The jobs of a namespace that have not ended (knowledge.ingest_jobs, Namespace.jobs, `tabular jobs`)."""
 
     jobs: list[IngestStatusOut] = Field(default_factory=list)
-
-    def __str__(self) -> str:
-        return repr(self)
 
     def _repr_html_(self) -> str:
         return jobs_html(self)

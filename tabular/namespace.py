@@ -101,6 +101,11 @@ class NamespaceOps:
                 self._interrupted(started.ingestion_id, uploaded["upload_id"], Path(path).name)
             ) from None
 
+    def jobs(self):
+        """The namespace's ingest jobs that have not ended (pending or processing), oldest first,
+        each as knowledge.ingest_status answers it (knowledge.ingest_jobs)."""
+        return self._run("knowledge.ingest_jobs", self._body())
+
     def _interrupted(self, ingestion_id: str, upload_id: str, name: str) -> str:
         """Ctrl-C while following the job this call started: cancel it, and remove its upload
         once nothing will read it; answers what was done, in words."""

@@ -85,28 +85,62 @@ def test_ctrl_c_during_an_ingest_cancels_its_job_and_removes_its_upload(tmp_path
     assert "no sources" in run(tmp_path, "list").stdout
 
 
-def test_jobs_lists_the_pending_and_running_ingests(tmp_path):
-    import tabular
+def _jobs(tmp_path, *rows: tuple[str, str, str]) -> None:
+    """Jobs as the catalog holds them, (ingestion_id, source_uri, state), in the default namespace:
+    a worker never takes them (their owner is no process), so each stays in its state."""
+    from tabular.store import catalog as C
+    from tabular.store.home import Catalog
 
-    with tabular.connect(str(tmp_path / "home"), ingest_workers=0) as engine:  # no worker: the job waits
-        ns = engine.namespace("default", "default")
-        started = ns.ingest_file(CSV / "sales.csv", source_uri="files/sales.csv", wait=0)
-        assert started.state in ("pending", "processing")
+    catalog = Catalog(str(tmp_path / "home"))
+    try:
+        for ingestion_id, source_uri, state in rows:
+            with catalog.change() as con:
+                C.insert(
+                    con,
+                    "jobs",
+                    ingestion_id=ingestion_id,
+                    org="default",
+                    namespace="default",
+                    source_uri=source_uri,
+                    state=state,
+                    stage="",
+                    filename=source_uri.rsplit("/", 1)[-1],
+                    warnings=[],
+                    attempts=0,
+                    owner="99999-deadbeef",
+                    cancel_requested=False,
+                    created_at=C.now(),
+                    updated_at=C.now(),
+                )
+    finally:
+        catalog.close()
+
+
+def test_jobs_lists_the_pending_and_running_ingests(tmp_path):
+    _jobs(
+        tmp_path,
+        ("i_waiting", "files/sales.csv", "pending"),
+        ("i_running", "files/other.csv", "processing"),
+        ("i_done", "files/done.csv", "ready"),
+    )
     listed = run(tmp_path, "jobs")
-    assert listed.returncode == 0 and started.ingestion_id in listed.stdout and "files/sales.csv" in listed.stdout
-    assert "pending" in listed.stdout
+    assert listed.returncode == 0, listed.stderr
+    lines = {
+        line.split()[1]: line
+        for line in listed.stdout.splitlines()
+        if line.split()[1:2] in (["i_waiting"], ["i_running"])
+    }
+    assert "files/sales.csv" in lines["i_waiting"] and "pending" in lines["i_waiting"]
+    assert "files/other.csv" in lines["i_running"] and "processing" in lines["i_running"]
+    assert "i_done" not in listed.stdout  # a job that has ended is not listed
     as_json = json.loads(run(tmp_path, "jobs", "--json").stdout)
-    assert [j["ingestion_id"] for j in as_json] == [started.ingestion_id]
+    assert [(j["ingestion_id"], j["state"]) for j in as_json] == [("i_waiting", "pending"), ("i_running", "processing")]
 
 
 def test_a_piped_table_is_as_wide_as_its_values(tmp_path):
     # Piped output was squeezed into 80 columns: long ids and names were cut or wrapped mid-word.
-    import tabular
-
     long_uri = "reports/" + "quarterly-sales-by-region-and-product-line-" * 2 + "final.csv"
-    with tabular.connect(str(tmp_path / "home"), ingest_workers=0) as engine:
-        ns = engine.namespace("default", "default")
-        ns.ingest_file(CSV / "sales.csv", source_uri=long_uri, wait=0)
+    _jobs(tmp_path, ("i_long", long_uri, "pending"))
     listed = run(tmp_path, "jobs")  # stdout is a pipe here
     assert any(long_uri in line for line in listed.stdout.splitlines()), listed.stdout
     narrow = subprocess.run(

@@ -92,6 +92,7 @@ HAND_WRITTEN = {
     "knowledge.ingest": "ingest",
     "knowledge.dataset_get": "datasets",
     "knowledge.list": "list",
+    "knowledge.ingest_jobs": "jobs",
     "knowledge.delete": "delete",
     "knowledge.restore": "restore",
     "knowledge.dataset_approve": "approve",

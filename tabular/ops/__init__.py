@@ -116,6 +116,7 @@ REGISTRY: dict[str, Op] = {
             ingest.IngestStatusOut,
             example={"ingestion_id": EXAMPLE_IDS["ingestion_id"]},
         ),
+        _op("knowledge.ingest_jobs", ingest.ingest_jobs, ingest.OpIn, ingest.JobsOut),
         _op(
             "knowledge.ingest_cancel",
             ingest.ingest_cancel,

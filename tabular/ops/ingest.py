@@ -1,4 +1,4 @@
-"""knowledge.upload, ingest, ingest_status, ingest_cancel and formats (the uploads and the jobs
+"""knowledge.upload, ingest, ingest_status, ingest_jobs, ingest_cancel and formats (the uploads and the jobs
 themselves are ingest/uploads and ingest/jobs)."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from ..models import (
     IngestOut,
     IngestStatusIn,
     IngestStatusOut,
+    JobsOut,
     OpIn,
     UploadIn,
     UploadOut,
@@ -28,6 +29,7 @@ from ..store.catalog import (
     job_by_key,
     job_status,
     now,
+    open_job_ids,
     upload_row,
 )
 from ..validation import not_one_of
@@ -130,6 +132,14 @@ def ingest_status(ctx: Context, body: IngestStatusIn) -> IngestStatusOut:
     values["created_at"] = values["created_at"].isoformat()
     values["updated_at"] = values["updated_at"].isoformat()
     return IngestStatusOut(**values)
+
+
+def ingest_jobs(ctx: Context, body: OpIn) -> JobsOut:
+    """The namespace's ingest jobs that have not ended (pending or processing), oldest first, each
+    as knowledge.ingest_status answers it: what `tabular jobs` lists, and what a caller cancels."""
+    ids = open_job_ids(ctx.catalog.conn(), body.org, body.namespace)
+    jobs = [ingest_status(ctx, IngestStatusIn(org=body.org, namespace=body.namespace, ingestion_id=i)) for i in ids]
+    return JobsOut(jobs=[j for j in jobs if j.found])
 
 
 def ingest_cancel(ctx: Context, body: IngestStatusIn) -> IngestCancelOut:
