@@ -109,9 +109,10 @@ def show_asked(console: Console, group, groups: list, d, source_uri: str | None,
 
 
 def _show_rows(console: Console, names: list[str], types: list[str], rows: list[list]) -> None:
-    """A grid when the columns fit the terminal; else each row as `column: value` lines (as
-    psql's expanded display), so no header or value is squeezed out of sight."""
-    if sum(max(len(n), len(t)) + 3 for n, t in zip(names, types)) <= console.width:
+    """A grid when the columns fit a line (the terminal's; piped, 80 columns); else each row as
+    `column: value` lines (as psql's expanded display), so no header or value is squeezed out of
+    sight, nor a row of 40 columns piped as one line of thousands of characters."""
+    if sum(max(len(n), len(t)) + 3 for n, t in zip(names, types)) <= line_width(console):
         table = Table(show_header=True, header_style="bold")
         for name, type_ in zip(names, types):
             table.add_column(f"{escape(name)}\n[dim]{type_}[/dim]")
@@ -138,15 +139,30 @@ class PlainConsole(Console):
     and output that goes to no terminal is not wrapped (COLUMNS, when set, still decides)."""
 
     def __init__(self, **kwargs) -> None:
-        if "width" not in kwargs and "COLUMNS" not in os.environ and not _terminal(kwargs.get("file") or sys.stdout):
+        piped = (
+            "width" not in kwargs and "COLUMNS" not in os.environ and not _terminal(kwargs.get("file") or sys.stdout)
+        )
+        if piped:
             kwargs["width"] = PIPED_WIDTH
         super().__init__(**kwargs)
+        self.piped = piped
+
+    @property
+    def line_width(self) -> int:
+        """The width a line is read at: the terminal's (or COLUMNS'); piped, a rule's, where a
+        table is as wide as its values but rows wider than that read better a column a line."""
+        return RULE_WIDTH if self.piped else self.width
 
     def rule(self, title="", *, characters: str = "─", style="rule.line", align="center") -> None:
         self.print(Rule(title, characters=characters, style=style, align=align), width=min(self.width, RULE_WIDTH))
 
     def on_broken_pipe(self) -> None:
         raise BrokenPipeError
+
+
+def line_width(console: Console) -> int:
+    """The width a line is read at (a PlainConsole's, piped or not; another console's own)."""
+    return getattr(console, "line_width", console.width)
 
 
 def _terminal(stream) -> bool:

@@ -116,3 +116,36 @@ def test_get_formats_ingest_status_and_cancel_are_readable_and_json_with_json(tm
     assert {f["name"] for f in json.loads(run("formats", "--json").stdout)["formats"]} >= {"csv", "xlsx"}
     run("delete", "money")
     assert run("get", "money").stdout.startswith("money  deleted (revision 1 restorable: tabular restore)")
+
+
+# --- a piped result wider than a line is shown a row at a time ------------------------------------------
+
+
+def wide_answer(columns: int):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        columns=[SimpleNamespace(name=f"column_number_{k}", type="number") for k in range(columns)],
+        rows=[list(range(columns))],
+        truncated=False,
+        incomplete=[],
+        receipt=SimpleNamespace(warnings=[]),
+    )
+
+
+def test_a_piped_result_wider_than_a_line_is_shown_a_row_at_a_time(monkeypatch):
+    # Piped, tables are not cut at 80 columns; a 44-column result was one grid line of 2,000+
+    # characters, where `column: value` lines read in `less` and a file.
+    from tabular.cli.show import show_answer
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    console = PlainConsole(file=io.StringIO(), color_system=None)
+    show_answer(console, wide_answer(44))
+    lines = console.file.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80, max(lines, key=len)
+    for k in range(44):
+        assert any(line.split()[:3] == [f"column_number_{k}", "number", str(k)] for line in lines), k
+    narrow = PlainConsole(file=io.StringIO(), color_system=None)
+    show_answer(narrow, wide_answer(3))  # a result that fits a line stays a grid
+    grid = [[c.strip() for c in line.split("│")[1:-1]] for line in narrow.file.getvalue().splitlines()]
+    assert ["0", "1", "2"] in grid
