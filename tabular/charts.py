@@ -158,6 +158,12 @@ def chosen(
                 )
             ],
         )
+    for path, given in (("x", x), ("y", y)):
+        if isinstance(given, list) and not given:
+            raise ValidationFailed(
+                f"{path} names no column: name one, or leave {path} out and it is chosen",
+                [ErrorItem(path, "no column named", expected=", ".join(names), received=given)],
+            )
     xs = tuple(_named(n, f"x[{k}]", names) for k, n in enumerate(x)) if isinstance(x, list) else None
     xs = (_named(x, "x", names),) if x is not None and xs is None else xs
     ys = tuple(_named(n, f"y[{k}]", names) for k, n in enumerate(y)) if isinstance(y, list) else None

@@ -220,6 +220,18 @@ def test_a_wrong_name_is_refused_with_the_close_names(ns, asked, path, said):
     assert item.path == path and item.did_you_mean == said
 
 
+@pytest.mark.parametrize(
+    "asked, path",
+    [({"kind": "scatter", "x": []}, "x"), ({"kind": "line", "x": []}, "x"), ({"x": []}, "x"), ({"y": []}, "y")],
+)
+def test_an_empty_list_of_columns_is_refused_naming_the_argument(ns, asked, path):
+    # x=[] with kind scatter or line was an IndexError; alone it drew bars under a title 'sum_amount by '.
+    with pytest.raises(ValidationFailed, match=f"{path} names no column") as refused:
+        ns.query(BY_REGION).plot(**asked)
+    (item,) = refused.value.errors
+    assert item.path == path and "region" in item.expected
+
+
 def test_a_chart_the_columns_cannot_draw_says_why(ns, tmp_path):
     answer = ns.query(BY_REGION)
     with pytest.raises(ValidationFailed, match="region is string, not a number"):
