@@ -286,9 +286,19 @@ class _Driven:
             self.process.wait()
 
 
+# The width of the terminal the tests were started from: a command's table is squeezed into
+# COLUMNS when it is set, where the pages show it as wide as its values (as piped).
+TERMINAL_SIZE = {"COLUMNS", "LINES"}
+
+
 def reader_env(bin_dir: Path, **extra: str) -> dict:
-    """The environment of a reader at a terminal: the venv's commands first, no TABULAR_ setting."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TABULAR_") and k != "VIRTUAL_ENV"}
+    """The environment of a reader at a terminal: the venv's commands first, no TABULAR_ setting,
+    and no width of the terminal the tests run in (the pages show output as it is piped)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("TABULAR_") and k != "VIRTUAL_ENV" and k not in TERMINAL_SIZE
+    }
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     env.update(extra)
     return env
