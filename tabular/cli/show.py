@@ -95,11 +95,9 @@ def show_asked(console: Console, group, groups: list, d, source_uri: str | None,
         )
         console.print(f"    columns: {escape(', '.join(group.columns))}", soft_wrap=True)
     for k, o in enumerate(q.options):
-        rejects = sorted({x.options[k].rows_rejected for x in group.questions})
-        rejected = f"{rejects[0]:,}" if len(rejects) == 1 else f"{rejects[0]:,} to {rejects[-1]:,}"
         held = " (held now)" if group.held(o) else ""
         console.print(
-            f"    {escape(option_words(o))}{held}, rejects {rejected}: [bold]{escape(kind_command(group, o, groups, source_uri, d, several))}[/bold]",
+            f"    {escape(option_words(o))}{held}, rejects {group.rejects(k)}: [bold]{escape(kind_command(group, o, groups, source_uri, d, several))}[/bold]",
             soft_wrap=True,
         )
     if len(group.questions) > 1 or len(q.options) > 1:

@@ -63,13 +63,6 @@ def query_repr(answer) -> str:
 # --- dataset_get ----------------------------------------------------------------------------
 
 
-def _rejects(group: Asked, k: int) -> str:
-    """The rows option `k` rejects: one count, or the least and most of the group's columns."""
-    counts = [q.options[k].rows_rejected for q in group.questions]
-    low, high = min(counts), max(counts)
-    return f"{low:,}" if low == high else f"{low:,} to {high:,}"
-
-
 def _asked(group: Asked, groups: list[Asked], d, source_uri: str | None, several: bool) -> str:
     """An open question, or a group of alike ones, with its options, what each rejects, and the
     one approval (ns.approve, tabular approve) that answers every column of it."""
@@ -84,7 +77,7 @@ def _asked(group: Asked, groups: list[Asked], d, source_uri: str | None, several
             [
                 esc(o.type) + (" <small>(held now)</small>" if group.held(o) else ""),
                 esc(o.format),
-                _rejects(group, k),
+                group.rejects(k),
                 "" if examples[k] is None else cell(examples[k]),
                 f"<code>{esc(python_call(group, o, source_uri, d, several))}</code><br>"
                 f'<small style="{TYPE}"><code>{esc(kind_command(group, o, groups, source_uri, d, several))}</code></small>',

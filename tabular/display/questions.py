@@ -44,6 +44,12 @@ class Asked:
         choices = " or ".join(option_words(o) + (" (held now)" if self.held(o) else "") for o in q.options)
         return f"{choices}? Each on its own values, e.g. {q.column}: {q.question}"
 
+    def rejects(self, k: int) -> str:
+        """The rows option `k` rejects: one count, or the least and most of the group's columns."""
+        counts = [q.options[k].rows_rejected for q in self.questions]
+        low, high = min(counts), max(counts)
+        return f"{low:,}" if low == high else f"{low:,} to {high:,}"
+
     def held(self, option) -> bool:
         return (option.type, option.format) == (self.first.current.type, self.first.current.format)
 

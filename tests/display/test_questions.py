@@ -168,3 +168,17 @@ def test_at_the_terminal_entries_of_one_kind_name_their_columns_and_dates_are_an
     assert done.returncode == 0, done.stderr
     changed = [x.split(":")[0].strip() for x in done.stdout.splitlines() if " → " in x and x.startswith("  ")]
     assert changed == ["start", "end"]  # the other entry's column is settled as held
+
+
+def test_alike_columns_rejecting_different_counts_say_the_least_and_the_most():
+    # The notebook and the terminal say one entry's rejects alike: one count, or 'least to most'.
+    from types import SimpleNamespace as Q
+
+    def question(column: str, rejected: int):
+        options = [Q(type="number", format="", rows_rejected=0), Q(type="bool", format="1/0", rows_rejected=rejected)]
+        return Q(
+            column=column, kind="bool_or_number", id=f"q_{column}", question="?", current=options[0], options=options
+        )
+
+    (group,) = asked([question("a", 2), question("b", 1_500), question("c", 7)])
+    assert [group.rejects(0), group.rejects(1)] == ["0", "2 to 1,500"]
