@@ -14,6 +14,8 @@ from rich.table import Table
 
 from .. import connect
 from ..charts import SAVED_AS as CHART_FILES
+from ..display import phase_words
+from ..display.html import when
 from ..display.questions import answer_kind
 from ..results import FORMATS as RESULT_FORMATS
 from ..results import format_of
@@ -394,15 +396,13 @@ def cmd_jobs(args, console: Console) -> int:
     for head in ("ingestion id", "source", "state", "stage", "progress", "since"):
         table.add_column(head)
     for job in got.jobs:
-        p = job.progress
-        done = f"{p.phase} {p.done:,} of {p.total:,} {p.unit}" if p.total else (p.phase or "")
         table.add_row(
             job.ingestion_id,
             escape(job.source_uri),
             job.state + (" (cancel asked)" if job.cancel_requested else ""),
             job.stage,
-            done,
-            job.created_at[:19].replace("T", " "),
+            phase_words(job.progress) if job.progress.phase else "",
+            when(job.created_at),
         )
     console.print(table)
     console.print("[dim]tabular ingest-cancel ID cancels one; tabular worker finishes the pending ones[/dim]")

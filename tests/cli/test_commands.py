@@ -104,3 +104,43 @@ def test_approve_retypes_and_history_shows_it(home, prices, capsys):
     assert main([*home, "history", "prices.csv", "--json"]) == 0
     [entry] = json.loads(capsys.readouterr().out)
     assert entry["dataset_id"] == "prices" and [c["column"] for c in entry["changes"]] == ["amount"]
+
+
+def test_jobs_says_a_running_jobs_progress_as_the_other_views_do(tmp_path, home, capsys, monkeypatch):
+    # The jobs table wrote 'read 1200000 of 4000000 bytes'; ingest-status and the notebook say
+    # 'read: 1.2 MB of 4.0 MB', and a phase whose total is not known yet 'of ?'.
+    from tabular.store import catalog as C
+    from tabular.store.home import Catalog
+
+    catalog = Catalog(str(tmp_path / "home"))
+    try:
+        for ingestion_id, progress in (
+            ("i_reading", {"phase": "read", "unit": "bytes", "total": 4_000_000, "done": 1_200_000}),
+            ("i_typing", {"phase": "type", "unit": "rows", "total": 0, "done": 1_500}),
+        ):
+            with catalog.change() as con:
+                C.insert(
+                    con,
+                    "jobs",
+                    ingestion_id=ingestion_id,
+                    org="acme",
+                    namespace="finance",
+                    source_uri=f"files/{ingestion_id}.csv",
+                    state="processing",
+                    stage="",
+                    filename=f"{ingestion_id}.csv",
+                    progress=progress,
+                    warnings=[],
+                    attempts=0,
+                    owner="99999-deadbeef",  # no process: the job stays as written
+                    cancel_requested=False,
+                    created_at="2026-01-02T03:04:05.678+00:00",
+                    updated_at=C.now(),
+                )
+    finally:
+        catalog.close()
+    monkeypatch.delenv("COLUMNS", raising=False)  # piped: the table as wide as its values
+    assert main([*home, "jobs"]) == 0
+    lines = {line.split()[1]: line for line in capsys.readouterr().out.splitlines() if "i_" in line}
+    assert "read: 1.2 MB of 4.0 MB" in lines["i_reading"] and "2026-01-02 03:04:05" in lines["i_reading"]
+    assert "type: 1,500 of ? rows" in lines["i_typing"]
