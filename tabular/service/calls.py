@@ -6,14 +6,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import AsyncIterator
+from typing import Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
-from starlette.concurrency import run_in_threadpool
+from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from ..engine import Engine
 from ..errors import ErrorItem, Overloaded, RateLimited, TabularError, TooLarge, ValidationFailed
 from ..ops import Op
+from ..results import chunks as result_chunks
 from .auth import Grant, Tokens
 
 log = logging.getLogger("tabular.service")
@@ -151,6 +154,26 @@ class Service:
             mine.release()
 
         return release
+
+    async def stream(self, op: Op, body: dict, grant: Grant) -> tuple[Any, AsyncIterator[bytes]]:
+        """Authorize and run an op that streams (knowledge.query_export): its Whole and its bytes in
+        the format it names, the org's slot and a slot held until the last byte is sent."""
+        body = self.tokens.authorize(grant, op, body)
+        release = await self.hold(str(body.get("org") or self.settings.default_org))
+        try:
+            whole = await run_in_threadpool(self.engine.run, op.name, body, grant.name)
+        except BaseException:
+            release()
+            raise
+
+        async def streamed() -> AsyncIterator[bytes]:
+            try:
+                async for piece in iterate_in_threadpool(result_chunks(whole.reader, whole.format)):
+                    yield piece
+            finally:
+                release()
+
+        return whole, streamed()
 
     async def run(self, op: Op, body: dict, grant: Grant, request_id: str):
         """Authorize, wait for the org's slot and a slot (503 past `overload_wait_seconds`), run,

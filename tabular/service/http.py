@@ -21,7 +21,6 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
-from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..engine import Engine, out_of_memory
@@ -38,7 +37,6 @@ from ..errors import (
 )
 from ..ops import REGISTRY, Op
 from ..results import FORMATS as RESULT_FORMATS
-from ..results import chunks as result_chunks
 from ..validation import validation_failed, validation_items
 from .auth import Tokens
 from .calls import Service, error_response, log, not_json, read_json, request_id
@@ -143,25 +141,10 @@ def _stream_route(service: Service, op: Op) -> Callable:
 
     async def handle(request: Request) -> Response:
         grant = service.tokens.identify(request.headers.get("authorization"))
-        body = service.tokens.authorize(grant, op, await read_json(request, service.settings.max_body_bytes))
-        # The org's slot and a slot are held until the stream ends, as a call holds them while it runs.
-        release = await service.hold(str(body.get("org") or service.settings.default_org))
-        try:
-            whole = await run_in_threadpool(service.engine.run, op.name, body)
-        except BaseException:
-            release()
-            raise
-
-        async def streamed():
-            try:
-                async for piece in iterate_in_threadpool(result_chunks(whole.reader, whole.format)):
-                    yield piece
-            finally:
-                release()
-
+        whole, streamed = await service.stream(op, await read_json(request, service.settings.max_body_bytes), grant)
         receipt = json.dumps(whole.receipt.model_dump(mode="json"), ensure_ascii=True)  # a header is latin-1
         return StreamingResponse(
-            streamed(),
+            streamed,
             media_type=RESULT_FORMATS[whole.format],
             headers={
                 "X-Tabular-Receipt": receipt,

@@ -28,13 +28,12 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader, select_autoescape
-from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+from starlette.concurrency import run_in_threadpool
 
 from ..errors import AuthInsufficient, AuthInvalid, ErrorItem, TabularError, TooLarge, ValidationFailed
 from ..ingest.uploads import store_upload
 from ..ops import REGISTRY
 from ..results import FORMATS as RESULT_FORMATS
-from ..results import chunks as result_chunks
 from .auth import ROLES, Grant
 from .calls import Service, audit, parse_body, request_id
 
@@ -414,26 +413,12 @@ def _ask_routes(pages: Pages, router: APIRouter) -> None:
     async def export(request: Request, visit: Visit) -> Response:
         """knowledge.query_export of the plan in the URL, streamed as the file asked."""
         plan = _plan_of(request.query_params.get("plan", ""))
-        fmt = request.query_params.get("format", "csv")
-        op = REGISTRY["knowledge.query_export"]
-        body = pages.tokens.authorize(visit.grant, op, visit.body(**plan, format=fmt))
-        release = await pages.service.hold(str(body.get("org") or pages.service.settings.default_org))
-        try:
-            whole = await run_in_threadpool(pages.service.engine.run, op.name, body, visit.grant.name)
-        except BaseException:
-            release()
-            raise
-
-        async def streamed():
-            try:
-                async for piece in iterate_in_threadpool(result_chunks(whole.reader, whole.format)):
-                    yield piece
-            finally:
-                release()
-
+        # The URL's format wins over a `format` the plan may carry (the Ask page's plan is the query's).
+        body = visit.body(**{**plan, "format": request.query_params.get("format", "csv")})
+        whole, streamed = await pages.service.stream(REGISTRY["knowledge.query_export"], body, visit.grant)
         name = "answer." + ("arrow" if whole.format == "arrow" else whole.format)
         return StreamingResponse(
-            streamed(),
+            streamed,
             media_type=RESULT_FORMATS[whole.format],
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )

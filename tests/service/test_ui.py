@@ -301,3 +301,11 @@ def test_a_column_retyped_so_most_values_fail_needs_the_box_and_then_shows_its_r
     assert 'id="rows-rejected">8<' in applied and 'id="rows">0<' in applied
     rejected = applied.split('id="rejected"', 1)[1].split("</table>", 1)[0]
     assert rejected.count("<tr>") == 9 and "03/04/2024" in rejected  # a header and each row, with its value
+
+
+def test_a_download_of_a_plan_that_names_a_format_is_the_format_the_link_asks(single):
+    assert upload(single, CSV / "sales.csv", "formatted.csv") == "ready"
+    plan = {"datasets": [{"source_uri": "formatted.csv"}], "select": [{"column": "region"}], "format": "json"}
+    got = single.get("/ui/export", params={"plan": json.dumps(plan), "format": "csv"})
+    assert got.status_code == 200 and got.headers["content-type"].startswith("text/csv")
+    assert next(csv.reader(io.StringIO(got.text))) == ["region"]
