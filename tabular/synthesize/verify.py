@@ -2,8 +2,10 @@
 the plan: an answer that echoes what the task gave, a total of identifiers where rows were
 counted, a yes or no (or "who", or "which thing") answered with a value, first or last read off
 a column that is no time, values taken together that the task does not join, a placeholder cell
-as the answer, and every content word of the task placed in the plan stated back as its words.
-Each rule says why it refused; the step abstains with that reason rather than answer."""
+or a cell of several lines as the answer, an answer column named only in part beside a row found
+in another, a row beside a named row among filtered rows, and every content word of the task
+placed in the plan stated back as its words (placed.py). Each rule says why it refused; the step
+abstains with that reason rather than answer."""
 
 from __future__ import annotations
 
@@ -11,29 +13,9 @@ import re
 from typing import Any
 
 from .columns import ORDINAL_NAMES, PLACE_NAMES, is_id, ordinal, yearlike
+from .placed import stem, task_grammar, words_left_out
 from .schemas import ColumnSchema, DatasetSchema
-from .spans import ABBREVIATIONS, ALIASES, SYNONYMS
-from .text_match import LIKE_WORDS
-from .vocabulary import (
-    COUNT_PHRASES,
-    DIMENSIONS,
-    EMPTY_WORDS,
-    LIGHT_VERBS,
-    MONTHS,
-    NONE_WORDS,
-    ORDINAL_WORDS,
-    PERCENT_WORDS,
-    PLACE_VERBS,
-    PRODUCT_WORDS,
-    SHARE_WORDS,
-    SPEED_WORDS,
-    THAN_WORDS,
-    UNITS,
-    YEAR_RANGE_WORDS,
-    grammar_words,
-    singular,
-    words,
-)
+from .vocabulary import grammar_words, singular, words
 
 # Cells that stand for no value: a table's dash, star or "n/a" is never an answer.
 PLACEHOLDERS = {"", "-", "--", "—", "–", "‒", "―", "−", "*", "?", "x", "n/a", "na", "n.a.", "tbd", "tba", "none", "nil"}
@@ -60,30 +42,6 @@ _SIZE_WORDS = {
 _FREQUENCY_WORDS = {"times", "often", "frequent", "frequently", "common", "commonly", "many", "number", "count"}
 # Words that join two values the task takes together: "A or B", "A, B and C", "more in A than B".
 _JOINS = re.compile(r"[,/&]|\b(or|and|nor|vs|versus|than|compared|over|against|with|to|from|between)\b")
-# Words of the question's frame, which no column or value need hold: comparisons with a named
-# row ("the same … as", "comes right after", "the difference between"), and "other".
-_FRAME_WORDS = {
-    "same",
-    "between",
-    "compared",
-    "comparison",
-    "comes",
-    "immediately",
-    "right",
-    "just",
-    "directly",
-    "other",
-    "others",
-    "count",
-    "also",
-    "again",
-    "ever",
-    "currently",
-}
-# The words after which a noun names what the rows are ("which team", "the last song").
-_NOUN_BEFORE = {"many", "which", "what", "whose", "first", "last", "only", "next", "previous", "other", "every"}
-# ... and after these two ("the number of athletes", "how many more medals", "many total games").
-_NOUN_AFTER_PAIRS = {("number", "of"), ("many", "more"), ("many", "total"), ("count", "of"), ("many", "different")}
 # Words that rank by a size or an amount: "the first … with the most", "the lowest".
 _RANK_SIZE_WORDS = {
     "least",
@@ -162,7 +120,7 @@ def refused(
         _first_by_no_time,
         _number_of_the_one,
         _value_unlike_its_column,
-        _words_left_out,
+        words_left_out,
     ):
         why = rule(tokens, plan, names, rows, answer, columns, task)
         if why:
@@ -303,9 +261,9 @@ def _who_with_a_number(tokens, plan, names, rows, answer, columns, task) -> str:
         return "the task asks who, and the plan answers with a number, a date or a score"
     if alpha[0] in ("which", "what") and len(alpha) > 1 and alpha[1].isalpha():
         # "which building was the first completed" answered 1958: the building is named by no number
-        noun = _stem(alpha[1])
-        named = {_stem(w) for a in answer for w in words(a.lower())}
-        if noun not in named and singular(alpha[1]) not in _NUMBER_NOUNS and alpha[1] not in _grammar():
+        noun = stem(alpha[1])
+        named = {stem(w) for a in answer for w in words(a.lower())}
+        if noun not in named and singular(alpha[1]) not in _NUMBER_NOUNS and alpha[1] not in task_grammar():
             return f"the task asks which {alpha[1]}, and the plan answers with a number or a date"
     return ""
 
@@ -316,9 +274,9 @@ def _who_by_another_role(tokens, plan, names, rows, answer, columns, task) -> st
     alpha = [t.lower() for t in tokens]
     if len(alpha) < 2 or alpha[0] != "who" or not alpha[1].endswith("ed"):
         return ""
-    verb = _stem(alpha[1])
-    role = [c for name, c in columns.items() if "." not in name and verb in {_stem(w) for w in words(c.name.lower())}]
-    said = {_stem(w) for a in answer for w in words(a.lower())}
+    verb = stem(alpha[1])
+    role = [c for name, c in columns.items() if "." not in name and verb in {stem(w) for w in words(c.name.lower())}]
+    said = {stem(w) for a in answer for w in words(a.lower())}
     if role and verb not in said:
         return f"the task asks who {alpha[1]}, and {role[0].name} says it, not {', '.join(answer)}"
     return ""
@@ -487,114 +445,3 @@ def _beside_a_row_among_some(tokens, plan, names, rows, answer, columns, task) -
         return ""
     said = kept[0].get("value", kept[0].get("values"))
     return f"the task names a row and keeps only rows with {kept[0]['column']} {said!r}: whether that says the rows compared or only the row named is not sure"
-
-
-def _grammar() -> set[str]:
-    """Every word the reading reads as grammar rather than as a column or a value."""
-    phrases = [*PRODUCT_WORDS, *NONE_WORDS, *EMPTY_WORDS, *COUNT_PHRASES]
-    return (
-        grammar_words()
-        | LIGHT_VERBS
-        | PLACE_VERBS
-        | set(MONTHS)
-        | set(ORDINAL_WORDS)
-        | UNITS
-        | SHARE_WORDS
-        | set(THAN_WORDS)
-        | set(YEAR_RANGE_WORDS)
-        | SPEED_WORDS
-        | {w for p in phrases for w in p}
-        | _FRAME_WORDS
-    )
-
-
-def _stem(word: str) -> str:
-    """A word's stem for matching a task's word with a plan's (champion, champions, championship)."""
-    word = singular(word.lower())
-    return word[:5] if len(word) > 5 else word
-
-
-def _named(plan: Any) -> list[str]:
-    """Every column name and value a plan holds, anywhere in it (filters, aggregates, measures)."""
-    out: list[str] = []
-    if isinstance(plan, dict):
-        for key, value in plan.items():
-            if key in ("column", "value", "values", "of", "partition_by"):
-                out += [str(v) for v in value] if isinstance(value, list) else [str(value)]
-            elif key == "datasets" and isinstance(value, list):
-                # a plan read as a dataset names what it reads too (the rows compared with one row)
-                out += [
-                    n
-                    for d in value
-                    if isinstance(d, dict) and isinstance(d.get("plan"), dict)
-                    for n in _named(d["plan"])
-                ]
-            elif key != "as":
-                out += _named(value)
-    elif isinstance(plan, list):
-        for item in plan:
-            out += _named(item) if isinstance(item, (dict, list)) else [str(item)]
-    return out
-
-
-def _ops(plan: Any) -> set[str]:
-    """Every filter op a plan holds, anywhere in it (in an any or all, an aggregate, a nested plan)."""
-    if isinstance(plan, dict):
-        found = {plan["op"]} if isinstance(plan.get("op"), str) else set()
-        return found.union(*(_ops(v) for v in plan.values()))
-    if isinstance(plan, list):
-        return set().union(*(_ops(v) for v in plan))
-    return set()
-
-
-def _words_left_out(tokens, plan, names, rows, answer, columns, task) -> str:
-    """The plan stated back as its words (the columns and values it reads) must place every content
-    word of the task: a word left out ("how many players from Peru" answered over every row) is
-    a part of the task the answer did not read. Grammar, light verbs and the noun the rows are
-    ("how many games", "which country") need no place."""
-    grammar = _grammar()
-    if _ops(plan) & {"like", "not_like"}:
-        grammar |= LIKE_WORDS  # "names containing 'son'": the words of a text test, the text is its value
-    placed = set()
-    made = {m.get("as") for m in plan.get("measures") or [] if isinstance(m, dict)}
-    if "percentage" in made:  # "what percentage of the votes": the share per hundred
-        placed |= {_stem(w) for w in PERCENT_WORDS}
-    named = _named(plan)
-    named += [a for v in named for a in ALIASES.get(v.lower(), ())]  # USA is "united states"
-    for d in plan.get("datasets") or []:  # the table's own name: "how many legendary pokemon" over pokemon.csv
-        if isinstance(d, dict):
-            named += [
-                str(d.get(k) or "").rsplit("/", 1)[-1].rsplit(".", 1)[0] for k in ("source_uri", "dataset_id", "alias")
-            ]
-    for text in named:
-        for w in words(text.lower()):
-            placed.add(_stem(w))
-            for full in ABBREVIATIONS.get(w, ()):
-                placed |= {_stem(x) for x in full.split()}
-    for word, meant in {**SYNONYMS, **DIMENSIONS}.items():
-        if any(_stem(m) in placed for m in meant):
-            placed.add(_stem(word))
-    medals = {_stem(c.name) for c in columns.values()} >= {"gold", "silve", "bronz"}
-    if medals:  # a medal table (Gold, Silver, Bronze columns): "gold medals" is Gold, "total medals" Total
-        placed |= {"medal", "count"}
-    alpha = [t.lower() for t in tokens]
-    # the noun the rows are: after "how many", "which", "what", "the first", "the last", "the only"
-    # a noun ends where grammar, a participle ("directed by") or the task's end follows it
-    ends = lambda k: (
-        k + 1 >= len(alpha) or alpha[k + 1] in grammar or not alpha[k + 1].isalpha() or alpha[k + 1].endswith("ed")
-    )
-    nouns = {alpha[k + 1] for k, t in enumerate(alpha[:-1]) if t in _NOUN_BEFORE and ends(k + 1)}
-    nouns |= {alpha[k + 2] for k, t in enumerate(alpha[:-2]) if (t, alpha[k + 1]) in _NOUN_AFTER_PAIRS and ends(k + 2)}
-    # what the whole table is of, said at the task's end: "in this competition", "on the album"
-    for k in range(len(alpha) - 2):
-        if alpha[k] in ("in", "on", "of", "at", "for", "from", "during") and alpha[k + 1] in ("the", "this", "that"):
-            if k + 3 >= len(alpha) or (k + 4 == len(alpha) and alpha[-1] in ("listed", "shown")):
-                nouns.add(alpha[k + 2])
-    left = [
-        t
-        for t in alpha
-        if t.isalpha() and len(t) > 2 and t not in grammar and t not in nouns and _stem(t) not in placed
-    ]
-    if left:
-        return f"the plan places no {', '.join(repr(w) for w in dict.fromkeys(left))} of the task: it answers another question"
-    return ""
