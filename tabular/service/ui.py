@@ -29,6 +29,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response, Streamin
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
 
 from ..errors import AuthInsufficient, AuthInvalid, ErrorItem, TabularError, TooLarge, ValidationFailed
 from ..ingest.uploads import store_upload
@@ -238,8 +240,22 @@ def _guard(pages: Pages, fn: Callable[..., Awaitable[Response]]) -> Callable[...
     return route
 
 
+async def _read_form(request: Request, max_files: int, max_fields: int) -> FormData:
+    """The posted form; one past its limits (21 files chosen) or malformed is a refusal shown
+    as a page, where Starlette's 400 came as the API's JSON."""
+    try:
+        return await request.form(max_files=max_files, max_fields=max_fields)
+    except HTTPException as err:
+        failure = ValidationFailed(
+            f"the form was not read: {err.detail}",
+            [ErrorItem("", str(err.detail), expected=f"at most {max_files} files and {max_fields} fields")],
+        )
+        failure.status = 400
+        raise failure from None
+
+
 async def _form(request: Request) -> dict[str, str]:
-    form = await request.form(max_files=0, max_fields=40)
+    form = await _read_form(request, max_files=0, max_fields=40)
     return {k: v for k, v in form.items() if isinstance(v, str)}
 
 
@@ -265,7 +281,7 @@ def _sources_routes(pages: Pages, router: APIRouter) -> None:
         declared = request.headers.get("content-length", "")
         if not declared.isdigit() or int(declared) > limit + 65536:
             raise TooLarge(f"the upload is over max_upload_bytes ({limit} bytes)")
-        form = await request.form(max_files=UPLOAD_FILES, max_fields=10)
+        form = await _read_form(request, max_files=UPLOAD_FILES, max_fields=10)
         pages.check_post(request, visit, str(form.get("csrf", "")))
         op = REGISTRY["knowledge.upload"]
         body = pages.tokens.authorize(visit.grant, op, visit.body())

@@ -309,3 +309,12 @@ def test_a_download_of_a_plan_that_names_a_format_is_the_format_the_link_asks(si
     got = single.get("/ui/export", params={"plan": json.dumps(plan), "format": "csv"})
     assert got.status_code == 200 and got.headers["content-type"].startswith("text/csv")
     assert next(csv.reader(io.StringIO(got.text))) == ["region"]
+
+
+def test_more_files_than_one_form_takes_is_a_page_saying_so(single):
+    token = csrf_of(single.get("/ui/sources").text)
+    files = [("file", (f"f{i}.csv", b"a\n1\n", "text/csv")) for i in range(ui.UPLOAD_FILES + 1)]
+    r = single.post("/ui/upload", data={"csrf": token}, files=files, headers=ORIGIN)
+    assert r.status_code == 400 and r.headers["content-type"].startswith("text/html")
+    assert 'id="error"' in r.text and "Too many files" in r.text
+    assert "f0.csv" not in single.get("/ui/sources").text  # none of them stored
