@@ -1,6 +1,7 @@
 """Following an ingest job to its end, with a progress bar while it runs: the job's phase (read,
-type, write), its counts from ingest_status, and the rate and time left once the looks can tell. The embedded engine and the HTTP client both wait
-here, each with its own way to ask the status and to pause.
+type, write), its counts from ingest_status, and the rate and time left once the looks can tell.
+The embedded engine and the HTTP client both wait here, each with its own way to ask the status
+and to pause.
 
 The bar is on by default when someone is watching (a terminal on stderr, or a Jupyter kernel),
 off with `progress=False`; a script whose output goes to a file or a pipe prints nothing."""
@@ -16,8 +17,8 @@ from html import escape
 from typing import Any
 
 from .display import ENDED, phase_words, size
+from .display.jobs import read_words
 
-FINISHED = ENDED  # a job in one of these states is over: its status will not change
 # The first pause between two looks at the status, the factor it grows by, and the longest one
 # (shorter while a bar is shown, so that it moves).
 FIRST_PAUSE, GROWTH, LONGEST_PAUSE, LONGEST_PAUSE_SHOWN = 0.02, 1.5, 1.0, 0.25
@@ -37,12 +38,12 @@ def follow(
     clock: Callable[[], float] = time.monotonic,
 ) -> Any:
     """Ask `poll()` for the job's ingest_status until the job is over or `wait` seconds have
-        passed, and answer the last status. Between two looks, `pause(seconds)` waits (it may return
-        early when the job ends); it answers False when there is nothing left to wait for (the job
-        runs nowhere this process can see), and the status is answered as it is then.
+    passed, and answer the last status. Between two looks, `pause(seconds)` waits (it may return
+    early when the job ends); it answers False when there is nothing left to wait for (the job
+    runs nowhere this process can see), and the status is answered as it is then.
 
-        `progress`: True shows a bar, False never does, None (the default) shows one when interactive
-        (`where()`); `console` (a rich Console) is where a terminal bar goes, stderr by default. The
+    `progress`: True shows a bar, False never does, None (the default) shows one when interactive
+    (`where()`); `console` (a rich Console) is where a terminal bar goes, stderr by default. The
     bar says the rate and the time left as measured on `clock` (seconds) at each look."""
     deadline = None if wait is None else clock() + wait
     status = poll()
@@ -129,7 +130,7 @@ def duration(seconds: float) -> str:
 
 def over(status: Any) -> bool:
     """The job has ended (or there is none to follow): its status will not change."""
-    return status.state in FINISHED or not getattr(status, "found", True)
+    return status.state in ENDED or not getattr(status, "found", True)
 
 
 def where() -> str | None:
@@ -171,7 +172,7 @@ def _bar(progress: bool | None, label: str, console: Any) -> _Quiet:
 def counts(status: Any) -> str:
     """The status in words: 'type: 12,000 of 50,000 rows', 'read: 1.2 MB of 4.0 MB'."""
     p = status.progress
-    if status.state in FINISHED:
+    if status.state in ENDED:
         return _ended(status)
     if not p.phase:
         return status.state or "waiting"
@@ -183,7 +184,7 @@ def _ended(status: Any) -> str:
     if status.revision is not None:
         said += f", revision {status.revision}"
     if status.coverage.total:
-        said += f", {status.coverage.extracted:,} of {status.coverage.total:,} {status.coverage.unit} read"
+        said += f", {read_words(status.coverage)}"
     if status.error_code:
         said += f": {status.error_code}"
     return said
@@ -191,7 +192,7 @@ def _ended(status: Any) -> str:
 
 def _fraction(status: Any) -> tuple[float, float | None]:
     """(done, total) of the current phase; total None while not known."""
-    if status.state in FINISHED:
+    if status.state in ENDED:
         return 1.0, 1.0
     p = status.progress
     return float(p.done), float(p.total) if p.total else None

@@ -66,6 +66,14 @@ def test_a_terminal_shows_the_phase_and_counts_until_the_job_ends():
     assert "big.csv" in out and "ready, revision 1, 100 of 100 rows read" in out
 
 
+def test_a_partial_job_ends_saying_the_rows_that_failed():
+    # The bar's last words left the failed rows out where ingest-status and the notebook say them.
+    ended = IngestStatusOut(
+        ingestion_id="i_1", state="partial", revision=2, coverage={"total": 100, "extracted": 97, "failed": 3}
+    )
+    assert progress.counts(ended) == "partial, revision 2, 97 of 100 rows read, 3 failed"
+
+
 def test_progress_false_prints_nothing_even_at_a_terminal(capsys):
     console = terminal()
     status = progress.follow(statuses(*JOB), lambda seconds: True, progress=False, label="big.csv", console=console)
