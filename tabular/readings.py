@@ -416,20 +416,22 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
         base = reading.format.removesuffix(ANY_ZONE)
         zoned = [convert(date_reading(f"{base} {z}", "datetime"), t, "TIMESTAMPTZ") for z in ("%z", "%Z")]
         return exp.func("coalesce", *zoned, convert(date_reading(base, "datetime"), t, "TIMESTAMPTZ"))
+    elif reading.format.endswith(" %Z"):
+        # Only UTC and GMT pass the gate (strptime's %Z resolves any abbreviation, CET or EST, to
+        # one zone), both at offset 0: the text is read with the zone as a literal, at UTC. Under
+        # %Z itself DuckDB's strptime rolls a day the month lacks into the next month
+        # (`31/04/2024 10:00 UTC` became 1 May).
+        base = reading.format.removesuffix(" %Z")
+        local = _fn("try_strptime", t, exp.Array(expressions=[_lit(f"{base} {zone}") for zone in ("UTC", "GMT")]))
+        value = _fn("timezone", _lit("UTC"), local) if physical == "TIMESTAMPTZ" else exp.cast(local, physical)
+        return exp.Case().when(matches(t, pattern_gate(reading.format)), value)
     else:
         parsed = _fn("try_strptime", t, _lit(reading.format))
         value = exp.cast(parsed, physical) if physical != "TIMESTAMP" else parsed
         if "%Z" in reading.format or "%z" in reading.format:
             # strptime's %Z resolves any abbreviation (CET, EST) to one zone: only UTC and GMT
             # pass; its %z takes +15:00, an offset no zone has.
-            gated = exp.Case().when(matches(t, pattern_gate(reading.format)), value)
-            if not reading.format.endswith(" %Z"):
-                return gated
-            # Under %Z DuckDB's strptime rolls a day the month lacks into the next month
-            # (`31/04/2024 10:00 UTC` became 1 May): the text before the zone must be a date.
-            bare = _fn("regexp_replace", t, _lit(r"\s+(?:UTC|GMT)$"), _lit(""))
-            real = _fn("try_strptime", bare, _lit(reading.format.removesuffix(" %Z")))
-            return exp.Case().when(exp.not_(exp.Is(this=real, expression=exp.null())), gated)
+            return exp.Case().when(matches(t, pattern_gate(reading.format)), value)
         if "%Y" in reading.format:
             # strptime takes `2.2.2` as the year 2 under %d.%m.%Y: a year is four digits. Tested
             # on the result, at a tenth of the cost of matching the text; the text is matched
