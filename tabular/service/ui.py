@@ -276,25 +276,30 @@ def _sources_routes(pages: Pages, router: APIRouter) -> None:
 
     async def upload(request: Request, visit: Visit) -> Response:
         """Chosen (or dropped) files: each stored as knowledge.upload stores it (streamed,
-        max_upload_bytes), then knowledge.ingest; the page follows the jobs by ingest_status."""
-        limit = pages.service.settings.max_upload_bytes
-        declared = request.headers.get("content-length", "")
-        if not declared.isdigit() or int(declared) > limit + 65536:
-            raise TooLarge(f"the upload is over max_upload_bytes ({limit} bytes)")
-        form = await _read_form(request, max_files=UPLOAD_FILES, max_fields=10)
-        pages.check_post(request, visit, str(form.get("csrf", "")))
+        max_upload_bytes, the org's storage quota), then knowledge.ingest under the name it was
+        stored by; the page follows the jobs by ingest_status. Every refusal is audited, as the
+        API's upload route audits it."""
         op = REGISTRY["knowledge.upload"]
-        body = pages.tokens.authorize(visit.grant, op, visit.body())
-        chosen = [f for f in form.getlist("file") if not isinstance(f, str) and f.filename]
-        if not chosen:
-            raise ValidationFailed("choose a file to upload", [ErrorItem("file", "missing", expected="a file")])
-        org = body.get("org") or pages.service.settings.default_org
-        namespace = body.get("namespace") or pages.service.settings.default_namespace
-        named = str(form.get("source_uri") or "").strip() if len(chosen) == 1 else ""
-        started = []
-        for one in chosen:
-            try:
-                stored = await run_in_threadpool(
+        body = visit.body()
+        try:
+            limit = pages.service.settings.max_upload_bytes
+            declared = request.headers.get("content-length", "")
+            if not declared.isdigit() or int(declared) > limit + 65536:
+                said = f"{int(declared):,} bytes" if declared.isdigit() else "of no declared length"
+                raise TooLarge(
+                    f"the files sent together are {said}, over max_upload_bytes ({limit:,} bytes): send fewer at once"
+                )
+            form = await _read_form(request, max_files=UPLOAD_FILES, max_fields=10)
+            pages.check_post(request, visit, str(form.get("csrf", "")))
+            body = pages.tokens.authorize(visit.grant, op, body)
+            chosen = [f for f in form.getlist("file") if not isinstance(f, str) and f.filename]
+            if not chosen:
+                raise ValidationFailed("choose a file to upload", [ErrorItem("file", "missing", expected="a file")])
+            org = body.get("org") or pages.service.settings.default_org
+            namespace = body.get("namespace") or pages.service.settings.default_namespace
+            stored = []
+            for one in chosen:
+                kept = await run_in_threadpool(
                     store_upload,
                     pages.service.engine.catalog,
                     pages.service.settings,
@@ -304,11 +309,17 @@ def _sources_routes(pages: Pages, router: APIRouter) -> None:
                     one.filename,
                     one.content_type or "application/octet-stream",
                 )
-            except TabularError as err:
-                audit(op, visit.grant, body, request_id(request), err.status, err.code)
-                raise
-            audit(op, visit.grant, body, request_id(request), 200, None)
-            ingest = {"upload_id": stored.upload_id, "source_uri": named or one.filename}
+                audit(op, visit.grant, body, request_id(request), 200, None)
+                stored.append(kept)
+        except TabularError as err:
+            audit(op, visit.grant, body, request_id(request), err.status, err.code)
+            raise
+        # One file may be named; else each is the source of the name it was stored by (its last
+        # part: a name sent as '../../x.csv' is x.csv, as the upload keeps it).
+        named = str(form.get("source_uri") or "").strip() if len(stored) == 1 else ""
+        started = []
+        for kept in stored:
+            ingest = {"upload_id": kept.upload_id, "source_uri": named or kept.filename}
             started.append((await pages.run(request, visit, "knowledge.ingest", ingest)).ingestion_id)
         return RedirectResponse(visit.url("/ui/sources", ingestion=",".join(started)), status_code=303)
 

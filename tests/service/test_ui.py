@@ -7,6 +7,7 @@ import csv
 import html
 import io
 import json
+import logging
 import re
 import time
 from urllib.parse import parse_qs, urlsplit
@@ -318,3 +319,25 @@ def test_more_files_than_one_form_takes_is_a_page_saying_so(single):
     assert r.status_code == 400 and r.headers["content-type"].startswith("text/html")
     assert 'id="error"' in r.text and "Too many files" in r.text
     assert "f0.csv" not in single.get("/ui/sources").text  # none of them stored
+
+
+def test_a_file_sent_with_a_path_is_the_source_of_its_last_part_and_its_link_opens_it(single):
+    token = csrf_of(single.get("/ui/sources").text)
+    files = [("file", ("../../etc/pathed.csv", (CSV / "sales.csv").read_bytes(), "text/csv"))]
+    r = single.post("/ui/upload", data={"csrf": token}, files=files, headers=ORIGIN, follow_redirects=False)
+    assert r.status_code == 303
+    deadline = time.monotonic() + 30
+    while "ready" not in (page := single.get(r.headers["location"]).text) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    link = re.search(r'href="([^"]+)">pathed.csv</a>', page).group(1)
+    assert link == "/ui/datasets/pathed.csv" and single.get(link).status_code == 200
+    assert "../" not in single.get("/ui/sources").text
+
+
+def test_an_upload_refused_by_the_page_is_audited_as_the_apis_is(single, caplog):
+    files = [("file", ("audited.csv", b"a\n1\n", "text/csv"))]
+    with caplog.at_level(logging.INFO, logger="tabular.audit"):
+        r = single.post("/ui/upload", data={"csrf": "forged"}, files=files, headers=ORIGIN)
+    assert r.status_code == 403
+    [line] = [json.loads(rec.getMessage()) for rec in caplog.records if rec.name == "tabular.audit"]
+    assert line["op"] == "knowledge.upload" and line["status"] == 403 and line["code"] == "AUTH_INSUFFICIENT"
