@@ -12,7 +12,7 @@ from rich.rule import Rule
 from rich.table import Table
 
 from ..display import ENDED, phase_words, size
-from ..display.html import when
+from ..display.html import meant, when
 from ..display.jobs import cancel_words, read_words
 from ..display.questions import asked, kind_command, option_words
 from ..display.sources import format_words
@@ -280,6 +280,9 @@ def show_formats(console: Console, out) -> None:
 def show_get(console: Console, out) -> None:
     """A source: its live (or restorable) revision, format, datasets, what was read, its title,
     tags and description, and how many approvals `tabular history` shows."""
+    if not out.found:
+        console.print(f"not found: no such source in this namespace{escape(meant(out, html=False))}", soft_wrap=True)
+        return
     if out.deleted:
         state = f"[yellow]deleted[/yellow] (revision {out.deleted_revision} restorable: tabular restore)"
     else:

@@ -149,3 +149,15 @@ def test_a_piped_result_wider_than_a_line_is_shown_a_row_at_a_time(monkeypatch):
     show_answer(narrow, wide_answer(3))  # a result that fits a line stays a grid
     grid = [[c.strip() for c in line.split("│")[1:-1]] for line in narrow.file.getvalue().splitlines()]
     assert ["0", "1", "2"] in grid
+
+
+def test_get_of_a_source_not_there_says_so_and_the_close_names(tmp_path, capsys, monkeypatch):
+    # It printed 'mony  revision None' and exited 1 without a word of why.
+    from conftest import CSV
+    from test_cli_surface import call
+
+    home = tmp_path / "home"
+    assert call(capsys, monkeypatch, home, "ingest", str(CSV / "currency.csv"), "--source-uri", "money").returncode == 0
+    missing = call(capsys, monkeypatch, home, "get", "mony")
+    assert missing.returncode == 1
+    assert missing.stdout.strip() == "not found: no such source in this namespace; did you mean 'money'?"
