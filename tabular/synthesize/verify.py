@@ -15,7 +15,7 @@ from typing import Any
 from .columns import ORDINAL_NAMES, PLACE_NAMES, is_id, ordinal, yearlike
 from .placed import stem, task_grammar, words_left_out
 from .schemas import ColumnSchema, DatasetSchema
-from .vocabulary import grammar_words, singular, words
+from .vocabulary import UNITS, grammar_words, singular, words
 
 # Cells that stand for no value: a table's dash, star or "n/a" is never an answer.
 PLACEHOLDERS = {"", "-", "--", "—", "–", "‒", "―", "−", "*", "?", "x", "n/a", "na", "n.a.", "tbd", "tba", "none", "nil"}
@@ -422,17 +422,16 @@ def _value_columns(plan: Any) -> set[str]:
 
 def _answer_named_in_part(tokens, plan, names, rows, answer, columns, task) -> str:
     """An answer column named only in part ("album" for Original Album) for a row found by a value in
-    another column ("which album came after Sally Sendiri", a Title): a guess by likeness."""
-    said, valued, grammar = {singular(t.lower()) for t in tokens}, _value_columns(plan), grammar_words()
-    for column in (columns.get(a) for a in answer):
-        others = ", ".join(sorted(valued - {column.name})) if column is not None else ""
-        parts = (
-            [singular(w) for w in words(column.name) if w.isalpha() and len(w) > 1 and w not in grammar]
-            if others
-            else []
-        )
+    another column ("which album came after Sally Sendiri", a Title): a guess by likeness. A unit in
+    the name (Height ft, Area km2) is no part of what it names."""
+    said = {singular(t.lower()) for t in tokens}
+    found_by = _value_columns(plan)
+    unnamed = grammar_words() | UNITS
+    for column in filter(None, (columns.get(a) for a in answer)):
+        others = ", ".join(sorted(found_by - {column.name}))
+        parts = [singular(w) for w in words(column.name) if w.isalpha() and len(w) > 1 and w not in unnamed]
         hit = " ".join(p for p in parts if p in said)
-        if hit and len(hit.split()) < len(parts):
+        if others and hit and len(hit.split()) < len(parts):
             return f"the task names {column.name} only as {hit!r} and finds its row by {others}: {hit!r} may be what {others} holds; name the column to read"
     return ""
 

@@ -461,3 +461,25 @@ def test_a_row_beside_a_named_row_among_filtered_rows_is_refused():
         )
         == ""
     )
+
+
+def test_a_unit_in_the_answer_column_is_no_part_of_its_name():
+    """ "What is the height of Gamma" over Height ft, the row found by its Building: the task names
+    the whole column; a unit in a name (ft, km, kg) says how it is measured, not what it is."""
+    towers = table(
+        col("Building", unique=True),
+        col("Height ft", "number", lo=250, hi=410),
+        col("Area km2", "number", lo=1, hi=90),
+        col("Weight (kg)", "number", lo=1, hi=90),
+        col("Roof height", "number", lo=200, hi=400),
+    )
+    for task, column in (
+        ("what is the height of gamma?", "Height ft"),
+        ("what is the area of gamma?", "Area km2"),
+        ("what is the weight of gamma?", "Weight (kg)"),
+    ):
+        plan = {"where": [{"column": "Building", "op": "eq", "value": "Gamma"}], "group_by": [{"column": column}]}
+        assert check(task, plan, [column], [[300]], [column], towers) == "", task
+    # a word of the name that is no unit, unsaid, still leaves the column named in part
+    plan = {"where": [{"column": "Building", "op": "eq", "value": "Gamma"}], "group_by": [{"column": "Roof height"}]}
+    assert "Roof height" in check("what is the height of gamma?", plan, ["Roof height"], [[300]], None, towers)
