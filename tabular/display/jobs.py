@@ -118,7 +118,7 @@ def status_repr(s) -> str:
 
 def jobs_html(out) -> str:
     if not out.jobs:
-        return view("tabular-jobs", "<p>no ingest job is pending or running in this namespace</p>")
+        return view("tabular-jobs", "<p>no ingest job is pending or running in this namespace</p>", ignored_note(out))
     rows = [
         [
             f"<code>{esc(j.ingestion_id)}</code>",
@@ -135,6 +135,7 @@ def jobs_html(out) -> str:
         f"<p><b>{plural(len(out.jobs), 'job')}</b> pending or running, oldest first</p>",
         table,
         "<p><small>knowledge.ingest_cancel (tabular ingest-cancel ID) cancels one</small></p>",
+        ignored_note(out),
     )
 
 

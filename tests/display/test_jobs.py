@@ -76,6 +76,12 @@ def test_a_running_job_shows_its_phase_and_counts_and_the_open_jobs_a_table():
     )
 
 
+def test_the_open_jobs_say_the_keys_they_ignored_as_every_other_view(ns):
+    listed = ns.run("knowledge.ingest_jobs", {"statee": "pending"})
+    assert listed.ignored_args == ["statee"]
+    assert '<div class="tabular-ignored"' in listed._repr_html_() and "statee" in listed._repr_html_()
+
+
 def test_upload_ingest_and_cancel_answers_say_what_happened(ns):
     import base64
 
