@@ -433,20 +433,7 @@ def _empty_below_a_bound(ctx: Context, run: QueryIn) -> str:
         if f.any is not None or f.all is not None or not below or isinstance(f.value, str | bool):
             continue
         rest = [g.model_dump(by_alias=True, exclude_defaults=True) for j, g in enumerate(run.where) if j != k]
-        probe = QueryIn.model_validate(
-            {
-                "org": run.org,
-                "namespace": run.namespace,
-                "datasets": [d.model_dump(by_alias=True) for d in run.datasets],
-                "joins": [j.model_dump(by_alias=True) for j in run.joins],
-                "where": rest + [{"column": f.column, "op": "is_null"}],
-                "aggregates": [{"fn": "count"}],
-            }
-        )
-        try:
-            (empty,), *_ = query(ctx, probe).rows
-        except (ValidationFailed, PreconditionFailed, TooLarge, ValueError):
-            continue
+        empty = _rows_passing(ctx, run, rest + [{"column": f.column, "op": "is_null"}])
         if empty:
             return (
                 f"{empty} of the rows have no {f.column}: under a bound an empty cell may count as 0 or not, "
@@ -471,27 +458,33 @@ def _added_over_rows_of_one_name(ctx: Context, run: QueryIn, task: str) -> str:
     named = [f for f in _equalities(run.where) if f.op == "eq" and isinstance(f.value, str)]
     if not named:
         return ""
-    probe = QueryIn.model_validate(
-        {
-            "org": run.org,
-            "namespace": run.namespace,
-            "datasets": [d.model_dump(by_alias=True) for d in run.datasets],
-            "joins": [j.model_dump(by_alias=True) for j in run.joins],
-            "where": [f.model_dump(by_alias=True, exclude_defaults=True) for f in run.where],
-            "aggregates": [{"fn": "count"}],
-        }
-    )
-    try:
-        (matched,), *_ = query(ctx, probe).rows
-    except (ValidationFailed, PreconditionFailed, TooLarge, ValueError):
-        return ""
-    if matched and int(matched) > 1:
+    matched = _rows_passing(ctx, run, [f.model_dump(by_alias=True, exclude_defaults=True) for f in run.where])
+    if matched and matched > 1:
         said = " and ".join(f"{f.column} {f.value!r}" for f in named)
         return (
             f"{matched} rows have {said}, and the task does not say to add them: the total of their "
             f"{run.aggregates[0].column}, or one of them?"
         )
     return ""
+
+
+def _rows_passing(ctx: Context, run: QueryIn, where: list[dict]) -> int | None:
+    """How many rows of the plan's datasets (joined as it joins them) pass `where`; None when that
+    count cannot be run (a filter on what the plan computes)."""
+    try:
+        probe = QueryIn.model_validate(
+            {
+                "org": run.org,
+                "namespace": run.namespace,
+                "datasets": [d.model_dump(by_alias=True) for d in run.datasets],
+                "joins": [j.model_dump(by_alias=True) for j in run.joins],
+                "where": where,
+                "aggregates": [{"fn": "count"}],
+            }
+        )
+        return int(query(ctx, probe).rows[0][0])
+    except (ValidationError, ValidationFailed, PreconditionFailed, TooLarge):
+        return None
 
 
 def _equalities(filters) -> list:
