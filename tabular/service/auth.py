@@ -181,6 +181,11 @@ class Tokens:
             raise AuthInvalid(f"the token expired at {entry.expires_at.isoformat()}")
         return Grant(entry.name or f"token:{digest[:8]}", entry.org, tuple(entry.namespaces), entry.role)
 
+    def namespace_of(self, grant: Grant, named):
+        """The namespace a call that names `named` (or none) uses: it, else the grant's first
+        (the install's default for `*`, and in single-user mode)."""
+        return named or (grant.namespaces[0] if grant.namespaces[0] != "*" else self.settings.default_namespace)
+
     def authorize(self, grant: Grant, op: Op, body: dict) -> dict:
         """The body with org and namespace filled from the grant; AUTH_INSUFFICIENT when the
         role is below the op's or the org/namespace is not the grant's. (Another org's data is
@@ -195,9 +200,7 @@ class Tokens:
                 "this token may not use that org",
                 [ErrorItem("org", "not this token's org", expected=grant.org, received=org)],
             )
-        namespace = body.get("namespace")
-        if not namespace:
-            namespace = grant.namespaces[0] if grant.namespaces[0] != "*" else self.settings.default_namespace
+        namespace = self.namespace_of(grant, body.get("namespace"))
         if not isinstance(namespace, str) or not grant.allows(namespace):
             allowed = [n for n in grant.namespaces if n != "*"]
             raise AuthInsufficient(

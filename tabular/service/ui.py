@@ -115,10 +115,9 @@ class Pages:
                 grant = self.tokens.identify(f"Bearer {token}")
             except AuthInvalid:
                 grant = None
-        namespace = request.query_params.get("namespace", "")[:200]
-        shown = namespace or self.service.settings.default_namespace
-        if not namespace and grant is not None and not self.tokens.single_user and grant.namespaces[0] != "*":
-            shown = grant.namespaces[0]
+        # Not cut to a length: a namespace the ops refuse is shown refused, not another one opened.
+        namespace = request.query_params.get("namespace", "")
+        shown = self.tokens.namespace_of(grant, namespace) if grant is not None else namespace
         csrf = hmac.new(self.secret, sid.encode(), hashlib.sha256).hexdigest()
         return Visit(grant, sid, new_sid, csrf, namespace, shown, self.tokens.single_user)
 

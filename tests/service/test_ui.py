@@ -30,6 +30,7 @@ TOKENS = {
     "tok-a-writer": {"name": "alice", "org": "orga", "namespaces": ["*"], "role": "writer"},
     "tok-a-viewer": {"name": "victor", "org": "orga", "namespaces": ["*"], "role": "viewer"},
     "tok-b-writer": {"name": "bob", "org": "orgb", "namespaces": ["*"], "role": "writer"},
+    "tok-a-finance": {"name": "fay", "org": "orga", "namespaces": ["finance", "hr"], "role": "viewer"},
 }
 
 
@@ -341,3 +342,26 @@ def test_an_upload_refused_by_the_page_is_audited_as_the_apis_is(single, caplog)
     assert r.status_code == 403
     [line] = [json.loads(rec.getMessage()) for rec in caplog.records if rec.name == "tabular.audit"]
     assert line["op"] == "knowledge.upload" and line["status"] == 403 and line["code"] == "AUTH_INSUFFICIENT"
+
+
+def test_a_token_of_some_namespaces_is_shown_its_first_and_refused_another(tenants):
+    alice = signed_in(tenants, "tok-a-writer")
+    token = csrf_of(alice.get("/ui/sources").text)
+    files = [("file", ("ledger.csv", (CSV / "sales.csv").read_bytes(), "text/csv"))]
+    r = alice.post("/ui/upload?namespace=finance", data={"csrf": token}, files=files, headers=ORIGIN)
+    deadline = time.monotonic() + 30
+    while 'ingest-state">ready<' not in r.text and time.monotonic() < deadline:
+        r = alice.get(r.url)
+    assert 'ingest-state">ready<' in r.text
+    fay = signed_in(tenants, "tok-a-finance")
+    page = fay.get("/ui/sources").text
+    assert 'id="ns" name="namespace" value="finance"' in page and ">ledger.csv<" in page
+    refused = fay.get("/ui/sources", params={"namespace": "default"})
+    assert refused.status_code == 403 and "may not use that namespace" in refused.text
+
+
+def test_a_namespace_longer_than_the_ops_take_is_refused_not_cut_to_another(single):
+    assert upload(single, CSV / "sales.csv", "in-the-short-one.csv") == "ready"
+    single.get("/ui/sources", params={"namespace": "n" * 200})  # a namespace of 200 is served
+    long = single.get("/ui/sources", params={"namespace": "n" * 201})
+    assert long.status_code == 422 and "VALIDATION_FAILED" in long.text and "namespace" in long.text
