@@ -41,6 +41,7 @@ from ..validation import validation_failed, validation_items
 from .auth import Tokens
 from .calls import Service, error_response, log, not_json, read_json, request_id
 from .ui import mount as mount_ui
+from .ui import refusal_page as ui_refusal
 from .upload import upload_route
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
@@ -102,6 +103,8 @@ class UrlLimit:
                 failure = TooLarge(
                     f"the URL is {size} bytes, over {self.limit} (max_url_bytes); an op's input goes in the JSON body"
                 )
+                if scope["path"].startswith("/ui"):  # a plan typed into the page's form: its error page
+                    return await ui_refusal(failure)(scope, receive, send)
                 request_id = scope.get("state", {}).get("request_id", "")
                 return await error_response(failure, request_id)(scope, receive, send)
         await self.app(scope, receive, send)

@@ -182,6 +182,14 @@ class Pages:
             release()
 
 
+def refusal_page(err: TabularError) -> HTMLResponse:
+    """A refusal made before any route reads the request (a URL past max_url_bytes), shown as
+    the page's own error page to whoever asked a page."""
+    visit = Visit(None, "", False, "", "", "", False)
+    html = ENV.get_template("error.html").render(visit=visit, err=err, stale=False, STALE=STALE)
+    return HTMLResponse(html, status_code=err.status, headers={"Cache-Control": "no-store"})
+
+
 def _path_keys(path: str) -> list[str | int]:
     """`where[2].value` as ["where", 2, "value"]."""
     return [int(k[1:-1]) if k.startswith("[") else k for k in re.findall(r"\[\d+\]|[^.\[\]]+", path)]

@@ -365,3 +365,9 @@ def test_a_namespace_longer_than_the_ops_take_is_refused_not_cut_to_another(sing
     single.get("/ui/sources", params={"namespace": "n" * 200})  # a namespace of 200 is served
     long = single.get("/ui/sources", params={"namespace": "n" * 201})
     assert long.status_code == 422 and "VALIDATION_FAILED" in long.text and "namespace" in long.text
+
+
+def test_a_plan_past_the_url_limit_is_the_pages_error_not_the_apis_json(single):
+    long = single.get("/ui/ask", params={"plan": json.dumps({"datasets": [{"source_uri": "x" * 20_000}]})})
+    assert long.status_code == 413 and long.headers["content-type"].startswith("text/html")
+    assert 'id="error"' in long.text and "TOO_LARGE" in long.text and "max_url_bytes" in long.text
