@@ -196,6 +196,7 @@ def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Sett
         raise IngestFailed("format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}") from None
     hidden = [n for n in names if states.get(n, "visible") != "visible"]
     con = duckdb.connect()
+    scanned: dict[str, bool] = {}  # the workbook's parts typed.holds_null_words has read
 
     def read_one(name: str, index: int) -> list[Extraction]:
         # Rows from the sheet's first (skip_rows=0: none skipped); columns from its first filled
@@ -204,7 +205,7 @@ def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Sett
         typed = None
         if name in heads:
             texts = {j for j, h in hints.get(name, {}).items() if "s" in h.kinds or len(h.kinds) > 1}
-            typed = typed_batch(reader, name, heads[name], path, texts)
+            typed = typed_batch(reader, name, heads[name], path, texts, scanned)
         if typed is not None:
             batch, first_column = typed
         else:

@@ -240,7 +240,9 @@ def holds_null_words(archive: zipfile.ZipFile, parts: list[str]) -> bool:
     return False
 
 
-def typed_batch(reader, name: str, head: Head, archive_path, texts: set[int]) -> tuple[pa.RecordBatch, int] | None:
+def typed_batch(
+    reader, name: str, head: Head, archive_path, texts: set[int], scanned: dict[str, bool] | None = None
+) -> tuple[pa.RecordBatch, int] | None:
     """The sheet as the text read's batch (every column text, rows from the sheet's first) and
     its first column's place in the sheet, from the typed read below the header; None where the
     typed read cannot give the text read's cells.
@@ -248,7 +250,8 @@ def typed_batch(reader, name: str, head: Head, archive_path, texts: set[int]) ->
     `texts`: the sheet's columns (0-based) whose first rows hold text or cells of several kinds,
     read as text from the start. A typed column with an empty cell (or NaN) may have been a
     NULL_WORDS text cell, which the text read keeps: where the sheet or the shared strings hold
-    one, the sheet is read as text."""
+    one, the sheet is read as text. `scanned`: what holds_null_words found in each part, kept
+    across the workbook's sheets (they share one part of shared strings)."""
     if not head.plain:
         return None
     start = head.start()
@@ -277,9 +280,13 @@ def typed_batch(reader, name: str, head: Head, archive_path, texts: set[int]) ->
         for column in batch.columns
         if not pa.types.is_string(column.type) and not pa.types.is_null(column.type)
     ):
+        found = {} if scanned is None else scanned
         with zipfile.ZipFile(archive_path) as archive:
-            if holds_null_words(archive, [head.part] + ([shared] if shared else [])):
-                return None
+            for part in [p for p in (shared, head.part) if p]:  # the shared strings first: any sheet may stop there
+                if part not in found:
+                    found[part] = holds_null_words(archive, [part])
+                if found[part]:
+                    return None
     if places != list(range(first, first + len(places))) or any(
         j < first or j >= first + len(places) for _, j in above
     ):

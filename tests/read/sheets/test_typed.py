@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
+import re
 import struct
 import zipfile
 from decimal import Decimal
@@ -18,6 +19,7 @@ import pytest
 from both_ways import published
 from openpyxl import Workbook
 
+import tabular
 from tabular.read.sheets.typed import NULL_WORDS, holds_null_words, number_texts
 from tabular.read.sheets.workbooks import _number_text
 
@@ -35,6 +37,41 @@ def write(path, rows, formats=None):
         for (cell,) in ws.iter_rows(min_row=2, min_col=column, max_col=column):
             cell.number_format = fmt
     wb.save(path)
+    return path
+
+
+def shared(path):
+    """The workbook with its text cells in a shared strings part, as Excel writes them (openpyxl
+    writes each text inline)."""
+    inline = re.compile(rb'<c r="([A-Z]+\d+)"([^>]*?) t="inlineStr"><is><t>([^<]*)</t></is></c>')
+    strings: list[bytes] = []
+
+    def indexed(m):
+        strings.append(m.group(3))
+        return b'<c r="%s"%s t="s"><v>%d</v></c>' % (m.group(1), m.group(2), len(strings) - 1)
+
+    with zipfile.ZipFile(path) as archive:
+        parts = {n: archive.read(n) for n in archive.namelist()}
+    for name in [n for n in parts if n.startswith("xl/worksheets/")]:
+        parts[name] = inline.sub(indexed, parts[name])
+    items = b"".join(b"<si><t>%s</t></si>" % t for t in strings)
+    parts["xl/sharedStrings.xml"] = (
+        b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="%d" uniqueCount="%d">%s</sst>'
+        % (len(strings), len(strings), items)
+    )
+    parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace(
+        b"</Types>",
+        b'<Override PartName="/xl/sharedStrings.xml" ContentType="application/'
+        b'vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml" /></Types>',
+    )
+    parts["xl/_rels/workbook.xml.rels"] = parts["xl/_rels/workbook.xml.rels"].replace(
+        b"</Relationships>",
+        b'<Relationship Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" '
+        b'Target="sharedStrings.xml" Id="rIdShared" /></Relationships>',
+    )
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
     return path
 
 
@@ -162,3 +199,44 @@ def test_the_texts_fastexcel_takes_for_empty_are_found_in_the_sheet_or_the_share
             parts = [n for n in archive.namelist() if n.startswith("xl/worksheets/") or "sharedStrings" in n]
             assert holds_null_words(archive, parts) is found, word
     assert "<NA>" in NULL_WORDS
+
+
+def test_the_shared_strings_are_looked_through_once_for_all_the_sheets(tmp_path, monkeypatch):
+    # Each sheet's empty cells send the typed read to look for NULL_WORDS; the shared strings,
+    # one part for the whole workbook, were read again for every sheet.
+    from tabular.read.sheets import typed
+
+    wb = Workbook()
+    for k in range(3):
+        ws = wb.active if k == 0 else wb.create_sheet()
+        ws.title = f"s{k}"
+        ws.append(["n", "name"])
+        for i in range(1, 200):
+            ws.append([None if i % 50 == 0 else i * 1.5, f"w{i % 7}"])
+    path = tmp_path / "sheets.xlsx"
+    wb.save(path)
+    shared(path)
+    looked: list[str] = []
+
+    def counted(archive, parts):
+        looked.extend(parts)
+        return holds_null_words(archive, parts)
+
+    monkeypatch.setattr(typed, "holds_null_words", counted)
+    with tabular.connect(str(tmp_path / "home"), **FAST) as engine:
+        ns = engine.namespace("a", "b")
+        assert ns.ingest_file(path, source_uri="f").state == "ready"
+        got = ns.dataset_get("f").datasets
+    assert [(d.rows, [c.type for c in d.columns]) for d in got] == [(199, ["number", "string"])] * 3
+    assert sorted(looked) == ["xl/sharedStrings.xml"] + [f"xl/worksheets/sheet{k}.xml" for k in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("word", ["N/A", "None", "<NA>", "-1.#QNAN", "-", "  "])
+def test_such_a_text_cell_among_shared_strings_is_read_as_the_openpyxl_reader_reads_it(tmp_path, word):
+    # Excel keeps text cells in the shared strings, where openpyxl writes them inline.
+    rows = [["n", "name"]] + [[i * 1.5, f"w{i % 9}"] for i in range(1, 200)]
+    rows += [[word, "x"], [None, "y"]] + [[i * 2.5, "z"] for i in range(1, 50)]
+    fast, careful = both(tmp_path, shared(write(tmp_path / "mixed.xlsx", rows)))
+    assert fast["dataset"]["columns"] == careful["dataset"]["columns"]
+    assert fast["dataset"]["questions"] == careful["dataset"]["questions"]
+    assert fast["rows"] == careful["rows"]
