@@ -237,7 +237,12 @@ def _guard(pages: Pages, fn: Callable[..., Awaitable[Response]]) -> Callable[...
     async def route(request: Request) -> Response:
         visit = pages.visit(request)
         if visit.grant is None:
-            return RedirectResponse(visit.url("/ui/signin", next=request.url.path), status_code=303)
+            # Back to the very page after signing in: a shared link keeps its plan, task or dataset
+            # (a form sent unsigned goes to the sources: its POST cannot be replayed as a GET).
+            back = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            return RedirectResponse(
+                visit.url("/ui/signin", next=back if request.method == "GET" else ""), status_code=303
+            )
         try:
             return await fn(request, visit)
         except TabularError as err:

@@ -371,3 +371,17 @@ def test_a_plan_past_the_url_limit_is_the_pages_error_not_the_apis_json(single):
     long = single.get("/ui/ask", params={"plan": json.dumps({"datasets": [{"source_uri": "x" * 20_000}]})})
     assert long.status_code == 413 and long.headers["content-type"].startswith("text/html")
     assert 'id="error"' in long.text and "TOO_LARGE" in long.text and "max_url_bytes" in long.text
+
+
+def test_a_shared_link_to_a_plan_opens_that_plan_after_signing_in(tenants):
+    c = TestClient(tenants, base_url=BASE)
+    plan = json.dumps({"datasets": [{"source_uri": "shared.csv"}], "limit": 5})
+    r = c.get("/ui/ask", params={"plan": plan}, follow_redirects=False)
+    assert r.status_code == 303
+    signin = c.get(r.headers["location"]).text
+    target = html.unescape(re.search(r'name="next" value="([^"]*)"', signin).group(1))
+    form = {"csrf": csrf_of(signin), "token": "tok-a-writer", "next": target}
+    landed = c.post("/ui/signin", data=form, headers=ORIGIN, follow_redirects=True)
+    assert urlsplit(str(landed.url)).path == "/ui/ask"
+    assert parse_qs(urlsplit(str(landed.url)).query)["plan"] == [plan]
+    assert "shared.csv" in html.unescape(landed.text)  # the plan is in the editor (refused: no such source)
