@@ -25,13 +25,18 @@ from .support import CSV, ROOT, Server, ingest
 # TABULAR_CHROMIUM and TABULAR_CHROMEDRIVER name others (a path that is not there: the skip).
 CHROMIUM = os.environ.get("TABULAR_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = os.environ.get("TABULAR_CHROMEDRIVER") or shutil.which("chromedriver") or "/usr/bin/chromedriver"
-if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+MISSING = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).exists()]
+if MISSING:
     pytest.skip(
-        f"no browser: {CHROMIUM} and {CHROMEDRIVER} are needed (apt-get install chromium chromium-driver)",
+        f"no browser: {' and '.join(MISSING)} not found (apt-get install chromium chromium-driver)",
         allow_module_level=True,
     )
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+    WebDriverException,
+)
 from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -118,10 +123,15 @@ def started(tmp_path_factory, downloads):
         driver = pool.submit(launch, downloads, profile)
         servers = [pool.submit(s.start) for s in (single, tenants)]
         try:
-            yield driver.result(), servers[0].result(), servers[1].result()
+            try:
+                browser = driver.result()
+            except WebDriverException as err:  # a chromium that is there but will not start (a snap stub)
+                pytest.skip(f"{CHROMIUM} did not start under {CHROMEDRIVER}: {err.msg}")
+            yield browser, servers[0].result(), servers[1].result()
         finally:
-            for s in (single, tenants):
-                s.stop()
+            for s, start in zip((single, tenants), servers):
+                if start.exception() is None:  # waits for it: a skip or failure comes before both are up
+                    s.stop()
             if driver.exception() is None:
                 driver.result().quit()
             shutil.rmtree(profile, ignore_errors=True)
