@@ -74,6 +74,10 @@ class Grant:
     def allows(self, namespace: str) -> bool:
         return "*" in self.namespaces or namespace in self.namespaces
 
+    def may(self, op: Op) -> bool:
+        """The role is the op's or above (the org and namespace are authorize's to check)."""
+        return ROLES[self.role] >= ROLES[op.role]
+
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
@@ -190,7 +194,7 @@ class Tokens:
         """The body with org and namespace filled from the grant; AUTH_INSUFFICIENT when the
         role is below the op's or the org/namespace is not the grant's. (Another org's data is
         never reachable; a source of an allowed namespace that does not exist answers as missing.)"""
-        if ROLES[grant.role] < ROLES[op.role]:
+        if not grant.may(op):
             raise AuthInsufficient(f"{op.name} needs the {op.role} role; this token is {grant.role}")
         if self.entries is None:
             return body

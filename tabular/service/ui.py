@@ -36,7 +36,7 @@ from ..errors import AuthInsufficient, AuthInvalid, ErrorItem, TabularError, Too
 from ..ingest.uploads import store_upload
 from ..ops import REGISTRY
 from ..results import FORMATS as RESULT_FORMATS
-from .auth import ROLES, Grant
+from .auth import Grant
 from .calls import Service, audit, parse_body, request_id
 
 try:
@@ -75,7 +75,7 @@ class Visit:
     single_user: bool
 
     def may(self, op: str) -> bool:
-        return self.grant is not None and ROLES[self.grant.role] >= ROLES[REGISTRY[op].role]
+        return self.grant is not None and self.grant.may(REGISTRY[op])
 
     def body(self, **fields: Any) -> dict:
         """An op's body: the fields and, when the URL names one, the namespace."""
@@ -473,8 +473,9 @@ def _signin_routes(pages: Pages, router: APIRouter) -> None:
 
     async def signin(request: Request) -> Response:
         visit = pages.visit(request)
-        form = await _form(request)
+        form: dict[str, str] = {}
         try:
+            form = await _form(request)
             pages.check_post(request, visit, form.get("csrf", ""))
             pages.tokens.identify("Bearer " + form.get("token", "").strip())
         except TabularError as err:
@@ -488,9 +489,8 @@ def _signin_routes(pages: Pages, router: APIRouter) -> None:
 
     async def signout(request: Request) -> Response:
         visit = pages.visit(request)
-        form = await _form(request)
         try:
-            pages.check_post(request, visit, form.get("csrf", ""))
+            pages.check_post(request, visit, (await _form(request)).get("csrf", ""))
         except TabularError as err:
             return pages.failed(request, visit, err)
         response = RedirectResponse("/ui/signin", status_code=303)

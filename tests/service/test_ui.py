@@ -385,3 +385,10 @@ def test_a_shared_link_to_a_plan_opens_that_plan_after_signing_in(tenants):
     assert urlsplit(str(landed.url)).path == "/ui/ask"
     assert parse_qs(urlsplit(str(landed.url)).query)["plan"] == [plan]
     assert "shared.csv" in html.unescape(landed.text)  # the plan is in the editor (refused: no such source)
+
+
+def test_a_sign_in_form_past_its_fields_is_the_sign_in_page_saying_so(tenants):
+    c = TestClient(tenants, base_url=BASE)
+    token = csrf_of(c.get("/ui/signin").text)
+    r = c.post("/ui/signin", data={"csrf": token, **{f"f{i}": "x" for i in range(50)}}, headers=ORIGIN)
+    assert r.status_code == 400 and 'id="token"' in r.text and "Too many fields" in r.text
