@@ -392,3 +392,16 @@ def test_a_sign_in_form_past_its_fields_is_the_sign_in_page_saying_so(tenants):
     token = csrf_of(c.get("/ui/signin").text)
     r = c.post("/ui/signin", data={"csrf": token, **{f"f{i}": "x" for i in range(50)}}, headers=ORIGIN)
     assert r.status_code == 400 and 'id="token"' in r.text and "Too many fields" in r.text
+
+
+def test_with_tokens_a_change_from_another_sites_page_is_refused_even_with_the_csrf_token(tenants):
+    alice = signed_in(tenants, "tok-a-writer")
+    assert upload(alice, CSV / "sales.csv", "guarded.csv") == "ready"
+    form = {"source_uri": "guarded.csv", "action": "delete", "csrf": csrf_of(alice.get("/ui/sources").text)}
+    for headers in ({"Origin": "http://evil.example"}, {"Referer": "http://evil.example/x"}, {}):
+        refused = alice.post("/ui/sources/change", data=form, headers=headers)
+        assert refused.status_code == 403 and "not from this site" in refused.text, headers
+    assert 'class="source" href="/ui/datasets/guarded.csv"' in alice.get("/ui/sources").text  # still live
+    # A browser that sends no Origin on a same-site form sends its Referer.
+    done = alice.post("/ui/sources/change", data=form, headers={"Referer": BASE + "/ui/sources"})
+    assert done.status_code == 403 and "needs the admin role" in done.text  # past the site check, to the op's
