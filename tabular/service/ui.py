@@ -345,7 +345,9 @@ def _sources_routes(pages: Pages, router: APIRouter) -> None:
         body: dict[str, Any] = {"source_uri": form.get("source_uri", "")}
         if action == "delete" and form.get("expected_revision", "").isdigit():
             body["expected_revision"] = int(form["expected_revision"])
-        await pages.run(request, visit, f"knowledge.{action}", body)
+        answer = await pages.run(request, visit, f"knowledge.{action}", body)
+        if not answer.found:  # gone meanwhile, or a name sent by hand: said, not a silent reload
+            return pages.page(request, visit, "missing.html", 404, source_uri=body["source_uri"], answer=answer)
         return RedirectResponse(visit.url("/ui/sources"), status_code=303)
 
     router.add_route("/ui/sources", _guard(pages, sources), methods=["GET"])

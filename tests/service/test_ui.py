@@ -405,3 +405,10 @@ def test_with_tokens_a_change_from_another_sites_page_is_refused_even_with_the_c
     # A browser that sends no Origin on a same-site form sends its Referer.
     done = alice.post("/ui/sources/change", data=form, headers={"Referer": BASE + "/ui/sources"})
     assert done.status_code == 403 and "needs the admin role" in done.text  # past the site check, to the op's
+
+
+def test_deleting_a_source_that_is_not_there_says_so(single):
+    assert upload(single, CSV / "sales.csv", "present.csv") == "ready"
+    form = {"source_uri": "presnt.csv", "action": "delete", "csrf": csrf_of(single.get("/ui/sources").text)}
+    r = single.post("/ui/sources/change", data=form, headers=ORIGIN)
+    assert r.status_code == 404 and 'id="missing"' in r.text and ">present.csv</a>" in r.text  # did you mean
