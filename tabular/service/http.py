@@ -134,6 +134,8 @@ class SameOrigin:
             failure = AuthInsufficient(
                 f"{said} is not this service's: in single-user mode only requests from this machine's own pages and clients are served"
             )
+            if scope["path"].startswith("/ui"):
+                return await ui_refusal(failure)(scope, receive, send)
             return await error_response(failure, scope.get("state", {}).get("request_id", ""))(scope, receive, send)
         await self.app(scope, receive, send)
 

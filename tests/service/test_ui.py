@@ -149,6 +149,9 @@ def test_a_change_without_the_pages_csrf_token_or_from_another_site_is_refused(s
 def test_in_single_user_mode_the_page_answers_only_this_machines_host(single):
     # A page elsewhere that rebinds its name to 127.0.0.1 would read the page with its own Host.
     assert single.get("/ui/sources", headers={"Host": "evil.example"}).status_code == 403
+    refused = single.get("/ui/ask", headers={"Host": "evil.example"})
+    assert 'id="error"' in refused.text and "Host 'evil.example' is not this service's" in html.unescape(refused.text)
+    assert "source_uri" not in refused.text  # nothing of the page behind it
     assert single.get("/ui/sources").status_code == 200
 
 
