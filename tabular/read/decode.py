@@ -29,7 +29,7 @@ ZIP_MAGIC = b"PK\x03\x04"
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le", "utf-32"),
     (codecs.BOM_UTF32_BE, "utf-32-be", "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig", "utf-8-sig"),
+    (codecs.BOM_UTF8, "utf-8-sig", "utf-8"),
     (codecs.BOM_UTF16_LE, "utf-16-le", "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16-be", "utf-16"),
 )
@@ -134,29 +134,25 @@ def detect(
         head = stream.read(HEAD_BYTES)
     if not head.strip(b"\x00 \t\r\n"):
         raise IngestFailed("no_text", "the file is empty" if not head else "the file holds only blank space")
+    bom = _bom_of(head)
     if encoding:
         try:
             declared = codecs.lookup(encoding).name
         except LookupError:
             raise IngestFailed("encoding", f"unknown encoding {encoding!r} in options") from None
-        bom = _bom_of(head)
         if bom is None:
             return Decoded(path, container, encoding, encoding, 0)
         # A BOM is the file's own mark of its encoding, never text: under the encoding it marks
         # it is removed (it was the first column's name, '\ufeffname'); under another it would
         # be read as letters ('ï»¿name', 'ZÃ¼rich' from a UTF-8 file said to be latin-1).
-        marker, codec, family = bom
-        name = "utf-8" if codec == "utf-8-sig" else codec
-        if declared.startswith(family.removesuffix("-sig")):
-            return Decoded(path, container, codec, name, len(marker))
-        raise IngestFailed(
-            "encoding",
-            f"the file starts with the byte order mark of {name}, not {encoding} as options.encoding says: "
-            "ingest again without options.encoding, or with that encoding",
-        )
-    for bom, codec, _reported in _BOMS:
-        if head.startswith(bom):
-            return Decoded(path, container, codec, "utf-8" if codec == "utf-8-sig" else codec, len(bom))
+        if not declared.startswith(bom[2]):
+            raise IngestFailed(
+                "encoding",
+                f"the file starts with the byte order mark of {_reported(bom[1])}, not {encoding} as options.encoding "
+                "says: ingest again without options.encoding, or with that encoding",
+            )
+    if bom is not None:
+        return Decoded(path, container, bom[1], _reported(bom[1]), len(bom[0]))
     wide = _bomless_utf16(head)
     if wide:
         return Decoded(path, container, wide, wide, 0)
@@ -178,8 +174,14 @@ _CONTROL = bytes(b for b in range(32) if b not in (0, 9, 10, 12, 13))
 
 
 def _bom_of(head: bytes) -> tuple[bytes, str, str] | None:
-    """The BOM the text starts with: (its bytes, the codec that reads past it, its family)."""
+    """The BOM the text starts with: (its bytes, the codec that reads past it, the family of
+    encodings, as codecs names them, it marks)."""
     return next((entry for entry in _BOMS if head.startswith(entry[0])), None)
+
+
+def _reported(codec: str) -> str:
+    """The encoding a BOM's codec is reported as: utf-8-sig is UTF-8 read past its BOM."""
+    return "utf-8" if codec == "utf-8-sig" else codec
 
 
 def stray_nuls(head: bytes) -> bool:
