@@ -145,6 +145,19 @@ def test_each_type_has_its_storage_type(reading, physical):
         (C.ISO_TIMESTAMPTZ, "2024-11-03 01:30:00 America/New_York", "TIMESTAMPTZ"),
         (C.ISO_TIMESTAMPTZ, "2024-03-31T02:30 Europe/Paris", "TIMESTAMPTZ"),
         (C.ISO_TIMESTAMPTZ, "2024-10-27T02:30 Europe/Paris", "TIMESTAMPTZ"),
+        # Other zones' shifts: British Summer Time, Lord Howe's half hour, the southern
+        # hemisphere's April and October, Troll's two hours.
+        (C.ISO_TIMESTAMPTZ, "2024-03-31 01:30 Europe/London", "TIMESTAMPTZ"),
+        (C.ISO_TIMESTAMPTZ, "2024-10-27 01:30 Europe/London", "TIMESTAMPTZ"),
+        (C.ISO_TIMESTAMPTZ, "2024-04-07 01:45 Australia/Lord_Howe", "TIMESTAMPTZ"),
+        (C.ISO_TIMESTAMPTZ, "2024-10-06 02:15 Australia/Lord_Howe", "TIMESTAMPTZ"),
+        (C.ISO_TIMESTAMPTZ, "2024-04-07 02:30 Australia/Sydney", "TIMESTAMPTZ"),
+        (C.ISO_TIMESTAMPTZ, "2024-10-06 02:30 Australia/Sydney", "TIMESTAMPTZ"),
+        (C.ISO_TIMESTAMPTZ, "2024-10-27 01:30 Antarctica/Troll", "TIMESTAMPTZ"),
+        # A day the month lacks beside GMT, a fraction of a second, or an offset.
+        (C.date_reading("%d/%m/%Y %H:%M:%S.%f %Z", "datetime"), "29/02/2023 10:00:00.5 GMT", "TIMESTAMPTZ"),
+        (C.date_reading("%d/%m/%Y %H:%M %z", "datetime"), "31/04/2024 10:00 +02:00", "TIMESTAMPTZ"),
+        (C.date_reading("%d/%m/%Y %H:%M [%z]", "datetime"), "31/04/2024 10:00", "TIMESTAMPTZ"),
     ],
 )
 def test_a_value_a_cast_would_change_is_refused(reading, text, physical):
@@ -169,6 +182,15 @@ def test_a_value_a_cast_would_change_is_refused(reading, text, physical):
         (C.ISO_TIMESTAMPTZ, "2024-07-01T10:00+02:00", "TIMESTAMPTZ", dt.datetime(2024, 7, 1, 8, tzinfo=dt.UTC)),
         (C.date_reading("%d/%m/%Y %H:%M %Z", "datetime"), "30/04/2024 10:00 UTC", "TIMESTAMPTZ",
          dt.datetime(2024, 4, 30, 10, tzinfo=dt.UTC)),
+        (C.date_reading("%d/%m/%Y %H:%M %Z", "datetime"), "29/02/2024 10:00   GMT", "TIMESTAMPTZ",
+         dt.datetime(2024, 2, 29, 10, tzinfo=dt.UTC)),
+        (C.date_reading("%d/%m/%Y %H:%M [%z]", "datetime"), "29/02/2024 23:30 UTC", "TIMESTAMPTZ",
+         dt.datetime(2024, 2, 29, 23, 30, tzinfo=dt.UTC)),
+        (C.ISO_TIMESTAMPTZ, "2024-10-27 02:00 Europe/London", "TIMESTAMPTZ", dt.datetime(2024, 10, 27, 2, tzinfo=dt.UTC)),
+        (C.ISO_TIMESTAMPTZ, "2024-04-07 02:00 Australia/Lord_Howe", "TIMESTAMPTZ",
+         dt.datetime(2024, 4, 6, 15, 30, tzinfo=dt.UTC)),
+        (C.ISO_TIMESTAMPTZ, "2024-04-07 03:00 Australia/Sydney", "TIMESTAMPTZ",
+         dt.datetime(2024, 4, 6, 17, tzinfo=dt.UTC)),
     ],
 )  # fmt: skip
 def test_the_values_beside_them_still_read(reading, text, physical, value):
