@@ -178,9 +178,7 @@ def test_a_title_several_tables_blank_columns_and_a_total_row_are_read_as_before
     path = tmp_path / "layout.xlsx"
     wb.save(path)
     for config in (FAST, CAREFUL):
-        with __import__("tabular").connect(
-            str(tmp_path / f"h{len(config)}{config['sheet_fast_bytes']}"), **config
-        ) as e:
+        with tabular.connect(str(tmp_path / f"h{len(config)}{config['sheet_fast_bytes']}"), **config) as e:
             ns = e.namespace("a", "b")
             assert ns.ingest_file(path, source_uri="f").state == "ready"
             got = ns.dataset_get("f").datasets
