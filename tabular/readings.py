@@ -453,6 +453,14 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
 _ZONE_NAME = r"[A-Za-z]+/[A-Za-z_]+"
 # How far a zone's clocks move at once (Lord Howe by 30 minutes, Troll by two hours).
 _CLOCK_SHIFTS = ("30 minutes", "1 hour", "2 hours")
+# Further than any of them: a zone whose clocks read the same offset this far before and after a
+# value neither skips nor doubles its local time.
+_CLOCK_CALM = "3 hours"
+
+
+def _interval(amount: str) -> exp.Expression:
+    number, unit = amount.split()
+    return exp.Interval(this=_lit(number), unit=exp.var(unit))
 
 
 def _zone_clock_kept(t: exp.Expression, value: exp.Expression) -> exp.Expression:
@@ -463,18 +471,27 @@ def _zone_clock_kept(t: exp.Expression, value: exp.Expression) -> exp.Expression
     written = _fn("regexp_extract", t, _lit(rf"^(.*?)\s+{_ZONE_NAME}$"), exp.Literal.number(1))
     local = exp.TryCast(this=written, to=exp.DataType.build("TIMESTAMP"))
 
-    def shows(at: exp.Expression) -> exp.Expression:
-        return exp.EQ(this=_fn("timezone", zone, at), expression=local)
+    def shows(at: exp.Expression, clock: exp.Expression = local) -> exp.Expression:
+        return exp.EQ(this=_fn("timezone", zone, at), expression=clock)
 
-    twice = [
-        shows(op(this=value, expression=exp.Interval(this=_lit(shift.split()[0]), unit=exp.var(shift.split()[1]))))
-        for shift in _CLOCK_SHIFTS
-        for op in (exp.Add, exp.Sub)
-    ]
+    twice = [shows(op(this=value, expression=_interval(shift))) for shift in _CLOCK_SHIFTS for op in (exp.Add, exp.Sub)]
     once = exp.and_(shows(value), exp.not_(exp.or_(*twice)))
+    # Most values are far from a change of the zone's clocks: two looks, where `once` takes seven.
+    calm = exp.and_(
+        *(
+            shows(op(this=value, expression=_interval(_CLOCK_CALM)), op(this=local, expression=_interval(_CLOCK_CALM)))
+            for op in (exp.Sub, exp.Add)
+        )
+    )
     # Most values name no zone: one look for a '/' lets them through.
     named = exp.func("contains", t, _lit("/"))
-    return exp.Case().when(exp.not_(named), value).when(exp.EQ(this=zone, expression=_lit("")), value).when(once, value)
+    return (
+        exp.Case()
+        .when(exp.not_(named), value)
+        .when(exp.EQ(this=zone, expression=_lit("")), value)
+        .when(calm, value)
+        .when(once, value)
+    )
 
 
 # What each strptime field may look like in text: strptime itself takes `2.2.2` as 2 February of
