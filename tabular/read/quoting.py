@@ -81,6 +81,7 @@ class EdgeQuotes:
         self.mended: list[int] = []
         self.quoted_blanks: set[int] = set()
         self.line_num = 0
+        self._open_space, self._open_tab = quote + " ", quote + "\t"
 
     def _feed(self):
         for line in self.lines:
@@ -123,8 +124,11 @@ class EdgeQuotes:
     def _note_quoted_blanks(self) -> None:
         """Note the fields of the record just read whose quotes enclose only whitespace. Only a
         record with a quote before a space or tab is split again to tell."""
-        opened = (self.quote + " ", self.quote + "\t")
-        if not any(o in line for line in self.taken for o in opened):
+        if len(self.taken) == 1:  # most records: one line, most of them without a quote
+            line = self.taken[0]
+            if self.quote not in line or (self._open_space not in line and self._open_tab not in line):
+                return
+        elif not any(self._open_space in line or self._open_tab in line for line in self.taken):
             return
         record = "".join(self.taken).rstrip("\r\n")
         for k, (value, quoted) in enumerate(quoted_fields(record, self.delimiter, self.quote)):
