@@ -7,7 +7,7 @@ from .computed import compute
 from .joins import joins_of
 from .models import QueryFilter, QueryPlan, QueryPlanDataset
 from .outputs import measures, outputs
-from .resolved import Join, Limits, PlanInvalid, Resolved, RFilter
+from .resolved import Join, Limits, Output, PlanInvalid, Resolved, RFilter
 from .resolver import Resolver, row_bound
 from .targets import DUCKDB, Target
 
@@ -139,7 +139,7 @@ def resolve(
     if r.problems:
         raise PlanInvalid(r.problems)
     aggregated = bool(plan.aggregates or plan.group_by)
-    warnings = _join_warnings(joins)
+    warnings = _join_warnings(joins) + _month_warnings(outs)
     casts = [n for ref in [*r.computed.values(), *r.aggregated_exprs] for n in ref.expr.walk() if n.op == "cast"]
     if aggregated and not plan.group_by:
         rows = 1
@@ -174,6 +174,16 @@ def _names_measure(f: RFilter) -> bool:
     if f.kind == "leaf":
         return any(o is not None and o.kind == "measure" for o in (f.output, f.other_output))
     return any(_names_measure(c) for c in f.children)
+
+
+def _month_warnings(outs: list[Output]) -> list[str]:
+    """A mean, median or quantile of durations that hold months counts a month as 30 days (a
+    month has no fixed length, so no exact answer exists): said, never silent."""
+    return [
+        f"{o.path}: {o.fn} over durations counts a month as 30 days and a year as 360 where the values hold months or years"
+        for o in outs
+        if o.kind == "aggregate" and o.fn in ("avg", "median", "quantile") and o.type == "duration"
+    ]
 
 
 def _join_warnings(joins: list[Join]) -> list[str]:

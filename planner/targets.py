@@ -60,10 +60,32 @@ class Target:
         if fn == "median" and decimal_median(physical):
             return self.exact_median(column, physical, only_where)
         if fn == "sum" and physical == "INTERVAL":
-            # DuckDB has no sum of INTERVAL: the microseconds are summed exactly (HUGEINT), then
-            # made an interval again (past BIGINT microseconds, 292,000 years, that is a 422).
-            micros = exp.cast(only_where(exp.Sum(this=_fn("epoch_us", column))), _type("BIGINT", self.dialect))
-            return _fn("to_microseconds", micros)
+            # DuckDB has no sum of INTERVAL, and its epoch_us makes a month 30 days and a year 360:
+            # months, days and microseconds are each summed exactly (HUGEINT) and made one
+            # interval again, P1M + P2D is P1M2D (past INTEGER months or BIGINT microseconds a 422).
+            def part(unit: str) -> exp.Expression:
+                return exp.Anonymous(this="datepart", expressions=[exp.Literal.string(unit), column.copy()])
+
+            def summed(e: exp.Expression, to: str) -> exp.Expression:
+                return exp.cast(only_where(exp.Sum(this=e)), _type(to, self.dialect))
+
+            months = exp.Add(
+                this=exp.Mul(this=part("year"), expression=exp.Literal.number(12)), expression=part("month")
+            )
+            micros = exp.Add(
+                this=exp.Add(
+                    this=exp.Mul(this=part("hour"), expression=exp.Literal.number(3_600_000_000)),
+                    expression=exp.Mul(this=part("minute"), expression=exp.Literal.number(60_000_000)),
+                ),
+                expression=part("microseconds"),
+            )
+            return exp.Add(
+                this=exp.Add(
+                    this=_fn("to_months", summed(months, "INTEGER")),
+                    expression=_fn("to_days", summed(part("day"), "INTEGER")),
+                ),
+                expression=_fn("to_microseconds", summed(micros, "BIGINT")),
+            )
         if physical.startswith("DECIMAL") and (
             fn in ("median", "quantile") or (fn == "avg" and decimal_shape(physical)[0] > AVG_EXACT_SUM_DIGITS)
         ):

@@ -32,6 +32,29 @@ def iso_duration(delta: dt.timedelta) -> str:
     return out if out not in ("P", "-P") else "PT0S"
 
 
+def iso_interval(months: int, days: int, nanoseconds: int) -> str:
+    """ISO 8601 for DuckDB's INTERVAL by its parts, each kept as it is: months stay months
+    (P1M, P1Y2M3DT4H, never 30 days each: a month has no fixed length) and hours stay hours
+    (PT36H, not P1DT12H: a day of a clock change has 23 or 25). Parts of one sign share it
+    (-P1M2D); parts of mixed signs (P-1M5D, an interval computed by subtraction) each carry theirs."""
+    micros = nanoseconds // 1000
+    if months <= 0 and days <= 0 and micros <= 0 and (months or days or micros):
+        return "-" + iso_interval(-months, -days, -micros * 1000)
+    years, rest = divmod(abs(months), 12)
+    sign = "-" if months < 0 else ""
+    head = (f"{sign}{years}Y" if years else "") + (f"{sign}{rest}M" if rest else "") + (f"{days}D" if days else "")
+    clock = ""
+    if micros:
+        hours, left = divmod(abs(micros), 3_600_000_000)
+        minutes, left = divmod(left, 60_000_000)
+        seconds, fraction = divmod(left, 1_000_000)
+        sign = "-" if micros < 0 else ""
+        clock = "T" + (f"{sign}{hours}H" if hours else "") + (f"{sign}{minutes}M" if minutes else "")
+        if seconds or fraction:
+            clock += sign + f"{seconds}.{fraction:06d}".rstrip("0").rstrip(".") + "S"
+    return "P" + head + clock if head or clock else "PT0S"
+
+
 def to_json(value: Any) -> Any:
     """One value in its SPEC §3 JSON form."""
     if value is None or isinstance(value, (bool, str)):
@@ -48,6 +71,8 @@ def to_json(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, dt.timedelta):
         return iso_duration(value)
+    if isinstance(value, pa.MonthDayNano):
+        return iso_interval(value.months, value.days, value.nanoseconds)
     if isinstance(value, bytes):
         return value.hex()
     return str(value)

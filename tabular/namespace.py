@@ -188,9 +188,10 @@ class NamespaceOps:
         """A dataset's whole live snapshot as a Polars frame (every row, every column)."""
         import polars as pl
 
-        return pl.from_arrow(
-            self._stream(self._plan({"datasets": [{"source_uri": source_uri, "dataset_id": dataset_id}]})).read_all()
-        )
+        whole = self._stream(
+            self._plan({"datasets": [{"source_uri": source_uri, "dataset_id": dataset_id}]})
+        ).read_all()
+        return pl.from_arrow(results.months_kept(whole))
 
     def _plan(self, plan: dict | BaseModel) -> dict:
         if isinstance(plan, BaseModel):

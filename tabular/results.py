@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from .jsonval import iso_duration, to_json
+from .jsonval import to_json
 
 FORMATS = {
     "arrow": "application/vnd.apache.arrow.stream",
@@ -50,23 +50,22 @@ def portable(batch: pa.RecordBatch) -> pa.RecordBatch:
         if _portable_type(field.type) == field.type:
             columns.append(column)
         else:
-            columns.append(pa.array([None if v is None else _iso(v) for v in column.to_pylist()], pa.string()))
+            columns.append(pa.array([None if v is None else to_json(v) for v in column.to_pylist()], pa.string()))
     return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
 
 
-def _iso(value) -> str:
-    """ISO 8601 for a duration: a timedelta, or DuckDB's INTERVAL as Arrow's (months, days,
-    nanoseconds), whose months are months (not 30 days: a month has no fixed length)."""
-    import datetime as dt
-
-    if isinstance(value, dt.timedelta):
-        return iso_duration(value)
-    rest = iso_duration(dt.timedelta(days=value.days, microseconds=value.nanoseconds // 1000))
-    if not value.months:
-        return rest
-    years, months = divmod(value.months, 12)
-    head = "P" + (f"{years}Y" if years else "") + (f"{months}M" if months else "")
-    return head if rest == "PT0S" else head + rest.removeprefix("P")
+def months_kept(table: pa.Table) -> pa.Table:
+    """The table with DuckDB's intervals (Arrow's month_day_nano) as ISO 8601 text, for Polars,
+    which has no type that keeps a month a month (its Duration would make one 30 days)."""
+    if not any(pa.types.is_interval(f.type) for f in table.schema):
+        return table
+    columns = [
+        pa.array([None if v is None else to_json(v) for v in column.to_pylist()], pa.string())
+        if pa.types.is_interval(column.type)
+        else column
+        for column in table.columns
+    ]
+    return pa.Table.from_arrays(columns, names=table.schema.names)
 
 
 def chunks(reader: pa.RecordBatchReader, fmt: str) -> Iterator[bytes]:

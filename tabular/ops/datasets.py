@@ -90,5 +90,7 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
 
 def _sample(cur, snapshot_id: str, names: list[str], n: int) -> tuple[list[dict], list[int]]:
     select = exp.select("*").from_(snapshot_table(snapshot_id)).order_by(exp.column("__row_id", quoted=True)).limit(n)
-    rows = cur.execute(select.sql(dialect="duckdb")).fetchall()
+    # Read through Arrow: DuckDB's Python value of an interval makes a month 30 days.
+    table = cur.execute(select.sql(dialect="duckdb")).to_arrow_table()
+    rows = list(zip(*(column.to_pylist() for column in table.columns))) if table.num_columns else []
     return [dict(zip(names, (to_json(v) for v in r[1:]))) for r in rows], [r[0] for r in rows]

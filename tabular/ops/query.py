@@ -30,6 +30,7 @@ from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, Va
 from ..jsonval import json_rows, to_json
 from ..models import OpOut
 from ..results import FORMATS as RESULT_FORMATS
+from ..results import months_kept
 from ..store.schemas import known_sources, live_schemas
 from .context import Context
 
@@ -120,7 +121,7 @@ class QueryOut(OpOut):
         """The rows as a Polars frame (the types of `to_arrow`: Decimal, Int64, Date …)."""
         import polars as pl
 
-        return pl.from_arrow(self.to_arrow(whole))
+        return pl.from_arrow(months_kept(self.to_arrow(whole)))
 
     def to_pandas(self):
         return self.to_arrow().to_pandas()

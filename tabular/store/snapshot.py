@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 import duckdb
+import pyarrow as pa
 from sqlglot import exp
 
 from .. import readings as C
@@ -195,7 +196,9 @@ def column_stats(
             ordered = typings[members[0]].reading.type != "bool"
             for start in range(0, len(members), per_query):
                 chunk = members[start : start + per_query]
-                found.update(_long_stats(cur, table, [names[k] for k in chunk], chunk, ordered))
+                found.update(
+                    _long_stats(cur, table, [names[k] for k in chunk], chunk, ordered, typings[members[0]].physical)
+                )
     out = []
     for k, (name, typing) in enumerate(zip(names, typings)):
         nonnull, distinct, lo, hi = found.get(k, (0, 0, None, None))
@@ -211,20 +214,22 @@ def column_stats(
                 "distinct_estimated": k in estimated,
                 # An estimated column is one its sample proved has a repeated value.
                 "unique": distinct == nonnull and rows > 0 and k not in estimated,
-                "min": to_json(lo),
-                "max": to_json(hi),
+                "min": to_json(_months_kept(lo)),
+                "max": to_json(_months_kept(hi)),
                 "approved": typing.forced,
             }
         )
     return out
 
 
-def _long_stats(cur, table: exp.Table, names: list[str], positions: list[int], ordered: bool) -> dict[int, tuple]:
+def _long_stats(
+    cur, table: exp.Table, names: list[str], positions: list[int], ordered: bool, physical: str
+) -> dict[int, tuple]:
     """{position: (non-null, distinct, min, max)} of same-typed columns, in one statement."""
 
     def aggregates(v: exp.Expression) -> list[exp.Expression]:
         out = [exp.func("count", v), exp.Count(this=exp.Distinct(expressions=[v]))]
-        return out + ([exp.func("min", v), exp.func("max", v)] if ordered else [exp.null(), exp.null()])
+        return out + ([_end("min", v, physical), _end("max", v, physical)] if ordered else [exp.null(), exp.null()])
 
     keys = exp.Array(expressions=[exp.Literal.number(p) for p in positions])
     cols = exp.Array(expressions=[exp.column(n, quoted=True) for n in names])
@@ -239,6 +244,28 @@ def _long_stats(cur, table: exp.Table, names: list[str], positions: list[int], o
     return {row[0]: row[1:] for row in cur.execute(query.sql(dialect="duckdb")).fetchall()}
 
 
+_INTERVAL_PARTS = ("year", "month", "day", "hour", "minute", "microseconds")
+
+
+def _end(fn: str, column: exp.Expression, physical: str) -> exp.Expression:
+    """min or max of a column; of an INTERVAL, as its parts (DuckDB's Python value of an
+    interval makes a month 30 days: P1Y2M3D came back P423D)."""
+    end = exp.func(fn, column)
+    if physical != "INTERVAL":
+        return end
+    units = exp.Array(expressions=[exp.Literal.string(u) for u in _INTERVAL_PARTS])
+    return exp.Anonymous(this="datepart", expressions=[units, end])
+
+
+def _months_kept(value):
+    """An interval's parts (_end) as Arrow's MonthDayNano, which to_json writes with its months."""
+    if not isinstance(value, dict):
+        return value
+    months = value["year"] * 12 + value["month"]
+    micros = value["hour"] * 3_600_000_000 + value["minute"] * 60_000_000 + value["microseconds"]
+    return pa.MonthDayNano((months, value["day"], micros * 1000))
+
+
 def _plain_stats(cur, table: exp.Table, names: list[str], typings: list[Typing]) -> dict[int, tuple]:
     """{position: (non-null, rough distinct, min, max)}, STATS_BATCH columns a statement; the
     rough count is DuckDB's approx_count_distinct (HyperLogLog), off by several percent."""
@@ -251,8 +278,8 @@ def _plain_stats(cur, table: exp.Table, names: list[str], typings: list[Typing])
             selects += [
                 exp.func("count", col),
                 exp.func("approx_count_distinct", col),
-                exp.func("min", col) if ordered else exp.null(),
-                exp.func("max", col) if ordered else exp.null(),
+                _end("min", col, typing.physical) if ordered else exp.null(),
+                _end("max", col, typing.physical) if ordered else exp.null(),
             ]
         row = cur.execute(exp.select(*selects).from_(table).sql(dialect="duckdb")).fetchall()[0]
         for j in range(len(selects) // 4):

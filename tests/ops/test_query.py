@@ -226,3 +226,33 @@ def test_plan_limits_are_413_and_stray_fields_422_never_500(money):
     with pytest.raises(tabular.ValidationFailed) as both:  # a limit beside a real error: the 422 that says both
         money.query({**ORDERS_PLAN, "limit": 10_001, "where": [{"column": "nope", "op": "eq", "value": 1}]})
     assert {e.path for e in both.value.errors} == {"limit", "where[0].column"}
+
+
+@pytest.mark.parametrize(
+    "values, shown, total",
+    [
+        (["P1M", "P1Y2M3DT4H", "PT5M", "P2D"], None, "P1Y3M5DT4H5M"),
+        (["P12M", "P1Y", "P30D"], ["P1Y", "P1Y", "P30D"], "P2Y30D"),
+        (["P3M", "PT36H", "P10D", "PT0.5S"], None, "P3M10DT36H0.5S"),
+    ],
+)
+def test_durations_with_months_keep_their_months(ns, tmp_path, values, shown, total):
+    """A month has no fixed length: a duration of months is answered, summed, described and read
+    with its months (P1M, never P30D; a year never 360 days), and an average, which can only count
+    a month as 30 days, says so in the receipt."""
+    path = tmp_path / "spans.csv"
+    path.write_text("label;span\n" + "".join(f"r{k};{v}\n" for k, v in enumerate(values)), encoding="utf-8")
+    assert ns.ingest_file(path, source_uri="spans").state == "ready"
+    [dataset] = ns.dataset_get("spans", sample_rows=10).datasets
+    assert dataset.columns[1].type == "duration"
+    values = shown or values  # twelve months are a year
+    assert [row["span"] for row in dataset.sample] == values
+    assert {dataset.columns[1].min, dataset.columns[1].max} <= set(values)
+    answer = ns.query({"datasets": [{"source_uri": "spans"}], "order_by": [{"column": "label"}]})
+    assert [row[1] for row in answer.rows] == values
+    assert ns.read("spans")["span"].to_list() == values
+    assert answer.to_polars()["span"].to_list() == values
+    summed = ns.query({"datasets": [{"source_uri": "spans"}], "aggregates": [{"fn": "sum", "column": "span"}]})
+    assert summed.rows == [[total]] and summed.receipt.warnings == []
+    mean = ns.query({"datasets": [{"source_uri": "spans"}], "aggregates": [{"fn": "avg", "column": "span"}]})
+    assert any("30 days" in w for w in mean.receipt.warnings)
