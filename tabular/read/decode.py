@@ -50,11 +50,16 @@ class Decoded:
     # Where another Latin page fits the text as well and reads it otherwise: what it would say
     # instead, for the dataset's warnings ("" when no rival is worth saying: latin_rival).
     rival: str = ""
+    # Where a file read on a legacy page holds lines written in UTF-8 (two encodings in one
+    # file): the warning naming them and what they read as (utf8_lines), "" when none.
+    mixed: str = ""
 
     @property
     def lenient(self) -> Decoded:
         """The same reading with undecodable bytes replaced instead of refused."""
-        return Decoded(self.path, self.container, self.encoding, self.reported, self.bom_bytes, "replace", self.rival)
+        return Decoded(
+            self.path, self.container, self.encoding, self.reported, self.bom_bytes, "replace", self.rival, self.mixed
+        )
 
     def open_binary(self, budget: Budget) -> BinaryIO:
         raw = self.path.open("rb")
@@ -164,8 +169,8 @@ def detect(
         return Decoded(path, container, "utf-8", "utf-8", 0)
     if mostly_utf8(*utf8_tally(head, complete)):
         return Decoded(path, container, "utf-8", "utf-8", 0, "replace")
-    codec, reported = _legacy(head)
-    return Decoded(path, container, codec, reported, 0, rival=latin_rival(head, codec))
+    codec, reported, mixed = _legacy_beside_utf8(head)
+    return Decoded(path, container, codec, reported, 0, rival=latin_rival(head, codec), mixed=mixed)
 
 
 # Text with a NUL inside a value: about one NUL a line at most, and this share of other control bytes.
@@ -477,4 +482,60 @@ def fallback_after(path: Path, decoded: Decoded, budget: Budget) -> Decoded:
     invalid += len(decoder.getstate()[0])  # a sequence cut short by the end of the file
     if mostly_utf8(valid, invalid):
         return Decoded(path, decoded.container, "utf-8", "utf-8", 0, "replace")
-    return Decoded(path, decoded.container, *_legacy(sample), 0)
+    codec, reported, mixed = _legacy_beside_utf8(sample)
+    return Decoded(path, decoded.container, codec, reported, 0, mixed=mixed)
+
+
+# A character of two to four bytes written in UTF-8.
+_UTF8_CHAR = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+# Lines a warning names by number (as read/lines.py's warnings do).
+_NAMED = 5
+
+
+def whole_utf8_lines(data: bytes) -> tuple[list[int], bytes]:
+    """(the numbers of the lines of `data` that are wholly UTF-8 and hold a character past ASCII,
+    the other lines): in a file that is not UTF-8 these are lines saved in UTF-8 beside lines in
+    a legacy page. A legacy line makes whole UTF-8 only by chance: every byte past ASCII on it
+    must pair up ('Ã©' for 'é')."""
+    if not _UTF8_CHAR.search(data):
+        return [], data
+    numbers, rest = [], []
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if _UTF8_CHAR.search(line):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+            else:
+                numbers.append(number)
+                continue
+        rest.append(line)
+    return numbers, b"\n".join(rest)
+
+
+def _legacy_beside_utf8(data: bytes) -> tuple[str, str, str]:
+    """The legacy page of a text that is not UTF-8, chosen on its lines that are not UTF-8 (a
+    Latin-1 file's 'Genève' beside a UTF-8 'Zürich' was read on cp1257 as 'Genčve'), with the
+    warning naming the UTF-8 lines (utf8_lines)."""
+    numbers, rest = whole_utf8_lines(data)
+    codec, reported = _legacy(rest if numbers and rest.strip() and not _is_utf8(rest, True) else data)
+    return codec, reported, utf8_lines(data, numbers, codec, reported)
+
+
+def utf8_lines(data: bytes, numbers: list[int], codec: str, reported: str) -> str:
+    """The warning for a text read on a legacy page (`codec`) whose lines `numbers` are wholly
+    UTF-8 (whole_utf8_lines): two encodings in one file ('Zürich' saved as UTF-8 in a Latin-1
+    file), where the page reads each such letter as two ('ZÃ¼rich'); "" when no line is."""
+    if not numbers:
+        return ""
+    text = data.split(b"\n")[numbers[0] - 1].decode("utf-8")
+    at = next(i for i, ch in enumerate(text) if ord(ch) > 0x7F)
+    word = re.search(r"\w*$", text[:at])[0] + re.match(r"\W?\w*", text[at:])[0]
+    shown = ", ".join(str(n) for n in numbers[:_NAMED]) + (", …" if len(numbers) > _NAMED else "")
+    many = len(numbers) != 1
+    return (
+        f"{len(numbers)} line{'s' if many else ''} ({'lines' if many else 'line'} {shown}) "
+        f"{'are' if many else 'is'} written in UTF-8 in a file read as {reported}: {word!r} reads as "
+        f"{word.encode('utf-8').decode(codec, errors='replace')!r} there; the file mixes two encodings, "
+        "so values on one side read wrongly"
+    )

@@ -333,6 +333,8 @@ def _finish(extraction: Extraction, layout: sniff.Layout, decoded: decode.Decode
         extraction.notes.append(
             f"the text was read as {decoded.reported}; {decoded.rival}: if names look wrong, ingest again with options.encoding"
         )
+    if decoded.mixed:
+        extraction.notes.append(decoded.mixed)
     if decoded.encoding in decode.ALPHABETS:
         # Greek and Cyrillic pages share their bytes: the choice is a judgement, so it is said.
         extraction.notes.append(

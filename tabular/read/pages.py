@@ -66,7 +66,10 @@ def latin_rival(head: bytes, codec: str) -> str:
         if other == codec or codec in WESTERN and other in WESTERN or not decodes(head, other):
             continue
         theirs = head.decode(other)
-        if theirs in readings or _C1.search(theirs) or alphabet_fit(theirs) < fit:
+        # Western (cp1252) is said even where another page's letters fit one alphabet better: it is
+        # the page most files are in, and a few letters of two languages ('Œuvre' beside 'Señor')
+        # made cp1250's 'Śuvre', 'Seńor' without a word.
+        if theirs in readings or _C1.search(theirs) or alphabet_fit(theirs) < fit and other not in WESTERN:
             continue
         if misplaced(theirs) > misplaced(ours):
             continue  # 'Ł12' where '£12' is read: a letter where a symbol stands

@@ -336,3 +336,61 @@ def test_a_bom_declared_away_fails_the_ingest_and_a_bom_declared_right_names_the
     status = ns.ingest_file(path, source_uri="bom.csv", options={"encoding": "utf-8"}, progress=False)
     got = ns.dataset_get("bom.csv", sample_rows=1).datasets[0]
     assert [c.name for c in got.columns] == ["name", "city"] and got.sample[0]["city"] == "Z\u00fcrich"
+
+
+# Two encodings in one file: a few lines saved as UTF-8 among lines in a legacy page, and the
+# reverse, with the delimiter, the page and where the UTF-8 lines stand varied.
+MIXED = [
+    # (legacy page, delimiter, legacy rows, UTF-8 rows, UTF-8 rows first)
+    ("latin-1", ",", ["Genève", "Malmö"], ["Zürich"], True),
+    ("latin-1", ";", ["Genève", "Malmö", "Ålesund"], ["Zürich"], False),
+    ("cp1252", "\t", ["España – “x”", "Señor €5", "Mañana"], ["Café", "Ñandú"], False),
+    ("cp1250", "|", ["Łódź", "Kraków", "Gdańsk"], ["Brno Žižkov"], True),
+]
+
+
+@pytest.mark.parametrize(("page", "delimiter", "legacy", "utf8", "first"), MIXED)
+def test_lines_in_utf8_among_legacy_lines_are_named_and_the_page_fits_the_rest(
+    ns, tmp_path, page, delimiter, legacy, utf8, first
+):
+    head = f"id{delimiter}city\n".encode()
+    old = b"".join(f"{i}{delimiter}{c}\n".encode(page) for i, c in enumerate(legacy, start=1))
+    new = b"".join(f"{i}{delimiter}{c}\n".encode() for i, c in enumerate(utf8, start=len(legacy) + 1))
+    path = write(tmp_path, head + (new + old if first else old + new))
+    ns.ingest_file(path, source_uri="mixed.csv", progress=False)
+    got = ns.dataset_get("mixed.csv", sample_rows=10).datasets[0]
+    cities = [row["city"] for row in got.sample]
+    # The legacy lines read as written: the UTF-8 bytes no longer choose their page.
+    assert all(c in cities for c in legacy)
+    # The UTF-8 lines are read on the legacy page, and the warning names them and what they read as.
+    lines = [2 + i for i in range(len(utf8))] if first else [2 + len(legacy) + i for i in range(len(utf8))]
+    (said,) = [w for w in got.warnings if "written in UTF-8" in w]
+    assert f"line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})" in said
+    assert "mixes two encodings" in said
+
+
+@pytest.mark.parametrize(
+    ("text", "page"),
+    [
+        ("id,city\n1,Genève\n2,Malmö\n3,Señor ß\n", "latin-1"),
+        ("id;city\n1;Вінниця\n2;Київ\n3;Львів\n", "cp1251"),
+        ("id\tcity\n1\tŁódź\n2\tKraków\n", "cp1250"),
+    ],
+)
+def test_a_file_wholly_in_one_legacy_page_names_no_utf8_lines(tmp_path, text, page):
+    decoded = detect(write(tmp_path, text.encode(page)))
+    assert decoded.mixed == "" and read_back(decoded) == text
+
+
+@pytest.mark.parametrize(
+    ("rows", "western"),
+    [
+        (["Œuvre – “x”", "Señor"], "Œuvre"),  # French and Spanish letters: cp1250's Polish 'Śuvre', 'Seńor'
+        (["Ÿvonne", "Señor"], "Ÿvonne"),
+        (["Œil", "Añasco"], "Œil"),
+    ],
+)
+def test_a_short_western_text_read_on_another_page_says_what_cp1252_reads(tmp_path, rows, western):
+    decoded = detect(write(tmp_path, "".join(f"{i};{r}\n" for i, r in enumerate(rows)).encode("cp1252")))
+    said = "cp1252" in decoded.rival and repr(western) in decoded.rival
+    assert decoded.reported in ("cp1252", "iso-8859-1") or said
