@@ -30,12 +30,17 @@ from ...errors import IngestFailed
 from ...models import Origin
 from ...settings import Settings
 from ..extraction import Excluded, Extraction, join_headers
-from .markup import GuardedStream
+from .markup import LONG_TOKEN, GuardedStream
 from .rules import calamine_panics, cell_of_text, column_number, each_sheet, is_total_row, unit_of
 from .typed import HEAD_ROWS, Head, typed_batch
 
 HINT_ROWS = 200
 _TIME_IN_FORMAT = re.compile(r"[hHs]")
+# A format that shows a date: a year, a day, or a month (m after h or before s is minutes).
+_DATE_IN_FORMAT = re.compile(r"[yYdD]|(?<![hH:mM])[mM]+(?![mM]*:?[sS])")
+# Quoted text, escaped characters, [colors and locales], and AM/PM, before looking for a date.
+_ELAPSED = re.compile(r"\[(?:h+|m+|s+)\]", re.IGNORECASE)
+_QUOTED = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]|AM/PM|A/P', re.IGNORECASE)
 
 
 @dataclass
@@ -45,6 +50,16 @@ class _Hint:
     kinds: set[str] = field(default_factory=set)  # "s", "n", "d", "b" below the first filled cell
     unit: str | None = None
     time: bool = False
+    clock: bool = True  # every date cell's format shows a time of day alone (hh:mm), no date
+    elapsed: bool = False  # a date cell's format shows elapsed time ([h]:mm): a duration
+    units: set = field(default_factory=set)  # each number cell's unit (None: no unit)
+    header: int = 0  # the sheet row (1-based) of the column's first filled cell
+    styles: set[int] = field(default_factory=set)  # the number cells' styles
+
+    @property
+    def mixed(self) -> bool:
+        """Number cells of several units ($ and €, % and plain): one unit for all would change values."""
+        return len(self.units) > 1
 
 
 _NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
@@ -121,6 +136,7 @@ def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str], dic
                     hint = hints.setdefault(j, _Hint())
                     if j not in seen:  # the first filled cell is likely a header
                         seen.add(j)
+                        hint.header = int(match.group(2))
                         continue
                     if kind in ("s", "str", "inlineStr"):
                         hint.kinds.add("s")
@@ -129,11 +145,58 @@ def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str], dic
                     elif kind == "n" and is_date_format(fmt):
                         hint.kinds.add("d")
                         hint.time = hint.time or bool(_TIME_IN_FORMAT.search(fmt))
+                        hint.clock = hint.clock and not _DATE_IN_FORMAT.search(_QUOTED.sub("", fmt))
+                        hint.elapsed = hint.elapsed or bool(_ELAPSED.search(fmt))
                     elif kind == "n":
                         hint.kinds.add("n")
                         hint.unit = hint.unit or unit_of(fmt)
+                        hint.units.add(unit_of(fmt))
+                        hint.styles.add(style)
             out[name] = hints
     return out, states, heads
+
+
+def _units_past_head(path: Path, part: str, hints: dict[int, _Hint], formats: list[str]) -> None:
+    """Mark mixed (its units grown) each column whose number cells below the hint rows show
+    another unit than its first rows do ($ among €, a plain number among %): one regex over the
+    sheet's XML, which matches only such cells, read a chunk at a time."""
+    pending = {j: h for j, h in hints.items() if h.unit and not h.mixed}
+    with zipfile.ZipFile(path) as archive:
+        if part not in archive.namelist():
+            return
+        while pending:
+            pattern = _other_units(pending, formats)
+            found = None
+            tail = b""
+            with archive.open(part) as stream:
+                while found is None and (chunk := stream.read(LONG_TOKEN)):
+                    text = tail + chunk
+                    for match in pattern.finditer(text):
+                        j = column_number(match.group(1).decode()) - 1
+                        if int(match.group(2)) > pending[j].header:
+                            style = int(match.group(3) or 0)
+                            found = j, unit_of(formats[style] if style < len(formats) else "General")
+                            break
+                    tail = text[-4096:]
+            if found is None:
+                return
+            pending.pop(found[0]).units.add(found[1])
+
+
+def _other_units(columns: dict[int, _Hint], formats: list[str]) -> re.Pattern:
+    """A number cell (no t="s", "str", "b", … ; a value, after any formula) of one of `columns`
+    whose style shows another unit than the column's: (letters, row, style)."""
+    alternatives = []
+    for j, hint in columns.items():
+        same = [k for k, f in enumerate(formats) if unit_of(f) == hint.unit] or [-1]
+        styles = b"|".join(str(k).encode() for k in same)
+        alternatives.append(
+            rb"(?:" + get_column_letter(j + 1).encode() + rb')(?=[0-9]+"(?![^>]*\ss="(?:' + styles + rb')"))'
+        )
+    return re.compile(
+        rb'<c r="(' + b"|".join(alternatives) + rb')([0-9]+)"(?![^>]*\st="(?:s|str|inlineStr|b|e|d)")'
+        rb'(?:[^>]*?\ss="([0-9]+)")?[^>]*>(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>'
+    )
 
 
 def _kind(value) -> tuple[str, bool]:
@@ -195,6 +258,11 @@ def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Sett
     except Exception as err:  # both readers raise their own kinds for damaged files
         raise IngestFailed("format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}") from None
     hidden = [n for n in names if states.get(n, "visible") != "visible"]
+    if fmt != "xls":
+        with zipfile.ZipFile(path) as archive:
+            formats = _styles(archive)
+        for name, head in heads.items():
+            _units_past_head(path, head.part, hints.get(name, {}), formats)
     con = duckdb.connect()
     scanned: dict[str, bool] = {}  # the workbook's parts typed.holds_null_words has read
 
@@ -216,7 +284,9 @@ def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Sett
             raise IngestFailed(
                 "too_large", f"{batch.num_columns} columns; at most {settings.max_columns} are read (max_columns)"
             )
-        return _sheet(con, name, batch, first_column, hints.get(name, {}), folder, fmt, index, options)
+        return _sheet(
+            con, name, batch, first_column, hints.get(name, {}), folder, fmt, index, options, typed is not None
+        )
 
     try:
         return each_sheet(names, hidden, options, read_one)
@@ -255,6 +325,7 @@ def _sheet(
     fmt: str,
     first: int,
     options: dict,
+    typed: bool = True,
 ) -> list[Extraction]:
     filled = _filled(batch)
     blocks = []
@@ -282,13 +353,14 @@ def _sheet(
                 folder / f"{first + len(out)}.parquet",
                 fmt,
                 options,
+                typed,
             )
         )
     return out
 
 
 def _table(
-    con, sheet, name, batch, first_column, hints, top, left, bottom, right, out: Path, fmt, options
+    con, sheet, name, batch, first_column, hints, top, left, bottom, right, out: Path, fmt, options, typed=True
 ) -> Extraction:
     """One table of the sheet: rows top..bottom, batch columns left..right (the sheet's columns
     first_column + left …)."""
@@ -321,12 +393,16 @@ def _table(
     )
     selects = [exp.column("__row_id"), exp.column("__line")]
     forced = {}
+    notes: list[str] = []
     for j in range(left, right + 1):
         cell = f"c{j - left + 1}"
         hint = hints.get(first_column + j, _Hint())
         selects.append(exp.alias_(_normalise(exp.column(cell, quoted=True), hint), cell, quoted=True))
         if hint.kinds and hint.kinds <= {"s"}:
             forced[cell] = C.STRING  # Excel text stays text, digits or not
+        if hint.mixed or (hint.elapsed and not typed):
+            forced[cell] = C.STRING
+            notes.append(_undecided(headers[j - left] or cell, hint))
     con.register("__sheet_table", source)
     query = exp.select(*selects).from_("__sheet_table").sql(dialect="duckdb")
     con.execute(
@@ -339,19 +415,37 @@ def _table(
     extraction = Extraction(name, headers, out, rows, origin)
     extraction.left_out = left_out
     extraction.forced = forced
+    extraction.notes.extend(notes)
     return extraction
+
+
+def _undecided(header: str, hint: _Hint) -> str:
+    """The warning of a column this reader keeps as text, since it cannot tell its cells apart."""
+    if hint.mixed:
+        units = ", ".join(sorted("no unit" if u is None else u for u in hint.units))
+        why = f"its number cells show several units ({units}), which this reader cannot tell apart cell by cell"
+    else:
+        why = "its cells are elapsed times ([h]:mm) this reader could not read as durations"
+    return f"column {header!r}: {why}; kept as text without units, so no sum mixes them"
 
 
 def _normalise(c: exp.Expression, hint: _Hint) -> exp.Expression:
     """A cell's text as read/sheets/workbooks.py would have made it: dates without a zero clock, percents scaled
     by 100 exactly, currency with its unit."""
     number = exp.not_(exp.Is(this=exp.TryCast(this=c, to=exp.DataType.build("DOUBLE")), expression=exp.null()))
+    if "d" in hint.kinds and hint.time and hint.clock and not hint.elapsed:
+        # A time of day (hh:mm) is a datetime on calamine's day 0: the time alone, as openpyxl gives it.
+        return exp.Anonymous(
+            this="regexp_replace", expressions=[c, exp.Literal.string("^1899-12-31 "), exp.Literal.string("")]
+        )
     if "d" in hint.kinds and not hint.time:
         return exp.Anonymous(
             this="regexp_replace", expressions=[c, exp.Literal.string(" 00:00:00$"), exp.Literal.string("")]
         )
     if "d" in hint.kinds:
         return exp.Anonymous(this="replace", expressions=[c, exp.Literal.string(" "), exp.Literal.string("T")])
+    if hint.mixed:
+        return c  # several units: none is applied, and the column stays text (_table)
     if hint.unit == "%":
         scaled = exp.cast(
             exp.Mul(

@@ -4,6 +4,7 @@ totals left out), hidden sheets named, a sheet that cannot be read lost alone.""
 
 from __future__ import annotations
 
+import datetime as dt
 import zipfile
 
 import duckdb
@@ -11,6 +12,7 @@ import pytest
 from openpyxl import Workbook
 
 from tabular.errors import IngestFailed
+from tabular.jsonval import iso_duration
 from tabular.read.sheets.columnar import read_fast, sheet_parts
 from tabular.settings import Settings
 
@@ -97,3 +99,73 @@ def test_sheet_parts_list_every_sheet_in_order_with_its_state_and_part(book):
             ("Hidden", "hidden", "xl/worksheets/sheet2.xml"),
             ("Two", "visible", "xl/worksheets/sheet3.xml"),
         ]
+
+
+def _column_book(tmp_path, name, values, formats, column=2, width=3):
+    """A sheet of `width` columns: an id, and `values` in `column` (1-based) with `formats`."""
+    wb = Workbook()
+    ws = wb.active
+    ws.append([f"h{k}" if k != column else "amount" for k in range(1, width + 1)])
+    for i, (value, number_format) in enumerate(zip(values, formats)):
+        ws.append([value if k == column else i for k in range(1, width + 1)])
+        if number_format:
+            ws.cell(i + 2, column).number_format = number_format
+    path = tmp_path / f"{name}.xlsx"
+    wb.save(path)
+    return path
+
+
+EURO, DOLLAR, POUND = "[$€-407] #,##0.00", '"$"#,##0.00', '"£"#,##0.00'
+
+
+@pytest.mark.parametrize(
+    "main, odd, at, column, width",
+    [
+        (EURO, DOLLAR, 1, 2, 3),  # in the first rows
+        (EURO, DOLLAR, 300, 2, 3),  # past the rows the reader looks at first
+        ("0%", "General", 350, 2, 2),  # a plain number among percents
+        (POUND, EURO, 399, 3, 4),  # the last row, another column
+        ("General", DOLLAR, 250, 1, 2),  # a unit among plain numbers: no unit was applied, none is
+    ],
+)
+def test_a_column_of_several_units_is_kept_as_plain_numbers_said_never_one_unit_for_all(
+    tmp_path, main, odd, at, column, width
+):
+    """The fast reader applied the first rows' unit to every cell: $11 became €11 and a plain 5
+    became 500%. A column whose number cells show several units keeps each number as it is
+    stored, as text (no sum adds dollars to euros), and its dataset says why."""
+    values = [round(0.01 * i, 2) if "%" in main else 10 + i for i in range(400)]
+    formats = [odd if i == at else main for i in range(400)]
+    path = _column_book(tmp_path, "units", values, formats, column, width)
+    [extraction] = read(path, tmp_path)[0]
+    got = [row[column - 1] for row in cells(extraction)]
+    expected_units = {u for u in ("$", "€", "£", "%") if u in main + odd}
+    if main == "General":  # a plain column with one odd cell: it stays plain numbers too
+        assert not any(u in "".join(got) for u in expected_units)
+    else:
+        assert got == [f"{v:g}" if isinstance(v, float) else str(v) for v in values]
+        assert extraction.forced[f"c{column}"].type == "string"
+        assert any("several units" in n for n in extraction.notes)
+
+
+def test_a_column_of_one_unit_keeps_it_past_the_first_rows(tmp_path):
+    path = _column_book(tmp_path, "one", [10 + i for i in range(400)], [DOLLAR] * 400)
+    [extraction] = read(path, tmp_path)[0]
+    assert [row[1] for row in cells(extraction)][-1] == "$409"
+    assert not extraction.notes
+
+
+@pytest.mark.parametrize("number_format", ["hh:mm", "h:mm:ss AM/PM", "hh:mm:ss", "[$-409]h:mm AM/PM;@"])
+def test_a_time_of_day_is_read_as_a_time_not_a_datetime_of_1899(tmp_path, number_format):
+    times = [dt.time(8 + i % 12, i % 60) for i in range(40)]
+    path = _column_book(tmp_path, "clock", times, [number_format] * 40)
+    [extraction] = read(path, tmp_path)[0]
+    assert [row[1] for row in cells(extraction)] == [t.isoformat() for t in times]
+
+
+@pytest.mark.parametrize("number_format", ["[h]:mm:ss", "[h]:mm", "[mm]:ss"])
+def test_elapsed_times_are_durations_past_a_day_and_past_two_months(tmp_path, number_format):
+    spans = [dt.timedelta(hours=20 + 37 * i, minutes=5 * (i % 2)) for i in range(40)]  # up to 1,463 hours
+    path = _column_book(tmp_path, "elapsed", spans, [number_format] * 40)
+    [extraction] = read(path, tmp_path)[0]
+    assert [row[1] for row in cells(extraction)] == [iso_duration(s) for s in spans]
