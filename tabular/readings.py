@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 
 from sqlglot import exp
 
@@ -31,6 +32,19 @@ YMD_DATES = ("%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d")
 # Tried after every other order: 31-12-13 reads as 2031-12-13 too, which a date_order question
 # then offers beside 31 December 2013 (never a silent pick).
 YMD_SHORT = ("%y-%m-%d",)
+
+
+def doubtful_year_after() -> int:
+    """A two-digit year is read as DuckDB's strptime reads it, 00-68 as 2000-2068 and 69-99 as
+    1969-1999. One it puts after this year (next year's: `05/06/60` as 2060, a birth date of
+    1960 perhaps) is as likely the last century's, so its column is asked (infer/questions)."""
+    return date.today().year + 1
+
+
+def two_digit_year(reading: Reading) -> bool:
+    return "%y" in reading.format
+
+
 NAMED_DATES = ("%d-%b-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%d-%b-%y")
 # At most six decimals of a second: a TIMESTAMP keeps microseconds, and would cut a seventh.
 # A year 0001-9999: DuckDB reads the year 0000 as 1 BC ('0001-01-01 (BC)'), which no file means

@@ -14,7 +14,17 @@ import duckdb
 from .. import readings as C
 from ..readings import Reading
 from ..settings import Settings
-from .tally import ReadingCount, Source, Tally, doubles_lost, lone_groups, physical_from, tally, zone_endings
+from .tally import (
+    ReadingCount,
+    Source,
+    Tally,
+    doubles_lost,
+    doubtful_years,
+    lone_groups,
+    physical_from,
+    tally,
+    zone_endings,
+)
 
 
 def _never(typing: Typing, tally: Tally) -> bool:
@@ -86,6 +96,11 @@ KINDS: dict[str, Kind] = {
             "date_order",
             "infer/questions.py",
             "asked when both orders read every sampled value; more rows only rule an order out, never in",
+        ),
+        Kind(
+            "century",
+            "infer/questions.py",
+            "a later two-digit year read past next year stops the pass (ingest/onepass._typed_value)",
         ),
         Kind(
             "precision",
@@ -254,22 +269,26 @@ def decide(
         question = _bare_as_utc(con, rel, col, reading, physical, markers)
         if question is not None:
             return Typing(reading, physical, 0, question, clean=counted.plain)
-    if reading.order:
-        # Every reading of another date order that reads every value too: day/month or
-        # month/day (03/04/2024), or a two-digit year first (31-12-13 as 2031-12-13).
-        first_of_order: dict[str, Reading] = {}
-        for n in full:
-            if n.reading.type == reading.type and n.reading.order not in ("", reading.order):
-                first_of_order.setdefault(n.reading.order, n.reading)
-        rivals = list(first_of_order.values())
-        if rivals:
-            orders = " and as ".join(ORDER_WORDS[r.order] for r in (reading, *rivals))
-            question = Question(
-                "date_order",
-                f"Every value reads both as {orders} (like 03/04/2024 or 01-02-03). Which order is it?",
-                (Option(reading, physical, 0, None), *(Option(r, physical, 0, None) for r in rivals)),
-            )
-            return Typing(reading, physical, 0, question, clean=counted.plain)
+    # Every reading of another date order that reads every value too: day/month or month/day
+    # (03/04/2024), or a two-digit year first (31-12-13 as 2031-12-13).
+    first_of_order: dict[str, Reading] = {}
+    for n in full if reading.order else ():
+        if n.reading.type == reading.type and n.reading.order not in ("", reading.order):
+            first_of_order.setdefault(n.reading.order, n.reading)
+    rivals = list(first_of_order.values())
+    # Two-digit years the held reading puts past next year: asked before the order is.
+    if C.two_digit_year(reading):
+        doubtful, example = doubtful_years(con, rel, col, reading, markers)
+        if doubtful:
+            return _century(reading, physical, rivals, doubtful, example)
+    if rivals:
+        orders = " and as ".join(ORDER_WORDS[r.order] for r in (reading, *rivals))
+        question = Question(
+            "date_order",
+            f"Every value reads both as {orders} (like 03/04/2024 or 01-02-03). Which order is it?",
+            (Option(reading, physical, 0, None), *(Option(r, physical, 0, None) for r in rivals)),
+        )
+        return Typing(reading, physical, 0, question, clean=counted.plain)
     return Typing(reading, physical, clean=counted.plain)
 
 
@@ -372,6 +391,27 @@ def _zone_abbreviated(
         "read each value at its name's offset (as TIMESTAMPTZ), or read the local times as written "
         "(as TIMESTAMP, the names dropped)?",
         (keep, *(Option(r, C.physical_of(r), 0, None) for r in zoned), local_option),
+    )
+
+
+def _century(reading: Reading, physical: str, rivals: list[Reading], doubtful: int, example: str | None) -> Typing:
+    """A column of dates with two-digit years some of which read past next year (`05/06/60` as
+    2060): held as text, asked, with each order that reads every value as an option."""
+    after = C.doubtful_year_after()
+    return Typing(
+        C.STRING,
+        "VARCHAR",
+        0,
+        Question(
+            "century",
+            f"{doubtful} value{'s have' if doubtful != 1 else ' has'} (e.g. {example!r}) a two-digit year that reads after "
+            f"{after} (00-68 read as 2000-2068, 69-99 as 1969-1999): a date of the last century, perhaps. "
+            "Keep the column as text, or read the years so?",
+            (
+                Option(C.STRING, "VARCHAR", 0, None),
+                *(Option(r, physical, 0, None) for r in (reading, *rivals)),
+            ),
+        ),
     )
 
 

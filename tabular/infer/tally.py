@@ -327,6 +327,20 @@ def doubles_lost(
     return lost, example
 
 
+def doubtful_years(
+    con: duckdb.DuckDBPyConnection, source: Source, col: str, reading: Reading, markers: tuple[str, ...]
+) -> tuple[int, str | None]:
+    """How many values of a column of two-digit years `reading` reads after
+    readings.doubtful_year_after (`05/06/60` as 2060), and the first of them."""
+    t = exp.column(T, quoted=True)
+    year = exp.func("year", C.convert(reading, t, "TIMESTAMP" if reading.type == "datetime" else "DATE"))
+    late = _sql(exp.GT(this=year, expression=exp.Literal.number(C.doubtful_year_after())))
+    doubtful, example = con.execute(
+        f"SELECT coalesce(sum(n), 0), arg_min(t, __row_id) FROM {source.cells([col], markers)} WHERE t IS NOT NULL AND {late}"
+    ).fetchone()
+    return doubtful, example
+
+
 # How many times the largest other value a lone-group value read as thousands must be to be in doubt.
 OUTLIER = 100
 

@@ -203,6 +203,11 @@ def _typed_value(
         raw = exp.column(cell, quoted=True)
         written = exp.EQ(this=exp.func("length", raw), expression=exp.Literal.number(10))
         return _canonical(raw, physical, _plain(cell, reading, physical, t), written)
+    if C.two_digit_year(reading):
+        # The sample read no two-digit year past next year (else it asks `century`): a later one stops.
+        value = _plain(cell, reading, physical, t, clashes)
+        year = exp.func("year", value)
+        return _stop(exp.GT(this=year, expression=exp.Literal.number(C.doubtful_year_after())), value)
     return _plain(cell, reading, physical, t, clashes)
 
 

@@ -105,7 +105,7 @@ def test_choose_takes_the_first_reading_that_reads_every_value_in_precedence_ord
 
 def test_each_kind_of_question_is_in_one_table_and_no_other_kind_can_be_made():
     assert {"header_row", "mixed_values", "leading_zeros", "leading_plus", "bool_or_number", "decimal_mark", "group_mark",
-            "date_order", "precision", "time_zone", "carried_approval", "approval_not_carried"} == set(KINDS)  # fmt: skip
+            "date_order", "century", "precision", "time_zone", "carried_approval", "approval_not_carried"} == set(KINDS)  # fmt: skip
     assert all(k.guard and k.asked_by for k in KINDS.values())
     with pytest.raises(ValueError, match="KINDS"):
         Question("colour", "Which colour?", ())
@@ -165,7 +165,7 @@ def test_a_group_mark_that_keeps_to_the_columns_size_or_beside_decimals_is_no_qu
     ("values", "held", "offered"),
     [
         (["31-12-13", "15-01-14", "28-02-14"], "%d-%m-%y", ["%d-%m-%y", "%y-%m-%d"]),  # dd-mm-yy
-        (["13-12-31", "14-01-15", "14-02-28"], "%d-%m-%y", ["%d-%m-%y", "%y-%m-%d"]),  # yy-mm-dd reads both ways
+        (["13-12-21", "14-01-15", "14-02-20"], "%d-%m-%y", ["%d-%m-%y", "%y-%m-%d"]),  # yy-mm-dd reads both ways
         (["01-02-03", "04-05-06"], "%d-%m-%y", ["%d-%m-%y", "%m-%d-%y", "%y-%m-%d"]),  # three orders
         (["12-31-13", "01-15-14"], "%m-%d-%y", []),  # only month first reads
         (["03/04/2024", "05/06/2024"], "%d/%m/%Y", ["%d/%m/%Y", "%m/%d/%Y"]),
@@ -188,3 +188,53 @@ def test_dates_with_a_two_digit_year_are_dates_and_every_order_that_reads_them_i
     assert (d.columns[1].type, d.columns[1].format) == ("date", held)
     asked = [q for q in d.questions if q.kind == "date_order"]
     assert [o.format for o in asked[0].options] == offered if offered else asked == []
+
+
+@pytest.mark.parametrize(
+    ("values", "delimiter", "formats"),
+    [
+        (["01/02/68", "03/04/69", "05/06/70"], ",", ["%d/%m/%y", "%m/%d/%y"]),  # DuckDB's pivot: 68 is 2068
+        (["13/01/55", "25/12/99", "01/07/03"], ";", ["%d/%m/%y"]),  # birth dates: 1955 read as 2055
+        (["12-31-45", "01-15-80"], "\t", ["%m-%d-%y"]),
+        (["68-01-31", "12-05-20"], "|", ["%y-%m-%d"]),
+        (["5-Mar-60", "9-Dec-01"], ",", ["%d-%b-%y"]),  # a named month
+    ],
+)
+def test_a_two_digit_year_read_past_next_year_is_asked_not_read_silently(tmp_path, values, delimiter, formats):
+    """DuckDB reads a two-digit year 00-68 as 2000-2068: `05/06/60`, a birth date of 1960
+    perhaps, was stored as 2060 without a word. Held as text, asked (century)."""
+    import tabular
+
+    path = tmp_path / "d.csv"
+    path.write_text(f"id{delimiter}born\n" + "".join(f"{i}{delimiter}{v}\n" for i, v in enumerate(values)))
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("a", "b")
+        assert ns.ingest_file(path, source_uri="d", progress=False).state == "ready"
+        (d,) = ns.dataset_get("d").datasets
+        assert (d.columns[1].type, d.columns[1].physical) == ("string", "VARCHAR")
+        (asked,) = [q for q in d.questions if q.column == "born"]
+        assert asked.kind == "century" and str(C.doubtful_year_after()) in asked.question
+        assert asked.options[0].type == "string" and all(o.type == "date" for o in asked.options[1:])
+        if formats is not None:
+            assert [o.format for o in asked.options[1:]] == formats
+        # The person may still read them as written: approved, the years are DuckDB's.
+        date_option = asked.options[1]
+        ns.approve("d", d.snapshot_id, {"born": "date"}, {"born": date_option.format})
+        years = sorted(r[1].year for r in ns.read("d").rows())
+        assert max(years) > C.doubtful_year_after()
+
+
+@pytest.mark.parametrize(
+    "values",
+    [["01/02/24", "12/31/23", "06/15/99"], ["31.12.05", "01.01.26"], ["13-01-70", "14-02-00"]],
+)
+def test_two_digit_years_of_this_century_or_the_last_ask_nothing(tmp_path, values):
+    import tabular
+
+    path = tmp_path / "d.csv"
+    path.write_text("id,d\n" + "".join(f"{i},{v}\n" for i, v in enumerate(values)))
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("a", "b")
+        assert ns.ingest_file(path, source_uri="d", progress=False).state == "ready"
+        (d,) = ns.dataset_get("d").datasets
+    assert d.columns[1].type == "date" and not [q for q in d.questions if q.kind == "century"]

@@ -83,6 +83,10 @@ TURNS = {
     "text_then_numbers": (["a", "b", "c"], ["1"] * 60),
     # Floating point on the sample (many decimals, scales that vary), then a value no DOUBLE holds.
     "floats_then_unholdable": (["0.980268513777", "-0.0412318367011", "3.68573087906"], ["0.12345678901234567891"]),
+    # Two-digit years of this century, then one read past next year (1960 or 2060?): asked (century).
+    "two_digit_years_then_doubtful": (["13/01/21", "14/02/22"], ["15/03/60"]),
+    "two_digit_years_mdy_then_doubtful": (["01-13-21", "02-14-22"], ["03-15-55"]),
+    "two_digit_years_then_this_century": (["13/01/21", "14/02/22"], ["15/03/05"]),
     # ... and then one a DOUBLE holds: the column stays DOUBLE.
     "floats_then_floats": (["0.980268513777", "-0.0412318367011", "3.68573087906"], ["211.83900000000003"]),
 }
@@ -106,6 +110,7 @@ SAME_TYPE = {
     "more_digits",
     "dmy_then_ambiguous",
     "floats_then_floats",
+    "two_digit_years_then_this_century",
 }
 
 
