@@ -123,8 +123,6 @@ def read_delimited(path: Path, out: Path, name: str, options: dict, settings: Se
 def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings: Settings, progress) -> Extraction:
     with decoded.open_text(decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)) as text:
         head = text.read(settings.sniff_bytes)
-        # A stray NUL inside a value (see _bounded_lines), looked for per line only where the head holds one.
-        stray_nul = "\x00" in head
         head = head.replace("\x00", "")
         whole = len(head) < settings.sniff_bytes
         sample = head if whole else head[: head.rfind("\n") + 1] or head
@@ -141,9 +139,9 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
     with decoded.open_text(decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)) as text:
         damaged: list[int] = []
         nuls: list[int] = []
-        lines = bounded_lines(
-            text, settings.max_line_bytes, damaged if decoded.errors != "strict" else None, nuls if stray_nul else None
-        )
+        # A stray NUL inside a value is looked for on every line (bounded_lines): one past the
+        # head (sniff_bytes) was kept in its value without a word where the head's were taken out.
+        lines = bounded_lines(text, settings.max_line_bytes, damaged if decoded.errors != "strict" else None, nuls)
         commented: list[int] = []
         if layout.comment_suffix:
             lines = without_comments(lines, commented, layout.quotechar)

@@ -81,3 +81,25 @@ def test_a_backslash_that_escapes_no_quote_is_kept(tmp_path):
         assert ns.ingest_file(tmp_path / "p.csv", source_uri="p.csv").state == "ready"
         got = ns.query({"datasets": [{"source_uri": "p.csv"}], "select": [{"column": "path"}]}).rows
     assert got == [["C:\\temp\\a.txt"], ["D:\\data\\b.csv"]]
+
+
+@pytest.mark.parametrize("fast", [False, True])
+@pytest.mark.parametrize(
+    ("delimiter", "where", "value"),
+    [(",", 0.6, "na\x00me"), (";", 0.99, "\x00lead"), ("\t", 0.75, "trail\x00"), ("|", 0.9, "a\x00b\x00c")],
+)
+def test_a_nul_past_the_head_is_taken_out_and_named_as_one_in_it_is(tmp_path, fast, delimiter, where, value):
+    """A NUL inside a value past the head the reader sniffs was kept in the value without a
+    word, where one in the head was taken out with a warning naming its line."""
+    rows = 60_000  # past sniff_bytes (256 KiB)
+    odd = int(rows * where)
+    lines = [f"id{delimiter}name{delimiter}v"] + [
+        f"{i}{delimiter}{value if i == odd else f'name{i}'}{delimiter}{i % 97}" for i in range(1, rows + 1)
+    ]
+    path = tmp_path / "nul.csv"
+    path.write_text("\n".join(lines) + "\n")
+    assert path.stat().st_size > Settings().sniff_bytes and "\x00" not in path.read_text()[: Settings().sniff_bytes]
+    extraction, got = _read(path, tmp_path, fast)
+    cells = [v for r in got for v in r.values()]
+    assert value.replace("\x00", "") in cells and not any("\x00" in str(v) for v in cells)
+    assert any(f"line {odd + 1})" in note and "NUL" in note for note in extraction.notes)
