@@ -1,6 +1,6 @@
 """Large workbooks: fastexcel (calamine, in Rust) reads every cell as Arrow text, column at a time;
 the first rows alone are read for what that text does not say (text cells, dates, number
-formats): from an .xlsx's sheet XML and styles, from an .xls's typed values (python-calamine).
+formats: hints.py), and a column whose cells show several units is kept as text, said.
 
 Same outcome as read/sheets/workbooks.py on what both see: tables split on empty rows and columns, a title
 block is no table, a total row is left out, percent and currency formats give their units,
@@ -10,18 +10,12 @@ assumed) and which cells were errors (they are nulls, uncounted).
 
 from __future__ import annotations
 
-import datetime as dt
-import re
-import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import defusedxml.ElementTree as ET
 import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format
 from openpyxl.utils import get_column_letter
 from sqlglot import exp
 
@@ -30,239 +24,35 @@ from ...errors import IngestFailed
 from ...models import Origin
 from ...settings import Settings
 from ..extraction import Excluded, Extraction, join_headers
-from .markup import LONG_TOKEN, GuardedStream
-from .rules import calamine_panics, cell_of_text, column_number, each_sheet, is_total_row, unit_of
-from .typed import HEAD_ROWS, Head, typed_batch
-
-HINT_ROWS = 200
-_TIME_IN_FORMAT = re.compile(r"[hHs]")
-# A format that shows a date: a year, a day, or a month (m after h or before s is minutes).
-_DATE_IN_FORMAT = re.compile(r"[yYdD]|(?<![hH:mM])[mM]+(?![mM]*:?[sS])")
-# Quoted text, escaped characters, [colors and locales], and AM/PM, before looking for a date.
-_ELAPSED = re.compile(r"\[(?:h+|m+|s+)\]", re.IGNORECASE)
-_QUOTED = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]|AM/PM|A/P', re.IGNORECASE)
+from .hints import Hint, UnitWatch, calamine_hints, workbook_hints
+from .rules import calamine_panics, cell_of_text, each_sheet, is_total_row
+from .typed import typed_batch
 
 
-@dataclass
-class _Hint:
-    """What the first rows of a sheet column say about its cells."""
-
-    kinds: set[str] = field(default_factory=set)  # "s", "n", "d", "b" below the first filled cell
-    unit: str | None = None
-    time: bool = False
-    clock: bool = True  # every date cell's format shows a time of day alone (hh:mm), no date
-    elapsed: bool = False  # a date cell's format shows elapsed time ([h]:mm): a duration
-    units: set = field(default_factory=set)  # each number cell's unit (None: no unit)
-    header: int = 0  # the sheet row (1-based) of the column's first filled cell
-    styles: set[int] = field(default_factory=set)  # the number cells' styles
-
-    @property
-    def mixed(self) -> bool:
-        """Number cells of several units ($ and €, % and plain): one unit for all would change values."""
-        return len(self.units) > 1
-
-
-_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
-_CELL_REF = re.compile(r"([A-Z]+)(\d+)")
-
-
-def _styles(archive: zipfile.ZipFile) -> list[str]:
-    """The number format of each cell style (cellXfs), by index."""
-    try:
-        root = ET.fromstring(archive.read("xl/styles.xml"))
-    except KeyError:
-        return []
-    custom = {int(f.get("numFmtId")): f.get("formatCode", "") for f in root.iter(f"{_NS}numFmt")}
-    xfs = root.find(f"{_NS}cellXfs")
-    formats = []
-    for xf in xfs if xfs is not None else []:
-        number = int(xf.get("numFmtId", "0"))
-        formats.append(custom.get(number, BUILTIN_FORMATS.get(number, "General")))
-    return formats
-
-
-def sheet_parts(archive: zipfile.ZipFile) -> list[tuple[str, str, str]]:
-    """(name, state, part path) of each sheet, in the workbook's order."""
-    book = ET.fromstring(archive.read("xl/workbook.xml"))
-    rels = ET.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
-    targets = {r.get("Id"): r.get("Target", "") for r in rels}
-    out = []
-    for sheet in book.iter(f"{_NS}sheet"):
-        target = targets.get(sheet.get(_REL), "")
-        part = target.lstrip("/") if target.startswith("/") else "xl/" + target
-        out.append((sheet.get("name", ""), sheet.get("state", "visible"), part))
-    return out
-
-
-def _hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str], dict[str, Head]]:
-    """Per sheet and column: cell kinds and units from the first HINT_ROWS rows; sheet states;
-    per sheet, its first HEAD_ROWS rows' cells (typed.Head).
-
-    Read from the sheet XML directly: openpyxl would load every shared string first, which on
-    a large workbook costs more than reading all of it with fastexcel."""
-    out: dict[str, dict[int, _Hint]] = {}
-    states: dict[str, str] = {}
-    heads: dict[str, Head] = {}
-    with zipfile.ZipFile(path) as archive:
-        formats = _styles(archive)
-        for name, state, part in sheet_parts(archive):
-            states[name] = state
-            hints: dict[int, _Hint] = {}
-            seen: set[int] = set()
-            head = heads[name] = Head(part=part)
-            try:
-                stream = archive.open(part)
-            except KeyError:
-                continue
-            with stream:
-                for _, element in ET.iterparse(GuardedStream(stream, part)):
-                    if element.tag == f"{_NS}row":
-                        if int(element.get("r", "0")) >= HINT_ROWS:
-                            break
-                        element.clear()
-                        continue
-                    if element.tag != f"{_NS}c" or element.find(f"{_NS}v") is None and element.find(f"{_NS}is") is None:
-                        continue
-                    match = _CELL_REF.match(element.get("r", ""))
-                    if not match:
-                        continue
-                    j = column_number(match.group(1)) - 1
-                    kind = element.get("t", "n")
-                    style = int(element.get("s", "0"))
-                    fmt = formats[style] if style < len(formats) else "General"
-                    if int(match.group(2)) <= HEAD_ROWS:
-                        head.add(int(match.group(2)) - 1, j, element, kind, is_date_format(fmt))
-                    hint = hints.setdefault(j, _Hint())
-                    if j not in seen:  # the first filled cell is likely a header
-                        seen.add(j)
-                        hint.header = int(match.group(2))
-                        continue
-                    if kind in ("s", "str", "inlineStr"):
-                        hint.kinds.add("s")
-                    elif kind == "b":
-                        hint.kinds.add("b")
-                    elif kind == "n" and is_date_format(fmt):
-                        hint.kinds.add("d")
-                        hint.time = hint.time or bool(_TIME_IN_FORMAT.search(fmt))
-                        hint.clock = hint.clock and not _DATE_IN_FORMAT.search(_QUOTED.sub("", fmt))
-                        hint.elapsed = hint.elapsed or bool(_ELAPSED.search(fmt))
-                    elif kind == "n":
-                        hint.kinds.add("n")
-                        hint.unit = hint.unit or unit_of(fmt)
-                        hint.units.add(unit_of(fmt))
-                        hint.styles.add(style)
-            out[name] = hints
-    return out, states, heads
-
-
-def _units_past_head(path: Path, part: str, hints: dict[int, _Hint], formats: list[str]) -> None:
-    """Mark mixed (its units grown) each column whose number cells below the hint rows show
-    another unit than its first rows do ($ among €, a plain number among %): one regex over the
-    sheet's XML, which matches only such cells, read a chunk at a time."""
-    pending = {j: h for j, h in hints.items() if h.unit and not h.mixed}
-    with zipfile.ZipFile(path) as archive:
-        if part not in archive.namelist():
-            return
-        while pending:
-            pattern = _other_units(pending, formats)
-            found = None
-            tail = b""
-            with archive.open(part) as stream:
-                while found is None and (chunk := stream.read(LONG_TOKEN)):
-                    text = tail + chunk
-                    for match in pattern.finditer(text):
-                        j = column_number(match.group(1).decode()) - 1
-                        if int(match.group(2)) > pending[j].header:
-                            style = int(match.group(3) or 0)
-                            found = j, unit_of(formats[style] if style < len(formats) else "General")
-                            break
-                    tail = text[-4096:]
-            if found is None:
-                return
-            pending.pop(found[0]).units.add(found[1])
-
-
-def _other_units(columns: dict[int, _Hint], formats: list[str]) -> re.Pattern:
-    """A number cell (no t="s", "str", "b", … ; a value, after any formula) of one of `columns`
-    whose style shows another unit than the column's: (letters, row, style)."""
-    alternatives = []
-    for j, hint in columns.items():
-        same = [k for k, f in enumerate(formats) if unit_of(f) == hint.unit] or [-1]
-        styles = b"|".join(str(k).encode() for k in same)
-        alternatives.append(
-            rb"(?:" + get_column_letter(j + 1).encode() + rb')(?=[0-9]+"(?![^>]*\ss="(?:' + styles + rb')"))'
-        )
-    return re.compile(
-        rb'<c r="(' + b"|".join(alternatives) + rb')([0-9]+)"(?![^>]*\st="(?:s|str|inlineStr|b|e|d)")'
-        rb'(?:[^>]*?\ss="([0-9]+)")?[^>]*>(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>'
-    )
-
-
-def _kind(value) -> tuple[str, bool]:
-    """A typed cell's kind (as _hints reads it from the XML), and whether it holds a time of day."""
-    if isinstance(value, bool):
-        return "b", False
-    if isinstance(value, str):
-        return "s", False
-    if isinstance(value, dt.datetime):
-        return "d", True  # calamine hands a datetime at 00:00 back as a date
-    if isinstance(value, (dt.date, dt.time, dt.timedelta)):
-        return "d", not isinstance(value, dt.date)
-    return "n", False
-
-
-def _calamine_hints(path: Path) -> tuple[dict[str, dict[int, _Hint]], dict[str, str]]:
-    """What _hints reads from an .xlsx's XML, for an .xls: per sheet and column, the kinds of
-    the cells of the first HINT_ROWS rows, from the values calamine types (it gives no number
-    formats, so no unit); and the sheets' states."""
-    from python_calamine import CalamineWorkbook
-
-    out: dict[str, dict[int, _Hint]] = {}
-    states: dict[str, str] = {}
-    with path.open("rb") as fh:
-        book = CalamineWorkbook.from_filelike(fh)
-    try:
-        for meta in book.sheets_metadata:
-            states[meta.name] = "visible" if str(meta.visible).lower().endswith("visible") else "hidden"
-            hints: dict[int, _Hint] = {}
-            for row in book.get_sheet_by_name(meta.name).to_python(skip_empty_area=False, nrows=HINT_ROWS):
-                for j, value in enumerate(row):
-                    if value is None or value == "":
-                        continue
-                    if j not in hints:  # the first filled cell is likely a header
-                        hints[j] = _Hint()
-                        continue
-                    kind, time = _kind(value)
-                    hints[j].kinds.add(kind)
-                    hints[j].time = hints[j].time or time
-            out[meta.name] = hints
-    finally:
-        book.close()  # before fastexcel reads the workbook again: one copy of its cells at a time
-    return out, states
-
-
-def read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
+def read_fast(
+    path: Path, folder: Path, fmt: str, options: dict, settings: Settings, watched: UnitWatch | None = None
+) -> tuple[list[Extraction], dict]:
+    """Every table of the workbook; `watched`: what the container check's UnitWatch found of
+    each sheet (its hints, with the units of every cell), which are then not read again."""
     with calamine_panics(f"the {fmt} workbook"):
-        return _read_fast(path, folder, fmt, options, settings)
+        return _read_fast(path, folder, fmt, options, settings, watched)
 
 
-def _read_fast(path: Path, folder: Path, fmt: str, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
+def _read_fast(
+    path: Path, folder: Path, fmt: str, options: dict, settings: Settings, watched: UnitWatch | None
+) -> tuple[list[Extraction], dict]:
     import fastexcel
 
     # read_workbook (read_xls) has already checked the container (its CRC check reads every member).
     try:
-        hints, states, heads = (*_calamine_hints(path), {}) if fmt == "xls" else _hints(path)
+        hints, states, heads = (
+            (*calamine_hints(path), {}) if fmt == "xls" else workbook_hints(path, watched.hints if watched else None)
+        )
         reader = fastexcel.read_excel(path.read_bytes())
         names = list(reader.sheet_names)
     except Exception as err:  # both readers raise their own kinds for damaged files
         raise IngestFailed("format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}") from None
     hidden = [n for n in names if states.get(n, "visible") != "visible"]
-    if fmt != "xls":
-        with zipfile.ZipFile(path) as archive:
-            formats = _styles(archive)
-        for name, head in heads.items():
-            _units_past_head(path, head.part, hints.get(name, {}), formats)
     con = duckdb.connect()
     scanned: dict[str, bool] = {}  # the workbook's parts typed.holds_null_words has read
 
@@ -320,7 +110,7 @@ def _sheet(
     sheet: str,
     batch: pa.RecordBatch,
     first_column: int,
-    hints: dict[int, _Hint],
+    hints: dict[int, Hint],
     folder: Path,
     fmt: str,
     first: int,
@@ -396,7 +186,7 @@ def _table(
     notes: list[str] = []
     for j in range(left, right + 1):
         cell = f"c{j - left + 1}"
-        hint = hints.get(first_column + j, _Hint())
+        hint = hints.get(first_column + j, Hint())
         selects.append(exp.alias_(_normalise(exp.column(cell, quoted=True), hint), cell, quoted=True))
         if hint.kinds and hint.kinds <= {"s"}:
             forced[cell] = C.STRING  # Excel text stays text, digits or not
@@ -419,7 +209,7 @@ def _table(
     return extraction
 
 
-def _undecided(header: str, hint: _Hint) -> str:
+def _undecided(header: str, hint: Hint) -> str:
     """The warning of a column this reader keeps as text, since it cannot tell its cells apart."""
     if hint.mixed:
         units = ", ".join(sorted("no unit" if u is None else u for u in hint.units))
@@ -429,7 +219,7 @@ def _undecided(header: str, hint: _Hint) -> str:
     return f"column {header!r}: {why}; kept as text without units, so no sum mixes them"
 
 
-def _normalise(c: exp.Expression, hint: _Hint) -> exp.Expression:
+def _normalise(c: exp.Expression, hint: Hint) -> exp.Expression:
     """A cell's text as read/sheets/workbooks.py would have made it: dates without a zero clock, percents scaled
     by 100 exactly, currency with its unit."""
     number = exp.not_(exp.Is(this=exp.TryCast(this=c, to=exp.DataType.build("DOUBLE")), expression=exp.null()))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 from ...errors import IngestFailed
@@ -17,10 +18,14 @@ from .markup import LONG_TOKEN, MarkupGuard
 from .rules import column_number
 
 
-def check_container(path: Path, fmt: str, settings: Settings, formulas: dict | None = None) -> int:
+def check_container(
+    path: Path, fmt: str, settings: Settings, formulas: dict | None = None, watch: Callable | None = None
+) -> int:
     """Refuse what is not a readable workbook with SPEC codes before any parser sees it, and
     answer the bytes its members inflate to. With `formulas`, each worksheet part's formula
-    cells with no saved value are counted into it, by part name (an Uncached each)."""
+    cells with no saved value are counted into it, by part name (an Uncached each). With
+    `watch`, a workbook the fast reader reads has each worksheet's chunks also fed to what
+    `watch(archive, part)` answers (hints.UnitWatch), after every other part was checked."""
     with path.open("rb") as fh:
         head = fh.read(8)
     if not head:
@@ -45,14 +50,16 @@ def check_container(path: Path, fmt: str, settings: Settings, formulas: dict | N
                     f"the workbook's parts inflate to {inflated} bytes, over max_workbook_xml_bytes ({settings.max_workbook_xml_bytes})",
                 )
             fast = uses_fast_reader(path, inflated, settings)
-            for info in archive.infolist():
+            # The sheets last: what a watch parses of their first rows (the styles) is checked by then.
+            for info in sorted(archive.infolist(), key=lambda i: i.filename.startswith("xl/worksheets/")):
                 # On the fast path calamine alone parses the sheets, and read/sheets/columnar.py reads
                 # their first rows through a MarkupGuard itself.
                 sheet = info.filename.startswith("xl/worksheets/")
                 repeats = _OdsRepeats() if fmt == "ods" and info.filename == "content.xml" else None
                 uncached = formulas.setdefault(info.filename, Uncached()) if sheet and formulas is not None else None
+                feed = watch(archive, info.filename) if watch and fast and sheet else None
                 extent = _scan_part(
-                    archive, info, markup=not (fast and sheet), extent=sheet, repeats=repeats, uncached=uncached
+                    archive, info, not (fast and sheet), extent=sheet, repeats=repeats, uncached=uncached, feed=feed
                 )
                 if repeats and repeats.cells > settings.max_sheet_cells:
                     # calamine expands repeated rows that hold values: 842 bytes made 30 million cells.
@@ -257,6 +264,7 @@ def _scan_part(
     extent: bool = False,
     repeats: _OdsRepeats | None = None,
     uncached: Uncached | None = None,
+    feed: Callable[[bytes], None] | None = None,
 ) -> tuple[int, int] | None:
     """Read one member to its end (zipfile checks its CRC and its declared size there); with
     `markup`, check its XML as markup.py says before a Python parser may read it. With `extent`
@@ -273,6 +281,8 @@ def _scan_part(
                 repeats.feed(chunk)
             if uncached:
                 uncached.feed(chunk)
+            if feed:
+                feed(chunk)
             if extent:
                 text = tail + chunk
                 last = text.rfind(b"<row")

@@ -27,8 +27,9 @@ from ...jsonval import iso_duration
 from ...models import Origin
 from ...settings import Settings
 from ..extraction import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
-from .columnar import read_fast, sheet_parts
+from .columnar import read_fast
 from .containers import Uncached, check_container, uses_fast_reader
+from .hints import UnitWatch, sheet_parts
 from .rules import Cell, calamine_panics, each_sheet, is_total_row, unit_of
 from .xls import check_xls
 
@@ -143,8 +144,9 @@ def read_workbook(
     """Every table of every visible sheet (or the sheets `options.sheets` names); a sheet with
     formula cells that have no saved value says so in its datasets' warnings (Uncached)."""
     formulas: dict[str, Uncached] = {}
-    inflated = check_container(path, fmt, settings, formulas)
-    extractions, covered = _read_workbook(path, folder, fmt, options, settings, inflated)
+    watch = UnitWatch() if fmt in ("xlsx", "xlsm") else None
+    inflated = check_container(path, fmt, settings, formulas, watch)
+    extractions, covered = _read_workbook(path, folder, fmt, options, settings, inflated, watch)
     if any(u.count for u in formulas.values()):
         with zipfile.ZipFile(path) as archive:
             parts = {name: part for name, _state, part in sheet_parts(archive)}
@@ -156,10 +158,10 @@ def read_workbook(
 
 
 def _read_workbook(
-    path: Path, folder: Path, fmt: str, options: dict, settings: Settings, inflated: int
+    path: Path, folder: Path, fmt: str, options: dict, settings: Settings, inflated: int, watch: UnitWatch | None
 ) -> tuple[list[Extraction], dict]:
     if uses_fast_reader(path, inflated, settings):
-        return read_fast(path, folder, fmt, options, settings)
+        return read_fast(path, folder, fmt, options, settings, watch)
     try:
         # A file object: uploads are stored without their extension, which openpyxl checks.
         with path.open("rb") as fh, warnings.catch_warnings():

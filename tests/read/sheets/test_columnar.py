@@ -13,7 +13,9 @@ from openpyxl import Workbook
 
 from tabular.errors import IngestFailed
 from tabular.jsonval import iso_duration
-from tabular.read.sheets.columnar import read_fast, sheet_parts
+from tabular.read.sheets.columnar import read_fast
+from tabular.read.sheets.hints import sheet_parts
+from tabular.read.sheets.workbooks import read_workbook
 from tabular.settings import Settings
 
 
@@ -101,6 +103,14 @@ def test_sheet_parts_list_every_sheet_in_order_with_its_state_and_part(book):
         ]
 
 
+def read_large(path, tmp_path):
+    """The workbook as ingest reads a large one: its container checked (which also looks at every
+    cell's unit), then the fast reader."""
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    return read_workbook(path, out, "xlsx", {}, Settings(sheet_fast_bytes=1))[0]
+
+
 def _column_book(tmp_path, name, values, formats, column=2, width=3):
     """A sheet of `width` columns: an id, and `values` in `column` (1-based) with `formats`."""
     wb = Workbook()
@@ -137,7 +147,7 @@ def test_a_column_of_several_units_is_kept_as_plain_numbers_said_never_one_unit_
     values = [round(0.01 * i, 2) if "%" in main else 10 + i for i in range(400)]
     formats = [odd if i == at else main for i in range(400)]
     path = _column_book(tmp_path, "units", values, formats, column, width)
-    [extraction] = read(path, tmp_path)[0]
+    [extraction] = read_large(path, tmp_path)
     got = [row[column - 1] for row in cells(extraction)]
     expected_units = {u for u in ("$", "€", "£", "%") if u in main + odd}
     if main == "General":  # a plain column with one odd cell: it stays plain numbers too
@@ -150,7 +160,7 @@ def test_a_column_of_several_units_is_kept_as_plain_numbers_said_never_one_unit_
 
 def test_a_column_of_one_unit_keeps_it_past_the_first_rows(tmp_path):
     path = _column_book(tmp_path, "one", [10 + i for i in range(400)], [DOLLAR] * 400)
-    [extraction] = read(path, tmp_path)[0]
+    [extraction] = read_large(path, tmp_path)
     assert [row[1] for row in cells(extraction)][-1] == "$409"
     assert not extraction.notes
 
@@ -159,7 +169,7 @@ def test_a_column_of_one_unit_keeps_it_past_the_first_rows(tmp_path):
 def test_a_time_of_day_is_read_as_a_time_not_a_datetime_of_1899(tmp_path, number_format):
     times = [dt.time(8 + i % 12, i % 60) for i in range(40)]
     path = _column_book(tmp_path, "clock", times, [number_format] * 40)
-    [extraction] = read(path, tmp_path)[0]
+    [extraction] = read_large(path, tmp_path)
     assert [row[1] for row in cells(extraction)] == [t.isoformat() for t in times]
 
 
@@ -167,5 +177,5 @@ def test_a_time_of_day_is_read_as_a_time_not_a_datetime_of_1899(tmp_path, number
 def test_elapsed_times_are_durations_past_a_day_and_past_two_months(tmp_path, number_format):
     spans = [dt.timedelta(hours=20 + 37 * i, minutes=5 * (i % 2)) for i in range(40)]  # up to 1,463 hours
     path = _column_book(tmp_path, "elapsed", spans, [number_format] * 40)
-    [extraction] = read(path, tmp_path)[0]
+    [extraction] = read_large(path, tmp_path)
     assert [row[1] for row in cells(extraction)] == [iso_duration(s) for s in spans]

@@ -1,0 +1,255 @@
+"""What a workbook's first rows say of each column that fastexcel's cells do not (text cells,
+dates, times of day, elapsed times, number formats and their units): from an .xlsx's sheet XML
+and styles, from an .xls's typed values (python-calamine); and the one check, over every cell
+as the container check reads the sheet, that a column's unit holds below those rows."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import defusedxml.ElementTree as ET
+from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format
+from openpyxl.utils import get_column_letter
+
+from .markup import GuardedStream
+from .rules import column_number, unit_of
+from .typed import HEAD_ROWS, Head
+
+HINT_ROWS = 200
+_TIME_IN_FORMAT = re.compile(r"[hHs]")
+# A format that shows a date: a year, a day, or a month (m after h or before s is minutes).
+_DATE_IN_FORMAT = re.compile(r"[yYdD]|(?<![hH:mM])[mM]+(?![mM]*:?[sS])")
+# Elapsed time: [h]:mm, [mm]:ss.
+_ELAPSED = re.compile(r"\[(?:h+|m+|s+)\]", re.IGNORECASE)
+# Quoted text, escaped characters, [colors and locales], and AM/PM, before looking for a date.
+_QUOTED = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]|AM/PM|A/P', re.IGNORECASE)
+
+
+@dataclass
+class Hint:
+    """What the first rows of a sheet column say about its cells."""
+
+    kinds: set[str] = field(default_factory=set)  # "s", "n", "d", "b" below the first filled cell
+    unit: str | None = None
+    time: bool = False
+    clock: bool = True  # every date cell's format shows a time of day alone (hh:mm), no date
+    elapsed: bool = False  # a date cell's format shows elapsed time ([h]:mm): a duration
+    units: set = field(default_factory=set)  # each number cell's unit (None: no unit)
+    header: int = 0  # the sheet row (1-based) of the column's first filled cell
+
+    def see(self, kind: str, fmt: str) -> None:
+        """Count one cell below the header: its kind (t=) and its number format."""
+        if kind in ("s", "str", "inlineStr"):
+            self.kinds.add("s")
+        elif kind == "b":
+            self.kinds.add("b")
+        elif kind == "n" and is_date_format(fmt):
+            self.kinds.add("d")
+            self.time = self.time or bool(_TIME_IN_FORMAT.search(fmt))
+            self.clock = self.clock and not _DATE_IN_FORMAT.search(_QUOTED.sub("", fmt))
+            self.elapsed = self.elapsed or bool(_ELAPSED.search(fmt))
+        elif kind == "n":
+            self.kinds.add("n")
+            self.unit = self.unit or unit_of(fmt)
+            self.units.add(unit_of(fmt))
+
+    @property
+    def mixed(self) -> bool:
+        """Number cells of several units ($ and €, % and plain): one unit for all would change values."""
+        return len(self.units) > 1
+
+
+_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_CELL_REF = re.compile(r"([A-Z]+)(\d+)")
+
+
+def styles(archive: zipfile.ZipFile) -> list[str]:
+    """The number format of each cell style (cellXfs), by index."""
+    try:
+        root = ET.fromstring(archive.read("xl/styles.xml"))
+    except KeyError:
+        return []
+    custom = {int(f.get("numFmtId")): f.get("formatCode", "") for f in root.iter(f"{_NS}numFmt")}
+    xfs = root.find(f"{_NS}cellXfs")
+    formats = []
+    for xf in xfs if xfs is not None else []:
+        number = int(xf.get("numFmtId", "0"))
+        formats.append(custom.get(number, BUILTIN_FORMATS.get(number, "General")))
+    return formats
+
+
+def sheet_parts(archive: zipfile.ZipFile) -> list[tuple[str, str, str]]:
+    """(name, state, part path) of each sheet, in the workbook's order."""
+    book = ET.fromstring(archive.read("xl/workbook.xml"))
+    rels = ET.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+    targets = {r.get("Id"): r.get("Target", "") for r in rels}
+    out = []
+    for sheet in book.iter(f"{_NS}sheet"):
+        target = targets.get(sheet.get(_REL), "")
+        part = target.lstrip("/") if target.startswith("/") else "xl/" + target
+        out.append((sheet.get("name", ""), sheet.get("state", "visible"), part))
+    return out
+
+
+def workbook_hints(
+    path: Path, known: dict[str, tuple[dict[int, Hint], Head]] | None = None
+) -> tuple[dict[str, dict[int, Hint]], dict[str, str], dict[str, Head]]:
+    """Per sheet and column: cell kinds and units from the first HINT_ROWS rows; sheet states;
+    per sheet, its first HEAD_ROWS rows' cells (typed.Head).
+
+    Read from the sheet XML directly: openpyxl would load every shared string first, which on
+    a large workbook costs more than reading all of it with fastexcel."""
+    known = known or {}
+    out: dict[str, dict[int, Hint]] = {}
+    states: dict[str, str] = {}
+    heads: dict[str, Head] = {}
+    with zipfile.ZipFile(path) as archive:
+        formats = styles(archive)
+        for name, state, part in sheet_parts(archive):
+            states[name] = state
+            out[name], heads[name] = known[part] if part in known else sheet_hints(archive, part, formats)
+    return out, states, heads
+
+
+def sheet_hints(archive: zipfile.ZipFile, part: str, formats: list[str]) -> tuple[dict[int, Hint], Head]:
+    """One sheet's hints per column and its head (workbook_hints)."""
+    hints: dict[int, Hint] = {}
+    seen: set[int] = set()
+    head = Head(part=part)
+    try:
+        stream = archive.open(part)
+    except KeyError:
+        return hints, head
+    with stream:
+        for _, element in ET.iterparse(GuardedStream(stream, part)):
+            if element.tag == f"{_NS}row":
+                if int(element.get("r", "0")) >= HINT_ROWS:
+                    break
+                element.clear()
+                continue
+            if element.tag != f"{_NS}c" or element.find(f"{_NS}v") is None and element.find(f"{_NS}is") is None:
+                continue
+            match = _CELL_REF.match(element.get("r", ""))
+            if not match:
+                continue
+            j = column_number(match.group(1)) - 1
+            kind = element.get("t", "n")
+            style = int(element.get("s", "0"))
+            fmt = formats[style] if style < len(formats) else "General"
+            if int(match.group(2)) <= HEAD_ROWS:
+                head.add(int(match.group(2)) - 1, j, element, kind, is_date_format(fmt))
+            hint = hints.setdefault(j, Hint())
+            if j not in seen:  # the first filled cell is likely a header
+                seen.add(j)
+                hint.header = int(match.group(2))
+                continue
+            hint.see(kind, fmt)
+    return hints, head
+
+
+class UnitWatch:
+    """Fed a worksheet's XML as the container check reads it (containers.check_container's
+    `watch`), marks mixed (its units grown) each column whose number cells below the hint rows
+    show another unit than its first rows do ($ among €, a plain number among %): one regex that
+    matches only such cells, so a sheet is read once for the check and this. Keeps each sheet's
+    hints and head, by part, for the reader after it."""
+
+    def __init__(self):
+        self.formats: list[str] | None = None
+        self.hints: dict[str, tuple[dict[int, Hint], Head]] = {}
+
+    def __call__(self, archive: zipfile.ZipFile, part: str):
+        """The feeder of this worksheet part's chunks, or None where no column shows a unit."""
+        if self.formats is None:
+            self.formats = styles(archive)
+        hints, head = self.hints[part] = sheet_hints(archive, part, self.formats)
+        pending = {j: h for j, h in hints.items() if h.unit and not h.mixed}
+        return UnitFeeder(pending, self.formats) if pending else None
+
+
+class UnitFeeder:
+    """Fed one worksheet's XML a chunk at a time (cut anywhere), adds to each of `pending`'s
+    columns the unit of its first number cell below its header whose style shows another."""
+
+    def __init__(self, pending: dict[int, Hint], formats: list[str]):
+        self.pending, self.formats = pending, formats
+        self.pattern = _other_units(pending, formats)
+        self.tail = b""
+
+    def __call__(self, chunk: bytes) -> None:
+        text = self.tail + chunk
+        at = 0
+        while self.pending and (match := self.pattern.search(text, at)):
+            at = match.end()
+            j = column_number(match.group(1).decode()) - 1
+            if j in self.pending and int(match.group(2)) > self.pending[j].header:
+                style = int(match.group(3) or 0)
+                self.pending.pop(j).units.add(unit_of(self.formats[style] if style < len(self.formats) else "General"))
+                if self.pending:
+                    self.pattern = _other_units(self.pending, self.formats)
+        self.tail = text[-4096:] if self.pending else b""
+
+
+def _other_units(columns: dict[int, Hint], formats: list[str]) -> re.Pattern:
+    """A number cell (no t="s", "str", "b", … ; a value, after any formula) of one of `columns`
+    whose style shows another unit than the column's: (letters, row, style)."""
+    alternatives = []
+    for j, hint in columns.items():
+        same = [k for k, f in enumerate(formats) if unit_of(f) == hint.unit] or [-1]
+        styles = b"|".join(str(k).encode() for k in same)
+        alternatives.append(
+            rb"(?:" + get_column_letter(j + 1).encode() + rb')(?=[0-9]+"(?![^>]*\ss="(?:' + styles + rb')"))'
+        )
+    return re.compile(
+        rb'<c r="(' + b"|".join(alternatives) + rb')([0-9]+)"(?![^>]*\st="(?:s|str|inlineStr|b|e|d)")'
+        rb'(?:[^>]*?\ss="([0-9]+)")?[^>]*>(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>'
+    )
+
+
+def _kind(value) -> tuple[str, bool]:
+    """A typed cell's kind (as workbook_hints reads it from the XML), and whether it holds a time of day."""
+    if isinstance(value, bool):
+        return "b", False
+    if isinstance(value, str):
+        return "s", False
+    if isinstance(value, dt.datetime):
+        return "d", True  # calamine hands a datetime at 00:00 back as a date
+    if isinstance(value, (dt.date, dt.time, dt.timedelta)):
+        return "d", not isinstance(value, dt.date)
+    return "n", False
+
+
+def calamine_hints(path: Path) -> tuple[dict[str, dict[int, Hint]], dict[str, str]]:
+    """What workbook_hints reads from an .xlsx's XML, for an .xls: per sheet and column, the kinds of
+    the cells of the first HINT_ROWS rows, from the values calamine types (it gives no number
+    formats, so no unit); and the sheets' states."""
+    from python_calamine import CalamineWorkbook
+
+    out: dict[str, dict[int, Hint]] = {}
+    states: dict[str, str] = {}
+    with path.open("rb") as fh:
+        book = CalamineWorkbook.from_filelike(fh)
+    try:
+        for meta in book.sheets_metadata:
+            states[meta.name] = "visible" if str(meta.visible).lower().endswith("visible") else "hidden"
+            hints: dict[int, Hint] = {}
+            for row in book.get_sheet_by_name(meta.name).to_python(skip_empty_area=False, nrows=HINT_ROWS):
+                for j, value in enumerate(row):
+                    if value is None or value == "":
+                        continue
+                    if j not in hints:  # the first filled cell is likely a header
+                        hints[j] = Hint()
+                        continue
+                    kind, time = _kind(value)
+                    hints[j].kinds.add(kind)
+                    hints[j].time = hints[j].time or time
+                    hints[j].elapsed = hints[j].elapsed or isinstance(value, dt.timedelta)
+            out[meta.name] = hints
+    finally:
+        book.close()  # before fastexcel reads the workbook again: one copy of its cells at a time
+    return out, states
