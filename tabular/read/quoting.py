@@ -109,7 +109,9 @@ class EdgeQuotes:
             return row
         per_line = [split_at_edges(line.rstrip("\r\n"), self.delimiter, self.quote) for line in self.taken]
         if len(per_line) > 1 and self.width is not None and all(len(r) == self.width for r in per_line):
-            self.mended.extend(range(first, first + len(per_line)))
+            # Only the lines holding a quote are named: a stray quote that swallowed the rest of
+            # the file had every line after it named as holding one ('50001 lines hold a "').
+            self.mended.extend(first + k for k, line in enumerate(self.taken) if self.quote in line)
             self.queued = [(r, first + k) for k, r in enumerate(per_line)]
             return next(self)
         if row is not None:

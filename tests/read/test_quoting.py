@@ -61,6 +61,20 @@ def test_an_unterminated_quote_does_not_swallow_the_rows_after_it():
     assert lines == [1, 2, 3, 4, 5] and 2 in mended
 
 
+@pytest.mark.parametrize(
+    ("d", "stray_at", "after"),
+    [(";", 2, 3), (",", 5, 40), ("\t", 3, 1), ("|", 10, 200)],
+)
+def test_a_stray_quote_names_its_own_line_not_every_line_it_would_have_swallowed(d, stray_at, after):
+    """A stray quote at line 50,001 of a file was said to be in '50001 lines (lines 50001,
+    50002, …)': every line after it that the reader read again was named as holding a quote."""
+    lines = [f"id{d}name{d}n"] + [f"{i}{d}name{i}{d}{i}" for i in range(1, stray_at + after)]
+    lines[stray_at - 1] = f'{stray_at - 1}{d}"unclosed{d}7'
+    got, _, mended = rows("\n".join(lines) + "\n", 3, d)
+    assert len(got) == len(lines) and got[stray_at - 1][1] == '"unclosed'
+    assert mended == [stray_at]
+
+
 def test_a_quote_closing_mid_field_keeps_the_field_as_written_and_says_the_line():
     got, _, mended = rows('a,b\n"ACME" GMBH,1\nx,2\n', 2)
     assert got[1] == ['"ACME" GMBH', "1"] and got[2] == ["x", "2"] and mended == [2]
