@@ -197,6 +197,17 @@ class Settings:
         """The texts read as null: an ingest's own `null_values`, else this setting."""
         return tuple(options.get("null_values") or self.null_markers)
 
+    def __post_init__(self):
+        # A limit that cannot hold is refused where it is set, naming it: ingest_workers=0 once
+        # started one worker anyway, and a negative bound refused every file.
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            least = 1 if f.name in _AT_LEAST_ONE else 0
+            if value < least:
+                raise ValueError(f"setting {f.name} is {value}; it must be at least {least} (TABULAR_{f.name.upper()})")
+
     @classmethod
     def from_env(cls, **overrides) -> Settings:
         """Defaults, then `TABULAR_<FIELD>` environment variables, then explicit overrides."""
@@ -206,8 +217,17 @@ class Settings:
             if raw is None or f.name == "null_markers":
                 continue
             kind = type(getattr(cls(), f.name))
-            values[f.name] = raw.strip().lower() in ("1", "true", "yes", "on") if kind is bool else kind(raw)
+            try:
+                values[f.name] = raw.strip().lower() in ("1", "true", "yes", "on") if kind is bool else kind(raw)
+            except ValueError:
+                raise ValueError(
+                    f"TABULAR_{f.name.upper()}={raw!r} is not {'an integer' if kind is int else 'a number'}"
+                ) from None
         return replace(cls(**values), **overrides)
+
+
+# Counts of things that must exist for the engine to work at all.
+_AT_LEAST_ONE = frozenset({"ingest_workers", "ingest_workers_per_org", "job_attempts", "port"})
 
 
 # The settings a refusal may name: every one whose name is no single word (a word such as

@@ -106,3 +106,23 @@ def test_a_refusal_that_names_no_setting_is_left_as_it_is():
         naming_the_change("no room left at home (No space left on device)")
         == "no room left at home (No space left on device)"
     )
+
+
+@pytest.mark.parametrize(
+    "name, value, least",
+    [("ingest_workers", 0, 1), ("job_attempts", 0, 1), ("max_upload_bytes", -1, 0), ("query_seconds", -0.5, 0)],
+)
+def test_a_limit_that_cannot_hold_is_refused_naming_its_variable(name, value, least):
+    with pytest.raises(
+        ValueError, match=f"{name} is {value}; it must be at least {least} \\(TABULAR_{name.upper()}\\)"
+    ):
+        Settings(**{name: value})
+
+
+def test_an_environment_variable_that_is_no_number_is_refused_naming_it(monkeypatch):
+    monkeypatch.setenv("TABULAR_INGEST_WORKERS", "two")
+    with pytest.raises(ValueError, match="TABULAR_INGEST_WORKERS='two' is not an integer"):
+        Settings.from_env()
+    monkeypatch.setenv("TABULAR_INGEST_WORKERS", "0")
+    with pytest.raises(ValueError, match="ingest_workers is 0"):
+        Settings.from_env()

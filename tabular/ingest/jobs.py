@@ -97,7 +97,7 @@ class JobPool:
             self.recover()
         self.threads = [
             threading.Thread(target=self._work, name=f"ingest-{k}", daemon=True)
-            for k in range(max(1, workers or settings.ingest_workers))
+            for k in range(workers or settings.ingest_workers)
         ]
         if settings.take_up_jobs:
             self.threads.append(threading.Thread(target=self._take_up, name="ingest-take-up", daemon=True))
