@@ -24,8 +24,8 @@ def check_container(
     """Refuse what is not a readable workbook with SPEC codes before any parser sees it, and
     answer the bytes its members inflate to. With `formulas`, each worksheet part's formula
     cells with no saved value are counted into it, by part name (an Uncached each). With
-    `watch`, a workbook the fast reader reads has each worksheet's chunks also fed to what
-    `watch(archive, part)` answers (hints.UnitWatch), after every other part was checked."""
+    `watch`, each part's chunks are also fed to what `watch(archive, part, fast)` answers for it
+    (hints.UnitWatch, hints.OdsFormats), the worksheets after every other part was checked."""
     with path.open("rb") as fh:
         head = fh.read(8)
     if not head:
@@ -57,7 +57,7 @@ def check_container(
                 sheet = info.filename.startswith("xl/worksheets/")
                 repeats = _OdsRepeats() if fmt == "ods" and info.filename == "content.xml" else None
                 uncached = formulas.setdefault(info.filename, Uncached()) if sheet and formulas is not None else None
-                feed = watch(archive, info.filename) if watch and fast and sheet else None
+                feed = watch(archive, info.filename, fast) if watch else None
                 extent = _scan_part(
                     archive, info, not (fast and sheet), extent=sheet, repeats=repeats, uncached=uncached, feed=feed
                 )

@@ -163,8 +163,11 @@ class UnitWatch:
         self.formats: list[str] | None = None
         self.hints: dict[str, tuple[dict[int, Hint], Head]] = {}
 
-    def __call__(self, archive: zipfile.ZipFile, part: str):
-        """The feeder of this worksheet part's chunks, or None where no column shows a unit."""
+    def __call__(self, archive: zipfile.ZipFile, part: str, fast: bool = True):
+        """The feeder of a worksheet part's chunks the fast reader reads, or None (another
+        part, or no column shows a unit)."""
+        if not fast or not part.startswith("xl/worksheets/"):
+            return None
         if self.formats is None:
             self.formats = styles(archive)
         hints, head = self.hints[part] = sheet_hints(archive, part, self.formats)
@@ -253,3 +256,36 @@ def calamine_hints(path: Path) -> tuple[dict[str, dict[int, Hint]], dict[str, st
     finally:
         book.close()  # before fastexcel reads the workbook again: one copy of its cells at a time
     return out, states
+
+
+class OdsFormats:
+    """What an ODS's cells say that calamine's values do not, gathered as the container check
+    reads content.xml: the currencies of its currency cells, and whether it holds percentages."""
+
+    CURRENCY = re.compile(rb'office:currency="([^"]{1,16})"')
+
+    def __init__(self):
+        self.currencies: set[str] = set()
+        self.percent = False
+        self.tail = b""
+
+    def __call__(self, archive: zipfile.ZipFile, part: str, fast: bool = True):
+        return self._feed if part == "content.xml" else None
+
+    def _feed(self, chunk: bytes) -> None:
+        text = self.tail + chunk
+        self.currencies.update(c.decode("utf-8", "replace") for c in set(self.CURRENCY.findall(text)))
+        self.percent = self.percent or b'office:value-type="percentage"' in text
+        self.tail = text[-64:]
+
+    def notes(self) -> list[str]:
+        """The warnings every dataset of the workbook carries."""
+        out = []
+        if len(self.currencies) > 1:
+            out.append(
+                f"the workbook's cells are in several currencies ({', '.join(sorted(self.currencies))}), which this "
+                "reader does not tell apart: their numbers are read without a currency, so a sum may mix them"
+            )
+        if self.percent:
+            out.append("percent cells are read as their fractions (5% as 0.05): this reader sees no number formats")
+        return out

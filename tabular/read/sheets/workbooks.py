@@ -29,7 +29,7 @@ from ...settings import Settings
 from ..extraction import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
 from .columnar import read_fast
 from .containers import Uncached, check_container, uses_fast_reader
-from .hints import UnitWatch, sheet_parts
+from .hints import OdsFormats, UnitWatch, sheet_parts
 from .rules import Cell, calamine_panics, each_sheet, is_total_row, unit_of
 from .xls import check_xls
 
@@ -254,8 +254,9 @@ def read_calamine(
     read as its fraction."""
     from python_calamine import CalamineWorkbook
 
+    formats = OdsFormats() if fmt == "ods" else None
     if not checked:
-        check_container(path, fmt, settings)
+        check_container(path, fmt, settings, watch=formats)
     try:
         with path.open("rb") as fh, calamine_panics(f"the {fmt} workbook"):
             book = CalamineWorkbook.from_filelike(fh)
@@ -267,7 +268,10 @@ def read_calamine(
                 grid = [[_cell(v, "", "") if v != "" else Cell(None, "") for v in row] for row in rows]
                 return _tables(name, grid, [], folder, fmt, index, settings, options)
 
-            return each_sheet(names, hidden, options, read_one, "calamine")
+            extractions, covered = each_sheet(names, hidden, options, read_one, "calamine")
+        for ex in extractions:
+            ex.notes.extend(formats.notes() if formats else [])
+        return extractions, covered
     except IngestFailed:
         raise
     except Exception as err:  # calamine raises its own error kinds for damaged files

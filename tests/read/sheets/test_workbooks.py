@@ -409,3 +409,70 @@ def test_a_sheet_named_that_the_workbook_lacks_fails_the_ingest_naming_its_sheet
         )
     assert (status.state, status.error_code) == ("failed", "format_unavailable")
     assert "'Sale'" in status.error_message and "Sales" in status.error_message
+
+
+def _ods(path, rows: list[list[str]]) -> None:
+    """A one-sheet ODS of these cells (each a <table:table-cell> element)."""
+    body = "".join("<table:table-row>" + "".join(r) + "</table:table-row>" for r in rows)
+    content = (
+        '<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"><office:body>'
+        f'<office:spreadsheet><table:table table:name="S">{body}</table:table></office:spreadsheet>'
+        "</office:body></office:document-content>"
+    )
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.spreadsheet")
+        z.writestr(
+            "META-INF/manifest.xml",
+            '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest '
+            'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">'
+            '<manifest:file-entry manifest:full-path="/" '
+            'manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/>'
+            '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+            "</manifest:manifest>",
+        )
+        z.writestr("content.xml", content)
+
+
+def _text(t):
+    return f'<table:table-cell office:value-type="string"><text:p>{t}</text:p></table:table-cell>'
+
+
+def _money(v, currency):
+    return (
+        f'<table:table-cell office:value-type="currency" office:currency="{currency}" office:value="{v}">'
+        f"<text:p>{v} {currency}</text:p></table:table-cell>"
+    )
+
+
+def _percent(v):
+    return (
+        f'<table:table-cell office:value-type="percentage" office:value="{v}"><text:p>{v}</text:p></table:table-cell>'
+    )
+
+
+@pytest.mark.parametrize(
+    "cells, said",
+    [
+        (lambda i: [_money(10 + i, "USD" if i % 2 else "EUR")], "several currencies (EUR, USD)"),
+        (
+            lambda i: [_text(f"r{i}"), _money(i, "GBP"), _money(i, "GBP" if i < 18 else "JPY")],
+            "several currencies (GBP, JPY)",
+        ),
+        (lambda i: [_percent(i / 100)], "read as their fractions"),
+        (lambda i: [_money(10 + i, "USD")], None),  # one currency: nothing to say
+    ],
+)
+def test_an_ods_says_what_calamine_cannot_see_in_its_cells(ns, tmp_path, cells, said):
+    """calamine reads an ODS without number formats: cells of two currencies were one column of
+    plain numbers, summed together without a word."""
+    path = tmp_path / "book.ods"
+    _ods(path, [[_text(f"h{k}") for k in range(len(cells(0)))]] + [cells(i) for i in range(20)])
+    assert ns.ingest_file(path, source_uri="book.ods").state == "ready"
+    (dataset,) = ns.dataset_get("book.ods").datasets
+    if said:
+        assert any(said in w for w in dataset.warnings)
+    else:
+        assert not any("currenc" in w or "fraction" in w for w in dataset.warnings)
