@@ -168,9 +168,13 @@ class UnitWatch:
         part, or no column shows a unit)."""
         if not fast or not part.startswith("xl/worksheets/"):
             return None
-        if self.formats is None:
-            self.formats = styles(archive)
-        hints, head = self.hints[part] = sheet_hints(archive, part, self.formats)
+        try:
+            if self.formats is None:
+                self.formats = styles(archive)
+            hints, head = sheet_hints(archive, part, self.formats)
+        except Exception:  # damaged XML: the reader after the check reads it again, and says so
+            return None
+        self.hints[part] = hints, head
         pending = {j: h for j, h in hints.items() if h.unit and not h.mixed}
         return UnitFeeder(pending, self.formats) if pending else None
 

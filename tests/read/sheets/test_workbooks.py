@@ -476,3 +476,21 @@ def test_an_ods_says_what_calamine_cannot_see_in_its_cells(ns, tmp_path, cells, 
         assert any(said in w for w in dataset.warnings)
     else:
         assert not any("currenc" in w or "fraction" in w for w in dataset.warnings)
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        [b""],  # an empty sheet part
+        [SHEET_OPEN % b"", b'<row r="1"><c r="A1" s="1"><v>1</v></c>'],  # cut short
+        [SHEET_OPEN % LAUGHS, ROWS % b"&lol9;", SHEET_CLOSE],  # entities
+    ],
+)
+def test_a_damaged_sheet_on_the_fast_path_is_refused_with_a_code_never_a_crash(tmp_path, parts):
+    """The look at every cell's unit reads a large sheet's first rows inside the container check;
+    a sheet part it cannot parse once escaped it as a crash."""
+    path = workbook(tmp_path / "bad.xlsx", parts)
+    with tabular.connect(str(tmp_path / "home"), sheet_fast_bytes=0) as engine:
+        status = engine.namespace("o", "n").ingest_file(path, source_uri="bad.xlsx")
+    assert status.state in ("failed", "ready")
+    assert status.error_code != "internal"
