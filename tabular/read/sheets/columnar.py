@@ -26,7 +26,7 @@ from ...settings import Settings
 from ..extraction import Excluded, Extraction, join_headers
 from .hints import Hint, UnitWatch, calamine_hints, workbook_hints
 from .rules import calamine_panics, cell_of_text, each_sheet, is_total_row
-from .typed import typed_batch
+from .typed import exact_numbers, maybe_cut, typed_batch
 
 
 def read_fast(
@@ -68,7 +68,7 @@ def _read_fast(
             batch, first_column = typed
         else:
             sheet = reader.load_sheet(name, header_row=None, dtypes="string", skip_rows=0)
-            batch = sheet.to_arrow()
+            batch = _exact(reader, name, sheet.to_arrow())
             first_column = sheet.available_columns()[0].absolute_index if batch.num_columns else 0
         if batch.num_columns > settings.max_columns:
             raise IngestFailed(
@@ -82,6 +82,18 @@ def _read_fast(
         return each_sheet(names, hidden, options, read_one)
     finally:
         con.close()
+
+
+def _exact(reader, name: str, batch: pa.RecordBatch) -> pa.RecordBatch:
+    """A sheet read as text, its number cells exact (typed.exact_numbers) from a second read
+    of it as floats: the text read keeps nine decimals, 1/3 became 0.333333333 and 1E-10 0."""
+    if not any(maybe_cut(c) for c in batch.columns):
+        return batch
+    floats = reader.load_sheet(name, header_row=None, dtypes="float", dtype_coercion="coerce", skip_rows=0).to_arrow()
+    if floats.num_rows != batch.num_rows or floats.num_columns != batch.num_columns:
+        raise IngestFailed("format_unavailable", f"sheet {name!r} reads as two different grids")
+    columns = [exact_numbers(t, n) for t, n in zip(batch.columns, floats.columns)]
+    return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
 
 
 def _filled(batch: pa.RecordBatch) -> np.ndarray:

@@ -179,3 +179,36 @@ def test_elapsed_times_are_durations_past_a_day_and_past_two_months(tmp_path, nu
     path = _column_book(tmp_path, "elapsed", spans, [number_format] * 40)
     [extraction] = read_large(path, tmp_path)
     assert [row[1] for row in cells(extraction)] == [iso_duration(s) for s in spans]
+
+
+def _cells_of(extractions):
+    return [cells(e) for e in extractions]
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        # text among numbers of many places: the typed read reads the column as text
+        lambda i: "n/a" if i % 7 == 0 else [1 / 3, 2 / 3, 1e-10, -1e-12, 0.1 + 0.2, 1.23456789e22][i % 6],
+        # a number of many places only past the first rows of a text column
+        lambda i: 1 / 3 if i == 300 else f"code {i}",
+        # an empty cell, and a word the typed read takes for empty (NA) in the sheet: read as text
+        lambda i: None if i == 9 else [1 / 7, 22 / 7, 5e-11][i % 3],
+    ],
+)
+def test_number_cells_among_text_keep_every_digit_on_the_fast_path(tmp_path, column):
+    """fastexcel's text read writes a number to nine decimals: 1/3 was stored as 0.333333333 and
+    1E-10 as 0 wherever a column was read as text. Both readers now give the same cells."""
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["id", "value", "note"])
+    for i in range(400):
+        ws.append([i, column(i), "NA" if i == 5 else f"n{i}"])
+    path = tmp_path / "many_places.xlsx"
+    wb.save(path)
+    fast = read_large(path, tmp_path)
+    out = tmp_path / "careful"
+    out.mkdir()
+    careful = read_workbook(path, out, "xlsx", {}, Settings())[0]
+    assert [e.origin.parser for e in fast + careful] == ["fastexcel", "openpyxl"]
+    assert _cells_of(fast) == _cells_of(careful)
