@@ -1,13 +1,15 @@
 """JSON (an array of objects), NDJSON and Parquet to extractions.
 
-JSON numbers keep their text exactly as written (no float in between); nested objects become
-`a.b` columns, arrays stay as JSON text. Parquet is already typed: its string columns stay
+JSON numbers keep their text exactly as written (no float in between, NaN and Infinity too);
+nested objects become `a.b` columns, arrays stay as JSON text with their numbers as written. A key
+an object holds twice, or two fields that flatten to one name, keep the later value, said. Parquet is already typed: its string columns stay
 strings, the rest are read back from their exact text by the same readings as CSV.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import duckdb
@@ -24,14 +26,32 @@ from ..settings import Settings
 from .extraction import PARQUET_OPTIONS, Extraction, cells_schema
 
 
-def _flatten(obj: dict, prefix: str = "") -> dict[str, object]:
+class _Number(str):
+    """A JSON number (or NaN, Infinity) as written: its text, never a float in between."""
+
+
+class _Object(dict):
+    """A JSON object, and the keys it held more than once (JSON keeps the last: said, not silent)."""
+
+    def __init__(self, pairs: list[tuple[str, object]]):
+        super().__init__(pairs)
+        self.repeated = [k for k, n in Counter(k for k, _ in pairs).items() if n > 1]
+
+
+def _object(pairs: list[tuple[str, object]]) -> dict:
+    return _Object(pairs) if len(pairs) != len({k for k, _ in pairs}) else dict(pairs)
+
+
+def _flatten(obj: dict, prefix: str = "", clashes: set | None = None) -> dict[str, object]:
+    """Nested objects as `a.b` fields; `clashes` gathers the names two fields of one record
+    would both take ({"a.b": 1, "a": {"b": 2}}: the later is kept)."""
     out: dict[str, object] = {}
     for key, value in obj.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict) and value:
-            out.update(_flatten(value, name + "."))
-        else:
-            out[name] = value
+        inner = _flatten(value, name + ".", clashes) if isinstance(value, dict) and value else {name: value}
+        if clashes is not None:
+            clashes.update(inner.keys() & out.keys())
+        out.update(inner)
     return out
 
 
@@ -41,8 +61,32 @@ def _text(value) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False)
+        return _dumped(value)
     return str(value)
+
+
+def _dumped(value) -> str:
+    """A nested value as JSON text with its numbers as written ([1, 2.50], not ["1", "2.50"])."""
+    if isinstance(value, _Number):
+        return str(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {_dumped(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_dumped(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _repeated_keys(value, found: list[str], most: int = 5) -> None:
+    """The keys objects anywhere in `value` hold twice, walked without recursion."""
+    stack = [value]
+    while stack and len(found) < most:
+        item = stack.pop()
+        if isinstance(item, _Object):
+            found.extend(k for k in item.repeated if k not in found)
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def _records_to_extraction(records: list, name: str, out: Path, fmt: str, settings: Settings) -> Extraction:
@@ -50,7 +94,10 @@ def _records_to_extraction(records: list, name: str, out: Path, fmt: str, settin
         raise IngestFailed(
             "format_unavailable", f"{fmt} is read when it holds objects (one per row); this one holds other values"
         )
-    flat = [_flatten(r) for r in records]
+    clashes: set[str] = set()
+    flat = [_flatten(r, "", clashes) for r in records]
+    repeated: list[str] = []
+    _repeated_keys(records, repeated)
     headers: dict[str, None] = {}
     for row in flat:
         headers.update(dict.fromkeys(row))
@@ -69,6 +116,14 @@ def _records_to_extraction(records: list, name: str, out: Path, fmt: str, settin
         len(flat),
         Origin(format=fmt, header_rows=0, encoding="utf-8", parser="json"),
     )
+    if repeated:
+        shown = ", ".join(repr(k) for k in repeated)
+        extraction.notes.append(f"an object holds the key {shown} more than once: the last value of each is kept")
+    if clashes:
+        shown = ", ".join(repr(k) for k in sorted(clashes)[:5])
+        extraction.notes.append(
+            f"a field named with a dot and a nested field make the same column {shown}: the later one is kept"
+        )
     return extraction
 
 
@@ -80,7 +135,8 @@ def read_json(path: Path, out: Path, name: str, fmt: str, settings: Settings) ->
         raise IngestFailed("encoding", f"{fmt} must be UTF-8") from None
     if not text.strip():
         raise IngestFailed("no_text", "the file is empty")
-    keep = {"parse_float": lambda s: s, "parse_int": lambda s: s, "parse_constant": lambda s: None}
+    # Numbers as written; NaN and Infinity (which JSON does not have) too, never a silent null.
+    keep = {"parse_float": _Number, "parse_int": _Number, "parse_constant": _Number, "object_pairs_hook": _object}
     too_deep = IngestFailed(
         "too_large", f"the {fmt} nests deeper than {settings.max_json_depth} levels (max_json_depth)"
     )

@@ -42,3 +42,52 @@ def test_parquet_keeps_its_types(ns):
 def test_json_that_is_not_records_fails_with_a_code(ns, name):
     status = ns.ingest_file(RECORDS / name, source_uri=name)
     assert (status.state, status.error_code) == ("failed", "format_unavailable")
+
+
+def _records(ns, tmp_path, text: str, suffix: str):
+    path = tmp_path / f"r{suffix}"
+    path.write_text(text, encoding="utf-8")
+    status = ns.ingest_file(path, source_uri=path.name)
+    assert status.state == "ready", status.error_message
+    (found,) = ns.dataset_get(path.name, sample_rows=10).datasets
+    return found
+
+
+@pytest.mark.parametrize("suffix", [".json", ".ndjson"])
+@pytest.mark.parametrize(
+    "nested, shown",
+    [
+        ("[1, 2.50, -3e2]", "[1, 2.50, -3e2]"),
+        ('[{"k": 12345678901234567890, "l": [0.1]}]', '[{"k": 12345678901234567890, "l": [0.1]}]'),
+        ('["x", true, null]', '["x", true, null]'),
+    ],
+)
+def test_numbers_inside_arrays_and_objects_stay_numbers_as_written(ns, tmp_path, suffix, nested, shown):
+    """An array [1, 2] was kept as ["1", "2"]: its numbers became strings."""
+    rows = [f'{{"id": {i}, "v": {nested}, "w": {{}}}}' for i in range(3)]
+    text = "\n".join(rows) if suffix == ".ndjson" else "[" + ", ".join(rows) + "]"
+    found = _records(ns, tmp_path, text, suffix)
+    assert [r["v"] for r in found.sample] == [shown] * 3
+
+
+@pytest.mark.parametrize(
+    "record, said",
+    [
+        ('{"id": 1, "a": 1, "a": 2}', "key 'a' more than once"),
+        ('{"id": 1, "x": {"y": 1, "y": 2}}', "key 'y' more than once"),
+        ('{"id": 1, "p.q": 1, "p": {"q": 2}}', "same column 'p.q'"),
+        ('{"id": 1, "p": {"q": 2}, "p.q": 1}', "same column 'p.q'"),
+    ],
+)
+def test_a_value_json_drops_is_said_never_silent(ns, tmp_path, record, said):
+    """A key an object holds twice keeps its last value in every JSON parser, and two fields that
+    flatten to one column keep the later one: the dataset says which."""
+    found = _records(ns, tmp_path, "\n".join([record, '{"id": 2}']), ".ndjson")
+    assert any(said in w for w in found.warnings)
+
+
+def test_nan_and_infinity_are_kept_as_written_not_made_empty(ns, tmp_path):
+    found = _records(
+        ns, tmp_path, '{"id": 1, "v": NaN}\n{"id": 2, "v": Infinity}\n{"id": 3, "v": -Infinity}', ".ndjson"
+    )
+    assert [r["v"] for r in found.sample] == ["NaN", "Infinity", "-Infinity"]
