@@ -344,6 +344,7 @@ QuestionKind = Literal[
     "group_mark",
     "date_order",
     "century",
+    "scientific",
     "precision",
     "time_zone",
     "carried_approval",
@@ -363,6 +364,7 @@ class QuestionOut(BaseModel):
         "group_mark: in a column of decimals, values with one group mark and no decimal mark (7.125 beside 7,5): thousands or decimals? "
         "date_order: day/month or month/day (or a two-digit year first)? "
         "century: dates with two-digit years some of which read past next year (05/06/60 as 2060): text, or the years as read (00-68 as 2000-2068)? "
+        "scientific: whole numbers with an unsigned exponent in every value (12E3), as codes are written: text, or numbers? "
         "precision: numbers with more digits than floating point keeps (1E3 beside 12345678901234567.89, or past 38 digits): text, or floating point rounded? "
         "time_zone: datetimes that end in a zone abbreviation (EST, CST), which names more than one zone: text, or local times as written? "
         "carried_approval: a type a person set on an earlier revision still reads every value and is kept. "

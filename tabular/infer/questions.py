@@ -103,6 +103,11 @@ KINDS: dict[str, Kind] = {
             "a later two-digit year read past next year stops the pass (ingest/onepass._typed_value)",
         ),
         Kind(
+            "scientific",
+            "infer/questions.py",
+            "none past the sample: asked only where every value is so, which the careful way's count decides",
+        ),
+        Kind(
             "precision",
             "infer/questions.py",
             "a later value a DOUBLE would not hold as written stops the pass (ingest/onepass)",
@@ -204,6 +209,10 @@ def decide(
         return Typing(C.STRING, "VARCHAR", 0, question)
     reading = chosen.reading
     full = [n for n in counted.counts if n.fails == 0]
+    if reading.type == "bool" and counted.one_sided:
+        # Letters of one side only (F, F, F: Female or False? N: North or No?) are no proof of
+        # a flag: kept as written. A letter is a flag beside its other (Y with N, T with F).
+        return Typing(C.STRING, "VARCHAR", spaces=counted.single and counted.spaces > 0)
     if reading.type == "number":
         physical = physical_from(reading, chosen.number)
         if physical == "DOUBLE" and not (chosen.number and chosen.number.floating):
@@ -218,6 +227,15 @@ def decide(
                     reading,
                     physical,
                 )
+        if reading.exponent and counted.coded_exponents:
+            return _held_as_text(
+                "scientific",
+                "Every value is a whole number with an unsigned exponent (like 12E3), as codes are written and floating "
+                "point seldom writes a number; read as numbers, 1E5 and 10E4 are one. "
+                "Keep them as text, or read them as numbers in scientific notation?",
+                reading,
+                physical,
+            )
         plain_integer = physical == "BIGINT" and reading.unit is None and reading.group_mark is None
         if plain_integer and counted.leading_zeros:
             return _held_as_text(
@@ -269,6 +287,21 @@ def decide(
         question = _bare_as_utc(con, rel, col, reading, physical, markers)
         if question is not None:
             return Typing(reading, physical, 0, question, clean=counted.plain)
+    return _dated(con, rel, col, reading, physical, full, markers, counted.plain)
+
+
+def _dated(
+    con: duckdb.DuckDBPyConnection,
+    rel: Source,
+    col: str,
+    reading: Reading,
+    physical: str,
+    full: list[ReadingCount],
+    markers: tuple[str, ...],
+    plain: bool,
+) -> Typing:
+    """The typing of a column `reading` reads whole, with the question its dates leave open:
+    a two-digit year read past next year (century), or another order that reads them too."""
     # Every reading of another date order that reads every value too: day/month or month/day
     # (03/04/2024), or a two-digit year first (31-12-13 as 2031-12-13).
     first_of_order: dict[str, Reading] = {}
@@ -288,8 +321,8 @@ def decide(
             f"Every value reads both as {orders} (like 03/04/2024 or 01-02-03). Which order is it?",
             (Option(reading, physical, 0, None), *(Option(r, physical, 0, None) for r in rivals)),
         )
-        return Typing(reading, physical, 0, question, clean=counted.plain)
-    return Typing(reading, physical, clean=counted.plain)
+        return Typing(reading, physical, 0, question, clean=plain)
+    return Typing(reading, physical, clean=plain)
 
 
 def _bare_as_utc(

@@ -62,6 +62,12 @@ class Tally:
     plain: bool = False  # no null marker and no surrounding blanks in any cell (see Typing.clean)
     single: bool = False  # every value is one character (a column of characters: ' ' may be one)
     spaces: int = 0  # cells of only whitespace (not empty)
+    # Every value one of the letters y, n, t, f, and only one letter of a pair among them (F
+    # alone, not beside T): Female or False? See infer/questions.decide.
+    one_sided: bool = False
+    # Every value a whole number with an exponent and no sign on it (12E3, 1E5, 0E1): written
+    # as codes are, not as floating point writes a number (1.5E-7, 1e+20). See decide.
+    coded_exponents: bool = False
 
     def count_of(self, reading: Reading) -> ReadingCount:
         """The count of `reading` (the first, should the column have tried it twice)."""
@@ -221,6 +227,10 @@ def tally(
             "negatives": "coalesce(bool_or(starts_with(t, '-')), false)",
             "single": "coalesce(bool_and(length(t) = 1), false)",
             "spaces": _count("raw <> '' AND t IS NULL AND trim(raw) = ''"),
+            "one_sided": "coalesce(bool_and(lower(t) IN ('y', 'n', 't', 'f')), false)"
+            " AND NOT (bool_or(lower(t) = 'y') AND bool_or(lower(t) = 'n'))"
+            " AND NOT (bool_or(lower(t) = 't') AND bool_or(lower(t) = 'f'))",
+            "coded_exponents": "coalesce(bool_and(regexp_full_match(t, '[0-9]+[eE][0-9]+')), false)",
         },
     )
     for col, got in base.items():
@@ -234,6 +244,8 @@ def tally(
             negatives=bool(got["negatives"]),
             single=bool(got["single"]),
             spaces=got["spaces"],
+            one_sided=bool(got["one_sided"]),
+            coded_exponents=bool(got["coded_exponents"]),
         )
     by_reading: dict[Reading, list[str]] = {}
     for col in columns:

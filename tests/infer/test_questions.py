@@ -105,7 +105,7 @@ def test_choose_takes_the_first_reading_that_reads_every_value_in_precedence_ord
 
 def test_each_kind_of_question_is_in_one_table_and_no_other_kind_can_be_made():
     assert {"header_row", "mixed_values", "leading_zeros", "leading_plus", "bool_or_number", "decimal_mark", "group_mark",
-            "date_order", "century", "precision", "time_zone", "carried_approval", "approval_not_carried"} == set(KINDS)  # fmt: skip
+            "date_order", "century", "scientific", "precision", "time_zone", "carried_approval", "approval_not_carried"} == set(KINDS)  # fmt: skip
     assert all(k.guard and k.asked_by for k in KINDS.values())
     with pytest.raises(ValueError, match="KINDS"):
         Question("colour", "Which colour?", ())
@@ -238,3 +238,65 @@ def test_two_digit_years_of_this_century_or_the_last_ask_nothing(tmp_path, value
         assert ns.ingest_file(path, source_uri="d", progress=False).state == "ready"
         (d,) = ns.dataset_get("d").datasets
     assert d.columns[1].type == "date" and not [q for q in d.questions if q.kind == "century"]
+
+
+@pytest.mark.parametrize(
+    ("values", "delimiter", "kept"),
+    [
+        (["F", "F", "", "F"], ",", True),  # a column of women: F was False
+        (["N", "N", "N"], ";", True),  # north, or no?
+        (["t", "t"], "\t", True),
+        (["Y", "", "Y"], "|", True),  # a mark alone says no more than its letter
+        (["F", "T", "F"], ",", False),  # a letter beside its other is a flag
+        (["y", "N", "Y"], ";", False),
+        (["yes", "F", "no"], ",", False),  # beside words of the same meaning
+    ],
+)
+def test_one_letter_of_a_flag_pair_alone_is_kept_as_written(tmp_path, values, delimiter, kept):
+    """A column of only 'F' (gender: Female) was stored as false, and of only 'N' as false: one
+    side of a pair of letters is no proof of a flag."""
+    import tabular
+
+    path = tmp_path / "f.csv"
+    path.write_text(f"id{delimiter}sex\n" + "".join(f"{i}{delimiter}{v}\n" for i, v in enumerate(values, 10)))
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("a", "b")
+        assert ns.ingest_file(path, source_uri="f", progress=False).state == "ready"
+        (d,) = ns.dataset_get("f").datasets
+        stored = [r[1] for r in ns.read("f").rows()]
+    if kept:
+        assert d.columns[1].type == "string" and stored == [v or None for v in values]
+    else:
+        assert d.columns[1].type == "bool" and all(isinstance(v, bool) for v in stored)
+
+
+@pytest.mark.parametrize(
+    ("values", "delimiter", "asked"),
+    [
+        (["1E5", "10E4", "3E2"], ",", True),  # two codes that read as one number
+        (["12E3", "45E7", "0E1"], ";", True),
+        (["7e12", "8e01"], "\t", True),
+        (["1.5E-7", "2E3", "3"], ",", False),  # floating point as written by software
+        (["1e+20", "1e-05"], "|", False),
+        (["2E3", "3.25E4"], ";", False),
+    ],
+)
+def test_whole_numbers_with_unsigned_exponents_are_asked_as_codes(tmp_path, values, delimiter, asked):
+    """A column of codes like 12E3 was read as floating point: 1E5 and 10E4, two codes,
+    were both stored as 100000.0 without a word."""
+    import tabular
+
+    path = tmp_path / "e.csv"
+    path.write_text(f"code{delimiter}n\n" + "".join(f"{v}{delimiter}{i}\n" for i, v in enumerate(values, 10)))
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace("a", "b")
+        assert ns.ingest_file(path, source_uri="e", progress=False).state == "ready"
+        (d,) = ns.dataset_get("e").datasets
+        stored = [r[0] for r in ns.read("e").rows()]
+    kinds = [q.kind for q in d.questions if q.column == "code"]
+    if asked:
+        assert kinds == ["scientific"] and stored == values
+        (q,) = [q for q in d.questions if q.column == "code"]
+        assert [o.type for o in q.options] == ["string", "number"]
+    else:
+        assert kinds == [] and d.columns[0].physical == "DOUBLE"

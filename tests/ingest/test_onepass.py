@@ -87,6 +87,9 @@ TURNS = {
     "two_digit_years_then_doubtful": (["13/01/21", "14/02/22"], ["15/03/60"]),
     "two_digit_years_mdy_then_doubtful": (["01-13-21", "02-14-22"], ["03-15-55"]),
     "two_digit_years_then_this_century": (["13/01/21", "14/02/22"], ["15/03/05"]),
+    # One letter of a pair (F: Female or False?), then its other: a flag after all.
+    "one_letter_then_its_other": (["F", "F", "F"], ["T"]),
+    "flag_letters_then_one_more": (["Y", "N", "Y"], ["n"]),
     # ... and then one a DOUBLE holds: the column stays DOUBLE.
     "floats_then_floats": (["0.980268513777", "-0.0412318367011", "3.68573087906"], ["211.83900000000003"]),
 }
@@ -111,6 +114,7 @@ SAME_TYPE = {
     "dmy_then_ambiguous",
     "floats_then_floats",
     "two_digit_years_then_this_century",
+    "flag_letters_then_one_more",
 }
 
 
