@@ -169,6 +169,7 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
         or _several_in_a_cell(ctx, body_)
         or _events_in_parts(ctx, body_, schemas)
         or _empty_below_a_bound(ctx, body_)
+        or _empty_cells_counted(ctx, body_)
         or _added_over_rows_of_one_name(ctx, body_, body.task)
     )
     if loose:
@@ -440,6 +441,20 @@ def _empty_below_a_bound(ctx: Context, run: QueryIn) -> str:
                 "and the count differs; fill them, or count only the rows that have one"
             )
     return ""
+
+
+def _empty_cells_counted(ctx: Context, run: QueryIn) -> str:
+    """A count of a column's filled cells ("how many ranks", a Rank written once for a tie; "how
+    many seasons", a Season written once for its rows) where some rows the plan keeps have none:
+    the rows, or the cells filled? Says how many are empty."""
+    if run.group_by or len(run.aggregates) != 1 or run.aggregates[0].fn != "count" or not run.aggregates[0].column:
+        return ""
+    column = run.aggregates[0].column
+    where = [f.model_dump(by_alias=True, exclude_defaults=True) for f in run.where]
+    empty = _rows_passing(ctx, run, where + [{"column": column, "op": "is_null"}])
+    return (
+        f"{empty} of the rows the plan reads have no {column}: count the rows, or only those with one?" if empty else ""
+    )
 
 
 # Words that say several rows' numbers are added ("the total points of X", "in all").

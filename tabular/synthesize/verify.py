@@ -3,8 +3,9 @@ the plan: an answer that echoes what the task gave, a total of identifiers where
 counted, a yes or no (or "who", or "which thing") answered with a value, first or last read off
 a column that is no time, values taken together that the task does not join, a placeholder cell
 or a cell of several lines as the answer, an answer column named only in part beside a row found
-in another, a row beside a named row among filtered rows, and every content word of the task
-placed in the plan stated back as its words (placed.py). Each rule says why it refused; the step
+in another, a row beside a named row among filtered rows, a value found whole beside cells that
+are the same value with a bracketed note, a count a column of unique names holds to one row, and
+every content word of the task placed in the plan stated back as its words (placed.py). Each rule says why it refused; the step
 abstains with that reason rather than answer."""
 
 from __future__ import annotations
@@ -118,6 +119,8 @@ def refused(
         _answer_named_in_part,
         _beside_a_row_among_some,
         _first_by_no_time,
+        _filter_core_shared,
+        _count_held_to_one,
         _number_of_the_one,
         _value_unlike_its_column,
         words_left_out,
@@ -444,3 +447,70 @@ def _beside_a_row_among_some(tokens, plan, names, rows, answer, columns, task) -
         return ""
     said = kept[0].get("value", kept[0].get("values"))
     return f"the task names a row and keeps only rows with {kept[0]['column']} {said!r}: whether that says the rows compared or only the row named is not sure"
+
+
+# A cell's note: a bracketed part ("(i)", "[37]", "(D3)", "(UKR)"). A part after a comma or on a
+# second line is no note: "Comedy, drama" and "FC Zürich / FC Basel" are two values.
+_NOTE = re.compile(r"\s*(\([^)]*\)|\[[^\]]*\])\s*")
+
+
+def core(value: str) -> str:
+    """A text cell without its bracketed notes ("Hard (i)" -> "hard", "1992[citation needed]" ->
+    "1992"), lower case: what a person reads as the same value."""
+    return " ".join(_NOTE.sub(" ", value).split()).lower()
+
+
+def _same_core(value: str, column: ColumnSchema | None) -> list[str]:
+    """The other values of a column (its known values, up to 300) written as `value` is up to notes."""
+    if column is None or not isinstance(value, str) or not core(value):
+        return []
+    return [v for v in column.values if isinstance(v, str) and v.lower() != value.lower() and core(v) == core(value)]
+
+
+def _filter_core_shared(tokens, plan, names, rows, answer, columns, task) -> str:
+    """A text test of one value where other cells of its column are the same value up to a note
+    ("1992" beside "1992[citation needed]", "Chicago (Ill.)" beside "Chicago [4]"), in a filter or
+    the row a measure names: matching one of them whole counts or finds a part of what a person
+    reads as one value."""
+    for f in _text_tests(plan):
+        column = columns.get(f.get("column")) if isinstance(f.get("column"), str) else None
+        given = [f["value"]] if f.get("op") == "eq" else list(f.get("values") or [])
+        for value in given:
+            others = [v for v in _same_core(value, column) if v not in given]
+            if others:
+                return (
+                    f"{value!r} of {column.name} is written also as {others[0]!r}"
+                    f"{' and ' + str(len(others) - 1) + ' more' if len(others) > 1 else ''}: "
+                    "the same value with a note, or another? say whether they count together"
+                )
+    return ""
+
+
+def _text_tests(plan: Any) -> list[dict]:
+    """Every eq / in test of a plan, anywhere in it (its filters, the row a measure names)."""
+    if isinstance(plan, list):
+        return [t for v in plan for t in _text_tests(v)]
+    if not isinstance(plan, dict):
+        return []
+    found = [plan] if plan.get("op") in ("eq", "in") and isinstance(plan.get("column"), str) else []
+    return found + [t for v in plan.values() for t in _text_tests(v)]
+
+
+def _count_held_to_one(tokens, plan, names, rows, answer, columns, task) -> str:
+    """A count of rows kept by a value of a column whose values are all different ("how many medals
+    did Kenya win" over one row per nation): the count is 0 or 1 by the table's shape, so the task
+    asks for something else (a number in that row), not how many rows."""
+    aggregates = plan.get("aggregates") or []
+    if plan.get("group_by") or len(aggregates) != 1 or aggregates[0].get("fn") not in ("count", "count_distinct"):
+        return ""
+    if any(isinstance(v, int) and v > 1 for row in rows for v in row):  # more than one matched: not held to one
+        return ""
+    for f in _filters(plan.get("where")):
+        column = columns.get(f.get("column")) if isinstance(f.get("column"), str) else None
+        named = f.get("op") == "eq" and isinstance(f.get("value"), str)
+        if named and column is not None and column.type == "string" and column.unique and column.distinct > 2:
+            return (
+                f"the count keeps the rows whose {column.name} is {f.get('value')!r}, and every row has its own "
+                f"{column.name}: at most one row can match, so the task asks another number; name its column"
+            )
+    return ""

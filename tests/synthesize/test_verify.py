@@ -483,3 +483,57 @@ def test_a_unit_in_the_answer_column_is_no_part_of_its_name():
     # a word of the name that is no unit, unsaid, still leaves the column named in part
     plan = {"where": [{"column": "Building", "op": "eq", "value": "Gamma"}], "group_by": [{"column": "Roof height"}]}
     assert "Roof height" in check("what is the height of gamma?", plan, ["Roof height"], [[300]], None, towers)
+
+
+def test_a_count_kept_to_one_row_by_a_column_of_unique_names_is_refused():
+    # a chat model's plan: "how many medals did kenya win" as the rows of Kenya, one row per name
+    plan = {"where": [{"column": "Name", "op": "eq", "value": "Kenya"}], "aggregates": [{"fn": "count"}]}
+    assert "at most one row" in check("how many medals did kenya win?", plan, ["count"], [[1]])
+    plan = {
+        "where": [{"column": "Name", "op": "eq", "value": "Ann Ray"}, {"column": "Event", "op": "eq", "value": "Pole"}],
+        "aggregates": [{"fn": "count_distinct", "column": "Pos"}],
+    }
+    assert "Name" in check("how many places did ann ray win in pole?", plan, ["count_distinct_Pos"], [[1]])
+    # a column whose names repeat (Nation), or a year, counts rows
+    plan = {"where": [{"column": "Nation", "op": "eq", "value": "Kenya"}], "aggregates": [{"fn": "count"}]}
+    assert check("how many athletes are from kenya?", plan, ["count"], [[3]]) == ""
+    plan = {"where": [{"column": "No.", "op": "eq", "value": 4}], "aggregates": [{"fn": "count"}]}
+    assert "at most one row" not in check("how many athletes wore no. 4?", plan, ["count"], [[1]])
+
+
+SURFACES = [
+    DatasetSchema(
+        "t",
+        "t.csv",
+        "t",
+        "s1",
+        8,
+        (
+            ColumnSchema("t", "Tournament", "string", "VARCHAR", True, 8),
+            ColumnSchema("t", "Surface", "string", "VARCHAR", False, 4, values=("Hard", "Hard (i)", "Clay", "Grass")),
+            ColumnSchema("t", "Belag", "string", "VARCHAR", False, 3, values=("Sand", "Rasen", "sand")),
+            ColumnSchema(
+                "t", "Genre", "string", "VARCHAR", False, 3, values=("Comedy", "Comedy, drama", "Drama\nComedy")
+            ),
+            ColumnSchema("t", "City", "string", "VARCHAR", False, 3, values=("Lyon [4]", "Lyon (Rhône)", "Nice")),
+        ),
+    )
+]
+
+
+def test_a_value_found_whole_beside_the_same_value_with_a_note_is_refused():
+    plan = {"where": [{"column": "City", "op": "eq", "value": "Lyon (Rhône)"}], "aggregates": [{"fn": "count"}]}
+    assert "Lyon [4]" in check("how many tournaments were in lyon?", plan, ["count"], [[2]], ["count"], SURFACES)
+    # the row a measure names (the one after X) is a test of a value too
+    plan = {
+        "measures": [
+            {
+                "as": "anchor",
+                "expr": {"case": [{"when": {"column": "City", "op": "eq", "value": "Lyon [4]"}, "then": 1}]},
+            }
+        ],
+        "select": [{"column": "Tournament"}],
+    }
+    assert "Lyon (Rhône)" in check("which tournament came after lyon?", plan, ["Tournament"], [["B"]], None, SURFACES)
+    plan = {"where": [{"column": "City", "op": "eq", "value": "Nice"}], "aggregates": [{"fn": "count"}]}
+    assert "note" not in check("how many tournaments were in nice?", plan, ["count"], [[2]], ["count"], SURFACES)
