@@ -33,26 +33,19 @@ def iso_duration(delta: dt.timedelta) -> str:
 
 
 def iso_interval(months: int, days: int, nanoseconds: int) -> str:
-    """ISO 8601 for DuckDB's INTERVAL by its parts, each kept as it is: months stay months
-    (P1M, P1Y2M3DT4H, never 30 days each: a month has no fixed length) and hours stay hours
-    (PT36H, not P1DT12H: a day of a clock change has 23 or 25). Parts of one sign share it
-    (-P1M2D); parts of mixed signs (P-1M5D, an interval computed by subtraction) each carry theirs."""
-    micros = nanoseconds // 1000
-    if months <= 0 and days <= 0 and micros <= 0 and (months or days or micros):
-        return "-" + iso_interval(-months, -days, -micros * 1000)
-    years, rest = divmod(abs(months), 12)
+    """ISO 8601 for DuckDB's INTERVAL by its parts: months stay months (P1M, P1Y2M3DT4H, never
+    30 days each: a month has no fixed length); days and time are written as iso_duration writes
+    a timedelta (PT26H15M as P1DT2H15M). Parts of one sign share it (-P1M2D); months of the
+    other sign than the rest (an interval computed by subtraction) carry their own (P-1M5D)."""
+    rest = iso_duration(dt.timedelta(days=days, microseconds=nanoseconds // 1000))
+    if not months:
+        return rest
+    if months < 0 and (rest.startswith("-") or rest == "PT0S"):
+        return "-" + iso_interval(-months, -days, -nanoseconds)
+    years, left = divmod(abs(months), 12)
     sign = "-" if months < 0 else ""
-    head = (f"{sign}{years}Y" if years else "") + (f"{sign}{rest}M" if rest else "") + (f"{days}D" if days else "")
-    clock = ""
-    if micros:
-        hours, left = divmod(abs(micros), 3_600_000_000)
-        minutes, left = divmod(left, 60_000_000)
-        seconds, fraction = divmod(left, 1_000_000)
-        sign = "-" if micros < 0 else ""
-        clock = "T" + (f"{sign}{hours}H" if hours else "") + (f"{sign}{minutes}M" if minutes else "")
-        if seconds or fraction:
-            clock += sign + f"{seconds}.{fraction:06d}".rstrip("0").rstrip(".") + "S"
-    return "P" + head + clock if head or clock else "PT0S"
+    head = (f"{sign}{years}Y" if years else "") + (f"{sign}{left}M" if left else "")
+    return "P" + head + ("" if rest == "PT0S" else rest.removeprefix("P"))
 
 
 def to_json(value: Any) -> Any:

@@ -59,7 +59,7 @@ OFFSET = r"(\+(0\d|1[0-3])(:?[0-5]\d)?|\+14(:?00)?|-(0\d|1[01])(:?[0-5]\d)?|-12(
 ISO_OFFSET = rf"(Z|z|{OFFSET}|\s?(UTC|GMT)|\s[A-Za-z]+/[A-Za-z_]+)"
 # Each amount within what an INTERVAL holds once added up (PT99999999999H stopped the ingest with
 # DuckDB's out-of-range error), and seconds to the microsecond it keeps (PT0.0000001S was 0).
-ISO_DURATION = r"P(\d{1,6}Y)?(\d{1,6}M)?(\d{1,6}W)?(\d{1,8}D)?(T(\d{1,9}H)?(\d{1,9}M)?(\d{1,9}(\.\d{1,6})?S)?)?"
+ISO_DURATION = r"-?P(\d{1,6}Y)?(\d{1,6}M)?(\d{1,6}W)?(\d{1,8}D)?(T(\d{1,9}H)?(\d{1,9}M)?(\d{1,9}(\.\d{1,6})?S)?)?"
 
 
 @dataclass(frozen=True)
@@ -313,7 +313,7 @@ FAMILIES = {
     "date": r"[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}|[0-9]{1,2}[ -][A-Za-z]{3,9}[ -][0-9]{2,4}|[A-Za-z]{3,9} [0-9]{1,2}, [0-9]{4}",
     "datetime": r"[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}[T ][0-9]{1,2}:[0-9]{2}.*",
     "time": r"[0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(\s?[AaPp][Mm])?",
-    "duration": r"[0-9]+:[0-9]{2}(:[0-9]{2})?(\.[0-9]+)?|P[0-9YMWDTHS.]+",
+    "duration": r"[0-9]+:[0-9]{2}(:[0-9]{2})?(\.[0-9]+)?|-?P[0-9YMWDTHS.]+",
 }
 
 
@@ -402,7 +402,10 @@ def _iso_duration(t: exp.Expression) -> exp.Expression:
     total = pieces[0]
     for piece in pieces[1:]:
         total = exp.Add(this=total, expression=piece)
-    return total
+    # -PT5S (as answers write a negative duration) is the whole duration negated; an empty cell
+    # stays empty (each part is 0 where absent, so a NULL had read as PT0S).
+    signed = exp.If(this=_fn("starts_with", t, _lit("-")), true=exp.Neg(this=exp.paren(total)), false=total.copy())
+    return exp.If(this=exp.Is(this=t.copy(), expression=exp.null()), true=exp.null(), false=signed)
 
 
 def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = False) -> exp.Expression:

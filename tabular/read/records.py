@@ -187,7 +187,12 @@ def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extrac
         described = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source.sql(dialect='duckdb')}").fetchall()]
         for i, (field, known_as) in enumerate(zip(schema, described)):
             column = exp.column(known_as, quoted=True)
-            value = exp.Anonymous(this="to_json", expressions=[column]) if _nested(field.type) else column
+            if pa.types.is_duration(field.type):
+                value = _iso_duration(column, field.type.unit)
+            elif _nested(field.type):
+                value = exp.Anonymous(this="to_json", expressions=[column])
+            else:
+                value = column
             selects.append(exp.alias_(exp.cast(value, "VARCHAR"), f"c{i + 1}"))
         query = exp.select(*selects).from_(source).order_by(row_number).sql(dialect="duckdb")
         target = exp.Literal.string(str(out)).sql(dialect="duckdb")
@@ -210,6 +215,32 @@ def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extrac
         if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
     }
     return extraction
+
+
+_PER_MICROSECOND = {"s": 1_000_000, "ms": 1_000, "us": 1, "ns": 0.001}
+# ISO 8601 of a count of microseconds `u`, as jsonval.iso_duration writes it (P1DT6H, PT1.5S, -PT5M):
+# a Parquet duration was its bare count (30 hours stored as the number 108000000000).
+_ISO = """CASE WHEN u IS NULL THEN NULL WHEN u = 0 THEN 'PT0S' ELSE
+  (CASE WHEN u < 0 THEN '-' ELSE '' END) || 'P'
+  || (CASE WHEN abs(u) >= 86400000000 THEN (abs(u) // 86400000000)::VARCHAR || 'D' ELSE '' END)
+  || (CASE WHEN abs(u) % 86400000000 > 0 THEN 'T' ELSE '' END)
+  || (CASE WHEN abs(u) // 3600000000 % 24 > 0 THEN (abs(u) // 3600000000 % 24)::VARCHAR || 'H' ELSE '' END)
+  || (CASE WHEN abs(u) // 60000000 % 60 > 0 THEN (abs(u) // 60000000 % 60)::VARCHAR || 'M' ELSE '' END)
+  || (CASE WHEN abs(u) % 60000000 > 0 THEN rtrim(rtrim(printf('%d.%06d', abs(u) // 1000000 % 60, abs(u) % 1000000), '0'), '.') || 'S' ELSE '' END)
+END"""
+
+
+def _iso_duration(column: exp.Expression, unit: str) -> exp.Expression:
+    """A Parquet duration column as ISO 8601 text (nanoseconds past the microsecond are dropped:
+    DuckDB's INTERVAL holds microseconds)."""
+    scale = _PER_MICROSECOND[unit]
+    micros = (
+        exp.Mul(this=column, expression=exp.Literal.number(scale))
+        if scale >= 1
+        else exp.IntDiv(this=column, expression=exp.Literal.number(int(1 / scale)))
+    )
+    template = exp.maybe_parse(_ISO, dialect="duckdb")
+    return template.transform(lambda n: micros.copy() if isinstance(n, exp.Column) and n.name == "u" else n)
 
 
 def _nested(t: pa.DataType) -> bool:

@@ -233,7 +233,7 @@ def test_plan_limits_are_413_and_stray_fields_422_never_500(money):
     [
         (["P1M", "P1Y2M3DT4H", "PT5M", "P2D"], None, "P1Y3M5DT4H5M"),
         (["P12M", "P1Y", "P30D"], ["P1Y", "P1Y", "P30D"], "P2Y30D"),
-        (["P3M", "PT36H", "P10D", "PT0.5S"], None, "P3M10DT36H0.5S"),
+        (["P3M", "PT36H", "P10D", "PT0.5S"], ["P3M", "P1DT12H", "P10D", "PT0.5S"], "P3M11DT12H0.5S"),
     ],
 )
 def test_durations_with_months_keep_their_months(ns, tmp_path, values, shown, total):
@@ -256,3 +256,21 @@ def test_durations_with_months_keep_their_months(ns, tmp_path, values, shown, to
     assert summed.rows == [[total]] and summed.receipt.warnings == []
     mean = ns.query({"datasets": [{"source_uri": "spans"}], "aggregates": [{"fn": "avg", "column": "span"}]})
     assert any("30 days" in w for w in mean.receipt.warnings)
+
+
+@pytest.mark.parametrize("sep", [",", ";", "\t"])
+@pytest.mark.parametrize(
+    "values, total",
+    [(["-PT5H", "PT1H", "", "-P1DT2H"], "-P1DT6H"), (["PT30M", "-PT45M", "PT0S"], "-PT15M"), (["-P1M", "P3M"], "P2M")],
+)
+def test_a_negative_duration_reads_as_answers_write_it(ns, tmp_path, sep, values, total):
+    """Answers write a negative duration -PT5H, but a file holding one was kept as text; and an
+    empty cell in an ISO duration column read from Parquet or JSON had become PT0S."""
+    path = tmp_path / "signed.csv"
+    path.write_text(f"k{sep}span\n" + "".join(f"{i}{sep}{v}\n" for i, v in enumerate(values)), encoding="utf-8")
+    assert ns.ingest_file(path, source_uri="signed").state == "ready"
+    [dataset] = ns.dataset_get("signed", sample_rows=10).datasets
+    assert dataset.columns[1].type == "duration" and dataset.columns[1].nulls == values.count("")
+    assert [r["span"] for r in dataset.sample] == [v or None for v in values]
+    summed = ns.query({"datasets": [{"source_uri": "signed"}], "aggregates": [{"fn": "sum", "column": "span"}]})
+    assert summed.rows == [[total]]

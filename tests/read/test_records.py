@@ -91,3 +91,20 @@ def test_nan_and_infinity_are_kept_as_written_not_made_empty(ns, tmp_path):
         ns, tmp_path, '{"id": 1, "v": NaN}\n{"id": 2, "v": Infinity}\n{"id": 3, "v": -Infinity}', ".ndjson"
     )
     assert [r["v"] for r in found.sample] == ["NaN", "Infinity", "-Infinity"]
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+def test_a_parquet_duration_is_a_duration_not_its_count_of_ticks(ns, tmp_path, unit):
+    """30 hours in a Parquet duration column was stored as the number 108000000000."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    spans = [dt.timedelta(hours=30), dt.timedelta(seconds=90), None, dt.timedelta(days=2, minutes=5), dt.timedelta(0)]
+    path = tmp_path / "spans.parquet"
+    pq.write_table(pa.table({"took": pa.array(spans, pa.duration(unit))}), path)
+    assert ns.ingest_file(path, source_uri="spans").state == "ready"
+    (found,) = ns.dataset_get("spans", sample_rows=10).datasets
+    assert found.columns[0].type == "duration"
+    assert [r["took"] for r in found.sample] == ["P1DT6H", "PT1M30S", None, "P2DT5M", "PT0S"]
