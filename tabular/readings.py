@@ -115,9 +115,11 @@ def _number_gate(
     if unit:
         # One sign, before the unit or after it (-$5, $-5): `-$-5` has two, which no cast reads
         # (it passed the gate and was stored as null).
+        # The unit on every value: `$5.00` beside a bare `6.00` is no one reading (the bare value
+        # would silently take the dollar), so such a column is asked, as `kg` on some rows is.
         u = re.escape(unit)
-        sign = rf"(?:[+-]?(?:{u}\s?)?|{u}\s?[+-])"
-        return rf"{sign}{core}(?:\s?{u})?" if unit != "%" else rf"[+-]?{core}\s?%"
+        before = rf"(?:[+-]?{u}\s?|{u}\s?[+-]){core}"
+        return rf"(?:{before}|[+-]?{core}\s?{u})" if unit != "%" else rf"[+-]?{core}\s?%"
     return rf"[+-]?{core}"
 
 

@@ -2,6 +2,7 @@
 
 import csv
 
+import pytest
 from conftest import columns, ingest
 
 ROWS = 40_000
@@ -52,3 +53,28 @@ def test_wider_decimals_past_the_sample_widen_the_scale(ns, tmp_path):
     _, dataset = ingest(ns, _write(tmp_path / "scale.csv", ["id", "x"], rows))
     x = columns(dataset)["x"]
     assert x.physical == "DECIMAL(11, 3)" and x.max == "12345678.125"
+
+
+@pytest.mark.parametrize("sep", [",", ";"])
+@pytest.mark.parametrize(
+    "unit_values, bare_at",
+    [
+        (["$5.00", "$7.25", "$8.00"], 1),  # a bare value among dollars
+        (["12 €", "13,5 €", "14 €"], 2),  # after the value, decimal comma
+        (["£3", "£4", "£5"], 0),  # the bare value first
+    ],
+)
+def test_a_unit_on_some_values_only_is_kept_as_text_never_given_to_the_rest(ns, tmp_path, sep, unit_values, bare_at):
+    """`$5.00` beside a bare `6.00` was a money column: the bare value silently took the dollar,
+    where `kg` on some rows kept the column as text. Each value bears the unit, or none is read."""
+    values = list(unit_values)
+    values.insert(bare_at, "6")
+    q = '"' if sep == "," else ""
+    path = tmp_path / "prices.csv"
+    path.write_text(
+        f"id{sep}price\n" + "".join(f"{i}{sep}{q}{v}{q}\n" for i, v in enumerate(values * 30)), encoding="utf-8"
+    )
+    _, dataset = ingest(ns, path)
+    price = columns(dataset)["price"]
+    assert price.type == "string" or any(q.column == "price" for q in dataset.questions)
+    assert [r["price"] for r in dataset.sample[: len(values)]] == values
