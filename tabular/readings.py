@@ -113,10 +113,8 @@ def _number_gate(
     if exponent:  # 1E-7 beside 3 and 6: a column in scientific notation need not use it on every value
         core += r"(?:[eE][+-]?\d+)?"
     if unit:
-        # One sign, before the unit or after it (-$5, $-5): `-$-5` has two, which no cast reads
-        # (it passed the gate and was stored as null).
-        # The unit on every value: `$5.00` beside a bare `6.00` is no one reading (the bare value
-        # would silently take the dollar), so such a column is asked, as `kg` on some rows is.
+        # One sign, before or after the unit (-$5, $-5): `-$-5` passed the gate and was stored as null.
+        # The unit on every value: a bare `6.00` beside `$5.00` would silently take the dollar.
         u = re.escape(unit)
         before = rf"(?:[+-]?{u}\s?|{u}\s?[+-]){core}"
         return rf"(?:{before}|[+-]?{core}\s?{u})" if unit != "%" else rf"[+-]?{core}\s?%"
@@ -404,10 +402,8 @@ def _iso_duration(t: exp.Expression) -> exp.Expression:
     total = pieces[0]
     for piece in pieces[1:]:
         total = exp.Add(this=total, expression=piece)
-    # -PT5S (as answers write a negative duration) is the whole duration negated; an empty cell
-    # stays empty (each part is 0 where absent, so a NULL had read as PT0S).
     signed = exp.If(this=_fn("starts_with", t, _lit("-")), true=exp.Neg(this=exp.paren(total)), false=total.copy())
-    return exp.If(this=exp.Is(this=t.copy(), expression=exp.null()), true=exp.null(), false=signed)
+    return exp.If(this=exp.Is(this=t.copy(), expression=exp.null()), true=exp.null(), false=signed)  # -PT5S; NULL kept
 
 
 def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = False) -> exp.Expression:

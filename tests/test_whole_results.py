@@ -113,7 +113,7 @@ def test_durations_are_written_as_iso_text(ns, tmp_path):
     assert pl.read_csv(tmp_path / "took_out.csv")["took"].to_list() == ["PT1H30M", "P1DT2H"]
     import duckdb
 
-    from tabular.results import _iso  # DuckDB's INTERVAL as Arrow gives months apart: a month is not 30 days
+    from tabular.jsonval import to_json  # DuckDB's INTERVAL as Arrow gives months apart: a month is not 30 days
 
     interval = duckdb.sql("SELECT INTERVAL '14 months 3 days 2 hours' AS i").to_arrow_table().column(0)[0].as_py()
-    assert _iso(interval) == "P1Y2M3DT2H"
+    assert to_json(interval) == "P1Y2M3DT2H"
