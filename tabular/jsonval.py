@@ -157,8 +157,9 @@ def json_columns(table, types: list[str]) -> list[list]:
             values = column.to_pylist()
             finite = column.null_count == len(column) or pc.all(pc.is_finite(column)).as_py()
             out.append(values if finite else list(map(_double, values)))
-        else:
-            out.append(column.to_pylist())
+        else:  # text and booleans as they are; any other type (an INTERVAL …) value by value
+            values = column.to_pylist()
+            out.append(values if kind in ("VARCHAR", "BOOLEAN") else list(map(to_json, values)))
     return out
 
 

@@ -12,7 +12,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import BackendTimeout, TooLarge, past_38_digits
-from ..jsonval import arrow_readable, json_columns, json_rows, to_json
+from ..jsonval import arrow_readable, json_columns, json_rows
 from ..settings import Settings
 from ..store.home import Catalog
 
@@ -45,19 +45,10 @@ def run(catalog: Catalog, settings: Settings, sql: str, params: dict, seconds: f
             # prepares the SQL again, ~10 ms on TPC-H Q2, for a copy that costs nothing here.
             cur.execute(sql, params)
             types = [str(d[1]) for d in cur.description]
-            if arrow_readable(types):
+            # A result holding an INTERVAL is read from Arrow whatever its other types: DuckDB's
+            # Python values make a month 30 days (P1M came back P30D), Arrow keeps its parts.
+            if arrow_readable(types) or "INTERVAL" in types:
                 columns = json_columns(cur.to_arrow_table(), types)
-                return [list(row) for row in zip(*columns)]
-            if "INTERVAL" in types:
-                # DuckDB's Python values make a month 30 days (P1M came back P30D); Arrow keeps
-                # an interval's months, days and nanoseconds apart.
-                table = cur.to_arrow_table()
-                columns = [
-                    json_columns(table.select([k]), [t])[0]
-                    if arrow_readable([t])
-                    else list(map(to_json, table.column(k).to_pylist()))
-                    for k, t in enumerate(types)
-                ]
                 return [list(row) for row in zip(*columns)]
             return json_rows(cur.fetchall(), len(types))
         rows = cur.execute(sql, params).fetchall()
