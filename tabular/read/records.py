@@ -30,18 +30,6 @@ class _Number(str):
     """A JSON number (or NaN, Infinity) as written: its text, never a float in between."""
 
 
-class _Object(dict):
-    """A JSON object, and the keys it held more than once (JSON keeps the last: said, not silent)."""
-
-    def __init__(self, pairs: list[tuple[str, object]]):
-        super().__init__(pairs)
-        self.repeated = [k for k, n in Counter(k for k, _ in pairs).items() if n > 1]
-
-
-def _object(pairs: list[tuple[str, object]]) -> dict:
-    return _Object(pairs) if len(pairs) != len({k for k, _ in pairs}) else dict(pairs)
-
-
 def _flatten(obj: dict, prefix: str = "", clashes: set | None = None) -> dict[str, object]:
     """Nested objects as `a.b` fields; `clashes` gathers the names two fields of one record
     would both take ({"a.b": 1, "a": {"b": 2}}: the later is kept)."""
@@ -76,28 +64,16 @@ def _dumped(value) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _repeated_keys(value, found: list[str], most: int = 5) -> None:
-    """The keys objects anywhere in `value` hold twice, walked without recursion."""
-    stack = [value]
-    while stack and len(found) < most:
-        item = stack.pop()
-        if isinstance(item, _Object):
-            found.extend(k for k in item.repeated if k not in found)
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-
-
-def _records_to_extraction(records: list, name: str, out: Path, fmt: str, settings: Settings) -> Extraction:
+def _records_to_extraction(
+    records: list, name: str, out: Path, fmt: str, settings: Settings, repeated: list[str]
+) -> Extraction:
+    """`repeated`: the keys an object of the file held more than once (the last value kept)."""
     if not all(isinstance(r, dict) for r in records):
         raise IngestFailed(
             "format_unavailable", f"{fmt} is read when it holds objects (one per row); this one holds other values"
         )
     clashes: set[str] = set()
     flat = [_flatten(r, "", clashes) for r in records]
-    repeated: list[str] = []
-    _repeated_keys(records, repeated)
     headers: dict[str, None] = {}
     for row in flat:
         headers.update(dict.fromkeys(row))
@@ -117,7 +93,7 @@ def _records_to_extraction(records: list, name: str, out: Path, fmt: str, settin
         Origin(format=fmt, header_rows=0, encoding="utf-8", parser="json"),
     )
     if repeated:
-        shown = ", ".join(repr(k) for k in repeated)
+        shown = ", ".join(repr(k) for k in repeated[:5])
         extraction.notes.append(f"an object holds the key {shown} more than once: the last value of each is kept")
     if clashes:
         shown = ", ".join(repr(k) for k in sorted(clashes)[:5])
@@ -135,8 +111,17 @@ def read_json(path: Path, out: Path, name: str, fmt: str, settings: Settings) ->
         raise IngestFailed("encoding", f"{fmt} must be UTF-8") from None
     if not text.strip():
         raise IngestFailed("no_text", "the file is empty")
+    repeated: dict[str, None] = {}
+
+    def pairs(items: list[tuple[str, object]]) -> dict:
+        """An object; a key it holds twice keeps its last value, as every JSON parser does, said."""
+        found = dict(items)
+        if len(found) != len(items):
+            repeated.update(dict.fromkeys(k for k, n in Counter(k for k, _ in items).items() if n > 1))
+        return found
+
     # Numbers as written; NaN and Infinity (which JSON does not have) too, never a silent null.
-    keep = {"parse_float": _Number, "parse_int": _Number, "parse_constant": _Number, "object_pairs_hook": _object}
+    keep = {"parse_float": _Number, "parse_int": _Number, "parse_constant": _Number, "object_pairs_hook": pairs}
     too_deep = IngestFailed(
         "too_large", f"the {fmt} nests deeper than {settings.max_json_depth} levels (max_json_depth)"
     )
@@ -157,7 +142,7 @@ def read_json(path: Path, out: Path, name: str, fmt: str, settings: Settings) ->
         records = lists[0] if len(lists) == 1 else [records]
     if not isinstance(records, list):
         raise IngestFailed("format_unavailable", f"{fmt} is read when it is an array of objects")
-    return _records_to_extraction(records, name, out, fmt, settings)
+    return _records_to_extraction(records, name, out, fmt, settings, list(repeated))
 
 
 def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extraction:
