@@ -10,6 +10,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlglot import exp
 
 MAX_SAFE_INT = 2**53 - 1
 
@@ -30,6 +31,23 @@ def iso_duration(delta: dt.timedelta) -> str:
     if clock:
         out += "T" + clock
     return out if out not in ("P", "-P") else "PT0S"
+
+
+# The same text from a count of microseconds `u`, in DuckDB's SQL, for a column at a time.
+_ISO_DURATION_SQL = """CASE WHEN u IS NULL THEN NULL WHEN u = 0 THEN 'PT0S' ELSE
+  (CASE WHEN u < 0 THEN '-' ELSE '' END) || 'P'
+  || (CASE WHEN abs(u) >= 86400000000 THEN (abs(u) // 86400000000)::VARCHAR || 'D' ELSE '' END)
+  || (CASE WHEN abs(u) % 86400000000 > 0 THEN 'T' ELSE '' END)
+  || (CASE WHEN abs(u) // 3600000000 % 24 > 0 THEN (abs(u) // 3600000000 % 24)::VARCHAR || 'H' ELSE '' END)
+  || (CASE WHEN abs(u) // 60000000 % 60 > 0 THEN (abs(u) // 60000000 % 60)::VARCHAR || 'M' ELSE '' END)
+  || (CASE WHEN abs(u) % 60000000 > 0 THEN rtrim(rtrim(printf('%d.%06d', abs(u) // 1000000 % 60, abs(u) % 1000000), '0'), '.') || 'S' ELSE '' END)
+END"""
+
+
+def iso_duration_sql(micros: exp.Expression) -> exp.Expression:
+    """SQL writing `micros` (a count of microseconds) as iso_duration writes it; NULL as NULL."""
+    template = exp.maybe_parse(_ISO_DURATION_SQL, dialect="duckdb")
+    return template.transform(lambda n: micros.copy() if isinstance(n, exp.Column) and n.name == "u" else n)
 
 
 def iso_interval(months: int, days: int, nanoseconds: int) -> str:

@@ -20,7 +20,7 @@ from sqlglot import exp
 
 from .. import readings as C
 from ..errors import IngestFailed
-from ..jsonval import depth_over
+from ..jsonval import depth_over, iso_duration_sql
 from ..models import Origin
 from ..settings import Settings
 from .extraction import PARQUET_OPTIONS, Extraction, cells_schema
@@ -203,29 +203,18 @@ def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extrac
 
 
 _PER_MICROSECOND = {"s": 1_000_000, "ms": 1_000, "us": 1, "ns": 0.001}
-# ISO 8601 of a count of microseconds `u`, as jsonval.iso_duration writes it (P1DT6H, PT1.5S, -PT5M):
-# a Parquet duration was its bare count (30 hours stored as the number 108000000000).
-_ISO = """CASE WHEN u IS NULL THEN NULL WHEN u = 0 THEN 'PT0S' ELSE
-  (CASE WHEN u < 0 THEN '-' ELSE '' END) || 'P'
-  || (CASE WHEN abs(u) >= 86400000000 THEN (abs(u) // 86400000000)::VARCHAR || 'D' ELSE '' END)
-  || (CASE WHEN abs(u) % 86400000000 > 0 THEN 'T' ELSE '' END)
-  || (CASE WHEN abs(u) // 3600000000 % 24 > 0 THEN (abs(u) // 3600000000 % 24)::VARCHAR || 'H' ELSE '' END)
-  || (CASE WHEN abs(u) // 60000000 % 60 > 0 THEN (abs(u) // 60000000 % 60)::VARCHAR || 'M' ELSE '' END)
-  || (CASE WHEN abs(u) % 60000000 > 0 THEN rtrim(rtrim(printf('%d.%06d', abs(u) // 1000000 % 60, abs(u) % 1000000), '0'), '.') || 'S' ELSE '' END)
-END"""
 
 
 def _iso_duration(column: exp.Expression, unit: str) -> exp.Expression:
-    """A Parquet duration column as ISO 8601 text (nanoseconds past the microsecond are dropped:
-    DuckDB's INTERVAL holds microseconds)."""
+    """A Parquet duration column as ISO 8601 text, where it was its bare count of ticks (30 hours
+    stored as the number 108000000000); nanoseconds past the microsecond are dropped."""
     scale = _PER_MICROSECOND[unit]
     micros = (
         exp.Mul(this=column, expression=exp.Literal.number(scale))
         if scale >= 1
         else exp.IntDiv(this=column, expression=exp.Literal.number(int(1 / scale)))
     )
-    template = exp.maybe_parse(_ISO, dialect="duckdb")
-    return template.transform(lambda n: micros.copy() if isinstance(n, exp.Column) and n.name == "u" else n)
+    return iso_duration_sql(micros)
 
 
 def _nested(t: pa.DataType) -> bool:

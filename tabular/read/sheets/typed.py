@@ -28,7 +28,9 @@ import defusedxml.ElementTree as ET
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlglot import exp
 
+from ...jsonval import iso_duration_sql
 from .markup import GuardedStream
 
 # The head: rows of a sheet read from its XML; the typed read starts at most this far down.
@@ -261,38 +263,15 @@ def column_texts(column: pa.Array) -> pa.Array | None:
 
 
 def duration_texts(column: pa.Array) -> pa.Array:
-    """Durations (an [h]:mm:ss cell) as ISO 8601, as the openpyxl path writes a timedelta
-    (jsonval.iso_duration): PT20H5M, P2DT1H5M, PT0.25S, -PT5M."""
-    micros = pl.Series(column.cast(pa.duration("us"))).dt.total_microseconds()
-    frame = pl.DataFrame({"u": micros}).with_columns(whole=pl.col("u").abs())
-    part = pl.col("whole")
-    days, hours = part // 86_400_000_000, (part // 3_600_000_000) % 24
-    minutes, seconds, fraction = (part // 60_000_000) % 60, (part // 1_000_000) % 60, part % 1_000_000
+    """Durations (an [h]:mm:ss cell) as ISO 8601, as the openpyxl path writes a timedelta:
+    PT20H5M, P2DT1H5M, PT0.25S, -PT5M (jsonval.iso_duration_sql)."""
+    import duckdb
 
-    def piece(value: pl.Expr, letter: str) -> pl.Expr:
-        return pl.when(value > 0).then(value.cast(pl.String) + letter).otherwise(pl.lit(""))
-
-    second = (
-        pl.when(fraction > 0)
-        .then(
-            seconds.cast(pl.String)
-            + "."
-            + fraction.cast(pl.String).str.pad_start(6, "0").str.strip_chars_end("0")
-            + "S"
-        )
-        .otherwise(piece(seconds, "S"))
-    )
-    clock = piece(hours, "H") + piece(minutes, "M") + second
-    text = (
-        pl.when(pl.col("u") < 0).then(pl.lit("-")).otherwise(pl.lit(""))
-        + "P"
-        + piece(days, "D")
-        + pl.when(clock != "").then("T" + clock).otherwise(pl.lit(""))
-    )
-    out = frame.select(
-        pl.when(pl.col("u").is_null()).then(None).when(pl.col("whole") == 0).then(pl.lit("PT0S")).otherwise(text)
-    )
-    return out.to_series().to_arrow()
+    micros = pa.table({"u": column.cast(pa.duration("us")).cast(pa.int64())})
+    query = exp.select(iso_duration_sql(exp.column("u"))).from_("cells").sql(dialect="duckdb")
+    with duckdb.connect() as con:
+        con.register("cells", micros)
+        return con.sql(query).to_arrow_table().column(0).combine_chunks()
 
 
 def holds_null_words(archive: zipfile.ZipFile, parts: list[str]) -> bool:
