@@ -108,10 +108,12 @@ def workbook_hints(
     out: dict[str, dict[int, Hint]] = {}
     states: dict[str, str] = {}
     heads: dict[str, Head] = {}
+    formats: list[str] | None = None  # styles.xml, read only for a sheet the check did not hint
     with zipfile.ZipFile(path) as archive:
-        formats = styles(archive)
         for name, state, part in sheet_parts(archive):
             states[name] = state
+            if part not in known:
+                formats = styles(archive) if formats is None else formats
             out[name], heads[name] = known[part] if part in known else sheet_hints(archive, part, formats)
     return out, states, heads
 

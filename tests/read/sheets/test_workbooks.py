@@ -492,5 +492,5 @@ def test_a_damaged_sheet_on_the_fast_path_is_refused_with_a_code_never_a_crash(t
     path = workbook(tmp_path / "bad.xlsx", parts)
     with tabular.connect(str(tmp_path / "home"), sheet_fast_bytes=0) as engine:
         status = engine.namespace("o", "n").ingest_file(path, source_uri="bad.xlsx")
-    assert status.state in ("failed", "ready")
-    assert status.error_code != "internal"
+    assert (status.state, status.error_code) == ("failed", "format_unavailable")
+    assert "cannot be read" in status.error_message
