@@ -34,7 +34,6 @@ class Hint:
     """What the first rows of a sheet column say about its cells."""
 
     kinds: set[str] = field(default_factory=set)  # "s", "n", "d", "b" below the first filled cell
-    unit: str | None = None
     time: bool = False
     clock: bool = True  # every date cell's format shows a time of day alone (hh:mm), no date
     elapsed: bool = False  # a date cell's format shows elapsed time ([h]:mm): a duration
@@ -54,8 +53,12 @@ class Hint:
             self.elapsed = self.elapsed or bool(_ELAPSED.search(fmt))
         elif kind == "n":
             self.kinds.add("n")
-            self.unit = self.unit or unit_of(fmt)
             self.units.add(unit_of(fmt))
+
+    @property
+    def unit(self) -> str | None:
+        """The one unit every number cell shows (% or a currency); None for none, or several."""
+        return next(iter(self.units)) if len(self.units) == 1 else None
 
     @property
     def mixed(self) -> bool:

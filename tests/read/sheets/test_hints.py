@@ -48,7 +48,7 @@ FORMATS = ["General", '"$"#,##0.00', "[$€-407] #,##0.00", "0%", '"$"#,##0']
     ],
 )
 def test_a_cell_of_another_unit_below_the_first_rows_is_found_wherever_the_chunks_cut(chunk, odd_style, found):
-    hint = Hint(unit="$", units={"$"}, header=1)
+    hint = Hint(units={"$"}, header=1)
     cells = [("B", row, "1") for row in range(2, 400)] + [("AB", 400, "0")]
     cells[300] = ("B", 302, str(odd_style))
     xml = _sheet(cells)
