@@ -227,7 +227,7 @@ class Settings:
 
 
 # Counts of things that must exist for the engine to work at all.
-_AT_LEAST_ONE = frozenset({"ingest_workers", "ingest_workers_per_org", "job_attempts", "port"})
+_AT_LEAST_ONE = frozenset({"ingest_workers", "ingest_workers_per_org", "job_attempts"})
 
 
 # The settings a refusal may name: every one whose name is no single word (a word such as
