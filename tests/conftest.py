@@ -38,3 +38,27 @@ def snapshot_files(engine) -> set[str]:
 
 def columns(dataset):
     return {c.name: c for c in dataset.columns}
+
+
+# The owner of jobs no process runs: a job written with it stays in the state it is written in.
+DEAD_OWNER = "99999-deadbeef"
+
+
+def held_job(catalog, ingestion_id: str, **fields) -> None:
+    """A row of catalog.jobs as a job in that state holds it (pending in the org acme's
+    namespace fin unless `fields` say otherwise), owned by no process."""
+    from tabular.store import catalog as C
+
+    row = {
+        "org": "acme",
+        "namespace": "fin",
+        "source_uri": "a.csv",
+        "state": "pending",
+        "attempts": 0,
+        "owner": DEAD_OWNER,
+        "cancel_requested": False,
+        "created_at": C.now(),
+        "updated_at": C.now(),
+    }
+    with catalog.change() as con:
+        C.insert(con, "jobs", ingestion_id=ingestion_id, **{**row, **fields})

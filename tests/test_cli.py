@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from conftest import CSV
+from conftest import CSV, held_job
 
 
 def run(tmp_path, *args):
@@ -88,30 +88,22 @@ def test_ctrl_c_during_an_ingest_cancels_its_job_and_removes_its_upload(tmp_path
 def _jobs(tmp_path, *rows: tuple[str, str, str]) -> None:
     """Jobs as the catalog holds them, (ingestion_id, source_uri, state), in the default namespace:
     a worker never takes them (their owner is no process), so each stays in its state."""
-    from tabular.store import catalog as C
     from tabular.store.home import Catalog
 
     catalog = Catalog(str(tmp_path / "home"))
     try:
         for ingestion_id, source_uri, state in rows:
-            with catalog.change() as con:
-                C.insert(
-                    con,
-                    "jobs",
-                    ingestion_id=ingestion_id,
-                    org="default",
-                    namespace="default",
-                    source_uri=source_uri,
-                    state=state,
-                    stage="",
-                    filename=source_uri.rsplit("/", 1)[-1],
-                    warnings=[],
-                    attempts=0,
-                    owner="99999-deadbeef",
-                    cancel_requested=False,
-                    created_at=C.now(),
-                    updated_at=C.now(),
-                )
+            held_job(
+                catalog,
+                ingestion_id,
+                org="default",
+                namespace="default",
+                source_uri=source_uri,
+                state=state,
+                stage="",
+                filename=source_uri.rsplit("/", 1)[-1],
+                warnings=[],
+            )
     finally:
         catalog.close()
 

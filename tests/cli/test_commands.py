@@ -4,6 +4,7 @@ runs them: what they print and how they exit."""
 import json
 
 import pytest
+from conftest import held_job
 
 from tabular.cli import main
 from tabular.cli.commands import Refused, _pairs, _sources, json_argument
@@ -109,7 +110,6 @@ def test_approve_retypes_and_history_shows_it(home, prices, capsys):
 def test_jobs_says_a_running_jobs_progress_as_the_other_views_do(tmp_path, home, capsys, monkeypatch):
     # The jobs table wrote 'read 1200000 of 4000000 bytes'; ingest-status and the notebook say
     # 'read: 1.2 MB of 4.0 MB', and a phase whose total is not known yet 'of ?'.
-    from tabular.store import catalog as C
     from tabular.store.home import Catalog
 
     catalog = Catalog(str(tmp_path / "home"))
@@ -118,25 +118,18 @@ def test_jobs_says_a_running_jobs_progress_as_the_other_views_do(tmp_path, home,
             ("i_reading", {"phase": "read", "unit": "bytes", "total": 4_000_000, "done": 1_200_000}),
             ("i_typing", {"phase": "type", "unit": "rows", "total": 0, "done": 1_500}),
         ):
-            with catalog.change() as con:
-                C.insert(
-                    con,
-                    "jobs",
-                    ingestion_id=ingestion_id,
-                    org="acme",
-                    namespace="finance",
-                    source_uri=f"files/{ingestion_id}.csv",
-                    state="processing",
-                    stage="",
-                    filename=f"{ingestion_id}.csv",
-                    progress=progress,
-                    warnings=[],
-                    attempts=0,
-                    owner="99999-deadbeef",  # no process: the job stays as written
-                    cancel_requested=False,
-                    created_at="2026-01-02T03:04:05.678+00:00",
-                    updated_at=C.now(),
-                )
+            held_job(
+                catalog,
+                ingestion_id,
+                namespace="finance",
+                source_uri=f"files/{ingestion_id}.csv",
+                state="processing",
+                stage="",
+                filename=f"{ingestion_id}.csv",
+                progress=progress,
+                warnings=[],
+                created_at="2026-01-02T03:04:05.678+00:00",
+            )
     finally:
         catalog.close()
     monkeypatch.delenv("COLUMNS", raising=False)  # piped: the table as wide as its values

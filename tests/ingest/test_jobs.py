@@ -5,6 +5,7 @@ failed once they have had their starts)."""
 from __future__ import annotations
 
 import pytest
+from conftest import DEAD_OWNER, held_job
 
 import tabular
 from tabular.errors import Overloaded
@@ -13,7 +14,7 @@ from tabular.settings import Settings
 from tabular.store import catalog as C
 from tabular.store.home import Catalog
 
-DEAD = "99999-deadbeef"
+DEAD = DEAD_OWNER
 
 
 @pytest.fixture
@@ -29,21 +30,7 @@ def pool_of(home, **settings):
 
 
 def add_job(home, ingestion_id, state="pending", attempts=0, owner=DEAD, cancel=False, org="acme"):
-    with home.change() as con:
-        C.insert(
-            con,
-            "jobs",
-            ingestion_id=ingestion_id,
-            org=org,
-            namespace="fin",
-            source_uri="a.csv",
-            state=state,
-            attempts=attempts,
-            owner=owner,
-            cancel_requested=cancel,
-            created_at=C.now(),
-            updated_at=C.now(),
-        )
+    held_job(home, ingestion_id, state=state, attempts=attempts, owner=owner, cancel_requested=cancel, org=org)
 
 
 def test_a_stored_request_reads_back_as_it_was_admitted_even_when_todays_checks_refuse_it():
