@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel, ValidationError
 
-from .errors import ErrorItem, NotFound, Overloaded, TooLarge, close_names, json_path
+from .errors import ErrorItem, NotFound, Overloaded, TooLarge, ValidationFailed, close_names, json_path
 from .ingest.jobs import JobPool
 from .ingest.links import Linker
 from .ingest.uploads import discard_upload, no_room, store_file
@@ -21,7 +21,7 @@ from .ops import REGISTRY, refuse_stream
 from .ops.context import Context
 from .ops.links import linker
 from .ops.query import Whole
-from .settings import Settings
+from .settings import SettingInvalid, Settings
 from .store.home import Catalog
 from .validation import MISSING, refused_keys, validation_failed, validation_items
 
@@ -32,7 +32,11 @@ def connect(home: str | None = None, **settings: Any) -> Engine:
     otherwise: the CLI and Python act for the person at the keyboard."""
     if "link_roots" not in settings and "TABULAR_LINK_ROOTS" not in os.environ:
         settings["link_roots"] = os.getcwd()
-    config = Settings.from_env(**settings)
+    try:
+        config = Settings.from_env(**settings)
+    except SettingInvalid as err:
+        item = ErrorItem(f"settings.{err.name}", str(err), expected=err.expected, received=err.received)
+        raise ValidationFailed("a setting the engine cannot run with", [item]) from None
     return Engine(home or os.environ.get("TABULAR_HOME") or config.home, config)
 
 

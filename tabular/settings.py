@@ -9,6 +9,14 @@ from dataclasses import dataclass, fields, replace
 DEFAULT_NULL_MARKERS = ("", "NA", "N/A", "n/a", "na", "null", "NULL", "Null", "-", "#N/A", "None", "NaN", "nan")
 
 
+class SettingInvalid(ValueError):
+    """A setting no engine can run with; connect() answers it VALIDATION_FAILED at `settings.<name>`."""
+
+    def __init__(self, name: str, message: str, expected: str, received):
+        super().__init__(message)
+        self.name, self.expected, self.received = name, expected, received
+
+
 @dataclass(frozen=True)
 class Settings:
     home: str = "./.tabular"
@@ -206,7 +214,8 @@ class Settings:
                 continue
             least = 1 if f.name in _AT_LEAST_ONE else 0
             if value < least:
-                raise ValueError(f"setting {f.name} is {value}; it must be at least {least} (TABULAR_{f.name.upper()})")
+                message = f"setting {f.name} is {value}; it must be at least {least} (TABULAR_{f.name.upper()})"
+                raise SettingInvalid(f.name, message, f"at least {least}", value)
 
     @classmethod
     def from_env(cls, **overrides) -> Settings:
@@ -220,8 +229,9 @@ class Settings:
             try:
                 values[f.name] = raw.strip().lower() in ("1", "true", "yes", "on") if kind is bool else kind(raw)
             except ValueError:
-                raise ValueError(
-                    f"TABULAR_{f.name.upper()}={raw!r} is not {'an integer' if kind is int else 'a number'}"
+                expected = "an integer" if kind is int else "a number"
+                raise SettingInvalid(
+                    f.name, f"TABULAR_{f.name.upper()}={raw!r} is not {expected}", expected, raw
                 ) from None
         return replace(cls(**values), **overrides)
 

@@ -83,3 +83,15 @@ def test_a_closed_engine_may_be_closed_again(tmp_path):
 def test_a_memory_home_is_a_throwaway(tmp_path):
     with tabular.connect(":memory:") as engine:
         assert engine.call("knowledge.list", {})["rows"] == []
+
+
+@pytest.mark.parametrize("given, env", [({"ingest_workers": 0}, {}), ({}, {"TABULAR_JOB_ATTEMPTS": "three"})])
+def test_a_setting_the_engine_cannot_run_with_is_validation_failed_naming_it(tmp_path, monkeypatch, given, env):
+    """It was a ValueError, which the CLI answered INTERNAL ('this is a bug')."""
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    with pytest.raises(tabular.errors.ValidationFailed) as caught:
+        tabular.connect(str(tmp_path / "home"), **given)
+    [item] = caught.value.errors
+    assert item.path == f"settings.{next(iter(given), 'job_attempts')}"
+    assert "TABULAR_" in item.message
