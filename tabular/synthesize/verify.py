@@ -474,7 +474,7 @@ def _filter_core_shared(tokens, plan, names, rows, answer, columns, task) -> str
     reads as one value."""
     for f in _text_tests(plan):
         column = columns.get(f.get("column")) if isinstance(f.get("column"), str) else None
-        given = [f["value"]] if f.get("op") == "eq" else list(f.get("values") or [])
+        given = [f.get("value")] if f.get("op") == "eq" else list(f.get("values") or [])  # none beside `other`
         for value in given:
             others = [v for v in _same_core(value, column) if v not in given]
             if others:

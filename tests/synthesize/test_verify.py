@@ -537,3 +537,12 @@ def test_a_value_found_whole_beside_the_same_value_with_a_note_is_refused():
     assert "Lyon (Rhône)" in check("which tournament came after lyon?", plan, ["Tournament"], [["B"]], None, SURFACES)
     plan = {"where": [{"column": "City", "op": "eq", "value": "Nice"}], "aggregates": [{"fn": "count"}]}
     assert "note" not in check("how many tournaments were in nice?", plan, ["count"], [[2]], ["count"], SURFACES)
+
+
+def test_a_column_compared_with_another_is_no_value_found_whole():
+    # {"op": "eq", "other": ...} holds no value (a chat model's plan): no note to look for, no crash
+    plan = {"where": [{"column": "City", "op": "eq", "other": "Surface"}], "aggregates": [{"fn": "count"}]}
+    why = check(
+        "how many tournaments were in a city named as their surface?", plan, ["count"], [[2]], ["count"], SURFACES
+    )
+    assert "note" not in why
