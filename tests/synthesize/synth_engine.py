@@ -35,3 +35,19 @@ def tables_namespace(folder, tables):
             path.write_text(out.getvalue(), encoding="utf-8")
             assert ns.ingest_file(path, source_uri=f"{name}.csv").state == "ready"
         yield ns
+
+
+def answer(ns, task, table):
+    """The answer columns' values, row by row, of `task` over `<table>.csv`, which must be answered."""
+    out = ns.synthesize(task, [f"{table}.csv"])
+    assert not out.abstain, (task, out.abstain_reason, out.clarification)
+    calc = out.calculations[0]
+    names = [c.name for c in calc.columns]
+    return [[row[names.index(a)] for a in calc.answer_columns] for row in calc.rows]
+
+
+def abstains(ns, task, table):
+    """(reason, clarification) of `task` over `<table>.csv`, which must be abstained on."""
+    out = ns.synthesize(task, [f"{table}.csv"])
+    assert out.abstain, (task, out.calculations[0].rows if out.calculations else None)
+    return out.abstain_reason, out.clarification

@@ -8,7 +8,7 @@ beside it that must still be answered; each expected answer is worked out by han
 from __future__ import annotations
 
 import pytest
-from synth_engine import tables_namespace
+from synth_engine import abstains, answer, tables_namespace
 
 TABLES = [
     # a cell with a caption on a second line; the other cells one line each
@@ -126,20 +126,6 @@ TABLES = [
 def ns(tmp_path_factory):
     with tables_namespace(tmp_path_factory.mktemp("doubt"), TABLES) as ns:
         yield ns
-
-
-def answer(ns, task, table):
-    out = ns.synthesize(task, [f"{table}.csv"])
-    assert not out.abstain, (task, out.abstain_reason, out.clarification)
-    calc = out.calculations[0]
-    names = [c.name for c in calc.columns]
-    return [[row[names.index(a)] for a in calc.answer_columns] for row in calc.rows]
-
-
-def abstains(ns, task, table):
-    out = ns.synthesize(task, [f"{table}.csv"])
-    assert out.abstain, (task, out.calculations[0].rows if out.calculations else None)
-    return out.abstain_reason, out.clarification
 
 
 def test_an_answer_cell_of_several_lines_is_not_answered(ns):

@@ -7,7 +7,7 @@ it that must still be answered, worked out by hand from its table."""
 from __future__ import annotations
 
 import pytest
-from synth_engine import tables_namespace
+from synth_engine import abstains, answer, tables_namespace
 
 TABLES = [
     # ranks written once for a tie: the rows are ten, the filled ranks fewer
@@ -67,20 +67,6 @@ TABLES = [
 def ns(tmp_path_factory):
     with tables_namespace(tmp_path_factory.mktemp("luck"), TABLES) as ns:
         yield ns
-
-
-def answer(ns, task, table):
-    out = ns.synthesize(task, [f"{table}.csv"])
-    assert not out.abstain, (task, out.abstain_reason, out.clarification)
-    calc = out.calculations[0]
-    names = [c.name for c in calc.columns]
-    return [[row[names.index(a)] for a in calc.answer_columns] for row in calc.rows]
-
-
-def abstains(ns, task, table):
-    out = ns.synthesize(task, [f"{table}.csv"])
-    assert out.abstain, (task, out.calculations[0].rows if out.calculations else None)
-    return out.abstain_reason, out.clarification
 
 
 def test_a_count_of_filled_cells_where_some_rows_have_none_is_asked(ns):
