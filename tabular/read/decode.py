@@ -169,8 +169,8 @@ def detect(
         return Decoded(path, container, "utf-8", "utf-8", 0)
     if mostly_utf8(*utf8_tally(head, complete)):
         return Decoded(path, container, "utf-8", "utf-8", 0, "replace")
-    codec, reported, mixed = _legacy_beside_utf8(head)
-    return Decoded(path, container, codec, reported, 0, rival=latin_rival(head, codec), mixed=mixed)
+    codec, reported, mixed, legacy = _legacy_beside_utf8(head)
+    return Decoded(path, container, codec, reported, 0, rival=latin_rival(legacy, codec), mixed=mixed)
 
 
 # Text with a NUL inside a value: about one NUL a line at most, and this share of other control bytes.
@@ -482,7 +482,7 @@ def fallback_after(path: Path, decoded: Decoded, budget: Budget) -> Decoded:
     invalid += len(decoder.getstate()[0])  # a sequence cut short by the end of the file
     if mostly_utf8(valid, invalid):
         return Decoded(path, decoded.container, "utf-8", "utf-8", 0, "replace")
-    codec, reported, mixed = _legacy_beside_utf8(sample)
+    codec, reported, mixed, _ = _legacy_beside_utf8(sample)
     return Decoded(path, decoded.container, codec, reported, 0, mixed=mixed)
 
 
@@ -513,13 +513,15 @@ def whole_utf8_lines(data: bytes) -> tuple[list[int], bytes]:
     return numbers, b"\n".join(rest)
 
 
-def _legacy_beside_utf8(data: bytes) -> tuple[str, str, str]:
+def _legacy_beside_utf8(data: bytes) -> tuple[str, str, str, bytes]:
     """The legacy page of a text that is not UTF-8, chosen on its lines that are not UTF-8 (a
     Latin-1 file's 'Genève' beside a UTF-8 'Zürich' was read on cp1257 as 'Genčve'), with the
-    warning naming the UTF-8 lines (utf8_lines)."""
+    warning naming the UTF-8 lines (utf8_lines), and the lines it was chosen on: what another
+    page would read is said of those (latin_rival), not of 'Zürich' (read as cp1250 'ZĂĽrich')."""
     numbers, rest = whole_utf8_lines(data)
-    codec, reported = _legacy(rest if numbers and rest.strip() and not _is_utf8(rest, True) else data)
-    return codec, reported, utf8_lines(data, numbers, codec, reported)
+    legacy = rest if numbers and rest.strip() and not _is_utf8(rest, True) else data
+    codec, reported = _legacy(legacy)
+    return codec, reported, utf8_lines(data, numbers, codec, reported), legacy
 
 
 def utf8_lines(data: bytes, numbers: list[int], codec: str, reported: str) -> str:

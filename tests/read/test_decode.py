@@ -394,3 +394,17 @@ def test_a_short_western_text_read_on_another_page_says_what_cp1252_reads(tmp_pa
     decoded = detect(write(tmp_path, "".join(f"{i};{r}\n" for i, r in enumerate(rows)).encode("cp1252")))
     said = "cp1252" in decoded.rival and repr(western) in decoded.rival
     assert decoded.reported in ("cp1252", "iso-8859-1") or said
+
+
+@pytest.mark.parametrize("at", [0, 3, 5])
+@pytest.mark.parametrize("utf8", ["Zürich", "東京", "€5 und ü"])
+def test_what_another_page_reads_is_said_of_the_legacy_lines_not_the_utf8_one(tmp_path, at, utf8):
+    """The page is chosen on the lines that are not UTF-8, and so is the rival it names: a
+    short cp1252 file read as cp1250 with a UTF-8 'Zürich' among its lines said nothing of
+    cp1252 (its bytes decided), or named the UTF-8 line's 'ZĂĽrich' as the other reading."""
+    rows = [f"{i};{w}\n".encode("cp1252") for i, w in enumerate(["Genève", "Malmö", "Señor", "Café crème", "Ålesund"])]
+    rows.insert(at, f"9;{utf8}\n".encode())
+    decoded = detect(write(tmp_path, b"id;city\n" + b"".join(rows)))
+    assert f"line {at + 2})" in decoded.mixed
+    legacy = detect(write(tmp_path, b"id;city\n" + b"".join(r for k, r in enumerate(rows) if k != at), "legacy.csv"))
+    assert (decoded.reported, decoded.rival) == (legacy.reported, legacy.rival) and "Genève" in decoded.rival
