@@ -450,7 +450,8 @@ def _empty_cells_counted(ctx: Context, run: QueryIn) -> str:
     if run.group_by or len(run.aggregates) != 1 or run.aggregates[0].fn != "count" or not run.aggregates[0].column:
         return ""
     column = run.aggregates[0].column
-    where = [f.model_dump(by_alias=True, exclude_defaults=True) for f in run.where]
+    # the rows the count reads: the plan's filters and the count's own (a chat model's {"fn": "count", "where": …})
+    where = [f.model_dump(by_alias=True, exclude_defaults=True) for f in [*run.where, *run.aggregates[0].where]]
     empty = _rows_passing(ctx, run, where + [{"column": column, "op": "is_null"}])
     return (
         f"{empty} of the rows the plan reads have no {column}: count the rows, or only those with one?" if empty else ""

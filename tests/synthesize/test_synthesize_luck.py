@@ -9,6 +9,9 @@ from __future__ import annotations
 import pytest
 from synth_engine import abstains, answer, tables_namespace
 
+import tabular.ops.synthesize as synthesize_op
+from tabular.synthesize.proposal import Candidate, Proposal
+
 TABLES = [
     # ranks written once for a tie: the rows are ten, the filled ranks fewer
     (
@@ -88,3 +91,45 @@ def test_a_value_written_also_with_a_note_is_not_counted_alone(ns):
     reason, why = abstains(ns, "how many konzerte were in köln?", "konzerte")
     assert reason == "ambiguous"
     assert answer(ns, "how many konzerte were in bonn?", "konzerte") == [[2]]
+
+
+KOREA = {"column": "Nation", "op": "eq", "value": "Korea"}
+CANADA = {"column": "Nation", "op": "eq", "value": "Canada"}
+
+
+class Fixed:
+    """A proposer that proposes one plan, as a chat model may write it."""
+
+    name = "fixed"
+
+    def __init__(self, plan):
+        self.plan = plan
+
+    def propose(self, task, schemas):
+        return Proposal(candidates=(Candidate(self.plan),))
+
+    def repair(self, task, schemas, failed, plan, errors):
+        return Proposal()
+
+
+def proposing(monkeypatch, table, **plan):
+    monkeypatch.setattr(
+        synthesize_op, "choose", lambda settings: Fixed({"datasets": [{"source_uri": f"{table}.csv"}], **plan})
+    )
+
+
+def test_a_count_with_its_own_filter_looks_for_empty_cells_in_its_own_rows(ns, monkeypatch):
+    # the count's own where keeps Korea's row, whose Rank is filled: Canada's empty Rank is no row it reads
+    proposing(monkeypatch, "ranking", aggregates=[{"fn": "count", "column": "Rank", "where": [KOREA]}])
+    assert answer(ns, "how many ranks did korea get?", "ranking") == [[1]]
+    proposing(monkeypatch, "ranking", aggregates=[{"fn": "count", "column": "Rank", "where": [CANADA]}])
+    reason, why = abstains(ns, "how many ranks did canada get?", "ranking")
+    assert reason == "ambiguous" and "1 of the rows" in why and "Rank" in why
+
+
+def test_a_column_compared_with_another_is_answered_or_refused_never_internal(ns, monkeypatch):
+    proposing(
+        monkeypatch, "expos", where=[{"column": "City", "op": "eq", "other": "Venue"}], aggregates=[{"fn": "count"}]
+    )
+    reason, why = abstains(ns, "how many events were held in a city named as their venue?", "expos")
+    assert reason == "invalid_plan" and "note" not in why
