@@ -13,7 +13,7 @@ import tabular.ops.synthesize as synthesize_op
 from tabular.synthesize.proposal import Candidate, Proposal
 
 TABLES = [
-    # ranks written once for a tie: the rows are ten, the filled ranks fewer
+    # a rank written once for a tie: the rows are four, the filled ranks three
     (
         "ranking",
         ",",
