@@ -85,11 +85,11 @@ def test_a_count_of_filled_cells_where_some_rows_have_none_is_asked(ns):
 def test_a_value_written_also_with_a_note_is_not_counted_alone(ns):
     # "chicago" found as one of Chicago (Ill.) and Chicago [4]: two rows, where four were in Chicago
     reason, why = abstains(ns, "how many events were held in chicago?", "expos")
-    assert "Chicago (Ill.)" in why and "Chicago [4]" in why
+    assert reason == "invalid_plan" and "Chicago (Ill.)" in why and "Chicago [4]" in why
     assert answer(ns, "how many events were held in denver?", "expos") == [[2]]
     # both written with a note the reading asks itself which is meant
     reason, why = abstains(ns, "how many konzerte were in köln?", "konzerte")
-    assert reason == "ambiguous"
+    assert reason == "ambiguous" and "Stadt" in why
     assert answer(ns, "how many konzerte were in bonn?", "konzerte") == [[2]]
 
 
