@@ -5,8 +5,8 @@ a column that is no time, values taken together that the task does not join, a p
 or a cell of several lines as the answer, an answer column named only in part beside a row found
 in another, a row beside a named row among filtered rows, a value found whole beside cells that
 are the same value with a bracketed note, a count a column of unique names holds to one row, and
-every content word of the task placed in the plan stated back as its words (placed.py). Each rule says why it refused; the step
-abstains with that reason rather than answer."""
+every content word of the task placed in the plan stated back as its words (placed.py). Each rule
+says why it refused; the step abstains with that reason rather than answer."""
 
 from __future__ import annotations
 
