@@ -471,12 +471,14 @@ def _filter_core_shared(tokens, plan, names, rows, answer, columns, task) -> str
     """A text test of one value where other cells of its column are the same value up to a note
     ("1992" beside "1992[citation needed]", "Chicago (Ill.)" beside "Chicago [4]"), in a filter or
     the row a measure names: matching one of them whole counts or finds a part of what a person
-    reads as one value."""
-    for f in _text_tests(plan):
+    reads as one value. A spelling the plan tests too, in the same `in` or in another test of the
+    column (`any` of two eqs), is taken together already."""
+    tests = _text_tests(plan)
+    for f in tests:
         column = columns.get(f.get("column")) if isinstance(f.get("column"), str) else None
-        given = [f.get("value")] if f.get("op") == "eq" else list(f.get("values") or [])  # none beside `other`
-        for value in given:
-            others = [v for v in _same_core(value, column) if v not in given]
+        taken = [v for t in tests if t.get("column") == f.get("column") for v in _tested(t)]
+        for value in _tested(f):
+            others = [v for v in _same_core(value, column) if v not in taken]
             if others:
                 return (
                     f"{value!r} of {column.name} is written also as {others[0]!r}"
@@ -484,6 +486,11 @@ def _filter_core_shared(tokens, plan, names, rows, answer, columns, task) -> str
                     "the same value with a note, or another? say whether they count together"
                 )
     return ""
+
+
+def _tested(test: dict) -> list:
+    """The values an eq / in test names (none when it compares with another column)."""
+    return [test.get("value")] if test.get("op") == "eq" else list(test.get("values") or [])
 
 
 def _text_tests(plan: Any) -> list[dict]:
