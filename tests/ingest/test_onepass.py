@@ -83,6 +83,8 @@ TURNS = {
     "text_then_numbers": (["a", "b", "c"], ["1"] * 60),
     # Floating point on the sample (many decimals, scales that vary), then a value no DOUBLE holds.
     "floats_then_unholdable": (["0.980268513777", "-0.0412318367011", "3.68573087906"], ["0.12345678901234567891"]),
+    # ... and then one a DOUBLE holds: the column stays DOUBLE.
+    "floats_then_floats": (["0.980268513777", "-0.0412318367011", "3.68573087906"], ["211.83900000000003"]),
     # Two-digit years of this century, then one read past next year (1960 or 2060?): asked (century).
     "two_digit_years_then_doubtful": (["13/01/21", "14/02/22"], ["15/03/60"]),
     "two_digit_years_mdy_then_doubtful": (["01-13-21", "02-14-22"], ["03-15-55"]),
@@ -90,8 +92,12 @@ TURNS = {
     # One letter of a pair (F: Female or False?), then its other: a flag after all.
     "one_letter_then_its_other": (["F", "F", "F"], ["T"]),
     "flag_letters_then_one_more": (["Y", "N", "Y"], ["n"]),
-    # ... and then one a DOUBLE holds: the column stays DOUBLE.
-    "floats_then_floats": (["0.980268513777", "-0.0412318367011", "3.68573087906"], ["211.83900000000003"]),
+    # One letter alone, then a word of the same meaning: a flag after all.
+    "one_letter_then_a_word": (["N", "N", "N"], ["yes"]),
+    # Codes with an exponent (a scientific question), then a float: floating point after all;
+    # and the other way, floats then a code, which a DOUBLE reads as the floats are read.
+    "codes_then_a_float": (["12E3", "45E7", "1E5"], ["1.5"]),
+    "floats_then_a_code": (["1.5", "2.25", "3.125E-2"], ["12E3"]),
 }
 
 
@@ -115,6 +121,7 @@ SAME_TYPE = {
     "floats_then_floats",
     "two_digit_years_then_this_century",
     "flag_letters_then_one_more",
+    "floats_then_a_code",
 }
 
 
@@ -167,6 +174,15 @@ CELLS = st.sampled_from(
         "P1D",
         "1:30:00",
         "2024-01-02T10:00:00",
+        # One letter of a flag pair alone, or beside its other; codes with an exponent; two-digit
+        # years of this century and one DuckDB reads past next year (century).
+        "F",
+        "T",
+        "N",
+        "12E3",
+        "10E4",
+        "01/02/21",
+        "05/06/60",
     ]
 )
 
