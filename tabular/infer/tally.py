@@ -189,6 +189,14 @@ T = "t"
 PLUS_ID = r"\+[0-9]{7,}"
 
 
+# The bool words of one letter, each beside its other (y with n, t with f): every value one of
+# them and no pair met is one side alone (Tally.one_sided), Female or False.
+LETTER_PAIRS = tuple((yes, no) for yes, no in zip(C.TRUE_WORDS, C.FALSE_WORDS) if len(yes) == len(no) == 1)
+ONE_SIDED = f"coalesce(bool_and(lower(t) IN {tuple(w for pair in LETTER_PAIRS for w in pair)}), false)" + "".join(
+    f" AND NOT (bool_or(lower(t) = '{yes}') AND bool_or(lower(t) = '{no}'))" for yes, no in LETTER_PAIRS
+)
+
+
 def tally(
     con: duckdb.DuckDBPyConnection,
     source: Source,
@@ -227,9 +235,7 @@ def tally(
             "negatives": "coalesce(bool_or(starts_with(t, '-')), false)",
             "single": "coalesce(bool_and(length(t) = 1), false)",
             "spaces": _count("raw <> '' AND t IS NULL AND trim(raw) = ''"),
-            "one_sided": "coalesce(bool_and(lower(t) IN ('y', 'n', 't', 'f')), false)"
-            " AND NOT (bool_or(lower(t) = 'y') AND bool_or(lower(t) = 'n'))"
-            " AND NOT (bool_or(lower(t) = 't') AND bool_or(lower(t) = 'f'))",
+            "one_sided": ONE_SIDED,
             "coded_exponents": "coalesce(bool_and(regexp_full_match(t, '[0-9]+[eE][0-9]+')), false)",
         },
     )
