@@ -77,7 +77,8 @@ class EdgeQuotes:
         self.taken: list[str] = []
         self.queued: list[tuple[list[str], int]] = []
         self.lines = iter(lines)
-        self.reader = csv.reader(self._feed(), delimiter=delimiter, quotechar=quote, strict=True, **dialect)
+        self.dialect = dict(dialect, delimiter=delimiter, quotechar=quote, strict=True)
+        self.reader = csv.reader(self._feed(), **self.dialect)
         self.mended: list[int] = []
         self.quoted_blanks: set[int] = set()
         self.line_num = 0
@@ -109,9 +110,9 @@ class EdgeQuotes:
             return row
         per_line = [split_at_edges(line.rstrip("\r\n"), self.delimiter, self.quote) for line in self.taken]
         if len(per_line) > 1 and self.width is not None and all(len(r) == self.width for r in per_line):
-            # Only the lines holding a quote are named: a stray quote that swallowed the rest of
-            # the file had every line after it named as holding one ('50001 lines hold a "').
-            self.mended.extend(first + k for k, line in enumerate(self.taken) if self.quote in line)
+            # Only the lines whose own quotes do not close at an edge are named: a stray quote that
+            # swallowed the rest of the file had every line after it named ('50001 lines hold a "').
+            self.mended.extend(first + k for k, line in enumerate(self.taken) if self._refused(line))
             self.queued = [(r, first + k) for k, r in enumerate(per_line)]
             return next(self)
         if row is not None:
@@ -122,6 +123,17 @@ class EdgeQuotes:
         self.line_num = self.reader.line_num
         self._note_quoted_blanks()
         return split_at_edges("".join(self.taken).rstrip("\r\n"), self.delimiter, self.quote)
+
+    def _refused(self, line: str) -> bool:
+        """Whether csv.reader, strict, refuses `line` as a record of its own: a quote on it that
+        does not close at a field's edge (`"unclosed`), not a field quoted as written (`"a, b"`)."""
+        if self.quote not in line:
+            return False
+        try:
+            next(csv.reader([line], **self.dialect), None)
+        except csv.Error:
+            return True
+        return False
 
     def _note_quoted_blanks(self) -> None:
         """Note the fields of the record just read whose quotes enclose only whitespace. Only a

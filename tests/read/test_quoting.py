@@ -75,6 +75,19 @@ def test_a_stray_quote_names_its_own_line_not_every_line_it_would_have_swallowed
     assert mended == [stray_at]
 
 
+@pytest.mark.parametrize(
+    ("d", "quoted", "value"),
+    [(",", '"Smith, John"', "Smith, John"), (";", '"say ""hi"""', 'say "hi"'), ("\t", '"Smith"', "Smith")],
+)
+def test_a_field_quoted_as_written_after_a_stray_quote_is_not_named(d, quoted, value):
+    """A stray quote swallowed the lines after it up to the next quote: a line there whose
+    quotes enclose a field as written ('"Smith, John"') was named as holding a stray one."""
+    lines = [f"id{d}name{d}n", f'1{d}"unclosed{d}7', f"2{d}b{d}3", f"3{d}{quoted}{d}4", f"4{d}e{d}5"]
+    got, _, mended = rows("\n".join(lines) + "\n", 3, d)
+    assert got[3] == ["3", value, "4"] and got[1][1] == '"unclosed' and len(got) == len(lines)
+    assert mended == [2]
+
+
 def test_a_quote_closing_mid_field_keeps_the_field_as_written_and_says_the_line():
     got, _, mended = rows('a,b\n"ACME" GMBH,1\nx,2\n', 2)
     assert got[1] == ['"ACME" GMBH', "1"] and got[2] == ["x", "2"] and mended == [2]
