@@ -78,3 +78,16 @@ def test_a_unit_on_some_values_only_is_kept_as_text_never_given_to_the_rest(ns, 
     price = columns(dataset)["price"]
     assert price.type == "string" or any(q.column == "price" for q in dataset.questions)
     assert [r["price"] for r in dataset.sample[: len(values)]] == values
+
+
+@pytest.mark.parametrize(("unit_value", "bare"), [("$5.00", "6.00"), ("12 €", "13"), ("£3", "4")])
+def test_a_bare_value_among_many_with_a_unit_is_asked_and_the_unit_reading_rejects_it(ns, tmp_path, unit_value, bare):
+    """Where the unit is on most values, the money reading is offered with the bare value among
+    the rows it rejects: never read as money without a word."""
+    values = [unit_value] * 40 + [bare]
+    path = tmp_path / "prices.csv"
+    path.write_text("id;price\n" + "".join(f"{i};{v}\n" for i, v in enumerate(values)), encoding="utf-8")
+    _, dataset = ingest(ns, path)
+    assert columns(dataset)["price"].type == "string"
+    (q,) = [q for q in dataset.questions if q.column == "price"]
+    assert q.kind == "mixed_values" and [(o.type, o.rows_rejected) for o in q.options] == [("string", 0), ("number", 1)]
