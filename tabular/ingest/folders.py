@@ -75,32 +75,45 @@ def kind(mode: int) -> str:
     return KINDS.get(stat.S_IFMT(mode), "no regular file")
 
 
+def refusal(path: str, roots: tuple[str, ...]) -> PathNotAllowed:
+    """The one answer for every path a link may not watch: outside the roots, the home or inside
+    it, there or not, a symlink or a loop. It echoes what the caller sent and names no server path
+    (issue 53: the home's own message had told a writer where the home was, by elimination)."""
+    if not any(roots):
+        return PathNotAllowed(
+            f"{path[:200]!r} may not be linked: this deployment allows no linked folders (the link_roots setting)"
+        )
+    return PathNotAllowed(
+        f"{path[:200]!r} may not be linked: a link watches only a folder inside the link roots it is given "
+        "(the link_roots setting, or the org's link_roots in the tokens file), never the server's own storage"
+    )
+
+
+def _inside(path: Path, roots: list[Path]) -> bool:
+    return any(path == r or path.is_relative_to(r) for r in roots)
+
+
 def allowed_path(path: str, roots: tuple[str, ...], home: Path | None = None) -> Path:
-    """The folder a link may watch: it exists, is no filesystem root, is not the home or inside it
-    (whatever the roots), and lies (symlinks resolved) inside one of the allowed roots; else the
-    error that says which."""
+    """The folder a link may watch: it lies (symlinks resolved) inside one of the allowed roots,
+    is not the home or inside it (whatever the roots), is no filesystem root, and exists; else
+    the error that says which. Every path it may not watch gets one answer (`refusal`), given
+    before whether the path exists is looked at: a caller learns nothing of folders outside its
+    roots, the home's whereabouts among them."""
+    given = os.path.abspath(os.path.expanduser(path))  # `~user` unknown stays as written
+    if Path(given).parent == Path(given):
+        raise DiskRoot(f"{path[:200]!r} is the root of a filesystem; link a folder inside it")
+    allowed = [Path(r).expanduser().resolve() for r in roots if r]
     try:
-        resolved = Path(path).expanduser().resolve()
-    except (ValueError, OSError, RuntimeError) as err:  # a NUL byte, a symlink loop, no home for ~
-        raise PathNotFound(f"{path[:200]!r} is no folder path ({err})") from None
-    if resolved == Path(resolved.anchor) or resolved.parent == resolved:
-        raise DiskRoot(f"{path!r} is the root of a filesystem; link a folder inside it")
-    if home is not None and (resolved == home or resolved.is_relative_to(home)):
-        raise PathNotAllowed(
-            f"{path!r} is the server's home or inside it, where it keeps every org's uploads and "
-            "snapshots; it is never linked, whatever the link roots"
-        )
-    # Outside the roots before whether it exists: a caller learns nothing of folders it may not link.
-    inside = [
-        r for r in (Path(r).expanduser().resolve() for r in roots if r) if resolved == r or resolved.is_relative_to(r)
-    ]
-    if not inside:
-        where = (
-            ", ".join(roots)
-            if any(roots)
-            else "none: this deployment allows no linked folders (the link_roots setting)"
-        )
-        raise PathNotAllowed(f"{path!r} is outside the folders links may watch ({where})")
+        resolved = Path(given).resolve()
+    except (ValueError, OSError, RuntimeError) as err:  # a NUL byte, a symlink loop
+        if not _inside(Path(given), allowed):
+            raise refusal(path, roots) from None
+        why = err.strerror if isinstance(err, OSError) else "a symlink loop" if isinstance(err, RuntimeError) else err
+        raise PathNotFound(f"{path[:200]!r} is no folder path ({why})") from None
+    if not _inside(resolved, allowed) or (home is not None and _inside(resolved, [home])):
+        raise refusal(path, roots)
+    if resolved.parent == resolved:  # a root of "/" itself
+        raise DiskRoot(f"{path[:200]!r} is the root of a filesystem; link a folder inside it")
     try:
         is_dir, exists = resolved.is_dir(), resolved.exists()
     except OSError as err:  # a name past the filesystem's limit, a folder it may not look into

@@ -28,9 +28,11 @@ path: it is opened once, component by component with no symlink followed (`O_NOF
 without blocking (`O_NONBLOCK`), checked to be the walk's very file (device and inode), hashed and
 copied into the upload store from that one descriptor, and the ingest reads the copy; a hard link
 on the home's filesystem (it could be one of the home's files: another org's data); the home
-itself, whatever the roots (a folder holding it is walked without it); a folder another org has
-linked, or one inside or around it. Each link has a lock of its own, never held by another's
-scan, and a scan ends at its next file (or its next MiB) once the linker stops.
+itself, whatever the roots (a folder holding it is walked without it). What an org may read is
+its link roots alone: another org's link of the same folder changes nothing of its answer (issue
+53: refusing the second org told it the first had linked there). Each link has a lock of its
+own, never held by another's scan, and a scan ends at its next file (or its next MiB) once the
+linker stops.
 """
 
 from __future__ import annotations
@@ -46,7 +48,6 @@ from pathlib import Path
 
 from ..errors import (
     FolderTooLarge,
-    PathNotAllowed,
     RateLimited,
     TooLarge,
     TooManyFiles,
@@ -87,7 +88,7 @@ class Linker:
         self.roots_for: Callable[[str], tuple[str, ...] | None] = lambda org: None
         self._locks: dict[str, threading.Lock] = {}  # one per link: no scan waits on another link's
         self._locks_guard = threading.Lock()
-        self._making = threading.Lock()  # held only across the checks and the insert of a new link
+        self._making = threading.Lock()  # held only across the last check and the insert of a new link
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -112,18 +113,9 @@ class Linker:
         """A new link (or the same folder's existing one in this namespace), scanned once."""
         roots = self.roots_for(org)
         root = allowed_path(path, self.settings.link_roots_list() if roots is None else roots, self.home.path)
-        self._not_anothers(org, path, root)
-        con = self.catalog.conn()
-        for row in links_of(con, org, namespace):
-            if row["path"] == str(root):
-                self.start()  # linked again (a notebook opened anew): this process follows it too
-                return row["link_id"]
-        if len(links_of(con, org, namespace)) >= self.settings.links_per_namespace:
-            raise TooManyLinks(
-                f"this namespace has {self.settings.links_per_namespace} linked folders, the most it may have (links_per_namespace)",
-                count=self.settings.links_per_namespace,
-                limit=self.settings.links_per_namespace,
-            )
+        if (linked := self._linked(org, namespace, root)) is not None:
+            self.start()  # linked again (a notebook opened anew): this process follows it too
+            return linked
         patterns = list(patterns or DEFAULT_PATTERNS)
         seen = walk(root, patterns, recursive, self.home).files
         total = sum(s.size for s in seen.values())
@@ -141,8 +133,9 @@ class Linker:
             )
         label = label or root.name
         link_id = f"l_{uuid.uuid4().hex[:16]}"
-        with self._making:  # two orgs linking the same folder at once: the second is refused
-            self._not_anothers(org, path, root)
+        with self._making:  # the same folder linked twice at once in one namespace: one link
+            if (linked := self._linked(org, namespace, root)) is not None:
+                return linked
             with self.catalog.change() as cur:
                 insert(
                     cur,
@@ -163,23 +156,21 @@ class Linker:
         self._wake.set()
         return link_id
 
-    def _not_anothers(self, org: str, path: str, root: Path) -> None:
-        """PATH_NOT_ALLOWED when another org has linked this folder, one inside it or one around
-        it: one org's link never reads what another's does."""
-        for row in links_of(self.catalog.conn()):
-            theirs = Path(row["path"])
-            if row["org"] == org or not (root == theirs or root.is_relative_to(theirs) or theirs.is_relative_to(root)):
-                continue
-            where = (
-                "this folder"
-                if root == theirs
-                else "a folder around it"
-                if root.is_relative_to(theirs)
-                else "a folder inside it"
+    def _linked(self, org: str, namespace: str, root: Path) -> str | None:
+        """This namespace's link of the folder, if it has one; TOO_MANY_LINKS when it has room
+        for no other. Only the caller's own namespace is looked at: another org's links of the
+        folder change nothing here."""
+        rows = links_of(self.catalog.conn(), org, namespace)
+        for row in rows:
+            if row["path"] == str(root):
+                return row["link_id"]
+        if len(rows) >= self.settings.links_per_namespace:
+            raise TooManyLinks(
+                f"this namespace has {self.settings.links_per_namespace} linked folders, the most it may have (links_per_namespace)",
+                count=self.settings.links_per_namespace,
+                limit=self.settings.links_per_namespace,
             )
-            raise PathNotAllowed(
-                f"{path!r} may not be linked: another org has linked {where}, and one org's link never reads a folder another org's does"
-            )
+        return None
 
     def unlink(self, link_id: str, delete_sources: bool) -> int:
         """Stop following a link; its sources stay unless asked. Answers the sources deleted."""

@@ -356,8 +356,10 @@ def test_the_soak_of_500_files_learns_each_at_its_latest_content():
 
 def test_a_path_that_is_no_path_is_refused_not_a_crash(home):
     engine, ns, root = home
-    for path in (str(root) + "/a\x00b", "~nosuchuser/x", str(root) + "/" + "x" * 300):
+    for path in (str(root) + "/a\x00b", str(root) + "/" + "x" * 300):
         refused(lambda path=path: ns.call("knowledge.link_dir", {"path": path}), "PATH_NOT_FOUND")
+    # ~ of no user is a path relative to the working directory, outside the roots as any other
+    refused(lambda: ns.call("knowledge.link_dir", {"path": "~nosuchuser/x"}), "PATH_NOT_ALLOWED")
 
 
 def test_a_file_past_max_local_file_bytes_fails_too_large_without_being_read(tmp_path):

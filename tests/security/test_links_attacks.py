@@ -112,7 +112,6 @@ def test_the_home_is_never_linkable_whatever_the_roots(tmp_path):
             for path in (srv.home, srv.home / "uploads", srv.home / "extractions", srv.home / "snapshots"):
                 r = link(globex, path)
                 assert r.status_code == 403 and code(r) == "PATH_NOT_ALLOWED", r.text
-                assert "home" in r.json()["detail"]["message"]
             # A folder holding the home (the roots themselves) may be linked; the home is not read in it.
             r = link(globex, tmp_path, patterns=["*"])
             assert r.status_code == 200, r.text
@@ -123,22 +122,74 @@ def test_the_home_is_never_linkable_whatever_the_roots(tmp_path):
         srv.stop()
 
 
-def test_one_org_never_links_a_folder_another_org_has_linked(tmp_path):
-    write(tmp_path / "shared" / "acme" / "rows.csv", "id\n1\n")
+def test_every_path_a_link_may_not_watch_gets_one_answer_naming_no_server_path(tmp_path, tmp_path_factory):
+    """The home, what is in it (there or not), and paths outside the roots (there or not, a
+    symlink loop, a user's ~) answer alike: the home's own message had told a writer which path
+    was the home, and the roots' listed the server's folders."""
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "real").mkdir()
+    (outside / "loop").symlink_to(outside / "loop")
+    srv = serve(tmp_path).start()
+    try:
+        with srv.client(GLOBEX) as globex:
+            paths = [
+                str(srv.home),
+                str(srv.home / "uploads"),
+                str(srv.home / "no-such-folder"),
+                str(srv.home / "uploads" / ".." / "nothing"),
+                str(outside / "real"),
+                str(outside / "no-such-folder"),
+                str(outside / "loop" / "x"),
+                "/etc",
+                "~root",
+                "~nosuchuser/x",
+                "relative/to/the/server",
+            ]
+            messages = set()
+            for path in paths:
+                r = globex.post("/v1/knowledge.link_dir", json={"path": path})
+                assert r.status_code == 403 and code(r) == "PATH_NOT_ALLOWED", (path, r.text)
+                message = r.json()["detail"]["message"]
+                assert repr(path) in message, message
+                said = message.replace(repr(path), "<path>")
+                assert str(srv.home) not in said and str(tmp_path) not in said and "/" not in said, said
+                messages.add(said)
+            assert len(messages) == 1, messages
+            # Inside the roots whether a folder is there is the caller's to know.
+            r = link(globex, tmp_path / "no-such-folder")
+            assert r.status_code == 404 and code(r) == "PATH_NOT_FOUND", r.text
+    finally:
+        srv.stop()
+
+
+def test_another_orgs_link_of_a_folder_changes_nothing_of_the_answer(tmp_path):
+    """What an org may read is its link roots alone: another org's link of the same folder, one
+    inside it or one around it, neither refuses it nor shows (the refusal had told globex that
+    acme linked there). Each link is its org's own: its sources, its unlinking."""
+    write(tmp_path / "shared" / "acme" / "rows.csv", "id\n1\n2\n")
+    write(tmp_path / "shared" / "acme" / "inner" / "x.csv", "id\n1\n")
+    write(tmp_path / "shared" / "calm" / "rows.csv", "id\n1\n2\n")
     srv = serve(tmp_path).start()
     try:
         with srv.client(ACME) as acme, srv.client(GLOBEX) as globex:
-            assert link(acme, tmp_path / "shared" / "acme").status_code == 200
-            for path in (tmp_path / "shared" / "acme", tmp_path / "shared" / "acme" / ".", tmp_path / "shared"):
+            never = link(globex, tmp_path / "shared" / "calm")  # a folder no one else linked
+            assert never.status_code == 200, never.text
+            mine = link(acme, tmp_path / "shared" / "acme")
+            assert mine.status_code == 200, mine.text
+            for path in (tmp_path / "shared" / "acme", tmp_path / "shared" / "acme" / "inner", tmp_path / "shared"):
                 r = link(globex, path)
-                assert r.status_code == 403 and code(r) == "PATH_NOT_ALLOWED", r.text
-                assert "another org" in r.json()["detail"]["message"]
-            write(tmp_path / "shared" / "acme" / "inner" / "x.csv", "id\n1\n")
-            r = link(globex, tmp_path / "shared" / "acme" / "inner")
-            assert r.status_code == 403 and code(r) == "PATH_NOT_ALLOWED", r.text
-            # acme itself may link another view of its own folder, in another namespace
-            r = link(acme, tmp_path / "shared" / "acme" / "inner", namespace="second")
+                assert r.status_code == 200, r.text
+                assert set(r.json()) == set(never.json()) and r.json()["link_id"] != mine.json()["link_id"]
+            theirs = link(globex, tmp_path / "shared" / "acme").json()  # linked again: the same link
+            assert theirs["link_id"] not in {
+                x["link_id"] for x in acme.post("/v1/knowledge.list_dirs", json={}).json()["links"]
+            }
+            r = acme.post("/v1/knowledge.unlink_dir", json={"link_id": theirs["link_id"]})
+            assert r.status_code == 404 and code(r) == "RESOURCE_NOT_FOUND", r.text
+            r = acme.post("/v1/knowledge.unlink_dir", json={"link_id": mine.json()["link_id"]})
             assert r.status_code == 200, r.text
+            listed = globex.post("/v1/knowledge.list_dirs", json={}).json()["links"]
+            assert theirs["link_id"] in {x["link_id"] for x in listed}  # acme's unlink left globex's be
     finally:
         srv.stop()
 
