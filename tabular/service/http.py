@@ -403,15 +403,18 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
 
     @app.get("/healthz", tags=["service"])
     async def healthz(request: Request) -> dict:
-        """Up; to a caller with a token (or in single-user mode), also the ops served and the ingest jobs waiting."""
+        """Up; to a caller with a token, also the ops served and its own org's ingest jobs waiting
+        (in single-user mode, every job waiting: there is one user)."""
         try:
-            tokens.identify(request.headers.get("authorization"))
+            grant = tokens.identify(request.headers.get("authorization"))
         except TabularError:
             return {"status": "ok"}  # no counts of other tenants' work to strangers
+        waiting = engine.jobs.waiting
         return {
             "status": "ok",
             "ops": len(REGISTRY),
-            "jobs_waiting": len(engine.jobs.waiting),
+            # Another org's queue is its own business (SPEC §2): it had counted every org's jobs.
+            "jobs_waiting": len(waiting) if tokens.single_user else waiting.waiting(grant.org),
             "auth": "single-user" if tokens.single_user else "tokens",
         }
 

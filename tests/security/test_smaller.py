@@ -4,6 +4,8 @@ a stranger, unbounded text fields, and rejected values kept whole."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 from service.support import CSV, Server, envelope, ingest
@@ -41,6 +43,39 @@ def test_healthz_tells_a_stranger_only_that_it_is_up(two_orgs):
         assert stranger.get("/healthz").json() == {"status": "ok"}
     with two_orgs.client(TOKENS["globex-viewer"][0]) as c:
         assert "jobs_waiting" in c.get("/healthz").json()
+
+
+def test_healthz_counts_only_the_callers_own_orgs_waiting_jobs(tmp_path):
+    """globex's queue is globex's: acme's token had been told every org's waiting jobs."""
+    from fastapi.testclient import TestClient
+    from service.support import start_ingest
+
+    from tabular.engine import Engine
+    from tabular.service.http import create_app
+    from tabular.settings import Settings
+
+    from .conftest import tokens_file
+
+    settings = Settings(tokens=str(tokens_file(tmp_path)), ingest_workers=1, ingest_workers_per_org=1)
+    engine = Engine(str(tmp_path / "home"), settings)
+    gate, run = threading.Event(), engine.jobs._run
+    engine.jobs._run = lambda ingestion_id: (gate.wait(60), run(ingestion_id))  # the first job holds the worker
+    try:
+        app = create_app(engine, mcp=False)
+        acme, globex = (
+            TestClient(app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {TOKENS[name][0]}"})
+            for name in ("acme-viewer", "globex-writer")
+        )
+        for k in range(3):
+            start_ingest(globex, CSV / "crlf.csv", f"queued-{k}.csv")
+        deadline = time.monotonic() + 30
+        while len(engine.jobs.waiting) != 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert globex.get("/healthz").json()["jobs_waiting"] == 2
+        assert acme.get("/healthz").json()["jobs_waiting"] == 0
+    finally:
+        gate.set()
+        engine.close()
 
 
 @pytest.mark.parametrize(
