@@ -130,6 +130,10 @@ class Settings:
     tokens: str = ""
     # How often the tokens file is looked at for changes (a removed token stops working then).
     tokens_check_seconds: float = 2.0
+    # The page's sign-in (/ui): a session lasts this long, and one token holds at most this many
+    # at once (a sign-in past it ends that token's oldest).
+    ui_session_seconds: float = 12 * 3600.0
+    ui_sessions_per_token: int = 20
     # Ingest jobs: worker threads, jobs that may wait beyond them (more is 503 OVERLOADED), and
     # how many times a job interrupted by a crash is started before it fails retries_exhausted.
     ingest_workers: int = 3
@@ -237,7 +241,7 @@ class Settings:
 
 
 # Counts of things that must exist for the engine to work at all.
-_AT_LEAST_ONE = frozenset({"ingest_workers", "ingest_workers_per_org", "job_attempts"})
+_AT_LEAST_ONE = frozenset({"ingest_workers", "ingest_workers_per_org", "job_attempts", "ui_sessions_per_token"})
 
 
 # The settings a refusal may name: every one whose name is no single word (a word such as

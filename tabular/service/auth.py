@@ -35,6 +35,7 @@ import logging
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -129,6 +130,7 @@ class Tokens:
         self._stamp = _stamp(path) if path else ()
         self._checked = time.monotonic()
         self._lock = threading.Lock()
+        self._listeners: list[Callable[[dict[str, TokenEntry]], None]] = []
 
     @classmethod
     def load(cls, settings: Settings) -> Tokens:
@@ -155,6 +157,14 @@ class Tokens:
                 self.entries = _read(self.path)
             except ValueError as err:
                 log.error("%s; the tokens read before still serve", err)
+                return
+            for listener in self._listeners:
+                listener(self.entries)
+
+    def on_change(self, listener: Callable[[dict[str, TokenEntry]], None]) -> None:
+        """Call `listener(entries)` each time the file is read anew (the page's sessions end
+        with a token removed, even one put back before they are next looked at)."""
+        self._listeners.append(listener)
 
     def link_roots(self, org: str) -> tuple[str, ...] | None:
         """The folders `org` may link: its entries' `link_roots` together; None when none of its
@@ -177,7 +187,14 @@ class Tokens:
         scheme, _, token = authorization.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise AuthInvalid("the Authorization header is not 'Bearer <token>'")
-        digest = token_hash(token.strip())
+        return self.grant_of(token_hash(token.strip()))
+
+    def grant_of(self, digest: str) -> Grant:
+        """The grant of the token whose sha256 is `digest`, as the file says now (a sign-in of
+        the page holds the digest, never the token); AUTH_INVALID when it is gone or expired."""
+        if self.entries is None:
+            return self.local
+        self._fresh()
         entry = self.entries.get(digest)
         if entry is None:
             raise AuthInvalid("the token is not known to this service")

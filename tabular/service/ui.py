@@ -4,10 +4,12 @@ script, every asset in the package. The page has no logic of its own: every read
 an op of the registry, run by `Service.run` for the signed-in caller as HTTP runs it (the role
 check, the org's slots, the audit line), so a page refused an op shows the op's own refusal.
 
-Who: with tokens, a sign-in page takes a token and keeps it in an HttpOnly, SameSite=Strict
-cookie (Secure over https); in single-user mode the local user, as the API has. Every change is a
-POST that carries the session's CSRF token (an HMAC of a random session cookie) from a hidden
-field and comes from this site's own Origin. Reads are GETs, so a dataset, a question and a plan
+Who: with tokens, a sign-in page takes a token and begins a session held by this process
+(sessions.py); the HttpOnly, SameSite=Strict cookie (Secure over https, Path=/ui) holds only the
+session's random id, never the token, so sign-out or the token's removal ends it in every copy;
+in single-user mode the local user, as the API has. Every change is a POST that carries the
+session's CSRF token (an HMAC of the session cookie's id) from a hidden field and comes from this
+site's own Origin. Reads are GETs, so a dataset, a question and a plan
 each have a URL to share."""
 
 from __future__ import annotations
@@ -32,19 +34,23 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 
-from ..errors import AuthInsufficient, AuthInvalid, ErrorItem, TabularError, TooLarge, ValidationFailed
+from ..errors import AuthInsufficient, ErrorItem, TabularError, TooLarge, ValidationFailed
 from ..ingest.uploads import store_upload
 from ..ops import REGISTRY
 from ..results import FORMATS as RESULT_FORMATS
 from .auth import Grant
 from .calls import Service, audit, parse_body, request_id
+from .sessions import Sessions
 
 try:
     from .. import charts  # optional: the chart of an answer; the page shows none without it
 except ImportError:  # pragma: no cover - charts is a sibling module, present in a full checkout
     charts = None
 
-SID, TOKEN = "tabular_sid", "tabular_token"
+SID = "tabular_session"  # a random id: the CSRF token's key and, once signed in, the session's
+# Cookies of earlier versions (path /): the token itself, and the id; removed where still sent.
+LEGACY = ("tabular_token", "tabular_sid")
+SID_FORM = re.compile(r"[A-Za-z0-9_-]{20,64}")
 TYPES = ("string", "number", "bool", "date", "datetime", "time", "duration")
 SOURCES_PAGE = 50  # sources per page of /ui/sources (each costs a dataset_get)
 SAMPLE_ROWS = 20
@@ -93,6 +99,12 @@ class Visit:
         return self.url("/ui/ask", plan=plan if isinstance(plan, str) else _json(plan))
 
 
+def _cookie_values(header: str, name: str) -> list[str]:
+    """Each value the Cookie header gives `name`, in the order sent."""
+    pairs = (part.strip().partition("=") for part in header.split(";"))
+    return [value.strip().strip('"') for key, _, value in pairs if key.strip() == name]
+
+
 class Pages:
     """The routes of /ui over one Service."""
 
@@ -100,21 +112,25 @@ class Pages:
         self.service = service
         self.tokens = service.tokens
         self.secret = secrets.token_bytes(32)  # CSRF tokens of this process (a restart asks to reload)
+        settings = service.settings
+        self.sessions = Sessions(self.tokens, settings.ui_session_seconds, settings.ui_sessions_per_token)
 
     # -- who is looking ------------------------------------------------------------------------
 
     def visit(self, request: Request) -> Visit:
-        sid = request.cookies.get(SID, "")
-        new_sid = not re.fullmatch(r"[A-Za-z0-9_-]{20,64}", sid)
+        # Every session cookie sent (a browser sends one per path or domain that set it, and
+        # Starlette keeps the last): a live session among them, else the first as the CSRF key.
+        sids = [v for v in _cookie_values(request.headers.get("cookie", ""), SID) if SID_FORM.fullmatch(v)][:4]
+        grant: Grant | None = self.tokens.local if self.tokens.single_user else None
+        sid = sids[0] if sids else ""
+        for given in sids if grant is None else ():
+            # The session's token looked up again on every request: removed, it is signed out.
+            if (grant := self.sessions.grant(given)) is not None:
+                sid = given
+                break
+        new_sid = not sid
         if new_sid:
             sid = secrets.token_urlsafe(24)
-        grant = self.tokens.local if self.tokens.single_user else None
-        token = request.cookies.get(TOKEN, "")
-        if grant is None and token:
-            try:
-                grant = self.tokens.identify(f"Bearer {token}")
-            except AuthInvalid:
-                grant = None
         # Not cut to a length: a namespace the ops refuse is shown refused, not another one opened.
         namespace = request.query_params.get("namespace", "")
         shown = self.tokens.namespace_of(grant, namespace) if grant is not None else namespace
@@ -151,12 +167,26 @@ class Pages:
             "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
         )
         if visit.new_sid:
-            self.set_cookie(request, response, SID, visit.sid)
+            self.set_cookie(request, response, visit.sid)
+        self.forget_legacy(request, response)
         return response
 
-    def set_cookie(self, request: Request, response: Response, name: str, value: str) -> None:
-        secure = request.url.scheme == "https"
-        response.set_cookie(name, value, httponly=True, samesite="strict", secure=secure, path="/")
+    def set_cookie(self, request: Request, response: Response, sid: str, max_age: int | None = None) -> None:
+        """The session cookie: the id alone, for the page's paths only."""
+        response.set_cookie(SID, sid, max_age=max_age, path="/ui", **self._flags(request))
+
+    def delete_cookie(self, request: Request, response: Response) -> None:
+        response.delete_cookie(SID, path="/ui", **self._flags(request))
+
+    def forget_legacy(self, request: Request, response: Response) -> None:
+        """An earlier version's cookies, still sent: removed (one of them held the token itself)."""
+        for name in LEGACY:
+            if name in request.cookies:
+                response.delete_cookie(name, path="/", **self._flags(request))
+
+    @staticmethod
+    def _flags(request: Request) -> dict[str, Any]:
+        return {"httponly": True, "samesite": "strict", "secure": request.url.scheme == "https"}
 
     def failed(self, request: Request, visit: Visit, err: TabularError, **context: Any) -> HTMLResponse:
         stale = err.code == "PRECONDITION_FAILED"
@@ -485,8 +515,10 @@ def _signin_routes(pages: Pages, router: APIRouter) -> None:
         target = form.get("next", "")
         target = target if target.startswith("/ui/") and not target.startswith("//") else "/ui/sources"
         response = RedirectResponse(target, status_code=303)
-        pages.set_cookie(request, response, TOKEN, form.get("token", "").strip())
-        pages.set_cookie(request, response, SID, secrets.token_urlsafe(24))  # a new session, a new CSRF token
+        # A new id, so one planted before signing in is never the session (and a new CSRF token).
+        sid = pages.sessions.begin(form.get("token", "").strip())
+        pages.set_cookie(request, response, sid, max_age=int(pages.service.settings.ui_session_seconds))
+        pages.forget_legacy(request, response)
         return response
 
     async def signout(request: Request) -> Response:
@@ -495,9 +527,10 @@ def _signin_routes(pages: Pages, router: APIRouter) -> None:
             pages.check_post(request, visit, (await _form(request)).get("csrf", ""))
         except TabularError as err:
             return pages.failed(request, visit, err)
+        pages.sessions.end(visit.sid)  # the session is over, in every copy of its cookie
         response = RedirectResponse("/ui/signin", status_code=303)
-        response.delete_cookie(TOKEN, path="/")
-        response.delete_cookie(SID, path="/")
+        pages.delete_cookie(request, response)
+        pages.forget_legacy(request, response)
         return response
 
     router.add_route("/ui/signin", signin_page, methods=["GET"])
@@ -508,6 +541,7 @@ def _signin_routes(pages: Pages, router: APIRouter) -> None:
 def mount(app: FastAPI, service: Service) -> None:
     """/ui and its pages, its assets at /ui/static, and / sent to /ui."""
     pages = Pages(service)
+    app.state.pages = pages  # the page's sessions, where tests can look at them
     router = APIRouter(include_in_schema=False)
 
     async def home(request: Request) -> Response:

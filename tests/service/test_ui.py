@@ -199,7 +199,7 @@ def test_a_plan_that_is_not_json_is_refused_in_the_page(single):
     assert page.status_code == 200 and "not JSON" in page.text
 
 
-def test_without_a_token_the_page_asks_to_sign_in_and_keeps_the_token_httponly(tenants):
+def test_without_a_token_the_page_asks_to_sign_in_and_keeps_its_session_httponly(tenants):
     c = TestClient(tenants, base_url=BASE)
     r = c.get("/ui/sources", follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"].startswith("/ui/signin")
@@ -209,8 +209,9 @@ def test_without_a_token_the_page_asks_to_sign_in_and_keeps_the_token_httponly(t
     r = c.post(
         "/ui/signin", data={"csrf": csrf_of(page), "token": "tok-a-writer"}, headers=ORIGIN, follow_redirects=False
     )
-    cookie = next(v for k, v in r.headers.multi_items() if k == "set-cookie" and v.startswith("tabular_token="))
+    cookie = next(v for k, v in r.headers.multi_items() if k == "set-cookie" and v.startswith("tabular_session="))
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
+    assert "Path=/ui" in cookie and "tok-a-writer" not in cookie  # the session's id, never the token
     assert "Secure" not in cookie  # served over http here
     assert 'id="who">alice<' in c.get("/ui/sources").text
 
