@@ -191,7 +191,7 @@ class NamespaceOps:
         whole = self._stream(
             self._plan({"datasets": [{"source_uri": source_uri, "dataset_id": dataset_id}]})
         ).read_all()
-        return pl.from_arrow(results.months_kept(whole))
+        return pl.from_arrow(results.polars_ready(whole))
 
     def _plan(self, plan: dict | BaseModel) -> dict:
         if isinstance(plan, BaseModel):

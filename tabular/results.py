@@ -9,10 +9,11 @@ import os
 from collections.abc import Iterator
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from .jsonval import to_json
+from .jsonval import ARROW_DECIMAL_SCALE, iso_text, json_column, json_columns
 
 FORMATS = {
     "arrow": "application/vnd.apache.arrow.stream",
@@ -36,36 +37,86 @@ def format_of(path: str) -> str | None:
     }.get(suffix)
 
 
-def _portable_type(t: pa.DataType) -> pa.DataType:
-    # Durations (DuckDB's INTERVAL) have no CSV or Parquet form every reader takes: ISO 8601 text.
-    return pa.string() if pa.types.is_interval(t) or pa.types.is_duration(t) else t
+def _as_text(t: pa.DataType, fmt: str) -> bool:
+    """Whether a column of type `t` is written to `fmt` as its SPEC §3 JSON text (jsonval.json_column)
+    rather than as Arrow holds it. Arrow and Parquet keep every type but DuckDB's INTERVAL (a month
+    is no fixed count of days, and Parquet readers differ on its parts); CSV takes the text for
+    every value Arrow's writer would write otherwise: dates and times (ISO, any year: Arrow writes
+    "<value out of range>" past 9999), decimals of more than six places (Arrow writes 0E-8) and
+    bytes (not UTF-8)."""
+    if pa.types.is_interval(t) or pa.types.is_duration(t):
+        return fmt != "arrow"
+    if fmt != "csv":
+        return False
+    return (
+        pa.types.is_date(t)
+        or pa.types.is_timestamp(t)
+        or pa.types.is_time(t)
+        or pa.types.is_binary(t)
+        or pa.types.is_large_binary(t)
+        or (pa.types.is_decimal(t) and t.scale > ARROW_DECIMAL_SCALE)
+    )
 
 
-def portable(batch: pa.RecordBatch) -> pa.RecordBatch:
-    """The batch with its durations as ISO 8601 text (the only columns converted value by value)."""
-    if not any(_portable_type(f.type) != f.type for f in batch.schema):
+def _text_array(column: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if pa.types.is_date(column.type) or pa.types.is_timestamp(column.type) or pa.types.is_time(column.type):
+        return iso_text(column)
+    return pa.array(json_column(column), pa.string())
+
+
+def _schema(schema: pa.Schema, fmt: str) -> pa.Schema:
+    return pa.schema([f.with_type(pa.string()) if _as_text(f.type, fmt) else f for f in schema])
+
+
+def portable(batch: pa.RecordBatch, fmt: str) -> pa.RecordBatch:
+    """The batch as `fmt` writes it: a column of a type `fmt` does not keep as Arrow holds it as
+    its SPEC §3 text (_as_text), converted a column at a time; every other column as it is."""
+    if not any(_as_text(t, fmt) for t in batch.schema.types):
         return batch
-    columns = []
-    for column, field in zip(batch.columns, batch.schema):
-        if _portable_type(field.type) == field.type:
-            columns.append(column)
-        else:
-            columns.append(pa.array([None if v is None else to_json(v) for v in column.to_pylist()], pa.string()))
-    return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+    columns = [_text_array(c) if _as_text(c.type, fmt) else c for c in batch.columns]
+    return pa.RecordBatch.from_arrays(columns, schema=_schema(batch.schema, fmt))
 
 
-def months_kept(table: pa.Table) -> pa.Table:
-    """The table with DuckDB's intervals (Arrow's month_day_nano) as ISO 8601 text, for Polars,
-    which has no type that keeps a month a month (its Duration would make one 30 days)."""
-    if not any(pa.types.is_interval(f.type) for f in table.schema):
+# The days and microseconds (since 1970) Polars's Date and Datetime hold: years -262143 to
+# 262142 (chrono's); a value past them (DuckDB's reach ±5.8 M years, and its 'infinity') panics
+# Polars when it is shown or read, and a time of 24:00:00 becomes null.
+_POLARS_DAYS = (-96_465_292, 95_026_236)
+_POLARS_MICROS = (-8_334_601_228_800_000_000, 8_210_266_876_799_999_999)
+_DAY_MICROS = 86_400_000_000
+
+
+def _polars_holds(column: pa.ChunkedArray) -> bool:
+    t = column.type
+    if pa.types.is_date32(t):
+        low, high = _POLARS_DAYS
+    elif pa.types.is_timestamp(t) and t.unit == "us":
+        low, high = _POLARS_MICROS
+    elif pa.types.is_time64(t) and t.unit == "us":
+        low, high = 0, _DAY_MICROS - 1
+    else:
+        return not (pa.types.is_interval(t) or pa.types.is_duration(t))
+    ends = pc.min_max(column.cast(pa.int32() if pa.types.is_date32(t) else pa.int64()))
+    return ends["min"].as_py() is None or (low <= ends["min"].as_py() and ends["max"].as_py() <= high)
+
+
+def polars_ready(table: pa.Table) -> pa.Table:
+    """The table as Polars takes it whole: every column typed as it is, except intervals (Polars
+    has no type that keeps a month a month) and a date, timestamp or time column holding a value
+    Polars's type cannot (a year past ±262,142, 'infinity', 24:00:00), which are their SPEC §3
+    text, so no value is lost or panics Polars."""
+    if all(_polars_holds(c) for c in table.columns):
         return table
-    columns = [
-        pa.array([None if v is None else to_json(v) for v in column.to_pylist()], pa.string())
-        if pa.types.is_interval(column.type)
-        else column
-        for column in table.columns
-    ]
+    columns = [c if _polars_holds(c) else _text_array(c) for c in table.columns]
     return pa.Table.from_arrays(columns, names=table.schema.names)
+
+
+# ops/query.py reads Polars frames through this name (it kept a month a month before it kept the rest).
+months_kept = polars_ready
+
+
+# Characters that are a line's end to some readers (Python's splitlines, JavaScript) but that JSON
+# leaves as they are inside a string: escaped, so an NDJSON row is one line to every reader.
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
 def chunks(reader: pa.RecordBatchReader, fmt: str) -> Iterator[bytes]:
@@ -81,18 +132,14 @@ def chunks(reader: pa.RecordBatchReader, fmt: str) -> Iterator[bytes]:
         return piece
 
     if fmt == "ndjson":
-        # Values as knowledge.query's rows carry them (SPEC §3: decimals and big integers as text).
+        # Values as knowledge.query's rows carry them (SPEC §3), converted a column at a time.
         names = reader.schema.names
         for batch in reader:
-            columns = [column.to_pylist() for column in batch.columns]
-            yield "".join(
-                json.dumps(dict(zip(names, (to_json(c[i]) for c in columns))), ensure_ascii=False) + "\n"
-                for i in range(batch.num_rows)
-            ).encode()
+            rows = zip(*json_columns(batch)) if batch.num_columns else ([] for _ in range(batch.num_rows))
+            text = "".join(json.dumps(dict(zip(names, row)), ensure_ascii=False) + "\n" for row in rows)
+            yield text.translate(_LINE_BREAKS).encode()
         return
-    schema = (
-        reader.schema if fmt == "arrow" else pa.schema([f.with_type(_portable_type(f.type)) for f in reader.schema])
-    )
+    schema = _schema(reader.schema, fmt)
     if fmt == "arrow":
         writer = pa.ipc.new_stream(buffer, schema)
     elif fmt == "parquet":
@@ -101,7 +148,7 @@ def chunks(reader: pa.RecordBatchReader, fmt: str) -> Iterator[bytes]:
         writer = pacsv.CSVWriter(buffer, schema)
     rows = 0
     for batch in reader:
-        writer.write_batch(batch if fmt == "arrow" else portable(batch))
+        writer.write_batch(portable(batch, fmt))
         rows += batch.num_rows
         yield taken()
     if fmt == "parquet" and rows == 0:

@@ -1,5 +1,6 @@
 """Result values in their JSON form (SPEC §3): read a column at a time from Arrow, they are the
-values read row by row, for every type the fast path takes, nulls and edges included."""
+values read row by row, for every type the fast path takes, nulls and edges included; dates and
+times past what Python holds in ISO 8601's expanded form (SPEC §4)."""
 
 import duckdb
 import pytest
@@ -36,5 +37,70 @@ def test_columns_from_arrow_are_the_values_read_row_by_row(where):
         assert columns[12] == ["0.000001", "0.000000", None, "-0.000001"]
 
 
-def test_types_arrow_would_change_are_read_row_by_row():
-    assert not arrow_readable(["INTERVAL"]) and not arrow_readable(["TIMESTAMP"]) and not arrow_readable(['"NULL"'])
+def test_every_type_a_plan_gives_is_read_from_arrow_and_only_nested_ones_row_by_row():
+    scalars = ["INTERVAL", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE", "TIME", "DATE", '"NULL"', "UBIGINT", "BLOB"]
+    assert arrow_readable(scalars)
+    assert not arrow_readable(["INTEGER[]"]) and not arrow_readable(["STRUCT(a INTEGER)"])
+
+
+TIMES = """
+SELECT * FROM (VALUES
+  (TIMESTAMP '2024-02-29 10:00:00', TIMESTAMPTZ '2024-02-29 10:00:00.5+02', TIME '23:59:59.999999', DATE '0001-01-01',
+   INTERVAL '14 months 3 days 2 hours', '\\xAA\\x00'::BLOB, 'a'),
+  (TIMESTAMP '0001-01-01 00:00:00.000001', TIMESTAMPTZ '9999-12-31 23:59:59+00', TIME '00:00:00', DATE '9999-12-31',
+   INTERVAL '-90 minutes', ''::BLOB, NULL),
+  (NULL, NULL, NULL, NULL, NULL, NULL, NULL)
+) AS t(ts, tz, tm, d, i, b, n)
+"""
+
+
+def test_times_python_can_hold_are_written_as_python_writes_them():
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")  # as the catalog's connections are
+    types = [str(t) for t in con.sql(TIMES).types]
+    columns = json_columns(con.sql(TIMES).to_arrow_table(), types)
+    rows = [list(r) for r in zip(*columns)]
+    as_python = json_rows(con.execute(TIMES).fetchall(), len(types))
+    assert [r[:4] for r in rows] == [r[:4] for r in as_python]
+    assert [r[:6] for r in rows[:2]] == [
+        [
+            "2024-02-29T10:00:00",
+            "2024-02-29T08:00:00.500000+00:00",
+            "23:59:59.999999",
+            "0001-01-01",
+            "P1Y2M3DT2H",
+            "aa00",
+        ],
+        ["0001-01-01T00:00:00.000001", "9999-12-31T23:59:59+00:00", "00:00:00", "9999-12-31", "-PT1H30M", ""],
+    ]
+    assert rows[2] == [None] * 7
+
+
+BEYOND = """
+SELECT * FROM (VALUES
+  (DATE '9999-12-31' + 1, TIMESTAMP '9999-12-31 23:00:00' + INTERVAL 2 HOUR, TIMESTAMPTZ '9999-12-31 23:30:00+00' + INTERVAL 1 HOUR, TIME '24:00:00'),
+  (DATE '0001-12-31 (BC)', TIMESTAMP '0001-01-01 00:00:00' - INTERVAL 1 SECOND, TIMESTAMPTZ '0001-01-01 00:00:00+00' - INTERVAL 2 YEAR, NULL),
+  ('infinity'::DATE, 'infinity'::TIMESTAMP, '-infinity'::TIMESTAMPTZ, NULL),
+  ('-infinity'::DATE, '-infinity'::TIMESTAMP, 'infinity'::TIMESTAMPTZ, NULL),
+  (DATE '5881580-07-10', TIMESTAMP '294246-12-31 23:59:59.999999', NULL, NULL),
+  (DATE '5877642-06-25 (BC)', TIMESTAMP '290308-12-22 (BC) 00:00:00', NULL, NULL)
+) AS t(d, ts, tz, tm)
+"""
+
+
+def test_dates_and_times_python_cannot_hold_are_iso_8601_in_its_expanded_form():
+    """Years past 9999 with a '+', 1 BC as year 0000 and earlier ones with a '-' (ISO 8601's
+    astronomical years), DuckDB's infinities as its words: what DuckDB's rows gave as its own
+    text (10000-01-01 01:00:00, no T; 0001-12-31 (BC)) or as a wrong date (infinity as 9999-12-31)."""
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    result = con.sql(BEYOND)
+    rows = [list(r) for r in zip(*json_columns(result.to_arrow_table(), [str(t) for t in result.types]))]
+    assert rows == [
+        ["+10000-01-01", "+10000-01-01T01:00:00", "+10000-01-01T00:30:00+00:00", "24:00:00"],
+        ["0000-12-31", "0000-12-31T23:59:59", "-0001-01-01T00:00:00+00:00", None],
+        ["infinity", "infinity", "-infinity", None],
+        ["-infinity", "-infinity", "infinity", None],
+        ["+5881580-07-10", "+294246-12-31T23:59:59.999999", None, None],
+        ["-5877641-06-25", "-290307-12-22T00:00:00", None, None],
+    ]

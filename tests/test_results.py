@@ -4,6 +4,7 @@ at all."""
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import io
 import json
@@ -14,7 +15,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from tabular.results import FORMATS, chunks, format_of, portable, write
+from tabular.results import FORMATS, chunks, format_of, polars_ready, portable, write
 
 SCHEMA = pa.schema([("id", pa.int64()), ("amount", pa.decimal128(10, 2)), ("took", pa.duration("us"))])
 
@@ -112,4 +113,85 @@ def test_a_month_interval_is_months_not_thirty_days():
         [pa.scalar((14, 2, 3_600_000_000_000), pa.month_day_nano_interval()).as_py()], pa.month_day_nano_interval()
     )
     batch = pa.record_batch([interval], names=["span"])
-    assert portable(batch).column(0).to_pylist() == ["P1Y2M2DT1H"]
+    assert portable(batch, "parquet").column(0).to_pylist() == ["P1Y2M2DT1H"]
+
+
+def edge_reader() -> pa.RecordBatchReader:
+    """Two batches; the second holds what Python's date cannot (a year past 9999, DuckDB's infinity)."""
+    schema = pa.schema(
+        [
+            ("day", pa.date32()),
+            ("at", pa.timestamp("us", tz="UTC")),
+            ("small", pa.decimal128(38, 10)),
+            ("raw", pa.binary()),
+        ]
+    )
+    first = pa.record_batch(
+        [
+            pa.array([0], pa.int32()).view(pa.date32()),
+            pa.array([0], pa.int64()).view(pa.timestamp("us", tz="UTC")),
+            pa.array([Decimal("0")], pa.decimal128(38, 10)),
+            pa.array([b"\xaa"], pa.binary()),
+        ],
+        schema=schema,
+    )
+    second = pa.record_batch(
+        [
+            pa.array([2_932_897, 2**31 - 1], pa.int32()).view(pa.date32()),
+            pa.array([253_402_304_400_000_000, -(2**63 - 1)], pa.int64()).view(pa.timestamp("us", tz="UTC")),
+            pa.array([Decimal("-0.0000000001"), None], pa.decimal128(38, 10)),
+            pa.array([b"\x00\xff", None], pa.binary()),
+        ],
+        schema=schema,
+    )
+    return pa.RecordBatchReader.from_batches(schema, iter([first, second]))
+
+
+EDGE_ROWS = [
+    {"day": "1970-01-01", "at": "1970-01-01T00:00:00+00:00", "small": "0.0000000000", "raw": "aa"},
+    {"day": "+10000-01-01", "at": "+10000-01-01T01:00:00+00:00", "small": "-0.0000000001", "raw": "00ff"},
+    {"day": "infinity", "at": "-infinity", "small": None, "raw": None},
+]
+
+
+def test_ndjson_and_csv_write_every_value_past_what_python_holds():
+    """The NDJSON stream ended at the second batch (OverflowError); CSV wrote '<value out of
+    range: 2932897>', 0E-10 for a decimal zero, and refused bytes that are not UTF-8."""
+    lines = b"".join(chunks(edge_reader(), "ndjson")).decode().split("\n")
+    assert [json.loads(line) for line in lines[:-1]] == EDGE_ROWS
+    text = b"".join(chunks(edge_reader(), "csv")).decode()
+    assert "out of range" not in text
+    got = [{k: v or None for k, v in row.items()} for row in csv.DictReader(io.StringIO(text))]
+    assert got == EDGE_ROWS
+
+
+def test_arrow_and_parquet_keep_dates_past_9999_typed(tmp_path):
+    for fmt, read in (("arrow", lambda b: pa.ipc.open_stream(b).read_all()), ("parquet", pq.read_table)):
+        table = read(io.BytesIO(b"".join(chunks(edge_reader(), fmt))))
+        assert table.schema.field("day").type == pa.date32()
+        assert table.column("day").cast(pa.int32()).to_pylist() == [0, 2_932_897, 2**31 - 1]
+
+
+def test_an_ndjson_row_is_one_line_to_every_reader():
+    """U+2028, U+2029 and NEL are a line's end to Python's splitlines and JavaScript: escaped."""
+    schema = pa.schema([("text", pa.string())])
+    batch = pa.record_batch([pa.array(["a\u2028b\u2029c\x85d\ne\x1ff"])], schema=schema)
+    text = b"".join(chunks(pa.RecordBatchReader.from_batches(schema, iter([batch])), "ndjson")).decode()
+    assert len(text.splitlines()) == 1 and json.loads(text) == {"text": "a\u2028b\u2029c\x85d\ne\x1ff"}
+
+
+def test_polars_gets_every_column_typed_unless_its_type_cannot_hold_a_value():
+    import polars as pl
+
+    table = pa.table(
+        {
+            "near": pa.array([2_932_897], pa.int32()).view(pa.date32()),
+            "beyond": pa.array([2**31 - 1], pa.int32()).view(pa.date32()),
+            "midnight": pa.array([86_400_000_000], pa.int64()).view(pa.time64("us")),
+        }
+    )
+    frame = pl.from_arrow(polars_ready(table))
+    assert frame.schema == pl.Schema({"near": pl.Date, "beyond": pl.String, "midnight": pl.String})
+    assert frame["near"].cast(pl.Int32).to_list() == [2_932_897]
+    assert (frame["beyond"].to_list(), frame["midnight"].to_list()) == (["infinity"], ["24:00:00"])
+    assert str(frame)  # shown without a panic

@@ -15,6 +15,8 @@ import pyarrow as pa
 import pytest
 from conftest import ROOT
 
+import tabular
+
 ORDERS = ROOT / "fixtures" / "query" / "orders.csv"
 WEST = {
     "datasets": [{"source_uri": "orders"}],
@@ -117,3 +119,88 @@ def test_durations_are_written_as_iso_text(ns, tmp_path):
 
     interval = duckdb.sql("SELECT INTERVAL '14 months 3 days 2 hours' AS i").to_arrow_table().column(0)[0].as_py()
     assert to_json(interval) == "P1Y2M3DT2H"
+
+
+# --- a date past 9999 (issue 53): every row, in every format, on every transport ------------------
+
+FAR_ROWS = 100_001  # past the first record batch (65,536 rows), where the NDJSON stream was cut
+FAR = {
+    "datasets": [{"source_uri": "far.csv"}],
+    "compute": [
+        {"as": "next", "expr": {"date_add": ["day", {"value": "P1D", "type": "duration"}]}},
+        {"as": "later", "expr": {"date_add": ["day", {"value": "PT1H", "type": "duration"}]}},
+        {"as": "after", "expr": {"date_add": ["later", {"value": "P1D", "type": "duration"}]}},
+    ],
+    "select": [{"column": "id"}, {"column": "next"}, {"column": "after"}],
+    "limit": 2,
+}
+FAR_ROW = {"next": "+10000-01-01", "after": "+10000-01-01T01:00:00"}
+
+
+@pytest.fixture(scope="module")
+def far(tmp_path_factory):
+    """A home whose far.csv holds 9999-12-31 in every row: the plan moves it a day on."""
+    folder = tmp_path_factory.mktemp("far")
+    path = folder / "far.csv"
+    path.write_text("id,day\n" + "".join(f"{i},9999-12-31\n" for i in range(FAR_ROWS)))
+    home = folder / "home"
+    with tabular.connect(str(home)) as engine:
+        ns = engine.namespace(engine.settings.default_org, engine.settings.default_namespace)
+        assert ns.ingest_file(path, source_uri="far.csv").state == "ready"
+        yield engine, ns, home
+
+
+def test_a_date_past_9999_is_answered_in_iso_8601s_expanded_form(far):
+    _, ns, _ = far
+    answer = ns.query(FAR)
+    assert [dict(zip(["id", "next", "after"], row)) for row in answer.rows] == [
+        {"id": 0, **FAR_ROW},
+        {"id": 1, **FAR_ROW},
+    ]  # the timestamp came as "10000-01-01 01:00:00": no T
+
+
+def test_an_ndjson_export_past_9999_over_http_is_every_row(far):
+    """It answered 200 and was cut after 65,536 rows (an OverflowError in the server's log)."""
+    from fastapi.testclient import TestClient
+
+    from tabular.service.http import create_app
+
+    engine, _, _ = far
+    with TestClient(create_app(engine, mcp=False), base_url="http://127.0.0.1") as http:
+        sent = http.post("/v1/knowledge.query_export", json={**FAR, "format": "ndjson"})
+        assert sent.status_code == 200
+        lines = sent.text.split("\n")
+        assert lines[-1] == "" and len(lines) - 1 == FAR_ROWS
+        assert json.loads(lines[-2]) == {"id": FAR_ROWS - 1, **FAR_ROW}
+        sheet = http.post("/v1/knowledge.query_export", json={**FAR, "format": "csv"})
+        rows = list(csv.DictReader(sheet.text.splitlines()))
+        assert len(rows) == FAR_ROWS and rows[-1] == {"id": str(FAR_ROWS - 1), **FAR_ROW}
+
+
+def test_a_csv_export_past_9999_writes_the_date_not_out_of_range(far, tmp_path):
+    _, ns, _ = far
+    assert ns.export(FAR, tmp_path / "far.csv") == FAR_ROWS
+    text = (tmp_path / "far.csv").read_text()
+    assert "out of range" not in text
+    assert list(csv.DictReader(text.splitlines()))[0] == {"id": "0", **FAR_ROW}
+
+
+def test_to_polars_whole_past_9999_keeps_the_dates_typed(far):
+    _, ns, _ = far
+    frame = ns.query(FAR).to_polars(whole=True)
+    assert frame.height == FAR_ROWS and frame.schema["next"] == pl.Date
+    assert frame["next"].cast(pl.Int32)[0] == 2_932_897  # days from 1970 to 10000-01-01
+    assert str(frame["after"].cast(pl.String)[0]).startswith("+10000-01-01 01:00:00")
+
+
+def test_cli_query_output_ndjson_past_9999_writes_the_file(far, tmp_path, capsys):
+    """It said INTERNAL."""
+    from tabular.cli import main as cli_main
+
+    _, _, home = far
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(FAR))
+    out = tmp_path / "far.ndjson"
+    assert cli_main(["--home", str(home), "query", str(plan), "--output", str(out)]) == 0, capsys.readouterr()
+    lines = out.read_text().splitlines()
+    assert len(lines) == FAR_ROWS and json.loads(lines[0]) == {"id": 0, **FAR_ROW}
