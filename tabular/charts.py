@@ -31,6 +31,12 @@ SAVED_AS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 LONG_LABEL = 12  # bars whose longest label is longer are drawn across, labels to the left
 EXACT_LABELS = 24  # at most this many bars carry their exact value
 JOIN = " · "  # labels made of several text columns (north · lamp)
+# The most characters of text drawn as one label (a tick, a legend entry, an axis' name), a title,
+# and the notes under it: a cell or a name is drawn whole up to these, cut with "…" past them, so
+# a cell of a thousand characters cannot push the bars off the picture (nor take seconds to lay out).
+LABEL_CHARS = 40
+TITLE_CHARS = 160
+NOTE_CHARS = 440
 NO_ROWS = "the answer has no rows; a plan whose filters match rows would draw"
 
 
@@ -242,6 +248,16 @@ def _label(values: list[Any]) -> str:
     return JOIN.join("(null)" if v is None else str(v) for v in values)
 
 
+def plain(text: Any, most: int = LABEL_CHARS) -> str:
+    """`text` as matplotlib draws it as written: on one line, at most `most` characters (cut
+    with …), every `$` escaped, so a cell or a name that looks like TeX ($x^y^z$, $\\nosuchmacro$)
+    is never parsed as math text (which refused it, or recursed on 200 braces, when drawn)."""
+    text = " ".join(str(text).split())
+    if len(text) > most:
+        text = text[: most - 1].rstrip() + "…"
+    return text.replace("$", r"\$")
+
+
 def _title(answer, choice: Choice) -> str:
     """What the chart shows, from the plan's result columns and its sources: `sum_amount by
     region — sales.csv`, `y against x — floats.csv`."""
@@ -286,38 +302,42 @@ def plot(
     types = {c.name: c.type for c in answer.columns}
     roles = {n: _role(types[n], column[n]) for n in names}
     choice = chosen(names, types, roles, column, kind, x, y)
-    said = {n: f"{n} (hours)" if types[n] == "duration" else n for n in names}  # how axes and legends name it
+    said = {n: plain(f"{n} (hours)" if types[n] == "duration" else n) for n in names}  # how axes and legends name it
     notes = []
     if answer.truncated:
         notes.append(f"the first {len(table):,} rows of more (the plan's limit)")
-    fig = _chart_class()(figsize=(8, 4.5), layout="constrained")
-    ax = fig.add_subplot()
-    if choice.kind == "bar":
-        notes += _bars(fig, ax, choice, column, said, len(table), max_bars)
-    else:
-        if choice.kind == "line":
-            notes += _lines(ax, choice, column, said, roles)
+    import matplotlib
+
+    with matplotlib.rc_context({"text.usetex": False}):  # text drawn as text, never through TeX
+        fig = _chart_class()(figsize=(8, 4.5), layout="constrained")
+        ax = fig.add_subplot()
+        if choice.kind == "bar":
+            notes += _bars(fig, ax, choice, column, said, len(table), max_bars)
         else:
-            for name in choice.y:
-                xs, ys = [_drawn(v) for v in column[choice.x[0]]], [_drawn(v) for v in column[name]]
-                ax.scatter(xs, ys, s=18, label=said[name])
-            blank = sum(any(column[n][k] is None for n in (*choice.x, *choice.y)) for k in range(len(table)))
-            if blank:  # a point needs both values: one without is not drawn, and that is said
-                notes.append(f"{blank:,} row{'s' if blank > 1 else ''} with an empty value not drawn")
-        ax.set_xlabel(said[choice.x[0]])
-        ax.set_ylabel(said[choice.y[0]] if len(choice.y) == 1 else "")
-    if len(ax.get_legend_handles_labels()[0]) > 1:
-        ax.legend(fontsize="small")
-    if not answer.complete:
-        notes.append("incomplete: " + "; ".join(answer.incomplete))
-    warnings = answer.receipt.warnings
-    if warnings:
-        notes.append(f"{len(warnings)} warning{'s' if len(warnings) > 1 else ''}: " + "; ".join(warnings))
-    fig.suptitle(title if title is not None else _title(answer, choice))
-    if notes:
-        ax.set_title(textwrap.fill(" · ".join(notes), 110), fontsize="small", color="#a0392b")
-    if path is not None:
-        fig.savefig(path, format=saved_as)
+            if choice.kind == "line":
+                notes += _lines(ax, choice, column, said, roles)
+            else:
+                for name in choice.y:
+                    xs, ys = [_drawn(v) for v in column[choice.x[0]]], [_drawn(v) for v in column[name]]
+                    ax.scatter(xs, ys, s=18, label=said[name])
+                blank = sum(any(column[n][k] is None for n in (*choice.x, *choice.y)) for k in range(len(table)))
+                if blank:  # a point needs both values: one without is not drawn, and that is said
+                    notes.append(f"{blank:,} row{'s' if blank > 1 else ''} with an empty value not drawn")
+            ax.set_xlabel(said[choice.x[0]])
+            ax.set_ylabel(said[choice.y[0]] if len(choice.y) == 1 else "")
+        if len(ax.get_legend_handles_labels()[0]) > 1:
+            ax.legend(fontsize="small")
+        if not answer.complete:
+            notes.append("incomplete: " + "; ".join(answer.incomplete))
+        warnings = answer.receipt.warnings
+        if warnings:
+            notes.append(f"{len(warnings)} warning{'s' if len(warnings) > 1 else ''}: " + "; ".join(warnings))
+        fig.suptitle(plain(title if title is not None else _title(answer, choice), TITLE_CHARS))
+        if notes:
+            said_notes = plain(" · ".join(notes), NOTE_CHARS)
+            ax.set_title(textwrap.fill(said_notes, 110), fontsize="small", color="#a0392b")
+        if path is not None:
+            fig.savefig(path, format=saved_as)
     return fig
 
 
@@ -327,7 +347,7 @@ def _bars(
     """Bars in the answer's order, one group per row, one bar per y column; drawn across when
     the labels are long or many. The notes on what was left out."""
     n = min(rows, max_bars)
-    labels = [_label([column[c][k] for c in choice.x]) for k in range(n)]
+    labels = [plain(_label([column[c][k] for c in choice.x])) for k in range(n)]
     across = max(len(s) for s in labels) > LONG_LABEL or n > 20
     width = 0.8 / len(choice.y)
     for j, name in enumerate(choice.y):
@@ -337,8 +357,8 @@ def _bars(
         draw = ax.barh if across else ax.bar
         bars = draw(at, drawn, width, label=said[name])
         if n * len(choice.y) <= EXACT_LABELS:  # the exact values, as the answer has them
-            ax.bar_label(bars, labels=["" if v is None else str(v) for v in values], fontsize="x-small", padding=2)
-    names = (JOIN.join(choice.x), said[choice.y[0]] if len(choice.y) == 1 else "")
+            ax.bar_label(bars, labels=["" if v is None else plain(v) for v in values], fontsize="x-small", padding=2)
+    names = (plain(JOIN.join(choice.x)), said[choice.y[0]] if len(choice.y) == 1 else "")
     if across:
         ax.set_yticks(range(n), labels)
         ax.invert_yaxis()  # the first row at the top, as the answer lists them
@@ -368,7 +388,7 @@ def _lines(ax, choice: Choice, column: dict[str, list], said: dict[str, str], ro
         kept = max(1, MAX_LINES // len(choice.y))
         notes.append(f"the first {kept} of {len(groups)} {JOIN.join(choice.split)} as lines")
         groups = dict(list(groups.items())[:kept])
-    along = {"time": lambda v: v, "number": _drawn, "label": str}[roles[x]]
+    along = {"time": lambda v: v, "number": _drawn, "label": plain}[roles[x]]
     for key, at in groups.items():
         if roles[x] != "label":  # text along x stays in the answer's order
             at = sorted(at, key=lambda k: column[x][k])
@@ -378,7 +398,7 @@ def _lines(ax, choice: Choice, column: dict[str, list], said: dict[str, str], ro
                 [_drawn(column[name][k]) for k in at],
                 marker="o" if len(at) <= 40 else None,
                 markersize=3,
-                label=f"{said[name]}{JOIN}{key}" if key and len(choice.y) > 1 else key or said[name],
+                label=plain(f"{said[name]}{JOIN}{key}") if key and len(choice.y) > 1 else plain(key) or said[name],
             )
     if roles[x] == "time":
         from matplotlib.dates import AutoDateLocator, ConciseDateFormatter

@@ -17,7 +17,7 @@ import pytest
 from conftest import CSV, ROOT
 
 import tabular
-from tabular import cli
+from tabular import charts, cli
 from tabular.errors import ValidationFailed
 
 SALES = [{"source_uri": "sales.csv"}]
@@ -334,3 +334,83 @@ def test_query_chart_refuses_a_file_it_cannot_write_before_running(ns, home, tmp
     assert code == 2 and not printed and ".png, .svg, .pdf" in errors
     code, printed, errors = run_cli(capsys, home, "query", json.dumps(BY_REGION), "--sql", "--chart", "a.png")
     assert code == 2 and "--sql runs nothing" in errors
+
+
+# --- text drawn as text (issue 53) ------------------------------------------------------------
+
+BRACES = "$" + "{" * 200 + "$"
+TEX_CELLS = ["$x^y^z$", BRACES, "a\\$b", "plain"]
+
+
+@pytest.fixture(scope="module")
+def tex(ns, tmp_path_factory):
+    """A source whose labels look like TeX, and one label of 1,000 characters."""
+    path = tmp_path_factory.mktemp("tex") / "tex.csv"
+    cells = [*TEX_CELLS, "long " + "x" * 995]
+    path.write_text("label,n\n" + "".join(f'"{c}",{k + 1}\n' for k, c in enumerate(cells)), encoding="utf-8")
+    assert ns.ingest_file(path, source_uri="tex.csv").state == "ready"
+    return ns
+
+
+def shown(text) -> str:
+    """What matplotlib draws for a text: math text is parsed; other text has `\\$` as `$`."""
+    from matplotlib import cbook
+
+    assert not cbook.is_math_text(text.get_text()), text.get_text()
+    return text.get_text().replace("\\$", "$")
+
+
+def test_a_cell_or_name_that_looks_like_tex_is_drawn_as_written(tex):
+    """`$x^y^z$` (a double superscript), 200 braces (matplotlib's parser recursed) and an `as`
+    name with an unknown macro were parsed as math text: drawing raised ValueError."""
+    plan = {
+        "datasets": [{"source_uri": "tex.csv"}],
+        "select": [{"column": "label"}, {"column": "n", "as": "$\\nosuchmacro$"}],
+    }
+    figure = tex.query({**plan, "limit": 4}).plot()
+    out = io.BytesIO()
+    figure.savefig(out, format="png")
+    assert png_pixels(out.getvalue()).size
+    ax = figure.axes[0]
+    labels = [shown(t) for t in (ax.get_yticklabels() or ax.get_xticklabels())]
+    assert labels == [TEX_CELLS[0], BRACES[:39] + "…", TEX_CELLS[2], TEX_CELLS[3]]
+    assert "$\\nosuchmacro$" in (shown(ax.xaxis.label), shown(ax.yaxis.label))
+
+
+def test_a_long_label_is_cut_with_an_ellipsis(tex):
+    answer = tex.query({"datasets": [{"source_uri": "tex.csv"}], "where": [{"column": "n", "op": "eq", "value": 5}]})
+    figure = answer.plot()
+    ticks = figure.axes[0].get_xticklabels() + figure.axes[0].get_yticklabels()
+    [label] = [shown(t) for t in ticks if t.get_text().startswith("long")]
+    assert label == "long " + "x" * 34 + "…" and len(label) == charts.LABEL_CHARS
+
+
+def test_tex_set_on_for_the_process_is_not_used_for_a_chart(tex):
+    """A notebook that turned on text.usetex (with no TeX installed here) still gets its chart."""
+    import matplotlib
+
+    with matplotlib.rc_context({"text.usetex": True}):
+        figure = tex.query({"datasets": [{"source_uri": "tex.csv"}], "limit": 4}).plot()
+        out = io.BytesIO()
+        figure.savefig(out, format="png")
+    assert png_pixels(out.getvalue()).size
+
+
+def test_the_pages_ask_view_draws_a_column_that_looks_like_tex(tmp_path):
+    """Every viewer of the column got INTERNAL from the page's Ask view."""
+    from fastapi.testclient import TestClient
+
+    from tabular.service.http import create_app
+
+    path = tmp_path / "tex.csv"
+    path.write_text("label,n\n" + "".join(f'"{c}",{k + 1}\n' for k, c in enumerate(TEX_CELLS)), encoding="utf-8")
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        ns = engine.namespace(engine.settings.default_org, engine.settings.default_namespace)
+        assert ns.ingest_file(path, source_uri="tex.csv").state == "ready"
+        plan = {
+            "datasets": [{"source_uri": "tex.csv"}],
+            "select": [{"column": "label"}, {"column": "n", "as": "$\\nosuchmacro$"}],
+        }
+        with TestClient(create_app(engine, mcp=False), base_url="http://127.0.0.1:8000") as page:
+            answer = page.get("/ui/ask", params={"plan": json.dumps(plan)})
+    assert answer.status_code == 200 and 'id="chart" src="data:image/png;base64,' in answer.text
