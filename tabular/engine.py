@@ -22,6 +22,7 @@ from .ops.context import Context
 from .ops.links import linker
 from .ops.query import Whole
 from .settings import SettingInvalid, Settings
+from .store.faults import unwritable
 from .store.home import Catalog
 from .validation import MISSING, refused_keys, validation_failed, validation_items
 
@@ -102,6 +103,8 @@ class Engine:
             raise out_of_memory(op) from None
         except (OSError, duckdb.Error) as err:
             why = no_room(err)
+            if why is None and (cannot := unwritable(err)) is not None:
+                raise cannot from None  # a read-only home: STORAGE_UNWRITABLE (store/faults.py)
             if why is None:
                 # A snapshot file cut short or overwritten: STORAGE_DAMAGED naming it (store/catalog.py).
                 damage = self.catalog.damaged(err, model.org, model.namespace)

@@ -154,6 +154,13 @@ class Internal(TabularError):
     code, status = "INTERNAL", 500
 
 
+class StorageUnwritable(TabularError):
+    """The home's disk refused a write for want of a writable disk (read-only, permission denied):
+    no defect and no bad input; nothing was changed. Not in SPEC §2's table (store/faults.py)."""
+
+    code, status = "STORAGE_UNWRITABLE", 503
+
+
 class StorageDamaged(TabularError):
     """A stored file failed its checks (a snapshot's DuckDB file cut short or overwritten): the
     file is named, relative to the home (`path`), and everything else keeps serving."""

@@ -31,10 +31,11 @@ from ..store.catalog import (
     unfinished_jobs,
     update,
 )
+from ..store.faults import refused
 from ..store.home import Catalog
 from . import pipeline as publish
 from .fair import FairQueue
-from .uploads import no_room, sweep_uploads
+from .uploads import sweep_uploads
 
 
 def _warm_arrow() -> None:
@@ -260,7 +261,8 @@ class JobPool:
                 self.update(ingestion_id, state="pending", stage="")
             else:
                 traceback.print_exc()
-                self.fail(ingestion_id, "internal", "an internal error stopped the ingest")
+                with suppress(Exception):  # the catalog refusing this too leaves the worker running
+                    self.fail(ingestion_id, "internal", "an internal error stopped the ingest")
         finally:
             with self.lock:
                 self.published.discard(ingestion_id)
@@ -321,15 +323,18 @@ class JobPool:
             )
             return
         except (OSError, duckdb.Error) as err:
-            why = no_room(err)
-            if why is None:
-                raise
             # A full disk (or a file size limit) is the file being too large for the room left;
-            # nothing was published, so the previous revision serves on.
+            # a home that cannot be written is said so (store/faults.py). Either way nothing was
+            # published (its files discarded, the catalog rolled back): the previous revision serves.
+            kind, why = refused(err) or (None, "")
+            if kind is None:
+                raise
             self.fail(
                 ingestion_id,
-                "too_large",
-                f"no room left to store what the file holds ({why}); the previous revision still serves",
+                "too_large" if kind == "full" else "storage_unwritable",
+                f"no room left to store what the file holds ({why}); the previous revision still serves"
+                if kind == "full"
+                else f"the server's home could not be written ({why}); the previous revision still serves",
             )
             return
         with self.lock:  # close() and the watch interrupt under this lock: none lands past here

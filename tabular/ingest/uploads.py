@@ -17,6 +17,7 @@ from ..errors import TooLarge
 from ..models import UploadOut
 from ..settings import Settings
 from ..store.catalog import forget_upload, insert, now, stored_bytes, upload_ids
+from ..store.faults import unwritable
 from ..store.home import Catalog
 from .folders import sha256_of
 
@@ -47,7 +48,12 @@ class UploadWriter:
         self.partial = catalog.uploads_dir / f"{self.upload_id}.{catalog.owner}.part"  # the owner: see Catalog.sweep
         self.digest = hashlib.sha256()
         self.size = 0
-        self.out = self.partial.open("wb")
+        try:
+            self.out = self.partial.open("wb")
+        except OSError as err:  # a full or read-only home refuses even the file
+            if err.errno in NO_SPACE:
+                raise TooLarge(f"no room left to store the upload ({os.strerror(err.errno)})") from None
+            raise unwritable(err, "nothing was kept") or err from None
 
     def write(self, chunk: bytes) -> None:
         self.size += len(chunk)
@@ -69,7 +75,11 @@ class UploadWriter:
             return action(*args)
         except OSError as err:
             if err.errno not in NO_SPACE:
-                raise
+                cannot = unwritable(err, "nothing was kept")  # a read-only home: STORAGE_UNWRITABLE
+                if cannot is None:
+                    raise
+                self.abort()
+                raise cannot from None
             self.abort()
             raise TooLarge(f"no room left to store the upload ({os.strerror(err.errno)})") from None
 

@@ -11,7 +11,7 @@ import sqlite3
 
 from sqlglot import exp
 
-from ..errors import Overloaded
+from .faults import busy
 
 # SQLite column types the catalog's converters read back (module-wide names no one else uses).
 TIME, FLAG = "tabular_time", "tabular_flag"
@@ -201,13 +201,6 @@ def live_datasets(cur, org: str, namespace: str, source_uri: str) -> list:
         " WHERE src.org = ? AND src.namespace = ? AND src.source_uri = ? ORDER BY d.idx",
         [org, namespace, source_uri],
     ).fetchall()
-
-
-def busy(err: sqlite3.OperationalError) -> Exception:
-    """A write the busy catalog refused, as 503 Overloaded (retry shortly); any other error as it was."""
-    if "locked" in str(err) or "busy" in str(err):
-        return Overloaded("the catalog is busy with another process's write; try again shortly", retry_after=2)
-    return err
 
 
 def now() -> dt.datetime:

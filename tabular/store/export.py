@@ -123,21 +123,45 @@ def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
         Path(target).parent.mkdir(parents=True, exist_ok=True)
     else:
         fs.create_dir(target.rsplit("/", 1)[0], recursive=True)
-    with pq.ParquetWriter(partial, reader.schema, compression="zstd", filesystem=fs) as writer:
-        for batch in reader:
-            writer.write_batch(batch)
-            rows += batch.num_rows
-        if rows == 0:
-            writer.write_table(pa.Table.from_batches([], schema=reader.schema))
-    if fs is None:
-        os.replace(partial, target)  # a reader never sees half a file
-        size = Path(target).stat().st_size
-    else:
-        size = fs.get_file_info(target).size or 0
-    insert(
-        catalog.conn(), "exports", snapshot_id=snapshot_id, location=location, rows=rows, bytes=size, exported_at=now()
-    )
+    try:
+        with pq.ParquetWriter(partial, reader.schema, compression="zstd", filesystem=fs) as writer:
+            for batch in reader:
+                writer.write_batch(batch)
+                rows += batch.num_rows
+            if rows == 0:
+                writer.write_table(pa.Table.from_batches([], schema=reader.schema))
+        if fs is None:
+            os.replace(partial, target)  # a reader never sees half a file
+            size = Path(target).stat().st_size
+        else:
+            size = fs.get_file_info(target).size or 0
+        insert(
+            catalog.conn(),
+            "exports",
+            snapshot_id=snapshot_id,
+            location=location,
+            rows=rows,
+            bytes=size,
+            exported_at=now(),
+        )
+    except BaseException:
+        # Refused (a full or read-only disk, the catalog's record): no file is left, whole or
+        # partial, that no record names (store/faults.py says what the error was).
+        _remove(fs, partial, target)
+        raise
     return Export(snapshot_id, location, rows, size)
+
+
+def _remove(fs: pafs.FileSystem | None, *paths: str) -> None:
+    """Remove what an export that failed wrote, as far as the disk lets it."""
+    for path in dict.fromkeys(paths):
+        try:
+            if fs is None:
+                Path(path).unlink(missing_ok=True)
+            else:
+                fs.delete_file(path)
+        except (OSError, FileNotFoundError):
+            pass
 
 
 def export_live(catalog: Catalog, where: str, org: str | None = None, namespace: str | None = None) -> list[Exported]:
@@ -170,8 +194,12 @@ def export_live(catalog: Catalog, where: str, org: str | None = None, namespace:
     if fs is None:
         Path(base).mkdir(parents=True, exist_ok=True)
         partial = Path(base) / "manifest.json.partial"
-        partial.write_text(manifest, encoding="utf-8")
-        os.replace(partial, Path(base) / "manifest.json")
+        try:
+            partial.write_text(manifest, encoding="utf-8")
+            os.replace(partial, Path(base) / "manifest.json")
+        except BaseException:
+            _remove(None, str(partial))  # the manifest before stays whole
+            raise
     else:
         fs.create_dir(base, recursive=True)
         with fs.open_output_stream(f"{base.rstrip('/')}/manifest.json") as out:

@@ -42,7 +42,6 @@ from ..deadline import Watchdog
 from ..errors import PreconditionFailed, StorageDamaged
 from .catalog import (
     SCHEMA,
-    busy,
     dropped_before,
     forget_dropped,
     forget_upload,
@@ -51,6 +50,7 @@ from .catalog import (
     snapshot_known,
     unused_uploads,
 )
+from .faults import busy
 from .migrate import move_old_home
 
 # Snapshots of fewer than SMALL_CELLS cells are written in blocks of SMALL_BLOCK bytes.
