@@ -4,8 +4,8 @@ description the op's; an error is a tool result with `isError` and the SPEC §2 
 
 from __future__ import annotations
 
-import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import anyio
@@ -13,12 +13,18 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.requests import Request
+from starlette.responses import Response
 
 from ..engine import Engine
-from ..errors import AuthInvalid, ErrorItem, Internal, NotFound, TabularError, close_names
+from ..errors import AuthInvalid, ErrorItem, Internal, NotFound, TabularError, TooLarge, close_names
 from ..ops import REGISTRY, Op
+from ..settings import Settings
 from .auth import Grant, Tokens
-from .calls import Service, log
+from .calls import Service, audit, error_response, log
+from .calls import request_id as request_id_of
+from .jsonrpc import Refused, message_limit, read_message, reply_line, screen, tool_result
+from .stdio import serve
 
 PREFIX = "loom_"
 
@@ -44,13 +50,6 @@ def tools() -> list[types.Tool]:
         for op in REGISTRY.values()
         if not op.streams  # a tool answers JSON: knowledge.query answers there
     ]
-
-
-def _result(payload: dict, error: bool = False) -> types.CallToolResult:
-    text = json.dumps(payload, ensure_ascii=False)
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)], structured_content=payload, is_error=error
-    )
 
 
 def server(service: Service, identity: Identity | None = None) -> Server:
@@ -88,10 +87,10 @@ def server(service: Service, identity: Identity | None = None) -> Server:
                 grant = service.tokens.identify(headers.get("authorization") if headers is not None else None)
             out = await service.run(op, arguments, grant, request_id)
         except TabularError as err:
-            return _result({"detail": err.to_detail(request_id)}, error=True)
+            return tool_result({"detail": err.to_detail(request_id)}, error=True)
         except Exception:
             log.exception("MCP tool %s failed (request %s)", params.name, request_id)
-            return _result(
+            return tool_result(
                 {
                     "detail": Internal("an internal error; the request id names it in the server log").to_detail(
                         request_id
@@ -99,7 +98,7 @@ def server(service: Service, identity: Identity | None = None) -> Server:
                 },
                 error=True,
             )
-        return _result(out.model_dump(mode="json", by_alias=True))
+        return tool_result(out.model_dump(mode="json", by_alias=True))
 
     return Server(
         "tabular",
@@ -110,8 +109,9 @@ def server(service: Service, identity: Identity | None = None) -> Server:
     )
 
 
-def http_app(service: Service, host: str) -> tuple[StreamableHTTPASGIApp, StreamableHTTPSessionManager]:
-    """The streamable HTTP endpoint (stateless, JSON answers) and its session manager to run."""
+def http_app(service: Service, host: str) -> tuple[Screened, StreamableHTTPSessionManager]:
+    """The streamable HTTP endpoint (stateless, JSON answers), each message screened first, and
+    its session manager to run."""
     security = None
     if host in ("127.0.0.1", "localhost", "::1"):
         # A browser page must not reach a loopback service through DNS rebinding.
@@ -123,7 +123,45 @@ def http_app(service: Service, host: str) -> tuple[StreamableHTTPASGIApp, Stream
     manager = StreamableHTTPSessionManager(
         app=server(service), stateless=True, json_response=True, security_settings=security
     )
-    return StreamableHTTPASGIApp(manager), manager
+    endpoint = StreamableHTTPASGIApp(manager)
+    return Screened(endpoint, service.settings, refusals(None, service.tokens)), manager
+
+
+class Screened:
+    """/mcp: a POST's message read here (bounded by message_limit) and screened as a stdio line
+    is (jsonrpc.screen), then handed to the SDK's endpoint; one the SDK could not parse (nested
+    past its parser, a lone surrogate) is answered here, where it was a bare -32700."""
+
+    def __init__(self, endpoint, settings: Settings, refused: Callable[[Refused, str | None], None]):
+        self.endpoint, self.settings, self.refused = endpoint, settings, refused
+        self.limit = message_limit(settings)
+
+    async def __call__(self, scope, receive, send) -> None:
+        request = Request(scope, receive)
+        if request.method != "POST":
+            return await self.endpoint(scope, receive, send)
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > 2 * self.limit:
+            failure = TooLarge(f"the message is over {self.limit:,} bytes (max_body_bytes)")
+            return await error_response(failure, request_id_of(request))(scope, receive, send)
+        message = await read_message(request.stream(), self.limit)
+        got = screen(message, self.settings)
+        if isinstance(got, Refused):
+            self.refused(got, request.headers.get("authorization"))
+            if got.reply is None:  # a notification: no JSON-RPC answer, so the SPEC's envelope
+                return await error_response(got.error, request_id_of(request))(scope, receive, send)
+            status = 200 if "result" in got.reply else 400
+            return await Response(reply_line(got.reply), status, media_type="application/json")(scope, receive, send)
+        replayed = False
+
+        async def replay() -> dict:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # after the body: the client going away
+            replayed = True
+            return {"type": "http.request", "body": message.head, "more_body": False}
+
+        await self.endpoint(scope, replay, send)
 
 
 @dataclass(frozen=True)
@@ -158,17 +196,29 @@ def stdio_identity(tokens: Tokens, token: str | None, org: str | None, namespace
     return Identity(tokens.local, defaults)
 
 
-def run_stdio(engine: Engine, token: str | None = None, org: str | None = None, namespace: str | None = None) -> None:
-    """Serve MCP on stdin/stdout (`tabular mcp`) as the identity `stdio_identity` answers."""
-    from mcp.server.stdio import stdio_server
+def refusals(identity: Identity | None, tokens: Tokens) -> Callable[[Refused, str | None], None]:
+    """What records a tools/call the screen refused before any op saw it (jsonrpc.screen): a
+    refused write is audited, as Service.run audits one (`authorization`: the HTTP caller's header)."""
+    by_tool = {tool_name(op.name): op for op in REGISTRY.values()}
 
+    def refused(got: Refused, authorization: str | None = None) -> None:
+        op = by_tool.get(got.tool or "")
+        if op is None:
+            return
+        try:
+            grant = identity.grant if identity is not None else tokens.identify(authorization)
+        except TabularError:
+            grant = None
+        audit(op, grant, {"org": grant.org if grant else None}, got.request_id, got.error.status, got.error.code)
+
+    return refused
+
+
+def run_stdio(engine: Engine, token: str | None = None, org: str | None = None, namespace: str | None = None) -> None:
+    """Serve MCP on stdin/stdout (`tabular mcp`) as the identity `stdio_identity` answers; every
+    line with an id is answered once (stdio.serve)."""
     # The tokens file only to identify a token: the local user is the single user, as before.
     tokens = Tokens.load(engine.settings) if token else Tokens(engine.settings)
     identity = stdio_identity(tokens, token, org, namespace)
     app = server(Service(engine, tokens), identity)
-
-    async def main() -> None:
-        async with stdio_server() as (read, write):
-            await app.run(read, write, app.create_initialization_options())
-
-    anyio.run(main)
+    anyio.run(serve, app, engine.settings, refusals(identity, tokens))
