@@ -25,6 +25,12 @@ from .folders import sha256_of
 NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 
 
+def over_quota(quota: int) -> TooLarge:
+    return TooLarge(
+        f"the org's uploads would pass its storage quota (org_storage_bytes, {quota} bytes); delete sources or uploads first"
+    )
+
+
 def no_room(err: BaseException) -> str | None:
     """Why a write failed for want of room (Python's errno, or DuckDB's message naming it), or None."""
     if isinstance(err, OSError):
@@ -37,13 +43,16 @@ class UploadWriter:
 
     Fed chunk by chunk (`write`), so no transport ever holds a whole file in memory. Bytes
     received are bounded by max_upload_bytes; a `local` file read from this machine's disk by
-    max_local_file_bytes (none by default, SPEC §5).
+    max_local_file_bytes (none by default, SPEC §5). Given the `org`, the org's storage quota is
+    kept as the bytes arrive: the first chunk past the room it has left is refused.
     """
 
-    def __init__(self, catalog: Catalog, settings: Settings, local: bool = False):
+    def __init__(self, catalog: Catalog, settings: Settings, local: bool = False, org: str | None = None):
         self.catalog, self.settings = catalog, settings
         self.limit_name = "max_local_file_bytes" if local else "max_upload_bytes"
         self.limit = (settings.max_local_file_bytes or float("inf")) if local else settings.max_upload_bytes
+        quota = settings.org_storage_bytes
+        self.room = quota - stored_bytes(catalog.conn(), org) if quota and org is not None else float("inf")
         self.upload_id = "u_" + uuid.uuid4().hex
         self.partial = catalog.uploads_dir / f"{self.upload_id}.{catalog.owner}.part"  # the owner: see Catalog.sweep
         self.digest = hashlib.sha256()
@@ -60,6 +69,9 @@ class UploadWriter:
         if self.size > self.limit:
             self.abort()
             raise self.too_large()
+        if self.size > self.room:
+            self.abort()
+            raise over_quota(self.settings.org_storage_bytes)
         self.digest.update(chunk)
         self._disk(self.out.write, chunk)
 
@@ -97,9 +109,7 @@ class UploadWriter:
         quota = self.settings.org_storage_bytes
         if quota and stored_bytes(self.catalog.conn(), org) + self.size > quota:
             self.abort()
-            raise TooLarge(
-                f"the org's uploads would pass its storage quota (org_storage_bytes, {quota} bytes); delete sources or uploads first"
-            )
+            raise over_quota(quota)
         final = self.catalog.uploads_dir / self.upload_id
         # The last part of the name a client sent, by either separator, without NULs: the bytes
         # are stored under the upload id, and no name (`..`, `..\\x`) is ever a path here.
@@ -152,8 +162,8 @@ def store_upload(
     local: bool = False,
 ) -> UploadOut:
     """Stream bytes to the uploads folder, hashing as they come; over the limit (UploadWriter's,
-    by `local`), keep nothing."""
-    writer = UploadWriter(catalog, settings, local)
+    by `local`, or past the org's storage quota), keep nothing."""
+    writer = UploadWriter(catalog, settings, local, org)
     try:
         while chunk := stream.read(1 << 20):
             writer.write(chunk)

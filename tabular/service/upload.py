@@ -147,6 +147,61 @@ def _one_whole_file(parts: _MultipartFile) -> None:
         )
 
 
+async def _stored(
+    service: Service, request: Request, filename: str | None, body: dict, grant: Grant, content_type: str
+) -> Response:
+    """The body streamed to an UploadWriter (raw, or multipart's `file`), then recorded."""
+    op = REGISTRY["knowledge.upload"]
+    multipart = content_type.startswith("multipart/form-data")
+    org = str(body.get("org") or service.settings.default_org)
+    writer = await run_in_threadpool(UploadWriter, service.engine.catalog, service.engine.settings, False, org)
+    try:
+        if multipart:
+            from python_multipart.multipart import parse_options_header
+
+            _, options = parse_options_header(content_type)
+            boundary = options.get(b"boundary")
+            if not boundary:
+                raise ValidationFailed("the multipart body has no boundary", [ErrorItem("content-type", "no boundary")])
+            parts = _MultipartFile(writer, boundary)
+            failure = await _receive(request, parts.write, service.settings.max_upload_bytes)
+            if failure is None:
+                parts.parser.finalize()
+                _one_whole_file(parts)
+                body = service.tokens.authorize(
+                    grant,
+                    op,
+                    {**body, **{k: v for k, v in parts.fields.items() if k in ("org", "namespace") and v}},
+                )
+                filename = parts.fields.get("filename") or parts.filename or "upload"
+                content_type = parts.fields.get("content_type") or parts.content_type
+        else:
+            failure = await _receive(request, writer.write, service.settings.max_upload_bytes)
+        if failure is not None:
+            raise failure
+    except ClientDisconnect:
+        writer.abort()
+        return Response(status_code=400)
+    except FormParserError as err:
+        writer.abort()
+        raise ValidationFailed(
+            f"the multipart body is malformed: {err}",
+            [ErrorItem("file", "malformed multipart", expected="multipart/form-data")],
+        ) from None
+    except BaseException:
+        writer.abort()
+        raise
+    org = body.get("org") or service.settings.default_org
+    namespace = body.get("namespace") or service.settings.default_namespace
+    media_type = content_type.split(";")[0].strip()
+    if media_type in ("", "application/octet-stream", "application/x-www-form-urlencoded"):
+        # No type said (curl --data-binary sends the form type): the file's name tells.
+        media_type = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    out = await run_in_threadpool(writer.finish, org, namespace, filename, media_type)
+    audit(op, grant, {"org": org, "namespace": namespace}, request_id(request), 200, None)
+    return Response(out.model_dump_json(by_alias=True), media_type="application/json")
+
+
 def upload_route(service: Service) -> Callable:
     op = REGISTRY["knowledge.upload"]
 
@@ -202,53 +257,12 @@ def upload_route(service: Service) -> Callable:
                 ],
             )
         body = service.tokens.authorize(grant, op, {"org": org, "namespace": namespace})
-        writer = UploadWriter(service.engine.catalog, service.engine.settings)
+        # The org's slot and a slot for the whole stream, as an op's call holds them (503 past
+        # overload_wait_seconds): a flood of uploads no longer streams past max_inflight_per_org.
+        release = await service.hold(str(body.get("org") or service.settings.default_org))
         try:
-            if multipart:
-                from python_multipart.multipart import parse_options_header
-
-                _, options = parse_options_header(content_type)
-                boundary = options.get(b"boundary")
-                if not boundary:
-                    raise ValidationFailed(
-                        "the multipart body has no boundary", [ErrorItem("content-type", "no boundary")]
-                    )
-                parts = _MultipartFile(writer, boundary)
-                failure = await _receive(request, parts.write, service.settings.max_upload_bytes)
-                if failure is None:
-                    parts.parser.finalize()
-                    _one_whole_file(parts)
-                    body = service.tokens.authorize(
-                        grant,
-                        op,
-                        {**body, **{k: v for k, v in parts.fields.items() if k in ("org", "namespace") and v}},
-                    )
-                    filename = parts.fields.get("filename") or parts.filename or "upload"
-                    content_type = parts.fields.get("content_type") or parts.content_type
-            else:
-                failure = await _receive(request, writer.write, service.settings.max_upload_bytes)
-            if failure is not None:
-                raise failure
-        except ClientDisconnect:
-            writer.abort()
-            return Response(status_code=400)
-        except FormParserError as err:
-            writer.abort()
-            raise ValidationFailed(
-                f"the multipart body is malformed: {err}",
-                [ErrorItem("file", "malformed multipart", expected="multipart/form-data")],
-            ) from None
-        except BaseException:
-            writer.abort()
-            raise
-        org = body.get("org") or service.settings.default_org
-        namespace = body.get("namespace") or service.settings.default_namespace
-        media_type = content_type.split(";")[0].strip()
-        if media_type in ("", "application/octet-stream", "application/x-www-form-urlencoded"):
-            # No type said (curl --data-binary sends the form type): the file's name tells.
-            media_type = mimetypes.guess_type(filename)[0] or "application/octet-stream"
-        out = await run_in_threadpool(writer.finish, org, namespace, filename, media_type)
-        audit(op, grant, {"org": org, "namespace": namespace}, request_id(request), 200, None)
-        return Response(out.model_dump_json(by_alias=True), media_type="application/json")
+            return await _stored(service, request, filename, body, grant, content_type)
+        finally:
+            release()
 
     return upload

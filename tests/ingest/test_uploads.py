@@ -71,6 +71,22 @@ def test_an_upload_past_the_orgs_quota_is_413_and_another_org_is_not_counted(hom
     assert len(files(home)) == 2
 
 
+def test_the_orgs_quota_is_kept_as_the_bytes_arrive(home):
+    # The quota was checked once the whole file had arrived: a stream past it was written whole first.
+    settings = Settings(org_storage_bytes=100)
+    store_upload(home, settings, "acme", "fin", io.BytesIO(b"x" * 60), "a.csv", "text/csv")
+    writer = UploadWriter(home, settings, org="acme")
+    writer.write(b"y" * 30)  # 90 of 100: within the quota
+    with pytest.raises(TooLarge, match="org_storage_bytes"):
+        writer.write(b"y" * 20)  # the first chunk past it is refused, before it is written
+    assert not writer.partial.exists()
+    assert len(files(home)) == 1
+    # Another org's room is its own.
+    rival = UploadWriter(home, settings, org="rival")
+    rival.write(b"z" * 100)
+    rival.abort()
+
+
 def test_a_full_disk_is_413_and_the_part_file_goes(home):
     writer = UploadWriter(home, Settings())
 
