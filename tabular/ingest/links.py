@@ -501,7 +501,10 @@ class Linker:
                 self._scan_quietly(row["link_id"])
             if due:
                 last_full = time.monotonic()
-            paths = [r["path"] for r in links if Path(r["path"]).is_dir() and not self._in_home(r["path"])]
+            # One watch per folder, however many links (of several orgs or namespaces) read it.
+            paths = list(
+                dict.fromkeys(r["path"] for r in links if Path(r["path"]).is_dir() and not self._in_home(r["path"]))
+            )
             # Pending files are looked at again once settled; so is a folder just watched, since
             # what was written while its watcher started sends no event.
             busy = paths != watched or any(link_files(self.catalog.conn(), r["link_id"], "pending") for r in links)

@@ -181,6 +181,16 @@ def test_another_orgs_link_of_a_folder_changes_nothing_of_the_answer(tmp_path):
                 assert r.status_code == 200, r.text
                 assert set(r.json()) == set(never.json()) and r.json()["link_id"] != mine.json()["link_id"]
             theirs = link(globex, tmp_path / "shared" / "acme").json()  # linked again: the same link
+            # Both follow the folder: a file written into it becomes a source of each org.
+            write(tmp_path / "shared" / "acme" / "new.csv", "id\n7\n")
+            for c, link_id in ((acme, mine.json()["link_id"]), (globex, theirs["link_id"])):
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    files = c.post("/v1/knowledge.dir_files", json={"link_id": link_id}).json()["files"]
+                    if any(f["path"] == "new.csv" and f["state"] == "learned" for f in files):
+                        break
+                    time.sleep(0.2)
+                assert any(f["path"] == "new.csv" and f["state"] == "learned" for f in files), files
             assert theirs["link_id"] not in {
                 x["link_id"] for x in acme.post("/v1/knowledge.list_dirs", json={}).json()["links"]
             }
