@@ -18,7 +18,11 @@ MAX_SAFE_INT = 2**53 - 1
 
 def iso_duration(delta: dt.timedelta) -> str:
     """ISO 8601 for a duration: PT1H30M, P1DT2H, -PT5S."""
-    total_us = delta.days * 86_400_000_000 + delta.seconds * 1_000_000 + delta.microseconds
+    return _iso_micros(delta.days * 86_400_000_000 + delta.seconds * 1_000_000 + delta.microseconds)
+
+
+def _iso_micros(total_us: int) -> str:
+    """iso_duration of a count of microseconds, of any size (DuckDB's 2^31 days are past timedelta's)."""
     sign = "-" if total_us < 0 else ""
     total_us = abs(total_us)
     days, rest = divmod(total_us, 86_400_000_000)
@@ -55,11 +59,12 @@ def iso_interval(months: int, days: int, nanoseconds: int) -> str:
     """ISO 8601 for DuckDB's INTERVAL by its parts: months stay months (P1M, P1Y2M3DT4H, never
     30 days each: a month has no fixed length); days and time are written as iso_duration writes
     a timedelta (PT26H15M as P1DT2H15M). Parts of one sign share it (-P1M2D); months of the
-    other sign than the rest (an interval computed by subtraction) carry their own (P-1M5D)."""
-    rest = iso_duration(dt.timedelta(days=days, microseconds=nanoseconds // 1000))
+    other sign than the rest (an interval computed by subtraction) carry their own (P-1M5D, and
+    1 month less 5 days as -P-1M5D: a sign before the P negates the whole)."""
+    rest = _iso_micros(days * 86_400_000_000 + nanoseconds // 1000)
     if not months:
         return rest
-    if months < 0 and (rest.startswith("-") or rest == "PT0S"):
+    if rest.startswith("-") or (months < 0 and rest == "PT0S"):  # one sign before all (-P1M2D, -P-1M5D)
         return "-" + iso_interval(-months, -days, -nanoseconds)
     years, left = divmod(abs(months), 12)
     sign = "-" if months < 0 else ""

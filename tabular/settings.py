@@ -58,6 +58,10 @@ class Settings:
     query_seconds: float = 30.0
     # A whole result streamed (export, to_polars(whole=True), query_export) may take this long.
     export_seconds: float = 3600.0
+    # A whole result's receipt is answered by knowledge.receipt for this long (kept under the
+    # home, so every process sharing it answers), in this many bytes at most (the oldest go first).
+    receipt_seconds: float = 3600.0
+    receipts_max_bytes: int = 256 * 1024 * 1024
     duckdb_memory: str = "60%"
     # A query is stopped with 413 TOO_LARGE when DuckDB holds more than this share of
     # duckdb_memory while it runs (the longest-running one), so the others go on.

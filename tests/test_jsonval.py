@@ -104,3 +104,14 @@ def test_dates_and_times_python_cannot_hold_are_iso_8601_in_its_expanded_form():
         ["+5881580-07-10", "+294246-12-31T23:59:59.999999", None, None],
         ["-5877641-06-25", "-290307-12-22T00:00:00", None, None],
     ]
+
+
+def test_an_interval_of_any_size_and_mixed_signs_is_iso_text():
+    """2^31 - 1 days was past Python's timedelta (an OverflowError: INTERNAL); a month less five
+    days was written P1M-P5D, which no reader takes."""
+    con = duckdb.connect()
+    sql = """SELECT * FROM (VALUES (to_days(2147483647)), (INTERVAL '1 month' - INTERVAL '5 days'),
+        (INTERVAL '-1 month' + INTERVAL '5 days'), (INTERVAL '1 month' - INTERVAL '1 second')) AS t(i)"""
+    result = con.sql(sql)
+    [column] = json_columns(result.to_arrow_table(), [str(t) for t in result.types])
+    assert column == ["P2147483647D", "-P-1M5D", "P-1M5D", "-P-1MT1S"]
