@@ -91,6 +91,8 @@ class JobPool:
         self.taken_up: list[str] = []  # the jobs other processes left, which this one runs
         self.published: set[str] = set()  # running jobs past their publish (close() leaves them be)
         self.stopped = threading.Event()
+        # Failures the catalog refused to record (its disk still full): the watch writes them.
+        self.unrecorded: dict[str, tuple[str, str]] = {}
         # Started with the first job and joined by close(): a daemon thread still inside pyarrow's
         # C++ when the interpreter finalises aborts the process (a closed pipe ends a command early).
         self.warm: threading.Thread | None = None
@@ -233,6 +235,7 @@ class JobPool:
                 expired_at = time.monotonic()
                 with suppress(Exception):  # upkeep: a busy catalog is tried again next time
                     self.catalog.expire_uploads(self.settings.upload_keep_seconds)
+            self._record_failures()
             with self.lock:
                 running = dict(self.active)
             for ingestion_id, (thread, started) in running.items():
@@ -261,12 +264,13 @@ class JobPool:
                 self.update(ingestion_id, state="pending", stage="")
             else:
                 traceback.print_exc()
-                with suppress(Exception):  # the catalog refusing this too leaves the worker running
-                    self.fail(ingestion_id, "internal", "an internal error stopped the ingest")
+                self.fail(ingestion_id, "internal", "an internal error stopped the ingest")
         finally:
             with self.lock:
                 self.published.discard(ingestion_id)
-            self.done[ingestion_id].set()
+                ended = ingestion_id not in self.unrecorded  # else ended once the watch records it
+            if ended:
+                self.done[ingestion_id].set()
 
     def _attempt(self, ingestion_id: str) -> None:
         con = self.catalog.conn()
@@ -345,8 +349,28 @@ class JobPool:
         self.update(ingestion_id, state=state, stage="", revision=revision, coverage=covered, warnings=warnings)
 
     def fail(self, ingestion_id: str, code: str, message: str) -> None:
-        """The job ended failed, with a SPEC code and the reason in words."""
-        self.update(ingestion_id, state="failed", stage="", error_code=code, error_message=message)
+        """The job ended failed, with a SPEC code and the reason in words. A catalog that refuses
+        the record too (its disk still full, or read-only) has it written by the watch once it
+        takes writes again; the worker goes on to the next job meanwhile."""
+        try:
+            self.update(ingestion_id, state="failed", stage="", error_code=code, error_message=message)
+        except Exception:
+            with self.lock:
+                self.unrecorded[ingestion_id] = (code, message)
+
+    def _record_failures(self) -> None:
+        """Write the failures the catalog refused before (see fail), and end their jobs."""
+        with self.lock:
+            waiting = dict(self.unrecorded)
+        for ingestion_id, (code, message) in waiting.items():
+            try:
+                self.update(ingestion_id, state="failed", stage="", error_code=code, error_message=message)
+            except Exception:  # refused again: next time
+                continue
+            with self.lock:
+                self.unrecorded.pop(ingestion_id, None)
+            if ingestion_id in self.done:  # (one recover() failed was never this pool's to run)
+                self.done[ingestion_id].set()
 
     def _cancel_requested(self, ingestion_id: str) -> bool:
         """Cancelled by a caller, stopped by the watch, or the engine is closing (see close())."""

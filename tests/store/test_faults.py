@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 import duckdb
@@ -427,3 +428,76 @@ def test_a_manifest_the_disk_refuses_leaves_the_one_before_whole(first, monkeypa
             store_export.export_live(engine.catalog, str(where))
     assert (where / "manifest.json").read_text() == before
     assert not (where / "manifest.json.partial").exists()
+
+
+def test_over_http_the_refused_commit_is_a_failed_job_and_a_503_envelope(tmp_path, monkeypatch):
+    """Through the transport the attack used: the publish's COMMIT on a full disk leaves the job
+    failed too_large (ingest_status over HTTP) and the first revision serving; an approval whose
+    COMMIT a read-only home refuses is 503 STORAGE_UNWRITABLE, with no Retry-After."""
+    from fastapi.testclient import TestClient
+
+    from tabular.service.http import create_app
+
+    def ingested(c, text: str) -> dict:
+        upload = c.post("/v1/knowledge.upload", params={"filename": "t.csv"}, content=text.encode())
+        started = c.post("/v1/knowledge.ingest", json={"upload_id": upload.json()["upload_id"], "source_uri": "t.csv"})
+        ingestion_id = started.json()["ingestion_id"]
+        while (got := c.post("/v1/knowledge.ingest_status", json={"ingestion_id": ingestion_id}).json())["state"] in (
+            "pending",
+            "processing",
+        ):
+            time.sleep(0.01)
+        return got
+
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        c = TestClient(create_app(engine, mcp=False), base_url="http://127.0.0.1")
+        assert ingested(c, FIRST)["state"] == "ready"
+        live = c.post("/v1/knowledge.dataset_get", json={"source_uri": "t.csv"}).json()["datasets"][0]["snapshot_id"]
+        with monkeypatch.context() as mp:
+            refuse_commit(mp, "revisions", errno.ENOSPC)
+            got = ingested(c, SECOND)
+        assert (got["state"], got["error_code"]) == ("failed", "too_large"), got
+        assert got["error_message"].startswith("no room left")
+        with monkeypatch.context() as mp:
+            refuse_commit(mp, "approvals", errno.EROFS)
+            r = c.post(
+                "/v1/knowledge.dataset_approve",
+                json={"source_uri": "t.csv", "snapshot_id": live, "columns": {"a": "string"}},
+            )
+        assert (r.status_code, r.json()["detail"]["code"], "retry-after" in r.headers) == (
+            503,
+            "STORAGE_UNWRITABLE",
+            False,
+        )
+        after = c.post("/v1/knowledge.dataset_get", json={"source_uri": "t.csv"}).json()
+        assert (after["revision"], after["datasets"][0]["snapshot_id"]) == (1, live)
+        assert left_behind(engine) == []
+
+
+def test_a_failure_the_full_catalog_will_not_record_yet_is_recorded_once_it_can(first, monkeypatch):
+    """The disk still full when the job records its failure: the worker is not lost and the job
+    not left `processing`: the failure is written once the catalog takes writes again."""
+    engine, ns, path = first
+    real = store_home._Connection.execute
+    refusals = {"commit": 1, "job rows": 3}
+
+    def execute(con, sql, *args):
+        if sql == "COMMIT" and refusals["commit"] and wrote["revisions"]:
+            refusals["commit"] -= 1
+            raise sqlite_error(errno.ENOSPC)
+        if sql.startswith('INSERT INTO catalog."revisions"'):
+            wrote["revisions"] = True
+        if sql.startswith('UPDATE catalog."jobs"') and not refusals["commit"] and refusals["job rows"]:
+            refusals["job rows"] -= 1
+            raise sqlite_error(errno.ENOSPC)
+        return real(con, sql, *args)
+
+    wrote = {"revisions": False}
+    with monkeypatch.context() as mp:
+        mp.setattr(store_home._Connection, "execute", execute)
+        status = ns.ingest_file(path, source_uri="t.csv")
+    assert (status.state, status.error_code) == ("failed", "too_large"), status
+    assert refusals == {"commit": 0, "job rows": 0}
+    serves_the_first(ns)
+    assert left_behind(engine) == []
+    assert ns.ingest_file(path, source_uri="t.csv").state == "ready"  # the worker goes on
