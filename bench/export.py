@@ -20,6 +20,18 @@ Seconds are the median of the runs, peak RSS the highest. Targets (issue 17): th
 export at the largest scale factor within 200 MB of the one at the smallest (memory flat in the
 result's size), and to_polars(whole=True) <= 1.5x DuckDB's .pl() at the largest scale factor.
 The exit status is 1 when a target is missed.
+
+    python bench/export.py --join [--join-rows 4000000,36000000] [--repeat 1]
+
+A join's whole export instead (issue 53): a table of n rows whose key takes 100 values
+(`k = i % 100`, generated, ingested once, not timed) joined with itself on k, so the result has
+n^2 / 100 rows: 4 M and 36 M rows from 20,000 and 60,000. Each in a fresh process: tabular's
+`ns.export(plan, file)` in the engine's order (no order_by), the same with `whole_order:
+"stable"` (the sorted order, its memory cost), and DuckDB's own `COPY (<the same join>) TO file`
+on the snapshot file as the anchor, to Parquet. Memory is the growth of the process's peak RSS
+over its RSS before the export (interpreter, imports and the open engine left out). Target: the
+growth at the largest result within 150 MB of the one at the smallest (memory flat in the
+result), for tabular's unordered export.
 """
 
 from __future__ import annotations
@@ -34,7 +46,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, lineitem_csv, print_result, run_json, use_working_tree
+from common import ROOT, lineitem_csv, peak_rss_bytes, print_result, run_json, use_working_tree
 
 PLAN = {"datasets": [{"source_uri": "lineitem"}]}
 SOURCE_URI = "lineitem"
@@ -162,7 +174,136 @@ def child_duckdb_polars(args) -> dict:
     return {"seconds": seconds, **frame_facts(frame)}
 
 
+# --- a join's whole export (issue 53) -----------------------------------------------------------
+
+JOIN_KEYS = 100  # distinct keys: a self-join of n rows gives n^2 / JOIN_KEYS rows
+JOIN_TARGET = 150 * MB  # the growth at the largest result within 150 MB of the smallest's
+JOIN_URI = "pairs"
+JOIN_EXPORTERS = {
+    "tabular-join": "tabular ns.export (engine order)",
+    "tabular-join-stable": 'tabular whole_order "stable"',
+    "duckdb-join": "DuckDB COPY (anchor)",
+}
+
+
+def join_plan(stable: bool = False) -> dict:
+    plan = {
+        "datasets": [{"source_uri": JOIN_URI, "alias": "a"}, {"source_uri": JOIN_URI, "alias": "b"}],
+        "joins": [{"alias": "b", "on": [{"left": "a.k", "right": "b.k"}]}],
+    }
+    return {**plan, "whole_order": "stable"} if stable else plan
+
+
+def rss_now() -> int:
+    """This process's resident memory now (bytes)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def child_join_prepare(args) -> dict:
+    """A CSV of n rows (k = i % JOIN_KEYS, v = i) ingested into a fresh home."""
+    use_working_tree()
+    import duckdb
+
+    import tabular
+
+    csv = args.out
+    duckdb.sql(f"COPY (SELECT i % {JOIN_KEYS} AS k, i AS v FROM range({args.rows}) t(i)) TO '{csv}' (HEADER)")
+    engine = tabular.connect(str(args.home))
+    ns = engine.namespace("bench", "export")
+    status = ns.ingest_file(csv, source_uri=JOIN_URI)
+    assert status.state == "ready", (status.state, status.error_code, status.error_message)
+    (dataset,) = ns.dataset_get(JOIN_URI).datasets
+    engine.close()
+    return {"rows": dataset.rows, "snapshot_id": dataset.snapshot_id}
+
+
+def child_tabular_join(args, stable: bool = False) -> dict:
+    use_working_tree()
+    import tabular
+
+    engine = tabular.connect(str(args.home))
+    ns = engine.namespace("bench", "export")
+    ns.dataset_get(JOIN_URI)  # the catalog read once, before the baseline
+    before = rss_now()
+    start = time.perf_counter()
+    rows = ns.export(join_plan(stable), str(args.out))
+    seconds = time.perf_counter() - start
+    grown = peak_rss_bytes() - before
+    engine.close()
+    return {"seconds": seconds, "rows": rows, "grown": grown}
+
+
+def child_tabular_join_stable(args) -> dict:
+    return child_tabular_join(args, stable=True)
+
+
+def child_duckdb_join(args) -> dict:
+    con = attach(args.snapshot)
+    before = rss_now()
+    start = time.perf_counter()
+    (rows,) = con.execute(
+        "COPY (SELECT a.k, a.v, b.k AS k_1, b.v AS v_1 FROM s.data a JOIN s.data b ON a.k = b.k) "
+        f"TO '{args.out}' (FORMAT parquet, COMPRESSION zstd)"
+    ).fetchone()
+    seconds = time.perf_counter() - start
+    grown = peak_rss_bytes() - before
+    con.close()
+    return {"seconds": seconds, "rows": rows, "grown": grown}
+
+
+def measure_join(rows: int, work: Path, repeat: int) -> dict:
+    """Each exporter's runs over a self-join of `rows` result rows."""
+    home, source = work / f"join{rows}" / "home", int(round((rows * JOIN_KEYS) ** 0.5))
+    print(f"generating and ingesting {source:,} rows for a join of {rows:,} (not measured) ...", flush=True)
+    prepared = child("join-prepare", home=home, out=work / f"pairs{rows}.csv", rows=source)
+    if "error" in prepared:
+        sys.exit(f"ingest failed: {prepared['error']}")
+    snapshot = home / "snapshots" / f"{prepared['snapshot_id']}.duckdb"
+    runs: dict[str, list[dict]] = {name: [] for name in JOIN_EXPORTERS}
+    for k in range(repeat):
+        for name in JOIN_EXPORTERS:
+            print(f"  run {k + 1} of {repeat}: {JOIN_EXPORTERS[name]} ...", flush=True)
+            out = work / "join.parquet"
+            args = {"home": home} if name.startswith("tabular") else {"snapshot": snapshot}
+            runs[name].append(child(name, out=out, **args))
+            out.unlink(missing_ok=True)
+    return {name: summary(r) | {"grown": max(x.get("grown", 0) for x in r)} for name, r in runs.items()}
+
+
+def print_join(results: dict[int, dict], repeat: int) -> list[tuple[str, bool | None, str]]:
+    print(
+        f"\na self-join's whole export to Parquet: median seconds, highest peak RSS growth (MiB) of {repeat} run(s)\n"
+    )
+    print(f"{'result rows':>12}  " + "  ".join(f"{label:>34}" for label in JOIN_EXPORTERS.values()))
+    for rows, result in results.items():
+        cells = []
+        for name in JOIN_EXPORTERS:
+            r = result[name]
+            got = "FAILED" if "error" in r else f"{r['seconds']:.2f} s, +{r['grown'] / MiB:,.0f} MiB"
+            cells.append(f"{got:>34}")
+        print(f"{rows:>12,}  " + "  ".join(cells))
+        for name in JOIN_EXPORTERS:
+            if "error" in result[name]:
+                print(f"  {JOIN_EXPORTERS[name]} FAILED: {result[name]['error']}")
+    small, big = min(results), max(results)
+    lo, hi = results[small]["tabular-join"], results[big]["tabular-join"]
+    label = f"join export growth at {big / 1e6:g} M rows within 150 MB of {small / 1e6:g} M"
+    if "error" in lo or "error" in hi:
+        return [(label, False, f"failed: {hi.get('error') or lo.get('error')}")]
+    checks = [(label, hi["grown"] - lo["grown"] <= JOIN_TARGET, f"{(hi['grown'] - lo['grown']) / MB:+,.0f} MB")]
+    for rows, result in results.items():
+        got = [result[name].get("rows") for name in JOIN_EXPORTERS]  # about `rows`: n^2 / 100 rounded
+        label = f"every join export of ~{rows:,} wrote the anchor's rows"
+        checks.append((label, None not in got and len(set(got)) == 1, ", ".join(f"{g:,}" for g in got if g)))
+    return checks
+
+
 CHILDREN = {
+    "join-prepare": child_join_prepare,
+    "tabular-join": child_tabular_join,
+    "tabular-join-stable": child_tabular_join_stable,
+    "duckdb-join": child_duckdb_join,
     "prepare": child_prepare,
     "tabular-export": child_tabular_export,
     "duckdb-copy": child_duckdb_copy,
@@ -384,9 +525,14 @@ def main() -> None:
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--snapshot", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--rows", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--join", action="store_true", help="a self-join's whole export instead (issue 53)")
+    parser.add_argument("--join-rows", default="4000000,36000000", help="the joins' result rows, comma-separated")
     args = parser.parse_args()
     if args.child:
         return print_result(CHILDREN[args.child](args))
+    if args.join:
+        return main_join(args)
 
     scale_factors = sorted({float(s) for s in args.scale_factors.split(",") if s.strip()})
     data_dir = args.data_dir.resolve()
@@ -413,6 +559,25 @@ def main() -> None:
     for label, ok, detail in checks:
         verdict = "n/a " if ok is None else ("PASS" if ok else "MISS")
         print(f"  {label:<52} {verdict}  ({detail})")
+    if any(ok is False for _, ok, _ in checks):
+        sys.exit(1)
+
+
+def main_join(args) -> None:
+    data_dir = args.data_dir.resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="export-join-", dir=data_dir))
+    try:
+        sizes = sorted({int(n) for n in args.join_rows.split(",") if n.strip()})
+        results = {rows: measure_join(rows, work, args.repeat) for rows in sizes}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    checks = print_join(results, args.repeat)
+    print(f"\n{machine_line()}")
+    print("growth: the child's peak RSS (ru_maxrss) less its RSS just before the export")
+    print("\ntargets:")
+    for label, ok, detail in checks:
+        print(f"  {label:<52} {'PASS' if ok else 'MISS'}  ({detail})")
     if any(ok is False for _, ok, _ in checks):
         sys.exit(1)
 

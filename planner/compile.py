@@ -383,9 +383,11 @@ def _nested(r: Resolved, params: _Params) -> tuple[exp.Select, list[str]]:
     return select, ordered
 
 
-def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> Compiled:
+def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False, stable: bool = False) -> Compiled:
     """The plan as one statement of `target`'s SQL (DuckDB by default) and its parameters;
-    `whole`: every row it matches, without the answer's limit and offset (streamed results)."""
+    `whole`: every row it matches, without the answer's limit and offset (streamed results), in
+    the engine's order unless the plan has `order_by` or `stable` (the plan's `whole_order`) asks
+    for the answer's default order, which sorts the whole result before its first row."""
     params = _Params(target, r.written_budget)
     body = _statement(r, params)
     select, row_ids, ties = body.select, body.row_ids, body.ties
@@ -398,9 +400,10 @@ def compile_plan(r: Resolved, target: Target = DUCKDB, whole: bool = False) -> C
             params.finish(select), params.values, r.outputs, row_ids, check, checks, params.slots, params.facts
         )
 
-    if whole and not ordered and not r.aggregated and not r.joins and not r.measured and r.sources[0].plan is None:
-        # One dataset's rows as stored: a snapshot is written in row id order and DuckDB keeps
-        # insertion order, so a sort would only hold the whole result in memory first.
+    if whole and not ordered and not stable:
+        # Streamed as DuckDB makes the rows: a sort over row ids (or groups) would hold the whole
+        # result before its first byte (SPEC §4: memory flat in the result). One dataset's rows
+        # still come in row id order: a snapshot is written so and DuckDB keeps insertion order.
         return finished(select)
     named = {name for name, _ in ordered}
     ordered += [(name, desc) for name, desc in ties if name not in named]

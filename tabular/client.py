@@ -136,6 +136,14 @@ class RemoteNamespace(NamespaceOps):
 
     def __init__(self, client: Client, org: str, namespace: str):
         self.client, self.org, self.name = client, org, namespace
+        # The receipt id of the last whole result streamed (export, to_arrow(whole=True)): its
+        # headers carry only the id; `receipt()` fetches the whole receipt.
+        self.last_receipt_id = ""
+
+    def receipt(self, receipt_id: str = ""):
+        """knowledge.receipt: the whole receipt of a whole result (the SQL, every parameter, the
+        snapshots read, the columns), by its id; by default the last this namespace streamed."""
+        return self._run("knowledge.receipt", self._body(receipt_id=receipt_id or self.last_receipt_id))
 
     def upload_file(self, path: str | os.PathLike) -> dict:
         """Stream a local file as the raw body of knowledge.upload."""
@@ -169,6 +177,7 @@ class RemoteNamespace(NamespaceOps):
             response.read()
             response.close()
             raise error_from(response)
+        self.last_receipt_id = response.headers.get("x-tabular-receipt-id", "")
         return pa.ipc.open_stream(_Body(response))
 
 

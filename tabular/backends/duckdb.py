@@ -68,13 +68,22 @@ def run(catalog: Catalog, settings: Settings, sql: str, params: dict, seconds: f
 class Stream:
     """One statement's result streamed: `reader` yields Arrow record batches of its first `width`
     columns, named `names`, while DuckDB computes them, so memory stays flat in the result's
-    size; `counted` is told each batch's rows as it goes. Watched for export_seconds and the memory share;
+    size; `counted` is told each batch's rows as it goes, `ended` when the last is read. Watched
+    for export_seconds and the memory share, and stopped by `cancel` (a client that went away);
     read to its end, closed, or dropped unread, the statement and its watch are let go."""
 
     def __init__(
-        self, catalog: Catalog, settings: Settings, sql: str, params: dict, names: list[str], counted=lambda rows: None
+        self,
+        catalog: Catalog,
+        settings: Settings,
+        sql: str,
+        params: dict,
+        names: list[str],
+        counted=lambda rows: None,
+        ended=lambda: None,
     ):
         self._catalog, self._settings = catalog, settings
+        self._cancelled = False
         self._cursor = catalog.cursor()  # its own: the reader outlives this call
         self._token = catalog.watchdog.watch(self._cursor, settings.export_seconds)
         self._release = weakref.finalize(self, _release, catalog.watchdog, self._token, self._cursor)
@@ -97,26 +106,43 @@ class Stream:
                 for batch in batches:
                     counted(batch.num_rows)
                     yield pa.RecordBatch.from_arrays(batch.columns[:width], schema=schema)
-            except duckdb.InterruptException:
+            except (duckdb.InterruptException, OSError) as err:
+                # Through Arrow's reader DuckDB's interrupt comes as an OSError ("INTERRUPT Error").
+                if isinstance(err, OSError) and not str(err).startswith("INTERRUPT"):
+                    raise
                 raise self._stopped() from None
             finally:
                 self.close()
+            ended()
 
         self.reader = pa.RecordBatchReader.from_batches(schema, only_results())
 
-    def _stopped(self) -> TooLarge | BackendTimeout:
-        """Why the watchdog interrupted the statement (before its first batch or while streaming):
-        its memory share (413) or export_seconds (504); the statement is let go."""
+    def _stopped(self) -> TooLarge | BackendTimeout | Cancelled:
+        """Why the statement was interrupted (before its first batch or while streaming): its
+        memory share (413), export_seconds (504), or its reader cancelled it; it is let go."""
         why = self._catalog.watchdog.release(self._token)
         self.close()
+        if self._cancelled:
+            return Cancelled("the result was cancelled: its reader went away")
         if why == "memory":
             return over_share(self._settings, "the result")
         return BackendTimeout(
             f"the result ran past export_seconds ({self._settings.export_seconds:g} s) and was stopped"
         )
 
+    def cancel(self) -> None:
+        """Interrupt the statement from any thread: the reader's next batch raises Cancelled."""
+        if self._release.alive:
+            self._cancelled = True
+            with suppress(duckdb.Error):
+                self._cursor.interrupt()
+
     def close(self) -> None:
         self._release()
+
+
+class Cancelled(Exception):
+    """A streamed statement stopped because its reader went away (no one is told: no one is there)."""
 
 
 def _release(watchdog, token: int, cursor) -> None:

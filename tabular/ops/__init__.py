@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from ..errors import ErrorItem
 from ..validation import validation_failed
-from . import approve, datasets, ingest, lifecycle, links, query, synthesize
+from . import approve, datasets, ingest, lifecycle, links, query, receipt, synthesize
 
 Role = str  # viewer < writer < admin
 
@@ -85,7 +85,12 @@ _PLAN = {
     "limit": 10,
 }
 # What each op's example names but a home would not have: ids a call answers with.
-EXAMPLE_IDS = {"upload_id": "u_0123456789abcdef", "ingestion_id": "i_0123456789abcdef", "link_id": "l_0123456789abcdef"}
+EXAMPLE_IDS = {
+    "upload_id": "u_0123456789abcdef",
+    "ingestion_id": "i_0123456789abcdef",
+    "link_id": "l_0123456789abcdef",
+    "receipt_id": "r_0123456789abcdef0123456789abcdef",
+}
 
 
 REGISTRY: dict[str, Op] = {
@@ -186,6 +191,13 @@ REGISTRY: dict[str, Op] = {
             query.QueryExportOut,
             streams=True,
             example={**_PLAN, "format": "csv"},
+        ),
+        _op(
+            "knowledge.receipt",
+            receipt.receipt,
+            receipt.ReceiptIn,
+            receipt.ReceiptOut,
+            example={"receipt_id": EXAMPLE_IDS["receipt_id"]},
         ),
         _op(
             "knowledge.synthesize",

@@ -7,8 +7,8 @@ import datetime as dt
 import json
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import replace
-from decimal import Decimal
 from typing import Any, ClassVar, Literal
 
 import duckdb
@@ -21,18 +21,19 @@ from planner.receipt import ComputedColumn, QueryReceipt, ReceiptDataset, plan_h
 from planner.resolve import resolve
 from planner.resolved import Limits, PlanInvalid, Resolved
 from planner.targets import TARGETS
-from planner.values import read_duration
 
 from ..backends.duckdb import Stream, run
 from ..charts import MAX_BARS, plot
 from ..display import query_html, query_repr, whole_html, whole_repr
-from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
+from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TabularError, TooLarge, ValidationFailed
 from ..jsonval import json_rows, to_json
 from ..models import OpOut
 from ..results import FORMATS as RESULT_FORMATS
 from ..results import months_kept
+from ..store import receipts
 from ..store.schemas import known_sources, live_schemas
 from .context import Context
+from .typed import arrow_array, typed
 
 
 class QueryIn(QueryPlan):
@@ -56,9 +57,11 @@ class QueryExportIn(QueryIn):
 
 
 class QueryExportOut(BaseModel):
-    """What comes with knowledge.query_export's rows (over HTTP, in headers: X-Tabular-Columns,
-    X-Tabular-Receipt, X-Tabular-Ignored-Args)."""
+    """What comes with knowledge.query_export's rows (over HTTP, in headers of 4 KB at most:
+    X-Tabular-Receipt-Id, X-Tabular-Ignored-Args, and X-Tabular-Columns when it fits); the whole
+    receipt and the columns are knowledge.receipt's answer for the id."""
 
+    receipt_id: str = Field(description="knowledge.receipt answers the whole receipt by this id for receipt_seconds.")
     columns: list[ResultColumn]
     receipt: QueryReceipt
     ignored_args: list[str] = Field(default_factory=list)
@@ -94,8 +97,8 @@ class QueryOut(OpOut):
         written: Decimal('1234.50')), int for an integer one (big ones too), float for floating
         point, date / datetime / time / timedelta, None for null. `rows` keeps the JSON form
         (decimals and big integers as text, SPEC §3)."""
-        typed = [_typed([r[k] for r in self.rows], c.type)[0] for k, c in enumerate(self.columns)]
-        return [list(row) for row in zip(*typed)] if typed else [[] for _ in self.rows]
+        columns = [typed([r[k] for r in self.rows], c.type)[0] for k, c in enumerate(self.columns)]
+        return [list(row) for row in zip(*columns)] if columns else [[] for _ in self.rows]
 
     def records(self) -> list[dict[str, Any]]:
         """The rows as dicts by column name, with the values of `typed_rows()`."""
@@ -114,7 +117,7 @@ class QueryOut(OpOut):
         arrays = []
         for k, c in enumerate(self.columns):
             as_json = [r[k] for r in self.rows]
-            arrays.append(_arrow_array(*_typed(as_json, c.type), as_json))
+            arrays.append(arrow_array(*typed(as_json, c.type), as_json))
         return pa.Table.from_arrays(arrays, names=[c.name for c in self.columns])
 
     def to_polars(self, whole: bool = False):
@@ -139,96 +142,6 @@ class QueryOut(OpOut):
 
     def __repr__(self) -> str:
         return query_repr(self)
-
-
-_NOT_FINITE = {"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity", "nan", "+nan", "-nan"}
-_READ = {"date": dt.date.fromisoformat, "datetime": dt.datetime.fromisoformat, "time": dt.time.fromisoformat}
-
-
-def _typed(values: list[Any], type_: str) -> tuple[list[Any], str]:
-    """One result column's JSON values (SPEC §3) as Python values, and the kind of column they
-    make: "int", "decimal", "float", "text" (numbers that would not read), or the logical type.
-    The column decides, not the value: in a decimal column an integer is a Decimal too; in a
-    floating-point one ("inf", "nan" come as text) every number is a float."""
-    if type_ == "number":
-        return _numbers(values)
-    try:
-        if type_ in _READ:
-            read = _READ[type_]
-            return [None if v is None else read(v) if isinstance(v, str) else v for v in values], type_
-        if type_ == "duration":
-            return [None if v is None else read_duration(v) if isinstance(v, str) else v for v in values], type_
-    except ValueError:  # a value Python cannot hold (year 0, a month in a duration …): the text as it came
-        return list(values), "text"
-    return list(values), type_
-
-
-def _numbers(values: list[Any]) -> tuple[list[Any], str]:
-    read: list[Any] = []
-    kinds = set()
-    for v in values:
-        if v is None:
-            read.append(None)
-        elif isinstance(v, float) or isinstance(v, str) and v.strip().lower() in _NOT_FINITE:
-            read.append(float(v))
-            kinds.add("float")
-        elif isinstance(v, int) and not isinstance(v, bool):
-            read.append(v)
-            kinds.add("int")
-        elif isinstance(v, str) and "." in v:
-            try:
-                read.append(Decimal(v))
-            except ArithmeticError:
-                return list(values), "text"
-            kinds.add("decimal")
-        else:
-            try:
-                read.append(int(v))  # an integer past 2^53, as text
-            except (TypeError, ValueError):
-                return list(values), "text"
-            kinds.add("int")
-    if "float" in kinds:
-        return [None if v is None else float(v) for v in read], "float"
-    if "decimal" in kinds:
-        return [None if v is None else Decimal(v) for v in read], "decimal"
-    return read, "int" if kinds else "null"
-
-
-def _arrow_array(values: list[Any], kind: str, as_json: list[Any]):
-    """An Arrow array of one typed column: decimals as decimal128(38, the values' largest
-    scale), integers as int64 (decimal128(38, 0) past it), the rest by their logical type; a
-    column no exact type holds (past 38 digits) as its JSON text."""
-    import pyarrow as pa
-
-    types = {
-        "string": pa.string(),
-        "bool": pa.bool_(),
-        "date": pa.date32(),
-        "time": pa.time64("us"),
-        "duration": pa.duration("us"),
-        "float": pa.float64(),
-        "null": pa.null(),
-    }
-    present = [v for v in values if v is not None]
-    if kind == "int":
-        if all(-(2**63) <= v < 2**63 for v in present):
-            return pa.array(values, pa.int64())
-        values, kind = [None if v is None else Decimal(v) for v in values], "decimal"
-        present = [v for v in values if v is not None]
-    if kind == "decimal":
-        scale = max((max(0, -v.as_tuple().exponent) for v in present), default=0)
-        whole_digits = max((v.adjusted() + 1 for v in present if v), default=1)
-        if whole_digits + scale <= 38:
-            return pa.array(values, pa.decimal128(38, scale))
-        return pa.array([None if v is None else str(v) for v in as_json], pa.string())
-    if kind == "datetime" and not present:
-        return pa.array(values, pa.timestamp("us"))
-    if kind != "text":
-        try:
-            return pa.array(values, types.get(kind))
-        except (pa.ArrowException, TypeError, ValueError):  # datetimes with and without offsets …
-            pass
-    return pa.array([None if v is None else str(v) for v in as_json], pa.string())
 
 
 def _refused(invalid: PlanInvalid) -> TooLarge | ValidationFailed:
@@ -278,7 +191,7 @@ def _compiled(ctx: Context, body: QueryIn, resolved: Resolved, target, whole: bo
             cache.move_to_end(key)
             return compiled
     try:
-        compiled = compile_plan(resolved, target, whole=whole)
+        compiled = compile_plan(resolved, target, whole=whole, stable=body.whole_order == "stable")
     except PlanInvalid as invalid:
         raise _refused(invalid) from None
     if len(compiled.sql) > max_sql_bytes:
@@ -521,13 +434,51 @@ class Whole:
         for check in _checks(compiled):
             self.receipt.warnings.extend(_unread(ctx, check, ctx.settings.query_seconds))
 
+        self.receipt_id = receipts.new_id()
+        self._ctx, self._org, self._namespace = ctx, body.org, body.namespace
+        streamed = time.perf_counter()
+
         def counted(rows: int) -> None:
             self.receipt.rows_returned += rows
 
+        def ended() -> None:
+            # The receipt kept again with what the stream counted (a CLI or a client asks later).
+            self.receipt.elapsed_ms.execute = round((time.perf_counter() - streamed) * 1000, 3)
+            self.receipt.elapsed_ms.total = round(self.receipt.elapsed_ms.total + self.receipt.elapsed_ms.execute, 3)
+            with suppress(OSError, TabularError):  # the rows are sent; the first receipt stays
+                self.keep()
+
         self._stream = Stream(
-            ctx.catalog, ctx.settings, compiled.sql, compiled.params, [c.name for c in self.columns], counted
+            ctx.catalog, ctx.settings, compiled.sql, compiled.params, [c.name for c in self.columns], counted, ended
         )
         self.reader = self._stream.reader
+
+    def keep(self) -> None:
+        """Keep the receipt for knowledge.receipt (store/receipts.py): its id answers it for receipt_seconds."""
+        kept = json.dumps(
+            {
+                "columns": [c.model_dump() for c in self.columns],
+                "receipt": self.receipt.model_dump(mode="json"),
+                "incomplete": self.incomplete,
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        settings = self._ctx.settings
+        receipts.keep(
+            self._ctx.catalog.home,
+            self.receipt_id,
+            self._org,
+            self._namespace,
+            kept,
+            settings.receipt_seconds,
+            settings.receipts_max_bytes,
+            settings.catalog_wait_seconds,
+        )
+
+    def cancel(self) -> None:
+        """Stop the statement now, from any thread (its reader then raises): a client that went away."""
+        self._stream.cancel()
 
     def _repr_html_(self) -> str:
         return whole_html(self)
@@ -540,10 +491,15 @@ class Whole:
 
 
 def query_export(ctx: Context, body: QueryExportIn) -> Whole:
-    """Stream every row a plan matches (arrow, csv, parquet or ndjson) as it is computed, memory flat in its size; the columns and the receipt come with it (over HTTP, in the X-Tabular-Columns and X-Tabular-Receipt headers)."""
+    """Stream every row a plan matches (arrow, csv, parquet or ndjson) as it is computed, in the engine's order unless the plan has order_by, memory flat in its size; over HTTP the X-Tabular-Receipt-Id header names its receipt, which knowledge.receipt answers for an hour."""
     whole = Whole(ctx, body)
     whole.format = body.format
-    whole.reader = ctx.catalog.checked(whole.reader, whole.receipt, body.org, body.namespace)
+    try:
+        whole.reader = ctx.catalog.checked(whole.reader, whole.receipt, body.org, body.namespace)
+        whole.keep()
+    except BaseException:
+        whole.close()
+        raise
     return whole
 
 

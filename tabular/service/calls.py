@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import suppress
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
 from ..engine import Engine
@@ -110,6 +112,57 @@ async def read_json(request: Request, limit: int) -> dict:
     return parse_body(b"".join(chunks))
 
 
+async def disconnected(request: Request) -> None:
+    """Return when the client has gone away (the ASGI server's `http.disconnect`; the body is read)."""
+    with suppress(Exception):  # a receive that fails: the connection is gone all the same
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+
+
+class Rows:
+    """A whole result's bytes for a streaming response, read as DuckDB computes them. `finish`
+    (once, whoever calls first: the last byte sent, or the response ended by a client that went
+    away, even before its first byte) stops the statement if it still runs and gives the slots
+    back; a client gone mid-stream no longer leaves DuckDB computing rows no one reads."""
+
+    def __init__(self, whole, release: Callable[[], None]):
+        self.whole, self._release, self._done = whole, release, False
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._pieces()
+
+    async def _pieces(self) -> AsyncIterator[bytes]:
+        try:
+            async for piece in iterate_in_threadpool(result_chunks(self.whole.reader, self.whole.format)):
+                yield piece
+        finally:
+            self.finish()
+
+    def finish(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        try:
+            self.whole.cancel()  # nothing when the stream ended
+        finally:
+            self._release()
+
+
+class Streamed(StreamingResponse):
+    """A streaming response that finishes its Rows however it ends (sent whole, the client gone
+    before or while the rows come): Starlette cancels the sending when the client goes away."""
+
+    def __init__(self, rows: Rows, **kwargs):
+        super().__init__(rows, **kwargs)
+        self.rows = rows
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.rows.finish()
+
+
 class Service:
     """What every route shares: the engine, the tokens, and the in-flight limits: all calls
     (`max_inflight`) and each org's (`max_inflight_per_org`), so one org's flood of slow calls
@@ -155,25 +208,38 @@ class Service:
 
         return release
 
-    async def stream(self, op: Op, body: dict, grant: Grant) -> tuple[Any, AsyncIterator[bytes]]:
+    async def stream(self, op: Op, body: dict, grant: Grant, gone: Request | None = None) -> tuple[Any, Rows]:
         """Authorize and run an op that streams (knowledge.query_export): its Whole and its bytes in
-        the format it names, the org's slot and a slot held until the last byte is sent."""
+        the format it names (Rows), the org's slot and a slot held until the last byte is sent.
+        With `gone` (the request), a client that goes away before the first byte stops the
+        statement at once (its first batch may be a sort's or a hash table's whole work)."""
         body = self.tokens.authorize(grant, op, body)
         release = await self.hold(str(body.get("org") or self.settings.default_org))
         try:
-            whole = await run_in_threadpool(self.engine.run, op.name, body, grant.name)
+            whole = await self._started(op, body, grant, gone)
         except BaseException:
             release()
             raise
+        return whole, Rows(whole, release)
 
-        async def streamed() -> AsyncIterator[bytes]:
+    async def _started(self, op: Op, body: dict, grant: Grant, request: Request | None):
+        threads: list[int] = []
+
+        def run():
+            threads.append(threading.get_ident())  # the cursors it makes are this thread's
+            return self.engine.run(op.name, body, grant.name)
+
+        running = asyncio.ensure_future(run_in_threadpool(run))
+        if request is not None:
+            watching = asyncio.ensure_future(disconnected(request))
             try:
-                async for piece in iterate_in_threadpool(result_chunks(whole.reader, whole.format)):
-                    yield piece
+                await asyncio.wait({running, watching}, return_when=asyncio.FIRST_COMPLETED)
             finally:
-                release()
-
-        return whole, streamed()
+                watching.cancel()
+            if watching.done() and not watching.cancelled() and not running.done():
+                for thread in threads:
+                    self.engine.catalog.interrupt(thread)
+        return await running
 
     async def run(self, op: Op, body: dict, grant: Grant, request_id: str):
         """Authorize, wait for the org's slot and a slot (503 past `overload_wait_seconds`), run,

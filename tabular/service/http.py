@@ -17,7 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
@@ -39,7 +39,7 @@ from ..ops import REGISTRY, Op
 from ..results import FORMATS as RESULT_FORMATS
 from ..validation import validation_failed, validation_items
 from .auth import Tokens
-from .calls import Service, error_response, log, not_json, read_json, request_id
+from .calls import Service, Streamed, error_response, log, not_json, read_json, request_id
 from .ui import mount as mount_ui
 from .ui import refusal_page as ui_refusal
 from .upload import upload_route
@@ -140,23 +140,35 @@ class SameOrigin:
         await self.app(scope, receive, send)
 
 
+# SPEC §4: a whole result's headers hold 4 KB at most in all. Ours take this much of it; the rest
+# is the server's own (content type, date, the echoed X-Request-Id of 128 bytes at most).
+STREAM_HEADER_BYTES = 3 * 1024
+
+
+def stream_headers(whole) -> dict[str, str]:
+    """What comes with a whole result's rows, in headers: the receipt's id (knowledge.receipt
+    answers the whole receipt), the plan's keys not read, and the columns when they fit in
+    STREAM_HEADER_BYTES (a thousand columns do not: knowledge.receipt answers them too)."""
+    headers = {"X-Tabular-Receipt-Id": whole.receipt_id}
+    # JSON with every non-ASCII character escaped: a header is latin-1.
+    ignored = json.dumps(whole.ignored_args, ensure_ascii=True)
+    columns = json.dumps([c.model_dump() for c in whole.columns], ensure_ascii=True)
+    for name, value in (("X-Tabular-Ignored-Args", ignored), ("X-Tabular-Columns", columns)):
+        if sum(len(k) + len(v) + 4 for k, v in headers.items()) + len(name) + len(value) + 4 <= STREAM_HEADER_BYTES:
+            headers[name] = value
+    return headers
+
+
 def _stream_route(service: Service, op: Op) -> Callable:
     """POST /v1/<op> for an op that streams (knowledge.query_export): its rows sent as they are
-    computed, in the format the body names; what comes with them (op.output) in headers."""
+    computed, in the format the body names; short fields in headers (stream_headers), the
+    whole receipt by its id. A client that goes away stops the statement (calls.Rows)."""
 
     async def handle(request: Request) -> Response:
         grant = service.tokens.identify(request.headers.get("authorization"))
-        whole, streamed = await service.stream(op, await read_json(request, service.settings.max_body_bytes), grant)
-        receipt = json.dumps(whole.receipt.model_dump(mode="json"), ensure_ascii=True)  # a header is latin-1
-        return StreamingResponse(
-            streamed,
-            media_type=RESULT_FORMATS[whole.format],
-            headers={
-                "X-Tabular-Receipt": receipt,
-                "X-Tabular-Columns": json.dumps([c.model_dump() for c in whole.columns]),
-                "X-Tabular-Ignored-Args": json.dumps(whole.ignored_args),
-            },
-        )
+        body = await read_json(request, service.settings.max_body_bytes)
+        whole, rows = await service.stream(op, body, grant, gone=request)
+        return Streamed(rows, media_type=RESULT_FORMATS[whole.format], headers=stream_headers(whole))
 
     return handle
 
@@ -239,11 +251,15 @@ def _streamed(op: Op, refs: dict) -> dict:
     """An op that streams: the rows in the body, in the format asked; what comes with them in headers."""
     header = {"schema": {"type": "string"}}
     return {
-        "description": f"The rows, streamed as they are computed; the headers carry {op.output.__name__} as JSON",
+        "description": "The rows, streamed as they are computed; the headers (4 KB at most) carry the receipt's id, "
+        "and knowledge.receipt answers the whole receipt and the columns by it for an hour",
         "content": {media: {"schema": {"type": "string", "format": "binary"}} for media in RESULT_FORMATS.values()},
         "headers": {
-            "X-Tabular-Columns": {**header, "description": "The result's columns and their types (JSON)"},
-            "X-Tabular-Receipt": {**header, "description": "What was read and how (JSON, SPEC §4)"},
+            "X-Tabular-Receipt-Id": {**header, "description": "The receipt's id: knowledge.receipt answers it"},
+            "X-Tabular-Columns": {
+                **header,
+                "description": "The result's columns and their types (JSON), when they fit in the headers",
+            },
             "X-Tabular-Ignored-Args": {**header, "description": "The body's keys that were not read (JSON)"},
         },
     }

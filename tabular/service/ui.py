@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
@@ -39,7 +39,7 @@ from ..ingest.uploads import store_upload
 from ..ops import REGISTRY
 from ..results import FORMATS as RESULT_FORMATS
 from .auth import Grant
-from .calls import Service, audit, parse_body, request_id
+from .calls import Service, Streamed, audit, parse_body, request_id
 from .sessions import Sessions
 
 try:
@@ -486,10 +486,10 @@ def _ask_routes(pages: Pages, router: APIRouter) -> None:
         plan = _plan_of(request.query_params.get("plan", ""))
         # The URL's format wins over a `format` the plan may carry (the Ask page's plan is the query's).
         body = visit.body(**{**plan, "format": request.query_params.get("format", "csv")})
-        whole, streamed = await pages.service.stream(REGISTRY["knowledge.query_export"], body, visit.grant)
+        whole, rows = await pages.service.stream(REGISTRY["knowledge.query_export"], body, visit.grant, gone=request)
         name = "answer." + ("arrow" if whole.format == "arrow" else whole.format)
-        return StreamingResponse(
-            streamed,
+        return Streamed(  # a visitor who goes away stops the statement (calls.Rows)
+            rows,
             media_type=RESULT_FORMATS[whole.format],
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )

@@ -274,3 +274,52 @@ def test_a_negative_duration_reads_as_answers_write_it(ns, tmp_path, sep, values
     assert [r["span"] for r in dataset.sample] == [v or None for v in values]
     summed = ns.query({"datasets": [{"source_uri": "signed"}], "aggregates": [{"fn": "sum", "column": "span"}]})
     assert summed.rows == [[total]]
+
+
+# --- whole results: the engine's order, receipts by id, cancelling (issue 53) -----------------
+
+
+@pytest.fixture
+def pairs(ns, tmp_path):
+    """400 rows whose key takes 4 values: a self-join gives 40,000 rows."""
+    path = tmp_path / "pairs.csv"
+    path.write_text("k,v\n" + "".join(f"{i % 4},{i}\n" for i in range(400)))
+    assert ns.ingest_file(path, source_uri="pairs").state == "ready"
+    return ns
+
+
+PAIRS = {
+    "datasets": [{"source_uri": "pairs", "alias": "a"}, {"source_uri": "pairs", "alias": "b"}],
+    "joins": [{"alias": "b", "on": [{"left": "a.k", "right": "b.k"}]}],
+}
+
+
+def test_a_whole_join_streams_unsorted_unless_asked(pairs, engine):
+    """A join's whole result was sorted over both sides' row ids before its first row (memory
+    the size of the result); it now streams in the engine's order, every row all the same, and
+    whole_order 'stable' gives the answer's order (source order) at a sort's cost."""
+    streamed = engine.stream({**PAIRS, "org": "acme", "namespace": "finance"})
+    assert "ORDER BY" not in streamed.receipt.sql
+    rows = streamed.reader.read_all()
+    assert rows.num_rows == 40_000
+    stable = pairs.query({**PAIRS, "whole_order": "stable"}).to_arrow(whole=True)
+    answer = pairs.query({**PAIRS, "limit": 10_000})
+    assert stable.slice(0, 10_000).to_pylist() == answer.to_arrow().to_pylist()  # the answer's order
+    assert sorted(tuple(r.values()) for r in stable.to_pylist()) == sorted(tuple(r.values()) for r in rows.to_pylist())
+    # An order_by orders the whole result as it orders an answer.
+    ordered = pairs.query({**PAIRS, "order_by": [{"column": "b.v", "desc": True}]}).to_arrow(whole=True)
+    assert ordered.column("b.v").to_pylist() == sorted(ordered.column("b.v").to_pylist(), reverse=True)
+
+
+def test_cancelling_a_whole_result_stops_its_statement(pairs, engine):
+    """A reader that goes away (an HTTP client's disconnect) stops the statement: the next batch
+    raises, the statement's watch is let go, and the next query runs."""
+    from tabular.backends.duckdb import Cancelled
+
+    whole = engine.stream({**PAIRS, "org": "acme", "namespace": "finance"})
+    whole.reader.read_next_batch()
+    whole.cancel()
+    with pytest.raises(Cancelled):
+        whole.reader.read_all()
+    assert not engine.catalog.watchdog._live
+    assert pairs.query({**PAIRS, "aggregates": [{"fn": "count"}]}).rows == [[40_000]]

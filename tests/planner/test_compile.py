@@ -64,3 +64,37 @@ def test_hostile_names_and_values_stay_names_and_values():
     assert list(result.params.values())[:2] == [evil, "/* */ OR 1=1"]
     # The alias is an identifier, quoted with its quote doubled.
     assert '"c""; DELETE"' in result.sql
+
+
+JOIN = {
+    "datasets": [{"source_uri": "files/orders.csv", "alias": "o"}, {"source_uri": "files/customers.csv", "alias": "c"}],
+    "joins": [{"alias": "c", "on": [{"left": "o.customer_id", "right": "c.customer_id"}]}],
+}
+GROUPED = {
+    "datasets": [{"source_uri": "files/orders.csv"}],
+    "group_by": [{"column": "region"}],
+    "aggregates": [{"fn": "sum", "column": "amount"}],
+}
+
+
+def whole(plan_json: dict):
+    """The statement of the plan's whole result (query_export), with its whole_order."""
+    plan = QueryPlan.model_validate(plan_json)
+    return compile_plan(resolve(plan, found_for(plan), []), whole=True, stable=plan.whole_order == "stable")
+
+
+@pytest.mark.parametrize("plan", [JOIN, GROUPED], ids=["join", "groups"])
+def test_a_whole_result_without_order_by_streams_in_the_engines_order(plan):
+    """SPEC §4: an unordered whole result is not sorted (a sort over the row ids of a join held
+    every row before the first was sent); the answer's rows keep their default order; an
+    order_by, or whole_order 'stable', sorts the whole result as asked."""
+    assert "ORDER BY" not in whole(plan).sql
+    assert "ORDER BY" in compiled(plan).sql  # an answer's rows: the default order
+    ordered = whole({**plan, "order_by": [{"column": "region" if plan is GROUPED else "o.amount", "desc": True}]})
+    assert "ORDER BY" in ordered.sql and "DESC" in ordered.sql
+    assert "ORDER BY" in whole({**plan, "whole_order": "stable"}).sql
+
+
+def test_whole_order_is_a_closed_choice():
+    with pytest.raises(ValueError, match="whole_order"):
+        QueryPlan.model_validate({**GROUPED, "whole_order": "sorted"})
