@@ -15,17 +15,29 @@ from ...errors import IngestFailed
 from ...settings import Settings
 from ..decode import CFB_MAGIC, check_zip_listing
 from .markup import LONG_TOKEN, MarkupGuard
+from .odsxml import OdsSheets
 from .rules import column_number
 
 
 def check_container(
-    path: Path, fmt: str, settings: Settings, formulas: dict | None = None, watch: Callable | None = None
+    path: Path,
+    fmt: str,
+    settings: Settings,
+    formulas: dict | None = None,
+    watch: Callable | None = None,
+    sparse: dict | None = None,
 ) -> int:
     """Refuse what is not a readable workbook with SPEC codes before any parser sees it, and
     answer the bytes its members inflate to. With `formulas`, each worksheet part's formula
     cells with no saved value are counted into it, by part name (an Uncached each). With
     `watch`, each part's chunks are also fed to what `watch(archive, part, fast)` answers for it
-    (hints.UnitWatch, hints.OdsFormats), the worksheets after every other part was checked."""
+    (hints.UnitWatch, hints.OdsFormats), the worksheets after every other part was checked.
+
+    A grid past max_sheet_cells (the extent a sheet's values span, which the dense readers
+    allocate) is refused, unless `sparse` is given and the caller reads the sheet from its
+    filled cells: an XLSX's worksheet part not read by the fast reader (openpyxl holds filled
+    cells only), an ODS's content.xml (read/sheets/odsxml.py); `sparse` then maps the part to
+    its (rows, columns), or for an ODS to its OdsSheets."""
     with path.open("rb") as fh:
         head = fh.read(8)
     if not head:
@@ -58,17 +70,27 @@ def check_container(
                 repeats = _OdsRepeats() if fmt == "ods" and info.filename == "content.xml" else None
                 uncached = formulas.setdefault(info.filename, Uncached()) if sheet and formulas is not None else None
                 feed = watch(archive, info.filename, fast) if watch else None
+                tables = OdsSheets(settings) if repeats else None
+                if tables:
+                    feed = _both(feed, tables.feed)
                 extent = _scan_part(
                     archive, info, not (fast and sheet), extent=sheet, repeats=repeats, uncached=uncached, feed=feed
                 )
+                if tables:
+                    tables.feed(b"", final=True)
                 if repeats and repeats.cells > settings.max_sheet_cells:
                     # calamine expands repeated rows that hold values: 842 bytes made 30 million cells.
                     raise IngestFailed(
                         "too_large",
                         f"its repeated rows make {repeats.cells} cells, over max_sheet_cells ({settings.max_sheet_cells})",
                     )
+                if tables:
+                    _ods_grids(tables, settings, sparse)
                 if extent and extent[0] * extent[1] > settings.max_sheet_cells:
-                    # The readers hold a sheet as a dense grid: A1 and CV1048576 make 100 million cells.
+                    if sparse is not None and not fast:  # openpyxl holds the filled cells alone
+                        sparse[info.filename] = extent
+                        continue
+                    # The fast reader holds a sheet as a dense grid: A1 and CV1048576 make 100 million cells.
                     raise IngestFailed(
                         "too_large",
                         f"{info.filename} spans {extent[0]} rows by {extent[1]} columns, over max_sheet_cells ({settings.max_sheet_cells}) as a grid",
@@ -81,6 +103,33 @@ def check_container(
     if fmt in ("xlsx", "xlsm") and "xl/workbook.xml" not in names:
         raise IngestFailed("format_unavailable", f"the zip archive is not a {fmt} workbook (no xl/workbook.xml)")
     return inflated
+
+
+def _both(first: Callable | None, second: Callable) -> Callable:
+    if first is None:
+        return second
+
+    def feed(chunk: bytes) -> None:
+        first(chunk)
+        second(chunk)
+
+    return feed
+
+
+def _ods_grids(tables: OdsSheets, settings: Settings, sparse: dict | None) -> None:
+    """Refuse an ODS whose sheets' grids, as calamine allocates them all when it opens the file,
+    pass max_sheet_cells, unless the caller reads it from its filled cells (`sparse`)."""
+    if tables.extent <= settings.max_sheet_cells:
+        return
+    if sparse is not None:
+        sparse["content.xml"] = tables
+        return
+    widest = max(tables.sheets, key=lambda s: s.extent)
+    raise IngestFailed(
+        "too_large",
+        f"its sheets span {tables.extent} cells as grids (sheet {widest.name!r}: {widest.rows} rows by "
+        f"{widest.columns} columns), over max_sheet_cells ({settings.max_sheet_cells})",
+    )
 
 
 class Uncached:

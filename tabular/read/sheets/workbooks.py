@@ -19,7 +19,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 from openpyxl import load_workbook
-from openpyxl.utils import get_column_letter
 
 from ... import readings as C
 from ...errors import IngestFailed
@@ -27,11 +26,17 @@ from ...jsonval import iso_duration
 from ...models import Origin
 from ...settings import Settings
 from ..extraction import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
+from . import odsxml
 from .columnar import read_fast
 from .containers import Uncached, check_container, uses_fast_reader
 from .hints import OdsFormats, UnitWatch, sheet_parts
 from .rules import Cell, calamine_panics, each_sheet, is_total_row, unit_of
+from .sparse import Compact, apart_note, compact, from_rows
 from .xls import check_xls
+
+# An .xls whose grids span more than this many cells per cell it holds is read by calamine
+# whatever its size (see read_xls).
+SPARSE_RATIO = 4
 
 
 def _decimals(number_format: str) -> int | None:
@@ -145,8 +150,9 @@ def read_workbook(
     formula cells that have no saved value says so in its datasets' warnings (Uncached)."""
     formulas: dict[str, Uncached] = {}
     watch = UnitWatch() if fmt in ("xlsx", "xlsm") else None
-    inflated = check_container(path, fmt, settings, formulas, watch)
-    extractions, covered = _read_workbook(path, folder, fmt, options, settings, inflated, watch)
+    sparse: dict = {}  # worksheet parts whose extent passes max_sheet_cells: openpyxl reads them
+    inflated = check_container(path, fmt, settings, formulas, watch, sparse)
+    extractions, covered = _read_workbook(path, folder, fmt, options, settings, inflated, watch, sparse)
     if any(u.count for u in formulas.values()):
         with zipfile.ZipFile(path) as archive:
             parts = {name: part for name, _state, part in sheet_parts(archive)}
@@ -158,7 +164,14 @@ def read_workbook(
 
 
 def _read_workbook(
-    path: Path, folder: Path, fmt: str, options: dict, settings: Settings, inflated: int, watch: UnitWatch | None
+    path: Path,
+    folder: Path,
+    fmt: str,
+    options: dict,
+    settings: Settings,
+    inflated: int,
+    watch: UnitWatch | None,
+    sparse: dict,
 ) -> tuple[list[Extraction], dict]:
     if uses_fast_reader(path, inflated, settings):
         return read_fast(path, folder, fmt, options, settings, watch)
@@ -169,6 +182,13 @@ def _read_workbook(
             book = load_workbook(fh, read_only=False, data_only=True)
     except Exception as err:  # openpyxl raises many kinds for a workbook it finds odd
         # calamine is more forgiving (missing shared strings, odd attributes); number formats are lost.
+        if sparse:  # but it holds a sheet as a grid of its extent
+            part, (rows, columns) = next(iter(sparse.items()))
+            raise IngestFailed(
+                "too_large",
+                f"the workbook cannot be read by openpyxl ({type(err).__name__}), and {part} spans {rows} rows by "
+                f"{columns} columns, over max_sheet_cells ({settings.max_sheet_cells}) as calamine's grid",
+            ) from None
         try:
             extractions, covered = read_calamine(path, folder, fmt, options, settings, checked=True)
         except IngestFailed:
@@ -190,25 +210,20 @@ def _read_workbook(
 def _sheet(ws, folder: Path, fmt: str, first_index: int, settings: Settings, options: dict) -> list[Extraction]:
     # The filled cells only: a sheet's declared size can be the whole grid (1,048,576 rows ×
     # 16,384 columns) because one far cell carries a format.
-    filled = {key: c for key, c in ws._cells.items() if c.value is not None}
-    height = max((r for r, _ in filled), default=0)
-    width = max((c for _, c in filled), default=0)
-    if width > settings.max_columns or height * width > settings.max_sheet_cells:
-        raise IngestFailed(
-            "too_large",
-            f"sheet {ws.title!r} spans {height} rows × {width} columns, over max_columns or max_sheet_cells",
-        )
-    empty = Cell(None, "")
-    grid = [[empty] * width for _ in range(height)]
-    for (r, c), cell in filled.items():
-        grid[r - 1][c - 1] = _cell(cell.value, cell.number_format or "", cell.data_type)
-    merged = [(m.min_row - 1, m.min_col - 1, m.max_row - 1, m.max_col - 1) for m in ws.merged_cells.ranges]
-    return _tables(ws.title, grid, merged, folder, fmt, first_index, settings, options)
+    # A sheet is held by those, on a compact grid (read/sheets/sparse.py): a far cell costs a cell.
+    filled = {
+        (r - 1, c - 1): _cell(cell.value, cell.number_format or "", cell.data_type)
+        for (r, c), cell in ws._cells.items()
+        if cell.value is not None
+    }
+    sheet = compact(filled, ws.title, settings)
+    merged = sheet.merged((m.min_row - 1, m.min_col - 1, m.max_row - 1, m.max_col - 1) for m in ws.merged_cells.ranges)
+    return _tables(ws.title, sheet, merged, folder, fmt, first_index, settings, options)
 
 
 def _tables(
     sheet: str,
-    grid: list[list[Cell]],
+    held: Compact,
     merged,
     folder: Path,
     fmt: str,
@@ -216,7 +231,9 @@ def _tables(
     settings: Settings,
     options: dict,
 ) -> list[Extraction]:
-    """The tables of one sheet's grid of cells, each written as an extraction."""
+    """The tables of one sheet's cells (a compact grid), each written as an extraction; a block
+    of one or two lone values below or beside the tables is left out, and said."""
+    grid = held.grid
     width = max((len(r) for r in grid), default=0)
     if width > settings.max_columns:
         raise IngestFailed(
@@ -226,6 +243,15 @@ def _tables(
     merged = [(r0, c0, r1, c1, _cell_at(grid, r0, c0)) for r0, c0, r1, c1 in merged]
     blocks = _blocks(grid, width)
     tables = [t for t in blocks if not _is_title(t, grid)] or blocks
+    # A title block above the first table names it; one anywhere else is a value out of place.
+    apart = [
+        (held.ref(i, j), grid[i][j].text or "")
+        for t in blocks
+        if t not in tables and t.top > tables[0].top
+        for i in range(t.top, t.bottom + 1)
+        for j in range(t.left, t.right + 1)
+        if grid[i][j].kind
+    ]
     out = []
     for k, table in enumerate(tables):
         name = sheet if len(tables) == 1 else f"{sheet} {k + 1}"
@@ -233,7 +259,7 @@ def _tables(
             _table(
                 sheet,
                 name,
-                grid,
+                held,
                 table,
                 merged,
                 folder / f"{first_index + len(out)}.parquet",
@@ -243,6 +269,9 @@ def _tables(
                 errors,
             )
         )
+    if apart:
+        for ex in out:
+            ex.notes.append(apart_note(sheet, apart))
     return out
 
 
@@ -255,8 +284,15 @@ def read_calamine(
     from python_calamine import CalamineWorkbook
 
     formats = OdsFormats() if fmt == "ods" else None
+    sparse: dict = {}
     if not checked:
-        check_container(path, fmt, settings, watch=formats)
+        check_container(path, fmt, settings, watch=formats, sparse=sparse if fmt == "ods" else None)
+    if sparse:
+        # Its grids would pass max_sheet_cells: read from the cells that hold values, not by calamine.
+        extractions, covered = _read_sparse_ods(path, folder, options, settings)
+        for ex in extractions:
+            ex.notes.extend(formats.notes())
+        return extractions, covered
     try:
         with path.open("rb") as fh, calamine_panics(f"the {fmt} workbook"):
             book = CalamineWorkbook.from_filelike(fh)
@@ -264,9 +300,9 @@ def read_calamine(
             hidden = [m.name for m in book.sheets_metadata if not str(m.visible).lower().endswith("visible")]
 
             def read_one(name: str, index: int) -> list[Extraction]:
-                rows = book.get_sheet_by_name(name).to_python(skip_empty_area=False)
-                grid = [[_cell(v, "", "") if v != "" else Cell(None, "") for v in row] for row in rows]
-                return _tables(name, grid, [], folder, fmt, index, settings, options)
+                found = book.get_sheet_by_name(name)
+                filled = from_rows(found.iter_rows(), found.end, _calamine_cell)
+                return _tables(name, compact(filled, name, settings), [], folder, fmt, index, settings, options)
 
             extractions, covered = each_sheet(names, hidden, options, read_one, "calamine")
         for ex in extractions:
@@ -280,13 +316,35 @@ def read_calamine(
         ) from None
 
 
+def _read_sparse_ods(path: Path, folder: Path, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
+    sheets = {s.name: s for s in odsxml.read_sheets(path, settings)}
+    hidden = [s.name for s in sheets.values() if s.hidden]
+
+    def read_one(name: str, index: int) -> list[Extraction]:
+        sheet = sheets[name]
+        filled = {at: _calamine_cell(value) for at, value in sheet.cells.items()}
+        extractions = _tables(name, compact(filled, name, settings), [], folder, "ods", index, settings, options)
+        if sheet.extent > settings.max_sheet_cells:
+            for ex in extractions:
+                ex.notes.append(
+                    f"sheet {name!r} spans {sheet.rows} rows by {sheet.columns} columns for {len(filled)} values: "
+                    "read from the cells that hold values"
+                )
+        return extractions
+
+    return each_sheet(list(sheets), hidden, options, read_one, "expat")
+
+
 def read_xls(path: Path, folder: Path, options: dict, settings: Settings) -> tuple[list[Extraction], dict]:
     """An old binary workbook (.xls: BIFF5/BIFF8 records in an OLE2 container) through calamine,
     after check_xls: as an ODS is read (values keep their types, dates included; no number
     formats, so a percent is its fraction), or, from sheet_fast_bytes on, column at a time
-    through fastexcel (read/sheets/columnar.py), as a large .xlsx is."""
-    check_xls(path, settings)
-    if path.stat().st_size >= settings.sheet_fast_bytes:
+    through fastexcel (read/sheets/columnar.py), as a large .xlsx is, unless its grids are
+    mostly empty (SPARSE_RATIO)."""
+    spanned, held = check_xls(path, settings)
+    # fastexcel makes every cell of the grids (16.7 million for one value at IV65536: 1.7 GB);
+    # calamine's own grid is leaner and the rest takes a Python step per value, none per empty cell.
+    if path.stat().st_size >= settings.sheet_fast_bytes and spanned <= SPARSE_RATIO * held:
         return read_fast(path, folder, "xls", options, settings)
     return read_calamine(path, folder, "xls", options, settings, checked=True)
 
@@ -295,9 +353,23 @@ def _cell_at(grid, i, j) -> Cell:
     return grid[i][j] if i < len(grid) and j < len(grid[i]) else Cell(None, "")
 
 
+def _calamine_cell(value) -> Cell:
+    return _cell(value, "", "")
+
+
 def _table(
-    sheet: str, name: str, grid, t: _Table, merged, out: Path, fmt: str, settings: Settings, options: dict, errors: int
+    sheet: str,
+    name: str,
+    held: Compact,
+    t: _Table,
+    merged,
+    out: Path,
+    fmt: str,
+    settings: Settings,
+    options: dict,
+    errors: int,
 ) -> Extraction:
+    grid = held.grid
     width = t.right - t.left + 1
     header_rows = options.get("header_rows")
     if header_rows is None:
@@ -322,7 +394,7 @@ def _table(
         left_out.append(
             Excluded(
                 len(rows) + 1,
-                last + 1,
+                held.rows[last] + 1,
                 " | ".join(c.text for c in grid[last][t.left : t.right + 1] if c.text),
                 "total_row",
             )
@@ -332,12 +404,12 @@ def _table(
     kinds = [{c.kind for c in col} - {""} for col in cells]
     ids = list(range(1, len(rows) + 1))
     table = pa.Table.from_arrays(
-        [pa.array(ids, pa.int64()), pa.array([i + 1 for i in rows], pa.int64())]
+        [pa.array(ids, pa.int64()), pa.array([held.rows[i] + 1 for i in rows], pa.int64())]
         + [pa.array(col, pa.string()) for col in columns],
         schema=cells_schema(width),
     )
     pq.write_table(table, out, **PARQUET_OPTIONS)
-    where = f"{get_column_letter(t.left + 1)}{t.top + 1}:{get_column_letter(t.right + 1)}{t.bottom + 1}"
+    where = f"{held.ref(t.top, t.left)}:{held.ref(t.bottom, t.right)}"
     origin = Origin(format=fmt, sheet=sheet, range=where, header_rows=header_rows)
     extraction = Extraction(name, headers, out, len(rows), origin)
     extraction.left_out = left_out

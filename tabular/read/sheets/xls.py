@@ -30,7 +30,7 @@ _XLS_SHEET_CELLS = 65536 * 256  # BIFF8's grid: 65,536 rows by 256 columns (IV65
 _ENCRYPTED_STREAMS = {"encryptedpackage", "encryptioninfo"}
 
 
-def check_xls(path: Path, settings: Settings) -> None:
+def check_xls(path: Path, settings: Settings) -> tuple[int, int]:
     """Refuse what is not a readable .xls with SPEC codes before calamine sees it.
 
     calamine reads every sheet of an .xls (hidden ones too) when it opens the file, each into a
@@ -38,7 +38,9 @@ def check_xls(path: Path, settings: Settings) -> None:
     file's own numbers (the streams' sizes, the shared strings' count, a sheet's DIMENSIONS). An
     allocation that fails ends the process, not the file; so those numbers are checked here
     against the file, and the grids against max_sheet_cells (all sheets together: calamine
-    holds them at once), walking the records once: one step per record, never per byte."""
+    holds them at once), walking the records once: one step per record, never per byte.
+
+    Answers (cells the sheets' grids span together, cell records they hold)."""
     data = path.read_bytes()
     if not data:
         raise IngestFailed("no_text", "the file is empty")
@@ -63,9 +65,10 @@ def check_xls(path: Path, settings: Settings) -> None:
             )
         stream = streams[name]()
         sheets = _biff_globals(stream)
-        total = 0
+        total = records = 0
         for start in sheets:
-            declared, spanned = _biff_sheet_cells(stream, start)
+            declared, spanned, cells = _biff_sheet_cells(stream, start)
+            records += cells
             if declared > _XLS_SHEET_CELLS:
                 raise _Damaged(
                     f"a sheet's DIMENSIONS record declares {declared} cells, "
@@ -84,6 +87,7 @@ def check_xls(path: Path, settings: Settings) -> None:
                     f"the sheets span {total} or more cells as grids, over max_sheet_cells "
                     f"({settings.max_sheet_cells}); calamine holds every sheet of an .xls at once",
                 )
+        return total, records
     except (_Damaged, struct.error, IndexError, ValueError) as err:
         raise IngestFailed(
             "format_unavailable",
@@ -190,10 +194,11 @@ def _biff_globals(stream: bytes) -> list[int]:
     return sheets
 
 
-def _biff_sheet_cells(stream: bytes, pos: int) -> tuple[int, int]:
+def _biff_sheet_cells(stream: bytes, pos: int) -> tuple[int, int, int]:
     """(cells the sheet's DIMENSIONS declares, cells its grid spans: from the topmost cell's row
-    to the lowest one's, the leftmost cell's column to the rightmost one's), as calamine sizes
-    a sheet's grids (at most that: it takes the rows from the first cell written).
+    to the lowest one's, the leftmost cell's column to the rightmost one's, as calamine sizes
+    a sheet's grids (at most that: it takes the rows from the first cell written), and its cell
+    records).
 
     The records are walked one Python step each (their lengths chain them); the cells' rows and
     columns are then read together with numpy."""
@@ -212,7 +217,7 @@ def _biff_sheet_cells(stream: bytes, pos: int) -> tuple[int, int]:
             declared = _declared(stream[pos + 4 : pos + 4 + length])
         pos += 4 + length
     if not cells:
-        return declared, 0
+        return declared, 0, 0
     data = np.frombuffer(stream, dtype=np.uint8)
     at = np.array(cells, dtype=np.int64)
 
@@ -223,7 +228,7 @@ def _biff_sheet_cells(stream: bytes, pos: int) -> tuple[int, int]:
     whole = (lengths >= 4) & (at + 4 + lengths <= end)  # calamine refuses a shorter cell record
     at, kinds, lengths = at[whole], kinds[whole], lengths[whole]
     if not len(at):
-        return declared, 0
+        return declared, 0, 0
     rows, cols = u16(at + 4), u16(at + 6)
     mulrk = (kinds == _BIFF_MULRK) & (lengths >= 6)
     lasts = cols.copy()
@@ -231,7 +236,7 @@ def _biff_sheet_cells(stream: bytes, pos: int) -> tuple[int, int]:
     spanned = (int(rows.max()) - int(rows.min()) + 1) * (
         int(max(cols.max(), lasts.max())) - int(min(cols.min(), lasts.min())) + 1
     )
-    return declared, spanned
+    return declared, spanned, len(at)
 
 
 def _declared(record: bytes) -> int:
