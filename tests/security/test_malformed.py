@@ -76,8 +76,12 @@ def test_mcp_refuses_the_same_inputs_without_a_500(two_orgs):
             assert r.status_code < 500, r.text
             return _strict(r.text)
 
-        # A lone surrogate: the MCP layer's own JSON parser refuses it (JSON-RPC parse error).
-        assert call('{"datasets": [{"source_uri": "x\\ud800"}]}')["error"]["code"] == -32700
+        # A lone surrogate: refused at its path with the envelope, as the op route does (the MCP
+        # layer's own JSON parser answered a bare JSON-RPC -32700).
+        surrogate = call('{"datasets": [{"source_uri": "x\\ud800"}]}')["result"]
+        assert surrogate["isError"] is True
+        detail = _strict(surrogate["content"][0]["text"])["detail"]
+        assert detail["code"] == "VALIDATION_FAILED" and detail["errors"][0]["path"] == "datasets[0].source_uri"
         # NaN, which that parser takes: the op refuses it with its path, and the answer is strict JSON.
         result = call('{"datasets": [{"source_uri": "x"}], "where": [{"column": "a", "op": "eq", "value": NaN}]}')[
             "result"

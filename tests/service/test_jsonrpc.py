@@ -75,3 +75,9 @@ def test_a_message_within_the_limit_is_read_whole():
 async def _chunks(data: bytes, size: int):
     for start in range(0, len(data), size):
         yield data[start : start + size]
+
+
+def test_nan_in_arguments_is_refused_at_its_path_like_the_engine_refuses_it():
+    got = screened('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":[NaN]}}}')
+    detail = got.reply["result"]["structuredContent"]["detail"]
+    assert detail["code"] == "VALIDATION_FAILED" and detail["errors"][0]["path"] == "a[0]"
