@@ -345,3 +345,13 @@ def test_every_edge_value_is_written_whole_in_every_format(engine, tmp_path_fact
 @given(rows=st.lists(ROW, min_size=1, max_size=20))
 def test_every_edge_value_is_written_whole_in_every_format_more_examples(engine, tmp_path_factory, rows):
     test_every_edge_value_is_written_whole_in_every_format.hypothesis.inner_test(engine, tmp_path_factory, rows)
+
+
+def test_a_notebooks_table_shows_control_characters_as_their_pictures(engine, tmp_path):
+    """They went into the HTML as they were (NUL, BEL …), which a browser drops or garbles."""
+    path = tmp_path / "controls.csv"
+    path.write_text('id,s\n1,"x:a\x01b\x1fc\x7fd"\n', encoding="utf-8")
+    ns = default(engine)
+    assert ns.ingest_file(path, source_uri="controls.csv", progress=False).state == "ready"
+    page = ns.query({"datasets": [{"source_uri": "controls.csv"}]})._repr_html_()
+    assert "x:a\u2401b\u241fc\u2421d" in page and "\x01" not in page

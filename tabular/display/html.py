@@ -45,8 +45,14 @@ def esc(value: Any) -> str:
     return escape(str(value))
 
 
+# Control characters shown as their pictures (U+2400 …: ␀ ␁ ␡): HTML would drop or garble them.
+# Tab, line feed and carriage return stay (HTML shows them as a space).
+_SEEN = {c: 0x2400 + c for c in range(0x20) if chr(c) not in "\t\n\r"} | {0x7F: 0x2421}
+
+
 def cell(value: Any) -> str:
-    """One value as HTML: null dimmed, true/false, lists and objects as JSON, the rest as written."""
+    """One value as HTML: null dimmed, true/false, lists and objects as JSON, the rest as written
+    (a control character as its picture)."""
     if value is None:
         return NULL
     if isinstance(value, bool):
@@ -55,6 +61,7 @@ def cell(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False, default=str)
     else:
         text = str(value)
+    text = text.translate(_SEEN)
     if len(text) > CELL_CHARS:
         return f'<span title="{esc(text[:2000])}">{esc(text[:CELL_CHARS])}…</span>'
     return esc(text)
