@@ -289,12 +289,15 @@ def whole_html(whole) -> str:
         [f'{esc(c.name)}<br><small class="tabular-type" style="{TYPE}">{esc(c.type)}</small>' for c in whole.columns],
         [],
     )
-    # Whole knows whether the rows are complete; the headers of query_export over HTTP do not say.
+    # Whole knows whether the rows are complete; over HTTP knowledge.receipt says (the headers do not).
     incomplete = getattr(whole, "incomplete", None)
+    kept = getattr(whole, "receipt_id", "") if getattr(whole, "receipt_kept", True) else ""
     return view(
         "tabular-whole",
         f"<p><b>every row the plan matches, streamed</b>: {plural(len(whole.columns), 'column')}; "
-        "<code>.reader</code> yields them as Arrow record batches (<code>.reader.read_all()</code> reads them all)</p>",
+        "<code>.reader</code> yields them as Arrow record batches (<code>.reader.read_all()</code> reads them all)"
+        + (f"; receipt <code>{esc(kept)}</code> (knowledge.receipt answers it for an hour)" if kept else "")
+        + "</p>",
         head,
         "" if incomplete is None else completeness(not incomplete, incomplete),
         bullets("warnings", whole.receipt.warnings, "tabular-warnings", NOTE),

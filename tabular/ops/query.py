@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -34,6 +35,8 @@ from ..store import receipts
 from ..store.schemas import known_sources, live_schemas
 from .context import Context
 from .typed import arrow_array, typed
+
+log = logging.getLogger("tabular.query")
 
 
 class QueryIn(QueryPlan):
@@ -435,6 +438,7 @@ class Whole:
             self.receipt.warnings.extend(_unread(ctx, check, ctx.settings.query_seconds))
 
         self.receipt_id = receipts.new_id()
+        self.receipt_kept = False  # knowledge.receipt answers it (a disk that refuses the write: not)
         self._ctx, self._org, self._namespace = ctx, body.org, body.namespace
         streamed = time.perf_counter()
 
@@ -445,8 +449,9 @@ class Whole:
             # The receipt kept again with what the stream counted (a CLI or a client asks later).
             self.receipt.elapsed_ms.execute = round((time.perf_counter() - streamed) * 1000, 3)
             self.receipt.elapsed_ms.total = round(self.receipt.elapsed_ms.total + self.receipt.elapsed_ms.execute, 3)
-            with suppress(OSError, TabularError):  # the rows are sent; the first receipt stays
-                self.keep()
+            if self.receipt_kept:
+                with suppress(OSError, TabularError):  # the rows are sent; the first receipt stays
+                    self.keep()
 
         self._stream = Stream(
             ctx.catalog, ctx.settings, compiled.sql, compiled.params, [c.name for c in self.columns], counted, ended
@@ -496,7 +501,13 @@ def query_export(ctx: Context, body: QueryExportIn) -> Whole:
     whole.format = body.format
     try:
         whole.reader = ctx.catalog.checked(whole.reader, whole.receipt, body.org, body.namespace)
-        whole.keep()
+        try:
+            whole.keep()
+            whole.receipt_kept = True
+        except OSError as err:
+            # A full or read-only disk refuses the receipt, not the rows: they stream, and the
+            # answer names no receipt id (the receipt is the Whole's own in Python).
+            log.warning("the receipt of a whole result could not be kept: %s", err)
     except BaseException:
         whole.close()
         raise

@@ -147,9 +147,10 @@ STREAM_HEADER_BYTES = 3 * 1024
 
 def stream_headers(whole) -> dict[str, str]:
     """What comes with a whole result's rows, in headers: the receipt's id (knowledge.receipt
-    answers the whole receipt), the plan's keys not read, and the columns when they fit in
-    STREAM_HEADER_BYTES (a thousand columns do not: knowledge.receipt answers them too)."""
-    headers = {"X-Tabular-Receipt-Id": whole.receipt_id}
+    answers the whole receipt; none when the disk refused to keep it), the plan's keys not read,
+    and the columns when they fit in STREAM_HEADER_BYTES (a thousand columns do not:
+    knowledge.receipt answers them too)."""
+    headers = {"X-Tabular-Receipt-Id": whole.receipt_id} if whole.receipt_kept else {}
     # JSON with every non-ASCII character escaped: a header is latin-1.
     ignored = json.dumps(whole.ignored_args, ensure_ascii=True)
     columns = json.dumps([c.model_dump() for c in whole.columns], ensure_ascii=True)

@@ -129,5 +129,6 @@ def test_a_streamed_whole_result_shows_its_columns_and_receipt_without_reading_t
         one_line(repr(whole), "<Whole 4 columns (id, customer, amount, placed), streamed: .reader yields the rows>")
         html = whole._repr_html_()
         assert "amount<br><small" in html and '<p class="tabular-complete">' in html and "SELECT" in html
+        assert f"receipt <code>{whole.receipt_id}</code>" in html  # the id knowledge.receipt answers
     finally:
         whole.close()

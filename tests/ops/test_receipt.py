@@ -63,3 +63,17 @@ def test_receipts_expire_and_are_bounded(pairs, tmp_path):
             ids.append(whole.receipt_id)
         found = [small.call("knowledge.receipt", {**ask, "receipt_id": i})["found"] for i in ids]
         assert found == [False, False, False, True, True]  # the newest kept, the oldest gone
+
+
+def test_a_disk_that_refuses_the_receipt_still_streams_the_rows(pairs, engine, monkeypatch):
+    """A full or read-only home refuses the receipt's write, not the rows: they stream, and the
+    answer names no receipt id to ask for."""
+    import errno
+
+    def refused(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(receipts, "keep", refused)
+    whole = engine.stream(PAIRS)
+    assert whole.reader.read_all().num_rows == 40_000 and not whole.receipt_kept
+    assert whole.receipt.rows_returned == 40_000

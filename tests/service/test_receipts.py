@@ -109,3 +109,22 @@ def test_a_client_that_goes_away_stops_its_query(one_slot, tmp_path):
     with one_slot.client(timeout=60) as http:
         answered = http.post("/v1/knowledge.list", json={})
     assert answered.status_code == 200, answered.text
+
+
+def test_headers_stay_within_4_kb_whatever_the_columns():
+    """A thousand columns' names and types do not fit: X-Tabular-Columns is left out (knowledge.receipt
+    answers them), and the receipt's id is always there."""
+    from types import SimpleNamespace
+
+    from tabular.ops.query import ResultColumn
+    from tabular.service.http import stream_headers
+
+    def whole(n: int):
+        columns = [ResultColumn(name=f"column number {k} " + "é" * 20, type="string") for k in range(n)]
+        return SimpleNamespace(receipt_id="r_" + "0" * 32, receipt_kept=True, ignored_args=["agent"], columns=columns)
+
+    few, many = stream_headers(whole(3)), stream_headers(whole(1_000))
+    assert set(few) == {"X-Tabular-Receipt-Id", "X-Tabular-Ignored-Args", "X-Tabular-Columns"}
+    assert set(many) == {"X-Tabular-Receipt-Id", "X-Tabular-Ignored-Args"}
+    assert all(v.isascii() for v in few.values())  # a header is latin-1: JSON escapes the rest
+    assert sum(len(k) + len(v) + 4 for k, v in many.items()) <= 4096
