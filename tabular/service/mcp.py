@@ -13,7 +13,7 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ..engine import Engine
@@ -144,8 +144,12 @@ class Screened:
         if declared.isdigit() and int(declared) > 2 * self.limit:
             failure = TooLarge(f"the message is over {self.limit:,} bytes (max_body_bytes)")
             return await error_response(failure, request_id_of(request))(scope, receive, send)
-        message = await read_message(request.stream(), self.limit)
-        got = screen(message, self.settings)
+        try:
+            message = await read_message(request.stream(), self.limit)
+        except ClientDisconnect:
+            return  # gone before its message was whole: no one to answer
+        # Off the event loop: a message may be an upload's whole base64.
+        got = await anyio.to_thread.run_sync(screen, message, self.settings)
         if isinstance(got, Refused):
             self.refused(got, request.headers.get("authorization"))
             if got.reply is None:  # a notification: no JSON-RPC answer, so the SPEC's envelope
