@@ -137,6 +137,11 @@ class Stream:
             with suppress(duckdb.Error):
                 self._cursor.interrupt()
 
+    @property
+    def done(self) -> bool:
+        """Whether the statement and its watch are let go (read to its end, closed, cancelled)."""
+        return not self._release.alive
+
     def close(self) -> None:
         self._release()
 

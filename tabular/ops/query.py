@@ -491,6 +491,11 @@ class Whole:
     def __repr__(self) -> str:
         return whole_repr(self)
 
+    @property
+    def done(self) -> bool:
+        """Whether its statement is let go (read to its end, closed, or cancelled and stopped)."""
+        return self._stream.done
+
     def close(self) -> None:
         self._stream.close()
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+from starlette.concurrency import run_in_threadpool
 
 from ..engine import Engine
 from ..errors import ErrorItem, Overloaded, RateLimited, TabularError, TooLarge, ValidationFailed
@@ -127,13 +127,20 @@ class Rows:
 
     def __init__(self, whole, release: Callable[[], None]):
         self.whole, self._release, self._done = whole, release, False
+        self._reading = threading.Lock()  # held by the thread reading the next piece
 
     def __aiter__(self) -> AsyncIterator[bytes]:
         return self._pieces()
 
     async def _pieces(self) -> AsyncIterator[bytes]:
+        chunks = result_chunks(self.whole.reader, self.whole.format)
+
+        def step() -> bytes | None:
+            with self._reading:
+                return next(chunks, None)
+
         try:
-            async for piece in iterate_in_threadpool(result_chunks(self.whole.reader, self.whole.format)):
+            while (piece := await run_in_threadpool(step)) is not None:
                 yield piece
         finally:
             self.finish()
@@ -143,7 +150,12 @@ class Rows:
             return
         self._done = True
         try:
-            self.whole.cancel()  # nothing when the stream ended
+            self.whole.cancel()  # a thread reading the statement stops it, and lets it go
+            if self._reading.acquire(blocking=False):  # none reads it: let it go now
+                try:
+                    self.whole.close()
+                finally:
+                    self._reading.release()
         finally:
             self._release()
 

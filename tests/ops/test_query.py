@@ -321,5 +321,5 @@ def test_cancelling_a_whole_result_stops_its_statement(pairs, engine):
     whole.cancel()
     with pytest.raises(Cancelled):
         whole.reader.read_all()
-    assert not engine.catalog.watchdog._live
+    assert whole.done
     assert pairs.query({**PAIRS, "aggregates": [{"fn": "count"}]}).rows == [[40_000]]

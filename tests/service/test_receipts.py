@@ -128,3 +128,55 @@ def test_headers_stay_within_4_kb_whatever_the_columns():
     assert set(many) == {"X-Tabular-Receipt-Id", "X-Tabular-Ignored-Args"}
     assert all(v.isascii() for v in few.values())  # a header is latin-1: JSON escapes the rest
     assert sum(len(k) + len(v) + 4 for k, v in many.items()) <= 4096
+
+
+@pytest.mark.parametrize("leaves_after", [0, 1], ids=["before the first byte", "after the first piece"])
+def test_a_client_gone_mid_stream_lets_its_statement_go(tmp_path, leaves_after):
+    """The response of a whole result ends when its client goes away (Starlette cancels the
+    sending): the statement is stopped and let go and the slots given back, however far the
+    rows had come, where the statement was left to the garbage collector."""
+    import asyncio
+
+    from tabular.service.calls import Rows, Streamed
+
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        path = tmp_path / "pairs.csv"
+        path.write_text("k,v\n" + "".join(f"{i % 2},{i}\n" for i in range(2_000)))
+        assert engine.namespace("acme", "finance").ingest_file(path, source_uri="pairs").state == "ready"
+        plan = {
+            "datasets": [{"source_uri": "pairs", "alias": "a"}, {"source_uri": "pairs", "alias": "b"}],
+            "joins": [{"alias": "b", "on": [{"left": "a.k", "right": "b.k"}]}],
+            "org": "acme",
+            "namespace": "finance",
+        }
+        whole = engine.stream(plan)
+        whole.format = "csv"
+        released: list[bool] = []
+
+        async def scenario() -> list[dict]:
+            sent: list[dict] = []
+            gone = asyncio.Event()
+
+            async def receive() -> dict:
+                await gone.wait()
+                return {"type": "http.disconnect"}
+
+            async def send(message: dict) -> None:
+                sent.append(message)
+                if len([m for m in sent if m["type"] == "http.response.body"]) >= leaves_after:
+                    gone.set()
+                await asyncio.sleep(0)
+
+            response = Streamed(Rows(whole, lambda: released.append(True)), media_type="text/csv")
+            await response({"type": "http", "asgi": {"spec_version": "2.3"}}, receive, send)
+            return sent
+
+        sent = asyncio.run(scenario())
+        pieces = [m for m in sent if m["type"] == "http.response.body" and m.get("more_body")]
+        assert len(pieces) <= leaves_after + 1  # 2,000,000 rows were not all sent
+        assert released == [True]
+        for _ in range(100):  # a thread reading it stops at the interrupt, then lets it go
+            if whole.done:
+                break
+            time.sleep(0.05)
+        assert whole.done
