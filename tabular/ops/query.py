@@ -110,7 +110,8 @@ class QueryOut(OpOut):
 
     def to_arrow(self, whole: bool = False):
         """The rows as an Arrow table with exact types (decimal128 with the values' scale, int64,
-        date …); `whole`: every row the plan matches, past `limit`, read again streamed."""
+        date …); `whole`: every row the plan matches, past `limit`, read again streamed, in the
+        engine's order unless the plan has order_by (or whole_order "stable")."""
         import pyarrow as pa
 
         if whole:
