@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import suppress
 from typing import Any
 
+import duckdb
 from fastapi import Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
@@ -117,6 +118,41 @@ async def disconnected(request: Request) -> None:
     with suppress(Exception):  # a receive that fails: the connection is gone all the same
         while (await request.receive())["type"] != "http.disconnect":
             pass
+
+
+class Started:
+    """An op run in a worker thread, and the DuckDB cursors it makes there: a client that goes
+    away before the first byte interrupts those alone, while the call runs (cursors the same
+    thread made for an earlier call may be streaming that call's rows by now)."""
+
+    def __init__(self, engine: Engine, op: str, body: dict, caller: str):
+        self.engine, self.args = engine, (op, body, caller)
+        self._lock = threading.Lock()
+        self._thread: int | None = None
+        self._before: set[int] = set()
+
+    def run(self):
+        catalog, thread = self.engine.catalog, threading.get_ident()
+        with catalog.cursors_lock:
+            before = {id(cur) for cur in catalog.cursors.get(thread, ())}
+        with self._lock:
+            self._thread, self._before = thread, before
+        try:
+            return self.engine.run(*self.args)
+        finally:
+            with self._lock:
+                self._thread = None
+
+    def interrupt(self) -> None:
+        catalog = self.engine.catalog
+        with self._lock:  # the call still runs: its thread is no other call's yet
+            if self._thread is None:
+                return
+            with catalog.cursors_lock:
+                made = [cur for cur in catalog.cursors.get(self._thread, ()) if id(cur) not in self._before]
+            for cur in made:
+                with suppress(duckdb.Error):
+                    cur.interrupt()
 
 
 class Rows:
@@ -235,22 +271,16 @@ class Service:
         return whole, Rows(whole, release)
 
     async def _started(self, op: Op, body: dict, grant: Grant, request: Request | None):
-        threads: list[int] = []
-
-        def run():
-            threads.append(threading.get_ident())  # the cursors it makes are this thread's
-            return self.engine.run(op.name, body, grant.name)
-
-        running = asyncio.ensure_future(run_in_threadpool(run))
+        call = Started(self.engine, op.name, body, grant.name)
+        running = asyncio.ensure_future(run_in_threadpool(call.run))
         if request is not None:
             watching = asyncio.ensure_future(disconnected(request))
             try:
                 await asyncio.wait({running, watching}, return_when=asyncio.FIRST_COMPLETED)
             finally:
                 watching.cancel()
-            if watching.done() and not watching.cancelled() and not running.done():
-                for thread in threads:
-                    self.engine.catalog.interrupt(thread)
+            if watching.done() and not watching.cancelled():
+                call.interrupt()
         return await running
 
     async def run(self, op: Op, body: dict, grant: Grant, request_id: str):
