@@ -26,6 +26,7 @@ from ...settings import Settings
 from ..extraction import Excluded, Extraction, join_headers
 from .hints import Hint, UnitWatch, calamine_hints, workbook_hints
 from .rules import calamine_panics, cell_of_text, each_sheet, is_total_row
+from .sparse import apart_note
 from .typed import exact_numbers, maybe_cut, typed_batch
 
 
@@ -137,6 +138,14 @@ def _sheet(
             title = (bottom - top + 1) <= 3 and block.sum(axis=1).max() <= 1
             blocks.append((top, left, bottom, right, title))
     tables = [b for b in blocks if not b[4]] or blocks
+    # As read/sheets/workbooks.py: a title block above the first table names it, one elsewhere is said.
+    apart = [
+        (f"{get_column_letter(first_column + j + 1)}{i + 1}", batch.column(j)[i].as_py())
+        for top, left, bottom, right, title in blocks
+        if title and len(tables) < len(blocks) and top > tables[0][0]
+        for i, j in zip(*np.nonzero(filled[top : bottom + 1, left : right + 1]))
+        for i, j in [(int(i) + top, int(j) + left)]
+    ]
     out = []
     for k, (top, left, bottom, right, _) in enumerate(tables):
         name = sheet if len(tables) == 1 else f"{sheet} {k + 1}"
@@ -158,6 +167,9 @@ def _sheet(
                 typed,
             )
         )
+    if apart:
+        for ex in out:
+            ex.notes.append(apart_note(sheet, apart))
     return out
 
 

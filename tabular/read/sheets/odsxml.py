@@ -58,7 +58,7 @@ class Sheet:
 class OdsSheets:
     """Fed content.xml's bytes in order: the document's sheets (Sheet), in its order. With
     `keep`, each value is kept too, as calamine gives it (a float, a bool, a date or datetime, a
-    timedelta, text), refused (too_large) past max_sheet_cells values, before they are made."""
+    time of day, text), refused (too_large) past max_sheet_cells values, before they are made."""
 
     def __init__(self, settings: Settings, keep: bool = False):
         self.settings = settings
@@ -92,7 +92,11 @@ class OdsSheets:
         try:
             self._parser.Parse(chunk, final)
         except ExpatError as err:
-            raise IngestFailed("format_unavailable", f"the ODS's content.xml is not well-formed XML: {err}") from None
+            raise IngestFailed(
+                "format_unavailable",
+                f"the ODS's content.xml is not well-formed XML ({err}); a password-protected ODS reads so: "
+                "save it without a password",
+            ) from None
 
     def _start(self, name: str, attrs: dict) -> None:
         if name in _CELLS and self._depth == 1:
@@ -180,7 +184,7 @@ def _count(text: str | None) -> int:
 
 
 def _value(kind: str | None, value: str | None, text: str):
-    """A cell's value as calamine gives it; its text where its value does not parse."""
+    """A cell's value as python-calamine gives it; its text where its value does not parse."""
     try:
         if kind in ("float", "percentage", "currency") and value is not None:
             return float(value)
@@ -190,9 +194,12 @@ def _value(kind: str | None, value: str | None, text: str):
             stamp = dt.datetime.fromisoformat(value)
             return stamp if "T" in value else stamp.date()
         if kind == "time" and value and (found := _DURATION.fullmatch(value.strip())):
+            # As calamine: a time of day under a day, else the ISO text as written.
             days, hours, minutes, seconds = (float(g) if g else 0.0 for g in found.groups())
             span = dt.timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
-            return -span if value.strip().startswith("-") else span
+            if value.strip().startswith("-") or span >= dt.timedelta(days=1):
+                return value
+            return (dt.datetime.min + span).time()
     except (ValueError, OverflowError):
         pass
     if kind == "string" and value is not None and not text:

@@ -17,8 +17,9 @@ from .rules import Cell
 
 # Empty rows (columns) kept of a longer run: more than a table's header rows (two at most) reach.
 GAP = 2
-# Cells apart from a sheet's tables named in its note; the rest are counted.
+# Cells apart from a sheet's tables named in its note, and the characters of each shown; the rest are counted.
 SHOWN = 5
+SHOWN_CHARS = 60
 
 
 @dataclass
@@ -35,15 +36,26 @@ class Compact:
         return f"{get_column_letter(self.cols[j] + 1)}{self.rows[i] + 1}"
 
     def merged(self, ranges) -> list[tuple[int, int, int, int]]:
-        """Merged ranges of the sheet, (top, left, bottom, right) 0-based, on the compact grid;
-        a range wholly within a cut run of empty rows or columns is no range here."""
+        """Merged ranges of the sheet, (top, left, bottom, right) 0-based, on the compact grid: a
+        range past the last filled row or column reaches as far past it; one wholly within a
+        cut run of empty rows or columns is no range here."""
         out = []
         for r0, c0, r1, c1 in ranges:
-            i0, i1 = bisect_left(self.rows, r0), bisect_right(self.rows, r1) - 1
-            j0, j1 = bisect_left(self.cols, c0), bisect_right(self.cols, c1) - 1
+            i0, i1 = _first(self.rows, r0), _last(self.rows, r1)
+            j0, j1 = _first(self.cols, c0), _last(self.cols, c1)
             if i0 <= i1 and j0 <= j1:
                 out.append((i0, j0, i1, j1))
         return out
+
+
+def _first(axis: list[int], at: int) -> int:
+    """The compact index of the first kept row (column) at or after `at`."""
+    return bisect_left(axis, at) if not axis or at <= axis[-1] else len(axis) - 1 + at - axis[-1]
+
+
+def _last(axis: list[int], at: int) -> int:
+    """The compact index of the last kept row (column) at or before `at`."""
+    return bisect_right(axis, at) - 1 if not axis or at <= axis[-1] else len(axis) - 1 + at - axis[-1]
 
 
 def _axis(filled: list[int]) -> list[int]:
@@ -102,7 +114,7 @@ def from_rows(rows, end: tuple[int, int] | None, cell) -> dict[tuple[int, int], 
 def apart_note(sheet: str, left_out: list[tuple[str, str]]) -> str:
     """The warning for values apart from a sheet's tables (a lone cell far below or beside
     them), which are left out of its datasets: (reference, text) of each."""
-    shown = ", ".join(f"{ref} ({text!r})" if text else ref for ref, text in left_out[:SHOWN])
+    shown = ", ".join(f"{ref} ({_short(text)!r})" for ref, text in left_out[:SHOWN])
     more = f" and {len(left_out) - SHOWN} more" if len(left_out) > SHOWN else ""
     one = len(left_out) == 1
     return (
@@ -110,3 +122,7 @@ def apart_note(sheet: str, left_out: list[tuple[str, str]]) -> str:
         f"({'a lone value' if one else 'lone values'} below or beside them) {'was' if one else 'were'} left out: "
         f"{shown}{more}"
     )
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"

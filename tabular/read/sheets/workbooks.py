@@ -245,12 +245,12 @@ def _tables(
     tables = [t for t in blocks if not _is_title(t, grid)] or blocks
     # A title block above the first table names it; one anywhere else is a value out of place.
     apart = [
-        (held.ref(i, j), grid[i][j].text or "")
+        (held.ref(i, j), grid[i][j].text)
         for t in blocks
         if t not in tables and t.top > tables[0].top
         for i in range(t.top, t.bottom + 1)
         for j in range(t.left, t.right + 1)
-        if grid[i][j].kind
+        if grid[i][j].text  # a blank (whitespace) or error cell holds no value to lose
     ]
     out = []
     for k, table in enumerate(tables):
