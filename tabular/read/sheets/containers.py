@@ -15,7 +15,7 @@ from ...errors import IngestFailed
 from ...settings import Settings
 from ..decode import CFB_MAGIC, check_zip_listing
 from .markup import LONG_TOKEN, MarkupGuard
-from .odsxml import OdsSheets
+from .odsxml import GridBound
 from .rules import column_number
 
 
@@ -37,7 +37,7 @@ def check_container(
     allocate) is refused, unless `sparse` is given and the caller reads the sheet from its
     filled cells: an XLSX's worksheet part not read by the fast reader (openpyxl holds filled
     cells only), an ODS's content.xml (read/sheets/odsxml.py); `sparse` then maps the part to
-    its (rows, columns), or for an ODS to its OdsSheets."""
+    its (rows, columns), or for an ODS to its GridBound."""
     with path.open("rb") as fh:
         head = fh.read(8)
     if not head:
@@ -70,7 +70,7 @@ def check_container(
                 repeats = _OdsRepeats() if fmt == "ods" and info.filename == "content.xml" else None
                 uncached = formulas.setdefault(info.filename, Uncached()) if sheet and formulas is not None else None
                 feed = watch(archive, info.filename, fast) if watch else None
-                tables = OdsSheets(settings) if repeats else None
+                tables = GridBound() if repeats else None
                 if tables:
                     feed = _both(feed, tables.feed)
                 extent = _scan_part(
@@ -116,19 +116,17 @@ def _both(first: Callable | None, second: Callable) -> Callable:
     return feed
 
 
-def _ods_grids(tables: OdsSheets, settings: Settings, sparse: dict | None) -> None:
+def _ods_grids(bound: GridBound, settings: Settings, sparse: dict | None) -> None:
     """Refuse an ODS whose sheets' grids, as calamine allocates them all when it opens the file,
-    pass max_sheet_cells, unless the caller reads it from its filled cells (`sparse`)."""
-    if tables.extent <= settings.max_sheet_cells:
+    may pass max_sheet_cells, unless the caller reads it from its filled cells (`sparse`)."""
+    if bound.cells <= settings.max_sheet_cells and not bound.unsure:
         return
     if sparse is not None:
-        sparse["content.xml"] = tables
+        sparse["content.xml"] = bound
         return
-    widest = max(tables.sheets, key=lambda s: s.extent)
     raise IngestFailed(
         "too_large",
-        f"its sheets span {tables.extent} cells as grids (sheet {widest.name!r}: {widest.rows} rows by "
-        f"{widest.columns} columns), over max_sheet_cells ({settings.max_sheet_cells})",
+        f"its sheets span {bound.cells} cells or more as grids, over max_sheet_cells ({settings.max_sheet_cells})",
     )
 
 

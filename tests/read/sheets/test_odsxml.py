@@ -11,7 +11,7 @@ from hostile_workbooks import ODS_OPEN, TOP_ODS, ods, ods_gap, ods_number, ods_r
 
 import tabular
 from tabular.errors import IngestFailed
-from tabular.read.sheets.odsxml import OdsSheets
+from tabular.read.sheets.odsxml import GridBound, OdsSheets
 from tabular.settings import Settings
 
 
@@ -22,17 +22,20 @@ def ingested(tmp_path, path, **settings):
         return status, ns.dataset_get(path.name, sample_rows=20).datasets if status.state == "ready" else []
 
 
-def scanned(tables: bytes, styles: bytes = b"") -> list:
-    sheets = OdsSheets(Settings())
+def scanned(tables: bytes, styles: bytes = b"", opening: bytes = ODS_OPEN) -> tuple[list, GridBound]:
+    """What expat (OdsSheets) finds of each sheet, and the GridBound, both fed in pieces."""
+    sheets, bound = OdsSheets(Settings()), GridBound()
     content = (
-        ODS_OPEN
+        opening
         + b"<office:automatic-styles>%s</office:automatic-styles>" % styles
         + b"<office:body><office:spreadsheet>%s</office:spreadsheet></office:body></office:document-content>" % tables
     )
     for k in range(0, len(content), 100):  # fed in pieces, as the container check reads it
         sheets.feed(content[k : k + 100])
+        bound.feed(content[k : k + 100])
     sheets.feed(b"", final=True)
-    return [(s.name, s.hidden, s.rows, s.columns, s.values) for s in sheets.sheets]
+    bound.feed(b"", final=True)
+    return [(s.name, s.hidden, s.rows, s.columns, s.values) for s in sheets.sheets], bound
 
 
 def test_the_extent_of_a_sheets_values_is_counted_from_its_repeats():
@@ -58,7 +61,18 @@ def test_the_extent_of_a_sheets_values_is_counted_from_its_repeats():
         ]
     )
     hidden = b'<style:style style:name="ta2" style:family="table"><style:table-properties table:display="false"/></style:style>'
-    assert scanned(table, hidden) == [("S", True, 300_005, 100, 6 + 4), ("T", False, 1, 1, 1)]
+    found, bound = scanned(table, hidden)
+    assert found == [("S", True, 300_005, 100, 6 + 4), ("T", False, 1, 1, 1)]
+    # The bound the container check takes (a step per row): the comment's cell counts as a column.
+    assert (bound.cells, bound.unsure) == (300_005 * 101 + 1, False)
+
+
+def test_markup_the_bound_cannot_read_is_left_to_expat():
+    nested = b'<table:table table:name="S"><table:table-row><table:table-cell><table:table table:name="in"/></table:table-cell></table:table-row></table:table>'
+    assert scanned(nested)[1].unsure
+    other = ODS_OPEN.replace(b"xmlns:table=", b'xmlns:t="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:table=')
+    assert scanned(b'<table:table table:name="S"/>', opening=other)[1].unsure
+    assert not scanned(b'<table:table table:name="S"/>')[1].unsure
 
 
 def test_content_that_is_not_xml_is_refused_naming_a_password():
@@ -139,3 +153,30 @@ def test_an_ods_read_from_its_values_reads_as_calamine_does(tmp_path, fixture):
 
     # The far hidden sheet sends the workbook to the sparse reader (expat), not calamine.
     assert outcome(far=True) == outcome(far=False)
+
+
+GROUPED = [
+    *TOP_ODS,
+    b"<table:table-row-group><table:table-row-group>",
+    ods_row(ods_number(7), ods_gap(3), ods_number(8), repeated=2),
+    b"</table:table-row-group></table:table-row-group>",
+    ods_row(ods_gap(16_384)),
+    b"<table:table-header-rows>" + ods_row(ods_gap(2), ods_text("h"), ods_gap(16_381)) + b"</table:table-header-rows>",
+    b'<table:table-row><table:covered-table-cell table:number-columns-repeated="9"/>'
+    b"<table:table-cell><text:p>t</text:p></table:table-cell></table:table-row>",
+    ods_row(ods_gap(1024), repeated=1_048_000),
+]
+
+
+@pytest.mark.parametrize("rows", [TOP_ODS, GROUPED], ids=["plain", "grouped"])
+def test_the_bound_is_never_below_calamines_grids(tmp_path, rows):
+    import python_calamine
+
+    path = ods(tmp_path / "shape.ods", {"S": rows, "T": TOP_ODS})
+    book = python_calamine.CalamineWorkbook.from_path(str(path))
+    grids = sum(
+        (s.end[0] + 1) * (s.end[1] + 1) for s in map(book.get_sheet_by_name, book.sheet_names) if s.end is not None
+    )
+    bound = GridBound()
+    bound.feed(zipfile.ZipFile(path).read("content.xml"), final=True)
+    assert grids <= bound.cells and not bound.unsure
