@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import sqlite3
 import weakref
 from collections.abc import Callable
 from dataclasses import replace
@@ -11,7 +13,16 @@ from typing import Any
 import duckdb
 from pydantic import BaseModel, ValidationError
 
-from .errors import ErrorItem, NotFound, Overloaded, TooLarge, ValidationFailed, close_names, json_path
+from .errors import (
+    ErrorItem,
+    NotFound,
+    Overloaded,
+    StorageUnwritable,
+    TooLarge,
+    ValidationFailed,
+    close_names,
+    json_path,
+)
 from .ingest.jobs import JobPool
 from .ingest.links import Linker
 from .ingest.uploads import discard_upload, no_room, store_file
@@ -22,7 +33,7 @@ from .ops.context import Context
 from .ops.links import linker
 from .ops.query import Whole
 from .settings import SettingInvalid, Settings
-from .store.faults import unwritable
+from .store.faults import catalog_refused, refused, unwritable
 from .store.home import Catalog
 from .validation import MISSING, refused_keys, validation_failed, validation_items
 
@@ -60,6 +71,38 @@ def out_of_memory(op: str) -> TooLarge:
     )
 
 
+# A home path that can be no folder: a file stands at it or above it, or it is no path the system takes.
+NO_FOLDER = (errno.ENOTDIR, errno.EEXIST, errno.ENAMETOOLONG, errno.ELOOP)
+
+
+def unopened(home: str, err: OSError | sqlite3.Error) -> Exception:
+    """Why a home could not be opened, coded: one on a read-only file system or that this user
+    may not write (EROFS, EACCES, EPERM) is STORAGE_UNWRITABLE; a path that can be no folder is
+    VALIDATION_FAILED at `home` (the path given is what to fix); any other error as it was."""
+    if isinstance(err, sqlite3.Error):
+        err = catalog_refused(err) or err
+    found = refused(err)
+    if found is not None and found[0] == "unwritable":
+        return StorageUnwritable(
+            f"the home {home} cannot be written ({found[1]}): its file system is read-only or this user may not "
+            "write there; nothing was opened"
+        )
+    if isinstance(err, OSError) and err.errno in NO_FOLDER:
+        why = "a file stands there" if err.errno == errno.EEXIST else os.strerror(err.errno)
+        return ValidationFailed(
+            f"the home {home} is no folder and none can be made there: {why}",
+            [
+                ErrorItem(
+                    "home",
+                    f"no folder can be made there ({why})",
+                    expected="a folder, or where one can be made",
+                    received=home,
+                )
+            ],
+        )
+    return err
+
+
 class Engine:
     """An open home. Close it (or use it as a context manager); one left open is closed when it
     is garbage-collected or when the interpreter exits, its workers stopped first, so no DuckDB
@@ -67,13 +110,16 @@ class Engine:
 
     def __init__(self, home: str, settings: Settings):
         self.settings = settings
-        self.catalog = Catalog(
-            home,
-            settings.duckdb_memory,
-            settings.catalog_wait_seconds,
-            settings.dropped_grace_seconds,
-            settings.query_memory_share,
-        )
+        try:
+            self.catalog = Catalog(
+                home,
+                settings.duckdb_memory,
+                settings.catalog_wait_seconds,
+                settings.dropped_grace_seconds,
+                settings.query_memory_share,
+            )
+        except (OSError, sqlite3.Error) as err:
+            raise unopened(home, err) from None
         self.jobs = JobPool(self.catalog, settings)
         base = Context(self.catalog, settings, self.jobs)
         self.context = replace(base, links=linker(base))

@@ -10,27 +10,33 @@ import pytest
 from tabular import errors
 from tabular.errors import ErrorItem, ValidationFailed, close_names, json_path
 
+CODES = [
+    (errors.ValidationFailed, "VALIDATION_FAILED", 422),
+    (errors.NotFound, "RESOURCE_NOT_FOUND", 404),
+    (errors.PreconditionFailed, "PRECONDITION_FAILED", 409),
+    (errors.TooLarge, "TOO_LARGE", 413),
+    (errors.BackendTimeout, "BACKEND_TIMEOUT", 504),
+    (errors.AuthInvalid, "AUTH_INVALID", 401),
+    (errors.AuthInsufficient, "AUTH_INSUFFICIENT", 403),
+    (errors.RateLimited, "RATE_LIMITED", 429),
+    (errors.Overloaded, "OVERLOADED", 503),
+    (errors.MethodNotAllowed, "METHOD_NOT_ALLOWED", 405),
+    (errors.PathNotFound, "PATH_NOT_FOUND", 404),
+    (errors.PathNotAllowed, "PATH_NOT_ALLOWED", 403),
+    (errors.DiskRoot, "DISK_ROOT", 422),
+    (errors.StorageDamaged, "STORAGE_DAMAGED", 500),
+    (errors.StorageUnwritable, "STORAGE_UNWRITABLE", 503),
+    (errors.Internal, "INTERNAL", 500),
+]
+# The folder limits: 413 each, with the count and the limit (below).
+LIMITS = [
+    (errors.TooManyFiles, "TOO_MANY_FILES"),
+    (errors.FolderTooLarge, "FOLDER_TOO_LARGE"),
+    (errors.TooManyLinks, "TOO_MANY_LINKS"),
+]
 
-@pytest.mark.parametrize(
-    ("cls", "code", "status"),
-    [
-        (errors.ValidationFailed, "VALIDATION_FAILED", 422),
-        (errors.NotFound, "RESOURCE_NOT_FOUND", 404),
-        (errors.PreconditionFailed, "PRECONDITION_FAILED", 409),
-        (errors.TooLarge, "TOO_LARGE", 413),
-        (errors.BackendTimeout, "BACKEND_TIMEOUT", 504),
-        (errors.AuthInvalid, "AUTH_INVALID", 401),
-        (errors.AuthInsufficient, "AUTH_INSUFFICIENT", 403),
-        (errors.RateLimited, "RATE_LIMITED", 429),
-        (errors.Overloaded, "OVERLOADED", 503),
-        (errors.MethodNotAllowed, "METHOD_NOT_ALLOWED", 405),
-        (errors.PathNotFound, "PATH_NOT_FOUND", 404),
-        (errors.PathNotAllowed, "PATH_NOT_ALLOWED", 403),
-        (errors.DiskRoot, "DISK_ROOT", 422),
-        (errors.StorageDamaged, "STORAGE_DAMAGED", 500),
-        (errors.Internal, "INTERNAL", 500),
-    ],
-)
+
+@pytest.mark.parametrize(("cls", "code", "status"), CODES)
 def test_each_error_kind_carries_the_code_and_status_of_spec_section_2(cls, code, status):
     error = cls("something")
     assert (error.code, error.status) == (code, status)
@@ -38,14 +44,39 @@ def test_each_error_kind_carries_the_code_and_status_of_spec_section_2(cls, code
     assert error.to_detail("req-1") == {"code": code, "message": "something", "request_id": "req-1"}
 
 
-@pytest.mark.parametrize(
-    ("cls", "code"),
-    [
-        (errors.TooManyFiles, "TOO_MANY_FILES"),
-        (errors.FolderTooLarge, "FOLDER_TOO_LARGE"),
-        (errors.TooManyLinks, "TOO_MANY_LINKS"),
-    ],
-)
+def every_code() -> set[str]:
+    """The codes errors.py defines: each kind of TabularError's (the folder limits' on their own)."""
+    kinds = [v for v in vars(errors).values() if isinstance(v, type) and issubclass(v, errors.TabularError)]
+    return {kind.code for kind in kinds if kind is not errors.OverLimit}
+
+
+def test_every_code_errors_py_defines_is_in_the_table_above_or_the_folder_limits():
+    """A code added to errors.py (STORAGE_UNWRITABLE was) is a test of its status here, or fails."""
+    tested = {code for _, code, _ in CODES} | {code for _, code in LIMITS}
+    assert every_code() == tested
+
+
+def test_every_code_a_person_can_act_on_says_what_to_do_next_in_the_cli():
+    """The CLI says a refusal in one line and what to do next; a home that cannot be written said
+    only what broke. A code without a next step is one whose message already says it all."""
+    from tabular.cli import NEXT_STEP
+
+    said_by_the_message = {
+        "METHOD_NOT_ALLOWED",  # HTTP only: a route called with a method it does not serve
+        "INTERNAL",  # a defect: the CLI says "this is a bug" and how to report it
+        "STORAGE_DAMAGED",  # names the damaged file; the rest keeps serving
+        "PATH_NOT_FOUND",
+        "PATH_NOT_ALLOWED",
+        "DISK_ROOT",
+        "TOO_MANY_FILES",  # the folder limits: each names its setting (TABULAR_...)
+        "FOLDER_TOO_LARGE",
+        "TOO_MANY_LINKS",
+    }
+    assert every_code() - said_by_the_message <= set(NEXT_STEP)
+    assert {"remount", "permission"} <= set(NEXT_STEP["STORAGE_UNWRITABLE"].replace(":", " ").split())
+
+
+@pytest.mark.parametrize(("cls", "code"), LIMITS)
 def test_a_folder_past_a_limit_is_413_and_says_the_limit_and_the_count_on_path(cls, code):
     error = cls("too many", count=12_345, limit=10_000)
     detail = error.to_detail()

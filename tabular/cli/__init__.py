@@ -24,6 +24,10 @@ NEXT_STEP = {
     "BACKEND_TIMEOUT": "narrow the plan or raise the time limit setting",
     "AUTH_INVALID": "give a valid token (--token or TABULAR_TOKEN)",
     "AUTH_INSUFFICIENT": "use a token whose role and namespaces allow this",
+    "STORAGE_UNWRITABLE": (
+        "the home is read-only or not writable by this user: remount it read-write or give this user write "
+        "permission on it, or use another home (--home or TABULAR_HOME)"
+    ),
 }
 
 
