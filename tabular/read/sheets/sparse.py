@@ -91,24 +91,32 @@ def compact(filled: dict[tuple[int, int], Cell], sheet: str, settings: Settings)
     return Compact(grid, rows, cols)
 
 
-def from_rows(rows, end: tuple[int, int] | None, cell) -> dict[tuple[int, int], Cell]:
-    """The filled cells of calamine's rows (an iterator: a row at a time), each made by
-    `cell(value)`; an empty row is passed over at C speed. The rows end at `end` (the sheet's
-    last row and column, 0-based); where they start is counted back from there, as the
-    readers start them at A1 or at the first filled row or column."""
-    found: dict[tuple[int, int], object] = {}
+def from_rows(rows, end: tuple[int, int] | None, cell) -> Compact:
+    """calamine's rows (an iterator: a row at a time, as wide as the sheet) on a compact grid of
+    rows: an empty row is passed over at C speed (a run of them cut to GAP), a filled one made
+    whole, each value by `cell(value)` (calamine has made the whole grid already: its columns
+    cost no more here). The rows end at `end` (the sheet's last row and column, 0-based); where
+    they start is counted back from there, as calamine starts them at A1 or at the first filled
+    row or column."""
+    grid: list[list[Cell]] = []
+    kept: list[int] = []
+    empty = Cell(None, "")
     n = width = 0
+    before = -1
     for i, row in enumerate(rows):
         n, width = i + 1, len(row)
         if row.count("") == width:
             continue
-        for j, value in enumerate(row):
-            if value != "":
-                found[(i, j)] = value
-    if not found or end is None:
-        return {}
+        for gap in range(before + 1, min(i, before + 1 + GAP)):
+            kept.append(gap)
+            grid.append([empty] * width)
+        kept.append(i)
+        grid.append([empty if value == "" else cell(value) for value in row])
+        before = i
+    if not kept or end is None:
+        return Compact([], [], [])
     top, left = end[0] - (n - 1), end[1] - (width - 1)
-    return {(top + i, left + j): cell(value) for (i, j), value in found.items()}
+    return Compact(grid, [top + r for r in kept], list(range(left, left + width)))
 
 
 def apart_note(sheet: str, left_out: list[tuple[str, str]]) -> str:

@@ -301,8 +301,8 @@ def read_calamine(
 
             def read_one(name: str, index: int) -> list[Extraction]:
                 found = book.get_sheet_by_name(name)
-                filled = from_rows(found.iter_rows(), found.end, _calamine_cell)
-                return _tables(name, compact(filled, name, settings), [], folder, fmt, index, settings, options)
+                held = from_rows(found.iter_rows(), found.end, _calamine_cell)
+                return _tables(name, held, [], folder, fmt, index, settings, options)
 
             extractions, covered = each_sheet(names, hidden, options, read_one, "calamine")
         for ex in extractions:
