@@ -19,6 +19,7 @@ from ..display.html import when
 from ..display.questions import answer_kind
 from ..results import FORMATS as RESULT_FORMATS
 from ..results import format_of
+from ..results import write as write_result
 from .show import cell_text, counted, show_answer, show_datasets, warn_ignored
 
 
@@ -238,8 +239,15 @@ def cmd_query(args, console: Console) -> int:
                 raise Refused(
                     f"say the format of {args.output} with --format ({', '.join(RESULT_FORMATS)}) or its extension"
                 )
-            written = ns.export(plan, args.output, fmt)
-            console.print(f"{counted(written, 'row')} written to {escape(args.output)} ({fmt})")
+            # Streamed here, not by ns.export: the whole result's receipt id is told with the rows.
+            whole = engine.stream({"org": ns.org, "namespace": ns.name, **plan})
+            written = write_result(whole.reader, args.output, fmt)
+            kept = (
+                f"; receipt {whole.receipt_id} (`tabular receipt {whole.receipt_id}` shows what was read)"
+                if whole.receipt_kept
+                else "; no receipt was kept (the home refused to write it)"
+            )
+            console.print(f"{counted(written, 'row')} written to {escape(args.output)} ({fmt}){escape(kept)}")
             return 0
         answer = ns.query({**plan, "dry_run": plan.get("dry_run", False) or args.sql})
         warn_ignored(answer, "plan")

@@ -137,3 +137,24 @@ def test_jobs_says_a_running_jobs_progress_as_the_other_views_do(tmp_path, home,
     lines = {line.split()[1]: line for line in capsys.readouterr().out.splitlines() if "i_" in line}
     assert "read: 1.2 MB of 4.0 MB" in lines["i_reading"] and "2026-01-02 03:04:05" in lines["i_reading"]
     assert "type: 1,500 of ? rows" in lines["i_typing"]
+
+
+def test_query_output_names_the_receipt_that_tabular_receipt_answers(tmp_path, home, prices, capsys):
+    """`query --output` said only the rows and the file: the receipt of what was read (its SQL,
+    its parameters, the snapshots) was kept under an id no one was told."""
+    plan = json.dumps(
+        {"datasets": [{"source_uri": "prices.csv"}], "where": [{"column": "amount", "op": "gt", "value": 2}]}
+    )
+    out = tmp_path / "dear.csv"
+    assert main([*home, "query", plan, "--output", str(out)]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert line.startswith(f"2 rows written to {out} (csv); receipt r_")
+    receipt_id = line.split("receipt ", 1)[1].split()[0].rstrip(";:,.()")
+    assert f"tabular receipt {receipt_id}" in line  # the command that answers it, as a person types it
+    assert main([*home, "receipt", receipt_id]) == 0  # its answer is JSON
+    got = json.loads(capsys.readouterr().out)
+    assert (
+        got["found"]
+        and got["receipt"]["rows_returned"] == 2
+        and got["receipt"]["datasets"][0]["source_uri"] == "prices.csv"
+    )
