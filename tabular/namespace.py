@@ -171,7 +171,8 @@ class NamespaceOps:
         `to_polars(whole=True)` / `to_arrow(whole=True)` stream every row it matches."""
         body = self._plan(plan)
         out = self._run("knowledge.query", body)
-        out._stream_whole = lambda: self._stream(body)
+        # to_polars streams as a Parquet export does: durations as ISO text, of any length.
+        out._stream_whole = lambda fmt="arrow": self._stream({**body, "format": fmt})
         return out
 
     def export(self, plan: dict | BaseModel, path: str, format: str | None = None) -> int:
@@ -182,7 +183,7 @@ class NamespaceOps:
             raise ValueError(
                 f"say the format of {str(path)!r}: one of {', '.join(results.FORMATS)} (by its extension or format=)"
             )
-        return results.write(self._stream(self._plan(plan)), str(path), fmt)
+        return results.write(self._stream({**self._plan(plan), "format": fmt}), str(path), fmt)
 
     def read(self, source_uri: str, dataset_id: str = ""):
         """A dataset's whole live snapshot as a Polars frame (every row, every column)."""

@@ -65,14 +65,20 @@ def _text_array(column: pa.Array | pa.ChunkedArray) -> pa.Array:
 
 
 def _schema(schema: pa.Schema, fmt: str) -> pa.Schema:
-    return pa.schema([f.with_type(pa.string()) if _as_text(f.type, fmt) else f for f in schema])
+    """The schema `fmt` is written with: its text columns as strings, no field's metadata (a
+    stream's DuckDB types, duckdb_types, are for the conversion here, not for the file)."""
+    return pa.schema([(f.with_type(pa.string()) if _as_text(f.type, fmt) else f).remove_metadata() for f in schema])
+
+
+def duckdb_types(schema: pa.Schema) -> list[str]:
+    """Each field's DuckDB type where a stream names it in the field's metadata (backends.duckdb's
+    Stream: a HUGEINT and a DECIMAL(38,0) are one Arrow type), else ''."""
+    return [(f.metadata or {}).get(b"duckdb_type", b"").decode() for f in schema]
 
 
 def portable(batch: pa.RecordBatch, fmt: str) -> pa.RecordBatch:
     """The batch as `fmt` writes it: a column of a type `fmt` does not keep as Arrow holds it as
     its SPEC §3 text (_as_text), converted a column at a time; every other column as it is."""
-    if not any(_as_text(t, fmt) for t in batch.schema.types):
-        return batch
     columns = [_text_array(c) if _as_text(c.type, fmt) else c for c in batch.columns]
     return pa.RecordBatch.from_arrays(columns, schema=_schema(batch.schema, fmt))
 
@@ -133,9 +139,9 @@ def chunks(reader: pa.RecordBatchReader, fmt: str) -> Iterator[bytes]:
 
     if fmt == "ndjson":
         # Values as knowledge.query's rows carry them (SPEC §3), converted a column at a time.
-        names = reader.schema.names
+        names, types = reader.schema.names, duckdb_types(reader.schema)
         for batch in reader:
-            rows = zip(*json_columns(batch)) if batch.num_columns else ([] for _ in range(batch.num_rows))
+            rows = zip(*json_columns(batch, types)) if batch.num_columns else ([] for _ in range(batch.num_rows))
             text = "".join(json.dumps(dict(zip(names, row)), ensure_ascii=False) + "\n" for row in rows)
             yield text.translate(_LINE_BREAKS).encode()
         return

@@ -204,3 +204,109 @@ def test_cli_query_output_ndjson_past_9999_writes_the_file(far, tmp_path, capsys
     assert cli_main(["--home", str(home), "query", str(plan), "--output", str(out)]) == 0, capsys.readouterr()
     lines = out.read_text().splitlines()
     assert len(lines) == FAR_ROWS and json.loads(lines[0]) == {"id": 0, **FAR_ROW}
+
+
+# --- a duration past 292 years, a HUGEINT, a date past DuckDB's range (issue 53) ----------------
+
+# DuckDB's own text of its longest durations each way (-9,223,372,036,854,775,807 µs arrived from
+# Arrow as 2 µs: its nanoseconds wrapped), a short one, and 2^31-1 days (no time part: it fits).
+SPANS = ["-2562047788:00:54.775807", "2562047788:00:54.775807", "01:30:00", "2147483647 days"]
+SPANS_ISO = ["-P106751991DT4H54.775807S", "P106751991DT4H54.775807S", "PT1H30M", "P2147483647D"]
+SPAN = {
+    "datasets": [{"source_uri": "spans.csv"}],
+    "compute": [
+        {"as": "iv", "expr": {"cast": [{"substring": ["s", 3]}, {"value": "duration"}]}},
+        {"as": "huge", "expr": {"mul": ["h", {"value": 10**18}]}},  # a HUGEINT: 0 and 10^36
+    ],
+    "select": [{"column": "id"}, {"column": "iv"}, {"column": "huge"}],
+    "order_by": [{"column": "id"}],
+}
+SPAN_ROWS = [{"id": k, "iv": iso, "huge": 0 if k % 2 == 0 else str(10**36)} for k, iso in enumerate(SPANS_ISO)]
+
+
+@pytest.fixture(scope="module")
+def spans(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("spans")
+    path = folder / "spans.csv"
+    path.write_text(
+        "id,s,h,day\n" + "".join(f"{k},x:{s},{0 if k % 2 == 0 else 10**18},2024-01-01\n" for k, s in enumerate(SPANS))
+    )
+    with tabular.connect(str(folder / "home")) as engine:
+        ns = engine.namespace(engine.settings.default_org, engine.settings.default_namespace)
+        assert ns.ingest_file(path, source_uri="spans.csv").state == "ready"
+        yield engine, ns
+
+
+def test_a_duration_past_292_years_is_whole_in_every_text_output(spans, tmp_path):
+    """Arrow's interval carries microseconds as int64 nanoseconds: DuckDB's export wrapped them,
+    and each output wrote a wrong duration without a word."""
+    from fastapi.testclient import TestClient
+
+    from tabular.service.http import create_app
+
+    engine, ns = spans
+    answer = ns.query(SPAN)
+    assert [dict(zip(["id", "iv", "huge"], row)) for row in answer.rows] == SPAN_ROWS
+    assert answer.to_polars(whole=True)["iv"].to_list() == SPANS_ISO
+    for fmt in ("ndjson", "csv", "parquet"):
+        assert ns.export(SPAN, tmp_path / f"spans.{fmt}") == len(SPANS)
+    assert [json.loads(x)["iv"] for x in (tmp_path / "spans.ndjson").read_text().splitlines()] == SPANS_ISO
+    assert pl.read_csv(tmp_path / "spans.csv")["iv"].to_list() == SPANS_ISO
+    assert pl.read_parquet(tmp_path / "spans.parquet")["iv"].to_list() == SPANS_ISO
+    with TestClient(create_app(engine, mcp=False), base_url="http://127.0.0.1") as http:
+        sent = http.post("/v1/knowledge.query_export", json={**SPAN, "format": "ndjson"})
+        assert sent.status_code == 200
+        # A HUGEINT is a number within ±(2^53-1) as in knowledge.query's rows: it was "0".
+        assert [json.loads(x) for x in sent.text.splitlines()] == SPAN_ROWS
+        # Arrow's type cannot carry it: refused before the answer starts, naming the column.
+        refused = http.post("/v1/knowledge.query_export", json={**SPAN, "format": "arrow"})
+        assert refused.status_code == 422 and "'iv'" in refused.json()["detail"]["message"]
+    with pytest.raises(tabular.ValidationFailed, match="'iv'"):
+        ns.export(SPAN, tmp_path / "spans.arrow")
+
+
+def test_a_hugeint_is_a_number_in_ndjson_as_in_the_rows_within_2_53(spans, tmp_path):
+    """SPEC §3: an integer is text only past ±(2^53-1); a stream's HUGEINT was text whatever its
+    size (Arrow gives it DECIMAL(38,0)'s type), where knowledge.query's rows gave 0 as 0."""
+    _, ns = spans
+    plan = {**SPAN, "select": [{"column": "id"}, {"column": "huge"}]}
+    want = [{"id": r["id"], "huge": r["huge"]} for r in SPAN_ROWS]
+    assert [dict(zip(["id", "huge"], row)) for row in ns.query(plan).rows] == want
+    assert ns.export(plan, tmp_path / "huge.ndjson") == len(SPANS)
+    assert [json.loads(x) for x in (tmp_path / "huge.ndjson").read_text().splitlines()] == want
+
+
+def test_a_duration_arrow_holds_keeps_its_arrow_type(spans, tmp_path):
+    _, ns = spans
+    short = {**SPAN, "where": [{"column": "id", "op": "in", "values": [2, 3]}]}
+    table = ns.query(short).to_arrow(whole=True)
+    assert table.schema.field("iv").type == pa.month_day_nano_interval()
+    assert [(v.months, v.days, v.nanoseconds) for v in table["iv"].to_pylist()] == [
+        (0, 0, 5_400_000_000_000),
+        (0, 2**31 - 1, 0),
+    ]
+
+
+def test_a_date_past_duckdbs_range_is_refused_saying_so(spans):
+    """It was VALIDATION_FAILED 'does not fit an exact number of 38 digits'."""
+    from fastapi.testclient import TestClient
+
+    from tabular.service.http import create_app
+
+    engine, ns = spans
+    plan = {
+        "datasets": [{"source_uri": "spans.csv"}],
+        "compute": [
+            {"as": "iv", "expr": {"cast": [{"substring": ["s", 3]}, {"value": "duration"}]}},
+            {"as": "moved", "expr": {"date_add": ["day", "iv"]}},
+        ],
+        "select": [{"column": "id"}, {"column": "moved"}],
+    }
+    with pytest.raises(tabular.ValidationFailed) as caught:
+        ns.query(plan)
+    assert "leaves the range DuckDB holds" in caught.value.message and "'moved'" in caught.value.message
+    assert [e.path for e in caught.value.errors] == ["compute[1]"]
+    with TestClient(create_app(engine, mcp=False), base_url="http://127.0.0.1") as http:
+        sent = http.post("/v1/knowledge.query_export", json={**plan, "format": "ndjson"})
+        assert sent.status_code == 422
+        assert sent.json()["detail"]["errors"][0]["path"] == "compute[1]"

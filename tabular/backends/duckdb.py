@@ -10,9 +10,11 @@ from contextlib import suppress
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
+from sqlglot import exp
 
-from ..errors import BackendTimeout, TooLarge, past_38_digits
-from ..jsonval import arrow_readable, json_columns, json_rows
+from ..errors import BackendTimeout, ErrorItem, TooLarge, ValidationFailed, past_38_digits
+from ..jsonval import arrow_readable, iso_interval, json_columns, json_rows
 from ..settings import Settings
 from ..store.home import Catalog
 
@@ -22,6 +24,8 @@ warnings.filterwarnings("ignore", message="Arrow output on a DB-API result", cat
 
 # Rows per Arrow record batch of a streamed result.
 BATCH_ROWS = 64 * 1024
+# The metadata key of a streamed field that holds its DuckDB type (Stream).
+DUCKDB_TYPE = b"duckdb_type"
 
 
 def over_share(settings: Settings, what: str) -> TooLarge:
@@ -32,11 +36,145 @@ def over_share(settings: Settings, what: str) -> TooLarge:
     )
 
 
-def run(catalog: Catalog, settings: Settings, sql: str, params: dict, seconds: float, as_json: bool = False) -> list:
+# What DuckDB says when a value leaves the range its type holds, by kind (its first line): a date
+# or timestamp (date_add past 5881580 AD or 294247 AD), an integer past 64 or 128 bits, else an
+# exact number past 38 digits.
+_DATES = (
+    "date out of range",
+    "timestamp range",
+    "date overflows",
+    "timestamp field value out of range",
+    "date and time",
+)
+
+
+def out_of_range(detail: str, dated: list[tuple[str, str]] | tuple = ()) -> ValidationFailed:
+    """DuckDB's ConversionException or OutOfRangeException as what happened, refused (never a
+    value rounded or wrapped): `detail` is its first line; `dated`, the plan's computed dates
+    and timestamps as (path, name), where a date past the range can come from."""
+    said = detail.lower()
+    if any(kind in said for kind in _DATES):
+        names = ", ".join(repr(name) for _, name in dated)
+        return ValidationFailed(
+            "a date or timestamp the plan computes leaves the range DuckDB holds (dates to 5881580 AD "
+            "and from 5877642 BC, timestamps to 294247 AD and from 290309 BC)"
+            + (f": the computed {'column' if len(dated) == 1 else 'columns'} {names}" if dated else ""),
+            [
+                ErrorItem(
+                    path,
+                    f"{what} past the range DuckDB holds ({detail})",
+                    expected="dates and timestamps within DuckDB's range",
+                )
+                for path, what in (
+                    [(p, f"{n!r}: a date or timestamp") for p, n in dated] or [("compute", "a date or timestamp")]
+                )
+            ],
+        )
+    if "overflow in" in said and "decimal" not in said:
+        return ValidationFailed(
+            "an integer the plan computes passes the range its type holds",
+            [ErrorItem("compute", f"an integer past its type's range: {detail}", expected="integers within 128 bits")],
+        )
+    return past_38_digits(detail)
+
+
+# Arrow carries an INTERVAL's time part as int64 nanoseconds: DuckDB's export multiplies its
+# microseconds by 1000 and wraps past this many (292 years: -9.2e18 µs arrived as 2 µs).
+ARROW_INTERVAL_MICROS = (2**63 - 1) // 1000
+_PARTS = "__interval_parts"
+
+
+def with_interval_parts(sql: str, names: list[str]) -> str:
+    """The statement with, after all of its own columns, each named INTERVAL column's parts
+    (months, days, microseconds, as BIGINT): what DuckDB holds, whole, where Arrow's interval
+    type may not hold it (interval_columns reads them). Its rows keep the statement's order."""
+    inner = exp.maybe_parse(sql, dialect="duckdb")
+    parts = []
+    for k, name in enumerate(names):
+
+        def part(unit: str, name: str = name) -> exp.Expression:
+            return exp.Anonymous(
+                this="datepart", expressions=[exp.Literal.string(unit), exp.column(name, _PARTS, quoted=True)]
+            )
+
+        months = exp.Add(this=exp.Mul(this=part("year"), expression=exp.Literal.number(12)), expression=part("month"))
+        micros = exp.Add(
+            this=exp.Add(
+                this=exp.Mul(this=part("hour"), expression=exp.Literal.number(3_600_000_000)),
+                expression=exp.Mul(this=part("minute"), expression=exp.Literal.number(60_000_000)),
+            ),
+            expression=part("microseconds"),
+        )
+        for suffix, value in (("m", months), ("d", part("day")), ("u", micros)):
+            parts.append(exp.alias_(value, f"{_PARTS}_{k}_{suffix}", quoted=True))
+    outer = exp.select(exp.Star(), *parts).from_(
+        exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(_PARTS, quoted=True)))
+    )
+    return outer.sql(dialect="duckdb")
+
+
+def interval_text_of(months: pa.Array, days: pa.Array, micros: pa.Array) -> pa.Array:
+    """An INTERVAL column as ISO 8601 text from its parts (jsonval.iso_interval), of any size."""
+    return pa.array(
+        [
+            None if m is None else iso_interval(m, d, u * 1000)
+            for m, d, u in zip(*(c.to_pylist() for c in (months, days, micros)))
+        ],
+        pa.string(),
+    )
+
+
+def arrow_json(table: pa.Table, types: list[str], intervals: list[int] | None = None) -> list[list]:
+    """A result read as Arrow, its columns in their SPEC §3 JSON form (jsonval.json_columns, told
+    DuckDB's `types`); `intervals`, the columns (by place) whose parts the statement added after
+    all of its own (with_interval_parts), are read from those, whole, and the parts dropped."""
+    own = table.num_columns - 3 * len(intervals or ())
+    columns = json_columns(table.select(range(own)), types[:own])
+    for k, place in enumerate(intervals or ()):
+        columns[place] = interval_text_of(*table.columns[own + 3 * k : own + 3 * k + 3]).to_pylist()
+    return columns
+
+
+def arrow_holds(micros: pa.Array) -> bool:
+    """Whether every interval's time part (its microseconds) fits Arrow's int64 nanoseconds."""
+    ends = pc.min_max(micros)
+    low, high = ends["min"].as_py(), ends["max"].as_py()
+    return low is None or (-ARROW_INTERVAL_MICROS <= low and high <= ARROW_INTERVAL_MICROS)
+
+
+def past_arrow(name: str) -> ValidationFailed:
+    """An interval Arrow's type cannot carry, in a result asked for as Arrow: refused, named."""
+    return ValidationFailed(
+        f"the duration column {name!r} holds a value whose time part is longer than Arrow's interval type "
+        "carries (292 years of hours, minutes and seconds); ask for the result as NDJSON, CSV or Parquet, "
+        "where durations are ISO 8601 text of any length",
+        [
+            ErrorItem(
+                name,
+                "a duration past Arrow's interval (its time part over ±9,223,372,036,854,775 microseconds)",
+                expected="durations whose hours, minutes and seconds are within 292 years, or a text format",
+            )
+        ],
+    )
+
+
+def run(
+    catalog: Catalog,
+    settings: Settings,
+    sql: str,
+    params: dict,
+    seconds: float,
+    as_json: bool = False,
+    intervals: list[int] | None = None,
+    dated: list[tuple[str, str]] | tuple = (),
+) -> list:
     """Run with a deadline (past it the statement is interrupted: 504) and a memory share (past
     it the longest-running statement is interrupted: 413; deadline.py). The rows as tuples; with
     `as_json`, as lists of JSON values, read a column at a time from Arrow where the result's
-    types allow (jsonval.json_columns), else converted row by row."""
+    types allow (jsonval.json_columns), else converted row by row. `intervals`: the result
+    columns (by place) that are INTERVALs whose parts `sql` adds after all of its own columns
+    (with_interval_parts): with `as_json` they are read from the parts, whole, and the parts
+    are not among the rows."""
     cur = catalog.reader()
     token = catalog.watchdog.watch(cur, seconds)
     try:
@@ -48,8 +186,7 @@ def run(catalog: Catalog, settings: Settings, sql: str, params: dict, seconds: f
             # A result holding an INTERVAL is read from Arrow whatever its other types: DuckDB's
             # Python values make a month 30 days (P1M came back P30D), Arrow keeps its parts.
             if arrow_readable(types) or "INTERVAL" in types:
-                columns = json_columns(cur.to_arrow_table(), types)
-                return [list(row) for row in zip(*columns)]
+                return [list(row) for row in zip(*arrow_json(cur.to_arrow_table(), types, intervals))]
             return json_rows(cur.fetchall(), len(types))
         rows = cur.execute(sql, params).fetchall()
     except duckdb.InterruptException:
@@ -59,7 +196,7 @@ def run(catalog: Catalog, settings: Settings, sql: str, params: dict, seconds: f
     except duckdb.OutOfMemoryException:
         raise over_share(settings, "the plan") from None
     except (duckdb.OutOfRangeException, duckdb.ConversionException) as err:
-        raise past_38_digits(str(err).splitlines()[0]) from None
+        raise out_of_range(str(err).splitlines()[0], dated) from None
     finally:
         catalog.watchdog.release(token)
     return rows
@@ -70,7 +207,13 @@ class Stream:
     columns, named `names`, while DuckDB computes them, so memory stays flat in the result's
     size; `counted` is told each batch's rows as it goes, `ended` when the last is read. Watched
     for export_seconds and the memory share, and stopped by `cancel` (a client that went away);
-    read to its end, closed, or dropped unread, the statement and its watch are let go."""
+    read to its end, closed, or dropped unread, the statement and its watch are let go.
+
+    Each field carries DuckDB's type in its metadata (DUCKDB_TYPE: Arrow gives a HUGEINT and a
+    DECIMAL(38,0) one type). `intervals`: the result columns (by place) that are INTERVALs, whose
+    parts `sql` adds after its own columns (with_interval_parts): with `interval_text` they are
+    ISO 8601 text of any length; else Arrow's interval, and a batch holding one Arrow's type
+    cannot carry is refused (past_arrow), never wrapped. `dated`: as out_of_range's."""
 
     def __init__(
         self,
@@ -81,6 +224,9 @@ class Stream:
         names: list[str],
         counted=lambda rows: None,
         ended=lambda: None,
+        intervals: list[int] | None = None,
+        interval_text: bool = False,
+        dated: list[tuple[str, str]] | tuple = (),
     ):
         self._catalog, self._settings = catalog, settings
         self._cancelled = False
@@ -89,7 +235,9 @@ class Stream:
         self._release = weakref.finalize(self, _release, catalog.watchdog, self._token, self._cursor)
         try:
             # A relation, not a DB-API result: its Arrow reader streams without a copy of the rows.
-            batches = self._cursor.sql(sql, params=params).to_arrow_reader(BATCH_ROWS)
+            relation = self._cursor.sql(sql, params=params)
+            types = [str(t) for t in relation.types]
+            batches = relation.to_arrow_reader(BATCH_ROWS)
         except duckdb.InterruptException:
             raise self._stopped() from None
         except duckdb.OutOfMemoryException:
@@ -97,18 +245,38 @@ class Stream:
             raise TooLarge("the result needs more memory than duckdb_memory allows") from None
         except (duckdb.OutOfRangeException, duckdb.ConversionException) as err:
             self.close()
-            raise past_38_digits(str(err).splitlines()[0]) from None
-        width = len(names)
-        schema = pa.schema([batches.schema.field(k).with_name(n) for k, n in enumerate(names)])
+            raise out_of_range(str(err).splitlines()[0], dated) from None
+        width, intervals = len(names), list(intervals or ())
+        parts = len(types) - 3 * len(intervals)
+        fields = [
+            batches.schema.field(k).with_name(n).with_metadata({DUCKDB_TYPE: types[k]}) for k, n in enumerate(names)
+        ]
+        for k in intervals if interval_text else ():
+            fields[k] = fields[k].with_type(pa.string())
+        schema = pa.schema(fields)
+
+        def columns(batch: pa.RecordBatch) -> list[pa.Array]:
+            out = batch.columns[:width]
+            for k, place in enumerate(intervals):
+                months, days, micros = batch.columns[parts + 3 * k : parts + 3 * k + 3]
+                if interval_text:
+                    out[place] = interval_text_of(months, days, micros)
+                elif not arrow_holds(micros):
+                    raise past_arrow(names[place])
+            return out
 
         def only_results():
             try:
                 for batch in batches:
                     counted(batch.num_rows)
-                    yield pa.RecordBatch.from_arrays(batch.columns[:width], schema=schema)
+                    yield pa.RecordBatch.from_arrays(columns(batch), schema=schema)
             except (duckdb.InterruptException, OSError) as err:
-                # Through Arrow's reader DuckDB's interrupt comes as an OSError ("INTERRUPT Error").
-                if isinstance(err, OSError) and not str(err).startswith("INTERRUPT"):
+                # Through Arrow's reader DuckDB's interrupt comes as an OSError ("INTERRUPT Error"),
+                # and a value past its type's range as one saying so ("Conversion Error: …").
+                said = str(err).splitlines()[0] if str(err) else ""
+                if said.startswith(("Conversion Error", "Out of Range Error")):
+                    raise out_of_range(said, dated) from None
+                if isinstance(err, OSError) and not said.startswith("INTERRUPT"):
                     raise
                 raise self._stopped() from None
             finally:

@@ -23,7 +23,7 @@ from planner.resolve import resolve
 from planner.resolved import Limits, PlanInvalid, Resolved
 from planner.targets import TARGETS
 
-from ..backends.duckdb import Stream, run
+from ..backends.duckdb import Stream, run, with_interval_parts
 from ..charts import MAX_BARS, plot
 from ..display import query_html, query_repr, whole_html, whole_repr
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TabularError, TooLarge, ValidationFailed
@@ -128,6 +128,10 @@ class QueryOut(OpOut):
         """The rows as a Polars frame (the types of `to_arrow`: Decimal, Int64, Date …)."""
         import polars as pl
 
+        if whole and self._stream_whole is not None:
+            # Streamed as a Parquet export is (durations as ISO text, of any length: Polars has no
+            # type that keeps a month a month, and Arrow's interval wraps past 292 years).
+            return pl.from_arrow(months_kept(self._stream_whole("parquet").read_all()))
         return pl.from_arrow(months_kept(self.to_arrow(whole)))
 
     def to_pandas(self):
@@ -202,11 +206,28 @@ def _compiled(ctx: Context, body: QueryIn, resolved: Resolved, target, whole: bo
         raise TooLarge(
             f"the plan compiles to {len(compiled.sql)} bytes of SQL, over {max_sql_bytes} (max_sql_bytes): fewer computed columns or filters"
         )
+    if target.name == "duckdb" and _intervals(compiled):
+        # Arrow carries an INTERVAL's time as int64 nanoseconds, which wrap past 292 years: the
+        # statement also hands over each duration's parts, which the answer is read from.
+        names = [compiled.columns[k].name for k in _intervals(compiled)]
+        compiled = replace(compiled, sql=with_interval_parts(compiled.sql, names))
     if ctx.settings.compiled_cache_entries and slot_values(resolved) is not None:
         cache[key] = compiled
         while len(cache) > ctx.settings.compiled_cache_entries:
             cache.popitem(last=False)
     return compiled
+
+
+def _intervals(compiled) -> list[int]:
+    """The result columns (by place) that are DuckDB INTERVALs (durations)."""
+    return [k for k, o in enumerate(compiled.columns) if o.physical == "INTERVAL" or o.type == "duration"]
+
+
+def _dated(body: QueryIn, resolved: Resolved) -> list[tuple[str, str]]:
+    """The plan's computed dates and timestamps, as (path, name): where a value past DuckDB's
+    range (date_add past 5881580 AD) can come from, for the error that says so."""
+    typed = {ref.column.name: ref.column.type for ref in resolved.computed}
+    return [(f"compute[{k}]", c.as_) for k, c in enumerate(body.compute) if typed.get(c.as_) in ("date", "datetime")]
 
 
 def _found(ctx: Context, org: str, namespace: str, plan) -> list:
@@ -311,7 +332,16 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
         rows = (
             clickhouse.run(compiled, settings.query_seconds)  # ClickHouse's own max_execution_time
             if clickhouse
-            else run(ctx.catalog, ctx.settings, compiled.sql, compiled.params, left, as_json=True)
+            else run(
+                ctx.catalog,
+                ctx.settings,
+                compiled.sql,
+                compiled.params,
+                left,
+                as_json=True,
+                intervals=_intervals(compiled),
+                dated=_dated(body, resolved),
+            )
         )
         if not clickhouse:
             for check in _checks(compiled):
@@ -455,7 +485,17 @@ class Whole:
                     self.keep()
 
         self._stream = Stream(
-            ctx.catalog, ctx.settings, compiled.sql, compiled.params, [c.name for c in self.columns], counted, ended
+            ctx.catalog,
+            ctx.settings,
+            compiled.sql,
+            compiled.params,
+            [c.name for c in self.columns],
+            counted,
+            ended,
+            intervals=_intervals(compiled),
+            # Every format but Arrow writes a duration as ISO text: of any length, from its parts.
+            interval_text=getattr(body, "format", "arrow") != "arrow",
+            dated=_dated(body, resolved),
         )
         self.reader = self._stream.reader
 

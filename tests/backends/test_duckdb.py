@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabular.backends.duckdb import Stream, over_share, run
+from tabular.backends.duckdb import Stream, over_share, run, with_interval_parts
 from tabular.errors import BackendTimeout, TooLarge, ValidationFailed
 from tabular.settings import Settings
 from tabular.store.home import Catalog
@@ -71,3 +71,43 @@ def test_over_share_names_the_settings_to_change():
     error = over_share(Settings(query_memory_share=0.25, duckdb_memory="2GB"), "the plan")
     assert isinstance(error, TooLarge) and error.status == 413
     assert "query_memory_share 0.25" in error.message and "duckdb_memory 2GB" in error.message
+
+
+def test_a_streams_fields_carry_duckdbs_types(home):
+    """Arrow gives a HUGEINT and a DECIMAL(38,0) one type; the stream names which it is."""
+    sql = "SELECT 5::HUGEINT AS h, 5::DECIMAL(38, 0) AS d"
+    schema = Stream(home, SETTINGS, sql, {}, ["h", "d"]).reader.schema
+    assert [f.metadata[b"duckdb_type"] for f in schema] == [b"HUGEINT", b"DECIMAL(38,0)"]
+
+
+def test_an_intervals_parts_come_whole_and_in_the_statements_order(home):
+    """Arrow wraps an interval's microseconds past 292 years; its parts do not, nor do they reorder."""
+    sql = with_interval_parts(
+        "SELECT range AS k, to_microseconds(-9223372036854775807 + range) AS iv FROM range(3) ORDER BY range DESC",
+        ["iv"],
+    )
+    rows = run(home, SETTINGS, sql, {}, 30, as_json=True, intervals=[1])
+    assert rows == [
+        [2, "-P106751991DT4H54.775805S"],
+        [1, "-P106751991DT4H54.775806S"],
+        [0, "-P106751991DT4H54.775807S"],
+    ]
+    stream = Stream(home, SETTINGS, sql, {}, ["k", "iv"], intervals=[1], interval_text=True)
+    assert stream.reader.read_all()["iv"].to_pylist() == [r[1] for r in rows]
+    with pytest.raises(ValidationFailed, match="'iv'"):
+        Stream(home, SETTINGS, sql, {}, ["k", "iv"], intervals=[1]).reader.read_all()
+
+
+@pytest.mark.parametrize(
+    "sql, says",
+    [
+        ("SELECT DATE '5881580-07-10' + INTERVAL 1 DAY", "leaves the range DuckDB holds"),
+        ("SELECT 9223372036854775807::BIGINT * 2", "passes the range its type holds"),
+    ],
+)
+def test_a_value_past_its_types_range_is_refused_saying_which(home, sql, says):
+    """Each was 'does not fit an exact number of 38 digits'."""
+    with pytest.raises(ValidationFailed, match=says):
+        run(home, SETTINGS, sql, {}, 30, as_json=True)
+    with pytest.raises(ValidationFailed, match=says):
+        Stream(home, SETTINGS, sql, {}, ["x"]).reader.read_all()
