@@ -6,8 +6,8 @@ import json
 
 from sqlglot import exp
 
+from ..backends.duckdb import arrow_json, with_interval_parts
 from ..errors import close_names
-from ..jsonval import to_json
 from ..models import DatasetGetIn, DatasetGetOut, DatasetOut
 from ..store.catalog import rejected_table, revision_datasets, revision_row, snapshot_table, source_row
 from .context import Context, close_sources
@@ -89,8 +89,17 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
 
 
 def _sample(cur, snapshot_id: str, names: list[str], n: int) -> tuple[list[dict], list[int]]:
+    """The first `n` rows in their SPEC §3 JSON form, as a query's rows are (backends.duckdb's
+    arrow_json): every value DuckDB holds, a column at a time; a duration from its parts (Arrow's
+    interval wraps past 292 years), and their row ids."""
     select = exp.select("*").from_(snapshot_table(snapshot_id)).order_by(exp.column("__row_id", quoted=True)).limit(n)
-    # Read through Arrow: DuckDB's Python value of an interval makes a month 30 days.
-    table = cur.execute(select.sql(dialect="duckdb")).to_arrow_table()
-    rows = list(zip(*(column.to_pylist() for column in table.columns))) if table.num_columns else []
-    return [dict(zip(names, (to_json(v) for v in r[1:]))) for r in rows], [r[0] for r in rows]
+    described = cur.execute(exp.Describe(this=select).sql(dialect="duckdb")).fetchall()
+    types = [str(d[1]) for d in described]
+    intervals = [k for k, t in enumerate(types) if t == "INTERVAL"]
+    sql = select.sql(dialect="duckdb")
+    if intervals:
+        sql = with_interval_parts(sql, [described[k][0] for k in intervals])
+    table = cur.execute(sql).to_arrow_table()
+    columns = arrow_json(table, types, intervals) if table.num_columns else []
+    rows = list(zip(*columns))
+    return [dict(zip(names, r[1:])) for r in rows], [r[0] for r in rows]

@@ -46,6 +46,18 @@ def test_a_sample_is_the_first_rows_in_file_order_as_json(prices):
     assert unsampled.sample is None
 
 
+def test_a_samples_values_are_the_ones_stored_whatever_their_size(ns, tmp_path):
+    """A duration of 2,562,047,788 hours (DuckDB's longest) is typed and stored whole;
+    the sample read it through Arrow's interval, whose nanoseconds wrapped: -PT0.000001S."""
+    path = tmp_path / "long.csv"
+    path.write_text("id,took,big\n1,2562047788:00:54.775807,7\n2,01:30:00,8\n")
+    assert ns.ingest_file(path, source_uri="long.csv").state == "ready"
+    [dataset] = get(ns, source_uri="long.csv", sample_rows=2).datasets
+    assert [c.type for c in dataset.columns] == ["number", "duration", "number"]
+    assert [row["took"] for row in dataset.sample] == ["P106751991DT4H54.775807S", "PT1H30M"]
+    assert [row["big"] for row in dataset.sample] == [7, 8] and dataset.sample_row_ids == [1, 2]
+
+
 def test_an_unknown_source_or_dataset_is_not_found(prices):
     assert get(prices, source_uri="other.csv").model_dump(include={"found", "revision", "datasets"}) == {
         "found": False,
