@@ -114,8 +114,8 @@ class Settings:
     # Cells a sheet may span (rows × columns of its filled area) to be read in memory.
     max_sheet_cells: int = 20_000_000
     # Values (repeats counted) an ODS whose grids pass max_sheet_cells may hold: it is then read
-    # from its filled cells (read/sheets/odsxml.py), at about 200 bytes a value.
-    max_sparse_values: int = 2_000_000
+    # from its filled cells (read/sheets/odsxml.py): a million took 26 s and 610 MB.
+    max_sparse_values: int = 1_000_000
     # Workbooks this large are read by fastexcel (read/sheets/columnar.py): fast, but blind to merged cells.
     sheet_fast_bytes: int = 2 << 20
     # Bytes of text the sniffer reads to settle the dialect and the header.

@@ -93,7 +93,10 @@ def check_container(
                     # The fast reader holds a sheet as a dense grid: A1 and CV1048576 make 100 million cells.
                     raise IngestFailed(
                         "too_large",
-                        f"{info.filename} spans {extent[0]} rows by {extent[1]} columns, over max_sheet_cells ({settings.max_sheet_cells}) as a grid",
+                        f"{info.filename} spans {extent[0]} rows by {extent[1]} columns, over max_sheet_cells "
+                        f"({settings.max_sheet_cells}) as a grid, which a workbook this large is read as "
+                        "(sheet_fast_bytes); a cell far from the tables makes such a span: delete it, or save "
+                        "the sheet alone",
                     )
             names = set(archive.namelist())
     except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as err:
