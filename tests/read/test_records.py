@@ -108,3 +108,28 @@ def test_a_parquet_duration_is_a_duration_not_its_count_of_ticks(ns, tmp_path, u
     (found,) = ns.dataset_get("spans", sample_rows=10).datasets
     assert found.columns[0].type == "duration"
     assert [r["took"] for r in found.sample] == ["P1DT6H", "PT1M30S", None, "P2DT5M", "PT0S"]
+
+
+def test_a_parquet_integer_of_38_digits_is_stored_exact(ns, tmp_path):
+    """A 38-digit DECIMAL(38,0), 2^64-1 and -2^63 are stored as their exact text: no float
+    between the file and the snapshot. (A HUGEINT DuckDB's COPY wrote is a DOUBLE in the file
+    itself, 1.7014118346046923e+38: that is the value the file holds, read as it is.)"""
+    from decimal import Decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "wide.parquet"
+    widest = Decimal("9" * 38)
+    table = pa.table(
+        {
+            "d": pa.array([widest, Decimal(-1)], pa.decimal128(38, 0)),
+            "u": pa.array([2**64 - 1, 0], pa.uint64()),
+            "i": pa.array([-(2**63), 1], pa.int64()),
+        }
+    )
+    pq.write_table(table, path)
+    assert ns.ingest_file(path, source_uri="wide").state == "ready"
+    (found,) = ns.dataset_get("wide", sample_rows=2).datasets
+    assert found.sample[0] == {"d": "9" * 38, "u": str(2**64 - 1), "i": str(-(2**63))}
+    assert found.sample[1] == {"d": "-1", "u": "0", "i": 1}
