@@ -8,7 +8,8 @@ by the property tests' generators (tests/plans/test_properties.py: `Gen`, `draw_
 reads only the tenant's fixture files: one foreign row returned, counted or joined would differ.
 
 Examples: ISOLATION_EXAMPLES (60) in `make test`, 10 times that under `-m slow`. The errors side
-(a foreign source answers byte for byte as a missing one) is tests/service/test_isolation_http.py.
+(a foreign source, job or receipt answers byte for byte as a missing one) is
+tests/service/test_isolation_http.py; here, the reads by name and a whole result's receipt.
 """
 
 from __future__ import annotations
@@ -119,3 +120,17 @@ def test_a_foreign_only_source_is_not_found_by_any_read(tenant):
             ns.query({"datasets": [{"source_uri": uri}], "aggregates": [{"fn": "count"}]})
     listed = ns.call("knowledge.list", {})["rows"]
     assert sorted(r["source_uri"] for r in listed) == sorted(f"{ds}.csv" for ds in SCHEMA)
+
+
+def test_a_foreign_whole_results_receipt_answers_as_one_no_one_made(tenant):
+    """knowledge.receipt by the id another namespace's (or org's) whole result was kept under
+    answers as an id no one made, the id itself apart; its own namespace still finds it."""
+    engine = tenant.ns.engine
+    for org, name in FOREIGN:
+        whole = engine.stream({"datasets": [{"source_uri": "orders.csv"}], "org": org, "namespace": name})
+        whole.reader.read_all()
+        assert whole.receipt_kept
+        seen = tenant.ns.call("knowledge.receipt", {"receipt_id": whole.receipt_id})
+        unseen = tenant.ns.call("knowledge.receipt", {"receipt_id": "r_" + "0" * 32})
+        assert not seen["found"] and seen == {**unseen, "receipt_id": whole.receipt_id}
+        assert engine.namespace(org, name).call("knowledge.receipt", {"receipt_id": whole.receipt_id})["found"]
