@@ -327,7 +327,8 @@ def _read_sparse_ods(path: Path, folder: Path, options: dict, settings: Settings
         if sheet.extent > settings.max_sheet_cells:
             for ex in extractions:
                 ex.notes.append(
-                    f"sheet {name!r} spans {sheet.rows} rows by {sheet.columns} columns for {len(filled)} values: "
+                    f"sheet {name!r} spans {sheet.rows} rows by {sheet.columns} columns for {len(filled)} "
+                    f"{'value' if len(filled) == 1 else 'values'}: "
                     "read from the cells that hold values"
                 )
         return extractions
