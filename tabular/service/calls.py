@@ -120,6 +120,14 @@ async def disconnected(request: Request) -> None:
             pass
 
 
+class ClientClosed(TabularError):
+    """A client that went away before the first byte of its whole result: its statement was
+    stopped and its answer goes to no one. 499 is "client closed request" (nginx's); no code of
+    SPEC §2, being answered to no one: the server's log says it, for the operator."""
+
+    code, status = "CLIENT_CLOSED", 499
+
+
 class Started:
     """An op run in a worker thread, and the DuckDB cursors it makes there: a client that goes
     away before the first byte interrupts those alone, while the call runs (cursors the same
@@ -261,13 +269,19 @@ class Service:
         the format it names (Rows), the org's slot and a slot held until the last byte is sent.
         With `gone` (the request), a client that goes away before the first byte stops the
         statement at once (its first batch may be a sort's or a hash table's whole work)."""
-        body = self.tokens.authorize(grant, op, body)
-        release = await self.hold(str(body.get("org") or self.settings.default_org))
+        called = request_id(gone) if gone is not None else ""
         try:
-            whole = await self._started(op, body, grant, gone)
-        except BaseException:
-            release()
+            body = self.tokens.authorize(grant, op, body)
+            release = await self.hold(str(body.get("org") or self.settings.default_org))
+            try:
+                whole = await self._started(op, body, grant, gone)
+            except BaseException:
+                release()
+                raise
+        except TabularError as err:
+            audit(op, grant, body, called, err.status, err.code)
             raise
+        audit(op, grant, body, called, 200, None)
         return whole, Rows(whole, release)
 
     async def _started(self, op: Op, body: dict, grant: Grant, request: Request | None):
@@ -279,9 +293,30 @@ class Service:
                 await asyncio.wait({running, watching}, return_when=asyncio.FIRST_COMPLETED)
             finally:
                 watching.cancel()
-            if watching.done() and not watching.cancelled():
+            if watching.done() and not watching.cancelled() and not running.done():
                 call.interrupt()
+                await self._abandoned(running, op, request)
         return await running
+
+    async def _abandoned(self, running: asyncio.Future, op: Op, request: Request) -> None:
+        """A call whose client went away before its first byte, stopped: whatever it ends with
+        (DuckDB's interrupt, which reads as a deadline's, or rows ready after all, let go) it is
+        ClientClosed, said once in the log; never the timeout the interrupt looks like."""
+        try:
+            whole = await running
+        except TabularError:  # the interrupt (as BACKEND_TIMEOUT), or any refusal: no one is there to be told
+            pass
+        except Exception:  # the interrupt as the backend's own exception; kept for a reader of the debug log
+            log.debug("request %s: after its client went away", request_id(request), exc_info=True)
+        else:
+            whole.close()
+        log.info(
+            "request %s: %s ended 499 (client closed request): the client went away before the first byte, "
+            "and its statement was stopped",
+            request_id(request),
+            op.name,
+        )
+        raise ClientClosed("the client went away before the first byte; its statement was stopped")
 
     async def run(self, op: Op, body: dict, grant: Grant, request_id: str):
         """Authorize, wait for the org's slot and a slot (503 past `overload_wait_seconds`), run,

@@ -95,3 +95,65 @@ def test_a_call_past_the_in_flight_limit_is_503_with_retry_after(service):
     assert err.value.status == 503 and err.value.retry_after == service.settings.retry_after_seconds
     # once given back, the slot serves the next call
     assert asyncio.run(service.run(REGISTRY["knowledge.formats"], {}, service.tokens.local, "req_3")).formats
+
+
+def test_a_client_gone_before_the_first_byte_is_logged_as_gone_not_as_a_timeout(tmp_path, caplog):
+    """A whole result whose client went away while its first batch was computed (a sum over a
+    self-join of 10^10 rows) has its statement interrupted; DuckDB's interrupt was read as the
+    watchdog's, and the call ended 504 BACKEND_TIMEOUT "ran past export_seconds", a timeout an
+    operator would chase. It ends 499, "client closed request", said once in the server's log."""
+    from tabular.service import create_app
+
+    with tabular.connect(str(tmp_path / "home"), export_seconds=600) as engine:
+        path = tmp_path / "same.csv"
+        path.write_text("k,v\n" + "".join(f"1,{i}\n" for i in range(100_000)))
+        assert engine.namespace("default", "default").ingest_file(path, source_uri="same.csv").state == "ready"
+        plan = {
+            "datasets": [{"source_uri": "same.csv", "alias": "a"}, {"source_uri": "same.csv", "alias": "b"}],
+            "joins": [{"alias": "b", "on": [{"left": "a.k", "right": "b.k"}]}],
+            "aggregates": [{"fn": "sum", "column": "b.v"}],
+            "format": "csv",
+        }
+        app = create_app(engine, mcp=False)
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": "/v1/knowledge.query_export",
+            "raw_path": b"/v1/knowledge.query_export",
+            "query_string": b"",
+            "root_path": "",
+            "headers": [
+                (b"host", b"127.0.0.1"),
+                (b"content-type", b"application/json"),
+                (b"x-request-id", b"req_gone"),
+            ],
+            "client": ("127.0.0.1", 50000),
+            "server": ("127.0.0.1", 8765),
+        }
+
+        async def gone_client() -> list[dict]:
+            sent: list[dict] = []
+            bodies = [{"type": "http.request", "body": json.dumps(plan).encode(), "more_body": False}]
+
+            async def receive() -> dict:
+                if bodies:
+                    return bodies.pop()
+                await asyncio.sleep(1)  # the statement runs: its first batch is the whole sum
+                return {"type": "http.disconnect"}
+
+            async def send(message: dict) -> None:
+                sent.append(message)
+
+            await app(scope, receive, send)
+            return sent
+
+        with caplog.at_level(logging.INFO, logger="tabular"):
+            sent = asyncio.run(gone_client())
+    said = [r.getMessage() for r in caplog.records if r.name.startswith("tabular")]
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 499  # to no one: it was 504
+    [line] = [s for s in said if "req_gone" in s]
+    assert "499" in line and "client closed request" in line and "knowledge.query_export" in line
+    assert not any("export_seconds" in s or "BACKEND_TIMEOUT" in s for s in said)
