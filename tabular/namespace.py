@@ -189,8 +189,9 @@ class NamespaceOps:
         """A dataset's whole live snapshot as a Polars frame (every row, every column)."""
         import polars as pl
 
+        # Streamed as a Parquet export is: durations as ISO text, of any length (as to_polars).
         whole = self._stream(
-            self._plan({"datasets": [{"source_uri": source_uri, "dataset_id": dataset_id}]})
+            {**self._plan({"datasets": [{"source_uri": source_uri, "dataset_id": dataset_id}]}), "format": "parquet"}
         ).read_all()
         return pl.from_arrow(results.polars_ready(whole))
 

@@ -310,3 +310,14 @@ def test_a_date_past_duckdbs_range_is_refused_saying_so(spans):
         sent = http.post("/v1/knowledge.query_export", json={**plan, "format": "ndjson"})
         assert sent.status_code == 422
         assert sent.json()["detail"]["errors"][0]["path"] == "compute[1]"
+
+
+def test_a_stored_duration_past_292_years_is_read_whole(ns, tmp_path):
+    """A CSV's 2,562,047,788 hours is typed a duration and stored whole; ns.read wrapped it
+    through Arrow to -PT0.000001S, and to_arrow(whole=True), whose type cannot hold it, says so."""
+    path = tmp_path / "long.csv"
+    path.write_text("id,took\n1,2562047788:00:54.775807\n2,01:30:00\n")
+    assert ns.ingest_file(path, source_uri="long").state == "ready"
+    assert ns.read("long")["took"].to_list() == ["P106751991DT4H54.775807S", "PT1H30M"]
+    with pytest.raises(tabular.ValidationFailed, match="'took'"):
+        ns.query({"datasets": [{"source_uri": "long"}]}).to_arrow(whole=True)

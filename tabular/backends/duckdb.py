@@ -37,8 +37,8 @@ def over_share(settings: Settings, what: str) -> TooLarge:
 
 
 # What DuckDB says when a value leaves the range its type holds, by kind (its first line): a date
-# or timestamp (date_add past 5881580 AD or 294247 AD), an integer past 64 or 128 bits, else an
-# exact number past 38 digits.
+# or timestamp (date_add past 5881580 AD or 294247 AD), an integer past its type (a sum of
+# durations past 2^63 microseconds), else an exact number past 38 digits.
 _DATES = (
     "date out of range",
     "timestamp range",
@@ -70,10 +70,21 @@ def out_of_range(detail: str, dated: list[tuple[str, str]] | tuple = ()) -> Vali
                 )
             ],
         )
-    if "overflow in" in said and "decimal" not in said:
+    if (
+        ("overflow in" in said or "destination type" in said)
+        and any(t in said for t in ("int64", "int32", "int16", "int8", "bigint"))
+        and not any(t in said for t in ("decimal", "hugeint", "of int128"))
+    ):  # a sum or product past HUGEINT's 128 bits is past 38 digits, as a DECIMAL's is
         return ValidationFailed(
-            "an integer the plan computes passes the range its type holds",
-            [ErrorItem("compute", f"an integer past its type's range: {detail}", expected="integers within 128 bits")],
+            "a number the plan computes (a sum, a product, a duration's microseconds) passes the range of its "
+            "integer type",
+            [
+                ErrorItem(
+                    "",
+                    f"an integer past its type's range: {detail}",
+                    expected="integers within their type's range (BIGINT: ±9,223,372,036,854,775,807)",
+                )
+            ],
         )
     return past_38_digits(detail)
 

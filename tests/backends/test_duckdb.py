@@ -102,7 +102,9 @@ def test_an_intervals_parts_come_whole_and_in_the_statements_order(home):
     "sql, says",
     [
         ("SELECT DATE '5881580-07-10' + INTERVAL 1 DAY", "leaves the range DuckDB holds"),
-        ("SELECT 9223372036854775807::BIGINT * 2", "passes the range its type holds"),
+        ("SELECT 9223372036854775807::BIGINT * 2", "passes the range of its integer type"),
+        ("SELECT (9223372036854775808::HUGEINT)::BIGINT", "passes the range of its integer type"),
+        ("SELECT 170141183460469231731687303715884105727::HUGEINT + 1", "an exact number of 38 digits"),
     ],
 )
 def test_a_value_past_its_types_range_is_refused_saying_which(home, sql, says):
