@@ -321,3 +321,15 @@ def test_a_stored_duration_past_292_years_is_read_whole(ns, tmp_path):
     assert ns.read("long")["took"].to_list() == ["P106751991DT4H54.775807S", "PT1H30M"]
     with pytest.raises(tabular.ValidationFailed, match="'took'"):
         ns.query({"datasets": [{"source_uri": "long"}]}).to_arrow(whole=True)
+
+
+def test_cli_query_output_writes_a_duration_past_292_years_whole(spans, tmp_path, capsys):
+    from tabular.cli import main as cli_main
+
+    engine, _ = spans
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({**SPAN, "select": [{"column": "id"}, {"column": "iv"}]}))
+    out = tmp_path / "spans.ndjson"
+    home = str(engine.context.catalog.home)
+    assert cli_main(["--home", home, "query", str(plan), "--output", str(out)]) == 0, capsys.readouterr()
+    assert [json.loads(x)["iv"] for x in out.read_text().splitlines()] == SPANS_ISO

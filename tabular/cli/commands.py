@@ -240,7 +240,8 @@ def cmd_query(args, console: Console) -> int:
                     f"say the format of {args.output} with --format ({', '.join(RESULT_FORMATS)}) or its extension"
                 )
             # Streamed here, not by ns.export: the whole result's receipt id is told with the rows.
-            whole = engine.stream({"org": ns.org, "namespace": ns.name, **plan})
+            # Told the format: every one but Arrow takes durations as ISO text of any length.
+            whole = engine.stream({"org": ns.org, "namespace": ns.name, **plan, "format": fmt})
             written = write_result(whole.reader, args.output, fmt)
             kept = (
                 f"; receipt {whole.receipt_id} (`tabular receipt {whole.receipt_id}` shows what was read)"
