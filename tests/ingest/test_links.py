@@ -405,8 +405,7 @@ def test_a_scan_under_way_ends_at_its_next_file_when_the_linker_halts(tmp_path, 
         )
         call.start()
         time.sleep(1.2)
-        started = time.monotonic()
         linker.halt()
-        call.join(10)
-        assert answered and time.monotonic() - started < 2.5, "the link call went on scanning after the halt"
-        assert 1 <= len(stored) < 20
+        call.join(10)  # a hang guard, not a timing: the folder alone would take 10 s
+        assert answered, "the link call went on scanning after the halt"
+        assert 1 <= len(stored) < 20  # it stopped among the 20 files, not after them

@@ -111,7 +111,7 @@ def test_an_export_that_explodes_in_memory_is_413_naming_the_limit(flood):
         assert "query_memory_share" in detail["message"] and "export_seconds" not in detail["message"]
 
 
-def test_a_gzip_of_blank_lines_is_refused_within_seconds(flood, tmp_path):
+def test_a_gzip_of_blank_lines_is_refused_by_its_inflate_ratio(flood, tmp_path):
     srv, _, _ = flood
     bomb = tmp_path / "blank.csv.gz"
     with gzip.open(bomb, "wb", compresslevel=9) as f:
@@ -119,12 +119,12 @@ def test_a_gzip_of_blank_lines_is_refused_within_seconds(flood, tmp_path):
         for _ in range(400):
             f.write(b"\n" * (1 << 20))
     with srv.client(TOKENS["acme-writer"][0]) as c:
-        started = time.monotonic()
         got = wait_for(c, start_ingest(c, bomb, "blank.csv.gz"), seconds=30)
+        # Refused by the ratio, so before the 400 MB were inflated (wait_for's 30 s only guards a hang;
+        # no elapsed time is asserted: a busy machine is no defect).
         assert (got["state"], got["error_code"]) == ("failed", "too_large") and "max_inflate_ratio" in got[
             "error_message"
         ]
-        assert time.monotonic() - started < 15
 
 
 def test_cancel_stops_a_running_job_before_it_answers(flood):

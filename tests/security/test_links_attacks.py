@@ -81,23 +81,20 @@ def test_a_fifo_in_one_orgs_folder_wedges_nothing(tmp_path):
             assert files["pipe.csv"]["state"] == "skipped", files
             assert "FIFO" in files["pipe.csv"]["error_message"]
             assert files["a.csv"]["state"] in ("pending", "learned")
-            started = time.monotonic()
+            # The clients' 10 s timeout is the hang guard: a call blocked behind the FIFO never answers.
             r = link(acme, tmp_path / "calm")
-            assert r.status_code == 200 and time.monotonic() - started < 5, r.text
+            assert r.status_code == 200, r.text
             r = acme.post("/v1/knowledge.retry_dir", json={"link_id": r.json()["link_id"]})
-            assert r.status_code == 200 and time.monotonic() - started < 5, r.text
+            assert r.status_code == 200, r.text
         # The rescan at start meets the FIFO again and does not hang there either.
         srv.stop()
         srv = Server(srv.home, **{k: srv.env[f"TABULAR_{k.upper()}"] for k in ("tokens", "link_roots")}).start()
         with srv.client(ACME, timeout=10) as acme:
-            started = time.monotonic()
             r = acme.post("/v1/knowledge.list_dirs", json={})
-            assert r.status_code == 200 and time.monotonic() - started < 5, r.text
-        # SIGTERM stops it within close_seconds (5 s here; the default is 10) with a generous margin.
-        started = time.monotonic()
+            assert r.status_code == 200, r.text
+        # SIGTERM stops it (close_seconds is 5 s here; wait's 15 s raises if it never does).
         srv.proc.terminate()
-        srv.proc.wait(15)
-        assert time.monotonic() - started < 15
+        assert srv.proc.wait(15) is not None
     finally:
         srv.stop()
 
