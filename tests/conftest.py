@@ -62,3 +62,18 @@ def held_job(catalog, ingestion_id: str, **fields) -> None:
     }
     with catalog.change() as con:
         C.insert(con, "jobs", ingestion_id=ingestion_id, **{**row, **fields})
+
+
+@pytest.fixture
+def pairs(ns, tmp_path):
+    """400 rows whose key takes 4 values: a self-join (PAIRS) gives 40,000 rows."""
+    path = tmp_path / "pairs.csv"
+    path.write_text("k,v\n" + "".join(f"{i % 4},{i}\n" for i in range(400)))
+    assert ns.ingest_file(path, source_uri="pairs").state == "ready"
+    return ns
+
+
+PAIRS = {
+    "datasets": [{"source_uri": "pairs", "alias": "a"}, {"source_uri": "pairs", "alias": "b"}],
+    "joins": [{"alias": "b", "on": [{"left": "a.k", "right": "b.k"}]}],
+}

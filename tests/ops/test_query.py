@@ -4,7 +4,7 @@ import csv
 import json
 
 import pytest
-from conftest import CSV
+from conftest import CSV, PAIRS
 
 import tabular
 
@@ -277,21 +277,6 @@ def test_a_negative_duration_reads_as_answers_write_it(ns, tmp_path, sep, values
 
 
 # --- whole results: the engine's order, receipts by id, cancelling (issue 53) -----------------
-
-
-@pytest.fixture
-def pairs(ns, tmp_path):
-    """400 rows whose key takes 4 values: a self-join gives 40,000 rows."""
-    path = tmp_path / "pairs.csv"
-    path.write_text("k,v\n" + "".join(f"{i % 4},{i}\n" for i in range(400)))
-    assert ns.ingest_file(path, source_uri="pairs").state == "ready"
-    return ns
-
-
-PAIRS = {
-    "datasets": [{"source_uri": "pairs", "alias": "a"}, {"source_uri": "pairs", "alias": "b"}],
-    "joins": [{"alias": "b", "on": [{"left": "a.k", "right": "b.k"}]}],
-}
 
 
 def test_a_whole_join_streams_unsorted_unless_asked(pairs, engine):

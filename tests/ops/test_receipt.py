@@ -4,28 +4,13 @@ process sharing the home, to its own org and namespace only, for receipt_seconds
 import time
 from pathlib import Path
 
-import pytest
 from conftest import CSV
+from conftest import PAIRS as SELF_JOIN
 
 import tabular
 from tabular.store import receipts
 
-
-@pytest.fixture
-def pairs(ns, tmp_path):
-    """400 rows whose key takes 4 values: a self-join gives 40,000 rows."""
-    path = tmp_path / "pairs.csv"
-    path.write_text("k,v\n" + "".join(f"{i % 4},{i}\n" for i in range(400)))
-    assert ns.ingest_file(path, source_uri="pairs").state == "ready"
-    return ns
-
-
-PAIRS = {
-    "datasets": [{"source_uri": "pairs", "alias": "a"}, {"source_uri": "pairs", "alias": "b"}],
-    "joins": [{"alias": "b", "on": [{"left": "a.k", "right": "b.k"}]}],
-    "org": "acme",
-    "namespace": "finance",
-}
+PAIRS = {**SELF_JOIN, "org": "acme", "namespace": "finance"}
 
 
 def test_a_whole_results_receipt_is_answered_by_its_id_from_another_process(pairs, engine, tmp_path):
