@@ -895,7 +895,7 @@ def main() -> None:
     parser.add_argument("--at", metavar="REV", help="measure the tabular of this git revision instead of this tree")
     parser.add_argument("--tree", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--shapes-of", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--json", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--json", type=Path, help="write each file's scores and what tabular said to this file")
     args = parser.parse_args()
     # bench/ off the import path (bench/http.py would shadow the standard library's http); the
     # tree whose tabular is measured first (PYTHONPATH for --shapes-of, else this one).
@@ -924,6 +924,22 @@ def main() -> None:
     print_table(results)
     if args.detail:
         print_detail(results)
+    if args.json:
+        args.json.write_text(json.dumps([dump(r) for r in results], indent=1, ensure_ascii=False))
+
+
+def dump(r: Result) -> dict:
+    """One file's scores and what tabular said, for --json."""
+    return {
+        "kind": r.kind,
+        "table": r.table,
+        "tabular": r.tabular,
+        "duckdb": r.duckdb,
+        "tabular_error": r.said.error,
+        "duckdb_error": r.duck_error,
+        "warnings": r.said.warnings,
+        "questions": r.said.questions,
+    }
 
 
 def at_revision(rev: str) -> None:
