@@ -223,7 +223,7 @@ def _stream(
         if sniff.is_blank(row) or sniff.is_comment(row, width):
             continue
         header_cells.append(row)
-    headers = join_headers(header_cells, width)
+    headers = list(layout.names) or join_headers(header_cells, width)
 
     writer = pq.ParquetWriter(out, cells_schema(width), **PARQUET_OPTIONS)
     extraction = Extraction(name, headers, out, 0, _origin(layout, decoded, "fixed-width" if layout.starts else "csv"))
@@ -321,6 +321,7 @@ def _origin(layout: sniff.Layout, decoded: decode.Decoded, parser: str) -> Origi
 
 def _finish(extraction: Extraction, layout: sniff.Layout, decoded: decode.Decoded) -> None:
     extraction.header_clear = layout.header_clear
+    extraction.notes += layout.said  # what the sniffer judged: a title left out, a name dropped
     if layout.marks_in_numbers:
         mark = layout.marks_in_numbers
         extraction.notes.append(
@@ -505,7 +506,7 @@ def _open_fast(
         source.close()
         return None
     origin = _origin(layout, decoded, "arrow")
-    extraction = Extraction(name, join_headers(header_records, width), Path(), 0, origin)
+    extraction = Extraction(name, list(layout.names) or join_headers(header_records, width), Path(), 0, origin)
     _finish(extraction, layout, decoded)
     return FastRead(extraction, reader, source, skipped + 1, decoded.path.stat().st_size, layout, scan)
 

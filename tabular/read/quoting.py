@@ -15,6 +15,7 @@ edge rule, and counts the lines it did so for the extraction's warning:
 from __future__ import annotations
 
 import csv
+import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -22,6 +23,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+
+def bounded_by_quotes(head: str, delimiters) -> tuple[str, str] | None:
+    """(delimiter, quote) when the head's lines are fields bounded by quote, delimiter, quote
+    (`"HITId","Title"`, `1,1,'di4-iN.wav','di'`): on all its lines but perhaps the first (a
+    header written bare), each starting or ending with the quote. That delimiter and quote read
+    the file, whatever else its text holds (`;` inside quoted text). The quote most lines show
+    wins, `"` on a tie; None when no pair is that consistent."""
+    lines = [line for line in re.split(r"\r\n|\r|\n", head)[:2000] if line.strip()]
+    if len(lines) < 3:
+        return None
+    best = None
+    for quote in ('"', "'"):
+        for d in delimiters:
+            mark = quote + d + quote
+            n = sum(1 for line in lines if mark in line and (line.startswith(quote) or line.rstrip().endswith(quote)))
+            if n >= 0.8 * (len(lines) - 1) and (best is None or n > best[0]):
+                best = (n, d, quote)
+    return (best[1], best[2]) if best else None
 
 
 def split_at_edges(record: str, delimiter: str, quote: str) -> list[str]:

@@ -6,9 +6,20 @@ import csv
 import io
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..readings import quick_kind
+from .header import (
+    VALUE_KINDS,
+    distinct_words,
+    has_header,
+    is_blank,
+    names_over_rows,
+    names_with_a_gap,
+    past_titles,
+    two_row_names,
+)
+from .quoting import bounded_by_quotes
 
 DELIMITERS = (",", ";", "\t", "|", ":", "^", "~")
 SNIFF_RECORDS = 2000
@@ -18,11 +29,8 @@ SPLITS_ON_COLON = re.compile(r"\d:\d\d|[A-Za-z]://")
 # in its first line (words apart by one space; columns apart by two or more).
 FIXED = "fixed-width"
 FIXED_NAME = re.compile(r"\S+(?: \S+)*")
-# A line that separates sections (`-------- 2 - Sheet2`), and a year used as a label.
+# A line that separates sections (`-------- 2 - Sheet2`).
 SEPARATOR = re.compile(r"[-=#*~_]{3,}")
-YEAR = re.compile(r"1[0-9]{3}|2[0-9]{3}")
-# What quick_kind calls a value (not text) when telling a header from data.
-VALUE_KINDS = ("int", "number", "date", "time")
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,10 @@ class Layout:
     # One column because a ',' stands only between digits ('12,5' under 'price'): a judgement
     # a note says (two columns of whole numbers under a header of one name read the same).
     marks_in_numbers: str = ""
+    # The header's names where they are not its cells as read (an empty name dropped), and what
+    # the extraction says of the judgement (a title left out, a name dropped).
+    names: tuple[str, ...] = ()
+    said: tuple[str, ...] = ()
 
 
 # A comment after a line's values: a `#` after a space, with no quote of the table's after it
@@ -82,15 +94,6 @@ def _kind(cell: str) -> str:
     """quick_kind, with integers and decimals one kind (a column of 7 and 7.5 is numbers)."""
     kind = quick_kind(cell)
     return "number" if kind == "int" else kind
-
-
-# What makes a line blank: ASCII whitespace only. A cell of a no-break space or another Unicode
-# space (U+00A0, U+2000…) is something written there: its row is kept, not skipped as blank.
-BLANK = " \t\r\n\f\v"
-
-
-def is_blank(row: list[str]) -> bool:
-    return not "".join(row).strip(BLANK)
 
 
 def is_comment(row: list[str], width: int) -> bool:
@@ -156,13 +159,15 @@ def _names_over(first: list[str], below: list[list[str]], width: int) -> bool:
     """Whether `first`, wider than the table's `width`, names its columns: the rows right under
     it (no blank line between) have that width, the cells past it are names or empty (a trailing
     delimiter), each cell within it is a distinct word, and those words vote a header over the
-    rows' values (_has_header, clearly)."""
+    rows' values (has_header, clearly)."""
     if len(first) <= width or not below or len(below[0]) != width:
         return False
-    if not _distinct_words(first[:width]) or any(quick_kind(c) != "text" for c in first[width:] if c.strip()):
+    if not distinct_words(first[:width]) or any(quick_kind(c) != "text" for c in first[width:] if c.strip()):
         return False
+    if any(c != c.lstrip() or any(ch.isdigit() for ch in c) for c in first[width:] if c.strip()):
+        return False  # `Created as New Dataset,Sample 022, February 11 2017`: a title, prose
     rows = [r for r in below if len(r) == width]
-    return _has_header(first[:width], rows) == (True, True)
+    return has_header(first[:width], rows) == (True, True)
 
 
 def _past_a_title(rows: list[list[str]], start: int, width: int) -> int:
@@ -175,24 +180,18 @@ def _past_a_title(rows: list[list[str]], start: int, width: int) -> int:
     if after is None or len(rows[after]) != width:
         return start
     data = [r for r in rows[after + 1 : after + 202] if len(r) == width and not is_blank(r)]
-    return after if data and _has_header(rows[after], data) == (True, True) else start
+    return after if data and has_header(rows[after], data) == (True, True) else start
 
 
 def _names_narrower(line: list[str], rows: list[list[str]], width: int) -> bool:
     """Whether `line`, right above a table of `width` columns and narrower than it, names its
     columns: two or more distinct words that vote a header over the rows' values, or one over
     rows whose other cells are all empty (a trailing delimiter)."""
-    if not 1 <= len(line) < width or not _distinct_words(line):
+    if not 1 <= len(line) < width or not distinct_words(line):
         return False
     if len(line) == 1 and any(c.strip() for r in rows for c in r[1:]):
         return False  # one name names the one column a trailing delimiter leaves ('1/2/2020,')
-    return _has_header([c.strip() for c in line] + [""] * (width - len(line)), rows)[0]
-
-
-def _distinct_words(cells: list[str]) -> bool:
-    """Whether every cell holds text, none empty, no two alike: a line that could name columns."""
-    names = [c.strip() for c in cells]
-    return all(names) and len(set(names)) == len(names) and all(quick_kind(c) == "text" for c in names)
+    return has_header([c.strip() for c in line] + [""] * (width - len(line)), rows)[0]
 
 
 def newline_of(head: str) -> str:
@@ -204,8 +203,37 @@ def newline_of(head: str) -> str:
 
 
 def sniff(head: str, delimiter: str | None = None, header_rows: int | None = None, quotechar: str = '"') -> Layout:
-    """Choose the delimiter whose reading gives the most consistent table, then find its header."""
+    """Choose the delimiter whose reading gives the most consistent table, then find its header;
+    the lines left out before it are said (a title)."""
+    layout = _sniff(head, delimiter, header_rows, quotechar)
+    if layout.skip_records and layout.delimiter != FIXED:
+        skipped = records(head, layout.delimiter, layout.quotechar, layout.spaced, layout.escapechar)
+        written = [[c.strip() for c in r if c.strip()] for r in skipped[: layout.skip_records]]
+        written = [cells for cells in written if cells]
+        if written:
+            k = layout.skip_records
+            lines = "the line before the table" if k == 1 else f"the {k} lines before the table"
+            shown = (" " if layout.delimiter == "\t" else layout.delimiter).join(written[0])
+            shown = shown if len(shown) <= 80 else shown[:77] + "..."
+            kind = (
+                ("a comment" if k == 1 else "comments")
+                if all(cells[0].startswith("#") for cells in written)
+                else "its title"
+                if len(written) == 1 or all(len(cells) == 1 for cells in written)
+                else "titles and notes"
+            )
+            note = f"{lines} ({shown!r}) {'was' if k == 1 else 'were'} left out as {kind}, not read as rows"
+            return replace(layout, said=(note, *layout.said))
+    return layout
+
+
+def _sniff(head: str, delimiter: str | None, header_rows: int | None, quotechar: str) -> Layout:
     choices = [delimiter] if delimiter else [d for d in DELIMITERS if d != ":" or not SPLITS_ON_COLON.search(head)]
+    # Fields bounded by quote, delimiter, quote on every line: that delimiter and quote, whatever
+    # the quoted text holds (a `;` in every line of a `"HITId","Title"` export).
+    bounded = bounded_by_quotes(head, choices) if quotechar == '"' else None
+    if bounded is not None:
+        choices, quotechar = [bounded[0]], bounded[1]
     best = None
     for i, d in enumerate(choices):
         rows = records(head, d, quotechar)
@@ -225,6 +253,7 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     spaced = head.count(f"{chosen} {quotechar}") >= 2 and f"{chosen}{quotechar}" not in head
     if spaced:
         rows = records(head, chosen, quotechar, spaced=True)
+        _, width, _, start = _shape(rows)  # quoted cells holding `, ` split no more
     escape = _backslash_escaped(head, chosen, quotechar, rows) if width > 1 and not spaced else ""
     if escape:
         rows = records(head, chosen, quotechar, escapechar=escape)
@@ -244,8 +273,8 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         body = [r for r in rows if not is_blank(r)]
         if header_rows is not None:
             return Layout(FIXED, quotechar, newline_of(head), 0, header_rows, len(starts), True, starts)
-        has_header, clear = _has_header(body[0], body[1:201])
-        return Layout(FIXED, quotechar, newline_of(head), 0, 1 if has_header else 0, len(starts), clear, starts)
+        named, clear = has_header(body[0], body[1:201])
+        return Layout(FIXED, quotechar, newline_of(head), 0, 1 if named else 0, len(starts), clear, starts)
     if width <= 1:
         # One column: every line is a value; the first non-blank line may be a header. Read
         # with a delimiter the text does not hold, so no value is split.
@@ -253,7 +282,7 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         rows = records(head, chosen, quotechar)
         start = next((i for i, r in enumerate(rows) if not is_blank(r)), 0)
         width = 1
-    start = _past_a_title(rows, start, width)
+    start = past_titles(rows, _past_a_title(rows, start, width), width)
     body = [r for r in rows[start:] if not is_blank(r) and not is_comment(r, width) and len(r) == width]
     below = [r for r in rows[start + 1 :] if not is_blank(r)]
     if len(body) == 1 and below and _names_over(body[0], below[:201], len(below[0])):
@@ -267,21 +296,44 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
         return Layout(
             chosen, quotechar, newline_of(head), start, header_rows, width, True, spaced=spaced, escapechar=escape
         )
-    has_header, clear = _has_header(body[0] if body else [], body[1:201])
-    if has_header and body and body[0] in body[1:]:
+    wider = _header_wider(rows, start, width, body[:201])
+    if wider is not None:
+        return replace(
+            wider, delimiter=chosen, quotechar=quotechar, newline=newline_of(head), spaced=spaced, escapechar=escape
+        )
+    joined = two_row_names(body[0], body[1], body[2:202]) if len(body) > 2 else None
+    if joined is not None:
+        # A group name over the names (or the header written twice): one name per column, joined
+        # as a person writes it, and asked (header_rows=1 or 2 is a judgement).
+        said = ("the header is written over two rows: each column's name joins them (a group over a name)",)
+        return Layout(
+            chosen,
+            quotechar,
+            newline_of(head),
+            start,
+            2,
+            width,
+            False,
+            spaced=spaced,
+            escapechar=escape,
+            names=tuple(joined),
+            said=said,
+        )
+    named, clear = has_header(body[0] if body else [], body[1:201])
+    if named and body and body[0] in body[1:]:
         clear = False  # the header again further down: another table follows (or the same, repeated)
     if _sections(rows[:start], rows[start:]):
         clear = False
     # A preamble is titles and notes; rows of several filled cells before the table look like
     # another table (two sheets in one export): skipped, but a person is asked.
     tabled = sum(1 for r in rows[:start] if sum(1 for c in r if c.strip()) >= 2)
-    data_lines = [line for line in _lines(head)[start + (1 if has_header else 0) :] if line.strip()]
+    data_lines = [line for line in _lines(head)[start + (1 if named else 0) :] if line.strip()]
     return Layout(
         chosen,
         quotechar,
         newline_of(head),
         start,
-        1 if has_header else 0,
+        1 if named else 0,
         width,
         clear and tabled < 2,
         spaced=spaced,
@@ -443,12 +495,6 @@ def _fixed_starts(head: str) -> tuple[int, ...]:
     return starts if filled >= need else ()
 
 
-def _years(data: list[list[str]], j: int) -> bool:
-    """Whether the values below are years themselves (Alice,1990 over Bob,1985: data)."""
-    values = [r[j].strip() for r in data if j < len(r) and r[j].strip()]
-    return bool(values) and all(YEAR.fullmatch(v) for v in values)
-
-
 def _sections(preamble: list[list[str]], rest: list[list[str]]) -> bool:
     """A separator line (`-------- 1 - Sheet1`) above the table comes again below it: the file
     holds several tables one after another."""
@@ -461,90 +507,27 @@ def _sections(preamble: list[list[str]], rest: list[list[str]]) -> bool:
     return bool(above and above & marks(rest))
 
 
-def _numbers_rows(data: list[list[str]]) -> bool:
-    """The first column counts the rows: 1, 2, 3 … (or 1., 2., 3.) down the data."""
-    firsts = [r[0].strip().rstrip(".") if r else "" for r in data]
-    return (
-        bool(firsts)
-        and all(f.isdigit() for f in firsts)
-        and [int(f) for f in firsts] == list(range(int(firsts[0]), int(firsts[0]) + len(firsts)))
+def _header_wider(rows: list[list[str]], start: int, width: int, body: list[list[str]]) -> Layout | None:
+    """The header right above the table when it is wider than its rows: one separator too many
+    (an empty name, dropped and said) or more names than cells (kept over empty columns, said,
+    asked where the rows' values do not tell). None when the line above is no such header (a
+    title, a preamble). The Layout's dialect fields are the caller's to fill."""
+    if start < 1 or is_blank(rows[start - 1]) or len(rows[start - 1]) <= width:
+        return None
+    line = rows[start - 1]
+    gap = names_with_a_gap(line, body, width)
+    if gap is not None:
+        names, clear = gap
+        empty = [str(j + 1) for j, c in enumerate(line) if not c.strip()]
+        said = (
+            f"the header has an empty name (column {', '.join(empty)}) where its rows have one cell fewer: "
+            f"the empty name was dropped, the names kept in order",
+        )
+        return Layout("", "", "", start - 1, 1, width, clear, names=tuple(names), said=said)
+    clear = names_over_rows(line, body, width)
+    if clear is None:
+        return None
+    said = (
+        f"the header names {len(line)} columns where its rows have {width} cells: the names past them are kept, their columns empty",
     )
-
-
-# Rows below a header candidate under which, with no column's values voting, the header is asked.
-TINY_FILE_ROWS = 5
-
-
-def _has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
-    """Is `first` a header? Returns (decision, whether it is clear enough to need no question)."""
-    if not first:
-        return False, True
-    if not data:
-        # One line only: a line of numbers or dates is data. A line of words is a header (a file
-        # of no rows, as an empty export writes it) or a row of text: asked either way.
-        kinds = {quick_kind(c) for c in first} - {"empty"}
-        if kinds and kinds <= {"text"}:
-            return True, False
-        return False, "text" not in kinds
-    votes_for = votes_against = 0
-    for j, cell in enumerate(first):
-        kinds = {quick_kind(r[j]) for r in data if j < len(r) and r[j].strip()}
-        kinds.discard("empty")
-        if kinds == {"int", "number"}:  # 1987 above 14718.2: both numbers
-            kinds = {"number"}
-        if len(kinds) != 1 or kinds == {"text"}:
-            continue
-        (kind,) = kinds
-        head_kind = quick_kind(cell)
-        if head_kind == "text":
-            votes_for += 1
-        elif head_kind == "int" and kind in ("int", "number") and YEAR.fullmatch(cell.strip()) and not _years(data, j):
-            continue  # 2011 over 23.824 or 1200: a year is a common label over amounts
-        elif head_kind == kind or (head_kind == "int" and kind == "number"):
-            votes_against += 1
-    if votes_for:
-        return True, True
-    if votes_against:
-        return False, True
-    below = data[0] if len(data) == 1 else []
-    filled = [j for j, c in enumerate(first) if c.strip()]
-    if filled and all(j < len(below) and quick_kind(below[j]) == "text" for j in filled):
-        # Text over one line of text, cell for cell: nothing tells a header from a row. Read as
-        # a row (no line is lost from the data) and asked.
-        return False, False
-    cells = [c.strip() for c in first]
-    # Mostly values over columns that hold such values: a row of data (to be confirmed). A year
-    # is a common label (2019, 2020 over amounts), and a number over flags is a label.
-    values = sum(
-        1
-        for j, c in enumerate(cells)
-        if quick_kind(c) in VALUE_KINDS
-        and not YEAR.fullmatch(c)
-        and any(j < len(r) and quick_kind(r[j]) in VALUE_KINDS for r in data)
-    )
-    if values * 2 > sum(1 for c in cells if c):
-        return False, False
-    named = [c for c in cells if c]
-    # A blank over a column of row numbers (1, 2, 3: an index, as pandas writes one) names nothing
-    # and says nothing against a header; any other blank leaves it open.
-    index = not cells[0] and all(c for c in cells[1:]) and _numbers_rows(data)
-    if (not all(cells) and not index) or len(set(named)) != len(named):
-        return False, False
-    seen_below = any(any(j < len(r) and r[j].strip() == c for r in data) for j, c in enumerate(cells))
-    if len(cells) == 1 and _shape_of(cells[0]) in {_shape_of(r[0].strip()) for r in data if r}:
-        # A list of one column, its first line written as its values are ('Ann' over 'Bob'):
-        # a name of the list or its first value. Taken as the header, and asked.
-        return True, False
-    # In a tiny file (a few lines below the first) nothing voted: taken as the header, and asked.
-    return True, not seen_below and len(data) >= TINY_FILE_ROWS
-
-
-def _shape_of(text: str) -> str:
-    """How a value is written, its letters and digits as classes: 'Ann' → 'Aa', 'city' → 'a',
-    'B-12' → 'A-9' (each run of a class written once)."""
-    out = []
-    for ch in text:
-        mark = "A" if ch.isupper() else "a" if ch.isalpha() else "9" if ch.isdigit() else ch
-        if not out or out[-1] != mark:
-            out.append(mark)
-    return "".join(out)
+    return Layout("", "", "", start - 1, 1, len(line), clear, said=said)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabular.read.quoting import ByteScan, EdgeQuotes, scan_bytes, split_at_edges
+from tabular.read.quoting import ByteScan, EdgeQuotes, bounded_by_quotes, scan_bytes, split_at_edges
 
 
 def irregular_bytes(path, delimiter: str, quote: str, chunk: int = 4 << 20) -> bool:
@@ -205,3 +205,17 @@ def test_a_scan_stopped_by_its_reader_ends_and_counts_nothing(tmp_path):
     scan.close()  # the reader closed at once: the thread ends, and nothing it missed counts
     assert scan.result() in (ByteScan(True, 0), ByteScan(False, 200_000))
     assert scan_bytes(path, ",", '"', "\n", chunk=4096, stop=lambda: True) == ByteScan(True, 0)
+
+
+@pytest.mark.parametrize(
+    "lines, found",
+    [
+        (['"a","b"', '"1","x;y"', '"2","z;w"'], (",", '"')),
+        (['"a";"b"', '"1";"x,y"', '"2";"z,w"'], (";", '"')),
+        (["a|b|c", "1|'x'|'p'", "2|'y'|'q'", "3|'z'|'r'"], ("|", "'")),
+        (["id,name", "1,O'Brien", "2,D'Arcy", "3,O'Neil"], None),
+        (["id,name", "1,\"it's','here\"", "2,plain", "3,plain"], None),
+    ],
+)
+def test_fields_bounded_by_quote_delimiter_quote_on_every_line_name_the_dialect(lines, found):
+    assert bounded_by_quotes("\n".join(lines) + "\n", (",", ";", "\t", "|")) == found

@@ -327,3 +327,63 @@ def test_a_list_whose_every_value_holds_a_comma_as_numbers_and_dates_do_is_one_c
 def test_one_name_over_rows_ending_in_a_delimiter_is_their_header(d):
     layout = sniff(f"d\n1/2/2020{d}\n3/4/2021{d}\n5/6/2022{d}\n")
     assert (layout.width, layout.skip_records, layout.header_rows) == (2, 0, 1)
+
+
+# Issue 54: the dialect where other people's exports put it.
+WORDS = {
+    "en": ["Rate this image; quickly", "it is a cat; a dog, maybe"],
+    "fr": ["Notez l'image; vite", "un chat; un chien, peut-être"],
+    "ja": ["画像を評価; すぐに", "猫; 犬, たぶん"],
+}
+
+
+@pytest.mark.parametrize("width", [2, 3, 5, 8, 12])
+@pytest.mark.parametrize("lang", sorted(WORDS))
+def test_a_fully_quoted_file_with_semicolons_in_its_text_is_read_by_its_commas(width, lang):
+    names = ["HITId", "Title", "Answer.tag;label", "Reward", "Worker", "Time", "Batch", "Keys", "A", "B", "C", "D"]
+    texts = (WORDS[lang] * 12)[: width - 1]
+    lines = [",".join(f'"{n}"' for n in names[:width])]
+    lines += [",".join(f'"{c}"' for c in [f"3X{i}AB", *texts]) for i in range(9)]
+    lines[4] += ',""'  # one row with a separator too many
+    head = "\n".join(lines) + "\n"
+    layout = sniff(head)
+    assert (layout.delimiter, layout.quotechar, layout.width, layout.skip_records, layout.header_rows) == (
+        ",",
+        '"',
+        width,
+        0,
+        1,
+    )
+    assert records(head, ",", '"')[1] == ["3X0AB", *texts]
+
+
+@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
+def test_fields_bounded_by_single_quotes_are_read_without_their_quotes(d):
+    head = "\n".join(
+        [d.join(["a", "b", "file", "label"])] + [d.join([str(i), "1", f"'di{i}-iN.wav'", "'di'"]) for i in range(8)]
+    )
+    layout = sniff(head + "\n")
+    assert (layout.delimiter, layout.quotechar, layout.width, layout.header_rows) == (d, "'", 4, 1)
+    assert records(head, d, layout.quotechar)[1] == ["0", "1", "di0-iN.wav", "di"]
+
+
+@pytest.mark.parametrize("quoted", ['"O\'Brien"', "O'Brien"])
+def test_an_apostrophe_in_a_name_never_makes_single_quotes_the_quoting(quoted):
+    head = "\n".join(["id,name,city"] + [f"{i},{quoted},'s-Hertogenbosch" for i in range(8)]) + "\n"
+    assert sniff(head).quotechar == '"'
+
+
+@pytest.mark.parametrize("width", [2, 3, 6])
+def test_comma_and_space_keeps_the_header_and_rows_whose_quoted_text_holds_it(width):
+    names = ", ".join(f'"name {j}, part"' for j in range(width))
+    top = [", ".join(f'"v{i}{j}, x"' for j in range(width)) for i in range(2)]
+    rest = [", ".join(f'"v{i}{j}"' for j in range(width)) for i in range(2, 12)]
+    head = "\n".join([names, *top, *rest]) + "\n"
+    layout = sniff(head)
+    assert (layout.delimiter, layout.spaced, layout.width, layout.skip_records, layout.header_rows) == (
+        ",",
+        True,
+        width,
+        0,
+        1,
+    )
