@@ -24,6 +24,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from .. import readings as C
+from ..errors import Internal
 from ..infer.columns import SAMPLE_HEAD, SAMPLE_SPREAD, infer_from, sampled
 from ..infer.questions import KINDS, Typing, settle_by_evidence
 from ..infer.tally import Tally, double_exact, long_table, string_text, survey, text_of
@@ -444,6 +445,22 @@ def _checked(
         _drop(cur, table)
         raise Misled()
     return rows
+
+
+def accounted(fast: FastRead, rows: int) -> None:
+    """Every line of the file is a row, a header or a preamble line (issue 54): the fast readers
+    stop at anything else (a blank, comment or ragged line, a note or total row at the end) and
+    hand the file to the careful reader. Raises Internal, naming the counts, where the rows the
+    pass wrote and the lines before them do not add up to the file's lines (quoting.ByteScan
+    counts them in its look at every byte; a file whose values may hold a line break has no
+    count, and DuckDB's reader is held to the same count in `write_parallel`)."""
+    lines, skipped = fast.lines, fast.first_line - 1
+    if lines is not None and rows + skipped != lines:
+        raise Internal(
+            f"this is a bug: {fast.extraction.name!r} has {lines} lines but the one pass accounts for "
+            f"{rows + skipped} ({rows} rows, {skipped} header and preamble lines); "
+            "a line would be lost without a word, so nothing was published"
+        )
 
 
 class Ticker:

@@ -16,7 +16,7 @@ import pyarrow as pa
 from .. import pause
 from ..errors import IngestFailed
 from ..infer import columns as infer
-from ..infer import retype
+from ..infer import retype, totals
 from ..infer.questions import Typing, settle_by_evidence
 from ..infer.tally import long_table, string_text
 from ..models import Coverage, IngestIn, QuestionOption, QuestionOut, TypeFormat
@@ -191,6 +191,7 @@ def _one_pass(
             if not fast.regular:
                 return None  # a stray quote or a NUL somewhere: the careful reader reads the file
             # The sample is every row: its typing is the careful one, built from the rows in memory.
+            onepass.accounted(fast, head.table.num_rows)
             extraction.origin.one_pass = True
             return _carry(
                 catalog,
@@ -215,6 +216,7 @@ def _one_pass(
                 if not fast.regular:
                     raise Irregular()
                 rows = onepass.write(cur, head, fast.schema, snapshot_id, cells, names, guarded)
+            onepass.accounted(fast, rows)
             return rows
 
         try:
@@ -429,7 +431,12 @@ def _warnings(ex: Extraction) -> list[str]:
         shown = e.text if len(e.text) <= 120 else e.text[:117] + "..."
         if e.reason == "note":
             out.append(f"{where} (a note after the table: {shown}) was left out, not read as a row")
-        else:
+        elif e.reason.startswith(totals.DIFFERS):
+            out.append(
+                f"{where} (a Total row: {shown}) was kept aside, not read as a row, but its numbers are not "
+                f"the sums of the rows above ({e.reason[len(totals.DIFFERS) :]}): check it; the dataset holds the rows without it"
+            )
+        else:  # its numbers are the sums of the rows above, or there is nothing to compare
             out.append(f"{where} (a Total row: {shown}) was left out so sums are not doubled")
     out += ex.notes
     if ex.blank_rows:
@@ -458,6 +465,8 @@ def _publish(
     cur = catalog.cursor()
     for _dataset_id, item in typed:
         ex = item.extraction
+        if any(e.cells for e in ex.left_out):
+            totals.weigh(cur, item.relation(cur), ex, item.names, item.typings, markers)
         if item.built is not None:
             snapshot_id, built = item.built
             write_rejected(cur, snapshot_id, ex.excluded)  # rows extraction itself left out (a total row)

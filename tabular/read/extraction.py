@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import queue
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +23,12 @@ from ..errors import IngestFailed
 from ..models import Origin
 from ..settings import Settings
 from . import decode, duckcsv, sniff
+from .background import BackgroundWriter
 from .lines import (
+    Crossing,
     FirstColumn,
+    FixedReader,
+    LineAccount,
     bounded_lines,
     comments_note,
     ends_in_words,
@@ -38,6 +40,7 @@ from .lines import (
     without_comments,
 )
 from .quoting import EdgeQuotes, Scanning
+from .totals import is_total_cells, written
 
 csv.field_size_limit(64 * 1024 * 1024)
 # lz4 writes fastest; statistics only where a reader filters (row ids pick the typing sample).
@@ -53,6 +56,7 @@ class Excluded:
     line: int
     text: str
     reason: str
+    cells: tuple = ()  # a total row's cells, by column, for the check of its sums (infer/totals.py)
 
 
 @dataclass
@@ -141,7 +145,10 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         nuls: list[int] = []
         # A stray NUL inside a value is looked for on every line (bounded_lines): one past the
         # head (sniff_bytes) was kept in its value without a word where the head's were taken out.
-        lines = bounded_lines(text, settings.max_line_bytes, damaged if decoded.errors != "strict" else None, nuls)
+        account = LineAccount()
+        lines = bounded_lines(
+            text, settings.max_line_bytes, damaged if decoded.errors != "strict" else None, nuls, account
+        )
         commented: list[int] = []
         if layout.comment_suffix:
             lines = without_comments(lines, commented, layout.quotechar)
@@ -159,7 +166,7 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
             )
         )
         try:
-            extraction = _stream(reader, layout, decoded, out, name, settings, progress)
+            extraction = _stream(reader, layout, decoded, out, name, settings, progress, account)
         except csv.Error as err:
             if "field larger than field limit" in str(err):
                 raise IngestFailed(
@@ -167,6 +174,7 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
                     f"a cell near line {reader.line_num} is over max_cell_bytes ({settings.max_cell_bytes} bytes)",
                 ) from None
             raise IngestFailed("format_unavailable", f"the file cannot be read as delimited text: {err}") from None
+    account.check(name)
     if damaged:
         extraction.notes.append(undecodable_note(damaged, decoded.reported))
     if nuls:
@@ -179,50 +187,20 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
     return extraction
 
 
-class FixedReader:
-    """Lines of a fixed-width text as rows, like csv.reader (line_num counts the lines read)."""
-
-    def __init__(self, text, starts: tuple[int, ...]):
-        self.lines = iter(text)
-        self.starts = starts
-        self.line_num = 0
-
-    def __iter__(self):
-        return self
-
-    def __next__(self) -> list[str]:
-        line = next(self.lines).rstrip("\r\n")
-        self.line_num += 1
-        cells = sniff.cut(line, self.starts)
-        return Crossing(cells, line) if sniff.crosses(line, self.starts) else cells
-
-
-class Crossing(list):
-    """A fixed-width line where a value may run across a column start (see sniff.crosses)."""
-
-    def __init__(self, cells: list[str], line: str):
-        super().__init__(cells)
-        self.line = line
-
-
 def _stream(
-    reader, layout: sniff.Layout, decoded: decode.Decoded, out: Path, name: str, settings: Settings, progress
+    reader,
+    layout: sniff.Layout,
+    decoded: decode.Decoded,
+    out: Path,
+    name: str,
+    settings: Settings,
+    progress,
+    account: LineAccount,
 ) -> Extraction:
     width = layout.width
-    last_line = 0
     records = iter(reader)
-    for _ in range(layout.skip_records):
-        next(records, None)
+    header_cells = _header_rows(records, reader, layout, account)
     last_line = reader.line_num
-    header_cells: list[list[str]] = []
-    while len(header_cells) < layout.header_rows:
-        row = next(records, None)
-        if row is None:
-            break
-        last_line = reader.line_num
-        if sniff.is_blank(row) or sniff.is_comment(row, width):
-            continue
-        header_cells.append(row)
     headers = list(layout.names) or join_headers(header_cells, width)
 
     writer = pq.ParquetWriter(out, cells_schema(width), **PARQUET_OPTIONS)
@@ -246,6 +224,9 @@ def _stream(
     pending: list[tuple[list[str], int, str]] = []
 
     last_kept = 0  # the line of the last row kept: a note set apart from it by a blank line is surer
+    # A row shaped as a total (read/totals.py), held until the table ends: left out there (with
+    # the notes after it), kept as a row where a row follows.
+    total: tuple[list[str], int] | None = None
 
     def keep(row, line: int) -> None:
         nonlocal row_id, last_kept
@@ -275,6 +256,7 @@ def _stream(
         for row in records:
             line = last_line + 1
             last_line = reader.line_num
+            account.joined += last_line - line
             if sniff.is_blank(row):
                 extraction.blank_rows += 1
                 continue
@@ -285,11 +267,25 @@ def _stream(
             if note is not None:
                 pending.append((row, line, note))
                 continue
+            if total is not None:
+                keep(*total)
+                total = None
             for held, held_line, _ in pending:
                 keep(held, held_line)
             pending.clear()
+            if row_id and not isinstance(row, Crossing) and is_total_cells(row):
+                total = (row, line)
+                continue
             keep(row, line)
         apart = bool(pending) and pending[0][1] > last_kept + 1
+        if total is not None and not all(is_note(note, first, apart) for _, _, note in pending):
+            keep(*total)  # a row after it: the total is not the table's last row
+            total = None
+        if total is not None:
+            cells = tuple(total[0][:width])
+            extraction.left_out.append(
+                Excluded(row_id + 1, total[1], written(total[0], layout.delimiter), "total", cells)
+            )
         for held, held_line, note in pending:
             if is_note(note, first, apart):
                 extraction.left_out.append(Excluded(row_id + 1, held_line, note, "note"))
@@ -299,8 +295,33 @@ def _stream(
     finally:
         writer.close()
     extraction.rows = row_id
+    account.rows, account.left_out = row_id, len(extraction.left_out)
+    account.blank += extraction.blank_rows
+    account.comment += extraction.comment_lines
     _finish(extraction, layout, decoded)
     return extraction
+
+
+def _header_rows(records, reader, layout: sniff.Layout, account: LineAccount) -> list[list[str]]:
+    """The header's rows, past the preamble; the lines they took counted into `account`."""
+    for _ in range(layout.skip_records):
+        if next(records, None) is None:
+            break
+    last_line = account.preamble = reader.line_num
+    header_cells: list[list[str]] = []
+    while len(header_cells) < layout.header_rows:
+        row = next(records, None)
+        if row is None:
+            break
+        account.joined += reader.line_num - last_line - 1
+        last_line = reader.line_num
+        if sniff.is_blank(row) or sniff.is_comment(row, layout.width):
+            account.blank += sniff.is_blank(row)
+            account.comment += not sniff.is_blank(row)
+            continue
+        header_cells.append(row)
+    account.header = len(header_cells)
+    return header_cells
 
 
 def _origin(layout: sniff.Layout, decoded: decode.Decoded, parser: str) -> Origin:
@@ -537,7 +558,7 @@ def _fast(
         fast.close()
         return None
     try:
-        with _BackgroundWriter(out, fast.schema) as writer:
+        with BackgroundWriter(out, fast.schema, **PARQUET_OPTIONS) as writer:
             for batch in fast.batches():
                 writer.put(pa.Table.from_batches([batch]))
                 if progress:
@@ -549,40 +570,6 @@ def _fast(
         fast.close()
     fast.extraction.path = out
     return fast.extraction
-
-
-class _BackgroundWriter:
-    """Writes Parquet on its own thread, so parsing the next block overlaps with encoding this one."""
-
-    def __init__(self, path: Path, schema: pa.Schema):
-        self.writer = pq.ParquetWriter(path, schema, **PARQUET_OPTIONS)
-        self.queue: queue.Queue = queue.Queue(maxsize=4)
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._drain, name="extraction-writer", daemon=True)
-        self.thread.start()
-
-    def _drain(self) -> None:
-        while (table := self.queue.get()) is not None:
-            if self.error is None:
-                try:
-                    self.writer.write_table(table)
-                except BaseException as err:  # handed to the reading thread in put() / __exit__
-                    self.error = err
-
-    def put(self, table: pa.Table) -> None:
-        if self.error is not None:
-            raise self.error
-        self.queue.put(table)
-
-    def __enter__(self) -> _BackgroundWriter:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.queue.put(None)
-        self.thread.join()
-        self.writer.close()
-        if self.error is not None and exc[0] is None:
-            raise self.error
 
 
 def join_headers(rows: list[list[str]], width: int) -> list[str]:

@@ -1,15 +1,17 @@
 """The lines of a delimited text as the careful reader takes them: each bounded in length, a NUL
 or a comment after the values taken out, the warnings that name the lines it happened on, and
-which trailing lines are notes after the table rather than rows."""
+which trailing lines are notes after the table rather than rows; a fixed-width text's lines as
+rows (FixedReader); and the account of where every line of the file went (LineAccount)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import IngestFailed
+from ..errors import IngestFailed, Internal
 from ..readings import quick_kind
 from . import sniff
+from .totals import is_total_cells
 
 # Lines a warning names by number; the rest are counted.
 NAMED_LINES = 5
@@ -50,17 +52,26 @@ def quotes_note(lines: list[int], quote: str) -> str:
     )
 
 
-def bounded_lines(text, limit: int, damaged: list[int] | None = None, nuls: list[int] | None = None):
+def bounded_lines(
+    text,
+    limit: int,
+    damaged: list[int] | None = None,
+    nuls: list[int] | None = None,
+    account: LineAccount | None = None,
+):
     """The text's lines, none longer than `limit` characters: a longer one fails the job
     (too_large) before it is parsed (a 200 MB line of two-character cells took 3.8 GB as one
     row of Python strings, holding the interpreter meanwhile). With `damaged`, the numbers of
     the lines holding U+FFFD (bytes a lenient decode replaced) are added to it; with `nuls`,
-    those of the lines holding a NUL, which is taken out of the value (no store keeps it)."""
+    those of the lines holding a NUL, which is taken out of the value (no store keeps it). With
+    `account`, its `lines` follow the lines given."""
     number = 0
     while line := text.readline(limit + 1):
         if len(line) > limit:
             raise IngestFailed("too_large", f"a line is longer than {limit} characters (max_line_bytes)")
         number += 1
+        if account is not None:
+            account.lines = number
         if damaged is not None and "\ufffd" in line:
             damaged.append(number)
         if nuls is not None and "\x00" in line:
@@ -83,7 +94,8 @@ TAIL_BYTES = 64 << 10
 
 
 def ends_in_words(path: Path, layout: sniff.Layout) -> bool:
-    """Whether the file's last line with anything in it could be a note (note_text)."""
+    """Whether the file's last line with anything in it could be a note (note_text) or a total
+    row (read/totals.py): the careful reader weighs either, the fast ones read every line as a row."""
     with path.open("rb") as f:
         f.seek(max(0, path.stat().st_size - TAIL_BYTES))
         tail = f.read().decode("utf-8", errors="ignore")
@@ -91,7 +103,7 @@ def ends_in_words(path: Path, layout: sniff.Layout) -> bool:
     if not lines:
         return False
     records = sniff.records(lines[-1] + "\n", layout.delimiter, layout.quotechar)
-    return bool(records) and note_text(records[-1], layout.width) is not None
+    return bool(records) and (note_text(records[-1], layout.width) is not None or is_total_cells(records[-1]))
 
 
 # A note after a table ("Report created October 10", "Source: national statistics office") is a
@@ -145,3 +157,58 @@ class FirstColumn:
 
 
 FIRST_COUNTED = 10_000
+
+
+@dataclass
+class LineAccount:
+    """Where every line of a delimited file went (issue 54): a data row (rejected ones included),
+    a header or preamble line, a blank or comment line, a row left out and named in a warning (a
+    note, a total row), or a line past a record's first (a quoted value over several lines). The
+    reader counts as it goes; `check` adds up once the file is read: a line in none of them was
+    lost without a word, which is a bug."""
+
+    lines: int = 0  # lines the file gave (bounded_lines)
+    preamble: int = 0
+    header: int = 0
+    blank: int = 0
+    comment: int = 0
+    rows: int = 0
+    left_out: int = 0
+    joined: int = 0
+
+    def check(self, name: str) -> None:
+        """Raises Internal, naming the counts, where they do not add up to the file's lines."""
+        parts = ("preamble", "header", "blank", "comment", "rows", "left_out", "joined")
+        said = sum(getattr(self, p) for p in parts)
+        if said != self.lines:
+            counts = ", ".join(f"{p} {getattr(self, p)}" for p in parts)
+            raise Internal(
+                f"this is a bug: {name!r} has {self.lines} lines but the reader accounts for {said} ({counts}); "
+                "a line would be lost without a word, so nothing was published"
+            )
+
+
+class FixedReader:
+    """Lines of a fixed-width text as rows, like csv.reader (line_num counts the lines read)."""
+
+    def __init__(self, text, starts: tuple[int, ...]):
+        self.lines = iter(text)
+        self.starts = starts
+        self.line_num = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> list[str]:
+        line = next(self.lines).rstrip("\r\n")
+        self.line_num += 1
+        cells = sniff.cut(line, self.starts)
+        return Crossing(cells, line) if sniff.crosses(line, self.starts) else cells
+
+
+class Crossing(list):
+    """A fixed-width line where a value may run across a column start (see sniff.crosses)."""
+
+    def __init__(self, cells: list[str], line: str):
+        super().__init__(cells)
+        self.line = line

@@ -744,3 +744,30 @@ def test_a_table_wider_than_parallel_csv_max_columns_is_read_by_arrows_stream(tm
     path.write_text("\n".join(rows) + "\n")
     assert parser_of(tmp_path / "narrow", path, **one_pass(4000), parallel_csv_max_columns=5) == "duckdb"
     assert parser_of(tmp_path / "wide", path, **one_pass(4000), parallel_csv_max_columns=4) == "arrow"
+
+
+@pytest.mark.parametrize("total", ["Total,,12.5,", "Total,,12.5,\n\nSource: made here by hand for this test\n"])
+def test_a_total_row_past_the_sample_is_left_out_as_the_careful_way_leaves_it(tmp_path, total):
+    # The fast readers read every line as a row: a total at the file's end sends it the careful way.
+    lines = [f"{i},{i % 7}.5,x{i}\n" for i in range(1, 3000)]
+    path = tmp_path / "totalled.csv"
+    path.write_text("id,amount,note\n" + "".join(lines) + total)
+    careful = published(tmp_path / "careful", path, **CAREFUL)
+    fast = published(tmp_path / "fast", path, **one_pass(30), csv_block_bytes=4096)
+    assert not fast.pop("one_pass") and not careful.pop("one_pass")
+    assert fast == careful
+    assert careful["dataset"]["rows"] == 2999
+    assert any(w.startswith("line 3001 (a Total row") for w in careful["dataset"]["warnings"])
+
+
+def test_rows_that_do_not_add_up_to_the_file_s_lines_fail_as_a_bug(tmp_path):
+    from types import SimpleNamespace
+
+    from tabular.errors import Internal
+    from tabular.ingest.onepass import accounted
+
+    fast = SimpleNamespace(lines=10, first_line=2, extraction=SimpleNamespace(name="f"))
+    accounted(fast, 9)
+    accounted(SimpleNamespace(lines=None, first_line=2, extraction=fast.extraction), 3)  # no count: no check
+    with pytest.raises(Internal, match="'f' has 10 lines but the one pass accounts for 9"):
+        accounted(fast, 8)

@@ -220,3 +220,53 @@ def test_a_two_line_file_of_text_keeps_both_lines_and_asks_for_the_header(ns, tm
     assert [q.kind for q in dataset.questions] == ["header_row"]
     got = ns.query({"datasets": [{"source_uri": "kanji.txt"}], "select": [{"column": "column_1"}]})
     assert [r[0] for r in got.rows] == ["漢字", "漢字と色"]
+
+
+SPENDING = 'Date,Supplier,Department,Ref,Amount,VAT\n2024-01-02,Acme Ltd,Roads,A1,"12,354.27",0\n2024-01-05,Bolt plc,Parks,A2,"12,354.28",0\n'
+
+
+def test_a_csv_total_row_is_left_out_so_sums_are_not_doubled(ns, tmp_path):
+    # A council's spending file ends with its total: read as a row it doubled every sum.
+    path = tmp_path / "spending.csv"
+    path.write_text(SPENDING + 'Total,,,,"24,708.55",\n', encoding="utf-8")
+    status, got = ingest(ns, path)
+    assert got.rows == 2 and [r["Supplier"] for r in got.sample] == ["Acme Ltd", "Bolt plc"]
+    assert got.warnings == ['line 4 (a Total row: Total,,,,"24,708.55",) was left out so sums are not doubled']
+
+
+def test_a_total_row_whose_numbers_are_not_the_sums_is_kept_aside_and_said(ns, tmp_path):
+    path = tmp_path / "spending.csv"
+    path.write_text(SPENDING + 'Total,,,,"30,000.00",\n', encoding="utf-8")
+    status, got = ingest(ns, path)
+    assert got.rows == 2
+    (warning,) = got.warnings
+    assert "line 4" in warning and "not the sums of the rows above" in warning
+    assert "Amount: it says 30,000.00, the rows above sum to 24708.55" in warning
+
+
+def test_a_film_called_total_recall_stays_a_row(ns, tmp_path):
+    path = tmp_path / "films.csv"
+    path.write_text("Title,Year,Gross\nAlien,1979,104\nRobocop,1987,53\nTotal Recall,1990,261\n", encoding="utf-8")
+    status, got = ingest(ns, path)
+    assert got.rows == 3 and got.sample[-1]["Title"] == "Total Recall" and not got.warnings
+
+
+def test_a_workbook_s_total_row_is_checked_by_the_same_rule(ns, tmp_path):
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Spend"
+    for row in [
+        ["Supplier", "Amount"],
+        ["Acme Ltd", 12354.27],
+        ["Bolt plc", 12354.28],
+        ["Bolt plc", 10],
+        ["Total", 99],
+    ]:
+        sheet.append(row)
+    book.save(tmp_path / "spend.xlsx")
+    status, got = ingest(ns, tmp_path / "spend.xlsx")
+    assert got.rows == 3
+    (warning,) = got.warnings
+    assert warning.startswith("row 5 of sheet 'Spend' (a Total row: Total | 99) was kept aside")
+    assert "Amount: it says 99, the rows above sum to 24719" in warning

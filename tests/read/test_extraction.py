@@ -103,3 +103,85 @@ def test_a_nul_past_the_head_is_taken_out_and_named_as_one_in_it_is(tmp_path, fa
     cells = [v for r in got for v in r.values()]
     assert value.replace("\x00", "") in cells and not any("\x00" in str(v) for v in cells)
     assert any(f"line {odd + 1})" in note and "NUL" in note for note in extraction.notes)
+
+
+COUNCIL = 'Date,Supplier,Ref,Amount,VAT\n2024-01-02,Acme Ltd,A1,"12,354.27",0\n2024-01-05,Bolt plc,A2,"12,354.28",0\n'
+
+
+def _cells(rows):
+    return [[v for k, v in r.items() if k.startswith("c")] for r in rows]
+
+
+@pytest.mark.parametrize("fast", [False, True])
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        (COUNCIL + 'Total,,,"24,708.55",\n', 4),
+        (COUNCIL + 'Total,,,"24,708.55",', 4),  # no line end after it
+        (COUNCIL + 'Grand total:,,,"24,708.55",0\n\n', 4),  # a blank line after it
+        (COUNCIL + '"Total",,,"24,708.55",\n\nSource: the council ledger for January 2024\n', 4),  # a note after it
+        (
+            COUNCIL.replace(",", ";").replace('"12;354.27"', "12354,27").replace('"12;354.28"', "12354,28")
+            + "Summe;;;24708,55;\n",
+            4,
+        ),
+        (
+            COUNCIL.replace(",", "\t").replace('"12\t354.27"', "12354.27").replace('"12\t354.28"', "12354.28")
+            + "Итого\t\t\t24708.55\t0\n",
+            4,
+        ),
+    ],
+    ids=["total", "no-newline", "blank-after", "note-after", "semicolon-german", "tab-russian"],
+)
+def test_a_total_row_at_the_end_is_left_out_naming_its_line(tmp_path, text, line, fast):
+    path = tmp_path / "spending.csv"
+    path.write_text(text, encoding="utf-8")
+    extraction, rows = _read(path, tmp_path, fast)
+    assert extraction.rows == 2 and len(rows) == 2
+    assert [c[1] for c in _cells(rows)] == ["Acme Ltd", "Bolt plc"]
+    totals = [e for e in extraction.left_out if e.reason == "total"]
+    assert [e.line for e in totals] == [line]
+    assert "24" in totals[0].text and totals[0].cells[3].replace(",", "").replace(".", "") == "2470855"
+
+
+def test_a_wide_table_s_total_row_is_left_out(tmp_path):
+    header = ",".join(f"m{k}" for k in range(40))
+    rows = [",".join(["name"] + [str(k + j) for k in range(39)]) for j in range(3)]
+    total = ",".join(["Total"] + [str(3 * k + 3) for k in range(39)])
+    path = tmp_path / "wide.csv"
+    path.write_text("\n".join([header, *rows, total]) + "\n", encoding="utf-8")
+    extraction, got = _read(path, tmp_path, fast=False)
+    assert extraction.rows == 3 and [e.line for e in extraction.left_out] == [5]
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_a_title_that_starts_with_a_total_word_stays_a_row(tmp_path, fast):
+    path = tmp_path / "films.csv"
+    path.write_text("Title,Year,Gross\nAlien,1979,104\nRobocop,1987,53\nTotal Recall,1990,261\n", encoding="utf-8")
+    extraction, rows = _read(path, tmp_path, fast)
+    assert extraction.rows == 3 and not extraction.left_out
+    assert _cells(rows)[-1] == ["Total Recall", "1990", "261"]
+
+
+def test_a_total_row_with_rows_after_it_is_a_row(tmp_path):
+    # A subtotal inside the table is one of its rows: only the table's last row totals it.
+    path = tmp_path / "parts.csv"
+    path.write_text("Item,Cost\nbolt,1\nTotal,1\nnut,2\n", encoding="utf-8")
+    extraction, rows = _read(path, tmp_path, fast=False)
+    assert extraction.rows == 3 and not extraction.left_out
+
+
+def test_every_line_of_the_file_is_accounted_for(tmp_path, monkeypatch):
+    # Every kind of line at once: a comment, a header, a value over two lines, a blank line, a
+    # total row. The reader's count check (lines.LineAccount) adds them up to the file's lines.
+    from tabular.read import extraction as module
+
+    checked = []
+    monkeypatch.setattr(module.LineAccount, "check", lambda self, name: checked.append(self))
+    path = tmp_path / "t.csv"
+    path.write_text('a,b\n1,"two\nlines"\n# a comment\n\n3,4\nTotal,6\n', encoding="utf-8")
+    extraction, _ = _read(path, tmp_path, fast=False)
+    assert extraction.rows == 2
+    (account,) = checked
+    assert (account.lines, account.header, account.rows, account.joined) == (7, 1, 2, 1)
+    assert (account.blank, account.comment, account.left_out) == (1, 1, 1)

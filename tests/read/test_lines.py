@@ -64,3 +64,23 @@ def test_a_line_of_words_after_a_table_is_a_note_only_set_apart_and_standing_out
     assert text == "Source: internal records"
     assert is_note(text, first, apart=True) and not is_note(text, first, apart=False)
     assert note_text(["Ann", "5"], 2) is None  # a row with a value after the first cell
+
+
+def test_a_line_no_count_holds_fails_as_a_bug():
+    from tabular.errors import Internal
+    from tabular.read.lines import LineAccount
+
+    LineAccount(lines=6, preamble=1, header=1, rows=2, blank=1, left_out=1).check("t")
+    with pytest.raises(Internal, match="this is a bug: 't' has 6 lines but the reader accounts for 5"):
+        LineAccount(lines=6, preamble=1, header=1, rows=2, left_out=1).check("t")
+
+
+def test_a_total_row_at_the_end_sends_the_file_to_the_careful_reader(tmp_path):
+    from tabular.read.sniff import sniff
+
+    text = "a,b\nx,1\ny,2\nTotal,3\n"
+    path = tmp_path / "t.csv"
+    path.write_text(text, encoding="utf-8")
+    assert ends_in_words(path, sniff(text))
+    path.write_text(text.replace("Total", "Total Recall"), encoding="utf-8")
+    assert not ends_in_words(path, sniff(text))

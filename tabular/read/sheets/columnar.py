@@ -197,6 +197,7 @@ def _table(
                 stop + 1,
                 " | ".join(filter(None, (batch.column(j)[stop].as_py() for j in range(left, right + 1)))),
                 "total_row",
+                tuple(batch.column(j)[stop].as_py() for j in range(left, right + 1)),  # its sums checked once typed
             )
         )
     rows = max(stop - start, 0)

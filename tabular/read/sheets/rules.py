@@ -12,12 +12,10 @@ from dataclasses import dataclass
 from ... import readings as C
 from ...errors import IngestFailed
 from ...models import Coverage
+from ..totals import TOTAL_CELL, is_total_label
 
-TOTAL_LABEL = re.compile(r"(?i)\s*(grand\s+)?(total|totals|sum|subtotal|gesamt|summe|totaal|totale)\b.*")
-# A text cell that by itself marks its row as the total of the others, where no neighbouring cell
-# can confirm it (a CSV's last row: "Total", "Total:", "Total for Danish part:"); stricter than
-# TOTAL_LABEL, which a sheet row checks beside its other cells ("Total Recall" is a title).
-TOTAL_CELL = re.compile(r"(?i)\s*(grand\s+)?totals?(\s*:|\s+(for|of|in)\b.*|\s*)")
+__all__ = ["TOTAL_CELL"]  # synthesize/schemas.py finds Total rows in a snapshot by it
+
 CURRENCY_IN_FORMAT = re.compile(r'\[\$([^\]-]+)(?:-[0-9A-Fa-f]+)?\]|"([^"]+)"|([$€£¥₹])')
 NUMBER_TEXT = re.compile(r"[-+]?[\d.,eE+-]+")
 
@@ -37,10 +35,11 @@ def cell_of_text(text: str | None) -> Cell:
 
 
 def is_total_row(cells: list[Cell]) -> bool:
-    """The row says Total (or Sum …) in its first filled cell, and beside the label there are
-    sums, or formulas a spreadsheet never computed (empty here), but no other text."""
+    """The row says Total (or Sum, Gesamt, Итого …) alone in its first filled cell, and beside
+    the label there are sums, or formulas a spreadsheet never computed (empty here), but no other
+    text: the rule delimited text follows too (read/totals.py)."""
     first = next((c for c in cells if c.kind), None)
-    if first is None or first.kind != "s" or not TOTAL_LABEL.fullmatch(first.text or ""):
+    if first is None or first.kind != "s" or not is_total_label(first.text):
         return False
     return sum(1 for c in cells if c.kind == "s") == 1
 

@@ -398,6 +398,7 @@ def _table(
                 held.rows[last] + 1,
                 " | ".join(c.text for c in grid[last][t.left : t.right + 1] if c.text),
                 "total_row",
+                tuple(_cell_at(grid, last, j).text for j in range(t.left, t.right + 1)),  # its sums checked once typed
             )
         )
     cells = [[_cell_at(grid, i, j) for i in rows] for j in range(t.left, t.right + 1)]
