@@ -248,7 +248,10 @@ def cmd_query(args, console: Console) -> int:
                 if whole.receipt_kept
                 else "; no receipt was kept (the home refused to write it)"
             )
-            console.print(f"{counted(written, 'row')} written to {escape(args.output)} ({fmt}){escape(kept)}")
+            # One line however narrow the terminal: the receipt id in it is copied or parsed.
+            console.print(
+                f"{counted(written, 'row')} written to {escape(args.output)} ({fmt}){escape(kept)}", soft_wrap=True
+            )
             return 0
         answer = ns.query({**plan, "dry_run": plan.get("dry_run", False) or args.sql})
         warn_ignored(answer, "plan")

@@ -119,8 +119,8 @@ def test_a_gzip_of_blank_lines_is_refused_by_its_inflate_ratio(flood, tmp_path):
         for _ in range(400):
             f.write(b"\n" * (1 << 20))
     with srv.client(TOKENS["acme-writer"][0]) as c:
-        got = wait_for(c, start_ingest(c, bomb, "blank.csv.gz"), seconds=30)
-        # Refused by the ratio, so before the 400 MB were inflated (wait_for's 30 s only guards a hang;
+        got = wait_for(c, start_ingest(c, bomb, "blank.csv.gz"), seconds=180)
+        # Refused by the ratio, so before the 400 MB were inflated (wait_for's 180 s only guards a hang;
         # no elapsed time is asserted: a busy machine is no defect).
         assert (got["state"], got["error_code"]) == ("failed", "too_large") and "max_inflate_ratio" in got[
             "error_message"
