@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 from pydantic import ValidationError
 
-from ..errors import IngestFailed, Overloaded
+from ..errors import IngestFailed, Internal, Overloaded
 from ..models import IngestCancelOut, IngestIn, IngestOptions
 from ..settings import Settings
 from ..store.catalog import (
@@ -257,14 +257,16 @@ class JobPool:
     def _run(self, ingestion_id: str) -> None:
         try:
             self._attempt(ingestion_id)
-        except BaseException:
+        except BaseException as err:
             if self.closing:
                 # Interrupted by close(): not this file's fault. The next process that takes up
                 # jobs starts it again (the attempt is counted: see recover()).
                 self.update(ingestion_id, state="pending", stage="")
             else:
                 traceback.print_exc()
-                self.fail(ingestion_id, "internal", "an internal error stopped the ingest")
+                # A bug the ingest caught itself (a line count that does not add up) says what it found.
+                said = err.message if isinstance(err, Internal) else "an internal error stopped the ingest"
+                self.fail(ingestion_id, "internal", said)
         finally:
             with self.lock:
                 self.published.discard(ingestion_id)

@@ -270,3 +270,20 @@ def test_a_workbook_s_total_row_is_checked_by_the_same_rule(ns, tmp_path):
     (warning,) = got.warnings
     assert warning.startswith("row 5 of sheet 'Spend' (a Total row: Total | 99) was kept aside")
     assert "Amount: it says 99, the rows above sum to 24719" in warning
+
+
+def test_a_line_count_that_does_not_add_up_fails_the_ingest_naming_the_counts(ns, tmp_path, monkeypatch):
+    from tabular.read.lines import LineAccount
+
+    check = LineAccount.check
+
+    def one_line_lost(self, name):  # a reader that lost a line on the way
+        self.lines += 1
+        check(self, name)
+
+    monkeypatch.setattr(LineAccount, "check", one_line_lost)
+    path = tmp_path / "spending.csv"
+    path.write_text(SPENDING, encoding="utf-8")
+    status, got = ingest(ns, path)
+    assert (status.state, status.error_code, got) == ("failed", "internal", None)
+    assert status.error_message.startswith("this is a bug: 'spending' has 4 lines but the reader accounts for 3")
