@@ -29,18 +29,25 @@ TOTAL_CELL = re.compile(rf"(?i)\s*{_WORD}\s*(?::.*|\s+(?:for|of|in|für|pour|de|
 NUMBER = re.compile(r"\(?\s*[-+−]?\s*[$€£¥₹]?\s*[-+−]?\d[\d.,'’\s\u00a0\u202f]*(?:[eE][-+]?\d+)?\s*[%$€£¥₹]?\s*\)?")
 
 
+# The letters a total word starts with: any other first letter is answered without the pattern.
+_FIRST = frozenset("tgsircöyивσ合总總합")
+
+
 def is_total_label(text: str | None) -> bool:
     """Whether a cell is a total word alone (TOTAL_CELL)."""
-    return bool(text) and TOTAL_CELL.fullmatch(text) is not None
+    return bool(text) and text.lstrip()[:1].lower() in _FIRST and TOTAL_CELL.fullmatch(text) is not None
 
 
 def is_total_cells(cells: list[str | None]) -> bool:
     """Whether a row of text cells is shaped as a total row: its first filled cell a total word
-    alone, every other filled cell a number, and at least one number."""
-    filled = [c.strip() for c in cells if c is not None and c.strip()]
-    if len(filled) < 2 or not is_total_label(filled[0]):
+    alone, every other filled cell a number, and at least one number. The careful reader asks it
+    of every row: a row whose first filled cell is no total word (nearly all) is answered by
+    that cell alone, its other cells never looked at."""
+    at = next((k for k, c in enumerate(cells) if c and not c.isspace()), None)
+    if at is None or not is_total_label(cells[at]):
         return False
-    return all(NUMBER.fullmatch(c) for c in filled[1:])
+    filled = [c.strip() for c in cells[at + 1 :] if c and not c.isspace()]
+    return bool(filled) and all(NUMBER.fullmatch(c) for c in filled)
 
 
 def written(cells: list[str | None], delimiter: str) -> str:
