@@ -163,24 +163,40 @@ def names_over_rows(line: list[str], rows: list[list[str]], width: int) -> bool 
     return clear if named else None
 
 
-def two_row_names(upper: list[str], lower: list[str], data: list[list[str]]) -> list[str] | None:
-    """One name per column of a header written over two rows, joined as a person writes it: a
-    group name over the names it spans (`Water consumption,,` over `Total consumption (m3),Per
-    head (l)`: "Water consumption Total consumption (m3)", "Water consumption Per head (l)"), or
-    the header written twice. `lower` is a clear header over `data`; `upper` holds only words and
-    is no header of its own (a group leaves cells empty, or it is `lower` again). None otherwise."""
-    if len(upper) != len(lower) or not filled(upper) or filled(lower) < 2:
+def stacked_names(uppers: list[list[str]], lower: list[str], data: list[list[str]]) -> list[str] | None:
+    """One name per column of a header written over two or three rows, joined as a person writes
+    it: group names over the names they span (`Water consumption,,` over `Total consumption
+    (m3),Per head (l)`: "Water consumption Total consumption (m3)", "Water consumption Per head
+    (l)"), or the header written again. `lower` is a clear header over `data`; each upper row
+    holds only words and is no header of its own (a group leaves cells empty, or it is `lower`
+    again). None otherwise."""
+    if filled(lower) < 2 or has_header(lower, data) != (True, True) or not _over_values(lower, data):
         return None
-    words = [c.strip() for c in upper if c.strip()]
-    if any(quick_kind(c) != "text" for c in words) or (upper != lower and filled(upper) == len(upper)):
+    if not distinct_words([c for c in lower if c.strip()]):
         return None
-    if has_header(lower, data) != (True, True) or not distinct_words([c for c in lower if c.strip()]):
-        return None
-    names, group = [], ""
-    for above, name in zip(upper, lower):
-        above, name = above.strip(), name.strip()
-        group = above or group  # a group name spans the empty cells to its right
-        names.append(name if not group or group == name else f"{group} {name}".strip())
-        if above and above == name:
-            group = ""  # `Site` over `Site`: a name written twice, no group
+    parts: list[list[str]] = [[] for _ in lower]
+    for upper in uppers:
+        if len(upper) != len(lower) or not filled(upper):
+            return None
+        if any(quick_kind(c) != "text" for c in upper if c.strip()) or (upper != lower and filled(upper) == len(upper)):
+            return None
+        group = ""
+        for j, (above, name) in enumerate(zip(upper, lower)):
+            above, name = above.strip(), name.strip()
+            group = above or group  # a group name spans the empty cells to its right
+            if group and group != name and group not in parts[j]:
+                parts[j].append(group)
+            if above and above == name:
+                group = ""  # `Site` over `Site`: a name written again, no group
+    names = [" ".join([*p, name.strip()]).strip() for p, name in zip(parts, lower)]
     return names if len(set(names)) == len(names) else None
+
+
+def _over_values(names: list[str], data: list[list[str]]) -> bool:
+    """Whether some name of text stands over a column of values (numbers, dates, times) only: the
+    rows' values, not the lack of them, say `names` is a header."""
+    for j, cell in enumerate(names):
+        kinds = {quick_kind(r[j]) for r in data if j < len(r) and r[j].strip()} - {"empty"}
+        if kinds and kinds <= set(VALUE_KINDS) and quick_kind(cell) == "text":
+            return True
+    return False

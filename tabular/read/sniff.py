@@ -17,7 +17,7 @@ from .header import (
     names_over_rows,
     names_with_a_gap,
     past_titles,
-    two_row_names,
+    stacked_names,
 )
 from .quoting import bounded_by_quotes
 
@@ -301,17 +301,21 @@ def _sniff(head: str, delimiter: str | None, header_rows: int | None, quotechar:
         return replace(
             wider, delimiter=chosen, quotechar=quotechar, newline=newline_of(head), spaced=spaced, escapechar=escape
         )
-    joined = two_row_names(body[0], body[1], body[2:202]) if len(body) > 2 else None
+    joined, stacked = None, 0
+    for n in (3, 2):  # a header over three rows, or two (the most rows that read as one)
+        if len(body) > n and (joined := stacked_names(body[: n - 1], body[n - 1], body[n : n + 200])) is not None:
+            stacked = n
+            break
     if joined is not None:
         # A group name over the names (or the header written twice): one name per column, joined
-        # as a person writes it, and asked (header_rows=1 or 2 is a judgement).
-        said = ("the header is written over two rows: each column's name joins them (a group over a name)",)
+        # as a person writes it, and asked (how many rows the header takes is a judgement).
+        said = (f"the header is written over {stacked} rows: each column's name joins them (a group over a name)",)
         return Layout(
             chosen,
             quotechar,
             newline_of(head),
             start,
-            2,
+            stacked,
             width,
             False,
             spaced=spaced,

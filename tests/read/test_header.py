@@ -147,3 +147,20 @@ def test_both_readers_give_the_kept_names_and_say_the_judgement(tmp_path, fast):
     extraction = read_delimited(titled, tmp_path / "titled.parquet", "titled", {}, settings)
     assert (extraction.headers, extraction.rows) == (["Who", "When", "Cost"], 12)
     assert any("Ministerial overseas travel" in note for note in extraction.notes)
+
+
+@pytest.mark.parametrize("d, width, lang", SHAPES[2:8])
+def test_a_header_over_three_rows_joins_each_columns_names(d, width, lang):
+    top = ["", "Report 2024"] + [""] * (width - 2)
+    groups = ["", GROUPS[lang]] + [""] * (width - 2)
+    names = ["Site", *NAMES[lang][1:width]]
+    rows = [[f"S{i}", *[f"{i * 3 + j}.5" for j in range(width - 1)]] for i in range(10)]
+    layout = sniff(table(d, [top, groups, names] + rows))
+    assert (layout.width, layout.skip_records, layout.header_rows, layout.header_clear) == (width, 0, 3, False)
+    assert list(layout.names) == ["Site", *(f"Report 2024 {GROUPS[lang]} {n}" for n in names[1:])]
+
+
+def test_a_header_with_an_empty_first_name_over_text_rows_is_no_group():
+    lines = [["", "name", "city"]] + [[f"r{i}", f"Ann{i}", f"Oslo{i}"] for i in range(8)]
+    layout = sniff(table(",", lines))
+    assert layout.header_rows < 2 and not layout.names  # as before: no votes, asked
