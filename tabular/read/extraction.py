@@ -40,7 +40,7 @@ from .lines import (
     without_comments,
 )
 from .quoting import EdgeQuotes, Scanning
-from .totals import is_total_cells, written
+from .totals import FIRST_LETTERS, is_total_cells, written
 
 csv.field_size_limit(64 * 1024 * 1024)
 # lz4 writes fastest; statistics only where a reader filters (row ids pick the typing sample).
@@ -225,7 +225,8 @@ def _stream(
 
     last_kept = 0  # the line of the last row kept: a note set apart from it by a blank line is surer
     # A row shaped as a total (read/totals.py), held until the table ends: left out there (with
-    # the notes after it), kept as a row where a row follows.
+    # the notes after it), kept as a row where a row follows. Only a row whose first cell is empty
+    # or starts as a total word does is asked (one lookup per row).
     total: tuple[list[str], int] | None = None
 
     def keep(row, line: int) -> None:
@@ -252,11 +253,12 @@ def _stream(
         if len(chunk) >= settings.csv_chunk_rows:
             flush()
 
+    joined = 0  # lines past a record's first (a quoted value over several lines)
     try:
         for row in records:
             line = last_line + 1
             last_line = reader.line_num
-            account.joined += last_line - line
+            joined += last_line - line
             if sniff.is_blank(row):
                 extraction.blank_rows += 1
                 continue
@@ -273,7 +275,12 @@ def _stream(
             for held, held_line, _ in pending:
                 keep(held, held_line)
             pending.clear()
-            if row_id and not isinstance(row, Crossing) and is_total_cells(row):
+            if (
+                row_id
+                and (not row[0] or row[0].lstrip()[:1].lower() in FIRST_LETTERS)
+                and not isinstance(row, Crossing)
+                and is_total_cells(row)
+            ):
                 total = (row, line)
                 continue
             keep(row, line)
@@ -282,10 +289,8 @@ def _stream(
             keep(*total)  # a row after it: the total is not the table's last row
             total = None
         if total is not None:
-            cells = tuple(total[0][:width])
-            extraction.left_out.append(
-                Excluded(row_id + 1, total[1], written(total[0], layout.delimiter), "total", cells)
-            )
+            said = written(total[0], layout.delimiter)
+            extraction.left_out.append(Excluded(row_id + 1, total[1], said, "total", tuple(total[0][:width])))
         for held, held_line, note in pending:
             if is_note(note, first, apart):
                 extraction.left_out.append(Excluded(row_id + 1, held_line, note, "note"))
@@ -296,6 +301,7 @@ def _stream(
         writer.close()
     extraction.rows = row_id
     account.rows, account.left_out = row_id, len(extraction.left_out)
+    account.joined += joined
     account.blank += extraction.blank_rows
     account.comment += extraction.comment_lines
     _finish(extraction, layout, decoded)

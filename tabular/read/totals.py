@@ -30,12 +30,12 @@ NUMBER = re.compile(r"\(?\s*[-+−]?\s*[$€£¥₹]?\s*[-+−]?\d[\d.,'’\s\u0
 
 
 # The letters a total word starts with: any other first letter is answered without the pattern.
-_FIRST = frozenset("tgsircöyивσ合总總합")
+FIRST_LETTERS = frozenset("tgsircöyивσ合总總합")
 
 
 def is_total_label(text: str | None) -> bool:
     """Whether a cell is a total word alone (TOTAL_CELL)."""
-    return bool(text) and text.lstrip()[:1].lower() in _FIRST and TOTAL_CELL.fullmatch(text) is not None
+    return bool(text) and text.lstrip()[:1].lower() in FIRST_LETTERS and TOTAL_CELL.fullmatch(text) is not None
 
 
 def is_total_cells(cells: list[str | None]) -> bool:
