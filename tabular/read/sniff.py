@@ -235,8 +235,13 @@ def _sniff(head: str, delimiter: str | None, header_rows: int | None, quotechar:
     if bounded is not None:
         choices, quotechar = [bounded[0]], bounded[1]
     best = None
-    for i, d in enumerate(choices):
-        rows = records(head, d, quotechar)
+    # Each delimiter is a candidate as written and, where quoted values follow it after a space
+    # (`a, "b; c", d`), also as `d ` with the space skipped: both readings are scored alike, so a
+    # `;` inside every quoted value cannot win over the `, ` the file is written with.
+    candidates = [(d, False) for d in choices]
+    candidates += [(d, True) for d in choices if head.count(f"{d} {quotechar}") >= 2]
+    for i, (d, spaced) in enumerate(candidates):
+        rows = records(head, d, quotechar, spaced=spaced)
         consistency, width, fit, start = _shape(rows)
         # Prefer the reading whose table is consistent and covers the file's lines (a last line
         # 'Source: internal records' is one consistent row under ':', beside six under ','),
@@ -244,13 +249,14 @@ def _sniff(head: str, delimiter: str | None, header_rows: int | None, quotechar:
         filled = sum(1 for r in rows if not is_blank(r)) or 1
         score = round(consistency * min(fit / filled, 1.0), 2) if width > 1 else 0.0
         # Among readings as good, the one whose cells hold no other delimiter: 'x;1,5' is 'x'
-        # and '1,5' (a decimal comma), not 'x;1' and '5'.
-        key = (score, -_strays(rows[:201], d), fit, width, -i)
+        # and '1,5' (a decimal comma), not 'x;1' and '5'; then the reading as written.
+        key = (score, -_strays(rows[:201], d), fit, width, not spaced, -i)
         if best is None or key > best[0]:
-            best = (key, d, rows, width, start)
-    _, chosen, rows, width, start = best
+            best = (key, d, rows, width, start, spaced)
+    _, chosen, rows, width, start, spaced = best
     # `"int", "number"`: quoted values each after a delimiter and a space, never right after one.
-    spaced = head.count(f"{chosen} {quotechar}") >= 2 and f"{chosen}{quotechar}" not in head
+    if not spaced:
+        spaced = head.count(f"{chosen} {quotechar}") >= 2 and f"{chosen}{quotechar}" not in head
     if spaced:
         rows = records(head, chosen, quotechar, spaced=True)
         _, width, _, start = _shape(rows)  # quoted cells holding `, ` split no more
@@ -438,6 +444,12 @@ def _quoting_that_fits(head: str, delimiter: str, quotechar: str, plain: list[li
     closed = head.count(f"'{delimiter}") + sum(1 for line in lines if line.endswith("'"))
     if opened >= 2 and closed >= 2:
         tried.append(("'", ""))
+    # Values each wrapped whole in single quotes ('Lager Süd') and no value opened by one it does
+    # not close ('tis): the quotes are the file's quoting, even where the plain reading splits
+    # the rows as well (no delimiter inside them), and are not part of the values.
+    wrapped = sum(1 for r in plain for c in r if len(c) >= 2 and c[0] == c[-1] == "'")
+    half = sum(1 for r in plain for c in r if (c[:1] == "'") != (c[-1:] == "'"))
+    quoted_whole = wrapped >= 2 and half == 0
     if head.count("\\" + delimiter) >= 2:
         tried.append((quotechar, "\\"))
     before = _shape(plain)
@@ -448,6 +460,8 @@ def _quoting_that_fits(head: str, delimiter: str, quotechar: str, plain: list[li
             continue  # an apostrophe ('tis … James') quoting across lines: rows swallowed, not values
         after = _shape(read)
         better = after[0] > before[0] + 0.01 or (after[0] >= before[0] and after[3] < before[3])
+        if quote == "'" and quoted_whole and after[:2] == before[:2]:
+            better = True  # as regular a table, with the quotes out of the values
         if after[1] > 1 and better and (best is None or after[:3] > best[0][:3]):
             best = (after, (quote, escape))
     return best[1] if best else None

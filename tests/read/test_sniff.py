@@ -387,3 +387,49 @@ def test_comma_and_space_keeps_the_header_and_rows_whose_quoted_text_holds_it(wi
         0,
         1,
     )
+
+
+@pytest.mark.parametrize("inside", [";", "|", "\t"])
+@pytest.mark.parametrize("width", [3, 5, 9])
+def test_comma_and_space_wins_over_a_delimiter_inside_every_quoted_value(inside, width):
+    """`a, "x; y; z", b`: read as written (`, `), the header bare and every quoted value holding
+    the other delimiter twice. `;` split every row alike and took the header for a title: the
+    header was left out and the quoted text cut in three (bench/loading.py's sep_space)."""
+    names = ", ".join(f"Name{j}" for j in range(width))
+    rows = [
+        ", ".join([f"{i}XK", f'"say{inside} hear{inside} write {i}"', *(f"v{i}{j}" for j in range(2, width))])
+        for i in range(12)
+    ]
+    head = "\n".join([names, *rows]) + "\n"
+    layout = sniff(head)
+    assert (layout.delimiter, layout.spaced, layout.width, layout.skip_records, layout.header_rows) == (
+        ",",
+        True,
+        width,
+        0,
+        1,
+    )
+    assert records(head, ",", '"', spaced=True)[1][:2] == ["0XK", f"say{inside} hear{inside} write 0"]
+
+
+@pytest.mark.parametrize("d", [";", ",", "\t", "|"])
+@pytest.mark.parametrize("place", [0, 1, 2])
+def test_values_wrapped_in_single_quotes_lose_them_when_no_delimiter_is_inside(d, place):
+    """'Lager Süd' in one column of a file no quote is needed in: the plain reading is already a
+    regular table, so the quotes had stayed in every value of the column."""
+    names = ["Datum", "Lager", "Menge"]
+    mark = "." if d == "," else ","  # a decimal comma where the comma is no delimiter
+    cells = [[f"0{1 + i % 9}.02.2015", str(100 + i), f"{i}{mark}5"] for i in range(12)]
+    for row in cells:
+        row[place] = f"'Größe {row[place]}'"
+    head = "\n".join(d.join(r) for r in [names, *cells]) + "\n"
+    layout = sniff(head)
+    assert (layout.delimiter, layout.quotechar, layout.width, layout.header_rows) == (d, "'", 3, 1)
+    assert records(head, d, layout.quotechar)[1][place].startswith("Größe ")
+
+
+def test_a_value_opened_by_an_apostrophe_keeps_the_quotes_as_text():
+    """'tis and 'n' beside a wrapped 'x': an apostrophe that opens a value without closing it
+    says the single quotes are text, so none is taken out."""
+    head = "\n".join(["id;word;tag"] + [f"{i};'tis {i};'x'" for i in range(12)]) + "\n"
+    assert sniff(head).quotechar == '"'
