@@ -227,13 +227,9 @@ def sniff(head: str, delimiter: str | None = None, header_rows: int | None = Non
     return layout
 
 
-def _sniff(head: str, delimiter: str | None, header_rows: int | None, quotechar: str) -> Layout:
-    choices = [delimiter] if delimiter else [d for d in DELIMITERS if d != ":" or not SPLITS_ON_COLON.search(head)]
-    # Fields bounded by quote, delimiter, quote on every line: that delimiter and quote, whatever
-    # the quoted text holds (a `;` in every line of a `"HITId","Title"` export).
-    bounded = bounded_by_quotes(head, choices) if quotechar == '"' else None
-    if bounded is not None:
-        choices, quotechar = [bounded[0]], bounded[1]
+def _best_reading(head: str, choices: list[str], quotechar: str) -> tuple[str, list[list[str]], int, int, bool]:
+    """The delimiter (and whether a space after it is skipped) whose reading of the head is the
+    most consistent table: (delimiter, records, width, the table's first record, spaced)."""
     best = None
     # Each delimiter is a candidate as written and, where quoted values follow it after a space
     # (`a, "b; c", d`), also as `d ` with the space skipped: both readings are scored alike, so a
@@ -253,7 +249,17 @@ def _sniff(head: str, delimiter: str | None, header_rows: int | None, quotechar:
         key = (score, -_strays(rows[:201], d), fit, width, not spaced, -i)
         if best is None or key > best[0]:
             best = (key, d, rows, width, start, spaced)
-    _, chosen, rows, width, start, spaced = best
+    return best[1:]
+
+
+def _sniff(head: str, delimiter: str | None, header_rows: int | None, quotechar: str) -> Layout:
+    choices = [delimiter] if delimiter else [d for d in DELIMITERS if d != ":" or not SPLITS_ON_COLON.search(head)]
+    # Fields bounded by quote, delimiter, quote on every line: that delimiter and quote, whatever
+    # the quoted text holds (a `;` in every line of a `"HITId","Title"` export).
+    bounded = bounded_by_quotes(head, choices) if quotechar == '"' else None
+    if bounded is not None:
+        choices, quotechar = [bounded[0]], bounded[1]
+    chosen, rows, width, start, spaced = _best_reading(head, choices, quotechar)
     # `"int", "number"`: quoted values each after a delimiter and a space, never right after one.
     if not spaced:
         spaced = head.count(f"{chosen} {quotechar}") >= 2 and f"{chosen}{quotechar}" not in head
