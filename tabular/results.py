@@ -116,10 +116,6 @@ def polars_ready(table: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(columns, names=table.schema.names)
 
 
-# ops/query.py reads Polars frames through this name (it kept a month a month before it kept the rest).
-months_kept = polars_ready
-
-
 # Characters that are a line's end to some readers (Python's splitlines, JavaScript) but that JSON
 # leaves as they are inside a string: escaped, so an NDJSON row is one line to every reader.
 _LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}

@@ -30,7 +30,7 @@ from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TabularError
 from ..jsonval import json_rows, to_json
 from ..models import OpOut
 from ..results import FORMATS as RESULT_FORMATS
-from ..results import months_kept
+from ..results import polars_ready
 from ..store import receipts
 from ..store.schemas import known_sources, live_schemas
 from .context import Context
@@ -131,8 +131,8 @@ class QueryOut(OpOut):
         if whole and self._stream_whole is not None:
             # Streamed as a Parquet export is (durations as ISO text, of any length: Polars has no
             # type that keeps a month a month, and Arrow's interval wraps past 292 years).
-            return pl.from_arrow(months_kept(self._stream_whole("parquet").read_all()))
-        return pl.from_arrow(months_kept(self.to_arrow(whole)))
+            return pl.from_arrow(polars_ready(self._stream_whole("parquet").read_all()))
+        return pl.from_arrow(polars_ready(self.to_arrow(whole)))
 
     def to_pandas(self):
         return self.to_arrow().to_pandas()
