@@ -126,6 +126,10 @@ class Settings:
     llm_api_key: str = ""
     llm_model: str = ""
     llm_seconds: float = 60.0
+    # knowledge.synthesize answers a reading only when its confidence is at or above the threshold
+    # measured to keep the wrong rate among the answered at most this (an upper bound at 90%,
+    # measured on held-out questions; confidence.json): below it the answer abstains low_confidence.
+    synthesize_max_wrong: float = 0.02
     # The service (`tabular serve`): loopback unless told otherwise, since without a tokens
     # file (TABULAR_TOKENS) every caller is the single user.
     host: str = "127.0.0.1"

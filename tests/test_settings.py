@@ -126,3 +126,11 @@ def test_an_environment_variable_that_is_no_number_is_refused_naming_it(monkeypa
     monkeypatch.setenv("TABULAR_INGEST_WORKERS", "0")
     with pytest.raises(ValueError, match="ingest_workers is 0"):
         Settings.from_env()
+
+
+def test_synthesize_max_wrong_is_a_share_set_like_any_other(monkeypatch):
+    assert Settings().synthesize_max_wrong == 0.02
+    monkeypatch.setenv("TABULAR_SYNTHESIZE_MAX_WRONG", "0.05")
+    assert Settings.from_env().synthesize_max_wrong == 0.05
+    with pytest.raises(ValueError, match="synthesize_max_wrong"):
+        Settings(synthesize_max_wrong=-0.01)

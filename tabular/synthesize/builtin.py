@@ -5,8 +5,11 @@ several columns is several plans, and the task is ambiguous when their answers d
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .calculation import calculation
 from .columns import place_columns
+from .features import reading_facts
 from .proposal import Proposal
 from .reading import read
 from .row_order import in_order
@@ -39,7 +42,11 @@ class BuiltinProposer:
                 why=f"the built-in proposer could not place {names} in the datasets' columns or values; name a column or a value they hold"
             )
         reading.likes = tests
-        return _plans(reading, schemas)
+        proposal = _plans(reading, schemas)
+        if not proposal.candidates:
+            return proposal
+        facts = reading_facts(tokens, spans, reading)  # how each word was placed: for the confidence model
+        return replace(proposal, candidates=tuple(replace(c, facts=facts) for c in proposal.candidates))
 
     def repair(self, task, schemas, failed, plan, errors) -> Proposal:
         return Proposal(why="the built-in proposer builds its plans from the schemas and has no second reading")

@@ -3,6 +3,7 @@ candidate plans out. The proposers (`builtin`, `chat`) import this; `proposers` 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -16,6 +17,9 @@ class Candidate:
     plan: dict
     assumes: tuple[tuple[str, str], ...] = ()  # (the task's word, the column taken for it)
     answer: tuple[str, ...] = ()  # the result columns that answer the task; () reads them off the plan
+    # How the task's words were placed in this plan, as numbers (features.reading_facts): the
+    # proposer's own account, which the confidence model reads; a chat proposer's plan has none.
+    facts: Mapping[str, float] = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
