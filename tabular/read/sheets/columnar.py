@@ -25,7 +25,7 @@ from ...models import Origin
 from ...settings import Settings
 from ..extraction import Excluded, Extraction, join_headers
 from .hints import Hint, UnitWatch, calamine_hints, workbook_hints
-from .rules import calamine_panics, cell_of_text, each_sheet, is_total_row
+from .rules import Prose, calamine_panics, cell_of_text, each_sheet, is_prose, is_total_row
 from .sparse import apart_note
 from .typed import exact_numbers, maybe_cut, typed_batch
 
@@ -137,7 +137,18 @@ def _sheet(
             block = filled[top : bottom + 1, left : right + 1]
             title = (bottom - top + 1) <= 3 and block.sum(axis=1).max() <= 1
             blocks.append((top, left, bottom, right, title))
-    tables = [b for b in blocks if not b[4]] or blocks
+    tables = [b for b in blocks if not b[4]]
+    if not tables:  # as read/sheets/workbooks.py: a sheet of text alone is no dataset
+        lines = [
+            [
+                [cell_of_text(batch.column(j)[i].as_py()) for j in range(left, right + 1) if filled[i, j]]
+                for i in range(top, bottom + 1)
+            ]
+            for top, left, bottom, right, _ in blocks
+        ]
+        if is_prose(lines):
+            return [Prose.of(sheet, lines)]
+        tables = blocks
     # As read/sheets/workbooks.py: a title block above the first table names it, one elsewhere is said.
     apart = [
         (f"{get_column_letter(first_column + j + 1)}{i + 1}", batch.column(j)[i].as_py())

@@ -58,6 +58,45 @@ def unit_of(number_format: str) -> str | None:
     return None
 
 
+# A cell of at least this many words reads as a sentence, not a name.
+SENTENCE_WORDS = 4
+# The characters of a prose sheet's text its note shows.
+PROSE_SHOWN = 200
+
+
+@dataclass(frozen=True)
+class Prose:
+    """A sheet that holds no table, only text or lone values (a sentence, a title alone): no
+    dataset, but a note on the workbook's (on its first dataset's warnings, and so in
+    ingest_status's)."""
+
+    sheet: str
+    text: str
+
+    @classmethod
+    def of(cls, sheet: str, blocks: list[list[list[Cell]]]) -> Prose:
+        return cls(sheet, " ".join(c.text for block in blocks for row in block for c in row if c.text))
+
+    def note(self) -> str:
+        if not self.text:
+            return f"sheet {self.sheet!r} holds no table, only cells without a value (errors, pictures): no dataset was made of it"
+        shown = self.text if len(self.text) <= PROSE_SHOWN else self.text[: PROSE_SHOWN - 1] + "…"
+        return f"sheet {self.sheet!r} holds no table, only {shown!r}: no dataset was made of it"
+
+
+def is_prose(blocks: list[list[list[Cell]]]) -> bool:
+    """Whether a sheet on which no table was found (each block of cells, by row, a title: one
+    filled cell a row) holds no table but lone values or text: each block is one row (a table
+    of it would be a header and no row), or every cell is text and the first reads as a
+    sentence. A `count` above a 5, a `Name` above two names, stay a table."""
+    if not blocks:
+        return False  # an empty sheet: nothing to say
+    if all(len(block) <= 1 for block in blocks):
+        return True
+    cells = [c for block in blocks for row in block for c in row]
+    return all(c.kind == "s" for c in cells) and len((cells[0].text or "").split()) >= SENTENCE_WORDS
+
+
 def is_panic(err: BaseException) -> bool:
     """A Rust panic inside calamine (python-calamine or fastexcel): pyo3 raises it as
     `pyo3_runtime.PanicException`, which derives from BaseException, not Exception, so an
@@ -95,7 +134,8 @@ def each_sheet(
     """The one sheet loop every workbook reader runs: the sheets `options.sheets` names (one it
     does not know refuses the file, naming the sheets there are), else the visible ones; each
     read by `read_one(name, index of its first extraction)`; a sheet that cannot be read is
-    lost and said in the coverage, not the workbook. Each extraction names the hidden sheets
+    lost and said in the coverage, not the workbook; a sheet of text alone (Prose) is said on
+    the first dataset, and a workbook of nothing else fails no_text saying it. Each extraction names the hidden sheets
     and, where given, the parser that read it."""
     wanted = options.get("sheets")
     unknown = [n for n in wanted or [] if n not in names]
@@ -103,12 +143,20 @@ def each_sheet(
         raise IngestFailed("format_unavailable", f"no sheet named {unknown[0]!r}; the workbook has {names}")
     chosen = [n for n in names if (n in wanted if wanted else n not in hidden)]
     extractions: list = []
+    prose: list[Prose] = []
     lost: list[str] = []
     for name in chosen:
         try:
-            extractions += read_one(name, len(extractions))
+            read = read_one(name, len(extractions))
         except Exception as err:  # one sheet that cannot be read is lost, not the workbook
             lost.append(f"sheet {name!r}: {getattr(err, 'message', err)}")
+            continue
+        prose += [x for x in read if isinstance(x, Prose)]
+        extractions += [x for x in read if not isinstance(x, Prose)]
+    if prose and not extractions and not lost:
+        raise IngestFailed("no_text", "the workbook has no table: " + "; ".join(p.note() for p in prose))
+    if prose and extractions:
+        extractions[0].notes.extend(p.note() for p in prose)
     for ex in extractions:
         ex.origin.hidden_sheets = hidden
         if parser:

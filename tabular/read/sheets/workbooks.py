@@ -30,7 +30,8 @@ from . import odsxml
 from .columnar import read_fast
 from .containers import Uncached, check_container, uses_fast_reader
 from .hints import OdsFormats, UnitWatch, sheet_parts
-from .rules import Cell, calamine_panics, each_sheet, is_total_row, unit_of
+from .regions import name_tables, workbook_regions
+from .rules import Cell, Prose, calamine_panics, each_sheet, is_prose, is_total_row, unit_of
 from .sparse import Compact, apart_note, compact, from_rows
 from .xls import check_xls
 
@@ -146,13 +147,15 @@ def _is_title(table: _Table, grid) -> bool:
 def read_workbook(
     path: Path, folder: Path, fmt: str, options: dict, settings: Settings
 ) -> tuple[list[Extraction], dict]:
-    """Every table of every visible sheet (or the sheets `options.sheets` names); a sheet with
+    """Every table of every visible sheet (or the sheets `options.sheets` names), an Excel table
+    or a named range naming the table it covers (read/sheets/regions.py); a sheet with
     formula cells that have no saved value says so in its datasets' warnings (Uncached)."""
     formulas: dict[str, Uncached] = {}
     watch = UnitWatch() if fmt in ("xlsx", "xlsm") else None
     sparse: dict = {}  # worksheet parts whose extent passes max_sheet_cells: openpyxl reads them
     inflated = check_container(path, fmt, settings, formulas, watch, sparse)
     extractions, covered = _read_workbook(path, folder, fmt, options, settings, inflated, watch, sparse)
+    name_tables(extractions, workbook_regions(path))
     if any(u.count for u in formulas.values()):
         with zipfile.ZipFile(path) as archive:
             parts = {name: part for name, _state, part in sheet_parts(archive)}
@@ -191,7 +194,9 @@ def _read_workbook(
             ) from None
         try:
             extractions, covered = read_calamine(path, folder, fmt, options, settings, checked=True)
-        except IngestFailed:
+        except IngestFailed as failed:
+            if failed.error_code == "no_text":  # read, and no table in it: said as it is
+                raise
             raise IngestFailed(
                 "format_unavailable", f"the workbook cannot be read: {type(err).__name__}: {err}"
             ) from None
@@ -232,7 +237,8 @@ def _tables(
     options: dict,
 ) -> list[Extraction]:
     """The tables of one sheet's cells (a compact grid), each written as an extraction; a block
-    of one or two lone values below or beside the tables is left out, and said."""
+    of one or two lone values below or beside the tables is left out, and said; a sheet of text
+    and no table (a sentence, a title alone) is no dataset but a note (rules.Prose)."""
     grid = held.grid
     width = max((len(r) for r in grid), default=0)
     if width > settings.max_columns:
@@ -242,7 +248,14 @@ def _tables(
     errors = sum(1 for row in grid for c in row if c.kind == "e")
     merged = [(r0, c0, r1, c1, _cell_at(grid, r0, c0)) for r0, c0, r1, c1 in merged]
     blocks = _blocks(grid, width)
-    tables = [t for t in blocks if not _is_title(t, grid)] or blocks
+    tables = [t for t in blocks if not _is_title(t, grid)]
+    if not tables:
+        lines = [
+            [[c for c in row[t.left : t.right + 1] if c.kind] for row in grid[t.top : t.bottom + 1]] for t in blocks
+        ]
+        if is_prose(lines):
+            return [Prose.of(sheet, lines)]
+        tables = blocks
     # A title block above the first table names it; one anywhere else is a value out of place.
     apart = [
         (held.ref(i, j), grid[i][j].text)
