@@ -23,9 +23,10 @@ from ..validation import refused_keys, validation_items
 from .context import Context
 from .datasets import dataset_get
 from .query import QueryIn, QueryOut, ResultColumn, query
+from .synthesize_reading import Judged, SynthesizeConfidence, judged
 
 CALCULATION = "knowledge.query#1"
-AbstainReason = Literal["needs_clarification", "ambiguous", "invalid_plan", "empty_answer"]
+AbstainReason = Literal["needs_clarification", "ambiguous", "invalid_plan", "low_confidence", "empty_answer"]
 
 
 class SynthesizeIn(OpIn):
@@ -53,6 +54,9 @@ class SynthesizeCalculation(BaseModel):
     id: str = Field(description="What the answer cites: knowledge.query#1.")
     task: str
     plan: dict[str, Any] = Field(description="The knowledge.query plan that ran.")
+    reading: str = Field("", description="The plan said back in words, from the plan alone, for the user to check.")
+    confidence: SynthesizeConfidence | None = Field(None, description="How likely the reading is to be right.")
+    features: dict[str, float] = Field(default_factory=dict, exclude=True, repr=False)  # what the score was made of
     columns: list[ResultColumn]
     rows: list[list[Any]]
     answer_columns: list[str] = Field(
@@ -184,7 +188,8 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
     why = refused(body.task, plan, names, result.rows, answer, schemas)
     if why:
         return abstain("invalid_plan", f"{why} ({say.describe(body_)})")
-    return _answered(body, plan, answer, body_, result, model)
+    sure = judged(body.task, proposal, candidate, plan, result, answer, schemas, ctx.settings.synthesize_max_wrong)
+    return _answered(body, plan, answer, body_, result, model, sure)
 
 
 def _check(
@@ -536,8 +541,10 @@ def _plan_of(run: QueryIn) -> dict[str, Any]:
 
 
 def _answered(
-    body: SynthesizeIn, plan: dict, answer: list[str], run: QueryIn, result: QueryOut, model: str
+    body: SynthesizeIn, plan: dict, answer: list[str], run: QueryIn, result: QueryOut, model: str, sure: Judged
 ) -> SynthesizeOut:
+    """The answer, its calculation carrying its reading and confidence; under the threshold, the
+    calculation alone with the question that asks to confirm the reading (low_confidence)."""
     names = [c.name for c in result.columns]
     note, note_cut = say.note(names, result.rows, result.truncated, body.window_chars // 2)
     types = [c.type for c in result.columns]
@@ -550,6 +557,9 @@ def _answered(
         id=CALCULATION,
         task=body.task,
         plan=plan,
+        reading=sure.reading,
+        confidence=sure.confidence,
+        features=sure.features,
         columns=result.columns,
         rows=result.rows,
         answer_columns=answer,
@@ -559,6 +569,16 @@ def _answered(
         receipt=result.receipt,
         note=note,
     )
+    if sure.question:
+        return SynthesizeOut(
+            answer="",
+            calculations=[calculation],
+            abstain=True,
+            abstain_reason="low_confidence",
+            clarification=sure.question,
+            model=model,
+            truncated=note_cut,
+        )
     cited = list(dict.fromkeys(m.group(1) for m in say.CITATION.finditer(text)))
     return SynthesizeOut(
         answer=text,

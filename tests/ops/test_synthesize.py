@@ -68,3 +68,13 @@ def test_an_unknown_source_is_refused_with_the_closest(ctx):
         ask(ctx, "Total amount", ["sale.csv"])
     [item] = err.value.errors
     assert (item.path, item.did_you_mean) == ("datasets[0].source_uri", ["sales.csv"])
+
+
+def test_every_answer_says_its_reading_and_how_sure_it_is(ctx):
+    [calc] = ask(ctx, "Total amount by region").calculations
+    assert calc.reading == "the total of amount in sales.csv, by region, at most 1000 rows"
+    sure = calc.confidence
+    assert 0 <= sure.score <= 1 and 0 <= sure.wrong_bound <= 1 and sure.calibrated_on
+    said = calc.model_dump(mode="json")
+    assert said["reading"] == calc.reading and set(said["confidence"]) == {"score", "wrong_bound", "calibrated_on"}
+    assert "features" not in said  # kept for training (bench/wtq.py), never sent
