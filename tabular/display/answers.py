@@ -248,6 +248,7 @@ def synthesize_html(out) -> str:
         plan = f'<pre class="tabular-plan" style="white-space:pre-wrap">{esc(json.dumps(c.plan, ensure_ascii=False, indent=2, default=str))}</pre>'
         parts += [
             f"<p><b>[{esc(c.id)}]</b> {esc(c.task)}</p>",
+            reading_html(c),
             result_rows(c.columns, c.rows, c.truncated),
             completeness(c.complete, c.incomplete),
             bullets("warnings", c.receipt.warnings, "tabular-warnings", NOTE),
@@ -257,10 +258,32 @@ def synthesize_html(out) -> str:
 
 
 def synthesize_repr(out) -> str:
-    """<SynthesizeOut answer: "The total …"> or <SynthesizeOut abstained (ambiguous): "…">"""
+    """<SynthesizeOut answer: "The total …" (confidence 0.93)> or <SynthesizeOut abstained (ambiguous): "…">"""
     if out.abstain:
         return f"<SynthesizeOut abstained ({out.abstain_reason}): {json.dumps(clip(out.clarification or '', 120), ensure_ascii=False)}>"
-    return f"<SynthesizeOut answer: {json.dumps(clip(out.answer, 140), ensure_ascii=False)}>"
+    sure = next((c.confidence for c in out.calculations if c.confidence is not None), None)
+    said = f" (confidence {sure.score:.2f})" if sure is not None else ""
+    return f"<SynthesizeOut answer: {json.dumps(clip(out.answer, 140), ensure_ascii=False)}{said}>"
+
+
+def confidence_words(sure) -> str:
+    """A calculation's confidence for a reader: "confidence 0.93: at most 2.0% of answers this sure
+    are wrong (measured on 1,200 questions of calibrate)"."""
+    bound = f"{sure.wrong_bound * 100:.1f}%".replace(".0%", "%")
+    return (
+        f"confidence {sure.score:.2f}: at most {bound} of answers this sure are wrong "
+        f"(measured on {sure.calibrated_on})"
+    )
+
+
+def reading_html(c) -> str:
+    """A calculation's reading (the plan said back in words) and its confidence."""
+    if not c.reading and c.confidence is None:
+        return ""
+    said = f'<p class="tabular-reading" style="margin:2px 0"><b>read as</b>: {esc(c.reading)}</p>' if c.reading else ""
+    if c.confidence is not None:
+        said += f'<p class="tabular-confidence" style="{TYPE};margin:2px 0"><small>{esc(confidence_words(c.confidence))}</small></p>'
+    return said
 
 
 # --- history --------------------------------------------------------------------------------

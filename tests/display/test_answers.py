@@ -117,6 +117,62 @@ def test_a_synthesize_answer_shows_its_text_its_rows_and_folds_the_plan(ns):
     assert escape(out.answer) in html and "sum_price_usd<br>" in html and "showing 1 of 1 row returned" in html
     assert '"aggregates"' not in html.split("<details")[0] and "aggregates" in html  # the plan is folded
     assert repr(out).startswith('<SynthesizeOut answer: "') and len(repr(out)) < 200
+    [calc] = out.calculations
+    reading = html.split('class="tabular-reading"', 1)[1].split("</p>", 1)[0]
+    assert (
+        "read as" in reading and escape(calc.reading) in reading and calc.reading.startswith("the total of price_usd")
+    )
+    sure = html.split('class="tabular-confidence"', 1)[1].split("</p>", 1)[0]
+    assert f"confidence {calc.confidence.score:.2f}" in sure and escape(calc.confidence.calibrated_on) in sure
+    assert repr(out).endswith(f"(confidence {calc.confidence.score:.2f})>")
+
+
+def test_a_reading_under_its_threshold_shows_the_question_and_the_calculation():
+    plan = {"datasets": [{"source_uri": "races.csv"}], "aggregates": [{"fn": "count"}]}
+    receipt = {
+        "plan_hash": "h",
+        "sql": "SELECT count(*)",
+        "params": {},
+        "engine": "duckdb",
+        "datasets": [],
+        "resolved": [],
+        "warnings": [],
+        "rows_returned": 1,
+        "elapsed_ms": {"validate": 0, "compile": 0, "execute": 0, "total": 0},
+        "computed_at": "2026-12-07T00:00:00Z",
+    }
+    calc = {
+        "id": "knowledge.query#1",
+        "task": "how many races",
+        "plan": plan,
+        "reading": "count the rows of races.csv",
+        "confidence": {"score": 0.62, "wrong_bound": 0.02, "calibrated_on": "calibrate (900 questions)"},
+        "columns": [{"name": "count", "type": "number"}],
+        "rows": [[3]],
+        "answer_columns": ["count"],
+        "truncated": False,
+        "complete": True,
+        "incomplete": [],
+        "receipt": receipt,
+        "note": "count\n3",
+    }
+    question = "I read this as: count the rows of races.csv (confidence 0.62, below the 0.80 this answer needs): is that what you mean?"
+    out = SynthesizeOut.model_validate(
+        {
+            "answer": "",
+            "abstain": True,
+            "abstain_reason": "low_confidence",
+            "clarification": question,
+            "model": "builtin",
+            "calculations": [calc],
+        }
+    )
+    html = out._repr_html_()
+    block = html.split('<div class="tabular-abstain"', 1)[1].split("</div>", 1)[0]
+    assert "low confidence" in block and escape(question) in block
+    assert "read as</b>: count the rows of races.csv" in html
+    assert "confidence 0.62: at most 2% of answers this sure are wrong (measured on calibrate (900 questions))" in html
+    assert repr(out).startswith('<SynthesizeOut abstained (low_confidence): "I read this as: count the rows')
 
 
 def test_an_abstention_is_highlighted_with_its_clarification():
