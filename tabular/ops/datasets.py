@@ -10,6 +10,7 @@ from ..backends.duckdb import arrow_json, with_interval_parts
 from ..errors import close_names
 from ..models import DatasetGetIn, DatasetGetOut, DatasetOut
 from ..store.catalog import rejected_table, revision_datasets, revision_row, snapshot_table, source_row
+from .addresses import addressed
 from .context import Context, close_sources
 
 REJECTED_SHOWN = 20
@@ -22,7 +23,8 @@ def live_revision(ctx: Context, org: str, namespace: str, source_uri: str) -> in
 
 
 def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
-    """The typed datasets of a source's live revision: columns with stats, questions to answer, rejected rows, a sample."""
+    """The typed datasets of a source's live revision: columns with stats, questions to answer, rejected rows, a sample. A source_uri `source#dataset` names one dataset (a workbook's table by its name)."""
+    body = addressed(ctx, body)
     revision = live_revision(ctx, body.org, body.namespace, body.source_uri)
     if revision is None:
         return DatasetGetOut(

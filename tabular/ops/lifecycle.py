@@ -38,6 +38,7 @@ from ..store.catalog import (
     source_row,
     update,
 )
+from .addresses import MARK, resolve
 from .approve import Change
 from .context import Context, close_sources
 
@@ -174,8 +175,12 @@ def history(cur, key: list[str]) -> list[HistoryEntry]:
 
 
 def get(ctx: Context, body: SourceIn) -> GetOut:
-    """A source: its title, tags and metadata, the live revision (format, parser, coverage, datasets), and the history of approvals."""
+    """A source: its title, tags and metadata, the live revision (format, parser, coverage, datasets), and the history of approvals. An address (`source#dataset`) answers its source."""
     cur = ctx.catalog.conn()
+    if MARK in body.source_uri:
+        address = resolve(ctx, body.org, body.namespace, body.source_uri)
+        if address.addressed and address.found:
+            body = body.model_copy(update={"source_uri": address.source_uri})
     key = [body.org, body.namespace, body.source_uri]
     row = source_row(cur, *key)
     if row is None:
