@@ -9,11 +9,13 @@ from dataclasses import replace
 
 import pytest
 
+from tabular.ops import synthesize as synthesize_ops
 from tabular.ops import synthesize_reading
 from tabular.ops.query import QueryIn, query
 from tabular.ops.synthesize import SynthesizeIn, synthesize
 from tabular.ops.synthesize_reading import confirm, near
 from tabular.synthesize.confidence import Confidence
+from tabular.synthesize.proposal import Candidate, Proposal
 
 NS = {"org": "acme", "namespace": "finance"}
 RACES = "Rider,Team,Winner,Laps\nC. Lorenzo,Yamaha,C. Lorenzo,23\nV. Rossi,Yamaha,V. Rossi,23\nD. Pedrosa,Honda,C. Lorenzo,22\n"
@@ -132,3 +134,42 @@ def test_what_came_near_names_each_warning_by_its_kind(ctx):
         }
     )
     assert near(warned) == ["join_key_not_unique", "cast_unread", "warning"]
+
+
+class Written:
+    """A proposer that proposes the one plan it was given, as a chat model would (no facts of its own)."""
+
+    name = "written"
+    model = "a-chat-model"
+
+    def __init__(self, plan):
+        self.plan = plan
+
+    def propose(self, task, schemas):
+        return Proposal((Candidate(self.plan),))
+
+    def repair(self, task, schemas, failed, plan, errors):
+        return Proposal(why="no second try")
+
+
+def test_another_proposers_plan_is_read_and_scored_the_same_way(ctx, monkeypatch):
+    judge = scored(0.55, 0.8)
+    monkeypatch.setattr(synthesize_reading, "judge", judge)
+    plan = {
+        "datasets": [{"source_uri": "races.csv"}],
+        "where": [{"column": "Team", "op": "in", "values": ["Yamaha", "Honda"]}],
+        "group_by": [{"column": "Winner"}],
+        "aggregates": [{"fn": "count", "as": "wins"}],
+        "order_by": [{"column": "wins", "desc": True}, {"column": "Winner"}],
+        "limit": 1,
+    }
+    monkeypatch.setattr(synthesize_ops, "choose", lambda settings: Written(plan))
+    out = ask(ctx, "Who won the most races?")
+    assert out.model == "a-chat-model" and out.abstain_reason == "low_confidence"
+    [calc] = out.calculations
+    assert calc.reading == (
+        "the number of rows (as wins) in races.csv where Team is Yamaha or Honda, by Winner, "
+        "ordered by wins, highest first, then by Winner, the first row only"
+    )
+    assert calc.rows == [["C. Lorenzo", 2]] and out.clarification.startswith(f"I read this as: {calc.reading} (")
+    assert len(judge.seen) == 1
