@@ -28,6 +28,7 @@ def said_why(out) -> str:
     return ""
 
 
+@pytest.mark.slow  # the 86 tasks run again beside test_synthesize_tasks.py (27 s on 2 loaded cores)
 def test_our_own_tasks_are_never_answered_wrongly_and_every_abstention_says_why(synth):
     assert len(TASKS) == 75 and len(MUST_ABSTAIN) == 11
     wrong, unsaid, unread = [], [], []
