@@ -66,6 +66,12 @@ class QueryReceipt(BaseModel):
     datasets: list[ReceiptDataset]
     resolved: list[Resolution]
     warnings: list[str]
+    conditions: list[str] = Field(
+        default_factory=list,
+        description="Every condition the plan applied, in words as it ran, one per clause (its where, an aggregate's own "
+        "where, a semi or anti join, having, a nested plan's after its alias): case ignored ('status is paid, any case'), "
+        "ranges, in lists, and the rows a negation leaves out for being empty.",
+    )
     computed: list[ComputedColumn] = Field(
         default_factory=list, description="Every computed column and measure, with its type."
     )

@@ -7,7 +7,7 @@ import math
 import re
 from typing import Any
 
-from planner.functions import FILTERS
+from . import phrases
 
 CITATION = re.compile(r"\[([A-Za-z_.]+#\d+)\]")
 # How many result rows the answer's words name; the note holds the table.
@@ -91,10 +91,11 @@ def spoken(value: Any, type_: str = "") -> str:
     return cell(value)
 
 
-def note(columns: list[str], rows: list[list[Any]], more: bool, limit: int) -> tuple[str, bool]:
-    """The result as a text table of at most `limit` characters; (text, whether rows were left out)."""
+def note(columns: list[str], rows: list[list[Any]], more: bool, limit: int, scope: str = "") -> tuple[str, bool]:
+    """The result as a text table of at most `limit` characters, under what was read and every
+    condition (`scope`: describe's words) where given; (text, whether rows were left out)."""
     head = " | ".join(columns)
-    lines = [head, "-" * min(len(head), 80)]
+    lines = ([f"{scope[:1].upper()}{scope[1:]}:"] if scope else []) + [head, "-" * min(len(head), 80)]
     shown, cut = 0, False
     for row in rows:
         line = " | ".join(cell(v) for v in row)
@@ -114,25 +115,73 @@ def note(columns: list[str], rows: list[list[Any]], more: bool, limit: int) -> t
 
 
 def describe(plan) -> str:
-    """What a plan read, in words: "over sales.csv where region = North"."""
+    """What a plan read, in words, with every condition as it ran: "over sales.csv where status
+    is paid, any case" (the reading's words, synthesize/phrases.py: case ignored, ranges, `in`
+    lists, empties kept), then what an aggregate's own filter, a join that keeps only matched
+    (or unmatched) rows and `having` keep (conditions)."""
     read = " joined with ".join(
         f"{d.alias} ({describe(d.plan)})" if getattr(d, "plan", None) is not None else d.source_uri
         for d in plan.datasets
     )
-    filters = [_filter(f) for f in plan.where]
-    return f"over {read}" + (f" where {' and '.join(filters)}" if filters else "")
+    said = conditions(plan, nested=False)
+    where = f" {said.pop(0)}" if plan.where else ""
+    return "; ".join([f"over {read}{where}", *said])
 
 
-def _filter(f) -> str:
-    if f.any is not None or f.all is not None:
-        return (
-            "("
-            + (" or " if f.any is not None else " and ").join(
-                _filter(x) for x in (f.any if f.any is not None else f.all)
-            )
-            + ")"
-        )
-    return FILTERS[f.op].said(f.column, f.other if f.other is not None else f.value, f.values)
+def _filters(filters) -> list[dict]:
+    return [f.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True) for f in filters or []]
+
+
+def _rows_where(filters: list[dict]) -> str:
+    """Filters that must all hold, in words, and the rows a negation among them leaves out for
+    being empty (SQL's `region <> 'North'` is not true of an empty region, which a reader of
+    "region is not North" would take as kept)."""
+    empty = list(dict.fromkeys(_left_out(filters)))
+    return f"where {phrases.conditions(filters)}" + (
+        f" (rows with no {' or no '.join(empty)} left out)" if empty else ""
+    )
+
+
+def conditions(plan, nested: bool = True) -> list[str]:
+    """Every condition a plan applied, in words as it ran, one per clause: its `where`, each
+    aggregate's own `where`, a semi or anti join, its `having`, and (`nested`) a nested plan's,
+    after its alias. The receipt's `conditions` and the answer's scope (describe) say them alike."""
+    out = []
+    if plan.where:
+        out.append(_rows_where(_filters(plan.where)))
+    for a in plan.aggregates or []:
+        if a.where:
+            label = a.as_ or (f"{a.fn} of {a.column}" if a.column else a.fn)
+            out.append(f"{label} reads only the rows {_rows_where(_filters(a.where))}")
+    for j in plan.joins or []:
+        if j.kind in ("semi", "anti"):
+            out.append(f"only rows {'with' if j.kind == 'semi' else 'without'} a match in {j.alias}")
+    if plan.having:
+        out.append(f"result rows kept {_rows_where(_filters(plan.having))}")
+    if nested:
+        for d in plan.datasets:
+            if getattr(d, "plan", None) is not None:
+                out += [f"{d.alias}: {c}" for c in conditions(d.plan)]
+    return out
+
+
+# Filters SQL holds untrue of an empty (null) value, where a reader would take it as kept: "region is not North".
+_NEGATED = ("ne", "not_in", "not_contains", "not_like")
+
+
+def _left_out(filters: list[dict]) -> list[str]:
+    """The columns whose empty rows a negated filter that must hold leaves out (a plan that keeps
+    them says so itself: "region is empty or is not North", an `any` group)."""
+    out = []
+    for f in filters:
+        if f.get("op") in _NEGATED:
+            out.append(f["column"])
+            if f.get("other"):
+                out.append(f["other"])
+        elif f.get("all"):
+            out += _left_out(f["all"])
+        # In an `any` group another alternative may keep such a row: not said either way.
+    return out
 
 
 def words(

@@ -70,3 +70,21 @@ def test_a_receipt_round_trips_through_json():
     again = QueryReceipt.model_validate_json(receipt.model_dump_json())
     assert again == receipt and again.computed == []
     assert '"validate":' in receipt.model_dump_json()
+
+
+def test_a_receipt_says_its_conditions_in_words_and_an_older_one_reads_as_saying_none():
+    fields = {
+        "plan_hash": hashed(PLAN),
+        "sql": "SELECT 1",
+        "params": {},
+        "engine": "duckdb",
+        "datasets": [],
+        "resolved": [],
+        "warnings": [],
+        "rows_returned": 0,
+        "elapsed_ms": Elapsed(validate=0, compile=0, execute=0, total=0),
+        "computed_at": "2024-01-01T00:00:00Z",
+    }
+    said = QueryReceipt(**fields, conditions=["where status is paid, any case"])
+    assert QueryReceipt.model_validate_json(said.model_dump_json()).conditions == ["where status is paid, any case"]
+    assert QueryReceipt(**fields).conditions == []  # a receipt kept for an hour before this field

@@ -1,4 +1,6 @@
-"""An answer says a plan's filters in the words of planner/functions.py's one definition per operator."""
+"""An answer says every condition of its plan as it ran, in the reading's words
+(synthesize/phrases.py): case ignored, ranges, `in` lists, the empty rows a negation leaves out,
+an aggregate's own filter, semi and anti joins, having, a nested plan's."""
 
 from typing import get_args
 
@@ -6,7 +8,7 @@ import pytest
 
 from planner.functions import FILTERS
 from planner.models import FilterOp, QueryPlan
-from tabular.synthesize.answer import clock, describe, words
+from tabular.synthesize.answer import clock, conditions, describe, note, words
 
 
 def test_every_operator_has_words():
@@ -17,21 +19,71 @@ def test_every_operator_has_words():
 @pytest.mark.parametrize(
     ("where", "said"),
     [
-        ({"column": "region", "op": "eq", "value": "North"}, "region = North"),
-        ({"column": "amount", "op": "ge", "value": 12.5}, "amount ≥ 12.5"),
-        ({"column": "amount", "op": "between", "values": [1, 5]}, "amount between 1 and 5"),
-        ({"column": "code", "op": "not_in", "values": ["A", "B"]}, "code not in (A, B)"),
+        ({"column": "region", "op": "eq", "value": "North"}, "region is North"),
+        ({"column": "status", "op": "eq", "value": "PAID", "ignore_case": True}, "status is PAID, any case"),
+        ({"column": "amount", "op": "ge", "value": 12.5}, "amount is at least 12.5"),
+        ({"column": "amount", "op": "between", "values": [1, 5]}, "amount is from 1 to 5"),
+        ({"column": "code", "op": "in", "values": ["A", "B", "C"]}, "code is one of A, B or C"),
+        (
+            {"column": "code", "op": "not_in", "values": ["A", "B"]},
+            "code is neither A nor B (rows with no code left out)",
+        ),
         ({"column": "note", "op": "is_null"}, "note is empty"),
-        ({"column": "note", "op": "not_contains", "value": "x"}, "note does not contain x"),
+        (
+            {"column": "note", "op": "not_contains", "value": "x"},
+            'note does not contain "x" (rows with no note left out)',
+        ),
+        # empties kept by the plan itself: said by the condition, nothing left out
+        (
+            {"any": [{"column": "region", "op": "is_null"}, {"column": "region", "op": "ne", "value": "North"}]},
+            "region is empty or is not North",
+        ),
+        # in an `any` group another alternative may keep an empty region: not said either way
         (
             {"any": [{"column": "region", "op": "ne", "value": "North"}, {"column": "note", "op": "not_null"}]},
-            "(region ≠ North or note is not empty)",
+            "region is not North or note is not empty",
         ),
     ],
 )
-def test_a_plan_is_described_in_the_operators_words(where, said):
+def test_a_plan_is_described_with_every_condition_as_it_ran(where, said):
     plan = QueryPlan.model_validate({"datasets": [{"source_uri": "sales.csv"}], "where": [where]})
     assert describe(plan) == f"over sales.csv where {said}"
+
+
+def test_an_aggregates_filter_a_semi_join_and_having_are_said_too():
+    plan = QueryPlan.model_validate(
+        {
+            "datasets": [{"source_uri": "orders.csv", "alias": "o"}, {"source_uri": "refunds.csv", "alias": "r"}],
+            "joins": [{"alias": "r", "on": [{"left": "o.id", "right": "r.order_id"}], "kind": "anti"}],
+            "group_by": [{"column": "o.region"}],
+            "aggregates": [
+                {"fn": "count"},
+                {"fn": "sum", "column": "o.amount", "where": [{"column": "o.kind", "op": "ne", "value": "fee"}]},
+            ],
+            "having": [{"column": "count", "op": "gt", "value": 2}],
+        }
+    )
+    assert describe(plan) == (
+        "over orders.csv joined with refunds.csv; sum of o.amount reads only the rows where o.kind is not fee "
+        "(rows with no o.kind left out); only rows without a match in r; result rows kept where count is more than 2"
+    )
+
+
+def test_a_nested_plans_conditions_are_named_by_its_alias():
+    inner = {"datasets": [{"source_uri": "sales.csv"}], "where": [{"column": "year", "op": "eq", "value": 2024}]}
+    plan = QueryPlan.model_validate(
+        {
+            "datasets": [{"plan": {**inner, "group_by": [{"column": "region"}]}, "alias": "y"}],
+            "select": [{"column": "region"}],
+        }
+    )
+    assert conditions(plan) == ["y: where year is 2024"]
+    assert describe(plan) == "over y (over sales.csv where year is 2024)"
+
+
+def test_the_note_heads_its_table_with_what_was_read():
+    text, cut = note(["count"], [[3]], False, 500, scope="over orders.csv where status is PAID, any case")
+    assert text.splitlines() == ["Over orders.csv where status is PAID, any case:", "count", "-----", "3"] and not cut
 
 
 @pytest.mark.parametrize(
