@@ -145,9 +145,12 @@ class NamespaceOps:
         dataset_id: str = "",
         allow_rejects: bool = False,
         dry_run: bool = False,
+        settle_rest: bool = False,
     ):
-        """knowledge.dataset_approve: retype `columns` (name -> type) and `formats`, settle the rest; 409 if `snapshot_id` no longer serves.
-        A retyping that rejects most of a column is 422 unless `allow_rejects`; `dry_run` answers what would change and changes nothing."""
+        """knowledge.dataset_approve: retype `columns` (name -> type) and `formats`, answering their questions; 409 if
+        `snapshot_id` no longer serves. The other open questions stay open unless `settle_rest` (accept the rest as
+        shown; an approval naming nothing does so too), each then listed in `settled`. A retyping that rejects most of
+        a column is 422 unless `allow_rejects`; `dry_run` answers what would change and changes nothing."""
         body = self._body(
             source_uri=source_uri,
             dataset_id=dataset_id,
@@ -156,6 +159,7 @@ class NamespaceOps:
             formats=formats or {},
             allow_rejects=allow_rejects,
             dry_run=dry_run,
+            settle_rest=settle_rest,
         )
         return self._run("knowledge.dataset_approve", body)
 

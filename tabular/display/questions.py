@@ -1,7 +1,8 @@
 """Open questions as a person answers them: those of one kind that offer the same options (19
 columns of 0s and 1s each asking "a number, or a yes/no flag?") are one entry naming every column,
 with the one approval that answers them all, in Python and on the command line. The answers keep
-one question per column (SPEC §4); only the views group them."""
+one question per column (SPEC §4); only the views group them, and every view counts the questions
+per column (open_count, open_said)."""
 
 from __future__ import annotations
 
@@ -75,6 +76,24 @@ def asked(questions: list) -> list[Asked]:
         )
         groups.setdefault(key, []).append(q)
     return [Asked(qs) for qs in groups.values()]
+
+
+def open_count(questions: list) -> int:
+    """How many questions are open: one per column asked (and one for a question on the whole
+    table), as the answer holds them, whether or not a view shows alike ones as one entry. The
+    page, the notebook and the command line all count so."""
+    return len(questions)
+
+
+def open_said(questions: list) -> str:
+    """The count in words, the same on every view: 'no open question', '1 open question', or '3
+    open questions, shown as 2 (columns that ask alike are one entry)'."""
+    count = open_count(questions)
+    if not count:
+        return "no open question"
+    said = plural(count, "open question")
+    entries = len(asked(questions))
+    return said if entries == count else f"{said}, shown as {entries:,} (columns that ask alike are one entry)"
 
 
 def _mapping(values: dict[str, str]) -> str:

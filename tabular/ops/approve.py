@@ -46,6 +46,11 @@ class DatasetApproveIn(OpIn):
         description="Column name -> format, for what a type alone cannot say: a strptime pattern ('%m/%d/%Y') or DMY/MDY/YMD for dates, "
         "'decimal_mark=,' (with optional ';group_mark=.', ';unit=€') for numbers, '1/0' or 'true/false' for bools.",
     )
+    settle_rest: bool = Field(
+        False,
+        description="Accept the rest as shown: settle every open question the approval does not answer as the column is "
+        "held now (each listed in `settled`). Without it they stay open. An approval that names no column settles them all.",
+    )
     allow_rejects: bool = Field(
         False,
         description="Apply a retyping that rejects more than half of a column's non-empty values (else 422 at the column, with the count and examples).",
@@ -66,6 +71,12 @@ class Change(BaseModel):
     examples: list[str] = Field(default_factory=list, description="Up to five values the new type does not read.")
 
 
+class Settled(TypeFormat):
+    """A question the approval settles, and the typing it settles it at."""
+
+    column: str = Field(description="The column ('' for a question on the whole table: header_row).")
+
+
 class DatasetApproveOut(SourceAnswer):
     found: bool
     dataset: DatasetOut | None = None
@@ -73,10 +84,21 @@ class DatasetApproveOut(SourceAnswer):
         False, description="A column's type or format changed, so the dataset was typed again under a new snapshot."
     )
     changes: list[Change] = Field(default_factory=list, description="The columns whose type or format changed.")
+    answered: list[Settled] = Field(
+        default_factory=list,
+        description="The open questions the approval answers (on the columns it names), each at the typing it gives.",
+    )
+    settled: list[Settled] = Field(
+        default_factory=list,
+        description="The open questions it settles as the columns are held now (settle_rest, or an approval naming nothing).",
+    )
+    left_open: list[QuestionOut] = Field(
+        default_factory=list,
+        description="The questions it leaves open (neither answered nor settled): the dataset stays unapproved while any is.",
+    )
     dry_run: bool = Field(
         False,
-        description="Nothing was changed: `changes` says what the approval would do. It would leave no question "
-        "open: an approval settles every question (the columns it names by their new type, the rest as held).",
+        description="Nothing was changed: `changes`, `answered`, `settled` and `left_open` say what the approval would do.",
     )
 
     def _repr_html_(self) -> str:
@@ -154,7 +176,7 @@ def _as(t: Typing) -> TypeFormat:
 
 
 def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
-    """Approve a dataset's typing: retype the named columns (types, and formats such as a date order or a decimal mark) from the stored extraction under a new snapshot; every other open question is settled as it is held."""
+    """Approve a dataset's typing: retype the named columns (types, and formats such as a date order or a decimal mark) from the stored extraction under a new snapshot. The questions on the named columns are answered; the others stay open unless `settle_rest` (or nothing is named), which settles them as held."""
     cur = ctx.catalog.cursor()
     live = _live(ctx.catalog.conn(), body)
     if live is None:
@@ -184,13 +206,47 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
     errors = retype.check_request(cur, live.names, current, cells, body.columns, body.formats)
     if errors:
         raise ValidationFailed(f"{len(errors)} problem(s) with the approval: {errors[0].message}", errors)
+    named = set(body.columns) | set(body.formats)
+    rest = body.settle_rest or not named  # naming nothing approves the dataset as shown (SPEC §4)
+    typings, changes = _retyped(cur, body, live, current, cells, markers, rest)
+    answered = [
+        Settled(column=q.column, **_as(typings[cells[q.column]]).model_dump())
+        for q in live.questions
+        if q.column in named
+    ]
+    unnamed = [q for q in live.questions if q.column not in named]
+    settled = [Settled(column=q.column, **q.current.model_dump()) for q in unnamed] if rest else []
+    left_open = [] if rest else unnamed
+    said = dict(found=True, changes=changes, answered=answered, settled=settled, left_open=left_open)
+    if body.dry_run:
+        return DatasetApproveOut(**said, retyped=False, dry_run=True)
+    wiping = [_wipes(c, body) for c in changes if c.rows_rejected * 2 > c.values]
+    if wiping and not body.allow_rejects:
+        raise ValidationFailed(f"{len(wiping)} problem(s) with the approval: {wiping[0].message}", wiping)
+    closed = [q.id for q in unnamed] if rest else []
+    snapshot_id = _commit(ctx, body, live, typings, changes, closed, left_open, markers)
+    got = dataset_get(
+        ctx,
+        DatasetGetIn(org=body.org, namespace=body.namespace, source_uri=body.source_uri, dataset_id=live.dataset_id),
+    )
+    dataset = next((d for d in got.datasets if d.snapshot_id == snapshot_id), None)
+    return DatasetApproveOut(**said, dataset=dataset, retyped=bool(changes))
+
+
+def _retyped(
+    cur, body: DatasetApproveIn, live: _Live, current: dict, cells: dict, markers, rest: bool
+) -> tuple[dict[str, Typing], list[Change]]:
+    """Each column's typing after the approval, and the changes: a named column typed as named
+    (its question answered), another one held as it is (its question settled so when `rest`,
+    else left open)."""
     relation = parquet_relation(live.extraction)
     typings, changes = {}, []
     for name, cell in cells.items():
         old = current[cell]
         if name not in body.columns and name not in body.formats:
-            # Not named: held as it is; an open question on it is settled that way by this approval.
-            typings[cell] = dataclasses.replace(old, question=None, forced=old.forced or old.question is not None)
+            # Not named: held as it is; an open question on it is settled that way only when `rest`.
+            held = dataclasses.replace(old, question=None, forced=old.forced or old.question is not None)
+            typings[cell] = held if rest else old
             continue
         type_, fmt = body.columns.get(name, old.reading.type), body.formats.get(name, "")
         same = type_ == old.reading.type and not fmt
@@ -212,20 +268,7 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
                 )
             )
         typings[cell] = new
-    if body.dry_run:
-        return DatasetApproveOut(found=True, retyped=False, changes=changes, dry_run=True)
-    wiping = [_wipes(c, body) for c in changes if c.rows_rejected * 2 > c.values]
-    if wiping and not body.allow_rejects:
-        raise ValidationFailed(f"{len(wiping)} problem(s) with the approval: {wiping[0].message}", wiping)
-    named = set(body.columns) | set(body.formats)
-    settled = [q.id for q in live.questions if q.column not in named]
-    snapshot_id = _commit(ctx, body, live, typings, changes, settled, markers)
-    got = dataset_get(
-        ctx,
-        DatasetGetIn(org=body.org, namespace=body.namespace, source_uri=body.source_uri, dataset_id=live.dataset_id),
-    )
-    dataset = next((d for d in got.datasets if d.snapshot_id == snapshot_id), None)
-    return DatasetApproveOut(found=True, dataset=dataset, retyped=bool(changes), changes=changes)
+    return typings, changes
 
 
 def _wipes(change: Change, body: DatasetApproveIn) -> ErrorItem:
@@ -243,7 +286,14 @@ def _wipes(change: Change, body: DatasetApproveIn) -> ErrorItem:
 
 
 def _commit(
-    ctx: Context, body: DatasetApproveIn, live: _Live, typings: dict, changes: list[Change], settled: list[str], markers
+    ctx: Context,
+    body: DatasetApproveIn,
+    live: _Live,
+    typings: dict,
+    changes: list[Change],
+    settled: list[str],
+    left_open: list[QuestionOut],
+    markers,
 ) -> str:
     """The new snapshot (its rows, rejected rows and stats) written to its own file, then one
     catalog transaction: the switch and the audit row. A failure leaves the live one serving."""
@@ -274,7 +324,7 @@ def _commit(
         for column, header in zip(built.columns, live.headers):
             column["header"] = header
         with catalog.change() as con:
-            _switch(ctx, con, body, live, snapshot_id, built, typings, changes, settled)
+            _switch(ctx, con, body, live, snapshot_id, built, typings, changes, settled, left_open)
     except BaseException:
         catalog.discard(snapshot_id)
         raise
@@ -294,8 +344,10 @@ def _switch(
     typings: dict,
     changes: list[Change],
     settled: list[str],
+    left_open: list[QuestionOut],
 ) -> None:
-    """The catalog rows of an approval, inside the caller's transaction."""
+    """The catalog rows of an approval, inside the caller's transaction: the new snapshot keeps
+    the questions left open, and is the caller's approval of the dataset only when none is."""
     key = [body.org, body.namespace, body.source_uri]
     serving = next((d["live_snapshot"] for d in live_datasets(cur, *key) if d["dataset_id"] == live.dataset_id), None)
     if serving != body.snapshot_id:
@@ -308,7 +360,9 @@ def _switch(
         revision=live.revision,
         dataset_id=live.dataset_id,
     )
-    insert_snapshot(cur, snapshot_id, ident, built, [], retype.dump(typings), stamp, approved_by=ctx.caller)
+    questions = [q.model_dump(mode="json") for q in left_open]
+    approved_by = None if left_open else ctx.caller
+    insert_snapshot(cur, snapshot_id, ident, built, questions, retype.dump(typings), stamp, approved_by=approved_by)
     update(cur, "datasets", ident, live_snapshot=snapshot_id)
     insert(
         cur,

@@ -34,6 +34,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 
+from ..display.questions import asked, open_said
 from ..errors import AuthInsufficient, ErrorItem, TabularError, TooLarge, ValidationFailed
 from ..ingest.uploads import store_upload
 from ..ops import REGISTRY
@@ -55,6 +56,7 @@ TYPES = ("string", "number", "bool", "date", "datetime", "time", "duration")
 SOURCES_PAGE = 50  # sources per page of /ui/sources (each costs a dataset_get)
 SAMPLE_ROWS = 20
 UPLOAD_FILES = 20  # files one upload form may send
+MAX_ANSWERED = 1000  # columns one answer of alike questions may name
 STALE = "someone changed this; reload"
 
 ENV = Environment(loader=PackageLoader("tabular.service", "templates"), autoescape=select_autoescape(default=True))
@@ -65,6 +67,7 @@ def _json(value: Any) -> str:
 
 
 ENV.filters["json"] = _json
+ENV.globals.update(asked=asked, open_said=open_said)  # the questions grouped and counted as every view does
 
 
 @dataclass(frozen=True)
@@ -301,6 +304,13 @@ async def _form(request: Request) -> dict[str, str]:
     return {k: v for k, v in form.items() if isinstance(v, str)}
 
 
+async def _answer_form(request: Request) -> tuple[dict[str, str], list[str]]:
+    """An answer's form, and the columns it answers (one, or every column of alike questions)."""
+    form = await _read_form(request, max_files=0, max_fields=40 + MAX_ANSWERED)
+    columns = [v for v in form.getlist("column") if isinstance(v, str) and v][:MAX_ANSWERED]
+    return {k: v for k, v in form.items() if isinstance(v, str) and k != "column"}, columns
+
+
 def _sources_routes(pages: Pages, router: APIRouter) -> None:
     async def sources(request: Request, visit: Visit) -> Response:
         # The jobs first, then the sources: a job read as ready has its source in the list read after it.
@@ -401,6 +411,9 @@ def _dataset_routes(pages: Pages, router: APIRouter) -> None:
         shown = got.datasets[0]
         others = source.datasets if len(source.datasets) > 1 else []
         history = [h for h in source.history if h.dataset_id == shown.dataset_id]
+        # Just applied (the approve route sends here with the new snapshot): what it settled, said.
+        applied = request.query_params.get("approved", "")
+        done = next((h for h in history if applied and h.new_snapshot_id == applied), None)
         return pages.page(
             request,
             visit,
@@ -410,20 +423,23 @@ def _dataset_routes(pages: Pages, router: APIRouter) -> None:
             d=shown,
             others=others,
             history=history,
+            done=done,
         )
 
     async def approve(request: Request, visit: Visit) -> Response:
-        """One answer (a question's option, a column retyped, or the typing as held): a dry run
-        first, shown with an Apply button; Apply runs it against the snapshot that was read."""
-        form = await _form(request)
+        """One answer (a question's option for its column or for every column of alike questions,
+        a column retyped, or the rest accepted as shown): a dry run first, shown with what it
+        answers, settles and leaves open; Apply runs it against the snapshot that was read."""
+        form, columns = await _answer_form(request)
         pages.check_post(request, visit, form.get("csrf", ""))
-        column, type_, format_ = form.get("column", ""), form.get("type", ""), form.get("format", "")
+        type_, format_ = form.get("type", ""), form.get("format", "")
         body: dict[str, Any] = {
             "source_uri": form.get("source_uri", ""),
             "dataset_id": form.get("dataset_id", ""),
             "snapshot_id": form.get("snapshot_id", ""),
-            "columns": {column: type_} if column and type_ else {},
-            "formats": {column: format_} if column and format_ else {},
+            "columns": dict.fromkeys(columns, type_) if type_ else {},
+            "formats": dict.fromkeys(columns, format_) if format_ else {},
+            "settle_rest": form.get("settle_rest") == "1",
             "allow_rejects": form.get("allow_rejects") == "1",
             "dry_run": form.get("apply") != "1",
         }
@@ -435,7 +451,7 @@ def _dataset_routes(pages: Pages, router: APIRouter) -> None:
         if not answer.found:
             return pages.page(request, visit, "missing.html", 404, source_uri=body["source_uri"], answer=answer)
         if body["dry_run"]:
-            return pages.page(request, visit, "preview.html", form=form, answer=answer, back=back)
+            return pages.page(request, visit, "preview.html", form=form, columns=columns, answer=answer, back=back)
         return RedirectResponse(
             visit.dataset_url(body["source_uri"], body["dataset_id"], approved=answer.dataset.snapshot_id),
             status_code=303,

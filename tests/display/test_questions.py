@@ -167,7 +167,7 @@ def test_at_the_terminal_entries_of_one_kind_name_their_columns_and_dates_are_an
     done = run(tmp_path, *command.split()[1:], "--yes")
     assert done.returncode == 0, done.stderr
     changed = [x.split(":")[0].strip() for x in done.stdout.splitlines() if " → " in x and x.startswith("  ")]
-    assert changed == ["start", "end"]  # the other entry's column is settled as held
+    assert changed == ["start", "end"]  # only the columns the command names change
 
 
 def test_alike_columns_rejecting_different_counts_say_the_least_and_the_most():
@@ -182,3 +182,35 @@ def test_alike_columns_rejecting_different_counts_say_the_least_and_the_most():
 
     (group,) = asked([question("a", 2), question("b", 1_500), question("c", 7)])
     assert [group.rejects(0), group.rejects(1)] == ["0", "2 to 1,500"]
+
+
+@pytest.mark.parametrize(
+    ("columns", "count", "said"),
+    [
+        ([], 0, "no open question"),
+        ([("when", "date_order", 0)], 1, "1 open question"),
+        (
+            [("Date", "date_order", 0), ("Amount", "decimal_mark", 0), ("VAT", "decimal_mark", 0)],
+            3,
+            "3 open questions, shown as 2 (columns that ask alike are one entry)",
+        ),
+        ([("a", "decimal_mark", 0), ("b", "decimal_mark", 1)], 2, "2 open questions"),  # other options: two entries
+    ],
+)
+def test_every_view_counts_the_questions_per_column_and_says_how_they_are_shown(columns, count, said):
+    from tabular.display.questions import open_count, open_said
+    from tabular.models import QuestionOut
+
+    def question(column, kind, variant):
+        options = [{"type": "number", "format": "decimal_mark=."}, {"type": "number", "format": f"other {variant}"}]
+        return QuestionOut(
+            id=f"{column}:{kind}",
+            column=column,
+            kind=kind,
+            question="which?",
+            current=options[0],
+            options=[{**o, "rows_rejected": 0} for o in options],
+        )
+
+    questions = [question(*c) for c in columns]
+    assert open_count(questions) == count and open_said(questions) == said

@@ -144,7 +144,7 @@ def test_a_stale_snapshot_is_409_and_two_racing_approvals_have_one_winner(ns, en
 
 def test_a_snapshot_of_an_earlier_revision_is_409_and_a_deleted_source_is_not_found(ns, engine):
     _, first = ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
-    ingest(ns, CSV / "dates_ambiguous.csv", source_uri="d")
+    ingest(ns, CSV / "dates_dmy.csv", source_uri="d")  # other bytes: a new revision
     with pytest.raises(tabular.PreconditionFailed):
         approve(engine, "d", first.snapshot_id)
     ns.call("knowledge.delete", {"source_uri": "d"})
@@ -155,6 +155,9 @@ def test_a_snapshot_of_an_earlier_revision_is_409_and_a_deleted_source_is_not_fo
         "dataset": None,
         "retyped": False,
         "changes": [],
+        "answered": [],
+        "settled": [],
+        "left_open": [],
         "dry_run": False,
     }
 
@@ -241,16 +244,19 @@ def _ingest_as(ns, tmp_path, fixture, uri="books"):
     return ingest(ns, path, source_uri=uri)
 
 
-def test_a_new_revision_carries_a_person_set_type_that_still_reads_and_says_so(ns, engine, tmp_path):
+def test_a_new_revision_keeps_a_person_set_type_that_still_reads_without_a_question(ns, engine, tmp_path):
     _, first = _ingest_as(ns, tmp_path, "dates_ambiguous.csv")
     approve(engine, "books", first.snapshot_id, formats={"when": "MDY"})
-    status, second = _ingest_as(ns, tmp_path, "dates_ambiguous.csv")
+    # Other bytes (a row more), still read both ways: the person's month-first order stands.
+    path = tmp_path / "books.csv"
+    path.write_text(path.read_text(encoding="utf-8") + "9,04/05/2024,11\n", encoding="utf-8")
+    status, second = ingest(ns, path, source_uri="books")
     assert status.revision == 2 and second.dataset_id == first.dataset_id == "books"
     when = columns(second)["when"]
-    assert (when.format, when.approved, second.approved) == ("%m/%d/%Y", True, False)
-    (question,) = second.questions
-    assert question.kind == "carried_approval" and "revision 1" in question.question
-    assert [o.format for o in question.options] == ["%m/%d/%Y", "%d/%m/%Y"]
+    assert (when.format, when.approved) == ("%m/%d/%Y", True)
+    assert second.questions == [] and second.rows == 9
+    got = ns.query({"datasets": [{"source_uri": "books"}], "where": [{"column": "id", "op": "eq", "value": 9}]})
+    assert str(got.rows[0][1]) == "2024-04-05"  # 04/05/2024 read month first
 
 
 def test_a_person_set_type_that_no_longer_reads_is_not_carried(ns, engine, tmp_path):

@@ -298,3 +298,62 @@ def test_another_org_sees_nothing_and_a_forged_approval_is_refused(browser, tena
     with tenants.client("tok-ui-a") as c:
         after = c.post("/v1/knowledge.dataset_get", json={"source_uri": "orga-only.csv"}).json()["datasets"][0]
     assert after["snapshot_id"] == snapshot and not after["approved"]
+
+
+LEDGER = (
+    "Date,Amount,VAT\n03/04/2024,1.234,2.468\n01/02/2024,2.500,5.000\n12/11/2023,12.750,25.500\n"
+    "05/06/2024,7.125,14.250\n07/08/2024,3.333,6.666\n"
+)
+
+
+def test_an_answer_settles_its_question_and_accept_the_rest_settles_the_others(browser, single, tmp_path):
+    """Issue 56: three questions (Date; Amount and VAT alike); answering Date leaves the two open,
+    counted as the command line counts them; "accept the rest" settles them and says so."""
+    from tabular.display.questions import open_said
+    from tabular.models import QuestionOut
+
+    path = tmp_path / "ledger.csv"
+    path.write_text(LEDGER, encoding="utf-8")
+    browser.get(single.url + "/ui/sources")
+    browser.find_element(By.ID, "file").send_keys(str(path))
+    browser.find_element(By.ID, "source_uri").send_keys("ledger.csv")
+    browser.find_element(By.ID, "upload").click()
+    wait(browser).until(lambda d: text_of(d, ".ingest-state") in ("ready", "partial", "failed"))
+    browser.find_element(By.LINK_TEXT, "ledger.csv").click()
+    with single.client() as c:
+        asked = c.post("/v1/knowledge.dataset_get", json={"source_uri": "ledger.csv"}).json()["datasets"][0]
+    assert sorted(q["column"] for q in asked["questions"]) == ["Amount", "Date", "VAT"]
+    count = text_of(browser, "#question-count")
+    assert count.startswith("3 open questions, shown as 2")
+    assert (
+        count.lower() == open_said([QuestionOut.model_validate(q) for q in asked["questions"]]).lower() + "."
+    )  # the CLI's words, counted alike
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".question")) == 2  # Amount and VAT as one entry
+
+    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Choose date %m/%d/%Y for Date']").click()
+    settles = text_of(browser, "#settles")
+    assert "Date" in settles and "answered" in settles and "Amount" not in settles
+    assert "Amount" in text_of(browser, "#left-open") and "VAT" in text_of(browser, "#left-open")
+    shot(browser, "preview-one-answer")
+    browser.find_element(By.ID, "apply").click()
+    wait(browser).until(lambda d: d.find_elements(By.ID, "applied"))
+    assert text_of(browser, "#question-count").startswith("2 open questions")
+    assert "Still open: Amount, VAT" in text_of(browser, "#applied")
+    assert text_of(browser, "#approved") == "not yet"
+    assert [e.get_attribute("data-columns") for e in browser.find_elements(By.CSS_SELECTOR, ".question")] == [
+        "Amount,VAT"
+    ]
+
+    browser.find_element(By.ID, "approve-held").click()  # "Accept the rest as shown": its preview first
+    rows = browser.find_elements(By.CSS_SELECTOR, "#settles tr.as-shown")
+    assert [r.find_element(By.TAG_NAME, "th").text for r in rows] == ["Amount", "VAT"]
+    assert all("decimal_mark=." in r.text and "accepted as shown" in r.text for r in rows)
+    shot(browser, "preview-rest")
+    browser.find_element(By.ID, "apply").click()
+    wait(browser).until(lambda d: d.find_elements(By.ID, "settled-as-shown"))
+    assert "Amount:decimal_mark, VAT:decimal_mark" in text_of(browser, "#settled-as-shown")
+    assert browser.find_elements(By.ID, "no-questions") and text_of(browser, "#approved-by") == "local"
+    with single.client() as c:
+        after = c.post("/v1/knowledge.dataset_get", json={"source_uri": "ledger.csv"}).json()["datasets"][0]
+    assert after["approved"] and after["questions"] == []
+    assert {c["name"]: c["format"] for c in after["columns"]}["Date"] == "%m/%d/%Y"
