@@ -148,6 +148,15 @@ class Question:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"{self.kind!r} is no kind of question: add it to infer/questions.KINDS")
+        # Never two options that are one reading (a carried type beside the engine's same one):
+        # the first of them is kept.
+        seen: set[tuple[Reading, str]] = set()
+        options = []
+        for o in self.options:
+            if (o.reading, o.physical) not in seen:
+                seen.add((o.reading, o.physical))
+                options.append(o)
+        object.__setattr__(self, "options", tuple(options))
 
 
 @dataclass(frozen=True)

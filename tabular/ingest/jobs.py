@@ -33,6 +33,7 @@ from ..store.catalog import (
 )
 from ..store.faults import refused
 from ..store.home import Catalog
+from . import again
 from . import pipeline as publish
 from .fair import FairQueue
 from .uploads import sweep_uploads
@@ -297,10 +298,13 @@ class JobPool:
                 raise publish.Cancelled()
             self.update(ingestion_id, **fields)
 
+        said: list[str] = []
         try:
             revision = publish.run(
                 self.catalog, self.settings, job, report, lambda: self._cancel_requested(ingestion_id)
             )
+        except again.Unchanged as held:  # the same bytes are live: their revision is the answer
+            revision, said = held.revision, [str(held)]
         except (publish.Cancelled, duckdb.InterruptException):
             why = self.stopping.get(ingestion_id) or ("cancelled" if self._cancel_requested(ingestion_id) else None)
             if self.closing:
@@ -345,7 +349,7 @@ class JobPool:
             return
         with self.lock:  # close() and the watch interrupt under this lock: none lands past here
             self.published.add(ingestion_id)
-        warnings = self._warnings(org, namespace, source_uri, revision)
+        warnings = said + self._warnings(org, namespace, source_uri, revision)
         covered = json.loads(revision_row(con, org, namespace, source_uri, revision)["coverage"])
         state = "partial" if covered.get("lost") else "ready"
         self.update(ingestion_id, state=state, stage="", revision=revision, coverage=covered, warnings=warnings)

@@ -26,10 +26,10 @@ from ..read.formats import file_format
 from ..readings import STRING, format_of
 from ..settings import Settings
 from ..store import retention
-from ..store.catalog import insert, insert_snapshot, live_typings, now, snapshot_table, source_row, update
+from ..store.catalog import insert, insert_snapshot, now, snapshot_table, source_row, update
 from ..store.home import Catalog
 from ..store.snapshot import Built, build_snapshot, column_names, column_stats, parquet_relation, slug, write_rejected
-from . import onepass
+from . import again, onepass
 
 
 @dataclass(frozen=True)
@@ -64,9 +64,14 @@ class Cancelled(Exception):
 
 
 def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Callable[[], bool] = lambda: False) -> int:
-    """Run the job to a published revision and return its number; raise IngestFailed otherwise."""
+    """Run the job to a published revision and return its number; raise IngestFailed otherwise,
+    and again.Unchanged when the live revision holds the same bytes read the same way."""
     fmt = file_format(job.filename, job.options, job.upload_path)
     report(stage="parse", format=fmt)
+    _check_revision(catalog.conn(), job)
+    held = again.holding_revision(catalog, job, fmt, formats.with_defaults(fmt, job.options))
+    if held is not None:
+        raise again.Unchanged(held)
     folder = catalog.extractions_dir / f"{uuid.uuid4().hex}.{catalog.owner}"  # the owner: see Catalog.sweep
     folder.mkdir()
     made: list[str] = []  # snapshot files written before the publish transaction
@@ -117,7 +122,9 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
             guessed = None if delimited else _guessed(catalog, settings, job, dataset_id, extraction, options, made)
             typed.append(
                 guessed
-                or _carry(catalog, settings, job, dataset_id, _type(catalog, settings, extraction, options), options)
+                or again.carry_into(
+                    catalog, settings, job, dataset_id, _type(catalog, settings, extraction, options), options
+                )
             )
             report(progress=_progress("type", "rows", rows, sum(e.rows for e in extractions[: len(typed)])))
         report(stage="publish", progress=_progress("write", "rows", rows, 0))
@@ -193,7 +200,7 @@ def _one_pass(
             # The sample is every row: its typing is the careful one, built from the rows in memory.
             onepass.accounted(fast, head.table.num_rows)
             extraction.origin.one_pass = True
-            return _carry(
+            return again.carry_into(
                 catalog,
                 settings,
                 job,
@@ -201,7 +208,7 @@ def _one_pass(
                 _Typed(extraction, names, typings, rows=head.table),
                 options,
             )
-        if person_set(catalog, job, dataset_ids([extraction])[0]):
+        if again.person_set(catalog, job, dataset_ids([extraction])[0]):
             return None  # carrying a person's types checks them on every row: the careful way
         guarded = onepass.guards(cur, typings, tallies, settings, options)
         if guarded is None:
@@ -257,7 +264,7 @@ def _guessed(
         r.type != "string" for r in extraction.forced.values()
     ):
         return None
-    if person_set(catalog, job, dataset_id):
+    if again.person_set(catalog, job, dataset_id):
         return None
     cur = catalog.cursor()
     relation = parquet_relation(str(extraction.path))
@@ -349,11 +356,6 @@ def _type(catalog: Catalog, settings: Settings, extraction: Extraction, options:
     return _Typed(extraction, column_names(extraction.headers), settle_by_evidence(typings))
 
 
-def person_set(catalog: Catalog, job: Job, dataset_id: str) -> dict:
-    """The columns a person set in the live revision's dataset of this id, by name (retype.person_set)."""
-    return retype.person_set(live_typings(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_id))
-
-
 def dataset_ids(extractions: list[Extraction]) -> list[str]:
     """SPEC §1: a slug of each table's name, unique in the source (`_2` for a repeat)."""
     used: list[str] = []
@@ -363,16 +365,6 @@ def dataset_ids(extractions: list[Extraction]) -> list[str]:
             dataset_id += "_2"
         used.append(dataset_id)
     return used
-
-
-def _carry(catalog: Catalog, settings: Settings, job: Job, dataset_id: str, item: _Typed, options: dict) -> _Typed:
-    """The live revision's person-set column types, carried where they still read (retype.carry)."""
-    before = person_set(catalog, job, dataset_id)
-    if before:
-        markers = settings.nulls(options)
-        cur = catalog.cursor()
-        item.typings = retype.carry(cur, item.relation(cur), item.names, item.typings, before, markers)
-    return item
 
 
 def _questions(typed: _Typed) -> list[QuestionOut]:

@@ -8,7 +8,7 @@ import duckdb
 import pytest
 
 from tabular import readings as C
-from tabular.infer.questions import KINDS, Question, Typing, choose, decide, settle_by_evidence
+from tabular.infer.questions import KINDS, Option, Question, Typing, choose, decide, settle_by_evidence
 from tabular.infer.tally import ReadingCount, Source, Tally, survey, tally
 from tabular.settings import Settings
 
@@ -271,3 +271,16 @@ def test_whole_numbers_with_unsigned_exponents_are_asked_as_codes(ns, tmp_path, 
         assert [o.type for o in q.options] == ["string", "number"]
     else:
         assert kinds == [] and d.columns[0].physical == "DOUBLE"
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        [(C.STRING, "VARCHAR"), (C.STRING, "VARCHAR")],
+        [(C.BOOL_01, "BOOLEAN"), (C.STRING, "VARCHAR"), (C.BOOL_01, "BOOLEAN")],
+        [(C.ISO_TIMESTAMP, "TIMESTAMP"), (C.ISO_TIMESTAMP, "TIMESTAMP"), (C.STRING, "VARCHAR"), (C.STRING, "VARCHAR")],
+    ],
+)
+def test_a_question_never_offers_one_reading_twice(options):
+    q = Question("mixed_values", "which?", tuple(Option(r, p, 0, None) for r, p in options))
+    assert [(o.reading, o.physical) for o in q.options] == list(dict.fromkeys(options))

@@ -1,0 +1,147 @@
+"""A source ingested again: what the new ingest keeps of the live revision.
+
+- The same bytes, read the same way, are no new revision: the job ends with the revision that
+  holds them (`holding_revision`), and says so in its warnings (`UNCHANGED`).
+- A person's column types carry over where the new rows still read that way, without a question
+  (`carry`); one that no longer reads is asked (retype.carry says how).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+from ..infer import retype
+from ..infer.questions import Typing
+from ..store.catalog import live_typings, one, revision_datasets, revision_row, source_row
+from ..store.home import VERIFY_ROWS
+
+# The first words of the job's warning when it published nothing: the bytes were already live.
+UNCHANGED = "unchanged"
+
+
+def _select(column: str, table: str, keys: tuple[str, ...]) -> str:
+    """SELECT `column` FROM catalog.`table` WHERE each key is bound, the first row."""
+    where = exp.and_(*(exp.EQ(this=exp.column(k, quoted=True), expression=exp.Placeholder()) for k in keys))
+    return (
+        sqlglot.select(exp.column(column, quoted=True))
+        .from_(exp.table_(exp.to_identifier(table, quoted=True), db="catalog"))
+        .where(where)
+        .limit(1)
+        .sql(dialect="sqlite")
+    )
+
+
+def _sha256(con, upload_id: str, org: str, namespace: str) -> str | None:
+    """The sha256 an upload was stored with, or None."""
+    row = one(con, _select("sha256", "uploads", ("upload_id", "org", "namespace")), [upload_id, org, namespace])
+    return row[0] if row else None
+
+
+def _same_options(stored: str | None, options: dict) -> bool:
+    """The options a revision's datasets were read with are the ones this ingest would use."""
+    if stored is None:
+        return False
+    return json.loads(stored) == json.loads(json.dumps(options, ensure_ascii=False, default=str))
+
+
+def _readable(catalog, snapshot_ids: list[str]) -> bool:
+    """Every row of these snapshot files reads (each opened on its own, apart from this process's
+    attached copy): a damaged one is written anew by ingesting its source again, as its error says."""
+    for snapshot_id in snapshot_ids:
+        path = catalog.snapshot_path(snapshot_id)
+        if not path.exists():
+            return False
+        try:
+            with duckdb.connect(str(path), read_only=True) as con:
+                for table in ("data", "rejected"):
+                    for _ in con.table(table).to_arrow_reader(VERIFY_ROWS):
+                        pass
+        except (duckdb.Error, OSError):  # damaged, or not a snapshot file: the ingest writes a new one
+            return False
+    return True
+
+
+def holding_revision(catalog, job, fmt: str, options: dict) -> int | None:
+    """The live revision of the job's source when it holds exactly the job's bytes, read in the
+    same format with the same options (published whole, or partial where the job allows a
+    partial one), and its snapshot files read; else None: the job reads the file and publishes a
+    new revision."""
+    con = catalog.conn()
+    source = source_row(con, job.org, job.namespace, job.source_uri)
+    if not source or source[0] is None:
+        return None
+    live = source[0]
+    revision = revision_row(con, job.org, job.namespace, job.source_uri, live)
+    if revision is None or revision["format"] != fmt:
+        return None
+    if revision["state"] != "ready" and not (revision["state"] == "partial" and job.request.allow_partial):
+        return None
+    mine = _sha256(con, job.request.upload_id, job.org, job.namespace)
+    if mine is None or mine != _sha256(con, revision["upload_id"], job.org, job.namespace):
+        return None
+    stored = one(
+        con,
+        _select("options", "datasets", ("org", "namespace", "source_uri", "revision")),
+        [job.org, job.namespace, job.source_uri, live],
+    )
+    if not stored or not _same_options(stored[0], options):
+        return None
+    serving = [d["live_snapshot"] for d in revision_datasets(con, job.org, job.namespace, job.source_uri, live)]
+    return live if serving and _readable(catalog, serving) else None
+
+
+class Unchanged(Exception):
+    """The job's bytes are live already, in `revision`: nothing is published."""
+
+    def __init__(self, revision: int):
+        super().__init__(unchanged_said(revision))
+        self.revision = revision
+
+
+def unchanged_said(revision: int) -> str:
+    """The job's warning when the bytes were live already."""
+    return (
+        f"{UNCHANGED}: the same bytes, read the same way, as revision {revision}, which serves them; "
+        "no new revision was made (its questions and approvals stand as they were)"
+    )
+
+
+def person_set(catalog, job, dataset_id: str) -> dict:
+    """The columns a person set in the live revision's dataset of this id, by name (retype.person_set)."""
+    return retype.person_set(live_typings(catalog.conn(), job.org, job.namespace, job.source_uri, dataset_id))
+
+
+def carry_into(catalog, settings, job, dataset_id: str, item, options: dict):
+    """`item` (a typed extraction of the pipeline) with the live revision's person-set column
+    types carried where they still read (carry)."""
+    before = person_set(catalog, job, dataset_id)
+    if before:
+        markers = settings.nulls(options)
+        cur = catalog.cursor()
+        item.typings = carry(cur, item.relation(cur), item.names, item.typings, before, markers)
+    return item
+
+
+def carry(
+    con: duckdb.DuckDBPyConnection,
+    relation: str,
+    names: list[str],
+    typings: dict[str, Typing],
+    before: dict,
+    markers: tuple[str, ...],
+) -> dict[str, Typing]:
+    """The previous revision's person-set types applied to the new typings (retype.carry): a type
+    that still reads every value is kept as the person set it, with no question (the person
+    answered it already); one that no longer reads keeps retype.carry's question."""
+    carried = retype.carry(con, relation, names, typings, before, markers)
+    return {
+        cell: dataclasses.replace(t, question=None, forced=True)
+        if t.question is not None and t.question.kind == "carried_approval"
+        else t
+        for cell, t in carried.items()
+    }
