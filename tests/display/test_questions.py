@@ -10,7 +10,8 @@ from html import unescape
 import pytest
 from test_cli_surface import call
 
-from tabular.display.questions import answer_kind, asked
+from tabular.display.questions import answer_kind, asked, open_count, open_said
+from tabular.models import QuestionOut
 
 
 def write(path, header: list[str], rows: list[list[str]]) -> None:
@@ -198,9 +199,6 @@ def test_alike_columns_rejecting_different_counts_say_the_least_and_the_most():
     ],
 )
 def test_every_view_counts_the_questions_per_column_and_says_how_they_are_shown(columns, count, said):
-    from tabular.display.questions import open_count, open_said
-    from tabular.models import QuestionOut
-
     def question(column, kind, variant):
         options = [{"type": "number", "format": "decimal_mark=."}, {"type": "number", "format": f"other {variant}"}]
         return QuestionOut(

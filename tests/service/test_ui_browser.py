@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tabular.display.questions import open_said
+from tabular.models import QuestionOut
 from tabular.service import ui
 
 from .support import CSV, ROOT, Server, ingest
@@ -309,9 +311,6 @@ LEDGER = (
 def test_an_answer_settles_its_question_and_accept_the_rest_settles_the_others(browser, single, tmp_path):
     """Issue 56: three questions (Date; Amount and VAT alike); answering Date leaves the two open,
     counted as the command line counts them; "accept the rest" settles them and says so."""
-    from tabular.display.questions import open_said
-    from tabular.models import QuestionOut
-
     path = tmp_path / "ledger.csv"
     path.write_text(LEDGER, encoding="utf-8")
     browser.get(single.url + "/ui/sources")
