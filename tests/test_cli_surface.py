@@ -129,9 +129,9 @@ def test_an_unknown_key_in_a_plan_is_refused_and_a_transport_field_is_a_warning(
     assert done.returncode == 0 and "agent" in done.stderr and "ignored" in done.stderr
 
 
-@pytest.mark.parametrize("command", sorted(set(cli_parser.EXAMPLES) - {"serve", "mcp", "demo", "worker", "token"}))
+@pytest.mark.parametrize("command", sorted(set(cli_parser.examples()) - {"serve", "mcp", "demo", "worker", "token"}))
 def test_a_wrong_option_is_one_line_and_status_2(capsys, monkeypatch, home, command):
-    example = shlex.split(cli_parser.EXAMPLES[command][0].split("|")[-1])[
+    example = shlex.split(cli_parser.examples()[command][0].split("|")[-1])[
         1:
     ]  # the command with its arguments, as its help shows it
     refused(call(capsys, monkeypatch, home, *example, "--no-such-option"), "error:", "--no-such-option")
@@ -245,12 +245,12 @@ def test_two_files_with_one_name_keep_their_paths(tmp_path):
 
 
 def test_every_command_has_help_and_an_example_and_the_readme_shows_them():
-    top = cli_parser.parser()
+    top, shown = cli_parser.parser(), cli_parser.examples()
     commands = next(a for a in top._actions if a.__class__.__name__ == "_SubParsersAction")
     for name, sub in commands.choices.items():
         assert sub.description, f"`tabular {name}` has no help"
-        assert cli_parser.EXAMPLES.get(name), f"`tabular {name}` has no example"
-        assert all(e.startswith(f"tabular {name}") or f"| tabular {name}" in e for e in cli_parser.EXAMPLES[name]), name
+        assert shown.get(name), f"`tabular {name}` has no example"
+        assert all(e.startswith(f"tabular {name}") or f"| tabular {name}" in e for e in shown[name]), name
         for action in sub._actions:
             assert action.help, f"`tabular {name}` {action.dest} has no help"
     readme = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")

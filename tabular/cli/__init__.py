@@ -8,9 +8,8 @@ import sys
 from rich.console import Console
 from rich.markup import escape
 
-from ..errors import TabularError
 from .commands import Refused
-from .show import PlainConsole
+from .show import PlainConsole, cli_words
 from .usage import parser
 
 # What to do after each kind of refusal, said once after its message.
@@ -31,13 +30,19 @@ NEXT_STEP = {
 }
 
 
-def _one_line(err: TabularError) -> str:
+def _one_line(err) -> str:
     """A refusal as one line: the code, the message, each wrong path with what was expected and
-    the close names, then what to do."""
+    the close names, then what to do. Each thing is said once: a message that ends with what its
+    first path says ("the plan does not fit the datasets: no column 'amout'") leaves it to the
+    path, which says it with the close names. Ops are named as the commands that run them."""
     said = err.message
-    if err.errors and " with the input" in said.split(":", 1)[0]:
-        said = said.split(":", 1)[0]  # "1 problem(s) with the input: <the first>": the first follows, with its path
-    parts = [f"{err.code}: {said}"]
+    if err.errors:
+        first = err.errors[0].message
+        if said == first:
+            said = ""
+        elif said.endswith(f": {first}"):
+            said = said[: -len(first) - 2]
+    parts = [f"{err.code}: {said}" if said else err.code]
     for item in err.errors[:5]:
         hint = f" (did you mean {', '.join(item.did_you_mean)}?)" if item.did_you_mean else ""
         parts.append(f"{item.path or '(input)'}: {item.message}{hint}")
@@ -46,7 +51,15 @@ def _one_line(err: TabularError) -> str:
     step = NEXT_STEP.get(err.code)
     if "TABULAR_" in said:  # the refusal names the variable that changes its limit already
         step = None
-    return " ".join("; ".join(parts).split()) + (f" — {step}" if step else "")
+    return cli_words(" ".join("; ".join(parts).split())) + (f" — {step}" if step else "")
+
+
+def coded() -> type[Exception]:
+    """The errors that carry a SPEC code (TabularError): imported when a command failed, so a
+    command that succeeds pays nothing for the error types it never raised."""
+    from ..errors import TabularError  # heavy: the error types load the planner and Arrow; only on failure
+
+    return TabularError
 
 
 def _quiet_stdout() -> None:
@@ -59,13 +72,14 @@ def _quiet_stdout() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)  # a wrong option: argparse prints usage and one line, exits 2
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser(argv).parse_args(argv)  # a wrong option: argparse prints usage and one line, exits 2
     console, errors = PlainConsole(), Console(stderr=True, soft_wrap=True)
     try:
         return args.run(args, console)
     except Refused as err:
         errors.print(f"[red]error[/red] {escape(str(err))}")
-    except TabularError as err:
+    except coded() as err:
         errors.print(f"[red]error[/red] {escape(_one_line(err))}")
     except BrokenPipeError:
         _quiet_stdout()

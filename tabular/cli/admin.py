@@ -8,12 +8,12 @@ import os
 from rich.console import Console
 from rich.markup import escape
 
-from .. import connect
 from .commands import call_op, json_argument, text_argument
 from .show import counted, show_files, show_link
 
 
 def cmd_serve(args, console: Console) -> int:
+    from ..engine import connect  # heavy: the engine and its ops
     from ..service import serve  # heavy: FastAPI and uvicorn, only for this command
 
     # The server takes up what other processes left pending or interrupted, and follows the
@@ -36,6 +36,8 @@ def cmd_serve(args, console: Console) -> int:
 
 def cmd_worker(args, console: Console) -> int:
     """Finish the ingest jobs other processes left pending or interrupted, then exit."""
+    from ..engine import connect  # heavy: the engine and its ops
+
     with connect(args.home, take_up_jobs=True) as engine:
         taken = engine.jobs.taken_up
         for ingestion_id in taken:
@@ -45,6 +47,7 @@ def cmd_worker(args, console: Console) -> int:
 
 
 def cmd_mcp(args, console: Console) -> int:
+    from ..engine import connect  # heavy: the engine and its ops
     from ..service.mcp import run_stdio  # heavy: the MCP SDK, only for this command
 
     token = args.token or os.environ.get("TABULAR_TOKEN")
@@ -68,6 +71,8 @@ def cmd_call(args, console: Console) -> int:
         with Client(args.url, args.token or os.environ.get("TABULAR_TOKEN")) as client:
             answer = client.call(args.op, body)
     else:
+        from ..engine import connect  # heavy: the engine and its ops
+
         with connect(args.home) as engine:
             answer = engine.call(args.op, body)
     print(json.dumps(answer, ensure_ascii=False, indent=2))
@@ -76,6 +81,8 @@ def cmd_call(args, console: Console) -> int:
 
 def cmd_link(args, console: Console) -> int:
     import time
+
+    from ..engine import connect  # heavy: the engine and its ops
 
     body = {"path": args.folder, "label": args.label, "recursive": not args.no_recursive}
     if args.prefix is not None:
@@ -157,6 +164,7 @@ def cmd_unlink(args, console: Console) -> int:
 
 
 def cmd_export(args, console: Console) -> int:
+    from ..engine import connect  # heavy: the engine and its ops
     from ..store.export import destination, export_live  # heavy: pyarrow's file systems, only for this command
 
     engine = connect(args.home)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from collections import Counter
 from pathlib import Path
@@ -12,15 +13,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .. import connect
-from ..charts import SAVED_AS as CHART_FILES
-from ..display import phase_words
-from ..display.html import when
-from ..display.questions import answer_kind
-from ..results import FORMATS as RESULT_FORMATS
-from ..results import format_of
-from ..results import write as write_result
-from .show import cell_text, counted, show_answer, show_datasets, warn_ignored
+from .show import cell_text, cli_words, counted, show_answer, show_datasets, warn_ignored
+
+# Each command imports what it runs when it runs (the engine, the charts, the result writers, the
+# question vocabulary): `tabular list` does not wait for what `tabular query --chart` needs.
 
 
 class Refused(Exception):
@@ -28,6 +24,8 @@ class Refused(Exception):
 
 
 def namespace_of(args):
+    from ..engine import connect  # heavy: the engine and its ops, only for a command that opens the home
+
     engine = connect(args.home)
     return engine, engine.namespace(
         args.org or engine.settings.default_org, args.namespace or engine.settings.default_namespace
@@ -121,11 +119,10 @@ def cmd_approve(args, console: Console) -> int:
             got = ns.dataset_get(args.uri, args.dataset)
             _found(got, args.uri, args.dataset)
             if len(got.datasets) > 1 and not args.dataset:
-                names = ", ".join(d.dataset_id for d in got.datasets)
-                raise Refused(
-                    f"{args.uri!r} holds {len(got.datasets)} datasets ({names}); name the one to approve after the source"
-                )
+                raise Refused(name_one(args.uri, [d.dataset_id for d in got.datasets], "approve"))
             snapshot = snapshot or got.datasets[0].snapshot_id
+            from ..display.questions import answer_kind  # heavy: the question vocabulary, only with --answer
+
             for kind, choice in _pairs(args.answer, "--answer").items():
                 try:  # every question of the kind, answered alike; --set and --format name columns over it
                     more_columns, more_formats = answer_kind(got.datasets[0].questions, kind, choice)
@@ -164,6 +161,14 @@ def cmd_approve(args, console: Console) -> int:
             )
         show_datasets(console, ns.dataset_get(args.uri, d.dataset_id), args.uri, d.dataset_id)
     return 0
+
+
+def name_one(uri: str, ids: list[str], command: str) -> str:
+    """A source of several datasets named where one is meant: the names, and how to name one."""
+    return (
+        f"{uri!r} has {len(ids)} datasets: name one of {', '.join(ids)} as SOURCE#DATASET "
+        f"(`tabular {command} {shlex.quote(f'{uri}#{ids[0]}')} …`)"
+    )
 
 
 def confirmed(console: Console, question: str) -> bool:
@@ -221,6 +226,11 @@ def text_argument(name: str, what: str) -> str:
 
 
 def cmd_query(args, console: Console) -> int:
+    from ..charts import SAVED_AS as CHART_FILES  # heavy: the query command's own needs, not every command's
+    from ..results import FORMATS as RESULT_FORMATS  # heavy: the result writers (Arrow's CSV and Parquet)
+    from ..results import format_of  # heavy: as above
+    from ..results import write as write_result  # heavy: as above
+
     text = args.plan if args.plan.lstrip().startswith("{") else text_argument(args.plan, "plan")
     plan = json_argument(text, "plan")
     chart = args.chart
@@ -276,7 +286,7 @@ def cmd_ask(args, console: Console) -> int:
     if args.json:
         print(json.dumps(out.model_dump(mode="json", by_alias=True), ensure_ascii=False, indent=2))
     elif out.abstain:
-        console.print(f"[yellow]{out.abstain_reason}[/yellow] {escape(out.clarification or '')}")
+        console.print(f"[yellow]{out.abstain_reason}[/yellow] {escape(cli_words(out.clarification or ''))}")
     else:
         console.print(escape(out.answer))
         console.print(escape(out.calculations[0].note))
@@ -354,7 +364,7 @@ def cmd_demo(args, console: Console) -> int:
         task = demo.task
         console.rule(f"{task.title}: {task.text!r}")
         out = ns.synthesize(task.text, task.source_uris)
-        console.print(escape(out.answer or f"{out.abstain_reason}: {out.clarification}"))
+        console.print(escape(out.answer or f"{out.abstain_reason}: {cli_words(out.clarification or '')}"))
     return 0
 
 
@@ -395,6 +405,9 @@ def cmd_list(args, console: Console) -> int:
 
 
 def cmd_jobs(args, console: Console) -> int:
+    from ..display.html import when  # heavy: the views, only for the command that shows jobs
+    from ..display.jobs import phase_words  # heavy: as above
+
     engine, ns = namespace_of(args)
     with engine:
         got = ns.jobs()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import sys
 
 from rich.console import Console
@@ -16,6 +18,54 @@ from ..display.html import meant, when
 from ..display.jobs import cancel_words, read_words
 from ..display.questions import asked, kind_command, option_words
 from ..display.sources import format_words
+
+# The ops a hand-written command serves (a person needs more than the op's JSON there); every
+# other op is a command made from the registry: its name, its input's fields as arguments.
+HAND_WRITTEN = {
+    "knowledge.upload": "ingest",
+    "knowledge.ingest": "ingest",
+    "knowledge.dataset_get": "datasets",
+    "knowledge.list": "list",
+    "knowledge.ingest_jobs": "jobs",
+    "knowledge.delete": "delete",
+    "knowledge.restore": "restore",
+    "knowledge.dataset_approve": "approve",
+    "knowledge.query": "query",
+    "knowledge.query_export": "query",  # its --output: every row, streamed to a file
+    "knowledge.synthesize": "ask",
+    "knowledge.link_dir": "link",
+    "knowledge.list_dirs": "links",
+    "knowledge.dir_files": "dir-files",
+    "knowledge.retry_dir": "retry-dir",
+    "knowledge.unlink_dir": "unlink",
+}
+
+
+def command_of(op: str) -> str:
+    """The command that runs an op: its hand-written one, else the one made from it
+    (`knowledge.ingest_status` is `ingest-status`)."""
+    return HAND_WRITTEN.get(op) or op.removeprefix("knowledge.").replace("_", "-")
+
+
+# An op named in words: not a citation ([knowledge.query#1]) nor part of a path (/v1/knowledge.get).
+OP_NAMED = re.compile(r"(?<![/\w.])knowledge\.([a-z_]+)\b(?!#)")
+
+
+def cli_words(text: str) -> str:
+    """An op's words as the command line says them: each op they name is the command that runs it
+    (`knowledge.dataset_approve` is `tabular approve`), as a person at the terminal types it."""
+    return OP_NAMED.sub(lambda m: f"`tabular {command_of('knowledge.' + m.group(1))}`", text)
+
+
+def incomplete_words(reason: str, answer) -> str:
+    """Why an answer is incomplete, in the CLI's words: open questions name the `tabular approve`
+    of the dataset they are on (its source and dataset id), and where to see each choice."""
+    for d in answer.receipt.datasets:
+        if d.open_questions and reason.startswith(f"{d.alias}{f' (in {d.within})' if d.within else ''}: "):
+            source = shlex.quote(d.source_uri)
+            approve = f"`tabular approve {source} {shlex.quote(d.dataset_id)} …` (`tabular datasets {source}` shows each choice)"
+            return cli_words(reason.replace("knowledge.dataset_approve", approve))
+    return cli_words(reason)
 
 
 def counted(count: int, noun: str) -> str:
@@ -183,9 +233,9 @@ def show_answer(console: Console, answer) -> None:
     more = " (more rows matched: raise limit or use offset)" if answer.truncated else ""
     console.print(f"{counted(len(answer.rows), 'row')}{more}")
     for reason in answer.incomplete:
-        console.print(f"[yellow]incomplete[/yellow] {escape(reason)}")
+        console.print(f"[yellow]incomplete[/yellow] {escape(incomplete_words(reason, answer))}", soft_wrap=True)
     for warning in answer.receipt.warnings:
-        console.print(f"[yellow]warning[/yellow] {escape(warning)}")
+        console.print(f"[yellow]warning[/yellow] {escape(cli_words(warning))}", soft_wrap=True)
 
 
 def show_link(console: Console, link: dict) -> None:

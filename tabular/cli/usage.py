@@ -10,8 +10,6 @@ from pathlib import Path
 from rich.console import Console
 
 from .. import __version__
-from ..ops import REGISTRY
-from ..results import FORMATS as RESULT_FORMATS
 from .admin import (
     cmd_call,
     cmd_dir_files,
@@ -40,10 +38,11 @@ from .commands import (
     json_argument,
     namespace_of,
 )
-from .show import VIEWS
+from .show import HAND_WRITTEN, VIEWS
 
-# Each command's examples: shown under its --help and in the README's CLI section (a test keeps
-# the two the same, and fails on a command with no help or no example).
+# Each hand-written command's examples: shown under its --help and in the README's CLI section (a
+# test keeps the two the same, and fails on a command with no help or no example). `examples()`
+# adds the commands made from the op registry.
 EXAMPLES = {
     "ingest": [
         "tabular ingest sales.csv budget.xlsx",
@@ -66,7 +65,10 @@ EXAMPLES = {
         "tabular query plan.json --output all.parquet",
         "tabular query plan.json --chart by_region.png",
     ],
-    "ask": ['tabular ask "total amount by region in 2024" sales.csv'],
+    "ask": [
+        'tabular ask "total amount by region in 2024" sales.csv',
+        'tabular ask "how many orders" report.xlsx#orders',
+    ],
     "demo": ["tabular demo fixtures/demo.json"],
     "serve": ["tabular serve --port 8765"],
     "worker": ["tabular worker"],
@@ -85,33 +87,22 @@ EXAMPLES = {
 }
 
 
-# The ops a hand-written command serves (a person needs more than the op's JSON there); every
-# other op is a command made from the registry: its name, its input's fields as arguments.
-HAND_WRITTEN = {
-    "knowledge.upload": "ingest",
-    "knowledge.ingest": "ingest",
-    "knowledge.dataset_get": "datasets",
-    "knowledge.list": "list",
-    "knowledge.ingest_jobs": "jobs",
-    "knowledge.delete": "delete",
-    "knowledge.restore": "restore",
-    "knowledge.dataset_approve": "approve",
-    "knowledge.query": "query",
-    "knowledge.query_export": "query",  # its --output: every row, streamed to a file
-    "knowledge.synthesize": "ask",
-    "knowledge.link_dir": "link",
-    "knowledge.list_dirs": "links",
-    "knowledge.dir_files": "dir-files",
-    "knowledge.retry_dir": "retry-dir",
-    "knowledge.unlink_dir": "unlink",
-}
-
-
 _OWN = {"org", "namespace"}
+
+
+# The commands whose arguments need the op registry (every op's input model): built only when
+# the command run is one of them (or --help lists them all), so the others do not import every op.
+NEEDS_REGISTRY = {"call"}
+
+# What a result file may be written as (results.FORMATS, which a test keeps the same), for
+# `query --format` without importing the writers.
+RESULT_FORMATS = ("arrow", "csv", "ndjson", "parquet")
 
 
 def generated() -> dict[str, object]:
     """The ops no hand-written command serves, by command name (`knowledge.ingest_status` is `ingest-status`)."""
+    from ..ops import REGISTRY  # heavy: every op, only for the commands made from them
+
     return {
         op.name.removeprefix("knowledge.").replace("_", "-"): op
         for op in REGISTRY.values()
@@ -138,6 +129,8 @@ def _generated_example(name: str, op) -> str:
 def cmd_generated(args, console: Console) -> int:
     """An op run with the arguments its input's fields became; its answer shown (show.VIEWS), or
     printed as JSON with --json or where the op has no view."""
+    from ..ops import REGISTRY  # heavy: every op, only for the commands made from them
+
     op = REGISTRY[args.op_name]
     body = {}
     for name, info in op.input.model_fields.items():
@@ -155,7 +148,9 @@ def cmd_generated(args, console: Console) -> int:
     return 1 if getattr(answer, "found", True) is False else 0  # it ran; the answer is no
 
 
-EXAMPLES.update({name: [_generated_example(name, op)] for name, op in generated().items()})
+def examples() -> dict[str, list[str]]:
+    """Every command's examples: the hand-written ones' and one made for each op's command."""
+    return {**EXAMPLES, **{name: [_generated_example(name, op)] for name, op in generated().items()}}
 
 
 def _common() -> argparse.ArgumentParser:
@@ -175,11 +170,13 @@ class Commands:
     """Adds the commands to the parser, each with its examples as its epilog, and the arguments
     several commands take, each defined once."""
 
-    def __init__(self, sub, common: argparse.ArgumentParser):
-        self.sub, self.common = sub, common
+    def __init__(self, sub, common: argparse.ArgumentParser, full: bool = True):
+        self.sub, self.common, self.full = sub, common, full
 
-    def command(self, name: str, help_: str, run, parents: tuple | None = None) -> argparse.ArgumentParser:
-        epilog = "examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES.get(name, []))
+    def command(
+        self, name: str, help_: str, run, parents: tuple | None = None, shown: list[str] | None = None
+    ) -> argparse.ArgumentParser:
+        epilog = "examples:\n" + "\n".join(f"  {line}" for line in (shown or EXAMPLES.get(name, [])))
         p = self.sub.add_parser(
             name,
             help=help_,
@@ -192,8 +189,11 @@ class Commands:
         return p
 
     @staticmethod
-    def source_arg(p: argparse.ArgumentParser) -> None:
-        p.add_argument("uri", metavar="SOURCE", help="the source's name (its source_uri)")
+    def source_arg(p: argparse.ArgumentParser, datasets: bool = False) -> None:
+        said = "the source's name (its source_uri)"
+        if datasets:
+            said += "; SOURCE#DATASET names one dataset of it (a workbook's sheet or table)"
+        p.add_argument("uri", metavar="SOURCE", help=said)
 
     @staticmethod
     def link_arg(p: argparse.ArgumentParser) -> None:
@@ -204,9 +204,14 @@ class Commands:
         p.add_argument("--json", action="store_true", help=f"print {what} as JSON")
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; given the arguments, of what their command needs: a
+    hand-written command's parser leaves out the commands made from the op registry, so running it
+    does not import every op (a command runs in the time its own work takes)."""
     # Two copies: a parent's actions are shared, and the top's defaults must not become the commands'
     # (a command's --home would then undo one given before it).
+    word = None if argv is None else command_word(argv)
+    full = word is None or word not in EXAMPLES or word in NEEDS_REGISTRY
     common = _common()
     top = argparse.ArgumentParser(
         prog="tabular", description="Typed datasets from spreadsheets and CSV.", parents=[_common()]
@@ -215,13 +220,32 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"tabular {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    c = Commands(sub, common)
+    c = Commands(sub, common, full)
     _data_commands(c)
-    _generated_commands(c)
+    if full:
+        _generated_commands(c)
     _engine_commands(c)
     _link_commands(c)
     _token_command(c)
     return top
+
+
+# The options every command takes that take a value (a command word never follows them directly).
+_VALUED = ("--home", "--org", "--namespace")
+
+
+def command_word(argv: list[str]) -> str | None:
+    """The command the arguments name (the first word that is no option nor an option's value),
+    or None where there is none yet (`tabular`, `tabular --help`)."""
+    words = iter(argv)
+    for word in words:
+        if word in _VALUED:
+            next(words, None)
+        elif word in ("-h", "--help", "--version"):
+            return None
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def _data_commands(c: Commands) -> None:
@@ -239,7 +263,7 @@ def _data_commands(c: Commands) -> None:
         "show a source's datasets: columns, types, questions, rejected rows (knowledge.dataset_get)",
         cmd_datasets,
     )
-    c.source_arg(p)
+    c.source_arg(p, datasets=True)
     p.add_argument("--dataset-id", default="", help="one dataset of a workbook (default: all)")
     p.add_argument("--sample-rows", type=int, default=0, help="show the first N rows of each dataset")
     c.json_flag(p, "the dataset_get answer")
@@ -262,7 +286,7 @@ def _data_commands(c: Commands) -> None:
         "settle a dataset's types (knowledge.dataset_approve): --set col=type, --format col=PATTERN, --answer kind=choice",
         cmd_approve,
     )
-    c.source_arg(p)
+    c.source_arg(p, datasets=True)
     p.add_argument("dataset", nargs="?", default="", help="the dataset_id (needed only when the source has several)")
     p.add_argument(
         "--set",
@@ -323,7 +347,12 @@ def _data_commands(c: Commands) -> None:
     )
     p = c.command("ask", "answer a task in words over ingested sources (knowledge.synthesize), or say why not", cmd_ask)
     p.add_argument("task", help="the task in words, quoted")
-    p.add_argument("uris", nargs="+", metavar="SOURCE", help="the sources the task is about (at most 4)")
+    p.add_argument(
+        "uris",
+        nargs="+",
+        metavar="SOURCE",
+        help="the sources the task is about (at most 4); SOURCE#DATASET names one dataset of a workbook",
+    )
     c.json_flag(p, "the whole answer, calculation and receipt included,")
     p = c.command("demo", "ingest the files a demo manifest names and walk through them", cmd_demo)
     p.add_argument("manifest", metavar="MANIFEST", help="a demo manifest: fixtures/demo.json in the repository")
@@ -333,7 +362,12 @@ def _generated_commands(c: Commands) -> None:
     """One command per op no hand-written command covers, its arguments from the op's input model."""
     for name, op in generated().items():
         shown = "--json for the answer as JSON" if op.name in VIEWS else "the answer as JSON"
-        p = c.command(name, f"{op.description.rstrip('.')} ({op.name}; {shown})", cmd_generated)
+        p = c.command(
+            name,
+            f"{op.description.rstrip('.')} ({op.name}; {shown})",
+            cmd_generated,
+            shown=[_generated_example(name, op)],
+        )
         p.set_defaults(op_name=op.name)
         if op.name in VIEWS:
             c.json_flag(p, "the answer")
@@ -368,6 +402,10 @@ def _engine_commands(c: Commands) -> None:
         "--token",
         help="call as this token of the tokens file (default: TABULAR_TOKEN): its org and namespaces, as over HTTP",
     )
+    if not c.full:
+        return
+    from ..ops import REGISTRY  # heavy: every op, only for `call` and --help
+
     p = c.command("call", "run any op by name with a JSON body; print the answer as JSON", cmd_call)
     p.add_argument("op", choices=sorted(REGISTRY), metavar="OP", help="one of: " + ", ".join(sorted(REGISTRY)))
     p.add_argument("body", nargs="?", help="the body: inline JSON, a JSON file, or - for stdin (default {})")
@@ -436,7 +474,7 @@ def _link_commands(c: Commands) -> None:
 
 def usage_markdown() -> str:
     """The README's CLI section: every command's help, usage and examples, from the parser."""
-    top = parser()
+    top, shown = parser(), examples()
     commands = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
     out = ["Every command but `token` also takes `--home`, `--org`, `--namespace`, and `-h` for its help.", ""]
     for name, p in commands.choices.items():
@@ -446,7 +484,7 @@ def usage_markdown() -> str:
             f"- **`tabular {name}`**: {p.description}",
             "  ```sh",
             f"  # {usage}",
-            *(f"  {line}" for line in EXAMPLES[name]),
+            *(f"  {line}" for line in shown[name]),
             "  ```",
         ]
     return "\n".join(out) + "\n"

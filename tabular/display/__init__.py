@@ -5,59 +5,134 @@ answer holds them (decimals as written, null dimmed), all text escaped; what a r
 
 The models call these from thin methods; nothing here reads storage or runs an op. `html` holds
 the pieces; `answers` the answers about data (query, dataset_get, synthesize, approvals), `jobs`
-an ingest's, `sources` the sources', linked folders' and a streamed result's."""
+an ingest's, `sources` the sources', linked folders' and a streamed result's.
 
-from .answers import (
-    History,
-    approve_html,
-    approve_repr,
-    datasets_html,
-    datasets_repr,
-    history_html,
-    history_repr,
-    query_html,
-    query_repr,
-    synthesize_html,
-    synthesize_repr,
-)
-from .html import CELL_CHARS, HTML_ROWS, clip, plural, size
-from .jobs import (
-    ENDED,
-    cancel_html,
-    cancel_repr,
-    formats_html,
-    formats_repr,
-    ingest_html,
-    ingest_repr,
-    jobs_html,
-    jobs_repr,
-    phase_words,
-    status_html,
-    status_repr,
-    upload_html,
-    upload_repr,
-)
-from .sources import (
-    delete_html,
-    delete_repr,
-    dir_files_html,
-    dir_files_repr,
-    get_html,
-    get_repr,
-    link_html,
-    link_repr,
-    link_status,
-    links_html,
-    links_repr,
-    restore_html,
-    restore_repr,
-    sources_html,
-    sources_repr,
-    unlink_html,
-    unlink_repr,
-    whole_html,
-    whole_repr,
-)
+Each name is imported from its module when first used (module-level `__getattr__`): a command
+that shows one view does not load every view."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .answers import (
+        History,
+        approve_html,
+        approve_repr,
+        datasets_html,
+        datasets_repr,
+        history_html,
+        history_repr,
+        query_html,
+        query_repr,
+        synthesize_html,
+        synthesize_repr,
+    )
+    from .html import CELL_CHARS, HTML_ROWS, clip, plural, size
+    from .jobs import (
+        ENDED,
+        cancel_html,
+        cancel_repr,
+        formats_html,
+        formats_repr,
+        ingest_html,
+        ingest_repr,
+        jobs_html,
+        jobs_repr,
+        phase_words,
+        status_html,
+        status_repr,
+        upload_html,
+        upload_repr,
+    )
+    from .sources import (
+        delete_html,
+        delete_repr,
+        dir_files_html,
+        dir_files_repr,
+        get_html,
+        get_repr,
+        link_html,
+        link_repr,
+        link_status,
+        links_html,
+        links_repr,
+        restore_html,
+        restore_repr,
+        sources_html,
+        sources_repr,
+        unlink_html,
+        unlink_repr,
+        whole_html,
+        whole_repr,
+    )
+
+# Each public name and the module of this package that defines it.
+_HOMES = {
+    **dict.fromkeys(
+        [
+            "History",
+            "approve_html",
+            "approve_repr",
+            "datasets_html",
+            "datasets_repr",
+            "history_html",
+            "history_repr",
+            "query_html",
+            "query_repr",
+            "synthesize_html",
+            "synthesize_repr",
+        ],
+        "answers",
+    ),
+    **dict.fromkeys(
+        ["CELL_CHARS", "HTML_ROWS", "clip", "plural", "size"],
+        "html",
+    ),
+    **dict.fromkeys(
+        [
+            "ENDED",
+            "cancel_html",
+            "cancel_repr",
+            "formats_html",
+            "formats_repr",
+            "ingest_html",
+            "ingest_repr",
+            "jobs_html",
+            "jobs_repr",
+            "phase_words",
+            "status_html",
+            "status_repr",
+            "upload_html",
+            "upload_repr",
+        ],
+        "jobs",
+    ),
+    **dict.fromkeys(
+        [
+            "delete_html",
+            "delete_repr",
+            "dir_files_html",
+            "dir_files_repr",
+            "get_html",
+            "get_repr",
+            "link_html",
+            "link_repr",
+            "link_status",
+            "links_html",
+            "links_repr",
+            "restore_html",
+            "restore_repr",
+            "sources_html",
+            "sources_repr",
+            "unlink_html",
+            "unlink_repr",
+            "whole_html",
+            "whole_repr",
+        ],
+        "sources",
+    ),
+}
 
 __all__ = [
     "CELL_CHARS",
@@ -110,3 +185,18 @@ __all__ = [
     "whole_html",
     "whole_repr",
 ]
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,9 +1,34 @@
-"""The service: HTTP (FastAPI) and MCP transports made from the op registry, tokens and tenants."""
+"""The service: HTTP (FastAPI) and MCP transports made from the op registry, tokens and tenants.
 
-from .auth import Grant, Tokens
-from .http import create_app
+Its names are imported when first used (module-level `__getattr__`): `tabular token` reads
+service/auth.py without loading FastAPI, and nothing else of the CLI loads the service at all."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .auth import Grant, Tokens
+    from .http import create_app
+
+_HOMES = {"Grant": "auth", "Tokens": "auth", "create_app": "http"}
 
 __all__ = ["Grant", "Tokens", "create_app"]
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 def serve(engine, host: str | None = None, port: int | None = None, access_log: bool = False) -> None:
@@ -12,6 +37,9 @@ def serve(engine, host: str | None = None, port: int | None = None, access_log: 
     import sys
 
     import uvicorn
+
+    from .auth import Tokens  # heavy: the op registry, only when serving
+    from .http import create_app  # heavy: FastAPI, only when serving
 
     settings = engine.settings
     host, port = host or settings.host, port or settings.port

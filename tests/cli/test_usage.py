@@ -1,12 +1,13 @@
 """tabular/cli/usage.py: the parser (its commands, each with its examples), the commands generated
 from the ops no hand-written command serves, and the README's usage section."""
 
+import argparse
 import json
 
 import pytest
 
 from tabular.cli import main
-from tabular.cli.usage import EXAMPLES, HAND_WRITTEN, generated, parser, usage_markdown
+from tabular.cli.usage import HAND_WRITTEN, RESULT_FORMATS, examples, generated, parser, usage_markdown
 from tabular.ops import REGISTRY
 
 
@@ -26,7 +27,7 @@ def test_options_are_taken_before_or_after_the_command():
 
 
 def test_a_generated_example_names_the_required_fields():
-    assert EXAMPLES["ingest-status"] == ["tabular ingest-status INGESTION_ID"]
+    assert examples()["ingest-status"] == ["tabular ingest-status INGESTION_ID"]
 
 
 def test_a_generated_command_runs_its_op_and_prints_json(tmp_path, capsys):
@@ -51,3 +52,25 @@ def test_the_usage_section_names_every_command():
     text = usage_markdown()
     for name in ("ingest", "query", "formats", "link", "token"):
         assert f"tabular {name}" in text
+
+
+def test_a_hand_written_command_is_parsed_without_the_commands_the_registry_makes():
+    # `tabular list` builds no parser for the ops' own commands (their arguments are every op's
+    # input model); a generated command, `call`, --help and no command at all build them all.
+    def commands(argv):
+        top = parser(argv)
+        return set(next(a for a in top._actions if isinstance(a, argparse._SubParsersAction)).choices)
+
+    every = commands(None)
+    assert {"get", "formats", "call", "list"} <= every
+    for argv in (["list"], ["--home", "h", "query", "-"], ["--org=acme", "datasets", "x"]):
+        assert "list" in commands(argv) and not {"get", "formats", "call"} & commands(argv), argv
+        assert parser(argv).parse_args(argv).run is parser().parse_args(argv).run
+    for argv in (["get", "sales.csv"], ["call", "knowledge.list"], ["--help"], [], ["--home", "list", "formats"]):
+        assert commands(argv) == every, argv
+
+
+def test_query_format_choices_are_the_result_writers_formats():
+    from tabular.results import FORMATS
+
+    assert sorted(RESULT_FORMATS) == sorted(FORMATS)

@@ -1,0 +1,95 @@
+"""How long a CLI command takes to start and answer on a small home, beside what importing
+DuckDB and PyArrow alone takes in a fresh process (the anchor), measured in the same run.
+
+    python bench/cli_start.py [--repeat 7]
+
+Each command runs `--repeat` times in a fresh process (`python -m tabular.cli ...`, as the
+`tabular` script does), the anchor's runs interleaved with them, so a machine that is busy
+(others' work, a CPU that speeds up) weighs on both alike. The home (one small CSV) is made once
+and not timed. Printed per command: the median wall time, the anchor's, and their ratio.
+Target (issue 56): `tabular list`, `get` and `query` within 2.5× the anchor; a person scripting
+ten commands should not wait ten seconds.
+
+`--imports` also names, per command, the heavy packages its process imported that its work does
+not need (`python -X importtime` says what each cost).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import ROOT
+
+TARGET = 2.5
+ANCHOR = ["-c", "import duckdb, pyarrow"]
+PLAN = {
+    "datasets": [{"source_uri": "sales.csv"}],
+    "group_by": [{"column": "region"}],
+    "aggregates": [{"fn": "sum", "column": "amount", "as": "total"}],
+}
+COMMANDS = {
+    "list": ["list"],
+    "get": ["get", "sales.csv"],
+    "query": ["query", json.dumps(PLAN)],
+    "datasets": ["datasets", "sales.csv"],
+}
+# What a person notices as slowness when a command loads it without using it.
+HEAVY = ("polars", "openpyxl", "matplotlib", "fastapi", "starlette", "uvicorn", "httpx", "mcp", "PIL")
+SEEN = "import sys, runpy; sys.argv = ['tabular', *sys.argv[1:]]\ntry:\n    runpy.run_module('tabular.cli', run_name='__main__')\nexcept SystemExit:\n    pass\nprint('\\n' + ' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)"
+
+
+def timed(argv: list[str], env: dict) -> float:
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True, cwd=ROOT)
+    took = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")
+    return took
+
+
+def imported(args: list[str], env: dict) -> list[str]:
+    """The heavy packages a command's process held when it ended."""
+    done = subprocess.run([sys.executable, "-c", SEEN, *args], env=env, capture_output=True, text=True, cwd=ROOT)
+    held = set(done.stderr.strip().splitlines()[-1].split()) if done.stderr.strip() else set()
+    return [name for name in HEAVY if name in held]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=7, help="fresh processes per command (and per anchor round)")
+    ap.add_argument("--imports", action="store_true", help="also name the heavy packages each command imported")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="cli-start-") as tmp:
+        env = {**os.environ, "TABULAR_HOME": str(Path(tmp) / "home"), "PYTHONPATH": str(ROOT)}
+        csv = Path(tmp) / "sales.csv"
+        csv.write_text("region,amount\nnorth,120.50\nsouth,80.25\nnorth,10.00\n", encoding="utf-8")
+        timed(["-m", "tabular.cli", "ingest", str(csv)], env)  # the small home; not timed
+        runs: dict[str, list[float]] = {"anchor": [], **{name: [] for name in COMMANDS}}
+        for _ in range(args.repeat):  # interleaved: a busy moment weighs on every contender
+            runs["anchor"].append(timed(ANCHOR, env))
+            for name, argv in COMMANDS.items():
+                runs[name].append(timed(["-m", "tabular.cli", *argv], env))
+        anchor = statistics.median(runs["anchor"])
+        print(f'anchor `python -c "import duckdb, pyarrow"`: {anchor:.3f} s (median of {args.repeat})')
+        print(f"{'command':12} {'median s':>9} {'ratio':>7}  target ≤ {TARGET}×")
+        for name in COMMANDS:
+            took = statistics.median(runs[name])
+            ratio = took / anchor
+            print(f"tabular {name:4} {took:9.3f} {ratio:6.2f}×  {'ok' if ratio <= TARGET else 'over'}")
+        if args.imports:
+            for name, argv in COMMANDS.items():
+                heavy = imported(argv, env)
+                print(f"tabular {name}: imports {', '.join(heavy) if heavy else 'none of ' + ', '.join(HEAVY)}")
+        print(f"(load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs: a loaded machine slows both sides)")
+
+
+if __name__ == "__main__":
+    main()
