@@ -416,3 +416,37 @@ def test_deleting_a_source_that_is_not_there_says_so(single):
     form = {"source_uri": "presnt.csv", "action": "delete", "csrf": csrf_of(single.get("/ui/sources").text)}
     r = single.post("/ui/sources/change", data=form, headers=ORIGIN)
     assert r.status_code == 404 and 'id="missing"' in r.text and ">present.csv</a>" in r.text  # did you mean
+
+
+def test_alike_questions_are_answered_together_and_the_rest_can_be_accepted_from_the_preview(single, tmp_path):
+    """Issue 56: Amount and VAT ask alike (one entry, one Choose for both); the preview of that
+    answer leaves Date open and offers to accept it as shown; applied so, nothing is left."""
+    path = tmp_path / "ledger.csv"
+    path.write_text(
+        "Date,Amount,VAT\n03/04/2024,1.234,2.468\n01/02/2024,2.500,5.000\n05/06/2024,7.125,14.250\n",
+        encoding="utf-8",
+    )
+    assert upload(single, path, "ledger-alike.csv") == "ready"
+    page = single.get("/ui/datasets/ledger-alike.csv").text
+    assert "3 open questions, shown as 2" in page and 'data-columns="Amount,VAT"' in page
+    form = {
+        "csrf": csrf_of(page),
+        "source_uri": "ledger-alike.csv",
+        "dataset_id": "ledger",
+        "snapshot_id": re.search(r'id="snapshot">([^<]+)<', page).group(1),
+        "column": ["Amount", "VAT"],  # the entry's one Choose sends both
+        "type": "number",
+        "format": "decimal_mark=,;group_mark=.",
+    }
+    preview = single.post("/ui/approve", data=form, headers=ORIGIN).text
+    answered = re.findall(r'<tr class="answered"><th scope="row">([^<]+)<', preview)
+    assert answered == ["Amount", "VAT"] and "Date (date order)" in html.unescape(preview)
+    assert 'id="settle-rest"' in preview
+    rest = single.post("/ui/approve", data={**form, "settle_rest": "1"}, headers=ORIGIN).text
+    assert re.findall(r'<tr class="as-shown"><th scope="row">([^<]+)<', rest) == ["Date"]
+    assert 'id="left-open"' not in rest
+    applied = single.post(
+        "/ui/approve", data={**form, "settle_rest": "1", "apply": "1"}, headers=ORIGIN, follow_redirects=True
+    ).text
+    assert 'id="no-questions"' in applied and "settled as shown: Date:date_order" in applied
+    assert "1234" in applied  # 1.234 read with a decimal comma: a thousands separator
