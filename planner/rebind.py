@@ -4,12 +4,21 @@ None where the statement depends on what those values are."""
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import replace
 from typing import Any
 
+from pydantic import BaseModel
+
 from .compile import FACTS, Check, Compiled
+from .functions import FILTERS
+from .models import QueryPlan
 from .resolved import Resolved
-from .values import Beyond
+from .resolver import fitted, given_values, lone_backslash
+from .values import Beyond, Unreadable, read_value
+
+_STEP = re.compile(r"([A-Za-z_]+)(?:\[(\d+)\])?")
 
 
 def slot_values(r: Resolved) -> dict[tuple, Any] | None:
@@ -31,11 +40,74 @@ def _rebound(params: dict, slots: dict[tuple, str], values: dict[tuple, Any]):
     return {**params, **{name: values[slot] for slot, name in slots.items()}}
 
 
-def rebind(compiled: Compiled, r: Resolved) -> Compiled | None:
+@functools.lru_cache(maxsize=4096)
+def _steps(path: str) -> tuple[tuple[str, int | None], ...]:
+    """A path as the resolver writes it (where[1].any[0], compute[2].expr.case[0].when,
+    datasets[1].plan) as (name, index or None) steps; LookupError if it is none."""
+    steps = []
+    for step in path.split(".") if path else ():
+        match = _STEP.fullmatch(step)
+        if match is None:
+            raise LookupError(path)
+        steps.append((match.group(1), None if match.group(2) is None else int(match.group(2))))
+    return tuple(steps)
+
+
+@functools.lru_cache(maxsize=1024)
+def _field(model: type[BaseModel], name: str) -> str:
+    """The field of a plan model a path names by its JSON name (alias) or its own."""
+    fields = model.model_fields
+    found = name if name in fields else next((k for k, f in fields.items() if f.alias == name), None)
+    if found is None:
+        raise LookupError(name)
+    return found
+
+
+def _at(node: Any, path: str) -> Any:
+    """The part of a plan at a path as the resolver writes it."""
+    for name, index in _steps(path):
+        if not isinstance(node, BaseModel):
+            raise LookupError(path)
+        node = getattr(node, _field(type(node), name))
+        if index is not None:
+            node = node[index]
+    return node
+
+
+def read_slots(r: Resolved, plan: QueryPlan) -> dict[tuple, Any] | None:
+    """The filter values of `plan`, a plan of `r`'s shape (the plan `r` was resolved from but for
+    its filters' values, over the same schemas), read as resolving `plan` reads them, by slot
+    (slot_values'): what `resolve(plan)` would hold, without resolving it again. None where one
+    cannot be read so (the resolver then says why) or lies beyond its column's values."""
+    out: dict[tuple, Any] = {}
+    try:
+        for within, nested in [("", r), *r.nested()]:
+            part = _at(plan, within)
+            for leaf in nested.filters():
+                if leaf.other is not None or leaf.other_output is not None:
+                    continue
+                item = _at(part, leaf.path)
+                if item.op != leaf.op:
+                    return None
+                given = given_values(item, FILTERS[leaf.op].arity)
+                if len(given) != len(leaf.values) or any(lone_backslash(leaf.op, v) for v in given):
+                    return None
+                column = leaf.output if leaf.output is not None else leaf.ref.column
+                read = fitted(leaf.op, [read_value(v, column.type) for v in given], column.type, column.physical)
+                for k, v in enumerate(read):
+                    if isinstance(v, Beyond):
+                        return None
+                    out[(within, leaf.path, k)] = v
+    except (LookupError, IndexError, Unreadable):
+        return None
+    return out
+
+
+def rebind(compiled: Compiled, r: Resolved, values: dict[tuple, Any] | None = None) -> Compiled | None:
     """`compiled` (a plan of the same shape: the same plan but for its filters' values, over
-    the same snapshots) with `r`'s values bound instead; None when it cannot be (a value beyond
-    its column's, or a filter value the compiled statement does not name)."""
-    values = slot_values(r)
+    the same snapshots) with `r`'s values bound instead (or `values`, by slot, read_slots'); None
+    when it cannot be (a value beyond its column's, or a filter value the statement does not name)."""
+    values = slot_values(r) if values is None else values
     if values is None:
         return None
     if any(FACTS[fact](values.get(slot)) != got for slot, (fact, got) in compiled.facts.items()):

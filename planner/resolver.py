@@ -366,9 +366,9 @@ class Resolver(ExprResolving):
         values = self.values(item, spec.arity, type_, path)
         if values is None:
             return None
-        if type_ == "number":
-            values = [fit(v, physical, _ROUNDING[item.op][min(k, 1)]) for k, v in enumerate(values)]
-        return RFilter("leaf", ref, item.op, values, item.ignore_case, output=output, path=path)
+        return RFilter(
+            "leaf", ref, item.op, fitted(item.op, values, type_, physical), item.ignore_case, output=output, path=path
+        )
 
     def compared(self, item: QueryFilter, path: str, within, outputs, ref, output, type_: str) -> RFilter | None:
         """A filter comparing two columns (`other`): a comparison, their types one as join keys' are."""
@@ -422,16 +422,14 @@ class Resolver(ExprResolving):
             return []
         if arity == "one":
             raw, where = [item.value], [f"{path}.value"]
-            if item.op in ("like", "not_like") and isinstance(item.value, str):
-                trailing = len(item.value) - len(item.value.rstrip("\\"))
-                if trailing % 2:  # a backslash makes the next character plain: there is none
-                    self.fail(
-                        f"{path}.value",
-                        "a like pattern cannot end with a lone backslash (write \\\\ for a backslash)",
-                        expected="a pattern: % any run, _ one character, \\ before either for itself",
-                        received=item.value,
-                    )
-                    return None
+            if lone_backslash(item.op, item.value):
+                self.fail(
+                    f"{path}.value",
+                    "a like pattern cannot end with a lone backslash (write \\\\ for a backslash)",
+                    expected="a pattern: % any run, _ one character, \\ before either for itself",
+                    received=item.value,
+                )
+                return None
         else:
             if not item.values:
                 self.fail(
@@ -462,6 +460,26 @@ class Resolver(ExprResolving):
         if f.kind == "leaf":
             return {r.alias for r in (f.ref, f.other) if r is not None}
         return set().union(*(self.single_source(c) for c in f.children))
+
+
+def given_values(item: QueryFilter, arity: str) -> list:
+    """A filter's values as the plan gives them: none, its `value`, or its `values`."""
+    return [] if arity == "none" else [item.value] if arity == "one" else list(item.values or [])
+
+
+def lone_backslash(op: str, value: Any) -> bool:
+    """A like pattern ending in a backslash that makes nothing plain (it has no next character)."""
+    if op not in ("like", "not_like") or not isinstance(value, str):
+        return False
+    return (len(value) - len(value.rstrip("\\"))) % 2 == 1
+
+
+def fitted(op: str, values: list, type_: str, physical: str) -> list:
+    """A filter's values read as its column's type (values.read_value), each number brought to
+    an exact column's scale the way that keeps the comparison's answer, or Beyond every value."""
+    if type_ != "number":
+        return values
+    return [fit(v, physical, _ROUNDING[op][min(k, 1)]) for k, v in enumerate(values)]
 
 
 def column_shape(column: ColumnInfo):

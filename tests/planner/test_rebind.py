@@ -1,7 +1,8 @@
 """A compiled statement kept by plan shape (rebind.rebind): a plan that differs only in its
 filters' values, bound into the statement of the first, is the statement a fresh compile of it
 writes, parameter for parameter; where a value changes the SQL (one beyond its column), no
-statement is reused."""
+statement is reused. A kept resolution (rebind.read_slots) reads another plan's values as
+resolving that plan reads them, or not at all where resolving would refuse or settle one."""
 
 import copy
 import json
@@ -12,8 +13,9 @@ from schemas import BY_SOURCE, found_for
 
 from planner.compile import compile_plan
 from planner.models import QueryPlan
-from planner.rebind import rebind, slot_values
+from planner.rebind import read_slots, rebind, slot_values
 from planner.resolve import resolve
+from planner.resolved import PlanInvalid
 
 CASES = json.loads((Path(__file__).parent / "golden_sql.json").read_text())
 
@@ -133,3 +135,114 @@ def test_a_pattern_with_a_backslash_is_never_bound_where_one_without_was_compile
     assert rebind(compiled_first, resolved) is None and ("ESCAPE" in fresh.sql) == ("\\" in then)
     same, _ = compiled(plan(first + "x"))
     assert rebind(compiled_first, same) is not None
+
+
+# Plans whose filters sit everywhere a filter can: a case's when inside a computed column, an
+# aggregate's own where, having, an any group, a nested plan's where, a like pattern, dates.
+RICH = [
+    {
+        "datasets": [{"source_uri": "files/orders.csv"}],
+        "compute": [
+            {
+                "as": "band",
+                "expr": {
+                    "case": [
+                        {"when": {"column": "amount", "op": "ge", "value": "100.00"}, "then": {"value": "big"}},
+                        {"when": {"column": "region", "op": "like", "value": "N%"}, "then": {"value": "north"}},
+                    ],
+                    "else": {"value": "other"},
+                },
+            }
+        ],
+        "where": [
+            {"column": "ordered_on", "op": "between", "values": ["2024-01-01", "2024-06-30"]},
+            {
+                "any": [
+                    {"column": "region", "op": "in", "values": ["North", "East"]},
+                    {"column": "amount", "op": "lt", "value": 5},
+                ]
+            },
+        ],
+        "group_by": [{"column": "band"}],
+        "aggregates": [
+            {
+                "fn": "sum",
+                "column": "amount",
+                "as": "total",
+                "where": [{"column": "customer_id", "op": "ne", "value": 7}],
+            },
+            {"fn": "count", "as": "n"},
+        ],
+        "having": [{"column": "n", "op": "gt", "value": 2}],
+    },
+    {
+        "datasets": [
+            {"source_uri": "files/customers.csv", "alias": "c"},
+            {
+                "plan": {
+                    "datasets": [{"source_uri": "files/orders.csv"}],
+                    "where": [{"column": "amount", "op": "gt", "value": 10}],
+                    "group_by": [{"column": "customer_id"}],
+                    "aggregates": [{"fn": "sum", "column": "amount", "as": "spent"}],
+                },
+                "alias": "o",
+            },
+        ],
+        "joins": [{"alias": "o", "on": [{"left": "c.customer_id", "right": "o.customer_id"}]}],
+        "where": [{"column": "c.segment", "op": "eq", "value": "retail", "ignore_case": True}],
+        "aggregates": [{"fn": "count"}],
+    },
+]
+
+
+def _read_again(plan_json: dict):
+    plan = QueryPlan.model_validate(plan_json)
+    return plan, _found(plan)
+
+
+@pytest.mark.parametrize("plan_json", [c["plan"] for c in CASES] + RICH)
+def test_values_read_into_a_kept_resolution_are_what_resolving_the_plan_reads(plan_json):
+    first, found = _read_again(plan_json)
+    kept = resolve(first, found, [])
+    assert read_slots(kept, first) == slot_values(kept)
+    other, _ = _read_again(_other_values(plan_json))
+    try:
+        fresh = slot_values(resolve(other, found, []))
+    except PlanInvalid:  # a value the column cannot read: resolving says why, so no values are read
+        fresh = None
+    assert read_slots(kept, other) == fresh
+
+
+@pytest.mark.parametrize(
+    "change, value",
+    [
+        ("unreadable", "not a date"),
+        ("beyond its column", "1e30"),
+        ("a lone backslash", "N\\"),
+    ],
+)
+def test_a_value_resolving_would_refuse_or_settle_is_never_read_into_a_kept_resolution(change, value):
+    first, found = _read_again(RICH[0])
+    kept = resolve(first, found, [])
+    other = copy.deepcopy(RICH[0])
+    if change == "unreadable":
+        other["where"][0]["values"][1] = value
+    elif change == "beyond its column":
+        other["where"][1]["any"][1]["value"] = value
+    else:
+        other["compute"][0]["expr"]["case"][1]["when"]["value"] = value
+    plan, _ = _read_again(other)
+    assert read_slots(kept, plan) is None
+
+
+@pytest.mark.parametrize("value", ["4.999", "100.005", 3])
+def test_a_number_finer_than_its_column_is_read_into_a_kept_resolution_as_resolving_rounds_it(value):
+    first, found = _read_again(RICH[0])
+    kept = resolve(first, found, [])
+    other = copy.deepcopy(RICH[0])
+    other["where"][1]["any"][1]["value"] = value  # amount (DECIMAL(8, 2)) lt value
+    plan, _ = _read_again(other)
+    read, fresh = read_slots(kept, plan), slot_values(resolve(plan, found, []))
+    assert read == fresh
+    slot = ("", "where[1].any[1]", 0)
+    assert str(read[slot]) == str(fresh[slot])  # the same digits, not only the same number
