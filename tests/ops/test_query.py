@@ -2,6 +2,7 @@
 
 import csv
 import json
+from decimal import Decimal
 
 import pytest
 from conftest import CSV, PAIRS
@@ -72,13 +73,23 @@ def test_rows_row_ids_truncation_and_offset(money):
     assert last.row_ids == [[5], [6]] and not last.truncated
 
 
-def test_a_stale_snapshot_is_409_and_unpinned_reads_the_newest(money):
-    first = money.query(ORDERS_PLAN).receipt.datasets[0].snapshot_id
-    money.ingest_file(CSV / "currency.csv", source_uri="money")
+def test_a_stale_snapshot_is_409_and_unpinned_reads_the_newest(money, tmp_path):
+    first = money.query(ORDERS_PLAN)
+    # Other bytes (the same bytes again make no new revision): one more row.
+    changed = tmp_path / "currency.csv"
+    changed.write_text(
+        (CSV / "currency.csv").read_text(encoding="utf-8") + 'Pen,$1.00,"0,92 €",£0.79\n', encoding="utf-8"
+    )
+    money.ingest_file(changed, source_uri="money")
     with pytest.raises(tabular.PreconditionFailed) as err:
-        money.query({**ORDERS_PLAN, "datasets": [{"source_uri": "money", "snapshot_id": first}]})
+        money.query(
+            {**ORDERS_PLAN, "datasets": [{"source_uri": "money", "snapshot_id": first.receipt.datasets[0].snapshot_id}]}
+        )
     assert err.value.status == 409 and err.value.errors[0].path == "datasets[0].snapshot_id"
-    assert money.query(ORDERS_PLAN).receipt.datasets[0].revision == 2
+    again = money.query(ORDERS_PLAN)  # the same plan: the new revision's rows, never the old statement's
+    assert again.receipt.datasets[0].revision == 2
+    assert first.rows[0][1] == 6 and again.rows[0][1] == 7
+    assert Decimal(again.rows[0][0]) == Decimal(first.rows[0][0]) + Decimal("1.00")
 
 
 def test_incomplete_when_rows_were_rejected_or_a_read_column_has_a_question(ns):

@@ -1,0 +1,123 @@
+"""A plan's every row, streamed (knowledge.query_export, to_arrow(whole=True)): Arrow record
+batches while DuckDB computes them, memory flat in the result's size, with the receipt of what
+was read, kept for knowledge.receipt."""
+
+from __future__ import annotations
+
+import json
+import time
+from contextlib import suppress
+
+import duckdb
+
+from planner.targets import DUCKDB
+
+from ..backends.duckdb import Stream
+from ..display import whole_html, whole_repr
+from ..errors import TabularError
+from ..store import receipts
+from .answer import checks, dated, elapsed, incomplete, receipt, result_columns, unread
+from .context import Context
+from .plancache import hash_of, intervals, plan_text, prepared
+
+
+class Whole:
+    """Every row a plan matches, streamed: `reader` yields Arrow record batches (the result
+    columns, exact types: decimals stay decimal128) while DuckDB computes them, so memory stays
+    flat in the result's size. `receipt` says what was read (its rows_returned is 0 until the
+    stream ends). Close it, or read it to its end, to free the statement."""
+
+    def __init__(self, ctx: Context, body):
+        started = time.perf_counter()
+        text = plan_text(body)
+        # Streamed from DuckDB whatever query_engine says.
+        resolved, compiled, validated = prepared(ctx, body, DUCKDB, text, whole=True)
+        compiled_at = time.perf_counter()
+        self.columns = result_columns(compiled)
+        self.incomplete = incomplete(resolved)
+        self.ignored_args: list[str] = []  # the plan's keys not read (Engine.run says which)
+        self.format = "arrow"  # how a transport writes the rows (knowledge.query_export's `format`)
+        # execute and total: until the statement starts (the rows come while the stream is read).
+        self.receipt = receipt(
+            hash_of(ctx, body, text),
+            resolved,
+            compiled,
+            f"duckdb {duckdb.__version__}",
+            0,
+            elapsed(validated - started, compiled_at - validated, 0.0, compiled_at - started),
+        )
+        ctx.catalog.attach(s.info.snapshot_id for _, s, _ in resolved.read_sources())
+        for check in checks(compiled):
+            self.receipt.warnings.extend(unread(ctx, check, ctx.settings.query_seconds))
+
+        self.receipt_id = receipts.new_id()
+        self.receipt_kept = False  # knowledge.receipt answers it (a disk that refuses the write: not)
+        self._ctx, self._org, self._namespace = ctx, body.org, body.namespace
+        streamed = time.perf_counter()
+
+        def counted(rows: int) -> None:
+            self.receipt.rows_returned += rows
+
+        def ended() -> None:
+            # The receipt kept again with what the stream counted (a CLI or a client asks later).
+            self.receipt.elapsed_ms.execute = round((time.perf_counter() - streamed) * 1000, 3)
+            self.receipt.elapsed_ms.total = round(self.receipt.elapsed_ms.total + self.receipt.elapsed_ms.execute, 3)
+            if self.receipt_kept:
+                with suppress(OSError, TabularError):  # the rows are sent; the first receipt stays
+                    self.keep()
+
+        self._stream = Stream(
+            ctx.catalog,
+            ctx.settings,
+            compiled.sql,
+            compiled.params,
+            [c.name for c in self.columns],
+            counted,
+            ended,
+            intervals=intervals(compiled),
+            # Every format but Arrow writes a duration as ISO text: of any length, from its parts.
+            interval_text=getattr(body, "format", "arrow") != "arrow",
+            dated=dated(body, resolved),
+        )
+        self.reader = self._stream.reader
+
+    def keep(self) -> None:
+        """Keep the receipt for knowledge.receipt (store/receipts.py): its id answers it for receipt_seconds."""
+        kept = json.dumps(
+            {
+                "columns": [c.model_dump() for c in self.columns],
+                "receipt": self.receipt.model_dump(mode="json"),
+                "incomplete": self.incomplete,
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        settings = self._ctx.settings
+        receipts.keep(
+            self._ctx.catalog.home,
+            self.receipt_id,
+            self._org,
+            self._namespace,
+            kept,
+            settings.receipt_seconds,
+            settings.receipts_max_bytes,
+            settings.catalog_wait_seconds,
+        )
+
+    def cancel(self) -> None:
+        """Stop the statement now, from any thread (its reader then raises): a client that went away."""
+        self._stream.cancel()
+
+    def _repr_html_(self) -> str:
+        return whole_html(self)
+
+    def __repr__(self) -> str:
+        return whole_repr(self)
+
+    @property
+    def done(self) -> bool:
+        """Whether its statement is let go (read to its end, closed, or cancelled and stopped)."""
+        return self._stream.done
+
+    def close(self) -> None:
+        self._stream.close()
