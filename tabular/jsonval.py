@@ -257,6 +257,13 @@ def iso_text(column: pa.Array | pa.ChunkedArray) -> pa.Array:
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     t = column.type
+    if pa.types.is_date32(t):
+        # Arrow's own text, nulls kept, where every day is of the years 1 to 9999 (found from the
+        # column's ends, with no pass of ours over its values): an answer's few rows cost no more.
+        ends = pc.min_max(column.view(pa.int32()))
+        low, high = ends["min"].as_py(), ends["max"].as_py()
+        if low is None or (_YEAR_1 <= low and high <= _YEAR_9999):
+            return pc.cast(column, pa.string())
     bits = 32 if pa.types.is_date32(t) or (pa.types.is_time(t) and t.bit_width == 32) else 64
     ticks = pc.fill_null(column.view(pa.int32() if bits == 32 else pa.int64()), 0).to_numpy().astype(np.int64)
     if pa.types.is_time(t):
