@@ -62,3 +62,51 @@ def test_an_approval_that_rejects_rows_asks_first_and_applies_with_yes(tmp_path)
     applied = run(tmp_path, "approve", "t", "--set", "Amount=bool", "--allow-rejects", "--yes")
     assert applied.returncode == 0, applied.stderr
     assert json.loads(run(tmp_path, "datasets", "t", "--json").stdout)["datasets"][0]["rows"] == 0
+
+
+def two_questions(tmp_path):
+    """when asks date_order, flag asks bool_or_number, qty asks nothing."""
+    lines = ["when,flag,qty", "03/04/2024,0,5", "01/02/2024,1,6", "12/11/2023,1,7", "05/06/2024,0,8"]
+    (tmp_path / "two.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = run(tmp_path, "ingest", str(tmp_path / "two.csv"))
+    assert done.returncode == 0 and "2 open questions" in done.stdout, done.stdout
+
+
+def open_kinds(tmp_path) -> list[str]:
+    shown = json.loads(run(tmp_path, "datasets", "two.csv", "--json").stdout)["datasets"][0]
+    return sorted(q["kind"] for q in shown["questions"])
+
+
+def test_an_approval_settles_what_it_answers_and_says_what_stays_open(tmp_path):
+    two_questions(tmp_path)
+    done = run(tmp_path, "approve", "two.csv", "--format", "when=%m/%d/%Y")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "answers: when date %m/%d/%Y" in done.stdout and "not approved while 1 question is open" in done.stdout
+    assert "still open: flag [bool_or_number]" in done.stdout and "--settle-rest" in done.stdout
+    assert "approved two" not in done.stdout
+    assert open_kinds(tmp_path) == ["bool_or_number"]
+    # Accepting the rest as shown settles flag as it is held, and says so.
+    rest = run(tmp_path, "approve", "two.csv", "--settle-rest")
+    assert rest.returncode == 0, rest.stdout + rest.stderr
+    assert "approved two" in rest.stdout and "settles as shown: flag number" in rest.stdout
+    assert open_kinds(tmp_path) == []
+
+
+def test_settle_rest_with_an_answer_says_both(tmp_path):
+    two_questions(tmp_path)
+    done = run(tmp_path, "approve", "two.csv", "--answer", "bool_or_number=bool", "--settle-rest", "--json")
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout)
+    assert [(s["column"], s["type"]) for s in said["answered"]] == [("flag", "bool")]
+    assert [(s["column"], s["format"]) for s in said["settled"]] == [("when", "%d/%m/%Y")]
+    assert said["left_open"] == [] and said["dataset"]["approved_by"]
+
+
+def test_the_cli_counts_questions_per_column_as_the_page_does(tmp_path):
+    # Three 0/1 columns ask alike: one entry, three questions (the page's count).
+    (tmp_path / "flags.csv").write_text("a,b,c\n0,1,1\n1,0,1\n1,1,0\n0,0,1\n", encoding="utf-8")
+    done = run(tmp_path, "ingest", str(tmp_path / "flags.csv"))
+    assert done.returncode == 0, done.stderr
+    assert "3 open questions, shown as 1 (columns that ask alike are one entry)" in done.stdout
+    shown = run(tmp_path, "datasets", "flags.csv")
+    assert "3 open questions" in shown.stdout and shown.stdout.count("question 3 columns") == 1

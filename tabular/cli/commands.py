@@ -129,7 +129,8 @@ def cmd_approve(args, console: Console) -> int:
                 except ValueError as err:
                     raise Refused(f"--answer {kind}={choice}: {err}") from None
                 columns, formats = {**more_columns, **columns}, {**more_formats, **formats}
-        preview = ns.approve(args.uri, snapshot, columns, formats, args.dataset, args.allow_rejects, dry_run=True)
+        asked = dict(dataset_id=args.dataset, allow_rejects=args.allow_rejects, settle_rest=args.settle_rest)
+        preview = ns.approve(args.uri, snapshot, columns, formats, dry_run=True, **asked)
         _found(preview, args.uri, args.dataset)
         rejecting = [c for c in preview.changes if c.rows_rejected]
         if rejecting and not args.yes and args.json:
@@ -146,20 +147,13 @@ def cmd_approve(args, console: Console) -> int:
             if not confirmed(console, "Apply, leaving those rows out?"):
                 console.print("nothing changed (--yes applies without asking)")
                 return 1
-        answer = ns.approve(args.uri, snapshot, columns, formats, args.dataset, args.allow_rejects)
+        answer = ns.approve(args.uri, snapshot, columns, formats, **asked)
         if args.json:
             print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
             return 0 if answer.found else 1
         _found(answer, args.uri, args.dataset)
-        d = answer.dataset
-        console.print(
-            f"[green]approved[/green] {d.dataset_id} by {d.approved_by}: snapshot {snapshot} → {d.snapshot_id}"
-        )
-        for c in answer.changes:
-            console.print(
-                f"  {escape(c.column)}: {c.before.type} {escape(c.before.format)} → {c.after.type} {escape(c.after.format)} (rejects {c.rows_rejected} rows)"
-            )
-        show_datasets(console, ns.dataset_get(args.uri, d.dataset_id), args.uri, d.dataset_id)
+        show_approval(console, answer, args.uri, snapshot)
+        show_datasets(console, ns.dataset_get(args.uri, answer.dataset.dataset_id), args.uri, answer.dataset.dataset_id)
     return 0
 
 
@@ -169,6 +163,35 @@ def name_one(uri: str, ids: list[str], command: str) -> str:
         f"{uri!r} has {len(ids)} datasets: name one of {', '.join(ids)} as SOURCE#DATASET "
         f"(`tabular {command} {shlex.quote(f'{uri}#{ids[0]}')} …`)"
     )
+
+
+def show_approval(console: Console, answer, uri: str, snapshot: str) -> None:
+    """What an approval did: the snapshot it made, each column retyped, each question it answered
+    and each it settled as shown (--settle-rest), and those it left open with how to settle them."""
+    d = answer.dataset
+    if answer.left_open:
+        console.print(
+            f"[yellow]answered[/yellow] {escape(d.dataset_id)}: snapshot {snapshot} → {d.snapshot_id}; "
+            f"not approved while {counted(len(answer.left_open), 'question')} {'is' if len(answer.left_open) == 1 else 'are'} open",
+            soft_wrap=True,
+        )
+    else:
+        console.print(
+            f"[green]approved[/green] {escape(d.dataset_id)} by {escape(d.approved_by or '')}: snapshot {snapshot} → {d.snapshot_id}",
+            soft_wrap=True,
+        )
+    for c in answer.changes:
+        console.print(
+            f"  {escape(c.column)}: {c.before.type} {escape(c.before.format)} → {c.after.type} {escape(c.after.format)} (rejects {c.rows_rejected} rows)"
+        )
+    for verb, settled in (("answers", answer.answered), ("settles as shown", answer.settled)):
+        if settled:
+            said = ", ".join(f"{s.column or '(table)'} {s.type}{f' {s.format}' if s.format else ''}" for s in settled)
+            console.print(f"  {verb}: {escape(said)}", soft_wrap=True)
+    if answer.left_open:
+        columns = ", ".join(f"{q.column or '(table)'} [{q.kind}]" for q in answer.left_open)
+        again = f"tabular approve {shlex.quote(uri)} {shlex.quote(d.dataset_id)} --settle-rest"
+        console.print(f"  still open: {escape(columns)} (`{escape(again)}` accepts them as shown)", soft_wrap=True)
 
 
 def confirmed(console: Console, question: str) -> bool:

@@ -16,7 +16,7 @@ from rich.table import Table
 from ..display import ENDED, phase_words, size
 from ..display.html import meant, when
 from ..display.jobs import cancel_words, read_words
-from ..display.questions import asked, kind_command, option_words
+from ..display.questions import asked, kind_command, open_said, option_words
 from ..display.sources import format_words
 
 # The ops a hand-written command serves (a person needs more than the op's JSON there); every
@@ -113,8 +113,16 @@ def show_datasets(console: Console, got, source_uri: str | None = None, dataset_
             )
         console.print(table)
         groups = asked(d.questions)
+        if groups:  # counted per column, as the page and the notebook count them
+            console.print(f"  [yellow]{escape(open_said(d.questions))}[/yellow]", soft_wrap=True)
         for group in groups:
             show_asked(console, group, groups, d, source_uri, several)
+        if len(d.questions) > 1:
+            console.print(
+                "  [dim](an approval settles the questions it answers; the others stay open unless --settle-rest "
+                "accepts them as shown)[/dim]",
+                soft_wrap=True,
+            )
         for r in d.rejected:
             console.print(
                 f"  [red]rejected[/red] row {r.row_id} (line {r.line}) {escape(r.column or '')}: {escape(repr(r.value))} — {escape(r.reason)}"
@@ -149,10 +157,6 @@ def show_asked(console: Console, group, groups: list, d, source_uri: str | None,
         console.print(
             f"    {escape(option_words(o))}{held}, rejects {group.rejects(k)}: [bold]{escape(kind_command(group, o, groups, source_uri, d, several))}[/bold]",
             soft_wrap=True,
-        )
-    if len(group.questions) > 1 or len(q.options) > 1:
-        console.print(
-            "    [dim](one approval settles every open question of the dataset: the columns it names as named, the others as held)[/dim]"
         )
 
 

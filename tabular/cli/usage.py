@@ -315,6 +315,12 @@ def _data_commands(c: Commands) -> None:
         default="",
         help="the snapshot you reviewed (default: the one serving now); refused if it no longer serves",
     )
+    p.add_argument(
+        "--settle-rest",
+        action="store_true",
+        help="accept the rest as shown: settle every open question this approval does not answer as its column is "
+        "held now (without it they stay open; an approval naming nothing settles them all)",
+    )
     p.add_argument("--yes", action="store_true", help="apply without asking, even where rows would be rejected")
     p.add_argument(
         "--allow-rejects",
