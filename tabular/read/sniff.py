@@ -132,6 +132,7 @@ def _shape(records: list[list[str]]) -> tuple[float, int, int, int]:
     if not widths:
         return (0.0, 1, 0, 0)
     width, _ = max(widths.items(), key=lambda kv: (kv[1], kv[0]))
+    narrow = width
     first = next((i for i, r in enumerate(records) if not is_blank(r)), None)
     ragged = first is not None and len({len(r) for r in records[first + 1 :] if len(r) > 1 and not is_blank(r)}) > 1
     if (
@@ -145,13 +146,14 @@ def _shape(records: list[list[str]]) -> tuple[float, int, int, int]:
         width = len(records[first])
     elif first is not None and _names_over(records[first], records[first + 1 : first + 202], width):
         # A line of names wider than the regular rows right under it (columns with no value
-        # yet, or a trailing delimiter on the header) is their header, not a preamble.
-        width = len(records[first])
+        # yet, or a trailing delimiter on the header) is their header, not a preamble: its rows
+        # fit the table as much as rows of its own width do.
+        narrow, width = width, len(records[first])
     start = next((i for i, r in enumerate(records) if len(r) == width and not is_comment(r, width)), None)
     if start is None:  # every row of that width is a `#` comment: no table reads this way
         return (0.0, width, 0, 0)
     body = [r for r in records[start:] if not is_blank(r) and not is_comment(r, width)]
-    fit = sum(1 for r in body if len(r) == width)
+    fit = sum(1 for r in body if len(r) in (width, narrow))
     return (fit / max(len(body), 1), width, fit, start)
 
 
@@ -170,14 +172,24 @@ def _names_over(first: list[str], below: list[list[str]], width: int) -> bool:
     return has_header(first[:width], rows) == (True, True)
 
 
+# The most lines of titles and notes set apart by a blank line above a table (_past_a_title).
+NOTES_ABOVE = 5
+
+
 def _past_a_title(rows: list[list[str]], start: int, width: int) -> int:
-    """Where the table starts when its first line is set apart by a blank line from a clear
-    header and its rows (`Quarterly report, 2024`, blank, `id,amount`, values): after the title.
-    `start` otherwise."""
-    if start + 2 >= len(rows) or not is_blank(rows[start + 1]):
+    """Where the table starts when its first lines are set apart by a blank line from a clear
+    header and its rows (`Quarterly report, 2024` and `Figures are provisional.`, blank, `id,amount`,
+    values): after those titles and notes. Not where they read as rows of the table (two lines of
+    its width holding values are a small table above another: the sniffer's `tabled` asks), nor
+    where the header is among them (the same table written twice). `start` otherwise."""
+    blank = next((i for i in range(start + 1, min(start + NOTES_ABOVE + 1, len(rows))) if is_blank(rows[i])), None)
+    if blank is None:
         return start
-    after = next((i for i in range(start + 1, len(rows)) if not is_blank(rows[i])), None)
-    if after is None or len(rows[after]) != width:
+    after = next((i for i in range(blank, len(rows)) if not is_blank(rows[i])), None)
+    if after is None or len(rows[after]) != width or rows[after] in rows[start:blank]:
+        return start
+    valued = [r for r in rows[start:blank] if len(r) == width and any(quick_kind(c) in VALUE_KINDS for c in r)]
+    if len(valued) > 1:
         return start
     data = [r for r in rows[after + 1 : after + 202] if len(r) == width and not is_blank(r)]
     return after if data and has_header(rows[after], data) == (True, True) else start
@@ -243,10 +255,16 @@ def _best_reading(head: str, choices: list[str], quotechar: str) -> tuple[str, l
         # 'Source: internal records' is one consistent row under ':', beside six under ','),
         # then many well-formed rows, then wide rows, then the usual delimiters.
         filled = sum(1 for r in rows if not is_blank(r)) or 1
-        score = round(consistency * min(fit / filled, 1.0), 2) if width > 1 else 0.0
+        # A reading whose cells hold another delimiter is that much less a table: by `;` a comma
+        # export whose every row says 'clip; type what you hear' reads as three regular columns
+        # of comma-joined text, where by `,` it is nine columns of values with ragged ends.
+        strays = _strays(rows[:201], d, quotechar)
+        cells = sum(len(r) for r in rows[:201] if not is_blank(r)) or 1
+        clean = 1.0 - strays / cells
+        score = round(consistency * min(fit / filled, 1.0) * clean, 2) if width > 1 else 0.0
         # Among readings as good, the one whose cells hold no other delimiter: 'x;1,5' is 'x'
         # and '1,5' (a decimal comma), not 'x;1' and '5'; then the reading as written.
-        key = (score, -_strays(rows[:201], d), fit, width, not spaced, -i)
+        key = (score, -strays, fit, width, not spaced, -i)
         if best is None or key > best[0]:
             best = (key, d, rows, width, start, spaced)
     return best[1:]
@@ -369,10 +387,21 @@ _STRAY = {
 }
 
 
-def _strays(rows: list[list[str]], d: str) -> int:
-    """How many cells of a reading by `d` hold another delimiter (_STRAY)."""
+def _strays(rows: list[list[str]], d: str, quotechar: str = '"') -> int:
+    """How many cells of a reading by `d` hold another delimiter (_STRAY), or the quote mark
+    (a quoted value the reading cut in two leaves its quote inside a cell: `1XK, "say`)."""
     stray = _STRAY[d]
-    return sum(1 for row in rows for cell in row if stray.search(cell))
+    return sum(1 for row in rows for cell in row if stray.search(cell) or quotechar in cell or _joined_numbers(cell, d))
+
+
+def _joined_numbers(cell: str, d: str) -> bool:
+    """Whether a cell read by a delimiter other than ',' holds numbers joined by commas
+    (`write 0,12,5`): two commas between digits, in a cell that is no number itself (`1,250,000`
+    and `12,5` are numbers, `Größe 1,5 m` holds one)."""
+    return d != "," and len(_DIGIT_COMMA.findall(cell)) >= 2 and quick_kind(cell) not in ("int", "number")
+
+
+_DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d)")
 
 
 def _a_list(rows: list[list[str]], width: int, start: int) -> bool:

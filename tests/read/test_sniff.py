@@ -433,3 +433,53 @@ def test_a_value_opened_by_an_apostrophe_keeps_the_quotes_as_text():
     says the single quotes are text, so none is taken out."""
     head = "\n".join(["id;word;tag"] + [f"{i};'tis {i};'x'" for i in range(12)]) + "\n"
     assert sniff(head).quotechar == '"'
+
+
+@pytest.mark.parametrize("inside", [";", "|", "\t"])
+@pytest.mark.parametrize("width", [5, 9])
+@pytest.mark.parametrize("shape", ["ragged", "header_wider"])
+def test_a_comma_file_whose_text_holds_another_delimiter_in_every_row_is_read_by_comma(inside, width, shape):
+    """`id,…,Listen to the clip; type what you hear; no punctuation,…`: by the other delimiter
+    every row reads as three regular cells of comma-joined text, by `,` as `width` columns of
+    values with ragged ends (or under a header with one name more). The reading whose cells hold
+    no other delimiter is the table: the header was left out as a title and every row was text."""
+    names = [f"Name{j}" for j in range(width)] + (["Notes"] if shape == "header_wider" else [])
+    rows = []
+    for i in range(16):
+        row = [f"{3896487718 + i}XK", f"say{inside} hear{inside} write {i}", *(str(i * j) for j in range(2, width))]
+        if shape == "ragged" and i % 4 == 1:
+            row = row[:-2]  # the last two cells left off, as exports do
+        rows.append(",".join(row))
+    layout = sniff("\n".join([",".join(names), *rows]) + "\n")
+    assert (layout.delimiter, layout.skip_records, layout.header_rows) == (",", 0, 1)
+    assert layout.width == len(names)
+
+
+NOTES = {
+    "en": ["Source: City statistics office, 2021", "Figures are provisional."],
+    "de": ["Quelle: Statistisches Amt, Stand 2021", "Alle Angaben ohne Gewähr.", "Vorläufige Werte"],
+    "fr": ["Source : Insee, 2021"],
+}
+
+
+@pytest.mark.parametrize("sep", [",", ";", "\t"])
+@pytest.mark.parametrize("language", sorted(NOTES))
+def test_notes_set_apart_by_a_blank_line_above_the_header_are_preamble(sep, language):
+    """Lines of titles and notes (one of them holding the delimiter, as a date or place after a
+    comma does), a blank line, then a header over its rows: the notes are left out and said; the
+    header names the columns. The note with a delimiter was taken for the header before."""
+    notes = [line.replace(", ", sep) for line in NOTES[language]]
+    rows = [sep.join([str(i * 5), f"{i - 1.5837:.4f}", f"2021-01-{i + 1:02d}"]) for i in range(20)]
+    head = "\n".join([*notes, "", sep.join(["Time", "Reading", "Day"]), *rows]) + "\n"
+    layout = sniff(head)
+    assert (layout.delimiter, layout.skip_records, layout.header_rows, layout.width) == (sep, len(notes) + 1, 1, 3)
+    assert layout.header_clear
+    assert "left out" in layout.said[0]
+
+
+def test_a_small_table_above_a_blank_line_is_not_taken_for_notes():
+    """Two rows of values of the table's width above the blank line are a table of their own, not
+    notes: they are not left out as a preamble without a question."""
+    head = "Time,Reading\n0,1.5\n5,2.5\n\nTime,Count\n" + "".join(f"{i},{i % 3}\n" for i in range(20))
+    layout = sniff(head)
+    assert layout.skip_records == 0 or not layout.header_clear
