@@ -3,7 +3,8 @@
 A reading is how text becomes one of SPEC §3's types (`number` with a decimal mark, a group
 mark and a unit; `date` with a strptime pattern …). Inference (infer/columns.py) keeps the readings no
 value refutes; the cast (store/snapshot.py) applies the chosen one. Both build their SQL from here, so
-what is checked and what is converted cannot drift apart.
+what is checked and what is converted cannot drift apart. How a number is written (marks, units,
+signs) is number_forms.py's: here it becomes readings.
 """
 
 from __future__ import annotations
@@ -14,17 +15,15 @@ from datetime import date
 
 from sqlglot import exp
 
+from . import number_forms as N
+from .number_forms import NUMBER_MARKS, UNITS
+
 TYPES = ("string", "number", "bool", "date", "datetime", "time", "duration")
-UNITS = ("%", "$", "€", "£", "¥", "₹", "₽", "₩", "₺", "₪", "₫")
 TRUE_WORDS = ("true", "yes", "y", "t")
 FALSE_WORDS = ("false", "no", "n", "f")
 # Every word a bool column may hold, in the order a regex tries them (whole words: "no" before "n").
 BOOL_WORDS = tuple(w for pair in zip(TRUE_WORDS, FALSE_WORDS) for w in pair)
 BOOL_PATTERN = r"(?i)(" + "|".join(BOOL_WORDS) + ")"
-
-# (decimal mark, group mark) in order of precedence: the first that reads every value wins.
-NUMBER_MARKS = ((".", None), (",", None), (".", ","), (",", "."), (",", " "), (".", " "), (".", "'"))
-_GROUP_PATTERN = {",": ",", ".": r"\.", " ": "[ \u00a0\u202f]", "'": "['\u2019]"}
 
 DMY_DATES = ("%d/%m/%Y", "%d.%m.%Y", "%d-%m-%Y", "%d/%m/%y", "%d.%m.%y", "%d-%m-%y")
 MDY_DATES = ("%m/%d/%Y", "%m-%d-%Y", "%m/%d/%y", "%m-%d-%y")
@@ -74,6 +73,7 @@ class Reading:
     unit: str | None = None
     exponent: bool = False
     order: str = ""  # DMY / MDY / YMD for dates read by position
+    negative: str = ""  # how a number's negatives are written beside a minus before it (number_forms.NEGATIVES)
 
     @property
     def label(self) -> str:
@@ -83,62 +83,38 @@ class Reading:
 STRING = Reading("string")
 
 
-def _number_gate(
-    decimal_mark: str,
-    group_mark: str | None,
-    unit: str | None,
-    exponent: bool,
-    scale: int | None = None,
-    no_leading_zero: bool = False,
-) -> str:
-    """The regex a number reading's values match whole. `scale`: at most that many decimals
-    (0: none); `no_leading_zero`: an integer part of one 0 or none that starts with 0."""
-    d = re.escape(decimal_mark)
-    plain = r"(?:0|[1-9]\d*)" if no_leading_zero else r"\d+"
-    # A number written with group marks starts with a digit other than 0: `012 345 678` (a
-    # SIREN), `0.123.456` are identifiers, whose 0 a number would drop (see tally.leading_zeros).
-    digits = plain if group_mark is None else rf"(?:[1-9]\d{{0,2}}(?:{_GROUP_PATTERN[group_mark]}\d{{3}})+|{plain})"
-    fraction = r"\d+" if scale is None else rf"\d{{1,{scale}}}"
-    core = digits if scale == 0 else rf"(?:{digits}(?:{d}{fraction})?|{d}{fraction})"
-    if scale and group_mark in (".", ","):
-        # Narrowed to a sample with decimals: one group mark and no decimal mark (7.125 beside
-        # 7,5) may be a decimal written the other way, which the careful way asks about.
-        g = _GROUP_PATTERN[group_mark]
-        lone_free = rf"(?:{plain}|[1-9]\d{{0,2}}(?:{g}\d{{3}}){{2,}})"
-        core = rf"(?:{lone_free}(?:{d}{fraction})?|[1-9]\d{{0,2}}{g}\d{{3}}{d}{fraction}|{d}{fraction})"
-    if no_leading_zero and scale == 0 and group_mark is None and unit is None and not exponent:
-        # An identifier's shape ends a typing that had none: a leading zero, or a '+' before 7
-        # digits or more (a phone number; see infer/tally.PLUS_ID).
-        return r"-?(?:0|[1-9]\d*)|\+?(?:0|[1-9]\d{0,5})"
-    if exponent:  # 1E-7 beside 3 and 6: a column in scientific notation need not use it on every value
-        core += r"(?:[eE][+-]?\d+)?"
-    if unit:
-        # One sign, before or after the unit (-$5, $-5): `-$-5` passed the gate and was stored as null.
-        # The unit on every value: a bare `6.00` beside `$5.00` would silently take the dollar.
-        u = re.escape(unit)
-        before = rf"(?:[+-]?{u}\s?|{u}\s?[+-]){core}"
-        return rf"(?:{before}|[+-]?{core}\s?{u})" if unit != "%" else rf"[+-]?{core}\s?%"
-    return rf"[+-]?{core}"
-
-
 def number_gate(reading: Reading, scale: int, no_leading_zero: bool) -> str:
     """The reading's gate narrowed to values of at most `scale` decimals (and no leading zero):
     the values a column typed on a sample can take without changing its type."""
-    return _number_gate(
-        reading.decimal_mark, reading.group_mark, reading.unit, reading.exponent, scale, no_leading_zero
+    return N.gate(
+        reading.decimal_mark,
+        reading.group_mark,
+        reading.unit,
+        reading.exponent,
+        reading.negative,
+        scale,
+        no_leading_zero,
     )
 
 
 def number_reading(
-    decimal_mark: str = ".", group_mark: str | None = None, unit: str | None = None, exponent: bool = False
+    decimal_mark: str = ".",
+    group_mark: str | None = None,
+    unit: str | None = None,
+    exponent: bool = False,
+    negative: str = "",
 ) -> Reading:
-    gate = _number_gate(decimal_mark, group_mark, unit, exponent)
+    """A number written with these marks and unit, its negatives signed so (number_forms.NEGATIVES);
+    the format names each (`decimal_mark=.;group_mark=,;negative=brackets`)."""
+    gate = N.gate(decimal_mark, group_mark, unit, exponent, negative)
     parts = [f"decimal_mark={decimal_mark}"]
     if group_mark:
         parts.append(f"group_mark={group_mark}")
     if unit:
         parts.append(f"unit={unit}")
-    return Reading("number", ";".join(parts), gate, decimal_mark, group_mark, unit, exponent)
+    if negative:
+        parts.append(f"negative={negative}")
+    return Reading("number", ";".join(parts), gate, decimal_mark, group_mark, unit, exponent, negative=negative)
 
 
 def date_reading(pattern: str, type_: str = "date") -> Reading:
@@ -292,6 +268,14 @@ def candidate_readings(
                 continue
             for unit in [None, *units]:
                 numbers.append(number_reading(dm, gm, unit, exponent))
+    # Then the same marks with negatives in brackets or a minus after, where the column writes
+    # some value so as an amount (number_forms.negatives_for): tried only once the plain ones fail.
+    numbers += [
+        number_reading(r.decimal_mark, r.group_mark, r.unit, False, negative)
+        for negative in N.negatives_for(symbols)
+        for r in numbers
+        if not r.exponent
+    ]
     return [
         BOOL,
         *numbers,
@@ -305,11 +289,10 @@ def candidate_readings(
     ]
 
 
-_U = "[%$€£¥₹₽₩₺₪₫]"
 # A broad gate per family: a column is tried with a family's readings only if its values pass.
 FAMILIES = {
     "bool": BOOL_PATTERN,
-    "number": rf"[+-]?({_U}\s?)?[+-]?[.,]?[0-9][0-9.,'’ \x{{a0}}\x{{202f}}]*([eE][+-]?[0-9]+)?(\s?{_U})?",
+    "number": N.FAMILY,
     "date": r"[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}|[0-9]{1,2}[ -][A-Za-z]{3,9}[ -][0-9]{2,4}|[A-Za-z]{3,9} [0-9]{1,2}, [0-9]{4}",
     "datetime": r"[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}[T ][0-9]{1,2}:[0-9]{2}.*",
     "time": r"[0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(\s?[AaPp][Mm])?",
@@ -330,6 +313,7 @@ def reading_from(type_: str, fmt: str) -> Reading:
             opts.get("group_mark") or None,
             opts.get("unit") or None,
             opts.get("exponent") == "true",
+            opts.get("negative", ""),
         )
     if type_ == "duration":
         return {"ISO 8601": ISO_8601_DURATION, MINUTES_DURATION.format: MINUTES_DURATION}.get(fmt, CLOCK_DURATION)
@@ -355,14 +339,9 @@ def matches(t: exp.Expression, pattern: str) -> exp.Expression:
 
 
 def number_text(reading: Reading, t: exp.Expression) -> exp.Expression:
-    """The value as plain decimal text: unit, spaces and group marks gone, `.` as the mark."""
-    if reading.decimal_mark == "." and reading.group_mark is None and reading.unit is None:
-        return t  # the gate admits only digits, a sign, a '.' and an exponent: already plain
-    keep = "0-9eE+\\-" + re.escape(reading.decimal_mark)
-    text = _fn("regexp_replace", t, _lit(f"[^{keep}]"), _lit(""), _lit("g"))
-    if reading.decimal_mark != ".":
-        text = _fn("replace", text, _lit(reading.decimal_mark), _lit("."))
-    return text
+    """The value as plain decimal text: unit, spaces, group marks and brackets gone, `.` as the
+    mark, a negative's minus first (number_forms.plain_text)."""
+    return N.plain_text(reading.decimal_mark, reading.group_mark, reading.unit, reading.negative, t)
 
 
 def _iso_duration(t: exp.Expression) -> exp.Expression:

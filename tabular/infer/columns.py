@@ -119,6 +119,23 @@ def sampled(rel: str, rows: int) -> str:
     return f"(SELECT * FROM {rel} WHERE __row_id <= {SAMPLE_HEAD} OR __row_id % {step} = 0)"
 
 
+def _candidates(
+    con: duckdb.DuckDBPyConnection, source: Source, columns: list[str], settings: Settings, options: dict
+) -> dict[str, list[Reading]]:
+    """Each column's readings worth trying, from the symbols and families its values in `source` hold."""
+    if not columns:
+        return {}
+    surveyed = survey(con, source, columns, settings.nulls(options), settings.mixed_values_share)
+    return {
+        c: [
+            r
+            for r in C.candidate_readings(surveyed[c].symbols, options.get("decimal_mark"), options.get("date_order"))
+            if r.type in surveyed[c].families
+        ]
+        for c in columns
+    }
+
+
 def infer_from(
     con: duckdb.DuckDBPyConnection,
     sample: Source,
@@ -132,15 +149,7 @@ def infer_from(
     """Typings of `columns` chosen on `sample` and checked on `whole` (the same Source when the
     sample is every row), and the tallies they were decided on."""
     markers = settings.nulls(options)
-    surveyed = survey(con, sample, free, markers, settings.mixed_values_share) if free else {}
-    readings = {
-        c: [
-            r
-            for r in C.candidate_readings(surveyed[c].symbols, options.get("decimal_mark"), options.get("date_order"))
-            if r.type in surveyed[c].families
-        ]
-        for c in free
-    }
+    readings = _candidates(con, sample, free, settings, options)
     tallies = _sample_tallies(con, sample, free, readings, markers) if free else {}
     rel = whole
     if rel != sample and free:
@@ -150,6 +159,9 @@ def infer_from(
         kept = {c: rs for c, rs in kept.items() if rs}
         checked = _recount(con, rel, kept, markers, tallies)
         misled = [c for c, rs in kept.items() if checked[c].count_of(rs[0]).fails > 0]
+        # Surveyed again over every row: a unit or a negative convention first met past the
+        # sample (credit notes in brackets after row 20,000) brings its readings.
+        readings |= _candidates(con, rel, misled, settings, options)
         recount = tally(con, rel, misled, {c: readings[c] for c in misled}, markers) if misled else {}
         tallies.update(checked)
         tallies.update(recount)

@@ -15,12 +15,18 @@ from sqlglot import exp
 
 from .. import readings as C
 from ..errors import ErrorItem, close_names
+from ..number_forms import NEGATIVES
 from ..readings import Reading
 from .questions import Option, Question, Typing
 from .tally import Source, accepts, physical_from, symbols_of, tally, text_of
 
 ORDERS = ("DMY", "MDY", "YMD")
-NUMBER_KEYS = {"decimal_mark": (".", ","), "group_mark": (",", ".", " ", "'", ""), "unit": ("", *C.UNITS)}
+NUMBER_KEYS = {
+    "decimal_mark": (".", ","),
+    "group_mark": (",", ".", " ", "'", ""),
+    "unit": ("", *C.UNITS),
+    "negative": NEGATIVES,
+}
 FIXED_FORMATS = {"bool": ("true/false", "1/0"), "duration": ("h:mm:ss", "m:ss.f", "ISO 8601")}
 
 
@@ -75,7 +81,10 @@ def format_problem(con: duckdb.DuckDBPyConnection, type_: str, fmt: str) -> str 
         for part in (p for p in fmt.split(";") if p):
             key, sep, value = part.partition("=")
             if key not in NUMBER_KEYS or not sep or value not in NUMBER_KEYS[key]:
-                return "a number format is 'decimal_mark=.|,' with optional ';group_mark=…' and ';unit=…' (e.g. 'decimal_mark=,;group_mark=.')"
+                return (
+                    "a number format is 'decimal_mark=.|,' with optional ';group_mark=…', ';unit=…' and "
+                    "';negative=brackets|trailing' (e.g. 'decimal_mark=,;group_mark=.')"
+                )
         return None
     if fmt in ORDERS:
         return None if type_ in ("date", "datetime") else "a time has no date order"

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import duckdb
 from sqlglot import exp
 
+from .. import number_forms as N
 from .. import readings as C
 from ..readings import Reading
 
@@ -492,6 +493,11 @@ def survey(
         selects["misses", family] = _count(f"t IS NOT NULL AND NOT {_sql(C.matches(t, pattern))}")
     for symbol in SYMBOLS:
         selects["holds", symbol] = f"bool_or(contains(raw, {_sql(exp.Literal.string(symbol))}))"
+    # Brackets around, or a minus after, a value written as an amount: that negative convention's
+    # readings are worth trying (number_forms.negatives_for).
+    amount = _sql(C.matches(t, N.AMOUNT))
+    selects["holds", N.BRACKETED] = f"bool_or(contains(t, '(') AND contains(t, ')') AND {amount})"
+    selects["holds", N.TRAILING] = f"bool_or(ends_with(t, '-') AND {amount})"
     found = _grouped(con, source.cells(columns, markers), selects)
     out = {c: Survey(set(), set()) for c in columns}
     for col, got in found.items():
@@ -499,7 +505,7 @@ def survey(
         families = {f for f in C.FAMILIES if nonnull and (nonnull - got["misses", f]) / nonnull >= share}
         symbols = {
             " " if symbol in ("\u00a0", "\u202f") else "'" if symbol == "’" else symbol
-            for symbol in SYMBOLS
+            for symbol in (*SYMBOLS, N.BRACKETED, N.TRAILING)
             if got["holds", symbol]
         }
         out[col] = Survey(symbols, families)

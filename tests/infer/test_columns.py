@@ -1,6 +1,8 @@
 """Every row is checked: what a sampling sniffer gets wrong past its sample, we must not."""
 
 import csv
+from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from conftest import columns, ingest
@@ -91,3 +93,34 @@ def test_a_bare_value_among_many_with_a_unit_is_asked_and_the_unit_reading_rejec
     assert columns(dataset)["price"].type == "string"
     (q,) = [q for q in dataset.questions if q.column == "price"]
     assert q.kind == "mixed_values" and [(o.type, o.rows_rejected) for o in q.options] == [("string", 0), ("number", 1)]
+
+
+def write_ledger(path: Path, rows: int, credits_from: int) -> None:
+    """A ledger of `rows` entries of 10.00 whose entries from row `credits_from` on that are odd
+    and one past a multiple of 7 are credit notes of (1,000.00)."""
+    lines = ["entry,amount"]
+    lines += [f'{i},"(1,000.00)"' if credit(i, credits_from) else f"{i},10.00" for i in range(1, rows + 1)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def credit(i: int, credits_from: int) -> bool:
+    return i >= credits_from and i % 14 == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("start", [1, 40_000])
+def test_credit_notes_read_in_the_one_pass_and_when_first_met_past_the_sample(ns, tmp_path, start):
+    # From row 1: the one pass types on its head and converts every later credit note under
+    # the sample's reading. From row 40,000, on odd rows only, which the careful way's sample of
+    # 50,000 rows (its head, then every 4th row) never holds: the column the sample misled is
+    # surveyed again whole, and reads every value.
+    rows = 50_000
+    write_ledger(tmp_path / "ledger.csv", rows, start)
+    status, dataset = ingest(ns, tmp_path / "ledger.csv")
+    assert status.state == "ready" and dataset.rows == rows and dataset.rows_rejected == 0
+    column = columns(dataset)["amount"]
+    assert (column.type, column.format) == ("number", "decimal_mark=.;group_mark=,;negative=brackets")
+    credits = sum(1 for i in range(1, rows + 1) if credit(i, start))
+    expected = Decimal("10.00") * (rows - credits) - Decimal("1000.00") * credits
+    got = ns.query({"datasets": [{"source_uri": "ledger.csv"}], "aggregates": [{"fn": "sum", "column": "amount"}]})
+    assert Decimal(got.rows[0][0]) == expected

@@ -7,6 +7,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from tabular import number_forms as N
 from tabular import readings as C
 from tabular.infer.tally import NumberStats, Source, long_table, physical_from, survey, symbols_of, tally
 
@@ -112,6 +113,24 @@ def test_the_survey_finds_the_symbols_and_the_families_enough_values_belong_to(c
     assert "number" in got["price"].families
     assert "date" not in got["when"].families  # only half of the values look like dates
     assert symbols_of(con, Source(rel), ["when"], MARKERS)["when"] == set()
+
+
+def test_the_survey_says_where_a_column_writes_a_negative_as_an_amount_in_brackets_or_with_a_minus_after(con):
+    rel = table(
+        con,
+        credits=["400.00 €", "(250.00) €", "12.30 €", "7.00 €"],
+        groups=["1,250", "(1,100)", "300", "12"],
+        trailing=["400.00", "250.00-", "12.30", "7.00"],
+        notes=["12", "(3)", "15", "7"],  # a note's number: no amount
+        errors=["1.234", "(0.023)", "0.815", "(0.101)"],  # standard errors under coefficients
+        dates=["2024-01-02", "2024-01-", "2024-02-03", "2024-03-04"],
+    )
+    got = {c: s.symbols for c, s in survey(con, Source(rel), list(C_COLUMNS), MARKERS, 0.7).items()}
+    assert [c for c in C_COLUMNS if N.BRACKETED in got[c]] == ["credits", "groups"]
+    assert [c for c in C_COLUMNS if N.TRAILING in got[c]] == ["trailing"]
+
+
+C_COLUMNS = ("credits", "groups", "trailing", "notes", "errors", "dates")
 
 
 def test_the_long_table_counts_as_the_wide_relation_does_and_is_dropped_after(con):
