@@ -5,7 +5,6 @@ package never imports ops/)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +13,7 @@ from planner.models import QueryDataset
 
 from ..errors import ErrorItem, ValidationFailed
 from ..models import DatasetGetOut
-from ..read.sheets.rules import TOTAL_CELL
+from .total_rows import total_rows
 
 # A string column with at most this many distinct values has them shown to a chat proposer.
 VALUES_SHOWN = 25
@@ -176,109 +175,12 @@ def _values(reads: Reads, item: QueryDataset, column: str) -> tuple[str, ...]:
     return tuple(row[0] for row in answer.rows)
 
 
-# Words a row's label uses to say it totals the others, in several languages: left out on the
-# label alone. A weaker word ("Overall", "All", "Sum", "Combined") also names categories, so
-# a row it labels is left out only when its numbers are the sum of the other rows'.
-TOTAL_WORDS = (
-    "total",
-    "totals",
-    "grand total",
-    "sub-total",
-    "subtotal",
-    "gesamt",
-    "insgesamt",
-    "summe",
-    "totaal",
-    "totale",
-    "totali",
-    "totaux",
-    "suma",
-    "razem",
-    "ogółem",
-    "итого",
-    "всего",
-    "celkem",
-    "yhteensä",
-    "i alt",
-    "totalt",
-    "samtals",
-    "σύνολο",
-    "toplam",
-    "合計",
-    "合计",
-    "总计",
-    "總計",
-)
-WEAK_TOTAL_WORDS = ("overall", "all", "sum", "combined", "aggregate", "career", "cumulative")
-_WORD_TOTAL = re.compile(r"(?i)\s*(" + "|".join(re.escape(w) for w in TOTAL_WORDS) + r")(\s*:|\s+(for|of|in)\b.*|\s*)")
-_WEAK_TOTAL = re.compile(r"(?i)\s*(" + "|".join(WEAK_TOTAL_WORDS) + r")(\s*:|\s+(for|of|in)\b.*|\s+total|\s*)")
-
-
-def _totals(reads: Reads, item: QueryDataset, snapshot_id: str, columns: list) -> tuple[tuple[str, str], ...]:
-    """The (column, value) of rows that total the others: a text cell that says so ("Total",
-    "Gesamt", "Итого", "Totals:"), or says so weakly ("Overall", "All") in a row whose whole
-    numbers are the sums of the other rows'."""
-    strings = [c.name for c in columns if c.type == "string"]
-    if not strings:
-        return ()
+def _totals(reads: Reads, item: QueryDataset, snapshot_id: str, columns: list) -> tuple[tuple[str, Any], ...]:
+    """The (column, value) of rows that total the others (total_rows.py), found once a snapshot."""
     if snapshot_id in _TOTALS_FOUND:
         return _TOTALS_FOUND[snapshot_id]
-    item = item.model_copy(update={"alias": "d"})
-    said = [*TOTAL_WORDS, *WEAK_TOTAL_WORDS]
-    said += [f"{w}:" for w in said]
-    wholes = [c.name for c in columns if c.type == "number" and c.physical in ("BIGINT", "INTEGER", "HUGEINT")]
-    found: list[tuple[str, str]] = []
-    weak: list[tuple[str, str, list]] = []
-    for part in range(0, len(strings), 30):  # three filters a column, under the plan's limit of filters
-        some = strings[part : part + 30]
-        where = [
-            {
-                "any": [
-                    f
-                    for c in some
-                    for f in (
-                        {"column": f"d.{c}", "op": "in", "values": said, "ignore_case": True},
-                        {"column": f"d.{c}", "op": "starts_with", "value": "total ", "ignore_case": True},
-                        {"column": f"d.{c}", "op": "starts_with", "value": "grand total", "ignore_case": True},
-                    )
-                ]
-            }
-        ]
-        answer = reads.query(
-            datasets=[item], where=where, select=[{"column": f"d.{c}"} for c in some + wholes], limit=20
-        )
-        for row in answer.rows:
-            for c, v in zip(some, row):
-                if not isinstance(v, str) or (c, v) in found:
-                    continue
-                if _WORD_TOTAL.fullmatch(v) or TOTAL_CELL.fullmatch(v):
-                    found.append((c, v))
-                elif _WEAK_TOTAL.fullmatch(v):
-                    weak.append((c, v, list(row[len(some) :])))
-    if weak and wholes:
-        found += _summing(reads, item, wholes, weak, found)
+    found = total_rows(reads.query, item, columns)
     if len(_TOTALS_FOUND) > 10_000:
         _TOTALS_FOUND.clear()
-    _TOTALS_FOUND[snapshot_id] = tuple(found)
-    return _TOTALS_FOUND[snapshot_id]
-
-
-def _summing(reads: Reads, item: QueryDataset, wholes: list[str], weak: list, found: list) -> list[tuple[str, str]]:
-    """Of the rows a weak word labels, those whose whole numbers (two or more of them filled, not
-    all zero) are each the sum of every other row's: sum of the column = twice the row's value."""
-    answer = reads.query(
-        datasets=[item],
-        where=[
-            {"any": [{"column": f"d.{c}", "op": "is_null"}, {"column": f"d.{c}", "op": "ne", "value": v}]}
-            for c, v in found
-        ],
-        aggregates=[{"fn": "sum", "column": f"d.{c}", "as": f"s{k}"} for k, c in enumerate(wholes)]
-        + [{"fn": "count", "as": "rows"}],
-    )
-    *sums, rows = answer.rows[0]
-    out = []
-    for c, v, values in weak:
-        filled = [(int(x), int(t)) for x, t in zip(values, sums) if x is not None and t is not None]
-        if int(rows) >= 4 and len(filled) >= 2 and any(x for x, _ in filled) and all(2 * x == t for x, t in filled):
-            out.append((c, v))
-    return out
+    _TOTALS_FOUND[snapshot_id] = found
+    return found

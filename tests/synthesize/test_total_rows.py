@@ -1,0 +1,162 @@
+"""Rows that total the others, where the ingest keeps them (tabular/synthesize/total_rows.py): a
+label that starts with a total word and says more ("Total (4 NOCs)", "Gesamt alle Länder",
+"Всего по округу"), a grand total first or in the middle, subtotals of parts beside a grand total.
+Each is left out of every plan when its numbers are the others' sums, so a total is not counted
+twice; a title that starts with a total word ("Total Recall") stays a row. Answers worked out by
+hand from each table."""
+
+from __future__ import annotations
+
+import pytest
+from synth_engine import answer, tables_namespace
+from synth_schemas import col, table
+
+from tabular.synthesize.total_rows import total_row_read, total_rows
+
+TABLES = [
+    # a medal table whose total row says how many nations, in both text columns
+    (
+        "medals",
+        ",",
+        ["Rank", "Nation", "Gold", "Silver", "Bronze", "Total"],
+        [
+            ["1", "Norway", "5", "3", "2", "10"],
+            ["2", "Kenya", "3", "4", "1", "8"],
+            ["3", "Peru", "2", "2", "4", "8"],
+            ["4", "Chile", "1", "0", "3", "4"],
+            ["Total (4 NOCs)", "Total (4 NOCs)", "11", "9", "10", "30"],
+        ],
+    ),
+    # German, the grand total first, one number column only
+    (
+        "laender",
+        ";",
+        ["Land", "Einwohner"],
+        [
+            ["Gesamt alle Länder", "1000"],
+            ["Bayern", "400"],
+            ["Hessen", "300"],
+            ["Saarland", "100"],
+            ["Bremen", "200"],
+        ],
+    ),
+    # subtotals of two parts in the middle, then the grand total; upper case labels
+    (
+        "councils",
+        ",",
+        ["Council", "Area", "Population"],
+        [
+            ["Angus", "2200", "110"],
+            ["Fife", "1300", "360"],
+            ["Moray", "2200", "90"],
+            ["TOTAL MAINLAND", "5700", "560"],
+            ["Orkney", "990", "20"],
+            ["Shetland", "1470", "23"],
+            ["TOTAL ISLANDS", "2460", "43"],
+            ["TOTAL SCOTLAND", "8160", "603"],
+        ],
+    ),
+    # Russian labels, the total in the middle of the list, tab-separated
+    (
+        "okruga",
+        "\t",
+        ["Округ", "Школы", "Ученики"],
+        [
+            ["Северный", "12", "3400"],
+            ["Южный", "8", "2100"],
+            ["Всего по округам", "35", "9000"],
+            ["Западный", "10", "2500"],
+            ["Восточный", "5", "1000"],
+        ],
+    ),
+    # titles that start with a total word: rows like the others
+    (
+        "films",
+        ",",
+        ["Film", "Year", "Gross"],
+        [
+            ["Total Recall", "1990", "261"],
+            ["Alien", "1979", "104"],
+            ["Totally Fine", "2001", "12"],
+            ["Heat", "1995", "187"],
+        ],
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def ns(tmp_path_factory):
+    with tables_namespace(tmp_path_factory.mktemp("totals"), TABLES) as ns:
+        yield ns
+
+
+def _num(rows):
+    return [[float(v) for v in row] for row in rows]
+
+
+def test_a_total_row_that_says_more_than_total_is_not_added_to_the_rows_it_totals(ns):
+    assert _num(answer(ns, "what is the total gold?", "medals")) == [[11]]
+    assert _num(answer(ns, "what is the total of einwohner?", "laender")) == [[1000]]
+    assert _num(answer(ns, "what is the total of ученики?", "okruga")) == [[9000]]
+
+
+def test_a_total_row_is_neither_counted_nor_ranked(ns):
+    assert answer(ns, "which nation won the most silver?", "medals") == [["Kenya"]]
+    assert answer(ns, "which land has the most einwohner?", "laender") == [["Bayern"]]
+    assert _num(answer(ns, "how many nations won more than 1 gold?", "medals")) == [[3]]
+
+
+def test_subtotals_of_parts_beside_their_grand_total_are_all_left_out(ns):
+    assert _num(answer(ns, "what is the total area?", "councils")) == [[8160]]
+    assert answer(ns, "which council has the largest population?", "councils") == [["Fife"]]
+
+
+def test_a_title_that_starts_with_a_total_word_stays_a_row(ns):
+    assert _num(answer(ns, "what is the total gross?", "films")) == [[564]]
+    assert answer(ns, "which film has the highest gross?", "films") == [["Total Recall"]]
+
+
+class _Out:
+    def __init__(self, rows):
+        self.rows = rows
+
+
+class _Item:
+    def model_copy(self, update):
+        return self
+
+
+class _Column:
+    def __init__(self, name, type_, physical=""):
+        self.name, self.type, self.physical = name, type_, physical
+
+
+def test_a_longer_total_label_is_a_total_only_when_its_numbers_are_the_others_sums():
+    """The rule alone, over a table given as its probe's answers: 'Total 3 teams' sums the three
+    rows and is found; 'Total Eclipse' does not and is a row."""
+    columns = [_Column("Team", "string"), _Column("Wins", "number", "BIGINT")]
+    for label, wins, found in (("Total 3 teams", 9, True), ("Total Eclipse", 7, False)):
+        answers = iter([_Out([[label, wins]]), _Out([[9, 3]])])  # the labelled rows; then the others' sums, rows
+        got = total_rows(lambda answers=answers, **plan: next(answers), _Item(), columns)
+        assert got == ((("Team", label),) if found else ())
+
+
+def test_a_plan_from_any_proposer_that_reads_a_total_row_among_the_others_is_refused():
+    """A chat model's plan that adds up Gold over a table whose 'Total (4 NOCs)' row totals the
+    others, with nothing naming the column that labels it; the built-in's plan (the row left out
+    by a test of that column) and a lookup pass."""
+    medals = table(col("Nation"), col("Gold", "number"), totals=(("Nation", "Total (4 NOCs)"),))
+    ref = [medals.ref()]
+    summed = {"datasets": ref, "aggregates": [{"fn": "sum", "column": "Gold"}]}
+    assert "'Total (4 NOCs)' totals the others" in total_row_read(summed, [medals])
+    ranked = {"datasets": ref, "group_by": [{"column": "Nation"}], "order_by": [{"column": "Gold", "desc": True}]}
+    assert total_row_read(ranked, [medals])
+    kept_out = {**summed, "where": medals.without_totals(lambda name: name)}
+    assert total_row_read(kept_out, [medals]) == ""
+    one = {
+        "datasets": ref,
+        "where": [{"column": "Nation", "op": "eq", "value": "Peru"}],
+        "select": [{"column": "Gold"}],
+    }
+    assert total_row_read(one, [medals]) == ""
+    assert total_row_read(summed, [table(col("Nation"), col("Gold", "number"))]) == ""
