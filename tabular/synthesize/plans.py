@@ -39,14 +39,18 @@ def candidates(r: TaskReading, asked: Asked, choices: list[Choice], by_alias: di
 
 
 def _answer(r: TaskReading, plan: dict) -> tuple[str, ...]:
-    """The plan parts that answer the task: a difference; the values looked up; for "which region
-    has the most sales" or "did A or B earn more", the group ranked first, not its total (the
-    total is evidence); else every group with its aggregates, a table per group."""
+    """The plan parts that answer the task: a difference; the values looked up; for a ranking
+    ("which region has the most sales", "what city has the most barangays", "what team has the
+    highest number of wins", "the top 3 teams by points", "did A or B earn more"), the groups
+    ranked, not their totals (the totals are evidence: a ranking that asks its number, "how many
+    wins did the team with the most have", is two calculations, not read); else every group with
+    its aggregates, a table per group."""
     if any(m.get("as") == "difference" for m in plan.get("measures", [])):
         return ("difference",)
     groups = [f"group_by[{k}]" for k in range(len(plan.get("group_by", [])))]
     aggregates = [f"aggregates[{k}]" for k in range(len(plan.get("aggregates", [])))]
-    if groups and aggregates and r.top and (r.entity or r.choice) and not plan.get("having"):
+    ranked = r.top and plan.get("order_by") and not plan.get("having")
+    if groups and aggregates and ranked:
         return tuple(groups)
     shares = [
         f"measures[{k}]" for k, m in enumerate(plan.get("measures", [])) if m.get("as") in ("share", "percentage")
