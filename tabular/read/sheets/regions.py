@@ -128,12 +128,15 @@ def names_of(blocks: list[tuple[int, int, int, int]], regions: list[Region]) -> 
     """Per table found (top, left, bottom, right on the sheet, 0-based), the name of the region
     that covers it: one that holds at least half of the table's cells and the table at least
     half of its own (a named range of the data under a header names the table; one of a single
-    column inside it does not). An Excel table comes before a named range; each names one table."""
+    column inside it does not). An Excel table comes before a named range; each names one table;
+    a table found over two Excel tables keeps its own name."""
     named: list[str | None] = [None] * len(blocks)
+    # A table found over two Excel tables (side by side, no empty column between) is neither: named by none.
+    merged = {k for k, b in enumerate(blocks) if sum(1 for r in regions if r.kind == "table" and _overlap(b, r)) > 1}
     for region in sorted(regions, key=lambda r: r.kind != "table"):
         best, best_k = 0, None
         for k, block in enumerate(blocks):
-            if named[k] is not None:
+            if named[k] is not None or k in merged:
                 continue
             shared = _overlap(block, region)
             size = (block[2] - block[0] + 1) * (block[3] - block[1] + 1)

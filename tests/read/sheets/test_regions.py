@@ -149,6 +149,12 @@ def test_a_region_names_the_table_it_mostly_covers():
     assert names_of([block, (0, 4, 9, 6)], [Region("left", "range", 0, 0, 9, 3)]) == ["left", None]
 
 
+def test_two_excel_tables_read_as_one_name_neither():
+    block = (0, 0, 3, 4)  # A1:E4, where the tables A1:B4 and C1:E4 touch
+    tables = [Region("stock", "table", 0, 0, 3, 1), Region("prices", "table", 0, 2, 3, 4)]
+    assert names_of([block], tables) == [None]
+
+
 def test_no_archive_names_nothing(tmp_path):
     (tmp_path / "x.xlsx").write_bytes(b"not a zip")
     assert workbook_regions(tmp_path / "x.xlsx") == {}
