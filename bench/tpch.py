@@ -34,9 +34,9 @@ from common import tpch_csvs, use_working_tree  # noqa: E402
 
 PLANS = HERE / "tpch"
 TABLES = ("nation", "region", "part", "supplier", "partsupp", "customer", "orders", "lineitem")
-RATIO_TARGET = 1.2
+RATIO_TARGET = 1.1  # issue 58: every query within 1.1x of DuckDB's official SQL, end to end
 ANSWER_ROWS = 10_000  # the most rows an answer holds (SPEC §4)
-OVERHEAD_TARGET_MS = 5.0
+OVERHEAD_TARGET_MS = 2.0  # issue 58: the call's fixed cost (the whole call - its SQL alone)
 
 # The official schema (TPC-H 2.18, §1.4): identifiers as BIGINT, money as DECIMAL(15, 2), text as VARCHAR.
 DDL = {
@@ -143,6 +143,9 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query after a warm-up (median)")
     parser.add_argument("--queries", default="", help="comma-separated names (q02,q13); default: every one")
+    parser.add_argument(
+        "--home", type=Path, default=None, help="keep tabular's home here: ingested once, reused by later runs"
+    )
     args = parser.parse_args()
     use_working_tree()
     import duckdb
@@ -154,18 +157,24 @@ def main() -> None:
     reference_tables(reference, csvs)
     biggest = max(p.stat().st_size for p in csvs.values())
     with tempfile.TemporaryDirectory(prefix="tpch-", dir=args.data_dir) as work:
-        engine = tabular.connect(str(Path(work) / "home"), max_upload_bytes=biggest + 1)
+        home = args.home or Path(work) / "home"
+        ingested = (home / "catalog.sqlite").exists()
+        engine = tabular.connect(str(home), max_upload_bytes=biggest + 1)
         ns = engine.namespace("bench", "tpch")
         start = time.perf_counter()
-        ingest(ns, csvs)
-        print(
-            f"ingested {len(csvs)} tables at SF{args.scale_factor:g} in {time.perf_counter() - start:.1f} s (not measured)",
-            flush=True,
-        )
+        if ingested:
+            print(f"the tables at SF{args.scale_factor:g} as ingested before in {home}", flush=True)
+        else:
+            ingest(ns, csvs)
+            print(
+                f"ingested {len(csvs)} tables at SF{args.scale_factor:g} in {time.perf_counter() - start:.1f} s (not measured)",
+                flush=True,
+            )
         print(
             f"{'query':6} {'agrees':7} {'tabular ms':>11} {'duckdb ms':>10} {'ratio':>6} {'sql ratio':>9} {'overhead ms':>12}"
+            f" {'best ratio':>10} {'best ovh ms':>11}"
         )
-        failed = False
+        failed, summary = False, []
         for name in [q for q in queries() if not args.queries or q in args.queries.split(",")]:
             body = {"org": "bench", "namespace": "tpch", "limit": ANSWER_ROWS, **plan(name)}
             answer = engine.call("knowledge.query", body)
@@ -196,18 +205,31 @@ def main() -> None:
             cur.close()
             t, d, a = statistics.median(ours), statistics.median(theirs), statistics.median(alone)
             ratio, overhead = t / d, statistics.median(o - s for o, s in zip(ours, alone))
-            # Within the target, or its SQL is and the gap is the fixed cost of a call.
-            failed |= bool(diff) or min(ratio, a / d) > RATIO_TARGET or overhead > OVERHEAD_TARGET_MS
+            # Best of the runs: on a loaded machine the fastest run of each is the one least
+            # slowed by other processes (printed beside the medians, which the targets judge).
+            best_ratio, best_overhead = min(ours) / min(theirs), min(ours) - min(alone)
+            failed |= bool(diff) or ratio > RATIO_TARGET or overhead > OVERHEAD_TARGET_MS
+            summary.append((not diff, ratio, overhead, best_ratio, best_overhead))
             print(
-                f"{name:6} {'yes' if not diff else 'NO':7} {t:11.1f} {d:10.1f} {ratio:6.2f} {a / d:9.2f} {overhead:12.2f}",
+                f"{name:6} {'yes' if not diff else 'NO':7} {t:11.1f} {d:10.1f} {ratio:6.2f} {a / d:9.2f} {overhead:12.2f}"
+                f" {best_ratio:10.2f} {best_overhead:11.2f}",
                 flush=True,
             )
             for line in diff:
                 print("   ", line)
         engine.close()
+    n = len(summary)
+    print(f"{sum(row[0] for row in summary)}/{n} agree")
+    for label, r, o in (("median of the runs", 1, 2), ("best of the runs", 3, 4)):
+        within = sum(row[r] <= RATIO_TARGET for row in summary)
+        under = sum(row[o] <= OVERHEAD_TARGET_MS for row in summary)
+        print(
+            f"{label}: {within}/{n} within {RATIO_TARGET}x end to end (worst {max(row[r] for row in summary):.2f}x); "
+            f"{under}/{n} with overhead <= {OVERHEAD_TARGET_MS:g} ms (median {statistics.median(row[o] for row in summary):.2f} ms)"
+        )
     print(
-        f"targets: agree on every query, ratio (or, where the call's fixed cost is the gap, sql ratio) <= {RATIO_TARGET}, "
-        f"overhead < {OVERHEAD_TARGET_MS} ms: {'FAIL' if failed else 'PASS'}"
+        f"targets: agree on every query, ratio <= {RATIO_TARGET} end to end, overhead <= {OVERHEAD_TARGET_MS:g} ms: "
+        f"{'FAIL' if failed else 'PASS'}"
     )
 
 
