@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from ..infer import retype
 from ..infer.questions import Typing
-from ..store.catalog import live_typings, one, revision_datasets, revision_row, source_row
+from ..store.catalog import live_typings, now, one, revision_datasets, revision_row, source_row, update
 from ..store.home import VERIFY_ROWS
 
 # The first words of the job's warning when it published nothing: the bytes were already live.
@@ -93,6 +93,24 @@ def holding_revision(catalog, job, fmt: str, options: dict) -> int | None:
         return None
     serving = [d["live_snapshot"] for d in revision_datasets(con, job.org, job.namespace, job.source_uri, live)]
     return live if serving and _readable(catalog, serving) else None
+
+
+def describe(catalog, job) -> None:
+    """The source's title, description, tags and metadata set from the job, as a published
+    revision sets them, where the job's bytes were live already (no new revision: the words
+    about the source are the latest ingest's all the same)."""
+    request = job.request
+    wanted = dict(title=request.title, description=request.description, tags=request.tags, metadata=request.metadata)
+    with catalog.change() as con:
+        row = source_row(con, job.org, job.namespace, job.source_uri)
+        if row is None:
+            return
+        held = dict(
+            title=row[2], description=row[3], tags=json.loads(row[4] or "[]"), metadata=json.loads(row[5] or "{}")
+        )
+        if held != json.loads(json.dumps(wanted, ensure_ascii=False, default=str)):
+            where = dict(org=job.org, namespace=job.namespace, source_uri=job.source_uri)
+            update(con, "sources", where, **wanted, updated_at=now())
 
 
 class Unchanged(Exception):

@@ -71,6 +71,7 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
     _check_revision(catalog.conn(), job)
     held = again.holding_revision(catalog, job, fmt, formats.with_defaults(fmt, job.options))
     if held is not None:
+        again.describe(catalog, job)
         raise again.Unchanged(held)
     folder = catalog.extractions_dir / f"{uuid.uuid4().hex}.{catalog.owner}"  # the owner: see Catalog.sweep
     folder.mkdir()

@@ -88,3 +88,11 @@ def test_another_namespace_with_the_same_bytes_is_its_own_first_revision(engine)
     ingest(engine.namespace("acme", "finance"), CSV / "sales.csv", source_uri="s")
     other = engine.namespace("acme", "ops").ingest_file(CSV / "sales.csv", source_uri="s")
     assert other.revision == 1 and not any(w.startswith(UNCHANGED) for w in other.warnings)
+
+
+def test_the_same_bytes_with_new_words_about_the_source_keep_the_revision_and_take_the_words(ns):
+    ingest(ns, CSV / "sales.csv", source_uri="s", title="Sales", tags=["q1"])
+    again = ns.ingest_file(CSV / "sales.csv", source_uri="s", title="Sales, first quarter", tags=["q1", "eu"])
+    got = ns.call("knowledge.get", {"source_uri": "s"})
+    assert again.revision == 1 and got["revision"] == 1
+    assert (got["title"], got["tags"]) == ("Sales, first quarter", ["q1", "eu"])
