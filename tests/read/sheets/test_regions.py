@@ -158,3 +158,53 @@ def test_two_excel_tables_read_as_one_name_neither():
 def test_no_archive_names_nothing(tmp_path):
     (tmp_path / "x.xlsx").write_bytes(b"not a zip")
     assert workbook_regions(tmp_path / "x.xlsx") == {}
+
+
+def ods(path, sheets: dict[str, list[list[str]]]):
+    """A minimal OpenDocument spreadsheet (text cells), written by hand: no ODS writer is installed."""
+    import zipfile
+    from xml.sax.saxutils import escape
+
+    def table(name, rows):
+        cells = "".join(
+            "<table:table-row>"
+            + "".join(
+                f'<table:table-cell office:value-type="string"><text:p>{escape(v)}</text:p></table:table-cell>'
+                for v in row
+            )
+            + "</table:table-row>"
+            for row in rows
+        )
+        return f'<table:table table:name="{escape(name)}">{cells}</table:table>'
+
+    content = (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">'
+        "<office:body><office:spreadsheet>"
+        + "".join(table(n, r) for n, r in sheets.items())
+        + "</office:spreadsheet></office:body></office:document-content>"
+    )
+    manifest = (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">'
+        '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/>'
+        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+        "</manifest:manifest>"
+    )
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.spreadsheet")
+        z.writestr("content.xml", content, zipfile.ZIP_DEFLATED)
+        z.writestr("META-INF/manifest.xml", manifest, zipfile.ZIP_DEFLATED)
+    return path
+
+
+def test_an_ods_sheet_of_prose_is_a_note_too(ns, tmp_path):
+    """ODS is read by calamine, which gives no names (its tables keep their sheets' names), but
+    a sheet of one sentence is a note there as in a workbook."""
+    path = ods(tmp_path / "b.ods", {"Orders": [["id", "amount"], ["1", "10"], ["2", "20"]], "About": [[SENTENCE]]})
+    status = ns.ingest_file(path, source_uri="b.ods")
+    assert status.state == "ready", status.error_message
+    assert [d.dataset_id for d in ns.dataset_get("b.ods").datasets] == ["orders"]
+    assert any("'About'" in w and SENTENCE in w for w in status.warnings)
