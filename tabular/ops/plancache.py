@@ -133,7 +133,7 @@ def _snapshots(resolved: Resolved) -> tuple:
 def hash_of(ctx: Context, body: QueryPlan, text: PlanText) -> str:
     """planner.receipt.plan_hash of the plan alone (not who asks, nor how its rows are sent),
     computed once per plan text."""
-    key = (text.exact,)
+    key = (body.org, body.namespace, text.exact)  # a pure function of the plan, yet kept per tenant as all is
     cache = cache_for(ctx)
     found = cache.get("hash", key)
     if found is None:

@@ -6,6 +6,7 @@ import threading
 import uuid
 
 import pytest
+from conftest import CSV
 
 import tabular
 from tabular.ops.plancache import PlanCache, cache_for, plan_text
@@ -78,7 +79,8 @@ def test_other_values_of_one_shape_are_bound_anew_and_give_their_own_rows(homes,
     assert got.rows == want.rows
     assert statement(got.receipt) == statement(want.receipt)
     assert got.receipt.plan_hash == want.receipt.plan_hash
-    assert len(cache_for(kept.context)._kinds["compiled"]) == compiled  # one statement for the shape
+    kinds = cache_for(kept.context)._kinds
+    assert len(kinds["compiled"]) == compiled and len(kinds["resolved"]) == 1  # one of each for the shape
 
 
 def test_a_new_revision_never_meets_the_old_revisions_statement(homes, tmp_path):
@@ -104,8 +106,8 @@ def test_another_org_or_namespace_never_meets_an_entry_made_for_one(homes, tmp_p
     assert theirs.rows == [["East", "7.75", 1], ["North", "104.00", 2]]
     assert mine.receipt.datasets[0].snapshot_id != theirs.receipt.datasets[0].snapshot_id
     kinds = cache_for(kept.context)._kinds
-    assert len(kinds["compiled"]) == 2
-    assert all(key[:2] in {("acme", "sales"), other} for key in kinds["compiled"])
+    assert len(kinds["resolved"]) == len(kinds["compiled"]) == len(kinds["hash"]) == 2
+    assert all(key[:2] in {("acme", "sales"), other} for entries in kinds.values() for key in entries)
 
 
 def test_answers_from_threads_at_once_are_each_their_own(homes):
@@ -160,3 +162,17 @@ def test_the_shape_is_the_plan_without_its_filters_values():
     assert text(two).shape != north.shape  # how many values is the shape's
     other_org = QueryIn.model_validate({"org": "x", "namespace": "y", **plan("North")})
     assert plan_text(other_org) == north  # who asks is in the cache's keys, not in the plan's text
+
+
+def test_a_question_answered_is_what_the_next_answer_says_not_the_kept_one(engine):
+    ns = engine.namespace("acme", "finance")
+    assert ns.ingest_file(CSV / "dates_ambiguous.csv", source_uri="d").state == "ready"
+    body = {"datasets": [{"source_uri": "d"}], "aggregates": [{"fn": "max", "column": "when"}]}
+    before = ns.query(body)
+    assert not before.complete and before.receipt.datasets[0].open_questions == ["when: date_order"]
+    snapshot = before.receipt.datasets[0].snapshot_id
+    request = {"org": "acme", "namespace": "finance", "source_uri": "d", "snapshot_id": snapshot}
+    engine.call("knowledge.dataset_approve", {**request, "columns": {}, "formats": {"when": "MDY"}})
+    after = ns.query(body)
+    assert after.complete and after.receipt.datasets[0].open_questions == []
+    assert after.receipt.datasets[0].snapshot_id != snapshot
