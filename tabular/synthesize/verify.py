@@ -4,9 +4,11 @@ counted, a yes or no (or "who", or "which thing") answered with a value, first o
 a column that is no time, values taken together that the task does not join, a placeholder cell
 or a cell of several lines as the answer, an answer column named only in part beside a row found
 in another, a row beside a named row among filtered rows, a value found whole beside cells that
-are the same value with a bracketed note, a count a column of unique names holds to one row, and
-every content word of the task placed in the plan stated back as its words (placed.py). Each rule
-says why it refused; the step abstains with that reason rather than answer."""
+are the same value with a bracketed note, a count a column of unique names holds to one row,
+every content word of the task placed in the plan stated back as its words (placed.py), a value
+matched whole where a cell lists it among others (listed.py), and a sum where the task counts names or a count of rows where a column holds how
+many (counted.py). Each rule says why it refused; the step abstains with that reason rather than
+answer."""
 
 from __future__ import annotations
 
@@ -14,8 +16,11 @@ import re
 from typing import Any
 
 from .columns import ORDINAL_NAMES, PLACE_NAMES, is_id, ordinal, yearlike
+from .counted import count_where_held, sum_where_counted
+from .listed import matched_whole_where_listed
 from .placed import stem, task_grammar, words_left_out
 from .schemas import ColumnSchema, DatasetSchema
+from .total_rows import total_row_read
 from .vocabulary import UNITS, grammar_words, singular, words
 
 # Cells that stand for no value: a table's dash, star or "n/a" is never an answer.
@@ -124,11 +129,23 @@ def refused(
         _number_of_the_one,
         _value_unlike_its_column,
         words_left_out,
+        _listed_in_a_cell,
+        _count_against_total,
     ):
         why = rule(tokens, plan, names, rows, answer, columns, task)
         if why:
             return why
-    return ""
+    return total_row_read(plan, schemas)
+
+
+def _listed_in_a_cell(tokens, plan, names, rows, answer, columns, task) -> str:
+    """A value matched whole where another cell of its column lists it among others (listed.py)."""
+    return matched_whole_where_listed(plan, columns)
+
+
+def _count_against_total(tokens, plan, names, rows, answer, columns, task) -> str:
+    """A sum where the task counts names, or a count of rows where a column holds how many (counted.py)."""
+    return sum_where_counted(tokens, plan, columns) or count_where_held(tokens, plan, columns)
 
 
 def _columns(plan: dict, schemas: list[DatasetSchema]) -> dict[str, ColumnSchema]:
