@@ -129,6 +129,7 @@ LAYERS = (
             "models",
             "display",
             "readings",
+            "number_forms",
             "deadline",
             "pause",
             "progress",

@@ -84,7 +84,7 @@ def test_progress_false_prints_nothing_even_at_a_terminal(capsys):
 def test_nothing_is_shown_by_default_when_no_one_watches(ns, capsys):
     assert progress.where() is None  # a test run: stderr is no terminal, no kernel
     assert ns.ingest_file(CSV / "currency.csv", source_uri="money").state == "ready"
-    assert ns.ingest_file(CSV / "currency.csv", source_uri="money", progress=False).revision == 2
+    assert ns.ingest_file(CSV / "floats.csv", source_uri="money", progress=False).revision == 2
     assert capsys.readouterr() == ("", "")
 
 

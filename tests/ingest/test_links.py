@@ -86,9 +86,10 @@ def test_add_change_twice_remove_and_rename(home):
     ns.approve("sales/jan.csv", snapshot, formats={"when": "DMY"})
     write(folder / "jan.csv", "id,when\n1,03/04/2024\n2,05/06/2024\n3,07/08/2024\n")
     files = settle(ns, link["link_id"])
-    # carried over, and said: the approval holds for every value of the new revision
-    assert files["jan.csv"]["revision"] == 5 and files["jan.csv"]["open_questions"] == 1
-    assert [q.kind for q in ns.dataset_get("sales/jan.csv").datasets[0].questions] == ["carried_approval"]
+    # carried over without a question: the approval reads every value of the new revision
+    assert files["jan.csv"]["revision"] == 5 and files["jan.csv"]["open_questions"] == 0
+    carried = ns.dataset_get("sales/jan.csv").datasets[0]
+    assert carried.questions == [] and {c.name: c.approved for c in carried.columns}["when"]
     write(folder / "jan.csv", rows_csv(7))
     settle(ns, link["link_id"])
     # touched, content unchanged: no new revision

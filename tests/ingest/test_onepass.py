@@ -374,6 +374,7 @@ def test_a_second_revision_and_a_carried_approval_read_the_rows_in_memory(tmp_pa
         (first,) = ns.dataset_get("d").datasets
         assert first.origin.one_pass and [q.kind for q in first.questions] == ["date_order"]
         ns.approve("d", first.snapshot_id, formats={"day": "MDY"})
+        write_csv(path, ["id", "day"], [*rows, ["200", "03/04/2024"]])  # new bytes: a new revision
         second = ns.ingest_file(path, source_uri="d")
         assert second.state == "ready" and second.revision == 2
         (again,) = ns.dataset_get("d").datasets

@@ -103,7 +103,9 @@ def test_exports_of_snapshots_retention_drops_go_with_them(tmp_path):
     assert ns.ingest_file(source, source_uri="customers.csv").state == "ready"
     old = ns.dataset_get("customers.csv").datasets[0].snapshot_id
     old_file = export_snapshot(engine.catalog, old, destination(engine.catalog, "")).location
-    assert ns.ingest_file(source, source_uri="customers.csv").state == "ready"  # revision 2: the old snapshot is pruned
+    other = tmp_path / "customers.csv"  # other bytes (the same ones are no new revision): a last blank line
+    other.write_bytes(source.read_bytes() + b"\n")
+    assert ns.ingest_file(other, source_uri="customers.csv").state == "ready"  # revision 2: the old snapshot is pruned
     new = ns.dataset_get("customers.csv").datasets[0].snapshot_id
     new_file = export_snapshot(engine.catalog, new, destination(engine.catalog, "")).location
     assert location_of(engine.catalog, old) is None and location_of(engine.catalog, new) is not None
