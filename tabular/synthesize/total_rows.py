@@ -1,9 +1,10 @@
 """The rows of a table that total the others, found in a snapshot so every plan leaves them out
 (a total kept as a row doubles every sum over the table and is counted or ranked as one more
 row). Three ways a row says it: its label is a total word alone, in several languages ("Total",
-"Totals:", "Gesamt", "Итого", "Total for …"); its label starts with a total word and says more
-("Total (75 NPCs)", "Total 19 nations", "TOTAL SCOTLAND", "Gesamt Europa"), and its whole numbers
-are each the sum of the rows that are no such row; or a weak word ("Overall", "All", "Combined")
+"Totals:", "Gesamt", "Итого", "Total for …"), or with only a count or a note after it ("Total
+(75 NPCs)", "Total 19 nations"), or written across its label columns ("Total towns" twice); its
+label starts with a total word and says more ("TOTAL SCOTLAND", "Gesamt Europa"), and more than
+half of its whole numbers are the sums of the rows that are no such row; or a weak word ("Overall", "All", "Combined")
 labels it and two or more of its whole numbers are those sums. A title that starts with a total
 word ("Total Recall") is a row: its numbers are not the others' sums. Reads through knowledge.query
 only (`query` takes a plan's fields), so this package never imports ops/."""
@@ -56,6 +57,12 @@ _WEAK_TOTAL = re.compile(r"(?i)\s*(" + "|".join(WEAK_TOTAL_WORDS) + r")(\s*:|\s+
 # "Totals 1990–99"): "total" covers totals, totale, totaal, totaux, totalt; the word then ends.
 _PREFIXES = tuple(w for w in TOTAL_WORDS if not w.startswith("total")) + ("total",)
 _STARTS_TOTAL = re.compile(r"(?i)\s*(" + "|".join(re.escape(w) for w in _PREFIXES) + r")[a-zäöüéè]*(\W|$)")
+# A total word with only a count, a range or a note after it ("Total (75 NPCs)", "TOTAL (1–12)",
+# "Total 19 nations", "Total:"): no title is written so; left out on the label alone.
+_TOTAL_NOTED = re.compile(
+    r"(?i)\s*(" + "|".join(re.escape(w) for w in _PREFIXES) + r")[a-zäöüéè]*\s*(\(.*\)|\[.*\]|\d[\d,.]*(\s+\w+)?)\s*",
+    re.DOTALL,
+)
 # Prefix tests a column costs in the probe's where (knowledge.query allows 100 filters a plan).
 _COLUMNS_A_PROBE = 100 // (len(_PREFIXES) + 1)
 # Rows a table needs before a row's numbers being the others' sums says it totals them.
@@ -90,7 +97,12 @@ def total_rows(query: Callable[..., Any], item: Any, columns: list) -> tuple[tup
             for c, v in zip(some, row):
                 if not isinstance(v, str) or (c, v) in found or any(w[:2] == (c, v) for w in weak):
                     continue
-                if _WORD_TOTAL.fullmatch(v) or TOTAL_CELL.fullmatch(v):
+                texts = [x.strip() for x in row[: len(some)] if isinstance(x, str) and any(ch.isalpha() for ch in x)]
+                alone = all(x == v.strip() for x in texts)  # no other words in the row (a film has its director)
+                if _WORD_TOTAL.fullmatch(v) or TOTAL_CELL.fullmatch(v) or (alone and _TOTAL_NOTED.fullmatch(v)):
+                    found.append((c, v))
+                elif alone and len(texts) > 1 and _STARTS_TOTAL.match(v):
+                    # "Total towns" written across the label columns (a merged cell): a row of the table's own
                     found.append((c, v))
                 elif _WEAK_TOTAL.fullmatch(v):
                     weak.append((c, v, list(row[len(some) :]), 2))
@@ -134,10 +146,18 @@ def _summing(query: Callable[..., Any], item: Any, wholes: list[str], weak: list
 
 
 def _sums(values: list, sums: list, fewest: int) -> bool:
-    """Whether at least `fewest` of a row's whole numbers are filled, not all zero, and each filled
-    one is the sum beside it."""
+    """Whether at least `fewest` of a row's whole numbers are filled, not all zero, and are the
+    sums beside them: each of them exactly for a weak word (fewest 2); for a longer total label,
+    more than half of them within 1% (a published total rounds its parts, 78,759 beside a sum of
+    78,760; a density or a rate beside the counts adds up to nothing)."""
     filled = [(int(x), int(t)) for x, t in zip(values, sums) if x is not None and t is not None]
-    return len(filled) >= fewest and any(x for x, _ in filled) and all(x == t for x, t in filled)
+    if fewest > 1:
+        matched = sum(x == t for x, t in filled)
+        enough = matched == len(filled)
+    else:
+        matched = sum(100 * abs(x - t) <= abs(t) for x, t in filled)
+        enough = 2 * matched > len(filled)
+    return len(filled) >= fewest and any(x for x, _ in filled) and matched >= fewest and enough
 
 
 def _tests(plan: Any) -> list[dict]:

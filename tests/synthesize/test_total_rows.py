@@ -40,20 +40,45 @@ TABLES = [
             ["Bremen", "200"],
         ],
     ),
-    # subtotals of two parts in the middle, then the grand total; upper case labels
+    # subtotals of two parts in the middle, then the grand total; upper case labels; the
+    # published populations rounded (561 beside a sum of 560), a density that adds up to nothing
     (
         "councils",
         ",",
-        ["Council", "Area", "Population"],
+        ["Council", "Area", "Population", "Density"],
         [
-            ["Angus", "2200", "110"],
-            ["Fife", "1300", "360"],
-            ["Moray", "2200", "90"],
-            ["TOTAL MAINLAND", "5700", "560"],
-            ["Orkney", "990", "20"],
-            ["Shetland", "1470", "23"],
-            ["TOTAL ISLANDS", "2460", "43"],
-            ["TOTAL SCOTLAND", "8160", "603"],
+            ["Angus", "2200", "110", "50"],
+            ["Fife", "1300", "360", "277"],
+            ["Moray", "2200", "90", "41"],
+            ["TOTAL MAINLAND", "5700", "561", "98"],
+            ["Orkney", "990", "20", "20"],
+            ["Shetland", "1470", "23", "16"],
+            ["TOTAL ISLANDS", "2460", "43", "17"],
+            ["TOTAL SCOTLAND", "8160", "604", "74"],
+        ],
+    ),
+    # the top 3 of a larger table under the total of all 12: a total by its label alone
+    (
+        "top",
+        ",",
+        ["Rank", "Nation", "Gold", "Total"],
+        [
+            ["1", "Japan", "9", "20"],
+            ["2", "Korea", "7", "25"],
+            ["3", "China", "6", "14"],
+            ["Total (12 nations)", "Total (12 nations)", "40", "120"],
+        ],
+    ),
+    # a total written across both label columns, beside a change written as text
+    (
+        "towns",
+        ",",
+        ["Town", "Municipality", "Population", "Change (%)"],
+        [
+            ["Ayr", "Ayr No. 1", "300", "2.1"],
+            ["Bude", "Bude No. 4", "500", "-1.0"],
+            ["Cove", "Cove No. 9", "250", "7.8"],
+            ["Total towns", "Total towns", "1051", "3.0"],
         ],
     ),
     # Russian labels, the total in the middle of the list, tab-separated
@@ -69,16 +94,16 @@ TABLES = [
             ["Восточный", "5", "1000"],
         ],
     ),
-    # titles that start with a total word: rows like the others
+    # titles that start with a total word, one written as its own original title: rows like the others
     (
         "films",
         ",",
-        ["Film", "Year", "Gross"],
+        ["Film", "Original title", "Director", "Year", "Gross"],
         [
-            ["Total Recall", "1990", "261"],
-            ["Alien", "1979", "104"],
-            ["Totally Fine", "2001", "12"],
-            ["Heat", "1995", "187"],
+            ["Total Recall", "Total Recall", "Verhoeven", "1990", "261"],
+            ["Alien", "Alien", "Scott", "1979", "104"],
+            ["Totally Fine", "Très Bien", "Roux", "2001", "12"],
+            ["Heat", "Heat", "Mann", "1995", "187"],
         ],
     ),
 ]
@@ -109,6 +134,13 @@ def test_a_total_row_is_neither_counted_nor_ranked(ns):
 def test_subtotals_of_parts_beside_their_grand_total_are_all_left_out(ns):
     assert _num(answer(ns, "what is the total area?", "councils")) == [[8160]]
     assert answer(ns, "which council has the largest population?", "councils") == [["Fife"]]
+
+
+def test_a_total_said_by_its_label_alone_is_left_out_whatever_its_numbers(ns):
+    # the total of 12 nations is no sum of the 3 shown; it is still no nation
+    assert answer(ns, "which nation has the most total?", "top") == [["Korea"]]
+    assert _num(answer(ns, "what is the total gold?", "top")) == [[22]]
+    assert _num(answer(ns, "what is the total population?", "towns")) == [[1050]]
 
 
 def test_a_title_that_starts_with_a_total_word_stays_a_row(ns):
