@@ -89,26 +89,31 @@ def cache_for(ctx: Context) -> PlanCache:
 
 @dataclass(frozen=True)
 class PlanText:
-    """A plan as canonical JSON text (org, namespace and unknown keys left out): `exact` with
-    its values, `shape` with every filter's values replaced by '?' (one per value)."""
+    """A plan as canonical JSON text (org, namespace and unknown keys left out): `shape` with
+    every filter's values replaced by '?' (one per value), `exact` the shape and those values
+    (in the plan's order): two plans have one `exact` where their canonical JSON is one."""
 
     exact: str
     shape: str
 
 
-def _shape(value: Any) -> Any:
-    """A plan's JSON with every filter's values replaced by their count: its shape."""
+def _shape(value: Any, given: list) -> Any:
+    """A plan's JSON with every filter's values replaced by their count: its shape; the values
+    replaced are appended to `given`, in the plan's order."""
     if isinstance(value, list):
-        return [_shape(v) for v in value]
+        return [_shape(v, given) for v in value]
     if not isinstance(value, dict):
         return value
-    out = {k: _shape(v) for k, v in value.items()}
-    if "column" in value and "op" in value:  # a filter: its values are parameters
-        for key in ("value", "values"):
-            if key in value:
-                out[key] = ["?"] * len(value[key]) if isinstance(value[key], list) else "?"
-    # What the SQL takes from a value besides binding it (a like pattern's backslash) the
-    # compiled statement records itself: rebind.rebind declines it for a value unlike it.
+    # A filter's values are parameters. What the SQL takes from a value besides binding it (a
+    # like pattern's backslash) the compiled statement records itself: rebind declines it there.
+    filter_ = "column" in value and "op" in value
+    out = {}
+    for key, v in value.items():
+        if filter_ and key in ("value", "values"):
+            given.append(v)
+            out[key] = ["?"] * len(v) if isinstance(v, list) else "?"
+        else:
+            out[key] = _shape(v, given)
     return out
 
 
@@ -117,8 +122,9 @@ def plan_text(body: QueryPlan) -> PlanText:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
     skip = {"org", "namespace", *(body.model_extra or {})}
-    plan = body.model_dump(mode="json", by_alias=True, exclude=skip, exclude_defaults=True)
-    return PlanText(text(plan), text(_shape(plan)))
+    given: list = []
+    shape = text(_shape(body.model_dump(mode="json", by_alias=True, exclude=skip, exclude_defaults=True), given))
+    return PlanText(f"{shape}\n{text(given)}", shape)
 
 
 def _snapshots(resolved: Resolved) -> tuple:
