@@ -27,6 +27,7 @@ from ..readings import format_of
 from ..store import retention, stored
 from ..store.catalog import insert, insert_snapshot, live_datasets, now, rejected_table, snapshot_typings, update
 from ..store.snapshot import build_snapshot, parquet_relation
+from .addresses import addressed, name_one
 from .context import Context, close_sources
 from .datasets import dataset_get
 
@@ -126,19 +127,7 @@ def _live(cur, body: DatasetApproveIn) -> _Live | None:
     chosen = [r for r in rows if r["dataset_id"] == body.dataset_id or (not body.dataset_id and len(rows) == 1)]
     if not chosen:
         if not body.dataset_id and rows:
-            ids = [r["dataset_id"] for r in rows]
-            raise ValidationFailed(
-                f"{body.source_uri!r} has {len(rows)} datasets: name one",
-                [
-                    ErrorItem(
-                        "dataset_id",
-                        "the source has several datasets",
-                        expected=" | ".join(ids),
-                        received="",
-                        did_you_mean=ids[:3],
-                    )
-                ],
-            )
+            raise name_one(body.source_uri, [r["dataset_id"] for r in rows])
         return None
     r = chosen[0]
     return _Live(
@@ -176,7 +165,8 @@ def _as(t: Typing) -> TypeFormat:
 
 
 def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
-    """Approve a dataset's typing: retype the named columns (types, and formats such as a date order or a decimal mark) from the stored extraction under a new snapshot. The questions on the named columns are answered; the others stay open unless `settle_rest` (or nothing is named), which settles them as held."""
+    """Approve a dataset's typing: retype the named columns (types, and formats such as a date order or a decimal mark) from the stored extraction under a new snapshot. The questions on the named columns are answered; the others stay open unless `settle_rest` (or nothing is named), which settles them as held. A source_uri `source#dataset` names one dataset, as dataset_get takes it."""
+    body = addressed(ctx, body)
     cur = ctx.catalog.cursor()
     live = _live(ctx.catalog.conn(), body)
     if live is None:

@@ -84,7 +84,6 @@ def test_a_query_over_a_workbook_without_a_dataset_lists_them(workbook):
     assert done.returncode == 2 and "orders" in done.stderr and "staff" in done.stderr, done.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="knowledge.dataset_approve does not resolve source#dataset yet (ops/approve.py)")
 def test_approve_takes_an_address(workbook):
     done = run(workbook, "approve", "report.xlsx#staff", "--set", "team=string", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
