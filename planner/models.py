@@ -43,7 +43,9 @@ class PlanModel(BaseModel):
 
 class QueryDataset(PlanModel):
     source_uri: str = Field(
-        min_length=1, description="The source to read, as ingested (knowledge.ingest's source_uri)."
+        min_length=1,
+        description="The source to read, as ingested (knowledge.ingest's source_uri); `source#dataset` names one of "
+        "its datasets (a workbook's table by its name).",
     )
     dataset_id: str = Field("", description="Which table of the source; '' when the source has only one.")
     alias: str = Field(

@@ -215,6 +215,11 @@ class IngestStatusOut(OpOut):
     coverage: Coverage = Field(default_factory=Coverage)
     warnings: list[str] = Field(default_factory=list)
     revision: int | None = None
+    unchanged: bool = Field(
+        False,
+        description="The same bytes, read the same way, as the live revision: no new revision (`revision` is the one "
+        "that holds them; the first warning says so).",
+    )
     expected_revision: int | None = None
     filename: str = ""
     progress: Progress = Field(default_factory=Progress)
@@ -405,7 +410,10 @@ class DatasetOut(BaseModel):
 
 
 class DatasetGetIn(OpIn):
-    source_uri: str = Field(min_length=1)
+    source_uri: str = Field(
+        min_length=1,
+        description="The source, as ingested; `source#dataset` names one of its datasets (a workbook's table by its name).",
+    )
     dataset_id: str = Field("", description="'' for every dataset of the source.")
     sample_rows: int = Field(0, ge=0, le=1000, description="The first rows of each of the first 20 datasets.")
 

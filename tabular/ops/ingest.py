@@ -9,6 +9,7 @@ import json
 import uuid
 
 from ..errors import ErrorItem, ValidationFailed
+from ..ingest.again import UNCHANGED
 from ..ingest.uploads import store_upload
 from ..models import (
     FormatOut,
@@ -131,6 +132,8 @@ def ingest_status(ctx: Context, body: IngestStatusIn) -> IngestStatusOut:
             values.pop(key)
     values["created_at"] = values["created_at"].isoformat()
     values["updated_at"] = values["updated_at"].isoformat()
+    warnings = values.get("warnings") or []
+    values["unchanged"] = bool(warnings) and warnings[0].startswith(f"{UNCHANGED}:")
     return IngestStatusOut(**values)
 
 

@@ -45,6 +45,7 @@ def test_the_same_bytes_twice_are_one_revision_and_no_new_question(ns, tmp_path,
     assert (second.state, second.revision) == ("ready", 1)
     assert second.warnings[0].startswith(f"{UNCHANGED}: the same bytes") and "revision 1" in second.warnings[0]
     assert not any(w.startswith(UNCHANGED) for w in first.warnings)
+    assert second.unchanged and not first.unchanged
     got = ns.call("knowledge.get", {"source_uri": "s"})
     assert got["revision"] == 1
     assert after.snapshot_id == before.snapshot_id and after.questions == before.questions
@@ -65,7 +66,9 @@ def test_other_bytes_or_other_options_make_a_new_revision(ns, tmp_path):
     assert ingest(ns, path, source_uri="t")[0].revision == 1
     read_otherwise = ns.ingest_file(path, source_uri="t", options={"delimiter": ","})
     assert read_otherwise.revision == 2 and not any(w.startswith(UNCHANGED) for w in read_otherwise.warnings)
-    assert ns.ingest_file(path, source_uri="t", options={"delimiter": ","}).revision == 2  # the same again
+    assert not read_otherwise.unchanged
+    again = ns.ingest_file(path, source_uri="t", options={"delimiter": ","})
+    assert again.revision == 2 and again.unchanged  # the same again
     path.write_text("a;b\n1;2,5\n3;4,5\n5;6,5\n", encoding="utf-8")
     assert ingest(ns, path, source_uri="t")[0].revision == 3
 
