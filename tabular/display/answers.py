@@ -110,7 +110,8 @@ def _asked(group: Asked, groups: list[Asked], d, source_uri: str | None, several
     return (
         f'<div class="tabular-question" style="{HIGHLIGHT}">{head}<br><small>held now as {esc(q.current.type)} '
         f"{esc(q.current.format)}; one approval answers {'it' if len(group.questions) == 1 else 'them all'} "
-        f"(knowledge.dataset_approve), and settles every other open question of the dataset as held</small>"
+        f"(knowledge.dataset_approve); the other open questions stay open unless it accepts the rest as shown "
+        f"(settle_rest)</small>"
         f"{columns}{options}</div>"
     )
 
@@ -295,15 +296,39 @@ def _change(change) -> str:
     return said + (f" ({plural(change.rows_rejected, 'row')} rejected)" if change.rows_rejected else "")
 
 
+def _typed(settled: list) -> str:
+    """'Date date %m/%d/%Y, VAT number': each question's column at the typing it is settled at."""
+    return ", ".join(f"{s.column or '(table)'} {s.type}{f' {s.format}' if s.format else ''}" for s in settled)
+
+
+def _settles(out) -> list[str]:
+    """What an approval answers, settles as shown and leaves open (what it would, on a dry run)."""
+    said = [
+        f"{verb}: {_typed(settled)}"
+        for verb, settled in (("answers", out.answered), ("settles as shown", out.settled))
+        if settled
+    ]
+    if out.left_open:
+        columns = ", ".join(f"{q.column or '(table)'} [{q.kind}]" for q in out.left_open)
+        said.append(f"leaves open: {columns} (settle_rest=True accepts them as shown)")
+    return said
+
+
 def approve_html(out) -> str:
     """An approval's answer: what changed (or would, on a dry run), each column with the values
-    it rejects of its values and the first of them, then the dataset as it now serves."""
+    it rejects of its values and the first of them; the questions it answers, settles as shown
+    and leaves open; then the dataset as it now serves."""
     if not out.found:
         return view("tabular-approve", f"<p>no live dataset: nothing approved{meant(out)}</p>")
+    d = out.dataset
     if out.dry_run:
         said = "<p><b>dry run</b>: nothing changed; this approval would do as below</p>"
+    elif out.left_open:
+        said = (
+            f"<p><b>answered</b> {esc(d.dataset_id)}: snapshot <code>{esc(d.snapshot_id)}</code>; not approved while "
+            f"{plural(len(out.left_open), 'question')} {'is' if len(out.left_open) == 1 else 'are'} open</p>"
+        )
     else:
-        d = out.dataset
         said = f"<p><b>approved</b> {esc(d.dataset_id)} by {cell(d.approved_by)}: snapshot <code>{esc(d.snapshot_id)}</code></p>"
     rows = [
         [
@@ -320,16 +345,20 @@ def approve_html(out) -> str:
         if rows
         else f'<p style="{TYPE}">no type changed</p>'
     )
-    dataset = _dataset(out.dataset) if out.dataset is not None else ""
-    return view("tabular-approve", said, changes, dataset)
+    questions = bullets("questions", _settles(out), "tabular-settles", NOTE)
+    dataset = _dataset(d) if d is not None else ""
+    return view("tabular-approve", said, changes, questions, dataset)
 
 
 def approve_repr(out) -> str:
     if not out.found:
         return f"<DatasetApproveOut: not found{meant(out, html=False)}>"
-    head = "dry run" if out.dry_run else f"approved {out.dataset.dataset_id} → {out.dataset.snapshot_id}"
+    if out.dry_run:
+        head = "dry run"
+    else:
+        head = f"{'answered' if out.left_open else 'approved'} {out.dataset.dataset_id} → {out.dataset.snapshot_id}"
     changes = "; ".join(_change(c) for c in out.changes) or "no type changed"
-    return f"<DatasetApproveOut {head}: {changes}>"
+    return f"<DatasetApproveOut {head}: {'; '.join([changes, *_settles(out)])}>"
 
 
 def history_html(entries: list) -> str:

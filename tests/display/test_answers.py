@@ -276,8 +276,36 @@ def test_an_approval_shows_what_it_changed_and_a_dry_run_says_nothing_changed(ns
     html = dry._repr_html_()
     assert "dry run" in html and "nothing changed" in html and "12 of 12" in html
     assert escape("'01-01-13'") in html and body_rows(html, "tabular-changes") == 1
-    assert repr(dry) == "<DatasetApproveOut dry run: Date: date %d-%m-%y → date %d/%m/%Y (12 rows rejected)>"
+    assert repr(dry) == (
+        "<DatasetApproveOut dry run: Date: date %d-%m-%y → date %d/%m/%Y (12 rows rejected); answers: Date date %d/%m/%Y>"
+    )
     done = ns.approve("t", d.snapshot_id, {"Date": "date"}, {"Date": "YMD"})
     html = done._repr_html_()
     assert "approved" in html and done.dataset.snapshot_id in html and "0 of 12" in html
     assert len(repr(done)) < 200 and "%y-%m-%d" in repr(done)
+
+
+def test_an_approval_shows_what_it_answers_settles_as_shown_and_leaves_open(ns, tmp_path):
+    """Date (which order?), Amount and VAT ('.' decimal or thousands?): answering Date leaves the
+    two numbers open, and the view says so; accepting the rest names each as it is held."""
+    path = tmp_path / "ledger.csv"
+    path.write_text(
+        "Date,Amount,VAT\n03/04/2024,1.234,2.468\n01/02/2024,2.500,5.000\n12/11/2023,12.750,25.500\n"
+        "05/06/2024,7.125,14.250\n07/08/2024,3.333,6.666\n",
+        encoding="utf-8",
+    )
+    _, d = ingest(ns, path, source_uri="l")
+    assert {q.column for q in d.questions} >= {"Date", "Amount", "VAT"}
+    done = ns.approve("l", d.snapshot_id, formats={"Date": "MDY"})
+    html, said = done._repr_html_(), repr(done)
+    assert "answers: Date date %m/%d/%Y" in html and "answers: Date date %m/%d/%Y" in said
+    assert "not approved while" in html and "settles every" not in html
+    left = re.search(r"leaves open: ([^(<]*)", said).group(1)
+    assert "Amount" in left and "VAT" in left and "Date" not in left
+    assert said.startswith("<DatasetApproveOut answered l")
+    rest = ns.approve("l", done.dataset.snapshot_id, settle_rest=True)
+    html, said = rest._repr_html_(), repr(rest)
+    assert "settles as shown: " in said and "leaves open" not in said
+    shown = re.search(r"settles as shown: ([^;>]*)", said).group(1)
+    assert "Amount number" in shown and "VAT number" in shown and "Date" not in shown
+    assert "<b>approved</b>" in html and escape(shown) in html
