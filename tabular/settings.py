@@ -120,6 +120,10 @@ class Settings:
     sheet_fast_bytes: int = 2 << 20
     # Bytes of text the sniffer reads to settle the dialect and the header.
     sniff_bytes: int = 256 * 1024
+    # Tables one delimited file is read into (a blank line, then a header of their own: a
+    # summary under the data, read/tables.py); past this many, the rest is read as the last one's
+    # rows. Each table's read starts by reading past the lines before it.
+    max_tables_per_file: int = 32
     # knowledge.synthesize: an OpenAI-compatible chat endpoint proposes plans when a base URL is
     # set (TABULAR_LLM_BASE_URL, TABULAR_LLM_API_KEY, TABULAR_LLM_MODEL); else the built-in does.
     llm_base_url: str = ""

@@ -11,6 +11,7 @@ import csv
 import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +23,9 @@ import pyarrow.parquet as pq
 from ..errors import IngestFailed
 from ..models import Origin
 from ..settings import Settings
-from . import decode, duckcsv, sniff
+from . import decode, duckcsv, sniff, tables
 from .background import BackgroundWriter
+from .header import join_headers
 from .lines import (
     Crossing,
     FirstColumn,
@@ -32,6 +34,7 @@ from .lines import (
     bounded_lines,
     comments_note,
     ends_in_words,
+    header_records,
     is_note,
     note_text,
     nul_note,
@@ -80,6 +83,9 @@ class Extraction:
     # Cell columns where a quoted value was only whitespace (`" "`): such a cell is a value.
     quoted_blanks: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)  # warnings the reader found (error cells …)
+    # The line (0-based) where another table begins after this one (read/tables.py): read on
+    # from there as an extraction of its own (formats.read); 0 when this table runs to the end.
+    rest_from: int = 0
 
     @property
     def width(self) -> int:
@@ -96,8 +102,19 @@ def cells_schema(width: int) -> pa.Schema:
     )
 
 
-def read_delimited(path: Path, out: Path, name: str, options: dict, settings: Settings, progress=None) -> Extraction:
-    """Read a delimited text file whole into `out` (Parquet). Raises IngestFailed for bad input."""
+def read_delimited(
+    path: Path,
+    out: Path,
+    name: str,
+    options: dict,
+    settings: Settings,
+    progress=None,
+    start_line: int = 0,
+    split: bool = False,  # end the table where another begins (Extraction.rest_from)
+) -> Extraction:
+    """Read the table of a delimited text file that begins at `start_line` into `out` (Parquet),
+    to its end or to where another table begins (Extraction.rest_from). Raises IngestFailed for
+    bad input."""
     decoded = decode.detect(
         path,
         options.get("encoding"),
@@ -105,12 +122,12 @@ def read_delimited(path: Path, out: Path, name: str, options: dict, settings: Se
         settings.max_zip_entries,
     )
     try:
-        return _read(decoded, out, name, options, settings, progress)
+        return _read(decoded, out, name, options, settings, progress, start_line, split)
     except UnicodeError:  # a decode error, or a codec's own refusal (UTF-16 without its BOM)
         if decoded.bom_bytes and not options.get("encoding"):
             # A BOM settles the encoding: bytes that do not decode under it are the rows they
             # are in (replaced and named), never a reason to read the whole file otherwise.
-            return _read(decoded.lenient, out, name, options, settings, progress)
+            return _read(decoded.lenient, out, name, options, settings, progress, start_line, split)
         if options.get("encoding") or decoded.reported != "utf-8":
             raise IngestFailed("encoding", f"the file does not decode as {decoded.reported}") from None
         # UTF-8 at its head, something else further on: UTF-8 with those bytes flagged, or a
@@ -119,13 +136,23 @@ def read_delimited(path: Path, out: Path, name: str, options: dict, settings: Se
             path, decoded, decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)
         )
         try:
-            return _read(decoded, out, name, options, settings, progress)
+            return _read(decoded, out, name, options, settings, progress, start_line, split)
         except UnicodeError:
             raise IngestFailed("encoding", "the file mixes text encodings and cannot be read whole") from None
 
 
-def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings: Settings, progress) -> Extraction:
+def _read(
+    decoded: decode.Decoded,
+    out: Path,
+    name: str,
+    options: dict,
+    settings: Settings,
+    progress,
+    start_line: int,
+    split: bool,
+) -> Extraction:
     with decoded.open_text(decode.Budget(settings.max_inflated_bytes, settings.max_inflate_ratio)) as text:
+        tables.skip_lines(text, start_line, settings.max_line_bytes)
         head = text.read(settings.sniff_bytes)
         head = head.replace("\x00", "")
         whole = len(head) < settings.sniff_bytes
@@ -135,7 +162,10 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         raise IngestFailed(
             "too_large", f"the table has {layout.width} columns; at most {settings.max_columns} are read (max_columns)"
         )
-    fast = _fast(decoded, layout, sample, out, name, settings, progress)
+    rest = tables.after(sample, layout) if split else 0
+    if rest:  # the table's own lines settle its header (the next table's names are no data of its)
+        layout = sniff.sniff(tables.first_lines(sample, rest), options.get("delimiter"), options.get("header_rows"))
+    fast = None if rest or start_line else _fast(decoded, layout, sample, out, name, settings, progress)
     if fast is not None:
         return fast
     # The csv module holds a field whole in memory: one past the setting is refused, not read.
@@ -146,9 +176,12 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
         # A stray NUL inside a value is looked for on every line (bounded_lines): one past the
         # head (sniff_bytes) was kept in its value without a word where the head's were taken out.
         account = LineAccount()
+        tables.skip_lines(text, start_line, settings.max_line_bytes)
         lines = bounded_lines(
             text, settings.max_line_bytes, damaged if decoded.errors != "strict" else None, nuls, account
         )
+        if rest:
+            lines = islice(lines, rest)  # the next table is read on its own (Extraction.rest_from)
         commented: list[int] = []
         if layout.comment_suffix:
             lines = without_comments(lines, commented, layout.quotechar)
@@ -166,7 +199,7 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
             )
         )
         try:
-            extraction = _stream(reader, layout, decoded, out, name, settings, progress, account)
+            extraction = _stream(reader, layout, decoded, out, name, settings, progress, account, start_line)
         except csv.Error as err:
             if "field larger than field limit" in str(err):
                 raise IngestFailed(
@@ -175,12 +208,13 @@ def _read(decoded: decode.Decoded, out: Path, name: str, options: dict, settings
                 ) from None
             raise IngestFailed("format_unavailable", f"the file cannot be read as delimited text: {err}") from None
     account.check(name)
+    extraction.rest_from = start_line + rest if rest else 0
     if damaged:
-        extraction.notes.append(undecodable_note(damaged, decoded.reported))
+        extraction.notes.append(undecodable_note([n + start_line for n in damaged], decoded.reported))
     if nuls:
-        extraction.notes.append(nul_note(nuls))
+        extraction.notes.append(nul_note([n + start_line for n in nuls]))
     if commented:
-        extraction.notes.append(comments_note(commented))
+        extraction.notes.append(comments_note([n + start_line for n in commented]))
     if getattr(reader, "mended", None):
         extraction.notes.append(quotes_note(reader.mended, layout.quotechar))
     extraction.quoted_blanks = {f"c{k + 1}" for k in getattr(reader, "quoted_blanks", ()) if k < extraction.width}
@@ -196,10 +230,11 @@ def _stream(
     settings: Settings,
     progress,
     account: LineAccount,
+    offset: int = 0,  # the lines before this table, in the file (read/tables.py)
 ) -> Extraction:
     width = layout.width
     records = iter(reader)
-    header_cells = _header_rows(records, reader, layout, account)
+    header_cells = header_records(records, reader, layout, account)
     last_line = reader.line_num
     headers = list(layout.names) or join_headers(header_cells, width)
 
@@ -256,9 +291,9 @@ def _stream(
     joined = 0  # lines past a record's first (a quoted value over several lines)
     try:
         for row in records:
-            line = last_line + 1
-            last_line = reader.line_num
+            line, last_line = last_line + 1, reader.line_num
             joined += last_line - line
+            line += offset  # the file's line, past the tables before this one
             if sniff.is_blank(row):
                 extraction.blank_rows += 1
                 continue
@@ -306,28 +341,6 @@ def _stream(
     account.comment += extraction.comment_lines
     _finish(extraction, layout, decoded)
     return extraction
-
-
-def _header_rows(records, reader, layout: sniff.Layout, account: LineAccount) -> list[list[str]]:
-    """The header's rows, past the preamble; the lines they took counted into `account`."""
-    for _ in range(layout.skip_records):
-        if next(records, None) is None:
-            break
-    last_line = account.preamble = reader.line_num
-    header_cells: list[list[str]] = []
-    while len(header_cells) < layout.header_rows:
-        row = next(records, None)
-        if row is None:
-            break
-        account.joined += reader.line_num - last_line - 1
-        last_line = reader.line_num
-        if sniff.is_blank(row) or sniff.is_comment(row, layout.width):
-            account.blank += sniff.is_blank(row)
-            account.comment += not sniff.is_blank(row)
-            continue
-        header_cells.append(row)
-    account.header = len(header_cells)
-    return header_cells
 
 
 def _origin(layout: sniff.Layout, decoded: decode.Decoded, parser: str) -> Origin:
@@ -488,6 +501,7 @@ def _open_fast(
         or layout.spaced
         or layout.escapechar
         or layout.comment_suffix
+        or tables.after(head, layout)  # another table after this one: each is read on its own
     ):
         return None
     head_records = sniff.records(head, layout.delimiter, layout.quotechar)
@@ -576,14 +590,3 @@ def _fast(
         fast.close()
     fast.extraction.path = out
     return fast.extraction
-
-
-def join_headers(rows: list[list[str]], width: int) -> list[str]:
-    """One header text per column; two header rows are joined as `upper / lower`."""
-    if not rows:
-        return [""] * width
-    out = []
-    for j in range(width):
-        parts = [r[j].strip() for r in rows if j < len(r) and r[j].strip()]
-        out.append(" / ".join(parts))
-    return out

@@ -24,7 +24,23 @@ Reader = Callable[[Path, Path, str, str, dict, Settings, Callable[[int], None]],
 
 
 def _delimited(path, folder, name, fmt, options, settings, progress):
-    return [read_delimited(path, folder / "0.parquet", name, options, settings, progress=progress)], None
+    """Every table of a delimited file, each an extraction (read/tables.py: a blank line, then a
+    header of their own), at most max_tables_per_file (the last one read to the file's end); one
+    in all for most files. Each says where it starts and where the next begins."""
+    more = settings.max_tables_per_file > 1
+    extractions = [read_delimited(path, folder / "0.parquet", name, options, settings, progress, split=more)]
+    while start := extractions[-1].rest_from:
+        more = len(extractions) + 1 < settings.max_tables_per_file
+        out = folder / f"{len(extractions)}.parquet"
+        extractions[-1].notes.append(
+            f"the file holds another table from line {start + 1} (a blank line, then a header of its own): "
+            "it is read as another dataset of this source"
+        )
+        extractions.append(read_delimited(path, out, name, options, settings, progress, start, split=more))
+        extractions[-1].notes.append(
+            f"this table starts at line {start + 1} of the file, after another table (a blank line, then its header)"
+        )
+    return extractions, None
 
 
 def _workbook(path, folder, name, fmt, options, settings, progress):

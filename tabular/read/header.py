@@ -200,3 +200,62 @@ def _over_values(names: list[str], data: list[list[str]]) -> bool:
         if kinds and kinds <= set(VALUE_KINDS) and quick_kind(cell) == "text":
             return True
     return False
+
+
+# A unit written under a column's name: in brackets (`(mV)`, `[EUR]`), or one of the symbols and
+# codes a units row holds bare.
+BRACKETED_UNIT = re.compile(r"[(\[][^()\[\]]{1,16}[)\]]")
+BARE_UNITS = frozenset(
+    "% ‰ € $ £ ¥ eur usd gbp chf jpy kg g mg t m cm mm km m2 m3 m² m³ km2 km² l ml hl s ms min h d "
+    "mv v w kw kwh mwh °c °f k pa kpa hpa bar km/h m/s pcs units stück stk".split()
+)
+
+
+def is_unit(cell: str) -> bool:
+    text = cell.strip()
+    return bool(BRACKETED_UNIT.fullmatch(text)) or text.lower() in BARE_UNITS
+
+
+def _units_over_values(units: list[str], data: list[list[str]]) -> bool:
+    """Whether `units` is a row of units over the data: some cell filled, every filled cell a
+    unit (is_unit) standing over a column of values (a unit says what a number counts)."""
+    if not filled(units):
+        return False
+    for j, cell in enumerate(units):
+        if not cell.strip():
+            continue
+        kinds = {quick_kind(r[j]) for r in data if j < len(r) and r[j].strip()} - {"empty"}
+        if not is_unit(cell) or not kinds or not kinds <= set(VALUE_KINDS):
+            return False
+    return True
+
+
+def header_over_rows(body: list[list[str]]) -> tuple[int, list[str]] | None:
+    """(rows, names) of a header written over two or three rows at the top of `body`: group names
+    over the names (stacked_names), or the header written twice, and under the names a row of
+    their units (`Time,Reading` over `(s),(mV)`: "Time (s)", "Reading (mV)"), each name joined as
+    a person writes it. None when the first row alone is the header (or no header)."""
+    for n in (3, 2):  # the most rows that read as one header
+        if len(body) <= n:
+            continue
+        data = body[n : n + 200]
+        units = body[n - 1]
+        if len(units) == len(body[n - 2]) and _units_over_values(units, data):
+            names = stacked_names(body[: n - 2], body[n - 2], data)
+            if names is not None:
+                return n, [f"{name} {unit.strip()}".strip() for name, unit in zip(names, units)]
+        names = stacked_names(body[: n - 1], body[n - 1], data)
+        if names is not None:
+            return n, names
+    return None
+
+
+def join_headers(rows: list[list[str]], width: int) -> list[str]:
+    """One header text per column; two header rows are joined as `upper / lower`."""
+    if not rows:
+        return [""] * width
+    out = []
+    for j in range(width):
+        parts = [r[j].strip() for r in rows if j < len(r) and r[j].strip()]
+        out.append(" / ".join(parts))
+    return out

@@ -212,3 +212,25 @@ class Crossing(list):
     def __init__(self, cells: list[str], line: str):
         super().__init__(cells)
         self.line = line
+
+
+def header_records(records, reader, layout: sniff.Layout, account: LineAccount) -> list[list[str]]:
+    """The header's rows, past the preamble; the lines they took counted into `account`."""
+    for _ in range(layout.skip_records):
+        if next(records, None) is None:
+            break
+    last_line = account.preamble = reader.line_num
+    header_cells: list[list[str]] = []
+    while len(header_cells) < layout.header_rows:
+        row = next(records, None)
+        if row is None:
+            break
+        account.joined += reader.line_num - last_line - 1
+        last_line = reader.line_num
+        if sniff.is_blank(row) or sniff.is_comment(row, layout.width):
+            account.blank += sniff.is_blank(row)
+            account.comment += not sniff.is_blank(row)
+            continue
+        header_cells.append(row)
+    account.header = len(header_cells)
+    return header_cells

@@ -13,11 +13,11 @@ from .header import (
     VALUE_KINDS,
     distinct_words,
     has_header,
+    header_over_rows,
     is_blank,
     names_over_rows,
     names_with_a_gap,
     past_titles,
-    stacked_names,
 )
 from .quoting import bounded_by_quotes
 
@@ -331,15 +331,16 @@ def _sniff(head: str, delimiter: str | None, header_rows: int | None, quotechar:
         return replace(
             wider, delimiter=chosen, quotechar=quotechar, newline=newline_of(head), spaced=spaced, escapechar=escape
         )
-    joined, stacked = None, 0
-    for n in (3, 2):  # a header over three rows, or two (the most rows that read as one)
-        if len(body) > n and (joined := stacked_names(body[: n - 1], body[n - 1], body[n : n + 200])) is not None:
-            stacked = n
-            break
-    if joined is not None:
-        # A group name over the names (or the header written twice): one name per column, joined
-        # as a person writes it, and asked (how many rows the header takes is a judgement).
-        said = (f"the header is written over {stacked} rows: each column's name joins them (a group over a name)",)
+    over = header_over_rows(body)
+    if over is not None:
+        stacked, joined = over
+        # A group name over the names (or the header written twice, or units under it): one name
+        # per column, joined as a person writes it, and asked (how many rows the header takes is a
+        # judgement).
+        said = (
+            f"the header is written over {stacked} rows: each column's name joins them "
+            "(a group over a name, a unit under it)",
+        )
         return Layout(
             chosen,
             quotechar,

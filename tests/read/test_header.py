@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabular.read.header import names_over_rows, names_with_a_gap, past_titles
+from tabular.read.header import header_over_rows, names_over_rows, names_with_a_gap, past_titles
 from tabular.read.sniff import records, sniff
 
 # Names in several languages; rows of a date, a number and text, cycled to the width.
@@ -164,3 +164,41 @@ def test_a_header_with_an_empty_first_name_over_text_rows_is_no_group():
     lines = [["", "name", "city"]] + [[f"r{i}", f"Ann{i}", f"Oslo{i}"] for i in range(8)]
     layout = sniff(table(",", lines))
     assert layout.header_rows < 2 and not layout.names  # as before: no votes, asked
+
+
+UNIT_SHAPES = {
+    "bracketed": ["(s)", "(mV)", "[EUR]"],
+    "bare": ["s", "mV", "EUR"],
+    "german": ["(Std.)", "(Stück)", "€"],
+    "some": ["", "(kg)", ""],
+}
+
+
+@pytest.mark.parametrize("groups", [False, True])
+@pytest.mark.parametrize("shape", sorted(UNIT_SHAPES))
+def test_units_under_the_names_join_them(shape, groups):
+    """A row of units under the names (`(s)`, `mV`, `€`), with or without a row of groups over them:
+    one header over two or three rows, each name joined with its group (which spans the empty cells
+    to its right, a merged cell exported) and unit as a person writes it."""
+    names, units = ["Time", "Reading", "Price"], UNIT_SHAPES[shape]
+    top = [["", "Sensor", ""]] if groups else []
+    data = [[str(i * 5), f"{i - 1.58:.2f}", f"{i * 2.5:.2f}"] for i in range(12)]
+    got = header_over_rows([*top, names, units, *data])
+    expected = [
+        f"{'Sensor ' if groups and j >= 1 else ''}{n} {u}".strip() for j, (n, u) in enumerate(zip(names, units))
+    ]
+    assert got == (len(top) + 2, expected)
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        ["NY", "CA", "TX"],  # codes over text: a row of data
+        ["(a)", "(b)", "(c)"],  # brackets over a column of text are no units
+        ["1", "2", "3"],  # values
+    ],
+)
+def test_a_row_that_is_no_units_row_is_not_joined_to_the_header(second):
+    names = ["Name", "State", "Amount"]
+    data = [[f"Person {i}", "WA", str(i * 3)] for i in range(12)]
+    assert header_over_rows([names, second, *data]) is None
