@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .show import cell_text, cli_words, counted, show_answer, show_datasets, warn_ignored
+from .show import cell_text, cli_words, counted, show_answer, show_datasets, show_reading, warn_ignored
 
 # Each command imports what it runs when it runs (the engine, the charts, the result writers, the
 # question vocabulary): `tabular list` does not wait for what `tabular query --chart` needs.
@@ -310,8 +310,13 @@ def cmd_ask(args, console: Console) -> int:
         print(json.dumps(out.model_dump(mode="json", by_alias=True), ensure_ascii=False, indent=2))
     elif out.abstain:
         console.print(f"[yellow]{out.abstain_reason}[/yellow] {escape(cli_words(out.clarification or ''))}")
+        for calc in out.calculations:  # low_confidence: the calculation whose reading it asks to confirm
+            show_reading(console, calc)
+            if calc.note:
+                console.print(escape(calc.note))
     else:
         console.print(escape(out.answer))
+        show_reading(console, out.calculations[0])
         console.print(escape(out.calculations[0].note))
         console.print(f"[dim]proposed by {escape(out.model)}[/dim]")
     return 1 if out.abstain else 0
@@ -388,6 +393,8 @@ def cmd_demo(args, console: Console) -> int:
         console.rule(f"{task.title}: {task.text!r}")
         out = ns.synthesize(task.text, task.source_uris)
         console.print(escape(out.answer or f"{out.abstain_reason}: {cli_words(out.clarification or '')}"))
+        for calc in out.calculations:
+            show_reading(console, calc)
     return 0
 
 

@@ -366,3 +366,13 @@ VIEWS = {
     "knowledge.formats": show_formats,
     "knowledge.get": show_get,
 }
+
+
+def show_reading(console: Console, calc) -> None:
+    """A synthesize calculation's reading (the plan said back in words) and its confidence (issue 55)."""
+    from ..display.answers import confidence_words  # here: the CLI's start stays lazy (tests/cli/test_imports.py)
+
+    if calc.reading:
+        console.print(f"read as: {escape(calc.reading)}", soft_wrap=True)
+    if calc.confidence is not None:
+        console.print(f"[dim]{escape(confidence_words(calc.confidence))}[/dim]", soft_wrap=True)

@@ -59,3 +59,17 @@ def test_ops_are_named_as_the_commands_that_run_them():
     # A citation and a path keep the op's name: they are not words to type.
     kept = "count is 8 [knowledge.query#1]; POST /v1/knowledge.query_export"
     assert cli_words(kept) == kept
+
+
+def test_ask_says_how_it_read_the_task_beside_its_answer(tmp_path):
+    """The reading (the plan said back in words) and its confidence, between the answer and its
+    table: what a person checks before trusting the number (issue 55)."""
+    assert run(tmp_path, "ingest", str(CSV / "sales.csv")).returncode == 0
+    done = run(tmp_path, "ask", "total amount by region", "sales.csv")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    calc = json.loads(run(tmp_path, "ask", "total amount by region", "sales.csv", "--json").stdout)["calculations"][0]
+    read = next(k for k, x in enumerate(lines) if x.startswith("read as: "))
+    assert lines[read] == f"read as: {calc['reading']}" and "amount" in calc["reading"] and "region" in calc["reading"]
+    assert lines[read + 1].startswith(f"confidence {calc['confidence']['score']:.2f}")
+    assert read < next(k for k, x in enumerate(lines) if x.startswith("proposed by"))
