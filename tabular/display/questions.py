@@ -57,11 +57,16 @@ class Asked:
     def changes(self, option) -> tuple[dict[str, str], dict[str, str]]:
         """The approval's columns and formats that give every column of the group `option`: its
         type where the type changes (the type alone reads the values as the option does), its
-        format where only the format does (a date order, a decimal mark)."""
+        format where only the format does (a date order, a decimal mark). The option held now
+        names the columns at their reading now (its format, or its type where it has none): an
+        approval answers the questions on the columns it names and no other (issue 56), where
+        one naming nothing settles every open question of the dataset. A question on the whole
+        table names no column."""
         held = self.first.current
-        if option.type != held.type:
-            return dict.fromkeys(self.columns, option.type), {}
-        return {}, dict.fromkeys(self.columns, option.format)
+        columns = [c for c in self.columns if c]
+        if option.type != held.type or (self.held(option) and not option.format):
+            return dict.fromkeys(columns, option.type), {}
+        return {}, dict.fromkeys(columns, option.format)
 
 
 def asked(questions: list) -> list[Asked]:
@@ -104,13 +109,13 @@ def _mapping(values: dict[str, str]) -> str:
 
 
 def python_call(group: Asked, option, source_uri: str | None, d, several: bool) -> str:
-    """The ns.approve call that answers the group with `option` (held: the call that settles the
-    questions as they are). `source_uri` None: the answer did not say it (written `source_uri`)."""
+    """The ns.approve call that answers the group with `option` (held: the call that keeps its
+    columns as they are, and answers no other question). `source_uri` None: the answer did not
+    say it (written `source_uri`)."""
     args = [repr(source_uri) if source_uri else "source_uri", repr(d.snapshot_id)]
-    if not group.held(option):
-        columns, formats = group.changes(option)
-        args += [f"columns={_mapping(columns)}"] if columns else []
-        args += [f"formats={_mapping(formats)}"] if formats else []
+    columns, formats = group.changes(option)
+    args += [f"columns={_mapping(columns)}"] if columns else []
+    args += [f"formats={_mapping(formats)}"] if formats else []
     if several:
         args.append(f"dataset_id={d.dataset_id!r}")
     return f"ns.approve({', '.join(args)})"
@@ -119,11 +124,10 @@ def python_call(group: Asked, option, source_uri: str | None, d, several: bool) 
 def command(group: Asked, option, source_uri: str | None, d, several: bool) -> str:
     """The `tabular approve` command that answers the group with `option`."""
     words = ["tabular", "approve", source_uri or "SOURCE"] + ([d.dataset_id] if several else [])
-    if not group.held(option):
-        columns, formats = group.changes(option)
-        for flag, values in (("--set", columns), ("--format", formats)):
-            for name, value in values.items():
-                words += [flag, f"{name}={value}"]
+    columns, formats = group.changes(option)
+    for flag, values in (("--set", columns), ("--format", formats)):
+        for name, value in values.items():
+            words += [flag, f"{name}={value}"]
     return shlex.join(words)
 
 
@@ -144,7 +148,7 @@ def _names_option(option, choice: str) -> bool:
 
 def answer_kind(questions: list, kind: str, choice: str) -> tuple[dict[str, str], dict[str, str]]:
     """The approval's columns and formats that answer every open question of `kind` with the
-    option `choice` names (the held one: nothing to change, the approval settles it). ValueError,
+    option `choice` names (the held one: its columns as they are now, answered). ValueError,
     in words, when the dataset asks no such question or an option of it is not named."""
     of_kind = [g for g in asked(questions) if g.first.kind == kind]
     if not of_kind:
@@ -157,10 +161,9 @@ def answer_kind(questions: list, kind: str, choice: str) -> tuple[dict[str, str]
             offered = " or ".join(repr(option_words(o)) for o in group.first.options)
             how = "names none" if not named else "names more than one"
             raise ValueError(f"{choice!r} {how} of the options of {column_list(group)}: {offered}")
-        if not group.held(named[0]):
-            more_columns, more_formats = group.changes(named[0])
-            columns.update(more_columns)
-            formats.update(more_formats)
+        more_columns, more_formats = group.changes(named[0])
+        columns.update(more_columns)
+        formats.update(more_formats)
     return columns, formats
 
 
@@ -171,4 +174,4 @@ def kind_command(group: Asked, option, groups: list[Asked], source_uri: str | No
         return command(group, option, source_uri, d, several)
     choice = option.type if sum(o.type == option.type for o in group.first.options) == 1 else option.format
     words = ["tabular", "approve", source_uri or "SOURCE"] + ([d.dataset_id] if several else [])
-    return shlex.join(words if group.held(option) else [*words, "--answer", f"{group.first.kind}={choice}"])
+    return shlex.join([*words, "--answer", f"{group.first.kind}={choice}"])

@@ -3,8 +3,10 @@ question with the same options are one entry naming them all, in a notebook and 
 with one approval that answers them all; the answer itself keeps a question per column (SPEC §4).
 Files of several widths and shapes are generated here: 0/1 flags among other columns, with blanks."""
 
+import json
 import random
 import re
+import shlex
 from html import unescape
 
 import pytest
@@ -162,7 +164,7 @@ def test_at_the_terminal_entries_of_one_kind_name_their_columns_and_dates_are_an
     assert "question 3 columns [bool_or_number] ask the same question" in shown
     assert "tabular approve mixed.csv --answer bool_or_number=bool" in shown
     assert "question 2 columns [date_order]" in shown and "question dashed [date_order]" in shown
-    line = next(x for x in shown.splitlines() if "--format start=" in x)
+    line = next(x for x in shown.splitlines() if "--format start=" in x and "(held now)" not in x)
     command = line.split(": ", 1)[1]
     assert command.startswith("tabular approve mixed.csv --format start=") and "--format end=" in command
     done = run(tmp_path, *command.split()[1:], "--yes")
@@ -212,3 +214,36 @@ def test_every_view_counts_the_questions_per_column_and_says_how_they_are_shown(
 
     questions = [question(*c) for c in columns]
     assert open_count(questions) == count and open_said(questions) == said
+
+
+def test_at_the_terminal_the_held_option_answers_its_entry_and_no_other(tmp_path, capsys, monkeypatch):
+    """Keeping what is held now is an answer too: its command names the entry's columns at their
+    reading now (a date's format, a flag's or a code's type, --answer for alike ones), so the
+    other questions stay open, where `tabular approve SOURCE` alone settled them all (issue 56)."""
+    run = lambda home, *args: call(capsys, monkeypatch, home / "home", *args)
+    mixed_file(tmp_path / "mixed.csv")
+    assert run(tmp_path, "ingest", str(tmp_path / "mixed.csv")).returncode == 0
+    entries = 0
+    while True:
+        shown = run(tmp_path, "datasets", "mixed.csv").stdout
+        held = [x.split(": ", 1)[1] for x in shown.splitlines() if "(held now), rejects" in x]
+        if not held:
+            break
+        before = {
+            q["column"]
+            for q in json.loads(run(tmp_path, "datasets", "mixed.csv", "--json").stdout)["datasets"][0]["questions"]
+        }
+        command = held[0]
+        assert command.startswith("tabular approve mixed.csv ") and (
+            "--format" in command or "--set" in command or "--answer" in command
+        )
+        done = run(tmp_path, *shlex.split(command)[1:], "--json")
+        assert done.returncode == 0, done.stderr
+        answer = json.loads(done.stdout)
+        answered = {a["column"] for a in answer["answered"]}
+        assert answer["changes"] == [] and answer["settled"] == []  # kept as held, nothing else settled
+        assert answered and {q["column"] for q in answer["left_open"]} == before - answered
+        entries += 1
+    assert entries == 4  # bool_or_number, two date_order entries, leading_zeros
+    final = json.loads(run(tmp_path, "datasets", "mixed.csv", "--json").stdout)["datasets"][0]
+    assert final["questions"] == [] and final["approved"]
