@@ -372,7 +372,8 @@ class QuestionOut(BaseModel):
         "scientific: whole numbers with an unsigned exponent in every value (12E3), as codes are written: text, or numbers? "
         "precision: numbers with more digits than floating point keeps (1E3 beside 12345678901234567.89, or past 38 digits): text, or floating point rounded? "
         "time_zone: datetimes that end in a zone abbreviation (EST, CST), which names more than one zone: text, or local times as written? "
-        "carried_approval: a type a person set on an earlier revision still reads every value and is kept. "
+        "carried_approval: no longer asked (a type a person set on an earlier revision that still reads every value "
+        "is kept without a question); the kind stays for answers stored before. "
         "approval_not_carried: a type a person set on an earlier revision no longer reads every value; typed afresh."
     )
     question: str

@@ -243,10 +243,11 @@ def carry(
 ) -> dict[str, Typing]:
     """Apply the previous revision's person-set types to a new revision's typings.
 
-    `before` holds the columns a person set, by name (person_set). A type
-    carries when a column of that name is still there and every value still reads that way;
-    either way the column gets a question saying what happened, unless the engine alone chose
-    the same reading with nothing to ask."""
+    `before` holds the columns a person set, by name (person_set). A type carries when a column
+    of that name is still there and every value still reads that way: it is kept as the person
+    set it, with no question (the person answered it already, issue 56). One that no longer
+    reads leaves the engine's typing, with an `approval_not_carried` question saying how many
+    values the person's type would reject."""
     cells = dict(zip(names, typings))
     out = dict(typings)
     for name, approved in before.items():
@@ -256,7 +257,7 @@ def carry(
         own = typings[cell]
         old = approved.typing
         person = _best(con, relation, cell, [old.reading], markers)
-        if not person.rejected and person.reading == own.reading and own.question is None:
+        if not person.rejected:
             out[cell] = person
             continue
         said = f"{approved.by or 'a person'} set {name!r} to {old.reading.label} at revision {approved.revision}"
@@ -265,19 +266,11 @@ def carry(
         others = tuple(
             o for o in (own.question.options if own.question else ()) if o.reading not in (person.reading, own.reading)
         )
-        if not person.rejected:
-            text = f"{said}; every value of this revision still reads that way, so it is kept. Keep it, or take the engine's reading ({own.reading.label})?"
-            out[cell] = dataclasses.replace(
-                person, question=Question("carried_approval", text, (keep, engine, *others))
-            )
-        else:
-            text = (
-                f"{said}, but {person.rejected} values of this revision do not read that way, so it is typed afresh as "
-                f"{own.reading.label}. Keep that, or the earlier type and reject those rows?"
-            )
-            out[cell] = dataclasses.replace(
-                own, question=Question("approval_not_carried", text, (engine, keep, *others))
-            )
+        text = (
+            f"{said}, but {person.rejected} values of this revision do not read that way, so it is typed afresh as "
+            f"{own.reading.label}. Keep that, or the earlier type and reject those rows?"
+        )
+        out[cell] = dataclasses.replace(own, question=Question("approval_not_carried", text, (engine, keep, *others)))
     return out
 
 

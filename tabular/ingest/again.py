@@ -3,12 +3,11 @@
 - The same bytes, read the same way, are no new revision: the job ends with the revision that
   holds them (`holding_revision`), and says so in its warnings (`UNCHANGED`).
 - A person's column types carry over where the new rows still read that way, without a question
-  (`carry`); one that no longer reads is asked (retype.carry says how).
+  (`carry_into`); one that no longer reads is asked (retype.carry says how).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import duckdb
@@ -16,7 +15,6 @@ import sqlglot
 from sqlglot import exp
 
 from ..infer import retype
-from ..infer.questions import Typing
 from ..store.catalog import live_typings, now, one, revision_datasets, revision_row, source_row, update
 from ..store.home import VERIFY_ROWS
 
@@ -136,30 +134,10 @@ def person_set(catalog, job, dataset_id: str) -> dict:
 
 def carry_into(catalog, settings, job, dataset_id: str, item, options: dict):
     """`item` (a typed extraction of the pipeline) with the live revision's person-set column
-    types carried where they still read (carry)."""
+    types carried where they still read every value, without a question (retype.carry)."""
     before = person_set(catalog, job, dataset_id)
     if before:
         markers = settings.nulls(options)
         cur = catalog.cursor()
-        item.typings = carry(cur, item.relation(cur), item.names, item.typings, before, markers)
+        item.typings = retype.carry(cur, item.relation(cur), item.names, item.typings, before, markers)
     return item
-
-
-def carry(
-    con: duckdb.DuckDBPyConnection,
-    relation: str,
-    names: list[str],
-    typings: dict[str, Typing],
-    before: dict,
-    markers: tuple[str, ...],
-) -> dict[str, Typing]:
-    """The previous revision's person-set types applied to the new typings (retype.carry): a type
-    that still reads every value is kept as the person set it, with no question (the person
-    answered it already); one that no longer reads keeps retype.carry's question."""
-    carried = retype.carry(con, relation, names, typings, before, markers)
-    return {
-        cell: dataclasses.replace(t, question=None, forced=True)
-        if t.question is not None and t.question.kind == "carried_approval"
-        else t
-        for cell, t in carried.items()
-    }

@@ -111,14 +111,23 @@ def test_typings_read_back_as_they_were_kept():
     assert load(dump(typings)) == typings
 
 
-def test_a_persons_type_carries_when_every_value_still_reads_so_and_says_so(con):
-    rel = relation(con, c1=["12", "7", "3"])
-    before = {"code": Approved(Typing(C.STRING, "VARCHAR", forced=True), 1, "ann")}
-    own = {"c1": Typing(C.number_reading(), "BIGINT")}
-    out = carry(con, rel, ["code"], own, before, MARKERS)["c1"]
-    assert (out.reading, out.forced) == (C.STRING, True)
-    assert out.question.kind == "carried_approval"
-    assert "ann" in out.question.text and "revision 1" in out.question.text
+@pytest.mark.parametrize(
+    ("values", "person", "engine"),
+    [
+        (["12", "7", "3"], Typing(C.STRING, "VARCHAR", forced=True), Typing(C.number_reading(), "BIGINT")),
+        (["03/04/2024", "01/02/2024"], Typing(C.date_reading("%m/%d/%Y"), "DATE", forced=True), None),
+        (["1", "0", "1"], Typing(C.number_reading(), "BIGINT", forced=True), None),
+    ],
+    ids=["text over numbers", "month first over the engine's question", "a number over a flag"],
+)
+def test_a_persons_type_that_reads_every_value_carries_without_a_question(con, values, person, engine):
+    """The person answered it already (issue 56): kept as set, whatever the engine alone would
+    read or ask, with no question to confirm it."""
+    rel = relation(con, c1=values)
+    before = {"c": Approved(person, 1, "ann")}
+    own = {"c1": engine or Typing(C.STRING, "VARCHAR", question=Question("mixed_values", "?", ()))}
+    out = carry(con, rel, ["c"], own, before, MARKERS)["c1"]
+    assert (out.reading, out.forced, out.rejected, out.question) == (person.reading, True, 0, None)
 
 
 def test_a_persons_type_the_new_values_refute_is_not_carried_and_is_asked(con):
