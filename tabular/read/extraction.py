@@ -300,7 +300,7 @@ def _stream(
             if sniff.is_comment(row, width):
                 extraction.comment_lines += 1
                 continue
-            note = None if isinstance(row, Crossing) else note_text(row, width)
+            note = None if isinstance(row, Crossing) else note_text(row, width, layout.delimiter)
             if note is not None:
                 pending.append((row, line, note))
                 continue

@@ -103,7 +103,9 @@ def ends_in_words(path: Path, layout: sniff.Layout) -> bool:
     if not lines:
         return False
     records = sniff.records(lines[-1] + "\n", layout.delimiter, layout.quotechar)
-    return bool(records) and (note_text(records[-1], layout.width) is not None or is_total_cells(records[-1]))
+    return bool(records) and (
+        note_text(records[-1], layout.width, layout.delimiter) is not None or is_total_cells(records[-1])
+    )
 
 
 # A note after a table ("Report created October 10", "Source: national statistics office") is a
@@ -112,16 +114,20 @@ def ends_in_words(path: Path, layout: sniff.Layout) -> bool:
 NOTE_WORDS = 3
 
 
-def note_text(row: list[str], width: int) -> str | None:
+def note_text(row: list[str], width: int, delimiter: str = ",") -> str | None:
     """The words of a line that could be a note after a table: in a table of two columns or more,
-    only its first cell is filled, with words (letters and a space). None for any other line.
-    Whether it is one is decided at the table's end (`is_note`)."""
+    only its first cell is filled, with words (letters and a space), or the cells after it each
+    begin with a space, as prose goes on after a comma (`Source: City statistics office, 2021`).
+    None for any other line. Whether it is one is decided at the table's end (`is_note`)."""
     if width < 2 or not row or len(row) > width:
         return None
     text = row[0].strip()
-    if " " not in text or not any(ch.isalpha() for ch in text) or any(c.strip() for c in row[1:]):
+    if " " not in text or not any(ch.isalpha() for ch in text):
         return None
-    return text
+    rest = [c for c in row[1:] if c.strip()]
+    if rest and not all(c[:1] == " " for c in rest):
+        return None
+    return delimiter.join([text, *(c.rstrip() for c in row[1:] if c.strip())]) if rest else text
 
 
 def is_note(text: str, column: FirstColumn, apart: bool) -> bool:

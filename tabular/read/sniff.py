@@ -183,7 +183,7 @@ def _past_a_title(rows: list[list[str]], start: int, width: int) -> int:
     its width holding values are a small table above another: the sniffer's `tabled` asks), nor
     where the header is among them (the same table written twice). `start` otherwise."""
     blank = next((i for i in range(start + 1, min(start + NOTES_ABOVE + 1, len(rows))) if is_blank(rows[i])), None)
-    if blank is None:
+    if blank is None or width < 2:  # one column: its lines above a blank line read as its rows do
         return start
     after = next((i for i in range(blank, len(rows)) if not is_blank(rows[i])), None)
     if after is None or len(rows[after]) != width or rows[after] in rows[start:blank]:

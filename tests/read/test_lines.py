@@ -7,6 +7,7 @@ import io
 
 import pytest
 
+import tabular
 from tabular.errors import IngestFailed
 from tabular.read.lines import (
     FirstColumn,
@@ -84,3 +85,37 @@ def test_a_total_row_at_the_end_sends_the_file_to_the_careful_reader(tmp_path):
     assert ends_in_words(path, sniff(text))
     path.write_text(text.replace("Total", "Total Recall"), encoding="utf-8")
     assert not ends_in_words(path, sniff(text))
+
+
+@pytest.mark.parametrize("sep", [",", ";", "\t", "|"])
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["Source: City statistics office", " 2021"],
+        ["Quelle: Statistisches Bundesamt", " Stand März 2024"],
+        ["Note : chiffres provisoires", " sauf mention contraire", " 2023"],
+    ],
+)
+def test_prose_going_on_after_the_delimiter_and_a_space_is_a_note_candidate(sep, words):
+    """`Source: City statistics office, 2021` under a table: the comma is the sentence's, the cell
+    after it begins with a space. It was kept as a row (a number column's text, a question)."""
+    row = words + [""] * (4 - len(words))
+    assert note_text(row, 4, sep) == sep.join(w.rstrip() for w in words)
+
+
+@pytest.mark.parametrize("row", [["Smith", "John", "", ""], ["Total sales", "1250", "", ""], ["5", " 6", "", ""]])
+def test_a_row_of_values_is_no_note_candidate(row):
+    """Cells after the first that begin with no space are values (a row), as is a first cell of one word."""
+    assert note_text(row, 4) is None
+
+
+@pytest.mark.parametrize("sep", [",", ";"])
+def test_a_note_of_prose_after_the_table_is_left_out_and_said(tmp_path, sep):
+    rows = "".join(f"{i * 5}{sep}{i}.25\n" for i in range(12))
+    path = tmp_path / "notes.csv"
+    path.write_text(f"Time{sep}Reading\n{rows}\nNote: figures are provisional.\nSource: City office{sep} 2021\n")
+    ns = tabular.connect(str(tmp_path / "home")).namespace("o", "n")
+    assert ns.ingest_file(path, source_uri="notes.csv").state == "ready"
+    (d,) = ns.dataset_get("notes.csv").datasets
+    assert d.rows == 12 and d.questions == [] and [c.type for c in d.columns] == ["number", "number"]
+    assert any("Source: City office" in w for w in d.warnings)

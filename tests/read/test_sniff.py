@@ -483,3 +483,11 @@ def test_a_small_table_above_a_blank_line_is_not_taken_for_notes():
     head = "Time,Reading\n0,1.5\n5,2.5\n\nTime,Count\n" + "".join(f"{i},{i % 3}\n" for i in range(20))
     layout = sniff(head)
     assert layout.skip_records == 0 or not layout.header_clear
+
+
+def test_the_lines_of_a_one_column_list_above_a_blank_line_are_its_rows_not_notes():
+    """A list of one column in sections (a formula sheet printed as text): the first section's
+    lines read as the rows below the blank line do; they are not left out as titles."""
+    head = "Bessel functions\nBESSELI 2 3\nBESSELJ 2 3\n\nError Function\nERF 1\nERFC 1\nERFC.PRECISE 1\n"
+    layout = sniff(head)
+    assert (layout.width, layout.skip_records) == (1, 0)
