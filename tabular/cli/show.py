@@ -370,7 +370,7 @@ VIEWS = {
 
 def show_reading(console: Console, calc) -> None:
     """A synthesize calculation's reading (the plan said back in words) and its confidence (issue 55)."""
-    from ..display.answers import confidence_words  # here: the CLI's start stays lazy (tests/cli/test_imports.py)
+    from ..display.answers import confidence_words  # heavy: the notebook views, for an ask only (the CLI starts lazy)
 
     if calc.reading:
         console.print(f"read as: {escape(calc.reading)}", soft_wrap=True)
