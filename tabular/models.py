@@ -202,6 +202,11 @@ class Progress(BaseModel):
     completed: int = 0
 
 
+# The first word of a job's first warning when the bytes were live already: no new revision
+# (ingest/again.py says it; IngestStatusOut.unchanged reads it).
+UNCHANGED = "unchanged"
+
+
 class IngestStatusOut(OpOut):
     found: bool = True
     ingestion_id: str

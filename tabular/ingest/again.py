@@ -15,11 +15,9 @@ import sqlglot
 from sqlglot import exp
 
 from ..infer import retype
+from ..models import UNCHANGED
 from ..store.catalog import live_typings, now, one, revision_datasets, revision_row, source_row, update
 from ..store.home import VERIFY_ROWS
-
-# The first words of the job's warning when it published nothing: the bytes were already live.
-UNCHANGED = "unchanged"
 
 
 def _select(column: str, table: str, keys: tuple[str, ...]) -> str:

@@ -9,9 +9,9 @@ import json
 import uuid
 
 from ..errors import ErrorItem, ValidationFailed
-from ..ingest.again import UNCHANGED
 from ..ingest.uploads import store_upload
 from ..models import (
+    UNCHANGED,
     FormatOut,
     FormatsOut,
     IngestCancelOut,
