@@ -5,8 +5,9 @@ the upper bound of the wrong rate among the answers at or above it stays within 
 
 The model is data, not code: a logistic regression over standardised features, its output
 calibrated (Platt), with a table of thresholds per setting; loaded from JSON (never a pickle) and
-scored here in plain Python. A feature the model knows but the reading lacks (a chat proposer's
-plan has no built-in facts) is read at its training mean, which adds nothing to the score."""
+scored here in plain Python; a feature named `a*b` is the product of two of the reading's. A feature the model knows but the reading lacks (a chat proposer's
+plan has no built-in facts) is read at its `default`: the training mean for a proposer's own facts,
+which adds nothing to the score, and 0 for the rest (a check that did not come near is absent)."""
 
 from __future__ import annotations
 
@@ -47,12 +48,24 @@ def score(features: dict[str, float], fitted: dict[str, Any] | None = None) -> f
     """The calibrated chance that the reading with these features is right."""
     m = fitted or model()
     z = float(m["intercept"])
-    for name, mean, scale, weight in zip(m["features"], m["mean"], m["scale"], m["coef"], strict=True):
-        x = features.get(name, mean)
+    defaults = m.get("default") or m["mean"]
+    for name, mean, scale, weight, default in zip(
+        m["features"], m["mean"], m["scale"], m["coef"], defaults, strict=True
+    ):
+        x = features.get(name, default) if "*" not in name else product(features, name)
         z += weight * (float(x) - mean) / scale
     a, b = m["calibration"]["a"], m["calibration"]["b"]
     t = a * z + b
     return 1.0 / (1.0 + math.exp(-t)) if t >= 0 else math.exp(t) / (1.0 + math.exp(t))
+
+
+def product(features: dict[str, float], name: str) -> float:
+    """A feature the model makes of two ("asks:how_many*kind:sum": a count asked, a sum made):
+    the product of its parts, each 0 when the reading lacks it."""
+    x = 1.0
+    for part in name.split("*"):
+        x *= float(features.get(part, 0.0))
+    return x
 
 
 def threshold_for(max_wrong: float, fitted: dict[str, Any] | None = None) -> tuple[float, float]:

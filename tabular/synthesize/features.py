@@ -308,6 +308,7 @@ def reading_facts(tokens: list[str], spans: list[Span], reading: TaskReading) ->
     out: dict[str, float] = {"builtin": 1.0}
     out.update({f"value_{m}": 0.0 for m in VALUE_MATCHES})
     out.update({f"column_{m}": 0.0 for m in COLUMN_MATCHES})
+    out.update({"value_targets_several": 0.0, "value_words": 0.0, "column_targets_several": 0.0})
     kinds = ("value", "column", "dataset", "date", "year", "month", "quarter", "number", "ordinal", "word")
     out.update({f"spans_{k}": float(sum(s.kind == k for s in spans)) for k in kinds})
     grammar = task_grammar()
@@ -317,11 +318,11 @@ def reading_facts(tokens: list[str], spans: list[Span], reading: TaskReading) ->
     for s in spans:
         if s.kind == "value":
             out[f"value_{_value_match(s)}"] += 1
-            out["value_targets_several"] = out.get("value_targets_several", 0.0) + float(len(s.targets) > 1)
-            out["value_words"] = max(out.get("value_words", 0.0), float(s.end - s.start))
+            out["value_targets_several"] += float(len(s.targets) > 1)
+            out["value_words"] = max(out["value_words"], float(s.end - s.start))
         elif s.kind == "column":
             out[f"column_{_column_match(s)}"] += 1
-            out["column_targets_several"] = out.get("column_targets_several", 0.0) + float(len(s.targets) > 1)
+            out["column_targets_several"] += float(len(s.targets) > 1)
     for flag in READ_FLAGS:
         out[f"read:{flag}"] = float(bool(getattr(reading, flag, None)))
     out["read:groups"] = float(len(reading.groups))

@@ -38,6 +38,17 @@ def test_a_feature_the_reading_lacks_is_read_at_its_mean_and_adds_nothing():
     assert score({"good": 0.5, "unknown": 7.0}, FITTED) == score({}, FITTED)
 
 
+def test_a_feature_with_a_default_is_read_at_it_when_missing():
+    fitted = {**FITTED, "default": [0.5, 0.0]}  # "bad": a check that did not come near is absent, so 0
+    assert score({}, fitted) == score({"good": 0.5, "bad": 0.0}, fitted) > score({}, FITTED)
+
+
+def test_a_feature_of_two_is_their_product():
+    fitted = {**FITTED, "features": ["good*bad", "bad"], "default": [0.0, 0.0]}
+    assert score({"good": 1.0, "bad": 1.0}, fitted) > score({"good": 0.0, "bad": 1.0}, fitted)  # the product counts
+    assert score({"good": 1.0}, fitted) == score({}, fitted)
+
+
 def test_a_very_sure_or_very_unsure_reading_does_not_overflow():
     assert score({"good": 1e6}, FITTED) == 1.0 and score({"bad": 1e6}, FITTED) == 0.0
 
@@ -53,7 +64,8 @@ def test_a_setting_takes_the_threshold_of_the_largest_measured_setting_within_it
 def test_the_shipped_model_is_json_with_what_it_was_trained_and_calibrated_on():
     text = resources.files("tabular.synthesize").joinpath("confidence.json").read_text(encoding="utf-8")
     shipped = json.loads(text)
-    assert len(shipped["features"]) == len(shipped["mean"]) == len(shipped["scale"]) == len(shipped["coef"])
+    n = len(shipped["features"])
+    assert n == len(shipped["mean"]) == len(shipped["scale"]) == len(shipped["coef"]) == len(shipped["default"])
     assert all(s > 0 for s in shipped["scale"])
     assert shipped["calibrated_on"] and isinstance(shipped["trained_on"], dict)
     settings = [t["max_wrong"] for t in shipped["thresholds"]]
