@@ -31,11 +31,16 @@ class Watchdog:
         with self._cond:
             self._live[token] = cursor
             self._started[token] = time.monotonic()
-            heapq.heappush(self._heap, (time.monotonic() + seconds, token))
+            due = time.monotonic() + seconds
+            earliest = self._heap[0][0] if self._heap else None
+            heapq.heappush(self._heap, (due, token))
             if self._thread is None and not self._closed:
                 self._thread = threading.Thread(target=self._loop, name="query-deadlines", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            # The thread sleeps until the earliest deadline: it is woken only when this one comes
+            # sooner (a wake on every query asked DuckDB for its memory, under this lock, each time).
+            if earliest is None or due < earliest:
+                self._cond.notify()
         return token
 
     def release(self, token: int) -> str | None:

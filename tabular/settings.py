@@ -51,7 +51,8 @@ class Settings:
     computed_depth_max: int = 32
     expression_nodes_max: int = 10_000
     plan_nesting_max: int = 3  # plans as datasets inside plans, this deep at most
-    # Compiled statements kept by plan shape (a plan asked again with other values is not compiled again).
+    # Plan shapes kept per home on the query side (ops/plancache.py): resolutions, compiled
+    # statements and plan hashes, at most this many of each, the least recently used out; 0 keeps none.
     compiled_cache_entries: int = 512
     # A plan's compiled SQL past this many bytes is 413 (values travel apart, as parameters).
     max_sql_bytes: int = 1024 * 1024

@@ -39,6 +39,7 @@ def receipt(
     rows_returned: int,
     elapsed_ms: Elapsed,
     warnings: list[str] | tuple = (),
+    conditions: list[str] | tuple = (),
 ) -> QueryReceipt:
     """The receipt of SPEC §4; `warnings`, this call's own after resolution's (casts that met
     values they could not read). Each part is validated as it is made, from the planner's values
@@ -80,6 +81,7 @@ def receipt(
         datasets=datasets,
         resolved=[Resolution(**r) for r in resolved.resolved],
         warnings=[*resolved.warnings, *warnings],
+        conditions=list(conditions),
         computed=computed,
         rows_returned=rows_returned,
         elapsed_ms=elapsed_ms,

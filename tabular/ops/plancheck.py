@@ -11,7 +11,8 @@ from planner.resolved import Limits, PlanInvalid, Resolved
 
 from ..errors import BackendTimeout, ErrorItem, PreconditionFailed, TooLarge, ValidationFailed
 from ..settings import Settings
-from ..store.schemas import known_sources, live_schemas
+from ..store.schemas import known_sources
+from .addresses import found
 from .context import Context
 
 
@@ -35,16 +36,6 @@ def limits(settings: Settings) -> Limits:
         settings.expression_nodes_max,
         settings.plan_nesting_max,
     )
-
-
-def found(ctx: Context, org: str, namespace: str, plan: QueryPlan) -> list:
-    """Per dataset of the plan, the live datasets of its source; for a plan as a dataset, the same of its plan."""
-    return [
-        found(ctx, org, namespace, d.plan)
-        if isinstance(d, QueryPlanDataset)
-        else live_schemas(ctx.catalog, org, namespace, d.source_uri)
-        for d in plan.datasets
-    ]
 
 
 def _all_found(plan: QueryPlan, found: list) -> bool:

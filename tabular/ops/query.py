@@ -25,6 +25,7 @@ from ..jsonval import json_rows
 from ..models import OpOut
 from ..results import FORMATS as RESULT_FORMATS
 from ..results import polars_ready
+from ..synthesize.answer import conditions as plan_conditions
 from .answer import ResultColumn, checks, dated, elapsed, incomplete, receipt, result_columns, unread
 from .context import Context
 from .plancache import compiled as compiled_plan
@@ -237,6 +238,7 @@ def _answer(
         len(out_rows),
         elapsed(validated - started, compiled_at - validated, executed - compiled_at, time.perf_counter() - started),
         warnings,
+        plan_conditions(body),
     )
     return QueryOut.model_construct(
         columns=result_columns(compiled),

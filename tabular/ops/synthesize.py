@@ -546,7 +546,7 @@ def _answered(
     """The answer, its calculation carrying its reading and confidence; under the threshold, the
     calculation alone with the question that asks to confirm the reading (low_confidence)."""
     names = [c.name for c in result.columns]
-    note, note_cut = say.note(names, result.rows, result.truncated, body.window_chars // 2)
+    note, note_cut = say.note(names, result.rows, result.truncated, body.window_chars // 2, scope=say.describe(run))
     types = [c.type for c in result.columns]
     text = say.words(
         say.describe(run), names, result.rows, result.truncated, CALCULATION, result.incomplete, types, answer

@@ -16,6 +16,7 @@ from ..backends.duckdb import Stream
 from ..display import whole_html, whole_repr
 from ..errors import TabularError
 from ..store import receipts
+from ..synthesize.answer import conditions as plan_conditions
 from .answer import checks, dated, elapsed, incomplete, receipt, result_columns, unread
 from .context import Context
 from .plancache import hash_of, intervals, plan_text, prepared
@@ -45,6 +46,7 @@ class Whole:
             f"duckdb {duckdb.__version__}",
             0,
             elapsed(validated - started, compiled_at - validated, 0.0, compiled_at - started),
+            conditions=plan_conditions(body),
         )
         ctx.catalog.attach(s.info.snapshot_id for _, s, _ in resolved.read_sources())
         for check in checks(compiled):

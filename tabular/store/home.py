@@ -19,7 +19,6 @@ operations; this module holds the connections, the snapshot files, the owners an
 
 from __future__ import annotations
 
-import collections
 import datetime as dt
 import fcntl
 import os
@@ -123,8 +122,6 @@ class Catalog:
         self._attacher = self.db.cursor()
         self._attach_lock = threading.Lock()
         self.schema_cache: dict[tuple, list] = {}
-        # Compiled statements by plan shape (ops/query.py): bounded by settings.compiled_cache_entries.
-        self.compiled_cache: collections.OrderedDict = collections.OrderedDict()
         self._memory_cursor = self.db.cursor()  # the watchdog's own
         # A query is stopped (413) when DuckDB holds more than this share of its limit: the one
         # that has run longest, so a plan that explodes never fails the others (deadline.py).

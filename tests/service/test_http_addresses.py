@@ -77,14 +77,9 @@ def test_dataset_get_takes_an_address_over_mcp(server, report):
     anyio.run(session_run)
 
 
-# knowledge.query finds a plan's datasets by ops/query._found; until it calls addresses.found
-# (the change asked of ops/query.py's owner in issue 56's report), these fail: strict, so the
-# mark goes once they pass.
-PENDING = pytest.mark.xfail(strict=True, reason="ops/query._found is to call tabular.ops.addresses.found")
 COUNT = {"aggregates": [{"fn": "count"}, {"fn": "sum", "column": "amount"}]}
 
 
-@PENDING
 def test_query_and_its_export_take_an_address_over_http(http, report):
     got = http.post("/v1/knowledge.query", json={"datasets": [{"source_uri": f"{URI}#orders"}], **COUNT})
     assert got.status_code == 200, got.text
@@ -96,7 +91,6 @@ def test_query_and_its_export_take_an_address_over_http(http, report):
     assert streamed.status_code == 200 and streamed.text.splitlines()[1] == "3,35"
 
 
-@PENDING
 def test_name_one_lists_the_datasets_over_http(http, report):
     r = http.post("/v1/knowledge.query", json={"datasets": [{"source_uri": URI}], "aggregates": [{"fn": "count"}]})
     detail = envelope(r, 422, "VALIDATION_FAILED")
@@ -105,7 +99,6 @@ def test_name_one_lists_the_datasets_over_http(http, report):
     assert "no dataset 'ordrs'" in envelope(wrong, 422, "VALIDATION_FAILED")["message"]
 
 
-@PENDING
 def test_synthesize_takes_an_address_over_http(http, report):
     got = http.post(
         "/v1/knowledge.synthesize", json={"task": "how many orders are there?", "datasets": [f"{URI}#orders"]}
@@ -116,7 +109,6 @@ def test_synthesize_takes_an_address_over_http(http, report):
     assert answer["calculations"][0]["rows"][0][0] == 3
 
 
-@PENDING
 def test_query_takes_an_address_over_mcp(server, report):
     async def session_run() -> None:
         async with streamable_http_client(server.url + "/mcp") as streams:

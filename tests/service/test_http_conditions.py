@@ -44,17 +44,13 @@ def test_the_answer_says_the_case_was_ignored_over_mcp(server, orders):
     anyio.run(session_run)
 
 
-# The note and the receipt are written by ops/synthesize.py and ops/answer.py: until they pass
-# describe's words (answer.note's scope) and answer.conditions (the receipt's conditions), as
-# issue 56's report asks of their owners, these fail; strict, so the mark goes once they pass.
-@pytest.mark.xfail(strict=True, reason="ops/synthesize.py is to pass scope=say.describe(run) to say.note")
+# The note heads its table with describe's words; the receipt carries answer.conditions.
 def test_the_note_heads_its_table_with_every_condition_over_http(http, orders):
     answer = http.post("/v1/knowledge.synthesize", json=TASK).json()
     first = answer["calculations"][0]["note"].splitlines()[0]
     assert first.lower() == f"over {URI} where status is paid, any case:"
 
 
-@pytest.mark.xfail(strict=True, reason="ops/answer.receipt is to fill conditions from synthesize.answer.conditions")
 def test_the_receipt_says_every_condition_over_http(http, orders):
     plan = {
         "datasets": [{"source_uri": URI}],
