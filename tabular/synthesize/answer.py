@@ -45,14 +45,19 @@ def answer_columns(plan: dict, names: list[str], said: tuple[str, ...] = ()) -> 
         return start + k if k < size and start + k < len(names) else None
 
     picked = [column(p) for p in said]
+    ranking = groups and aggregates and plan.get("order_by") and int(plan.get("limit") or 0) <= 10
     if said and all(k is not None for k in picked):
+        if ranking and any(k < groups for k in picked):
+            # "which team has the most wins": the team answers, the total it ranks by is evidence,
+            # whatever the proposer named beside the group.
+            picked = [k for k in picked if not groups <= k < groups + aggregates]
         return [names[k] for k in dict.fromkeys(picked)]
     made = [m.get("as") for m in plan.get("measures") or [] if isinstance(m, dict)]
     for word in _ANSWER_MEASURES:
         if word in made and word in names:
             return [word]
     evidence = len(names) - measures
-    if groups and aggregates and plan.get("order_by") and int(plan.get("limit") or 0) <= 10:
+    if ranking:
         return names[:groups]
     return names[: max(evidence, 0)] or names
 

@@ -8,7 +8,7 @@ import pytest
 
 from planner.functions import FILTERS
 from planner.models import FilterOp, QueryPlan
-from tabular.synthesize.answer import clock, conditions, describe, note, words
+from tabular.synthesize.answer import answer_columns, clock, conditions, describe, note, words
 
 
 def test_every_operator_has_words():
@@ -114,3 +114,27 @@ def test_words_say_a_duration_on_a_clock_and_leave_text_as_it_is():
         ["duration", "string"],
     )
     assert said == "Over laps.csv: lap 1:24.1, note PT1M24.1S [knowledge.query#1]."
+
+
+RANKING = {
+    "datasets": [{"source_uri": "teams.csv"}],
+    "group_by": ["Team"],
+    "aggregates": [{"fn": "sum", "column": "Wins"}],
+    "order_by": [{"column": "sum_Wins", "desc": True}],
+    "limit": 1,
+}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [("Team", "sum_Wins"), ("group_by[0]", "aggregates[0]"), ("sum_Wins", "Team")],
+)
+def test_a_ranking_answers_with_its_group_whatever_the_proposer_named_beside_it(said):
+    """ "Which team has the most wins": a chat model naming the team and the total it ranks by gets
+    the team as the answer, the total as evidence (a judge of the answer columns read the total)."""
+    assert answer_columns(RANKING, ["Team", "sum_Wins"], said) == ["Team"]
+
+
+def test_a_ranking_whose_proposer_names_only_the_total_keeps_it():
+    """Only the total named (how many wins had the best team): the total is what answers."""
+    assert answer_columns(RANKING, ["Team", "sum_Wins"], ("sum_Wins",)) == ["sum_Wins"]
