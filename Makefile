@@ -4,17 +4,24 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
+# The set-up says one line; pip's own output (warnings, resolver notes) goes to a log, its last
+# lines shown only when the install fails.
+INSTALL_LOG := $(VENV)/install.log
+
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,bench,clickhouse]'
-	touch $(STAMP)
+	@echo "setting up $(VENV) (pip's output: $(INSTALL_LOG)) ..."
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip >$(INSTALL_LOG) 2>&1 \
+		|| { tail -n 40 $(INSTALL_LOG); exit 1; }
+	@$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test,bench,clickhouse]' >>$(INSTALL_LOG) 2>&1 \
+		|| { tail -n 40 $(INSTALL_LOG); exit 1; }
+	@touch $(STAMP)
 
 .PHONY: setup demo test test-long test-defects bench clean readme
 setup: $(STAMP)
 
 demo: $(STAMP)
-	TABULAR_HOME=$${TABULAR_HOME:-.tabular-demo} $(BIN)/tabular demo fixtures/demo.json
+	@TABULAR_HOME=$${TABULAR_HOME:-.tabular-demo} $(BIN)/tabular demo fixtures/demo.json
 
 # Two processes, a test file each at a time (module fixtures stay in one process): the suite
 # takes half the time it takes in one.
