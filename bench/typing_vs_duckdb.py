@@ -420,6 +420,12 @@ def number_of(text: str, fmt: str) -> Decimal:
     """A number's text read by its format: the unit and group marks dropped, the decimal mark made '.'."""
     opts = format_options(fmt)
     mark, group, unit = opts.get("decimal_mark", "."), opts.get("group_mark"), opts.get("unit")
+    # negative=brackets|trailing: (250.00) and 250.00- are minus 250 (a leading minus reads too).
+    minus = opts.get("negative") in ("brackets", "trailing") and (
+        "-" in text or (opts.get("negative") == "brackets" and "(" in text)
+    )
+    if minus:
+        text = text.replace("(", "").replace(")", "").replace("-", "").strip()
     if unit:
         text = re.sub(r"\s", "", text.replace(unit, ""))
     for g in {" ": " \u00a0\u202f", "'": "'\u2019"}.get(group, group or ""):
@@ -428,7 +434,7 @@ def number_of(text: str, fmt: str) -> Decimal:
         text = text.replace(".", "#").replace(",", ".")  # a '.' left over must not pass as the mark
     if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(nan|inf|infinity)", text, re.IGNORECASE):
         raise ValueError(text)
-    return Decimal(text)
+    return -Decimal(text) if minus else Decimal(text)
 
 
 def iso_datetime(text: str) -> datetime:
