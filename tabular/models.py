@@ -317,7 +317,7 @@ class ColumnOut(BaseModel):
     type: str = Field(description="One of string, number, bool, date, datetime, time, duration.")
     physical: str = Field(description="The DuckDB storage type.")
     format: str = Field(
-        description="How the text was read: a strptime pattern, decimal_mark/group_mark/unit for numbers."
+        description="How the text was read: a strptime pattern, decimal_mark/group_mark/unit/negative (brackets, trailing) for numbers."
     )
     nullable: bool
     nulls: int

@@ -45,7 +45,7 @@ class DatasetApproveIn(OpIn):
     formats: dict[str, str] = Field(
         default_factory=dict,
         description="Column name -> format, for what a type alone cannot say: a strptime pattern ('%m/%d/%Y') or DMY/MDY/YMD for dates, "
-        "'decimal_mark=,' (with optional ';group_mark=.', ';unit=€') for numbers, '1/0' or 'true/false' for bools.",
+        "'decimal_mark=,' (with optional ';group_mark=.', ';unit=€', ';negative=brackets' or ';negative=trailing') for numbers, '1/0' or 'true/false' for bools.",
     )
     settle_rest: bool = Field(
         False,
