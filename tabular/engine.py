@@ -8,7 +8,7 @@ import sqlite3
 import weakref
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 from pydantic import BaseModel, ValidationError
@@ -31,11 +31,13 @@ from .namespace import NamespaceOps, local_file
 from .ops import REGISTRY, refuse_stream
 from .ops.context import Context
 from .ops.links import linker
-from .ops.query import Whole
 from .settings import SettingInvalid, Settings
 from .store.faults import catalog_refused, refused, unwritable
 from .store.home import Catalog
 from .validation import MISSING, refused_keys, validation_failed, validation_items
+
+if TYPE_CHECKING:  # named in annotations only: the planner loads when a query runs
+    from .ops.query import Whole
 
 
 def connect(home: str | None = None, **settings: Any) -> Engine:

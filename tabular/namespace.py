@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from . import results
 from .display import History
 from .errors import NotFound
-
-if TYPE_CHECKING:
-    import pyarrow as pa
 from .models import DatasetGetOut, IngestStatusOut
-from .ops.query import QueryOut
 from .progress import follow
+
+if TYPE_CHECKING:  # named in annotations only: the planner loads when a query runs
+    import pyarrow as pa
+
+    from .ops.query import QueryOut
 
 
 def local_file(path: str | os.PathLike) -> tuple[Path, str]:
@@ -182,6 +182,8 @@ class NamespaceOps:
     def export(self, plan: dict | BaseModel, path: str, format: str | None = None) -> int:
         """Write every row a plan matches to `path` (.parquet, .csv, .arrow, .ndjson, or `format`),
         streamed, memory flat in the result's size; answers the rows written."""
+        from . import results  # heavy: Arrow's writers and compute functions, for rows written or framed
+
         fmt = format or results.format_of(str(path))
         if fmt not in results.FORMATS:
             raise ValueError(
@@ -192,6 +194,8 @@ class NamespaceOps:
     def read(self, source_uri: str, dataset_id: str = ""):
         """A dataset's whole live snapshot as a Polars frame (every row, every column)."""
         import polars as pl
+
+        from . import results  # heavy: Arrow's writers and compute functions, for rows written or framed
 
         # Streamed as a Parquet export is: durations as ISO text, of any length (as to_polars).
         whole = self._stream(

@@ -101,7 +101,7 @@ RESULT_FORMATS = ("arrow", "csv", "ndjson", "parquet")
 
 def generated() -> dict[str, object]:
     """The ops no hand-written command serves, by command name (`knowledge.ingest_status` is `ingest-status`)."""
-    from ..ops import REGISTRY  # heavy: every op, only for the commands made from them
+    from ..ops import REGISTRY  # heavy: the registry's errors load Arrow; only for the commands made from ops
 
     return {
         op.name.removeprefix("knowledge.").replace("_", "-"): op
@@ -129,7 +129,7 @@ def _generated_example(name: str, op) -> str:
 def cmd_generated(args, console: Console) -> int:
     """An op run with the arguments its input's fields became; its answer shown (show.VIEWS), or
     printed as JSON with --json or where the op has no view."""
-    from ..ops import REGISTRY  # heavy: every op, only for the commands made from them
+    from ..ops import REGISTRY  # heavy: the op's module (and Arrow), only for the commands made from ops
 
     op = REGISTRY[args.op_name]
     body = {}
@@ -410,7 +410,7 @@ def _engine_commands(c: Commands) -> None:
     )
     if not c.full:
         return
-    from ..ops import REGISTRY  # heavy: every op, only for `call` and --help
+    from ..ops import REGISTRY  # heavy: the registry's errors load Arrow; only for `call` and --help
 
     p = c.command("call", "run any op by name with a JSON body; print the answer as JSON", cmd_call)
     p.add_argument("op", choices=sorted(REGISTRY), metavar="OP", help="one of: " + ", ".join(sorted(REGISTRY)))

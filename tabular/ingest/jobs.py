@@ -33,8 +33,6 @@ from ..store.catalog import (
 )
 from ..store.faults import refused
 from ..store.home import Catalog
-from . import again
-from . import pipeline as publish
 from .fair import FairQueue
 from .uploads import sweep_uploads
 
@@ -276,6 +274,9 @@ class JobPool:
                 self.done[ingestion_id].set()
 
     def _attempt(self, ingestion_id: str) -> None:
+        from . import again  # heavy: the re-typing of a source known before, for a job that runs
+        from . import pipeline as publish  # heavy: every reader (Polars, openpyxl), for a job that runs
+
         con = self.catalog.conn()
         org, namespace, source_uri, request, state, path, filename, upload_id, attempts = job_to_run(con, ingestion_id)
         with self.lock:

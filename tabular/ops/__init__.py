@@ -11,25 +11,63 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any
 
 from pydantic import BaseModel
 
 from ..errors import ErrorItem
 from ..validation import validation_failed
-from . import approve, datasets, ingest, lifecycle, links, query, receipt, synthesize
 
 Role = str  # viewer < writer < admin
+
+
+class _Named:
+    """A field of Op given as the name of what it holds in an op module (`"lifecycle.get"`,
+    `"query.QueryOut"`), imported when first read: a command that runs one op loads that op's
+    module, not every op's (the planner, the readers, the question vocabulary). Given the thing
+    itself, it holds that."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.slot = name, f"_{name}"
+
+    def __get__(self, op: Any, owner: type | None = None) -> Any:
+        if op is None:
+            raise AttributeError(self.name)  # a field without a default
+        held = op.__dict__[self.slot]
+        if isinstance(held, str):
+            module, _, name = held.rpartition(".")
+            held = op.__dict__[self.slot] = getattr(import_module(f"{__name__}.{module}"), name)
+        return held
+
+    def __set__(self, op: Any, value: Any) -> None:
+        op.__dict__[self.slot] = value
+
+
+class _Described:
+    """Op.description: the text given, else the op function's docstring (read when first asked,
+    so naming an op does not import its module)."""
+
+    def __get__(self, op: Any, owner: type | None = None) -> Any:
+        if op is None:
+            raise AttributeError("description")  # a field without a default
+        if op.__dict__.get("_description") is None:
+            op.__dict__["_description"] = (op.fn.__doc__ or "").strip()
+        return op.__dict__["_description"]
+
+    def __set__(self, op: Any, value: str | None) -> None:
+        op.__dict__["_description"] = value
 
 
 @dataclass(frozen=True)
 class Op:
     name: str
-    input: type[BaseModel]
-    output: type[BaseModel]
-    fn: Callable
+    input: type[BaseModel] = _Named()
+    output: type[BaseModel] = _Named()
+    fn: Callable = _Named()
     role: Role
     writes: bool
-    description: str
+    description: str = _Described()
     # Safe to send again after a lost answer (the client retries these on 5xx).
     idempotent: bool = True
     # Each call is written to the audit log: who, which op, which namespace, how it ended.
@@ -49,9 +87,9 @@ class Op:
 
 def _op(
     name: str,
-    fn: Callable,
-    input_: type[BaseModel],
-    output: type[BaseModel],
+    fn: Callable | str,
+    input_: type[BaseModel] | str,
+    output: type[BaseModel] | str,
     role: Role = "viewer",
     writes: bool = False,
     idempotent: bool | None = None,
@@ -67,7 +105,7 @@ def _op(
         fn,
         role,
         writes,
-        (fn.__doc__ or "").strip(),
+        None,  # the function's docstring, read when asked
         idempotent=not writes if idempotent is None else idempotent,
         audited=writes if audited is None else audited,
         streams=streams,
@@ -98,53 +136,53 @@ REGISTRY: dict[str, Op] = {
     for op in (
         _op(
             "knowledge.upload",
-            ingest.upload,
-            ingest.UploadIn,
-            ingest.UploadOut,
+            "ingest.upload",
+            "ingest.UploadIn",
+            "ingest.UploadOut",
             "writer",
             True,
             example={"filename": "sales.csv", "content_base64": "cmVnaW9uLGFtb3VudApub3J0aCwxMjAuNTAK"},
         ),
         _op(
             "knowledge.ingest",
-            ingest.ingest,
-            ingest.IngestIn,
-            ingest.IngestOut,
+            "ingest.ingest",
+            "ingest.IngestIn",
+            "ingest.IngestOut",
             "writer",
             True,
             example={"upload_id": EXAMPLE_IDS["upload_id"], "source_uri": SALES, "title": "Sales 2024"},
         ),
         _op(
             "knowledge.ingest_status",
-            ingest.ingest_status,
-            ingest.IngestStatusIn,
-            ingest.IngestStatusOut,
+            "ingest.ingest_status",
+            "ingest.IngestStatusIn",
+            "ingest.IngestStatusOut",
             example={"ingestion_id": EXAMPLE_IDS["ingestion_id"]},
         ),
-        _op("knowledge.ingest_jobs", ingest.ingest_jobs, ingest.OpIn, ingest.JobsOut),
+        _op("knowledge.ingest_jobs", "ingest.ingest_jobs", "ingest.OpIn", "ingest.JobsOut"),
         _op(
             "knowledge.ingest_cancel",
-            ingest.ingest_cancel,
-            ingest.IngestStatusIn,
-            ingest.IngestCancelOut,
+            "ingest.ingest_cancel",
+            "ingest.IngestStatusIn",
+            "ingest.IngestCancelOut",
             "writer",
             True,
             idempotent=True,
             example={"ingestion_id": EXAMPLE_IDS["ingestion_id"]},
         ),
-        _op("knowledge.formats", ingest.formats, ingest.OpIn, ingest.FormatsOut),
+        _op("knowledge.formats", "ingest.formats", "ingest.OpIn", "ingest.FormatsOut"),
         _op(
             "knowledge.dataset_get",
-            datasets.dataset_get,
-            datasets.DatasetGetIn,
-            datasets.DatasetGetOut,
+            "datasets.dataset_get",
+            "datasets.DatasetGetIn",
+            "datasets.DatasetGetOut",
             example={"source_uri": SALES, "sample_rows": 5},
         ),
         _op(
             "knowledge.dataset_approve",
-            approve.dataset_approve,
-            approve.DatasetApproveIn,
-            approve.DatasetApproveOut,
+            "approve.dataset_approve",
+            "approve.DatasetApproveIn",
+            "approve.DatasetApproveOut",
             "writer",
             True,
             example={
@@ -155,12 +193,12 @@ REGISTRY: dict[str, Op] = {
                 "dry_run": True,
             },
         ),
-        _op("knowledge.get", lifecycle.get, lifecycle.SourceIn, lifecycle.GetOut, example={"source_uri": SALES}),
+        _op("knowledge.get", "lifecycle.get", "lifecycle.SourceIn", "lifecycle.GetOut", example={"source_uri": SALES}),
         _op(
             "knowledge.delete",
-            lifecycle.delete,
-            lifecycle.DeleteIn,
-            lifecycle.DeleteOut,
+            "lifecycle.delete",
+            "lifecycle.DeleteIn",
+            "lifecycle.DeleteOut",
             "admin",
             True,
             idempotent=True,
@@ -168,9 +206,9 @@ REGISTRY: dict[str, Op] = {
         ),
         _op(
             "knowledge.restore",
-            lifecycle.restore,
-            lifecycle.SourceIn,
-            lifecycle.RestoreOut,
+            "lifecycle.restore",
+            "lifecycle.SourceIn",
+            "lifecycle.RestoreOut",
             "writer",
             True,
             idempotent=True,
@@ -178,39 +216,39 @@ REGISTRY: dict[str, Op] = {
         ),
         _op(
             "knowledge.list",
-            lifecycle.list_sources,
-            lifecycle.ListIn,
-            lifecycle.ListOut,
+            "lifecycle.list_sources",
+            "lifecycle.ListIn",
+            "lifecycle.ListOut",
             example={"prefix": "files/", "limit": 50},
         ),
-        _op("knowledge.query", query.query, query.QueryIn, query.QueryOut, example=_PLAN),
+        _op("knowledge.query", "query.query", "query.QueryIn", "query.QueryOut", example=_PLAN),
         _op(
             "knowledge.query_export",
-            query.query_export,
-            query.QueryExportIn,
-            query.QueryExportOut,
+            "query.query_export",
+            "query.QueryExportIn",
+            "query.QueryExportOut",
             streams=True,
             example={**_PLAN, "format": "csv"},
         ),
         _op(
             "knowledge.receipt",
-            receipt.receipt,
-            receipt.ReceiptIn,
-            receipt.ReceiptOut,
+            "receipt.receipt",
+            "receipt.ReceiptIn",
+            "receipt.ReceiptOut",
             example={"receipt_id": EXAMPLE_IDS["receipt_id"]},
         ),
         _op(
             "knowledge.synthesize",
-            synthesize.synthesize,
-            synthesize.SynthesizeIn,
-            synthesize.SynthesizeOut,
+            "synthesize.synthesize",
+            "synthesize.SynthesizeIn",
+            "synthesize.SynthesizeOut",
             example={"task": "What is the total amount sold in the north region?", "datasets": [{"source_uri": SALES}]},
         ),
         _op(
             "knowledge.link_dir",
-            links.link_dir,
-            links.LinkDirIn,
-            links.LinkOut,
+            "links.link_dir",
+            "links.LinkDirIn",
+            "links.LinkOut",
             "writer",
             True,
             idempotent=True,
@@ -218,9 +256,9 @@ REGISTRY: dict[str, Op] = {
         ),
         _op(
             "knowledge.unlink_dir",
-            links.unlink_dir,
-            links.UnlinkDirIn,
-            links.UnlinkDirOut,
+            "links.unlink_dir",
+            "links.UnlinkDirIn",
+            "links.UnlinkDirOut",
             "writer",
             True,
             idempotent=True,
@@ -228,20 +266,20 @@ REGISTRY: dict[str, Op] = {
         ),
         _op(
             "knowledge.retry_dir",
-            links.retry_dir,
-            links.LinkIn,
-            links.LinkOut,
+            "links.retry_dir",
+            "links.LinkIn",
+            "links.LinkOut",
             "writer",
             True,
             idempotent=True,
             example={"link_id": EXAMPLE_IDS["link_id"]},
         ),
-        _op("knowledge.list_dirs", links.list_dirs, ingest.OpIn, links.ListDirsOut),
+        _op("knowledge.list_dirs", "links.list_dirs", "ingest.OpIn", "links.ListDirsOut"),
         _op(
             "knowledge.dir_files",
-            links.dir_files,
-            links.DirFilesIn,
-            links.DirFilesOut,
+            "links.dir_files",
+            "links.DirFilesIn",
+            "links.DirFilesOut",
             example={"link_id": EXAMPLE_IDS["link_id"], "state": "failed"},
         ),
     )

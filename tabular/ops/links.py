@@ -30,7 +30,6 @@ from ..store.catalog import live_datasets
 from ..store.links import link_files, link_row, links_of
 from .context import Context
 from .ingest import IngestIn, ingest
-from .lifecycle import DeleteIn, delete
 
 
 class LinkDirIn(OpIn):
@@ -167,6 +166,8 @@ def linker(ctx: Context) -> Linker:
         return started.ingestion_id, uploaded.sha256
 
     def delete_source(org: str, namespace: str, source_uri: str) -> bool:
+        from .lifecycle import DeleteIn, delete  # heavy: lifecycle's ops, for a folder's file that went away
+
         return delete(ctx, DeleteIn(org=org, namespace=namespace, source_uri=source_uri)).deleted
 
     return Linker(ctx, ingest_stream, delete_source)

@@ -9,24 +9,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
 from ..errors import IngestFailed
 from ..settings import Settings
-from . import records
 from .decode import CFB_MAGIC, ZIP_MAGIC
-from .extraction import Extraction, read_delimited
-from .sheets import workbooks
+
+if TYPE_CHECKING:  # each reader loads its own (Polars, openpyxl) when a file of its format is read
+    from .extraction import Extraction
 
 # A reader: (the file, a folder for its extractions, the table's name, the format, the options,
 # the settings, a progress callback taking rows read) -> its extractions, and the coverage of a
 # container of several tables (sheets) or None for one table.
-Reader = Callable[[Path, Path, str, str, dict, Settings, Callable[[int], None]], tuple[list[Extraction], dict | None]]
+Reader = Callable[[Path, Path, str, str, dict, Settings, Callable[[int], None]], tuple[list["Extraction"], dict | None]]
 
 
 def _delimited(path, folder, name, fmt, options, settings, progress):
     """Every table of a delimited file, each an extraction (read/tables.py: a blank line, then a
     header of their own), at most max_tables_per_file (the last one read to the file's end); one
     in all for most files. Each says where it starts and where the next begins."""
+    from .extraction import read_delimited  # heavy: the delimited reader (DuckDB's sniffer, Polars)
+
     more = settings.max_tables_per_file > 1
     extractions = [read_delimited(path, folder / "0.parquet", name, options, settings, progress, split=more)]
     while start := extractions[-1].rest_from:
@@ -44,22 +47,32 @@ def _delimited(path, folder, name, fmt, options, settings, progress):
 
 
 def _workbook(path, folder, name, fmt, options, settings, progress):
+    from .sheets import workbooks  # heavy: the workbook readers (openpyxl, calamine, Polars)
+
     return workbooks.read_workbook(path, folder, fmt, options, settings)
 
 
 def _spreadsheet(path, folder, name, fmt, options, settings, progress):
+    from .sheets import workbooks  # heavy: the workbook readers (openpyxl, calamine, Polars)
+
     return workbooks.read_calamine(path, folder, fmt, options, settings)
 
 
 def _xls(path, folder, name, fmt, options, settings, progress):
+    from .sheets import workbooks  # heavy: the workbook readers (openpyxl, calamine, Polars)
+
     return workbooks.read_xls(path, folder, options, settings)
 
 
 def _json(path, folder, name, fmt, options, settings, progress):
+    from . import records  # heavy: the JSON and Parquet readers
+
     return [records.read_json(path, folder / "0.parquet", name, fmt, settings)], None
 
 
 def _parquet(path, folder, name, fmt, options, settings, progress):
+    from . import records  # heavy: the JSON and Parquet readers
+
     return [records.read_parquet(path, folder / "0.parquet", name, settings)], None
 
 
