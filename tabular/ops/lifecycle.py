@@ -39,7 +39,7 @@ from ..store.catalog import (
     update,
 )
 from .addresses import MARK, resolve
-from .approve import Change
+from .change import Change
 from .context import Context, close_sources
 
 
