@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.resolved import close
-
 from .jsonval import printable
 from .settings import naming_the_change
 
@@ -224,4 +222,6 @@ class IngestFailed(Exception):
 
 def close_names(name: str, candidates: list[str]) -> list[str]:
     """Up to three candidates closest to `name`, for `did_you_mean` (the planner's rule)."""
+    from planner.resolved import close  # heavy: the planner loads sqlglot; only a refused name asks
+
     return close(name, candidates)

@@ -6,12 +6,13 @@ import datetime as dt
 import math
 import re
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
-from sqlglot import exp
+
+if TYPE_CHECKING:  # loaded by the functions that compute or write SQL: printable() needs neither
+    from sqlglot import exp
 
 MAX_SAFE_INT = 2**53 - 1
 
@@ -51,6 +52,8 @@ END"""
 
 def iso_duration_sql(micros: exp.Expression) -> exp.Expression:
     """SQL writing `micros` (a count of microseconds) as iso_duration writes it; NULL as NULL."""
+    from sqlglot import exp  # heavy: sqlglot, for a query's SQL only
+
     template = exp.maybe_parse(_ISO_DURATION_SQL, dialect="duckdb")
     return template.transform(lambda n: micros.copy() if isinstance(n, exp.Column) and n.name == "u" else n)
 
@@ -168,6 +171,8 @@ def json_column(column: pa.Array | pa.ChunkedArray, kind: str = "") -> list:
     not finite as "nan", "inf", "-inf", dates and times as ISO 8601 text (iso_text: years past
     9999 and before 1 in the expanded form, "infinity"), intervals as ISO durations, bytes as hex.
     Only decimals of more than six places, intervals and bytes are converted value by value."""
+    import pyarrow.compute as pc  # heavy: Arrow's compute functions, for columns only
+
     t = column.type
     if pa.types.is_decimal(t) and t.scale == 0 and kind == "HUGEINT":
         return [None if v is None else _integer(int(v)) for v in column.to_pylist()]
@@ -219,6 +224,8 @@ def _civil(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _digits(values: np.ndarray, width: int) -> pa.Array:
+    import pyarrow.compute as pc  # heavy: Arrow's compute functions, for columns only
+
     return pc.utf8_lpad(pc.cast(pa.array(values), pa.string()), width, "0")
 
 
@@ -229,6 +236,8 @@ def _common(days: np.ndarray) -> bool:
 
 def _date_text(days: np.ndarray) -> pa.Array:
     """YYYY-MM-DD; a year past 9999 as +YYYYY, one before 0 as -YYYY (ISO 8601's expanded form)."""
+    import pyarrow.compute as pc  # heavy: Arrow's compute functions, for columns only
+
     if _common(days):  # Arrow's own text: 10x faster
         return pc.cast(pa.array(days.astype(np.int32)).view(pa.date32()), pa.string())
     year, month, day = _civil(days)
@@ -239,6 +248,8 @@ def _date_text(days: np.ndarray) -> pa.Array:
 def _clock_text(ticks: np.ndarray, per_second: int) -> pa.Array:
     """HH:MM:SS of a count of ticks since midnight, with the fraction where there is one (six
     places, nine for nanoseconds), as Python's isoformat writes it."""
+    import pyarrow.compute as pc  # heavy: Arrow's compute functions, for columns only
+
     seconds, fraction = np.divmod(ticks, per_second)
     hours, rest = np.divmod(seconds, 3600)
     places = 9 if per_second > 1_000_000 else 6
@@ -254,6 +265,8 @@ def iso_text(column: pa.Array | pa.ChunkedArray) -> pa.Array:
     2024-03-01T10:00:00 (+00:00 where it has a time zone: DuckDB's session is UTC), 10:00:00.5;
     any year DuckDB holds (+10000-01-01, 0000-12-31 for 1 BC, -0001-… before it), its
     'infinity' and '-infinity' as those words, and a time of 24:00:00 as that."""
+    import pyarrow.compute as pc  # heavy: Arrow's compute functions, for columns only
+
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     t = column.type
