@@ -13,7 +13,7 @@ import sqlite3
 import uuid
 from contextlib import suppress
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from .. import pause
 from ..display import approve_html, approve_repr
@@ -28,6 +28,7 @@ from ..store import retention, stored
 from ..store.catalog import insert, insert_snapshot, live_datasets, now, rejected_table, snapshot_typings, update
 from ..store.snapshot import build_snapshot, parquet_relation
 from .addresses import addressed, name_one
+from .change import Change
 from .context import Context, close_sources
 from .datasets import dataset_get
 
@@ -59,17 +60,6 @@ class DatasetApproveIn(OpIn):
     dry_run: bool = Field(
         False, description="Answer what the approval would change and reject, and change nothing (no new snapshot)."
     )
-
-
-class Change(BaseModel):
-    column: str
-    before: TypeFormat
-    after: TypeFormat
-    rows_rejected: int = Field(
-        description="Rows of the dataset the new type cannot read (they are left out, with the reason)."
-    )
-    values: int = Field(0, description="The column's non-empty values.")
-    examples: list[str] = Field(default_factory=list, description="Up to five values the new type does not read.")
 
 
 class Settled(TypeFormat):
