@@ -330,6 +330,7 @@ def test_an_answer_settles_its_question_and_accept_the_rest_settles_the_others(b
     assert len(browser.find_elements(By.CSS_SELECTOR, ".question")) == 2  # Amount and VAT as one entry
 
     browser.find_element(By.CSS_SELECTOR, "button[aria-label='Choose date %m/%d/%Y for Date']").click()
+    wait(browser).until(lambda d: d.find_elements(By.ID, "settles"))  # the preview, once it has loaded
     settles = text_of(browser, "#settles")
     assert "Date" in settles and "answered" in settles and "Amount" not in settles
     assert "Amount" in text_of(browser, "#left-open") and "VAT" in text_of(browser, "#left-open")
@@ -344,6 +345,7 @@ def test_an_answer_settles_its_question_and_accept_the_rest_settles_the_others(b
     ]
 
     browser.find_element(By.ID, "approve-held").click()  # "Accept the rest as shown": its preview first
+    wait(browser).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#settles tr.as-shown"))
     rows = browser.find_elements(By.CSS_SELECTOR, "#settles tr.as-shown")
     assert [r.find_element(By.TAG_NAME, "th").text for r in rows] == ["Amount", "VAT"]
     assert all("decimal_mark=." in r.text and "accepted as shown" in r.text for r in rows)
