@@ -123,7 +123,7 @@ def plan_text(body: QueryPlan) -> PlanText:
 
     skip = {"org", "namespace", *(body.model_extra or {})}
     given: list = []
-    shape = text(_shape(body.model_dump(mode="json", by_alias=True, exclude=skip, exclude_defaults=True), given))
+    shape = text(_shape(body.model_dump(mode="json", by_alias=True, exclude=skip, exclude_unset=True), given))
     return PlanText(f"{shape}\n{text(given)}", shape)
 
 

@@ -176,3 +176,24 @@ def test_a_question_answered_is_what_the_next_answer_says_not_the_kept_one(engin
     after = ns.query(body)
     assert after.complete and after.receipt.datasets[0].open_questions == []
     assert after.receipt.datasets[0].snapshot_id != snapshot
+
+
+@pytest.mark.parametrize("first_limited", [True, False])
+def test_a_nested_plan_with_a_limit_and_one_without_are_two_shapes(homes, tmp_path, first_limited):
+    """A nested plan's `limit` given and left out read differently (given, it cuts the rows; left
+    out, every row), even given at its default (100): keyed alike, whichever came first answered
+    both (a count of 100 for the plan with no limit, over 150 rows)."""
+    kept, none = homes
+    rows = "".join(f"West,{k}.00,2024-04-01\n" for k in range(146))
+    for engine in (kept, none):
+        _ingest(engine.namespace("acme", "sales"), tmp_path, SALES + rows)
+
+    def counted(limit: bool) -> dict:
+        inner = {"datasets": [{"source_uri": "sales.csv"}], "order_by": [{"column": "amount"}]}
+        nested = {**inner, **({"limit": 100} if limit else {})}
+        return {"datasets": [{"alias": "t", "plan": nested}], "aggregates": [{"fn": "count"}]}
+
+    order = [True, False] if first_limited else [False, True]
+    got = [answer(kept, counted(limited)).rows for limited in order]
+    assert got == [answer(none, counted(limited)).rows for limited in order]
+    assert got[order.index(True)] == [[100]] and got[order.index(False)] == [[150]]
