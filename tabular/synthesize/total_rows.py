@@ -170,6 +170,24 @@ def _tests(plan: Any) -> list[dict]:
     return found + [t for v in plan.values() for t in _tests(v)]
 
 
+def _leaves_out(test: dict, totals: list) -> bool:
+    """Whether a test keeps a total row out: its label column kept equal to other values (`eq`,
+    `in`) or kept from the label itself (`ne`, `not_in`). A test of another kind (`ne` another
+    nation, `like`, a comparison) keeps the total row among the rows."""
+    column = str(test.get("column", "")).rsplit(".", 1)[-1]
+    labels = {str(label).casefold() for c, label in totals if c == column}
+    if not labels:
+        return False
+    value = test.get("values", test.get("value"))  # in and not_in list `values`
+    values = {str(v).casefold() for v in (value if isinstance(value, list) else [value])}
+    op = test.get("op")
+    if op in ("eq", "in"):
+        return not values & labels
+    if op in ("ne", "not_in"):
+        return bool(values & labels)
+    return False
+
+
 def total_row_read(plan: dict, schemas: list) -> str:
     """Why an aggregate or a ranking may read a row that totals the others, for a plan from any
     proposer (the built-in one leaves them out, DatasetSchema.without_totals): a dataset it reads
@@ -179,11 +197,11 @@ def total_row_read(plan: dict, schemas: list) -> str:
     if not (plan.get("aggregates") or ranks):
         return ""
     read = {(d.get("source_uri"), d.get("dataset_id")) for d in plan.get("datasets") or [] if isinstance(d, dict)}
-    tested = {str(t["column"]).rsplit(".", 1)[-1] for t in _tests(plan.get("where") or [])}
+    tests = _tests(plan.get("where") or [])
     for schema in schemas:
         if schema.totals and (schema.source_uri, schema.dataset_id) in read | {(schema.source_uri, None)}:
             column, label = schema.totals[0]
-            if not {c for c, _ in schema.totals} & tested:
+            if not any(_leaves_out(t, schema.totals) for t in tests):
                 return (
                     f"the row whose {column} is {label!r} totals the others, and the plan reads it among them "
                     "(a sum counts it twice): leave it out"

@@ -192,3 +192,23 @@ def test_a_plan_from_any_proposer_that_reads_a_total_row_among_the_others_is_ref
     }
     assert total_row_read(one, [medals]) == ""
     assert total_row_read(summed, [table(col("Nation"), col("Gold", "number"))]) == ""
+
+
+@pytest.mark.parametrize(
+    ("test", "refused"),
+    [
+        ({"column": "Nation", "op": "ne", "value": "France"}, True),  # other nations: the total among them
+        ({"column": "Nation", "op": "not_in", "values": ["France", "Peru"]}, True),
+        ({"column": "Nation", "op": "contains", "value": "a"}, True),
+        ({"column": "Nation", "op": "ne", "value": "Total (4 NOCs)"}, False),  # the total itself left out
+        ({"column": "Nation", "op": "not_in", "values": ["total (4 nocs)"]}, False),  # in any case
+        ({"column": "Nation", "op": "in", "values": ["France", "Peru"]}, False),  # named rows only
+        ({"column": "Nation", "op": "in", "values": ["France", "Total (4 NOCs)"]}, True),
+    ],
+)
+def test_only_a_test_that_leaves_the_total_row_out_lets_a_sum_through(test, refused):
+    """'Gold won by nations other than France' tests the label column, and still adds the total row
+    to the nations it totals: the sum about doubled. Only a test that keeps the label out passes."""
+    medals = table(col("Nation"), col("Gold", "number"), totals=(("Nation", "Total (4 NOCs)"),))
+    plan = {"datasets": [medals.ref()], "aggregates": [{"fn": "sum", "column": "Gold"}], "where": [test]}
+    assert bool(total_row_read(plan, [medals])) is refused
