@@ -9,6 +9,8 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
+from .lazy_names import lazy
+
 try:
     __version__ = version("tabular")
 except PackageNotFoundError:  # run from a source tree that was never installed
@@ -72,16 +74,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'tabular' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f".{home}", __name__), name)
-    globals()[name] = value  # once: later lookups find it without this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy(__name__, _HOMES, __all__)

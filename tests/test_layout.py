@@ -130,6 +130,7 @@ LAYERS = (
             "display",
             "readings",
             "number_forms",
+            "lazy_names",
             "deadline",
             "pause",
             "progress",

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..lazy_names import lazy
+
 if TYPE_CHECKING:
     from .auth import Grant, Tokens
     from .http import create_app
@@ -16,19 +18,7 @@ _HOMES = {"Grant": "auth", "Tokens": "auth", "create_app": "http"}
 __all__ = ["Grant", "Tokens", "create_app"]
 
 
-def __getattr__(name: str):
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f".{home}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy(__name__, _HOMES, __all__)
 
 
 def serve(engine, host: str | None = None, port: int | None = None, access_log: bool = False) -> None:
