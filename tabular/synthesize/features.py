@@ -15,7 +15,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from .placed import stem, task_grammar
+from .placed import filter_ops, stem, task_grammar
 from .proposal import Candidate, Proposal
 from .schemas import DatasetSchema
 from .spans import ABBREVIATIONS, ALIASES, SYNONYMS, Span, TaskReading
@@ -176,7 +176,7 @@ def _mismatch(asked: str, kind: str) -> bool:
 
 def _plan_parts(plan: dict) -> dict[str, float]:
     where = [f for f in plan.get("where") or [] if isinstance(f, dict) and "any" not in f]
-    ops = _ops(plan)
+    ops = filter_ops(plan)
     return {
         "filters": float(len(where)),
         "filters_text": float(sum(isinstance(f.get("value"), str) for f in where)),
@@ -197,15 +197,6 @@ def _plan_parts(plan: dict) -> dict[str, float]:
             any(a.get("fn") == "count" and a.get("column") for a in plan.get("aggregates") or [] if isinstance(a, dict))
         ),
     }
-
-
-def _ops(plan: Any) -> set[str]:
-    if isinstance(plan, dict):
-        found = {plan["op"]} if isinstance(plan.get("op"), str) else set()
-        return found.union(*(_ops(v) for v in plan.values()))
-    if isinstance(plan, list):
-        return set().union(*(_ops(v) for v in plan))
-    return set()
 
 
 def _named(plan: Any) -> Iterable[str]:

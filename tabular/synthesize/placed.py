@@ -104,13 +104,13 @@ def _named(plan: Any) -> list[str]:
     return out
 
 
-def _ops(plan: Any) -> set[str]:
+def filter_ops(plan: Any) -> set[str]:
     """Every filter op a plan holds, anywhere in it (in an any or all, an aggregate, a nested plan)."""
     if isinstance(plan, dict):
         found = {plan["op"]} if isinstance(plan.get("op"), str) else set()
-        return found.union(*(_ops(v) for v in plan.values()))
+        return found.union(*(filter_ops(v) for v in plan.values()))
     if isinstance(plan, list):
-        return set().union(*(_ops(v) for v in plan))
+        return set().union(*(filter_ops(v) for v in plan))
     return set()
 
 
@@ -120,7 +120,7 @@ def words_left_out(tokens, plan, names, rows, answer, columns, task) -> str:
     a part of the task the answer did not read. Grammar, light verbs and the noun the rows are
     ("how many games", "which country") need no place."""
     grammar = task_grammar()
-    if _ops(plan) & {"like", "not_like"}:
+    if filter_ops(plan) & {"like", "not_like"}:
         grammar |= LIKE_WORDS  # "names containing 'son'": the words of a text test, the text is its value
     placed = set()
     made = {m.get("as") for m in plan.get("measures") or [] if isinstance(m, dict)}
