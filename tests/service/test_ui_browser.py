@@ -198,6 +198,7 @@ def test_upload_answer_the_question_and_apply(browser, single):
     shot(browser, "dataset")
 
     question.find_element(By.CSS_SELECTOR, "button[aria-label='Choose date %m/%d/%Y for when']").click()
+    wait(browser).until(lambda d: d.find_elements(By.ID, "changes"))  # the preview, once it has loaded
     changes = browser.find_element(By.ID, "changes")
     assert "when" in changes.text and "%d/%m/%Y" in changes.text and "%m/%d/%Y" in changes.text
     assert browser.find_element(By.CSS_SELECTOR, "#changes .rejects").text.startswith("0")
