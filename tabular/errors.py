@@ -1,12 +1,40 @@
-"""The error codes of SPEC §2 (and METHOD_NOT_ALLOWED, which the SPEC leaves unnamed: README), raised the same way on every transport."""
+"""The error codes of SPEC §2, a closed set (`ErrorCode`), raised the same way on every transport."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .jsonval import printable
-from .settings import naming_the_change
+from .settings import SettingInvalid, naming_the_change
+
+# The codes of SPEC §2's table, and no other: an error class whose code is not one of them is a
+# type error (mypy), and tests/test_errors.py holds this list to the SPEC's text.
+SpecCode = Literal[
+    "VALIDATION_FAILED",
+    "AUTH_INVALID",
+    "AUTH_INSUFFICIENT",
+    "RESOURCE_NOT_FOUND",
+    "PRECONDITION_FAILED",
+    "TOO_LARGE",
+    "BACKEND_TIMEOUT",
+    "RATE_LIMITED",
+    "OVERLOADED",
+    "METHOD_NOT_ALLOWED",
+    "PATH_NOT_FOUND",
+    "PATH_NOT_ALLOWED",
+    "DISK_ROOT",
+    "TOO_MANY_FILES",
+    "FOLDER_TOO_LARGE",
+    "TOO_MANY_LINKS",
+    "STORAGE_DAMAGED",
+    "INTERNAL",
+]
+# Codes of this engine the SPEC's table does not list, each with its class's reason:
+# StorageUnwritable (a disk that refuses writes is no defect), and service/calls.ClientClosed (a
+# client gone before its answer: said to the log, answered to no one).
+OwnCode = Literal["STORAGE_UNWRITABLE", "CLIENT_CLOSED"]
+ErrorCode = Literal[SpecCode, OwnCode]
 
 # planner/models.py's tags: which kind of expression or dataset pydantic tried, never a key.
 TAG_PREFIXES = ("expr:", "dataset:")
@@ -63,8 +91,8 @@ def _shortened(value: Any) -> Any:
 class TabularError(Exception):
     """An error a caller can act on: a stable `code`, an HTTP `status`, and `errors` on 422."""
 
-    code = "INTERNAL"
-    status = 500
+    code: ErrorCode = "INTERNAL"
+    status: int = 500
     request_id = ""  # set on errors a remote service answered (tabular.Client)
 
     def __init__(self, message: str, errors: list[ErrorItem] | None = None):
@@ -80,7 +108,16 @@ class TabularError(Exception):
 
 
 class ValidationFailed(TabularError):
-    code, status = "VALIDATION_FAILED", 422
+    code: ErrorCode = "VALIDATION_FAILED"
+    status = 422
+
+
+def setting_refused(err: SettingInvalid) -> ValidationFailed:
+    """A setting no engine can run with, as every surface answers it at start (connect(), the
+    CLI, `tabular serve`, `tabular mcp`): VALIDATION_FAILED at `settings.<name>`, saying what was
+    expected and what came."""
+    item = ErrorItem(f"settings.{err.name}", str(err), expected=err.expected, received=err.received)
+    return ValidationFailed("a setting the engine cannot run with", [item])
 
 
 def past_38_digits(detail: str) -> ValidationFailed:
@@ -99,45 +136,53 @@ def past_38_digits(detail: str) -> ValidationFailed:
 
 
 class MethodNotAllowed(TabularError):
-    """An HTTP method a route does not take (ops are POST). Not in SPEC §2's table: its own code,
-    so a client can tell it from a bad body (README)."""
+    """An HTTP method a route does not take (ops are POST): its own code, so a client can tell
+    it from a bad body."""
 
-    code, status = "METHOD_NOT_ALLOWED", 405
+    code: ErrorCode = "METHOD_NOT_ALLOWED"
+    status = 405
 
 
 class NotFound(TabularError):
-    code, status = "RESOURCE_NOT_FOUND", 404
+    code: ErrorCode = "RESOURCE_NOT_FOUND"
+    status = 404
 
 
 class PreconditionFailed(TabularError):
-    code, status = "PRECONDITION_FAILED", 409
+    code: ErrorCode = "PRECONDITION_FAILED"
+    status = 409
 
 
 class TooLarge(TabularError):
     """Past a limit; the message names the setting, and says how to change it."""
 
-    code, status = "TOO_LARGE", 413
+    code: ErrorCode = "TOO_LARGE"
+    status = 413
 
     def __init__(self, message: str, errors: list[ErrorItem] | None = None):
         super().__init__(naming_the_change(message), errors)
 
 
 class BackendTimeout(TabularError):
-    code, status = "BACKEND_TIMEOUT", 504
+    code: ErrorCode = "BACKEND_TIMEOUT"
+    status = 504
 
 
 class AuthInvalid(TabularError):
-    code, status = "AUTH_INVALID", 401
+    code: ErrorCode = "AUTH_INVALID"
+    status = 401
 
 
 class AuthInsufficient(TabularError):
-    code, status = "AUTH_INSUFFICIENT", 403
+    code: ErrorCode = "AUTH_INSUFFICIENT"
+    status = 403
 
 
 class RateLimited(TabularError):
     """Back-pressure: `retry_after` seconds is sent as the Retry-After header."""
 
-    code, status = "RATE_LIMITED", 429
+    code: ErrorCode = "RATE_LIMITED"
+    status = 429
 
     def __init__(self, message: str, retry_after: int = 1, errors: list[ErrorItem] | None = None):
         super().__init__(message, errors)
@@ -145,25 +190,29 @@ class RateLimited(TabularError):
 
 
 class Overloaded(RateLimited):
-    code, status = "OVERLOADED", 503
+    code: ErrorCode = "OVERLOADED"
+    status = 503
 
 
 class Internal(TabularError):
-    code, status = "INTERNAL", 500
+    code: ErrorCode = "INTERNAL"
+    status = 500
 
 
 class StorageUnwritable(TabularError):
     """The home's disk refused a write for want of a writable disk (read-only, permission denied):
     no defect and no bad input; nothing was changed. Not in SPEC §2's table (store/faults.py)."""
 
-    code, status = "STORAGE_UNWRITABLE", 503
+    code: ErrorCode = "STORAGE_UNWRITABLE"
+    status = 503
 
 
 class StorageDamaged(TabularError):
     """A stored file failed its checks (a snapshot's DuckDB file cut short or overwritten): the
     file is named, relative to the home (`path`), and everything else keeps serving."""
 
-    code, status = "STORAGE_DAMAGED", 500
+    code: ErrorCode = "STORAGE_DAMAGED"
+    status = 500
 
     def __init__(self, message: str, path: str = ""):
         super().__init__(message)
@@ -174,17 +223,20 @@ class StorageDamaged(TabularError):
 
 
 class PathNotFound(TabularError):
-    code, status = "PATH_NOT_FOUND", 404
+    code: ErrorCode = "PATH_NOT_FOUND"
+    status = 404
 
 
 class PathNotAllowed(TabularError):
     """Outside the folders this deployment lets links watch (the link_roots setting)."""
 
-    code, status = "PATH_NOT_ALLOWED", 403
+    code: ErrorCode = "PATH_NOT_ALLOWED"
+    status = 403
 
 
 class DiskRoot(TabularError):
-    code, status = "DISK_ROOT", 422
+    code: ErrorCode = "DISK_ROOT"
+    status = 422
 
 
 class OverLimit(TabularError):
@@ -199,15 +251,15 @@ class OverLimit(TabularError):
 
 
 class TooManyFiles(OverLimit):
-    code = "TOO_MANY_FILES"
+    code: ErrorCode = "TOO_MANY_FILES"
 
 
 class FolderTooLarge(OverLimit):
-    code = "FOLDER_TOO_LARGE"
+    code: ErrorCode = "FOLDER_TOO_LARGE"
 
 
 class TooManyLinks(OverLimit):
-    code = "TOO_MANY_LINKS"
+    code: ErrorCode = "TOO_MANY_LINKS"
 
 
 class IngestFailed(Exception):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, fields, replace
@@ -226,16 +227,13 @@ class Settings:
         return tuple(options.get("null_values") or self.null_markers)
 
     def __post_init__(self):
-        # A limit that cannot hold is refused where it is set, naming it: ingest_workers=0 once
-        # started one worker anyway, and a negative bound refused every file.
+        # A setting that cannot hold is refused where it is set, naming it, on every surface
+        # (each reaches here: connect() answers it VALIDATION_FAILED at `settings.<name>`):
+        # ingest_workers=0 once started one worker anyway, a negative bound refused every file,
+        # and NaN seconds compared false with every clock.
         for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                continue
-            least = 1 if f.name in _AT_LEAST_ONE else 0
-            if value < least:
-                message = f"setting {f.name} is {value}; it must be at least {least} (TABULAR_{f.name.upper()})"
-                raise SettingInvalid(f.name, message, f"at least {least}", value)
+            value = _checked(f.name, getattr(self, f.name), _DEFAULTS[f.name])
+            object.__setattr__(self, f.name, value)
 
     @classmethod
     def from_env(cls, **overrides) -> Settings:
@@ -245,19 +243,168 @@ class Settings:
             raw = os.environ.get(f"TABULAR_{f.name.upper()}")
             if raw is None or f.name == "null_markers":
                 continue
-            kind = type(getattr(cls(), f.name))
-            try:
-                values[f.name] = raw.strip().lower() in ("1", "true", "yes", "on") if kind is bool else kind(raw)
-            except ValueError:
-                expected = "an integer" if kind is int else "a number"
-                raise SettingInvalid(
-                    f.name, f"TABULAR_{f.name.upper()}={raw!r} is not {expected}", expected, raw
-                ) from None
+            values[f.name] = _parsed(f.name, raw, _DEFAULTS[f.name])
         return replace(cls(**values), **overrides)
 
 
-# Counts of things that must exist for the engine to work at all.
-_AT_LEAST_ONE = frozenset({"ingest_workers", "ingest_workers_per_org", "job_attempts", "ui_sessions_per_token"})
+def _parsed(name: str, raw: str, default):
+    """The text of TABULAR_<NAME> as the setting's type: a flag only in the words people write
+    for one (`ture` is refused, not read as false), a number as Python reads it."""
+    variable = f"setting {name}: TABULAR_{name.upper()}"
+    if isinstance(default, bool):
+        word = raw.strip().lower()
+        if word in _TRUE or word in _FALSE:
+            return word in _TRUE
+        expected = "one of " + ", ".join(_TRUE + _FALSE)
+        raise SettingInvalid(name, f"{variable}={raw!r} is not a flag; expected {expected}", expected, raw)
+    if isinstance(default, (int, float)):
+        kind = type(default)
+        try:
+            return kind(raw.strip())
+        except ValueError:
+            expected = "an integer" if kind is int else "a number"
+            raise SettingInvalid(name, f"{variable}={raw!r} is not {expected}", expected, raw) from None
+    return raw
+
+
+def _checked(name: str, value, default):
+    """`value` for setting `name`, in its default's type (a whole float as an int; a list of
+    null markers as a tuple), or SettingInvalid saying what was expected."""
+    variable = f"TABULAR_{name.upper()}"
+
+    def refused(expected: str) -> SettingInvalid:
+        return SettingInvalid(name, f"setting {name} is {value!r}; it must be {expected} ({variable})", expected, value)
+
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise refused("true or false")
+        return value
+    if isinstance(default, (int, float)):
+        number = _number(value, integer=isinstance(default, int))
+        if number is None:
+            raise refused("an integer" if isinstance(default, int) else "a finite number")
+        low, high = _bounds(name)
+        if not low <= number <= high or (number == 0 and name in _ABOVE_ZERO):
+            raise refused(_said(name, low, high))
+        return number
+    if isinstance(default, tuple):
+        if isinstance(value, str) or not isinstance(value, (tuple, list)) or not all(isinstance(v, str) for v in value):
+            raise refused("a list of texts")
+        return tuple(value)
+    if not isinstance(value, str):
+        raise refused("a text")
+    if name in _CHOICES and value not in _CHOICES[name]:
+        raise refused("one of " + ", ".join(_CHOICES[name]))
+    if name == "duckdb_memory" and not _memory_ok(value):
+        raise refused("a share of the machine's memory (60%) or a size (512MB, 4GB, 2GiB)")
+    if name == "host" and not value.strip():
+        raise refused("an address to listen on (127.0.0.1, 0.0.0.0, ::1)")
+    return value
+
+
+def _number(value, integer: bool) -> int | float | None:
+    """A finite number (an int where `integer`, a whole float taken as one), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    if integer:
+        return int(value) if float(value).is_integer() else None
+    return value
+
+
+def _bounds(name: str) -> tuple[float, float]:
+    if name in _PORTS:
+        return 1, 65_535
+    if name in _SHARES:
+        return 0, 1
+    if name in _CHOICES_OF_NUMBERS:
+        return min(_CHOICES_OF_NUMBERS[name]), max(_CHOICES_OF_NUMBERS[name])
+    return (1 if name in _AT_LEAST_ONE else 0), math.inf
+
+
+def _said(name: str, low: float, high: float) -> str:
+    if name in _PORTS:
+        return "a port from 1 to 65535"
+    if name in _SHARES:
+        return "a share above 0 and at most 1" if name in _ABOVE_ZERO else "a share from 0 to 1"
+    if name in _CHOICES_OF_NUMBERS:
+        return " or ".join(map(str, _CHOICES_OF_NUMBERS[name]))
+    if name in _ABOVE_ZERO:
+        return "more than 0"
+    return f"at least {low:g}"
+
+
+def _memory_ok(value: str) -> bool:
+    """DuckDB's memory limit as store/home reads it: a share (`60%`) or a size (`4GB`), above 0."""
+    found = _MEMORY.fullmatch(value)
+    if found is None:
+        return False
+    number = float(found.group(1))
+    return 0 < number <= 100 if found.group(2) == "%" else number > 0
+
+
+# Each setting's declared default, whose type the setting's value takes.
+_DEFAULTS = {f.name: f.default for f in fields(Settings)}
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+# Counts of things that must exist for the engine to work at all, and sizes a zero would make
+# refuse every file, plan or call.
+_AT_LEAST_ONE = frozenset(
+    {
+        "ingest_workers",
+        "ingest_workers_per_org",
+        "job_attempts",
+        "ui_sessions_per_token",
+        "link_jobs",
+        "max_inflight",
+        "max_inflight_per_org",
+        "max_upload_bytes",
+        "max_inflated_bytes",
+        "max_inflate_ratio",
+        "max_zip_entries",
+        "max_workbook_entries",
+        "max_workbook_xml_bytes",
+        "result_limit_max",
+        "datasets_per_plan",
+        "expression_nodes_max",
+        "max_sql_bytes",
+        "list_limit_max",
+        "csv_chunk_rows",
+        "csv_block_bytes",
+        "parallel_csv_buffer_bytes",
+        "typing_sample_cells",
+        "max_columns",
+        "max_cell_bytes",
+        "max_line_bytes",
+        "sniff_bytes",
+        "max_tables_per_file",
+        "max_json_depth",
+        "max_input_depth",
+        "max_body_bytes",
+        "max_url_bytes",
+    }
+)
+# Times and shares a zero makes useless: every query or job out of time at once, a watch that
+# never waits, no memory for any query. (A zero elsewhere means none: no bound, no wait, kept for good.)
+_ABOVE_ZERO = frozenset(
+    {
+        "query_seconds",
+        "export_seconds",
+        "llm_seconds",
+        "job_seconds",
+        "ui_session_seconds",
+        "job_watch_seconds",
+        "take_up_seconds",
+        "link_rescan_seconds",
+        "query_memory_share",
+        "mixed_values_share",
+    }
+)
+_SHARES = frozenset({"query_memory_share", "mixed_values_share", "synthesize_max_wrong"})
+_PORTS = frozenset({"port", "clickhouse_port"})
+_CHOICES = {"query_engine": ("duckdb", "clickhouse")}
+_CHOICES_OF_NUMBERS = {"clickhouse_secure": (0, 1)}
+_MEMORY = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(%|[KMGT]i?B|B)?\s*", re.IGNORECASE)
 
 
 # The settings a refusal may name: every one whose name is no single word (a word such as

@@ -4,8 +4,12 @@ location, and an error item as JSON carries it."""
 from __future__ import annotations
 
 import json
+import re
+import typing
+from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from tabular import errors
 from tabular.errors import ErrorItem, ValidationFailed, close_names, json_path
@@ -74,6 +78,63 @@ def test_every_code_a_person_can_act_on_says_what_to_do_next_in_the_cli():
     }
     assert every_code() - said_by_the_message <= set(NEXT_STEP)
     assert {"remount", "permission"} <= set(NEXT_STEP["STORAGE_UNWRITABLE"].replace(":", " ").split())
+
+
+# SPEC §2's codes as checked in, compared once with the SPEC's text (2026-12-07): the test reads
+# the SPEC itself where the checkout has it beside it (../shared/SPEC.md), this list where not.
+SPEC_CODES = {
+    "VALIDATION_FAILED", "AUTH_INVALID", "AUTH_INSUFFICIENT", "RESOURCE_NOT_FOUND", "PRECONDITION_FAILED",
+    "TOO_LARGE", "BACKEND_TIMEOUT", "RATE_LIMITED", "OVERLOADED", "METHOD_NOT_ALLOWED", "PATH_NOT_FOUND",
+    "PATH_NOT_ALLOWED", "DISK_ROOT", "TOO_MANY_FILES", "FOLDER_TOO_LARGE", "TOO_MANY_LINKS", "STORAGE_DAMAGED",
+    "INTERNAL",
+}  # fmt: skip
+
+
+def spec_codes() -> set[str]:
+    """The codes of SPEC §2's table (`| VALIDATION_FAILED | 422 …`, `| AUTH_INVALID / AUTH_INSUFFICIENT | …`)."""
+    for path in (ROOT.parent / "shared" / "SPEC.md", Path("/work/shared/SPEC.md")):
+        if path.is_file():
+            section = path.read_text(encoding="utf-8").split("| code | status | when |", 1)[1].split("\n\n", 1)[0]
+            cells = [line.split("|")[1] for line in section.splitlines() if line.startswith("| ")]
+            return {code for cell in cells for code in re.findall(r"[A-Z][A-Z_]+[A-Z]", cell)}
+    return SPEC_CODES
+
+
+def test_the_closed_set_of_codes_is_the_spec_table_and_the_engines_own():
+    """A code the SPEC lists is in `SpecCode`, and `SpecCode` names no other: a code that is not
+    the SPEC's is one of `OwnCode`, each said apart."""
+    assert set(typing.get_args(errors.SpecCode)) == spec_codes() == SPEC_CODES
+    own = {"STORAGE_UNWRITABLE", "CLIENT_CLOSED"}
+    assert set(typing.get_args(errors.OwnCode)) == own and not own & spec_codes()
+    assert set(typing.get_args(errors.ErrorCode)) == spec_codes() | own
+
+
+def test_every_error_class_of_the_engine_says_a_code_of_the_closed_set():
+    import tabular.service.calls  # noqa: F401  (its ClientClosed is a kind of error too)
+
+    kinds, todo = [], [errors.TabularError]
+    while todo:
+        kinds.append(todo.pop())
+        todo += kinds[-1].__subclasses__()
+    assert {"CLIENT_CLOSED", "STORAGE_UNWRITABLE", "INTERNAL"} <= {k.code for k in kinds}
+    assert {k.code for k in kinds if k.__module__.startswith("tabular")} <= set(typing.get_args(errors.ErrorCode))
+
+
+def test_a_setting_refused_is_validation_failed_at_its_name_with_what_was_expected():
+    from tabular.settings import Settings
+
+    with pytest.raises(ValueError) as raised:
+        Settings(query_seconds=float("nan"))
+    detail = errors.setting_refused(raised.value).to_detail()
+    assert detail["code"] == "VALIDATION_FAILED"
+    assert detail["errors"] == [
+        {
+            "path": "settings.query_seconds",
+            "message": "setting query_seconds is nan; it must be a finite number (TABULAR_QUERY_SECONDS)",
+            "expected": "a finite number",
+            "received": "nan",
+        }
+    ]
 
 
 @pytest.mark.parametrize(("cls", "code"), LIMITS)

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tabular.settings import DEFAULT_NULL_MARKERS, Settings, naming_the_change
+from tabular.settings import DEFAULT_NULL_MARKERS, SettingInvalid, Settings, naming_the_change
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +39,8 @@ def test_an_environment_variable_overrides_a_default_in_the_fields_own_type(monk
 
 
 @pytest.mark.parametrize(
-    ("raw", "value"), [("1", True), ("true", True), (" Yes ", True), ("on", True), ("0", False), ("no", False)]
+    ("raw", "value"),
+    [("1", True), ("true", True), (" Yes ", True), ("on", True), ("0", False), ("no", False), ("OFF", False)],
 )
 def test_a_flag_from_the_environment_reads_as_people_write_it(monkeypatch, raw, value):
     monkeypatch.setenv("TABULAR_WATCH_LINKS", raw)
@@ -109,14 +110,117 @@ def test_a_refusal_that_names_no_setting_is_left_as_it_is():
 
 
 @pytest.mark.parametrize(
-    "name, value, least",
-    [("ingest_workers", 0, 1), ("job_attempts", 0, 1), ("max_upload_bytes", -1, 0), ("query_seconds", -0.5, 0)],
+    "name, value, expected",
+    [
+        ("ingest_workers", 0, "at least 1"),
+        ("job_attempts", 0, "at least 1"),
+        ("max_upload_bytes", -1, "at least 1"),
+        ("max_local_file_bytes", -1, "at least 0"),
+        ("query_seconds", -0.5, "more than 0"),
+        ("cancel_wait_seconds", -0.5, "at least 0"),
+    ],
 )
-def test_a_limit_that_cannot_hold_is_refused_naming_its_variable(name, value, least):
-    with pytest.raises(
-        ValueError, match=f"{name} is {value}; it must be at least {least} \\(TABULAR_{name.upper()}\\)"
-    ):
+def test_a_limit_that_cannot_hold_is_refused_naming_its_variable(name, value, expected):
+    with pytest.raises(ValueError, match=f"{name} is {value}; it must be {expected} \\(TABULAR_{name.upper()}\\)"):
         Settings(**{name: value})
+
+
+@pytest.mark.parametrize("raw", ["nan", "NaN", "inf", "-inf"])
+@pytest.mark.parametrize("name", ["query_seconds", "job_watch_seconds", "upload_keep_seconds", "mixed_values_share"])
+def test_a_number_that_is_no_finite_number_is_refused_from_the_environment(monkeypatch, name, raw):
+    """NaN seconds compared false with every clock (a query never timed out); infinity is no
+    time either. Every number setting, whatever its bounds."""
+    monkeypatch.setenv(f"TABULAR_{name.upper()}", raw)
+    with pytest.raises(SettingInvalid, match=f"{name} is {raw.lower().lstrip('-')}|{name} is -inf") as refused:
+        Settings.from_env()
+    assert (refused.value.name, refused.value.expected) == (name, "a finite number")
+
+
+@pytest.mark.parametrize("raw", ["ture", "yes please", "2", "", "enabled"])
+@pytest.mark.parametrize("name", ["parallel_csv", "watch_links", "take_up_jobs"])
+def test_a_flag_in_words_no_one_reads_as_a_flag_is_refused_not_taken_as_false(monkeypatch, name, raw):
+    monkeypatch.setenv(f"TABULAR_{name.upper()}", raw)
+    with pytest.raises(SettingInvalid, match=f"TABULAR_{name.upper()}={raw!r} is not a flag") as refused:
+        Settings.from_env()
+    assert refused.value.name == name and "true" in refused.value.expected and "false" in refused.value.expected
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["query_seconds", "job_seconds", "take_up_seconds", "link_rescan_seconds", "query_memory_share",
+     "csv_chunk_rows", "sniff_bytes", "max_body_bytes", "max_input_depth", "datasets_per_plan", "link_jobs"],
+)  # fmt: skip
+def test_a_zero_where_the_engine_needs_more_is_refused_from_the_environment_and_as_an_argument(monkeypatch, name):
+    """A zero that would time every query out at once, spin a watch that never waits, or
+    refuse every file or call: refused, naming the setting and what it needs."""
+    with pytest.raises(SettingInvalid, match=f"{name} is 0; it must be") as refused:
+        Settings(**{name: 0})
+    assert refused.value.expected in ("at least 1", "more than 0", "a share above 0 and at most 1")
+    monkeypatch.setenv(f"TABULAR_{name.upper()}", "0")
+    with pytest.raises(SettingInvalid, match=f"{name} is 0"):
+        Settings.from_env()
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["max_local_file_bytes", "upload_keep_seconds", "org_storage_bytes", "compiled_cache_entries", "tokens_check_seconds",
+     "job_queue_per_org", "fast_path_bytes", "sheet_fast_bytes", "cancel_wait_seconds", "synthesize_max_wrong"],
+)  # fmt: skip
+def test_a_zero_that_means_none_is_taken(name):
+    """No bound, kept for good, no cache, no wait: a zero the engine runs with."""
+    assert getattr(Settings(**{name: 0}), name) == 0
+
+
+@pytest.mark.parametrize(
+    "name, value, expected",
+    [
+        ("port", 0, "a port from 1 to 65535"),
+        ("port", 70_000, "a port from 1 to 65535"),
+        ("clickhouse_port", -1, "a port from 1 to 65535"),
+        ("mixed_values_share", 1.5, "a share above 0 and at most 1"),
+        ("synthesize_max_wrong", 2, "a share from 0 to 1"),
+        ("clickhouse_secure", 2, "0 or 1"),
+        ("query_engine", "postgres", "one of duckdb, clickhouse"),
+        ("duckdb_memory", "lots", "a share of the machine's memory (60%) or a size (512MB, 4GB, 2GiB)"),
+        ("duckdb_memory", "0GB", "a share of the machine's memory (60%) or a size (512MB, 4GB, 2GiB)"),
+        ("duckdb_memory", "150%", "a share of the machine's memory (60%) or a size (512MB, 4GB, 2GiB)"),
+        ("host", " ", "an address to listen on (127.0.0.1, 0.0.0.0, ::1)"),
+    ],
+)
+def test_a_value_outside_what_the_setting_can_be_is_refused_saying_what_it_can_be(name, value, expected):
+    with pytest.raises(SettingInvalid) as refused:
+        Settings(**{name: value})
+    assert (refused.value.name, refused.value.expected, refused.value.received) == (name, expected, value)
+    assert f"TABULAR_{name.upper()}" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "name, value, expected",
+    [
+        ("max_upload_bytes", "1024", "an integer"),
+        ("max_upload_bytes", 1.5, "an integer"),
+        ("ingest_workers", True, "an integer"),
+        ("query_seconds", "30", "a finite number"),
+        ("parallel_csv", "ture", "true or false"),
+        ("parallel_csv", 1, "true or false"),
+        ("default_org", 7, "a text"),
+        ("null_markers", "NA", "a list of texts"),
+        ("null_markers", ["NA", None], "a list of texts"),
+    ],
+)
+def test_an_argument_of_the_wrong_type_is_refused_not_kept_to_fail_later(name, value, expected):
+    """connect(parallel_csv="ture") or connect(max_upload_bytes="1024") was kept as given, to
+    fail at the first comparison as INTERNAL, or to read as a flag it did not say."""
+    with pytest.raises(SettingInvalid) as refused:
+        Settings(**{name: value})
+    assert (refused.value.name, refused.value.expected) == (name, expected)
+
+
+def test_an_argument_in_a_kindred_type_is_taken_in_the_settings_own():
+    settings = Settings(max_upload_bytes=1e6, query_seconds=2, null_markers=["NA", "-"], duckdb_memory="2 GiB")
+    assert (settings.max_upload_bytes, type(settings.max_upload_bytes)) == (1_000_000, int)
+    assert (settings.query_seconds, settings.null_markers) == (2, ("NA", "-"))
+    assert Settings(duckdb_memory="75%").duckdb_memory == "75%"
 
 
 def test_an_environment_variable_that_is_no_number_is_refused_naming_it(monkeypatch):

@@ -5,9 +5,12 @@ service/auth.py without loading FastAPI, and nothing else of the CLI loads the s
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..errors import setting_refused
 from ..lazy_names import lazy
+from ..settings import SettingInvalid, Settings
 
 if TYPE_CHECKING:
     from .auth import Grant, Tokens
@@ -21,6 +24,17 @@ __all__ = ["Grant", "Tokens", "create_app"]
 __getattr__, __dir__ = lazy(__name__, _HOMES, __all__)
 
 
+def listening(settings: Settings, host: str | None, port: int | None) -> Settings:
+    """The settings with `tabular serve`'s --host and --port in place of TABULAR_HOST and
+    TABULAR_PORT, held to the same rules: a port outside 1-65535 is refused before anything listens
+    (VALIDATION_FAILED at settings.port), as from the environment."""
+    chosen = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
+    try:
+        return replace(settings, **chosen)
+    except SettingInvalid as err:
+        raise setting_refused(err) from None
+
+
 def serve(engine, host: str | None = None, port: int | None = None, access_log: bool = False) -> None:
     """Run the HTTP service (and MCP at /mcp) until stopped; `tabular serve`."""
     import logging
@@ -31,8 +45,8 @@ def serve(engine, host: str | None = None, port: int | None = None, access_log: 
     from .auth import Tokens  # heavy: the op registry, only when serving
     from .http import create_app  # heavy: FastAPI, only when serving
 
-    settings = engine.settings
-    host, port = host or settings.host, port or settings.port
+    settings = listening(engine.settings, host, port)
+    host, port = settings.host, settings.port
     tokens = Tokens.load(settings)
     engine.context.links.roots_for = tokens.link_roots  # an org's own link_roots, from the tokens file
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
