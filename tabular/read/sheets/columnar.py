@@ -16,8 +16,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from openpyxl.utils import get_column_letter
 from sqlglot import exp
+
+from planner.dialect import DIALECT
 
 from ... import readings as C
 from ...errors import IngestFailed
@@ -25,7 +26,7 @@ from ...models import Origin
 from ...settings import Settings
 from ..extraction import Excluded, Extraction, join_headers
 from .hints import Hint, UnitWatch, calamine_hints, workbook_hints
-from .rules import Prose, calamine_panics, cell_of_text, each_sheet, is_prose, is_total_row
+from .rules import Prose, calamine_panics, cell_of_text, column_letter, each_sheet, is_prose, is_total_row
 from .sparse import apart_note
 from .typed import exact_numbers, maybe_cut, typed_batch
 
@@ -151,7 +152,7 @@ def _sheet(
         tables = blocks
     # As read/sheets/workbooks.py: a title block above the first table names it, one elsewhere is said.
     apart = [
-        (f"{get_column_letter(first_column + j + 1)}{i + 1}", batch.column(j)[i].as_py())
+        (f"{column_letter(first_column + j + 1)}{i + 1}", batch.column(j)[i].as_py())
         for top, left, bottom, right, title in blocks
         if title and len(tables) < len(blocks) and top > tables[0][0]
         for i, j in zip(*np.nonzero(filled[top : bottom + 1, left : right + 1]))
@@ -230,12 +231,9 @@ def _table(
             forced[cell] = C.STRING
             notes.append(_undecided(headers[j - left] or cell, hint))
     con.register("__sheet_table", source)
-    query = exp.select(*selects).from_("__sheet_table").sql(dialect="duckdb")
-    con.execute(
-        f"COPY ({query}) TO {exp.Literal.string(str(out)).sql(dialect='duckdb')} (FORMAT parquet, COMPRESSION lz4)"
-    )
+    con.execute(_copy_to(exp.select(*selects).from_("__sheet_table"), out))
     con.unregister("__sheet_table")
-    first, last = get_column_letter(first_column + left + 1), get_column_letter(first_column + right + 1)
+    first, last = column_letter(first_column + left + 1), column_letter(first_column + right + 1)
     where = f"{first}{top + 1}:{last}{bottom + 1}"
     origin = Origin(format=fmt, sheet=sheet, range=where, header_rows=header_rows, parser="fastexcel")
     extraction = Extraction(name, headers, out, rows, origin)
@@ -243,6 +241,19 @@ def _table(
     extraction.forced = forced
     extraction.notes.extend(notes)
     return extraction
+
+
+def _copy_to(query: exp.Select, out: Path) -> str:
+    """COPY (query) TO out as LZ4-compressed Parquet."""
+    return exp.Copy(
+        this=exp.paren(query),
+        kind=False,
+        files=[exp.Literal.string(str(out))],
+        params=[
+            exp.CopyParameter(this=exp.var("FORMAT"), expression=exp.var("parquet")),
+            exp.CopyParameter(this=exp.var("COMPRESSION"), expression=exp.var("lz4")),
+        ],
+    ).sql(dialect=DIALECT)
 
 
 def _undecided(header: str, hint: Hint) -> str:
@@ -261,21 +272,21 @@ def _normalise(c: exp.Expression, hint: Hint) -> exp.Expression:
     number = exp.not_(exp.Is(this=exp.TryCast(this=c, to=exp.DataType.build("DOUBLE")), expression=exp.null()))
     if "d" in hint.kinds and hint.time and hint.clock and not hint.elapsed:
         # A time of day (hh:mm) is a datetime on calamine's day 0: the time alone, as openpyxl gives it.
-        return exp.Anonymous(
-            this="regexp_replace", expressions=[c, exp.Literal.string("^1899-12-31 "), exp.Literal.string("")]
+        return exp.RegexpReplace(
+            this=c, expression=exp.Literal.string("^1899-12-31 "), replacement=exp.Literal.string("")
         )
     if "d" in hint.kinds and not hint.time:
-        return exp.Anonymous(
-            this="regexp_replace", expressions=[c, exp.Literal.string(" 00:00:00$"), exp.Literal.string("")]
+        return exp.RegexpReplace(
+            this=c, expression=exp.Literal.string(" 00:00:00$"), replacement=exp.Literal.string("")
         )
     if "d" in hint.kinds:
-        return exp.Anonymous(this="replace", expressions=[c, exp.Literal.string(" "), exp.Literal.string("T")])
+        return exp.Replace(this=c, expression=exp.Literal.string(" "), replacement=exp.Literal.string("T"))
     if hint.mixed:
         return c  # several units: none is applied, and the column stays text (_table)
     if hint.unit == "%":
         scaled = exp.cast(
             exp.Mul(
-                this=exp.cast(c, exp.DataType.build("DECIMAL(38, 18)", dialect="duckdb")),
+                this=exp.cast(c, exp.DataType.build("DECIMAL(38, 18)", dialect=DIALECT)),
                 expression=exp.Literal.number(100),
             ),
             "VARCHAR",

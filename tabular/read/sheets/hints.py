@@ -12,14 +12,41 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import defusedxml.ElementTree as ET
-from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format
-from openpyxl.utils import get_column_letter
 
 from .markup import GuardedStream
-from .rules import column_number, unit_of
+from .rules import column_letter, column_number, unit_of
 from .typed import HEAD_ROWS, Head
 
 HINT_ROWS = 200
+# The number formats Excel numbers without writing them in styles.xml (numFmtId 0-49), and which
+# of them show a date or a time: openpyxl's table and rule (openpyxl.styles.numbers), kept here
+# so that the fast reader does not import openpyxl (0.3 s on its path).
+BUILTIN_FORMATS = {
+    0: "General", 1: "0", 2: "0.00", 3: "#,##0", 4: "#,##0.00",
+    5: '"$"#,##0_);("$"#,##0)', 6: '"$"#,##0_);[Red]("$"#,##0)',
+    7: '"$"#,##0.00_);("$"#,##0.00)', 8: '"$"#,##0.00_);[Red]("$"#,##0.00)',
+    9: "0%", 10: "0.00%", 11: "0.00E+00", 12: "# ?/?", 13: "# ??/??",
+    14: "mm-dd-yy", 15: "d-mmm-yy", 16: "d-mmm", 17: "mmm-yy", 18: "h:mm AM/PM", 19: "h:mm:ss AM/PM",
+    20: "h:mm", 21: "h:mm:ss", 22: "m/d/yy h:mm",
+    37: "#,##0_);(#,##0)", 38: "#,##0_);[Red](#,##0)", 39: "#,##0.00_);(#,##0.00)", 40: "#,##0.00_);[Red](#,##0.00)",
+    41: r'_(* #,##0_);_(* \(#,##0\);_(* "-"_);_(@_)',
+    42: r'_("$"* #,##0_);_("$"* \(#,##0\);_("$"* "-"_);_(@_)',
+    43: r'_(* #,##0.00_);_(* \(#,##0.00\);_(* "-"??_);_(@_)',
+    44: r'_("$"* #,##0.00_)_("$"* \(#,##0.00\)_("$"* "-"??_)_(@_)',
+    45: "mm:ss", 46: "[h]:mm:ss", 47: "mmss.0", 48: "##0.0E+0", 49: "@",
+}  # fmt: skip
+# Quoted text, and [brackets] other than [h], [mm], [ss] (colors, locales), are no date parts.
+_NOT_DATE_PARTS = re.compile(r'".*?"|\[(?!hh?\]|mm?\]|ss?\])[^\]]*\]')
+
+
+def is_date_format(fmt: str | None) -> bool:
+    """Whether a number format shows a date or a time (its first section holds d, m, h, y or s
+    outside quotes and brackets, not escaped): openpyxl's is_date_format."""
+    if fmt is None:
+        return False
+    return re.search(r"(?<![_\\])[dmhysDMHYS]", _NOT_DATE_PARTS.sub("", fmt.split(";")[0])) is not None
+
+
 _TIME_IN_FORMAT = re.compile(r"[hHs]")
 # A format that shows a date: a year, a day, or a month (m after h or before s is minutes).
 _DATE_IN_FORMAT = re.compile(r"[yYdD]|(?<![hH:mM])[mM]+(?![mM]*:?[sS])")
@@ -215,7 +242,7 @@ def _other_units(columns: dict[int, Hint], formats: list[str]) -> re.Pattern:
         same = [k for k, f in enumerate(formats) if unit_of(f) == hint.unit] or [-1]
         styles = b"|".join(str(k).encode() for k in same)
         alternatives.append(
-            rb"(?:" + get_column_letter(j + 1).encode() + rb')(?=[0-9]+"(?![^>]*\ss="(?:' + styles + rb')"))'
+            rb"(?:" + column_letter(j + 1).encode() + rb')(?=[0-9]+"(?![^>]*\ss="(?:' + styles + rb')"))'
         )
     return re.compile(
         rb'<c r="(' + b"|".join(alternatives) + rb')([0-9]+)"(?![^>]*\st="(?:s|str|inlineStr|b|e|d)")'

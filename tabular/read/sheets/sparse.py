@@ -9,11 +9,9 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from openpyxl.utils import get_column_letter
-
 from ...errors import IngestFailed
 from ...settings import Settings
-from .rules import Cell
+from .rules import Cell, column_letter
 
 # Empty rows (columns) kept of a longer run: more than a table's header rows (two at most) reach.
 GAP = 2
@@ -33,7 +31,7 @@ class Compact:
 
     def ref(self, i: int, j: int) -> str:
         """The sheet's reference (A1) of the compact cell (i, j)."""
-        return f"{get_column_letter(self.cols[j] + 1)}{self.rows[i] + 1}"
+        return f"{column_letter(self.cols[j] + 1)}{self.rows[i] + 1}"
 
     def merged(self, ranges) -> list[tuple[int, int, int, int]]:
         """Merged ranges of the sheet, (top, left, bottom, right) 0-based, on the compact grid: a

@@ -25,10 +25,11 @@ import zipfile
 from dataclasses import dataclass, field
 
 import defusedxml.ElementTree as ET
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
+
+from planner.dialect import DIALECT
 
 from ...jsonval import iso_duration_sql
 from .markup import GuardedStream
@@ -163,33 +164,104 @@ def head_texts(head: Head, rows: int, strings: dict[int, str]) -> dict[tuple[int
     return out
 
 
+# Each double `v` as the shortest decimal text that reads back as it, without an exponent (as
+# workbooks._number_text writes it on "General"): DuckDB's text of a double has the shortest
+# round-trip digits (5.0, 0.1, 1.5e-07, 1e+20); a whole number loses its `.0`, and an exponent is
+# written out in positions. NaN is `NaN`, infinities `inf` and `-inf`.
+_NUMBER_TEXT = r"""
+CASE
+  WHEN isnan(v) THEN 'NaN'
+  WHEN NOT contains(CAST(v AS VARCHAR), 'e') THEN regexp_replace(CAST(v AS VARCHAR), '\.0$', '')
+  WHEN CAST(regexp_extract(CAST(v AS VARCHAR), 'e([+-]?[0-9]+)$', 1) AS INTEGER) < 0 THEN
+    regexp_extract(CAST(v AS VARCHAR), '^(-?)', 1) || '0.'
+    || repeat('0', -1 - CAST(regexp_extract(CAST(v AS VARCHAR), 'e([+-]?[0-9]+)$', 1) AS INTEGER))
+    || regexp_extract(CAST(v AS VARCHAR), '^-?([0-9])', 1)
+    || regexp_extract(CAST(v AS VARCHAR), '^-?[0-9](?:\.([0-9]+))?e', 1)
+  ELSE
+    regexp_extract(CAST(v AS VARCHAR), '^(-?)', 1) || rpad(
+      regexp_extract(CAST(v AS VARCHAR), '^-?([0-9])', 1)
+      || regexp_extract(CAST(v AS VARCHAR), '^-?[0-9](?:\.([0-9]+))?e', 1),
+      CAST(regexp_extract(CAST(v AS VARCHAR), 'e([+-]?[0-9]+)$', 1) AS INTEGER) + 1, '0'
+    ) || CASE
+      WHEN length(regexp_extract(CAST(v AS VARCHAR), '^-?[0-9](?:\.([0-9]+))?e', 1))
+        > CAST(regexp_extract(CAST(v AS VARCHAR), 'e([+-]?[0-9]+)$', 1) AS INTEGER)
+      THEN '.' || substr(
+        regexp_extract(CAST(v AS VARCHAR), '^-?[0-9](?:\.([0-9]+))?e', 1),
+        CAST(regexp_extract(CAST(v AS VARCHAR), 'e([+-]?[0-9]+)$', 1) AS INTEGER) + 1
+      )
+      ELSE ''
+    END
+END
+"""
+# A timestamp `v` as fastexcel's text read writes it: `2024-02-01 10:30:00`, with the
+# milliseconds where there are any (`…:00.250`).
+_STAMP_TEXT = """
+CASE
+  WHEN strftime(CAST(v AS TIMESTAMP), '%g') = '000' THEN strftime(CAST(v AS TIMESTAMP), '%Y-%m-%d %H:%M:%S')
+  ELSE strftime(CAST(v AS TIMESTAMP), '%Y-%m-%d %H:%M:%S.%g')
+END
+"""
+_BOOL_TEXT = "CASE WHEN v THEN 'true' WHEN NOT v THEN 'false' END"
+
+
+def _sql(template: str, value: exp.Expression) -> exp.Expression:
+    """A template's SQL (written for a column `v`) for `value`."""
+    parsed = exp.maybe_parse(template, dialect=DIALECT)
+    return parsed.transform(lambda n: value.copy() if isinstance(n, exp.Column) and n.name == "v" else n)
+
+
+def _text_sql(kind: pa.DataType, value: exp.Expression) -> exp.Expression | None:
+    """SQL writing a column of this Arrow type as the text read's text; None for a type it cannot write so."""
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return exp.cast(value, "VARCHAR")
+    if pa.types.is_null(kind):
+        return exp.cast(exp.null(), "VARCHAR")
+    if pa.types.is_floating(kind):
+        return _sql(_NUMBER_TEXT, exp.cast(value, "DOUBLE"))
+    if pa.types.is_timestamp(kind):
+        return _sql(_STAMP_TEXT, value)
+    if pa.types.is_boolean(kind):
+        return _sql(_BOOL_TEXT, value)
+    if pa.types.is_duration(kind):  # registered as its microseconds (_registered)
+        return iso_duration_sql(value)
+    return None
+
+
+def _registered(columns: list[pa.Array]) -> pa.Table:
+    """The columns as a table DuckDB reads (c0, c1 …), a duration as its count of microseconds."""
+    return pa.table(
+        {
+            f"c{k}": c.cast(pa.duration("us")).cast(pa.int64()) if pa.types.is_duration(c.type) else c
+            for k, c in enumerate(columns)
+        }
+    )
+
+
+def batch_texts(columns: list[pa.Array]) -> list[pa.Array] | None:
+    """Typed columns as the text read's text, in one DuckDB statement; None where one holds a
+    type that cannot be written so."""
+    if not columns:
+        return []
+    selects = []
+    for k, column in enumerate(columns):
+        sql = _text_sql(column.type, exp.column(f"c{k}"))
+        if sql is None:
+            return None
+        selects.append(exp.alias_(sql, f"c{k}"))
+    import duckdb
+
+    cells = _registered(columns)
+    with duckdb.connect() as con:
+        con.register("cells", cells)
+        out = con.sql(exp.select(*selects).from_("cells").sql(dialect=DIALECT)).to_arrow_table()
+    return [out.column(k).combine_chunks().cast(pa.string()) for k in range(len(columns))]
+
+
 def number_texts(column: pa.Array) -> pa.Array:
     """Each double as the shortest decimal text that reads back as it, without an exponent:
     `5`, `0.1`, `-0.00000015`, `100000000000000000000` (workbooks._number_text on "General")."""
-    texts = pl.Series(column).cast(pl.String)  # shortest round-trip digits; 5.0, 1e+20, 1.5e-7
-    frame = pl.DataFrame({"t": texts})
-    exponent = pl.col("t").str.contains("e", literal=True)
-    if not frame.select(exponent.any()).item():
-        return frame.select(_plain(pl.col("t"))).to_series().to_arrow()
-    parts = frame.with_columns(
-        sign=pl.col("t").str.extract(r"^(-?)", 1),
-        digits=pl.col("t").str.extract(r"^-?(\d)", 1) + pl.col("t").str.extract(r"^-?\d(?:\.(\d+))?e", 1).fill_null(""),
-        power=pl.col("t").str.extract(r"e([+-]?\d+)$", 1).cast(pl.Int64),
-    )
-    point = pl.col("power") + 1  # digits before the point
-    positional = (
-        pl.when(pl.col("power") < 0)
-        .then(pl.col("sign") + "0." + pl.lit("").str.pad_end(-point, "0") + pl.col("digits"))
-        .when(point >= pl.col("digits").str.len_chars())
-        .then(pl.col("sign") + pl.col("digits").str.pad_end(point, "0"))
-        .otherwise(pl.col("sign") + pl.col("digits").str.slice(0, point) + "." + pl.col("digits").str.slice(point))
-    )
-    return parts.select(pl.when(exponent).then(positional).otherwise(_plain(pl.col("t")))).to_series().to_arrow()
-
-
-def _plain(text: pl.Expr) -> pl.Expr:
-    """`5.0` as `5`: a whole number without its point."""
-    return pl.when(text.str.ends_with(".0")).then(text.str.slice(0, text.str.len_chars() - 2)).otherwise(text)
+    (texts,) = batch_texts([column.cast(pa.float64())])
+    return texts
 
 
 # What fastexcel's text read writes for a double: a whole one in full, another to nine decimals
@@ -218,60 +290,14 @@ def exact_numbers(texts: pa.Array, numbers: pa.Array) -> pa.Array:
         return texts
     import duckdb
 
+    t, v = exp.column("t"), exp.column("v")
+    shown = exp.EQ(this=t, expression=exp.paren(_sql(_SHOWN, v)))
+    text = exp.Case().when(exp.func("coalesce", shown, exp.false()), _sql(_NUMBER_TEXT, v)).else_(t)
     frame = pa.table({"t": texts.cast(pa.string()), "v": numbers.cast(pa.float64())})
     with duckdb.connect() as con:
         con.register("cells", frame)
-        number = con.sql(f"SELECT coalesce(t = ({_SHOWN}), false) AS n FROM cells").to_arrow_table().column(0)
-    texts, numbers = frame.column("t").combine_chunks(), frame.column("v").combine_chunks()
-    return pc.if_else(number.combine_chunks(), number_texts(numbers).cast(pa.string()), texts)
-
-
-def stamp_texts(column: pa.Array) -> pa.Array:
-    """Timestamps as fastexcel's text read writes them: `2024-02-01 10:30:00`, with the
-    milliseconds where there are any (`…:00.250`)."""
-    stamps = pl.Series(column).cast(pl.Datetime("ms"))
-    whole = stamps.dt.strftime("%Y-%m-%d %H:%M:%S")
-    millis = (stamps.dt.millisecond()).cast(pl.Int32)
-    frame = pl.DataFrame({"w": whole, "m": millis})
-    return (
-        frame.select(
-            pl.when(pl.col("m") > 0)
-            .then(pl.col("w") + "." + pl.col("m").cast(pl.String).str.pad_start(3, "0"))
-            .otherwise(pl.col("w"))
-        )
-        .to_series()
-        .to_arrow()
-    )
-
-
-def column_texts(column: pa.Array) -> pa.Array | None:
-    """One typed column as the text read's text, or None for a type it cannot write so."""
-    kind = column.type
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
-        return column.cast(pa.string())
-    if pa.types.is_null(kind):
-        return pa.nulls(len(column), pa.string())
-    if pa.types.is_floating(kind):
-        return number_texts(column.cast(pa.float64())).cast(pa.string())
-    if pa.types.is_timestamp(kind):
-        return stamp_texts(column).cast(pa.string())
-    if pa.types.is_boolean(kind):
-        return pl.Series(column).cast(pl.String).to_arrow().cast(pa.string())
-    if pa.types.is_duration(kind):
-        return duration_texts(column).cast(pa.string())
-    return None
-
-
-def duration_texts(column: pa.Array) -> pa.Array:
-    """Durations (an [h]:mm:ss cell) as ISO 8601, as the openpyxl path writes a timedelta:
-    PT20H5M, P2DT1H5M, PT0.25S, -PT5M (jsonval.iso_duration_sql)."""
-    import duckdb
-
-    micros = pa.table({"u": column.cast(pa.duration("us")).cast(pa.int64())})
-    query = exp.select(iso_duration_sql(exp.column("u"))).from_("cells").sql(dialect="duckdb")
-    with duckdb.connect() as con:
-        con.register("cells", micros)
-        return con.sql(query).to_arrow_table().column(0).combine_chunks()
+        out = con.sql(exp.select(exp.alias_(text, "t")).from_("cells").sql(dialect=DIALECT)).to_arrow_table()
+    return out.column(0).combine_chunks().cast(pa.string())
 
 
 def holds_null_words(archive: zipfile.ZipFile, parts: list[str]) -> bool:
@@ -344,13 +370,13 @@ def typed_batch(
         j < first or j >= first + len(places) for _, j in above
     ):
         return None
+    texts = batch_texts(batch.columns)
+    if texts is None:
+        return None
     columns = []
-    for k, column in enumerate(batch.columns):
-        texts = column_texts(column)
-        if texts is None:
-            return None
+    for k, column in enumerate(texts):
         top = [above.get((i, first + k)) for i in range(start)]
-        columns.append(pa.concat_arrays([pa.array(top, pa.string()), texts]) if start else texts)
+        columns.append(pa.concat_arrays([pa.array(top, pa.string()), column]) if start else column)
     names = [f"column_{k}" for k in range(len(columns))]
     return pa.RecordBatch.from_arrays(columns, names=names), first
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import zipfile
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -212,3 +213,22 @@ def test_number_cells_among_text_keep_every_digit_on_the_fast_path(tmp_path, col
     careful = read_workbook(path, out, "xlsx", {}, Settings())[0]
     assert [e.origin.parser for e in fast + careful] == ["fastexcel", "openpyxl"]
     assert _cells_of(fast) == _cells_of(careful)
+
+
+def test_the_fast_reader_reads_a_workbook_without_importing_openpyxl_or_polars(book, tmp_path):
+    """Each costs a large workbook's ingest 0.3 s or more to import, and this reader needs neither."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from tabular.read.sheets.workbooks import read_workbook\n"
+        "from tabular.settings import Settings\n"
+        f"found, _ = read_workbook(Path({str(book)!r}), Path({str(tmp_path)!r}), 'xlsx', {{}}, Settings(sheet_fast_bytes=0))\n"
+        "print([e.origin.parser for e in found], 'openpyxl' in sys.modules, 'polars' in sys.modules)\n"
+    )
+    root = Path(__file__).resolve().parents[3]  # the checkout, whose tabular this imports
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=root).stdout
+    assert out.split("]")[-1].split() == ["False", "False"], out
+    assert "fastexcel" in out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabular.read.sheets.hints import Hint, UnitFeeder
+from tabular.read.sheets.hints import BUILTIN_FORMATS, Hint, UnitFeeder, is_date_format
 
 
 @pytest.mark.parametrize(
@@ -56,3 +56,20 @@ def test_a_cell_of_another_unit_below_the_first_rows_is_found_wherever_the_chunk
     for at in range(0, len(xml), chunk):
         feed(xml[at : at + chunk])
     assert hint.units == found
+
+
+DATE_OR_NOT = [
+    "General", "0.00", '"$"#,##0.00', "0.0%", "yyyy-mm-dd", "yyyy-mm-dd hh:mm", "[h]:mm:ss", "[mm]:ss", "mm:ss.0",
+    '[$-409]h:mm AM/PM;@', '[Red]0.00', '[$€-407] #,##0.00', '"days" 0', '0 "hrs"', "\\d0", "_d0", "0_s",
+    "d-mmm;@", '#,##0;[Red]"m"', "[Blue]yyyy", "@", "ss", "[s]", "[hh]", "mmmm yyyy", '"y"0', "0.00E+00",
+]  # fmt: skip
+
+
+def test_which_formats_show_a_date_is_decided_as_openpyxl_decides_it():
+    """The fast reader keeps openpyxl's table of built-in formats and its date rule without importing it."""
+    from openpyxl.styles.numbers import BUILTIN_FORMATS as OPENPYXL_FORMATS
+    from openpyxl.styles.numbers import is_date_format as openpyxl_is_date
+
+    assert BUILTIN_FORMATS == OPENPYXL_FORMATS
+    for fmt in [*BUILTIN_FORMATS.values(), *DATE_OR_NOT, None]:
+        assert is_date_format(fmt) == openpyxl_is_date(fmt), fmt

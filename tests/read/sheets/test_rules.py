@@ -10,6 +10,7 @@ from tabular.read.sheets.rules import (
     Cell,
     calamine_panics,
     cell_of_text,
+    column_letter,
     column_number,
     is_panic,
     is_total_row,
@@ -22,6 +23,13 @@ from tabular.read.sheets.rules import (
 )
 def test_column_letters_count_from_a_as_one(letters, number):
     assert column_number(letters) == number
+
+
+def test_a_column_number_is_written_as_openpyxl_writes_its_letters_and_reads_back():
+    from openpyxl.utils import get_column_letter
+
+    assert [column_letter(n) for n in range(1, 18_279)] == [get_column_letter(n) for n in range(1, 18_279)]
+    assert all(column_number(column_letter(n)) == n for n in range(1, 18_279))
 
 
 def test_letters_past_xfd_are_a_large_number_for_the_limits_to_refuse_not_an_error():
