@@ -36,7 +36,7 @@ YMD_SHORT = ("%y-%m-%d",)
 def doubtful_year_after() -> int:
     """A two-digit year is read as DuckDB's strptime reads it, 00-68 as 2000-2068 and 69-99 as
     1969-1999. One it puts after this year (next year's: `05/06/60` as 2060, a birth date of
-    1960 perhaps) is as likely the last century's, so its column is asked (infer/questions)."""
+    1960 perhaps) is as likely the last century's, so its column is asked (infer/kinds: century)."""
     return date.today().year + 1
 
 
@@ -180,7 +180,7 @@ def datetime_readings(order: str | None = None) -> list[Reading]:
 
 def zone_free_datetimes() -> list[Reading]:
     """Every datetime pattern with no zone, ISO ones written as strptime patterns (a zone
-    abbreviation is put after them as a literal: see infer/questions.time_zone)."""
+    abbreviation is put after them as a literal: see infer/kinds: time_zone)."""
     iso = [f"%Y-%m-%d{sep}%H:%M{sec}" for sep in (" ", "T") for sec in ("", ":%S", ":%S.%f")]
     return [date_reading(f, "datetime") for f in iso] + [
         r for r in datetime_readings() if r.gate is None and not r.format.endswith(("%z", "%Z", ANY_ZONE))
