@@ -61,6 +61,48 @@ def admitted(stored: dict) -> IngestIn:
         return IngestIn.model_construct(**fields, options=options)
 
 
+class JobRows:
+    """The rows of catalog.jobs a pool writes, each under the pool's lock: a job's progress and
+    state, its failure (kept to write later when the catalog refuses it), its warnings read back."""
+
+    def __init__(self, catalog: Catalog, lock: threading.RLock, done: dict[str, threading.Event]):
+        self.catalog, self.lock, self.done = catalog, lock, done
+        # Failures the catalog refused to record (its disk still full): the watch writes them.
+        self.unrecorded: dict[str, tuple[str, str]] = {}
+
+    def update(self, ingestion_id: str, **fields) -> None:
+        with self.lock:
+            update(self.catalog.conn(), "jobs", {"ingestion_id": ingestion_id}, **fields, updated_at=now())
+
+    def fail(self, ingestion_id: str, code: str, message: str) -> None:
+        """The job ended failed, with a SPEC code and the reason in words. A catalog that refuses
+        the record too (its disk still full, or read-only) has it written by the watch once it
+        takes writes again; the worker goes on to the next job meanwhile."""
+        try:
+            self.update(ingestion_id, state="failed", stage="", error_code=code, error_message=message)
+        except Exception:
+            with self.lock:
+                self.unrecorded[ingestion_id] = (code, message)
+
+    def record_failures(self) -> None:
+        """Write the failures the catalog refused before (see fail), and end their jobs."""
+        with self.lock:
+            waiting = dict(self.unrecorded)
+        for ingestion_id, (code, message) in waiting.items():
+            try:
+                self.update(ingestion_id, state="failed", stage="", error_code=code, error_message=message)
+            except Exception:  # refused again: next time
+                continue
+            with self.lock:
+                self.unrecorded.pop(ingestion_id, None)
+            if ingestion_id in self.done:  # (one recover() failed was never this pool's to run)
+                self.done[ingestion_id].set()
+
+    def warnings(self, org, namespace, source_uri, revision) -> list[str]:
+        rows = revision_datasets(self.catalog.conn(), org, namespace, source_uri, revision)
+        return [f"{d['dataset_id']}: {w}" for d in rows for w in json.loads(d["warnings"])]
+
+
 class JobPool:
     """Worker threads running ingest jobs recorded in the catalog, with a bounded wait list.
 
@@ -87,22 +129,21 @@ class JobPool:
         self.active: dict[str, tuple[int, float]] = {}
         self.stopping: dict[str, str] = {}
         self.closing = False
-        self.taken_up: list[str] = []  # the jobs other processes left, which this one runs
         self.published: set[str] = set()  # running jobs past their publish (close() leaves them be)
         self.stopped = threading.Event()
-        # Failures the catalog refused to record (its disk still full): the watch writes them.
-        self.unrecorded: dict[str, tuple[str, str]] = {}
+        self.rows = JobRows(catalog, self.lock, self.done)
+        self.recovery = Recovery(self)
         # Started with the first job and joined by close(): a daemon thread still inside pyarrow's
         # C++ when the interpreter finalises aborts the process (a closed pipe ends a command early).
         self.warm: threading.Thread | None = None
         if settings.take_up_jobs:
-            self.recover()
+            self.recovery.recover()
         self.threads = [
             threading.Thread(target=self._work, name=f"ingest-{k}", daemon=True)
             for k in range(workers or settings.ingest_workers)
         ]
         if settings.take_up_jobs:
-            self.threads.append(threading.Thread(target=self._take_up, name="ingest-take-up", daemon=True))
+            self.threads.append(threading.Thread(target=self.recovery.loop, name="ingest-take-up", daemon=True))
         self.threads.append(threading.Thread(target=self._watch, name="ingest-watch", daemon=True))
         for thread in self.threads:
             thread.start()
@@ -132,43 +173,6 @@ class JobPool:
             self.waiting.push(org, ingestion_id)
             self.ready.notify()
 
-    def take(self, ingestion_id: str) -> bool:
-        """Make a job whose owner is gone this pool's (one conditional UPDATE: of two processes
-        taking it at once, one does). False when its owner lives or another took it first."""
-        con = self.catalog.conn()
-        found, owner = job_owner(con, ingestion_id)
-        if not found or self.catalog.alive(owner):
-            return False
-        return take_job(con, ingestion_id, self.catalog.owner, owner)
-
-    def _take_up(self) -> None:
-        while not self.stopped.wait(self.settings.take_up_seconds):
-            try:
-                self.recover()
-            except Exception:  # a busy catalog, a closing engine: the next round tries again
-                if self.closing:
-                    return
-
-    def recover(self) -> None:
-        """Take up what processes that are gone left unfinished (see the class docstring)."""
-        for ingestion_id, state, attempts, cancelled, org in unfinished_jobs(self.catalog.conn()):
-            if ingestion_id in self.done or not self.take(ingestion_id):
-                continue
-            if cancelled:
-                self.update(ingestion_id, state="cancelled", stage="")
-                continue
-            if state == "processing" or attempts:  # running, or put back by a closing engine
-                if attempts >= self.settings.job_attempts:
-                    self.fail(
-                        ingestion_id,
-                        "retries_exhausted",
-                        f"the ingest was interrupted {attempts} times (the process stopped while it ran); not started again",
-                    )
-                    continue
-                self.update(ingestion_id, state="pending", stage="")
-            self.taken_up.append(ingestion_id)
-            self.submit(ingestion_id, org)
-
     def cancel(self, ingestion_id: str, org: str, namespace: str) -> IngestCancelOut:
         """Cancel a job: a pending one at once; a running one is stopped (inside DuckDB too) and
         `cancelled` is said only once it has stopped, waiting up to `cancel_wait_seconds`."""
@@ -192,14 +196,25 @@ class JobPool:
                 return IngestCancelOut(found=True, state=state, cancelled=state == "cancelled")
             time.sleep(0.02)
 
+    def take(self, ingestion_id: str) -> bool:
+        """Make a job whose owner is gone this pool's (Recovery.take)."""
+        return self.recovery.take(ingestion_id)
+
+    @property
+    def taken_up(self) -> list[str]:
+        return self.recovery.taken_up
+
+    def update(self, ingestion_id: str, **fields) -> None:
+        self.rows.update(ingestion_id, **fields)
+
+    def fail(self, ingestion_id: str, code: str, message: str) -> None:
+        """The job ended failed, with a SPEC code and the reason in words (JobRows.fail)."""
+        self.rows.fail(ingestion_id, code, message)
+
     def wait(self, ingestion_id: str, timeout: float | None = None) -> None:
         event = self.done.get(ingestion_id)
         if event:
             event.wait(timeout)
-
-    def update(self, ingestion_id: str, **fields) -> None:
-        with self.lock:
-            update(self.catalog.conn(), "jobs", {"ingestion_id": ingestion_id}, **fields, updated_at=now())
 
     def _work(self) -> None:
         while True:
@@ -234,7 +249,7 @@ class JobPool:
                 expired_at = time.monotonic()
                 with suppress(Exception):  # upkeep: a busy catalog is tried again next time
                     self.catalog.expire_uploads(self.settings.upload_keep_seconds)
-            self._record_failures()
+            self.rows.record_failures()
             with self.lock:
                 running = dict(self.active)
             for ingestion_id, (thread, started) in running.items():
@@ -269,7 +284,7 @@ class JobPool:
         finally:
             with self.lock:
                 self.published.discard(ingestion_id)
-                ended = ingestion_id not in self.unrecorded  # else ended once the watch records it
+                ended = ingestion_id not in self.rows.unrecorded  # else ended once the watch records it
             if ended:
                 self.done[ingestion_id].set()
 
@@ -350,44 +365,16 @@ class JobPool:
             return
         with self.lock:  # close() and the watch interrupt under this lock: none lands past here
             self.published.add(ingestion_id)
-        warnings = said + self._warnings(org, namespace, source_uri, revision)
+        warnings = said + self.rows.warnings(org, namespace, source_uri, revision)
         covered = json.loads(revision_row(con, org, namespace, source_uri, revision)["coverage"])
         state = "partial" if covered.get("lost") else "ready"
         self.update(ingestion_id, state=state, stage="", revision=revision, coverage=covered, warnings=warnings)
-
-    def fail(self, ingestion_id: str, code: str, message: str) -> None:
-        """The job ended failed, with a SPEC code and the reason in words. A catalog that refuses
-        the record too (its disk still full, or read-only) has it written by the watch once it
-        takes writes again; the worker goes on to the next job meanwhile."""
-        try:
-            self.update(ingestion_id, state="failed", stage="", error_code=code, error_message=message)
-        except Exception:
-            with self.lock:
-                self.unrecorded[ingestion_id] = (code, message)
-
-    def _record_failures(self) -> None:
-        """Write the failures the catalog refused before (see fail), and end their jobs."""
-        with self.lock:
-            waiting = dict(self.unrecorded)
-        for ingestion_id, (code, message) in waiting.items():
-            try:
-                self.update(ingestion_id, state="failed", stage="", error_code=code, error_message=message)
-            except Exception:  # refused again: next time
-                continue
-            with self.lock:
-                self.unrecorded.pop(ingestion_id, None)
-            if ingestion_id in self.done:  # (one recover() failed was never this pool's to run)
-                self.done[ingestion_id].set()
 
     def _cancel_requested(self, ingestion_id: str) -> bool:
         """Cancelled by a caller, stopped by the watch, or the engine is closing (see close())."""
         if self.closing or ingestion_id in self.stopping:
             return True
         return cancel_requested(self.catalog.conn(), ingestion_id)
-
-    def _warnings(self, org, namespace, source_uri, revision) -> list[str]:
-        rows = revision_datasets(self.catalog.conn(), org, namespace, source_uri, revision)
-        return [f"{d['dataset_id']}: {w}" for d in rows for w in json.loads(d["warnings"])]
 
     def close(self) -> None:
         """Stop the workers within `close_seconds`: a running job is interrupted and put back to
@@ -408,3 +395,50 @@ class JobPool:
                 thread.join(0.05)
         if self.warm is not None:
             self.warm.join(max(0.0, deadline - time.monotonic()))
+
+
+class Recovery:
+    """Taking up the jobs a process that is gone left behind (see JobPool's docstring): at start
+    and every `take_up_seconds` in a pool that takes up jobs."""
+
+    def __init__(self, pool: JobPool):
+        self.pool, self.catalog, self.settings = pool, pool.catalog, pool.settings
+        self.taken_up: list[str] = []  # the jobs other processes left, which this pool runs
+
+    def take(self, ingestion_id: str) -> bool:
+        """Make a job whose owner is gone this pool's (one conditional UPDATE: of two processes
+        taking it at once, one does). False when its owner lives or another took it first."""
+        con = self.catalog.conn()
+        found, owner = job_owner(con, ingestion_id)
+        if not found or self.catalog.alive(owner):
+            return False
+        return take_job(con, ingestion_id, self.catalog.owner, owner)
+
+    def loop(self) -> None:
+        """Take up, every take_up_seconds until the pool stops, what processes that are gone left."""
+        while not self.pool.stopped.wait(self.settings.take_up_seconds):
+            try:
+                self.recover()
+            except Exception:  # a busy catalog, a closing engine: the next round tries again
+                if self.pool.closing:
+                    return
+
+    def recover(self) -> None:
+        """Take up what processes that are gone left unfinished (see the class docstring)."""
+        for ingestion_id, state, attempts, cancelled, org in unfinished_jobs(self.catalog.conn()):
+            if ingestion_id in self.pool.done or not self.take(ingestion_id):
+                continue
+            if cancelled:
+                self.pool.rows.update(ingestion_id, state="cancelled", stage="")
+                continue
+            if state == "processing" or attempts:  # running, or put back by a closing engine
+                if attempts >= self.settings.job_attempts:
+                    self.pool.rows.fail(
+                        ingestion_id,
+                        "retries_exhausted",
+                        f"the ingest was interrupted {attempts} times (the process stopped while it ran); not started again",
+                    )
+                    continue
+                self.pool.rows.update(ingestion_id, state="pending", stage="")
+            self.taken_up.append(ingestion_id)
+            self.pool.submit(ingestion_id, org)

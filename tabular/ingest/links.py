@@ -68,21 +68,271 @@ from .folders import (
     sha256_of,
     walk,
 )
+from .follower import Follower
 
 log = logging.getLogger(__name__)
 
 STATES = ("learned", "pending", "no_table", "failed", "skipped")
 
 
-class Linker:
-    """The linked folders of one open home: scans them, and in a watching process follows them."""
+class LinkFiles:
+    """The rows of the links' files (catalog.link_files): each file's state, and why."""
 
-    def __init__(self, ctx, ingest_stream, delete_source):
+    def __init__(self, catalog):
+        self.catalog = catalog
+
+    def pending(self, link_id: str, rel: str, s: Seen, was, prefix: str) -> None:
+        """Seen but not read yet: still being written, or waiting for room in the queue."""
+        if was is None:
+            self.record(link_id, rel, Seen(rel, -1, -1), None, f"{prefix}{rel}", state="pending")
+        elif was["state"] != "pending":
+            cleared = {"error_code": None, "error_message": None} if was["state"] == "skipped" else {}
+            with self.catalog.change() as cur:
+                update(
+                    cur,
+                    "link_files",
+                    {"link_id": link_id, "rel_path": rel},
+                    state="pending",
+                    ingestion_id=None,
+                    **cleared,
+                )
+
+    def failed(self, link_id: str, rel: str, s: Seen, was, source_uri: str, code: str, message: str) -> None:
+        """A file that will not be read as it is (its code and why), until it changes."""
+        self.record(
+            link_id, rel, s, was, source_uri, state="failed", ingestion_id=None, error_code=code, error_message=message
+        )
+
+    def record(self, link_id: str, rel: str, s: Seen, was, source_uri: str, **values) -> None:
+        with self.catalog.change() as cur:
+            if was is None:
+                insert(
+                    cur,
+                    "link_files",
+                    link_id=link_id,
+                    rel_path=rel,
+                    source_uri=source_uri,
+                    size=s.size,
+                    mtime_ns=s.mtime_ns,
+                    **values,
+                )
+            else:
+                update(
+                    cur, "link_files", {"link_id": link_id, "rel_path": rel}, size=s.size, mtime_ns=s.mtime_ns, **values
+                )
+
+    def refresh(self, link_id: str) -> None:
+        """Each pending file's ingest, looked up: learned, no_table or failed once it ended."""
+        con = self.catalog.conn()
+        row = link_row(con, link_id)
+        for f in link_files(con, link_id, "pending"):
+            if not f["ingestion_id"]:
+                continue
+            job = job_status(con, f["ingestion_id"], row["org"], row["namespace"])
+            if job is None or job["state"] in ("pending", "processing"):
+                continue
+            if job["state"] in ("ready", "partial"):
+                values = {
+                    "state": "learned",
+                    "revision": job["revision"],
+                    "last_ingested_at": now(),
+                    "error_code": None,
+                    "error_message": None,
+                }
+            else:
+                code = job["error_code"] or job["state"]
+                values = {
+                    "state": "no_table" if code == "no_text" else "failed",
+                    "error_code": code,
+                    "error_message": job["error_message"],
+                }
+            with self.catalog.change() as cur:
+                update(cur, "link_files", {"link_id": link_id, "rel_path": f["rel_path"]}, ingestion_id=None, **values)
+
+
+class Scanner:
+    """Brings a link's sources up to its folder: walks it, compares the walk with the link's
+    rows, and ingests, renames or deletes (the module's docstring)."""
+
+    def __init__(self, catalog, settings, home: Home, ingest_stream, delete_source, stopping: threading.Event, say):
         # ingest_stream(org, namespace, stream, filename, source_uri, metadata) -> (ingestion_id,
         # sha256 of what it stored); RateLimited, with nothing stored, when the queue has no room.
         # delete_source(org, namespace, source_uri) -> whether a live source was deleted
+        self.catalog, self.settings, self.home = catalog, settings, home
+        self.ingest_stream, self.delete_source = ingest_stream, delete_source
+        self.stopping, self.say = stopping, say
+        self.files = LinkFiles(catalog)
+
+    def scan(self, link_id: str) -> None:
+        """Bring one link's sources up to its folder (see the module's docstring); the caller
+        holds the link's lock."""
+        row = link_row(self.catalog.conn(), link_id)
+        if row is None:
+            return
+        root = Path(row["path"])
+        if self.in_home(root):
+            return  # linked by a version that let the home be linked: never read
+        self.files.refresh(link_id)
+        try:
+            missing = not root.is_dir() or root.is_symlink()
+        except OSError:
+            missing = True
+        if missing:
+            if not row["missing"]:
+                self.say(f"{row['label']}: the folder {root} is gone; its sources stay until retry_dir finds it again")
+                with self.catalog.change() as cur:
+                    update(cur, "links", {"link_id": link_id}, missing=True, last_scanned_at=now())
+            return
+        if row["missing"]:
+            return  # waits for retry_dir: a drive plugged back in may not be whole yet
+        listing = walk(root, json.loads(row["patterns"]), bool(row["recursive"]), self.home, self.stopping.is_set)
+        paused = self._over_limit(listing.files)
+        with self.catalog.change() as cur:
+            update(cur, "links", {"link_id": link_id}, paused=paused, last_scanned_at=now())
+        if paused:
+            return
+        self._follow(row, root, listing)
+
+    def in_home(self, path) -> bool:
+        return Path(path) == self.home.path or Path(path).is_relative_to(self.home.path)
+
+    def _over_limit(self, seen: dict[str, Seen]) -> dict | None:
+        total = sum(s.size for s in seen.values())
+        if len(seen) > self.settings.link_files_max:
+            return {"reason": "too_many_files", "count": len(seen), "limit": self.settings.link_files_max}
+        if total > self.settings.link_bytes_max:
+            return {"reason": "folder_too_large", "count": total, "limit": self.settings.link_bytes_max}
+        return None
+
+    def _digest(self, root: Path, seen: Seen) -> str | None:
+        """The sha256 of the walk's file, read by one descriptor; None when it cannot be read now."""
+        try:
+            with os.fdopen(open_seen(root, seen), "rb") as stream:
+                return sha256_of(stream, self.stopping.is_set)
+        except (Refused, OSError):
+            return None
+
+    def _follow(self, link, root: Path, listing: Listing) -> None:
+        link_id, org, namespace = link["link_id"], link["org"], link["namespace"]
+        seen = listing.files
+        known = {f["rel_path"]: f for f in link_files(self.catalog.conn(), link_id)}
+        settled = time.time_ns() - int(self.settings.link_settle_seconds * 1e9)
+        stable = {rel for rel, s in seen.items() if s.mtime_ns <= settled}
+        for rel, (code, why) in sorted(listing.skipped.items()):
+            was = known.get(rel)
+            if was is None or (was["state"], was["error_message"]) != ("skipped", why):
+                self.files.record(
+                    link_id,
+                    rel,
+                    Seen(rel, -1, -1),
+                    was,
+                    was["source_uri"] if was is not None else f"{link['prefix']}{rel}",
+                    state="skipped",
+                    ingestion_id=None,
+                    error_code=code,
+                    error_message=why,
+                )
+                self.say(f"skipped {rel}: {why}")
+        gone = [known[rel] for rel in known if rel not in seen and rel not in listing.skipped]
+        # A rename: a file gone and a stable new one with its content. The new path takes the old
+        # file's source (and its history); nothing is read again.
+        by_hash = {f["sha256"]: f for f in gone if f["sha256"]}
+        for rel in sorted(set(seen) - set(known)):
+            if rel in stable and by_hash and (old := by_hash.pop(self._digest(root, seen[rel]), None)) is not None:
+                with self.catalog.change() as cur:
+                    forget_link_file(cur, link_id, old["rel_path"])
+                    insert(
+                        cur,
+                        "link_files",
+                        **{**dict(old), "rel_path": rel, "size": seen[rel].size, "mtime_ns": seen[rel].mtime_ns},
+                    )
+                gone.remove(old)
+                known[rel] = dict(old)
+                self.say(f"renamed {old['rel_path']} → {rel} (source {old['source_uri']} kept)")
+        for old in gone:
+            self.delete_source(org, namespace, old["source_uri"])
+            with self.catalog.change() as cur:
+                forget_link_file(cur, link_id, old["rel_path"])
+            self.say(f"removed {old['rel_path']}: source {old['source_uri']} deleted (restorable)")
+        in_flight = sum(1 for f in link_files(self.catalog.conn(), link_id, "pending") if f["ingestion_id"])
+        for rel, s in sorted(seen.items()):
+            if self.stopping.is_set():
+                raise Stopped()
+            was = known.get(rel)
+            if (
+                was is not None
+                and (was["size"], was["mtime_ns"]) == (s.size, s.mtime_ns)
+                and was["state"] != "skipped"
+                and not (was["state"] == "pending" and not was["ingestion_id"])
+            ):
+                continue  # unchanged (or its ingest is under way)
+            if was is not None and was["state"] == "pending" and was["ingestion_id"]:
+                continue  # changed again while its ingest runs: the next scan, once that one ends
+            if rel not in stable or in_flight >= self.settings.link_jobs:
+                self.files.pending(link_id, rel, s, was, link["prefix"])
+                continue
+            source_uri = was["source_uri"] if was is not None else f"{link['prefix']}{rel}"
+            limit = self.settings.max_local_file_bytes
+            if limit and s.size > limit:  # never read: no upload could hold it
+                why = naming_the_change(f"{s.size:,} bytes, over max_local_file_bytes ({limit:,})")
+                self.files.failed(link_id, rel, s, was, source_uri, "too_large", why)
+                continue
+            try:
+                # One descriptor from here to the stored copy: the path is never opened again.
+                with os.fdopen(open_seen(root, s), "rb") as stream:
+                    digest = sha256_of(stream, self.stopping.is_set)
+                    if was is not None and was["sha256"] == digest and was["state"] not in ("pending", "skipped"):
+                        with self.catalog.change() as cur:  # touched, not changed
+                            update(
+                                cur,
+                                "link_files",
+                                {"link_id": link_id, "rel_path": rel},
+                                size=s.size,
+                                mtime_ns=s.mtime_ns,
+                            )
+                        continue
+                    stream.seek(0)
+                    ingestion_id, digest = self.ingest_stream(
+                        org,
+                        namespace,
+                        stream,
+                        Path(rel).name,
+                        source_uri,
+                        {"linked_folder": link["label"], "path": rel},
+                    )
+            except (RateLimited, Refused):
+                # The queue is full (nothing was stored), or the file is not what the walk saw
+                # (swapped meanwhile): a later scan.
+                self.files.pending(link_id, rel, s, was, link["prefix"])
+                continue
+            except TooLarge as err:  # no room to store it
+                self.files.failed(link_id, rel, s, was, source_uri, "too_large", err.message)
+                continue
+            except OSError as err:  # unreadable since the listing
+                self.files.failed(link_id, rel, s, was, source_uri, "unreadable", str(err))
+                continue
+            in_flight += 1
+            self.files.record(
+                link_id,
+                rel,
+                s,
+                was,
+                source_uri,
+                state="pending",
+                ingestion_id=ingestion_id,
+                sha256=digest,
+                error_code=None,
+                error_message=None,
+            )
+            self.say(f"{'changed' if was else 'new'} {rel}: ingesting as {source_uri}")
+
+
+class Linker:
+    """The linked folders of one open home: links and unlinks them, scans one (its Scanner, under
+    the link's own lock), and in a watching process follows them all (its Follower)."""
+
+    def __init__(self, ctx, ingest_stream, delete_source):
         self.ctx, self.settings, self.catalog = ctx, ctx.settings, ctx.catalog
-        self._ingest_stream, self._delete_source = ingest_stream, delete_source
         self.home = Home.of(self.catalog.home, self.catalog.uploads_dir, self.catalog.snapshots_dir)
         # The roots an org may link in (a tokens file's per-org link_roots); None: the setting's.
         self.roots_for: Callable[[str], tuple[str, ...] | None] = lambda org: None
@@ -91,8 +341,11 @@ class Linker:
         self._making = threading.Lock()  # held only across the last check and the insert of a new link
         self._stop = threading.Event()
         self._wake = threading.Event()
-        self._thread: threading.Thread | None = None
         self.events: list[str] = []  # what the last scans did, for `tabular link --watch` to print
+        self.scanner = Scanner(
+            self.catalog, self.settings, self.home, ingest_stream, delete_source, self._stop, self._say
+        )
+        self.follower = Follower(self.catalog, self.settings, self.scan, self.scanner.in_home, self._stop, self._wake)
 
     def _lock(self, link_id: str) -> threading.Lock:
         with self._locks_guard:
@@ -181,251 +434,24 @@ class Linker:
         with self._lock(link_id):
             if delete_sources:
                 for f in files:
-                    deleted += bool(self._delete_source(row["org"], row["namespace"], f["source_uri"]))
+                    deleted += bool(self.scanner.delete_source(row["org"], row["namespace"], f["source_uri"]))
             with self.catalog.change() as cur:
                 forget_link(cur, link_id)
         with self._locks_guard:
             self._locks.pop(link_id, None)
         return deleted
 
-    # -- scanning ------------------------------------------------------------------------
-
     def scan(self, link_id: str) -> None:
         """Bring one link's sources up to its folder (see the module's docstring)."""
         with self._lock(link_id):
             try:
-                self._scan(link_id)
+                self.scanner.scan(link_id)
             except Stopped:
                 pass  # the linker is stopping; the next start scans again
 
-    def _scan(self, link_id: str) -> None:
-        row = link_row(self.catalog.conn(), link_id)
-        if row is None:
-            return
-        root = Path(row["path"])
-        if self._in_home(root):
-            return  # linked by a version that let the home be linked: never read
-        self.refresh(link_id)
-        try:
-            missing = not root.is_dir() or root.is_symlink()
-        except OSError:
-            missing = True
-        if missing:
-            if not row["missing"]:
-                self._say(f"{row['label']}: the folder {root} is gone; its sources stay until retry_dir finds it again")
-                with self.catalog.change() as cur:
-                    update(cur, "links", {"link_id": link_id}, missing=True, last_scanned_at=now())
-            return
-        if row["missing"]:
-            return  # waits for retry_dir: a drive plugged back in may not be whole yet
-        listing = walk(root, json.loads(row["patterns"]), bool(row["recursive"]), self.home, self._stop.is_set)
-        paused = self._over_limit(listing.files)
-        with self.catalog.change() as cur:
-            update(cur, "links", {"link_id": link_id}, paused=paused, last_scanned_at=now())
-        if paused:
-            return
-        self._follow(row, root, listing)
-
-    def _in_home(self, path) -> bool:
-        return Path(path) == self.home.path or Path(path).is_relative_to(self.home.path)
-
-    def _over_limit(self, seen: dict[str, Seen]) -> dict | None:
-        total = sum(s.size for s in seen.values())
-        if len(seen) > self.settings.link_files_max:
-            return {"reason": "too_many_files", "count": len(seen), "limit": self.settings.link_files_max}
-        if total > self.settings.link_bytes_max:
-            return {"reason": "folder_too_large", "count": total, "limit": self.settings.link_bytes_max}
-        return None
-
-    def _digest(self, root: Path, seen: Seen) -> str | None:
-        """The sha256 of the walk's file, read by one descriptor; None when it cannot be read now."""
-        try:
-            with os.fdopen(open_seen(root, seen), "rb") as stream:
-                return sha256_of(stream, self._stop.is_set)
-        except (Refused, OSError):
-            return None
-
-    def _follow(self, link, root: Path, listing: Listing) -> None:
-        link_id, org, namespace = link["link_id"], link["org"], link["namespace"]
-        seen = listing.files
-        known = {f["rel_path"]: f for f in link_files(self.catalog.conn(), link_id)}
-        settled = time.time_ns() - int(self.settings.link_settle_seconds * 1e9)
-        stable = {rel for rel, s in seen.items() if s.mtime_ns <= settled}
-        for rel, (code, why) in sorted(listing.skipped.items()):
-            was = known.get(rel)
-            if was is None or (was["state"], was["error_message"]) != ("skipped", why):
-                self._record(
-                    link_id,
-                    rel,
-                    Seen(rel, -1, -1),
-                    was,
-                    was["source_uri"] if was is not None else f"{link['prefix']}{rel}",
-                    state="skipped",
-                    ingestion_id=None,
-                    error_code=code,
-                    error_message=why,
-                )
-                self._say(f"skipped {rel}: {why}")
-        gone = [known[rel] for rel in known if rel not in seen and rel not in listing.skipped]
-        # A rename: a file gone and a stable new one with its content. The new path takes the old
-        # file's source (and its history); nothing is read again.
-        by_hash = {f["sha256"]: f for f in gone if f["sha256"]}
-        for rel in sorted(set(seen) - set(known)):
-            if rel in stable and by_hash and (old := by_hash.pop(self._digest(root, seen[rel]), None)) is not None:
-                with self.catalog.change() as cur:
-                    forget_link_file(cur, link_id, old["rel_path"])
-                    insert(
-                        cur,
-                        "link_files",
-                        **{**dict(old), "rel_path": rel, "size": seen[rel].size, "mtime_ns": seen[rel].mtime_ns},
-                    )
-                gone.remove(old)
-                known[rel] = dict(old)
-                self._say(f"renamed {old['rel_path']} → {rel} (source {old['source_uri']} kept)")
-        for old in gone:
-            self._delete_source(org, namespace, old["source_uri"])
-            with self.catalog.change() as cur:
-                forget_link_file(cur, link_id, old["rel_path"])
-            self._say(f"removed {old['rel_path']}: source {old['source_uri']} deleted (restorable)")
-        in_flight = sum(1 for f in link_files(self.catalog.conn(), link_id, "pending") if f["ingestion_id"])
-        for rel, s in sorted(seen.items()):
-            if self._stop.is_set():
-                raise Stopped()
-            was = known.get(rel)
-            if (
-                was is not None
-                and (was["size"], was["mtime_ns"]) == (s.size, s.mtime_ns)
-                and was["state"] != "skipped"
-                and not (was["state"] == "pending" and not was["ingestion_id"])
-            ):
-                continue  # unchanged (or its ingest is under way)
-            if was is not None and was["state"] == "pending" and was["ingestion_id"]:
-                continue  # changed again while its ingest runs: the next scan, once that one ends
-            if rel not in stable or in_flight >= self.settings.link_jobs:
-                self._pending(link_id, rel, s, was, link["prefix"])
-                continue
-            source_uri = was["source_uri"] if was is not None else f"{link['prefix']}{rel}"
-            limit = self.settings.max_local_file_bytes
-            if limit and s.size > limit:  # never read: no upload could hold it
-                why = naming_the_change(f"{s.size:,} bytes, over max_local_file_bytes ({limit:,})")
-                self._failed(link_id, rel, s, was, source_uri, "too_large", why)
-                continue
-            try:
-                # One descriptor from here to the stored copy: the path is never opened again.
-                with os.fdopen(open_seen(root, s), "rb") as stream:
-                    digest = sha256_of(stream, self._stop.is_set)
-                    if was is not None and was["sha256"] == digest and was["state"] not in ("pending", "skipped"):
-                        with self.catalog.change() as cur:  # touched, not changed
-                            update(
-                                cur,
-                                "link_files",
-                                {"link_id": link_id, "rel_path": rel},
-                                size=s.size,
-                                mtime_ns=s.mtime_ns,
-                            )
-                        continue
-                    stream.seek(0)
-                    ingestion_id, digest = self._ingest_stream(
-                        org,
-                        namespace,
-                        stream,
-                        Path(rel).name,
-                        source_uri,
-                        {"linked_folder": link["label"], "path": rel},
-                    )
-            except (RateLimited, Refused):
-                # The queue is full (nothing was stored), or the file is not what the walk saw
-                # (swapped meanwhile): a later scan.
-                self._pending(link_id, rel, s, was, link["prefix"])
-                continue
-            except TooLarge as err:  # no room to store it
-                self._failed(link_id, rel, s, was, source_uri, "too_large", err.message)
-                continue
-            except OSError as err:  # unreadable since the listing
-                self._failed(link_id, rel, s, was, source_uri, "unreadable", str(err))
-                continue
-            in_flight += 1
-            self._record(
-                link_id,
-                rel,
-                s,
-                was,
-                source_uri,
-                state="pending",
-                ingestion_id=ingestion_id,
-                sha256=digest,
-                error_code=None,
-                error_message=None,
-            )
-            self._say(f"{'changed' if was else 'new'} {rel}: ingesting as {source_uri}")
-
-    def _pending(self, link_id: str, rel: str, s: Seen, was, prefix: str) -> None:
-        """Seen but not read yet: still being written, or waiting for room in the queue."""
-        if was is None:
-            self._record(link_id, rel, Seen(rel, -1, -1), None, f"{prefix}{rel}", state="pending")
-        elif was["state"] != "pending":
-            cleared = {"error_code": None, "error_message": None} if was["state"] == "skipped" else {}
-            with self.catalog.change() as cur:
-                update(
-                    cur,
-                    "link_files",
-                    {"link_id": link_id, "rel_path": rel},
-                    state="pending",
-                    ingestion_id=None,
-                    **cleared,
-                )
-
-    def _failed(self, link_id: str, rel: str, s: Seen, was, source_uri: str, code: str, message: str) -> None:
-        """A file that will not be read as it is (its code and why), until it changes."""
-        self._record(
-            link_id, rel, s, was, source_uri, state="failed", ingestion_id=None, error_code=code, error_message=message
-        )
-
-    def _record(self, link_id: str, rel: str, s: Seen, was, source_uri: str, **values) -> None:
-        with self.catalog.change() as cur:
-            if was is None:
-                insert(
-                    cur,
-                    "link_files",
-                    link_id=link_id,
-                    rel_path=rel,
-                    source_uri=source_uri,
-                    size=s.size,
-                    mtime_ns=s.mtime_ns,
-                    **values,
-                )
-            else:
-                update(
-                    cur, "link_files", {"link_id": link_id, "rel_path": rel}, size=s.size, mtime_ns=s.mtime_ns, **values
-                )
-
     def refresh(self, link_id: str) -> None:
         """Each pending file's ingest, looked up: learned, no_table or failed once it ended."""
-        con = self.catalog.conn()
-        row = link_row(con, link_id)
-        for f in link_files(con, link_id, "pending"):
-            if not f["ingestion_id"]:
-                continue
-            job = job_status(con, f["ingestion_id"], row["org"], row["namespace"])
-            if job is None or job["state"] in ("pending", "processing"):
-                continue
-            if job["state"] in ("ready", "partial"):
-                values = {
-                    "state": "learned",
-                    "revision": job["revision"],
-                    "last_ingested_at": now(),
-                    "error_code": None,
-                    "error_message": None,
-                }
-            else:
-                code = job["error_code"] or job["state"]
-                values = {
-                    "state": "no_table" if code == "no_text" else "failed",
-                    "error_code": code,
-                    "error_message": job["error_message"],
-                }
-            with self.catalog.change() as cur:
-                update(cur, "link_files", {"link_id": link_id, "rel_path": f["rel_path"]}, ingestion_id=None, **values)
+        self.scanner.files.refresh(link_id)
 
     def retry(self, link_id: str) -> None:
         """Look again at a folder that was missing (and at any folder: a full scan now)."""
@@ -440,110 +466,24 @@ class Linker:
         self.events.append(event)
         del self.events[:-1000]
 
-    # -- following: watchfiles, a rescan on a timer, and one at start -------------------
+    # -- following (the Follower) ------------------------------------------------------
 
     def start(self) -> None:
-        """Follow every link of the home in a thread: a full scan now (what changed while nothing
-        ran), then on each change the folder reports, and every `link_rescan_seconds`. While it
-        runs, `owners/<owner>.watching` tells every process of the home that someone follows."""
-        if self._thread is None and not self._stop.is_set():
-            self._marker.touch()
-            self._thread = threading.Thread(target=self._run, name="tabular-links", daemon=True)
-            self._thread.start()
-
-    @property
-    def _marker(self) -> Path:
-        return self.catalog.owners_dir / f"{self.catalog.owner}.watching"
+        """Follow every link of the home in a thread (Follower.start)."""
+        self.follower.start()
 
     def followed(self) -> bool:
-        """Whether some process of the home follows its links now: this one's watcher, or another
-        open home's (its marker, and its owner's lock held). A marker a process left when it died
-        is removed here."""
-        if self.running():
-            return True
-        for marker in self.catalog.owners_dir.glob("*.watching"):
-            owner = marker.name.removesuffix(".watching")
-            if owner != self.catalog.owner and self.catalog.alive(owner):
-                return True
-            if owner != self.catalog.owner:
-                marker.unlink(missing_ok=True)
-        return False
+        """Whether some process of the home follows its links now (Follower.followed)."""
+        return self.follower.followed()
 
     def halt(self) -> None:
         """Tell every scan to end at its next file (or MiB read), and the watcher to stop; returns at once."""
-        self._stop.set()
-        self._wake.set()
+        self.follower.halt()
 
     def stop(self) -> None:
         """Stop following: halt(), then wait up to close_seconds for the watcher to end."""
-        self.halt()
-        if self._thread is not None:
-            self._thread.join(timeout=self.settings.close_seconds)
+        self.follower.stop()
 
     def running(self) -> bool:
         """The watcher thread is still up (stop() gave up waiting for it)."""
-        return self._thread is not None and self._thread.is_alive()
-
-    def _run(self) -> None:
-        try:
-            self._follow_all()
-        finally:
-            self._marker.unlink(missing_ok=True)
-
-    def _follow_all(self) -> None:
-        import watchfiles
-
-        last_full, watched = 0.0, []
-        while not self._stop.is_set():
-            links = [r for r in links_of(self.catalog.conn()) if not r["missing"]]
-            due = time.monotonic() - last_full >= self.settings.link_rescan_seconds
-            for row in links if due else ():
-                self._scan_quietly(row["link_id"])
-            if due:
-                last_full = time.monotonic()
-            # One watch per folder, however many links (of several orgs or namespaces) read it.
-            paths = list(
-                dict.fromkeys(r["path"] for r in links if Path(r["path"]).is_dir() and not self._in_home(r["path"]))
-            )
-            # Pending files are looked at again once settled; so is a folder just watched, since
-            # what was written while its watcher started sends no event.
-            busy = paths != watched or any(link_files(self.catalog.conn(), r["link_id"], "pending") for r in links)
-            watched = paths
-            wait_ms = int(1000 * (self.settings.link_settle_seconds if busy else self.settings.link_rescan_seconds))
-            if not paths:
-                self._wake.wait(max(wait_ms, 100) / 1000)
-                self._wake.clear()
-                continue
-            self._wake.clear()
-            changed: set[str] = set()
-            stop = _Either(self._stop, self._wake)
-            for changes in watchfiles.watch(
-                *paths,
-                stop_event=stop,
-                rust_timeout=max(wait_ms, 100),
-                yield_on_timeout=True,
-                debounce=200,
-                raise_interrupt=False,
-                recursive=True,
-            ):
-                changed = {c[1] for c in changes}
-                break
-            for row in links:
-                if busy or any(p == row["path"] or p.startswith(row["path"].rstrip("/") + "/") for p in changed):
-                    self._scan_quietly(row["link_id"])
-
-    def _scan_quietly(self, link_id: str) -> None:
-        try:
-            self.scan(link_id)
-        except Exception:  # one link's fault must not stop the others being followed
-            log.exception("scanning link %s failed", link_id)
-
-
-class _Either:
-    """An event set when either of two is (watchfiles takes one stop event)."""
-
-    def __init__(self, a: threading.Event, b: threading.Event):
-        self.a, self.b = a, b
-
-    def is_set(self) -> bool:
-        return self.a.is_set() or self.b.is_set()
+        return self.follower.running()

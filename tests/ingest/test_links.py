@@ -391,14 +391,14 @@ def test_a_scan_under_way_ends_at_its_next_file_when_the_linker_halts(tmp_path, 
     ) as engine:
         linker = engine.context.links
         stored = []
-        real = linker._ingest_stream
+        real = linker.scanner.ingest_stream
 
         def slow(*args):  # each file takes 0.5 s to store: 10 s for the folder
             time.sleep(0.5)
             stored.append(args[3])
             return real(*args)
 
-        monkeypatch.setattr(linker, "_ingest_stream", slow)
+        monkeypatch.setattr(linker.scanner, "ingest_stream", slow)
         ns = engine.namespace("acme", "finance")
         answered = []
         call = threading.Thread(
