@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from planner.dialect import DIALECT
+
 if TYPE_CHECKING:  # loaded by the functions that compute or write SQL: printable() needs neither
     from sqlglot import exp
 
@@ -54,7 +56,7 @@ def iso_duration_sql(micros: exp.Expression) -> exp.Expression:
     """SQL writing `micros` (a count of microseconds) as iso_duration writes it; NULL as NULL."""
     from sqlglot import exp  # heavy: sqlglot, for a query's SQL only
 
-    template = exp.maybe_parse(_ISO_DURATION_SQL, dialect="duckdb")
+    template = exp.maybe_parse(_ISO_DURATION_SQL, dialect=DIALECT)
     return template.transform(lambda n: micros.copy() if isinstance(n, exp.Column) and n.name == "u" else n)
 
 

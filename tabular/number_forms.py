@@ -113,6 +113,9 @@ _NEGATIVE_FORMS = {"brackets": _bracketed, "trailing": _trailing}
 
 
 def _fn(name: str, *args: exp.Expression) -> exp.Expression:
+    """DuckDB's function `name` called as DuckDB names it (regexp_full_match has no sqlglot
+    node): this SQL reads a file's numbers inside DuckDB and is never transpiled (the one
+    Anonymous of number_forms)."""
     return exp.Anonymous(this=name, expressions=list(args))
 
 

@@ -15,6 +15,8 @@ from datetime import date
 
 from sqlglot import exp
 
+from planner.dialect import DIALECT
+
 from . import number_forms as N
 from .number_forms import NUMBER_MARKS, UNITS
 
@@ -331,6 +333,10 @@ def _lit(text: str) -> exp.Literal:
 
 
 def _fn(name: str, *args: exp.Expression) -> exp.Expression:
+    """DuckDB's function `name` called as DuckDB names it. By name, not a sqlglot node: this SQL
+    types a file inside DuckDB and is never transpiled, and several of its functions
+    (regexp_full_match, try_strptime, to_hours …) have no node, while the nodes of others would
+    be written back under another name or argument order (the one Anonymous of readings)."""
     return exp.Anonymous(this=name, expressions=list(args))
 
 
@@ -393,7 +399,7 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
     if reading.type == "bool":
         value = exp.In(this=exp.func("lower", t), expressions=[_lit(w) for w in (*TRUE_WORDS, "1")])
     elif reading.type == "number":
-        value = exp.TryCast(this=number_text(reading, t), to=exp.DataType.build(physical, dialect="duckdb"))
+        value = exp.TryCast(this=number_text(reading, t), to=exp.DataType.build(physical, dialect=DIALECT))
     elif reading.type == "duration":
         if reading.format == "ISO 8601":
             value = _iso_duration(t)
@@ -401,7 +407,7 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
             text = exp.DPipe(this=_lit("0:"), expression=t) if reading.format == MINUTES_DURATION.format else t
             value = exp.TryCast(this=text, to=exp.DataType.build("INTERVAL"))
     elif reading.gate is not None:  # ISO datetimes and clock times: DuckDB's own cast, behind the gate
-        value = exp.TryCast(this=t, to=exp.DataType.build(physical, dialect="duckdb"))
+        value = exp.TryCast(this=t, to=exp.DataType.build(physical, dialect=DIALECT))
         if physical == "TIMESTAMPTZ":
             value = _zone_clock_kept(t, value)
     elif (listed := zone_list(reading.format)) is not None:

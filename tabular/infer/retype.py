@@ -13,6 +13,8 @@ from typing import NamedTuple
 import duckdb
 from sqlglot import exp
 
+from planner.dialect import DIALECT
+
 from .. import readings as C
 from ..errors import ErrorItem, close_names
 from ..number_forms import NEGATIVES
@@ -147,7 +149,7 @@ def refused_values(
     t = text_of(cell, markers)
     filled = exp.not_(exp.Is(this=t, expression=exp.null()))
     (nonempty,) = con.execute(
-        exp.select(exp.func("count", exp.Star())).from_(relation).where(filled).sql(dialect="duckdb")
+        exp.select(exp.func("count", exp.Star())).from_(relation).where(filled).sql(dialect=DIALECT)
     ).fetchone()
     if typing.reading.type == "string" or not typing.rejected:
         return nonempty, []
@@ -158,7 +160,7 @@ def refused_values(
         .where(failing)
         .order_by(exp.column("__row_id", quoted=True))
         .limit(limit)
-        .sql(dialect="duckdb")
+        .sql(dialect=DIALECT)
     ).fetchall()
     return nonempty, [r[0] for r in rows]
 

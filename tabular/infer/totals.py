@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 import duckdb
 from sqlglot import exp
 
+from planner.dialect import DIALECT
+
 from .. import readings as C
 from ..read.extraction import Extraction
 from .questions import Typing
@@ -52,7 +54,10 @@ def differing(
         if not said or typing is None or typing.reading.type != "number":
             continue
         scale = min(decimals(said, typing.reading.decimal_mark or "."), 18)
-        decimal = exp.DataType.build(f"DECIMAL(38, {scale})", dialect="duckdb")
+        decimal = exp.DataType(
+            this=exp.DataType.Type.DECIMAL,
+            expressions=[exp.DataTypeParam(this=exp.Literal.number(p)) for p in (38, scale)],
+        )
         value = C.convert(typing.reading, text_of(cell, markers), typing.physical)
         total = C.convert(typing.reading, exp.Literal.string(said), typing.physical)
         compared.append(
@@ -68,7 +73,7 @@ def differing(
     select = exp.select(
         *[exp.alias_(e, f"v{i}") for i, (_, _, summed, total) in enumerate(compared) for e in (summed, total)]
     ).from_(relation)
-    row = cur.execute(select.sql(dialect="duckdb")).fetchall()[0]
+    row = cur.execute(select.sql(dialect=DIALECT)).fetchall()[0]
     pairs = [(row[2 * i], row[2 * i + 1]) for i in range(len(compared))]
     if all(total is None for _, total in pairs):
         return None

@@ -14,6 +14,9 @@ import uuid
 from contextlib import suppress
 
 from pydantic import Field
+from sqlglot import exp
+
+from planner.dialect import DIALECT
 
 from .. import pause
 from ..display import approve_html, approve_repr
@@ -284,7 +287,11 @@ def _commit(
     excluded = [
         Excluded(*r)
         for r in cur.execute(
-            f"SELECT row_id, line, value, reason FROM {rejected_table(live.snapshot_id).sql(dialect='duckdb')} WHERE column_name IS NULL ORDER BY row_id",
+            exp.select("row_id", "line", "value", "reason")
+            .from_(rejected_table(live.snapshot_id))
+            .where(exp.column("column_name").is_(exp.null()))
+            .order_by("row_id", dialect=DIALECT)
+            .sql(dialect=DIALECT)
         ).fetchall()
     ]
     catalog.new_snapshot(snapshot_id, live.rows * len(live.names))

@@ -6,6 +6,8 @@ import json
 
 from sqlglot import exp
 
+from planner.dialect import DIALECT
+
 from ..backends.duckdb import arrow_json, with_interval_parts
 from ..errors import close_names
 from ..models import DatasetGetIn, DatasetGetOut, DatasetOut
@@ -61,7 +63,11 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
         ) = row
         columns = json.loads(columns)
         rejected = cur.execute(
-            f"SELECT row_id, line, column_name, value, reason FROM {rejected_table(snapshot_id).sql(dialect='duckdb')} ORDER BY row_id, column_name LIMIT ?",
+            exp.select("row_id", "line", "column_name", "value", "reason")
+            .from_(rejected_table(snapshot_id))
+            .order_by("row_id", "column_name", dialect=DIALECT)
+            .limit(exp.Placeholder())
+            .sql(dialect=DIALECT),
             [REJECTED_SHOWN],
         ).fetchall()
         dataset = DatasetOut(
@@ -95,10 +101,10 @@ def _sample(cur, snapshot_id: str, names: list[str], n: int) -> tuple[list[dict]
     arrow_json): every value DuckDB holds, a column at a time; a duration from its parts (Arrow's
     interval wraps past 292 years), and their row ids."""
     select = exp.select("*").from_(snapshot_table(snapshot_id)).order_by(exp.column("__row_id", quoted=True)).limit(n)
-    described = cur.execute(exp.Describe(this=select).sql(dialect="duckdb")).fetchall()
+    described = cur.execute(exp.Describe(this=select).sql(dialect=DIALECT)).fetchall()
     types = [str(d[1]) for d in described]
     intervals = [k for k, t in enumerate(types) if t == "INTERVAL"]
-    sql = select.sql(dialect="duckdb")
+    sql = select.sql(dialect=DIALECT)
     if intervals:
         sql = with_interval_parts(sql, [described[k][0] for k in intervals])
     table = cur.execute(sql).to_arrow_table()

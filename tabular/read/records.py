@@ -18,12 +18,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlglot import exp
 
+from planner.dialect import DIALECT
+
 from .. import readings as C
 from ..errors import IngestFailed
 from ..jsonval import depth_over, iso_duration_sql
 from ..models import Origin
 from ..settings import Settings
 from .extraction import PARQUET_OPTIONS, Extraction, cells_schema
+
+# How DuckDB writes a Parquet file's cells (COPY … TO … WITH (…)): compressed as our own writers do.
+PARQUET_COPY = (("FORMAT", "parquet"), ("COMPRESSION", "lz4"))
 
 
 class _Number(str):
@@ -158,9 +163,8 @@ def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extrac
         )
     con = duckdb.connect()
     try:
-        source = exp.Anonymous(
-            this="read_parquet",
-            expressions=[exp.Literal.string(str(path)), exp.EQ(this=exp.var("file_row_number"), expression=exp.true())],
+        source = exp.ReadParquet(
+            expressions=[exp.Literal.string(str(path)), exp.EQ(this=exp.var("file_row_number"), expression=exp.true())]
         )
         row_number = exp.column("file_row_number")
         selects = [
@@ -169,19 +173,22 @@ def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extrac
         ]
         # Columns by position: DuckDB names a repeated name apart (x, x_1), and a select by the
         # file's own name would read the first `x` twice.
-        described = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source.sql(dialect='duckdb')}").fetchall()]
+        describe = exp.Describe(this=exp.select("*").from_(source)).sql(dialect=DIALECT)
+        described = [r[0] for r in con.execute(describe).fetchall()]
         for i, (field, known_as) in enumerate(zip(schema, described)):
             column = exp.column(known_as, quoted=True)
             if pa.types.is_duration(field.type):
                 value = _iso_duration(column, field.type.unit)
             elif _nested(field.type):
+                # DuckDB's to_json by name: sqlglot has no node for it (the one Anonymous here).
                 value = exp.Anonymous(this="to_json", expressions=[column])
             else:
                 value = column
             selects.append(exp.alias_(exp.cast(value, "VARCHAR"), f"c{i + 1}"))
-        query = exp.select(*selects).from_(source).order_by(row_number).sql(dialect="duckdb")
-        target = exp.Literal.string(str(out)).sql(dialect="duckdb")
-        con.execute(f"COPY ({query}) TO {target} (FORMAT parquet, COMPRESSION lz4)")
+        query = exp.select(*selects).from_(source).order_by(row_number)
+        params = [exp.CopyParameter(this=exp.var(k), expression=exp.var(v)) for k, v in PARQUET_COPY]
+        copy = exp.Copy(this=exp.Subquery(this=query), kind=False, files=[exp.Literal.string(str(out))], params=params)
+        con.execute(copy.sql(dialect=DIALECT))
         rows = pq.ParquetFile(out).metadata.num_rows
     except duckdb.Error as err:
         raise IngestFailed("format_unavailable", f"the Parquet file cannot be read: {err}") from None
