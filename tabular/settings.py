@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -241,7 +242,7 @@ class Settings:
         values = {}
         for f in fields(cls):
             raw = os.environ.get(f"TABULAR_{f.name.upper()}")
-            if raw is None or f.name == "null_markers":
+            if raw is None:
                 continue
             values[f.name] = _parsed(f.name, raw, _DEFAULTS[f.name])
         return replace(cls(**values), **overrides)
@@ -257,6 +258,17 @@ def _parsed(name: str, raw: str, default):
             return word in _TRUE
         expected = "one of " + ", ".join(_TRUE + _FALSE)
         raise SettingInvalid(name, f"{variable}={raw!r} is not a flag; expected {expected}", expected, raw)
+    if isinstance(default, tuple):
+        # A list of texts as JSON (TABULAR_NULL_MARKERS='["", "NA", "-"]'): a text may hold a
+        # comma or a space, so no separator could say them all.
+        try:
+            listed = json.loads(raw)
+        except ValueError:
+            listed = None
+        if not isinstance(listed, list) or not all(isinstance(v, str) for v in listed):
+            expected = 'a JSON list of texts, like ["", "NA", "-"]'
+            raise SettingInvalid(name, f"{variable}={raw!r} is not {expected}", expected, raw)
+        return tuple(listed)
     if isinstance(default, (int, float)):
         kind = type(default)
         try:

@@ -47,6 +47,18 @@ def test_a_flag_from_the_environment_reads_as_people_write_it(monkeypatch, raw, 
     assert Settings.from_env().watch_links is value
 
 
+def test_null_markers_are_set_from_the_environment_as_a_json_list(monkeypatch):
+    """TABULAR_NULL_MARKERS was ignored without a word; a list of texts as JSON (a marker may
+    hold a comma), anything else refused."""
+    monkeypatch.setenv("TABULAR_NULL_MARKERS", '["", "NA", "-", "n, a"]')
+    assert Settings.from_env().null_markers == ("", "NA", "-", "n, a")
+    for raw in ("NA,-", '{"NA": 1}', "[1, 2]"):
+        monkeypatch.setenv("TABULAR_NULL_MARKERS", raw)
+        with pytest.raises(SettingInvalid, match="TABULAR_NULL_MARKERS=.* is not a JSON list of texts") as refused:
+            Settings.from_env()
+        assert refused.value.name == "null_markers"
+
+
 def test_an_explicit_override_wins_over_the_environment(monkeypatch):
     monkeypatch.setenv("TABULAR_SNAPSHOTS_KEPT", "3")
     assert Settings.from_env(snapshots_kept=5).snapshots_kept == 5
