@@ -84,7 +84,9 @@ def _time_zone(column: Column) -> Ask | None:
             f"written (as TIMESTAMP, {said} kept in the format)?",
             (KEEP_TEXT, local_option),
         )
-    pattern = C.zone_list(local.format)[0]
+    listed = C.zone_list(local.format)
+    assert listed is not None  # more than one name: `local` is one of the zone_listed readings
+    pattern = listed[0]
     regions = {
         region: pair for region, pair in C.ZONE_PAIRS.items() if sorted(name for name, _ in pair) == sorted(names)
     }
@@ -234,6 +236,7 @@ def _group_mark(column: Column) -> Ask | None:
     if not lone:
         return None
     g, d = reading.group_mark, reading.decimal_mark
+    assert g is not None  # one of '.' and ',' (above)
     other = C.number_reading(g, None, reading.unit)
     (count,) = tally(con, rel, [col], {col: [other]}, column.markers, examples=True)[col].counts
     return Ask(

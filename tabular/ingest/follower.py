@@ -78,7 +78,7 @@ class Follower:
     def _follow_all(self) -> None:
         import watchfiles
 
-        last_full, watched = 0.0, []
+        last_full, watched = 0.0, list[str]()
         while not self.stopping.is_set():
             links = [r for r in links_of(self.catalog.conn()) if not r["missing"]]
             due = time.monotonic() - last_full >= self.settings.link_rescan_seconds

@@ -289,88 +289,9 @@ class JobPool:
                 self.done[ingestion_id].set()
 
     def _attempt(self, ingestion_id: str) -> None:
-        from . import again  # heavy: the re-typing of a source known before, for a job that runs
-        from . import pipeline as publish  # heavy: every reader (Polars, openpyxl), for a job that runs
+        Attempt(self, ingestion_id).run()
 
-        con = self.catalog.conn()
-        org, namespace, source_uri, request, state, path, filename, upload_id, attempts = job_to_run(con, ingestion_id)
-        with self.lock:
-            # The claim: only a pending job of this pool's (a cancel may have come between the
-            # queue and here, or a process that took it up when this one looked gone).
-            if not claim_job(con, ingestion_id, self.catalog.owner):
-                return
-        # The request as the caller sent it; the row's own columns say whose it is.
-        stored = {**json.loads(request), "org": org, "namespace": namespace, "source_uri": source_uri}
-        stored["upload_id"] = upload_id
-        job = publish.Job(ingestion_id, admitted(stored), Path(path), filename)
-
-        worker = threading.get_ident()
-
-        def report(**fields) -> None:
-            # On the job's own thread (not the one pass's progress ticker), a stop takes effect here.
-            if threading.get_ident() == worker and (
-                ingestion_id in self.stopping or (fields.get("stage") and self._cancel_requested(ingestion_id))
-            ):
-                raise publish.Cancelled()
-            self.update(ingestion_id, **fields)
-
-        said: list[str] = []
-        try:
-            revision = publish.run(
-                self.catalog, self.settings, job, report, lambda: self._cancel_requested(ingestion_id)
-            )
-        except again.Unchanged as held:  # the same bytes are live: their revision is the answer
-            revision, said = held.revision, [str(held)]
-        except (publish.Cancelled, duckdb.InterruptException):
-            why = self.stopping.get(ingestion_id) or ("cancelled" if self._cancel_requested(ingestion_id) else None)
-            if self.closing:
-                # Closing the engine stops a job the same way; it is put back, not cancelled.
-                self.update(ingestion_id, state="pending", stage="")
-            elif why == "too_long":
-                self.fail(
-                    ingestion_id,
-                    "too_large",
-                    f"the ingest ran past job_seconds ({self.settings.job_seconds:g} s) and was stopped; the previous revision still serves",
-                )
-            elif why == "cancelled":
-                self.update(ingestion_id, state="cancelled", stage="")
-            else:
-                raise
-            return
-        except IngestFailed as failure:
-            self.fail(ingestion_id, failure.error_code, failure.message)
-            return
-        except duckdb.OutOfMemoryException:
-            # DuckDB spills what it can; what it cannot hold under its limit fails the file, not the engine.
-            self.fail(
-                ingestion_id,
-                "too_large",
-                f"the file needs more memory than duckdb_memory ({self.settings.duckdb_memory}) allows; the previous revision still serves",
-            )
-            return
-        except (OSError, duckdb.Error) as err:
-            # A full disk (or a file size limit) is the file being too large for the room left;
-            # a home that cannot be written is said so (store/faults.py). Either way nothing was
-            # published (its files discarded, the catalog rolled back): the previous revision serves.
-            kind, why = refused(err) or (None, "")
-            if kind is None:
-                raise
-            self.fail(
-                ingestion_id,
-                "too_large" if kind == "full" else "storage_unwritable",
-                f"no room left to store what the file holds ({why}); the previous revision still serves"
-                if kind == "full"
-                else f"the server's home could not be written ({why}); the previous revision still serves",
-            )
-            return
-        with self.lock:  # close() and the watch interrupt under this lock: none lands past here
-            self.published.add(ingestion_id)
-        warnings = said + self.rows.warnings(org, namespace, source_uri, revision)
-        covered = json.loads(revision_row(con, org, namespace, source_uri, revision)["coverage"])
-        state = "partial" if covered.get("lost") else "ready"
-        self.update(ingestion_id, state=state, stage="", revision=revision, coverage=covered, warnings=warnings)
-
-    def _cancel_requested(self, ingestion_id: str) -> bool:
+    def stop_asked(self, ingestion_id: str) -> bool:
         """Cancelled by a caller, stopped by the watch, or the engine is closing (see close())."""
         if self.closing or ingestion_id in self.stopping:
             return True
@@ -442,3 +363,92 @@ class Recovery:
                 self.pool.rows.update(ingestion_id, state="pending", stage="")
             self.taken_up.append(ingestion_id)
             self.pool.submit(ingestion_id, org)
+
+
+class Attempt:
+    """One start of one job: claimed (only a pending job of this pool's), run through the
+    pipeline with its progress reported and its stops obeyed, and its end said in its row."""
+
+    def __init__(self, pool: JobPool, ingestion_id: str):
+        self.pool, self.ingestion_id = pool, ingestion_id
+
+    def run(self) -> None:
+        from . import again  # heavy: the re-typing of a source known before, for a job that runs
+        from . import pipeline as publish  # heavy: every reader (Polars, openpyxl), for a job that runs
+
+        pool, ingestion_id = self.pool, self.ingestion_id
+        con = pool.catalog.conn()
+        org, namespace, source_uri, request, state, path, filename, upload_id, attempts = job_to_run(con, ingestion_id)
+        with pool.lock:
+            # The claim: only a pending job of this pool's (a cancel may have come between the
+            # queue and here, or a process that took it up when this one looked gone).
+            if not claim_job(con, ingestion_id, pool.catalog.owner):
+                return
+        # The request as the caller sent it; the row's own columns say whose it is.
+        stored = {**json.loads(request), "org": org, "namespace": namespace, "source_uri": source_uri}
+        stored["upload_id"] = upload_id
+        job = publish.Job(ingestion_id, admitted(stored), Path(path), filename)
+
+        worker = threading.get_ident()
+
+        def report(**fields) -> None:
+            # On the job's own thread (not the one pass's progress ticker), a stop takes effect here.
+            if threading.get_ident() == worker and (
+                ingestion_id in pool.stopping or (fields.get("stage") and pool.stop_asked(ingestion_id))
+            ):
+                raise publish.Cancelled()
+            pool.update(ingestion_id, **fields)
+
+        said: list[str] = []
+        try:
+            revision = publish.run(pool.catalog, pool.settings, job, report, lambda: pool.stop_asked(ingestion_id))
+        except again.Unchanged as held:  # the same bytes are live: their revision is the answer
+            revision, said = held.revision, [str(held)]
+        except (publish.Cancelled, duckdb.InterruptException):
+            why = pool.stopping.get(ingestion_id) or ("cancelled" if pool.stop_asked(ingestion_id) else None)
+            if pool.closing:
+                # Closing the engine stops a job the same way; it is put back, not cancelled.
+                pool.update(ingestion_id, state="pending", stage="")
+            elif why == "too_long":
+                pool.fail(
+                    ingestion_id,
+                    "too_large",
+                    f"the ingest ran past job_seconds ({pool.settings.job_seconds:g} s) and was stopped; the previous revision still serves",
+                )
+            elif why == "cancelled":
+                pool.update(ingestion_id, state="cancelled", stage="")
+            else:
+                raise
+            return
+        except IngestFailed as failure:
+            pool.fail(ingestion_id, failure.error_code, failure.message)
+            return
+        except duckdb.OutOfMemoryException:
+            # DuckDB spills what it can; what it cannot hold under its limit fails the file, not the engine.
+            pool.fail(
+                ingestion_id,
+                "too_large",
+                f"the file needs more memory than duckdb_memory ({pool.settings.duckdb_memory}) allows; the previous revision still serves",
+            )
+            return
+        except (OSError, duckdb.Error) as err:
+            # A full disk (or a file size limit) is the file being too large for the room left;
+            # a home that cannot be written is said so (store/faults.py). Either way nothing was
+            # published (its files discarded, the catalog rolled back): the previous revision serves.
+            kind, why = refused(err) or (None, "")
+            if kind is None:
+                raise
+            pool.fail(
+                ingestion_id,
+                "too_large" if kind == "full" else "storage_unwritable",
+                f"no room left to store what the file holds ({why}); the previous revision still serves"
+                if kind == "full"
+                else f"the server's home could not be written ({why}); the previous revision still serves",
+            )
+            return
+        with pool.lock:  # close() and the watch interrupt under this lock: none lands past here
+            pool.published.add(ingestion_id)
+        warnings = said + pool.rows.warnings(org, namespace, source_uri, revision)
+        covered = json.loads(revision_row(con, org, namespace, source_uri, revision)["coverage"])
+        state = "partial" if covered.get("lost") else "ready"
+        pool.update(ingestion_id, state=state, stage="", revision=revision, coverage=covered, warnings=warnings)

@@ -28,9 +28,12 @@ def listening(settings: Settings, host: str | None, port: int | None) -> Setting
     """The settings with `tabular serve`'s --host and --port in place of TABULAR_HOST and
     TABULAR_PORT, held to the same rules: a port outside 1-65535 is refused before anything listens
     (VALIDATION_FAILED at settings.port), as from the environment."""
-    chosen = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
     try:
-        return replace(settings, **chosen)
+        return replace(
+            settings,
+            host=settings.host if host is None else host,
+            port=settings.port if port is None else port,
+        )
     except SettingInvalid as err:
         raise setting_refused(err) from None
 
