@@ -281,3 +281,35 @@ def test_sql_negation_is_built_so_it_keeps_its_parentheses():
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Not":
                 assert not node.keywords, f"{name}:{node.lineno} builds exp.Not(this=…); use exp.not_(…)"
+
+
+def test_the_mypy_ratchet_fails_a_rise_and_asks_to_lower_a_fall():
+    """make test's mypy check (tests/mypy_ratchet.py): errors counted per package folder; a count
+    above its baseline fails (a package the baseline does not name has 0), one below it asks for
+    the baseline to be lowered, and lowering never raises a count."""
+    from mypy_ratchet import compare, count, lowered
+
+    lines = [
+        "planner/compile.py:12: error: Function is missing a type annotation  [no-untyped-def]",
+        "planner/compile.py:14:5: error: Returning Any  [no-any-return]",
+        "planner/compile.py:14: note: see https://mypy.rtfd.io",
+        "tabular/engine.py:3: error: Name 'x' is not defined  [name-defined]",
+        "tabular/read/sheets/xls.py:9: error: Incompatible types  [assignment]",
+        "Found 4 errors in 3 files (checked 180 source files)",
+    ]
+    counts = count(lines)
+    assert counts == {"planner": 2, "tabular": 1, "tabular/read/sheets": 1}
+    risen, fallen = compare(counts, {"planner": 3, "tabular": 1, "tabular/ops": 2})
+    assert risen == {"tabular/read/sheets": (1, 0)}
+    assert fallen == {"planner": (2, 3), "tabular/ops": (0, 2)}
+    assert compare(counts, dict(counts)) == ({}, {})
+    assert lowered(counts, {"planner": 3, "tabular": 0, "tabular/ops": 2, "tabular/cli": 1}) == {"planner": 2}
+    assert lowered({"planner": 9}, {"planner": 3}) == {"planner": 3}
+
+
+def test_the_mypy_baseline_names_only_packages_that_exist():
+    import json
+
+    baseline = json.loads((ROOT / "tests" / "mypy_baseline.json").read_text(encoding="utf-8"))
+    assert baseline["errors"] and all(n > 0 for n in baseline["errors"].values())
+    assert [p for p in baseline["errors"] if not (ROOT / p).is_dir()] == []
