@@ -4,9 +4,9 @@ waiting for the embedded engine and the HTTP client."""
 
 import io
 import sys
-import time
 import types
 
+import pytest
 from conftest import CSV
 from rich.console import Console
 
@@ -95,14 +95,29 @@ def test_asked_for_it_shows_the_end_of_the_job_on_stderr(ns, capsys):
     assert ns.dataset_get("money").datasets[0].rows == 6
 
 
+class Clock:
+    """A steady clock that moves only when the follower pauses: the waits asked for, without a real clock."""
+
+    def __init__(self):
+        self.now, self.pauses = 100.0, []
+
+    def __call__(self):
+        return self.now
+
+    def pause(self, seconds):
+        self.pauses.append(seconds)
+        self.now += seconds
+        return True
+
+
 def test_wait_bounds_the_following_and_a_job_with_nothing_to_wait_on_answers_at_once():
-    running = statuses(("processing", "type", "rows", 10, 1))
-    started = time.monotonic()
-    assert (
-        progress.follow(running, lambda seconds: time.sleep(seconds) or True, wait=0.2, progress=False).state
-        == "processing"
-    )
-    assert 0.2 <= time.monotonic() - started < 2
+    # A job that never ends, followed with wait=5: it answers the job as it is after 5 s of pauses, the
+    # pauses growing from a short first look and the last one cut to what is left of the wait.
+    running, clock = statuses(("processing", "type", "rows", 10, 1)), Clock()
+    got = progress.follow(running, clock.pause, wait=5, progress=False, clock=clock)
+    assert got.state == "processing" and sum(clock.pauses) == pytest.approx(5)
+    assert clock.pauses[0] < clock.pauses[1] and clock.pauses[-1] <= clock.pauses[-2]
+    assert len(running.calls) == len(clock.pauses) + 1  # a look before the first pause and after each
     elsewhere = statuses(("processing", "type", "rows", 10, 1))
     assert (
         progress.follow(elsewhere, lambda seconds: False, progress=False).state == "processing"
