@@ -213,11 +213,26 @@ class Scanner:
             return None
 
     def _follow(self, link, root: Path, listing: Listing) -> None:
-        link_id, org, namespace = link["link_id"], link["org"], link["namespace"]
+        """Act on the difference between the walk and the link's rows: what the walk skipped,
+        files renamed or removed, then files new or changed (ingested, at most link_jobs at once)."""
+        link_id = link["link_id"]
         seen = listing.files
         known = {f["rel_path"]: f for f in link_files(self.catalog.conn(), link_id)}
         settled = time.time_ns() - int(self.settings.link_settle_seconds * 1e9)
         stable = {rel for rel, s in seen.items() if s.mtime_ns <= settled}
+        self._skipped(link, listing, known)
+        self._moved(link, root, listing, known, stable)
+        in_flight = sum(1 for f in link_files(self.catalog.conn(), link_id, "pending") if f["ingestion_id"])
+        for rel, s in sorted(seen.items()):
+            if self.stopping.is_set():
+                raise Stopped()
+            in_flight += self._learn(
+                link, root, rel, s, known.get(rel), rel in stable and in_flight < self.settings.link_jobs
+            )
+
+    def _skipped(self, link, listing: Listing, known: dict) -> None:
+        """What the walk would not read (not a regular file, …), recorded with why, once."""
+        link_id = link["link_id"]
         for rel, (code, why) in sorted(listing.skipped.items()):
             was = known.get(rel)
             if was is None or (was["state"], was["error_message"]) != ("skipped", why):
@@ -233,9 +248,13 @@ class Scanner:
                     error_message=why,
                 )
                 self.say(f"skipped {rel}: {why}")
+
+    def _moved(self, link, root: Path, listing: Listing, known: dict, stable: set[str]) -> None:
+        """Files gone from the folder: renamed (a stable new file with the content of one gone
+        takes its source and history, nothing read again) or removed (its source deleted,
+        restorable). `known` is updated for the renames."""
+        link_id, org, namespace, seen = link["link_id"], link["org"], link["namespace"], listing.files
         gone = [known[rel] for rel in known if rel not in seen and rel not in listing.skipped]
-        # A rename: a file gone and a stable new one with its content. The new path takes the old
-        # file's source (and its history); nothing is read again.
         by_hash = {f["sha256"]: f for f in gone if f["sha256"]}
         for rel in sorted(set(seen) - set(known)):
             if rel in stable and by_hash and (old := by_hash.pop(self._digest(root, seen[rel]), None)) is not None:
@@ -254,77 +273,78 @@ class Scanner:
             with self.catalog.change() as cur:
                 forget_link_file(cur, link_id, old["rel_path"])
             self.say(f"removed {old['rel_path']}: source {old['source_uri']} deleted (restorable)")
-        in_flight = sum(1 for f in link_files(self.catalog.conn(), link_id, "pending") if f["ingestion_id"])
-        for rel, s in sorted(seen.items()):
-            if self.stopping.is_set():
-                raise Stopped()
-            was = known.get(rel)
-            if (
-                was is not None
-                and (was["size"], was["mtime_ns"]) == (s.size, s.mtime_ns)
-                and was["state"] != "skipped"
-                and not (was["state"] == "pending" and not was["ingestion_id"])
-            ):
-                continue  # unchanged (or its ingest is under way)
-            if was is not None and was["state"] == "pending" and was["ingestion_id"]:
-                continue  # changed again while its ingest runs: the next scan, once that one ends
-            if rel not in stable or in_flight >= self.settings.link_jobs:
-                self.files.pending(link_id, rel, s, was, link["prefix"])
-                continue
-            source_uri = was["source_uri"] if was is not None else f"{link['prefix']}{rel}"
-            limit = self.settings.max_local_file_bytes
-            if limit and s.size > limit:  # never read: no upload could hold it
-                why = naming_the_change(f"{s.size:,} bytes, over max_local_file_bytes ({limit:,})")
-                self.files.failed(link_id, rel, s, was, source_uri, "too_large", why)
-                continue
-            try:
-                # One descriptor from here to the stored copy: the path is never opened again.
-                with os.fdopen(open_seen(root, s), "rb") as stream:
-                    digest = sha256_of(stream, self.stopping.is_set)
-                    if was is not None and was["sha256"] == digest and was["state"] not in ("pending", "skipped"):
-                        with self.catalog.change() as cur:  # touched, not changed
-                            update(
-                                cur,
-                                "link_files",
-                                {"link_id": link_id, "rel_path": rel},
-                                size=s.size,
-                                mtime_ns=s.mtime_ns,
-                            )
-                        continue
-                    stream.seek(0)
-                    ingestion_id, digest = self.ingest_stream(
-                        org,
-                        namespace,
-                        stream,
-                        Path(rel).name,
-                        source_uri,
-                        {"linked_folder": link["label"], "path": rel},
-                    )
-            except (RateLimited, Refused):
-                # The queue is full (nothing was stored), or the file is not what the walk saw
-                # (swapped meanwhile): a later scan.
-                self.files.pending(link_id, rel, s, was, link["prefix"])
-                continue
-            except TooLarge as err:  # no room to store it
-                self.files.failed(link_id, rel, s, was, source_uri, "too_large", err.message)
-                continue
-            except OSError as err:  # unreadable since the listing
-                self.files.failed(link_id, rel, s, was, source_uri, "unreadable", str(err))
-                continue
-            in_flight += 1
-            self.files.record(
-                link_id,
-                rel,
-                s,
-                was,
-                source_uri,
-                state="pending",
-                ingestion_id=ingestion_id,
-                sha256=digest,
-                error_code=None,
-                error_message=None,
-            )
-            self.say(f"{'changed' if was else 'new'} {rel}: ingesting as {source_uri}")
+
+    def _learn(self, link, root: Path, rel: str, s: Seen, was, now_ok: bool) -> int:
+        """One file new or changed since the link's row of it (`was`): ingested now where
+        `now_ok` (stable, and room among the link's ingests), else pending; 1 when an ingest
+        started."""
+        link_id, org, namespace = link["link_id"], link["org"], link["namespace"]
+        if (
+            was is not None
+            and (was["size"], was["mtime_ns"]) == (s.size, s.mtime_ns)
+            and was["state"] != "skipped"
+            and not (was["state"] == "pending" and not was["ingestion_id"])
+        ):
+            return 0  # unchanged (or its ingest is under way)
+        if was is not None and was["state"] == "pending" and was["ingestion_id"]:
+            return 0  # changed again while its ingest runs: the next scan, once that one ends
+        if not now_ok:
+            self.files.pending(link_id, rel, s, was, link["prefix"])
+            return 0
+        source_uri = was["source_uri"] if was is not None else f"{link['prefix']}{rel}"
+        limit = self.settings.max_local_file_bytes
+        if limit and s.size > limit:  # never read: no upload could hold it
+            why = naming_the_change(f"{s.size:,} bytes, over max_local_file_bytes ({limit:,})")
+            self.files.failed(link_id, rel, s, was, source_uri, "too_large", why)
+            return 0
+        try:
+            # One descriptor from here to the stored copy: the path is never opened again.
+            with os.fdopen(open_seen(root, s), "rb") as stream:
+                digest = sha256_of(stream, self.stopping.is_set)
+                if was is not None and was["sha256"] == digest and was["state"] not in ("pending", "skipped"):
+                    with self.catalog.change() as cur:  # touched, not changed
+                        update(
+                            cur,
+                            "link_files",
+                            {"link_id": link_id, "rel_path": rel},
+                            size=s.size,
+                            mtime_ns=s.mtime_ns,
+                        )
+                    return 0
+                stream.seek(0)
+                ingestion_id, digest = self.ingest_stream(
+                    org,
+                    namespace,
+                    stream,
+                    Path(rel).name,
+                    source_uri,
+                    {"linked_folder": link["label"], "path": rel},
+                )
+        except (RateLimited, Refused):
+            # The queue is full (nothing was stored), or the file is not what the walk saw
+            # (swapped meanwhile): a later scan.
+            self.files.pending(link_id, rel, s, was, link["prefix"])
+            return 0
+        except TooLarge as err:  # no room to store it
+            self.files.failed(link_id, rel, s, was, source_uri, "too_large", err.message)
+            return 0
+        except OSError as err:  # unreadable since the listing
+            self.files.failed(link_id, rel, s, was, source_uri, "unreadable", str(err))
+            return 0
+        self.files.record(
+            link_id,
+            rel,
+            s,
+            was,
+            source_uri,
+            state="pending",
+            ingestion_id=ingestion_id,
+            sha256=digest,
+            error_code=None,
+            error_message=None,
+        )
+        self.say(f"{'changed' if was else 'new'} {rel}: ingesting as {source_uri}")
+        return 1
 
 
 class Linker:
