@@ -11,18 +11,36 @@ computed over its rows in a second, and filters on them, the order and the limit
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlglot import exp
 
+from .builders import as_type, at_common
 from .computed import computed_reads, written_size
-from .functions import FILTERS
-from .operators import OPERATORS, RExpr, as_type, at_common
-from .resolved import ROW_ID, Output, PlanInvalid, Problem, Ref, Resolved, RFilter
+from .operators import FILTERS, OPERATORS
+from .resolved import (
+    ROW_ID,
+    AggregateOutput,
+    FilterGroup,
+    GroupOutput,
+    MeasureOutput,
+    Output,
+    PlanInvalid,
+    Problem,
+    Ref,
+    Resolved,
+    RExpr,
+    RFilter,
+    RowOutput,
+)
 from .targets import DUCKDB, Target
 from .values import Beyond
+from .windows import window
+
+Place = tuple[str, int]  # a filter's value: the filter's path, the value's place among its values
+Slot = tuple[str, str, int]  # the same within a plan: the nested plan's path ('' for the plan), then its place
 
 
 @dataclass(frozen=True)
@@ -32,7 +50,7 @@ class Check:
     sql: str
     params: dict[str, Any]
     paths: list[str]  # per counted column, the cast's path in the plan
-    slots: dict[tuple, str] = field(default_factory=dict)  # filter values' parameters: see _Params.add
+    slots: dict[Slot, str] = field(default_factory=dict)  # filter values' parameters: see _Params.add
 
 
 @dataclass(frozen=True)
@@ -43,10 +61,10 @@ class Compiled:
     row_id_columns: int  # trailing columns holding each dataset's row id (rows without aggregates)
     check: Check | None = None
     nested_checks: tuple[Check, ...] = ()  # the same for each nested plan that casts
-    slots: dict[tuple, str] = field(default_factory=dict)  # filter values' parameters: see _Params.add
+    slots: dict[Slot, str] = field(default_factory=dict)  # filter values' parameters: see _Params.add
     # What the SQL took from a slot's value besides binding it (see _Params.depends): another
     # value of the slot rebinds only where it gives the same.
-    facts: dict[tuple, tuple[str, Any]] = field(default_factory=dict)
+    facts: dict[Slot, tuple[str, Any]] = field(default_factory=dict)
 
 
 # Facts of a value the SQL is built from (not only bound): by name, what decides them.
@@ -63,8 +81,8 @@ class _Params:
         self.budget = budget
         self.sizes: dict[int, int] = {}
         self.ctes: list[tuple[str, exp.Select]] = []  # plans as datasets, innermost first
-        self.slots: dict[tuple, str] = {}
-        self.facts: dict[tuple, tuple[str, Any]] = {}
+        self.slots: dict[Slot, str] = {}
+        self.facts: dict[Slot, tuple[str, Any]] = {}
         self.within = ""  # the nested plan being compiled, by path ('' for the plan itself)
         self.plan_ties: dict[
             int, list[tuple[str, bool]]
@@ -89,7 +107,7 @@ class _Params:
             return
         key = id(ref)
         if key not in self.sizes:
-            self.sizes[key] = written_size(ref.expr, self.sizes)
+            self.sizes[key] = written_size(_formula(ref), self.sizes)
         self.budget -= self.sizes[key]
         if self.budget <= 0:
             raise PlanInvalid(
@@ -105,7 +123,7 @@ class _Params:
                 ]
             )
 
-    def add(self, value: Any, physical: str, slot: tuple | None = None) -> exp.Expression:
+    def add(self, value: Any, physical: str, slot: Place | None = None) -> exp.Expression:
         """A placeholder bound to `value`, compared with (or used as) the DuckDB type `physical`.
         `slot`: a filter's value, (its path, its place among the values): named by it, so a plan
         of the same shape with other values compiles to the same SQL (rebind)."""
@@ -117,7 +135,7 @@ class _Params:
         self.values[name] = value
         return self.target.placeholder(name, physical)
 
-    def depends(self, slot: tuple | None, fact: str, value: Any) -> Any:
+    def depends(self, slot: Place | None, fact: str, value: Any) -> Any:
         """The SQL is built from FACTS[fact] of a slot's value: recorded, so rebind binds
         another value there only where the fact is the same. Answers the fact."""
         got = FACTS[fact](value)
@@ -129,6 +147,31 @@ class _Params:
         """A parameter a target needs whatever the plan (a table it computes with), bound once."""
         self.values[name] = value
         return self.target.placeholder(name, physical)
+
+
+def _formula(ref: Ref) -> RExpr:
+    """A computed column's expression (only computed columns are placed or written out)."""
+    if ref.expr is None:
+        raise ValueError(f"{ref.column.name} is a dataset's column, not a computed one")
+    return ref.expr
+
+
+def _named_value(outputs: Mapping[str, exp.Expression] | None, name: str) -> exp.Expression:
+    """What a result column's name stands for where measures and having read it."""
+    if outputs is None or name not in outputs:
+        raise ValueError(f"{name} is read where no result column is")
+    return outputs[name].copy()
+
+
+def _side(
+    ref: Ref | None, output: Output | None, params: _Params, outputs: Mapping[str, exp.Expression] | None
+) -> exp.Expression:
+    """One side of a condition: a result column (having) or a column of the rows."""
+    if output is not None:
+        return _named_value(outputs, output.name)
+    if ref is None:
+        raise ValueError("a condition reads a column or a result column")
+    return _ref(ref, params)
 
 
 def _column(alias: str, name: str) -> exp.Column:
@@ -149,7 +192,7 @@ def _computed(inner: exp.Select, alias: str, refs: list[Ref], params: _Params) -
     only those of the layers below it, by name): SQL grows by one expression per column."""
     level: dict[str, int] = {}
     for ref in refs:  # in plan order: a computed column reads only earlier ones
-        below = [level[name] for name in computed_reads(ref.expr) if name in level]
+        below = [level[name] for name in computed_reads(_formula(ref)) if name in level]
         level[ref.column.name] = 1 + max(below, default=-1)
     for depth in range(max(level.values(), default=-1) + 1):
         if depth:
@@ -158,7 +201,7 @@ def _computed(inner: exp.Select, alias: str, refs: list[Ref], params: _Params) -
             # expression that doubles per step (18 steps: 12 s and 2 GB) though the SQL does not.
             inner = inner.offset(exp.Literal.number(0), copy=False)
         columns = [
-            exp.alias_(expression(ref.expr, params), ref.column.name, quoted=True, copy=False)
+            exp.alias_(expression(_formula(ref), params), ref.column.name, quoted=True, copy=False)
             for ref in refs
             if level[ref.column.name] == depth
         ]
@@ -169,7 +212,7 @@ def _computed(inner: exp.Select, alias: str, refs: list[Ref], params: _Params) -
 
 def _reads_placed(f: RFilter) -> bool:
     """Whether a filter reads a placed computed column (in a leaf's column or in its values' expressions)."""
-    if f.kind != "leaf":
+    if isinstance(f, FilterGroup):
         return any(_reads_placed(c) for c in f.children)
     return any(ref is not None and ref.placed for ref in (f.ref, f.other))
 
@@ -178,12 +221,12 @@ def _named(select: exp.Select, alias: str) -> exp.Subquery:
     return exp.Subquery(this=select, alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
 
 
-def expression(node: RExpr, params: _Params, outputs: dict[str, exp.Expression] | None = None) -> exp.Expression:
+def expression(node: RExpr, params: _Params, outputs: Mapping[str, exp.Expression] | None = None) -> exp.Expression:
     """The SQL of a typed expression; `outputs`: what a result column's name stands for (measures)."""
     if node.op == "column":
-        return _ref(node.ref, params)
+        return _side(node.ref, None, params, outputs)
     if node.op == "output":
-        return outputs[node.name].copy()
+        return _named_value(outputs, node.name)
     if node.op == "literal":
         return as_type(params.add(node.value, node.physical), node.physical)
     if node.op == "null":
@@ -202,14 +245,14 @@ def expression(node: RExpr, params: _Params, outputs: dict[str, exp.Expression] 
     return params.target.operator(node, args)
 
 
-def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] | None = None) -> exp.Expression:
-    if f.kind != "leaf":
+def _condition(f: RFilter, params: _Params, outputs: Mapping[str, exp.Expression] | None = None) -> exp.Expression:
+    if isinstance(f, FilterGroup):
         parts = [_condition(c, params, outputs) for c in f.children]
         joined = exp.or_(*parts) if f.kind == "any" else exp.and_(*parts)
         return exp.paren(joined)
-    target = outputs[f.output.name].copy() if f.output is not None else _ref(f.ref, params)
+    target = _side(f.ref, f.output, params, outputs)
     if f.other is not None or f.other_output is not None:
-        other = outputs[f.other_output.name].copy() if f.other_output is not None else _ref(f.other, params)
+        other = _side(f.other, f.other_output, params, outputs)
         return params.target.filter(f.op, target, [other], f.ignore_case, params.constant)
     op, values = f.op, f.values
     if any(isinstance(v, Beyond) for v in values):
@@ -218,10 +261,14 @@ def _condition(f: RFilter, params: _Params, outputs: dict[str, exp.Expression] |
             # Comparisons never match an empty cell, so "every value matches" is "not empty".
             return exp.not_(exp.Is(this=target, expression=exp.null())) if settled else exp.false()
         op, values = settled
-    physical = f.output.physical if f.output is not None else f.ref.column.physical
+    column = f.output if f.output is not None else f.ref.column if f.ref is not None else None
+    if column is None:
+        raise ValueError(f"{f.path}: a condition reads a column or a result column")
+    physical = column.physical
     # Values as they were given (no Beyond settled them) are named by their place in the plan.
     slots = [(f.path, k) if f.path and values is f.values else None for k in range(len(values))]
-    if physical == "HUGEINT" or (f.output is None and f.ref.expr is not None and physical.startswith("DECIMAL")):
+    computed = f.output is None and f.ref is not None and f.ref.expr is not None
+    if physical == "HUGEINT" or (computed and physical.startswith("DECIMAL")):
         # A computed value's parameter at the value's own type: DuckDB would otherwise pick one
         # from the Python value and may widen past 38 digits.
         return params.target.filter(
@@ -255,7 +302,7 @@ _BEYOND = {
 }
 
 
-def _settle(op: str, values: list) -> bool | tuple[str, list]:
+def _settle(op: str, values: list[Any]) -> bool | tuple[str, list[Any]]:
     """The comparison decided, or rewritten without the values no column value can equal."""
     if op in _BEYOND:
         return _BEYOND[op][values[0]]
@@ -272,8 +319,10 @@ def _settle(op: str, values: list) -> bool | tuple[str, list]:
     return ("le", [high]) if low_ok else ("ge", [low])
 
 
-def _value(o: Output, params: _Params) -> exp.Expression:
-    if o.kind != "aggregate":
+def _value(o: GroupOutput | AggregateOutput | RowOutput, params: _Params) -> exp.Expression:
+    if isinstance(o, RowOutput):
+        return _ref(o.ref, params)
+    if isinstance(o, GroupOutput):
         value = _ref(o.ref, params)
         return params.target.bucket(value, o.bucket, o.type) if o.bucket else value
     column = _ref(o.ref, params) if o.ref else None
@@ -363,7 +412,7 @@ class _Body:
     ties: list[tuple[str, bool]]  # (name, desc): the default order that breaks the plan's ties: groups, or rows as read
 
 
-def _nested(r: Resolved, params: _Params) -> tuple[exp.Select, list[str]]:
+def _nested(r: Resolved, params: _Params) -> tuple[exp.Select, list[tuple[str, bool]]]:
     """A plan as a dataset: its result columns (and the columns that order its rows: its
     groups, or its rows' ids), in its order only when it has one (a top N: its limit applies
     then); with the names of those ordering columns. No row number: a window over it would keep
@@ -423,7 +472,7 @@ def _statement(r: Resolved, params: _Params) -> _Body:
     """The plan's rows: sources, joins, groups, having and measures, not yet ordered or limited."""
     select = _source_rows(r, params)
     deciders = {j.source.alias for j in r.joins if j.kind in ("semi", "anti")}
-    rows_of = [o for o in r.outputs if o.kind != "measure"]
+    rows_of = [o for o in r.outputs if not isinstance(o, MeasureOutput)]
     values = {o.name: _value(o, params) for o in rows_of}
     # The values themselves in the projections; copies where they are used again (groups, having).
     projections = [exp.alias_(values[o.name], o.name, quoted=True, copy=False) for o in rows_of]
@@ -454,7 +503,7 @@ def _statement(r: Resolved, params: _Params) -> _Body:
                     for (column, _), name in zip(params.plan_ties[id(s)], tied[s.index])
                 ]
     select = select.select(*projections, append=True, copy=False)
-    groups = [values[o.name].copy() for o in rows_of if o.kind == "group"]
+    groups = [values[o.name].copy() for o in rows_of if isinstance(o, GroupOutput)]
     if groups:
         select = select.group_by(*groups, copy=False)
     if r.having:
@@ -464,7 +513,7 @@ def _statement(r: Resolved, params: _Params) -> _Body:
     # The default order (groups, or rows as read) breaks the plan's ties: which rows fall at
     # the limit is the same on every run.
     ties = (
-        [(o.name, False) for o in r.outputs if o.kind == "group"]
+        [(o.name, False) for o in r.outputs if isinstance(o, GroupOutput)]
         if r.aggregated
         else [
             tie
@@ -489,17 +538,17 @@ def _measured(
     params: _Params,
     ties: list[tuple[str, bool]],
     row_ids: list[str],
-    kept: tuple | list = (),
+    kept: Sequence[str] = (),
 ) -> exp.Select:
     """The measures over the first stage's rows, one layer each (a measure reads those before it
     by name, so a window over a window's result never nests), then the filters that name them:
     SELECT * FROM (SELECT <columns>, <measure 2> FROM (SELECT <columns>, <measure 1> FROM (<first>) AS "m0") AS "m1") AS "measured" WHERE …"""
     current: exp.Select = first
-    available = [o.name for o in r.outputs if o.kind != "measure"]
-    for k, o in enumerate(o for o in r.outputs if o.kind == "measure"):
+    available = [o.name for o in r.outputs if not isinstance(o, MeasureOutput)]
+    for k, o in enumerate(o for o in r.outputs if isinstance(o, MeasureOutput)):
         below = exp.Subquery(this=current, alias=exp.TableAlias(this=exp.to_identifier(f"m{k}", quoted=True)))
-        sql = {name: exp.column(name, quoted=True) for name in available}
-        value = exp.paren(expression(o.expr, params, sql)) if o.expr is not None else _window(o, sql, ties)
+        sql: dict[str, exp.Expression] = {name: exp.column(name, quoted=True) for name in available}
+        value = exp.paren(expression(o.expr, params, sql)) if o.expr is not None else window(o, sql, ties)
         projections = [exp.column(name, quoted=True) for name in available] + [
             exp.alias_(value, o.name, quoted=True, copy=False)
         ]
@@ -511,59 +560,9 @@ def _measured(
     measured = exp.Subquery(this=current, alias=exp.TableAlias(this=exp.to_identifier("measured", quoted=True)))
     third = exp.select(*ordered, copy=False).from_(measured, copy=False)
     if r.qualify:
-        names = {o.name: exp.column(o.name, quoted=True) for o in r.outputs}
+        names: dict[str, exp.Expression] = {o.name: exp.column(o.name, quoted=True) for o in r.outputs}
         third = third.where(exp.and_(*[_condition(f, params, names) for f in r.qualify], copy=False), copy=False)
     return third
-
-
-def _window(o: Output, sql: dict[str, exp.Expression], ties: list[tuple[str, bool]]) -> exp.Expression:
-    w = o.window
-    partition = [sql[name].copy() for name in w.partition]
-    order = [(name, desc) for name, desc in w.order]
-    if w.fn in ("row_number", "running_sum"):
-        # Rows tied on the order are numbered (summed) in the result's own default order, so the
-        # answer is the same on every run.
-        named = {name for name, _ in order}
-        order += [(name, desc) for name, desc in ties if name not in named]
-    ordering = (
-        exp.Order(
-            expressions=[
-                exp.Ordered(
-                    this=sql[name].copy() if name in sql else exp.column(name, quoted=True),
-                    desc=desc,
-                    nulls_first=False,
-                )
-                for name, desc in order
-            ]
-        )
-        if order
-        else None
-    )
-    of = sql[w.of.name].copy() if w.of is not None else None
-    spec = None
-    if w.fn == "rank":
-        func = exp.Anonymous(this="rank", expressions=[])
-    elif w.fn == "dense_rank":
-        func = exp.Anonymous(this="dense_rank", expressions=[])
-    elif w.fn == "row_number":
-        func = exp.RowNumber()
-    elif w.fn in ("sum", "running_sum", "share"):
-        func = exp.Sum(this=of)
-        if w.fn == "running_sum":
-            spec = exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW")
-    elif w.fn == "avg":
-        func = exp.Avg(this=as_type(of, "DOUBLE") if w.of.shape is None or w.of.shape[0] > 28 else of)
-    elif w.fn == "count":
-        func = exp.Count(this=of)
-    else:
-        func = (exp.Min if w.fn == "min" else exp.Max)(this=of)
-    window = exp.Window(
-        this=func, partition_by=partition or None, order=ordering if w.fn != "share" else None, spec=spec
-    )
-    if w.fn == "share":
-        total = exp.Nullif(this=as_type(window, "DOUBLE"), expression=exp.Literal.number(0))
-        return exp.Div(this=as_type(sql[w.of.name].copy(), "DOUBLE"), expression=total, typed=False, safe=False)
-    return window
 
 
 def _check(r: Resolved, target: Target, within: str = "") -> Check:

@@ -3,13 +3,16 @@ and what each reads."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from .conditions import row_condition, single_source
 from .models import QueryPlan
-from .operators import RExpr
-from .resolved import ROW_ID, Join, PlanInvalid
-from .resolver import Resolver, computed_ref, row_condition, row_term, supported
+from .resolved import ROW_ID, FilterLeaf, Join, PlanInvalid, Ref, RExpr
+from .resolver import Resolver, row_term, supported
+from .schema import ColumnInfo
 
 
-def computed_reads(node: RExpr):
+def computed_reads(node: RExpr) -> Iterator[str]:
     """The names of the computed columns an expression reads by name (its case tests too)."""
     for n in node.walk():
         if n.op == "column" and n.ref is not None and n.ref.expr is not None:
@@ -17,8 +20,9 @@ def computed_reads(node: RExpr):
         tests = [test for test, _ in n.whens]
         while tests:
             f = tests.pop()
-            tests.extend(f.children)
-            if f.kind == "leaf" and f.ref is not None and f.ref.expr is not None:
+            if not isinstance(f, FilterLeaf):
+                tests.extend(f.children)
+            elif f.ref is not None and f.ref.expr is not None:
                 yield f.ref.column.name
 
 
@@ -35,6 +39,25 @@ def written_size(node: RExpr, sizes: dict[int, int]) -> int:
         else:
             total += 1
     return total
+
+
+def computed_ref(r: Resolver, name: str, node: RExpr, nulled: frozenset[str] = frozenset()) -> Ref:
+    """A computed column as a column of the plan: what it reads, and whether it is placed.
+    `nulled`: the datasets joined left (their rows may be null-extended after the join)."""
+    reads = {n.ref.alias for n in node.walk() if n.op == "column" and n.ref is not None}
+    for n in node.walk():
+        for test, _ in n.whens:
+            reads |= single_source(test)
+        if n.op == "column" and n.ref is not None:
+            reads |= n.ref.reads
+    reads.discard("")
+    if not reads and r.sources:
+        # values alone (`{"sub": [2, 2]}`): a column of the first dataset's rows, which no join
+        # null-extends, not an expression written out wherever it is read (a chain doubles)
+        reads = {r.sources[0].alias}
+    alias = next(iter(reads)) if len(reads) == 1 else ""
+    placed = bool(alias) and alias not in nulled
+    return Ref(alias, ColumnInfo(name, node.type, node.physical), expr=node, reads=frozenset(reads), placed=placed)
 
 
 def compute(r: Resolver, plan: QueryPlan, joins: list[Join]) -> None:

@@ -10,9 +10,14 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from .models import ExprValue, QueryExpr
-from .operators import MAX_DIGITS, OPERATORS, PHYSICAL, Refused, RExpr, common, exact_physical, literal_shape, shape_of
-from .values import Unreadable, read_value
+from .models import ExprValue, QueryExpr, QueryFilter
+from .operators import OPERATORS
+from .resolved import Ref, RExpr, RFilter, Shape
+from .rules import PHYSICAL, Refused, common, exact_physical, literal_shape, shape_of
+from .values import MAX_DIGITS, Unreadable, read_value
+
+Term = Callable[[str, str], RExpr | None]  # a name in the scope: a column, or a result column
+Condition = Callable[[QueryFilter, str], RFilter | None]  # a case's `when`
 
 # Nesting past this is refused (a plan is written by a person or a model, not generated deep).
 MAX_DEPTH = 32
@@ -28,8 +33,8 @@ class ExprResolving:
         self,
         node: Any,
         path: str,
-        term: Callable[[str, str], RExpr | None],
-        condition: Callable[[Any, str], Any],
+        term: Term,
+        condition: Condition,
         depth: int = 0,
     ) -> RExpr | None:
         """The typed expression of `node`, or None with its problems added."""
@@ -64,7 +69,13 @@ class ExprResolving:
             self.fail(path, f"{value!r} cannot be read as {type_}", expected=str(err), received=value)
             return None
         if type_ == "number":
-            if isinstance(read, Decimal) and read == read.to_integral_value() and read.as_tuple().exponent >= 0:
+            exponent = read.as_tuple().exponent if isinstance(read, Decimal) else 0
+            if (
+                isinstance(read, Decimal)
+                and read == read.to_integral_value()
+                and isinstance(exponent, int)
+                and exponent >= 0
+            ):
                 read = int(read)
             shape = literal_shape(read)
             return RExpr("literal", "number", exact_physical(shape), value=read, shape=shape, path=path)
@@ -73,7 +84,7 @@ class ExprResolving:
             physical = "TIMESTAMPTZ"
         return RExpr("literal", type_, physical, value=read, path=path)
 
-    def _operator(self, node: QueryExpr, path: str, term, condition, depth: int) -> RExpr | None:
+    def _operator(self, node: QueryExpr, path: str, term: Term, condition: Condition, depth: int) -> RExpr | None:
         op = node.operator
         spec = OPERATORS[op]
         at = f"{path}.{op}"
@@ -119,9 +130,9 @@ class ExprResolving:
             op, type_, physical, args, shape=shape, word=str(args[0].value) if op == "date_diff" else "", path=at
         )
 
-    def _case(self, node: QueryExpr, path: str, term, condition, depth: int) -> RExpr | None:
-        whens = []
-        for k, w in enumerate(node.case):
+    def _case(self, node: QueryExpr, path: str, term: Term, condition: Condition, depth: int) -> RExpr | None:
+        whens: list[tuple[RFilter, RExpr]] = []
+        for k, w in enumerate(node.case or []):
             at = f"{path}.case[{k}]"
             test = condition(w.when, f"{at}.when")
             then = self.expr(w.then, f"{at}.then", term, condition, depth + 1)
@@ -145,16 +156,16 @@ class ExprResolving:
         )
 
 
-def column_node(ref: Any, type_: str, physical: str, shape=None) -> RExpr:
+def column_node(ref: Ref, type_: str, physical: str, shape: Shape | None = None) -> RExpr:
     """A dataset column (or a computed one, `ref.expr` set) as an expression leaf."""
     return RExpr("column", type_, physical, ref=ref, shape=shape if shape is not None else shape_of(physical))
 
 
-def output_node(name: str, type_: str, physical: str, shape) -> RExpr:
+def output_node(name: str, type_: str, physical: str, shape: Shape | None) -> RExpr:
     return RExpr("output", type_, physical, name=name, shape=shape)
 
 
-def digits_bound(rows: int, shape):
+def digits_bound(rows: int, shape: Shape | None) -> Shape | None:
     """The shape of a sum over at most `rows` values of `shape` (None: not exact). The bound is
     what lets `sum(a) - sum(b)` be typed exactly; DuckDB's own sum type is DECIMAL(38, s)."""
     if shape is None:

@@ -352,7 +352,7 @@ class QueryExpr(PlanModel):
         return next(name for name in EXPR_OPERATORS if getattr(self, name) is not None)
 
     @property
-    def args(self) -> list:
+    def args(self) -> list[Any]:
         value = getattr(self, self.operator)
         return value if isinstance(value, list) else [value]
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .computed import computed_ref
+from .conditions import condition, conditions, row_condition
 from .expressions import digits_bound, output_node
-from .functions import AGGREGATES, BUCKET_TYPES, decimal_median
-from .models import QueryPlan
-from .operators import RExpr, shape_of
-from .resolved import Output, Ref, Window
-from .resolver import Resolver, column_shape, computed_ref, row_bound, row_condition, row_term, supported
+from .models import QueryAggregate, QueryFilter, QueryPlan, QueryWindow
+from .operators import AGGREGATES, BUCKET_TYPES
+from .resolved import AggregateOutput, GroupOutput, MeasureOutput, Output, Ref, RExpr, RFilter, RowOutput, Shape, Window
+from .resolver import Resolver, column_shape, row_bound, row_term, supported
+from .rules import decimal_median, shape_of
 
 
 def outputs(r: Resolver, plan: QueryPlan) -> list[Output]:
@@ -31,12 +33,12 @@ def _name(ref: Ref, several: bool) -> str:
     return f"{ref.alias}.{ref.column.name}" if several and ref.expr is None else ref.column.name
 
 
-def _shape(ref: Ref):
+def _shape(ref: Ref) -> Shape | None:
     return ref.expr.shape if ref.expr is not None else column_shape(ref.column)
 
 
 def _groups(r: Resolver, plan: QueryPlan, several: bool) -> list[Output]:
-    out = []
+    out: list[Output] = []
     for i, g in enumerate(plan.group_by):
         ref = r.ref(g.column, f"group_by[{i}].column")
         if ref is None:
@@ -50,11 +52,10 @@ def _groups(r: Resolver, plan: QueryPlan, several: bool) -> list[Output]:
             continue
         name = g.as_ or (_name(ref, several) + (f"_{g.bucket}" if g.bucket else ""))
         out.append(
-            Output(
-                name,
-                ref.column.type,
-                "group",
-                ref,
+            GroupOutput(
+                name=name,
+                type=ref.column.type,
+                ref=ref,
                 bucket=g.bucket,
                 physical=ref.column.physical,
                 path=f"group_by[{i}]",
@@ -64,7 +65,7 @@ def _groups(r: Resolver, plan: QueryPlan, several: bool) -> list[Output]:
     return out
 
 
-def _aggregated(r: Resolver, a, i: int) -> tuple[bool, Ref | None]:
+def _aggregated(r: Resolver, a: QueryAggregate, i: int) -> tuple[bool, Ref | None]:
     """(usable, what the aggregate reads: its expression, its column, or nothing for a count)."""
     spec = AGGREGATES[a.fn]
     ref = None
@@ -100,12 +101,12 @@ def _aggregated(r: Resolver, a, i: int) -> tuple[bool, Ref | None]:
     return True, ref
 
 
-def _aggregate(r: Resolver, a, i: int, rows) -> Output | None:
+def _aggregate(r: Resolver, a: QueryAggregate, i: int, rows: int) -> Output | None:
     """One aggregate's result column, with the digits its value can take; None where it is refused."""
     usable, ref = _aggregated(r, a, i)
     if not usable:
         return None
-    where = r.filters(a.where, f"aggregates[{i}].where") if a.where else []
+    where = conditions(r, a.where, f"aggregates[{i}].where") if a.where else []
     name = a.as_ or (f"{a.fn}_{ref.column.name}" if ref else "count")
     type_ = AGGREGATES[a.fn].result(ref.column.type) if ref else "number"
     physical = aggregate_physical(a.fn, ref)
@@ -115,11 +116,10 @@ def _aggregate(r: Resolver, a, i: int, rows) -> Output | None:
         bound = (19, 0)
     elif physical.startswith("DECIMAL") and a.fn == "median":
         bound = shape_of(physical)
-    return Output(
-        name,
-        type_,
-        "aggregate",
-        ref,
+    return AggregateOutput(
+        name=name,
+        type=type_,
+        ref=ref,
         fn=a.fn,
         q=a.q,
         where=where,
@@ -131,7 +131,7 @@ def _aggregate(r: Resolver, a, i: int, rows) -> Output | None:
 
 def _row_columns(r: Resolver, plan: QueryPlan, several: bool) -> list[Output]:
     """Without aggregates or groups: the columns selected, else every readable column and every computed one."""
-    out = []
+    out: list[Output] = []
     if plan.select and (plan.aggregates or plan.group_by):
         r.fail(
             "select",
@@ -143,11 +143,10 @@ def _row_columns(r: Resolver, plan: QueryPlan, several: bool) -> list[Output]:
             ref = r.ref(c.column, f"select[{i}].column")
             if ref is not None:
                 out.append(
-                    Output(
-                        c.as_ or _name(ref, several),
-                        ref.column.type,
-                        "column",
-                        ref,
+                    RowOutput(
+                        name=c.as_ or _name(ref, several),
+                        type=ref.column.type,
+                        ref=ref,
                         physical=ref.column.physical,
                         path=f"select[{i}]",
                         shape=_shape(ref),
@@ -157,29 +156,27 @@ def _row_columns(r: Resolver, plan: QueryPlan, several: bool) -> list[Output]:
         for s in r.sources:
             if s.alias in r.deciders:
                 continue
-            for c in s.info.columns:
-                ref = Ref(s.alias, c)
+            for info in s.info.columns:
+                ref = Ref(s.alias, info)
                 if not r.readable(ref, f"datasets[{s.index}]"):
                     continue
-                r.read.setdefault(s.alias, set()).add(c.name)
+                r.read.setdefault(s.alias, set()).add(info.name)
                 out.append(
-                    Output(
-                        _name(ref, several),
-                        c.type,
-                        "column",
-                        ref,
-                        physical=c.physical,
+                    RowOutput(
+                        name=_name(ref, several),
+                        type=info.type,
+                        ref=ref,
+                        physical=info.physical,
                         path="datasets",
                         shape=_shape(ref),
                     )
                 )
         for name, ref in r.computed.items():
             out.append(
-                Output(
-                    name,
-                    ref.column.type,
-                    "column",
-                    ref,
+                RowOutput(
+                    name=name,
+                    type=ref.column.type,
+                    ref=ref,
                     physical=ref.column.physical,
                     path="compute",
                     shape=_shape(ref),
@@ -202,21 +199,25 @@ def measures(r: Resolver, plan: QueryPlan, outputs: list[Output]) -> None:
             return None
         return output_node(o.name, o.type, o.physical, o.shape)
 
-    def condition(item, path):
-        return r.filter(item, path, None, by_name)
+    def when(item: QueryFilter, path: str) -> RFilter | None:
+        return condition(r, item, path, None, by_name)
 
     for i, m in enumerate(plan.measures):
         path = f"measures[{i}]"
         if m.expr is not None:
-            node = r.expr(m.expr, f"{path}.expr", term, condition)
+            node = r.expr(m.expr, f"{path}.expr", term, when)
             if node is None or not supported(r, node, f"{path}.expr"):
                 continue
-            o = Output(m.as_, node.type, "measure", physical=node.physical, path=path, shape=node.shape, expr=node)
-        else:
-            o = _window(r, m.window, f"{path}.window", by_name)
-            if o is None:
+            o = MeasureOutput(
+                name=m.as_, type=node.type, physical=node.physical, path=path, shape=node.shape, expr=node
+            )
+        elif m.window is not None:
+            window = _window(r, m.window, f"{path}.window", by_name)
+            if window is None:
                 continue
-            o.name = m.as_
+            o = replace(window, name=m.as_)
+        else:
+            continue  # QueryMeasure takes an expr or a window (models.py)
         outputs.append(o)
         by_name[o.name] = o
 
@@ -224,7 +225,7 @@ def measures(r: Resolver, plan: QueryPlan, outputs: list[Output]) -> None:
 _WINDOW_READS = {"sum": "number", "avg": "number", "share": "number", "running_sum": "number"}
 
 
-def _window(r: Resolver, w, path: str, by_name: dict[str, Output]) -> Output | None:
+def _window(r: Resolver, w: QueryWindow, path: str, by_name: dict[str, Output]) -> MeasureOutput | None:
     names = list(by_name)
 
     def named(text: str, at: str) -> Output | None:
@@ -254,7 +255,7 @@ def _window(r: Resolver, w, path: str, by_name: dict[str, Output]) -> Output | N
                 received=w.of,
             )
             return None
-    why = r.target.cannot(f"window {w.fn}", of)
+    why = r.target.cannot_window(w.fn, of)
     if why:
         r.fail(f"{path}.fn", f"the {r.target.name} engine cannot compute the window {w.fn}: {why}", received=w.fn)
         return None
@@ -283,8 +284,11 @@ def _window(r: Resolver, w, path: str, by_name: dict[str, Output]) -> Output | N
         )
         return None
     rows = row_bound(r)
+    shape: Shape | None
     if ranking or w.fn == "count":
         type_, physical, shape = "number", "BIGINT", (19, 0)
+    elif of is None:  # every window but a ranking reads `of` (refused above without one)
+        return None
     elif w.fn in ("sum", "running_sum"):
         physical = (
             "HUGEINT"
@@ -294,13 +298,16 @@ def _window(r: Resolver, w, path: str, by_name: dict[str, Output]) -> Output | N
             else "DOUBLE"
         )
         # Groups part the rows, so a total of a sum's groups is a sum over the same rows: its bound.
-        type_, shape = "number", of.shape if of.kind == "aggregate" and of.fn == "sum" else digits_bound(rows, of.shape)
+        type_, shape = (
+            "number",
+            of.shape if isinstance(of, AggregateOutput) and of.fn == "sum" else digits_bound(rows, of.shape),
+        )
     elif w.fn in ("min", "max"):
         type_, physical, shape = of.type, of.physical, of.shape
     else:  # avg, share
         type_, physical, shape = "number", "DOUBLE", None
-    return Output(
-        "", type_, "measure", physical=physical, path=path, shape=shape, window=Window(w.fn, of, partition, order)
+    return MeasureOutput(
+        name="", type=type_, physical=physical, path=path, shape=shape, window=Window(w.fn, of, partition, order)
     )
 
 
@@ -316,5 +323,5 @@ def aggregate_physical(fn: str, ref: Ref | None) -> str:
     if fn in ("min", "max"):
         return physical
     if fn == "median" and decimal_median(physical):
-        return decimal_median(physical)
+        return decimal_median(physical) or "DOUBLE"
     return "DOUBLE"

@@ -11,20 +11,20 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .compile import FACTS, Check, Compiled
-from .functions import FILTERS
+from .compile import FACTS, Check, Compiled, Slot
+from .conditions import fitted, given_values, lone_backslash
 from .models import QueryPlan
+from .operators import FILTERS
 from .resolved import Resolved
-from .resolver import fitted, given_values, lone_backslash
 from .values import Beyond, Unreadable, read_value
 
 _STEP = re.compile(r"([A-Za-z_]+)(?:\[(\d+)\])?")
 
 
-def slot_values(r: Resolved) -> dict[tuple, Any] | None:
+def slot_values(r: Resolved) -> dict[Slot, Any] | None:
     """Every filter value of the plan and of the plans nested in it, by slot (see compile's parameters);
     None where one lies beyond its column's values (the SQL then depends on it)."""
-    out: dict[tuple, Any] = {}
+    out: dict[Slot, Any] = {}
     for within, plan in [("", r), *r.nested()]:
         for leaf in plan.filters():
             for k, v in enumerate(leaf.values):
@@ -34,9 +34,8 @@ def slot_values(r: Resolved) -> dict[tuple, Any] | None:
     return out
 
 
-def _rebound(params: dict, slots: dict[tuple, str], values: dict[tuple, Any]):
-    if not set(slots) <= set(values):
-        return None
+def _rebound(params: dict[str, Any], slots: dict[Slot, str], values: dict[Slot, Any]) -> dict[str, Any]:
+    """`params` with each slot's parameter bound to its value in `values` (which holds every slot)."""
     return {**params, **{name: values[slot] for slot, name in slots.items()}}
 
 
@@ -74,12 +73,12 @@ def _at(node: Any, path: str) -> Any:
     return node
 
 
-def read_slots(r: Resolved, plan: QueryPlan) -> dict[tuple, Any] | None:
+def read_slots(r: Resolved, plan: QueryPlan) -> dict[Slot, Any] | None:
     """The filter values of `plan`, a plan of `r`'s shape (the plan `r` was resolved from but for
     its filters' values, over the same schemas), read as resolving `plan` reads them, by slot
     (slot_values'): what `resolve(plan)` would hold, without resolving it again. None where one
     cannot be read so (the resolver then says why) or lies beyond its column's values."""
-    out: dict[tuple, Any] = {}
+    out: dict[Slot, Any] = {}
     try:
         for within, nested in [("", r), *r.nested()]:
             part = _at(plan, within)
@@ -92,7 +91,9 @@ def read_slots(r: Resolved, plan: QueryPlan) -> dict[tuple, Any] | None:
                 given = given_values(item, FILTERS[leaf.op].arity)
                 if len(given) != len(leaf.values) or any(lone_backslash(leaf.op, v) for v in given):
                     return None
-                column = leaf.output if leaf.output is not None else leaf.ref.column
+                column = leaf.output if leaf.output is not None else leaf.ref.column if leaf.ref is not None else None
+                if column is None:
+                    return None
                 read = fitted(leaf.op, [read_value(v, column.type) for v in given], column.type, column.physical)
                 for k, v in enumerate(read):
                     if isinstance(v, Beyond):
@@ -103,7 +104,7 @@ def read_slots(r: Resolved, plan: QueryPlan) -> dict[tuple, Any] | None:
     return out
 
 
-def rebind(compiled: Compiled, r: Resolved, values: dict[tuple, Any] | None = None) -> Compiled | None:
+def rebind(compiled: Compiled, r: Resolved, values: dict[Slot, Any] | None = None) -> Compiled | None:
     """`compiled` (a plan of the same shape: the same plan but for its filters' values, over
     the same snapshots) with `r`'s values bound instead (or `values`, by slot, read_slots'); None
     when it cannot be (a value beyond its column's, or a filter value the statement does not name)."""
@@ -120,13 +121,14 @@ def rebind(compiled: Compiled, r: Resolved, values: dict[tuple, Any] | None = No
         return None  # every value of the plan is one the statements bind, and no other
     params = _rebound(compiled.params, compiled.slots, values)
 
-    def check(c: Check | None) -> Check | None:
-        return c if c is None else replace(c, params=_rebound(c.params, c.slots, values))
+    def check(c: Check) -> Check:
+        return replace(c, params=_rebound(c.params, c.slots, bound))
 
+    bound = values
     return replace(
         compiled,
         params=params,
         columns=r.outputs,
-        check=check(compiled.check),
+        check=check(compiled.check) if compiled.check is not None else None,
         nested_checks=tuple(check(c) for c in compiled.nested_checks),
     )

@@ -3,12 +3,17 @@ column's type, every rule of SPEC §4 applied; all errors gathered at once, each
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from .computed import compute
+from .conditions import condition, single_source
 from .joins import joins_of
 from .models import QueryFilter, QueryPlan, QueryPlanDataset
 from .outputs import measures, outputs
-from .resolved import Join, Limits, Output, PlanInvalid, Resolved, RFilter
+from .resolved import AggregateOutput, FilterLeaf, Join, Limits, MeasureOutput, Output, PlanInvalid, Resolved, RFilter
 from .resolver import Resolver, row_bound
+from .sources import sources
 from .targets import DUCKDB, Target
 
 
@@ -18,7 +23,7 @@ def _count_filters(items: list[QueryFilter]) -> int:
     )
 
 
-def nested_plans(plan: QueryPlan):
+def nested_plans(plan: QueryPlan) -> Iterator[QueryPlan]:
     """The plan and every plan nested in it as a dataset, outermost first."""
     yield plan
     for d in plan.datasets:
@@ -55,7 +60,7 @@ def _tree_limits(r: Resolver, plan: QueryPlan) -> None:
 
 def resolve(
     plan: QueryPlan,
-    found: list,
+    found: list[Any],
     sources_known: list[str],
     limits: Limits = Limits(),
     target: Target = DUCKDB,
@@ -72,7 +77,7 @@ def resolve(
         _tree_limits(r, plan)
         if len(r.problems) > (plan.limit > limits.rows):
             raise PlanInvalid(r.problems)  # nothing is resolved past the tree's limits
-    r.datasets()
+    sources(r)
     if len(r.sources) != len(plan.datasets):
         raise PlanInvalid(r.problems)
 
@@ -86,11 +91,11 @@ def resolve(
     where: dict[str, list[RFilter]] = {s.alias: [] for s in r.sources}
     after: list[RFilter] = []
     for i, item in enumerate(plan.where):
-        f = r.filter(item, f"where[{i}]", None, None)
+        f = condition(r, item, f"where[{i}]")
         if f is None:
             continue
-        aliases = r.single_source(f)
-        if "" in aliases or (f.kind == "leaf" and len(aliases) > 1):
+        aliases = single_source(f)
+        if "" in aliases or (isinstance(f, FilterLeaf) and len(aliases) > 1):
             # A computed column over several datasets, or two columns of two datasets compared.
             decided = sorted(aliases & deciders.keys())
             if decided:
@@ -124,9 +129,10 @@ def resolve(
                 received=name,
             )
     by_name = {o.name: o for o in outs}
-    having, qualify = [], []
+    having: list[RFilter] = []
+    qualify: list[RFilter] = []
     for i, item in enumerate(plan.having):
-        f = r.filter(item, f"having[{i}]", None, by_name)
+        f = condition(r, item, f"having[{i}]", None, by_name)
         if f is not None:
             # SQL's order: having before the measures (a share is of the groups kept), and a
             # filter on a measure after them ("rank le 3").
@@ -140,7 +146,8 @@ def resolve(
         raise PlanInvalid(r.problems)
     aggregated = bool(plan.aggregates or plan.group_by)
     warnings = _join_warnings(joins) + _month_warnings(outs)
-    casts = [n for ref in [*r.computed.values(), *r.aggregated_exprs] for n in ref.expr.walk() if n.op == "cast"]
+    exprs = [ref.expr for ref in [*r.computed.values(), *r.aggregated_exprs] if ref.expr is not None]
+    casts = [n for e in exprs for n in e.walk() if n.op == "cast"]
     if aggregated and not plan.group_by:
         rows = 1
     else:
@@ -171,8 +178,8 @@ def resolve(
 
 
 def _names_measure(f: RFilter) -> bool:
-    if f.kind == "leaf":
-        return any(o is not None and o.kind == "measure" for o in (f.output, f.other_output))
+    if isinstance(f, FilterLeaf):
+        return any(isinstance(o, MeasureOutput) for o in (f.output, f.other_output))
     return any(_names_measure(c) for c in f.children)
 
 
@@ -182,7 +189,7 @@ def _month_warnings(outs: list[Output]) -> list[str]:
     return [
         f"{o.path}: {o.fn} over durations counts a month as 30 days and a year as 360 where the values hold months or years"
         for o in outs
-        if o.kind == "aggregate" and o.fn in ("avg", "median", "quantile") and o.type == "duration"
+        if isinstance(o, AggregateOutput) and o.fn in ("avg", "median", "quantile") and o.type == "duration"
     ]
 
 

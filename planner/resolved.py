@@ -4,11 +4,13 @@ checked (Resolved), the limits it was checked under, and the problems it found (
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Literal
 
-from .operators import RExpr
 from .schema import ColumnInfo, DatasetInfo
+
+Shape = tuple[int, int]  # (precision, scale) of an exact number: the most digits a value can have
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,31 @@ class Source:
     pinned: str = ""  # the snapshot the plan names ('' reads the live one)
 
 
+@dataclass
+class RExpr:
+    """A typed expression node. `op`: an operator of the table (operators.py), or "column" (ref),
+    "output" (a result column, by name: measures), "literal" (value, bound as a parameter), "null"."""
+
+    op: str
+    type: str
+    physical: str
+    args: list[RExpr] = field(default_factory=list)
+    ref: Ref | None = None  # a dataset column, or a computed one
+    name: str = ""  # output: the result column's name
+    value: Any = None
+    shape: Shape | None = None
+    word: str = ""  # date_diff's unit, cast's type
+    whens: list[tuple[RFilter, RExpr]] = field(default_factory=list)  # case: (when, then)
+    path: str = ""
+
+    def walk(self) -> Iterator[RExpr]:
+        yield self
+        for a in self.args:
+            yield from a.walk()
+        for _, then in self.whens:
+            yield from then.walk()
+
+
 @dataclass(frozen=True)
 class Ref:
     """A dataset column, or a computed column (`expr` set; `alias` the one dataset it reads, or
@@ -71,40 +98,90 @@ class Ref:
 
 
 @dataclass
-class RFilter:
-    kind: str  # "leaf", "any", "all"
-    ref: Ref | None = None
-    op: str = ""
+class FilterLeaf:
+    """One condition: a column (`ref`, or in having a result column, `output`) compared with
+    values, or with another column (`other` / `other_output`)."""
+
+    ref: Ref | None
+    op: str
     values: list[Any] = field(default_factory=list)
     ignore_case: bool = False
-    children: list[RFilter] = field(default_factory=list)
     output: Output | None = None  # having: the result column filtered
     other: Ref | None = None  # compared with another column instead of values
     other_output: Output | None = None  # having: compared with another result column
     path: str = ""  # where the plan writes it: its values' parameters are named by it (compile.py)
+    kind: ClassVar[str] = "leaf"
 
-    def leaves(self):
-        if self.kind == "leaf":
-            yield self
+    def leaves(self) -> Iterator[FilterLeaf]:
+        yield self
+
+
+@dataclass
+class FilterGroup:
+    """Conditions of which any (or all) must hold."""
+
+    kind: Literal["any", "all"]
+    children: list[RFilter]
+
+    def leaves(self) -> Iterator[FilterLeaf]:
         for c in self.children:
             yield from c.leaves()
 
 
-@dataclass
-class Output:
+RFilter = FilterLeaf | FilterGroup
+
+
+@dataclass(kw_only=True)
+class OutputColumn:
+    """A result column: its name, its type (logical and DuckDB's), the most digits its exact
+    values can have, and where the plan asks for it (group_by[0], aggregates[1] …: errors point there)."""
+
     name: str
     type: str
-    kind: str  # "group", "aggregate", "column"
-    ref: Ref | None = None
+    physical: str = "DOUBLE"
+    path: str = ""
+    shape: Shape | None = None
+
+
+@dataclass(kw_only=True)
+class GroupOutput(OutputColumn):
+    """A column the rows are grouped by, in a date `bucket` or as it is."""
+
+    ref: Ref
     bucket: str | None = None
-    fn: str | None = None
+    kind: ClassVar[str] = "group"
+
+
+@dataclass(kw_only=True)
+class AggregateOutput(OutputColumn):
+    """An aggregate of a column or an expression (`ref`; None: a count of rows), over the rows
+    its own `where` keeps."""
+
+    fn: str
+    ref: Ref | None = None
     q: float | None = None
     where: list[RFilter] = field(default_factory=list)
-    physical: str = "DOUBLE"
-    path: str = ""  # where the plan asks for it (group_by[0], aggregates[1] …): errors point there
-    shape: tuple[int, int] | None = None  # exact numbers: the most digits a value can have
-    expr: RExpr | None = None  # a measure's expression over result columns
+    kind: ClassVar[str] = "aggregate"
+
+
+@dataclass(kw_only=True)
+class RowOutput(OutputColumn):
+    """A column of the rows (without aggregates): a dataset's, or a computed one."""
+
+    ref: Ref
+    kind: ClassVar[str] = "column"
+
+
+@dataclass(kw_only=True)
+class MeasureOutput(OutputColumn):
+    """A measure over the result rows: an expression over result columns, or a window."""
+
+    expr: RExpr | None = None
     window: Window | None = None
+    kind: ClassVar[str] = "measure"
+
+
+Output = GroupOutput | AggregateOutput | RowOutput | MeasureOutput
 
 
 @dataclass
@@ -120,7 +197,7 @@ class Join:
     source: Source
     kind: str
     pairs: list[tuple[Ref, Ref]]  # the equalities
-    conditions: list[tuple[Ref, str, Ref]] = field(default_factory=list)  # the others: (left, op, right)
+    conditions: Sequence[tuple[Ref, str, Ref]] = field(default_factory=list)  # the others: (left, op, right)
 
 
 @dataclass
@@ -134,7 +211,7 @@ class Resolved:
     limit: int
     offset: int
     aggregated: bool
-    resolved: list[dict] = field(default_factory=list)
+    resolved: list[dict[str, str]] = field(default_factory=list)  # how each name was found (the receipt's)
     warnings: list[str] = field(default_factory=list)
     read: dict[str, set[str]] = field(default_factory=dict)
     after: list[RFilter] = field(
@@ -153,9 +230,9 @@ class Resolved:
 
     @property
     def measured(self) -> bool:
-        return any(o.kind == "measure" for o in self.outputs)
+        return any(isinstance(o, MeasureOutput) for o in self.outputs)
 
-    def read_sources(self, within: str = ""):
+    def read_sources(self, within: str = "") -> Iterator[tuple[str, Source, Resolved]]:
         """(where, source, plan) for every ingested dataset the plan reads, nested plans'
         included, in plan order; `where` is the path of the plan reading it ('' for this one)."""
         for s in self.sources:
@@ -164,13 +241,18 @@ class Resolved:
             else:
                 yield from s.plan.read_sources(f"{within}{'.' if within else ''}datasets[{s.index}].plan")
 
-    def filters(self):
+    def filters(self) -> Iterator[FilterLeaf]:
         """Every filter leaf of this plan (not of the plans nested in it): where, after the
         joins, having, aggregates' where, and the `when`s of every expression."""
         roots = [f for fs in self.where.values() for f in fs] + self.after + self.having + self.qualify
-        roots += [f for o in self.outputs for f in o.where]
-        exprs = [ref.expr for ref in self.computed] + [o.expr for o in self.outputs if o.expr is not None]
-        exprs += [o.ref.expr for o in self.outputs if o.ref is not None and o.ref.expr is not None]
+        roots += [f for o in self.outputs if isinstance(o, AggregateOutput) for f in o.where]
+        exprs = [ref.expr for ref in self.computed if ref.expr is not None]
+        exprs += [o.expr for o in self.outputs if isinstance(o, MeasureOutput) and o.expr is not None]
+        exprs += [
+            o.ref.expr
+            for o in self.outputs
+            if not isinstance(o, MeasureOutput) and o.ref is not None and o.ref.expr is not None
+        ]
         while exprs:
             node = exprs.pop()
             exprs.extend(node.args)
@@ -180,7 +262,7 @@ class Resolved:
         for root in roots:
             yield from root.leaves()
 
-    def nested(self, within: str = ""):
+    def nested(self, within: str = "") -> Iterator[tuple[str, Resolved]]:
         """(path, plan) for every plan nested in this one as a dataset, at any depth."""
         for s in self.sources:
             if s.plan is not None:

@@ -9,7 +9,7 @@ import datetime as dt
 from pydantic import BaseModel
 
 from planner.receipt import ComputedColumn, Elapsed, QueryReceipt, ReceiptDataset, Resolution
-from planner.resolved import Resolved
+from planner.resolved import MeasureOutput, Resolved
 
 from ..backends.duckdb import run
 from ..jsonval import to_json
@@ -71,7 +71,7 @@ def receipt(
     ] + [
         ComputedColumn(name=o.name, type=o.type, physical=o.physical, stage="result")
         for o in resolved.outputs
-        if o.kind == "measure"
+        if isinstance(o, MeasureOutput)
     ]
     return QueryReceipt(
         plan_hash=plan_hash,

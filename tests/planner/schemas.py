@@ -69,4 +69,5 @@ BY_SOURCE = {"files/orders.csv": [ORDERS], "files/customers.csv": [CUSTOMERS], "
 
 
 def found_for(plan):
-    return [BY_SOURCE.get(d.source_uri, []) for d in plan.datasets]
+    """Each dataset's schemas, and a plan as a dataset's own (its plan's datasets')."""
+    return [found_for(d.plan) if hasattr(d, "plan") else BY_SOURCE.get(d.source_uri, []) for d in plan.datasets]

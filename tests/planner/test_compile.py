@@ -10,6 +10,7 @@ from schemas import found_for
 
 from planner.compile import compile_plan
 from planner.models import QueryPlan
+from planner.operators import AGGREGATES, FILTERS, OPERATORS
 from planner.resolve import resolve
 
 
@@ -19,6 +20,8 @@ def as_json(value):
         return format(value, "f")
     if isinstance(value, (dt.date, dt.time)):
         return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return str(value)
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53 - 1:
         return str(value)
     return value
@@ -98,3 +101,38 @@ def test_a_whole_result_without_order_by_streams_in_the_engines_order(plan):
 def test_whole_order_is_a_closed_choice():
     with pytest.raises(ValueError, match="whole_order"):
         QueryPlan.model_validate({**GROUPED, "whole_order": "sorted"})
+
+
+def _used(node, out: set[str]) -> set[str]:
+    """Every operator, filter op, aggregate fn and window fn a golden plan names."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in OPERATORS:
+                out.add(f"expr {key}")
+            if key == "op" and isinstance(value, str):
+                out.add(f"filter {value}")
+            if key == "fn" and isinstance(value, str):
+                out.add(
+                    f"{'window' if 'of' in node or 'order_by' in node or value in WINDOWS else 'aggregate'} {value}"
+                )
+            _used(value, out)
+    elif isinstance(node, list):
+        for item in node:
+            _used(item, out)
+    return out
+
+
+WINDOWS = {"rank", "dense_rank", "row_number", "running_sum", "share"}
+
+
+def test_the_golden_plans_write_every_entry_of_the_operator_table():
+    """A change to any operator, filter or aggregate changes some golden SQL (DuckDB's here,
+    ClickHouse's in tests/plans/test_parity.py), so it cannot pass unseen."""
+    used: set[str] = set()
+    for case in CASES:
+        _used(case["plan"], used)
+    wanted = (
+        {f"expr {o}" for o in OPERATORS} | {f"filter {f}" for f in FILTERS} | {f"aggregate {a}" for a in AGGREGATES}
+    )
+    assert wanted - used == set()
+    assert len(CASES) >= 40

@@ -10,6 +10,7 @@ from planner.models import QueryPlan
 from planner.resolve import resolve
 from planner.resolved import Limits, PlanInvalid
 from planner.resolver import Resolver
+from planner.sources import sources
 from planner.targets import DUCKDB
 
 O, C = {"source_uri": "files/orders.csv", "alias": "o"}, {"source_uri": "files/customers.csv", "alias": "c"}
@@ -19,7 +20,7 @@ def computed(plan_json, limits=Limits()):
     """(the computed columns by name, the problems by path) of a plan, its datasets and joins resolved first."""
     plan = QueryPlan.model_validate(plan_json)
     r = Resolver(plan, found_for(plan), [], limits, DUCKDB, 0, resolve)
-    r.datasets()
+    sources(r)
     compute(r, plan, joins_of(r, plan))
     return r.computed, {p.path: p for p in r.problems}
 
@@ -77,7 +78,7 @@ def test_too_many_computed_columns_stop_resolution():
         {"datasets": [O], "compute": [{"as": "a", "expr": "amount"}, {"as": "b", "expr": "amount"}]}
     )
     r = Resolver(plan, found_for(plan), [], Limits(computed=1), DUCKDB, 0, resolve)
-    r.datasets()
+    sources(r)
     with pytest.raises(PlanInvalid) as err:
         compute(r, plan, [])
     assert [(p.path, p.received) for p in err.value.problems] == [("compute", 2)]

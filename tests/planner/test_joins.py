@@ -8,6 +8,7 @@ from planner.models import QueryPlan
 from planner.resolve import resolve
 from planner.resolved import Limits
 from planner.resolver import Resolver
+from planner.sources import sources
 from planner.targets import DUCKDB
 
 O, C = {"source_uri": "files/orders.csv", "alias": "o"}, {"source_uri": "files/customers.csv", "alias": "c"}
@@ -18,7 +19,7 @@ def joined(plan_json, found=None):
     """(joins, problems by path, resolver) of a plan's joins, its datasets resolved first."""
     plan = QueryPlan.model_validate(plan_json)
     r = Resolver(plan, found or found_for(plan), [], Limits(), DUCKDB, 0, resolve)
-    r.datasets()
+    sources(r)
     joins = joins_of(r, plan)
     return joins, {p.path: p for p in r.problems}, r
 

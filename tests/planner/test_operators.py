@@ -1,22 +1,16 @@
-"""planner/operators.py: each expression operator typed from its arguments (exact numbers to the
-digit, refused past 38), and the SQL it builds."""
-
-from decimal import Decimal
+"""planner/operators.py: the operator table. Each expression operator, filter and aggregate of the
+plan language has one entry, typed from its arguments (exact numbers to the digit, refused past
+38), writing its SQL as sqlglot nodes that transpile to each engine, and saying itself in words."""
 
 import pytest
 from sqlglot import exp
 
-from planner.operators import (
-    OPERATORS,
-    Refused,
-    RExpr,
-    build,
-    cast_target,
-    common,
-    exact_physical,
-    literal_shape,
-    shape_of,
-)
+from planner.models import EXPR_OPERATORS, AggregateFn, FilterOp
+from planner.operators import AGGREGATES, BUCKET_TYPES, FILTERS, OPERATORS
+from planner.resolved import RExpr
+from planner.rules import Refused, literal_shape, shape_of
+
+COLUMN, VALUE = exp.column("x"), exp.Placeholder(this="p0")
 
 
 def number(physical: str) -> RExpr:
@@ -27,21 +21,29 @@ def literal(value) -> RExpr:
     return RExpr("literal", "number", "BIGINT", value=value, shape=literal_shape(value))
 
 
+def sql(e: exp.Expression, dialect: str = "duckdb") -> str:
+    return e.sql(dialect)
+
+
+def same(e: exp.Expression) -> exp.Expression:
+    return e
+
+
 STRING = RExpr("column", "string", "VARCHAR")
 
 
-def test_exact_types_have_shapes_and_shapes_have_types():
-    assert shape_of("BIGINT") == (19, 0) and shape_of("DECIMAL(8, 2)") == (8, 2)
-    assert shape_of("DOUBLE") is None and shape_of("VARCHAR") is None
-    assert exact_physical((18, 0)) == "BIGINT" and exact_physical((19, 0)) == "HUGEINT"
-    assert exact_physical((9, 2)) == "DECIMAL(9, 2)"
+def test_every_operator_filter_and_aggregate_of_the_plan_language_has_one_entry():
+    assert set(OPERATORS) == set(EXPR_OPERATORS)
+    assert set(FILTERS) == set(FilterOp.__args__)
+    assert set(AGGREGATES) == set(AggregateFn.__args__)
 
 
-def test_a_literal_is_as_wide_as_it_is_written():
-    assert literal_shape(0) == (1, 0) and literal_shape(-120) == (3, 0)
-    assert literal_shape(Decimal("0.05")) == (3, 2)
-    assert literal_shape(Decimal("12.50")) == (4, 2)  # its trailing zero counts: it was written
-    assert literal_shape(Decimal("1E+3")) == (4, 0)
+def test_every_entry_says_itself_in_words():
+    assert all(o.words for o in OPERATORS.values())
+    assert all("{column}" in f.words for f in FILTERS.values())
+    assert all("{}" in a.words for a in AGGREGATES.values())
+    assert AGGREGATES["sum"].words.format("amount") == "the total of amount"
+    assert FILTERS["lt"].relation == "less than"
 
 
 def test_arithmetic_is_typed_to_the_exact_result():
@@ -74,22 +76,90 @@ def test_an_argument_of_the_wrong_type_is_named_by_its_position():
         OPERATORS["year"].typed([STRING])
 
 
-def test_values_standing_for_each_other_widen_to_one_exact_type():
-    assert common([number("BIGINT"), number("DECIMAL(5, 3)")], "coalesce") == ("number", "DECIMAL(22, 3)", (22, 3))
-    with pytest.raises(Refused, match="number, string"):
-        common([number("BIGINT"), STRING], "coalesce")
-
-
-def test_a_cast_names_its_type_by_word():
-    assert cast_target("integer") == ("number", "BIGINT", (19, 0))
-    assert cast_target(" Decimal(10, 2) ") == ("number", "DECIMAL(10, 2)", (10, 2))
-    assert cast_target("decimal(39,2)") is None and cast_target("decimal(2,3)") is None
-    assert cast_target(5) is None
-
-
 def test_division_never_divides_by_zero_in_sql():
     node = RExpr("div", "number", "DOUBLE", args=[number("BIGINT"), number("BIGINT")])
-    assert (
-        build(node, [exp.column("a"), exp.column("b")]).sql("duckdb")
-        == "CAST(a AS DOUBLE) / NULLIF(CAST(b AS DOUBLE), 0)"
+    assert sql(OPERATORS["div"].sql(node, [exp.column("a"), exp.column("b")])) == (
+        "CAST(a AS DOUBLE) / NULLIF(CAST(b AS DOUBLE), 0)"
     )
+
+
+@pytest.mark.parametrize(
+    ("op", "arg", "duckdb", "clickhouse"),
+    [
+        ("weekday", "DATE", "ISODOW(x)", "toDayOfWeek(x)"),
+        ("length", "VARCHAR", "LENGTH(x)", "CHAR_LENGTH(x)"),  # characters, not bytes
+        ("year", "DATE", "YEAR(x)", "YEAR(x)"),
+        ("substring", "VARCHAR", "SUBSTRING(x, y)", "substringUTF8(x, y)"),
+    ],
+)
+def test_an_operator_is_one_node_each_engine_writes_its_own_way(op, arg, duckdb, clickhouse):
+    type_ = "string" if arg == "VARCHAR" else "date"
+    args = [RExpr("column", type_, arg)] + ([number("BIGINT")] if op == "substring" else [])
+    node = RExpr(op, "number", "BIGINT", args=args)
+    built = [exp.column("x"), exp.column("y")][: len(args)]
+    assert sql(OPERATORS[op].sql_on("duckdb")(node, built)) == duckdb
+    assert sql(OPERATORS[op].sql_on("clickhouse")(node, built), "clickhouse") == clickhouse
+
+
+def test_an_engine_that_cannot_compute_an_operator_says_why():
+    lowered = RExpr("lower", "string", "VARCHAR", args=[STRING])
+    assert OPERATORS["lower"].refused_on("duckdb", lowered) is None
+    assert "case tables" in (OPERATORS["lower"].refused_on("clickhouse", lowered) or "")
+    added = RExpr("add", "number", "BIGINT", args=[number("BIGINT"), number("BIGINT")])
+    assert OPERATORS["add"].refused_on("clickhouse", added) is None
+
+
+@pytest.mark.parametrize(
+    ("op", "values", "words"),
+    [
+        ("eq", "North", "region = North"),
+        ("ne", "North", "region ≠ North"),
+        ("between", [1, 5], "region between 1 and 5"),
+        ("in", ["A", "B"], "region in (A, B)"),
+        ("not_in", ["A"], "region not in (A)"),
+        ("is_null", None, "region is empty"),
+        ("not_like", "N%", "region is not like N%"),
+    ],
+)
+def test_a_filter_is_said_in_words_with_its_values_as_written(op, values, words):
+    f = FILTERS[op]
+    said = f.said("region", values=values) if f.arity in ("two", "many") else f.said("region", values)
+    assert said == words
+
+
+def test_string_operators_read_strings_only_and_bool_is_not_ordered():
+    assert FILTERS["contains"].types == {"string"} and FILTERS["like"].types == {"string"}
+    assert "bool" in FILTERS["eq"].types and "bool" not in FILTERS["lt"].types
+    assert AGGREGATES["sum"].types == {"number", "duration"}
+    assert not AGGREGATES["count"].needs_column and AGGREGATES["count_distinct"].needs_column
+
+
+def test_a_filter_builds_its_sql_on_a_bound_parameter():
+    assert sql(FILTERS["eq"].build(COLUMN, [VALUE], False)) == "x = $p0"
+    assert sql(FILTERS["eq"].build(COLUMN, [VALUE], True)) == "LOWER(x) = LOWER($p0)"
+    assert sql(FILTERS["is_null"].build(COLUMN, [], False)) == "x IS NULL"
+    # a backslash escapes % and _ in a pattern, on every engine alike
+    assert sql(FILTERS["not_like"].build(COLUMN, [VALUE], False)) == "x NOT LIKE $p0 ESCAPE '\\'"
+
+
+def test_dates_take_day_buckets_and_datetimes_hour_ones_too():
+    assert "hour" not in BUCKET_TYPES["date"] and "hour" in BUCKET_TYPES["datetime"]
+    assert "string" not in BUCKET_TYPES
+
+
+def test_aggregates_build_their_sql_and_say_their_result_type():
+    assert sql(AGGREGATES["count"].sql(None, None, "", same)) == "COUNT(*)"
+    assert sql(AGGREGATES["count_distinct"].sql(COLUMN, None, "BIGINT", same)) == "COUNT(DISTINCT x)"
+    assert sql(AGGREGATES["stddev"].sql(COLUMN, None, "DOUBLE", same)) == "STDDEV_SAMP(x)"
+    assert sql(AGGREGATES["quantile"].sql(COLUMN, VALUE, "DOUBLE", same)) == "QUANTILE_CONT(x, $p0)"
+    assert AGGREGATES["count"].result("date") == "number"
+    assert AGGREGATES["max"].result("date") == "date"
+
+
+def test_clickhouse_aggregates_stay_exact_and_null_where_duckdbs_are():
+    on_clickhouse = AGGREGATES["sum"].sql_on("clickhouse")
+    assert sql(on_clickhouse(COLUMN, None, "BIGINT", same), "clickhouse") == "SUM(toDecimal128(x, 0))"
+    spread = sql(AGGREGATES["var"].sql_on("clickhouse")(COLUMN, None, "DOUBLE", same), "clickhouse")
+    assert spread == "CASE WHEN COUNT(x) > 1 THEN varSampStable(toFloat64(x)) ELSE NULL END"
+    # min and max are alike everywhere: no ClickHouse entry
+    assert AGGREGATES["max"].sql_on("clickhouse") is AGGREGATES["max"].sql

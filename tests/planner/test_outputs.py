@@ -10,6 +10,7 @@ from planner.resolve import resolve
 from planner.resolved import Limits, Ref
 from planner.resolver import Resolver
 from planner.schema import ColumnInfo
+from planner.sources import sources
 from planner.targets import DUCKDB
 
 O, C = {"source_uri": "files/orders.csv", "alias": "o"}, {"source_uri": "files/customers.csv", "alias": "c"}
@@ -20,7 +21,7 @@ def resolved(plan_json):
     """(the result columns, the problems by path) of a plan, measures included."""
     plan = QueryPlan.model_validate(plan_json)
     r = Resolver(plan, found_for(plan), [], Limits(), DUCKDB, 0, resolve)
-    r.datasets()
+    sources(r)
     joins_of(r, plan)
     outs = outputs(r, plan)
     measures(r, plan, outs)

@@ -5,7 +5,7 @@ from schemas import CUSTOMERS, ORDERS
 
 from planner.models import QueryPlan
 from planner.resolve import resolve
-from planner.resolved import Limits, PlanInvalid, Problem, RFilter, close
+from planner.resolved import FilterGroup, FilterLeaf, Limits, PlanInvalid, Problem, close
 
 INNER = {
     "datasets": [{"source_uri": "files/orders.csv"}],
@@ -50,8 +50,8 @@ def test_filters_reaches_groups_and_the_whens_of_expressions():
 
 
 def test_a_filter_group_yields_its_leaves():
-    a, b = RFilter("leaf", op="eq"), RFilter("leaf", op="ne")
-    group = RFilter("all", children=[a, RFilter("any", children=[b])])
+    a, b = FilterLeaf(None, "eq"), FilterLeaf(None, "ne")
+    group = FilterGroup("all", [a, FilterGroup("any", [b])])
     assert list(group.leaves()) == [a, b]
 
 

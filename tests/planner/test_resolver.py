@@ -11,6 +11,7 @@ from planner.resolve import resolve
 from planner.resolved import Limits
 from planner.resolver import Resolver, column_shape, row_bound
 from planner.schema import ColumnInfo
+from planner.sources import sources
 from planner.targets import CLICKHOUSE, DUCKDB
 
 O, C = {"source_uri": "files/orders.csv", "alias": "o"}, {"source_uri": "files/customers.csv", "alias": "c"}
@@ -21,7 +22,7 @@ KNOWN = ["files/orders.csv", "files/customers.csv", "files/book.xlsx"]
 def resolver(plan_json, target=DUCKDB, limits=Limits()):
     plan = QueryPlan.model_validate(plan_json)
     r = Resolver(plan, found_for(plan), KNOWN, limits, target, 0, resolve)
-    r.datasets()
+    sources(r)
     joins_of(r, plan)
     return r
 
@@ -57,48 +58,6 @@ def test_a_name_that_is_no_column_or_several_is_refused_at_its_path(text, messag
     assert problem.did_you_mean == did_you_mean
 
 
-def test_datasets_are_refused_by_source_dataset_and_alias():
-    r = resolver(
-        {
-            "datasets": [
-                {"source_uri": "files/orders.csv", "alias": "a.b"},
-                {"source_uri": "files/customers.csv", "alias": "A"},
-                {"source_uri": "files/customers.csv", "alias": "a"},
-                {"source_uri": "files/ordrs.csv"},
-                {"source_uri": "files/book.xlsx"},
-                {"source_uri": "files/book.xlsx", "dataset_id": "sale"},
-            ]
-        }
-    )
-    got = {p.path: p for p in r.problems}
-    assert "has a dot" in got["datasets[0].alias"].message
-    assert "used twice" in got["datasets[2].alias"].message
-    assert got["datasets[3].source_uri"].did_you_mean == ["files/orders.csv"]
-    assert got["datasets[4].dataset_id"].expected == "sales | costs"
-    assert got["datasets[5].dataset_id"].did_you_mean == ["sales"]
-    assert [s.alias for s in r.sources] == ["A"]
-
-
-def test_values_are_read_as_the_columns_type_each_at_its_path():
-    r = resolver({"datasets": [O]})
-    where = QueryPlan.model_validate(
-        {
-            "datasets": [O],
-            "where": [
-                {"column": "ordered_on", "op": "between", "values": ["2024-01-01", "soon"]},
-                {"column": "amount", "op": "ge", "value": "2.005"},
-                {"column": "amount", "op": "between", "values": [1]},
-            ],
-        }
-    ).where
-    assert r.filter(where[0], "where[0]", None, None) is None
-    assert r.problems[-1].path == "where[0].values[1]" and r.problems[-1].received == "soon"
-    # 2.005 on a column of two decimals: ge 2.01 gives the same rows
-    assert str(r.filter(where[1], "where[1]", None, None).values[0]) == "2.01"
-    assert r.filter(where[2], "where[2]", None, None) is None
-    assert r.problems[-1].message == "between takes two values"
-
-
 def test_two_columns_compared_must_have_one_type():
     r = resolver({"datasets": [O]})
     assert r.one_type("p", "two columns compared", ("amount", "number"), ("order_id", "number"))
@@ -111,7 +70,7 @@ def test_a_column_the_target_cannot_read_is_refused():
     plan = QueryPlan.model_validate({"datasets": [{"source_uri": "x.csv"}]})
     info = ORDERS.__class__("x.csv", "x", "s", 1, ("s",), 1, 0, False, (time,))
     r = Resolver(plan, [[info]], [], Limits(), CLICKHOUSE, 0, resolve)
-    r.datasets()
+    sources(r)
     assert r.ref("t", "select[0].column") is None
     assert "clickhouse engine cannot read x.t" in r.problems[0].message
 
