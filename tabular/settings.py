@@ -303,6 +303,8 @@ def _checked(name: str, value, default):
         if isinstance(value, str) or not isinstance(value, (tuple, list)) or not all(isinstance(v, str) for v in value):
             raise refused("a list of texts")
         return tuple(value)
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)  # a path (tokens, link_roots, snapshot_export) as its text
     if not isinstance(value, str):
         raise refused("a text")
     if name in _CHOICES and value not in _CHOICES[name]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from pathlib import Path
 
 import pytest
 
@@ -233,6 +234,7 @@ def test_an_argument_in_a_kindred_type_is_taken_in_the_settings_own():
     assert (settings.max_upload_bytes, type(settings.max_upload_bytes)) == (1_000_000, int)
     assert (settings.query_seconds, settings.null_markers) == (2, ("NA", "-"))
     assert Settings(duckdb_memory="75%").duckdb_memory == "75%"
+    assert Settings(tokens=Path("/etc/tabular/tokens.json")).tokens == "/etc/tabular/tokens.json"
 
 
 def test_an_environment_variable_that_is_no_number_is_refused_naming_it(monkeypatch):
