@@ -14,9 +14,9 @@ from pathlib import Path
 from ...errors import IngestFailed
 from ...settings import Settings
 from ..decode import CFB_MAGIC, check_zip_listing
+from .extent import Extent
 from .markup import LONG_TOKEN, MarkupGuard
 from .odsxml import GridBound
-from .rules import column_number
 
 
 def check_container(
@@ -219,55 +219,6 @@ def uses_fast_reader(path: Path, inflated: int, settings: Settings) -> bool:
     return path.stat().st_size >= settings.sheet_fast_bytes or inflated >= settings.sheet_fast_inflated_bytes
 
 
-_ROW_REF = re.compile(rb'<row[^>]*?\sr="([0-9]+)"')
-_WIDE_REF = re.compile(rb'<c[^>]*?\sr="([A-Z]{2,3})[0-9]')
-# _NARROW_REFS[k]: a one-letter reference past column k (A is 1).
-_NARROW_REFS = [re.compile(rb'<c[^>]*?\sr="([' + bytes(range(65 + k, 91)) + rb"])[0-9]") for k in range(26)]
-
-
-# The same references found from their literal start (` r="`, which the regex engine finds at C
-# speed, where `<c` matched at every cell and cost 1.5 s on a 108 MB sheet), each then checked to
-# stand in a cell's start tag (_in_cell). A tag whose attributes a tab or line break separates
-# is looked at the slow way.
-_WIDE_FAST = re.compile(rb' r="([A-Z]{2,3})[0-9]')
-_NARROW_FAST = [re.compile(rb' r="([' + bytes(range(65 + k, 91)) + rb"])[0-9]") for k in range(26)]
-_OTHER_SPACES = (b'\tr="', b'\nr="', b'\rr="')
-# Looked for byte by byte first (memchr): most sheets hold no tab or line break past their first
-# line, and the three-byte needles cost 60 times as much (0.26 s of a 108 MB sheet).
-_SPACE_BYTES = (b"\t", b"\n", b"\r")
-
-
-def _widest(text: bytes, columns: int) -> int:
-    """The widest column a cell reference of `text` names, or `columns` if wider."""
-    if any(b in text for b in _SPACE_BYTES) and any(s in text for s in _OTHER_SPACES):
-        for letters in set(_WIDE_REF.findall(text)):
-            columns = max(columns, column_number(letters.decode()))
-        while columns < 26 and (found := _NARROW_REFS[columns].search(text)):  # one scan once the widest is seen
-            columns = found.group(1)[0] - 64
-        return columns
-    for letters in set(_WIDE_FAST.findall(text)):
-        wide = column_number(letters.decode())
-        if wide > columns and any(_in_cell(text, m.start()) for m in re.finditer(rb' r="' + letters + rb"[0-9]", text)):
-            columns = wide
-    at = 0
-    while columns < 26 and (found := _NARROW_FAST[columns].search(text, at)):
-        if _in_cell(text, found.start()):
-            columns = found.group(1)[0] - 64
-        at = found.end()
-    return columns
-
-
-def _in_cell(text: bytes, at: int) -> bool:
-    """Whether the attribute at `at` stands in a cell's start tag (`<c …`)."""
-    start = text.rfind(b"<", 0, at)
-    return (
-        start >= 0
-        and text[start + 1 : start + 2] == b"c"
-        and text[start + 2 : start + 3] in (b" ", b"\t", b"\n", b"\r")
-        and text.find(b">", start, at) < 0
-    )
-
-
 class _OdsRepeats:
     """The cells an ODS's repeated rows with values make when expanded (calamine expands them;
     empty repeated rows, such as the rest of a sheet LibreOffice writes, it does not)."""
@@ -318,11 +269,10 @@ def _scan_part(
 ) -> tuple[int, int] | None:
     """Read one member to its end (zipfile checks its CRC and its declared size there); with
     `markup`, check its XML as markup.py says before a Python parser may read it. With `extent`
-    (a worksheet), answer the (rows, columns) its cell references span: the last row number,
-    and the widest column, found without a Python step per cell."""
+    (a worksheet), answer the (rows, columns) its cells span as calamine places them: the last
+    row and the widest column (extent.py), found without a Python step per cell."""
     guard = MarkupGuard(info.filename) if markup and info.filename.lower().endswith((".xml", ".rels", ".vml")) else None
-    rows = columns = 0
-    tail = b""
+    spans = Extent(info.filename) if extent else None
     with archive.open(info) as stream:
         while chunk := stream.read(LONG_TOKEN):
             if guard:
@@ -333,13 +283,11 @@ def _scan_part(
                 uncached.feed(chunk)
             if feed:
                 feed(chunk)
-            if extent:
-                text = tail + chunk
-                last = text.rfind(b"<row")
-                if last >= 0 and (found := _ROW_REF.match(text, last)):
-                    rows = max(rows, int(found.group(1)))
-                columns = _widest(text, columns)
-                tail = text[-64:]
+            if spans:
+                spans.feed(chunk)
     if uncached:
         uncached.feed(b"", final=True)
-    return (rows, columns) if extent else None
+    if spans:
+        spans.feed(b"", final=True)
+        return spans.rows, spans.columns
+    return None

@@ -4,7 +4,6 @@ saved without their values counted."""
 
 from __future__ import annotations
 
-import re
 import zipfile
 
 import pytest
@@ -72,6 +71,28 @@ def test_a_sheet_spanning_past_the_cell_limit_as_a_grid_is_refused(tmp_path):
     check_container(path, "xlsx", Settings(max_sheet_cells=1_000_000))
 
 
+@pytest.mark.parametrize(
+    "far",
+    [
+        b'<c r="CV300004"><v>9</v></c>',  # in <row r="3">: calamine places a cell by its own reference
+        b"<c r='CV300004'><v>9</v></c>",
+        b'<c r = "cv300004"><v>9</v></c>',
+        b'<c r="A3" r="CV300004"><v>9</v></c>',  # of two references, the last counts
+        b'<x:c r="CV300004"><x:v>9</x:v></x:c>',
+        b'<c\tr="CV0300004"><v>9</v></c>',
+    ],
+)
+def test_a_cell_far_from_the_row_it_is_written_in_is_refused_as_the_grid_it_makes(tmp_path, far):
+    """Each of these cells is CV300004 to calamine, whose grid would hold 30 million cells."""
+    import hostile_workbooks as hw
+
+    rows = hw.TOP_XLSX[: hw.TOP_XLSX.rindex(b"</row>")] + far + b"</row>"  # the far cell in row 3
+    xml = b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+    path = hw.workbook_of(tmp_path / "far.xlsx", {"S": xml + b"<sheetData>" + rows + b"</sheetData></worksheet>"})
+    code, message = code_of(path, sheet_fast_bytes=0)
+    assert code == "too_large" and "300004 rows by 100 columns" in message
+
+
 def test_a_part_declaring_a_dtd_is_refused(tmp_path):
     path = tmp_path / "dtd.xlsx"
     with zipfile.ZipFile(path, "w") as archive:
@@ -116,40 +137,3 @@ def test_uncached_reads_a_prefixed_worksheet():
     )
     assert (uncached.count, uncached.refs) == (1, ["A1"])
     assert "1 formula cell has no saved value (A1)" in uncached.note("S")
-
-
-def _slow_widest(text: bytes) -> int:
-    """The widest column a cell tag of `text` names, by the plain reading: every `<c …>` tag."""
-    from openpyxl.utils import column_index_from_string
-
-    found = re.findall(rb'<c\s[^>]*?r="([A-Z]{1,3})[0-9]+"', text)
-    return max((column_index_from_string(f.decode()) for f in found), default=0)
-
-
-CELL_SHAPES = [
-    '<c r="{ref}" t="s"><v>1</v></c>',
-    '<c s="3" r="{ref}"><v>2.5</v></c>',  # r not first
-    '<c\tr="{ref}"><v>1</v></c>',  # a tab between attributes
-    '<c r="{ref}" t="inlineStr"><is><t> r="ZZ1 in text</t></is></c>',  # a reference in text is no cell
-    '<c r="{ref}"><f>CONCAT(" r=""XFD9",A1)</f><v>x</v></c>',
-    '<x:c r="{ref}"><x:v>1</x:v></x:c>',  # another prefix: not read as a cell by either
-    '<cols><col min="1" max="40" width="9"/></cols>',
-]
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_the_widest_column_is_found_as_a_plain_reading_of_every_cell_tag_finds_it(seed):
-    import random
-
-    from openpyxl.utils import get_column_letter
-
-    from tabular.read.sheets.containers import _widest
-
-    rng = random.Random(seed)
-    cells = []
-    for row in range(1, 30):
-        for _ in range(rng.randint(0, 6)):
-            ref = f"{get_column_letter(rng.choice([1, 2, 5, 12, 26, 27, 52, 300, 16384]))}{row}"
-            cells.append(rng.choice(CELL_SHAPES).format(ref=ref))
-    text = ("<sheetData>" + "".join(cells) + "</sheetData>").encode()
-    assert _widest(text, 0) == _slow_widest(text)
