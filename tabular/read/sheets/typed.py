@@ -167,10 +167,14 @@ def head_texts(head: Head, rows: int, strings: dict[int, str]) -> dict[tuple[int
 # Each double `v` as the shortest decimal text that reads back as it, without an exponent (as
 # workbooks._number_text writes it on "General"): DuckDB's text of a double has the shortest
 # round-trip digits (5.0, 0.1, 1.5e-07, 1e+20); a whole number loses its `.0`, and an exponent is
-# written out in positions. NaN is `NaN`, infinities `inf` and `-inf`.
+# written out in positions. NaN is `NaN`, infinities `inf` and `-inf`. Most cells take one of the
+# first branches: a whole number below 1E+15, or another from 1E-4 on, which DuckDB writes with
+# neither an exponent nor a `.0`.
 _NUMBER_TEXT = r"""
 CASE
   WHEN isnan(v) THEN 'NaN'
+  WHEN v <> 0 AND v = trunc(v) AND abs(v) < 1e15 THEN CAST(CAST(v AS BIGINT) AS VARCHAR)
+  WHEN abs(v) >= 0.0001 AND abs(v) < 1e15 THEN CAST(v AS VARCHAR)
   WHEN NOT contains(CAST(v AS VARCHAR), 'e') THEN regexp_replace(CAST(v AS VARCHAR), '\.0$', '')
   WHEN CAST(regexp_extract(CAST(v AS VARCHAR), 'e([+-]?[0-9]+)$', 1) AS INTEGER) < 0 THEN
     regexp_extract(CAST(v AS VARCHAR), '^(-?)', 1) || '0.'
@@ -227,12 +231,12 @@ def _text_sql(kind: pa.DataType, value: exp.Expression) -> exp.Expression | None
     return None
 
 
-def _registered(columns: list[pa.Array]) -> pa.Table:
-    """The columns as a table DuckDB reads (c0, c1 …), a duration as its count of microseconds."""
+def _registered(columns: dict[int, pa.Array]) -> pa.Table:
+    """The columns as a table DuckDB reads (c0, c3 … by their places), a duration as its count of microseconds."""
     return pa.table(
         {
             f"c{k}": c.cast(pa.duration("us")).cast(pa.int64()) if pa.types.is_duration(c.type) else c
-            for k, c in enumerate(columns)
+            for k, c in columns.items()
         }
     )
 
@@ -240,21 +244,26 @@ def _registered(columns: list[pa.Array]) -> pa.Table:
 def batch_texts(columns: list[pa.Array]) -> list[pa.Array] | None:
     """Typed columns as the text read's text, in one DuckDB statement; None where one holds a
     type that cannot be written so."""
-    if not columns:
-        return []
+    out: list[pa.Array | None] = [
+        c.cast(pa.string()) if pa.types.is_string(c.type) or pa.types.is_large_string(c.type) else None for c in columns
+    ]  # text already: no statement
+    typed = [k for k, c in enumerate(out) if c is None]
     selects = []
-    for k, column in enumerate(columns):
-        sql = _text_sql(column.type, exp.column(f"c{k}"))
+    for k in typed:
+        sql = _text_sql(columns[k].type, exp.column(f"c{k}"))
         if sql is None:
             return None
         selects.append(exp.alias_(sql, f"c{k}"))
-    import duckdb
+    if typed:
+        import duckdb
 
-    cells = _registered(columns)
-    with duckdb.connect() as con:
-        con.register("cells", cells)
-        out = con.sql(exp.select(*selects).from_("cells").sql(dialect=DIALECT)).to_arrow_table()
-    return [out.column(k).combine_chunks().cast(pa.string()) for k in range(len(columns))]
+        cells = _registered({k: columns[k] for k in typed})
+        with duckdb.connect() as con:
+            con.register("cells", cells)
+            found = con.sql(exp.select(*selects).from_("cells").sql(dialect=DIALECT)).to_arrow_table()
+        for k in typed:
+            out[k] = found.column(f"c{k}").combine_chunks().cast(pa.string())
+    return out
 
 
 def number_texts(column: pa.Array) -> pa.Array:
