@@ -1,26 +1,24 @@
 """The built-in proposer: no network, a task read against the datasets' schemas (spans.py,
-reading.py) and built into plans. It proposes only what it can place: a word it cannot place in the schemas (a
-value no column holds, a measure no column names) is no plan, never a guess; a word that fits
-several columns is several plans, and the task is ambiguous when their answers differ."""
+reading.py) and built into plans by its kind (kinds/: a share, the same as a row, yes or no and a
+row by its place build their own; the rest is one calculation, calculation.py). It proposes only
+what it can place: a word it cannot place in the schemas (a value no column holds, a measure no
+column names) is no plan, never a guess; a word that fits several columns is several plans, and
+the task is ambiguous when their answers differ."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from . import kinds
 from .calculation import calculation
-from .columns import place_columns
 from .features import reading_facts
 from .proposal import Proposal
 from .reading import read
-from .row_order import in_order
-from .same_as import same_as
 from .schemas import DatasetSchema
-from .share import share_of_total
 from .spans import Span, TaskReading, spans_of
 from .text_match import column_of, read_likes, unsure
 from .text_match import tokens as text_tokens
 from .vocabulary import THAN_SIZES, light_verbs, words
-from .yes_no import yes_no
 
 
 class BuiltinProposer:
@@ -66,9 +64,9 @@ def _dimension(span: Span, schemas: list[DatasetSchema]) -> Span:
 
 
 def _plans(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
-    """The plans for a task read: the questions of another shape (yes or no, the same as another
-    row, a row by its place in the order) have their own builders (yes_no.py, same_as.py,
-    row_order.py); the rest is one calculation (calculation.py)."""
+    """The plans for a task read: the kinds of question that build their plans alone (a share of
+    one row, the same as another row, yes or no, a row by its place in the order: kinds/) build
+    them; the rest is one calculation (calculation.py)."""
     why = _place_sizes(r, schemas)
     if why:
         return Proposal(why=why)
@@ -79,18 +77,8 @@ def _plans(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
         return Proposal(
             why="the task looks for a text in the rows and compares them with a row it names: which rows hold that row is not said"
         )
-    if r.share and not r.groups:
-        return share_of_total(r, schemas)
-    if r.yes_no:
-        return yes_no(r, schemas)
-    if r.same:
-        return same_as(r, schemas)
-    why = _place_counted(r, schemas)
-    if why:
-        return Proposal(why=why)
-    if r.position:
-        return in_order(r, schemas)
-    return calculation(r, schemas)
+    own = kinds.propose(r, schemas)
+    return own if own is not None else calculation(r, schemas)
 
 
 def _place_sizes(r: TaskReading, schemas: list[DatasetSchema]) -> str | None:
@@ -117,20 +105,4 @@ def _place_likes(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal | Non
         question = unsure(like, column, tuple(c for s in schemas if s.alias == column.alias for c in s.columns))
         if question:
             return Proposal(abstain="ambiguous", question=question)
-    return None
-
-
-def _place_counted(r: TaskReading, schemas: list[DatasetSchema]) -> str | None:
-    """Reads a count of a place won ("how many times did they finish ninth") as a count of the rows
-    whose place is that number: a comparison on the one column of places, no longer a position in
-    the rows' order (rewriting r.compares and r.position); why not, when no one column holds places."""
-    if not (r.position and r.placed and isinstance(r.position[0], int) and r.fns == {"count"} and len(schemas) == 1):
-        return None
-    places = place_columns(schemas[0])
-    if len(places) != 1:
-        return (
-            "the task counts a place won, and " + ("no column" if not places else "several columns") + " holds places"
-        )
-    r.compares.append((Span(0, 0, "column", places, places[0].name), "eq", r.position[0]))
-    r.position = None
     return None

@@ -1,16 +1,20 @@
 """One calculation over the datasets, settled step by step from a task's reading: what is
 measured and counted, the most or least asked, the groups, the dates, and a choice for each word
 that fits several columns (the builtin proposer's shape for every question but the yes-or-no,
-same-as and row-order ones)."""
+same-as, row-order and one row's share ones). Each kind it builds keeps its own parts in kinds/
+(what "how many" counts, which rows a most ranks, when a difference is read), called here."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import replace
 
-from .choices import COUNT_FILLED, Asked, Choice, Compare, Match
-from .columns import is_venue, label_column, measurable, ordinal, yearlike
+from .choices import Asked, Choice, Compare, Match
+from .columns import is_venue, label_column, yearlike
 from .filters import whole_years
+from .kinds.count import counting
+from .kinds.difference import unreadable as difference_unreadable
+from .kinds.ranking import most_or_least
 from .measures import measure_choice
 from .plans import candidates
 from .proposal import Proposal
@@ -30,7 +34,7 @@ def calculation(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     measures = _measure_spans(r, schemas)
     if isinstance(measures, Proposal):
         return measures
-    asked = _counting(r, Asked(r.fn, measures))
+    asked = counting(r, Asked(r.fn, measures))
     if isinstance(asked, Proposal):
         return asked
     if r.row_noun and asked.fn == "count" and not r.count_of and not (r.values or r.compares or r.ranges or r.likes):
@@ -40,7 +44,7 @@ def calculation(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
         )
     if asked.counted is None and asked.fn == "count" and r.datasets:
         asked = replace(asked, counted=r.datasets[0].targets[0])
-    asked = _most_or_least(r, asked, schemas)
+    asked = most_or_least(r, asked, schemas)
     if isinstance(asked, Proposal):
         return asked
     groups = _group_choices(r, asked.measures)
@@ -53,7 +57,7 @@ def calculation(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
         kept = [m for m in asked.measures if any(c.type != "date" and c.type != "datetime" for c in m.targets)]
         asked = replace(asked, measures=kept)
     if r.difference:
-        why = _difference_unreadable(r, asked)
+        why = difference_unreadable(r, asked)
         if why:
             return Proposal(why=why)
         asked = replace(asked, fn=None)  # one number for each value: no calculation of its own
@@ -106,77 +110,6 @@ def _measure_spans(r: TaskReading, schemas: list[DatasetSchema]) -> list[Span] |
         if not any(m.targets == seen.targets for seen in spans):
             spans.append(m)
     return spans
-
-
-def _counting(r: TaskReading, asked: Asked) -> Asked | Proposal:
-    """What "how many X" counts: the rows of a dataset X names; over a column X names, the rows
-    (a column that numbers them, "how many weeks" over Week), the total of its numbers ("how many
-    bronzes" over Bronze), its different values ("how many different products"), or the rows
-    that hold one ("how many titles"); over a yes/no column, the rows where it is true (added to
-    r.values). Asked about when X could be the rows, their different values or a total."""
-    if not (asked.fn == "count" and r.count_of):
-        return asked
-    target = r.count_of[0]
-    if target.kind == "dataset":
-        return replace(asked, counted=target.targets[0])
-    numbers = measurable(target.targets)
-    # "how many weeks" over a column named Week holds one week per row: the rows, not a sum of
-    # week numbers; "how many bronzes" over Bronze holds a count per row: their sum
-    plural = target.text.endswith("s") and numbers and all(not words(c.name)[-1].endswith("s") for c in numbers)
-    sequence = all(ordinal(c) or yearlike(c) for c in numbers)
-    rows_of = plural and sequence and all(c.unique for c in numbers)
-    if plural and sequence and not rows_of:
-        names = ", ".join(c.name for c in numbers)
-        return Proposal(
-            abstain="ambiguous",
-            question=f"{target.text}: the rows, the different values of {names}, or their total?",
-        )
-    target_first = [target, *(m for m in asked.measures if m.targets != target.targets)]
-    if numbers and not r.distinct and rows_of:
-        return replace(asked, fn=COUNT_FILLED, measures=target_first)
-    if numbers and not r.distinct:
-        return replace(asked, fn="sum", measures=target_first)  # "how many units": their sum
-    if r.distinct:
-        # "how many different products": the distinct ones
-        return replace(asked, fn="count_distinct", measures=target_first)
-    if all(c.type == "bool" for c in target.targets):
-        # "how many legendary pokemon": the rows where it is true
-        r.values.append(
-            (Span(target.start, target.end, "value", [(c, True) for c in target.targets], target.text), False)
-        )
-        return asked
-    # "how many titles": the rows that have one, not the distinct titles
-    return replace(asked, fn=COUNT_FILLED, measures=target_first)
-
-
-def _most_or_least(r: TaskReading, asked: Asked, schemas: list[DatasetSchema]) -> Asked | Proposal:
-    """Which rows a "most" or "least" ranks: with two values of one column named ("did A or B earn
-    more points"), those two, each named as the task names it; with "who" or "which", every row,
-    named by its column of names (r.top and r.top_group are set to say so). A ranking has no
-    calculation of its own (fn None). A least or most of "each" is asked about: of all, or per group?"""
-    fn, measures = asked.fn, asked.measures
-    named = {c for span, _ in r.values for c, _ in span.targets}
-    if r.choice and not r.entity and fn in ("min", "max") and not (r.top or r.groups or r.count_of) and len(named) == 1:
-        (column,) = named
-        r.top, r.top_group = (1, fn == "max"), Span(0, 0, "column", [column], column.name)
-    if r.entity and fn in ("min", "max") and not (r.top or r.groups or r.count_of):
-        # "who had the most free throws?": the row with the largest value, named by its label column
-        labels = [label_column(s) for s in schemas]
-        if len(schemas) != 1 or labels[0] is None:
-            return Proposal(why="the task asks who or which, and no column of unique names says which row it is")
-        r.top = (1, fn == "max")
-        r.top_group = Span(0, 0, "column", [labels[0]], labels[0].name)
-        # "which parish was founded first": Parish names the row asked, it is no measure
-        measures = [m for m in measures if m.targets != [labels[0]]] if len(measures) > 1 else measures
-    if r.top and fn in (None, "max", "min"):
-        fn = None
-    if fn in ("min", "max") and r.loose_each:
-        # "what is the minimum of years each author has": the least of all, or each author's least?
-        return Proposal(
-            abstain="ambiguous",
-            question=f"the {'least' if fn == 'min' else 'most'} of all, or one for each {r.groups[-1].text}?",
-        )
-    return replace(asked, fn=fn, measures=measures)
 
 
 def _group_choices(r: TaskReading, measures: list[Span]) -> list[Choice] | Proposal:
@@ -236,22 +169,6 @@ def _dates(r: TaskReading, asked: Asked, schemas: list[DatasetSchema]) -> Asked 
         r.compares.append((Span(0, 0, "column", year_cols, str(year)), op, year))
     r.ranges = []
     return replace(asked, measures=measures)
-
-
-def _difference_unreadable(r: TaskReading, asked: Asked) -> str | None:
-    """Why a difference ("the difference between A and B", "how many more … A … than B") cannot be
-    read: it needs two values of one column, no calculation but a total, and a number to compare."""
-    if (
-        len(r.values) != 2
-        or any(negated for _, negated in r.values)
-        or asked.fn not in (None, "sum")
-        or r.groups
-        or r.top
-    ):
-        return "a difference ('difference between A and B', 'how many more … than …') reads one number for each of two values of one column"
-    if not asked.measures:
-        return "a difference needs the number it compares: name its column"
-    return None
 
 
 def _filter_choices(r: TaskReading) -> list[Choice] | Proposal:

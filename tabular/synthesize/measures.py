@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .choices import COUNT_FILLED, LOOKUP, ROWS, Asked, Choice, Product, Way
-from .columns import label_column, measurable, ordinal, timelike, yearlike
+from .choices import COUNT_FILLED, ROWS, Asked, Choice, Product, Way
+from .columns import measurable, ordinal, timelike, yearlike
+from .kinds.lookup import lookup_choice
 from .proposal import Proposal
 from .schemas import ColumnSchema, DatasetSchema
-from .spans import Span, TaskReading
+from .spans import TaskReading
 
 
 def _needs_measure(r: TaskReading, asked: Asked, groups: list[Choice]) -> bool:
@@ -35,7 +36,7 @@ def measure_choice(
     if asked.fn is not None:
         return asked, None
     if not (groups or r.top or r.buckets or r.share or r.lacking) and (r.values or r.compares or r.ranges or r.likes):
-        return _lookup_choice(r, asked, schemas)
+        return lookup_choice(r, asked, schemas)
     return _rows_or_total_choice(r, asked, groups, schemas)
 
 
@@ -53,37 +54,6 @@ def _product_choice(r: TaskReading, asked: Asked) -> tuple[Asked, Choice] | Prop
     if not options:
         return Proposal(why=f"'{a.text} times {b.text}' needs two number columns to multiply")
     return replace(asked, fn=asked.fn or "sum"), Choice(f"{a.text} times {b.text}", options, "measure")
-
-
-def _lookup_choice(r: TaskReading, asked: Asked, schemas: list[DatasetSchema]) -> tuple[Asked, Choice] | Proposal:
-    """A lookup ("what is the title of the episode written by X", "who won in 2005"): the column
-    asked of the rows that match; of "A or B", the one column both are values of; with no column
-    named, the column that names the rows. One row, when the words say one."""
-    measures = asked.measures
-    columns = [c for m in measures for c in m.targets if c not in asked.dates]
-    if len({m.text for m in measures}) > 1:
-        return Proposal(
-            why="the task names several columns to read ("
-            + ", ".join(m.text for m in measures)
-            + "); ask for one at a time"
-        )
-    either = {c for a, b in r.choices for c, _ in a.targets} & {c for a, b in r.choices for c, _ in b.targets}
-    if not columns and len(either) == 1:
-        # "was Fran Bailey from Vic or WA": the one of the two her row holds
-        (column,) = either
-        columns, measures = [column], [Span(0, 0, "column", [column], column.name)]
-    if not columns:
-        label = label_column(schemas[0]) if len(schemas) == 1 else None
-        if label is None:
-            return Proposal(
-                why="the task asks for rows that match, and no column names the rows: name the column to show"
-            )
-        # "which players …" over players.csv: the rows are said as the dataset's name, in the plural
-        said = r.datasets[0].text if r.datasets else label.name
-        columns, measures = [label], [Span(0, 0, "column", [label], said)]
-    word = measures[0].text
-    one_row = word if (r.only or not word.endswith("s") or word == columns[0].name.lower()) else ""
-    return replace(asked, fn=LOOKUP, measures=measures, one_row=one_row), Choice(word, columns, "measure")
 
 
 def _rows_or_total_choice(

@@ -9,6 +9,12 @@ from collections.abc import Callable
 
 from .choices import COUNT_FILLED, LOOKUP, ROWS, WAY_WORDS, Asked, Choice, Compare, Match, Measure, Picked, Product, Way
 from .filters import date_filters, empty_filter, value_filter
+from .kinds.aggregate import aggregate_of
+from .kinds.count import count_unreadable
+from .kinds.difference import plan_parts as difference_parts
+from .kinds.lookup import plan_parts as lookup_parts
+from .kinds.ranking import order as ranked_order
+from .kinds.share import each_groups_share
 from .proposal import Candidate, Proposal
 from .schemas import ColumnSchema, DatasetSchema
 from .spans import TaskReading
@@ -116,27 +122,24 @@ def _assemble(r: TaskReading, asked: Asked, picked: Picked, by_alias: dict[str, 
     group_by = [{"column": q(c)} for c in picked.groups] + [{"column": q(picked.date), "bucket": b} for b in r.buckets]
     if group_by:
         plan["group_by"] = group_by
-    why = _count_unreadable(fn, measure, picked.values)
+    why = count_unreadable(fn, measure, picked.values)
     if why:
         return why
     if fn == LOOKUP:
-        plan["group_by"] = [{"column": q(measure)}]  # its different values: one answer said once
-        plan["limit"] = 50
-        return plan
+        return plan | lookup_parts(measure, q)
     if fn != "count" and measure is None:
         return "the task names no column to compute over"
     result = "count" if fn == "count" else f"count_{measure.name}" if fn == COUNT_FILLED else f"{fn}_{measure.name}"
-    plan["aggregates"] = [_aggregate(fn, measure, result, q)]
+    plan["aggregates"] = [aggregate_of(fn, measure, result, q)]
     if r.difference:
-        difference = _difference(r, fn, measure, picked.values, q)
+        difference = difference_parts(r, fn, measure, picked.values, q)
         return difference if isinstance(difference, str) else plan | difference
     if r.share:
-        if not group_by or fn not in ("sum", "count"):
-            return "a share ('share of … by …') is each group's part of a total: it needs a total and groups"
-        plan["measures"] = [{"as": "share", "window": {"fn": "share", "of": result}}]
-        if r.share == "percentage":  # "percentage of amount by region": the share per hundred
-            plan["measures"].append({"as": "percentage", "expr": {"mul": ["share", 100]}})
-    order = _order(r, result, [q(c) for c in picked.groups], bool(group_by), plan.get("measures", []))
+        shares = each_groups_share(r, bool(group_by), fn, result)
+        if isinstance(shares, str):
+            return shares
+        plan["measures"] = shares
+    order = ranked_order(r, result, [q(c) for c in picked.groups], bool(group_by), plan.get("measures", []))
     return order if isinstance(order, str) else plan | order
 
 
@@ -267,73 +270,6 @@ def _average(
     if totals:
         inner["where"] = totals  # the average of the rows, not of the rows and their Total
     return {"plan": inner, "alias": AVERAGE_ALIAS}
-
-
-def _count_unreadable(fn: str, measure: Measure | None, values: list[Match]) -> str | None:
-    """Why a count cannot be what the words ask, given the values they name: a value of a column of
-    unique names pins one row ("number of cylinders the Standard 8 has": a count is 1 or 0, the
-    words ask for something the row holds); a value of the column counted names what is counted."""
-    if fn not in ("count", COUNT_FILLED, "count_distinct"):
-        return None
-    pinned = [v.column.name for v in values if v.column.unique and not v.negated]
-    if pinned:
-        return f"the task counts rows but names one row by its {pinned[0]}: name the column of that row to read"
-    if fn != "count" and any(v.column == measure for v in values):
-        # "the number of districts of Lima" where Lima is a district: the value names what the rows are of
-        return f"the task counts {measure.name} but also names one of its values: say what is counted"
-    return None
-
-
-def _aggregate(fn: str, measure: Measure | None, result: str, q: Callable[[ColumnSchema], str]) -> dict:
-    """The plan's one aggregate: a count of rows, a count of a column's filled cells, or the
-    calculation over a column or over two columns multiplied (named `result`)."""
-    if fn == COUNT_FILLED:
-        return {"fn": "count", "column": q(measure)}
-    if isinstance(measure, Product):
-        return {"fn": fn, "expr": {"mul": [q(measure.left), q(measure.right)]}, "as": result}
-    return {"fn": fn} if fn == "count" else {"fn": fn, "column": q(measure)}
-
-
-def _difference(
-    r: TaskReading, fn: str, measure: Measure | None, values: list[Match], q: Callable[[ColumnSchema], str]
-) -> dict | str:
-    """A difference's aggregates and measure: the total of the measure for each of the two values
-    named, and the one less the other (its size when the words say "difference between").
-    Why not, when the two values are not of one column or the measure is no column's total."""
-    first, second = values
-    if first.column != second.column or fn != "sum" or measure is None or isinstance(measure, (Product, Way)):
-        return "a difference compares two values of one column"
-    side = lambda value: [value_filter(q(first.column), first.column, [value])]
-    gap = {"sub": ["first", "second"]}
-    return {
-        "aggregates": [
-            {"fn": "sum", "column": q(measure), "where": side(first.value), "as": "first"},
-            {"fn": "sum", "column": q(measure), "where": side(second.value), "as": "second"},
-        ],
-        "measures": [{"as": "difference", "expr": {"abs": gap} if r.difference == "abs" else gap}],
-    }
-
-
-def _order(r: TaskReading, result: str, names: list[str], grouped: bool, measures: list[dict]) -> dict | str:
-    """How the answer's rows come out: "the top 3 products per region" ranks within each group and
-    keeps the first n of each; a ranking keeps the first n groups; groups come all (up to 1000).
-    Why not, when a ranking has nothing to rank."""
-    if r.top and r.top_group is not None and len(names) > 1:
-        n, desc = r.top
-        within = names[:-1]
-        rank = {"fn": "rank", "partition_by": within, "order_by": [{"column": result, "desc": desc}]}
-        return {
-            "measures": measures + [{"as": "rank", "window": rank}],
-            "having": [{"column": "rank", "op": "le", "value": n}],
-            "order_by": [{"column": name} for name in within] + [{"column": "rank"}, {"column": names[-1]}],
-            "limit": 1000,
-        }
-    if r.top:
-        n, desc = r.top
-        if not grouped:
-            return "a ranking ('top', 'which … highest') needs something to rank: name it"
-        return {"order_by": [{"column": result, "desc": desc}] + [{"column": name} for name in names], "limit": n}
-    return {"limit": 1000} if grouped else {}
 
 
 def _shared(left: DatasetSchema, right: DatasetSchema) -> str | None:

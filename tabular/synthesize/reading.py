@@ -1,35 +1,17 @@
 """How the built-in proposer reads a task: its spans (spans.py) into a TaskReading (what is
 counted, measured, grouped, filtered), pass by pass. Each pass tries its rules, in order, on each
 span not yet placed; the first rule that reads a span ends its turn, and a later pass sees what
-the earlier ones placed. A word no rule places is reported, never dropped."""
+the earlier ones placed. A pass's rules are each kind's own (kinds/: a count's "how many", a
+row's "the first listed", …) and those every kind shares, here and in dates.py, conditions.py and
+comparisons.py (dates, the values named, a number compared, groups, the columns left). A word no
+rule places is reported, never dropped."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .aggregates import (
-    aggregate,
-    aggregate_column_as_word,
-    count_said_again,
-    difference,
-    distinct,
-    grouped_by,
-    how_many,
-    how_many_more,
-    product,
-    share_of,
-    top_n,
-    total_number_of,
-    which_ranks_first,
-)
-from .comparisons import (
-    compared_with_a_number,
-    compared_with_the_average,
-    more_than_a_row,
-    same_as_a_row,
-    the_row_named_before,
-    yes_or_no,
-)
+from . import kinds
+from .comparisons import compared_with_a_number, compared_with_the_average
 from .conditions import column_empty, dataset_lacking, the_only_one, value_named
 from .dates import (
     a_date,
@@ -43,19 +25,17 @@ from .dates import (
     nth_quarter_of_a_year,
     quarter_of_a_year,
 )
-from .positions import (
-    at_the_top,
-    before_or_after,
-    first_column_listed,
-    first_of_a_noun,
-    first_of_a_text_column,
-    first_or_last_listed,
-    next_to_a_value,
-    nth_listed,
-    place_won,
-)
 from .spans import Span, TaskReading, TaskSpans
-from .vocabulary import DIMENSIONS, LIGHT_VERBS, ORDER_WORDS, PLACE_VERBS, SPEED_WORDS, STOPWORDS, TABLE_WORDS
+from .vocabulary import (
+    DIMENSIONS,
+    GROUP_WORDS,
+    LIGHT_VERBS,
+    ORDER_WORDS,
+    PLACE_VERBS,
+    SPEED_WORDS,
+    STOPWORDS,
+    TABLE_WORDS,
+)
 
 Rule = Callable[[TaskSpans, int], bool]
 
@@ -99,25 +79,35 @@ def most_times(task: TaskSpans, i: int) -> bool:
     return True
 
 
-PRODUCTS: tuple[Rule, ...] = (product,)
+def grouped_by(task: TaskSpans, i: int) -> bool:
+    """ "per region", "for each author", "by month": the column or dataset grouped by; after a
+    ranking, "by amount" is what ranks ("top 2 products per region by amount")."""
+    spans, n, r = task.spans, task.n, task.reading
+    word = task.word
+    if not (word(i, *GROUP_WORDS) or task.seq(i, ("for", "each"))):
+        return False
+    k = i + (2 if task.seq(i, ("for", "each")) else 1)
+    while word(k, "the", "each"):
+        k += 1
+    if task.row_noun(k) and spans[k].text.endswith("s"):
+        r.row_noun = spans[k].text
+        task.take(k)  # "how many games were at Braly Stadium": the rows
+    if k < n and spans[k].kind in ("column", "dataset") and k not in task.used:
+        if r.top and word(i, "by") and spans[k].kind == "column" and any(c.type == "number" for c in spans[k].targets):
+            r.measures.append(spans[k])
+            task.take(i, k)
+            return True
+        r.groups.append(spans[k])
+        task.take(*range(i, k + 1))
+        r.loose_each |= word(i, "each", "every")
+    return True
+
+
+# Each pass: every kind's rules of it (kinds/, in the order of kinds.KINDS), and the rules every
+# kind shares. Within a pass each rule reads its own words, so a span is read by one rule at most.
+PRODUCTS: tuple[Rule, ...] = kinds.rules("products")  # "units times price"
 # the shape of the question: a difference, a row by its place, a comparison with a row, a share
-SHAPES: tuple[Rule, ...] = (
-    how_many_more,
-    difference,
-    first_or_last_listed,
-    place_won,
-    nth_listed,
-    first_of_a_noun,
-    first_of_a_text_column,
-    first_column_listed,
-    next_to_a_value,
-    column_empty,
-    dataset_lacking,
-    more_than_a_row,
-    same_as_a_row,
-    the_only_one,
-    share_of,
-)
+SHAPES: tuple[Rule, ...] = (*kinds.rules("shapes"), column_empty, dataset_lacking, the_only_one)
 DATES: tuple[Rule, ...] = (
     between_dates,
     between_years,
@@ -132,22 +122,12 @@ DATES: tuple[Rule, ...] = (
 # what narrows or ranks the rows
 NARROWING: tuple[Rule, ...] = (
     a_period,
-    at_the_top,
-    top_n,
-    which_ranks_first,
+    *kinds.rules("narrowing"),
     compared_with_the_average,
     compared_with_a_number,
     value_named,
 )
-CALCULATIONS: tuple[Rule, ...] = (
-    how_many,
-    distinct,
-    aggregate_column_as_word,
-    total_number_of,
-    count_said_again,
-    aggregate,
-    grouped_by,
-)
+CALCULATIONS: tuple[Rule, ...] = (*kinds.rules("calculations"), grouped_by)
 # what is left: the columns measured, the datasets read
 LEFT: tuple[Rule, ...] = (measure, dataset_named, date_word, most_times)
 
@@ -225,22 +205,6 @@ def either_value(task: TaskSpans) -> None:
     r.choice = bool(r.choices)
 
 
-def the_table_not_its_column(task: TaskSpans) -> None:
-    """ "the first title listed on the chart" where Chart is also a column: the table, not the column."""
-    spans, r, word = task.spans, task.reading, task.word
-    if not r.position:
-        return
-    for k, m in enumerate(spans):
-        if (
-            m.kind == "column"
-            and m.text in TABLE_WORDS
-            and word(k - 1, "the", "this")
-            and word(k - 2, "on", "in", "of")
-            and m in r.measures
-        ):
-            r.measures.remove(m)
-
-
 def unplaced(task: TaskSpans, light: set[str]) -> list[str]:
     """The words no rule placed, but those that carry nothing here: stopwords, the light verbs let
     go, and the words that say again what was read (a place in the list, the sides of a difference,
@@ -279,14 +243,12 @@ def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) ->
     the_row_asked(task)
     for rules in (CALCULATIONS, LEFT):
         each_span(task, rules)
-    the_row_named_before(task)
     the_tables_own_scope(task)
     size_words(task)
-    before_or_after(task)
-    yes_or_no(task)
     r.listed = bool(
         {"listed", "comes", "came", "come", "appears", "appear", "list", "chart", "table"} & set(tokens)
     )  # the list's own order
     either_value(task)
-    the_table_not_its_column(task)
+    for step in kinds.steps():  # a row named before "the same … as which", a yes or no, …
+        step(task)
     return r, unplaced(task, light)

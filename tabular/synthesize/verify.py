@@ -7,7 +7,7 @@ in another, a row beside a named row among filtered rows, a value found whole be
 are the same value with a bracketed note, a count a column of unique names holds to one row,
 every content word of the task placed in the plan stated back as its words (placed.py), a value
 matched whole where a cell lists it among others (listed.py), and a sum where the task counts names or a count of rows where a column holds how
-many (counted.py). Each rule says why it refused; the step abstains with that reason rather than
+many (kinds/count.py). Each rule says why it refused; the step abstains with that reason rather than
 answer."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from .columns import ORDINAL_NAMES, PLACE_NAMES, is_id, ordinal, yearlike
-from .counted import count_where_held, sum_where_counted
+from .kinds.count import count_where_held, sum_where_counted
 from .listed import matched_whole_where_listed
 from .placed import stem, task_grammar, words_left_out
 from .schemas import ColumnSchema, DatasetSchema
@@ -144,7 +144,7 @@ def _listed_in_a_cell(tokens, plan, names, rows, answer, columns, task) -> str:
 
 
 def _count_against_total(tokens, plan, names, rows, answer, columns, task) -> str:
-    """A sum where the task counts names, or a count of rows where a column holds how many (counted.py)."""
+    """A sum where the task counts names, or a count of rows where a column holds how many (kinds/count.py)."""
     return sum_where_counted(tokens, plan, columns) or count_where_held(tokens, plan, columns)
 
 

@@ -1,5 +1,5 @@
 """The reading's rules for comparisons (synthesize/comparisons.py): with a number, with the
-column's average, with a row named."""
+column's average. (With a row named: kinds/test_same_as.py and kinds/test_yes_no.py.)"""
 
 from __future__ import annotations
 
@@ -38,24 +38,3 @@ def test_two_different_columns_around_the_average_are_not_read():
 def test_above_the_average():
     assert compares("who is above the average gold") == [(["Gold"], "gt", AVERAGE)]
     assert compares("nations with more gold than the average") == [(["Gold"], "gt", AVERAGE)]
-
-
-def test_more_than_a_row_named():
-    r, left = reading("which nation won more gold than Norway")
-    assert left == []
-    column, row = r.same
-    assert [c.name for c in column.targets] == ["Gold"] and row.text == "norway" and r.than == "gt"
-    assert r.yes_no == ""
-
-
-def test_the_same_as_a_row_named_either_way_round():
-    r, _ = reading("which nation has the same gold as Peru")
-    column, row = r.same
-    assert [c.name for c in column.targets] == ["Gold"] and row.text == "peru" and r.than == ""
-    r, _ = reading("Peru has the same gold as which nation")
-    assert r.same[1].text == "peru" and r.values == []
-
-
-def test_is_one_row_more_than_another_is_a_yes_or_no():
-    assert reading("did Norway win more gold than Finland")[0].yes_no == "yes"
-    assert reading("did Norway win more or less gold than Finland")[0].yes_no == "more"

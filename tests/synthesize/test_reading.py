@@ -80,3 +80,12 @@ def test_unplaced_lets_stopwords_and_light_verbs_go():
     task.take(1)
     assert unplaced(task, {"paint"}) == []
     assert unplaced(task, set()) == ["paint"]
+
+
+def test_by_after_a_ranking_says_what_ranks_and_each_is_a_loose_group():
+    r, _ = reading("top 2 regions by amount", SALES)
+    assert r.groups == []
+    r, _ = reading("average amount for each region", SALES)
+    assert names(r.groups) == [["region"]] and not r.loose_each
+    r, _ = reading("average amount each region has", SALES)
+    assert names(r.groups) == [["region"]] and r.loose_each

@@ -322,7 +322,7 @@ SONGS = table(
 
 
 def _after(column, value, read):
-    """The plan of "the one after X" (row_order.py's shape): X's row found by a case in a measure."""
+    """The plan of "the one after X" (kinds/row_order.py's shape): X's row found by a case in a measure."""
     return {
         "select": [{"column": read}],
         "measures": [
@@ -431,7 +431,7 @@ def test_a_row_beside_a_named_row_among_filtered_rows_is_refused():
     assert "Year" in check(
         "who finished after nate boyle since 2000?", plan, names, [["Mark Johnston", 2, None]], ["Name"]
     )
-    # the same value as a named row (same_as.py's shape) among filtered rows
+    # the same value as a named row (kinds/same_as.py's shape) among filtered rows
     plan = {
         "where": [{"column": "Points", "op": "not_null"}, {"column": "Nation", "op": "eq", "value": "Peru"}],
         "select": [{"column": "Name"}, {"column": "Points"}],

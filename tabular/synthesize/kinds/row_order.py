@@ -1,19 +1,210 @@
-"""A row by its place in the order of the rows: "the first listed", "the last game", "who came
-third", "who finished first", "the one after X", "previous to X". The rows are numbered as listed
-(a row_number window without an order follows the row ids), unless one date column or one column
-of places won says the order; the row wanted is picked by its number, or by its place beside the
-one row a value names."""
+"""The row-by-place kind: a row by its place in the order of the rows. "the first listed", "the
+last game", "who came third", "who finished first", "the one after X", "previous to X", "at the
+top". The rows are numbered as listed (a row_number window without an order follows the row ids),
+unless one date column or one column of places won says the order; the row wanted is picked by
+its number, or by its place beside the one row a value names. (A count of a place won, "how many
+times did they finish ninth", is a count: count.py reads it again.)"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .columns import PLACE_NAMES, date_columns, label_column, place_columns, time_columns
-from .filters import row_filters, value_filter
-from .proposal import Candidate, Proposal
-from .schemas import ColumnSchema, DatasetSchema
-from .spans import Span, TaskReading
-from .vocabulary import words
+from ..columns import PLACE_NAMES, date_columns, label_column, place_columns, time_columns
+from ..filters import row_filters, value_filter
+from ..proposal import Candidate, Proposal
+from ..schemas import ColumnSchema, DatasetSchema
+from ..spans import Span, TaskReading, TaskSpans
+from ..vocabulary import ORDINAL_WORDS, PLACE_VERBS, RANK_WORDS, TABLE_WORDS, words
+
+# --- grammar: in the list ("the first listed", "the third team listed", "after X", "at the top"), or
+# won ("who finished first", "placed 10th") --------------------------------------------------------
+
+
+def _nth(span: Span) -> int | None:
+    """The place a word or an ordinal says ("third", "10th"), or None."""
+    return ORDINAL_WORDS.get(span.text) if span.kind == "word" else span.targets[0] if span.kind == "ordinal" else None
+
+
+def first_or_last_listed(task: TaskSpans, i: int) -> bool:
+    """ "the first listed", "listed last": the first or the last row of the list."""
+    s, r = task.spans[i], task.reading
+    if not (
+        task.word(i, "first", "last")
+        and (task.word(i - 1, "listed") or task.word(i + 1, "listed"))
+        and r.position is None
+    ):
+        return False
+    r.position = (s.text, None)
+    task.take(i, i - 1 if task.word(i - 1, "listed") else i + 1)
+    return True
+
+
+def place_won(task: TaskSpans, i: int) -> bool:
+    """ "who finished first", "the club ranked in last", "came second", "placed 10th": a place won."""
+    spans, n, r, s = task.spans, task.n, task.reading, task.spans[i]
+    placed_by = i - 2 if task.word(i - 1, "in") else i - 1
+    nth = _nth(s)
+    if not ((task.word(i, "last") or nth) and task.word(placed_by, *PLACE_VERBS) and r.position is None):
+        return False
+    r.position, r.placed = ("last" if s.text == "last" else "first" if nth == 1 else nth, None), True
+    task.take(i, placed_by, *range(placed_by, i), *((i + 1,) if i + 1 < n and spans[i + 1].text == "place" else ()))
+    return True
+
+
+def nth_listed(task: TaskSpans, i: int) -> bool:
+    """ "the third team listed": the row at that place in the list."""
+    spans, n, r = task.spans, task.n, task.reading
+    nth = _nth(spans[i])
+    if not (
+        nth
+        and nth > 1
+        and (
+            task.word(i - 1, "listed")
+            or task.word(i + 1, "listed")
+            or (i + 2 < n and spans[i + 1].kind == "column" and task.word(i + 2, "listed"))
+        )
+        and r.position is None
+    ):
+        return False
+    r.position = (nth, None)
+    task.take(i, *(k for k in (i - 1, i + 1, i + 2) if task.word(k, "listed")))
+    return True
+
+
+def first_of_a_noun(task: TaskSpans, i: int) -> bool:
+    """ "the date of the last game", "the first album": the row the noun's order puts first or last."""
+    spans, r = task.spans, task.reading
+    if not (
+        task.word(i, "first", "last")
+        and task.word(i - 1, "the")
+        and task.row_noun(i + 1)
+        and not spans[i + 1].text.endswith("s")
+        and r.position is None
+        and not task.word(i + 2, "to", "who", "that", "which")
+    ):
+        return False
+    r.position, r.row_noun = (spans[i].text, None), spans[i + 1].text
+    task.take(i, i + 1)
+    return True
+
+
+def first_of_a_text_column(task: TaskSpans, i: int) -> bool:
+    """ "the last leader from Progressive": the last row's Leader (a text column has no largest)."""
+    spans, n, r = task.spans, task.n, task.reading
+    if not (
+        task.word(i, "first", "last")
+        and task.word(i - 1, "the")
+        and i + 1 < n
+        and spans[i + 1].kind == "column"
+        and r.position is None
+        and all(c.type == "string" for c in spans[i + 1].targets)
+        and not task.word(i + 2, "to", "who", "that", "which", "listed")
+    ):
+        return False
+    r.position = (spans[i].text, None)
+    task.take(i)
+    return True
+
+
+def first_column_listed(task: TaskSpans, i: int) -> bool:
+    """ "the first tournament listed": its column is what is asked, of the first row."""
+    spans, n, r = task.spans, task.n, task.reading
+    if not (
+        task.word(i, "first", "last")
+        and i + 2 < n
+        and spans[i + 1].kind == "column"
+        and task.word(i + 2, "listed")
+        and r.position is None
+    ):
+        return False
+    r.position = (spans[i].text, None)
+    task.take(i, i + 2)
+    return True
+
+
+def next_to_a_value(task: TaskSpans, i: int) -> bool:
+    """ "after X", "next after X", "previous to X", "which church is listed below Christ the King":
+    the row after or before the row of a value named."""
+    spans, n, r = task.spans, task.n, task.reading
+    word = task.word
+    side = "after" if word(i, "after", "following") else "before" if word(i, "before", "preceding") else ""
+    if not side and word(i - 1, "listed", "is", "comes", "appears") and word(i, "below", "above", "beneath", "under"):
+        side = "after" if not word(i, "above") else "before"  # "listed below X": the next row
+    j = i + 1
+    if not side and (task.seq(i, ("previous", "to")) or task.seq(i, ("prior", "to"))):
+        side, j = "before", i + 2
+    while word(j, "the"):
+        j += 1
+    if not (side and j < n and spans[j].kind == "value" and r.position is None):
+        return False
+    r.position = (side, spans[j])
+    task.take(*range(i, j + 1))
+    if word(i - 1, "next", "right", "immediately", "just") or word(i - 1, "came", "comes", "listed", *PLACE_VERBS):
+        task.take(i - 1)
+    return True
+
+
+def at_the_top(task: TaskSpans, i: int) -> bool:
+    """ "what tournament is at the top (of the list)?", "the top placed country": the first row
+    listed (or the last, at the bottom), not a ranking; unless the task ranks by another word."""
+    spans, n, r, s = task.spans, task.n, task.reading, task.spans[i]
+    word = task.word
+    if not (
+        s.kind == "word"
+        and s.text in ("top", "bottom")
+        and (
+            word(i - 1, "the", "at")
+            and not (i + 1 < n and spans[i + 1].kind in ("number", "column"))
+            and not word(i + 1, "number", "amount")
+            or word(i + 1, *PLACE_VERBS)
+        )
+    ):
+        return False
+    if r.position is None and not any(w in RANK_WORDS for w in task.tokens if w not in ("top", "bottom")):
+        r.position = ("first" if s.text == "top" else "last", None)
+        task.take(i, i - 1)
+        if word(i + 1, *PLACE_VERBS):
+            r.placed = True
+            task.take(i + 1)
+    return True
+
+
+def the_table_not_its_column(task: TaskSpans) -> None:
+    """ "the first title listed on the chart" where Chart is also a column: the table, not the column."""
+    spans, r, word = task.spans, task.reading, task.word
+    if not r.position:
+        return
+    for k, m in enumerate(spans):
+        if (
+            m.kind == "column"
+            and m.text in TABLE_WORDS
+            and word(k - 1, "the", "this")
+            and word(k - 2, "on", "in", "of")
+            and m in r.measures
+        ):
+            r.measures.remove(m)
+
+
+RULES = {
+    "shapes": (
+        first_or_last_listed,
+        place_won,
+        nth_listed,
+        first_of_a_noun,
+        first_of_a_text_column,
+        first_column_listed,
+        next_to_a_value,
+    ),
+    "narrowing": (at_the_top,),
+}
+STEPS = (the_table_not_its_column,)
+
+# --- plans -----------------------------------------------------------------------------------------
+
+
+def propose(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal | None:
+    """The plans of a row by its place, when the task asks one."""
+    return in_order(r, schemas) if r.position else None
 
 
 def in_order(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
@@ -91,6 +282,8 @@ def in_order(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
 
 # Names of a column that says when a row happened.
 _TIME_NAMES = {"date", "dates", "year", "years", "season", "seasons", "when", "dated", "held"}
+
+
 # How a column of places as text writes the first place.
 _FIRSTS = ["1", "1st", "1.", "=1", "1=", "t1", "t-1", "gold", "winner", "champion", "champions", "w"]
 
@@ -267,3 +460,14 @@ def _in_time_too(part: dict, time: ColumnSchema, on_anchor: Callable[[str], dict
         ],
         "having": part["having"] + [{"column": "since", "op": "ge" if wanted == "after" else "le", "value": 0}],
     }
+
+
+# --- features --------------------------------------------------------------------------------------
+
+
+def made(plan: dict) -> str | None:
+    """A plan that numbers the rows (`position`, `from_last`), finds a row beside a named one
+    (`anchor`), or reads the columns of a row an order puts first."""
+    said = {m.get("as") for m in plan.get("measures") or [] if isinstance(m, dict)}
+    placed = said & {"position", "from_last", "anchor"} or (plan.get("order_by") and plan.get("select"))
+    return "row_by_place" if placed else None

@@ -1,15 +1,66 @@
-"""Questions answered yes or no, or with one of two words, about two rows the task names: "is K2
-taller than Kangchenjunga?" (yes or no), "did A win more or less … than B?" (more, less or the
-same), "was A prime minister before or after B?" (before or after). Each value must name exactly
-one row of one dataset; the plan compares the two rows and says the answer in words."""
+"""The yes/no kind: questions answered yes or no, or with one of two words, about two rows the
+task names: "is K2 taller than Kangchenjunga?" (yes or no), "did A win more or less … than B?"
+(more, less or the same), "was A prime minister before or after B?" (before or after). Each value
+must name exactly one row of one dataset; the plan compares the two rows and says the answer in
+words (a measure named `answer`)."""
 
 from __future__ import annotations
 
-from .columns import time_columns
-from .filters import value_filter
-from .proposal import Candidate, Proposal
-from .schemas import DatasetSchema
-from .spans import TaskReading
+from ..columns import time_columns
+from ..filters import value_filter
+from ..proposal import Candidate, Proposal
+from ..schemas import DatasetSchema
+from ..spans import TaskReading, TaskSpans
+
+# --- grammar: read once the passes are done (a comparison with a row, same_as.py, read first) ---------
+
+
+def before_or_after(task: TaskSpans) -> None:
+    """ "was Macdonald prime minister before or after Bowell?": which of the two rows named comes
+    first (a yes or no question of order; "after Bowell" is no row after it)."""
+    spans, n, r = task.spans, task.n, task.reading
+    ordered = next(
+        (k for k in range(n) if task.seq(k, ("before", "or", "after")) or task.seq(k, ("after", "or", "before"))),
+        None,
+    )
+    values = [k for k in range(n) if spans[k].kind == "value"]
+    if (
+        ordered is not None
+        and task.tokens[0] in ("is", "was", "did", "does", "were", "are")
+        and len(values) == 2
+        and values[0] < ordered < values[1]
+    ):
+        r.yes_no, r.position, r.values = "before", None, [(spans[values[0]], False), (spans[values[1]], False)]
+        task.take(0, ordered, ordered + 1, ordered + 2, *values)
+
+
+def yes_or_no(task: TaskSpans) -> None:
+    """ "is K2 taller than Kangchenjunga?", "did A win more or less rounds than B?": a yes or a no
+    (or more, less or the same), said of two rows."""
+    r, n = task.reading, task.n
+    if (
+        r.same
+        and r.than
+        and task.tokens[0] in ("is", "was", "did", "does", "do", "are", "were", "has", "had", "have")
+        and len(r.values) == 1
+    ):
+        r.yes_no = (
+            "more"
+            if any(task.seq(k, ("more", "or", "less")) or task.seq(k, ("less", "or", "more")) for k in range(n))
+            else "yes"
+        )
+        task.take(*(k for k in range(n) if task.word(k, "more", "less", "or") or k == 0))
+
+
+RULES: dict = {}
+STEPS = (before_or_after, yes_or_no)
+
+# --- plans -----------------------------------------------------------------------------------------
+
+
+def propose(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal | None:
+    """The plan of a question answered yes or no (or more/less, before/after)."""
+    return yes_no(r, schemas) if r.yes_no else None
 
 
 def yes_no(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
@@ -115,3 +166,12 @@ def _before_or_after(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     if where:
         plan["where"] = where
     return Proposal((Candidate(plan, answer=("answer",)),))
+
+
+# --- features --------------------------------------------------------------------------------------
+
+
+def made(plan: dict) -> str | None:
+    """A plan that says its answer in words: a measure named `answer`."""
+    said = {m.get("as") for m in plan.get("measures") or [] if isinstance(m, dict)}
+    return "yes_no" if "answer" in said else None

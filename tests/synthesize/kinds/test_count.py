@@ -1,4 +1,5 @@
-"""A count against a total (tabular/synthesize/counted.py, checked by verify.py on every plan):
+"""The count kind (synthesize/kinds/count.py): 'how many' read, and the tune questions it
+answers; and its checks of a count against a total (verify.py runs them on every plan):
 a sum where the task counts names ("how many nations won gold" answered by adding up Gold), and
 a count of rows where a number column holds how many each row has ("how many wins" answered by
 counting the rows whose Result is Won, beside a Wins column). Plans as any proposer might write
@@ -8,11 +9,34 @@ first or last); beside each, the plan of the same table that must still pass."""
 from __future__ import annotations
 
 import pytest
-from synth_schemas import MEDALS, col, table
+from synth_golden import case_id, cases, expected, proposed
+from synth_schemas import MEDALS, SALES, col, reading, table
 
 from tabular.synthesize.answer import answer_columns
-from tabular.synthesize.counted import counted_noun
+from tabular.synthesize.kinds.count import counted_noun, how_many
+from tabular.synthesize.spans import TaskSpans, spans_of
 from tabular.synthesize.verify import refused
+from tabular.synthesize.vocabulary import words
+
+
+def names(spans):
+    return [[c.name for c in s.targets] for s in spans]
+
+
+def test_how_many_is_a_count_of_what_follows_it():
+    tokens = words("how many different regions")
+    task = TaskSpans(tokens, spans_of(tokens, [SALES]))
+    assert not how_many(task, 1)  # "many" alone starts no count
+    assert how_many(task, 0)
+    r = task.reading
+    assert r.fn == "count" and r.distinct and names(r.count_of) == [["region"]]
+    assert task.used == {0, 1, 2, 3}
+
+
+def test_how_many_of_a_noun_no_column_names_counts_rows_said_so():
+    r, left = reading("how many deliveries were in the North", SALES)
+    assert left == [] and r.row_noun == "deliveries" and r.count_of == []
+
 
 RECORD = table(
     col("Year", "number", unique=True, lo=2001, hi=2005),
@@ -136,3 +160,10 @@ def test_the_noun_counted_is_read_past_total_and_different():
     assert counted_noun(["the", "number", "of", "different", "clubs"]) == "clubs"
     assert counted_noun(["how", "many", "times", "did", "x", "win"]) == ""
     assert counted_noun(["who", "won", "the", "most"]) == ""
+
+
+@pytest.mark.parametrize("case", cases("count"), ids=case_id)
+def test_the_tune_questions_it_answers_keep_their_plans(case):
+    """Each tune question this kind answered right (tests/synthesize/golden/count.json) gets the
+    same candidate plans from the built-in proposer, over its table's schema."""
+    assert proposed(case) == expected(case)

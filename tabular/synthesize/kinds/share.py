@@ -1,21 +1,53 @@
-"""A row's or a group's part of a column's total: "what share of the total points did Ada score?",
-"what percentage of the votes did Smith get?", "what fraction of all goals were scored by Red?".
-The part is the total of the rows the value names, the whole the total of every row (a row that
-totals the others left out of both, as everywhere); "percentage" and "percent" answer per hundred,
-"share", "fraction" and "proportion" as a fraction. The quotient is the plan language's `div`
-(DOUBLE) of the two exact totals, which the answer shows beside it. Each group's share ("share of
-amount by region") is a window, built with the other calculations (builtin.py)."""
+"""The share kind: a part of a column's total. "what share of the total points did Ada score?",
+"what percentage of the votes did Smith get?", "what fraction of all goals were scored by Red?"
+(one row's or group's part, built here), and "share of amount by region" (each group's part, a
+window over the one calculation's groups: `each_groups_share`). The part is the total of the rows
+the value names, the whole the total of every row (a row that totals the others left out of both,
+as everywhere); "percentage" and "percent" answer per hundred, "share", "fraction" and
+"proportion" as a fraction. The quotient is the plan language's `div` (DOUBLE) of the two exact
+totals, which the answer shows beside it."""
 
 from __future__ import annotations
 
-from .columns import is_id, yearlike
-from .filters import value_filter
-from .proposal import Candidate, Proposal
-from .schemas import DatasetSchema
-from .spans import TaskReading
-from .vocabulary import words
+from ..columns import is_id, yearlike
+from ..filters import value_filter
+from ..proposal import Candidate, Proposal
+from ..schemas import DatasetSchema
+from ..spans import TaskReading, TaskSpans
+from ..vocabulary import PERCENT_WORDS, SHARE_WORDS, words
+
+# --- grammar ---------------------------------------------------------------------------------------
+
+
+def share_of(task: TaskSpans, i: int) -> bool:
+    """ "what percentage of the votes", "share of amount by region": each group's part of the whole,
+    not "at least 60 percent of the vote" (a number's unit)."""
+    spans, s = task.spans, task.spans[i]
+    if not (
+        task.word(i, *SHARE_WORDS, *PERCENT_WORDS)
+        and task.word(i + 1, "of")
+        and not (i > 0 and spans[i - 1].kind == "number")
+    ):
+        return False
+    task.reading.share = "percentage" if s.text in PERCENT_WORDS else "share"
+    task.take(i, i + 1)
+    return True
+
+
+RULES = {"shapes": (share_of,)}
+STEPS = ()
+
+# --- plans -----------------------------------------------------------------------------------------
+
+
+def propose(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal | None:
+    """One row's or group's share (`share_of_total`); each group's share is the one calculation's."""
+    return share_of_total(r, schemas) if r.share and not r.groups else None
+
 
 WHOLE_ALIAS = "all_rows_total"
+
+
 # Column names that say a table holds its own shares: its rows may not be all the whole has (an
 # election's table lists candidates, not every ballot), so a share computed from them is not surely it.
 _SHARE_NAMES = {"%", "percent", "percentage", "pct", "share", "proportion", "fraction"}
@@ -93,3 +125,23 @@ def _negative(value) -> bool:
         return float(str(value)) < 0
     except (TypeError, ValueError):
         return False
+
+
+def each_groups_share(r: TaskReading, grouped: bool, fn: str, result: str) -> list[dict] | str:
+    """ "share of amount by region": each group's part of the total, a window over the groups'
+    totals (or counts), per hundred for "percentage of"; why not, with no groups or no total."""
+    if not grouped or fn not in ("sum", "count"):
+        return "a share ('share of … by …') is each group's part of a total: it needs a total and groups"
+    measures = [{"as": "share", "window": {"fn": "share", "of": result}}]
+    if r.share == "percentage":  # "percentage of amount by region": the share per hundred
+        measures.append({"as": "percentage", "expr": {"mul": ["share", 100]}})
+    return measures
+
+
+# --- features --------------------------------------------------------------------------------------
+
+
+def made(plan: dict) -> str | None:
+    """A plan of a share: one that measures a share or a percentage."""
+    said = {m.get("as") for m in plan.get("measures") or [] if isinstance(m, dict)}
+    return "share" if said & {"share", "percentage"} else None

@@ -1,14 +1,115 @@
-"""Rows compared with one row the task names: "which pylon has the same height as the London
-pylon", "which buildings have more floors than X", "how many players scored more points than
-Bob". The named row's value is a window over all rows (it must name exactly one row); the other
-rows are kept by comparing with it, or counted."""
+"""The same-as kind: rows compared with one row the task names. "which pylon has the same height
+as the London pylon", "which buildings have more floors than X", "how many players scored more
+points than Bob". The named row's value is a window over all rows (it must name exactly one
+row); the other rows are kept by comparing with it, or counted. A question that asks yes or no of
+the two rows ("is K2 taller than X?") is read here and answered by yes_no.py."""
 
 from __future__ import annotations
 
-from .filters import value_filter
-from .proposal import Candidate, Proposal
-from .schemas import ColumnSchema, DatasetSchema
-from .spans import TaskReading
+from ..filters import value_filter
+from ..proposal import Candidate, Proposal
+from ..schemas import ColumnSchema, DatasetSchema
+from ..spans import Span, TaskReading, TaskSpans
+from ..vocabulary import PLACE_VERBS, THAN_SIZES, THAN_WORDS
+
+# --- grammar ---------------------------------------------------------------------------------------
+
+
+def _than(spans: list[Span], i: int) -> tuple[str, int | None, int, int] | None:
+    """At "than" (span i): "more COLUMN than [the] VALUE" or "taller than [the] VALUE": the
+    comparison, the column's span (None: the size word says it), the value's span, the start."""
+    n = len(spans)
+    k = i + 1
+    while k < n and spans[k].kind == "word" and spans[k].text == "the":
+        k += 1
+    if not (k < n and spans[k].kind == "value"):
+        return None
+    before = spans[i - 1] if i > 0 else None
+    if (
+        before is not None
+        and before.kind == "column"
+        and i > 1
+        and spans[i - 2].kind == "word"
+        and spans[i - 2].text in THAN_WORDS
+    ):
+        return THAN_WORDS[spans[i - 2].text], i - 1, k, i - 2
+    if (
+        before is not None
+        and before.kind == "word"
+        and before.text in THAN_WORDS
+        and before.text in THAN_SIZES
+        and not (i > 1 and spans[i - 2].kind == "word" and spans[i - 2].text in PLACE_VERBS)
+    ):
+        return THAN_WORDS[before.text], None, k, i - 1
+    return None
+
+
+def _same_as(spans: list[Span], i: int) -> tuple[int, int | None, int] | None:
+    """At "same" (span i): "same [amount of] COLUMN as [the] VALUE" or "… as which/what …":
+    the column's span, the value's span (None when the value is said elsewhere), the end."""
+    n = len(spans)
+    j = i + 1
+    while j < n and spans[j].kind == "word" and spans[j].text in ("amount", "number", "of", "the"):
+        j += 1
+    if not (j + 1 < n and spans[j].kind == "column" and spans[j + 1].kind == "word" and spans[j + 1].text == "as"):
+        return None
+    k = j + 2
+    while k < n and spans[k].kind == "word" and spans[k].text == "the":
+        k += 1
+    if k < n and spans[k].kind == "value":
+        return j, k, k + 1
+    if k < n and spans[k].kind == "word" and spans[k].text in ("which", "what"):
+        return j, None, k  # the value is named before "same"; "which pylon" is read as the question it is
+    return None
+
+
+def more_than_a_row(task: TaskSpans, i: int) -> bool:
+    """ "which building has more floors than the Landmark Hotel", "which player is taller than X":
+    the rows whose column is more or less than the named row's (a size word: the size it measures)."""
+    spans, r = task.spans, task.reading
+    if not (task.word(i, "than") and r.same is None and _than(spans, i) is not None):
+        return False
+    op, column, anchor, start = _than(spans, i)
+    r.same, r.than = (
+        (
+            spans[column] if column is not None else Span(i, i, "dimension", [], spans[i - 1].text),
+            spans[anchor],
+        ),
+        op,
+    )
+    task.take(*range(start, anchor + 1))
+    return True
+
+
+def same_as_a_row(task: TaskSpans, i: int) -> bool:
+    """ "which pylon has the same height as the London pylon", "the London pylon has the same height
+    as which pylon": the rows whose column is the named row's."""
+    spans, r = task.spans, task.reading
+    if not (task.word(i, "same") and r.same is None and _same_as(spans, i) is not None):
+        return False
+    column, anchor, end = _same_as(spans, i)
+    r.same = (spans[column], spans[anchor] if anchor is not None else None)
+    task.take(*range(i, end))
+    task.take(*(k for k in range(task.n) if task.word(k, "other", "else")))  # "what other bridge": left out anyway
+    return True
+
+
+def the_row_named_before(task: TaskSpans) -> None:
+    """ "the London pylon has the same height as which pylon": the row compared is the one value named."""
+    r = task.reading
+    if r.same and r.same[1] is None and len(r.values) == 1 and not r.values[0][1]:
+        r.same = (r.same[0], r.values.pop()[0])
+
+
+RULES = {"shapes": (more_than_a_row, same_as_a_row)}
+STEPS = (the_row_named_before,)
+
+# --- plans -----------------------------------------------------------------------------------------
+
+
+def propose(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal | None:
+    """The plan of rows compared with a named row; a yes or no asked of the two is yes_no.py's."""
+    return same_as(r, schemas) if r.same and not r.yes_no else None
 
 
 def same_as(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
@@ -124,3 +225,14 @@ def _counted(r: TaskReading, schema: DatasetSchema, held: ColumnSchema, value, s
         else "",
         rows_are=r.row_noun if not r.count_of else "",
     )
+
+
+# --- features --------------------------------------------------------------------------------------
+
+
+def made(plan: dict) -> str | None:
+    """A plan that finds the named row by a window (`anchor`): a row by place, to the features
+    (their kinds predate this one); a count of the rows compared is an extreme there (its max of
+    `anchors`), told apart by aggregate.py."""
+    said = {m.get("as") for m in plan.get("measures") or [] if isinstance(m, dict)}
+    return "row_by_place" if "anchor" in said else None

@@ -1,0 +1,75 @@
+"""The kinds' registry (synthesize/kinds/__init__.py): every kind says its grammar, its plans and
+its features hook the same way; the reading runs their rules in the order of KINDS; the first kind
+that builds its plans alone builds them; and a plan's kind is what the features say it is."""
+
+from __future__ import annotations
+
+import pytest
+from synth_golden import cases
+from synth_schemas import MEDALS, SALES, reading
+
+from tabular.synthesize import kinds
+from tabular.synthesize.features import plan_kind as features_plan_kind
+from tabular.synthesize.reading import CALCULATIONS, NARROWING, PRODUCTS, SHAPES
+
+PASSES = ("products", "shapes", "narrowing", "calculations")
+
+
+@pytest.mark.parametrize("kind", kinds.KINDS, ids=lambda k: k.__name__.rsplit(".", 1)[1])
+def test_each_kind_has_its_grammar_its_plans_and_its_features_hook(kind):
+    assert set(kind.RULES) <= set(PASSES)
+    assert all(callable(rule) for rules in kind.RULES.values() for rule in rules)
+    assert all(callable(step) for step in kind.STEPS)
+    assert callable(kind.propose) and callable(kind.made)
+    assert kind in kinds.TOLD_APART
+
+
+def test_each_pass_reads_every_kinds_rules_of_it_once():
+    for stage, rules in zip(PASSES, (PRODUCTS, SHAPES, NARROWING, CALCULATIONS)):
+        own = kinds.rules(stage)
+        assert own and all(rules.count(rule) == 1 for rule in own), stage
+
+
+def test_at_the_top_is_a_row_by_place_before_it_is_a_ranking():
+    """row_order's "at the top" comes before ranking's "top 3" in the one pass both read "top" in."""
+    r, left = reading("which nation is at the top")
+    assert left == [] and r.position == ("first", None) and r.top is None
+    r, left = reading("top 3 regions by amount", SALES)
+    assert left == [] and r.position is None and r.top == (3, True)
+
+
+def test_a_yes_or_no_of_two_rows_is_built_by_yes_no_not_same_as():
+    r, left = reading("did Norway win more gold than Finland")
+    assert left == [] and r.same and r.yes_no
+    assert kinds.same_as.propose(r, [MEDALS]) is None
+    (candidate,) = kinds.propose(r, [MEDALS]).candidates
+    assert kinds.plan_kind(candidate.plan) == "yes_no"
+
+
+def test_a_calculation_is_no_kinds_own():
+    r, _ = reading("total gold per nation")
+    assert kinds.propose(r, [MEDALS]) is None
+
+
+GOLDEN_PLANS = [
+    candidate["plan"]
+    for kind in ("share", "same_as", "yes_no", "count", "row_order", "difference", "ranking", "aggregate", "lookup")
+    for case in cases(kind)
+    for candidate in case["candidates"]
+]
+HAND_PLANS = [
+    {"datasets": [], "measures": [{"as": "answer", "expr": {}}, {"as": "share", "expr": {}}]},
+    {"datasets": [], "measures": [{"as": "difference", "expr": {}}], "aggregates": [{"fn": "sum"}]},
+    {"datasets": [], "order_by": [{"column": "x"}], "select": [{"column": "x"}]},
+    {"datasets": [], "aggregates": [{"fn": "count"}, {"fn": "max", "column": "anchors"}]},
+    {"datasets": [], "aggregates": [{"fn": "median", "column": "x"}, {"fn": "min", "column": "x"}]},
+    {"datasets": [], "group_by": [{"column": "x"}]},
+    {"datasets": []},
+]
+
+
+def test_the_kind_of_a_plan_is_what_the_features_say():
+    """The features hook (each kind's `made`, in TOLD_APART order) reads a plan as features.py does,
+    on every golden plan and on plans of several kinds at once, as a chat proposer may write."""
+    for plan in GOLDEN_PLANS + HAND_PLANS:
+        assert kinds.plan_kind(plan) == features_plan_kind(plan), plan
