@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -16,14 +18,17 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from planner.compile import ROW_ID, Compiled
+from planner.compile import Compiled
+from planner.resolved import ROW_ID, Resolved
 from planner.schema import DatasetInfo
-from planner.targets import CLICKHOUSE_SETTINGS, clickhouse_type
+from planner.targets import CLICKHOUSE, CLICKHOUSE_SETTINGS, clickhouse_type
 
 from ..errors import BackendTimeout, Overloaded, past_38_digits
+from ..jsonval import json_rows
 from ..settings import Settings
 from ..store.export import destination, export_snapshot
 from ..store.home import Catalog
+from .base import Capabilities, HomeRef, Streamed
 
 DIALECT = "clickhouse"
 # ClickHouse error codes met while running a plan.
@@ -32,6 +37,10 @@ TOO_SLOW = 160
 DECIMAL_OVERFLOW = 407
 ARGUMENT_OUT_OF_BOUND = 69
 THROW_IF = 395  # a sum past 38 digits (planner/targets.py)
+
+TABLE_EXISTS = "SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {name:String}"
+# A snapshot's table: its columns are set on the parsed statement (an empty sort key: rows in load order).
+MERGE_TREE = "CREATE TABLE t (x Int64) ENGINE = MergeTree ORDER BY tuple()"
 
 
 class ClickHouseError(Exception):
@@ -203,6 +212,7 @@ def _literal(value: Any) -> exp.Expression:
 def _table_function(location: str) -> exp.Expression:
     """file() for a local path, s3() for an object-store URL; the location is a parameter."""
     kind = "file" if "://" not in location or location.startswith("file://") else "s3"
+    # sqlglot has no node for ClickHouse's file() and s3() table functions: called by name.
     return exp.Anonymous(
         this=kind,
         expressions=[
@@ -213,21 +223,55 @@ def _table_function(location: str) -> exp.Expression:
 
 
 class ClickHouseBackend:
-    """Runs compiled plans on ClickHouse over the snapshots' Parquet exports."""
+    """Runs compiled plans on ClickHouse over the snapshots' Parquet exports, each loaded once
+    into a table of its own (place); a whole result streams from the home's own engine."""
 
-    def __init__(self, catalog: Catalog, settings: Settings):
-        self.catalog, self.settings = catalog, settings
-        if settings.clickhouse_host == "chdb":
-            self.conn: _Chdb | _Server = _Chdb.shared(str(catalog.home / "chdb"))
-        else:
-            self.conn = _Server(settings)
-        self.engine = self.conn.version
+    name = "clickhouse"
+    target = CLICKHOUSE
+    capabilities = Capabilities(reuses_resolutions=False, counts_unread=False, streams=False)
+
+    def __init__(self, catalog: Catalog, settings: Settings) -> None:
+        self._home, self.settings = HomeRef(catalog), settings
         self.database = settings.clickhouse_database
         self.loaded: set[str] = set()
-        self._loading = threading.Lock()
-        self.conn.command(
-            exp.Create(this=exp.to_identifier(self.database, quoted=True), kind="DATABASE", exists=True).sql(DIALECT)
-        )
+        self._loading, self._connecting = threading.Lock(), threading.Lock()
+        self._conn: _Chdb | _Server | None = None
+
+    @property
+    def conn(self) -> _Chdb | _Server:
+        """The connection, made on first use (a plan is checked before ClickHouse is asked)."""
+        if self._conn is None:
+            with self._connecting:
+                if self._conn is None:
+                    settings = self.settings
+                    if settings.clickhouse_host == "chdb":
+                        conn: _Chdb | _Server = _Chdb.shared(str(self._home.catalog.home / "chdb"))
+                    else:
+                        conn = _Server(settings)
+                    database = exp.Create(
+                        this=exp.to_identifier(self.database, quoted=True), kind="DATABASE", exists=True
+                    )
+                    conn.command(database.sql(DIALECT))
+                    self._conn = conn
+        return self._conn
+
+    @property
+    def engine(self) -> str:
+        return self.conn.version
+
+    def place(self, resolved: Resolved, dry_run: bool) -> None:
+        """The plan's snapshots named as ClickHouse names them (exported and loaded there on
+        first use; a dry run loads nothing). Resolutions are renamed per call: never kept."""
+        for _, s, _ in resolved.read_sources():
+            s.info = replace(s.info, table=self.table(s.info) if not dry_run else (self.database, s.info.snapshot_id))
+
+    def finish(self, compiled: Compiled) -> Compiled:
+        return compiled
+
+    def deadline(self, left: float, settings: Settings) -> float:
+        """ClickHouse's own max_execution_time: query_seconds whole (its first load of a
+        snapshot, checking and compiling are not counted in it)."""
+        return settings.query_seconds
 
     def table(self, info: DatasetInfo) -> tuple[str, str]:
         """The snapshot's table in ClickHouse, exported and loaded on first use."""
@@ -241,13 +285,11 @@ class ClickHouseBackend:
 
     def _load(self, info: DatasetInfo) -> None:
         sid = info.snapshot_id
-        found = self.conn.query(
-            "SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {name:String}",
-            {"db": self.database, "name": sid},
-        )
+        found = self.conn.query(TABLE_EXISTS, {"db": self.database, "name": sid})
         if found.column("n")[0].as_py():
             return
-        export = export_snapshot(self.catalog, sid, destination(self.catalog, self.settings.snapshot_export))
+        catalog = self._home.catalog
+        export = export_snapshot(catalog, sid, destination(catalog, self.settings.snapshot_export))
         columns = [(ROW_ID, "Int64")] + [(c.name, clickhouse_type(c.physical) or "String") for c in info.columns]
         loading = f"{sid}__loading"
         qualified = lambda name: exp.table_(name, db=self.database, quoted=True)
@@ -262,17 +304,19 @@ class ClickHouseBackend:
                 for name, kind in columns
             ],
         )
-        create = sqlglot.parse_one("CREATE TABLE t (x Int64) ENGINE = MergeTree ORDER BY tuple()", read=DIALECT)
+        create = sqlglot.parse_one(MERGE_TREE, read=DIALECT)
         create.set("this", schema)
         self.conn.command(create.sql(DIALECT))
         self.conn.load(qualified(loading).sql(DIALECT), [name for name, _ in columns], export.location)
-        # Loaded whole, then renamed: a reader never meets half a snapshot.
-        rename = exp.Command(
-            this="RENAME", expression=f"TABLE {qualified(loading).sql(DIALECT)} TO {qualified(sid).sql(DIALECT)}"
-        )
-        self.conn.command(rename.sql(DIALECT))
+        # Loaded whole, then renamed: a reader never meets half a snapshot. sqlglot has no node
+        # for ClickHouse's RENAME TABLE: a Command, its two names quoted by sqlglot.
+        names = " TO ".join(qualified(name).sql(DIALECT) for name in (loading, sid))
+        self.conn.command(exp.Command(this="RENAME", expression="TABLE " + names).sql(DIALECT))
 
-    def run(self, compiled: Compiled, seconds: float) -> list[tuple]:
+    def run(
+        self, compiled: Compiled, settings: Settings, seconds: float, dated: Sequence[tuple[str, str]] = ()
+    ) -> list[list[Any]]:
+        """The rows as DuckDB gives them (_as_duckdb), in their JSON form."""
         try:
             answer = self.conn.query(compiled.sql, compiled.params, seconds)
         except ClickHouseError as err:
@@ -283,7 +327,23 @@ class ClickHouseBackend:
             raise
         physicals = [o.physical for o in compiled.columns] + ["BIGINT"] * compiled.row_id_columns
         columns = [[_as_duckdb(v, p) for v in answer.column(k).to_pylist()] for k, p in enumerate(physicals)]
-        return list(zip(*columns)) if columns else []
+        rows = list(zip(*columns)) if columns else []
+        return json_rows(rows, len(physicals))
+
+    def counts(self, check: Any, settings: Settings, seconds: float) -> tuple[Any, ...]:
+        raise NotImplementedError("a plan's cast checks run on the home's own engine (counts_unread)")
+
+    def stream(
+        self,
+        compiled: Compiled,
+        settings: Settings,
+        names: list[str],
+        counted: Callable[[int], None] | None = None,
+        ended: Callable[[], None] | None = None,
+        interval_text: bool = False,
+        dated: Sequence[tuple[str, str]] = (),
+    ) -> Streamed:
+        raise NotImplementedError("a whole result streams from the home's own engine (backend_for(streams=True))")
 
 
 def _as_duckdb(value: Any, physical: str) -> Any:
@@ -300,11 +360,3 @@ def _as_duckdb(value: Any, physical: str) -> Any:
     if physical == "DATE" and isinstance(value, dt.datetime):
         return value.date()
     return value
-
-
-def backend(catalog: Catalog, settings: Settings) -> ClickHouseBackend:
-    """The catalog's ClickHouse backend, connected on first use."""
-    found = catalog.backends.get("clickhouse")
-    if found is None:
-        found = catalog.backends["clickhouse"] = ClickHouseBackend(catalog, settings)
-    return found  # type: ignore[return-value]

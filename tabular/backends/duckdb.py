@@ -1,22 +1,31 @@
-"""Plans run on the catalog's DuckDB: a statement with a deadline and a memory share (the
-watchdog interrupts it past either), its rows as JSON values or streamed as Arrow batches.
-Writing the SQL is planner/'s; choosing what to run is ops/query's."""
+"""Plans run on the catalog's DuckDB, the home's own engine (DuckDBBackend): a statement with a
+deadline and a memory share (the watchdog interrupts it past either), its rows as JSON values or
+streamed as Arrow batches. Writing the SQL is planner/'s; choosing what to run is ops/query's."""
 
 from __future__ import annotations
 
 import warnings
 import weakref
+from collections.abc import Callable, Sequence
 from contextlib import suppress
+from dataclasses import replace
+from typing import Any
 
 import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
+from planner.compile import Compiled
+from planner.dialect import DIALECT
+from planner.resolved import Resolved
+from planner.targets import DUCKDB
+
 from ..errors import BackendTimeout, ErrorItem, TooLarge, ValidationFailed, past_38_digits
 from ..jsonval import arrow_readable, iso_interval, json_columns, json_rows
 from ..settings import Settings
 from ..store.home import Catalog
+from .base import Capabilities, HomeRef, intervals
 
 # An answer's rows (at most 10,001) are read as Arrow from an executed statement, which DuckDB
 # warns copies them once (see _run): that copy is the point, and no caller needs the warning.
@@ -99,14 +108,12 @@ def with_interval_parts(sql: str, names: list[str]) -> str:
     """The statement with, after all of its own columns, each named INTERVAL column's parts
     (months, days, microseconds, as BIGINT): what DuckDB holds, whole, where Arrow's interval
     type may not hold it (interval_columns reads them). Its rows keep the statement's order."""
-    inner = exp.maybe_parse(sql, dialect="duckdb")
+    inner: exp.Expression = exp.maybe_parse(sql, dialect=DIALECT)
     parts = []
     for k, name in enumerate(names):
 
         def part(unit: str, name: str = name) -> exp.Expression:
-            return exp.Anonymous(
-                this="datepart", expressions=[exp.Literal.string(unit), exp.column(name, _PARTS, quoted=True)]
-            )
+            return exp.Extract(this=exp.var(unit), expression=exp.column(name, _PARTS, quoted=True))
 
         months = exp.Add(this=exp.Mul(this=part("year"), expression=exp.Literal.number(12)), expression=part("month"))
         micros = exp.Add(
@@ -121,7 +128,7 @@ def with_interval_parts(sql: str, names: list[str]) -> str:
     outer = exp.select(exp.Star(), *parts).from_(
         exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(_PARTS, quoted=True)))
     )
-    return outer.sql(dialect="duckdb")
+    return outer.sql(dialect=DIALECT)
 
 
 def interval_text_of(months: pa.Array, days: pa.Array, micros: pa.Array) -> pa.Array:
@@ -186,8 +193,9 @@ def run(
     columns (by place) that are INTERVALs whose parts `sql` adds after all of its own columns
     (with_interval_parts): with `as_json` they are read from the parts, whole, and the parts
     are not among the rows."""
-    cur = catalog.reader()
-    token = catalog.watchdog.watch(cur, seconds)
+    cur = catalog.connections.reader()
+    watchdog = catalog.connections.watchdog
+    token = watchdog.watch(cur, seconds)
     try:
         if as_json:
             # Executed as a statement, then read as Arrow: a relation (cur.sql) binds and
@@ -201,7 +209,7 @@ def run(
             return json_rows(cur.fetchall(), len(types))
         rows = cur.execute(sql, params).fetchall()
     except duckdb.InterruptException:
-        if catalog.watchdog.release(token) == "memory":
+        if watchdog.release(token) == "memory":
             raise over_share(settings, "the plan") from None
         raise BackendTimeout(f"the query ran past its time limit ({seconds:g} s) and was stopped") from None
     except duckdb.OutOfMemoryException:
@@ -209,7 +217,7 @@ def run(
     except (duckdb.OutOfRangeException, duckdb.ConversionException) as err:
         raise out_of_range(str(err).splitlines()[0], dated) from None
     finally:
-        catalog.watchdog.release(token)
+        watchdog.release(token)
     return rows
 
 
@@ -239,11 +247,11 @@ class Stream:
         interval_text: bool = False,
         dated: list[tuple[str, str]] | tuple = (),
     ):
-        self._catalog, self._settings = catalog, settings
+        self._watchdog, self._settings = catalog.connections.watchdog, settings
         self._cancelled = False
-        self._cursor = catalog.cursor()  # its own: the reader outlives this call
-        self._token = catalog.watchdog.watch(self._cursor, settings.export_seconds)
-        self._release = weakref.finalize(self, _release, catalog.watchdog, self._token, self._cursor)
+        self._cursor = catalog.connections.cursor()  # its own: the reader outlives this call
+        self._token = self._watchdog.watch(self._cursor, settings.export_seconds)
+        self._release = weakref.finalize(self, _release, self._watchdog, self._token, self._cursor)
         try:
             # A relation, not a DB-API result: its Arrow reader streams without a copy of the rows.
             relation = self._cursor.sql(sql, params=params)
@@ -299,7 +307,7 @@ class Stream:
     def _stopped(self) -> TooLarge | BackendTimeout | Cancelled:
         """Why the statement was interrupted (before its first batch or while streaming): its
         memory share (413), export_seconds (504), or its reader cancelled it; it is let go."""
-        why = self._catalog.watchdog.release(self._token)
+        why = self._watchdog.release(self._token)
         self.close()
         if self._cancelled:
             return Cancelled("the result was cancelled: its reader went away")
@@ -333,3 +341,73 @@ def _release(watchdog, token: int, cursor) -> None:
     watchdog.release(token)
     with suppress(duckdb.Error):
         cursor.close()
+
+
+class DuckDBBackend:
+    """The home's own engine: this process's DuckDB, reading the snapshot files where they are
+    (attached READ_ONLY on first use), a duration's parts read beside it, whole results streamed."""
+
+    name = "duckdb"
+    target = DUCKDB
+    engine = f"duckdb {duckdb.__version__}"
+    capabilities = Capabilities(reuses_resolutions=True, counts_unread=True, streams=True)
+
+    def __init__(self, catalog: Catalog, settings: Settings) -> None:
+        self._home = HomeRef(catalog)
+
+    def place(self, resolved: Resolved, dry_run: bool) -> None:
+        if not dry_run:
+            self._home.catalog.snapshots.attach(s.info.snapshot_id for _, s, _ in resolved.read_sources())
+
+    def finish(self, compiled: Compiled) -> Compiled:
+        """Arrow carries an INTERVAL's time as int64 nanoseconds, which wrap past 292 years: the
+        statement also hands over each duration's parts, which the answer is read from."""
+        durations = intervals(compiled)
+        if not durations:
+            return compiled
+        names = [compiled.columns[k].name for k in durations]
+        return replace(compiled, sql=with_interval_parts(compiled.sql, names))
+
+    def deadline(self, left: float, settings: Settings) -> float:
+        return left  # checking and compiling counted inside query_seconds
+
+    def run(
+        self, compiled: Compiled, settings: Settings, seconds: float, dated: Sequence[tuple[str, str]] = ()
+    ) -> list[list[Any]]:
+        return run(
+            self._home.catalog,
+            settings,
+            compiled.sql,
+            compiled.params,
+            seconds,
+            as_json=True,
+            intervals=intervals(compiled),
+            dated=tuple(dated),
+        )
+
+    def counts(self, check: Any, settings: Settings, seconds: float) -> tuple[Any, ...]:
+        (row,) = run(self._home.catalog, settings, check.sql, check.params, seconds)
+        return tuple(row)
+
+    def stream(
+        self,
+        compiled: Compiled,
+        settings: Settings,
+        names: list[str],
+        counted: Callable[[int], None] | None = None,
+        ended: Callable[[], None] | None = None,
+        interval_text: bool = False,
+        dated: Sequence[tuple[str, str]] = (),
+    ) -> Stream:
+        return Stream(
+            self._home.catalog,
+            settings,
+            compiled.sql,
+            compiled.params,
+            names,
+            counted or (lambda rows: None),
+            ended or (lambda: None),
+            intervals=intervals(compiled),
+            interval_text=interval_text,
+            dated=tuple(dated),
+        )

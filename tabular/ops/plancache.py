@@ -16,7 +16,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from planner.compile import compile_plan
@@ -24,9 +24,9 @@ from planner.models import QueryPlan
 from planner.rebind import read_slots, rebind, slot_values
 from planner.receipt import plan_hash
 from planner.resolved import PlanInvalid, Resolved
-from planner.targets import DUCKDB
 
-from ..backends.duckdb import with_interval_parts
+from ..backends.base import backend_for
+from ..backends.base import intervals as intervals  # the result's durations, for whole.py
 from ..errors import TooLarge
 from .context import Context
 from .plancheck import check_pinned, limits, refused, resolve_plan
@@ -136,7 +136,7 @@ def _snapshots(resolved: Resolved) -> tuple:
     )
 
 
-def hash_of(ctx: Context, body: QueryPlan, text: PlanText) -> str:
+def hash_of(ctx: Context, body: Any, text: PlanText) -> str:
     """planner.receipt.plan_hash of the plan alone (not who asks, nor how its rows are sent),
     computed once per plan text."""
     key = (body.org, body.namespace, text.exact)  # a pure function of the plan, yet kept per tenant as all is
@@ -148,11 +148,6 @@ def hash_of(ctx: Context, body: QueryPlan, text: PlanText) -> str:
     return found
 
 
-def intervals(compiled) -> list[int]:
-    """The result columns (by place) that are DuckDB INTERVALs (durations)."""
-    return [k for k, o in enumerate(compiled.columns) if o.physical == "INTERVAL" or o.type == "duration"]
-
-
 def prepared(ctx: Context, body, target, text: PlanText, whole: bool = False) -> tuple[Resolved, Any, float]:
     """The plan resolved and compiled, with the time resolving ended (perf_counter). A plan of a
     shape asked before in this org and namespace, the catalog unchanged since, takes that
@@ -161,7 +156,7 @@ def prepared(ctx: Context, body, target, text: PlanText, whole: bool = False) ->
     its filters hold the values of the plan first resolved, and this plan's are the statement's
     parameters (nothing after compiling reads a filter's values). Else both are done, and kept."""
     cache = cache_for(ctx)
-    key = (body.org, body.namespace, target.name, limits(ctx.settings), text.shape, ctx.catalog.generation)
+    key = (body.org, body.namespace, target.name, limits(ctx.settings), text.shape, ctx.catalog.rows.generation)
     kept = cache.get("resolved", key)
     if kept is not None:
         values = read_slots(kept, body)
@@ -175,8 +170,8 @@ def prepared(ctx: Context, body, target, text: PlanText, whole: bool = False) ->
     resolved = resolve_plan(ctx, body, target)
     validated = time.perf_counter()
     out = compiled(ctx, body, resolved, target, text, whole)
-    # ClickHouse's sources are renamed after resolving (ops/query.py): its resolutions are not kept.
-    if target is DUCKDB and slot_values(resolved) is not None:
+    # A backend that renames the sources after resolving (its own tables) keeps no resolution.
+    if _backend(ctx, target).capabilities.reuses_resolutions and slot_values(resolved) is not None:
         cache.put("resolved", key, resolved)
     return resolved, out, validated
 
@@ -207,11 +202,12 @@ def compiled(ctx: Context, body, resolved: Resolved, target, text: PlanText, who
         raise TooLarge(
             f"the plan compiles to {len(out.sql)} bytes of SQL, over {settings.max_sql_bytes} (max_sql_bytes): fewer computed columns or filters"
         )
-    if target.name == "duckdb" and intervals(out):
-        # Arrow carries an INTERVAL's time as int64 nanoseconds, which wrap past 292 years: the
-        # statement also hands over each duration's parts, which the answer is read from.
-        names = [out.columns[k].name for k in intervals(out)]
-        out = replace(out, sql=with_interval_parts(out.sql, names))
+    out = _backend(ctx, target).finish(out)  # what the engine's result format needs added
     if slot_values(resolved) is not None:
         cache.put("compiled", key, out)
     return out
+
+
+def _backend(ctx: Context, target):
+    """The home's backend that runs what is compiled for `target`."""
+    return backend_for(ctx.catalog, ctx.settings, target.name)

@@ -8,20 +8,16 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any, ClassVar, Literal
 
-import duckdb
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from planner.models import QueryPlan
 from planner.receipt import QueryReceipt
-from planner.targets import TARGETS
 
-from ..backends.duckdb import run
+from ..backends.base import backend_for
 from ..charts import MAX_BARS, plot
 from ..display import query_html, query_repr, whole_html, whole_repr
-from ..jsonval import json_rows
 from ..models import OpOut
 from ..results import FORMATS as RESULT_FORMATS
 from ..results import polars_ready
@@ -29,7 +25,7 @@ from ..synthesize.answer import conditions as plan_conditions
 from .answer import ResultColumn, checks, dated, elapsed, incomplete, receipt, result_columns, unread
 from .context import Context
 from .plancache import compiled as compiled_plan
-from .plancache import hash_of, intervals, plan_text, prepared
+from .plancache import hash_of, plan_text, prepared
 from .plancheck import resolve_plan, time_left
 from .typed import arrow_array, typed
 from .whole import Whole
@@ -49,7 +45,7 @@ class QueryIn(QueryPlan):
 
 
 class QueryExportIn(QueryIn):
-    format: Literal[tuple(RESULT_FORMATS)] = Field(
+    format: Literal[tuple(RESULT_FORMATS)] = Field(  # type: ignore[valid-type]  # the formats' one table
         "arrow", description="How the rows are written: an Arrow IPC stream, CSV, Parquet or newline-delimited JSON."
     )
 
@@ -88,7 +84,7 @@ class QueryOut(OpOut):
     )
     receipt: QueryReceipt
     # Set by the namespace that ran it: every row of the same plan, streamed (to_arrow(whole=True)).
-    _stream_whole: Callable[[], Any] | None = PrivateAttr(None)
+    _stream_whole: Callable[..., Any] | None = PrivateAttr(None)  # (format: str = 'arrow')
 
     def typed_rows(self) -> list[list[Any]]:
         """The rows as Python values, in `columns` order: Decimal for a decimal column (exactly as
@@ -151,68 +147,42 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     """Answer a typed plan over ingested datasets: filters, joins, groups, aggregates, exact results and a receipt of what was read."""
     started = time.perf_counter()
     settings = ctx.settings
-    target = TARGETS.get(settings.query_engine)
-    if target is None:
-        raise ValueError(f"query_engine {settings.query_engine!r} is none of {', '.join(TARGETS)}")
+    backend = backend_for(ctx.catalog, settings)
+    target = backend.target
     text = plan_text(body)
-    clickhouse = None
-    if target.name == "clickhouse":
-        resolved = resolve_plan(ctx, body, target)
-        validated = time.perf_counter()
-        clickhouse = _on_clickhouse(ctx, body, resolved)
-        compiling = time.perf_counter()
-        compiled = compiled_plan(ctx, body, resolved, target, text)
-    else:
+    if backend.capabilities.reuses_resolutions:
         resolved, compiled, validated = prepared(ctx, body, target, text)
-        compiling = validated
-    compiled_at = time.perf_counter()
-    # Checking and compiling count inside query_seconds (ClickHouse's first load of a snapshot does not).
-    left = time_left((validated - started) + (compiled_at - compiling), settings.query_seconds)
+    else:
+        resolved, compiled = resolve_plan(ctx, body, target), None
+        validated = time.perf_counter()
+    prepared_at = time.perf_counter()
+    # The plan's snapshots made readable by the backend (a first load there is not counted).
+    backend.place(resolved, body.dry_run)
+    placed = time.perf_counter()
+    if compiled is None:
+        compiled = compiled_plan(ctx, body, resolved, target, text)
+        compiled_at = time.perf_counter()
+        spent = (prepared_at - started) + (compiled_at - placed)
+    else:
+        compiled_at = prepared_at
+        spent = prepared_at - started
+    # Checking and compiling count inside query_seconds.
+    left = time_left(spent, settings.query_seconds)
     rows: list = []
     warnings: list[str] = []
     if not body.dry_run:
-        if not clickhouse:
-            ctx.catalog.attach(s.info.snapshot_id for _, s, _ in resolved.read_sources())
-        rows = (
-            clickhouse.run(compiled, settings.query_seconds)  # ClickHouse's own max_execution_time
-            if clickhouse
-            else run(
-                ctx.catalog,
-                ctx.settings,
-                compiled.sql,
-                compiled.params,
-                left,
-                as_json=True,
-                intervals=intervals(compiled),
-                dated=dated(body, resolved),
-            )
-        )
-        if not clickhouse:
+        rows = backend.run(compiled, settings, backend.deadline(left, settings), dated(body, resolved))
+        if backend.capabilities.counts_unread:
             for check in checks(compiled):
                 left = settings.query_seconds - (time.perf_counter() - started)
                 warnings.extend(unread(ctx, check, max(left, 0.001)))
     executed = time.perf_counter()
     times = (started, validated, compiled_at, executed)
-    return _answer(ctx, body, resolved, compiled, rows, clickhouse, text, times, warnings)
-
-
-def _on_clickhouse(ctx: Context, body: QueryIn, resolved):
-    """The ClickHouse backend, with the plan's snapshots named as ClickHouse names them
-    (exported and loaded there on first use; a dry run loads nothing)."""
-    from ..backends.clickhouse import backend  # optional backend: chdb is heavy and only loaded when asked
-
-    settings = ctx.settings
-    clickhouse = backend(ctx.catalog, settings)
-    for _, s, _ in resolved.read_sources():
-        s.info = replace(
-            s.info,
-            table=clickhouse.table(s.info) if not body.dry_run else (settings.clickhouse_database, s.info.snapshot_id),
-        )
-    return clickhouse
+    return _answer(ctx, body, resolved, compiled, rows, backend.engine, text, times, warnings)
 
 
 def _answer(
-    ctx: Context, body: QueryIn, resolved, compiled, rows: list, clickhouse, text, times: tuple, warnings: list[str]
+    ctx: Context, body: QueryIn, resolved, compiled, rows: list, engine: str, text, times: tuple, warnings: list[str]
 ) -> QueryOut:
     """The rows the statement gave (JSON values, with row ids and ordering columns after the
     result's) cut to the plan's limit, with what comes with them. The rows are not looked at
@@ -221,9 +191,7 @@ def _answer(
     truncated = len(rows) > body.limit
     rows = rows[: body.limit]
     width = len(compiled.columns)
-    if clickhouse:
-        out_rows = json_rows(rows, width)
-    elif rows and len(rows[0]) > width:
+    if rows and len(rows[0]) > width:
         out_rows = [row[:width] for row in rows]
     else:  # no row ids or ordering columns after the result's: the rows as they came
         out_rows = rows
@@ -234,7 +202,7 @@ def _answer(
         hash_of(ctx, body, text),
         resolved,
         compiled,
-        clickhouse.engine if clickhouse else f"duckdb {duckdb.__version__}",
+        engine,
         len(out_rows),
         elapsed(validated - started, compiled_at - validated, executed - compiled_at, time.perf_counter() - started),
         warnings,
@@ -257,7 +225,8 @@ def query_export(ctx: Context, body: QueryExportIn) -> Whole:
     whole = Whole(ctx, body)
     whole.format = body.format
     try:
-        whole.reader = ctx.catalog.checked(whole.reader, whole.receipt, body.org, body.namespace)
+        read = [d.snapshot_id for d in whole.receipt.datasets]
+        whole.reader = ctx.catalog.snapshots.checked(whole.reader, read, body.org, body.namespace)
         try:
             whole.keep()
             whole.receipt_kept = True

@@ -8,87 +8,16 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
+from typing import Any
 
 from sqlglot import exp
 
+from .catalog_tables import SCHEMA as SCHEMA  # the schema rows.py makes
+from .catalog_tables import TABLES as TABLES  # the tables migrate.py copies
 from .faults import busy
 
-# SQLite column types the catalog's converters read back (module-wide names no one else uses).
-TIME, FLAG = "tabular_time", "tabular_flag"
-
-
-def _read_time(raw: bytes) -> dt.datetime:
-    return dt.datetime.fromisoformat(raw.decode())
-
-
-sqlite3.register_converter(TIME, _read_time)
-sqlite3.register_converter(FLAG, lambda raw: raw not in (b"0", b""))
-
-
-SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS catalog.uploads (
-  upload_id TEXT, org TEXT, namespace TEXT, filename TEXT, bytes INTEGER,
-  sha256 TEXT, content_type TEXT, path TEXT, created_at {TIME});
-CREATE TABLE IF NOT EXISTS catalog.jobs (
-  ingestion_id TEXT PRIMARY KEY, org TEXT, namespace TEXT, source_uri TEXT, upload_id TEXT,
-  state TEXT, stage TEXT, attempts INTEGER, error_code TEXT, error_message TEXT,
-  format TEXT, coverage JSON, warnings JSON, revision INTEGER, expected_revision INTEGER,
-  filename TEXT, progress JSON, cancel_requested {FLAG}, request JSON,
-  created_at {TIME}, updated_at {TIME}, idempotency_key TEXT, owner TEXT);
-CREATE INDEX IF NOT EXISTS catalog.jobs_state ON jobs (state);
-CREATE TABLE IF NOT EXISTS catalog.sources (
-  org TEXT, namespace TEXT, source_uri TEXT, live_revision INTEGER, last_revision INTEGER,
-  title TEXT, description TEXT, tags JSON, metadata JSON,
-  created_at {TIME}, updated_at {TIME}, PRIMARY KEY (org, namespace, source_uri));
-CREATE TABLE IF NOT EXISTS catalog.revisions (
-  org TEXT, namespace TEXT, source_uri TEXT, revision INTEGER, upload_id TEXT,
-  filename TEXT, format TEXT, parser TEXT, coverage JSON, warnings JSON,
-  extraction_dir TEXT, ingested_at {TIME}, state TEXT, PRIMARY KEY (org, namespace, source_uri, revision));
-CREATE TABLE IF NOT EXISTS catalog.datasets (
-  org TEXT, namespace TEXT, source_uri TEXT, revision INTEGER, dataset_id TEXT,
-  name TEXT, idx INTEGER, extraction TEXT, headers JSON, names JSON, rows INTEGER,
-  origin JSON, warnings JSON, options JSON, live_snapshot TEXT,
-  PRIMARY KEY (org, namespace, source_uri, revision, dataset_id));
-CREATE TABLE IF NOT EXISTS catalog.snapshots (
-  snapshot_id TEXT PRIMARY KEY, org TEXT, namespace TEXT, source_uri TEXT, revision INTEGER,
-  dataset_id TEXT, rows INTEGER, rows_rejected INTEGER, columns JSON, questions JSON,
-  approved {FLAG}, approved_at {TIME}, approved_by TEXT, created_at {TIME});
-CREATE INDEX IF NOT EXISTS catalog.snapshots_source ON snapshots (org, namespace, source_uri);
-CREATE TABLE IF NOT EXISTS catalog.typings (snapshot_id TEXT PRIMARY KEY, typings JSON);
-CREATE TABLE IF NOT EXISTS catalog.approvals (
-  org TEXT, namespace TEXT, source_uri TEXT, revision INTEGER, dataset_id TEXT,
-  old_snapshot TEXT, new_snapshot TEXT, approved_by TEXT, approved_at {TIME},
-  retyped {FLAG}, changes JSON, settled JSON);
-CREATE TABLE IF NOT EXISTS catalog.deletions (
-  org TEXT, namespace TEXT, source_uri TEXT, revision INTEGER, deleted_at {TIME},
-  deleted_by TEXT, restored_at {TIME});
-CREATE TABLE IF NOT EXISTS catalog.exports (
-  snapshot_id TEXT, location TEXT, rows INTEGER, bytes INTEGER, exported_at {TIME});
-CREATE TABLE IF NOT EXISTS catalog.dropped (snapshot_id TEXT PRIMARY KEY, dropped_at {TIME});
-CREATE TABLE IF NOT EXISTS catalog.links (
-  link_id TEXT PRIMARY KEY, org TEXT, namespace TEXT, path TEXT, label TEXT, prefix TEXT,
-  patterns JSON, recursive {FLAG}, created_at {TIME}, last_scanned_at {TIME}, missing {FLAG}, paused JSON);
-CREATE TABLE IF NOT EXISTS catalog.link_files (
-  link_id TEXT, rel_path TEXT, source_uri TEXT, size INTEGER, mtime_ns INTEGER, sha256 TEXT,
-  state TEXT, error_code TEXT, error_message TEXT, revision INTEGER, ingestion_id TEXT,
-  last_ingested_at {TIME}, PRIMARY KEY (link_id, rel_path));
-"""
-
-# The tables of the catalog, in the order a home made before this layout is copied over.
-TABLES = (
-    "uploads",
-    "jobs",
-    "sources",
-    "revisions",
-    "datasets",
-    "snapshots",
-    "typings",
-    "approvals",
-    "deletions",
-    "exports",
-    "links",
-    "link_files",
-)
+# What catalog operations are handed: a connection to the catalog (rows.py's `conn`, `change`).
+Con = sqlite3.Connection
 
 
 def snapshot_table(snapshot_id: str) -> exp.Table:
@@ -106,7 +35,7 @@ def _table(table: str) -> exp.Table:
     return exp.table_(exp.to_identifier(table, quoted=True), db="catalog")
 
 
-def _where(key: dict) -> exp.Expression:
+def _where(key: dict[str, Any]) -> exp.Condition:
     """Every column of `key` equal to its value (bound), or NULL where the value is None."""
     return exp.and_(
         *[
@@ -118,18 +47,17 @@ def _where(key: dict) -> exp.Expression:
     )
 
 
-def insert(cur, table: str, **values) -> None:
+def insert(cur: Con, table: str, **values: Any) -> None:
     """One row into catalog.<table>, by column name (columns left out are NULL)."""
     names = [exp.to_identifier(k, quoted=True) for k in values]
     stmt = exp.insert(exp.values([tuple(exp.Placeholder() for _ in values)]), _table(table), columns=names)
     write(cur, stmt.sql(dialect="sqlite"), [_stored(v) for v in values.values()])
 
 
-def update(cur, table: str, key: dict, **values) -> None:
+def update(cur: Con, table: str, key: dict[str, Any], **values: Any) -> None:
     """Set `values` on the catalog.<table> rows matching every column of `key`."""
-    stmt = exp.update(
-        _table(table), {exp.to_identifier(k, quoted=True): exp.Placeholder() for k in values}, where=_where(key)
-    )
+    assignments = [exp.EQ(this=exp.column(k, quoted=True), expression=exp.Placeholder()) for k in values]
+    stmt = exp.Update(this=_table(table), expressions=assignments, where=exp.Where(this=_where(key)))
     write(
         cur,
         stmt.sql(dialect="sqlite"),
@@ -138,11 +66,11 @@ def update(cur, table: str, key: dict, **values) -> None:
 
 
 def insert_snapshot(
-    cur,
+    cur: Con,
     snapshot_id: str,
-    dataset: dict,
-    built,
-    questions: list[dict],
+    dataset: dict[str, Any],
+    built: Any,
+    questions: list[dict[str, Any]],
     typings: str,
     created_at: dt.datetime,
     approved_by: str | None = None,
@@ -169,14 +97,14 @@ def insert_snapshot(
     insert(cur, "typings", snapshot_id=snapshot_id, typings=typings)
 
 
-def write(con, sql: str, params: list):
+def write(con: Con, sql: str, params: list[Any]) -> sqlite3.Cursor:
     try:
         return con.execute(sql, params)
     except sqlite3.OperationalError as err:
         raise busy(err) from None
 
 
-def _stored(value):
+def _stored(value: Any) -> Any:
     """Dicts and lists are held as JSON text, times as ISO text in UTC, flags as 0/1."""
     if isinstance(value, (dict, list)):
         return dumps(value)
@@ -187,7 +115,7 @@ def _stored(value):
     return value
 
 
-def live_datasets(cur, org: str, namespace: str, source_uri: str) -> list:
+def live_datasets(cur: Con, org: str, namespace: str, source_uri: str) -> list[Any]:
     """The datasets of a source's live revision, in the file's order ([] when none is live), each
     with the snapshot it serves: dataset_id, live_snapshot, revision, name, extraction, names,
     headers, extracted (rows), options, then the snapshot's rows, rows_rejected, columns and
@@ -208,34 +136,33 @@ def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def dumps(value) -> str:
+def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
 # -- every question asked of the catalog, by name ------------------------------------------
 # (Rows are sqlite3.Row: read by position or by column name.)
 
-_SOURCE = "org = ? AND namespace = ? AND source_uri = ?"
 
-
-def one(con, sql: str, params: list):
+def one(con: Con, sql: str, params: list[Any]) -> Any:
     return con.execute(sql, params).fetchone()
 
 
-def every(con, sql: str, params: list) -> list:
+def every(con: Con, sql: str, params: list[Any]) -> list[Any]:
     return con.execute(sql, params).fetchall()
 
 
-def source_row(con, org: str, namespace: str, source_uri: str):
+def source_row(con: Con, org: str, namespace: str, source_uri: str) -> Any:
     """The source's row (live_revision, last_revision, title, description, tags, metadata), or None."""
     return one(
         con,
-        f"SELECT live_revision, last_revision, title, description, tags, metadata FROM catalog.sources WHERE {_SOURCE}",
+        "SELECT live_revision, last_revision, title, description, tags, metadata FROM catalog.sources"
+        " WHERE org = ? AND namespace = ? AND source_uri = ?",
         [org, namespace, source_uri],
     )
 
 
-def live_source_uris(con, org: str, namespace: str) -> list[str]:
+def live_source_uris(con: Con, org: str, namespace: str) -> list[str]:
     """The namespace's sources with a live revision."""
     return [
         r[0]
@@ -247,18 +174,18 @@ def live_source_uris(con, org: str, namespace: str) -> list[str]:
     ]
 
 
-def source_uris(con, org: str, namespace: str, live: bool | None = None) -> list[str]:
+def source_uris(con: Con, org: str, namespace: str, live: bool | None = None) -> list[str]:
     """The namespace's sources: the live ones (`live`), the deleted ones (not `live`), or all."""
-    state = {True: " AND live_revision IS NOT NULL", False: " AND live_revision IS NULL", None: ""}[live]
-    return [
-        r[0]
-        for r in every(
-            con, f"SELECT source_uri FROM catalog.sources WHERE org = ? AND namespace = ?{state}", [org, namespace]
-        )
-    ]
+    return [r[0] for r in every(con, SOURCE_URIS, [org, namespace, live, live])]
 
 
-def source_page(con, org: str, namespace: str, after: str, prefix: str, limit: int) -> list:
+SOURCE_URIS = (
+    "SELECT source_uri FROM catalog.sources WHERE org = ? AND namespace = ?"
+    " AND (? IS NULL OR (live_revision IS NOT NULL) = ?)"
+)
+
+
+def source_page(con: Con, org: str, namespace: str, after: str, prefix: str, limit: int) -> list[Any]:
     """Sources after `after` whose uri starts with `prefix`, in uri order: (source_uri, title, tags,
     live_revision, ingested_at of the live revision)."""
     return every(
@@ -270,36 +197,40 @@ def source_page(con, org: str, namespace: str, after: str, prefix: str, limit: i
     )
 
 
-def restorable_revision(con, org: str, namespace: str, source_uri: str) -> int | None:
+def restorable_revision(con: Con, org: str, namespace: str, source_uri: str) -> int | None:
     """The revision the source's latest unrestored deletion took down, or None."""
     row = one(
         con,
-        f"SELECT revision FROM catalog.deletions WHERE {_SOURCE} AND restored_at IS NULL ORDER BY deleted_at DESC LIMIT 1",
+        "SELECT revision FROM catalog.deletions WHERE org = ? AND namespace = ? AND source_uri = ?"
+        " AND restored_at IS NULL ORDER BY deleted_at DESC LIMIT 1",
         [org, namespace, source_uri],
     )
     return row[0] if row else None
 
 
-def approvals(con, org: str, namespace: str, source_uri: str) -> list:
+def approvals(con: Con, org: str, namespace: str, source_uri: str) -> list[Any]:
     """Every approval of the source, oldest first."""
     return every(
         con,
         "SELECT dataset_id, revision, approved_by, approved_at, old_snapshot, new_snapshot, retyped, changes, settled FROM catalog.approvals"
-        f" WHERE {_SOURCE} ORDER BY approved_at, revision, dataset_id",
+        " WHERE org = ? AND namespace = ? AND source_uri = ? ORDER BY approved_at, revision, dataset_id",
         [org, namespace, source_uri],
     )
 
 
-def revision_row(con, org: str, namespace: str, source_uri: str, number: int):
+def revision_row(con: Con, org: str, namespace: str, source_uri: str, number: int) -> Any:
     """The revision's row (ingested_at, format, parser, coverage, state, upload_id), or None."""
     return one(
         con,
-        f"SELECT ingested_at, format, parser, coverage, state, upload_id FROM catalog.revisions WHERE {_SOURCE} AND revision = ?",
+        "SELECT ingested_at, format, parser, coverage, state, upload_id FROM catalog.revisions"
+        " WHERE org = ? AND namespace = ? AND source_uri = ? AND revision = ?",
         [org, namespace, source_uri, number],
     )
 
 
-def revision_datasets(con, org: str, namespace: str, source_uri: str, number: int, dataset_id: str = "") -> list:
+def revision_datasets(
+    con: Con, org: str, namespace: str, source_uri: str, number: int, dataset_id: str = ""
+) -> list[Any]:
     """The revision's datasets (one when `dataset_id` is given), in the file's order, with the
     snapshot each serves: dataset_id, name, idx, live_snapshot, origin, headers, warnings,
     extracted rows, then the snapshot's rows, rows_rejected, columns, questions, approved,
@@ -317,7 +248,7 @@ def revision_datasets(con, org: str, namespace: str, source_uri: str, number: in
     return every(con, sql + " ORDER BY d.idx", params)
 
 
-def live_typings(con, org: str, namespace: str, source_uri: str, dataset_id: str):
+def live_typings(con: Con, org: str, namespace: str, source_uri: str, dataset_id: str) -> Any:
     """The live snapshot of the dataset: (revision, names, typings, approved_by), or None."""
     return one(
         con,
@@ -329,13 +260,13 @@ def live_typings(con, org: str, namespace: str, source_uri: str, dataset_id: str
     )
 
 
-def snapshot_typings(con, snapshot_id: str) -> str | None:
+def snapshot_typings(con: Con, snapshot_id: str) -> str | None:
     """The snapshot's typings as stored (retype.dump), or None for one published before they were."""
     row = one(con, "SELECT typings FROM catalog.typings WHERE snapshot_id = ?", [snapshot_id])
     return row[0] if row else None
 
 
-def extraction_of(con, org: str, namespace: str, source_uri: str, number: int, dataset_id: str):
+def extraction_of(con: Con, org: str, namespace: str, source_uri: str, number: int, dataset_id: str) -> Any:
     """What a dataset is typed again from: (extraction, name, options, rows, the upload's path)."""
     return one(
         con,
@@ -346,7 +277,7 @@ def extraction_of(con, org: str, namespace: str, source_uri: str, number: int, d
     )
 
 
-def serving_snapshots(con, org: str | None = None, namespace: str | None = None) -> list[str]:
+def serving_snapshots(con: Con, org: str | None = None, namespace: str | None = None) -> list[str]:
     """Every snapshot that serves a live revision (of one org / namespace when given)."""
     return [
         r[0]
@@ -360,44 +291,46 @@ def serving_snapshots(con, org: str | None = None, namespace: str | None = None)
     ]
 
 
-def snapshot_owner(con, snapshot_id: str) -> tuple[str, str, str, int, str] | None:
+def snapshot_owner(con: Con, snapshot_id: str) -> tuple[str, str, str, int, str] | None:
     """(org, namespace, source_uri, revision, dataset_id) of a snapshot, or None."""
-    return one(
+    row = one(
         con,
         "SELECT org, namespace, source_uri, revision, dataset_id FROM catalog.snapshots WHERE snapshot_id = ?",
         [snapshot_id],
     )
+    return None if row is None else (row[0], row[1], row[2], row[3], row[4])
 
 
-def snapshots_past(con, org: str, namespace: str, source_uri: str, kept: int) -> list[str]:
+def snapshots_past(con: Con, org: str, namespace: str, source_uri: str, kept: int) -> list[str]:
     """The source's snapshots past the newest `kept` of each dataset."""
     return [
         r[0]
         for r in every(
             con,
             "SELECT snapshot_id FROM (SELECT snapshot_id, row_number() OVER (PARTITION BY dataset_id ORDER BY created_at DESC, snapshot_id) AS k"
-            f" FROM catalog.snapshots WHERE {_SOURCE}) WHERE k > ?",
+            " FROM catalog.snapshots WHERE org = ? AND namespace = ? AND source_uri = ?) WHERE k > ?",
             [org, namespace, source_uri, kept],
         )
     ]
 
 
-def snapshot_known(con, snapshot_id: str) -> bool:
+def snapshot_known(con: Con, snapshot_id: str) -> bool:
     return one(con, "SELECT 1 FROM catalog.snapshots WHERE snapshot_id = ?", [snapshot_id]) is not None
 
 
-def source_count(con) -> int:
-    return one(con, "SELECT count(*) FROM catalog.sources", [])[0]
+def source_count(con: Con) -> int:
+    return int(one(con, "SELECT count(*) FROM catalog.sources", [])[0])
 
 
-def drop_snapshot(con, snapshot_id: str) -> None:
+def drop_snapshot(con: Con, snapshot_id: str) -> None:
     """Forget a snapshot (its row, typings, export records); its file goes later (Catalog.collect)."""
     for table in ("snapshots", "typings", "exports"):
-        write(con, f"DELETE FROM catalog.{table} WHERE snapshot_id = ?", [snapshot_id])
+        gone = exp.delete(_table(table), where=exp.EQ(this=exp.column("snapshot_id"), expression=exp.Placeholder()))
+        write(con, gone.sql(dialect="sqlite"), [snapshot_id])
     insert(con, "dropped", snapshot_id=snapshot_id, dropped_at=now())
 
 
-def export_of(con, snapshot_id: str, location: str | None = None):
+def export_of(con: Con, snapshot_id: str, location: str | None = None) -> Any:
     """The snapshot's latest recorded export (or the one at `location`): (snapshot_id, location, rows, bytes), or None."""
     return one(
         con,
@@ -407,7 +340,7 @@ def export_of(con, snapshot_id: str, location: str | None = None):
     )
 
 
-def upload_row(con, upload_id: str, org: str, namespace: str):
+def upload_row(con: Con, upload_id: str, org: str, namespace: str) -> Any:
     """The upload's (path, filename) in this namespace, or None."""
     return one(
         con,
@@ -437,19 +370,21 @@ JOB_STATUS = (
     "created_at",
     "updated_at",
 )
+JOB_STATUS_SQL = (
+    exp.select(*JOB_STATUS)
+    .from_(_table("jobs"))
+    .where("ingestion_id = ? AND org = ? AND namespace = ?", dialect="sqlite")
+    .sql(dialect="sqlite")
+)
 
 
-def job_status(con, ingestion_id: str, org: str, namespace: str) -> dict | None:
+def job_status(con: Con, ingestion_id: str, org: str, namespace: str) -> dict[str, Any] | None:
     """The job's JOB_STATUS columns by name, or None when the namespace has no such job."""
-    row = one(
-        con,
-        f"SELECT {', '.join(JOB_STATUS)} FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
-        [ingestion_id, org, namespace],
-    )
+    row = one(con, JOB_STATUS_SQL, [ingestion_id, org, namespace])
     return dict(zip(JOB_STATUS, row)) if row else None
 
 
-def job_by_key(con, org: str, namespace: str, idempotency_key: str):
+def job_by_key(con: Con, org: str, namespace: str, idempotency_key: str) -> Any:
     """The job an idempotency key started: (ingestion_id, state, request), or None."""
     return one(
         con,
@@ -458,7 +393,7 @@ def job_by_key(con, org: str, namespace: str, idempotency_key: str):
     )
 
 
-def job_state(con, ingestion_id: str, org: str, namespace: str) -> str | None:
+def job_state(con: Con, ingestion_id: str, org: str, namespace: str) -> str | None:
     row = one(
         con,
         "SELECT state FROM catalog.jobs WHERE ingestion_id = ? AND org = ? AND namespace = ?",
@@ -467,7 +402,7 @@ def job_state(con, ingestion_id: str, org: str, namespace: str) -> str | None:
     return row[0] if row else None
 
 
-def job_to_run(con, ingestion_id: str):
+def job_to_run(con: Con, ingestion_id: str) -> Any:
     """What a worker needs: (org, namespace, source_uri, request, state, upload path, filename, upload_id, attempts)."""
     return one(
         con,
@@ -477,12 +412,12 @@ def job_to_run(con, ingestion_id: str):
     )
 
 
-def cancel_requested(con, ingestion_id: str) -> bool:
+def cancel_requested(con: Con, ingestion_id: str) -> bool:
     row = one(con, "SELECT cancel_requested FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id])
     return bool(row and row[0])
 
 
-def open_job_ids(con, org: str, namespace: str) -> list[str]:
+def open_job_ids(con: Con, org: str, namespace: str) -> list[str]:
     """A namespace's jobs pending or processing, oldest first."""
     return [
         r[0]
@@ -495,7 +430,7 @@ def open_job_ids(con, org: str, namespace: str) -> list[str]:
     ]
 
 
-def unfinished_jobs(con) -> list:
+def unfinished_jobs(con: Con) -> list[Any]:
     """Jobs pending or processing, oldest first: (ingestion_id, state, attempts, cancel_requested, org)."""
     return every(
         con,
@@ -504,13 +439,13 @@ def unfinished_jobs(con) -> list:
     )
 
 
-def job_owner(con, ingestion_id: str) -> tuple[bool, str | None]:
+def job_owner(con: Con, ingestion_id: str) -> tuple[bool, str | None]:
     """(whether the job exists, the open home that owns it)."""
     row = one(con, "SELECT owner FROM catalog.jobs WHERE ingestion_id = ?", [ingestion_id])
     return (row is not None, row[0] if row else None)
 
 
-def take_job(con, ingestion_id: str, owner: str, was: str | None) -> bool:
+def take_job(con: Con, ingestion_id: str, owner: str, was: str | None) -> bool:
     """Make the job `owner`'s if it still belongs to `was` (of two takers at once, one wins)."""
     return (
         write(
@@ -520,7 +455,7 @@ def take_job(con, ingestion_id: str, owner: str, was: str | None) -> bool:
     )
 
 
-def cancel_pending(con, ingestion_id: str) -> bool:
+def cancel_pending(con: Con, ingestion_id: str) -> bool:
     """Cancel the job if it is still pending (a worker of any process may claim it meanwhile)."""
     return (
         write(
@@ -532,7 +467,7 @@ def cancel_pending(con, ingestion_id: str) -> bool:
     )
 
 
-def claim_job(con, ingestion_id: str, owner: str) -> bool:
+def claim_job(con: Con, ingestion_id: str, owner: str) -> bool:
     """Start the owner's pending job (pending → processing, one more attempt); False when it is
     no longer pending or no longer the owner's."""
     return (
@@ -549,7 +484,7 @@ def claim_job(con, ingestion_id: str, owner: str) -> bool:
 # -- upkeep -------------------------------------------------------------------------------------
 
 
-def named_files(con) -> tuple[set[str], set[str], set[str], set[str]]:
+def named_files(con: Con) -> tuple[set[str], set[str], set[str], set[str]]:
     """What the catalog names on disk: (snapshot ids, dropped snapshot ids, export locations, extraction folders)."""
     return (
         {r[0] for r in every(con, "SELECT snapshot_id FROM catalog.snapshots", [])},
@@ -559,12 +494,12 @@ def named_files(con) -> tuple[set[str], set[str], set[str], set[str]]:
     )
 
 
-def stored_bytes(con, org: str) -> int:
+def stored_bytes(con: Con, org: str) -> int:
     """The bytes of the org's uploads kept (what org_storage_bytes counts)."""
     return int(one(con, "SELECT coalesce(sum(bytes), 0) FROM catalog.uploads WHERE org = ?", [org])[0])
 
 
-def unused_uploads(con, before: dt.datetime) -> list:
+def unused_uploads(con: Con, before: dt.datetime) -> list[Any]:
     """Uploads made before `before` that no ingest names: (upload_id, path)."""
     return every(
         con,
@@ -574,18 +509,18 @@ def unused_uploads(con, before: dt.datetime) -> list:
     )
 
 
-def forget_upload(con, upload_id: str) -> None:
+def forget_upload(con: Con, upload_id: str) -> None:
     write(con, "DELETE FROM catalog.uploads WHERE upload_id = ?", [upload_id])
 
 
-def upload_ids(con) -> set[str]:
+def upload_ids(con: Con) -> set[str]:
     """Every upload the catalog names (ingest.uploads.sweep_uploads removes the files it does not)."""
     return {row[0] for row in every(con, "SELECT upload_id FROM catalog.uploads", [])}
 
 
-def dropped_before(con, when: dt.datetime) -> list[str]:
+def dropped_before(con: Con, when: dt.datetime) -> list[str]:
     return [r[0] for r in every(con, "SELECT snapshot_id FROM catalog.dropped WHERE dropped_at < ?", [_stored(when)])]
 
 
-def forget_dropped(con, snapshot_id: str) -> None:
+def forget_dropped(con: Con, snapshot_id: str) -> None:
     write(con, "DELETE FROM catalog.dropped WHERE snapshot_id = ?", [snapshot_id])

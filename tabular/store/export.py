@@ -22,7 +22,8 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 from sqlglot import exp
 
-from planner.compile import ROW_ID
+from planner.dialect import DIALECT
+from planner.resolved import ROW_ID
 
 from .catalog import export_of, insert, now, serving_snapshots, snapshot_owner, snapshot_table
 from .home import Catalog
@@ -115,7 +116,7 @@ def export_snapshot(catalog: Catalog, snapshot_id: str, where: str) -> Export:
         else exp.column(name, quoted=True)
         for name, kind in columns
     ]
-    sql = exp.select(*picked).from_(table).order_by(exp.column(ROW_ID, quoted=True)).sql(dialect="duckdb")
+    sql = exp.select(*picked).from_(table).order_by(exp.column(ROW_ID, quoted=True)).sql(dialect=DIALECT)
     reader = cur.sql(sql).to_arrow_reader(BATCH_ROWS)
     partial = target + ".partial" if fs is None else target
     rows = 0
@@ -171,7 +172,10 @@ def export_live(catalog: Catalog, where: str, org: str | None = None, namespace:
     done = []
     for sid in serving_snapshots(catalog.conn(), org, namespace):
         written = export_snapshot(catalog, sid, where)
-        owner_org, owner_namespace, source_uri, revision, dataset_id = snapshot_owner(catalog.conn(), sid)
+        owner = snapshot_owner(catalog.conn(), sid)
+        if owner is None:  # dropped since it was listed
+            continue
+        owner_org, owner_namespace, source_uri, revision, dataset_id = owner
         name = export_name(owner_org, owner_namespace, source_uri, dataset_id, sid)
         done.append(
             Exported(

@@ -92,7 +92,9 @@ def keep(
         raise _refused(err) from None
 
 
-def find(home: Path, receipt_id: str, org: str, namespace: str, seconds: float, wait_seconds: float = 30.0):
+def find(
+    home: Path, receipt_id: str, org: str, namespace: str, seconds: float, wait_seconds: float = 30.0
+) -> str | None:
     """The receipt's JSON kept under this id for this org and namespace in the last `seconds`, or None."""
     if not (home / FILE).exists():
         return None
@@ -104,4 +106,4 @@ def find(home: Path, receipt_id: str, org: str, namespace: str, seconds: float, 
             ).fetchone()
     except sqlite3.Error as err:
         raise _refused(err) from None
-    return row[0] if row else None
+    return str(row[0]) if row else None

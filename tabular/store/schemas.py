@@ -5,6 +5,9 @@ digits), cached by the catalog until its generation changes."""
 from __future__ import annotations
 
 import json
+import threading
+import weakref
+from typing import Any
 
 from planner.schema import ColumnInfo, DatasetInfo
 
@@ -12,15 +15,24 @@ from ..models import QuestionOut
 from .catalog import live_datasets, live_source_uris
 from .home import Catalog
 
+# Per open home (let go with it): the live datasets by (generation, org, namespace, source).
+_CACHES: weakref.WeakKeyDictionary[Catalog, dict[tuple[int, str, str, str], list[DatasetInfo]]] = (
+    weakref.WeakKeyDictionary()
+)
+_CACHES_LOCK = threading.Lock()
+# Past this many entries a home's cache starts again (old generations are never asked again).
+CACHED_MAX = 10_000
+
 
 def live_schemas(catalog: Catalog, org: str, namespace: str, source_uri: str) -> list[DatasetInfo]:
     """The live datasets of a source, cached by the catalog until its generation changes."""
-    cache = catalog.schema_cache
-    key = (catalog.generation, org, namespace, source_uri)
+    with _CACHES_LOCK:
+        cache = _CACHES.setdefault(catalog, {})
+    key = (catalog.rows.generation, org, namespace, source_uri)
     cached = cache.get(key)
     if cached is None:
         cached = _load(catalog, org, namespace, source_uri)
-        if len(cache) > 10_000:
+        if len(cache) > CACHED_MAX:
             cache.clear()
         cache[key] = cached
     return cached
@@ -56,7 +68,7 @@ def _load(catalog: Catalog, org: str, namespace: str, source_uri: str) -> list[D
     return out
 
 
-def _digits(column: dict) -> int | None:
+def _digits(column: dict[str, Any]) -> int | None:
     """How many digits an integer column's values have at most, from its stored min and max."""
     if column["physical"] not in ("BIGINT", "HUGEINT"):
         return None

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 import pyarrow as pa
 from sqlglot import exp
+
+from planner.dialect import DIALECT
 
 from .. import readings as C
 from ..infer.questions import Typing
@@ -18,7 +21,7 @@ from .catalog import rejected_table, snapshot_table
 
 
 def parquet_relation(path: str) -> str:
-    return exp.Anonymous(this="read_parquet", expressions=[exp.Literal.string(path)]).sql(dialect="duckdb")
+    return exp.ReadParquet(expressions=[exp.Literal.string(path)]).sql(dialect=DIALECT)
 
 
 # A rejected value is kept up to this many characters (a 200 MB line is not kept whole, nor sent
@@ -26,14 +29,28 @@ def parquet_relation(path: str) -> str:
 REJECTED_VALUE_CHARS = 1000
 
 
-def write_rejected(cur, snapshot_id: str, excluded: list) -> exp.Table:
+# A snapshot's rejected rows: what was refused, where, and why.
+REJECTED_COLUMNS = (
+    ("row_id", "BIGINT"),
+    ("line", "BIGINT"),
+    ("column_name", "VARCHAR"),
+    ("value", "VARCHAR"),
+    ("reason", "VARCHAR"),
+)
+
+
+def write_rejected(cur: duckdb.DuckDBPyConnection, snapshot_id: str, excluded: list[Any]) -> exp.Table:
     """Create the snapshot's rejected-rows table with the rows extraction left out (a total row)."""
     table = rejected_table(snapshot_id)
-    sql = table.sql(dialect="duckdb")
-    cur.execute(f"CREATE TABLE {sql} (row_id BIGINT, line BIGINT, column_name VARCHAR, value VARCHAR, reason VARCHAR)")
+    columns = [
+        exp.ColumnDef(this=exp.to_identifier(name), kind=exp.DataType.build(kind, dialect=DIALECT))
+        for name, kind in REJECTED_COLUMNS
+    ]
+    cur.execute(exp.Create(this=exp.Schema(this=table, expressions=columns), kind="TABLE").sql(dialect=DIALECT))
     if excluded:
+        slots = (exp.Placeholder(), exp.Placeholder(), exp.null(), exp.Placeholder(), exp.Placeholder())
         cur.executemany(
-            f"INSERT INTO {sql} VALUES (?, ?, NULL, ?, ?)",
+            exp.insert(exp.values([slots]), table).sql(dialect=DIALECT),
             [[r.row_id, r.line, _kept(r.text), r.reason] for r in excluded],
         )
     return table
@@ -63,7 +80,7 @@ def slug(text: str) -> str:
     return out or "table"
 
 
-def value_expr(cell: str, typing: Typing, markers, compact: bool = False) -> exp.Expression:
+def value_expr(cell: str, typing: Typing, markers: Any, compact: bool = False) -> exp.Expression:
     if typing.reading.type == "string":
         return string_text(cell, typing.spaces)
     if typing.clean:
@@ -71,7 +88,7 @@ def value_expr(cell: str, typing: Typing, markers, compact: bool = False) -> exp
     return C.convert(typing.reading, text_of(cell, markers, compact), typing.physical)
 
 
-def failure_expr(cell: str, typing: Typing, markers, compact: bool = False) -> exp.Expression:
+def failure_expr(cell: str, typing: Typing, markers: Any, compact: bool = False) -> exp.Condition:
     t = text_of(cell, markers, compact)
     return exp.and_(
         exp.not_(exp.Is(this=t, expression=exp.null())),
@@ -90,7 +107,7 @@ def _reason(typing: Typing) -> str:
 class Built:
     rows: int
     rows_rejected: int
-    columns: list[dict]
+    columns: list[dict[str, Any]]
 
 
 def build_snapshot(
@@ -100,8 +117,8 @@ def build_snapshot(
     cells: list[str],
     names: list[str],
     typings: dict[str, Typing],
-    markers,
-    excluded: list,
+    markers: Any,
+    excluded: list[Any],
     exact_distinct_values: int = Settings.exact_distinct_values,
 ) -> Built:
     """CREATE the snapshot table and its rejected-rows table in the snapshot's new file (Catalog.new_snapshot)."""
@@ -118,7 +135,7 @@ def build_snapshot(
         select = select.where(exp.not_(exp.paren(rejected_where)), copy=False)
     # No ORDER BY: the extraction is written in row id order and DuckDB keeps insertion order.
     table = snapshot_table(snapshot_id)
-    cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect="duckdb"))
+    cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect=DIALECT))
     rejected_rows = write_rejected(cur, snapshot_id, excluded)
     for cell, name in zip(cells, names):
         if cell not in failing:
@@ -138,9 +155,10 @@ def build_snapshot(
             .from_(relation)
             .where(failure_expr(cell, typings[cell], markers))
         )
-        cur.execute(exp.insert(rows, rejected_rows).sql(dialect="duckdb"))
-    kept = cur.execute(f"SELECT count(*) FROM {table.sql(dialect='duckdb')}").fetchone()[0]
-    rejected = cur.execute(f"SELECT count(DISTINCT row_id) FROM {rejected_rows.sql(dialect='duckdb')}").fetchone()[0]
+        cur.execute(exp.insert(rows, rejected_rows).sql(dialect=DIALECT))
+    kept = _one(cur, exp.select(exp.Count(this=exp.Star())).from_(table))
+    rows_rejected = exp.Count(this=exp.Distinct(expressions=[exp.column("row_id")]))
+    rejected = _one(cur, exp.select(rows_rejected).from_(rejected_rows))
     stats = column_stats(cur, table, names, [typings[c] for c in cells], kept, exact_distinct_values)
     return Built(kept, rejected, stats)
 
@@ -155,13 +173,13 @@ SAMPLED_DISTINCT = 1 << 17
 
 
 def column_stats(
-    cur,
+    cur: duckdb.DuckDBPyConnection,
     table: exp.Table,
     names: list[str],
     typings: list[Typing],
     rows: int,
     exact_distinct_values: int = Settings.exact_distinct_values,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """nulls, distinct, unique, min and max of every column; `distinct` is estimated (and
     `distinct_estimated` true) on a column of more than `exact_distinct_values` non-null values
     that is not unique, `unique` always exact.
@@ -223,12 +241,17 @@ def column_stats(
 
 
 def _long_stats(
-    cur, table: exp.Table, names: list[str], positions: list[int], ordered: bool, physical: str
-) -> dict[int, tuple]:
+    cur: duckdb.DuckDBPyConnection,
+    table: exp.Table,
+    names: list[str],
+    positions: list[int],
+    ordered: bool,
+    physical: str,
+) -> dict[int, tuple[Any, ...]]:
     """{position: (non-null, distinct, min, max)} of same-typed columns, in one statement."""
 
     def aggregates(v: exp.Expression) -> list[exp.Expression]:
-        out = [exp.func("count", v), exp.Count(this=exp.Distinct(expressions=[v]))]
+        out: list[exp.Expression] = [exp.Count(this=v), exp.Count(this=exp.Distinct(expressions=[v]))]
         return out + ([_end("min", v, physical), _end("max", v, physical)] if ordered else [exp.null(), exp.null()])
 
     keys = exp.Array(expressions=[exp.Literal.number(p) for p in positions])
@@ -241,7 +264,7 @@ def _long_stats(
         .from_(inner.subquery("cells"))
         .group_by(exp.column("k"))
     )
-    return {row[0]: row[1:] for row in cur.execute(query.sql(dialect="duckdb")).fetchall()}
+    return {row[0]: row[1:] for row in cur.execute(query.sql(dialect=DIALECT)).fetchall()}
 
 
 _INTERVAL_PARTS = ("year", "month", "day", "hour", "minute", "microseconds")
@@ -250,14 +273,15 @@ _INTERVAL_PARTS = ("year", "month", "day", "hour", "minute", "microseconds")
 def _end(fn: str, column: exp.Expression, physical: str) -> exp.Expression:
     """min or max of a column; of an INTERVAL, as its parts (DuckDB's Python value of an
     interval makes a month 30 days: P1Y2M3D came back P423D)."""
-    end = exp.func(fn, column)
+    end: exp.Expression = exp.Min(this=column) if fn == "min" else exp.Max(this=column)
     if physical != "INTERVAL":
         return end
     units = exp.Array(expressions=[exp.Literal.string(u) for u in _INTERVAL_PARTS])
+    # sqlglot has no node for DuckDB's datepart of a list of parts (a struct of them): by name.
     return exp.Anonymous(this="datepart", expressions=[units, end])
 
 
-def _months_kept(value):
+def _months_kept(value: Any) -> Any:
     """An interval's parts (_end) as Arrow's MonthDayNano, which to_json writes with its months."""
     if not isinstance(value, dict):
         return value
@@ -266,10 +290,12 @@ def _months_kept(value):
     return pa.MonthDayNano((months, value["day"], micros * 1000))
 
 
-def _plain_stats(cur, table: exp.Table, names: list[str], typings: list[Typing]) -> dict[int, tuple]:
+def _plain_stats(
+    cur: duckdb.DuckDBPyConnection, table: exp.Table, names: list[str], typings: list[Typing]
+) -> dict[int, tuple[Any, ...]]:
     """{position: (non-null, rough distinct, min, max)}, STATS_BATCH columns a statement; the
     rough count is DuckDB's approx_count_distinct (HyperLogLog), off by several percent."""
-    out: dict[int, tuple] = {}
+    out: dict[int, tuple[Any, ...]] = {}
     for start in range(0, len(names), STATS_BATCH):
         selects = []
         for name, typing in zip(names[start : start + STATS_BATCH], typings[start : start + STATS_BATCH]):
@@ -281,13 +307,13 @@ def _plain_stats(cur, table: exp.Table, names: list[str], typings: list[Typing])
                 _end("min", col, typing.physical) if ordered else exp.null(),
                 _end("max", col, typing.physical) if ordered else exp.null(),
             ]
-        row = cur.execute(exp.select(*selects).from_(table).sql(dialect="duckdb")).fetchall()[0]
+        row = cur.execute(exp.select(*selects).from_(table).sql(dialect=DIALECT)).fetchall()[0]
         for j in range(len(selects) // 4):
             out[start + j] = tuple(row[4 * j : 4 * j + 4])
     return out
 
 
-def _sampled(cur, table: exp.Table, col: exp.Column, nonnull: int, rough: int) -> int | None:
+def _sampled(cur: duckdb.DuckDBPyConnection, table: exp.Table, col: exp.Column, nonnull: int, rough: int) -> int | None:
     """The column's distinct values estimated from the exact count of those whose hash falls in
     a share of the hash range sized to hold about SAMPLED_DISTINCT of them (every occurrence of a
     value is in the sample or none is: the count is of a random subset of the distinct values,
@@ -310,14 +336,14 @@ def _sampled(cur, table: exp.Table, col: exp.Column, nonnull: int, rough: int) -
         .group_by(col.copy())
     )
     query = exp.select(exp.func("count", exp.Star()), exp.func("sum", exp.column("n"))).from_(groups.subquery("v"))
-    values, occurrences = cur.execute(query.sql(dialect="duckdb")).fetchone()
+    values, occurrences = cur.execute(query.sql(dialect=DIALECT)).fetchall()[0]
     if values < SAMPLED_DISTINCT // 2 or values == occurrences:
         return None
     # Not unique (a sampled value repeats), so at most nonnull - 1.
-    return max(values, min(nonnull - 1, round(values * 2**64 / below)))
+    return int(max(values, min(nonnull - 1, round(values * 2**64 / below))))
 
 
-def _distinct(cur, table: exp.Table, col: exp.Column) -> int:
+def _distinct(cur: duckdb.DuckDBPyConnection, table: exp.Table, col: exp.Column) -> int:
     """Distinct non-null values of one column, exactly, within DuckDB's memory limit: through a
     GROUP BY, which spills to disk (an ungrouped DISTINCT of 45 M strings does not), and sorted
     when even that fails (its hash table for tens of millions of groups can need one allocation
@@ -325,16 +351,20 @@ def _distinct(cur, table: exp.Table, col: exp.Column) -> int:
     present = exp.not_(exp.Is(this=col, expression=exp.null()))
     groups = exp.select(col).from_(table).where(present).group_by(col)
     try:
-        return cur.execute(
-            exp.select(exp.func("count", exp.Star())).from_(groups.subquery("v")).sql(dialect="duckdb")
-        ).fetchone()[0]
+        return _one(cur, exp.select(exp.func("count", exp.Star())).from_(groups.subquery("v")))
     except duckdb.OutOfMemoryException:
         pass
     before = exp.Window(
-        this=exp.Anonymous(this="lag", expressions=[col.copy()]),
+        this=exp.Lag(this=col.copy()),
         order=exp.Order(expressions=[exp.Ordered(this=col.copy())]),
     )
     ordered = exp.select(exp.alias_(col.copy(), "v"), exp.alias_(before, "prev")).from_(table).where(present)
     changed = exp.NullSafeNEQ(this=exp.column("v"), expression=exp.column("prev"))
     query = exp.select(exp.Count(this=exp.Star()).copy()).from_(ordered.subquery("s")).where(changed)
-    return cur.execute(query.sql(dialect="duckdb")).fetchone()[0]
+    return _one(cur, query)
+
+
+def _one(cur: duckdb.DuckDBPyConnection, query: exp.Expression) -> int:
+    """The one number a counting statement answers."""
+    row = cur.execute(query.sql(dialect=DIALECT)).fetchone()
+    return int(row[0]) if row is not None else 0

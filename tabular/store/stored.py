@@ -16,14 +16,22 @@ from pathlib import Path
 from ..errors import IngestFailed
 from ..read.extraction import read_delimited
 from ..settings import Settings
-from .catalog import extraction_of
+from .catalog import Con, extraction_of
 from .home import Catalog
 
 
 def extraction(
-    catalog: Catalog, settings: Settings, cur, org: str, namespace: str, source_uri: str, revision: int, dataset_id: str
+    catalog: Catalog,
+    settings: Settings,
+    cur: Con,
+    org: str,
+    namespace: str,
+    source_uri: str,
+    revision: int,
+    dataset_id: str,
 ) -> str:
     """The path of the dataset's extraction Parquet, written from the upload if it is not there."""
+    path: str
     path, name, options_text, rows, upload = extraction_of(cur, org, namespace, source_uri, revision, dataset_id)
     target = Path(path)
     if target.exists():

@@ -23,9 +23,10 @@ import pytest
 import tabular
 from tabular import cli
 from tabular.errors import TabularError
+from tabular.store import catalog as store_catalog
 from tabular.store import export as store_export
-from tabular.store import faults
-from tabular.store import home as store_home
+from tabular.store import faults, snapshot_files
+from tabular.store import rows as store_rows
 
 FIRST = "a,b\n1,x\n2,y\n3,z\n"
 # A row with a cell too many: the careful reader takes it (an extraction file, then a snapshot).
@@ -90,12 +91,12 @@ class _Cursor:
 
 
 def refuse_statements(monkeypatch, engine, matches, number):
-    monkeypatch.setattr(engine.catalog, "db", Cursors(engine.catalog.db, matches, number))
+    monkeypatch.setattr(engine.catalog.connections, "db", Cursors(engine.catalog.connections.db, matches, number))
 
 
 def refuse_commit(monkeypatch, table: str, number: int):
     """SQLite refuses the COMMIT of the transaction that wrote catalog.<table>."""
-    real = store_home._Connection.execute
+    real = store_rows._Connection.execute
     wrote = {"table": False}
 
     def execute(con, sql, *args):
@@ -106,7 +107,7 @@ def refuse_commit(monkeypatch, table: str, number: int):
             wrote["table"] = True
         return real(con, sql, *args)
 
-    monkeypatch.setattr(store_home._Connection, "execute", execute)
+    monkeypatch.setattr(store_rows._Connection, "execute", execute)
 
 
 class RefusingWriter(pq.ParquetWriter):
@@ -142,7 +143,7 @@ def refuse_fsync(monkeypatch, number):
         if str(path).endswith(".part"):
             raise oserror(number, str(path))
 
-    monkeypatch.setattr(store_home, "_fsync", fsync)
+    monkeypatch.setattr(snapshot_files, "_fsync", fsync)
 
 
 def refuse_copy(monkeypatch, number):
@@ -191,7 +192,7 @@ def left_behind(engine) -> list[str]:
     """Files no commit named: part, partial and sealed files, snapshot files the catalog does
     not know, extraction folders no revision names."""
     catalog = engine.catalog
-    live, _, _, named = store_home.named_files(catalog.conn())
+    live, _, _, named = store_catalog.named_files(catalog.conn())
     out = [
         p.name
         for p in catalog.snapshots_dir.iterdir()
@@ -478,7 +479,7 @@ def test_a_failure_the_full_catalog_will_not_record_yet_is_recorded_once_it_can(
     """The disk still full when the job records its failure: the worker is not lost and the job
     not left `processing`: the failure is written once the catalog takes writes again."""
     engine, ns, path = first
-    real = store_home._Connection.execute
+    real = store_rows._Connection.execute
     refusals = {"commit": 1, "job rows": 3}
 
     def execute(con, sql, *args):
@@ -494,7 +495,7 @@ def test_a_failure_the_full_catalog_will_not_record_yet_is_recorded_once_it_can(
 
     wrote = {"revisions": False}
     with monkeypatch.context() as mp:
-        mp.setattr(store_home._Connection, "execute", execute)
+        mp.setattr(store_rows._Connection, "execute", execute)
         status = ns.ingest_file(path, source_uri="t.csv")
     assert (status.state, status.error_code) == ("failed", "too_large"), status
     assert refusals == {"commit": 0, "job rows": 0}

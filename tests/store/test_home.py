@@ -11,7 +11,8 @@ import pytest
 
 from tabular.errors import PreconditionFailed, StorageDamaged
 from tabular.store import catalog as C
-from tabular.store.home import Catalog, looks_damaged
+from tabular.store.damage import looks_damaged
+from tabular.store.home import Catalog
 
 
 @pytest.fixture
@@ -81,11 +82,11 @@ def test_a_commit_in_one_open_home_is_seen_by_another_and_moves_the_generation(t
     first = Catalog(str(tmp_path / "home"))
     second = Catalog(str(tmp_path / "home"))
     try:
-        before = second.generation
+        before = second.rows.generation
         with first.change() as con:
             C.insert(con, "sources", org="acme", namespace="fin", source_uri="a.csv", live_revision=1)
         assert C.live_source_uris(second.conn(), "acme", "fin") == ["a.csv"]
-        assert second.generation != before
+        assert second.rows.generation != before
     finally:
         first.close()
         second.close()
@@ -156,7 +157,7 @@ def test_a_sweep_removes_what_a_dead_owner_left_and_keeps_what_is_named(home):
     (home.snapshots_dir / f"s_never.{dead}.sealed").touch()
     mine = home.snapshots_dir / f"s_writing.{home.owner}.part"
     mine.write_bytes(b"being written by a live owner")
-    home.sweep()
+    home.sweeper.sweep()
     names = sorted(p.name for p in home.snapshots_dir.iterdir())
     assert names == sorted(["s_kept.duckdb", mine.name])
 

@@ -1,0 +1,31 @@
+"""tabular/store/sql.py: the home's own statements, names and paths quoted by sqlglot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from tabular.store import sql
+
+
+def test_a_path_and_a_name_with_quotes_attach_and_detach(tmp_path):
+    odd = tmp_path / 'it\'s a "home"'
+    odd.mkdir()
+    con = duckdb.connect()
+    con.execute(sql.attach(odd / "s.duckdb", 's_"1', block_size=16384))
+    con.execute('CREATE TABLE "s_""1".main.data AS SELECT 1 AS n')
+    con.execute(sql.detach('s_"1', exists=False))
+    con.execute(sql.attach(odd / "s.duckdb", 's_"1', read_only=True))
+    con.execute(sql.attach(odd / "s.duckdb", 's_"1', read_only=True))  # once: IF NOT EXISTS
+    assert con.execute(sql.every_row('s_"1', "data")).fetchall() == [(1,)]
+    con.close()
+
+
+def test_settings_are_quoted_values():
+    con = duckdb.connect()
+    con.execute(sql.setting("TimeZone", "UTC"))
+    assert con.execute("SELECT current_setting('TimeZone')").fetchone()[0] == "UTC"
+    assert sql.setting("temp_directory", "/a'b") == "SET temp_directory = '/a''b'"
+    assert sql.busy_timeout(2.5) == "PRAGMA busy_timeout = 2500"
+    assert "'/x'" in sql.attach(Path("/x"), "s_1")
