@@ -10,6 +10,7 @@ from conftest import CSV
 
 import tabular
 from tabular.ops.plancache import PlanCache, cache_for, plan_text
+from tabular.ops.query import QueryIn, query
 
 SALES = "region,amount,sold_on\nNorth,10.50,2024-01-03\nSouth,20.25,2024-02-10\nNorth,5.00,2024-03-15\nEast,7.75,2024-03-20\n"
 
@@ -197,3 +198,21 @@ def test_a_nested_plan_with_a_limit_and_one_without_are_two_shapes(homes, tmp_pa
     got = [answer(kept, counted(limited)).rows for limited in order]
     assert got == [answer(none, counted(limited)).rows for limited in order]
     assert got[order.index(True)] == [[100]] and got[order.index(False)] == [[150]]
+
+
+def test_a_backend_whose_tables_are_its_own_keeps_no_resolution_and_answers_alike(homes):
+    """A backend that renames the plan's sources to tables of its own (its capability says so)
+    keeps no resolution; a plan asked twice there answers as on the home's engine."""
+    pytest.importorskip("chdb", reason="the ClickHouse backend needs chdb")
+    from dataclasses import replace
+
+    kept, _ = homes
+    ctx = kept.context
+    elsewhere = replace(ctx, settings=replace(ctx.settings, query_engine="clickhouse"))
+    body = QueryIn.model_validate({**plan("North"), "org": "acme", "namespace": "sales"})
+    on_home = [query(ctx, body).rows for _ in range(2)]
+    kinds = cache_for(ctx)._kinds
+    resolved_before = len(kinds["resolved"])
+    on_clickhouse = [query(elsewhere, body).rows for _ in range(2)]
+    assert len(kinds["resolved"]) == resolved_before == 1  # the home's engine's only
+    assert on_clickhouse == on_home

@@ -9,6 +9,7 @@ import sqlite3
 
 import pytest
 
+from planner.dialect import DIALECT
 from tabular.errors import Overloaded
 from tabular.store import catalog as C
 from tabular.store.home import Catalog
@@ -234,5 +235,5 @@ def test_a_locked_catalog_is_overloaded_and_another_error_is_itself():
 
 
 def test_a_snapshots_tables_are_named_inside_its_own_file():
-    assert C.snapshot_table("s_ab12").sql(dialect="duckdb") == '"s_ab12"."main"."data"'
-    assert C.rejected_table("s_ab12").sql(dialect="duckdb") == '"s_ab12"."main"."rejected"'
+    assert C.snapshot_table("s_ab12").sql(dialect=DIALECT) == '"s_ab12"."main"."data"'
+    assert C.rejected_table("s_ab12").sql(dialect=DIALECT) == '"s_ab12"."main"."rejected"'

@@ -9,6 +9,7 @@ import os
 import duckdb
 import pytest
 
+from planner.dialect import DIALECT
 from tabular.errors import PreconditionFailed, StorageDamaged
 from tabular.store import catalog as C
 from tabular.store.damage import looks_damaged
@@ -27,10 +28,10 @@ def write_snapshot(home, snapshot_id, rows=3, org="acme", namespace="fin"):
     home.new_snapshot(snapshot_id, rows)
     cur = home.cursor()
     cur.execute(
-        f"CREATE TABLE {C.snapshot_table(snapshot_id).sql(dialect='duckdb')} AS SELECT range AS n FROM range({rows})"
+        f"CREATE TABLE {C.snapshot_table(snapshot_id).sql(dialect=DIALECT)} AS SELECT range AS n FROM range({rows})"
     )
     cur.execute(
-        f"CREATE TABLE {C.rejected_table(snapshot_id).sql(dialect='duckdb')} (row_id BIGINT, line BIGINT, column_name VARCHAR, value VARCHAR, reason VARCHAR)"
+        f"CREATE TABLE {C.rejected_table(snapshot_id).sql(dialect=DIALECT)} (row_id BIGINT, line BIGINT, column_name VARCHAR, value VARCHAR, reason VARCHAR)"
     )
     home.seal(snapshot_id)
     with home.change() as con:
@@ -52,7 +53,7 @@ def count(home, snapshot_id):
     home.attach([snapshot_id])
     return (
         home.cursor()
-        .execute(f"SELECT count(*) FROM {C.snapshot_table(snapshot_id).sql(dialect='duckdb')}")
+        .execute(f"SELECT count(*) FROM {C.snapshot_table(snapshot_id).sql(dialect=DIALECT)}")
         .fetchone()[0]
     )
 
@@ -118,7 +119,7 @@ def test_a_sealed_snapshot_is_one_file_read_back_by_any_later_open(tmp_path):
 
 def test_a_discarded_snapshot_leaves_no_file(home):
     home.new_snapshot("s_2", 3)
-    home.cursor().execute(f"CREATE TABLE {C.snapshot_table('s_2').sql(dialect='duckdb')} AS SELECT 1 AS n")
+    home.cursor().execute(f"CREATE TABLE {C.snapshot_table('s_2').sql(dialect=DIALECT)} AS SELECT 1 AS n")
     home.discard("s_2")
     assert list(home.snapshots_dir.iterdir()) == []
 

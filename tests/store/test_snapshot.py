@@ -11,6 +11,7 @@ import duckdb
 import pytest
 
 import tabular
+from planner.dialect import DIALECT
 from tabular import readings as C
 from tabular.infer.questions import Typing
 from tabular.store.catalog import rejected_table, snapshot_table
@@ -40,7 +41,7 @@ def extraction(con, **columns):
 
 
 def rows_of(con, table):
-    return con.execute(f"SELECT * FROM {table.sql(dialect='duckdb')} ORDER BY 1").fetchall()
+    return con.execute(f"SELECT * FROM {table.sql(dialect=DIALECT)} ORDER BY 1").fetchall()
 
 
 @pytest.mark.parametrize(

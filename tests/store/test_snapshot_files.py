@@ -7,6 +7,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
+from planner.dialect import DIALECT
 from tabular.errors import PreconditionFailed, StorageDamaged
 from tabular.store import catalog as C
 from tabular.store.home import Catalog
@@ -24,9 +25,9 @@ def written(home, snapshot_id, rows=3, org="acme", namespace="fin"):
     files.new(snapshot_id, rows)
     cur = home.connections.cursor()
     cur.execute(
-        f"CREATE TABLE {C.snapshot_table(snapshot_id).sql(dialect='duckdb')} AS SELECT range AS n FROM range({rows})"
+        f"CREATE TABLE {C.snapshot_table(snapshot_id).sql(dialect=DIALECT)} AS SELECT range AS n FROM range({rows})"
     )
-    cur.execute(f"CREATE TABLE {C.rejected_table(snapshot_id).sql(dialect='duckdb')} (row_id BIGINT)")
+    cur.execute(f"CREATE TABLE {C.rejected_table(snapshot_id).sql(dialect=DIALECT)} (row_id BIGINT)")
     files.seal(snapshot_id)
     with home.rows.change() as con:
         C.insert(
@@ -49,14 +50,14 @@ def test_a_sealed_file_has_its_final_name_and_no_mark_once_settled(home):
     assert sorted(p.name for p in home.snapshots.folder.iterdir()) == [path.name] == ["s_1.duckdb"]
     home.snapshots.attach(["s_1"])
     cur = home.connections.cursor()
-    assert cur.execute(f"SELECT count(*) FROM {C.snapshot_table('s_1').sql(dialect='duckdb')}").fetchone()[0] == 3
+    assert cur.execute(f"SELECT count(*) FROM {C.snapshot_table('s_1').sql(dialect=DIALECT)}").fetchone()[0] == 3
 
 
 def test_a_small_snapshot_is_written_in_small_blocks(home):
     small, large = written(home, "s_small", rows=3), None
     home.snapshots.new("s_large", None)  # cells unknown: DuckDB's own block size
     cur = home.connections.cursor()
-    cur.execute(f"CREATE TABLE {C.snapshot_table('s_large').sql(dialect='duckdb')} AS SELECT 1 AS n")
+    cur.execute(f"CREATE TABLE {C.snapshot_table('s_large').sql(dialect=DIALECT)} AS SELECT 1 AS n")
     home.snapshots.seal("s_large")
     large = home.snapshots.path("s_large")
     assert small.stat().st_size < large.stat().st_size
@@ -64,7 +65,7 @@ def test_a_small_snapshot_is_written_in_small_blocks(home):
 
 def test_a_discarded_snapshot_leaves_nothing(home):
     home.snapshots.new("s_2", 3)
-    home.connections.cursor().execute(f"CREATE TABLE {C.snapshot_table('s_2').sql(dialect='duckdb')} AS SELECT 1 AS n")
+    home.connections.cursor().execute(f"CREATE TABLE {C.snapshot_table('s_2').sql(dialect=DIALECT)} AS SELECT 1 AS n")
     home.snapshots.seal("s_2")
     home.snapshots.discard("s_2")
     assert list(home.snapshots.folder.iterdir()) == []
