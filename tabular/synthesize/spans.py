@@ -142,8 +142,8 @@ class TaskReading:
         False  # the position is a place won ("finished first", "the top placed"), not only a place in the list
     )
     origins: list[Span] = field(default_factory=list)  # values read after "from": where a row's subject comes from
-    position: tuple[str, Span | None] | None = (
-        None  # row order: ("first" | "last", None) or ("after" | "before", the value's span)
+    position: tuple[str | int, Span | None] | None = (
+        None  # row order: ("first" | "last" | a place, None) or ("after" | "before", the value's span)
     )
 
 

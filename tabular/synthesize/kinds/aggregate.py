@@ -6,6 +6,7 @@ aggregate (`aggregate_of`) is made here."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from ..choices import COUNT_FILLED, Measure, Product
 from ..proposal import Proposal
@@ -72,11 +73,12 @@ def propose(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal | None:
 def aggregate_of(fn: str, measure: Measure | None, result: str, q: Callable[[ColumnSchema], str]) -> dict:
     """The plan's one aggregate: a count of rows, a count of a column's filled cells, or the
     calculation over a column or over two columns multiplied (named `result`)."""
+    column = cast(ColumnSchema, measure)  # a column here: a Product is multiplied above, a Way settled before
     if fn == COUNT_FILLED:
-        return {"fn": "count", "column": q(measure)}
+        return {"fn": "count", "column": q(column)}
     if isinstance(measure, Product):
         return {"fn": fn, "expr": {"mul": [q(measure.left), q(measure.right)]}, "as": result}
-    return {"fn": fn} if fn == "count" else {"fn": fn, "column": q(measure)}
+    return {"fn": fn} if fn == "count" else {"fn": fn, "column": q(column)}
 
 
 # --- features --------------------------------------------------------------------------------------

@@ -164,7 +164,7 @@ def count_unreadable(fn: str, measure: Measure | None, values: list[Match]) -> s
         return f"the task counts rows but names one row by its {pinned[0]}: name the column of that row to read"
     if fn != "count" and any(v.column == measure for v in values):
         # "the number of districts of Lima" where Lima is a district: the value names what the rows are of
-        return f"the task counts {measure.name} but also names one of its values: say what is counted"
+        return f"the task counts {getattr(measure, 'name', '')} but also names one of its values: say what is counted"
     return None
 
 

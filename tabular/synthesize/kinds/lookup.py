@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..choices import LOOKUP, Asked, Choice, Measure
+from ..choices import LOOKUP, Asked, Choice
 from ..columns import label_column
 from ..proposal import Proposal
 from ..schemas import ColumnSchema, DatasetSchema
@@ -58,7 +58,7 @@ def lookup_choice(r: TaskReading, asked: Asked, schemas: list[DatasetSchema]) ->
     return replace(asked, fn=LOOKUP, measures=measures, one_row=one_row), Choice(word, columns, "measure")
 
 
-def plan_parts(measure: Measure, q: Callable[[ColumnSchema], str]) -> dict:
+def plan_parts(measure: ColumnSchema, q: Callable[[ColumnSchema], str]) -> dict:
     """A lookup's plan parts: the column read, grouped (its different values: one answer said once)."""
     return {"group_by": [{"column": q(measure)}], "limit": 50}
 

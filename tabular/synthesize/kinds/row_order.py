@@ -8,6 +8,7 @@ times did they finish ninth", is a count: count.py reads it again.)"""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from ..columns import PLACE_NAMES, date_columns, label_column, place_columns, time_columns
 from ..filters import row_filters, value_filter
@@ -46,7 +47,8 @@ def place_won(task: TaskSpans, i: int) -> bool:
     nth = _nth(s)
     if not ((task.word(i, "last") or nth) and task.word(placed_by, *PLACE_VERBS) and r.position is None):
         return False
-    r.position, r.placed = ("last" if s.text == "last" else "first" if nth == 1 else nth, None), True
+    place = "last" if s.text == "last" else "first" if nth == 1 else cast(int, nth)  # a place: nth is one
+    r.position, r.placed = (place, None), True
     task.take(i, placed_by, *range(placed_by, i), *((i + 1,) if i + 1 < n and spans[i + 1].text == "place" else ()))
     return True
 
@@ -211,6 +213,7 @@ def in_order(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     """Row order as data ("the first listed", "the one after X", "previous to X"): a candidate plan
     for each column the task may read of the row wanted, among the rows its values, comparisons
     and years keep; after or before a value that names exactly one row."""
+    assert r.position is not None  # propose asks it only of a task that names a place
     wanted, anchor = r.position
     if len(schemas) != 1 or r.groups or r.top or r.fns or r.count_of or r.lacking or r.difference:
         return Proposal(
@@ -329,6 +332,7 @@ def _row_wanted(
     """The parts of a plan that pick the row wanted and read `column` of it: beside the row a
     value names; for "the last game", by the one date column; for "who finished first" or "who
     came third", by the one column of places won; else by the row's place in the list."""
+    assert r.position is not None  # in_order's
     wanted, anchor = r.position
     dates = date_columns(schema)
     if anchor is not None:
@@ -413,7 +417,7 @@ def _listed(column: ColumnSchema, wanted: str | int) -> dict:
     }
 
 
-def _beside(r: TaskReading, schema: DatasetSchema, column: ColumnSchema, anchor: Span, wanted: str) -> dict:
+def _beside(r: TaskReading, schema: DatasetSchema, column: ColumnSchema, anchor: Span, wanted: str | int) -> dict:
     """ "The one after X", "previous to X": the row next in the list to the one row the value
     names; also after (or before) it in time, when the rows have one column of dates or years
     and the task does not say "listed"."""
@@ -442,7 +446,7 @@ def _beside(r: TaskReading, schema: DatasetSchema, column: ColumnSchema, anchor:
     return part
 
 
-def _in_time_too(part: dict, time: ColumnSchema, on_anchor: Callable[[str], dict], wanted: str) -> dict:
+def _in_time_too(part: dict, time: ColumnSchema, on_anchor: Callable[[str], dict], wanted: str | int) -> dict:
     """ "Who won after X" in a table listed newest first: the next row is earlier, not after. The
     row's time must not move against the words, or nothing is answered."""
     gap = (

@@ -67,9 +67,10 @@ def more_than_a_row(task: TaskSpans, i: int) -> bool:
     """ "which building has more floors than the Landmark Hotel", "which player is taller than X":
     the rows whose column is more or less than the named row's (a size word: the size it measures)."""
     spans, r = task.spans, task.reading
-    if not (task.word(i, "than") and r.same is None and _than(spans, i) is not None):
+    found = _than(spans, i) if task.word(i, "than") and r.same is None else None
+    if found is None:
         return False
-    op, column, anchor, start = _than(spans, i)
+    op, column, anchor, start = found
     r.same, r.than = (
         (
             spans[column] if column is not None else Span(i, i, "dimension", [], spans[i - 1].text),
@@ -85,9 +86,10 @@ def same_as_a_row(task: TaskSpans, i: int) -> bool:
     """ "which pylon has the same height as the London pylon", "the London pylon has the same height
     as which pylon": the rows whose column is the named row's."""
     spans, r = task.spans, task.reading
-    if not (task.word(i, "same") and r.same is None and _same_as(spans, i) is not None):
+    found = _same_as(spans, i) if task.word(i, "same") and r.same is None else None
+    if found is None:
         return False
-    column, anchor, end = _same_as(spans, i)
+    column, anchor, end = found
     r.same = (spans[column], spans[anchor] if anchor is not None else None)
     task.take(*range(i, end))
     task.take(*(k for k in range(task.n) if task.word(k, "other", "else")))  # "what other bridge": left out anyway
@@ -116,6 +118,7 @@ def same_as(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     """ "Which pylon has the same height as the London pylon": the rows, other than the one the value
     names, whose column holds what that row holds. The named row's value is a window over all rows
     (it must name exactly one row), the others are kept by comparing with it."""
+    assert r.same is not None  # propose asks it only of a task that names a row compared
     span, anchor = r.same
     if anchor is None:
         return Proposal(why="'the same … as' names no row to compare with")

@@ -69,7 +69,9 @@ def yes_no(r: TaskReading, schemas: list[DatasetSchema]) -> Proposal:
     or the same."""
     if r.yes_no == "before":
         return _before_or_after(r, schemas)
+    assert r.same is not None  # yes_or_no reads a yes or no only beside a row named
     span, anchor = r.same
+    assert anchor is not None
     first = r.values[0][0]  # the first row's value span
     if len(schemas) != 1 or r.compares or r.ranges or r.groups or r.top or r.count_of or r.position or r.difference:
         return Proposal(why="the task asks yes or no, with more than the built-in proposer reads beside it")
