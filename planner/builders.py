@@ -11,10 +11,10 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from .dialect import DIALECT
-from .resolved import RExpr, Shape
-from .rules import common, decimal_median, decimal_shape
+from .resolved import Operation, RExpr, Shape
+from .rules import common, decimal_median, decimal_shape, literal
 
-Build = Callable[[RExpr, list[exp.Expression]], exp.Expression]  # (node, its compiled arguments)
+Build = Callable[[Operation, list[exp.Expression]], exp.Expression]  # (node, its compiled arguments)
 Lower = Callable[[exp.Expression], exp.Expression]  # an operand lowered for ignore_case (or kept)
 OnlyWhere = Callable[[exp.Expression], exp.Expression]  # an aggregate with its `where` applied
 # (column, q parameter, the column's DuckDB type, only_where) -> the aggregate's SQL
@@ -72,7 +72,7 @@ def arith(cls: type[exp.Expression], wide: bool = False) -> Build:
     """add, sub, mul: exact at the result's shape (`wide`: every operand at the result's
     precision, for an engine whose result type is its operands')."""
 
-    def sql(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+    def sql(node: Operation, args: list[exp.Expression]) -> exp.Expression:
         parts = [operand(a, e, node.shape, wide and node.shape is not None) for a, e in zip(node.args, args)]
         out = parts[0]
         for more in parts[1:]:
@@ -82,7 +82,7 @@ def arith(cls: type[exp.Expression], wide: bool = False) -> Build:
     return sql
 
 
-def quotient(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def quotient(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     a, b = (operand(n, e, None) for n, e in zip(node.args, args))
     return exp.Div(this=a, expression=exp.Nullif(this=b, expression=exp.Literal.number(0)), typed=False, safe=False)
 
@@ -90,7 +90,7 @@ def quotient(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
 def exact(cls: type[exp.Expression]) -> Build:
     """neg, abs: at the result's exact type (-(-2^63) does not fit a BIGINT)."""
 
-    def sql(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+    def sql(node: Operation, args: list[exp.Expression]) -> exp.Expression:
         arg = operand(node.args[0], args[0], node.args[0].shape)
         return as_type(cls(this=as_type(arg, node.physical) if node.shape else arg), node.physical)
 
@@ -98,19 +98,19 @@ def exact(cls: type[exp.Expression]) -> Build:
 
 
 def integral(cls: type[exp.Expression]) -> Build:
-    def sql(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+    def sql(node: Operation, args: list[exp.Expression]) -> exp.Expression:
         return as_type(cls(this=operand(node.args[0], args[0], node.args[0].shape)), node.physical)
 
     return sql
 
 
-def rounded(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def rounded(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     arg = operand(node.args[0], args[0], node.args[0].shape)
-    digits = node.args[1].value if len(node.args) > 1 else 0
+    digits = literal(node.args[1]) if len(node.args) > 1 else 0
     return as_type(exp.Round(this=arg, decimals=exp.Literal.number(digits)), node.physical)
 
 
-def rounded_clickhouse(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def rounded_clickhouse(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     """round(x) of a DOUBLE as DuckDB computes it, halves away from zero (ClickHouse's round takes
     a float's halves to even: -0.5 to -0). The whole part and the rest (x - trunc(x), exact in a
     double) decide it, no addition of 0.5 that would round 0.49999999999999994 up; a value that
@@ -127,14 +127,14 @@ def rounded_clickhouse(node: RExpr, args: list[exp.Expression]) -> exp.Expressio
     )
 
 
-def coalesced(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def coalesced(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     return exp.Coalesce(
         this=at_common(node, args[0], node.args[0]),
         expressions=[at_common(node, a, n) for a, n in zip(args[1:], node.args[1:])],
     )
 
 
-def nullif(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def nullif(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     # Compared at a type that holds both exactly (ClickHouse would bring the second to the
     # first's type and fail where it does not fit), then given the first's type back. The value
     # given back is the first one itself, never the compared copy (a DOUBLE there would round it).
@@ -147,12 +147,12 @@ def nullif(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
     )
 
 
-def written_by_compiler(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def written_by_compiler(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     raise ValueError("case is written by the compiler: its `when`s are filters")
 
 
 def unary(cls: type[exp.Expression]) -> Build:
-    def sql(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+    def sql(node: Operation, args: list[exp.Expression]) -> exp.Expression:
         return cls(this=args[0])
 
     return sql
@@ -163,20 +163,20 @@ def _timestamp(node: RExpr, sql: exp.Expression, other: RExpr) -> exp.Expression
     return as_type(sql, "TIMESTAMP") if node.type == "date" and other.type == "datetime" else sql
 
 
-def date_diff(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def date_diff(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     _, start, end = node.args
     return exp.DateDiff(
         this=_timestamp(end, args[2], start),
         expression=_timestamp(start, args[1], end),
-        unit=exp.Literal.string(str(node.args[0].value)),
+        unit=exp.Literal.string(str(literal(node.args[0]))),
     )
 
 
-def date_add(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def date_add(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     return as_type(exp.Add(this=args[0], expression=args[1]), node.physical)
 
 
-def concatenated(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def concatenated(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     parts = [a if n.type == "string" else as_type(a, "VARCHAR") for a, n in zip(args, node.args)]
     out = parts[0]
     for more in parts[1:]:
@@ -184,7 +184,7 @@ def concatenated(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
     return out
 
 
-def concatenated_clickhouse(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def concatenated_clickhouse(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     # A decimal as DuckDB writes it, every place of its scale kept (1.50, not 1.5).
     parts = [
         clickhouse_fn("toDecimalString", a, exp.Literal.number(n.shape[1]))
@@ -195,16 +195,16 @@ def concatenated_clickhouse(node: RExpr, args: list[exp.Expression]) -> exp.Expr
     return concatenated(node, parts)
 
 
-def substring(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def substring(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     return exp.Substring(this=args[0], start=args[1], length=args[2] if len(args) > 2 else None)
 
 
-def substring_clickhouse(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def substring_clickhouse(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     """ClickHouse's substring counts bytes; substringUTF8 characters, as DuckDB's does."""
     return clickhouse_fn("substringUTF8", *args)
 
 
-def try_cast(node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+def try_cast(node: Operation, args: list[exp.Expression]) -> exp.Expression:
     return exp.TryCast(this=args[0], to=data_type(node.physical))
 
 

@@ -23,10 +23,15 @@ from .operators import FILTERS, OPERATORS
 from .resolved import (
     ROW_ID,
     AggregateOutput,
+    CaseNode,
+    ColumnNode,
     FilterGroup,
     GroupOutput,
+    LiteralNode,
     MeasureOutput,
+    NullNode,
     Output,
+    OutputNode,
     PlanInvalid,
     Problem,
     Ref,
@@ -223,23 +228,24 @@ def _named(select: exp.Select, alias: str) -> exp.Subquery:
 
 def expression(node: RExpr, params: _Params, outputs: Mapping[str, exp.Expression] | None = None) -> exp.Expression:
     """The SQL of a typed expression; `outputs`: what a result column's name stands for (measures)."""
-    if node.op == "column":
-        return _side(node.ref, None, params, outputs)
-    if node.op == "output":
+    if isinstance(node, ColumnNode):
+        return _ref(node.ref, params)
+    if isinstance(node, OutputNode):
         return _named_value(outputs, node.name)
-    if node.op == "literal":
+    if isinstance(node, LiteralNode):
         return as_type(params.add(node.value, node.physical), node.physical)
-    if node.op == "null":
+    if isinstance(node, NullNode):
         return as_type(exp.null(), node.physical)
-    if node.op == "case":
+    if isinstance(node, CaseNode):
         ifs = [
             exp.If(
                 this=_condition(test, params, outputs), true=at_common(node, expression(then, params, outputs), then)
             )
             for test, then in node.whens
         ]
-        otherwise = at_common(node, expression(node.args[0], params, outputs), node.args[0]) if node.args else None
-        return exp.Case(ifs=ifs, default=otherwise)
+        otherwise = node.otherwise
+        default = at_common(node, expression(otherwise, params, outputs), otherwise) if otherwise else None
+        return exp.Case(ifs=ifs, default=default)
     words = OPERATORS[node.op].literal_args  # written into the SQL by the operator itself
     args = [exp.null() if k in words else expression(a, params, outputs) for k, a in enumerate(node.args)]
     return params.target.operator(node, args)

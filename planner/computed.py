@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from .conditions import row_condition, single_source
 from .models import QueryPlan
-from .resolved import ROW_ID, FilterLeaf, Join, PlanInvalid, Ref, RExpr
+from .resolved import ROW_ID, CaseNode, ColumnNode, FilterLeaf, Join, PlanInvalid, Ref, RExpr
 from .resolver import Resolver, row_term, supported
 from .schema import ColumnInfo
 
@@ -15,9 +15,9 @@ from .schema import ColumnInfo
 def computed_reads(node: RExpr) -> Iterator[str]:
     """The names of the computed columns an expression reads by name (its case tests too)."""
     for n in node.walk():
-        if n.op == "column" and n.ref is not None and n.ref.expr is not None:
+        if isinstance(n, ColumnNode) and n.ref.expr is not None:
             yield n.ref.column.name
-        tests = [test for test, _ in n.whens]
+        tests = [test for test, _ in n.whens] if isinstance(n, CaseNode) else []
         while tests:
             f = tests.pop()
             if not isinstance(f, FilterLeaf):
@@ -31,7 +31,7 @@ def written_size(node: RExpr, sizes: dict[int, int]) -> int:
     written out where it is read (not placed) its own size; `sizes` remembers those by id."""
     total = 1
     for n in node.walk():
-        if n.op == "column" and n.ref is not None and n.ref.expr is not None and not n.ref.placed:
+        if isinstance(n, ColumnNode) and n.ref.expr is not None and not n.ref.placed:
             key = id(n.ref)
             if key not in sizes:
                 sizes[key] = written_size(n.ref.expr, sizes)
@@ -44,12 +44,13 @@ def written_size(node: RExpr, sizes: dict[int, int]) -> int:
 def computed_ref(r: Resolver, name: str, node: RExpr, nulled: frozenset[str] = frozenset()) -> Ref:
     """A computed column as a column of the plan: what it reads, and whether it is placed.
     `nulled`: the datasets joined left (their rows may be null-extended after the join)."""
-    reads = {n.ref.alias for n in node.walk() if n.op == "column" and n.ref is not None}
+    reads: set[str] = set()
     for n in node.walk():
-        for test, _ in n.whens:
-            reads |= single_source(test)
-        if n.op == "column" and n.ref is not None:
-            reads |= n.ref.reads
+        if isinstance(n, CaseNode):
+            for test, _ in n.whens:
+                reads |= single_source(test)
+        if isinstance(n, ColumnNode):
+            reads |= {n.ref.alias, *n.ref.reads}
     reads.discard("")
     if not reads and r.sources:
         # values alone (`{"sub": [2, 2]}`): a column of the first dataset's rows, which no join

@@ -12,7 +12,7 @@ from typing import Any
 
 from .models import ExprValue, QueryExpr, QueryFilter
 from .operators import OPERATORS
-from .resolved import Ref, RExpr, RFilter, Shape
+from .resolved import CaseNode, ColumnNode, LiteralNode, NullNode, Operation, OutputNode, Ref, RExpr, RFilter, Shape
 from .rules import PHYSICAL, Refused, common, exact_physical, literal_shape, shape_of
 from .values import MAX_DIGITS, Unreadable, read_value
 
@@ -59,7 +59,7 @@ class ExprResolving:
             if type_ is None:
                 self.fail(f"{path}.type", "a null literal needs a type", expected=" | ".join(PHYSICAL))
                 return None
-            return RExpr("null", type_, PHYSICAL[type_], path=path)
+            return NullNode(type=type_, physical=PHYSICAL[type_], path=path)
         if type_ is None:
             type_ = "bool" if isinstance(value, bool) else "string" if isinstance(value, str) else "number"
         text = getattr(value, "text", None)  # a JSON number's own digits (service/calls.py)
@@ -78,11 +78,11 @@ class ExprResolving:
             ):
                 read = int(read)
             shape = literal_shape(read)
-            return RExpr("literal", "number", exact_physical(shape), value=read, shape=shape, path=path)
+            return LiteralNode(type="number", physical=exact_physical(shape), value=read, shape=shape, path=path)
         physical = PHYSICAL[type_]
         if type_ == "datetime" and isinstance(read, dt.datetime) and read.tzinfo is not None:
             physical = "TIMESTAMPTZ"
-        return RExpr("literal", type_, physical, value=read, path=path)
+        return LiteralNode(type=type_, physical=physical, value=read, path=path)
 
     def _operator(self, node: QueryExpr, path: str, term: Term, condition: Condition, depth: int) -> RExpr | None:
         op = node.operator
@@ -110,9 +110,8 @@ class ExprResolving:
         for k, a in enumerate(args_in):
             where = f"{at}[{k}]" if isinstance(getattr(node, op), list) else at
             if k in spec.literal_args and isinstance(a, str):
-                args.append(
-                    RExpr("literal", "string", "VARCHAR", value=a, path=where)
-                )  # a word: date_diff's unit, cast's type
+                # a word: date_diff's unit, cast's type
+                args.append(LiteralNode(type="string", physical="VARCHAR", value=a, path=where))
                 continue
             resolved = self.expr(a, where, term, condition, depth + 1)
             if resolved is None:
@@ -126,9 +125,8 @@ class ExprResolving:
             return None
         if type_ == "datetime" and op == "date_add" and args[0].physical == "TIMESTAMPTZ":
             physical = "TIMESTAMPTZ"
-        return RExpr(
-            op, type_, physical, args, shape=shape, word=str(args[0].value) if op == "date_diff" else "", path=at
-        )
+        word = str(args[0].value) if op == "date_diff" and isinstance(args[0], LiteralNode) else ""
+        return Operation(op=op, type=type_, physical=physical, args=args, shape=shape, word=word, path=at)
 
     def _case(self, node: QueryExpr, path: str, term: Term, condition: Condition, depth: int) -> RExpr | None:
         whens: list[tuple[RFilter, RExpr]] = []
@@ -151,18 +149,16 @@ class ExprResolving:
         except Refused as refused:
             self.fail(f"{path}.case", str(refused), expected=refused.expected)
             return None
-        return RExpr(
-            "case", type_, physical, [otherwise] if otherwise is not None else [], shape=shape, whens=whens, path=path
-        )
+        return CaseNode(type=type_, physical=physical, whens=whens, otherwise=otherwise, shape=shape, path=path)
 
 
 def column_node(ref: Ref, type_: str, physical: str, shape: Shape | None = None) -> RExpr:
     """A dataset column (or a computed one, `ref.expr` set) as an expression leaf."""
-    return RExpr("column", type_, physical, ref=ref, shape=shape if shape is not None else shape_of(physical))
+    return ColumnNode(type=type_, physical=physical, ref=ref, shape=shape if shape is not None else shape_of(physical))
 
 
 def output_node(name: str, type_: str, physical: str, shape: Shape | None) -> RExpr:
-    return RExpr("output", type_, physical, name=name, shape=shape)
+    return OutputNode(type=type_, physical=physical, name=name, shape=shape)
 
 
 def digits_bound(rows: int, shape: Shape | None) -> Shape | None:

@@ -22,17 +22,17 @@ from sqlglot import exp
 from . import builders as sql
 from . import rules
 from .builders import Aggregate, Build, Lower
-from .resolved import RExpr
+from .resolved import Operation
 from .rules import ANY, DATES, NUMBER, ORDERED, STRING, Rule
 
-Refusal = Callable[[RExpr], str | None]  # why an engine cannot compute this node as DuckDB does
+Refusal = Callable[[Operation], str | None]  # why an engine cannot compute this node as DuckDB does
 
 
 # Why ClickHouse cannot compute an operator as DuckDB does, where it depends on the node.
 
 
-def _round_refused(node: RExpr) -> str | None:
-    if node.args[0].physical == "DOUBLE" and len(node.args) > 1 and node.args[1].value:
+def _round_refused(node: Operation) -> str | None:
+    if node.args[0].physical == "DOUBLE" and len(node.args) > 1 and rules.literal(node.args[1]):
         return (
             "DuckDB rounds a double's exact value at a decimal place (0.35 is 0.34999…, so 0.3); "
             "ClickHouse rounds its decimal text: round it to a whole number, or make it exact first"
@@ -40,7 +40,7 @@ def _round_refused(node: RExpr) -> str | None:
     return None
 
 
-def _concat_refused(node: RExpr) -> str | None:
+def _concat_refused(node: Operation) -> str | None:
     if any(a.type in ("datetime", "time", "duration") for a in node.args):
         return "ClickHouse writes a datetime or time as other text than DuckDB (fractions of a second)"
     return None
@@ -70,7 +70,7 @@ class OperatorDef:
     def sql_on(self, engine: str) -> Build:
         return self.engines.get(engine, self.sql)
 
-    def refused_on(self, engine: str, node: RExpr) -> str | None:
+    def refused_on(self, engine: str, node: Operation) -> str | None:
         why = self.refused.get(engine)
         return why(node) if why is not None else None
 

@@ -11,7 +11,18 @@ from .conditions import condition, single_source
 from .joins import joins_of
 from .models import QueryFilter, QueryPlan, QueryPlanDataset
 from .outputs import measures, outputs
-from .resolved import AggregateOutput, FilterLeaf, Join, Limits, MeasureOutput, Output, PlanInvalid, Resolved, RFilter
+from .resolved import (
+    AggregateOutput,
+    FilterLeaf,
+    Join,
+    Limits,
+    MeasureOutput,
+    Operation,
+    Output,
+    PlanInvalid,
+    Resolved,
+    RFilter,
+)
 from .resolver import Resolver, row_bound
 from .sources import sources
 from .targets import DUCKDB, Target
@@ -147,7 +158,7 @@ def resolve(
     aggregated = bool(plan.aggregates or plan.group_by)
     warnings = _join_warnings(joins) + _month_warnings(outs)
     exprs = [ref.expr for ref in [*r.computed.values(), *r.aggregated_exprs] if ref.expr is not None]
-    casts = [n for e in exprs for n in e.walk() if n.op == "cast"]
+    casts = [n for e in exprs for n in e.walk() if isinstance(n, Operation) and n.op == "cast"]
     if aggregated and not plan.group_by:
         rows = 1
     else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 from .schema import ColumnInfo, DatasetInfo
 
@@ -57,29 +57,82 @@ class Source:
     pinned: str = ""  # the snapshot the plan names ('' reads the live one)
 
 
-@dataclass
-class RExpr:
-    """A typed expression node. `op`: an operator of the table (operators.py), or "column" (ref),
-    "output" (a result column, by name: measures), "literal" (value, bound as a parameter), "null"."""
+@dataclass(kw_only=True)
+class ExprNode:
+    """What every node of a typed expression has: its logical and DuckDB types, the most digits
+    an exact value of it can have (`shape`), and where the plan writes it (errors point there)."""
 
-    op: str
     type: str
     physical: str
-    args: list[RExpr] = field(default_factory=list)
-    ref: Ref | None = None  # a dataset column, or a computed one
-    name: str = ""  # output: the result column's name
-    value: Any = None
     shape: Shape | None = None
-    word: str = ""  # date_diff's unit, cast's type
-    whens: list[tuple[RFilter, RExpr]] = field(default_factory=list)  # case: (when, then)
     path: str = ""
 
     def walk(self) -> Iterator[RExpr]:
-        yield self
-        for a in self.args:
-            yield from a.walk()
-        for _, then in self.whens:
-            yield from then.walk()
+        """This node and every node below it."""
+        yield cast("RExpr", self)  # every node is one of RExpr's kinds
+        for child in self.children():
+            yield from child.walk()
+
+    def children(self) -> list[RExpr]:
+        return []
+
+
+@dataclass(kw_only=True)
+class ColumnNode(ExprNode):
+    """A dataset column, or a computed column read by name (`ref.expr` set)."""
+
+    ref: Ref
+    op: ClassVar[str] = "column"
+
+
+@dataclass(kw_only=True)
+class OutputNode(ExprNode):
+    """A result column, by name (in measures)."""
+
+    name: str
+    op: ClassVar[str] = "output"
+
+
+@dataclass(kw_only=True)
+class LiteralNode(ExprNode):
+    """A value of the plan, bound as a parameter (or a word an operator writes itself: a unit, a type)."""
+
+    value: Any
+    op: ClassVar[str] = "literal"
+
+
+@dataclass(kw_only=True)
+class NullNode(ExprNode):
+    """A null of a given type."""
+
+    op: ClassVar[str] = "null"
+
+
+@dataclass(kw_only=True)
+class Operation(ExprNode):
+    """An operator of the table (operators.py) over its arguments."""
+
+    op: str
+    args: list[RExpr] = field(default_factory=list)
+    word: str = ""  # date_diff's unit
+
+    def children(self) -> list[RExpr]:
+        return list(self.args)
+
+
+@dataclass(kw_only=True)
+class CaseNode(ExprNode):
+    """The `then` of the first `when` that holds, else `otherwise` (null without one)."""
+
+    whens: list[tuple[RFilter, RExpr]]
+    otherwise: RExpr | None = None
+    op: ClassVar[str] = "case"
+
+    def children(self) -> list[RExpr]:
+        return [then for _, then in self.whens] + ([self.otherwise] if self.otherwise is not None else [])
+
+
+RExpr = ColumnNode | OutputNode | LiteralNode | NullNode | Operation | CaseNode
 
 
 @dataclass(frozen=True)
@@ -222,7 +275,7 @@ class Resolved:
     # Nodes the computed columns written out where they are read may take in all (compile.py
     # counts them as it writes: one read many times is written many times).
     written_budget: int = Limits.expression_nodes
-    casts: list[RExpr] = field(default_factory=list)  # row casts whose unreadable values the receipt counts
+    casts: list[Operation] = field(default_factory=list)  # row casts whose unreadable values the receipt counts
     rows: int = 0  # the most rows the result can have (a plan as a dataset: its row bound)
     # A nested plan that is a top N: it has order_by and says its limit (a limit it does not
     # say is no cut: 100 rows of a nested result would be a silent part of it).
@@ -253,12 +306,9 @@ class Resolved:
             for o in self.outputs
             if not isinstance(o, MeasureOutput) and o.ref is not None and o.ref.expr is not None
         ]
-        while exprs:
-            node = exprs.pop()
-            exprs.extend(node.args)
-            for test, then in node.whens:
-                roots.append(test)
-                exprs.append(then)
+        for node in (n for e in exprs for n in e.walk()):
+            if isinstance(node, CaseNode):
+                roots += [test for test, _ in node.whens]
         for root in roots:
             yield from root.leaves()
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from .expressions import ExprResolving, column_node
 from .models import QueryPlan
-from .resolved import Limits, Problem, Ref, Resolved, RExpr, Shape, Source, close
+from .resolved import ColumnNode, Limits, LiteralNode, NullNode, Problem, Ref, Resolved, RExpr, Shape, Source, close
 from .rules import shape_of
 from .schema import ColumnInfo, DatasetInfo
 from .targets import Target
@@ -218,11 +218,11 @@ def row_term(r: Resolver) -> Callable[[str, str], RExpr | None]:
         if ref is None:
             return None
         if ref.expr is not None:
-            if ref.expr.op in ("literal", "null"):
+            if isinstance(ref.expr, LiteralNode | NullNode):
                 return replace(ref.expr)  # a constant stays one, where an operator wants one (round's digits)
             # Read by name, never spliced: a chain of computed columns, each reading the one
             # before twice, doubled the SQL at every step (issue 30).
-            return RExpr("column", ref.column.type, ref.column.physical, ref=ref, shape=ref.expr.shape)
+            return ColumnNode(type=ref.column.type, physical=ref.column.physical, ref=ref, shape=ref.expr.shape)
         return column_node(ref, ref.column.type, ref.column.physical, column_shape(ref.column))
 
     return term

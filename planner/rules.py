@@ -16,7 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from .resolved import RExpr, Shape
+from .resolved import LiteralNode, NullNode, RExpr, Shape
 from .values import MAX_DIGITS
 
 # The logical types (SPEC §3) an operator, filter or aggregate reads.
@@ -202,7 +202,7 @@ def round_digits(args: list[RExpr]) -> int:
     if len(args) < 2:
         return 0
     d = args[1]
-    if d.op != "literal" or not isinstance(d.value, int) or not 0 <= d.value <= MAX_DIGITS:
+    if not isinstance(d, LiteralNode) or not isinstance(d.value, int) or not 0 <= d.value <= MAX_DIGITS:
         raise Refused("round's digits are a whole number from 0 to 38, written as a number", "0 … 38", 1)
     return d.value
 
@@ -210,7 +210,7 @@ def round_digits(args: list[RExpr]) -> int:
 def common(args: list[RExpr], op: str) -> Typed:
     """One type for values that stand for each other (coalesce, case): numbers widen to hold
     each exactly (any DOUBLE makes it DOUBLE); other types must agree."""
-    known = [a for a in args if a.op != "null" or a.type]
+    known = [a for a in args if not isinstance(a, NullNode) or a.type]
     types = {a.type for a in known}
     if len(types) > 1:
         raise Refused(f"{op} needs values of one type; these are {', '.join(sorted(types))}", "values of one type")
@@ -260,7 +260,7 @@ def part(op: str, types: frozenset[str], digits: int) -> Rule:
 
 def date_diff(args: list[RExpr]) -> Typed:
     unit = args[0]
-    if unit.op != "literal" or unit.value not in DATE_UNITS:
+    if not isinstance(unit, LiteralNode) or unit.value not in DATE_UNITS:
         raise Refused(
             'date_diff\'s first argument is its unit, written as a value: {"value": "day"}', " | ".join(DATE_UNITS), 0
         )
@@ -287,7 +287,9 @@ def date_add(args: list[RExpr]) -> Typed:
 
 def _whole_days(by: RExpr) -> bool:
     return (
-        by.op == "literal" and isinstance(by.value, dt.timedelta) and by.value % dt.timedelta(days=1) == dt.timedelta(0)
+        isinstance(by, LiteralNode)
+        and isinstance(by.value, dt.timedelta)
+        and by.value % dt.timedelta(days=1) == dt.timedelta(0)
     )
 
 
@@ -346,7 +348,7 @@ def cast_target(word: Any) -> Typed | None:
 
 def cast(args: list[RExpr]) -> Typed:
     word = args[1]
-    target = cast_target(word.value) if word.op == "literal" else None
+    target = cast_target(word.value) if isinstance(word, LiteralNode) else None
     if target is None:
         raise Refused(
             'cast\'s second argument is a type, written as a value: {"value": "date"}',
@@ -354,6 +356,11 @@ def cast(args: list[RExpr]) -> Typed:
             1,
         )
     return target
+
+
+def literal(node: RExpr) -> Any:
+    """A literal's value (None for any other node): round's digits, date_diff's unit."""
+    return node.value if isinstance(node, LiteralNode) else None
 
 
 def untyped(args: list[RExpr]) -> Typed:

@@ -19,7 +19,7 @@ from sqlglot import exp
 from .builders import Lower, OnlyWhere, clickhouse_fn, data_type
 from .dialect import DIALECT
 from .operators import AGGREGATES, FILTERS, OPERATORS
-from .resolved import Output, RExpr
+from .resolved import Operation, Output, RExpr
 from .schema import ColumnInfo
 
 Constant = Callable[[str, Any, str], exp.Expression]  # (name, value, physical) -> a bound parameter
@@ -60,14 +60,15 @@ class Target:
 
     def cannot(self, node: RExpr) -> str | None:
         """Why this engine cannot compute an expression operator exactly as DuckDB does, or None."""
-        spec = OPERATORS.get(node.op)
-        return spec.refused_on(self.name, node) if spec is not None else None
+        if not isinstance(node, Operation):
+            return None
+        return OPERATORS[node.op].refused_on(self.name, node)
 
     def cannot_window(self, fn: str, of: Output | None) -> str | None:
         """Why this engine cannot compute the window `fn` over the result column `of` exactly, or None."""
         return None
 
-    def operator(self, node: RExpr, args: list[exp.Expression]) -> exp.Expression:
+    def operator(self, node: Operation, args: list[exp.Expression]) -> exp.Expression:
         """The SQL of an expression operator over its compiled arguments (the table's)."""
         return OPERATORS[node.op].sql_on(self.name)(node, args)
 

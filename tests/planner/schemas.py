@@ -71,3 +71,30 @@ BY_SOURCE = {"files/orders.csv": [ORDERS], "files/customers.csv": [CUSTOMERS], "
 def found_for(plan):
     """Each dataset's schemas, and a plan as a dataset's own (its plan's datasets')."""
     return [found_for(d.plan) if hasattr(d, "plan") else BY_SOURCE.get(d.source_uri, []) for d in plan.datasets]
+
+
+def column_node(type_: str, physical: str, name: str = "x"):
+    """A typed expression leaf reading a dataset column of this type (for the operator tests)."""
+    from planner.resolved import ColumnNode, Ref
+    from planner.rules import shape_of
+
+    return ColumnNode(
+        type=type_, physical=physical, ref=Ref("t", ColumnInfo(name, type_, physical)), shape=shape_of(physical)
+    )
+
+
+def operation(op: str, type_: str, physical: str, *args, shape=None):
+    """A typed operator node over typed arguments."""
+    from planner.resolved import Operation
+
+    return Operation(op=op, type=type_, physical=physical, args=list(args), shape=shape)
+
+
+def literal_node(value):
+    """A number literal as the plan writes it."""
+    from planner.resolved import LiteralNode
+    from planner.rules import exact_physical, literal_shape
+
+    return LiteralNode(
+        type="number", physical=exact_physical(literal_shape(value)), value=value, shape=literal_shape(value)
+    )

@@ -1,11 +1,10 @@
 """planner/builders.py: the SQL of the operator table as sqlglot nodes: exact arithmetic at the
 result's decimal type, exact sums and medians, and ClickHouse's own functions by name."""
 
+from schemas import column_node, operation
 from sqlglot import exp
 
 from planner.builders import AVG_EXACT_SUM_DIGITS, as_type, at_common, average, clickhouse_fn, median, operand, total
-from planner.resolved import RExpr
-from planner.rules import shape_of
 
 X = exp.column("x")
 
@@ -14,8 +13,8 @@ def same(e: exp.Expression) -> exp.Expression:
     return e
 
 
-def number(physical: str) -> RExpr:
-    return RExpr("column", "number", physical, shape=shape_of(physical))
+def number(physical: str):
+    return column_node("number", physical)
 
 
 def test_an_operand_of_exact_arithmetic_is_at_its_decimal_type_and_wide_where_the_result_is():
@@ -26,9 +25,9 @@ def test_an_operand_of_exact_arithmetic_is_at_its_decimal_type_and_wide_where_th
 
 
 def test_a_value_standing_for_others_takes_their_common_type():
-    node = RExpr("coalesce", "number", "DECIMAL(21, 2)")
+    node = operation("coalesce", "number", "DECIMAL(21, 2)")
     assert at_common(node, X, number("BIGINT")).sql("duckdb") == "CAST(x AS DECIMAL(21, 2))"
-    assert at_common(node, X, RExpr("column", "number", "DECIMAL(21, 2)")).sql("duckdb") == "x"
+    assert at_common(node, X, number("DECIMAL(21, 2)")).sql("duckdb") == "x"
 
 
 def test_a_sum_of_durations_keeps_months_days_and_microseconds_apart():

@@ -3,22 +3,22 @@ plan language has one entry, typed from its arguments (exact numbers to the digi
 38), writing its SQL as sqlglot nodes that transpile to each engine, and saying itself in words."""
 
 import pytest
+from schemas import column_node, literal_node, operation
 from sqlglot import exp
 
 from planner.models import EXPR_OPERATORS, AggregateFn, FilterOp
 from planner.operators import AGGREGATES, BUCKET_TYPES, FILTERS, OPERATORS
-from planner.resolved import RExpr
-from planner.rules import Refused, literal_shape, shape_of
+from planner.rules import Refused
 
 COLUMN, VALUE = exp.column("x"), exp.Placeholder(this="p0")
 
 
-def number(physical: str) -> RExpr:
-    return RExpr("column", "number", physical, shape=shape_of(physical))
+def number(physical: str):
+    return column_node("number", physical)
 
 
-def literal(value) -> RExpr:
-    return RExpr("literal", "number", "BIGINT", value=value, shape=literal_shape(value))
+def literal(value):
+    return literal_node(value)
 
 
 def sql(e: exp.Expression, dialect: str = "duckdb") -> str:
@@ -29,7 +29,7 @@ def same(e: exp.Expression) -> exp.Expression:
     return e
 
 
-STRING = RExpr("column", "string", "VARCHAR")
+STRING = column_node("string", "VARCHAR")
 
 
 def test_every_operator_filter_and_aggregate_of_the_plan_language_has_one_entry():
@@ -77,7 +77,7 @@ def test_an_argument_of_the_wrong_type_is_named_by_its_position():
 
 
 def test_division_never_divides_by_zero_in_sql():
-    node = RExpr("div", "number", "DOUBLE", args=[number("BIGINT"), number("BIGINT")])
+    node = operation("div", "number", "DOUBLE", number("BIGINT"), number("BIGINT"))
     assert sql(OPERATORS["div"].sql(node, [exp.column("a"), exp.column("b")])) == (
         "CAST(a AS DOUBLE) / NULLIF(CAST(b AS DOUBLE), 0)"
     )
@@ -94,18 +94,18 @@ def test_division_never_divides_by_zero_in_sql():
 )
 def test_an_operator_is_one_node_each_engine_writes_its_own_way(op, arg, duckdb, clickhouse):
     type_ = "string" if arg == "VARCHAR" else "date"
-    args = [RExpr("column", type_, arg)] + ([number("BIGINT")] if op == "substring" else [])
-    node = RExpr(op, "number", "BIGINT", args=args)
+    args = [column_node(type_, arg)] + ([number("BIGINT")] if op == "substring" else [])
+    node = operation(op, "number", "BIGINT", *args)
     built = [exp.column("x"), exp.column("y")][: len(args)]
     assert sql(OPERATORS[op].sql_on("duckdb")(node, built)) == duckdb
     assert sql(OPERATORS[op].sql_on("clickhouse")(node, built), "clickhouse") == clickhouse
 
 
 def test_an_engine_that_cannot_compute_an_operator_says_why():
-    lowered = RExpr("lower", "string", "VARCHAR", args=[STRING])
+    lowered = operation("lower", "string", "VARCHAR", STRING)
     assert OPERATORS["lower"].refused_on("duckdb", lowered) is None
     assert "case tables" in (OPERATORS["lower"].refused_on("clickhouse", lowered) or "")
-    added = RExpr("add", "number", "BIGINT", args=[number("BIGINT"), number("BIGINT")])
+    added = operation("add", "number", "BIGINT", number("BIGINT"), number("BIGINT"))
     assert OPERATORS["add"].refused_on("clickhouse", added) is None
 
 

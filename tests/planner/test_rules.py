@@ -4,8 +4,8 @@ past 38, values standing for each other at one type, a cast's type word."""
 from decimal import Decimal
 
 import pytest
+from schemas import column_node
 
-from planner.resolved import RExpr
 from planner.rules import (
     Refused,
     cast_target,
@@ -18,11 +18,11 @@ from planner.rules import (
 )
 
 
-def number(physical: str) -> RExpr:
-    return RExpr("column", "number", physical, shape=shape_of(physical))
+def number(physical: str):
+    return column_node("number", physical)
 
 
-STRING = RExpr("column", "string", "VARCHAR")
+STRING = column_node("string", "VARCHAR")
 
 
 def test_exact_types_have_shapes_and_shapes_have_types():

@@ -2,9 +2,9 @@
 buckets, aggregates), and which columns and operators an engine cannot answer exactly."""
 
 import pytest
+from schemas import column_node, operation
 from sqlglot import exp
 
-from planner.resolved import RExpr
 from planner.schema import ColumnInfo
 from planner.targets import CLICKHOUSE, DUCKDB, TARGETS, clickhouse_type
 
@@ -39,11 +39,11 @@ def test_a_column_clickhouse_cannot_read_exactly_is_refused_with_why():
 
 
 def test_operators_clickhouse_computes_otherwise_are_refused():
-    lowered = RExpr("lower", "string", "VARCHAR", args=[RExpr("column", "string", "VARCHAR")])
+    lowered = operation("lower", "string", "VARCHAR", column_node("string", "VARCHAR"))
     assert DUCKDB.cannot(lowered) is None
     assert "case tables" in CLICKHOUSE.cannot(lowered)
-    assert CLICKHOUSE.cannot(RExpr("add", "number", "BIGINT")) is None
-    assert CLICKHOUSE.cannot(RExpr("column", "number", "BIGINT")) is None
+    assert CLICKHOUSE.cannot(operation("add", "number", "BIGINT")) is None
+    assert CLICKHOUSE.cannot(column_node("number", "BIGINT")) is None
 
 
 def test_a_date_bucket_stays_a_date():
