@@ -1,0 +1,60 @@
+"""The one pass's two fast readers, DuckDB's parallel reader and Arrow's stream: lines one reads
+otherwise than the other, far past the sample, and the limits that send a file to Arrow's stream;
+the file publishes as the careful way publishes it, whichever reader read it."""
+
+from __future__ import annotations
+
+import pytest
+from both_ways import CAREFUL, one_pass, published
+from onepass_cases import parser_of
+
+# Lines DuckDB's parallel reader takes otherwise than Arrow's stream (tests/read/test_duckcsv.py),
+# far past the sample: the file publishes as the careful way publishes it, whichever reader read it.
+PARALLEL_ODD = {
+    "blank line": "",
+    "trailing blank lines": None,
+    "quoted line break": '9999,"two\nlines",x',
+    "space before a quote": '9999, "spaced",x',
+    "space before an empty quote": '9999, "",x',
+    "quoted blank": '9999," ",x',
+    "comment": "# exported by hand",
+    "row of unicode spaces": "\u3000,\u00a0,\u2003",
+}
+
+
+@pytest.mark.parametrize("odd", sorted(PARALLEL_ODD))
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
+def test_duckdbs_parallel_reader_publishes_what_the_careful_way_does(tmp_path, odd, newline):
+    lines = ["id,amount,note", *[f"{i},{i % 7}.5,x{i}" for i in range(1, 3000)]]
+    if PARALLEL_ODD[odd] is None:
+        lines += ["", ""]
+    else:
+        lines.insert(2500, PARALLEL_ODD[odd])
+    path = tmp_path / "odd.csv"
+    path.write_bytes((newline.join(lines) + newline).encode())
+    careful = published(tmp_path / "careful", path, **CAREFUL)
+    parallel = published(tmp_path / "parallel", path, **one_pass(30))
+    stream = published(tmp_path / "stream", path, **one_pass(30), parallel_csv=False)
+    for seen in (careful, parallel, stream):
+        seen.pop("one_pass", None)
+    assert parallel == careful and stream == careful
+
+
+def test_a_line_longer_than_duckdbs_buffer_is_read_by_arrows_stream_alike(tmp_path):
+    lines = ["id,amount,note", *[f"{i},{i % 7}.5,x{i}" for i in range(1, 3000)]]
+    lines.insert(2500, f"9999,1.5,{'long ' * 2000}")  # 10,000 bytes: past a 4,096-byte buffer's half
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(lines) + "\n")
+    careful = published(tmp_path / "careful", path, **CAREFUL)
+    small = published(tmp_path / "small", path, **one_pass(30), parallel_csv_buffer_bytes=4096)
+    assert small.pop("one_pass") and not careful.pop("one_pass")
+    assert small == careful
+    assert parser_of(tmp_path / "p", path, **one_pass(30), parallel_csv_buffer_bytes=4096) == "arrow"
+
+
+def test_a_table_wider_than_parallel_csv_max_columns_is_read_by_arrows_stream(tmp_path):
+    rows = ["a,b,c,d,e", *[f"{i},{i % 97}.5,x{i},2024-01-{i % 28 + 1:02d},{i % 3}" for i in range(1, 3000)]]
+    path = tmp_path / "five.csv"
+    path.write_text("\n".join(rows) + "\n")
+    assert parser_of(tmp_path / "narrow", path, **one_pass(4000), parallel_csv_max_columns=5) == "duckdb"
+    assert parser_of(tmp_path / "wide", path, **one_pass(4000), parallel_csv_max_columns=4) == "arrow"
