@@ -22,6 +22,7 @@ from .errors import (
     ValidationFailed,
     close_names,
     json_path,
+    setting_refused,
 )
 from .ingest.jobs import JobPool
 from .ingest.links import Linker
@@ -49,8 +50,7 @@ def connect(home: str | None = None, **settings: Any) -> Engine:
     try:
         config = Settings.from_env(**settings)
     except SettingInvalid as err:
-        item = ErrorItem(f"settings.{err.name}", str(err), expected=err.expected, received=err.received)
-        raise ValidationFailed("a setting the engine cannot run with", [item]) from None
+        raise setting_refused(err) from None
     return Engine(home or os.environ.get("TABULAR_HOME") or config.home, config)
 
 
