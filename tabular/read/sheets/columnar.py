@@ -32,23 +32,16 @@ from .typed import exact_numbers, maybe_cut, typed_batch
 
 
 def read_fast(
-    path: Path,
-    folder: Path,
-    fmt: str,
-    options: dict,
-    settings: Settings,
-    watched: UnitWatch | None = None,
-    counted=lambda: None,
+    path: Path, folder: Path, fmt: str, options: dict, settings: Settings, watched: UnitWatch | None = None
 ) -> tuple[list[Extraction], dict]:
     """Every table of the workbook; `watched`: what the container check's UnitWatch found of
-    each sheet (its hints, with the units of every cell), which are then not read again;
-    `counted` waits until the units of every cell are counted (containers.scan_later)."""
+    each sheet (its hints, with the units of every cell), which are then not read again."""
     with calamine_panics(f"the {fmt} workbook"):
-        return _read_fast(path, folder, fmt, options, settings, watched, counted)
+        return _read_fast(path, folder, fmt, options, settings, watched)
 
 
 def _read_fast(
-    path: Path, folder: Path, fmt: str, options: dict, settings: Settings, watched: UnitWatch | None, counted
+    path: Path, folder: Path, fmt: str, options: dict, settings: Settings, watched: UnitWatch | None
 ) -> tuple[list[Extraction], dict]:
     import fastexcel
 
@@ -79,7 +72,6 @@ def _read_fast(
             sheet = reader.load_sheet(name, header_row=None, dtypes="string", skip_rows=0)
             batch = _exact(reader, name, sheet.to_arrow())
             first_column = sheet.available_columns()[0].absolute_index if batch.num_columns else 0
-        counted()  # the hints' units, counted over every cell beside the read
         if batch.num_columns > settings.max_columns:
             raise IngestFailed(
                 "too_large", f"{batch.num_columns} columns; at most {settings.max_columns} are read (max_columns)"

@@ -6,7 +6,6 @@ Refusals carry SPEC codes."""
 from __future__ import annotations
 
 import re
-import threading
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -27,7 +26,6 @@ def check_container(
     formulas: dict | None = None,
     watch: Callable | None = None,
     sparse: dict | None = None,
-    later: list | None = None,
 ) -> int:
     """Refuse what is not a readable workbook with SPEC codes before any parser sees it, and
     answer the bytes its members inflate to. With `formulas`, each worksheet part's formula
@@ -39,11 +37,7 @@ def check_container(
     allocate) is refused, unless `sparse` is given and the caller reads the sheet from its
     filled cells: an XLSX's worksheet part not read by the fast reader (openpyxl holds filled
     cells only), an ODS's content.xml (read/sheets/odsxml.py); `sparse` then maps the part to
-    its (rows, columns), or for an ODS to its GridBound.
-
-    With `later` (a list), a worksheet the fast reader reads is checked for its extent alone, and
-    what its formulas and units are counted by is left in `later` (scan_later): nothing of it
-    is a limit, and it can be read while calamine reads the sheet."""
+    its (rows, columns), or for an ODS to its GridBound."""
     with path.open("rb") as fh:
         head = fh.read(8)
     if not head:
@@ -79,9 +73,6 @@ def check_container(
                 tables = GridBound() if repeats else None
                 if tables:
                     feed = _both(feed, tables.feed)
-                if later is not None and fast and sheet and (uncached or feed):
-                    later.append((info, uncached, feed))
-                    uncached = feed = None
                 extent = _scan_part(
                     archive, info, not (fast and sheet), extent=sheet, repeats=repeats, uncached=uncached, feed=feed
                 )
@@ -115,31 +106,6 @@ def check_container(
     if fmt in ("xlsx", "xlsm") and "xl/workbook.xml" not in names:
         raise IngestFailed("format_unavailable", f"the zip archive is not a {fmt} workbook (no xl/workbook.xml)")
     return inflated
-
-
-def scan_later(path: Path, later: list) -> Callable[[], None]:
-    """Read the parts check_container left in `later` on another thread (zlib and calamine let
-    go of the GIL, so it runs beside the fast reader's read of the sheet); answers the wait for
-    it, which raises what the reading raised."""
-    failed: list[BaseException] = []
-
-    def scan() -> None:
-        try:
-            with zipfile.ZipFile(path) as archive:
-                for info, uncached, feed in later:
-                    _scan_part(archive, info, False, uncached=uncached, feed=feed)
-        except BaseException as err:  # said where the result is waited for
-            failed.append(err)
-
-    thread = threading.Thread(target=scan, name="sheet-scan", daemon=True)
-    thread.start()
-
-    def wait() -> None:
-        thread.join()
-        if failed:
-            raise failed[0]
-
-    return wait
 
 
 def _both(first: Callable | None, second: Callable) -> Callable:

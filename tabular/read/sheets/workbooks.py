@@ -12,7 +12,6 @@ import datetime as dt
 import re
 import warnings
 import zipfile
-from contextlib import suppress
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -28,7 +27,7 @@ from ...settings import Settings
 from ..extraction import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
 from . import odsxml
 from .columnar import read_fast
-from .containers import Uncached, check_container, scan_later, uses_fast_reader
+from .containers import Uncached, check_container, uses_fast_reader
 from .hints import OdsFormats, UnitWatch, sheet_parts
 from .regions import name_tables, workbook_regions
 from .rules import Cell, Prose, calamine_panics, each_sheet, is_prose, is_total_row, unit_of
@@ -153,16 +152,8 @@ def read_workbook(
     formulas: dict[str, Uncached] = {}
     watch = UnitWatch() if fmt in ("xlsx", "xlsm") else None
     sparse: dict = {}  # worksheet parts whose extent passes max_sheet_cells: openpyxl reads them
-    later: list = []  # the fast reader's sheets, their formulas and units counted beside its read
-    inflated = check_container(path, fmt, settings, formulas, watch, sparse, later)
-    counted = scan_later(path, later) if later else lambda: None
-    try:
-        extractions, covered = _read_workbook(path, folder, fmt, options, settings, inflated, watch, sparse, counted)
-    except BaseException:
-        with suppress(BaseException):  # the reader's failure is the one said
-            counted()
-        raise
-    counted()
+    inflated = check_container(path, fmt, settings, formulas, watch, sparse)
+    extractions, covered = _read_workbook(path, folder, fmt, options, settings, inflated, watch, sparse)
     name_tables(extractions, workbook_regions(path))
     if any(u.count for u in formulas.values()):
         with zipfile.ZipFile(path) as archive:
@@ -183,10 +174,9 @@ def _read_workbook(
     inflated: int,
     watch: UnitWatch | None,
     sparse: dict,
-    counted=lambda: None,
 ) -> tuple[list[Extraction], dict]:
     if uses_fast_reader(path, inflated, settings):
-        return read_fast(path, folder, fmt, options, settings, watch, counted)
+        return read_fast(path, folder, fmt, options, settings, watch)
     from openpyxl import load_workbook  # here: the fast reader does without it (0.3 s to import)
 
     try:
