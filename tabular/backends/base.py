@@ -3,7 +3,9 @@
 query_engine setting; once per open home and engine). Writing the SQL is planner/'s (a backend
 names the planner target it runs); choosing what to run is ops/'s, which names no engine.
 
-A new backend is one module here with a class that meets `Backend`, and its line in ENGINES."""
+An engine is a planner target (planner/targets.py: what its SQL is) and the module of its name
+here, `tabular/backends/<name>.py`, whose BACKEND class meets `Backend`: a new engine is those
+two files."""
 
 from __future__ import annotations
 
@@ -16,17 +18,14 @@ from typing import Any, Protocol
 
 from planner.compile import Compiled
 from planner.resolved import Resolved
-from planner.targets import Target
+from planner.targets import TARGETS, Target
 
 from ..settings import Settings
 from ..store.home import Catalog
 
-# Each engine's backend class, by the name the query_engine setting gives it, imported on first
-# use (an optional engine's libraries are loaded only when asked for).
-ENGINES = {
-    "duckdb": "tabular.backends.duckdb:DuckDBBackend",
-    "clickhouse": "tabular.backends.clickhouse:ClickHouseBackend",
-}
+# The engines, by the names the query_engine setting gives them: the planner's targets. Each
+# one's module is imported on first use (an optional engine's libraries load only when asked for).
+ENGINES = tuple(TARGETS)
 # The home's own engine: it reads the snapshot files where they are, and streams whole results.
 HOME_ENGINE = "duckdb"
 
@@ -133,8 +132,8 @@ def backend_for(catalog: Catalog, settings: Settings, engine: str = "", streams:
         made = _CHOSEN.setdefault(catalog, {})
         found = made.get(name)
         if found is None:
-            module, _, cls = ENGINES[name].partition(":")
-            found = made[name] = getattr(importlib.import_module(module), cls)(catalog, settings)
+            module = importlib.import_module(f"{__package__}.{name}")
+            found = made[name] = module.BACKEND(catalog, settings)
     if streams and not found.capabilities.streams:
         return backend_for(catalog, settings, HOME_ENGINE)
     return found

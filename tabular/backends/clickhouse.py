@@ -360,3 +360,7 @@ def _as_duckdb(value: Any, physical: str) -> Any:
     if physical == "DATE" and isinstance(value, dt.datetime):
         return value.date()
     return value
+
+
+# The class backends/base.py's backend_for makes for this engine.
+BACKEND = ClickHouseBackend

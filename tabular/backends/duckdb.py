@@ -411,3 +411,7 @@ class DuckDBBackend:
             interval_text=interval_text,
             dated=tuple(dated),
         )
+
+
+# The class backends/base.py's backend_for makes for this engine.
+BACKEND = DuckDBBackend
