@@ -90,10 +90,6 @@ EXAMPLES = {
 _OWN = {"org", "namespace"}
 
 
-# The commands whose arguments need the op registry (every op's input model): built only when
-# the command run is one of them (or --help lists them all), so the others do not import every op.
-NEEDS_REGISTRY = {"call"}
-
 # What a result file may be written as (results.FORMATS, which a test keeps the same), for
 # `query --format` without importing the writers.
 RESULT_FORMATS = ("arrow", "csv", "ndjson", "parquet")
@@ -166,16 +162,32 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
+class Unbuilt:
+    """A command the parser leaves out because the arguments name another: what is added to it goes nowhere."""
+
+    def add_argument(self, *args, **kwargs) -> None:
+        pass
+
+    def set_defaults(self, **kwargs) -> None:
+        pass
+
+
 class Commands:
     """Adds the commands to the parser, each with its examples as its epilog, and the arguments
-    several commands take, each defined once."""
+    several commands take, each defined once. Given `only`, it builds that command alone."""
 
-    def __init__(self, sub, common: argparse.ArgumentParser, full: bool = True):
-        self.sub, self.common, self.full = sub, common, full
+    def __init__(self, sub, common: argparse.ArgumentParser, only: str | None = None):
+        self.sub, self.common, self.only = sub, common, only
+
+    def wants(self, name: str) -> bool:
+        """Whether the parser builds this command (a command that imports to build asks first)."""
+        return self.only is None or self.only == name
 
     def command(
         self, name: str, help_: str, run, parents: tuple | None = None, shown: list[str] | None = None
-    ) -> argparse.ArgumentParser:
+    ) -> argparse.ArgumentParser | Unbuilt:
+        if not self.wants(name):
+            return Unbuilt()
         epilog = "examples:\n" + "\n".join(f"  {line}" for line in (shown or EXAMPLES.get(name, [])))
         p = self.sub.add_parser(
             name,
@@ -205,13 +217,16 @@ class Commands:
 
 
 def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """The parser of every command; given the arguments, of what their command needs: a
-    hand-written command's parser leaves out the commands made from the op registry, so running it
-    does not import every op (a command runs in the time its own work takes)."""
+    """The parser of every command; given the arguments, of the one command they name: building a
+    command may import what it runs (a command made from an op reads that op's input model), so
+    `tabular get` imports no other op and `tabular list` none at all. Where the arguments name no
+    command (none yet, --help, a word that is none), every command is built: the help lists them
+    all, and argparse's "invalid choice" names them."""
+    word = None if argv is None else command_word(argv)
+    if word is not None and word not in EXAMPLES and word not in generated():
+        word = None
     # Two copies: a parent's actions are shared, and the top's defaults must not become the commands'
     # (a command's --home would then undo one given before it).
-    word = None if argv is None else command_word(argv)
-    full = word is None or word not in EXAMPLES or word in NEEDS_REGISTRY
     common = _common()
     top = argparse.ArgumentParser(
         prog="tabular", description="Typed datasets from spreadsheets and CSV.", parents=[_common()]
@@ -220,29 +235,31 @@ def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"tabular {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    c = Commands(sub, common, full)
+    c = Commands(sub, common, word)
     _data_commands(c)
-    if full:
-        _generated_commands(c)
+    _generated_commands(c)
     _engine_commands(c)
     _link_commands(c)
     _token_command(c)
     return top
 
 
-# The options every command takes that take a value (a command word never follows them directly).
+# The options every command takes that take a value (a command word never follows them directly),
+# and those that print and exit before any command runs.
 _VALUED = ("--home", "--org", "--namespace")
+_ENDING = ("--help", "--version")
 
 
 def command_word(argv: list[str]) -> str | None:
     """The command the arguments name (the first word that is no option nor an option's value),
-    or None where there is none yet (`tabular`, `tabular --help`)."""
+    or None where there is none yet (`tabular`, `tabular --help`). An option may be shortened as
+    argparse takes it (`--ho h` is `--home h`)."""
     words = iter(argv)
     for word in words:
-        if word in _VALUED:
-            next(words, None)
-        elif word in ("-h", "--help", "--version"):
+        if word == "-h" or (len(word) > 2 and any(name.startswith(word) for name in _ENDING)):
             return None
+        if len(word) > 2 and any(name.startswith(word) for name in _VALUED):
+            next(words, None)
         elif not word.startswith("-"):
             return word
     return None
@@ -366,7 +383,11 @@ def _data_commands(c: Commands) -> None:
 
 def _generated_commands(c: Commands) -> None:
     """One command per op no hand-written command covers, its arguments from the op's input model."""
+    if c.only in EXAMPLES:
+        return  # a hand-written command runs: the registry is not read
     for name, op in generated().items():
+        if not c.wants(name):
+            continue  # its description and its input's fields import its op's module
         shown = "--json for the answer as JSON" if op.name in VIEWS else "the answer as JSON"
         p = c.command(
             name,
@@ -408,7 +429,7 @@ def _engine_commands(c: Commands) -> None:
         "--token",
         help="call as this token of the tokens file (default: TABULAR_TOKEN): its org and namespaces, as over HTTP",
     )
-    if not c.full:
+    if not c.wants("call"):
         return
     from ..ops import REGISTRY  # heavy: the registry's errors load Arrow; only for `call` and --help
 

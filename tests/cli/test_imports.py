@@ -74,7 +74,6 @@ NOT_FOR_STORED_DATA = (
     "tabular.ingest.pipeline",
     "tabular.read.extraction",
 )
-MADE_FROM_AN_OP = "issue 56: cli/usage.py builds every op's command for a command made from an op (tabular get)"
 
 
 @pytest.mark.parametrize("argv", COMMANDS[:3], ids=lambda argv: argv[0])
@@ -84,11 +83,7 @@ def test_list_get_and_query_load_no_question_vocabulary_nor_file_reader(home, ar
     assert not held & set(NOT_FOR_STORED_DATA), sorted(held & set(NOT_FOR_STORED_DATA))
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [COMMANDS[0], pytest.param(COMMANDS[1], marks=pytest.mark.known_defect(reason=MADE_FROM_AN_OP))],
-    ids=lambda argv: argv[0],
-)
+@pytest.mark.parametrize("argv", COMMANDS[:2], ids=lambda argv: argv[0])
 def test_list_and_get_load_neither_the_query_nor_the_approval(home, argv):
     """A command runs one op: the other ops' modules (the planner's query, the approval's
     re-typing) are not loaded for it."""

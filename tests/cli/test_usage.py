@@ -54,20 +54,60 @@ def test_the_usage_section_names_every_command():
         assert f"tabular {name}" in text
 
 
-def test_a_hand_written_command_is_parsed_without_the_commands_the_registry_makes():
-    # `tabular list` builds no parser for the ops' own commands (their arguments are every op's
-    # input model); a generated command, `call`, --help and no command at all build them all.
-    def commands(argv):
-        top = parser(argv)
-        return set(next(a for a in top._actions if isinstance(a, argparse._SubParsersAction)).choices)
+def commands(top: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The commands a parser was built with, by name."""
+    return next(a for a in top._actions if isinstance(a, argparse._SubParsersAction)).choices
 
-    every = commands(None)
-    assert {"get", "formats", "call", "list"} <= every
-    for argv in (["list"], ["--home", "h", "query", "-"], ["--org=acme", "datasets", "x"]):
-        assert "list" in commands(argv) and not {"get", "formats", "call"} & commands(argv), argv
-        assert parser(argv).parse_args(argv).run is parser().parse_args(argv).run
-    for argv in (["get", "sales.csv"], ["call", "knowledge.list"], ["--help"], [], ["--home", "list", "formats"]):
-        assert commands(argv) == every, argv
+
+def said(argv: list[str], top: argparse.ArgumentParser, capsys) -> tuple[object, str, str]:
+    """What parsing the arguments with this parser prints, and its exit status (None: it parsed)."""
+    try:
+        top.parse_args(argv)
+        code = None
+    except SystemExit as stop:
+        code = stop.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_a_command_is_parsed_by_a_parser_of_that_command_alone():
+    # Building a command may import what it runs (a command made from an op reads its op's input
+    # model): `tabular get` builds no other op's command, `tabular list` no op's at all.
+    every = commands(parser())
+    assert {"get", "formats", "call", "list", "query", "token"} <= set(every)
+    for argv in (["list"], ["--home", "h", "query", "-"], ["--org=acme", "get", "x"], ["--ho", "list", "formats"]):
+        word = argv[-1] if argv[-1] in every else argv[-2]
+        assert set(commands(parser(argv))) == {word}, argv
+        assert parser(argv).parse_args(argv) == parser().parse_args(argv), argv
+
+
+def test_without_a_command_named_every_command_is_built():
+    every = set(commands(parser()))
+    for argv in ([], ["--help"], ["--home", "h"], ["--hel"], ["--version", "list"], ["frobnicate"], ["--org", "get"]):
+        assert set(commands(parser(argv))) == every, argv
+
+
+def test_a_command_says_the_same_help_and_errors_as_the_whole_parser(capsys):
+    # What a person sees does not depend on which commands were built: each command's help, and
+    # each wrong use (a missing argument, a bad choice, an unknown option or command).
+    every = parser()
+    for name, whole in commands(every).items():
+        assert commands(parser([name]))[name].format_help() == whole.format_help(), name
+    wrong = (
+        ["get"],
+        ["list", "--bogus"],
+        ["query"],
+        ["token"],
+        ["call", "knowledge.nope"],
+        ["dir-files", "l", "--state", "x"],
+        ["ingest-status"],
+        ["frobnicate"],
+        ["list", "--help"],
+        ["--version"],
+    )
+    for argv in wrong:
+        alone = said(argv, parser(argv), capsys)
+        assert alone == said(argv, parser(), capsys) and alone[0] is not None and alone[1] + alone[2], argv
 
 
 def test_query_format_choices_are_the_result_writers_formats():
