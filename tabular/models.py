@@ -28,11 +28,21 @@ from .display import (
     upload_repr,
 )
 
+
+class Model(BaseModel):
+    """The base of the ops' models: each builds its validator and serializer when first used
+    (pydantic's defer_build), not when its module is imported, so a command that runs one op does
+    not build every op's models (issue 56: `tabular list` waited for them). The ops' own In and Out
+    inherit it through OpIn and OpOut."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
 # knowledge.ingest: metadata at most this large as JSON (titles and tags have their own limits).
 METADATA_BYTES = 64 * 1024
 
 
-class OpIn(BaseModel):
+class OpIn(Model):
     """Every op takes org and namespace; unknown fields are served and named in `ignored_args`."""
 
     model_config = ConfigDict(extra="allow")
@@ -42,7 +52,7 @@ class OpIn(BaseModel):
     )
 
 
-class OpOut(BaseModel):
+class OpOut(Model):
     ignored_args: list[str] = Field(
         default_factory=list, description="Input fields this op does not know; they were ignored."
     )
@@ -62,7 +72,7 @@ class SourceAnswer(OpOut):
     )
 
 
-class IngestOptions(BaseModel):
+class IngestOptions(Model):
     model_config = ConfigDict(extra="forbid")
     format: str | None = Field(
         None, description="Force the format instead of detecting it: one knowledge.formats lists (csv, tsv, xlsx, …)."
@@ -172,7 +182,7 @@ class IngestStatusIn(OpIn):
     ingestion_id: str
 
 
-class Coverage(BaseModel):
+class Coverage(Model):
     unit: str = "rows"
     total: int = 0
     extracted: int = 0
@@ -190,7 +200,7 @@ class Coverage(BaseModel):
         return cls(unit="sheets", total=sheets, extracted=sheets - len(lost), failed=len(lost), lost=lost).model_dump()
 
 
-class Progress(BaseModel):
+class Progress(Model):
     """How far the job is, for a progress bar: `done` of `total` in `unit` within the current
     `phase` (read: bytes of the file; type: rows typed; write: rows written). `completed` is
     `done` under the name Halo-style clients read; a total of 0 means not known yet."""
@@ -263,7 +273,7 @@ class IngestCancelOut(OpOut):
         return cancel_repr(self)
 
 
-class FormatOut(BaseModel):
+class FormatOut(Model):
     name: str
     extensions: list[str]
     media_types: list[str]
@@ -282,7 +292,7 @@ class FormatsOut(OpOut):
         return formats_repr(self)
 
 
-class Origin(BaseModel):
+class Origin(Model):
     """How a dataset was read from its file. Every key is declared: none travels outside the schema."""
 
     model_config = ConfigDict(extra="forbid")
@@ -311,7 +321,7 @@ class Origin(BaseModel):
     )
 
 
-class ColumnOut(BaseModel):
+class ColumnOut(Model):
     name: str = Field(description="The column as a plan names it.")
     header: str = Field(description="The header text the file had.")
     type: str = Field(description="One of string, number, bool, date, datetime, time, duration.")
@@ -332,7 +342,7 @@ class ColumnOut(BaseModel):
     approved: bool = Field(False, description="A person set this column's type.")
 
 
-class TypeFormat(BaseModel):
+class TypeFormat(Model):
     type: str
     format: str
 
@@ -362,7 +372,7 @@ QuestionKind = Literal[
 ]
 
 
-class QuestionOut(BaseModel):
+class QuestionOut(Model):
     id: str
     column: str
     kind: QuestionKind = Field(
@@ -386,7 +396,7 @@ class QuestionOut(BaseModel):
     options: list[QuestionOption]
 
 
-class RejectedOut(BaseModel):
+class RejectedOut(Model):
     row_id: int
     line: int | None
     column: str | None
@@ -394,7 +404,7 @@ class RejectedOut(BaseModel):
     reason: str
 
 
-class DatasetOut(BaseModel):
+class DatasetOut(Model):
     dataset_id: str
     name: str
     index: int

@@ -4,6 +4,9 @@ sets are enforced at the boundary."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import typing
 
 import pytest
@@ -102,3 +105,17 @@ def test_dataset_get_samples_at_most_a_thousand_rows():
 def test_a_status_not_found_still_has_its_shape():
     status = IngestStatusOut(found=False, ingestion_id="j_nope")
     assert (status.state, status.coverage.total, status.progress.done, status.ignored_args) == ("", 0, 0, [])
+
+
+def test_an_ops_models_are_built_when_first_used_not_when_imported():
+    # Issue 56: a command runs one op; importing the op modules builds no validator, so `tabular
+    # list` does not wait for every op's models. Built at first use, each validates as before.
+    code = (
+        "import json, tabular.models as m, tabular.ops.lifecycle as life\n"
+        "before = [m.DatasetGetIn.__pydantic_complete__, life.ListIn.__pydantic_complete__]\n"
+        "life.ListIn.model_validate({'prefix': 'a'})\n"
+        "print(json.dumps([before, life.ListIn.__pydantic_complete__, m.DatasetGetIn.__pydantic_complete__]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [[False, False], True, False]
