@@ -8,11 +8,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..models import Model
 from .show import cell_text, cli_words, counted, show_answer, show_datasets, show_reading, warn_ignored
 
 # Each command imports what it runs when it runs (the engine, the charts, the result writers, the
@@ -249,11 +250,6 @@ def text_argument(name: str, what: str) -> str:
 
 
 def cmd_query(args, console: Console) -> int:
-    from ..charts import SAVED_AS as CHART_FILES  # heavy: the query command's own needs, not every command's
-    from ..results import FORMATS as RESULT_FORMATS  # heavy: the result writers (Arrow's CSV and Parquet)
-    from ..results import format_of  # heavy: as above
-    from ..results import write as write_result  # heavy: as above
-
     text = args.plan if args.plan.lstrip().startswith("{") else text_argument(args.plan, "plan")
     plan = json_argument(text, "plan")
     chart = args.chart
@@ -262,30 +258,15 @@ def cmd_query(args, console: Console) -> int:
             f"--chart draws the answer; {'--output writes every row' if args.output else '--sql runs nothing'}: "
             "run them as two commands"
         )
-    if chart and Path(chart).suffix.lower() not in CHART_FILES:
-        raise Refused(f"--chart {chart}: a chart is written as {', '.join(CHART_FILES)}; name the file so")
+    if chart:
+        from ..charts import SAVED_AS as CHART_FILES  # heavy: the charts' module, for --chart only
+
+        if Path(chart).suffix.lower() not in CHART_FILES:
+            raise Refused(f"--chart {chart}: a chart is written as {', '.join(CHART_FILES)}; name the file so")
     engine, ns = namespace_of(args)
     with engine:
         if args.output:
-            fmt = args.format or format_of(args.output)
-            if fmt is None:
-                raise Refused(
-                    f"say the format of {args.output} with --format ({', '.join(RESULT_FORMATS)}) or its extension"
-                )
-            # Streamed here, not by ns.export: the whole result's receipt id is told with the rows.
-            # Told the format: every one but Arrow takes durations as ISO text of any length.
-            whole = engine.stream({"org": ns.org, "namespace": ns.name, **plan, "format": fmt})
-            written = write_result(whole.reader, args.output, fmt)
-            kept = (
-                f"; receipt {whole.receipt_id} (`tabular receipt {whole.receipt_id}` shows what was read)"
-                if whole.receipt_kept
-                else "; no receipt was kept (the home refused to write it)"
-            )
-            # One line however narrow the terminal: the receipt id in it is copied or parsed.
-            console.print(
-                f"{counted(written, 'row')} written to {escape(args.output)} ({fmt}){escape(kept)}", soft_wrap=True
-            )
-            return 0
+            return _write_rows(args, engine, ns, plan, console)
         answer = ns.query({**plan, "dry_run": plan.get("dry_run", False) or args.sql})
         warn_ignored(answer, "plan")
         if args.sql:
@@ -299,6 +280,29 @@ def cmd_query(args, console: Console) -> int:
             figure = answer.plot(path=chart)
             if not args.json:
                 console.print(f"chart written to {escape(chart)} ({escape(figure.get_suptitle())})")
+    return 0
+
+
+def _write_rows(args, engine, ns, plan: dict, console: Console) -> int:
+    """`query --output`: every row the plan matches, streamed to the file, and one line saying so."""
+    from ..results import FORMATS as RESULT_FORMATS  # heavy: the result writers (Arrow's CSV and Parquet)
+    from ..results import format_of  # heavy: as above
+    from ..results import write as write_result  # heavy: as above
+
+    fmt = args.format or format_of(args.output)
+    if fmt is None:
+        raise Refused(f"say the format of {args.output} with --format ({', '.join(RESULT_FORMATS)}) or its extension")
+    # Streamed here, not by ns.export: the whole result's receipt id is told with the rows.
+    # Told the format: every one but Arrow takes durations as ISO text of any length.
+    whole = engine.stream({"org": ns.org, "namespace": ns.name, **plan, "format": fmt})
+    written = write_result(whole.reader, args.output, fmt)
+    kept = (
+        f"; receipt {whole.receipt_id} (`tabular receipt {whole.receipt_id}` shows what was read)"
+        if whole.receipt_kept
+        else "; no receipt was kept (the home refused to write it)"
+    )
+    # One line however narrow the terminal: the receipt id in it is copied or parsed.
+    console.print(f"{counted(written, 'row')} written to {escape(args.output)} ({fmt}){escape(kept)}", soft_wrap=True)
     return 0
 
 
@@ -322,25 +326,25 @@ def cmd_ask(args, console: Console) -> int:
     return 1 if out.abstain else 0
 
 
-class _Shown(BaseModel):
+class _Shown(Model):
     title: str
     plan: dict
 
 
-class _Approval(BaseModel):
+class _Approval(Model):
     title: str
     source_uri: str
     formats: dict[str, str]
     then_plan: int
 
 
-class _Task(BaseModel):
+class _Task(Model):
     title: str
     text: str
     source_uris: list[str]
 
 
-class DemoManifest(BaseModel):
+class DemoManifest(Model):
     """What `tabular demo` walks through (fixtures/demo.json): files are relative to it."""
 
     files: list[str]
