@@ -23,7 +23,7 @@ from common import ROOT, duckdb_ctas, print_result, tabular_ingest
 from common import run_contender as common_run_contender
 
 CONTENDERS = ("duckdb", "tabular")
-TIME_TARGET = 3.0  # tabular seconds <= 3 x DuckDB's, at every width
+TIME_TARGETS = {100: 3.5, 500: 2.0}  # tabular seconds <= this x DuckDB's, by width (issue 58); 3 at others
 FLAT_TARGET = (
     0.30  # time per cell at most 30% over the 100-column file's, per row count (cost must not grow with width)
 )
@@ -95,7 +95,10 @@ def run_tabular(csv: Path, work: Path) -> dict:
 
 
 def contender_main(name: str, csv: Path, work: Path) -> None:
-    print_result(globals()[f"run_{name}"](csv, work))
+    # CPU seconds of every thread as well as the wall clock's (see ingest_csv.py).
+    start = time.process_time()
+    result = globals()[f"run_{name}"](csv, work)
+    print_result({**result, "cpu": time.process_time() - start})
 
 
 # --- the driver ---------------------------------------------------------------------------------
@@ -145,7 +148,7 @@ def main() -> None:
                     csv.unlink()
 
     print(
-        f"\n{'rows':>7} {'cols':>5} {'MiB':>7} {'duckdb s':>9} {'tabular s':>10} {'tab/duck':>9} {'us/cell':>8} {'tab peak MiB':>13} {'peak target':>12}"
+        f"\n{'rows':>7} {'cols':>5} {'MiB':>7} {'duckdb s':>9} {'tabular s':>10} {'tab/duck':>9} {'us/cell':>8} {'tab peak MiB':>13} {'peak target':>12} {'cpu tab/duck':>13}"
     )
     for rows, cols, size, r in runs:
         duck, tab = r["duckdb"], r["tabular"]
@@ -155,8 +158,9 @@ def main() -> None:
         else:
             ratio = f"{tab['seconds'] / duck['seconds']:>8.2f}x" if "error" not in duck else f"{'-':>9}"
             tab_cols = f"{tab['seconds']:>10.3f} {ratio} {tab['seconds'] / (rows * cols) * 1e6:>8.2f} {tab['peak_rss'] / MiB:>13,.0f}"
+        cpu = f"{tab['cpu'] / duck['cpu']:>12.2f}x" if "cpu" in tab and "cpu" in duck else ""
         print(
-            f"{rows:>7,} {cols:>5} {size / MiB:>7.1f} {duck_s} {tab_cols} {BASE_RSS + RSS_PER_FILE * size / MiB:>12,.0f}"
+            f"{rows:>7,} {cols:>5} {size / MiB:>7.1f} {duck_s} {tab_cols} {BASE_RSS + RSS_PER_FILE * size / MiB:>12,.0f} {cpu}"
         )
 
     print("\nwhat tabular chose (count per type) and row counts:")
@@ -178,7 +182,8 @@ def main() -> None:
         tab, duck = r["tabular"], r["duckdb"]
         if "error" not in duck:
             ratio = tab["seconds"] / duck["seconds"]
-            verdict(f"{rows:,} x {cols}: time <= {TIME_TARGET:g}x DuckDB", ratio <= TIME_TARGET, f"{ratio:.2f}x")
+            target = TIME_TARGETS.get(cols, 3.0)
+            verdict(f"{rows:,} x {cols}: time <= {target:g}x DuckDB", ratio <= target, f"{ratio:.2f}x")
     per_cell = {(rows, cols): r["tabular"]["seconds"] / (rows * cols) for rows, cols, _, r in ok_runs}
     for rows in args.rows:
         widths = sorted(c for (r_, c) in per_cell if r_ == rows)
