@@ -34,6 +34,7 @@ FilterOp = Literal[
 AggregateFn = Literal["count", "count_distinct", "sum", "avg", "min", "max", "median", "stddev", "var", "quantile"]
 Bucket = Literal["year", "quarter", "month", "week", "day", "hour", "minute"]
 LogicalType = Literal["string", "number", "bool", "date", "datetime", "time", "duration"]
+JoinKind = Literal["inner", "left", "semi", "anti"]
 WindowFn = Literal["rank", "dense_rank", "row_number", "sum", "avg", "min", "max", "count", "share", "running_sum"]
 
 
@@ -146,7 +147,7 @@ class QueryJoin(PlanModel):
         description="Conditions between its columns and columns of datasets before it, at least one an equality; "
         "[] only for a plan dataset that gives one row (aggregates, no group_by): its values beside every row.",
     )
-    kind: Literal["inner", "left", "semi", "anti"] = Field(
+    kind: JoinKind = Field(
         "inner",
         description="inner keeps matching rows only; left keeps every row of the datasets before it (the joined columns null where nothing "
         "matched); semi keeps the rows before it that have a match, each once; anti keeps those that have none. After semi or anti the "

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, cast
 
+from .models import AggregateFn, JoinKind, WindowFn
 from .schema import ColumnInfo, DatasetInfo
 
 Shape = tuple[int, int]  # (precision, scale) of an exact number: the most digits a value can have
@@ -210,7 +211,7 @@ class AggregateOutput(OutputColumn):
     """An aggregate of a column or an expression (`ref`; None: a count of rows), over the rows
     its own `where` keeps."""
 
-    fn: str
+    fn: AggregateFn
     ref: Ref | None = None
     q: float | None = None
     where: list[RFilter] = field(default_factory=list)
@@ -239,7 +240,7 @@ Output = GroupOutput | AggregateOutput | RowOutput | MeasureOutput
 
 @dataclass
 class Window:
-    fn: str
+    fn: WindowFn
     of: Output | None
     partition: list[str]
     order: list[tuple[str, bool]]
@@ -248,7 +249,7 @@ class Window:
 @dataclass
 class Join:
     source: Source
-    kind: str
+    kind: JoinKind
     pairs: list[tuple[Ref, Ref]]  # the equalities
     conditions: Sequence[tuple[Ref, str, Ref]] = field(default_factory=list)  # the others: (left, op, right)
 

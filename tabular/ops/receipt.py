@@ -32,7 +32,8 @@ class ReceiptOut(OpOut):
     receipt_id: str
     columns: list[ResultColumn] = Field(default_factory=list, description="The result's columns and their types.")
     receipt: QueryReceipt | None = Field(
-        None, description="What was read and how: snapshots, the SQL and every parameter (SPEC §4 QueryReceipt)."
+        default=None,
+        description="What was read and how: snapshots, the SQL and every parameter (SPEC §4 QueryReceipt).",
     )
     incomplete: list[str] = Field(
         default_factory=list, description="Why the result is not complete, one reason per dataset, in words."
