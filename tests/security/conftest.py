@@ -4,6 +4,8 @@ viewer, for the attacks of issue 16."""
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 
 import pytest
 from service.support import Server
@@ -50,3 +52,11 @@ def acme(two_orgs):
 def globex(two_orgs):
     with two_orgs.client(TOKENS["globex-writer"][0]) as c:
         yield c
+
+
+def until(done: Callable[[], object], guard: float = 120) -> None:
+    """Look at `done()` until it holds. `guard` seconds only stop a hang: the caller then asserts
+    what a user sees, so a slow machine is never a failure and a change that never comes is."""
+    deadline = time.monotonic() + guard
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.05)

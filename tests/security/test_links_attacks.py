@@ -71,7 +71,7 @@ def test_a_fifo_in_one_orgs_folder_wedges_nothing(tmp_path):
     write(tmp_path / "calm" / "b.csv", "id\n2\n")
     srv = serve(tmp_path).start()
     try:
-        with srv.client(GLOBEX, timeout=10) as globex, srv.client(ACME, timeout=10) as acme:
+        with srv.client(GLOBEX, timeout=60) as globex, srv.client(ACME, timeout=60) as acme:
             r = link(globex, hostile)  # the scan used to block in open() forever, holding every org's lock
             assert r.status_code == 200, r.text
             files = {
@@ -81,7 +81,7 @@ def test_a_fifo_in_one_orgs_folder_wedges_nothing(tmp_path):
             assert files["pipe.csv"]["state"] == "skipped", files
             assert "FIFO" in files["pipe.csv"]["error_message"]
             assert files["a.csv"]["state"] in ("pending", "learned")
-            # The clients' 10 s timeout is the hang guard: a call blocked behind the FIFO never answers.
+            # The clients' 60 s timeout is the hang guard: a call blocked behind the FIFO never answers.
             r = link(acme, tmp_path / "calm")
             assert r.status_code == 200, r.text
             r = acme.post("/v1/knowledge.retry_dir", json={"link_id": r.json()["link_id"]})
@@ -89,12 +89,12 @@ def test_a_fifo_in_one_orgs_folder_wedges_nothing(tmp_path):
         # The rescan at start meets the FIFO again and does not hang there either.
         srv.stop()
         srv = Server(srv.home, **{k: srv.env[f"TABULAR_{k.upper()}"] for k in ("tokens", "link_roots")}).start()
-        with srv.client(ACME, timeout=10) as acme:
+        with srv.client(ACME, timeout=60) as acme:
             r = acme.post("/v1/knowledge.list_dirs", json={})
             assert r.status_code == 200, r.text
-        # SIGTERM stops it (close_seconds is 5 s here; wait's 15 s raises if it never does).
+        # SIGTERM stops it (close_seconds is 5 s here; wait's 60 s only guards a hang, raising if it never does).
         srv.proc.terminate()
-        assert srv.proc.wait(15) is not None
+        assert srv.proc.wait(60) is not None
     finally:
         srv.stop()
 
@@ -181,7 +181,7 @@ def test_another_orgs_link_of_a_folder_changes_nothing_of_the_answer(tmp_path):
             # Both follow the folder: a file written into it becomes a source of each org.
             write(tmp_path / "shared" / "acme" / "new.csv", "id\n7\n")
             for c, link_id in ((acme, mine.json()["link_id"]), (globex, theirs["link_id"])):
-                deadline = time.monotonic() + 30
+                deadline = time.monotonic() + 120  # only guards a hang
                 while time.monotonic() < deadline:
                     files = c.post("/v1/knowledge.dir_files", json={"link_id": link_id}).json()["files"]
                     if any(f["path"] == "new.csv" and f["state"] == "learned" for f in files):
