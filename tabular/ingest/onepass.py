@@ -23,11 +23,13 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
+from planner.dialect import DIALECT
+
 from .. import readings as C
 from ..errors import Internal
 from ..infer.columns import SAMPLE_HEAD, SAMPLE_SPREAD, infer_from, sampled
 from ..infer.questions import KINDS, Typing, settle_by_evidence
-from ..infer.tally import Tally, double_exact, long_table, string_text, survey, text_of
+from ..infer.tally import Tally, double_exact, long_table, maybe_blank, string_text, survey, text_of
 from ..read import duckcsv
 from ..read.extraction import FastRead, Irregular
 from ..settings import Settings
@@ -74,7 +76,7 @@ def read_head(fast: FastRead, rows: int) -> Head:
 def registered(cur: duckdb.DuckDBPyConnection, table: pa.Table, name: str) -> str:
     """Make an Arrow table readable by this cursor under `name`; answers the FROM clause."""
     cur.register(name, table)
-    return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
+    return exp.to_identifier(name, quoted=True).sql(dialect=DIALECT)
 
 
 def sample_typings(
@@ -137,7 +139,7 @@ def careful_sample_reads(
     if not columns:
         return False
     markers, share = guarded.markers, guarded.settings.mixed_values_share
-    with long_table(cur, sampled(table.sql(dialect="duckdb"), rows), columns, markers) as sample:
+    with long_table(cur, sampled(table.sql(dialect=DIALECT), rows), columns, markers) as sample:
         tried = [c for c, found in survey(cur, sample, columns, markers, share).items() if found.families]
         if not tried:
             return False
@@ -146,6 +148,7 @@ def careful_sample_reads(
 
 
 def _fail() -> exp.Expression:
+    # Anonymous: sqlglot has no node for DuckDB's error(), which stops the statement.
     return exp.Anonymous(this="error", expressions=[exp.Literal.string(MISLED)])
 
 
@@ -164,8 +167,10 @@ def _guarded(cell: str, typing: Typing, tally: Tally, markers, clashes: bool, bu
             # only the careful way's count decides; the pass stops at the first such cell.
             if typing.spaces:
                 return None
+            # A cheap look at the first byte comes first (maybe_blank): trim only where it may empty.
             raw = exp.column(cell, quoted=True)
             blank = exp.and_(
+                maybe_blank(raw),
                 exp.NEQ(this=raw, expression=exp.Literal.string("")),
                 exp.EQ(this=exp.func("trim", raw), expression=exp.Literal.string("")),
             )
@@ -200,10 +205,7 @@ def _typed_value(
     if reading.type == "number" and not reading.exponent and physical != "DOUBLE":
         return _number(cell, reading, physical, t, markers)
     if reading.type == "date" and reading.format == "%Y-%m-%d" and physical == "DATE" and not clashes:
-        # DuckDB writes a date as ISO text, year in four digits (longer text is a year past 9999).
-        raw = exp.column(cell, quoted=True)
-        written = exp.EQ(this=exp.func("length", raw), expression=exp.Literal.number(10))
-        return _canonical(raw, physical, _plain(cell, reading, physical, t), written)
+        return iso_date(exp.column(cell, quoted=True), _plain(cell, reading, physical, t))
     if C.two_digit_year(reading):
         # The sample read no two-digit year past next year (else it asks `century`): a later one stops.
         value = _plain(cell, reading, physical, t, clashes)
@@ -219,9 +221,33 @@ def _canonical(
     writes the value the cast gives (`21168.23` in a DECIMAL(8,2), `1996-03-13`) is that value,
     whatever the reading's rules, which admit that text and read it so; any other cell takes
     the guarded way. Only readings whose values DuckDB writes as they read call this."""
-    value = exp.TryCast(this=raw, to=exp.DataType.build(physical, dialect="duckdb"))
+    value = exp.TryCast(this=raw, to=exp.DataType.build(physical, dialect=DIALECT))
     written = exp.EQ(this=exp.cast(value, "VARCHAR"), expression=raw)
     return exp.Case().when(exp.and_(also, written) if also is not None else written, value).else_(guarded)
+
+
+def iso_date(raw: exp.Expression, guarded: exp.Expression) -> exp.Expression:
+    """`guarded`, with a cell written `YYYY-MM-DD` (year 1000 to 9999) first read by DuckDB's
+    cast, told by comparisons instead of writing the date back as text (_canonical), which costs
+    twice as much: the cast reads the cell as a date of those years, its first `-` is the fifth
+    character, it is ten characters long and does not end in a space. The cast reads a year,
+    a separator, a month and a day of one or two digits each, the same separator, then only
+    spaces (or ` (BC)`, a year the range leaves out): four digits of a year from 1000 leave six
+    characters for `-M-D` with no space after it, so both are two digits. Any other cell takes
+    the guarded way, which reads what the reading reads (tests/ingest/test_guards.py tries
+    the look-alikes: `2020-1-01 `, `02020-1-1`, `1-1-1 (BC)`, `0999-12-01`)."""
+    value = exp.TryCast(this=raw, to=exp.DataType.build("DATE", dialect=DIALECT))
+    written = exp.and_(
+        exp.Between(
+            this=value,
+            low=exp.cast(exp.Literal.string("1000-01-01"), "DATE"),
+            high=exp.cast(exp.Literal.string("9999-12-31"), "DATE"),
+        ),
+        exp.EQ(this=exp.func("strpos", raw, exp.Literal.string("-")), expression=exp.Literal.number(5)),
+        exp.EQ(this=exp.func("length", raw), expression=exp.Literal.number(10)),
+        exp.not_(exp.func("ends_with", raw, exp.Literal.string(" "))),
+    )
+    return exp.Case().when(written, value).else_(guarded)
 
 
 def _plain(cell: str, reading: C.Reading, physical: str, t: exp.Expression, clashes: bool = False) -> exp.Expression:
@@ -259,7 +285,7 @@ def colliding(
     if not values:
         return set()
     row = cur.execute(
-        exp.select(*[exp.alias_(v, f"v{i}") for i, v in enumerate(values)]).sql(dialect="duckdb")
+        exp.select(*[exp.alias_(v, f"v{i}") for i, v in enumerate(values)]).sql(dialect=DIALECT)
     ).fetchall()[0]
     width = len(markers)
     return {pair for k, pair in enumerate(pairs) if any(v is not None for v in row[k * width : (k + 1) * width])}
@@ -280,7 +306,7 @@ def _number(cell: str, reading: C.Reading, physical: str, t: exp.Expression, mar
     # The cast ignores the spaces the narrowed gate lets through around a value: no trim.
     value = exp.func(
         "coalesce",
-        exp.TryCast(this=C.number_text(reading, raw), to=exp.DataType.build(physical, dialect="duckdb")),
+        exp.TryCast(this=C.number_text(reading, raw), to=exp.DataType.build(physical, dialect=DIALECT)),
         _fail(),
     )
     if any(re.fullmatch(tight, m.strip()) for m in markers):
@@ -419,7 +445,7 @@ def write_parallel(
     number = exp.Add(this=exp.column("rowid"), expression=exp.Literal.number(1))
     cur.execute(
         exp.Update(this=table, expressions=[exp.EQ(this=exp.column("__row_id", quoted=True), expression=number)]).sql(
-            dialect="duckdb"
+            dialect=DIALECT
         )
     )
     rows = _checked(cur, table, rows, cells, names, guarded)
@@ -429,11 +455,11 @@ def write_parallel(
 
 def _create(cur: duckdb.DuckDBPyConnection, table: exp.Table, select: exp.Select) -> int:
     """The rows CREATE TABLE … AS wrote."""
-    return cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect="duckdb")).fetchall()[0][0]
+    return cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect=DIALECT)).fetchall()[0][0]
 
 
 def _drop(cur: duckdb.DuckDBPyConnection, table: exp.Table) -> None:
-    cur.execute(exp.Drop(tables=[table], kind="TABLE", exists=True).sql(dialect="duckdb"))
+    cur.execute(exp.Drop(tables=[table], kind="TABLE", exists=True).sql(dialect=DIALECT))
 
 
 def _checked(

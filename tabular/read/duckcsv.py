@@ -60,12 +60,9 @@ def relation(path: Path, layout: Layout, skipped: int, width: int, buffer_bytes:
         "columns": columns,
     }
     return exp.Table(
-        this=exp.Anonymous(
-            this="read_csv",
-            expressions=[
-                exp.Literal.string(str(path)),
-                *[exp.EQ(this=exp.column(k), expression=v) for k, v in options.items()],
-            ],
+        this=exp.ReadCSV(
+            this=exp.Literal.string(str(path)),
+            expressions=[exp.EQ(this=exp.column(k), expression=v) for k, v in options.items()],
         )
     )
 
@@ -74,15 +71,30 @@ def regular(cells: list[str]) -> exp.Expression:
     """A condition true for every row Arrow's stream would hand on, which stops the statement
     (IRREGULAR) at any other: a row whose first cell starts with `#` or whose every cell is
     blank (what `irregular_batch` looks for in Arrow's). Only a first cell that is empty or starts
-    with whitespace or `#` is looked at further."""
+    with whitespace or `#` is looked at further, and a regex tells that only where two byte
+    comparisons let it through (`_maybe_suspect`): most first cells start with a printable
+    ASCII character other than `!"#`."""
     first = exp.column(cells[0], quoted=True)
     suspect = exp.func("regexp_matches", first, exp.Literal.string(f"^(?:{_SPACE}|#|$)"))
     hashed = exp.func("regexp_matches", first, exp.Literal.string(f"^{_SPACE}*#"))
     blank = exp.and_(
         *[exp.func("regexp_full_match", exp.column(c, quoted=True), exp.Literal.string(f"{_SPACE}*")) for c in cells]
     )
+    # Anonymous: sqlglot has no node for DuckDB's error(), which stops the statement.
     fail = exp.Anonymous(this="error", expressions=[exp.Literal.string(IRREGULAR)])
-    return exp.Case().when(exp.and_(suspect, exp.or_(hashed, blank)), fail).else_(exp.true())
+    stop = exp.Case().when(exp.and_(suspect, exp.or_(hashed, blank)), fail).else_(exp.true())
+    # Nested, so the regexes run only where the comparisons let a suspect cell through.
+    return exp.Case().when(_maybe_suspect(first), stop).else_(exp.true())
+
+
+def _maybe_suspect(first: exp.Expression) -> exp.Expression:
+    """False only for a cell starting with a character from `$` to DEL: DuckDB compares text
+    byte by byte, and an empty cell, `#` and every whitespace character `_SPACE` names sort
+    before `$` (ASCII) or from U+0080 on (UTF-8 from byte C2)."""
+    return exp.or_(
+        exp.LT(this=first, expression=exp.Literal.string("$")),
+        exp.GTE(this=first, expression=exp.Literal.string("\u0080")),
+    )
 
 
 def complete(rows: int, lines: int, skipped: int) -> bool:
