@@ -135,5 +135,11 @@ def backend_for(catalog: Catalog, settings: Settings, engine: str = "", streams:
             module = importlib.import_module(f"{__package__}.{name}")
             found = made[name] = module.BACKEND(catalog, settings)
     if streams and not found.capabilities.streams:
-        return backend_for(catalog, settings, HOME_ENGINE)
+        return home_backend(catalog, settings)
     return found
+
+
+def home_backend(catalog: Catalog, settings: Settings) -> Backend:
+    """The home's own engine, whatever query_engine says: it reads the snapshot files where they
+    are, streams whole results and counts the values a plan's casts could not read."""
+    return backend_for(catalog, settings, HOME_ENGINE)

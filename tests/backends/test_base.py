@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from planner.targets import TARGETS
-from tabular.backends.base import HOME_ENGINE, Backend, backend_for
+from tabular.backends.base import Backend, backend_for, home_backend
 from tabular.settings import Settings
 from tabular.store.home import Catalog
 
@@ -48,7 +48,9 @@ def test_a_backend_that_cannot_stream_hands_a_whole_result_to_the_homes_engine(h
     settings = replace(Settings(), query_engine="clickhouse")
     chosen = backend_for(home, settings)
     assert not chosen.capabilities.streams
-    assert backend_for(home, settings, streams=True) is backend_for(home, settings, HOME_ENGINE)
+    home_engine = home_backend(home, settings)
+    assert backend_for(home, settings, streams=True) is home_engine
+    assert home_engine.capabilities.streams and home_engine.capabilities.counts_unread
 
 
 def test_an_unknown_engine_is_refused_naming_the_choices(home):
