@@ -11,7 +11,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from .dialect import DIALECT
-from .resolved import Operation, RExpr, Shape
+from .resolved import Operation, Output, RExpr, Shape
 from .rules import common, decimal_median, decimal_shape, literal
 
 Build = Callable[[Operation, list[exp.Expression]], exp.Expression]  # (node, its compiled arguments)
@@ -418,3 +418,32 @@ def spread_clickhouse(name: str) -> Aggregate:
         return exp.If(this=enough, true=spread, false=exp.null())
 
     return sql
+
+
+# Windows -----------------------------------------------------------------------------------------
+
+Over = Callable[[exp.Expression], exp.Expression]  # a window function over the measure's partition and order
+# (the result column read as SQL, the column itself (None for a ranking), over) -> the window's SQL
+Windowed = Callable[[exp.Expression, Output | None, Over], exp.Expression]
+
+
+def ranked(cls: type[exp.Expression]) -> Windowed:
+    """rank, dense_rank, row_number: by the window's order."""
+    return lambda of_sql, of, over: over(cls())
+
+
+def over_of(cls: type[exp.Expression]) -> Windowed:
+    """An aggregate of the result column over the partition (sum, count, min, max)."""
+    return lambda of_sql, of, over: over(cls(this=of_sql))
+
+
+def window_average(of_sql: exp.Expression, of: Output | None, over: Over) -> exp.Expression:
+    # DuckDB sums the decimals first, and fails past 38 digits: wide or inexact ones in DOUBLE.
+    shape = of.shape if of is not None else None
+    return over(exp.Avg(this=as_type(of_sql, "DOUBLE") if shape is None or shape[0] > AVG_EXACT_SUM_DIGITS else of_sql))
+
+
+def share(of_sql: exp.Expression, of: Output | None, over: Over) -> exp.Expression:
+    """The value over its partition's sum, as a DOUBLE; null where that sum is 0."""
+    total = exp.Nullif(this=as_type(over(exp.Sum(this=of_sql)), "DOUBLE"), expression=exp.Literal.number(0))
+    return exp.Div(this=as_type(of_sql.copy(), "DOUBLE"), expression=total, typed=False, safe=False)

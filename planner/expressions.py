@@ -14,7 +14,7 @@ from .models import ExprValue, QueryExpr, QueryFilter
 from .operators import OPERATORS
 from .resolved import CaseNode, ColumnNode, LiteralNode, NullNode, Operation, OutputNode, Ref, RExpr, RFilter, Shape
 from .rules import PHYSICAL, Refused, common, exact_physical, literal_shape, shape_of
-from .values import MAX_DIGITS, Unreadable, read_value
+from .values import Unreadable, read_value
 
 Term = Callable[[str, str], RExpr | None]  # a name in the scope: a column, or a result column
 Condition = Callable[[QueryFilter, str], RFilter | None]  # a case's `when`
@@ -159,12 +159,3 @@ def column_node(ref: Ref, type_: str, physical: str, shape: Shape | None = None)
 
 def output_node(name: str, type_: str, physical: str, shape: Shape | None) -> RExpr:
     return OutputNode(type=type_, physical=physical, name=name, shape=shape)
-
-
-def digits_bound(rows: int, shape: Shape | None) -> Shape | None:
-    """The shape of a sum over at most `rows` values of `shape` (None: not exact). The bound is
-    what lets `sum(a) - sum(b)` be typed exactly; DuckDB's own sum type is DECIMAL(38, s)."""
-    if shape is None:
-        return None
-    p, s = shape
-    return (min(MAX_DIGITS, p + len(str(max(rows, 1)))), s)

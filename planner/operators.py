@@ -1,4 +1,4 @@
-"""THE operator table: every expression operator, filter and aggregate of the plan language
+"""THE operator table: every expression operator, filter, aggregate and window of the plan language
 (SPEC §4), each defined once, as ibis's operations and datasette's filters are: its name, how many
 arguments it takes, the types it reads and the type of its result (a rule of rules.py), the
 sqlglot node that writes it, where an engine's SQL differs (by engine name) or an engine cannot
@@ -21,8 +21,8 @@ from sqlglot import exp
 
 from . import builders as sql
 from . import rules
-from .builders import Aggregate, Build, Lower
-from .resolved import Operation
+from .builders import Aggregate, Build, Lower, Windowed
+from .resolved import Operation, Output
 from .rules import ANY, DATES, NUMBER, ORDERED, STRING, Rule
 
 Refusal = Callable[[Operation], str | None]  # why an engine cannot compute this node as DuckDB does
@@ -421,3 +421,87 @@ AGGREGATES: dict[str, AggregateDef] = {
 
 BUCKETS = {"year", "quarter", "month", "week", "day", "hour", "minute"}
 BUCKET_TYPES = {"date": {"year", "quarter", "month", "week", "day"}, "datetime": BUCKETS}
+
+
+# Windows -----------------------------------------------------------------------------------------
+
+
+def _wide_sum(of: Output | None) -> str | None:
+    if of is not None and (of.shape or (0, 0))[0] >= 38:
+        return "a sum that may reach 38 digits wraps around in ClickHouse's Decimal128 instead of failing"
+    return None
+
+
+@dataclass(frozen=True)
+class WindowDef:
+    """A measure's window: `{"fn", "of"?, "partition_by", "order_by"}` over the result rows."""
+
+    fn: str
+    reads: str  # its `of`: "" (it ranks by order_by and reads none), "numbers", "ordered values" or "values"
+    order: str  # "needs" (order_by ranks the rows), "takes" (in order: the result's default without one), "none" (its whole partition)
+    typed: rules.WindowRule  # the result's type from `of`'s and the most rows
+    words: str  # in a reading: {} the column read
+    sql: Windowed
+    running: bool = False  # summed up to each row in order (a ROWS frame)
+    refused: Mapping[str, Callable[[Output | None], str | None]] = field(default_factory=dict)
+
+    def refused_on(self, engine: str, of: Output | None) -> str | None:
+        why = self.refused.get(engine)
+        return why(of) if why is not None else None
+
+
+WINDOWS: dict[str, WindowDef] = {
+    w.fn: w
+    for w in (
+        WindowDef("rank", "", "needs", rules.a_count, "the rank by", sql.ranked(exp.Rank)),
+        WindowDef("dense_rank", "", "needs", rules.a_count, "the dense rank by", sql.ranked(exp.DenseRank)),
+        WindowDef("row_number", "", "takes", rules.a_count, "the row number", sql.ranked(exp.RowNumber)),
+        WindowDef(
+            "sum",
+            "numbers",
+            "none",
+            rules.window_total,
+            "the total of {} over",
+            sql.over_of(exp.Sum),
+            refused={"clickhouse": _wide_sum},
+        ),
+        WindowDef(
+            "running_sum",
+            "numbers",
+            "takes",
+            rules.window_total,
+            "the running total of {}",
+            sql.over_of(exp.Sum),
+            running=True,
+            refused={"clickhouse": _wide_sum},
+        ),
+        WindowDef(
+            "avg",
+            "numbers",
+            "none",
+            rules.a_double,
+            "the average of {} over",
+            sql.window_average,
+            refused={"clickhouse": _wide_sum},
+        ),
+        WindowDef(
+            "share",
+            "numbers",
+            "none",
+            rules.a_double,
+            "{} as a share of its sum over",
+            sql.share,
+            refused={"clickhouse": _wide_sum},
+        ),
+        WindowDef("min", "ordered values", "none", rules.as_read, "the minimum of {} over", sql.over_of(exp.Min)),
+        WindowDef("max", "ordered values", "none", rules.as_read, "the maximum of {} over", sql.over_of(exp.Max)),
+        WindowDef(
+            "count",
+            "ordered values",
+            "none",
+            rules.a_count,
+            "the number of filled {} cells over",
+            sql.over_of(exp.Count),
+        ),
+    )
+}

@@ -7,12 +7,12 @@ from dataclasses import replace
 
 from .computed import computed_ref
 from .conditions import condition, conditions, row_condition
-from .expressions import digits_bound, output_node
+from .expressions import output_node
 from .models import QueryAggregate, QueryFilter, QueryPlan, QueryWindow
-from .operators import AGGREGATES, BUCKET_TYPES
+from .operators import AGGREGATES, BUCKET_TYPES, WINDOWS
 from .resolved import AggregateOutput, GroupOutput, MeasureOutput, Output, Ref, RExpr, RFilter, RowOutput, Shape, Window
 from .resolver import Resolver, column_shape, row_bound, row_term, supported
-from .rules import decimal_median, shape_of
+from .rules import decimal_median, digits_bound, shape_of
 
 
 def outputs(r: Resolver, plan: QueryPlan) -> list[Output]:
@@ -222,10 +222,8 @@ def measures(r: Resolver, plan: QueryPlan, outputs: list[Output]) -> None:
         by_name[o.name] = o
 
 
-_WINDOW_READS = {"sum": "number", "avg": "number", "share": "number", "running_sum": "number"}
-
-
 def _window(r: Resolver, w: QueryWindow, path: str, by_name: dict[str, Output]) -> MeasureOutput | None:
+    spec = WINDOWS[w.fn]
     names = list(by_name)
 
     def named(text: str, at: str) -> Output | None:
@@ -234,9 +232,8 @@ def _window(r: Resolver, w: QueryWindow, path: str, by_name: dict[str, Output]) 
             r.not_among(at, f"{text!r} is not a result column", text, names)
         return o
 
-    ranking = w.fn in ("rank", "dense_rank", "row_number")
     of = None
-    if ranking:
+    if not spec.reads:
         if w.of is not None:
             r.fail(f"{path}.of", f"{w.fn} ranks by order_by; it reads no `of`", received=w.of)
             return None
@@ -247,13 +244,8 @@ def _window(r: Resolver, w: QueryWindow, path: str, by_name: dict[str, Output]) 
         of = named(w.of, f"{path}.of")
         if of is None:
             return None
-        wanted = _WINDOW_READS.get(w.fn)
-        if (wanted and of.type != wanted) or (w.fn in ("min", "max") and of.type == "bool"):
-            r.fail(
-                f"{path}.of",
-                f"{w.fn} reads {'numbers' if wanted else 'ordered values'}; {of.name} is {of.type}",
-                received=w.of,
-            )
+        if (spec.reads == "numbers" and of.type != "number") or (spec.reads == "ordered values" and of.type == "bool"):
+            r.fail(f"{path}.of", f"{w.fn} reads {spec.reads}; {of.name} is {of.type}", received=w.of)
             return None
     why = r.target.cannot_window(w.fn, of)
     if why:
@@ -267,7 +259,7 @@ def _window(r: Resolver, w: QueryWindow, path: str, by_name: dict[str, Output]) 
     ]
     if len(partition) != len(w.partition_by) or len(order) != len(w.order_by):
         return None
-    if w.fn in ("rank", "dense_rank") and not order:
+    if spec.order == "needs" and not order:
         # row_number and running_sum without order_by follow the result's default order (the
         # groups, or the rows as listed: "the row after X", "the first listed"); a rank needs one.
         r.fail(
@@ -276,36 +268,14 @@ def _window(r: Resolver, w: QueryWindow, path: str, by_name: dict[str, Output]) 
             expected="[{column, desc?}]",
         )
         return None
-    if not ranking and w.fn != "running_sum" and order:
+    if spec.order == "none" and order:
         r.fail(
             f"{path}.order_by",
             f"{w.fn} covers its whole partition and takes no order_by (running_sum is the ordered total)",
             received=len(order),
         )
         return None
-    rows = row_bound(r)
-    shape: Shape | None
-    if ranking or w.fn == "count":
-        type_, physical, shape = "number", "BIGINT", (19, 0)
-    elif of is None:  # every window but a ranking reads `of` (refused above without one)
-        return None
-    elif w.fn in ("sum", "running_sum"):
-        physical = (
-            "HUGEINT"
-            if of.physical in ("BIGINT", "HUGEINT")
-            else f"DECIMAL(38, {of.shape[1]})"
-            if of.shape
-            else "DOUBLE"
-        )
-        # Groups part the rows, so a total of a sum's groups is a sum over the same rows: its bound.
-        type_, shape = (
-            "number",
-            of.shape if isinstance(of, AggregateOutput) and of.fn == "sum" else digits_bound(rows, of.shape),
-        )
-    elif w.fn in ("min", "max"):
-        type_, physical, shape = of.type, of.physical, of.shape
-    else:  # avg, share
-        type_, physical, shape = "number", "DOUBLE", None
+    type_, physical, shape = spec.typed(of, row_bound(r))
     return MeasureOutput(
         name="", type=type_, physical=physical, path=path, shape=shape, window=Window(w.fn, of, partition, order)
     )

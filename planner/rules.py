@@ -16,7 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from .resolved import LiteralNode, NullNode, RExpr, Shape
+from .resolved import AggregateOutput, LiteralNode, NullNode, Output, RExpr, Shape
 from .values import MAX_DIGITS
 
 # The logical types (SPEC §3) an operator, filter or aggregate reads.
@@ -376,3 +376,44 @@ def same_type(t: str) -> str:
 def a_number(t: str) -> str:
     """An aggregate whose result is a number whatever it reads (count)."""
     return "number"
+
+
+def digits_bound(rows: int, shape: Shape | None) -> Shape | None:
+    """The shape of a sum over at most `rows` values of `shape` (None: not exact). The bound is
+    what lets `sum(a) - sum(b)` be typed exactly; DuckDB's own sum type is DECIMAL(38, s)."""
+    if shape is None:
+        return None
+    p, s = shape
+    return (min(MAX_DIGITS, p + len(str(max(rows, 1)))), s)
+
+
+# Windows: the result's type from the result column read (`of`; None for a ranking) and the most
+# rows the plan can have.
+WindowRule = Callable[[Output | None, int], Typed]
+
+
+def a_count(of: Output | None, rows: int) -> Typed:
+    """A rank, a row number or a count: an integer."""
+    return "number", "BIGINT", (19, 0)
+
+
+def window_total(of: Output | None, rows: int) -> Typed:
+    """A sum over a partition: exact as DuckDB sums (HUGEINT, DECIMAL(38, s)), bounded by the rows
+    summed; a total of a sum's groups is a sum over the same rows, so it keeps that sum's bound."""
+    if of is None:
+        return "number", "DOUBLE", None
+    physical = (
+        "HUGEINT" if of.physical in ("BIGINT", "HUGEINT") else f"DECIMAL(38, {of.shape[1]})" if of.shape else "DOUBLE"
+    )
+    shape = of.shape if isinstance(of, AggregateOutput) and of.fn == "sum" else digits_bound(rows, of.shape)
+    return "number", physical, shape
+
+
+def as_read(of: Output | None, rows: int) -> Typed:
+    """The value read itself (min, max)."""
+    return (of.type, of.physical, of.shape) if of is not None else ("number", "DOUBLE", None)
+
+
+def a_double(of: Output | None, rows: int) -> Typed:
+    """An average or a share: a DOUBLE."""
+    return "number", "DOUBLE", None

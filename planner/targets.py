@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from .builders import Lower, OnlyWhere, clickhouse_fn, data_type
 from .dialect import DIALECT
-from .operators import AGGREGATES, FILTERS, OPERATORS
+from .operators import AGGREGATES, FILTERS, OPERATORS, WINDOWS
 from .resolved import Operation, Output, RExpr
 from .schema import ColumnInfo
 
@@ -66,7 +66,7 @@ class Target:
 
     def cannot_window(self, fn: str, of: Output | None) -> str | None:
         """Why this engine cannot compute the window `fn` over the result column `of` exactly, or None."""
-        return None
+        return WINDOWS[fn].refused_on(self.name, of)
 
     def operator(self, node: Operation, args: list[exp.Expression]) -> exp.Expression:
         """The SQL of an expression operator over its compiled arguments (the table's)."""
@@ -160,11 +160,6 @@ class ClickHouse(Target):
             # These answer a Date32 for a datetime; DuckDB's date_trunc keeps the timestamp.
             return clickhouse_fn("toDateTime64", start, exp.Literal.number(6), exp.Literal.string("UTC"))
         return start
-
-    def cannot_window(self, fn: str, of: Output | None) -> str | None:
-        if fn in ("sum", "running_sum", "share", "avg") and of is not None and (of.shape or (0, 0))[0] >= 38:
-            return "a sum that may reach 38 digits wraps around in ClickHouse's Decimal128 instead of failing"
-        return None
 
     def finish(self, tree: exp.Expression) -> exp.Expression:
         # Int128 arrives as raw bytes through chdb's Arrow; Decimal(38, 0) holds every HUGEINT

@@ -6,8 +6,8 @@ import pytest
 from schemas import column_node, literal_node, operation
 from sqlglot import exp
 
-from planner.models import EXPR_OPERATORS, AggregateFn, FilterOp
-from planner.operators import AGGREGATES, BUCKET_TYPES, FILTERS, OPERATORS
+from planner.models import EXPR_OPERATORS, AggregateFn, FilterOp, WindowFn
+from planner.operators import AGGREGATES, BUCKET_TYPES, FILTERS, OPERATORS, WINDOWS
 from planner.rules import Refused
 
 COLUMN, VALUE = exp.column("x"), exp.Placeholder(this="p0")
@@ -36,6 +36,14 @@ def test_every_operator_filter_and_aggregate_of_the_plan_language_has_one_entry(
     assert set(OPERATORS) == set(EXPR_OPERATORS)
     assert set(FILTERS) == set(FilterOp.__args__)
     assert set(AGGREGATES) == set(AggregateFn.__args__)
+    assert set(WINDOWS) == set(WindowFn.__args__)
+
+
+def test_a_window_says_what_it_reads_and_how_it_orders():
+    assert {w.fn for w in WINDOWS.values() if not w.reads} == {"rank", "dense_rank", "row_number"}
+    assert {w.fn for w in WINDOWS.values() if w.order == "takes"} == {"row_number", "running_sum"}
+    assert [w.fn for w in WINDOWS.values() if w.running] == ["running_sum"]
+    assert WINDOWS["share"].words.format("total") == "total as a share of its sum over"
 
 
 def test_every_entry_says_itself_in_words():
