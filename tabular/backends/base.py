@@ -14,7 +14,7 @@ import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from planner.compile import Compiled
 from planner.resolved import Resolved
@@ -139,7 +139,15 @@ def backend_for(catalog: Catalog, settings: Settings, engine: str = "", streams:
     return found
 
 
-def home_backend(catalog: Catalog, settings: Settings) -> Backend:
+class HomeBackend(Backend, Protocol):
+    """The home's own engine: a backend that also reads a snapshot's rows where they lie."""
+
+    def first_rows(self, cursor: Any, table: Any, names: list[str], n: int) -> tuple[list[dict], list[int]]:
+        """A snapshot's first `n` rows (`table`, its `__row_id` first) as a query's rows are
+        written, and their row ids."""
+
+
+def home_backend(catalog: Catalog, settings: Settings) -> HomeBackend:
     """The home's own engine, whatever query_engine says: it reads the snapshot files where they
     are, streams whole results and counts the values a plan's casts could not read."""
-    return backend_for(catalog, settings, HOME_ENGINE)
+    return cast(HomeBackend, backend_for(catalog, settings, HOME_ENGINE))

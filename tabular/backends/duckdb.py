@@ -385,6 +385,23 @@ class DuckDBBackend:
             dated=tuple(dated),
         )
 
+    def first_rows(self, cursor: Any, table: exp.Table, names: list[str], n: int) -> tuple[list[dict], list[int]]:
+        """A snapshot's first `n` rows in their SPEC §3 JSON form, as a query's rows are (arrow_json):
+        every value DuckDB holds, a column at a time; a duration from its parts (Arrow's interval
+        wraps past 292 years); and their row ids. `table` is the snapshot's table with `__row_id`
+        first, `names` its columns after it."""
+        select = exp.select("*").from_(table).order_by(exp.column("__row_id", quoted=True)).limit(n)
+        described = cursor.execute(exp.Describe(this=select).sql(dialect=DIALECT)).fetchall()
+        types = [str(d[1]) for d in described]
+        durations = [k for k, t in enumerate(types) if t == "INTERVAL"]
+        sql = select.sql(dialect=DIALECT)
+        if durations:
+            sql = with_interval_parts(sql, [described[k][0] for k in durations])
+        arrow = cursor.execute(sql).to_arrow_table()
+        columns = arrow_json(arrow, types, durations) if arrow.num_columns else []
+        rows = list(zip(*columns))
+        return [dict(zip(names, r[1:])) for r in rows], [r[0] for r in rows]
+
     def counts(self, check: Any, settings: Settings, seconds: float) -> tuple[Any, ...]:
         (row,) = run(self._home.catalog, settings, check.sql, check.params, seconds)
         return tuple(row)

@@ -8,7 +8,7 @@ from sqlglot import exp
 
 from planner.dialect import DIALECT
 
-from ..backends.duckdb import arrow_json, with_interval_parts
+from ..backends.base import home_backend
 from ..errors import close_names
 from ..models import DatasetGetIn, DatasetGetOut, DatasetOut
 from ..store.catalog import rejected_table, revision_datasets, revision_row, snapshot_table, source_row
@@ -89,25 +89,8 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
             approved_by=approved_by,
         )
         if body.sample_rows and k < SAMPLED_DATASETS:
-            dataset.sample, dataset.sample_row_ids = _sample(
-                cur, snapshot_id, [c["name"] for c in columns], body.sample_rows
+            dataset.sample, dataset.sample_row_ids = home_backend(ctx.catalog, ctx.settings).first_rows(
+                cur, snapshot_table(snapshot_id), [c["name"] for c in columns], body.sample_rows
             )
         out.append(dataset)
     return DatasetGetOut(found=True, revision=revision, datasets=out)
-
-
-def _sample(cur, snapshot_id: str, names: list[str], n: int) -> tuple[list[dict], list[int]]:
-    """The first `n` rows in their SPEC §3 JSON form, as a query's rows are (backends.duckdb's
-    arrow_json): every value DuckDB holds, a column at a time; a duration from its parts (Arrow's
-    interval wraps past 292 years), and their row ids."""
-    select = exp.select("*").from_(snapshot_table(snapshot_id)).order_by(exp.column("__row_id", quoted=True)).limit(n)
-    described = cur.execute(exp.Describe(this=select).sql(dialect=DIALECT)).fetchall()
-    types = [str(d[1]) for d in described]
-    intervals = [k for k, t in enumerate(types) if t == "INTERVAL"]
-    sql = select.sql(dialect=DIALECT)
-    if intervals:
-        sql = with_interval_parts(sql, [described[k][0] for k in intervals])
-    table = cur.execute(sql).to_arrow_table()
-    columns = arrow_json(table, types, intervals) if table.num_columns else []
-    rows = list(zip(*columns))
-    return [dict(zip(names, r[1:])) for r in rows], [r[0] for r in rows]

@@ -141,8 +141,8 @@ class Started:
 
     def run(self):
         catalog, thread = self.engine.catalog, threading.get_ident()
-        with catalog.cursors_lock:
-            before = {id(cur) for cur in catalog.cursors.get(thread, ())}
+        with catalog.connections.cursors_lock:
+            before = {id(cur) for cur in catalog.connections.cursors.get(thread, ())}
         with self._lock:
             self._thread, self._before = thread, before
         try:
@@ -156,8 +156,8 @@ class Started:
         with self._lock:  # the call still runs: its thread is no other call's yet
             if self._thread is None:
                 return
-            with catalog.cursors_lock:
-                made = [cur for cur in catalog.cursors.get(self._thread, ()) if id(cur) not in self._before]
+            with catalog.connections.cursors_lock:
+                made = [cur for cur in catalog.connections.cursors.get(self._thread, ()) if id(cur) not in self._before]
             for cur in made:
                 with suppress(duckdb.Error):
                     cur.interrupt()
