@@ -1,56 +1,32 @@
 """Every file of the shared corpus we read (delimited text, spreadsheets, JSON, Parquet) publishes
-datasets or fails with a SPEC code, and none hangs."""
+datasets or fails with a SPEC code, and none hangs: here frictionless-py's delimited text; the
+other formats and projects in tests/test_corpus_*.py (tests/corpus_cases.py says how they are
+split). Under -m slow, every workbook through the fast reader and every delimited file through the
+one pass too."""
 
-from collections import Counter
+from __future__ import annotations
 
 import pytest
 from both_ways import CAREFUL, one_pass, published
-from conftest import CORPUS
+from corpus_cases import (
+    DELIMITED,
+    ERROR_CODES,
+    SECONDS,
+    WORKBOOKS,
+    absent,
+    chosen,
+    corpus_ns,  # noqa: F401 - the fixture
+    each,
+    publishes_or_fails_with_a_code,
+)
 
 import tabular
 
-EXTENSIONS = {"csv", "tsv", "txt", "prn", "xlsx", "xlsm", "ods", "xls", "json", "ndjson", "jsonl", "parquet"}
-ERROR_CODES = {"format_unavailable", "encoding", "incomplete_extraction", "revision_conflict", "too_large", "no_text"}
-FILES = (
-    sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix.lower().lstrip(".") in EXTENSIONS)
-    if CORPUS.is_dir()
-    else []
-)
-# Not a speed claim (bench/ measures speed) and not the hang check either: an ingest is bounded by
-# its own time settings and fails with a code when it runs past them. This only keeps a real hang
-# from holding the suite forever; 30 s failed on a machine loaded by other work.
-SECONDS = 600
-outcomes: Counter = Counter()
 
-
-@pytest.fixture(scope="module")
-def corpus_ns(tmp_path_factory):
-    with tabular.connect(str(tmp_path_factory.mktemp("corpus"))) as engine:
-        yield engine.namespace("corpus", "files")
-    print(f"\ncorpus outcomes over {len(FILES)} files: {dict(outcomes)}")
-
-
-@pytest.mark.skipif(not FILES, reason=f"the shared corpus is not at {CORPUS}")
-@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CORPUS)) for p in FILES])
+@absent
+@each(chosen(DELIMITED, {"frictionless-py"}))
 def test_corpus_file(corpus_ns, path):
-    uri = str(path.relative_to(CORPUS))
-    uploaded = corpus_ns.upload_file(path)
-    started = corpus_ns.call("knowledge.ingest", {"upload_id": uploaded["upload_id"], "source_uri": uri})
-    corpus_ns.engine.jobs.wait(started["ingestion_id"], SECONDS)
-    status = corpus_ns.call("knowledge.ingest_status", {"ingestion_id": started["ingestion_id"]})
-    assert status["state"] in ("ready", "failed"), f"still {status['state']} after {SECONDS} s"
-    outcomes[(path.suffix.lower(), status["state"] if status["state"] == "ready" else status["error_code"])] += 1
-    if status["state"] == "failed":
-        assert status["error_code"] in ERROR_CODES and status["error_message"]
-        return
-    got = corpus_ns.dataset_get(uri, sample_rows=3)
-    assert got.found and got.datasets
-    for dataset in got.datasets:
-        assert len({c.name for c in dataset.columns}) == len(dataset.columns)
-        assert dataset.rows + dataset.rows_rejected >= len(dataset.sample or [])
-
-
-WORKBOOKS = [p for p in FILES if p.suffix.lower() in (".xlsx", ".xlsm", ".xls")]
+    publishes_or_fails_with_a_code(corpus_ns, path)
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +36,8 @@ def fast_ns(tmp_path_factory):
 
 
 @pytest.mark.slow  # every workbook a second time (~1 min): the default run keeps the fixtures' fast-reader check
-@pytest.mark.skipif(not WORKBOOKS, reason=f"the shared corpus is not at {CORPUS}")
-@pytest.mark.parametrize("path", WORKBOOKS, ids=[str(p.relative_to(CORPUS)) for p in WORKBOOKS])
+@absent
+@each(chosen(WORKBOOKS))
 def test_corpus_workbook_through_the_fast_reader(fast_ns, path):
     """The fast reader serves large workbooks; every corpus workbook goes through it too."""
     uploaded = fast_ns.upload_file(path)
@@ -73,12 +49,9 @@ def test_corpus_workbook_through_the_fast_reader(fast_ns, path):
         assert status["error_code"] in ERROR_CODES and status["error_message"]
 
 
-DELIMITED = [p for p in FILES if p.suffix.lower() in (".csv", ".tsv", ".txt", ".prn")]
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not DELIMITED, reason=f"the shared corpus is not at {CORPUS}")
-@pytest.mark.parametrize("path", DELIMITED, ids=[str(p.relative_to(CORPUS)) for p in DELIMITED])
+@absent
+@each(chosen(DELIMITED))
 def test_corpus_delimited_file_publishes_the_same_through_the_one_pass(tmp_path, path):
     """Files other people wrote, typed on a sample of 50 cells and stored in one guarded pass,
     come out as the careful way makes them: types, questions, statistics, rejects, every value.

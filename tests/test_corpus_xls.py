@@ -1,0 +1,20 @@
+"""The shared corpus's legacy .xls workbooks: each publishes datasets or fails with a SPEC code, and
+none hangs."""
+
+from __future__ import annotations
+
+from corpus_cases import (
+    absent,
+    chosen,
+    corpus_ns,  # noqa: F401 - the fixture
+    each,
+    publishes_or_fails_with_a_code,
+)
+
+FILES = chosen((".xls",))
+
+
+@absent
+@each(FILES)
+def test_corpus_file(corpus_ns, path):
+    publishes_or_fails_with_a_code(corpus_ns, path)
