@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from planner.receipt import ComputedColumn, Elapsed, QueryReceipt, ReceiptDataset, Resolution
 from planner.resolved import MeasureOutput, Resolved
 
-from ..backends.duckdb import run
+from ..backends.base import home_backend
 from ..jsonval import to_json
 from .context import Context
 
@@ -115,7 +115,7 @@ def incomplete(resolved: Resolved) -> list[str]:
 
 
 def dated(body, resolved: Resolved) -> list[tuple[str, str]]:
-    """The plan's computed dates and timestamps, as (path, name): where a value past DuckDB's
+    """The plan's computed dates and timestamps, as (path, name): where a value past the engine's
     range (date_add past 5881580 AD) can come from, for the error that says so."""
     typed = {ref.column.name: ref.column.type for ref in resolved.computed}
     return [(f"compute[{k}]", c.as_) for k, c in enumerate(body.compute) if typed.get(c.as_) in ("date", "datetime")]
@@ -128,5 +128,5 @@ def checks(compiled) -> list:
 
 def unread(ctx: Context, check, seconds: float) -> list[str]:
     """One warning per cast that met values it could not read (they are null in the answer)."""
-    (counts,) = run(ctx.catalog, ctx.settings, check.sql, check.params, seconds)
+    counts = home_backend(ctx.catalog, ctx.settings).counts(check, ctx.settings, seconds)
     return [f"{path}: {n} value(s) could not be read by cast and are null" for path, n in zip(check.paths, counts) if n]

@@ -26,7 +26,6 @@ from planner.receipt import plan_hash
 from planner.resolved import PlanInvalid, Resolved
 
 from ..backends.base import backend_for
-from ..backends.base import intervals as intervals  # the result's durations, for whole.py
 from ..errors import TooLarge
 from .context import Context
 from .plancheck import check_pinned, limits, refused, resolve_plan

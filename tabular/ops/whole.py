@@ -1,5 +1,5 @@
 """A plan's every row, streamed (knowledge.query_export, to_arrow(whole=True)): Arrow record
-batches while DuckDB computes them, memory flat in the result's size, with the receipt of what
+batches while the home's engine computes them, memory flat in the result's size, with the receipt of what
 was read, kept for knowledge.receipt."""
 
 from __future__ import annotations
@@ -8,31 +8,28 @@ import json
 import time
 from contextlib import suppress
 
-import duckdb
-
-from planner.targets import DUCKDB
-
-from ..backends.duckdb import Stream
+from ..backends.base import backend_for
 from ..display import whole_html, whole_repr
 from ..errors import TabularError
 from ..store import receipts
 from ..synthesize.answer import conditions as plan_conditions
 from .answer import checks, dated, elapsed, incomplete, receipt, result_columns, unread
 from .context import Context
-from .plancache import hash_of, intervals, plan_text, prepared
+from .plancache import hash_of, plan_text, prepared
 
 
 class Whole:
     """Every row a plan matches, streamed: `reader` yields Arrow record batches (the result
-    columns, exact types: decimals stay decimal128) while DuckDB computes them, so memory stays
+    columns, exact types: decimals stay decimal128) while the engine computes them, so memory stays
     flat in the result's size. `receipt` says what was read (its rows_returned is 0 until the
     stream ends). Close it, or read it to its end, to free the statement."""
 
     def __init__(self, ctx: Context, body):
         started = time.perf_counter()
         text = plan_text(body)
-        # Streamed from DuckDB whatever query_engine says.
-        resolved, compiled, validated = prepared(ctx, body, DUCKDB, text, whole=True)
+        # Streamed by the query_engine's backend, or the home's own when that one cannot stream.
+        backend = backend_for(ctx.catalog, ctx.settings, streams=True)
+        resolved, compiled, validated = prepared(ctx, body, backend.target, text, whole=True)
         compiled_at = time.perf_counter()
         self.columns = result_columns(compiled)
         self.incomplete = incomplete(resolved)
@@ -43,12 +40,12 @@ class Whole:
             hash_of(ctx, body, text),
             resolved,
             compiled,
-            f"duckdb {duckdb.__version__}",
+            backend.engine,
             0,
             elapsed(validated - started, compiled_at - validated, 0.0, compiled_at - started),
             conditions=plan_conditions(body),
         )
-        ctx.catalog.attach(s.info.snapshot_id for _, s, _ in resolved.read_sources())
+        backend.place(resolved, False)
         for check in checks(compiled):
             self.receipt.warnings.extend(unread(ctx, check, ctx.settings.query_seconds))
 
@@ -68,15 +65,12 @@ class Whole:
                 with suppress(OSError, TabularError):  # the rows are sent; the first receipt stays
                     self.keep()
 
-        self._stream = Stream(
-            ctx.catalog,
+        self._stream = backend.stream(
+            compiled,
             ctx.settings,
-            compiled.sql,
-            compiled.params,
             [c.name for c in self.columns],
             counted,
             ended,
-            intervals=intervals(compiled),
             # Every format but Arrow writes a duration as ISO text: of any length, from its parts.
             interval_text=getattr(body, "format", "arrow") != "arrow",
             dated=dated(body, resolved),
