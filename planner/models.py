@@ -39,7 +39,9 @@ WindowFn = Literal["rank", "dense_rank", "row_number", "sum", "avg", "min", "max
 
 
 class PlanModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Validators are built on first use, not at import: a CLI command that never reads a plan
+    # does not pay for building the plan language (issue 56).
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class QueryDataset(PlanModel):
@@ -334,7 +336,7 @@ class QueryExpr(PlanModel):
         "that cannot be read is null and counted in the receipt's warnings.",
     )
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     @model_validator(mode="after")
     def _one_operator(self) -> QueryExpr:
@@ -401,7 +403,7 @@ class QueryMeasure(PlanModel):
 class QueryPlan(PlanModel):
     """A typed query over ingested datasets: no SQL, no value ever spliced into SQL."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
     datasets: list[PlanDataset] = Field(
         min_length=1,
         description="The datasets read, in order; each after the first needs one join. A dataset is an ingested one "
@@ -447,9 +449,3 @@ class QueryPlan(PlanModel):
         "self-join of 36 M rows took 884 MiB more, where the engine's order took 60 MiB at most; DuckDB spills past "
         "duckdb_memory). An answer's rows always take the default order.",
     )
-
-
-QueryPlanDataset.model_rebuild()
-QueryAggregate.model_rebuild()
-QueryExpr.model_rebuild()
-CaseWhen.model_rebuild()

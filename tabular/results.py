@@ -10,8 +10,6 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from .jsonval import ARROW_DECIMAL_SCALE, iso_text, json_column, json_columns
 
@@ -145,8 +143,12 @@ def chunks(reader: pa.RecordBatchReader, fmt: str) -> Iterator[bytes]:
     if fmt == "arrow":
         writer = pa.ipc.new_stream(buffer, schema)
     elif fmt == "parquet":
+        import pyarrow.parquet as pq  # heavy: only a Parquet result loads its writer
+
         writer = pq.ParquetWriter(buffer, schema, compression="zstd")
     else:
+        import pyarrow.csv as pacsv  # heavy: only a CSV result loads its writer
+
         writer = pacsv.CSVWriter(buffer, schema)
     rows = 0
     for batch in reader:

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-import charset_normalizer
-
 from ..errors import IngestFailed
 from .pages import best_alphabet, decodes, latin_reading, latin_rival, misplaced, mixes_scripts
 
@@ -355,6 +353,8 @@ MULTI_BYTE = {
 
 def _legacy(head: bytes) -> tuple[str, str]:
     """(codec, reported name) of a text that is not UTF-8, by charset-normalizer and preference."""
+    import charset_normalizer  # heavy: only for bytes that are not UTF-8
+
     matches = list(charset_normalizer.from_bytes(head))
     if not matches:
         raise IngestFailed("encoding", "the file's text encoding could not be recognised")
