@@ -3,6 +3,10 @@
     .venv/bin/python bench/wtq.py --split tune --home HOME --json RUN.json
     .venv/bin/python tests/synthesize/golden/cut.py RUN.json HOME [FOLDER [FIRST_N]]
 
+FOLDER is by default where the tests read them (TABULAR_GOLDEN, else .golden/ at the project's
+root, which git ignores): the cases hold WikiTableQuestions' words and cells, which its
+PROVENANCE.md forbids copying into the repository.
+
 Each question the run answered right: its table's schema gathered from HOME as synthesize gathers
 it, its values cut to those that share a word with the question, and the built-in proposer's
 candidate plans; kept when the plans over the cut schema are those over the whole one and the
@@ -30,7 +34,9 @@ from tabular.synthesize.spans import ALIASES  # noqa: E402
 from tabular.synthesize.text_match import tokens as text_tokens  # noqa: E402
 from tabular.synthesize.vocabulary import singular, words  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "tests" / "synthesize"))
+from synth_golden import GOLDEN  # noqa: E402
+
 KINDS = ("share", "same_as", "yes_no", "count", "row_order", "difference", "ranking", "aggregate", "lookup")
 SOURCE = "WikiTableQuestions, training set, split tune (README.md)"
 
@@ -148,7 +154,8 @@ def write(kind: str, cases: list[dict], folder: Path) -> None:
 
 def main() -> None:
     run, home = Path(sys.argv[1]), sys.argv[2]
-    folder = Path(sys.argv[3]) if len(sys.argv) > 3 else HERE  # another folder: to compare with these
+    folder = Path(sys.argv[3]) if len(sys.argv) > 3 else GOLDEN  # another folder: to compare with these
+    folder.mkdir(parents=True, exist_ok=True)
     limit = int(sys.argv[4]) if len(sys.argv) > 4 else None
     right = [o for o in json.loads(run.read_text()) if o["outcome"] == "right"][:limit]
     by_kind: dict[str, list] = {kind: [] for kind in KINDS}

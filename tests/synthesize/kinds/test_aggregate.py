@@ -4,7 +4,7 @@ read by their words, two columns multiplied; and the tune questions they answer.
 from __future__ import annotations
 
 import pytest
-from synth_golden import case_id, cases, expected, proposed
+from synth_golden import case_id, expected, golden, proposed
 from synth_schemas import SALES, reading
 
 
@@ -28,7 +28,7 @@ def test_two_columns_multiplied_are_one_measure():
     assert left == [] and names(r.product) == [["units"], ["price"]]
 
 
-@pytest.mark.parametrize("case", cases("aggregate"), ids=case_id)
+@pytest.mark.parametrize("case", golden("aggregate"), ids=case_id)
 def test_the_tune_questions_it_answers_keep_their_plans(case):
     """Each tune question this kind answered right (tests/synthesize/golden/aggregate.json) gets the
     same candidate plans from the built-in proposer, over its table's schema."""

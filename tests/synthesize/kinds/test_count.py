@@ -9,7 +9,7 @@ first or last); beside each, the plan of the same table that must still pass."""
 from __future__ import annotations
 
 import pytest
-from synth_golden import case_id, cases, expected, proposed
+from synth_golden import case_id, expected, golden, proposed
 from synth_schemas import MEDALS, SALES, col, reading, table
 
 from tabular.synthesize.answer import answer_columns
@@ -162,7 +162,7 @@ def test_the_noun_counted_is_read_past_total_and_different():
     assert counted_noun(["who", "won", "the", "most"]) == ""
 
 
-@pytest.mark.parametrize("case", cases("count"), ids=case_id)
+@pytest.mark.parametrize("case", golden("count"), ids=case_id)
 def test_the_tune_questions_it_answers_keep_their_plans(case):
     """Each tune question this kind answered right (tests/synthesize/golden/count.json) gets the
     same candidate plans from the built-in proposer, over its table's schema."""

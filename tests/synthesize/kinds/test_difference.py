@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from synth_golden import case_id, cases, expected, proposed
+from synth_golden import case_id, expected, golden, proposed
 from synth_schemas import SALES, reading
 
 
@@ -13,7 +13,7 @@ def test_how_many_more_is_signed_and_the_difference_between_is_its_size():
     assert reading("difference in units between the North and the South", SALES)[0].difference == "abs"
 
 
-@pytest.mark.parametrize("case", cases("difference"), ids=case_id)
+@pytest.mark.parametrize("case", golden("difference"), ids=case_id)
 def test_the_tune_questions_it_answers_keep_their_plans(case):
     """Each tune question this kind answered right (tests/synthesize/golden/difference.json) gets the
     same candidate plans from the built-in proposer, over its table's schema."""

@@ -4,7 +4,7 @@ different values each said once; and the tune questions it answers."""
 from __future__ import annotations
 
 import pytest
-from synth_golden import case_id, cases, expected, proposed
+from synth_golden import case_id, expected, golden, proposed
 from synth_schemas import MEDALS, reading
 
 from tabular.synthesize.calculation import calculation
@@ -23,7 +23,7 @@ def test_a_lookup_groups_the_column_asked_of_the_rows_that_match():
     assert candidate.plan["where"] == [{"column": "Gold", "op": "gt", "value": 5}]
 
 
-@pytest.mark.parametrize("case", cases("lookup"), ids=case_id)
+@pytest.mark.parametrize("case", golden("lookup"), ids=case_id)
 def test_the_tune_questions_it_answers_keep_their_plans(case):
     """Each tune question this kind answered right (tests/synthesize/golden/lookup.json) gets the
     same candidate plans from the built-in proposer, over its table's schema."""

@@ -4,7 +4,7 @@ tune questions it answers."""
 from __future__ import annotations
 
 import pytest
-from synth_golden import case_id, cases, expected, proposed
+from synth_golden import case_id, expected, golden, proposed
 from synth_schemas import SALES, reading
 
 
@@ -22,7 +22,7 @@ def test_bottom_is_the_least_and_one_when_no_number_says_how_many():
     assert reading("bottom region by amount", SALES)[0].top == (1, False)
 
 
-@pytest.mark.parametrize("case", cases("ranking"), ids=case_id)
+@pytest.mark.parametrize("case", golden("ranking"), ids=case_id)
 def test_the_tune_questions_it_answers_keep_their_plans(case):
     """Each tune question this kind answered right (tests/synthesize/golden/ranking.json) gets the
     same candidate plans from the built-in proposer, over its table's schema."""

@@ -6,7 +6,7 @@ tune questions it answers."""
 from __future__ import annotations
 
 import pytest
-from synth_golden import case_id, cases, expected, proposed
+from synth_golden import case_id, expected, golden, proposed
 from synth_schemas import MEDALS, reading
 
 from tabular.synthesize.kinds.row_order import in_order
@@ -80,7 +80,7 @@ def test_at_the_top_is_the_first_row_unless_the_task_ranks():
     assert r.position is None
 
 
-@pytest.mark.parametrize("case", cases("row_order"), ids=case_id)
+@pytest.mark.parametrize("case", golden("row_order"), ids=case_id)
 def test_the_tune_questions_it_answers_keep_their_plans(case):
     """Each tune question this kind answered right (tests/synthesize/golden/row_order.json) gets the
     same candidate plans from the built-in proposer, over its table's schema."""

@@ -5,7 +5,7 @@ questions it answers."""
 from __future__ import annotations
 
 import pytest
-from synth_golden import case_id, cases, expected, proposed
+from synth_golden import case_id, expected, golden, proposed
 from synth_schemas import MEDALS, reading
 
 from tabular.synthesize.kinds.same_as import same_as
@@ -55,7 +55,7 @@ def test_the_same_as_a_row_named_either_way_round():
     assert r.same[1].text == "peru" and r.values == []
 
 
-@pytest.mark.parametrize("case", cases("same_as"), ids=case_id)
+@pytest.mark.parametrize("case", golden("same_as"), ids=case_id)
 def test_the_tune_questions_it_answers_keep_their_plans(case):
     """Each tune question this kind answered right (tests/synthesize/golden/same_as.json) gets the
     same candidate plans from the built-in proposer, over its table's schema."""

@@ -5,7 +5,7 @@ hundred; and the tune questions it answers."""
 from __future__ import annotations
 
 import pytest
-from synth_golden import case_id, cases, expected, proposed
+from synth_golden import case_id, expected, golden, proposed
 from synth_schemas import MEDALS, SALES, reading
 
 from tabular.synthesize.kinds.share import WHOLE_ALIAS, share_of_total
@@ -35,7 +35,7 @@ def test_a_share_per_hundred_or_a_fraction():
     assert reading("share of amount by region", SALES)[0].share == "share"
 
 
-@pytest.mark.parametrize("case", cases("share"), ids=case_id)
+@pytest.mark.parametrize("case", golden("share"), ids=case_id)
 def test_the_tune_questions_it_answers_keep_their_plans(case):
     """Each tune question this kind answered right (tests/synthesize/golden/share.json) gets the
     same candidate plans from the built-in proposer, over its table's schema."""

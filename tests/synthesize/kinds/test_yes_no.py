@@ -5,7 +5,7 @@ row; and the tune questions it answers."""
 from __future__ import annotations
 
 import pytest
-from synth_golden import case_id, cases, expected, proposed
+from synth_golden import case_id, expected, golden, proposed
 from synth_schemas import MEDALS, reading
 
 from tabular.synthesize.kinds.yes_no import yes_no
@@ -45,7 +45,7 @@ def test_before_or_after_between_two_values_asks_which_comes_first():
     assert [s.text for s, _ in r.values] == ["norway", "finland"]
 
 
-@pytest.mark.parametrize("case", cases("yes_no"), ids=case_id)
+@pytest.mark.parametrize("case", golden("yes_no"), ids=case_id)
 def test_the_tune_questions_it_answers_keep_their_plans(case):
     """Each tune question this kind answered right (tests/synthesize/golden/yes_no.json) gets the
     same candidate plans from the built-in proposer, over its table's schema."""
