@@ -15,6 +15,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from .kinds import plan_kind
 from .placed import filter_ops, stem, task_grammar
 from .proposal import Candidate, Proposal
 from .schemas import DatasetSchema
@@ -97,31 +98,6 @@ def features_of(
     out["builtin"] = float(bool(candidate.facts))
     out.update({f"fact:{k}": float(v) for k, v in candidate.facts.items()})
     return out
-
-
-def plan_kind(plan: dict) -> str:
-    """What kind of reading a plan is, from the plan alone (one of KINDS)."""
-    made = {m.get("as") for m in plan.get("measures") or [] if isinstance(m, dict)}
-    fns = {a.get("fn") for a in plan.get("aggregates") or [] if isinstance(a, dict)}
-    if "answer" in made:
-        return "yes_no"
-    if "difference" in made:
-        return "difference"
-    if made & {"share", "percentage"}:
-        return "share"
-    if made & {"position", "from_last", "anchor"} or (plan.get("order_by") and plan.get("select")):
-        return "row_by_place"
-    if plan.get("order_by") and plan.get("group_by"):
-        return "ranking"
-    if fns and fns <= {"count", "count_distinct"}:
-        return "count"
-    if "sum" in fns:
-        return "sum"
-    if fns & {"avg", "median"}:
-        return "average"
-    if fns & {"min", "max"}:
-        return "extreme"
-    return "lookup"
 
 
 def question_word(tokens: list[str]) -> str:
