@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from planner.operators import AGGREGATES, FILTERS, WINDOWS
+
 from .phrases import Unsayable, bare, conditions, expression, joined, known, value
 
 
@@ -39,26 +41,10 @@ PLAN_KEYS = {
     "dry_run",
     "whole_order",
 }
-_AGGREGATE_WORDS = {
-    "sum": "the total of {}",
-    "avg": "the average of {}",
-    "min": "the minimum of {}",
-    "max": "the maximum of {}",
-    "median": "the median of {}",
-    "stddev": "the standard deviation of {}",
-    "var": "the variance of {}",
-    "count_distinct": "the number of different {} values",
-    "count": "the number of filled {} cells",
-}
-_WINDOW_OF = {
-    "sum": "the total of {} over",
-    "avg": "the average of {} over",
-    "min": "the minimum of {} over",
-    "max": "the maximum of {} over",
-    "count": "the number of filled {} cells over",
-    "running_sum": "the running total of {}",
-    "share": "{} as a share of its sum over",
-}
+# The words of each aggregate and window come from the operator table (planner/operators.py), where
+# each is defined once; a quantile says its q in its own branch below.
+_AGGREGATE_WORDS = {fn: a.words for fn, a in AGGREGATES.items() if fn != "quantile"}
+_WINDOW_OF = {fn: w.words for fn, w in WINDOWS.items() if w.reads}
 
 
 class _Reading:
@@ -121,10 +107,10 @@ class _Reading:
         left, right, op = o.get("left", ""), o.get("right", ""), o.get("op", "eq")
         if op == "eq":
             return bare(left) if bare(left) == bare(right) else f"{left} matching {right}"
-        words = {"ne": "differing from", "lt": "less than", "le": "at most", "gt": "more than", "ge": "at least"}
-        if op not in words:
+        relation = FILTERS[op].relation if op in FILTERS else ""
+        if not relation:
             raise Unsayable(f"a join condition: no words for {op!r}")
-        return f"{left} {words[op]} {right}"
+        return f"{left} {relation} {right}"
 
     # result columns ---------------------------------------------------------------------------
 
