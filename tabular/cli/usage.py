@@ -6,6 +6,7 @@ import argparse
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -39,6 +40,9 @@ from .commands import (
     namespace_of,
 )
 from .show import HAND_WRITTEN, VIEWS
+
+if TYPE_CHECKING:  # named in annotations only: the registry loads when a generated command is built
+    from ..ops import Op
 
 # Each hand-written command's examples: shown under its --help and in the README's CLI section (a
 # test keeps the two the same, and fails on a command with no help or no example). `examples()`
@@ -95,7 +99,7 @@ _OWN = {"org", "namespace"}
 RESULT_FORMATS = ("arrow", "csv", "ndjson", "parquet")
 
 
-def generated() -> dict[str, object]:
+def generated() -> dict[str, Op]:
     """The ops no hand-written command serves, by command name (`knowledge.ingest_status` is `ingest-status`)."""
     from ..ops import REGISTRY  # heavy: the registry's errors load Arrow; only for the commands made from ops
 
@@ -162,11 +166,11 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-class Unbuilt:
+class Unbuilt(argparse.ArgumentParser):
     """A command the parser leaves out because the arguments name another: what is added to it goes nowhere."""
 
-    def add_argument(self, *args, **kwargs) -> None:
-        pass
+    def add_argument(self, *args, **kwargs):  # type: ignore[override]  # a no-op stands in for the action
+        return None
 
     def set_defaults(self, **kwargs) -> None:
         pass
@@ -185,9 +189,9 @@ class Commands:
 
     def command(
         self, name: str, help_: str, run, parents: tuple | None = None, shown: list[str] | None = None
-    ) -> argparse.ArgumentParser | Unbuilt:
+    ) -> argparse.ArgumentParser:
         if not self.wants(name):
-            return Unbuilt()
+            return Unbuilt(add_help=False)
         epilog = "examples:\n" + "\n".join(f"  {line}" for line in (shown or EXAMPLES.get(name, [])))
         p = self.sub.add_parser(
             name,

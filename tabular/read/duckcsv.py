@@ -87,7 +87,7 @@ def regular(cells: list[str]) -> exp.Expression:
     return exp.Case().when(_maybe_suspect(first), stop).else_(exp.true())
 
 
-def _maybe_suspect(first: exp.Expression) -> exp.Expression:
+def _maybe_suspect(first: exp.Expression) -> exp.Condition:
     """False only for a cell starting with a character from `$` to DEL: DuckDB compares text
     byte by byte, and an empty cell, `#` and every whitespace character `_SPACE` names sort
     before `$` (ASCII) or from U+0080 on (UTF-8 from byte C2)."""

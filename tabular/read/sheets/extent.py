@@ -133,7 +133,8 @@ class Extent:
                 return text[tag.start() :]
             refs = _R.findall(tag.group(2))
             value = (refs[-1][0] or refs[-1][1]) if refs else None
-            letters, digits = _REF.match(value).groups() if value is not None else (b"", b"")
+            ref = _REF.match(value) if value is not None else None  # _REF matches any text, if only emptily
+            letters, digits = ref.groups() if ref is not None else (b"", b"")
             if tag.group(1) == b"row":
                 self.row = int(digits) if digits else self.row + 1
                 self.column = 0
