@@ -170,16 +170,19 @@ def stacked_names(uppers: list[list[str]], lower: list[str], data: list[list[str
     (l)"), or the header written again. `lower` is a clear header over `data`; each upper row
     holds only words and is no header of its own (a group leaves cells empty, or it is `lower`
     again). None otherwise."""
-    if filled(lower) < 2 or has_header(lower, data) != (True, True) or not _over_values(lower, data):
+    # The tests on the header's own rows first: they read a row's cells, the two after them read
+    # every row of the sample (a plain header fails here, never paying for those).
+    if filled(lower) < 2 or not distinct_words([c for c in lower if c.strip()]):
         return None
-    if not distinct_words([c for c in lower if c.strip()]):
-        return None
-    parts: list[list[str]] = [[] for _ in lower]
     for upper in uppers:
         if len(upper) != len(lower) or not filled(upper):
             return None
         if any(quick_kind(c) != "text" for c in upper if c.strip()) or (upper != lower and filled(upper) == len(upper)):
             return None
+    if has_header(lower, data) != (True, True) or not _over_values(lower, data):
+        return None
+    parts: list[list[str]] = [[] for _ in lower]
+    for upper in uppers:
         group = ""
         for j, (above, name) in enumerate(zip(upper, lower)):
             above, name = above.strip(), name.strip()
