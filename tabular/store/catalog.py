@@ -6,15 +6,17 @@ store/home.py holds the connections it runs on."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import sqlite3
-from typing import Any
-
-from sqlglot import exp
+from typing import TYPE_CHECKING, Any
 
 from .catalog_tables import SCHEMA as SCHEMA  # the schema rows.py makes
 from .catalog_tables import TABLES as TABLES  # the tables migrate.py copies
 from .faults import busy
+
+if TYPE_CHECKING:  # the statements are built on first use: a command that runs none loads no sqlglot
+    from sqlglot import exp
 
 # What catalog operations are handed: a connection to the catalog (rows.py's `conn`, `change`).
 Con = sqlite3.Connection
@@ -22,45 +24,73 @@ Con = sqlite3.Connection
 
 def snapshot_table(snapshot_id: str) -> exp.Table:
     """The snapshot's rows: the table `data` of its own file, attached under its id."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement naming the snapshot
+
     return exp.table_("data", db="main", catalog=snapshot_id, quoted=True)
 
 
 def rejected_table(snapshot_id: str) -> exp.Table:
     """The snapshot's rejected rows (row_id, line, column_name, value, reason), kept beside it in
     its file: a snapshot and its rejected rows are one immutable unit, made and dropped together."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement naming the snapshot
+
     return exp.table_("rejected", db="main", catalog=snapshot_id, quoted=True)
 
 
 def _table(table: str) -> exp.Table:
+    from sqlglot import exp  # heavy: sqlglot, for a statement's SQL on first use
+
     return exp.table_(exp.to_identifier(table, quoted=True), db="catalog")
 
 
-def _where(key: dict[str, Any]) -> exp.Condition:
-    """Every column of `key` equal to its value (bound), or NULL where the value is None."""
-    return exp.and_(
+@functools.cache
+def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
+    """INSERT INTO catalog.<table> (columns) VALUES (?, …): built once per table and columns."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement's SQL on first use
+
+    names = [exp.to_identifier(k, quoted=True) for k in columns]
+    values = exp.values([tuple(exp.Placeholder() for _ in columns)])
+    return exp.insert(values, _table(table), columns=names).sql(dialect="sqlite")
+
+
+@functools.cache
+def _update_sql(table: str, columns: tuple[str, ...], key: tuple[tuple[str, bool], ...]) -> str:
+    """UPDATE catalog.<table> SET column = ?, … WHERE each key column = ? (IS NULL where its
+    flag says the value is None): built once per table, columns and key."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement's SQL on first use
+
+    assignments = [exp.EQ(this=exp.column(k, quoted=True), expression=exp.Placeholder()) for k in columns]
+    where = exp.and_(
         *[
             exp.Is(this=exp.column(k, quoted=True), expression=exp.null())
-            if v is None
+            if null
             else exp.EQ(this=exp.column(k, quoted=True), expression=exp.Placeholder())
-            for k, v in key.items()
+            for k, null in key
         ]
     )
+    return exp.Update(this=_table(table), expressions=assignments, where=exp.Where(this=where)).sql(dialect="sqlite")
+
+
+@functools.cache
+def _delete_sql(table: str, column: str) -> str:
+    """DELETE FROM catalog.<table> WHERE column = ?: built once per table and column."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement's SQL on first use
+
+    where = exp.EQ(this=exp.column(column), expression=exp.Placeholder())
+    return exp.delete(_table(table), where=where).sql(dialect="sqlite")
 
 
 def insert(cur: Con, table: str, **values: Any) -> None:
     """One row into catalog.<table>, by column name (columns left out are NULL)."""
-    names = [exp.to_identifier(k, quoted=True) for k in values]
-    stmt = exp.insert(exp.values([tuple(exp.Placeholder() for _ in values)]), _table(table), columns=names)
-    write(cur, stmt.sql(dialect="sqlite"), [_stored(v) for v in values.values()])
+    write(cur, _insert_sql(table, tuple(values)), [_stored(v) for v in values.values()])
 
 
 def update(cur: Con, table: str, key: dict[str, Any], **values: Any) -> None:
-    """Set `values` on the catalog.<table> rows matching every column of `key`."""
-    assignments = [exp.EQ(this=exp.column(k, quoted=True), expression=exp.Placeholder()) for k in values]
-    stmt = exp.Update(this=_table(table), expressions=assignments, where=exp.Where(this=_where(key)))
+    """Set `values` on the catalog.<table> rows matching every column of `key` (its value bound,
+    or NULL where the value is None)."""
     write(
         cur,
-        stmt.sql(dialect="sqlite"),
+        _update_sql(table, tuple(values), tuple((k, v is None) for k, v in key.items())),
         [*map(_stored, values.values()), *(_stored(v) for v in key.values() if v is not None)],
     )
 
@@ -325,8 +355,7 @@ def source_count(con: Con) -> int:
 def drop_snapshot(con: Con, snapshot_id: str) -> None:
     """Forget a snapshot (its row, typings, export records); its file goes later (Catalog.collect)."""
     for table in ("snapshots", "typings", "exports"):
-        gone = exp.delete(_table(table), where=exp.EQ(this=exp.column("snapshot_id"), expression=exp.Placeholder()))
-        write(con, gone.sql(dialect="sqlite"), [snapshot_id])
+        write(con, _delete_sql(table, "snapshot_id"), [snapshot_id])
     insert(con, "dropped", snapshot_id=snapshot_id, dropped_at=now())
 
 
@@ -370,17 +399,20 @@ JOB_STATUS = (
     "created_at",
     "updated_at",
 )
-JOB_STATUS_SQL = (
-    exp.select(*JOB_STATUS)
-    .from_(_table("jobs"))
-    .where("ingestion_id = ? AND org = ? AND namespace = ?", dialect="sqlite")
-    .sql(dialect="sqlite")
-)
+
+
+@functools.cache
+def _job_status_sql() -> str:
+    """SELECT JOB_STATUS FROM catalog.jobs of one job in one namespace: built on first use."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement's SQL on first use
+
+    where = "ingestion_id = ? AND org = ? AND namespace = ?"
+    return exp.select(*JOB_STATUS).from_(_table("jobs")).where(where, dialect="sqlite").sql(dialect="sqlite")
 
 
 def job_status(con: Con, ingestion_id: str, org: str, namespace: str) -> dict[str, Any] | None:
     """The job's JOB_STATUS columns by name, or None when the namespace has no such job."""
-    row = one(con, JOB_STATUS_SQL, [ingestion_id, org, namespace])
+    row = one(con, _job_status_sql(), [ingestion_id, org, namespace])
     return dict(zip(JOB_STATUS, row)) if row else None
 
 

@@ -3,9 +3,8 @@ row per file it has seen, by named operations as store/catalog.py holds the rest
 
 from __future__ import annotations
 
+import functools
 from typing import Any
-
-from sqlglot import exp
 
 from .catalog import Con, every, one, write
 
@@ -39,37 +38,46 @@ LINK_FILE = (
 )
 
 
+FORGET_FILE = "DELETE FROM catalog.link_files WHERE link_id = ? AND rel_path = ?"
+
+
+@functools.cache
 def _select(columns: tuple[str, ...], table: str, where: str, order: str = "") -> str:
-    """A constant SELECT of the link tables, its values bound by `?`."""
+    """A constant SELECT of the link tables, its values bound by `?`: built on first use."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement's SQL on first use
+
     query = exp.select(*columns).from_(exp.table_(table, db="catalog")).where(where, dialect="sqlite")
     return (query.order_by(order, dialect="sqlite") if order else query).sql(dialect="sqlite")
 
 
-LINK_BY_ID = _select(LINK, "links", "link_id = ?")
-LINKS_OF = _select(LINK, "links", "(? IS NULL OR org = ?) AND (? IS NULL OR namespace = ?)", "created_at, link_id")
-FILES_OF = _select(LINK_FILE, "link_files", "link_id = ? AND (? IS NULL OR state = ?)", "rel_path")
-FORGET = tuple(
-    exp.delete(exp.table_(table, db="catalog"), where="link_id = ?", dialect="sqlite").sql(dialect="sqlite")
-    for table in ("link_files", "links")
-)
-FORGET_FILE = "DELETE FROM catalog.link_files WHERE link_id = ? AND rel_path = ?"
+@functools.cache
+def _forget() -> tuple[str, ...]:
+    """DELETE a link's rows: its files', then its own (link_id bound)."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement's SQL on first use
+
+    return tuple(
+        exp.delete(exp.table_(table, db="catalog"), where="link_id = ?", dialect="sqlite").sql(dialect="sqlite")
+        for table in ("link_files", "links")
+    )
 
 
 def link_row(con: Con, link_id: str) -> Any:
-    return one(con, LINK_BY_ID, [link_id])
+    return one(con, _select(LINK, "links", "link_id = ?"), [link_id])
 
 
 def links_of(con: Con, org: str | None = None, namespace: str | None = None) -> list[Any]:
     """The links of a namespace (every link when org is None), oldest first."""
-    return every(con, LINKS_OF, [org, org, namespace, namespace])
+    where = "(? IS NULL OR org = ?) AND (? IS NULL OR namespace = ?)"
+    return every(con, _select(LINK, "links", where, "created_at, link_id"), [org, org, namespace, namespace])
 
 
 def link_files(con: Con, link_id: str, state: str | None = None) -> list[Any]:
-    return every(con, FILES_OF, [link_id, state, state])
+    where = "link_id = ? AND (? IS NULL OR state = ?)"
+    return every(con, _select(LINK_FILE, "link_files", where, "rel_path"), [link_id, state, state])
 
 
 def forget_link(con: Con, link_id: str) -> None:
-    for statement in FORGET:
+    for statement in _forget():
         write(con, statement, [link_id])
 
 

@@ -3,11 +3,12 @@ every snapshot), copied once into today's layout (store/home.py) when it is firs
 
 from __future__ import annotations
 
+import functools
 from contextlib import suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-from sqlglot import exp
 
 from planner.dialect import DIALECT
 
@@ -18,6 +19,9 @@ from .connections import Connections
 from .rows import CatalogRows
 from .snapshot_files import SnapshotFiles
 
+if TYPE_CHECKING:  # loaded by the copy only: a home with nothing to move loads no sqlglot
+    from sqlglot import exp
+
 OLD = "__old"
 OLD_COLUMNS = (
     "SELECT column_name FROM duckdb_columns() WHERE database_name = '__old' AND schema_name = 'catalog' AND table_name = ?"
@@ -27,11 +31,17 @@ OLD_SNAPSHOTS = "SELECT snapshot_id FROM __old.catalog.snapshots"
 OLD_TABLE = (
     "SELECT 1 FROM duckdb_tables() WHERE database_name = '__old' AND schema_name = 'snapshots' AND table_name = ?"
 )
-# An old snapshot without rejected rows: today's empty rejected table.
-NO_REJECTED: exp.Select = exp.maybe_parse(
-    "SELECT NULL::BIGINT AS row_id, NULL::BIGINT AS line, NULL AS column_name, NULL AS value, NULL AS reason LIMIT 0",
-    dialect=DIALECT,
-)
+
+
+@functools.cache
+def no_rejected() -> exp.Select:
+    """An old snapshot without rejected rows: today's empty rejected table (copy before changing)."""
+    from sqlglot import exp  # heavy: sqlglot, for the copy only
+
+    return exp.maybe_parse(
+        "SELECT NULL::BIGINT AS row_id, NULL::BIGINT AS line, NULL AS column_name, NULL AS value, NULL AS reason LIMIT 0",
+        dialect=DIALECT,
+    )
 
 
 def move_old_home(home: Path, rows: CatalogRows, connections: Connections, snapshots: SnapshotFiles) -> None:
@@ -40,6 +50,8 @@ def move_old_home(home: Path, rows: CatalogRows, connections: Connections, snaps
     old = home / "tabular.duckdb"
     if not old.exists():
         return
+    from sqlglot import exp  # heavy: sqlglot, for the copy only (a home moved long ago never comes here)
+
     cur = connections.cursor()
     try:
         cur.execute(sql.attach(old, OLD, read_only=True))
@@ -69,7 +81,7 @@ def move_old_home(home: Path, rows: CatalogRows, connections: Connections, snaps
                 ):
                     source: exp.Expression = exp.table_(legacy, db="snapshots", catalog=OLD, quoted=True)
                     if new_table.name == "rejected" and not cur.execute(OLD_TABLE, [legacy]).fetchall():
-                        source = NO_REJECTED.subquery()
+                        source = no_rejected().subquery()
                     copy = exp.Create(this=new_table, kind="TABLE", expression=exp.select(exp.Star()).from_(source))
                     cur.execute(copy.sql(dialect=DIALECT))
                 snapshots.seal(snapshot_id)

@@ -1,12 +1,11 @@
 """The statements the home runs to keep its files and connections (the catalog's rows have
 theirs in store/catalog.py): constants with bound values, or sqlglot builders where a statement
-names a file or a snapshot (DuckDB binds no parameter in ATTACH, DETACH or SET)."""
+names a file, a snapshot or a setting (DuckDB binds no parameter in ATTACH or DETACH, nor a SET's
+name). The builders load sqlglot when first called: a command that runs none does not wait for it."""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-from sqlglot import exp
 
 from planner.dialect import DIALECT
 
@@ -20,6 +19,10 @@ DATA_VERSION = "PRAGMA catalog.data_version"
 BEGIN, COMMIT, ROLLBACK = "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"
 
 UTC = "SET TimeZone = 'UTC'"
+# Where DuckDB spills and how much memory it may hold: the value bound (DuckDB binds a SET's
+# value), so opening a home builds no statement (setting() loads sqlglot, 0.1 s of a command).
+TEMP_DIRECTORY = "SET temp_directory = ?"
+MEMORY_LIMIT = "SET memory_limit = ?"
 # What running statements hold: hash tables, sorts, materialized rows. Not the cached blocks of
 # snapshot files (BASE_TABLE, METADATA), which DuckDB lets go when it must.
 MEMORY_USED = (
@@ -30,12 +33,16 @@ MEMORY_USED = (
 
 def busy_timeout(seconds: float) -> str:
     """How long a SQLite connection waits for another process's writer."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement naming a file or a setting
+
     setting = exp.EQ(this=exp.column("busy_timeout"), expression=exp.Literal.number(int(seconds * 1000)))
     return exp.Pragma(this=setting).sql(dialect="sqlite")
 
 
 def setting(name: str, value: str) -> str:
     """DuckDB's `SET name = 'value'`, the value quoted by sqlglot."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement naming a file or a setting
+
     item = exp.SetItem(this=exp.EQ(this=exp.column(name), expression=exp.Literal.string(value)))
     return exp.Set(expressions=[item]).sql(dialect=DIALECT)
 
@@ -43,6 +50,8 @@ def setting(name: str, value: str) -> str:
 def attach(path: Path, name: str, read_only: bool = False, block_size: int | None = None) -> str:
     """ATTACH a DuckDB file under `name`: READ_ONLY for a sealed snapshot, with its block size
     for a new one; IF NOT EXISTS when read (another thread may have attached it meanwhile)."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement naming a file or a setting
+
     options = [exp.AttachOption(this=exp.var("READ_ONLY"))] if read_only else []
     if block_size is not None:
         options.append(exp.AttachOption(this=exp.var("BLOCK_SIZE"), expression=exp.Literal.number(block_size)))
@@ -52,11 +61,15 @@ def attach(path: Path, name: str, read_only: bool = False, block_size: int | Non
 
 def detach(name: str, exists: bool = True) -> str:
     """DETACH the database `name` (which checkpoints a file written through it)."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement naming a file or a setting
+
     return exp.Detach(this=exp.to_identifier(name, quoted=True), exists=exists).sql(dialect=DIALECT)
 
 
 def every_row(database: str, table: str) -> str:
     """Every value of a table of an attached database (a read that meets every block)."""
+    from sqlglot import exp  # heavy: sqlglot, for a statement naming a file or a setting
+
     return (
         exp.select(exp.Star()).from_(exp.table_(table, db="main", catalog=database, quoted=True)).sql(dialect=DIALECT)
     )

@@ -29,3 +29,16 @@ def test_settings_are_quoted_values():
     assert sql.setting("temp_directory", "/a'b") == "SET temp_directory = '/a''b'"
     assert sql.busy_timeout(2.5) == "PRAGMA busy_timeout = 2500"
     assert "'/x'" in sql.attach(Path("/x"), "s_1")
+
+
+def test_the_spill_folder_and_the_memory_limit_bound_read_back_as_the_quoted_statement_sets_them(tmp_path):
+    odd = str(tmp_path / 'it\'s a "home"')
+    bound, quoted = duckdb.connect(), duckdb.connect()
+    bound.execute(sql.TEMP_DIRECTORY, [odd])
+    bound.execute(sql.MEMORY_LIMIT, ["1GB"])
+    quoted.execute(sql.setting("temp_directory", odd))
+    quoted.execute(sql.setting("memory_limit", "1GB"))
+    read = "SELECT current_setting('temp_directory'), current_setting('memory_limit')"
+    assert bound.execute(read).fetchone() == quoted.execute(read).fetchone()
+    assert bound.execute(read).fetchone()[0] == odd
+    assert bound.execute(read).fetchone()[1] != duckdb.connect().execute(read).fetchone()[1]  # it took
