@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import BinaryIO, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ..display import (
     dir_files_html,
@@ -25,7 +25,7 @@ from ..display import (
 from ..errors import NotFound
 from ..ingest.links import STATES, Linker
 from ..ingest.uploads import discard_upload, store_upload
-from ..models import OpIn, OpOut
+from ..models import Model, OpIn, OpOut
 from ..store.catalog import live_datasets
 from ..store.links import link_files, link_row, links_of
 from .context import Context
@@ -64,7 +64,7 @@ class DirFilesIn(LinkIn):
     )
 
 
-class Paused(BaseModel):
+class Paused(Model):
     reason: Literal["too_many_files", "folder_too_large"]
     count: int
     limit: int
@@ -115,7 +115,7 @@ class ListDirsOut(OpOut):
         return links_repr(self)
 
 
-class DirFile(BaseModel):
+class DirFile(Model):
     path: str = Field(description="The file's path inside the folder.")
     source_uri: str
     size: int | None
