@@ -1,5 +1,5 @@
 """A file ingested the careful way and through the one pass, as a user sees each: shared by the
-one pass's tests (tests/ingest/test_onepass.py) and the corpus check (tests/test_corpus.py)."""
+one pass's tests (tests/ingest/test_onepass*.py) and the corpus check (tests/test_corpus*.py)."""
 
 from __future__ import annotations
 

@@ -107,7 +107,9 @@ def status(c: httpx.Client, ingestion_id: str, **body) -> dict:
     return r.json()
 
 
-def wait_for(c: httpx.Client, ingestion_id: str, states=FINISHED, seconds: float = 60, **body) -> dict:
+def wait_for(
+    c: httpx.Client, ingestion_id: str, states=FINISHED, seconds: float = 300, **body
+) -> dict:  # a hang guard, not a speed claim
     deadline = time.monotonic() + seconds
     while True:
         got = status(c, ingestion_id, **body)
