@@ -4,12 +4,12 @@ not load the approval's machinery (the readers, the snapshot builder)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from ..models import TypeFormat
+from ..models import Model, TypeFormat
 
 
-class Change(BaseModel):
+class Change(Model):
     column: str
     before: TypeFormat
     after: TypeFormat

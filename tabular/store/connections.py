@@ -29,9 +29,9 @@ class Connections:
         # DuckDB makes the last folder itself when it first spills, not the ones above it.
         temp_dir.parent.mkdir(parents=True, exist_ok=True)
         self.db.execute(sql.UTC)
-        self.db.execute(sql.setting("temp_directory", str(temp_dir)))
+        self.db.execute(sql.TEMP_DIRECTORY, [str(temp_dir)])
         with suppress(duckdb.Error):
-            self.db.execute(sql.setting("memory_limit", memory_size(memory_limit)))
+            self.db.execute(sql.MEMORY_LIMIT, [memory_size(memory_limit)])
         self.cursors: dict[int, weakref.WeakSet[duckdb.DuckDBPyConnection]] = {}  # by the thread that made them
         self.cursors_lock = threading.Lock()
         self._local = threading.local()

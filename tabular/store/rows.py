@@ -42,9 +42,9 @@ class CatalogRows:
             check_same_thread=False,
             detect_types=sqlite3.PARSE_DECLTYPES,
             factory=_Connection,
+            timeout=self.wait_seconds,  # SQLite's busy timeout, set without a statement
         )
         con.row_factory = sqlite3.Row
-        con.execute(sql.busy_timeout(self.wait_seconds))
         con.execute(sql.ATTACH_CATALOG, [str(self.path)])
         con.execute(sql.SYNCHRONOUS)
         with self._conns_lock:

@@ -31,14 +31,6 @@ MEMORY_USED = (
 )
 
 
-def busy_timeout(seconds: float) -> str:
-    """How long a SQLite connection waits for another process's writer."""
-    from sqlglot import exp  # heavy: sqlglot, for a statement naming a file or a setting
-
-    setting = exp.EQ(this=exp.column("busy_timeout"), expression=exp.Literal.number(int(seconds * 1000)))
-    return exp.Pragma(this=setting).sql(dialect="sqlite")
-
-
 def setting(name: str, value: str) -> str:
     """DuckDB's `SET name = 'value'`, the value quoted by sqlglot."""
     from sqlglot import exp  # heavy: sqlglot, for a statement naming a file or a setting

@@ -92,14 +92,6 @@ def test_list_and_get_load_neither_the_query_nor_the_approval(home, argv):
     assert not held & {"tabular.ops.query", "tabular.ops.approve", "planner.compile"}, sorted(held)
 
 
-OPENING_BUILDS_SQL = (
-    "issue 56: opening a home builds two statements with sqlglot: tabular/store/rows.py sets SQLite's busy "
-    "timeout by sql.busy_timeout (sqlite3.connect(timeout=) sets it without SQL) and tabular/store/connections.py "
-    "sets the spill folder and memory limit by sql.setting (sql.TEMP_DIRECTORY and sql.MEMORY_LIMIT bind them)"
-)
-
-
-@pytest.mark.known_defect(reason=OPENING_BUILDS_SQL)
 @pytest.mark.parametrize("argv", COMMANDS[:2], ids=lambda argv: argv[0])
 def test_list_and_get_load_no_sql_builder(home, argv):
     """A command that runs no plan writes no SQL of its own: the catalog's statements are built
@@ -128,17 +120,11 @@ def test_a_command_made_from_an_op_still_refuses_an_unknown_command_naming_every
     assert code != 0 and "get" in said and "receipt" in said, said
 
 
-WRITERS = "issue 56: tabular/results.py imports Arrow's CSV and Parquet writers at its top (ops/query.py imports it)"
-CHARSET = (
-    "issue 56: tabular/read/decode.py imports charset_normalizer at its top (the engine imports the folder reader)"
-)
-
-
 @pytest.mark.parametrize(
     ("argv", "unused"),
     [
-        pytest.param(COMMANDS[2], {"pyarrow.csv", "pyarrow.parquet"}, marks=pytest.mark.known_defect(reason=WRITERS)),
-        pytest.param(COMMANDS[0], {"charset_normalizer"}, marks=pytest.mark.known_defect(reason=CHARSET)),
+        pytest.param(COMMANDS[2], {"pyarrow.csv", "pyarrow.parquet"}),
+        pytest.param(COMMANDS[0], {"charset_normalizer"}),
     ],
     ids=["query-writers", "list-charset"],
 )

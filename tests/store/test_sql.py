@@ -27,7 +27,6 @@ def test_settings_are_quoted_values():
     con.execute(sql.setting("TimeZone", "UTC"))
     assert con.execute("SELECT current_setting('TimeZone')").fetchone()[0] == "UTC"
     assert sql.setting("temp_directory", "/a'b") == "SET temp_directory = '/a''b'"
-    assert sql.busy_timeout(2.5) == "PRAGMA busy_timeout = 2500"
     assert "'/x'" in sql.attach(Path("/x"), "s_1")
 
 
