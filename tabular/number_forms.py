@@ -10,6 +10,8 @@ import re
 
 from sqlglot import exp
 
+from planner.dialect import duckdb_function
+
 UNITS = ("%", "$", "€", "£", "¥", "₹", "₽", "₩", "₺", "₪", "₫")
 CURRENCIES = tuple(u for u in UNITS if u != "%")
 
@@ -116,7 +118,7 @@ def _fn(name: str, *args: exp.Expression) -> exp.Expression:
     """DuckDB's function `name` called as DuckDB names it (regexp_full_match has no sqlglot
     node): this SQL reads a file's numbers inside DuckDB and is never transpiled (the one
     Anonymous of number_forms)."""
-    return exp.Anonymous(this=name, expressions=list(args))
+    return duckdb_function(name, *args)
 
 
 def plain_text(

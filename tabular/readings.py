@@ -15,7 +15,7 @@ from datetime import date
 
 from sqlglot import exp
 
-from planner.dialect import DIALECT
+from planner.dialect import DIALECT, duckdb_function
 
 from . import number_forms as N
 from .number_forms import NUMBER_MARKS, UNITS
@@ -337,7 +337,7 @@ def _fn(name: str, *args: exp.Expression) -> exp.Expression:
     types a file inside DuckDB and is never transpiled, and several of its functions
     (regexp_full_match, try_strptime, to_hours …) have no node, while the nodes of others would
     be written back under another name or argument order (the one Anonymous of readings)."""
-    return exp.Anonymous(this=name, expressions=list(args))
+    return duckdb_function(name, *args)
 
 
 def matches(t: exp.Expression, pattern: str) -> exp.Expression:

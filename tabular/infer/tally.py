@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 import duckdb
 from sqlglot import exp
 
-from planner.dialect import DIALECT
+from planner.dialect import DIALECT, duckdb_function
 
 from .. import number_forms as N
 from .. import readings as C
@@ -426,7 +426,7 @@ def zone_endings(
     # Anonymous: sqlglot drops the group number (1) from exp.func's REGEXP_EXTRACT, which then
     # answers the whole match, space and all (' EST').
     pattern = exp.Literal.string(rf"\s({C.ZONE_ABBREVIATION})$")
-    ends = _sql(exp.Anonymous(this="regexp_extract", expressions=[t, pattern, exp.Literal.number(1)]))
+    ends = _sql(duckdb_function("regexp_extract", t, pattern, exp.Literal.number(1)))
     names, bare = con.execute(
         f"SELECT list_sort(list_distinct(list({ends}) FILTER (WHERE {ends} <> ''))), count(*) FILTER (WHERE {ends} = '') "
         f"FROM {source.cells([col], markers)} WHERE t IS NOT NULL"

@@ -23,7 +23,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from planner.dialect import DIALECT
+from planner.dialect import DIALECT, duckdb_function
 
 from .. import readings as C
 from ..errors import Internal
@@ -149,7 +149,7 @@ def careful_sample_reads(
 
 def _fail() -> exp.Expression:
     # Anonymous: sqlglot has no node for DuckDB's error(), which stops the statement.
-    return exp.Anonymous(this="error", expressions=[exp.Literal.string(MISLED)])
+    return duckdb_function("error", exp.Literal.string(MISLED))
 
 
 def _stop(condition: exp.Expression, value: exp.Expression) -> exp.Expression:

@@ -25,6 +25,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
+from planner.dialect import duckdb_function
+
 from .sniff import Layout
 
 IRREGULAR = "tabular: a row only the careful reader reads"
@@ -81,7 +83,7 @@ def regular(cells: list[str]) -> exp.Expression:
         *[exp.func("regexp_full_match", exp.column(c, quoted=True), exp.Literal.string(f"{_SPACE}*")) for c in cells]
     )
     # Anonymous: sqlglot has no node for DuckDB's error(), which stops the statement.
-    fail = exp.Anonymous(this="error", expressions=[exp.Literal.string(IRREGULAR)])
+    fail = duckdb_function("error", exp.Literal.string(IRREGULAR))
     stop = exp.Case().when(exp.and_(suspect, exp.or_(hashed, blank)), fail).else_(exp.true())
     # Nested, so the regexes run only where the comparisons let a suspect cell through.
     return exp.Case().when(_maybe_suspect(first), stop).else_(exp.true())

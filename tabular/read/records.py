@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlglot import exp
 
-from planner.dialect import DIALECT
+from planner.dialect import DIALECT, duckdb_function
 
 from .. import readings as C
 from ..errors import IngestFailed
@@ -181,7 +181,7 @@ def read_parquet(path: Path, out: Path, name: str, settings: Settings) -> Extrac
                 value = _iso_duration(column, field.type.unit)
             elif _nested(field.type):
                 # DuckDB's to_json by name: sqlglot has no node for it (the one Anonymous here).
-                value = exp.Anonymous(this="to_json", expressions=[column])
+                value = duckdb_function("to_json", column)
             else:
                 value = column
             selects.append(exp.alias_(exp.cast(value, "VARCHAR"), f"c{i + 1}"))

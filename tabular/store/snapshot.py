@@ -10,7 +10,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from planner.dialect import DIALECT
+from planner.dialect import DIALECT, duckdb_function
 
 from .. import readings as C
 from ..infer.questions import Typing
@@ -278,7 +278,7 @@ def _end(fn: str, column: exp.Expression, physical: str) -> exp.Expression:
         return end
     units = exp.Array(expressions=[exp.Literal.string(u) for u in _INTERVAL_PARTS])
     # sqlglot has no node for DuckDB's datepart of a list of parts (a struct of them): by name.
-    return exp.Anonymous(this="datepart", expressions=[units, end])
+    return duckdb_function("datepart", units, end)
 
 
 def _months_kept(value: Any) -> Any:
