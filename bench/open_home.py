@@ -56,7 +56,7 @@ def make_home(home: Path, count: int) -> None:
 
     csv = home.parent / "small.csv"
     csv.write_text("id,amount,when\n1,2.50,2024-01-02\n2,3.75,2024-02-03\n")
-    with tabular.connect(str(home), ingest_workers=2, job_queue=count) as engine:
+    with tabular.connect(str(home), ingest_workers=2, job_queue=count, job_queue_per_org=count) as engine:
         ns = engine.namespace("bench", "open")
         started = [
             ns.call("knowledge.ingest", {"upload_id": ns.upload_file(csv)["upload_id"], "source_uri": f"s{k}"})[
