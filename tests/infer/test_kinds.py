@@ -7,34 +7,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import duckdb
 import pytest
+from infer_cases import typed
 
 from tabular import readings as C
 from tabular.infer import kinds
 from tabular.infer.kinds import KINDS, Kind
-from tabular.infer.questions import decide, settle_by_evidence
-from tabular.infer.tally import Source, Tally, survey, tally
+from tabular.infer.questions import settle_by_evidence
+from tabular.infer.tally import Tally
 from tabular.infer.typings import Ask, Typing
-from tabular.settings import Settings
-
-SETTINGS = Settings()
-MARKERS = SETTINGS.nulls({})
-
-
-def typed(values: list[str]) -> Typing:
-    """The typing one column of these cells gets, as infer/columns.py reaches it."""
-    con = duckdb.connect()
-    try:
-        con.execute("CREATE TABLE cells (__row_id BIGINT, c VARCHAR)")
-        con.executemany("INSERT INTO cells VALUES (?, ?)", [[i + 1, v] for i, v in enumerate(values)])
-        source = Source("cells")
-        (surveyed,) = survey(con, source, ["c"], MARKERS, SETTINGS.mixed_values_share).values()
-        readings = [r for r in C.candidate_readings(surveyed.symbols) if r.type in surveyed.families]
-        counted = tally(con, source, ["c"], {"c": readings}, MARKERS)["c"]
-        return decide(con, source, "c", counted, SETTINGS, MARKERS)
-    finally:
-        con.close()
 
 
 def test_every_kind_says_what_it_asks_how_the_one_pass_is_guarded_and_who_asks_it():

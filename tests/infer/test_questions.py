@@ -4,31 +4,12 @@ questions another column of the same table answers."""
 
 from __future__ import annotations
 
-import duckdb
 import pytest
+from infer_cases import typed
 
 from tabular import readings as C
-from tabular.infer.questions import KINDS, Option, Question, Typing, choose, decide, settle_by_evidence
-from tabular.infer.tally import ReadingCount, Source, Tally, survey, tally
-from tabular.settings import Settings
-
-SETTINGS = Settings()
-MARKERS = SETTINGS.nulls({})
-
-
-def typed(values: list[str]) -> Typing:
-    """The typing one column of these cells gets, as infer/columns.py reaches it."""
-    con = duckdb.connect()
-    try:
-        con.execute("CREATE TABLE cells (__row_id BIGINT, c VARCHAR)")
-        con.executemany("INSERT INTO cells VALUES (?, ?)", [[i + 1, v] for i, v in enumerate(values)])
-        source = Source("cells")
-        (surveyed,) = survey(con, source, ["c"], MARKERS, SETTINGS.mixed_values_share).values()
-        readings = [r for r in C.candidate_readings(surveyed.symbols) if r.type in surveyed.families]
-        counted = tally(con, source, ["c"], {"c": readings}, MARKERS)["c"]
-        return decide(con, source, "c", counted, SETTINGS, MARKERS)
-    finally:
-        con.close()
+from tabular.infer.questions import KINDS, Option, Question, choose, settle_by_evidence
+from tabular.infer.tally import ReadingCount, Tally
 
 
 def ingested(ns, tmp_path, text: str):
