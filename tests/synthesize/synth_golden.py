@@ -68,10 +68,9 @@ def schema(case: dict) -> DatasetSchema:
     return DatasetSchema(**{**s, "columns": columns, "totals": tuple(tuple(t) for t in s["totals"])})
 
 
-def proposed(case: dict) -> dict:
-    """What the built-in proposer gives for the case's question over its table, as JSON holds it."""
-    proposal = BuiltinProposer().propose(case["task"], [schema(case)])
-    said = {
+def said(proposal) -> dict:
+    """A proposal as a golden case holds it: its candidate plans and what it said beside them."""
+    out = {
         "candidates": [
             {"plan": c.plan, "assumes": [list(a) for a in c.assumes], "answer": list(c.answer)}
             for c in proposal.candidates
@@ -80,7 +79,12 @@ def proposed(case: dict) -> dict:
         "one_row": proposal.one_row,
         "rows_are": proposal.rows_are,
     }
-    return json.loads(json.dumps(said, default=str))
+    return json.loads(json.dumps(out, default=str))
+
+
+def proposed(case: dict) -> dict:
+    """What the built-in proposer gives for the case's question over its table, as JSON holds it."""
+    return said(BuiltinProposer().propose(case["task"], [schema(case)]))
 
 
 def expected(case: dict) -> dict:

@@ -35,7 +35,7 @@ from tabular.synthesize.text_match import tokens as text_tokens  # noqa: E402
 from tabular.synthesize.vocabulary import singular, words  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests" / "synthesize"))
-from synth_golden import GOLDEN  # noqa: E402
+from synth_golden import GOLDEN, said  # noqa: E402
 
 KINDS = ("share", "same_as", "yes_no", "count", "row_order", "difference", "ranking", "aggregate", "lookup")
 SOURCE = "WikiTableQuestions, training set, split tune (README.md)"
@@ -71,19 +71,6 @@ def typed(value):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise TypeError(f"a min or max of type {type(value).__name__}")
-
-
-def said(proposal) -> dict:
-    out = {
-        "candidates": [
-            {"plan": c.plan, "assumes": [list(a) for a in c.assumes], "answer": list(c.answer)}
-            for c in proposal.candidates
-        ],
-        "question": proposal.question,
-        "one_row": proposal.one_row,
-        "rows_are": proposal.rows_are,
-    }
-    return json.loads(json.dumps(out, default=str))
 
 
 def _loose(plan):
