@@ -21,13 +21,16 @@ from functools import lru_cache
 
 from ...errors import IngestFailed
 from .markup import LONG_TOKEN
-from .rules import column_number
+from .rules import column_letter, column_number
 
 # Any tag of a cell or a row, with or without a prefix, its attributes read with their quotes
 # (a `>` may stand in a quoted value); group 3 is empty where the tag does not end in the text.
 _TAG = re.compile(rb"""<(?:[A-Za-z_][\w.-]*:)?(row|c)(?=[\s/>])((?:[^"'>]|"[^"]*"|'[^']*')*)(>?)""")
 _R = re.compile(rb"""(?:^|\s)r\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _REF = re.compile(rb"\s*([A-Za-z]*)\s*([0-9]*)")
+# A reference this long is past any sheet (XFD is 3 letters, 1,048,576 is 7 digits), whatever the
+# limits: refused by its length.
+_REF_LETTERS, _REF_DIGITS = 3, 7
 _LAST_REF = re.compile(rb' r="([A-Z]{0,3})([1-9][0-9]{0,9})"')
 # What a chunk read at C speed holds none of: a tab or a line break (between attributes), a space
 # before an `=` (`r ="…"`).
@@ -60,14 +63,6 @@ def _outside(columns: str, rows: str) -> re.Pattern:
     letters = _at_most(columns, "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "ABCDEFGHIJKLMNOPQRSTUVWXYZ") if columns else b"(?!)"
     digits = _at_most(rows, "0123456789", "123456789") if rows != "0" else b"(?!)"
     return re.compile(rb' r="(?!(?:' + letters + rb")?(?:" + digits + rb')")')
-
-
-def _letters(number: int) -> str:
-    out = ""
-    while number > 0:
-        number, rest = divmod(number - 1, 26)
-        out = chr(65 + rest) + out
-    return out
 
 
 class Extent:
@@ -107,7 +102,7 @@ class Extent:
         if last:
             rows = max(rows, int(last.group(2)))
             columns = max(columns, column_number(last.group(1).decode()) if last.group(1) else 0)
-        if _outside(_letters(columns), str(rows)).search(text, 0, end):
+        if _outside(column_letter(columns), str(rows)).search(text, 0, end):
             return False
         self.rows, self.columns = rows, columns
         if last:
@@ -135,6 +130,16 @@ class Extent:
             value = (refs[-1][0] or refs[-1][1]) if refs else None
             ref = _REF.match(value) if value is not None else None  # _REF matches any text, if only emptily
             letters, digits = ref.groups() if ref is not None else (b"", b"")
+            digits = digits.lstrip(b"0") or (b"0" if digits else b"")
+            if len(letters) > _REF_LETTERS or len(digits) > _REF_DIGITS:
+                # Past any sheet's extent (XFD, 1,048,576) by its length alone: refused before a
+                # number is made of it (a megabyte of letters would take minutes to add up, and
+                # int() refuses over 4,300 digits).
+                raise IngestFailed(
+                    "too_large",
+                    f"the workbook part {self.part} places a cell at a reference of "
+                    f"{len(letters)} letters and {len(digits)} digits, past any sheet's extent",
+                )
             if tag.group(1) == b"row":
                 self.row = int(digits) if digits else self.row + 1
                 self.column = 0

@@ -115,3 +115,25 @@ def test_a_large_plain_sheet_is_read_at_c_speed_and_right(monkeypatch):
     extent.feed(b"", final=True)
     assert (extent.rows, extent.columns) == (60_000, 3)
     assert len(slow) <= 3 < len(xml) >> 20
+
+
+@pytest.mark.parametrize(
+    "ref",
+    ["A" * 200_000 + "1", "A" + "9" * 5_000, "XFDA1", "A99999999"],
+    ids=["200k letters", "5k digits", "four letters", "eight digits"],
+)
+@pytest.mark.parametrize("written", ['<c r="{ref}"><v>1</v></c>', "<c r='{ref}'><v>1</v></c>", '<row r="{ref}"/>'])
+def test_a_reference_past_any_sheet_by_its_length_is_refused_too_large_at_once(ref, written):
+    """A reference longer than XFD1048576 is written, in any form: refused as too_large, never an
+    internal error (int() refuses over 4,300 digits) nor minutes adding up a megabyte of letters."""
+    from tabular.errors import IngestFailed
+
+    xml = sheet([written.format(ref=ref).encode()])
+    with pytest.raises(IngestFailed) as refused:
+        scanned(xml, 1 << 20)
+    assert refused.value.error_code == "too_large" and "past any sheet" in str(refused.value)
+
+
+def test_leading_zeros_do_not_make_a_reference_long(tmp_path):
+    xml = sheet([b'<row r="1"><c r="C00000007"><v>1</v></c></row>'])
+    assert scanned(xml, 1 << 20) == calamine_end(tmp_path, xml) == (7, 3)
