@@ -245,7 +245,19 @@ class Settings:
             if raw is None:
                 continue
             values[f.name] = _parsed(f.name, raw, _DEFAULTS[f.name])
+        unknown = sorted(set(overrides) - set(_DEFAULTS))
+        if unknown:
+            name = unknown[0]
+            expected = "a setting's name" + (f" (did you mean {', '.join(close)}?)" if (close := _close(name)) else "")
+            raise SettingInvalid(name, f"no setting {name!r}", expected, name)
         return replace(cls(**values), **overrides)
+
+
+def _close(name: str) -> list[str]:
+    """The settings a misspelt name may mean."""
+    import difflib  # light; only for a name no setting has
+
+    return difflib.get_close_matches(name, list(_DEFAULTS), n=3)
 
 
 def _parsed(name: str, raw: str, default):
@@ -318,7 +330,11 @@ def _checked(name: str, value, default):
 
 def _number(value, integer: bool) -> int | float | None:
     """A finite number (an int where `integer`, a whole float taken as one), else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int):  # any size: an int past a float's range is a number too large, never an error
+        return value
+    if not math.isfinite(value):
         return None
     if integer:
         return int(value) if float(value).is_integer() else None
@@ -418,7 +434,9 @@ _SHARES = frozenset({"query_memory_share", "mixed_values_share", "synthesize_max
 _PORTS = frozenset({"port", "clickhouse_port"})
 _CHOICES = {"query_engine": ("duckdb", "clickhouse")}
 _CHOICES_OF_NUMBERS = {"clickhouse_secure": (0, 1)}
-_MEMORY = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(%|[KMGT]i?B|B)?\s*", re.IGNORECASE)
+# The forms store/connections.memory_size and as_bytes read, and DuckDB takes: a share, or a size
+# with a unit (a bare number or bytes would give DuckDB a limit no query fits in).
+_MEMORY = re.compile(r"([0-9]+(?:\.[0-9]+)?) ?(%|[KMGT]i?B)", re.IGNORECASE)
 
 
 # The settings a refusal may name: every one whose name is no single word (a word such as

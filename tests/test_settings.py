@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import tabular
+from tabular.errors import ValidationFailed
 from tabular.settings import DEFAULT_NULL_MARKERS, SettingInvalid, Settings, naming_the_change
 
 
@@ -72,7 +74,8 @@ def test_a_malformed_number_in_the_environment_is_refused_not_ignored(monkeypatc
 
 
 def test_an_unknown_override_is_an_error():
-    with pytest.raises(TypeError):
+    # A SettingInvalid naming it (connect() answers VALIDATION_FAILED), where it was a TypeError.
+    with pytest.raises(SettingInvalid, match="max_upload_megabytes"):
         Settings.from_env(max_upload_megabytes=1)
 
 
@@ -252,3 +255,24 @@ def test_synthesize_max_wrong_is_a_share_set_like_any_other(monkeypatch):
     assert Settings.from_env().synthesize_max_wrong == 0.05
     with pytest.raises(ValueError, match="synthesize_max_wrong"):
         Settings(synthesize_max_wrong=-0.01)
+
+
+@pytest.mark.parametrize("memory", ["60% ", " 4GB", "512", "512B", "4 G"])
+def test_a_memory_limit_the_store_cannot_read_is_refused_naming_it(memory):
+    """Each of these passed the check and then failed inside connect() (INTERNAL), or gave DuckDB a
+    limit of bytes no query fits in."""
+    with pytest.raises(ValidationFailed) as refused:
+        tabular.connect(":memory:", duckdb_memory=memory)
+    assert refused.value.errors[0].path == "settings.duckdb_memory"
+
+
+def test_a_setting_no_engine_has_is_refused_naming_the_close_ones():
+    with pytest.raises(ValidationFailed) as refused:
+        tabular.connect(":memory:", query_secnds=3)
+    item = refused.value.errors[0]
+    assert item.path == "settings.query_secnds" and "query_seconds" in (item.expected or "")
+
+
+def test_an_integer_past_a_floats_range_is_a_bound_not_an_error():
+    with tabular.connect(":memory:", max_upload_bytes=10**400) as engine:
+        assert engine.settings.max_upload_bytes == 10**400
