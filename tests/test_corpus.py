@@ -60,3 +60,28 @@ def test_corpus_delimited_file_publishes_the_same_through_the_one_pass(tmp_path,
     fast = published(tmp_path / "fast", path, **one_pass(50))
     careful.pop("one_pass", None), fast.pop("one_pass", None)
     assert fast == careful
+
+
+@absent
+def test_the_corpus_files_are_split_among_the_test_files_each_once():
+    """Every corpus file of a format we read is checked by exactly one tests/test_corpus*.py: a new
+    project or extension is not left out of the split without a word."""
+    import test_corpus_delimited
+    import test_corpus_ods
+    import test_corpus_xls
+    import test_corpus_xlsx
+    import test_corpus_xlsx_written
+    from corpus_cases import FILES
+
+    split = chosen(DELIMITED, {"frictionless-py"}) + [
+        path
+        for module in (
+            test_corpus_delimited,
+            test_corpus_ods,
+            test_corpus_xls,
+            test_corpus_xlsx,
+            test_corpus_xlsx_written,
+        )
+        for path in module.FILES
+    ]
+    assert sorted(split) == sorted(FILES)
