@@ -40,9 +40,20 @@ def test_interrupting_a_thread_stops_only_its_own_cursors(connections):
         except duckdb.InterruptException:
             stopped.append("stopped")
 
+    neighbour: list[object] = []
+
+    def neighbours_query() -> None:
+        # Another thread's statement, running while the interrupts are sent: it must finish.
+        try:
+            neighbour.append(connections.cursor().execute("SELECT count(*) FROM range(300000000)").fetchone()[0])
+        except duckdb.InterruptException:
+            neighbour.append("interrupted")
+
     thread = threading.Thread(target=long_query)
     thread.start()
     started.wait()
+    other = threading.Thread(target=neighbours_query)
+    other.start()
     mine = connections.cursor()
     for _ in range(2000):  # until the statement has started and is stopped (bounded)
         if stopped:
@@ -50,12 +61,18 @@ def test_interrupting_a_thread_stops_only_its_own_cursors(connections):
         connections.interrupt(thread.ident)
         thread.join(0.05)
     thread.join()
+    other.join()
     assert stopped == ["stopped"]
     assert mine.execute("SELECT 42").fetchone()[0] == 42
+    assert neighbour == [300000000]
 
 
 def test_memory_used_is_a_count_of_bytes(connections):
     assert connections.memory_used() >= 0
+    # A result held, not yet read: DuckDB keeps its rows (COLUMN_DATA), what the watchdog counts.
+    held = connections.cursor().execute("SELECT range AS n, range::VARCHAR AS s FROM range(3000000) ORDER BY s DESC")
+    assert connections.memory_used() > 0
+    held.close()
 
 
 def test_memory_settings_in_duckdbs_units():
