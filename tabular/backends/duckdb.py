@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from planner.compile import Compiled
 from planner.dialect import DIALECT
-from planner.resolved import Resolved
+from planner.resolved import ROW_ID, Resolved
 from planner.targets import DUCKDB
 
 from ..errors import BackendTimeout, ErrorItem, TooLarge, ValidationFailed, past_38_digits
@@ -390,7 +390,7 @@ class DuckDBBackend:
         every value DuckDB holds, a column at a time; a duration from its parts (Arrow's interval
         wraps past 292 years); and their row ids. `table` is the snapshot's table with `__row_id`
         first, `names` its columns after it."""
-        select = exp.select("*").from_(table).order_by(exp.column("__row_id", quoted=True)).limit(n)
+        select = exp.select("*").from_(table).order_by(exp.column(ROW_ID, quoted=True)).limit(n)
         described = cursor.execute(exp.Describe(this=select).sql(dialect=DIALECT)).fetchall()
         types = [str(d[1]) for d in described]
         durations = [k for k, t in enumerate(types) if t == "INTERVAL"]

@@ -10,31 +10,22 @@ from __future__ import annotations
 
 import json
 
-import duckdb
-import sqlglot
-from sqlglot import exp
-
 from ..infer import retype
 from ..models import UNCHANGED
 from ..store.catalog import live_typings, now, one, revision_datasets, revision_row, source_row, update
-from ..store.home import VERIFY_ROWS
+from ..store.damage import unreadable
 
-
-def _select(column: str, table: str, keys: tuple[str, ...]) -> str:
-    """SELECT `column` FROM catalog.`table` WHERE each key is bound, the first row."""
-    where = exp.and_(*(exp.EQ(this=exp.column(k, quoted=True), expression=exp.Placeholder()) for k in keys))
-    return (
-        sqlglot.select(exp.column(column, quoted=True))
-        .from_(exp.table_(exp.to_identifier(table, quoted=True), db="catalog"))
-        .where(where)
-        .limit(1)
-        .sql(dialect="sqlite")
-    )
+# The two rows this module reads, as constant statements with bound values.
+UPLOAD_SHA256 = 'SELECT "sha256" FROM catalog."uploads" WHERE "upload_id" = ? AND "org" = ? AND "namespace" = ? LIMIT 1'
+DATASET_OPTIONS = (
+    'SELECT "options" FROM catalog."datasets" '
+    'WHERE "org" = ? AND "namespace" = ? AND "source_uri" = ? AND "revision" = ? LIMIT 1'
+)
 
 
 def _sha256(con, upload_id: str, org: str, namespace: str) -> str | None:
     """The sha256 an upload was stored with, or None."""
-    row = one(con, _select("sha256", "uploads", ("upload_id", "org", "namespace")), [upload_id, org, namespace])
+    row = one(con, UPLOAD_SHA256, [upload_id, org, namespace])
     return row[0] if row else None
 
 
@@ -48,18 +39,7 @@ def _same_options(stored: str | None, options: dict) -> bool:
 def _readable(catalog, snapshot_ids: list[str]) -> bool:
     """Every row of these snapshot files reads (each opened on its own, apart from this process's
     attached copy): a damaged one is written anew by ingesting its source again, as its error says."""
-    for snapshot_id in snapshot_ids:
-        path = catalog.snapshot_path(snapshot_id)
-        if not path.exists():
-            return False
-        try:
-            with duckdb.connect(str(path), read_only=True) as con:
-                for table in ("data", "rejected"):
-                    for _ in con.table(table).to_arrow_reader(VERIFY_ROWS):
-                        pass
-        except (duckdb.Error, OSError):  # damaged, or not a snapshot file: the ingest writes a new one
-            return False
-    return True
+    return all(catalog.snapshots.path(i).exists() and not unreadable(catalog.snapshots.path(i)) for i in snapshot_ids)
 
 
 def holding_revision(catalog, job, fmt: str, options: dict) -> int | None:
@@ -82,7 +62,7 @@ def holding_revision(catalog, job, fmt: str, options: dict) -> int | None:
         return None
     stored = one(
         con,
-        _select("options", "datasets", ("org", "namespace", "source_uri", "revision")),
+        DATASET_OPTIONS,
         [job.org, job.namespace, job.source_uri, live],
     )
     if not stored or not _same_options(stored[0], options):

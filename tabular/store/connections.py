@@ -52,7 +52,7 @@ class Connections:
         cur = self.db.cursor()
         cur.execute(sql.UTC)
         with self.cursors_lock:
-            if len(self.cursors) > CURSOR_THREADS:  # pruned in place: the dict is shared (Catalog.cursors)
+            if len(self.cursors) > CURSOR_THREADS:  # pruned in place: service/calls.py reads the dict
                 for ident in [ident for ident, made in self.cursors.items() if not len(made)]:
                     del self.cursors[ident]
             self.cursors.setdefault(threading.get_ident(), weakref.WeakSet()).add(cur)

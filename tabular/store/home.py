@@ -21,7 +21,6 @@ import tempfile
 from pathlib import Path
 
 from .connections import Connections
-from .damage import VERIFY_ROWS as VERIFY_ROWS  # ingest/again.py reads a snapshot through as a check does
 from .migrate import move_old_home
 from .owners import Owners
 from .rows import CatalogRows
@@ -65,7 +64,6 @@ class Catalog:
 
         # The parts' methods under the names callers outside store/ use.
         self.conn, self.change = self.rows.conn, self.rows.change
-        self.cursors = self.connections.cursors
         self.reader, self.cursor, self.interrupt = (
             self.connections.reader,
             self.connections.cursor,
