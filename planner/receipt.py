@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -11,10 +12,27 @@ from .models import QueryPlan
 
 
 def plan_hash(plan: QueryPlan) -> str:
-    """sha256 of the plan in canonical form: key order, defaults and `dry_run` do not change it."""
+    """sha256 of the plan in canonical form: key order, defaults and `dry_run` do not change it.
+    A nested plan's `limit` and `offset` count when given, even at their default: resolution reads
+    them only then (a nested `limit: 100` is the top 100, no limit is every row), so the two are
+    different questions and hash apart."""
     canonical = plan.model_dump(mode="json", by_alias=True, exclude_defaults=True, exclude={"dry_run"})
+    _nested_given(plan, canonical)
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _nested_given(plan: QueryPlan, dumped: dict[str, Any]) -> None:
+    """Put back into `dumped` each nested plan's `limit` and `offset` that were given."""
+    for k, wanted in enumerate(plan.datasets):
+        inner = getattr(wanted, "plan", None)
+        if inner is None:
+            continue
+        out = dumped["datasets"][k].setdefault("plan", {})
+        for key in ("limit", "offset"):
+            if key in inner.model_fields_set:
+                out[key] = getattr(inner, key)
+        _nested_given(inner, out)
 
 
 class ReceiptDataset(BaseModel):

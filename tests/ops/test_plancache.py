@@ -198,6 +198,9 @@ def test_a_nested_plan_with_a_limit_and_one_without_are_two_shapes(homes, tmp_pa
     got = [answer(kept, counted(limited)).rows for limited in order]
     assert got == [answer(none, counted(limited)).rows for limited in order]
     assert got[order.index(True)] == [[100]] and got[order.index(False)] == [[150]]
+    # Two questions, two plan hashes (SPEC §4: the same question hashes the same).
+    hashes = {answer(kept, counted(limited)).receipt.plan_hash for limited in (True, False)}
+    assert len(hashes) == 2
 
 
 def test_a_backend_whose_tables_are_its_own_keeps_no_resolution_and_answers_alike(homes):

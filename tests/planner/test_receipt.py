@@ -88,3 +88,19 @@ def test_a_receipt_says_its_conditions_in_words_and_an_older_one_reads_as_saying
     said = QueryReceipt(**fields, conditions=["where status is paid, any case"])
     assert QueryReceipt.model_validate_json(said.model_dump_json()).conditions == ["where status is paid, any case"]
     assert QueryReceipt(**fields).conditions == []  # a receipt kept for an hour before this field
+
+
+def test_a_nested_limit_given_at_its_default_hashes_apart_from_none():
+    """Given, a nested plan's limit cuts its rows (the top 100); left out, every row is read: two
+    questions. At the top, limit 100 given or left out is one question."""
+    from planner.models import QueryPlan
+    from planner.receipt import plan_hash
+
+    inner = {"datasets": [{"source_uri": "s.csv"}], "order_by": [{"column": "a"}]}
+
+    def nested(**limit):
+        return QueryPlan.model_validate({"datasets": [{"alias": "t", "plan": {**inner, **limit}}]})
+
+    assert plan_hash(nested(limit=100)) != plan_hash(nested())
+    assert plan_hash(nested(limit=100)) == plan_hash(nested(limit=100))
+    assert plan_hash(QueryPlan.model_validate({**inner, "limit": 100})) == plan_hash(QueryPlan.model_validate(inner))
