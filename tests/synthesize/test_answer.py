@@ -6,7 +6,7 @@ from typing import get_args
 
 import pytest
 
-from planner.functions import FILTERS
+from planner.operators import FILTERS
 from planner.models import FilterOp, QueryPlan
 from tabular.synthesize.answer import answer_columns, clock, conditions, describe, note, words
 
