@@ -242,7 +242,7 @@ class FilterDef:
 
     def build(self, column: exp.Expression, values: list[exp.Expression], ignore_case: bool = False) -> exp.Expression:
         """The filter's SQL, each operand lowered by lower() where it ignores case."""
-        return self.sql(column, values, _lowered if ignore_case else _kept)
+        return self.sql(column, values, _lowered if ignore_case else kept)
 
     def said(self, column: str, value: Any = None, values: list[Any] | None = None) -> str:
         """The condition in words, with the values as the plan wrote them: `region = North`,
@@ -260,7 +260,8 @@ def _lowered(e: exp.Expression) -> exp.Expression:
     return exp.Lower(this=e)
 
 
-def _kept(e: exp.Expression) -> exp.Expression:
+def kept(e: exp.Expression) -> exp.Expression:
+    """An operand as it is (no lowering for ignore_case)."""
     return e
 
 

@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from .builders import Lower, OnlyWhere, clickhouse_fn, data_type
 from .dialect import DIALECT
-from .operators import AGGREGATES, FILTERS, OPERATORS, WINDOWS
+from .operators import AGGREGATES, FILTERS, OPERATORS, WINDOWS, kept
 from .resolved import Operation, Output, RExpr
 from .schema import ColumnInfo
 
@@ -43,7 +43,7 @@ class Target:
     def filter(
         self, op: str, column: exp.Expression, values: list[exp.Expression], ignore_case: bool, constant: Constant
     ) -> exp.Expression:
-        return FILTERS[op].sql(column, values, self.lower(constant) if ignore_case else _kept)
+        return FILTERS[op].sql(column, values, self.lower(constant) if ignore_case else kept)
 
     def bucket(self, e: exp.Expression, bucket: str, type_: str) -> exp.Expression:
         truncated: exp.Expression = exp.TimestampTrunc(this=e, unit=exp.var(bucket))
@@ -75,10 +75,6 @@ class Target:
     def finish(self, tree: exp.Expression) -> exp.Expression:
         """The statement as this engine takes it (a last rewrite of types or names)."""
         return tree
-
-
-def _kept(e: exp.Expression) -> exp.Expression:
-    return e
 
 
 DUCKDB = Target()
