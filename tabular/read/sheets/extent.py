@@ -31,10 +31,11 @@ _REF = re.compile(rb"\s*([A-Za-z]*)\s*([0-9]*)")
 # A reference this long is past any sheet (XFD is 3 letters, 1,048,576 is 7 digits), whatever the
 # limits: refused by its length.
 _REF_LETTERS, _REF_DIGITS = 3, 7
-_LAST_REF = re.compile(rb' r="([A-Z]{0,3})([1-9][0-9]{0,9})"')
-# What a chunk read at C speed holds none of: a tab or a line break (between attributes), a space
-# before an `=` (`r ="…"`).
-_NOT_PLAIN = (b"\t", b"\n", b"\r", b"r =")
+_LAST_REF = re.compile(rb' r="([A-Z]{0,3})([1-9][0-9]{0,6})"')  # at most XFD and 7 digits
+# An `r` attribute a chunk read at C speed holds none of: a tab or a line break before it, a space
+# before or after its `=`, a single quote. Only the attribute is looked at: a line break between
+# rows, or an `=` in a formula or a text, leaves the chunk on the fast path.
+_ODD_R = re.compile(rb"\sr\s+=|\sr=\s|\sr='|[\t\n\r]r=\"")
 
 
 def _at_most(bound: str, alphabet: str, first: str) -> bytes:
@@ -92,10 +93,7 @@ class Extent:
         tab or a line break between attributes, `r='…'`, `r = "…"`, a reference past the extent,
         `c7` or `C007`), and the chunk is read tag by tag. A reference of any element counts: a
         prefixed cell's, a second one's. Each look is one C-speed pass; most sheets pass all."""
-        for needle in _NOT_PLAIN:
-            if text.find(needle, 0, end) >= 0:
-                return False
-        if text.count(b"=", 0, end) != text.count(b'="', 0, end):  # r='…', r= "…"
+        if _ODD_R.search(text, 0, end):  # r='…', r = "…", a tab or a line break before r="…"
             return False
         last = _LAST_REF.match(text, max(0, text.rfind(b' r="', 0, end)), end)
         rows, columns = self.rows, self.columns

@@ -97,12 +97,14 @@ def test_a_cell_far_below_the_row_it_stands_in_is_far_below(tmp_path):
     assert scanned(xml, 1 << 20) == calamine_end(tmp_path, xml) == (300_004, 100)
 
 
-def test_a_large_plain_sheet_is_read_at_c_speed_and_right(monkeypatch):
+@pytest.mark.parametrize("between", [b"", b"\r\n"], ids=["one line", "a line per row"])
+def test_a_large_plain_sheet_is_read_at_c_speed_and_right(monkeypatch, between):
     """Cells written `<c r="…"` throughout are checked a chunk at a time: only the first chunk
-    (its <cols>) and the last (its page margins) are read cell by cell."""
+    (its <cols>) and the last (its page margins) are read cell by cell. A line break between rows
+    and an `=` in a formula are no odd reference: they keep the fast path."""
     rows = [
-        b'<row r="%d" spans="1:3"><c r="A%d" t="n"><v>%d</v></c><c r="B%d" s="1"><v>0.5</v></c>'
-        b'<c r="C%d" t="inlineStr"><is><t>x</t></is></c></row>' % (i, i, i, i, i)
+        b'<row r="%d" spans="1:3"><c r="A%d" t="n"><v>%d</v></c><c r="B%d" s="1"><f>IF(A%d=1,0.5,0)</f>'
+        b'<v>0.5</v></c><c r="C%d" t="inlineStr"><is><t>x</t></is></c></row>%s' % (i, i, i, i, i, i, between)
         for i in range(1, 60_001)
     ]
     xml = sheet(rows).replace(b"</worksheet>", b'<pageMargins left="0.7" header="0.3" footer="0.3"/></worksheet>')
