@@ -6,8 +6,8 @@ from typing import get_args
 
 import pytest
 
-from planner.operators import FILTERS
 from planner.models import FilterOp, QueryPlan
+from planner.operators import FILTERS
 from tabular.synthesize.answer import answer_columns, clock, conditions, describe, note, words
 
 
