@@ -10,13 +10,18 @@ from pydantic import BaseModel, Field
 
 from .models import QueryPlan
 
+# The plan's own fields: a plan given as a model that extends QueryPlan (an op's input, with who
+# asks and how the rows are sent) hashes as the plan alone, with no copy made of it first.
+_HASHED = frozenset(QueryPlan.model_fields) - {"dry_run"}
+
 
 def plan_hash(plan: QueryPlan) -> str:
-    """sha256 of the plan in canonical form: key order, defaults and `dry_run` do not change it.
+    """sha256 of the plan in canonical form: key order, defaults and `dry_run` do not change it,
+    nor the fields a model extending QueryPlan adds (an op's `org`, `namespace`, `format`).
     A nested plan's `limit` and `offset` count when given, even at their default: resolution reads
     them only then (a nested `limit: 100` is the top 100, no limit is every row), so the two are
     different questions and hash apart."""
-    canonical = plan.model_dump(mode="json", by_alias=True, exclude_defaults=True, exclude={"dry_run"})
+    canonical = plan.model_dump(mode="json", by_alias=True, exclude_defaults=True, include=_HASHED)
     _nested_given(plan, canonical)
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
