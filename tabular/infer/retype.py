@@ -148,9 +148,11 @@ def refused_values(
     does not read (in row order), as written."""
     t = text_of(cell, markers)
     filled = exp.not_(exp.Is(this=t, expression=exp.null()))
-    (nonempty,) = con.execute(
+    total = con.execute(
         exp.select(exp.func("count", exp.Star())).from_(relation).where(filled).sql(dialect=DIALECT)
     ).fetchone()
+    assert total is not None  # count(*) gives one row
+    (nonempty,) = total
     if typing.reading.type == "string" or not typing.rejected:
         return nonempty, []
     failing = exp.and_(filled, exp.not_(accepts(typing.reading, t)))

@@ -29,7 +29,7 @@ class Question:
     text: str
     options: tuple[Option, ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # The API names every kind (a test holds KINDS to models.QuestionKind): a question of
         # no kind it can name is refused where it is made, never answered.
         if self.kind not in get_args(QuestionKind):
@@ -37,7 +37,7 @@ class Question:
         # Never two options that are one reading (a carried type beside the engine's same one):
         # the first of them is kept.
         seen: set[tuple[Reading, str]] = set()
-        options = []
+        options: list[Option] = []
         for o in self.options:
             if (o.reading, o.physical) not in seen:
                 seen.add((o.reading, o.physical))

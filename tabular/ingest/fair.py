@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict, deque
 from collections.abc import Hashable
+from typing import Generic, TypeVar
+
+Item = TypeVar("Item", bound=Hashable)
 
 
-class FairQueue:
+class FairQueue(Generic[Item]):
     """Waiting work per org, taken round robin among the orgs under their running cap."""
 
     def __init__(self, per_org: int):
         self.per_org = max(1, per_org)
-        self.lines: OrderedDict[str, deque] = OrderedDict()  # orgs in turn order, each with its line
+        self.lines: OrderedDict[str, deque[Item]] = OrderedDict()  # orgs in turn order, each with its line
         self.running: Counter[str] = Counter()
 
     def __len__(self) -> int:
@@ -25,10 +28,10 @@ class FairQueue:
     def waiting(self, org: str) -> int:
         return len(self.lines.get(org, ()))
 
-    def push(self, org: str, item: Hashable) -> None:
+    def push(self, org: str, item: Item) -> None:
         self.lines.setdefault(org, deque()).append(item)
 
-    def remove(self, item: Hashable) -> bool:
+    def remove(self, item: Item) -> bool:
         for org, line in self.lines.items():
             if item in line:
                 line.remove(item)
@@ -37,7 +40,7 @@ class FairQueue:
                 return True
         return False
 
-    def pop(self) -> tuple[str, Hashable] | None:
+    def pop(self) -> tuple[str, Item] | None:
         """The next piece of work: the first org in turn with work waiting and a free share,
         which then goes to the back of the turn. None when no org may start anything."""
         for org, line in self.lines.items():

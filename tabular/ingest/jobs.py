@@ -123,8 +123,8 @@ class JobPool:
         # Held to admit a job (idempotency lookup, room, insert) and for every write to a job row.
         self.lock = threading.RLock()
         self.ready = threading.Condition(self.lock)
-        # Waiting jobs by org, taken in turns, at most ingest_workers_per_org of one org at once.
-        self.waiting = FairQueue(settings.ingest_workers_per_org)
+        # Waiting jobs (ingestion ids) by org, taken in turns, at most ingest_workers_per_org of one org at once.
+        self.waiting: FairQueue[str] = FairQueue(settings.ingest_workers_per_org)
         # Running jobs: id -> (the worker thread, when it started); `stopping` says why one is stopped.
         self.active: dict[str, tuple[int, float]] = {}
         self.stopping: dict[str, str] = {}
@@ -185,6 +185,7 @@ class JobPool:
                     self.done[ingestion_id].set()
                 return IngestCancelOut(found=True, state="cancelled", cancelled=True)
             state = job_state(self.catalog.conn(), ingestion_id, org, namespace)  # claimed meanwhile, perhaps
+            assert state is not None  # found above, and a job's row is never deleted
             if state != "processing":
                 return IngestCancelOut(found=True, state=state, cancelled=False)
             self.update(ingestion_id, cancel_requested=True)
@@ -192,6 +193,7 @@ class JobPool:
         deadline = time.monotonic() + self.settings.cancel_wait_seconds
         while True:
             state = job_state(self.catalog.conn(), ingestion_id, org, namespace)
+            assert state is not None  # found above, and a job's row is never deleted
             if state != "processing" or time.monotonic() >= deadline:
                 return IngestCancelOut(found=True, state=state, cancelled=state == "cancelled")
             time.sleep(0.02)
@@ -226,6 +228,7 @@ class JobPool:
                     if picked is not None:
                         self.waiting.finished(picked[0])
                     return
+                assert picked is not None  # the wait ends closing or with a job
                 org, ingestion_id = picked
                 self.active[ingestion_id] = (threading.get_ident(), time.monotonic())
             try:

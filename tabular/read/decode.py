@@ -12,7 +12,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import IO, BinaryIO, NamedTuple
 
 from ..errors import IngestFailed
 from .pages import best_alphabet, decodes, latin_reading, latin_rival, misplaced, mixes_scripts
@@ -59,7 +59,7 @@ class Decoded:
             self.path, self.container, self.encoding, self.reported, self.bom_bytes, "replace", self.rival, self.mixed
         )
 
-    def open_binary(self, budget: Budget) -> BinaryIO:
+    def open_binary(self, budget: Budget) -> BinaryIO | _Capped:
         raw = self.path.open("rb")
         if self.container == "gzip":
             return _Capped(gzip.GzipFile(fileobj=raw), budget, raw.tell)
@@ -98,9 +98,14 @@ RATIO_AFTER = 8 << 20
 class _Capped(io.RawIOBase):
     """A stream that refuses to inflate past its budget (a compression bomb stops here)."""
 
-    def __init__(self, inner: BinaryIO, budget: Budget, consumed: Callable[[], int]):
+    def __init__(self, inner: IO[bytes] | gzip.GzipFile, budget: Budget, consumed: Callable[[], int]):
         self._inner, self._left = inner, budget.bytes
         self._budget, self._consumed, self._read = budget, consumed, 0
+
+    @property
+    def name(self) -> str:
+        """The inner stream's (the file's, or the zip member's): a TextIOWrapper's name is its buffer's."""
+        return self._inner.name
 
     def readable(self) -> bool:
         return True
@@ -410,7 +415,7 @@ def _best_placed(head: bytes, chosen: str, offered: list[str]) -> str:
             return chosen  # too little out of place to weigh other pages (each is a pass over the head)
     except (UnicodeDecodeError, LookupError):
         pass
-    scores = {}
+    scores: dict[str, int] = {}
     # The pages people save in are weighed even where charset-normalizer offered only multi-byte
     # ones ('€|' on cp1251 is a valid johab pair).
     weighed = [*offered, *(e for e in PREFERRED if e not in MULTI_BYTE)]
@@ -421,7 +426,7 @@ def _best_placed(head: bytes, chosen: str, offered: list[str]) -> str:
             scores[codec] = misplaced(head.decode(codec))
         except (UnicodeDecodeError, LookupError):
             continue
-    best = min(scores, key=scores.get)
+    best = min(scores, key=scores.__getitem__)
     return best if scores[best] * 2 < scores.get(chosen, 0) and scores[chosen] >= 3 else chosen
 
 
@@ -532,7 +537,9 @@ def utf8_lines(data: bytes, numbers: list[int], codec: str, reported: str) -> st
         return ""
     text = data.split(b"\n")[numbers[0] - 1].decode("utf-8")
     at = next(i for i, ch in enumerate(text) if ord(ch) > 0x7F)
-    word = re.search(r"\w*$", text[:at])[0] + re.match(r"\W?\w*", text[at:])[0]
+    before, after = re.search(r"\w*$", text[:at]), re.match(r"\W?\w*", text[at:])
+    assert before is not None and after is not None  # either pattern matches the empty text
+    word = before[0] + after[0]
     shown = ", ".join(str(n) for n in numbers[:_NAMED]) + (", …" if len(numbers) > _NAMED else "")
     many = len(numbers) != 1
     return (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -215,9 +215,10 @@ def _read(
         extraction.notes.append(nul_note([n + start_line for n in nuls]))
     if commented:
         extraction.notes.append(comments_note([n + start_line for n in commented]))
-    if getattr(reader, "mended", None):
-        extraction.notes.append(quotes_note(reader.mended, layout.quotechar))
-    extraction.quoted_blanks = {f"c{k + 1}" for k in getattr(reader, "quoted_blanks", ()) if k < extraction.width}
+    if isinstance(reader, EdgeQuotes):  # a fixed-width reader has no quotes to mend
+        if reader.mended:
+            extraction.notes.append(quotes_note(reader.mended, layout.quotechar))
+        extraction.quoted_blanks = {f"c{k + 1}" for k in reader.quoted_blanks if k < extraction.width}
     return extraction
 
 
@@ -246,11 +247,13 @@ def _stream(
     row_id = 0
 
     def flush() -> None:
-        columns = list(zip(*chunk)) if chunk else [[] for _ in range(width)]
+        columns: Sequence[Sequence[str | None]] = list(zip(*chunk)) if chunk else [[] for _ in range(width)]
         arrays = [pa.array(row_ids, pa.int64()), pa.array(lines, pa.int64())]
         arrays += [pa.array(col, pa.string()) for col in columns]
         writer.write_table(pa.Table.from_arrays(arrays, schema=cells_schema(width)))
-        chunk.clear(), row_ids.clear(), lines.clear()
+        chunk.clear()
+        row_ids.clear()
+        lines.clear()
         if progress:
             progress(row_id)
 
@@ -353,7 +356,7 @@ def _origin(layout: sniff.Layout, decoded: decode.Decoded, parser: str) -> Origi
         encoding=decoded.reported,
         newline={"\r\n": "CRLF", "\n": "LF", "\r": "CR"}[layout.newline],
         quote=layout.quotechar,
-        **({"escape": layout.escapechar} if layout.escapechar else {}),
+        escape=layout.escapechar or None,
         preamble_lines=layout.skip_records,
         compression=decoded.container.split(":")[0] or None,
     )

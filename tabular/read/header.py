@@ -114,7 +114,7 @@ def has_header(first: list[str], data: list[list[str]]) -> tuple[bool, bool]:
 def _shape_of(text: str) -> str:
     """How a value is written, its letters and digits as classes: 'Ann' → 'Aa', 'city' → 'a',
     'B-12' → 'A-9' (each run of a class written once)."""
-    out = []
+    out: list[str] = []
     for ch in text:
         mark = "A" if ch.isupper() else "a" if ch.isalpha() else "9" if ch.isdigit() else ch
         if not out or out[-1] != mark:

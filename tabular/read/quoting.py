@@ -114,9 +114,10 @@ class EdgeQuotes:
 
     def __next__(self) -> list[str]:
         if self.queued:
-            row, self.line_num = self.queued.pop(0)
-            return row
+            queued, self.line_num = self.queued.pop(0)
+            return queued
         self.taken = []
+        row: list[str] | None  # None: csv.reader refused the record
         try:
             row = next(self.reader)
         except csv.Error as err:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -125,16 +126,18 @@ def read_json(path: Path, out: Path, name: str, fmt: str, settings: Settings) ->
             repeated.update(dict.fromkeys(k for k, n in Counter(k for k, _ in items).items() if n > 1))
         return found
 
-    # Numbers as written; NaN and Infinity (which JSON does not have) too, never a silent null.
-    keep = {"parse_float": _Number, "parse_int": _Number, "parse_constant": _Number, "object_pairs_hook": pairs}
+    def parse(doc: str) -> Any:
+        """Numbers as written; NaN and Infinity (which JSON does not have) too, never a silent null."""
+        return json.loads(doc, parse_float=_Number, parse_int=_Number, parse_constant=_Number, object_pairs_hook=pairs)
+
     too_deep = IngestFailed(
         "too_large", f"the {fmt} nests deeper than {settings.max_json_depth} levels (max_json_depth)"
     )
     try:
         if fmt == "ndjson":
-            records = [json.loads(line, **keep) for line in text.splitlines() if line.strip()]
+            records = [parse(line) for line in text.splitlines() if line.strip()]
         else:
-            records = json.loads(text, **keep)
+            records = parse(text)
     except json.JSONDecodeError as err:
         raise IngestFailed("format_unavailable", f"the file is not valid {fmt}: {err}") from None
     except RecursionError:  # deeper than Python's parser goes

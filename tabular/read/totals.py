@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Sequence
 
 _WORD = (
     r"(?:grand\s+|sum\s+)?(?:totals?|sum|sums|subtotal|summe|gesamt|gesamtsumme|insgesamt|"
@@ -35,10 +36,12 @@ FIRST_LETTERS = frozenset("tgsircöyивσ合总總합")
 
 def is_total_label(text: str | None) -> bool:
     """Whether a cell is a total word alone (TOTAL_CELL)."""
-    return bool(text) and text.lstrip()[:1].lower() in FIRST_LETTERS and TOTAL_CELL.fullmatch(text) is not None
+    if not text:
+        return False
+    return text.lstrip()[:1].lower() in FIRST_LETTERS and TOTAL_CELL.fullmatch(text) is not None
 
 
-def is_total_cells(cells: list[str | None]) -> bool:
+def is_total_cells(cells: Sequence[str | None]) -> bool:
     """Whether a row of text cells is shaped as a total row: its first filled cell a total word
     alone, every other filled cell a number, and at least one number. The careful reader asks it
     of every row: a row whose first filled cell is no total word (nearly all) is answered by
@@ -50,7 +53,7 @@ def is_total_cells(cells: list[str | None]) -> bool:
     return bool(filled) and all(NUMBER.fullmatch(c) for c in filled)
 
 
-def written(cells: list[str | None], delimiter: str) -> str:
+def written(cells: Sequence[str | None], delimiter: str) -> str:
     """The row as its file wrote it, for a warning: `Total,,,,"24,708.55",`."""
     out = io.StringIO()
     csv.writer(out, delimiter=delimiter if len(delimiter) == 1 else ",", lineterminator="").writerow(

@@ -44,9 +44,10 @@ def answer_columns(plan: dict, names: list[str], said: tuple[str, ...] = ()) -> 
         size = {"group_by": groups, "aggregates": aggregates, "select": selected, "measures": measures}[kind]
         return start + k if k < size and start + k < len(names) else None
 
-    picked = [column(p) for p in said]
+    found = [column(p) for p in said]
+    picked = [k for k in found if k is not None]
     ranking = groups and aggregates and plan.get("order_by") and int(plan.get("limit") or 0) <= 10
-    if said and all(k is not None for k in picked):
+    if said and len(picked) == len(found):  # every name said is a result column
         if ranking and any(k < groups for k in picked):
             # "which team has the most wins": the team answers, the total it ranks by is evidence,
             # whatever the proposer named beside the group.

@@ -151,12 +151,13 @@ def _dates(r: TaskReading, asked: Asked, schemas: list[DatasetSchema]) -> Asked 
         date_cols = pool
     if date_cols:
         return replace(asked, measures=measures, dates=date_cols)
-    years = [whole_years(op, vals) for op, vals in r.ranges]
+    cut = [whole_years(op, vals) for op, vals in r.ranges]  # None: a range that cuts a year
+    years = [y for y in cut if y is not None]
     year_cols = [c for sc in schemas for c in sc.columns if c.type == "number" and yearlike(c)]
     if not (
         r.ranges
         and not r.buckets
-        and all(y is not None for y in years)
+        and len(years) == len(cut)
         and year_cols
         and not (r.date_words and asked.fn in ("min", "max"))
     ):

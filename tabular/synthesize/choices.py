@@ -88,7 +88,7 @@ class Compare:
 
     column: ColumnSchema
     op: str
-    number: float
+    number: float | str  # a number, or AVERAGE (the column's own average)
 
 
 @dataclass(frozen=True)

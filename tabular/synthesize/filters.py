@@ -76,8 +76,8 @@ def row_filters(r: TaskReading, schema: DatasetSchema) -> list[dict] | str:
     for op, days in r.ranges:
         if len(dates) == 1:
             out += date_filters(dates[0].name, dates[0].type, op, days)
-        elif len(years) == 1 and whole_years(op, days):
-            out += [{"column": years[0].name, "op": o, "value": y} for o, y in whole_years(op, days)]
+        elif len(years) == 1 and (whole := whole_years(op, days)):
+            out += [{"column": years[0].name, "op": o, "value": y} for o, y in whole]
         else:
             return "the task names a date or year, and no one column of dates or years holds it"
     return out

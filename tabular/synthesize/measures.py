@@ -10,7 +10,7 @@ from .columns import measurable, ordinal, timelike, yearlike
 from .kinds.lookup import lookup_choice
 from .proposal import Proposal
 from .schemas import ColumnSchema, DatasetSchema
-from .spans import TaskReading
+from .spans import Span, TaskReading
 
 
 def _needs_measure(r: TaskReading, asked: Asked, groups: list[Choice]) -> bool:
@@ -30,7 +30,7 @@ def measure_choice(
     a measure may be; the column a lookup reads; or, for a ranking or groups with nothing named to
     total, the rows or a measure of them. None when the calculation needs no column."""
     if r.product:
-        return _product_choice(r, asked)
+        return _product_choice(r.product, asked)
     if r.difference or _needs_measure(r, asked, groups):
         return _measured_choice(r, asked, schemas)
     if asked.fn is not None:
@@ -40,7 +40,7 @@ def measure_choice(
     return _rows_or_total_choice(r, asked, groups, schemas)
 
 
-def _product_choice(r: TaskReading, asked: Asked) -> tuple[Asked, Choice] | Proposal:
+def _product_choice(product: tuple[Span, Span], asked: Asked) -> tuple[Asked, Choice] | Proposal:
     """Two columns multiplied ("units times price"): the pairs of number columns the two words may
     be, totalled unless another calculation is asked; refused beside a count or another measure named."""
     if asked.fn in ("count", "count_distinct") or asked.measures:
@@ -49,7 +49,7 @@ def _product_choice(r: TaskReading, asked: Asked) -> tuple[Asked, Choice] | Prop
             + ("counts" if asked.fn else "names " + ", ".join(f"'{m.text}'" for m in asked.measures))
             + ": ask for one calculation"
         )
-    a, b = r.product
+    a, b = product
     options = [Product(x, y) for x in measurable(a.targets) for y in measurable(b.targets)]
     if not options:
         return Proposal(why=f"'{a.text} times {b.text}' needs two number columns to multiply")
@@ -139,7 +139,8 @@ def _measure_columns(r: TaskReading, asked: Asked, schemas: list[DatasetSchema])
         if asked.counted is not None or r.datasets:
             owner = (asked.counted or r.datasets[0].targets[0]).alias
             pool = [c for c in pool if c.alias == owner]
-        options, word = pool, {"sum": "total", "avg": "average"}.get(fn or "sum", fn)
+        fn_or_sum = fn or "sum"
+        options, word = pool, {"sum": "total", "avg": "average"}.get(fn_or_sum, fn_or_sum)
     if not options:
         return Proposal(why="the task names no number column to compute over")
     if len(spans) > 1 and fn not in ("count_distinct", COUNT_FILLED):

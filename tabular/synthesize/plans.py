@@ -18,7 +18,7 @@ from .kinds.share import each_groups_share
 from .proposal import Candidate, Proposal
 from .schemas import ColumnSchema, DatasetSchema
 from .spans import TaskReading
-from .text_match import column_of, like_filter
+from .text_match import Like, column_of, like_filter
 from .vocabulary import AVERAGE
 
 
@@ -119,17 +119,24 @@ def _assemble(r: TaskReading, asked: Asked, picked: Picked, by_alias: dict[str, 
             return nested
         plan["datasets"].append(nested)
         plan["joins"] = [{"alias": AVERAGE_ALIAS, "on": []}]
-    group_by = [{"column": q(c)} for c in picked.groups] + [{"column": q(picked.date), "bucket": b} for b in r.buckets]
+    group_by = [{"column": q(c)} for c in picked.groups]
+    if r.buckets:
+        assert picked.date is not None  # a period ("monthly") has its date column (calculation._dates)
+        group_by += [{"column": q(picked.date), "bucket": b} for b in r.buckets]
     if group_by:
         plan["group_by"] = group_by
     why = count_unreadable(fn, measure, picked.values)
     if why:
         return why
     if fn == LOOKUP:
+        assert isinstance(measure, ColumnSchema)  # a lookup's measure is the column it reads (Picked.measure)
         return plan | lookup_parts(measure, q)
-    if fn != "count" and measure is None:
+    if fn == "count":
+        result = "count"
+    elif measure is None:
         return "the task names no column to compute over"
-    result = "count" if fn == "count" else f"count_{measure.name}" if fn == COUNT_FILLED else f"{fn}_{measure.name}"
+    else:
+        result = f"count_{measure.name}" if fn == COUNT_FILLED else f"{fn}_{measure.name}"
     plan["aggregates"] = [aggregate_of(fn, measure, result, q)]
     if r.difference:
         difference = difference_parts(r, fn, measure, picked.values, q)
@@ -153,6 +160,7 @@ def _settled(r: TaskReading, fn: str | None, picked: Picked) -> tuple[str, Measu
         fn, measure = way, measure.column
     if fn is None:
         fn, measure = ("count", None) if measure is ROWS else ("sum", measure)
+    assert not isinstance(measure, str)  # ROWS, offered only where no calculation is named (fn None)
     if measure is None and fn in ("min", "max") and picked.date is not None and r.date_words:
         measure = picked.date
     return fn, measure
@@ -172,7 +180,7 @@ def _aliases(
         + parts
         + [v.column for v in picked.values]
         + [c.column for c in picked.compares]
-        + [column_of(like) for like in likes]
+        + [_like_column(like) for like in likes]
     )
     aliases = list(dict.fromkeys(c.alias for c in used))
     first = (
@@ -203,6 +211,13 @@ def _joins(aliases: list[str], lacking: list[str], by_alias: dict[str, DatasetSc
     return joins
 
 
+def _like_column(like: Like) -> ColumnSchema:
+    """The text column of a text test: one, as builtin._place_likes made sure before any plan."""
+    column = column_of(like)
+    assert not isinstance(column, str), column
+    return column
+
+
 def _namer(several: bool) -> Callable[[ColumnSchema], str]:
     """How a plan names a column: after its dataset's alias when the plan reads several datasets."""
     return (lambda c: f"{c.alias}.{c.name}") if several else (lambda c: c.name)
@@ -217,6 +232,7 @@ def _where(
     q = _namer(several)
     where = []
     for op, vals in r.ranges:
+        assert picked.date is not None  # a task's dates have their date column (calculation._dates)
         where += date_filters(q(picked.date), picked.date.type, op, vals)
     by_column: dict = {}
     for match in picked.values:
@@ -235,7 +251,7 @@ def _where(
         (column,) = set(span.targets)
         where.append({**where_empty, "column": q(column)})
     for like in r.likes:
-        where.append(like_filter(q(column_of(like)), like))
+        where.append(like_filter(q(_like_column(like)), like))
     for alias in aliases:
         where += by_alias[alias].without_totals(lambda name, alias=alias: f"{alias}.{name}" if several else name)
     return where

@@ -9,6 +9,7 @@ rule places is reported, never dropped."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 from . import kinds
 from .comparisons import compared_with_a_number, compared_with_the_average
@@ -205,7 +206,7 @@ def either_value(task: TaskSpans) -> None:
     r.choice = bool(r.choices)
 
 
-def unplaced(task: TaskSpans, light: set[str]) -> list[str]:
+def unplaced(task: TaskSpans, light: AbstractSet[str]) -> list[str]:
     """The words no rule placed, but those that carry nothing here: stopwords, the light verbs let
     go, and the words that say again what was read (a place in the list, the sides of a difference,
     the table itself)."""
@@ -233,7 +234,7 @@ def unplaced(task: TaskSpans, light: set[str]) -> list[str]:
     return left
 
 
-def read(tokens: list[str], spans: list[Span], light: set[str] = frozenset()) -> tuple[TaskReading, list[str]]:
+def read(tokens: list[str], spans: list[Span], light: AbstractSet[str] = frozenset()) -> tuple[TaskReading, list[str]]:
     """The TaskReading of a task's spans, and the words it could not place (`light`: verbs let go)."""
     task = TaskSpans(tokens, spans)
     r = task.reading

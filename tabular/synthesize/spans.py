@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .schemas import VALUES_SHOWN, DatasetSchema
+from .schemas import VALUES_SHOWN, ColumnSchema, DatasetSchema
 from .vocabulary import (
     COMPARE,
     MONTHS,
@@ -192,11 +192,15 @@ class TaskSpans:
         )
 
 
-def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[str, object]]]:
-    """Every phrase a task may use for a value, a column or a dataset, longest first."""
-    table: dict[tuple[str, ...], list[tuple[str, object]]] = {}
+# What a phrase names: a column, a dataset, or a value (its column and its text).
+Target = ColumnSchema | DatasetSchema | tuple[ColumnSchema, str]
 
-    def add(phrase: tuple[str, ...], kind: str, target: object) -> None:
+
+def _phrases(schemas: list[DatasetSchema]) -> dict[tuple[str, ...], list[tuple[str, Target]]]:
+    """Every phrase a task may use for a value, a column or a dataset, longest first."""
+    table: dict[tuple[str, ...], list[tuple[str, Target]]] = {}
+
+    def add(phrase: tuple[str, ...], kind: str, target: Target) -> None:
         if phrase and (kind, target) not in table.setdefault(phrase, []):
             table[phrase].append((kind, target))
 
@@ -284,10 +288,11 @@ def spans_of(tokens: list[str], schemas: list[DatasetSchema]) -> list[Span]:
                     or []
                 )
                 targets = targets + [t for t in shorter if t not in targets]
-            kind = min((kind for kind, _ in targets), key=rank.get)
-            # A word that names a column exactly is that column, not the dataset of the same name.
+            kind = min((kind for kind, _ in targets), key=rank.__getitem__)
+            # A word that names a column exactly is that column, not the dataset of the same name
+            # (a "column" target is its ColumnSchema).
             if kind == "dataset" and any(
-                kd == "column" and tgt.name.lower() == " ".join(tokens[k : k + n]) for kd, tgt in targets
+                isinstance(tgt, ColumnSchema) and tgt.name.lower() == " ".join(tokens[k : k + n]) for _, tgt in targets
             ):
                 kind = "column"
             out.append(Span(k, k + n, kind, [tgt for kd, tgt in targets if kd == kind], " ".join(tokens[k : k + n])))

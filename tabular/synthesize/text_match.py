@@ -242,7 +242,9 @@ def read_likes(spans: list[Span], texts: list[Quoted]) -> tuple[list[Span], list
         subject = spans[m] if m >= 0 else None
         if word(m - 1, "of") and m > 1 and (spans[m - 2].kind == "column" or _noun(spans[m - 2])):
             # "how many titles of albums start with 'The'": the titles', or the albums'?
-            return f"'{spans[m - 2].text} of {subject.text}' does not say which column '{quoted.text}' is looked for in"
+            return (
+                f"'{spans[m - 2].text} of {spans[m].text}' does not say which column '{quoted.text}' is looked for in"
+            )
         if named is None and subject is not None and (subject.kind == "column" or word(m, *_NAME_WORDS)):
             o = m - 1
             while word(o, *_POSSESSIVES, *_ARTICLES):
@@ -345,10 +347,10 @@ def unsure(like: Like, column: ColumnSchema, others: tuple[ColumnSchema, ...] = 
     word, or its letters? Not asked of a letter ("the letter c"), nor where a column's values are
     too many to be shown (the text is then matched as written)."""
     text = like.quoted.text.lower()
-    whole = next((c for c in others if c != column and any(v.lower() == text for v in c.values)), None)
-    if like.op == "contains" and like.named is None and whole is not None:
+    holder = next((c for c in others if c != column and any(v.lower() == text for v in c.values)), None)
+    if like.op == "contains" and like.named is None and holder is not None:
         return (
-            f"'{like.quoted.text}' is a {whole.name} of its own: the rows whose {whole.name} it is, "
+            f"'{like.quoted.text}' is a {holder.name} of its own: the rows whose {holder.name} it is, "
             f"or those whose {column.name} holds it?"
         )
     loose = lambda cell: "".join(ch for ch in unicodedata.normalize("NFKD", cell.lower()) if ch.isalnum())

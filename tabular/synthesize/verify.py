@@ -493,6 +493,8 @@ def _filter_core_shared(tokens, plan, names, rows, answer, columns, task) -> str
     tests = _text_tests(plan)
     for f in tests:
         column = columns.get(f.get("column")) if isinstance(f.get("column"), str) else None
+        if column is None:
+            continue  # no column of the schema: no other spellings of its values known
         taken = [v for t in tests if t.get("column") == f.get("column") for v in _tested(t)]
         for value in _tested(f):
             others = [v for v in _same_core(value, column) if v not in taken]

@@ -139,7 +139,7 @@ BUCKETS = {
     "weekly": "week",
     "daily": "day",
 }
-COMPARE = {
+COMPARE: dict[tuple[str, ...], str] = {
     ("over",): "gt",
     ("above",): "gt",
     ("more", "than"): "gt",

@@ -74,16 +74,17 @@ class _Reading:
         datasets = plan.get("datasets") or []
         if not isinstance(datasets, list) or not datasets:
             raise Unsayable("a plan reads at least one dataset")
-        by_alias = {}
+        by_alias: dict[object, int] = {}  # by the alias as the plan wrote it
         for k, d in enumerate(datasets):
             alias = (d.get("alias") or d.get("dataset_id") or "") if isinstance(d, dict) else ""
             by_alias.setdefault(alias, k)
-        text, said = self.dataset(datasets[0]), {0}
+        text = self.dataset(datasets[0])
+        said: set[int | None] = {0}  # the datasets named (None: a join's alias no dataset has)
         for j in plan.get("joins") or []:
             j = known(j, {"alias", "on", "kind"}, "a join")
-            k = by_alias.get(j.get("alias"))
-            other = self.dataset(datasets[k]) if k is not None else str(j.get("alias"))
-            said.add(k)
+            at = by_alias.get(j.get("alias"))
+            other = self.dataset(datasets[at]) if at is not None else str(j.get("alias"))
+            said.add(at)
             on = [self.on(o) for o in j.get("on") or []]
             kind = j.get("kind", "inner")
             where = f" on {' and '.join(on)}" if on else ""

@@ -145,7 +145,7 @@ class Uncached:
     TEXT = re.compile(rb'\st="(?:str|inlineStr)"')  # an empty <v></v> is then a saved empty text
     SHOWN = 5
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.count = 0
         self.refs: list[str] = []
         self.tail = b""
@@ -165,6 +165,7 @@ class Uncached:
             b"></" + prefix + b"v></" + prefix + b"c>",
         )
         self.starts = (b"<" + prefix + b"c ", b"<" + prefix + b"c>")
+        self.opening = b"<" + prefix + b"c"  # how a cell's tag starts
         self.formula = b"<" + prefix + b"f"
 
     def feed(self, chunk: bytes, final: bool = False) -> None:
@@ -187,7 +188,7 @@ class Uncached:
             at = text.find(needle, 0, end)
             while at >= 0:
                 stop = at + len(needle)
-                self._cell(text[text.rfind(b"<" + self.prefix + b"c", 0, at) : stop])
+                self._cell(text[text.rfind(self.opening, 0, at) : stop])
                 at = text.find(needle, stop, end)
         self.tail = text[end:]
 

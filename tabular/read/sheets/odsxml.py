@@ -105,8 +105,8 @@ class GridBound:
 
     def _row(self, attrs: bytes, text: bytes, start: int, end: int) -> None:
         """One row, its cells text[start:end] (read in place: a row is never copied)."""
-        repeat = self.ROWS.search(attrs)
-        repeat = max(1, int(repeat.group(1))) if repeat else 1
+        repeated = self.ROWS.search(attrs)
+        repeat = max(1, int(repeated.group(1))) if repeated else 1
         if text.find(b"<table:table ", start, end) >= 0 or text.find(b"<table:table>", start, end) >= 0:
             self.unsure = True  # a table inside a cell: its rows are no rows of the sheet
         if text.find(b"office:value-type", start, end) < 0 and text.find(b"<text:p", start, end) < 0:
@@ -156,7 +156,8 @@ class OdsSheets:
         self.sheets: list[Sheet] = []
         self.hidden_styles: set[str] = set()
         self._style: str | None = None
-        self._sheet: Sheet | None = None
+        # The table being read; cells are read only inside one (depth 1), so this first is never written.
+        self._sheet = Sheet("", False)
         self._depth = 0  # tables open (a table inside a cell is read as part of its cell)
         self._row = 0
         self._row_repeat = 1
@@ -231,7 +232,7 @@ class OdsSheets:
     def _end(self, name: str) -> None:
         if name == _CELL or name == _COVERED:
             if self._cell and self._depth == 1:
-                self._end_cell()
+                self._end_cell(self._cell)
         elif name == _P:
             if self._text is not None:
                 # Without `keep` no text is gathered: a paragraph says the cell holds a value.
@@ -245,8 +246,8 @@ class OdsSheets:
         elif name == _TABLE_ELEMENT:
             self._depth -= 1
 
-    def _end_cell(self) -> None:
-        repeat, kind, value = self._cell
+    def _end_cell(self, cell: tuple[int, str | None, str | None]) -> None:
+        repeat, kind, value = cell
         self._cell = None
         sheet, row, column = self._sheet, self._row, self._column
         self._column += repeat

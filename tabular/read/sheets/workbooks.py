@@ -159,9 +159,10 @@ def read_workbook(
         with zipfile.ZipFile(path) as archive:
             parts = {name: part for name, _state, part in sheet_parts(archive)}
         for ex in extractions:
-            found = formulas.get(parts.get(ex.origin.sheet or "", ""))
+            sheet = ex.origin.sheet or ""
+            found = formulas.get(parts.get(sheet, ""))
             if found and found.count:
-                ex.notes.append(found.note(ex.origin.sheet))
+                ex.notes.append(found.note(sheet))
     return extractions, covered
 
 
@@ -207,13 +208,15 @@ def _read_workbook(
     sheets = {ws.title: ws for ws in book.worksheets}
     hidden = [ws.title for ws in book.worksheets if ws.sheet_state != "visible"]
 
-    def read_one(name: str, index: int) -> list[Extraction]:
+    def read_one(name: str, index: int) -> list[Extraction] | list[Prose]:
         return _sheet(sheets[name], folder, fmt, index, settings, options)
 
     return each_sheet(list(sheets), hidden, options, read_one, "openpyxl")
 
 
-def _sheet(ws, folder: Path, fmt: str, first_index: int, settings: Settings, options: dict) -> list[Extraction]:
+def _sheet(
+    ws, folder: Path, fmt: str, first_index: int, settings: Settings, options: dict
+) -> list[Extraction] | list[Prose]:
     # The filled cells only: a sheet's declared size can be the whole grid (1,048,576 rows ×
     # 16,384 columns) because one far cell carries a format.
     # A sheet is held by those, on a compact grid (read/sheets/sparse.py): a far cell costs a cell.
@@ -236,7 +239,7 @@ def _tables(
     first_index: int,
     settings: Settings,
     options: dict,
-) -> list[Extraction]:
+) -> list[Extraction] | list[Prose]:
     """The tables of one sheet's cells (a compact grid), each written as an extraction; a block
     of one or two lone values below or beside the tables is left out, and said; a sheet of text
     and no table (a sentence, a title alone) is no dataset but a note (rules.Prose)."""
@@ -259,14 +262,14 @@ def _tables(
         tables = blocks
     # A title block above the first table names it; one anywhere else is a value out of place.
     apart = [
-        (held.ref(i, j), grid[i][j].text)
+        (held.ref(i, j), text)
         for t in blocks
         if t not in tables and t.top > tables[0].top
         for i in range(t.top, t.bottom + 1)
         for j in range(t.left, t.right + 1)
-        if grid[i][j].text  # a blank (whitespace) or error cell holds no value to lose
+        if (text := grid[i][j].text)  # a blank (whitespace) or error cell holds no value to lose
     ]
-    out = []
+    out: list[Extraction] = []
     for k, table in enumerate(tables):
         name = sheet if len(tables) == 1 else f"{sheet} {k + 1}"
         out.append(
@@ -304,6 +307,7 @@ def read_calamine(
     if sparse:
         # Its grids would pass max_sheet_cells: read from the cells that hold values, not by calamine.
         extractions, covered = _read_sparse_ods(path, folder, options, settings)
+        assert formats is not None  # only an ODS's check gathers `sparse`
         for ex in extractions:
             ex.notes.extend(formats.notes())
         return extractions, covered
@@ -313,7 +317,7 @@ def read_calamine(
             names = [m.name for m in book.sheets_metadata]
             hidden = [m.name for m in book.sheets_metadata if not str(m.visible).lower().endswith("visible")]
 
-            def read_one(name: str, index: int) -> list[Extraction]:
+            def read_one(name: str, index: int) -> list[Extraction] | list[Prose]:
                 found = book.get_sheet_by_name(name)
                 held = from_rows(found.iter_rows(), found.end, _calamine_cell)
                 return _tables(name, held, [], folder, fmt, index, settings, options)
@@ -334,12 +338,14 @@ def _read_sparse_ods(path: Path, folder: Path, options: dict, settings: Settings
     sheets = {s.name: s for s in odsxml.read_sheets(path, settings)}
     hidden = [s.name for s in sheets.values() if s.hidden]
 
-    def read_one(name: str, index: int) -> list[Extraction]:
+    def read_one(name: str, index: int) -> list[Extraction] | list[Prose]:
         sheet = sheets[name]
         filled = {at: _calamine_cell(value) for at, value in sheet.cells.items()}
         extractions = _tables(name, compact(filled, name, settings), [], folder, "ods", index, settings, options)
         if sheet.extent > settings.max_sheet_cells:
             for ex in extractions:
+                if isinstance(ex, Prose):
+                    continue  # a sheet of text alone is a note (each_sheet), not a dataset to warn on
                 ex.notes.append(
                     f"sheet {name!r} spans {sheet.rows} rows by {sheet.columns} columns for {len(filled)} "
                     f"{'value' if len(filled) == 1 else 'values'}: "
@@ -449,6 +455,10 @@ def _midnights(cells: list[Cell]) -> list[str | None]:
     midnight (calamine hands a datetime at 00:00 back as a date, so 2024-02-02 00:00 in a
     column of datetimes would otherwise read as a date, and the column as mixed)."""
     texts = [c.text for c in cells]
-    if not any(c.kind == "d" and _DATETIME_TEXT.match(c.text) for c in cells):
+    # A date cell (kind "d") always holds its text.
+    if not any(c.kind == "d" and c.text is not None and _DATETIME_TEXT.match(c.text) for c in cells):
         return texts
-    return [t + "T00:00:00" if c.kind == "d" and _DATE_TEXT.fullmatch(t) else t for c, t in zip(cells, texts)]
+    return [
+        t + "T00:00:00" if c.kind == "d" and t is not None and _DATE_TEXT.fullmatch(t) else t
+        for c, t in zip(cells, texts)
+    ]

@@ -120,13 +120,13 @@ def _cfb_streams(data: bytes) -> dict:
     fat_sectors = list(struct.unpack_from("<109I", data, 0x4C))
     number = first_difat
     for _ in range(n_difat):
-        entries = struct.unpack(f"<{size // 4}I", sector(number).ljust(size, b"\0"))
-        fat_sectors += entries[:-1]
-        number = entries[-1]
+        difat = struct.unpack(f"<{size // 4}I", sector(number).ljust(size, b"\0"))
+        fat_sectors += difat[:-1]
+        number = difat[-1]
     fat = struct.unpack(f"<{n_fat * size // 4}I", b"".join(sector(n).ljust(size, b"\0") for n in fat_sectors[:n_fat]))
 
-    def chain(start: int, table: tuple) -> list[int]:
-        out = []
+    def chain(start: int, table: tuple[int, ...]) -> list[int]:
+        out: list[int] = []
         while start != _END_OF_CHAIN:
             if start >= len(table) or len(out) > len(table):
                 raise _Damaged("a sector chain runs past the file's tables or loops")
@@ -138,7 +138,7 @@ def _cfb_streams(data: bytes) -> dict:
         return b"".join(sector(n) for n in chain(start, fat))[:length]
 
     directory = regular(first_dir, len(data))
-    entries = []
+    entries: list[tuple[str, int, int, int]] = []  # name, kind, first sector, length
     for at in range(0, len(directory) - 127, 128):
         (name_bytes,) = struct.unpack_from("<H", directory, at + 64)
         kind = directory[at + 66]

@@ -150,3 +150,22 @@ def test_an_xlsx_dimension_that_lies_is_not_believed(tmp_path):
     status, (found,) = ingested(tmp_path, sparse_xlsx(tmp_path / "dimension.xlsx", "dimension"), sheet_fast_bytes=0)
     assert status.state == "ready", status.error_message
     assert (found.origin.range, found.rows, found.sample) == ("A1:B3", 2, TABLE)
+
+
+def test_a_sparse_ods_sheet_of_lone_values_is_a_note_not_a_lost_sheet(tmp_path, monkeypatch):
+    # A sheet read from its values (its extent passes max_sheet_cells) that holds no table, only
+    # a line of text and a far value: a note on the workbook's dataset, as any other sheet of
+    # text alone is. It was lost (the extent's warning was put on the note as on a dataset),
+    # and the workbook failed incomplete_extraction.
+    monkeypatch.setattr(python_calamine, "CalamineWorkbook", Barred)
+    words = [
+        ods_row(ods_text("see sheet S")),
+        ods_row(ods_gap(100), repeated=300_000),
+        ods_row(ods_gap(99), ods_text("x")),
+    ]
+    path = ods(tmp_path / "note.ods", {"S": TOP_ODS, "Notes": words})
+    status, datasets = ingested(tmp_path, path)
+    assert status.state == "ready", status.error_message
+    (found,) = datasets
+    assert (found.origin.range, found.rows, found.sample) == ("A1:B3", 2, TABLE)
+    assert any(w.startswith("sheet 'Notes' holds no table, only 'see sheet S x'") for w in found.warnings)
