@@ -21,7 +21,7 @@ def plan_hash(plan: QueryPlan) -> str:
     A nested plan's `limit` and `offset` count when given, even at their default: resolution reads
     them only then (a nested `limit: 100` is the top 100, no limit is every row), so the two are
     different questions and hash apart."""
-    canonical = plan.model_dump(mode="json", by_alias=True, exclude_defaults=True, include=_HASHED)
+    canonical = plan.model_dump(mode="json", by_alias=True, exclude_defaults=True, include=set(_HASHED))
     _nested_given(plan, canonical)
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()

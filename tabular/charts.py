@@ -377,9 +377,9 @@ def _lines(ax, choice: Choice, column: dict[str, list], said: dict[str, str], ro
     in order of x (a line is read left to right); a point without x is left out."""
     x = choice.x[0]
     groups: dict[str, list[int]] = {}
-    for k, key in enumerate(zip(*(column[c] for c in choice.split)) if choice.split else ((),) * len(column[x])):
+    for k, values in enumerate(zip(*(column[c] for c in choice.split)) if choice.split else ((),) * len(column[x])):
         if column[x][k] is not None:
-            groups.setdefault(_label(list(key)), []).append(k)
+            groups.setdefault(_label(list(values)), []).append(k)
     notes = []
     unplaced = sum(v is None for v in column[x])
     if unplaced:

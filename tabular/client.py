@@ -27,7 +27,8 @@ from .ops import REGISTRY, refuse_stream
 def _error_classes() -> dict[str, type[TabularError]]:
     """Each code's class: the first that says the code itself (INTERNAL is errors.Internal; a
     class that inherits its code, or the base, claims none)."""
-    out, todo = {}, list(TabularError.__subclasses__())
+    out: dict[str, type[TabularError]] = {}
+    todo = list(TabularError.__subclasses__())
     while todo:
         cls = todo.pop()
         if "code" in vars(cls):
@@ -109,12 +110,12 @@ class Client:
                 continue
             if response.status_code < 400:
                 return response
-            err = error_from(response)
-            again = isinstance(err, RateLimited) or (
-                repeatable and response.status_code >= 500 and err.code != "BACKEND_TIMEOUT"
+            refused = error_from(response)
+            again = isinstance(refused, RateLimited) or (
+                repeatable and response.status_code >= 500 and refused.code != "BACKEND_TIMEOUT"
             )
             if last or not again:
-                raise err
+                raise refused
             time.sleep(min(30.0, max(self.backoff * 2**attempt, _retry_after(response) or 0)))
         raise AssertionError("unreachable")
 
@@ -159,7 +160,11 @@ class RemoteNamespace(NamespaceOps):
         return self.client._send(send, repeatable=False).json()
 
     def _pause(self, ingestion_id: str) -> Callable[[float], bool]:
-        return lambda seconds: time.sleep(seconds) or True
+        def pause(seconds: float) -> bool:
+            time.sleep(seconds)
+            return True
+
+        return pause
 
     def _run(self, op: str, body: dict) -> BaseModel:
         return self.client.run(op, body)

@@ -8,16 +8,23 @@ import itertools
 import threading
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 # How often memory is looked at while statements run.
 MEMORY_LOOK_SECONDS = 0.1
+
+
+class Interruptible(Protocol):
+    """A statement's cursor (a DuckDB connection), stopped from another thread."""
+
+    def interrupt(self) -> None: ...
 
 
 class Watchdog:
     def __init__(self, memory_used: Callable[[], int] | None = None, memory_budget: int = 0) -> None:
         self._cond = threading.Condition()
         self._heap: list[tuple[float, int]] = []
-        self._live: dict[int, object] = {}
+        self._live: dict[int, Interruptible] = {}
         self._started: dict[int, float] = {}
         self._why: dict[int, str] = {}  # tokens stopped: "deadline" or "memory"
         self._ids = itertools.count()
@@ -25,7 +32,7 @@ class Watchdog:
         self._closed = False
         self._memory_used, self._memory_budget = memory_used, memory_budget
 
-    def watch(self, cursor, seconds: float) -> int:
+    def watch(self, cursor: Interruptible, seconds: float) -> int:
         """Interrupt `cursor` after `seconds` unless released first; answers a token for release()."""
         token = next(self._ids)
         with self._cond:

@@ -8,7 +8,7 @@ import sqlite3
 import weakref
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import duckdb
 from pydantic import BaseModel, ValidationError
@@ -133,7 +133,8 @@ class Engine:
         """Run an op by name: a dict in (the HTTP body), a dict out (the HTTP answer). An op that
         streams its rows is no dict: Engine.stream reads it."""
         refuse_stream(op)
-        return self.run(op, body).model_dump(mode="json", by_alias=True)
+        out = cast(BaseModel, self.run(op, body))  # refuse_stream: only an op that streams answers a Whole
+        return out.model_dump(mode="json", by_alias=True)
 
     def run(self, op: str, body: dict | BaseModel | None = None, caller: str | None = None) -> BaseModel | Whole:
         """Run an op by name and answer its typed output model (an op that streams: its Whole);
@@ -171,9 +172,11 @@ class Engine:
 
     def _input(
         self, model_type: type[BaseModel], body: dict | BaseModel | None, what: str = ""
-    ) -> tuple[BaseModel, list[str]]:
+    ) -> tuple[Any, list[str]]:
         """An op's input checked (what no op takes, keys misspelled, then the model) with org and
-        namespace filled, and the names of the fields it ignores. `what` names the op in messages."""
+        namespace filled, and the names of the fields it ignores. `what` names the op in messages.
+        Typed Any: every op's input has `org` and `namespace` (tests/service/test_registry.py), yet
+        not by one base class (a query's input is the plan language's own model, extended)."""
         if isinstance(body, BaseModel):
             body = body.model_dump()
         problems = unusable(body, self.settings.max_input_depth)
@@ -182,7 +185,7 @@ class Engine:
             raise validation_failed(items)
         misspelled = refused_keys(body, model_type, what) if isinstance(body, dict) else []
         try:
-            model = model_type.model_validate(body or {})
+            model: Any = model_type.model_validate(body or {})  # with org and namespace (see above)
         except ValidationError as err:
             # A key misspelled and the field it leaves missing are one problem, said at the key.
             meant = {item.did_you_mean[0] for item in misspelled if item.did_you_mean}
@@ -207,7 +210,7 @@ class Engine:
         """A plan's whole result (every row, no limit), streamed in Arrow record batches:
         `.reader`, `.columns`, `.receipt` (SPEC §4 "Whole results"), and `.ignored_args`, the
         keys of the plan that were not read (as a call's answer names them): knowledge.query_export."""
-        return self.run("knowledge.query_export", plan)
+        return cast("Whole", self.run("knowledge.query_export", plan))  # the op that streams
 
     def namespace(self, org: str, namespace: str) -> Namespace:
         return Namespace(self, org, namespace)
@@ -245,7 +248,7 @@ class Namespace(NamespaceOps):
         return pause
 
     def _run(self, op: str, body: dict) -> BaseModel:
-        return self.engine.run(op, body)
+        return cast(BaseModel, self.engine.run(op, body))  # NamespaceOps runs no op that streams
 
     def _discard_upload(self, upload_id: str) -> bool:
         discard_upload(self.engine.catalog, upload_id)

@@ -179,12 +179,13 @@ class AuthInsufficient(TabularError):
 
 
 class RateLimited(TabularError):
-    """Back-pressure: `retry_after` seconds is sent as the Retry-After header."""
+    """Back-pressure: `retry_after` seconds is sent as the Retry-After header (whole seconds, as
+    the server says them; the client's error holds what the header said, which may be 1.5)."""
 
     code: ErrorCode = "RATE_LIMITED"
     status = 429
 
-    def __init__(self, message: str, retry_after: int = 1, errors: list[ErrorItem] | None = None):
+    def __init__(self, message: str, retry_after: float = 1, errors: list[ErrorItem] | None = None):
         super().__init__(message, errors)
         self.retry_after = retry_after
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -56,7 +57,7 @@ def iso_duration_sql(micros: exp.Expression) -> exp.Expression:
     """SQL writing `micros` (a count of microseconds) as iso_duration writes it; NULL as NULL."""
     from sqlglot import exp  # heavy: sqlglot, for a query's SQL only
 
-    template = exp.maybe_parse(_ISO_DURATION_SQL, dialect=DIALECT)
+    template: exp.Expr = exp.maybe_parse(_ISO_DURATION_SQL, dialect=DIALECT)
     return template.transform(lambda n: micros.copy() if isinstance(n, exp.Column) and n.name == "u" else n)
 
 
@@ -117,7 +118,7 @@ def _iso(value: Any) -> str | None:
 
 
 # A column whose values are all of these types (or None) is encoded by one converter, not per value.
-_COLUMN_CONVERTERS = {
+_COLUMN_CONVERTERS: dict[frozenset[type], Callable[[Any], Any] | None] = {
     frozenset({str}): None,
     frozenset({bool}): None,
     frozenset({int}): _integer,
@@ -133,17 +134,15 @@ def json_rows(rows: list[tuple], width: int) -> list[list]:
     time: one converter per column where its values are of one type, to_json per value else."""
     if not rows:
         return []
-    columns = []
+    columns: list[Sequence[Any]] = []
     for column in list(zip(*rows))[:width]:
         kinds = set(map(type, column))
         kinds.discard(type(None))
-        key = frozenset(kinds)
-        if not kinds or (key in _COLUMN_CONVERTERS and _COLUMN_CONVERTERS[key] is None):
+        convert = _COLUMN_CONVERTERS.get(frozenset(kinds), to_json)
+        if not kinds or convert is None:
             columns.append(column)
-        elif key in _COLUMN_CONVERTERS:
-            columns.append(list(map(_COLUMN_CONVERTERS[key], column)))
         else:
-            columns.append(list(map(to_json, column)))
+            columns.append(list(map(convert, column)))
     return [list(row) for row in zip(*columns)]
 
 

@@ -46,9 +46,13 @@ class OpIn(Model):
     """Every op takes org and namespace; unknown fields are served and named in `ignored_args`."""
 
     model_config = ConfigDict(extra="allow")
-    org: str = Field("", max_length=200, description="Organisation; filled from the token or the install's default.")
+    org: str = Field(
+        default="", max_length=200, description="Organisation; filled from the token or the install's default."
+    )
     namespace: str = Field(
-        "", max_length=200, description="Namespace inside the org; filled from the install's default when empty."
+        default="",
+        max_length=200,
+        description="Namespace inside the org; filled from the install's default when empty.",
     )
 
 
@@ -75,24 +79,25 @@ class SourceAnswer(OpOut):
 class IngestOptions(Model):
     model_config = ConfigDict(extra="forbid")
     format: str | None = Field(
-        None, description="Force the format instead of detecting it: one knowledge.formats lists (csv, tsv, xlsx, …)."
+        default=None,
+        description="Force the format instead of detecting it: one knowledge.formats lists (csv, tsv, xlsx, …).",
     )
     encoding: str | None = Field(
-        None, description="Force the text encoding (a Python codec name: utf-8, cp1252, shift_jis …)."
+        default=None, description="Force the text encoding (a Python codec name: utf-8, cp1252, shift_jis …)."
     )
     delimiter: str | None = Field(
-        None, min_length=1, max_length=1, description="Force the delimiter of delimited text."
+        default=None, min_length=1, max_length=1, description="Force the delimiter of delimited text."
     )
     header_rows: int | None = Field(
-        None, ge=0, le=2, description="How many header rows (0: none; 2: two rows joined as 'A / B')."
+        default=None, ge=0, le=2, description="How many header rows (0: none; 2: two rows joined as 'A / B')."
     )
-    sheets: list[str] | None = Field(None, description="Spreadsheets: the sheets to read.")
-    decimal_mark: Literal[".", ","] | None = Field(None, description="Force the decimal mark of numbers.")
+    sheets: list[str] | None = Field(default=None, description="Spreadsheets: the sheets to read.")
+    decimal_mark: Literal[".", ","] | None = Field(default=None, description="Force the decimal mark of numbers.")
     date_order: Literal["DMY", "MDY", "YMD"] | None = Field(
-        None, description="Force the order of day, month and year in dates."
+        default=None, description="Force the order of day, month and year in dates."
     )
     null_values: list[str] | None = Field(
-        None, description="Texts read as null, replacing the defaults (empty, NA, N/A, null, -, #N/A …)."
+        default=None, description="Texts read as null, replacing the defaults (empty, NA, N/A, null, -, #N/A …)."
     )
 
     @field_validator("encoding")
@@ -139,8 +144,8 @@ class IngestIn(OpIn):
         max_length=1024,
         description="The source's name in the namespace; a new ingest of it publishes the next revision.",
     )
-    title: str = Field("", max_length=1000)
-    description: str = Field("", max_length=10_000)
+    title: str = Field(default="", max_length=1000)
+    description: str = Field(default="", max_length=10_000)
     tags: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=100)
     metadata: dict[str, Any] = Field(
         default_factory=dict, description="Free JSON about the source, at most 64 KiB of it."
@@ -154,12 +159,12 @@ class IngestIn(OpIn):
         return metadata
 
     expected_revision: int | None = Field(
-        None, ge=0, description="Publish only if this revision is live (0: nothing live yet)."
+        default=None, ge=0, description="Publish only if this revision is live (0: nothing live yet)."
     )
-    allow_partial: bool = Field(False, description="Publish what was read when part of the file could not be.")
+    allow_partial: bool = Field(default=False, description="Publish what was read when part of the file could not be.")
     options: IngestOptions = Field(default_factory=IngestOptions, description="Overrides for what the file cannot say.")
     idempotency_key: str = Field(
-        "",
+        default="",
         max_length=200,
         description="The same key in this namespace answers the same job instead of starting another (HTTP: the Idempotency-Key header).",
     )
@@ -231,7 +236,7 @@ class IngestStatusOut(OpOut):
     warnings: list[str] = Field(default_factory=list)
     revision: int | None = None
     unchanged: bool = Field(
-        False,
+        default=False,
         description="The same bytes, read the same way, as the live revision: no new revision (`revision` is the one "
         "that holds them; the first warning says so).",
     )
@@ -298,25 +303,29 @@ class Origin(Model):
     model_config = ConfigDict(extra="forbid")
     format: str
     parser: str | None = Field(
-        None,
+        default=None,
         description="What read the cells: csv (Python's csv module), fixed-width, arrow (Arrow's CSV reader), "
         "openpyxl, calamine, fastexcel, json, duckdb (DuckDB's parallel CSV reader, or Parquet).",
     )
     sheet: str | None = None
-    range: str | None = Field(None, description="The table's cells on its sheet (A1:F20).")
-    hidden_sheets: list[str] | None = Field(None, description="The workbook's sheets not shown, so not read.")
+    range: str | None = Field(default=None, description="The table's cells on its sheet (A1:F20).")
+    hidden_sheets: list[str] | None = Field(default=None, description="The workbook's sheets not shown, so not read.")
     header_rows: int = 1
     delimiter: str | None = None
-    quote: str | None = Field(None, description="The quote character of delimited text.")
-    escape: str | None = Field(None, description="The escape character, where the text has one besides doubled quotes.")
-    newline: str | None = Field(None, description="CRLF, LF or CR.")
-    preamble_lines: int | None = Field(None, description="Lines before the header that were left out (a title, notes).")
+    quote: str | None = Field(default=None, description="The quote character of delimited text.")
+    escape: str | None = Field(
+        default=None, description="The escape character, where the text has one besides doubled quotes."
+    )
+    newline: str | None = Field(default=None, description="CRLF, LF or CR.")
+    preamble_lines: int | None = Field(
+        default=None, description="Lines before the header that were left out (a title, notes)."
+    )
     encoding: str | None = None
-    compression: str | None = Field(None, description="The container the text came in (gzip, zip), or none.")
+    compression: str | None = Field(default=None, description="The container the text came in (gzip, zip), or none.")
     decimal_mark: str | None = None
     date_order: str | None = None
     one_pass: bool | None = Field(
-        None,
+        default=None,
         description="Typed on a sample and stored in one guarded pass over the rows (the careful way, which counts every row first, when absent).",
     )
 
@@ -333,13 +342,13 @@ class ColumnOut(Model):
     nulls: int
     distinct: int
     distinct_estimated: bool = Field(
-        False,
+        default=False,
         description="`distinct` is an estimate within 2%: the column has more non-null values than the exact_distinct_values setting (1,000,000). `unique` is exact all the same.",
     )
     unique: bool
     min: Any = None
     max: Any = None
-    approved: bool = Field(False, description="A person set this column's type.")
+    approved: bool = Field(default=False, description="A person set this column's type.")
 
 
 class TypeFormat(Model):
@@ -430,8 +439,8 @@ class DatasetGetIn(OpIn):
         min_length=1,
         description="The source, as ingested; `source#dataset` names one of its datasets (a workbook's table by its name).",
     )
-    dataset_id: str = Field("", description="'' for every dataset of the source.")
-    sample_rows: int = Field(0, ge=0, le=1000, description="The first rows of each of the first 20 datasets.")
+    dataset_id: str = Field(default="", description="'' for every dataset of the source.")
+    sample_rows: int = Field(default=0, ge=0, le=1000, description="The first rows of each of the first 20 datasets.")
 
 
 class DatasetGetOut(SourceAnswer):

@@ -7,18 +7,19 @@ import mimetypes
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
 
 from .display import History
 from .errors import NotFound
-from .models import DatasetGetOut, IngestStatusOut
+from .models import DatasetGetOut, IngestCancelOut, IngestOut, IngestStatusOut
 from .progress import follow
 
 if TYPE_CHECKING:  # named in annotations only: the planner loads when a query runs
     import pyarrow as pa
 
+    from .ops.lifecycle import GetOut
     from .ops.query import QueryOut
 
 
@@ -35,7 +36,9 @@ def _upload_said(removed: bool) -> str:
 
 
 class NamespaceOps:
-    """Bound to one (org, namespace); a transport supplies `run` (typed) and `call` (dicts)."""
+    """Bound to one (org, namespace); a transport supplies `run` (typed) and `call` (dicts).
+    `_run` answers the op's registered output model (ops.REGISTRY[op].output), which the
+    methods below name in a cast: the registry is keyed by a plain string."""
 
     org: str
     name: str
@@ -75,9 +78,12 @@ class NamespaceOps:
         shown when interactive (a terminal, a notebook), never with False."""
         uploaded = self.upload_file(path)  # interrupted, it keeps nothing (uploads.UploadWriter)
         try:
-            started = self._run(
-                "knowledge.ingest",
-                self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields),
+            started = cast(
+                IngestOut,
+                self._run(
+                    "knowledge.ingest",
+                    self._body(upload_id=uploaded["upload_id"], source_uri=source_uri or Path(path).name, **fields),
+                ),
             )
         except KeyboardInterrupt:
             removed = self._discard_upload(uploaded["upload_id"])
@@ -109,7 +115,7 @@ class NamespaceOps:
     def _interrupted(self, ingestion_id: str, upload_id: str, name: str) -> str:
         """Ctrl-C while following the job this call started: cancel it, and remove its upload
         once nothing will read it; answers what was done, in words."""
-        cancel = self._run("knowledge.ingest_cancel", self._body(ingestion_id=ingestion_id))
+        cancel = cast(IngestCancelOut, self._run("knowledge.ingest_cancel", self._body(ingestion_id=ingestion_id)))
         if cancel.state in ("cancelled", "failed"):
             removed = self._discard_upload(upload_id)
             return f"interrupted: the ingest {ingestion_id} of {name} was cancelled{_upload_said(removed)}"
@@ -130,9 +136,8 @@ class NamespaceOps:
         return self._run(op, self._body(**(body or {})))
 
     def dataset_get(self, source_uri: str, dataset_id: str = "", sample_rows: int = 0) -> DatasetGetOut:
-        got = self._run(
-            "knowledge.dataset_get", self._body(source_uri=source_uri, dataset_id=dataset_id, sample_rows=sample_rows)
-        )
+        body = self._body(source_uri=source_uri, dataset_id=dataset_id, sample_rows=sample_rows)
+        got = cast(DatasetGetOut, self._run("knowledge.dataset_get", body))
         got._asked = (source_uri, dataset_id)  # its views write them in the calls that answer its questions
         return got
 
@@ -165,7 +170,8 @@ class NamespaceOps:
 
     def history(self, source_uri: str) -> list:
         """Every approval of the source's datasets, oldest first: who, when, columns before and after, old and new snapshot."""
-        return History(self._run("knowledge.get", self._body(source_uri=source_uri)).history)
+        got = cast("GetOut", self._run("knowledge.get", self._body(source_uri=source_uri)))
+        return History(got.history)
 
     def _stream(self, body: dict) -> pa.RecordBatchReader:
         raise NotImplementedError
@@ -174,7 +180,7 @@ class NamespaceOps:
         """Run a plan (a dict or planner.models.QueryPlan) in this namespace; the answer's
         `to_polars(whole=True)` / `to_arrow(whole=True)` stream every row it matches."""
         body = self._plan(plan)
-        out = self._run("knowledge.query", body)
+        out = cast("QueryOut", self._run("knowledge.query", body))
         # to_polars streams as a Parquet export does: durations as ISO text, of any length.
         out._stream_whole = lambda fmt="arrow": self._stream({**body, "format": fmt})
         return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from typing import cast
 
 from sqlglot import exp
 
@@ -340,6 +341,12 @@ def _fn(name: str, *args: exp.Expression) -> exp.Expression:
     return duckdb_function(name, *args)
 
 
+def _coalesce(*args: exp.Expression) -> exp.Expression:
+    """COALESCE of the arguments (copied, as exp.func copies them). exp.func answers sqlglot's
+    Coalesce node, an Expression, though sqlglot types it as any Func."""
+    return cast(exp.Expression, exp.func("coalesce", *args))
+
+
 def matches(t: exp.Expression, pattern: str) -> exp.Expression:
     return _fn("regexp_full_match", t, _lit(pattern))
 
@@ -356,8 +363,7 @@ def _iso_duration(t: exp.Expression) -> exp.Expression:
 
     def amount(part: exp.Expression, unit: str, cast: str = "BIGINT") -> exp.Expression:
         found = _fn("regexp_extract", part, _lit(rf"([0-9.]+){unit}"), exp.Literal.number(1))
-        return exp.func(
-            "coalesce",
+        return _coalesce(
             exp.TryCast(this=exp.Nullif(this=found, expression=_lit("")), to=exp.DataType.build(cast)),
             exp.Literal.number(0),
         )
@@ -396,6 +402,7 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
     `checked`: every value is known to pass the gate, so it is not tested again."""
     if reading.type == "string":
         return t
+    value: exp.Expression
     if reading.type == "bool":
         value = exp.In(this=exp.func("lower", t), expressions=[_lit(w) for w in (*TRUE_WORDS, "1")])
     elif reading.type == "number":
@@ -415,7 +422,7 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
     elif reading.format.endswith(ANY_ZONE):
         base = reading.format.removesuffix(ANY_ZONE)
         zoned = [convert(date_reading(f"{base} {z}", "datetime"), t, "TIMESTAMPTZ") for z in ("%z", "%Z")]
-        return exp.func("coalesce", *zoned, convert(date_reading(base, "datetime"), t, "TIMESTAMPTZ"))
+        return _coalesce(*zoned, convert(date_reading(base, "datetime"), t, "TIMESTAMPTZ"))
     elif reading.format.endswith(" %Z"):
         # Only UTC and GMT pass the gate (strptime's %Z resolves any abbreviation, CET or EST, to
         # one zone), both at offset 0: the text is read with the zone as a literal, at UTC. Under

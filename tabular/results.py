@@ -150,12 +150,12 @@ def chunks(reader: pa.RecordBatchReader, fmt: str) -> Iterator[bytes]:
         import pyarrow.csv as pacsv  # heavy: only a CSV result loads its writer
 
         writer = pacsv.CSVWriter(buffer, schema)
-    rows = 0
+    written = 0
     for batch in reader:
         writer.write_batch(portable(batch, fmt))
-        rows += batch.num_rows
+        written += batch.num_rows
         yield taken()
-    if fmt == "parquet" and rows == 0:
+    if fmt == "parquet" and written == 0:
         writer.write_table(schema.empty_table())
     writer.close()
     yield taken()

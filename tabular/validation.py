@@ -9,6 +9,7 @@ import enum
 import re
 import sys
 import types
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, ForwardRef, Literal, Union, get_args, get_origin
 
@@ -162,7 +163,8 @@ def _a(noun: str) -> str:
 
 def _alternatives(tp: Any, namespace: dict) -> list[tuple[Any, str | None]]:
     """A type's alternatives, each with the Tag it carries: Annotated and None taken off, unions flattened."""
-    out, stack = [], [(tp, None)]
+    out: list[tuple[Any, str | None]] = []
+    stack: list[tuple[Any, str | None]] = [(tp, None)]
     while stack:
         t, tag = stack.pop()
         if isinstance(t, (str, ForwardRef)):
@@ -314,7 +316,7 @@ def not_one_of(path: str, came, noun: str, choices: list[str], received=None) ->
     )
 
 
-def _item(e: dict, model: type[BaseModel] | None, what: str) -> tuple[_Walked, tuple, ErrorItem]:
+def _item(e: Mapping[str, Any], model: type[BaseModel] | None, what: str) -> tuple[_Walked, tuple, ErrorItem]:
     """One pydantic error as an ErrorItem; with the location read against the model, and that
     location with the union labels taken out."""
     loc = tuple(e.get("loc", ()))
@@ -328,8 +330,9 @@ def _item(e: dict, model: type[BaseModel] | None, what: str) -> tuple[_Walked, t
     if kind in ("literal_error", "enum"):
         choices = _choices(walked, ctx)
         # Named by its field where the choice is the field's value (or an item of it), not a dict's value.
-        direct = last_field is not None and all(k in ("index", "label") for k in walked.kinds[last_field + 1 :])
-        noun = _a(str(loc[last_field])) if direct else "one of the choices"
+        noun = "one of the choices"
+        if last_field is not None and all(k in ("index", "label") for k in walked.kinds[last_field + 1 :]):
+            noun = _a(str(loc[last_field]))
         item = not_one_of(path, came, noun, choices, received)
     elif kind == "missing":
         found = [_type_words(t, ns) for t, ns in walked.found]
@@ -396,7 +399,9 @@ def _item(e: dict, model: type[BaseModel] | None, what: str) -> tuple[_Walked, t
     return walked, clean, item
 
 
-def validation_items(errors: list[dict], model: type[BaseModel] | None = None, what: str = "") -> list[ErrorItem]:
+def validation_items(
+    errors: Sequence[Mapping[str, Any]], model: type[BaseModel] | None = None, what: str = ""
+) -> list[ErrorItem]:
     """Pydantic's errors (`ValidationError.errors()`) as SPEC §2 items, in words: what was
     expected ("one of: eq, ne, …", "a string", "an integer"; a field missing), what came, and the
     close names of a misspelled choice or key. `model` is what was validated (a location is read

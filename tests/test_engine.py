@@ -186,3 +186,14 @@ def test_a_home_that_can_be_no_folder_is_validation_failed_at_home(tmp_path, whe
     assert cli.returncode == 2
     [line] = cli.stderr.splitlines()
     assert line.startswith("error VALIDATION_FAILED: ") and "home: " in line
+
+
+def test_every_ops_input_names_its_org_and_namespace():
+    """Engine.run fills org and namespace on every op's input and reads them to name a damaged
+    snapshot; an op whose input lacked either would fail there, not at its own code."""
+    lacking = {
+        name: sorted({"org", "namespace"} - set(op.input.model_fields))
+        for name, op in ops.REGISTRY.items()
+        if {"org", "namespace"} - set(op.input.model_fields)
+    }
+    assert lacking == {}

@@ -50,6 +50,10 @@ class Streamed(Protocol):
     def close(self) -> None:
         """Let the statement go (read to its end, it is let go by itself)."""
 
+    @property
+    def done(self) -> bool:
+        """Whether the statement is let go (read to its end, closed, or cancelled and stopped)."""
+
 
 class Backend(Protocol):
     """One engine a plan runs on."""

@@ -215,10 +215,11 @@ def size(count: int) -> str:
     """Bytes in decimal units: '512 bytes', '1.2 MB', '268.4 MB'."""
     if count < 1000:
         return plural(count, "byte")
+    amount: float = count
     for unit in ("kB", "MB", "GB", "TB", "PB"):
-        count /= 1000
-        if count < 1000 or unit == "PB":
-            return f"{count:,.1f} {unit}"
+        amount /= 1000
+        if amount < 1000 or unit == "PB":
+            return f"{amount:,.1f} {unit}"
     raise AssertionError("unreachable")
 
 

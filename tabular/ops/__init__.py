@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Any
+from typing import Any, Generic, NoReturn, TypeVar, overload
 
 from pydantic import BaseModel
 
@@ -20,9 +20,10 @@ from ..errors import ErrorItem
 from ..validation import validation_failed
 
 Role = str  # viewer < writer < admin
+T = TypeVar("T")
 
 
-class _Named:
+class _Named(Generic[T]):
     """A field of Op given as the name of what it holds in an op module (`"lifecycle.get"`,
     `"query.QueryOut"`), imported when first read: a command that runs one op loads that op's
     module, not every op's (the planner, the readers, the question vocabulary). Given the thing
@@ -31,7 +32,11 @@ class _Named:
     def __set_name__(self, owner: type, name: str) -> None:
         self.name, self.slot = name, f"_{name}"
 
-    def __get__(self, op: Any, owner: type | None = None) -> Any:
+    @overload
+    def __get__(self, op: None, owner: type | None = None) -> NoReturn: ...
+    @overload
+    def __get__(self, op: object, owner: type | None = None) -> T: ...
+    def __get__(self, op: object, owner: type | None = None) -> T:
         if op is None:
             raise AttributeError(self.name)  # a field without a default
         held = op.__dict__[self.slot]
@@ -40,34 +45,43 @@ class _Named:
             held = op.__dict__[self.slot] = getattr(import_module(f"{__name__}.{module}"), name)
         return held
 
-    def __set__(self, op: Any, value: Any) -> None:
+    def __set__(self, op: object, value: T | str) -> None:
         op.__dict__[self.slot] = value
 
 
 class _Described:
     """Op.description: the text given, else the op function's docstring (read when first asked,
-    so naming an op does not import its module)."""
+    so naming an op does not import its module). Read on the class it is None, which dataclass
+    takes for the field's default: none given, the docstring."""
 
-    def __get__(self, op: Any, owner: type | None = None) -> Any:
+    @overload
+    def __get__(self, op: None, owner: type | None = None) -> None: ...
+    @overload
+    def __get__(self, op: Op, owner: type | None = None) -> str: ...
+    def __get__(self, op: Op | None, owner: type | None = None) -> str | None:
         if op is None:
-            raise AttributeError("description")  # a field without a default
+            return None
         if op.__dict__.get("_description") is None:
             op.__dict__["_description"] = (op.fn.__doc__ or "").strip()
         return op.__dict__["_description"]
 
-    def __set__(self, op: Any, value: str | None) -> None:
+    def __set__(self, op: Op, value: str | None) -> None:
         op.__dict__["_description"] = value
 
 
 @dataclass(frozen=True)
 class Op:
+    # input, output and fn are given as the thing or as its name (see _Named), and have no
+    # default: reading one on the class raises AttributeError, which dataclass takes for none. A
+    # type checker sees a default there, so role and writes carry _op's own (a field without a
+    # default may not follow one with).
     name: str
-    input: type[BaseModel] = _Named()
-    output: type[BaseModel] = _Named()
-    fn: Callable = _Named()
-    role: Role
-    writes: bool
-    description: str = _Described()
+    input: _Named[type[BaseModel]] = _Named()
+    output: _Named[type[BaseModel]] = _Named()
+    fn: _Named[Callable[..., Any]] = _Named()
+    role: Role = "viewer"
+    writes: bool = False
+    description: _Described = _Described()
     # Safe to send again after a lost answer (the client retries these on 5xx).
     idempotent: bool = True
     # Each call is written to the audit log: who, which op, which namespace, how it ended.
@@ -76,7 +90,7 @@ class Op:
     streams: bool = False
     # A body the op takes, over the README's sales.csv (fixtures/csv): /docs shows it, and a
     # test sends it through a validating MCP client.
-    example: dict = field(default_factory=dict)
+    example: dict[str, Any] = field(default_factory=dict)
 
     @property
     def summary(self) -> str:
@@ -87,7 +101,7 @@ class Op:
 
 def _op(
     name: str,
-    fn: Callable | str,
+    fn: Callable[..., Any] | str,
     input_: type[BaseModel] | str,
     output: type[BaseModel] | str,
     role: Role = "viewer",
@@ -95,7 +109,7 @@ def _op(
     idempotent: bool | None = None,
     audited: bool | None = None,
     streams: bool = False,
-    example: dict | None = None,
+    example: dict[str, Any] | None = None,
 ) -> Op:
     """Reads are idempotent and unaudited; writes are audited and, unless said, not idempotent."""
     return Op(
@@ -105,7 +119,6 @@ def _op(
         fn,
         role,
         writes,
-        None,  # the function's docstring, read when asked
         idempotent=not writes if idempotent is None else idempotent,
         audited=writes if audited is None else audited,
         streams=streams,

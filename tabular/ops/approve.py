@@ -12,6 +12,7 @@ import json
 import sqlite3
 import uuid
 from contextlib import suppress
+from typing import TypedDict
 
 from pydantic import Field
 from sqlglot import exp
@@ -38,7 +39,7 @@ from .datasets import dataset_get
 
 class DatasetApproveIn(OpIn):
     source_uri: str = Field(min_length=1)
-    dataset_id: str = Field("", description="Which table of the source; '' when the source has only one.")
+    dataset_id: str = Field(default="", description="Which table of the source; '' when the source has only one.")
     snapshot_id: str = Field(
         min_length=1,
         description="The snapshot you read (dataset_get). If another one serves by now, the answer is 409: read again.",
@@ -52,16 +53,17 @@ class DatasetApproveIn(OpIn):
         "'decimal_mark=,' (with optional ';group_mark=.', ';unit=€', ';negative=brackets' or ';negative=trailing') for numbers, '1/0' or 'true/false' for bools.",
     )
     settle_rest: bool = Field(
-        False,
+        default=False,
         description="Accept the rest as shown: settle every open question the approval does not answer as the column is "
         "held now (each listed in `settled`). Without it they stay open. An approval that names no column settles them all.",
     )
     allow_rejects: bool = Field(
-        False,
+        default=False,
         description="Apply a retyping that rejects more than half of a column's non-empty values (else 422 at the column, with the count and examples).",
     )
     dry_run: bool = Field(
-        False, description="Answer what the approval would change and reject, and change nothing (no new snapshot)."
+        default=False,
+        description="Answer what the approval would change and reject, and change nothing (no new snapshot).",
     )
 
 
@@ -75,7 +77,8 @@ class DatasetApproveOut(SourceAnswer):
     found: bool
     dataset: DatasetOut | None = None
     retyped: bool = Field(
-        False, description="A column's type or format changed, so the dataset was typed again under a new snapshot."
+        default=False,
+        description="A column's type or format changed, so the dataset was typed again under a new snapshot.",
     )
     changes: list[Change] = Field(default_factory=list, description="The columns whose type or format changed.")
     answered: list[Settled] = Field(
@@ -91,7 +94,7 @@ class DatasetApproveOut(SourceAnswer):
         description="The questions it leaves open (neither answered nor settled): the dataset stays unapproved while any is.",
     )
     dry_run: bool = Field(
-        False,
+        default=False,
         description="Nothing was changed: `changes`, `answered`, `settled` and `left_open` say what the approval would do.",
     )
 
@@ -100,6 +103,16 @@ class DatasetApproveOut(SourceAnswer):
 
     def __repr__(self) -> str:
         return approve_repr(self)
+
+
+class _Said(TypedDict):
+    """What an approval answers whether or not it is a dry run."""
+
+    found: bool
+    changes: list[Change]
+    answered: list[Settled]
+    settled: list[Settled]
+    left_open: list[QuestionOut]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -200,7 +213,7 @@ def dataset_approve(ctx: Context, body: DatasetApproveIn) -> DatasetApproveOut:
     unnamed = [q for q in live.questions if q.column not in named]
     settled = [Settled(column=q.column, **q.current.model_dump()) for q in unnamed] if rest else []
     left_open = [] if rest else unnamed
-    said = dict(found=True, changes=changes, answered=answered, settled=settled, left_open=left_open)
+    said = _Said(found=True, changes=changes, answered=answered, settled=settled, left_open=left_open)
     if body.dry_run:
         return DatasetApproveOut(**said, retyped=False, dry_run=True)
     wiping = [_wipes(c, body) for c in changes if c.rows_rejected * 2 > c.values]
@@ -335,7 +348,7 @@ def _switch(
 ) -> None:
     """The catalog rows of an approval, inside the caller's transaction: the new snapshot keeps
     the questions left open, and is the caller's approval of the dataset only when none is."""
-    key = [body.org, body.namespace, body.source_uri]
+    key = (body.org, body.namespace, body.source_uri)
     serving = next((d["live_snapshot"] for d in live_datasets(cur, *key) if d["dataset_id"] == live.dataset_id), None)
     if serving != body.snapshot_id:
         raise _stale(body.snapshot_id, serving or "none")

@@ -16,5 +16,5 @@ class Change(Model):
     rows_rejected: int = Field(
         description="Rows of the dataset the new type cannot read (they are left out, with the reason)."
     )
-    values: int = Field(0, description="The column's non-empty values.")
+    values: int = Field(default=0, description="The column's non-empty values.")
     examples: list[str] = Field(default_factory=list, description="Up to five values the new type does not read.")

@@ -10,7 +10,7 @@ from planner.dialect import DIALECT
 
 from ..backends.base import home_backend
 from ..errors import close_names
-from ..models import DatasetGetIn, DatasetGetOut, DatasetOut
+from ..models import DatasetGetIn, DatasetGetOut, DatasetOut, RejectedOut
 from ..store.catalog import rejected_table, revision_datasets, revision_row, snapshot_table, source_row
 from .addresses import addressed
 from .context import Context, close_sources
@@ -82,7 +82,7 @@ def dataset_get(ctx: Context, body: DatasetGetIn) -> DatasetGetOut:
             complete=rejected_count == 0 and state != "partial",
             columns=columns,
             questions=json.loads(questions),
-            rejected=[{"row_id": r[0], "line": r[1], "column": r[2], "value": r[3], "reason": r[4]} for r in rejected],
+            rejected=[RejectedOut(row_id=r[0], line=r[1], column=r[2], value=r[3], reason=r[4]) for r in rejected],
             warnings=json.loads(warnings),
             approved=approved,
             approved_at=approved_at.isoformat() if approved_at else None,

@@ -27,6 +27,7 @@ from ..display import (
 from ..errors import ErrorItem, PreconditionFailed, ValidationFailed
 from ..models import Coverage, OpIn, OpOut, SourceAnswer
 from ..store.catalog import (
+    Con,
     approvals,
     dumps,
     insert,
@@ -64,17 +65,19 @@ class HistoryEntry(BaseModel):
 class GetOut(SourceAnswer):
     found: bool
     source_uri: str = ""
-    doc_id: str = Field("", description="A stable id of the source in its namespace.")
+    doc_id: str = Field(default="", description="A stable id of the source in its namespace.")
     title: str = ""
     description: str = ""
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
-    revision: int | None = Field(None, description="The live revision; null when the source is deleted.")
+    revision: int | None = Field(default=None, description="The live revision; null when the source is deleted.")
     deleted: bool = False
-    deleted_revision: int | None = Field(None, description="When deleted: the revision knowledge.restore brings back.")
+    deleted_revision: int | None = Field(
+        default=None, description="When deleted: the revision knowledge.restore brings back."
+    )
     last_revision: int | None = None
     ingested_at: str | None = Field(
-        None, description="When the live (or, if deleted, the restorable) revision was published."
+        default=None, description="When the live (or, if deleted, the restorable) revision was published."
     )
     format: str | None = None
     parser: str | None = None
@@ -95,14 +98,14 @@ class GetOut(SourceAnswer):
 
 class DeleteIn(SourceIn):
     expected_revision: int | None = Field(
-        None, ge=0, description="Delete only if this revision is live (409 otherwise)."
+        default=None, ge=0, description="Delete only if this revision is live (409 otherwise)."
     )
 
 
 class DeleteOut(SourceAnswer):
     found: bool
     deleted: bool = False
-    revision: int | None = Field(None, description="The revision that was taken down.")
+    revision: int | None = Field(default=None, description="The revision that was taken down.")
 
     def _repr_html_(self) -> str:
         return delete_html(self)
@@ -125,11 +128,11 @@ class RestoreOut(SourceAnswer):
 
 
 class ListIn(OpIn):
-    cursor: str = Field("", description="next_cursor of the previous page; '' for the first.")
+    cursor: str = Field(default="", description="next_cursor of the previous page; '' for the first.")
     limit: int = Field(
-        100, ge=1, description="Sources per page (at most the list_limit_max setting, 1,000 by default)."
+        default=100, ge=1, description="Sources per page (at most the list_limit_max setting, 1,000 by default)."
     )
-    prefix: str = Field("", description="Only sources whose source_uri starts with this.")
+    prefix: str = Field(default="", description="Only sources whose source_uri starts with this.")
 
 
 class SourceRow(BaseModel):
@@ -143,7 +146,7 @@ class SourceRow(BaseModel):
 
 class ListOut(OpOut):
     rows: list[SourceRow]
-    next_cursor: str | None = Field(None, description="Pass as `cursor` for the next page; null on the last.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page; null on the last.")
 
     def _repr_html_(self) -> str:
         return sources_html(self)
@@ -156,7 +159,7 @@ def doc_id(org: str, namespace: str, source_uri: str) -> str:
     return "d_" + hashlib.sha256("\0".join((org, namespace, source_uri)).encode()).hexdigest()[:16]
 
 
-def history(cur, key: list[str]) -> list[HistoryEntry]:
+def history(cur: Con, key: tuple[str, str, str]) -> list[HistoryEntry]:
     rows = approvals(cur, *key)
     return [
         HistoryEntry(
@@ -181,7 +184,7 @@ def get(ctx: Context, body: SourceIn) -> GetOut:
         address = resolve(ctx, body.org, body.namespace, body.source_uri)
         if address.addressed and address.found:
             body = body.model_copy(update={"source_uri": address.source_uri})
-    key = [body.org, body.namespace, body.source_uri]
+    key = (body.org, body.namespace, body.source_uri)
     row = source_row(cur, *key)
     if row is None:
         return GetOut(found=False, source_uri=body.source_uri, did_you_mean=close_sources(ctx, *key))
@@ -216,7 +219,7 @@ def get(ctx: Context, body: SourceIn) -> GetOut:
 
 def delete(ctx: Context, body: DeleteIn) -> DeleteOut:
     """Take a source down: nothing of it is live (dataset_get answers found: false, plans naming it are refused) until knowledge.restore."""
-    key = [body.org, body.namespace, body.source_uri]
+    key = (body.org, body.namespace, body.source_uri)
     with ctx.catalog.change() as cur:
         row = source_row(cur, *key)
         if row is None:
@@ -242,7 +245,7 @@ def delete(ctx: Context, body: DeleteIn) -> DeleteOut:
 
 def restore(ctx: Context, body: SourceIn) -> RestoreOut:
     """Make a deleted source's revision live again, with its snapshots and approvals."""
-    key = [body.org, body.namespace, body.source_uri]
+    key = (body.org, body.namespace, body.source_uri)
     with ctx.catalog.change() as cur:
         row = source_row(cur, *key)
         if row is None:

@@ -38,16 +38,16 @@ class LinkDirIn(OpIn):
         max_length=4096,
         description="The folder, as the server sees it; it must lie inside an allowed root (link_roots).",
     )
-    label: str = Field("", max_length=200, description="A name for the link (default: the folder's name).")
+    label: str = Field(default="", max_length=200, description="A name for the link (default: the folder's name).")
     prefix: str | None = Field(
-        None,
+        default=None,
         max_length=1024,
         description="What each file's source_uri starts with (default '<label>/'); then its path in the folder.",
     )
     patterns: list[str] | None = Field(
-        None, max_length=100, description="Globs of file names to read (default: every readable format)."
+        default=None, max_length=100, description="Globs of file names to read (default: every readable format)."
     )
-    recursive: bool = Field(True, description="Read the folders inside it too.")
+    recursive: bool = Field(default=True, description="Read the folders inside it too.")
 
 
 class LinkIn(OpIn):
@@ -55,12 +55,12 @@ class LinkIn(OpIn):
 
 
 class UnlinkDirIn(LinkIn):
-    delete_sources: bool = Field(False, description="Also delete the sources its files made (restorable).")
+    delete_sources: bool = Field(default=False, description="Also delete the sources its files made (restorable).")
 
 
 class DirFilesIn(LinkIn):
     state: Literal["learned", "pending", "no_table", "failed", "skipped"] | None = Field(
-        None, description="Only files in this state."
+        default=None, description="Only files in this state."
     )
 
 
@@ -79,12 +79,14 @@ class LinkOut(OpOut):
         description="Followed now: the folder is there, learning is not paused, and a process of the home follows "
         "its changes (the one that linked it, while open, or `tabular serve`)."
     )
-    missing: bool = Field(False, description="The folder was not there at the last look; retry_dir looks again.")
+    missing: bool = Field(
+        default=False, description="The folder was not there at the last look; retry_dir looks again."
+    )
     last_scanned_at: str | None
     files: int = Field(description="Files of the folder the link reads.")
     states: dict[str, int] = Field(description="How many files are in each state.")
     learning_paused: Paused | None = Field(
-        None, description="Over a limit: nothing more is learned until the folder fits again."
+        default=None, description="Over a limit: nothing more is learned until the folder fits again."
     )
 
     def _repr_html_(self) -> str:
@@ -124,10 +126,10 @@ class DirFile(Model):
     )
     error_code: str | None = None
     error_message: str | None = None
-    revision: int | None = Field(None, description="The revision its latest content became.")
+    revision: int | None = Field(default=None, description="The revision its latest content became.")
     last_ingested_at: str | None = None
     open_questions: int = Field(
-        0,
+        default=0,
         description="Questions its live datasets ask (knowledge.dataset_get shows them; dataset_approve answers them).",
     )
 

@@ -40,13 +40,16 @@ class QueryIn(QueryPlan):
     # A plan is closed (SPEC §2): a key that is no clause is refused at its path, never skipped;
     # identity and transport fields pass and are named in ignored_args.
     closed: ClassVar[bool] = True
-    org: str = Field("", description="Organisation; filled from the token or the install's default.")
-    namespace: str = Field("", description="Namespace inside the org; filled from the install's default when empty.")
+    org: str = Field(default="", description="Organisation; filled from the token or the install's default.")
+    namespace: str = Field(
+        default="", description="Namespace inside the org; filled from the install's default when empty."
+    )
 
 
 class QueryExportIn(QueryIn):
     format: Literal[tuple(RESULT_FORMATS)] = Field(  # type: ignore[valid-type]  # the formats' one table
-        "arrow", description="How the rows are written: an Arrow IPC stream, CSV, Parquet or newline-delimited JSON."
+        default="arrow",
+        description="How the rows are written: an Arrow IPC stream, CSV, Parquet or newline-delimited JSON.",
     )
 
 
@@ -73,7 +76,7 @@ class QueryOut(OpOut):
         description="One list per row, in `columns` order; decimals and big integers as text (SPEC §3)."
     )
     row_ids: list[list[int | None]] | None = Field(
-        None, description="Without aggregates: per row, its row id in each dataset, in plan order."
+        default=None, description="Without aggregates: per row, its row id in each dataset, in plan order."
     )
     truncated: bool = Field(description="More rows matched than offset + limit reached.")
     complete: bool = Field(

@@ -39,9 +39,9 @@ class SynthesizeIn(OpIn):
         description="The datasets the task is about (at most 4): a source_uri, or {source_uri, dataset_id}.",
     )
     window_chars: int = Field(
-        24000, ge=200, le=1_000_000, description="The reader's window: the note is at most half of it."
+        default=24000, ge=200, le=1_000_000, description="The reader's window: the note is at most half of it."
     )
-    max_answer_chars: int = Field(8000, ge=100, le=1_000_000, description="The answer's length at most.")
+    max_answer_chars: int = Field(default=8000, ge=100, le=1_000_000, description="The answer's length at most.")
 
     @field_validator("datasets", mode="before")
     @classmethod
@@ -54,8 +54,10 @@ class SynthesizeCalculation(BaseModel):
     id: str = Field(description="What the answer cites: knowledge.query#1.")
     task: str
     plan: dict[str, Any] = Field(description="The knowledge.query plan that ran.")
-    reading: str = Field("", description="The plan said back in words, from the plan alone, for the user to check.")
-    confidence: SynthesizeConfidence | None = Field(None, description="How likely the reading is to be right.")
+    reading: str = Field(
+        default="", description="The plan said back in words, from the plan alone, for the user to check."
+    )
+    confidence: SynthesizeConfidence | None = Field(default=None, description="How likely the reading is to be right.")
     features: dict[str, float] = Field(default_factory=dict, exclude=True, repr=False)  # what the score was made of
     columns: list[ResultColumn]
     rows: list[list[Any]]
@@ -76,10 +78,10 @@ class SynthesizeOut(OpOut):
     abstain: bool = False
     abstain_reason: AbstainReason | None = None
     clarification: str | None = Field(
-        None, description="When abstaining: what to ask or approve, naming the dataset, question or candidates."
+        default=None, description="When abstaining: what to ask or approve, naming the dataset, question or candidates."
     )
     model: str = Field(description="Which proposer proposed the plan: builtin, or the chat model's name.")
-    truncated: bool = Field(False, description="The answer or the note was cut to its limit.")
+    truncated: bool = Field(default=False, description="The answer or the note was cut to its limit.")
     unsupported_citations: list[str] = Field(
         default_factory=list, description="Citations of calculations not run, removed from the answer."
     )
@@ -103,7 +105,7 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
     proposer = choose(ctx.settings)
     model = getattr(proposer, "model", "") or proposer.name
 
-    def abstain(reason: str, clarification: str) -> SynthesizeOut:
+    def abstain(reason: AbstainReason, clarification: str) -> SynthesizeOut:
         return SynthesizeOut(answer="", abstain=True, abstain_reason=reason, clarification=clarification, model=model)
 
     proposal = proposer.propose(body.task, schemas)
@@ -113,22 +115,22 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
         return abstain("invalid_plan", proposal.why or "no plan was proposed")
     checked: list[tuple[Candidate, QueryIn, QueryOut]] = []
     for candidate in proposal.candidates:
-        body_, dry, problems = _check(ctx, body, schemas, candidate.plan)
-        if problems and len(proposal.candidates) == 1:
-            repaired = proposer.repair(body.task, schemas, proposal, candidate.plan, problems)
+        got = _check(ctx, body, schemas, candidate.plan)
+        if isinstance(got, list) and len(proposal.candidates) == 1:
+            repaired = proposer.repair(body.task, schemas, proposal, candidate.plan, got)
             if repaired.abstain:
                 return abstain(repaired.abstain, repaired.question or repaired.why)
             if repaired.candidates:
                 candidate = repaired.candidates[0]
-                body_, dry, problems = _check(ctx, body, schemas, candidate.plan)
-        if problems:
+                got = _check(ctx, body, schemas, candidate.plan)
+        if isinstance(got, list):
             listed = "; ".join(
                 f"{p['path']}: {p['message']}"
                 + (f" (did you mean {', '.join(p['did_you_mean'])}?)" if p.get("did_you_mean") else "")
-                for p in problems[:5]
+                for p in got[:5]
             )
             return abstain("invalid_plan", f"the proposed plan does not fit the datasets: {listed}")
-        checked.append((candidate, body_, dry))
+        checked.append((candidate, *got))
     asked = _open_questions(checked, schemas)
     if asked:
         return abstain("needs_clarification", asked)
@@ -194,13 +196,14 @@ def synthesize(ctx: Context, body: SynthesizeIn) -> SynthesizeOut:
 
 def _check(
     ctx: Context, body: SynthesizeIn, schemas: list[DatasetSchema], plan: Any
-) -> tuple[QueryIn | None, QueryOut | None, list[dict]]:
-    """Validate a proposed plan exactly as knowledge.query does (a dry run), reading only the given datasets."""
+) -> tuple[QueryIn, QueryOut] | list[dict[str, Any]]:
+    """Validate a proposed plan exactly as knowledge.query does (a dry run), reading only the given
+    datasets: the plan as knowledge.query takes it and its dry run, or the problems (as error dicts)."""
     if not isinstance(plan, dict):
-        return None, None, [{"path": "", "message": "a plan is a JSON object", "received": type(plan).__name__}]
+        return [{"path": "", "message": "a plan is a JSON object", "received": type(plan).__name__}]
     given = {s.source_uri: s for s in schemas}
     pins = {d.source_uri: d.snapshot_id for d in body.datasets if d.snapshot_id}
-    problems = []
+    problems: list[dict[str, Any]] = []
     for path, d in _read_datasets(plan):
         uri = d.get("source_uri") if isinstance(d, dict) else None
         if uri not in given:
@@ -214,24 +217,24 @@ def _check(
         elif pins.get(uri) and isinstance(d, dict):
             d["snapshot_id"] = pins[uri]
     if problems:
-        return None, None, problems
+        return problems
     try:
         misspelled = refused_keys(plan, QueryIn, "the plan")  # as knowledge.query refuses them
         if misspelled:
-            return None, None, [e.to_dict() for e in misspelled]
+            return [e.to_dict() for e in misspelled]
         body_ = QueryIn.model_validate({**plan, "org": body.org, "namespace": body.namespace, "dry_run": True})
-        return body_, query(ctx, body_), []
+        return body_, query(ctx, body_)
     except ValidationError as err:
-        return None, None, [e.to_dict() for e in validation_items(err.errors(), QueryIn)]
+        return [e.to_dict() for e in validation_items(err.errors(), QueryIn)]
     except (ValidationFailed, PreconditionFailed, TooLarge) as err:
-        return None, None, [e.to_dict() for e in err.errors] or [{"path": "", "message": err.message}]
+        return [e.to_dict() for e in err.errors] or [{"path": "", "message": err.message}]
 
 
 def _read_datasets(plan: dict, within: str = "", depth: int = 0):
     """(path, entry) for each dataset a proposed plan reads, in the plans nested in it too (as
     deep as knowledge.query would look before refusing the nesting)."""
-    datasets = plan.get("datasets") if isinstance(plan.get("datasets"), list) else []
-    for i, d in enumerate(datasets):
+    datasets = plan.get("datasets")
+    for i, d in enumerate(datasets if isinstance(datasets, list) else []):
         path = f"{within}datasets[{i}]"
         nested = d.get("plan") if isinstance(d, dict) else None
         if isinstance(nested, dict) and depth < 8:
@@ -377,18 +380,19 @@ def _events_in_parts(ctx: Context, run: QueryIn, schemas: list[DatasetSchema]) -
     two goals of one match share its date, venue, opponent and result): the rows are parts of fewer
     events, so "how many were friendlies" is not surely the number of rows. Rows that only share a
     day (two records set on one date in different places) are no such parts. Says both numbers."""
+    d = run.datasets[0] if len(run.datasets) == 1 else None
     if (
         run.group_by
         or run.joins
-        or len(run.datasets) != 1
-        or getattr(run.datasets[0], "plan", None) is not None  # a plan's result: not rows of one table
+        or not isinstance(d, QueryDataset)  # a plan's result (or several datasets): not rows of one table
         or len(run.aggregates) != 1
         or run.aggregates[0].fn != "count"
     ):
         return ""
-    d = run.datasets[0]
     schema = next((s for s in schemas if s.source_uri == d.source_uri and s.dataset_id in (d.dataset_id, None)), None)
-    dates = [c.name for c in schema.columns if c.type == "date"] if schema else []
+    if schema is None:
+        return ""
+    dates = [c.name for c in schema.columns if c.type == "date"]
     if len(dates) != 1:
         return ""
     others = [c.name for c in schema.columns if c.name != dates[0]]

@@ -251,9 +251,7 @@ def _stream(
         arrays = [pa.array(row_ids, pa.int64()), pa.array(lines, pa.int64())]
         arrays += [pa.array(col, pa.string()) for col in columns]
         writer.write_table(pa.Table.from_arrays(arrays, schema=cells_schema(width)))
-        chunk.clear()
-        row_ids.clear()
-        lines.clear()
+        del chunk[:], row_ids[:], lines[:]
         if progress:
             progress(row_id)
 

@@ -75,6 +75,7 @@ def serve(engine, host: str | None = None, port: int | None = None, access_log: 
         access_log=access_log,
         log_level="info",
         http=PROTOCOL,
-        timeout_graceful_shutdown=settings.close_seconds,
+        # uvicorn annotates an int, but only hands it to asyncio.timeout, which takes seconds as a float
+        timeout_graceful_shutdown=settings.close_seconds,  # type: ignore[arg-type]
     )
     Server(config).run()

@@ -20,7 +20,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..engine import Engine, out_of_memory
@@ -275,9 +275,13 @@ def _openapi(app: FastAPI, single_user: bool) -> Callable[[], dict]:
         if app.openapi_schema:
             return app.openapi_schema
         schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
-        wanted: list[tuple[type[BaseModel], str]] = [(ErrorEnvelope, "serialization")]
+        wanted: list[tuple[type[BaseModel], JsonSchemaMode]] = [(ErrorEnvelope, "serialization")]
         for op in REGISTRY.values():
-            for pair in ((op.input, "validation"), (op.output, "serialization")):
+            pairs: tuple[tuple[type[BaseModel], JsonSchemaMode], ...] = (
+                (op.input, "validation"),
+                (op.output, "serialization"),
+            )
+            for pair in pairs:
                 if pair not in wanted:
                     wanted.append(pair)
         refs, defs = models_json_schema(wanted, ref_template="#/components/schemas/{model}")
@@ -436,11 +440,16 @@ def create_app(engine: Engine, tokens: Tokens | None = None, mcp: bool = True) -
         }
 
     if manager is not None:
+        # An ASGI app as the route: Starlette's Route serves one (any endpoint not a function),
+        # though add_route's annotation names only request handlers.
         app.add_route(
-            "/mcp", _McpEndpoint(mcp_endpoint, tokens), methods=["GET", "POST", "DELETE"], include_in_schema=False
+            "/mcp",
+            _McpEndpoint(mcp_endpoint, tokens),  # type: ignore[arg-type]
+            methods=["GET", "POST", "DELETE"],
+            include_in_schema=False,
         )
 
-    app.openapi = _openapi(app, tokens.single_user)
+    app.openapi = _openapi(app, tokens.single_user)  # type: ignore[method-assign]  # FastAPI's documented override
     _docs(app)
     mount_ui(app, service)  # /ui: the page for the person the engine asks, made of the same ops
     if tokens.single_user:

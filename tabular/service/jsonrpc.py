@@ -181,8 +181,7 @@ def _malformed(head: _Head, code: int, message: str) -> Refused:
 
 
 def _too_deep(path: tuple | None, limit: int) -> TabularError:
-    inside = path is not None and path[:2] == _ARGUMENTS
-    where = json_path(path[2:]) if inside else ""
+    where = json_path(path[2:]) if path is not None and path[:2] == _ARGUMENTS else ""
     return validation_failed(
         [
             ErrorItem(

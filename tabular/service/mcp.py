@@ -5,8 +5,8 @@ description the op's; an error is a tool result with `isError` and the SPEC §2 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import anyio
 import mcp_types as types
@@ -132,7 +132,7 @@ class Screened:
     is (jsonrpc.screen), then handed to the SDK's endpoint; one the SDK could not parse (nested
     past its parser, a lone surrogate) is answered here, where it was a bare -32700."""
 
-    def __init__(self, endpoint, settings: Settings, refused: Callable[[Refused, str | None], None]):
+    def __init__(self, endpoint, settings: Settings, refused: Refusals):
         self.endpoint, self.settings, self.refused = endpoint, settings, refused
         self.limit = message_limit(settings)
 
@@ -200,7 +200,13 @@ def stdio_identity(tokens: Tokens, token: str | None, org: str | None, namespace
     return Identity(tokens.local, defaults)
 
 
-def refusals(identity: Identity | None, tokens: Tokens) -> Callable[[Refused, str | None], None]:
+class Refusals(Protocol):
+    """Records a refused message; `authorization` is the HTTP caller's header (none on stdio)."""
+
+    def __call__(self, got: Refused, authorization: str | None = None) -> None: ...
+
+
+def refusals(identity: Identity | None, tokens: Tokens) -> Refusals:
     """What records a tools/call the screen refused before any op saw it (jsonrpc.screen): a
     refused write is audited, as Service.run audits one (`authorization`: the HTTP caller's header)."""
     by_tool = {tool_name(op.name): op for op in REGISTRY.values()}

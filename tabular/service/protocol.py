@@ -4,15 +4,12 @@ envelope, as every other failure does, instead of uvicorn's plain-text 400."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
-
-try:  # uvicorn's faster parser, where it is installed (uvicorn picks it the same way)
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-except ImportError:  # pragma: no cover - httptools is an optional extra of uvicorn
-    HttpToolsProtocol = None
+from uvicorn.server import ServerState
 
 UNREADABLE = (
     "the request could not be read as HTTP/1.1: it is malformed, or its request line and headers are longer than "
@@ -39,6 +36,10 @@ def unreadable_answer(default_headers: list[tuple[bytes, bytes]]) -> bytes:
 class _Enveloped:
     """uvicorn calls send_400_response when its parser refuses the bytes; answer the envelope."""
 
+    # Set by the uvicorn protocol this is mixed into.
+    transport: asyncio.Transport
+    server_state: ServerState
+
     def send_400_response(self, msg: str) -> None:
         self.transport.write(unreadable_answer(self.server_state.default_headers))
         self.transport.close()
@@ -48,8 +49,12 @@ class H11Enveloped(_Enveloped, H11Protocol):
     pass
 
 
-PROTOCOL: type = H11Enveloped
-if HttpToolsProtocol is not None:
+PROTOCOL: type[asyncio.Protocol] = H11Enveloped
+try:  # uvicorn's faster parser, where it is installed (uvicorn picks it the same way)
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # pragma: no cover - httptools is an optional extra of uvicorn
+    pass
+else:
 
     class HttpToolsEnveloped(_Enveloped, HttpToolsProtocol):
         pass

@@ -23,6 +23,7 @@ import re
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -35,7 +36,7 @@ from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 
 from ..display.questions import asked, open_said
-from ..errors import AuthInsufficient, ErrorItem, TabularError, TooLarge, ValidationFailed
+from ..errors import AuthInsufficient, AuthInvalid, ErrorItem, TabularError, TooLarge, ValidationFailed
 from ..ingest.uploads import store_upload
 from ..ops import REGISTRY
 from ..results import FORMATS as RESULT_FORMATS
@@ -43,6 +44,7 @@ from .auth import Grant
 from .calls import Service, Streamed, audit, parse_body, request_id
 from .sessions import Sessions
 
+charts: ModuleType | None
 try:
     from .. import charts  # optional: the chart of an answer; the page shows none without it
 except ImportError:  # pragma: no cover - charts is a sibling module, present in a full checkout
@@ -85,6 +87,13 @@ class Visit:
 
     def may(self, op: str) -> bool:
         return self.grant is not None and self.grant.may(REGISTRY[op])
+
+    @property
+    def signed_in(self) -> Grant:
+        """The grant of a visit a route is shown: _guard sends a visit without one to sign in."""
+        if self.grant is None:
+            raise AuthInvalid("sign in first")
+        return self.grant
 
     def body(self, **fields: Any) -> dict:
         """An op's body: the fields and, when the URL names one, the namespace."""
@@ -196,7 +205,7 @@ class Pages:
         return self.page(request, visit, "error.html", err.status, err=err, stale=stale, STALE=STALE, **context)
 
     async def run(self, request: Request, visit: Visit, op: str, body: dict) -> Any:
-        return await self.service.run(REGISTRY[op], visit.body(**body), visit.grant, request_id(request))
+        return await self.service.run(REGISTRY[op], visit.body(**body), visit.signed_in, request_id(request))
 
     async def run_all(self, request: Request, visit: Visit, op: str, bodies: list[dict]) -> list[Any]:
         """One read op for each body, as `run` runs it (the role and namespace checked for each,
@@ -206,10 +215,10 @@ class Pages:
         assert not spec.audited, "a change is run one at a time, by run()"
         if not bodies:
             return []
-        checked = [self.tokens.authorize(visit.grant, spec, visit.body(**b)) for b in bodies]
+        checked = [self.tokens.authorize(visit.signed_in, spec, visit.body(**b)) for b in bodies]
         release = await self.service.hold(str(checked[0].get("org") or self.service.settings.default_org))
         try:
-            engine, caller = self.service.engine, visit.grant.name
+            engine, caller = self.service.engine, visit.signed_in.name
             return await run_in_threadpool(lambda: [engine.run(spec.name, b, caller) for b in checked])
         finally:
             release()
@@ -343,14 +352,14 @@ def _sources_routes(pages: Pages, router: APIRouter) -> None:
                 )
             form = await _read_form(request, max_files=UPLOAD_FILES, max_fields=10)
             pages.check_post(request, visit, str(form.get("csrf", "")))
-            body = pages.tokens.authorize(visit.grant, op, body)
-            chosen = [f for f in form.getlist("file") if not isinstance(f, str) and f.filename]
+            body = pages.tokens.authorize(visit.signed_in, op, body)
+            chosen = [(f, f.filename) for f in form.getlist("file") if not isinstance(f, str) and f.filename]
             if not chosen:
                 raise ValidationFailed("choose a file to upload", [ErrorItem("file", "missing", expected="a file")])
             org = body.get("org") or pages.service.settings.default_org
             namespace = body.get("namespace") or pages.service.settings.default_namespace
             stored = []
-            for one in chosen:
+            for one, filename in chosen:
                 kept = await run_in_threadpool(
                     store_upload,
                     pages.service.engine.catalog,
@@ -358,7 +367,7 @@ def _sources_routes(pages: Pages, router: APIRouter) -> None:
                     org,
                     namespace,
                     one.file,
-                    one.filename,
+                    filename,
                     one.content_type or "application/octet-stream",
                 )
                 audit(op, visit.grant, body, request_id(request), 200, None)
@@ -502,7 +511,9 @@ def _ask_routes(pages: Pages, router: APIRouter) -> None:
         plan = _plan_of(request.query_params.get("plan", ""))
         # The URL's format wins over a `format` the plan may carry (the Ask page's plan is the query's).
         body = visit.body(**{**plan, "format": request.query_params.get("format", "csv")})
-        whole, rows = await pages.service.stream(REGISTRY["knowledge.query_export"], body, visit.grant, gone=request)
+        whole, rows = await pages.service.stream(
+            REGISTRY["knowledge.query_export"], body, visit.signed_in, gone=request
+        )
         name = "answer." + ("arrow" if whole.format == "arrow" else whole.format)
         return Streamed(  # a visitor who goes away stops the statement (calls.Rows)
             rows,

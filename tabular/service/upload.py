@@ -191,6 +191,8 @@ async def _stored(
     except BaseException:
         writer.abort()
         raise
+    # The multipart part named it above; _stream refused a raw body without ?filename=.
+    assert filename is not None
     org = body.get("org") or service.settings.default_org
     namespace = body.get("namespace") or service.settings.default_namespace
     media_type = content_type.split(";")[0].strip()

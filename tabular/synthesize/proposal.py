@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from .schemas import DatasetSchema
 
@@ -30,7 +30,7 @@ class Proposal:
     candidates: tuple[Candidate, ...] = ()
     question: str = ""
     why: str = ""
-    abstain: str = ""  # a proposer's own abstention: "ambiguous" or "invalid_plan"
+    abstain: Literal["", "ambiguous", "invalid_plan"] = ""  # a proposer's own abstention, if any
     one_row: str = ""  # the words ask for one row ("the title of …"): more than one different row is ambiguous
     rows_are: str = ""  # a count read the rows as this noun ("how many games"): a count of none says they may not be
     transcript: list = field(default_factory=list, compare=False)  # what the proposer needs for a repair
