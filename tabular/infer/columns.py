@@ -10,13 +10,13 @@ question, held as the option that rejects fewest rows (SPEC §4).
 
 from __future__ import annotations
 
-import uuid
-
 import duckdb
+from sqlglot import exp
 
 from .. import readings as C
 from ..readings import Reading
 from ..settings import Settings
+from .cells import ROW_ID, K, T, col, not_null, relation, temp_table
 from .questions import Typing, decide
 from .tally import ReadingCount, Source, Tally, long_table, physical_from, survey, tally
 
@@ -63,15 +63,8 @@ def _sample_tallies(
     needs. So a typed column costs a few readings per cell, not every reading there is."""
     if not sample.long:
         return tally(con, sample, columns, readings, markers)
-    probe_name = f"__probe_{uuid.uuid4().hex[:12]}"
-    con.execute(
-        f"CREATE TEMP TABLE {probe_name} AS SELECT * FROM {sample.sql} WHERE t IS NOT NULL"
-        f" QUALIFY row_number() OVER (PARTITION BY k ORDER BY __row_id) <= {PROBE_CELLS}"
-    )
-    try:
+    with temp_table(con, "__probe_", _probe(sample)) as probe_name:
         probed = tally(con, Source(probe_name, long=True), columns, readings, markers)
-    finally:
-        con.execute(f"DROP TABLE IF EXISTS {probe_name}")
     left = {c: [n.reading for n in probed[c].counts if n.fails == 0] for c in columns}
     counted = _recount(con, sample, {c: rs for c, rs in left.items() if rs}, markers, probed)
     out = {}
@@ -87,6 +80,20 @@ def _sample_tallies(
         for c in bare:
             out[c].counts = [ReadingCount(n.reading, n.fails) for n in probed[c].counts]
     return out
+
+
+def _probe(sample: Source) -> exp.Select:
+    """The first PROBE_CELLS non-null cells of each column of a long-form sample."""
+    window = exp.Window(
+        this=exp.RowNumber(), partition_by=[col(K)], order=exp.Order(expressions=[exp.Ordered(this=col(ROW_ID))])
+    )
+    first = exp.LTE(this=window, expression=exp.Literal.number(PROBE_CELLS))
+    return (
+        exp.select(exp.Star())
+        .from_(sample.relation(), copy=False)
+        .where(not_null(col(T)), copy=False)
+        .qualify(first, copy=False)
+    )
 
 
 def infer_columns(
@@ -105,18 +112,25 @@ def infer_columns(
     free = [c for c in columns if c not in forced]
     picked = sampled(rel, rows)
     with long_table(con, picked, columns, markers) as sample:
-        whole = Source(rel) if picked != rel else sample
+        whole = Source(rel) if picked is not rel else sample
         return infer_from(con, sample, whole, columns, free, forced, settings, options)[0]
 
 
-def sampled(rel: str, rows: int) -> str:
-    """The sample of an extraction relation of `rows` rows: every row of a short one; else the
-    first rows, then rows spread evenly over the rest (row ids filter the Parquet scan, so
-    neither part sorts or samples the whole file)."""
+def sampled(rel: str | exp.Expression, rows: int) -> str | exp.Expression:
+    """The sample of an extraction relation of `rows` rows: every row of a short one (`rel`
+    itself); else the first rows, then rows spread evenly over the rest (row ids filter the
+    Parquet scan, so neither part sorts or samples the whole file)."""
     if rows <= SAMPLE_HEAD + SAMPLE_SPREAD:
         return rel
     step = max(1, (rows - SAMPLE_HEAD) // SAMPLE_SPREAD)
-    return f"(SELECT * FROM {rel} WHERE __row_id <= {SAMPLE_HEAD} OR __row_id % {step} = 0)"
+    head = exp.LTE(this=col(ROW_ID), expression=exp.Literal.number(SAMPLE_HEAD))
+    spread = exp.EQ(
+        this=exp.Mod(this=col(ROW_ID), expression=exp.Literal.number(step)), expression=exp.Literal.number(0)
+    )
+    picked = (
+        exp.select(exp.Star()).from_(relation(rel), copy=False).where(exp.or_(head, spread, copy=False), copy=False)
+    )
+    return picked.subquery(copy=False)
 
 
 def _candidates(

@@ -5,9 +5,6 @@ with the statistics a number's storage type is chosen from."""
 from __future__ import annotations
 
 import re
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -19,6 +16,9 @@ from planner.dialect import DIALECT, duckdb_function
 from .. import number_forms as N
 from .. import readings as C
 from ..readings import Reading
+from .cells import RAW, ROW_ID, Source, T, count, grouped, not_null, one_row, only_where, text_of_expr
+from .cells import col as _col
+from .cells import long_table as long_table  # tally's own name for it (ingest/ imports it from here)
 
 
 class NumberStats(NamedTuple):
@@ -78,22 +78,8 @@ class Tally:
 
 
 def text_of(column: str, markers: tuple[str, ...], compact: bool = False) -> exp.Expression:
-    """A cell as the readings see it: trimmed, with null markers as NULL."""
+    """A cell as the readings see it: trimmed, with null markers as NULL (cells.text_of_expr)."""
     return text_of_expr(exp.column(column, quoted=True), markers, compact)
-
-
-def text_of_expr(cell: exp.Expression, markers: tuple[str, ...], compact: bool = False) -> exp.Expression:
-    """`compact`: the form for statements of hundreds of columns. DuckDB's common-subexpression
-    pass takes time quadratic in the repeated subexpressions of a SELECT (1,000 columns of the
-    short form below: 3 s to plan), so there the markers are matched on the raw cell, spaces
-    around allowed, and the cell is trimmed once; it runs a little slower per cell."""
-    trimmed = exp.func("trim", cell)
-    pattern = "(" + "|".join(re.escape(m) for m in markers) + ")"
-    if compact:
-        return exp.Case().when(C.matches(cell, f" *{pattern} *"), exp.null()).else_(trimmed)
-    # One regex for the markers, tried only on short text: cheaper than an IN list per cell.
-    short = exp.LTE(this=exp.func("length", trimmed), expression=exp.Literal.number(max(len(m) for m in markers)))
-    return exp.Case().when(exp.and_(short, C.matches(trimmed, pattern)), exp.null()).else_(trimmed)
 
 
 def string_text(column: str, spaces: bool = False) -> exp.Expression:
@@ -107,11 +93,11 @@ def string_text(column: str, spaces: bool = False) -> exp.Expression:
     cell whose second byte is printable ASCII is no blank: two comparisons of bytes tell,
     before any trim (`maybe_blank`)."""
     col = exp.column(column, quoted=True)
-    empty = exp.func("nullif", col, exp.Literal.string(""))
+    empty = exp.Nullif(this=col, expression=exp.Literal.string(""))
     if spaces:
         return empty
-    first = exp.func("starts_with", col, exp.Literal.string(" "))
-    trimmed = exp.Case().when(exp.EQ(this=exp.func("trim", col), expression=exp.Literal.string("")), exp.null())
+    first = exp.StartsWith(this=col, expression=exp.Literal.string(" "))
+    trimmed = exp.Case().when(exp.EQ(this=exp.Trim(this=col), expression=exp.Literal.string("")), exp.null())
     # Nested, so the trim runs only where the comparisons let a blank through (DuckDB may
     # reorder the terms of one AND).
     return exp.Case().when(exp.and_(first, maybe_blank(col, " ")), trimmed.else_(col)).else_(empty)
@@ -125,97 +111,97 @@ def maybe_blank(col: exp.Expression, prefix: str = "") -> exp.Expression:
     """False only for a cell (starting with `prefix`) whose next character is printable ASCII
     (byte 21 to 7E): no cell DuckDB's trim empties. A cheap test before trim: DuckDB compares
     text byte by byte, and a blank character is a space (20) or past ASCII (UTF-8 from C2)."""
-    return exp.or_(
-        exp.LT(this=col, expression=exp.Literal.string(prefix + "!")),
-        exp.GTE(this=col, expression=exp.Literal.string(prefix + PAST_ASCII)),
+    return exp.Or(
+        this=exp.LT(this=col, expression=exp.Literal.string(prefix + "!")),
+        expression=exp.GTE(this=col, expression=exp.Literal.string(prefix + PAST_ASCII)),
     )
-
-
-def _sql(e: exp.Expression) -> str:
-    return e.sql(dialect=DIALECT)
-
-
-def _q(name: str) -> str:
-    return exp.to_identifier(name, quoted=True).sql(dialect=DIALECT)
-
-
-def _names(columns: list[str]) -> str:
-    return ", ".join(exp.Literal.string(c).sql(dialect=DIALECT) for c in columns)
 
 
 def accepts(reading: Reading, t: exp.Expression) -> exp.Expression:
     """True where the reading reads the (non-null) text `t`. A number's gate is the whole test:
     text that passes it always converts."""
     if reading.type == "number":
-        return C.matches(t, reading.gate)
+        return C.matches(t, gate(reading))
     return exp.not_(exp.Is(this=C.convert(reading, t, C.physical_of(reading)), expression=exp.null()))
 
 
-@dataclass(frozen=True)
-class Source:
-    """Cells to count over. `long`: a table already in long form (k, __row_id, raw, t, n), one
-    row per distinct non-null text of a column, k the cell column's name, n how many cells hold
-    it, __row_id the first; else a FROM clause in the extraction's wide form (__row_id and one
-    text column per cell column), read as one row per cell (n = 1).
-
-    Counting runs on the long form: a fixed set of expressions per cell, grouped by column, so
-    the work grows with the cells counted and the statements stay the same size however wide
-    the table is (DuckDB slows down past linear with thousands of aggregates in one SELECT)."""
-
-    sql: str
-    long: bool = False
-
-    def cells(self, columns: list[str], markers: tuple[str, ...]) -> str:
-        """The long form of `columns`' cells as a FROM clause; only those columns are read."""
-        if self.long:
-            return f"(SELECT * FROM {self.sql} WHERE k IN ({_names(columns)}))"
-        return "(" + cells_sql(self.sql, columns, markers) + ")"
-
-
-def cells_sql(relation: str, columns: list[str], markers: tuple[str, ...]) -> str:
-    """SELECT of the long form (k, __row_id, raw, t, n = 1) of `columns` of a wide relation."""
-    t = text_of_expr(exp.column("raw", quoted=True), markers)
-    return f"SELECT k, __row_id, raw, {_sql(t)} AS t, 1 AS n FROM ({_raw_cells(relation, columns)})"
-
-
-def _raw_cells(relation: str, columns: list[str]) -> str:
-    """SELECT of (k, __row_id, raw): each non-null cell of `columns` with its column's name."""
-    if len(columns) == 1:
-        (c,) = columns
-        inner = f"SELECT {_names([c])} AS k, __row_id, {_q(c)} AS raw FROM {relation} WHERE {_q(c)} IS NOT NULL"
-    else:
-        # Two lists unnested side by side pair each cell with its column's name.
-        inner = (
-            f"SELECT * FROM (SELECT unnest([{_names(columns)}]) AS k, __row_id, unnest([{', '.join(_q(c) for c in columns)}]) AS raw"
-            f" FROM {relation}) WHERE raw IS NOT NULL"
-        )
-    return inner
-
-
-def _count(condition: str) -> str:
-    """The cells where `condition` holds, each counted n times (Source: n is 1, or how many
-    cells hold a distinct text)."""
-    return f"coalesce(sum(n) FILTER (WHERE {condition}), 0)"
-
-
-def _grouped(con: duckdb.DuckDBPyConnection, source: str, selects: dict[Any, str]) -> dict[str, dict[Any, Any]]:
-    """Run named aggregates per column (k) over long-form cells: {k: {name: value}}."""
-    names = list(selects)
-    sql = f"SELECT k, {', '.join(selects.values())} FROM {source} GROUP BY k"
-    return {k: dict(zip(names, values)) for k, *values in con.execute(sql).fetchall()}
-
-
-T = "t"
 # An integer written with a '+' and 7 digits or more is a phone number, not a signed quantity.
 PLUS_ID = r"\+[0-9]{7,}"
+
+
+def gate(reading: Reading) -> str:
+    """A number reading's gate (every number reading has one)."""
+    assert reading.gate is not None, reading
+    return reading.gate
+
+
+def _lit(text: str) -> exp.Literal:
+    return exp.Literal.string(text)
+
+
+def _or_false(e: exp.Expr) -> exp.Expression:
+    """`e`, false where it is NULL (an aggregate over no value)."""
+    return exp.Coalesce(this=e, expressions=[exp.false()])
+
+
+def _starts(text: str) -> exp.Expression:
+    return exp.StartsWith(this=_col(T), expression=_lit(text))
+
+
+def _one_of(values: tuple[str, ...]) -> exp.Expression:
+    return _col(T).isin(*map(_lit, values), copy=False)
 
 
 # The bool words of one letter, each beside its other (y with n, t with f): every value one of
 # them and no pair met is one side alone (Tally.one_sided), Female or False.
 LETTER_PAIRS = tuple((yes, no) for yes, no in zip(C.TRUE_WORDS, C.FALSE_WORDS) if len(yes) == len(no) == 1)
-ONE_SIDED = f"coalesce(bool_and(lower(t) IN {tuple(w for pair in LETTER_PAIRS for w in pair)}), false)" + "".join(
-    f" AND NOT (bool_or(lower(t) = '{yes}') AND bool_or(lower(t) = '{no}'))" for yes, no in LETTER_PAIRS
-)
+
+
+def _one_sided() -> exp.Expr:
+    """Tally.one_sided of a column's values."""
+
+    def lower() -> exp.Expression:
+        return exp.Lower(this=_col(T))
+
+    def met(word: str) -> exp.Expression:
+        return exp.LogicalOr(this=exp.EQ(this=lower(), expression=_lit(word)))
+
+    letters = [_lit(w) for pair in LETTER_PAIRS for w in pair]
+    every = _or_false(exp.LogicalAnd(this=exp.In(this=lower(), expressions=letters)))
+    return exp.and_(
+        every, *[exp.not_(exp.and_(met(yes), met(no), copy=False), copy=False) for yes, no in LETTER_PAIRS], copy=False
+    )
+
+
+def _facts() -> dict[str, exp.Expr]:
+    """The aggregates of what every column needs (Tally's facts), fresh nodes each call."""
+    t = _col
+    zeros = exp.and_(
+        exp.or_(*[_starts(p) for p in ("0", "-0", "+0")], copy=False), C.matches(t(T), r"[+-]?0[0-9]+"), copy=False
+    )
+    binary = exp.LogicalAnd(this=_one_of(("0", "1")))
+    blank = exp.EQ(this=exp.Trim(this=t(RAW)), expression=_lit(""))
+    return {
+        "nonnull": count(not_null(t(T))),
+        "plain": exp.LogicalAnd(this=exp.and_(not_null(t(T)), exp.EQ(this=t(RAW), expression=t(T)), copy=False)),
+        "leading_zeros": count(zeros),
+        # 0/1 is a question only when both appear: a column of zeros is a number.
+        "zero_one": _or_false(
+            exp.and_(
+                binary.copy(),
+                exp.LogicalOr(this=exp.EQ(this=t(T), expression=_lit("0"))),
+                exp.LogicalOr(this=exp.EQ(this=t(T), expression=_lit("1"))),
+                copy=False,
+            )
+        ),
+        "binary": _or_false(binary),
+        "plus_ids": count(exp.and_(_starts("+"), C.matches(t(T), PLUS_ID), copy=False)),
+        "negatives": _or_false(exp.LogicalOr(this=_starts("-"))),
+        "single": _or_false(exp.LogicalAnd(this=exp.EQ(this=exp.Length(this=t(T)), expression=exp.Literal.number(1)))),
+        "spaces": count(exp.and_(exp.NEQ(this=t(RAW), expression=_lit("")), t(T).is_(exp.null()), blank, copy=False)),
+        "one_sided": _one_sided(),
+        "coded_exponents": _or_false(exp.LogicalAnd(this=C.matches(t(T), "[0-9]+[eE][0-9]+"))),
+    }
 
 
 def tally(
@@ -235,31 +221,7 @@ def tally(
     out = {col: Tally(plain=True) for col in columns}
     if not columns:
         return out
-    t = exp.column(T, quoted=True)
-    zeros = exp.and_(
-        exp.or_(*[exp.func("starts_with", t, exp.Literal.string(p)) for p in ("0", "-0", "+0")]),
-        C.matches(t, r"[+-]?0[0-9]+"),
-    )
-    base = _grouped(
-        con,
-        source.cells(columns, markers),
-        {
-            "nonnull": _count("t IS NOT NULL"),
-            "plain": "bool_and(t IS NOT NULL AND raw = t)",
-            "leading_zeros": _count(_sql(zeros)),
-            # 0/1 is a question only when both appear: a column of zeros is a number.
-            "zero_one": "coalesce(bool_and(t IN ('0', '1')) AND bool_or(t = '0') AND bool_or(t = '1'), false)",
-            "binary": "coalesce(bool_and(t IN ('0', '1')), false)",
-            "plus_ids": _count(
-                _sql(exp.and_(exp.func("starts_with", t, exp.Literal.string("+")), C.matches(t, PLUS_ID)))
-            ),
-            "negatives": "coalesce(bool_or(starts_with(t, '-')), false)",
-            "single": "coalesce(bool_and(length(t) = 1), false)",
-            "spaces": _count("raw <> '' AND t IS NULL AND trim(raw) = ''"),
-            "one_sided": ONE_SIDED,
-            "coded_exponents": "coalesce(bool_and(regexp_full_match(t, '[0-9]+[eE][0-9]+')), false)",
-        },
-    )
+    base = grouped(con, source.cells(columns, markers), _facts())
     for col, got in base.items():
         out[col] = Tally(
             nonnull=got["nonnull"],
@@ -280,15 +242,9 @@ def tally(
             by_reading.setdefault(reading, []).append(col)
     found: dict[Reading, dict[str, dict[str, Any]]] = {}
     for reading, cols in by_reading.items():
-        accepted = exp.column("a", quoted=True)
-        a = _sql(accepted)
-        selects = {"fails": _count(f"NOT {a}")}
-        if examples:
-            selects["example"] = f"arg_min(t, __row_id) FILTER (WHERE NOT {a})"
-        if _has_stats(reading):
-            selects |= _number_stats(reading, t, a)
-        inner = f"(SELECT k, __row_id, t, n, {_sql(accepts(reading, t))} AS a FROM {source.cells(cols, markers)} WHERE t IS NOT NULL)"
-        found[reading] = _grouped(con, inner, selects)
+        found[reading] = grouped(
+            con, _accepted(reading, source.cells(cols, markers)), _reading_selects(reading, examples)
+        )
     for col in columns:
         # Each count holds the column's own reading object (_decide tells readings by identity).
         counts = [_reading_count(reading, found[reading].get(col, {})) for reading in readings[col]]
@@ -307,6 +263,31 @@ def tally(
             for n in counts
         ]
     return out
+
+
+A = "a"  # whether the reading reads the cell's text (_accepted)
+
+
+def _accepted(reading: Reading, cells: exp.Expression) -> exp.Subquery:
+    """The non-null cells (k, __row_id, t, n) with whether `reading` reads each (a)."""
+    a = accepts(reading, _col(T)).as_(A, quoted=True, copy=False)
+    return (
+        exp.select(_col("k"), _col(ROW_ID), _col(T), _col("n"), a, copy=False)
+        .from_(cells, copy=False)
+        .where(not_null(_col(T)), copy=False)
+        .subquery(copy=False)
+    )
+
+
+def _reading_selects(reading: Reading, examples: bool) -> dict[str, exp.Expr]:
+    """The aggregates of one reading over _accepted's cells: its fails, the first of them, and
+    a number's statistics."""
+    selects: dict[str, exp.Expr] = {"fails": count(exp.not_(_col(A)))}
+    if examples:
+        selects["example"] = only_where(exp.ArgMin(this=_col(T), expression=_col(ROW_ID)), exp.not_(_col(A)))
+    if _has_stats(reading):
+        selects |= _number_stats(reading)
+    return selects
 
 
 def double_exact(reading: Reading, t: exp.Expression) -> exp.Expression:
@@ -357,13 +338,8 @@ def doubles_lost(
 ) -> tuple[int, str | None]:
     """How many values of the column that `reading` reads a DOUBLE does not hold as written,
     and the first of them."""
-    t = exp.column(T, quoted=True)
-    gate = _sql(C.matches(t, reading.gate))
-    lost, example = con.execute(
-        f"SELECT coalesce(sum(n), 0), arg_min(t, __row_id) FROM {source.cells([col], markers)} WHERE t IS NOT NULL AND {gate}"
-        f" AND NOT ({_sql(double_exact(reading, t))})"
-    ).fetchone()
-    return lost, example
+    lost = exp.and_(C.matches(_col(T), gate(reading)), exp.not_(double_exact(reading, _col(T))), copy=False)
+    return _counted(con, source, col, markers, lost)
 
 
 def doubtful_years(
@@ -371,13 +347,22 @@ def doubtful_years(
 ) -> tuple[int, str | None]:
     """How many values of a column of two-digit years `reading` reads after
     readings.doubtful_year_after (`05/06/60` as 2060), and the first of them."""
-    t = exp.column(T, quoted=True)
-    year = exp.func("year", C.convert(reading, t, "TIMESTAMP" if reading.type == "datetime" else "DATE"))
-    late = _sql(exp.GT(this=year, expression=exp.Literal.number(C.doubtful_year_after())))
-    doubtful, example = con.execute(
-        f"SELECT coalesce(sum(n), 0), arg_min(t, __row_id) FROM {source.cells([col], markers)} WHERE t IS NOT NULL AND {late}"
-    ).fetchone()
-    return doubtful, example
+    year = exp.Year(this=C.convert(reading, _col(T), "TIMESTAMP" if reading.type == "datetime" else "DATE"))
+    return _counted(
+        con, source, col, markers, exp.GT(this=year, expression=exp.Literal.number(C.doubtful_year_after()))
+    )
+
+
+def _counted(
+    con: duckdb.DuckDBPyConnection, source: Source, col: str, markers: tuple[str, ...], where: exp.Expr
+) -> tuple[int, str | None]:
+    """How many values of the column `where` holds for, and the first of them."""
+    selects = [
+        exp.Coalesce(this=exp.Sum(this=_col("n")), expressions=[exp.Literal.number(0)]),
+        exp.ArgMin(this=_col(T), expression=_col(ROW_ID)),
+    ]
+    found, example = one_row(con, selects, source.cells([col], markers), exp.and_(not_null(_col(T)), where, copy=False))
+    return found, example
 
 
 # How many times the largest other value a lone-group value read as thousands must be to be in doubt.
@@ -390,26 +375,27 @@ def lone_groups(
     """The values with one group mark and no decimal mark (7.125 under decimal_mark=,;group_mark=.),
     and the first of them, where read as thousands they stand far above every other value of the
     column (OUTLIER times): decimals written the other way, perhaps. (0, None) otherwise."""
-    t = exp.column(T, quoted=True)
+    t = _col
     g = re.escape(reading.group_mark or "")
-    lone = _sql(
-        exp.and_(
-            exp.not_(exp.Is(this=t, expression=exp.null())),
-            exp.not_(exp.func("contains", t, exp.Literal.string(reading.decimal_mark))),
-            C.matches(t, rf"[^0-9]*[0-9]{{1,3}}{g}[0-9]{{3}}[^0-9]*"),
+
+    def lone() -> exp.Expr:
+        return exp.and_(
+            not_null(t(T)),
+            exp.not_(exp.Contains(this=t(T), expression=_lit(reading.decimal_mark))),
+            C.matches(t(T), rf"[^0-9]*[0-9]{{1,3}}{g}[0-9]{{3}}[^0-9]*"),
+            copy=False,
         )
-    )
-    size = f"abs(try_cast({_sql(C.number_text(reading, t))} AS DOUBLE))"
-    got = _grouped(
-        con,
-        source.cells([col], markers),
-        {
-            "lone": _count(lone),
-            "first": f"arg_min(raw, __row_id) FILTER (WHERE {lone})",
-            "smallest": f"min({size}) FILTER (WHERE {lone})",
-            "others": f"max({size}) FILTER (WHERE t IS NOT NULL AND NOT ({lone}))",
-        },
-    ).get(col, {})
+
+    def size() -> exp.Expression:
+        return exp.Abs(this=exp.TryCast(this=C.number_text(reading, t(T)), to=exp.DataType.build("DOUBLE")))
+
+    selects: dict[str, exp.Expr] = {
+        "lone": count(lone()),
+        "first": only_where(exp.ArgMin(this=t(RAW), expression=t(ROW_ID)), lone()),
+        "smallest": only_where(exp.Min(this=size()), lone()),
+        "others": only_where(exp.Max(this=size()), exp.and_(not_null(t(T)), exp.not_(lone(), copy=False), copy=False)),
+    }
+    got = grouped(con, source.cells([col], markers), selects).get(col, {})
     # 1,204 beside 123.5 and 3,238 is a thousands mark like theirs; 7.125 read as 7125 beside
     # 7,5 and 9,5 would be a thousand times every other value: only that is in doubt.
     if not got.get("lone") or (got["others"] or 0) * OUTLIER > (got["smallest"] or 0):
@@ -422,16 +408,18 @@ def zone_endings(
 ) -> tuple[list[str], int]:
     """The zone abbreviations ending the column's values (`… EST`), in order, and how many values
     end in none; no more than `most` names (a column of more is no column of zones)."""
-    t = exp.column(T, quoted=True)
     # Anonymous: sqlglot drops the group number (1) from exp.func's REGEXP_EXTRACT, which then
     # answers the whole match, space and all (' EST').
-    pattern = exp.Literal.string(rf"\s({C.ZONE_ABBREVIATION})$")
-    ends = _sql(duckdb_function("regexp_extract", t, pattern, exp.Literal.number(1)))
-    names, bare = con.execute(
-        f"SELECT list_sort(list_distinct(list({ends}) FILTER (WHERE {ends} <> ''))), count(*) FILTER (WHERE {ends} = '') "
-        f"FROM {source.cells([col], markers)} WHERE t IS NOT NULL"
-    ).fetchone()
-    return (names or [])[: most + 1], bare
+    pattern = rf"\s({C.ZONE_ABBREVIATION})$"
+
+    def ends() -> exp.Expression:
+        return duckdb_function("regexp_extract", _col(T), _lit(pattern), exp.Literal.number(1))
+
+    listed = only_where(exp.func("list", ends(), dialect=DIALECT), exp.NEQ(this=ends(), expression=_lit("")))
+    names = exp.func("list_sort", exp.func("list_distinct", listed, dialect=DIALECT), dialect=DIALECT)
+    bare = only_where(exp.Count(this=exp.Star()), exp.EQ(this=ends(), expression=_lit("")))
+    found, none = one_row(con, [names, bare], source.cells([col], markers), not_null(_col(T)))
+    return (found or [])[: most + 1], none
 
 
 def _has_stats(reading: Reading) -> bool:
@@ -459,28 +447,48 @@ def _exact_digits(
     stats: NumberStats,
 ) -> NumberStats:
     """Digits counted on the text, for columns whose magnitude a DOUBLE cannot count exactly."""
-    t = exp.column(T, quoted=True)
-    plain = _sql(C.number_text(reading, t))
-    gate = _sql(C.matches(t, reading.gate))
-    (digits,) = con.execute(
-        f"SELECT coalesce(max(length(ltrim(split_part({plain}, '.', 1), '+-0'))), 0) FROM {source.cells([col], markers)} WHERE t IS NOT NULL AND {gate}"
-    ).fetchone()
+    first = exp.func("split_part", C.number_text(reading, _col(T)), _lit("."), exp.Literal.number(1), dialect=DIALECT)
+    width = exp.Length(this=exp.func("ltrim", first, _lit("+-0"), dialect=DIALECT))
+    selects = [exp.Coalesce(this=exp.Max(this=width), expressions=[exp.Literal.number(0)])]
+    where = exp.and_(not_null(_col(T)), C.matches(_col(T), gate(reading)), copy=False)
+    (digits,) = one_row(con, selects, source.cells([col], markers), where)
     return stats._replace(digits=digits)
 
 
-def _number_stats(reading: Reading, t: exp.Expression, accepted: str) -> dict[str, str]:
+def _number_stats(reading: Reading) -> dict[str, exp.Expr]:
     """Aggregates giving the scale and integer digits of a number reading's values, and the
-    integers that overflow BIGINT (only 19-digit ones can).
+    integers that overflow BIGINT (only 19-digit ones can), over _accepted's cells.
 
     The digits come from the largest magnitude as a DOUBLE, which is exact for the digit count
     below 15 digits; wider columns are counted on the text (see physical_from)."""
-    plain = _sql(C.number_text(reading, t))
-    mark = f"strpos({plain}, '.')"
+    text = C.number_text(reading, _col(T))
+
+    def plain() -> exp.Expression:
+        return text.copy()
+
+    def length() -> exp.Expression:
+        return exp.Length(this=plain())
+
+    def mark() -> exp.Expression:
+        return exp.StrPosition(this=plain(), substr=_lit("."))
+
+    def has_mark() -> exp.Expression:
+        return exp.GT(this=mark(), expression=exp.Literal.number(0))
+
+    def number(to: str) -> exp.Expression:
+        return exp.TryCast(this=plain(), to=exp.DataType.build(to))
+
+    def accepted() -> exp.Expression:
+        return _col(A)
+
+    decimals = exp.Sub(this=length(), expression=mark())
+    scale = exp.Case().when(has_mark(), decimals.copy(), copy=False).else_(exp.Literal.number(0), copy=False)
+    wide = exp.GTE(this=length(), expression=exp.Literal.number(19))
     return {
-        "scale": f"max(CASE WHEN {mark} > 0 THEN length({plain}) - {mark} ELSE 0 END) FILTER (WHERE {accepted})",
-        "least_scale": f"min(length({plain}) - {mark}) FILTER (WHERE {accepted} AND {mark} > 0)",
-        "magnitude": f"max(abs(try_cast({plain} AS DOUBLE))) FILTER (WHERE {accepted})",
-        "misses": _count(f"{accepted} AND length({plain}) >= 19 AND try_cast({plain} AS BIGINT) IS NULL"),
+        "scale": only_where(exp.Max(this=scale), accepted()),
+        "least_scale": only_where(exp.Min(this=decimals), exp.and_(accepted(), has_mark(), copy=False)),
+        "magnitude": only_where(exp.Max(this=exp.Abs(this=number("DOUBLE"))), accepted()),
+        "misses": count(exp.and_(accepted(), wide, number("BIGINT").is_(exp.null()), copy=False)),
     }
 
 
@@ -507,18 +515,24 @@ def survey(
 ) -> dict[str, Survey]:
     """A cheap first elimination per column: families are those at least `share` of its values
     could belong to."""
-    t = exp.column(T, quoted=True)
-    selects: dict[Any, str] = {"nonnull": _count("t IS NOT NULL")}
+    t = _col
+    selects: dict[Any, exp.Expr] = {"nonnull": count(not_null(t(T)))}
     for family, pattern in C.FAMILIES.items():
-        selects["misses", family] = _count(f"t IS NOT NULL AND NOT {_sql(C.matches(t, pattern))}")
+        selects["misses", family] = count(exp.and_(not_null(t(T)), exp.not_(C.matches(t(T), pattern)), copy=False))
     for symbol in SYMBOLS:
-        selects["holds", symbol] = f"bool_or(contains(raw, {_sql(exp.Literal.string(symbol))}))"
+        selects["holds", symbol] = exp.LogicalOr(this=exp.Contains(this=t(RAW), expression=_lit(symbol)))
+
+    def contains(text: str) -> exp.Expression:
+        return exp.Contains(this=t(T), expression=_lit(text))
+
     # Brackets around, or a minus after, a value written as an amount: that negative convention's
     # readings are worth trying (number_forms.negatives_for).
-    amount = _sql(C.matches(t, N.AMOUNT))
-    selects["holds", N.BRACKETED] = f"bool_or(contains(t, '(') AND contains(t, ')') AND {amount})"
-    selects["holds", N.TRAILING] = f"bool_or(ends_with(t, '-') AND {amount})"
-    found = _grouped(con, source.cells(columns, markers), selects)
+    amount = C.matches(t(T), N.AMOUNT)
+    bracketed = exp.and_(contains("("), contains(")"), amount.copy(), copy=False)
+    selects["holds", N.BRACKETED] = exp.LogicalOr(this=bracketed)
+    trailing = exp.and_(exp.EndsWith(this=t(T), expression=_lit("-")), amount, copy=False)
+    selects["holds", N.TRAILING] = exp.LogicalOr(this=trailing)
+    found = grouped(con, source.cells(columns, markers), selects)
     out = {c: Survey(set(), set()) for c in columns}
     for col, got in found.items():
         nonnull = got["nonnull"]
@@ -553,24 +567,3 @@ def physical_from(reading: Reading, stats: NumberStats | None) -> str:
     if digits + scale > 38:
         return "DOUBLE"
     return f"DECIMAL({max(digits, 1) + scale}, {scale})"
-
-
-@contextmanager
-def long_table(
-    con: duckdb.DuckDBPyConnection, relation: str, columns: list[str], markers: tuple[str, ...]
-) -> Iterator[Source]:
-    """A temporary table of `relation`'s cells in long form, each cell's text computed once:
-    the counts of a sample run on it many times."""
-    name = f"__cells_{uuid.uuid4().hex[:12]}"
-    # Each distinct text of a column once, with how many cells hold it (n) and the first row
-    # that does: every count below weighs by n, so a column of repeated values costs its
-    # distinct values, not its rows.
-    t = text_of_expr(exp.column("raw", quoted=True), markers)
-    con.execute(
-        f"CREATE TEMP TABLE {name} AS SELECT k, __row_id, raw, {_sql(t)} AS t, n FROM"
-        f" (SELECT k, min(__row_id) AS __row_id, raw, count(*) AS n FROM ({_raw_cells(relation, columns)}) GROUP BY k, raw)"
-    )
-    try:
-        yield Source(name, long=True)
-    finally:
-        con.execute(f"DROP TABLE IF EXISTS {name}")

@@ -4,8 +4,13 @@ import csv
 from decimal import Decimal
 from pathlib import Path
 
+import duckdb
+import pyarrow as pa
 import pytest
 from conftest import columns, ingest
+from sqlglot import exp
+
+from tabular.infer.columns import SAMPLE_HEAD, SAMPLE_SPREAD, sampled
 
 ROWS = 40_000
 
@@ -124,3 +129,21 @@ def test_credit_notes_read_in_the_one_pass_and_when_first_met_past_the_sample(ns
     expected = Decimal("10.00") * (rows - credits) - Decimal("1000.00") * credits
     got = ns.query({"datasets": [{"source_uri": "ledger.csv"}], "aggregates": [{"fn": "sum", "column": "amount"}]})
     assert Decimal(got.rows[0][0]) == expected
+
+
+def test_the_sample_is_the_first_rows_and_rows_spread_over_the_rest():
+    con = duckdb.connect()
+    rows = 4 * (SAMPLE_HEAD + SAMPLE_SPREAD)
+    con.from_arrow(pa.table({"__row_id": pa.array(range(1, rows + 1), pa.int64())})).create("cells")
+    assert sampled("cells", SAMPLE_HEAD + SAMPLE_SPREAD) == "cells"  # a short relation is read whole
+    picked = sampled("cells", rows)
+    assert isinstance(picked, exp.Subquery)
+    got = [
+        r
+        for (r,) in con.execute(
+            exp.select("__row_id").from_(picked).order_by("__row_id").sql(dialect="duckdb")
+        ).fetchall()
+    ]
+    step = (rows - SAMPLE_HEAD) // SAMPLE_SPREAD
+    assert got[:SAMPLE_HEAD] == list(range(1, SAMPLE_HEAD + 1))
+    assert got[SAMPLE_HEAD:] == [r for r in range(SAMPLE_HEAD + 1, rows + 1) if r % step == 0]
