@@ -1,6 +1,6 @@
 """Ingest TPC-H lineitem as CSV with tabular, DuckDB and Polars; compare time and peak memory.
 
-    python bench/ingest_csv.py --scale-factor 1 [--data-dir bench/data] [--keep]
+    python bench/ingest_csv.py --scale-factor 1 [--data-dir bench/data] [--keep] [--repeat 3]
     python bench/ingest_csv.py --guards [--scale-factor 0.1]
 
 Each contender runs in a fresh subprocess (`--contender NAME`) that prints one JSON line:
@@ -139,6 +139,11 @@ def guard_costs(csv: Path, runs: int = 5) -> None:
 # --- the driver ---------------------------------------------------------------------------------
 
 
+def median_run(runs: list[dict]) -> dict:
+    """Of one contender's runs, the one of median CPU time (the lower middle of an even count)."""
+    return sorted(runs, key=lambda r: r.get("cpu", 0.0))[(len(runs) - 1) // 2]
+
+
 def run_contender(name: str, csv: Path, data_dir: Path) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=data_dir) as work:
         cmd = [sys.executable, __file__, "--contender", name, "--csv", str(csv), "--work", work]
@@ -154,6 +159,9 @@ def main() -> None:
         "--keep", action="store_true", help="keep a CSV this run generated (one already there is always kept)"
     )
     parser.add_argument("--guards", action="store_true", help="print each column's guard cost per cell instead")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs of each contender, interleaved; the run of median CPU is shown"
+    )
     parser.add_argument("--contender", choices=CONTENDERS, help=argparse.SUPPRESS)
     parser.add_argument("--csv", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
@@ -166,16 +174,22 @@ def main() -> None:
         return guard_costs(csv)
     size = csv.stat().st_size
     try:
-        results = {}
-        for name in CONTENDERS:
-            print(f"running {name} ...", flush=True)
-            results[name] = run_contender(name, csv, args.data_dir.resolve())
+        runs: dict[str, list[dict]] = {name: [] for name in CONTENDERS}
+        for k in range(args.repeat):  # interleaved, so the load others put on the machine falls on each alike
+            for name in CONTENDERS:
+                print(f"running {name} ({k + 1} of {args.repeat}) ...", flush=True)
+                runs[name].append(run_contender(name, csv, args.data_dir.resolve()))
+        results = {name: median_run(r) for name, r in runs.items()}
     finally:
         if generated and not args.keep:
             shutil.rmtree(csv.parent)
 
     base = results["duckdb"]
     print(f"\nTPC-H lineitem, scale factor {args.scale_factor:g}: {csv}")
+    if args.repeat > 1:
+        for name, r in runs.items():
+            seconds = ", ".join(f"{x['cpu']:.2f}" for x in r)
+            print(f"  {name} CPU seconds of {args.repeat} runs: {seconds}")
     print(f"file size {size / MiB:,.1f} MiB, {base['rows']:,} rows\n")
     print(
         f"{'contender':<10} {'seconds':>8} {'peak MiB':>9} {'time/duckdb':>12} {'peak/file':>10} {'cpu s':>7} {'cpu/duckdb':>11}"

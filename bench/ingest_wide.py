@@ -1,7 +1,7 @@
 """Ingest generated wide CSVs (up to 1,000 columns) with tabular and DuckDB; see how time and
 memory grow with the width.
 
-    python bench/ingest_wide.py [--rows 2000,20000] [--columns 100,250,500,1000] [--data-dir bench/data] [--keep]
+    python bench/ingest_wide.py [--rows 2000,20000] [--columns 100,250,500,1000] [--data-dir bench/data] [--keep] [--repeat 3]
 
 Each contender runs in a fresh subprocess (`--contender NAME`) that prints one JSON line:
 seconds, peak RSS (ru_maxrss of that process), rows, and for tabular a count of the column
@@ -108,6 +108,12 @@ def run_contender(name: str, csv: Path, data_dir: Path) -> dict:
     return common_run_contender(__file__, name, csv, data_dir, TIMEOUT)
 
 
+def median_run(runs: list[dict]) -> dict:
+    """Of one contender's runs on a file, the one of median CPU time (a failed run, if any)."""
+    failed = [r for r in runs if "error" in r]
+    return failed[0] if failed else sorted(runs, key=lambda r: r.get("cpu", 0.0))[(len(runs) - 1) // 2]
+
+
 def int_list(text: str) -> list[int]:
     return [int(x) for x in text.split(",") if x.strip()]
 
@@ -119,6 +125,12 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=ROOT / "bench" / "data")
     parser.add_argument(
         "--keep", action="store_true", help="keep the CSVs this run generated (ones already there are always kept)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs of each contender per file, interleaved; the median CPU run is shown",
     )
     parser.add_argument("--contender", choices=CONTENDERS, help=argparse.SUPPRESS)
     parser.add_argument("--csv", type=Path, help=argparse.SUPPRESS)
@@ -137,10 +149,12 @@ def main() -> None:
         for cols in sorted(args.columns):
             csv, generated = ensure_csv(data_dir / "wide", rows, cols)
             try:
-                results = {}
-                for name in CONTENDERS:
-                    print(f"  {csv.name}: running {name} ...", flush=True)
-                    results[name] = run_contender(name, csv, data_dir)
+                tries: dict[str, list[dict]] = {name: [] for name in CONTENDERS}
+                for k in range(args.repeat):  # interleaved: the others' load falls on each alike
+                    for name in CONTENDERS:
+                        print(f"  {csv.name}: running {name} ({k + 1} of {args.repeat}) ...", flush=True)
+                        tries[name].append(run_contender(name, csv, data_dir))
+                results = {name: median_run(r) for name, r in tries.items()}
                 runs.append((rows, cols, csv.stat().st_size, results))
             finally:
                 # One file at a time, so 20,000 x 1,000 and its neighbours never sit on disk together.
@@ -148,7 +162,7 @@ def main() -> None:
                     csv.unlink()
 
     print(
-        f"\n{'rows':>7} {'cols':>5} {'MiB':>7} {'duckdb s':>9} {'tabular s':>10} {'tab/duck':>9} {'us/cell':>8} {'tab peak MiB':>13} {'peak target':>12} {'cpu tab/duck':>13}"
+        f"\n{'rows':>7} {'cols':>5} {'MiB':>7} {'duckdb s':>9} {'tabular s':>10} {'tab/duck':>9} {'us/cell':>8} {'tab peak MiB':>13} {'peak target':>12} {'cpu tab/duck':>13} {'cpu s duck, tab':>16}"
     )
     for rows, cols, size, r in runs:
         duck, tab = r["duckdb"], r["tabular"]
@@ -158,7 +172,11 @@ def main() -> None:
         else:
             ratio = f"{tab['seconds'] / duck['seconds']:>8.2f}x" if "error" not in duck else f"{'-':>9}"
             tab_cols = f"{tab['seconds']:>10.3f} {ratio} {tab['seconds'] / (rows * cols) * 1e6:>8.2f} {tab['peak_rss'] / MiB:>13,.0f}"
-        cpu = f"{tab['cpu'] / duck['cpu']:>12.2f}x" if "cpu" in tab and "cpu" in duck else ""
+        cpu = (
+            f"{tab['cpu'] / duck['cpu']:>12.2f}x {duck['cpu']:>8.2f} {tab['cpu']:>7.2f}"
+            if "cpu" in tab and "cpu" in duck
+            else ""
+        )
         print(
             f"{rows:>7,} {cols:>5} {size / MiB:>7.1f} {duck_s} {tab_cols} {BASE_RSS + RSS_PER_FILE * size / MiB:>12,.0f} {cpu}"
         )

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 import duckdb
 import pyarrow as pa
@@ -19,7 +20,7 @@ from ..infer import columns as infer
 from ..infer import retype, totals
 from ..infer.questions import Typing, settle_by_evidence
 from ..infer.tally import long_table, string_text
-from ..models import Coverage, IngestIn, QuestionOption, QuestionOut, TypeFormat
+from ..models import Coverage, IngestIn, QuestionKind, QuestionOption, QuestionOut, TypeFormat
 from ..read import formats
 from ..read.extraction import Extraction, FastRead, Irregular, open_fast
 from ..read.formats import file_format
@@ -378,7 +379,7 @@ def _questions(typed: _Typed) -> list[QuestionOut]:
             QuestionOut(
                 id=f"{name}:{t.question.kind}",
                 column=name,
-                kind=t.question.kind,
+                kind=cast(QuestionKind, t.question.kind),  # a key of infer/kinds.KINDS: the API's names
                 question=t.question.text,
                 current=TypeFormat(type=t.reading.type, format=format_of(t.reading, t.physical)),
                 options=[

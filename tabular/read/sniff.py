@@ -267,6 +267,7 @@ def _best_reading(head: str, choices: list[str], quotechar: str) -> tuple[str, l
         key = (score, -strays, fit, width, not spaced, -i)
         if best is None or key > best[0]:
             best = (key, d, rows, width, start, spaced)
+    assert best is not None, "no delimiter to try"  # `choices` is never empty
     return best[1:]
 
 
@@ -578,10 +579,10 @@ def _header_wider(rows: list[list[str]], start: int, width: int, body: list[list
             f"the empty name was dropped, the names kept in order",
         )
         return Layout("", "", "", start - 1, 1, width, clear, names=tuple(names), said=said)
-    clear = names_over_rows(line, body, width)
-    if clear is None:
+    over = names_over_rows(line, body, width)
+    if over is None:
         return None
     said = (
         f"the header names {len(line)} columns where its rows have {width} cells: the names past them are kept, their columns empty",
     )
-    return Layout("", "", "", start - 1, 1, len(line), clear, said=said)
+    return Layout("", "", "", start - 1, 1, len(line), over, said=said)

@@ -96,7 +96,7 @@ def failure_expr(cell: str, typing: Typing, markers: Any, compact: bool = False)
     )
 
 
-WIDE = 64  # columns past which a statement takes the compact text form (infer/tally.text_of_expr)
+WIDE = 64  # columns past which a statement takes the compact text form (infer/cells.text_of_expr)
 
 
 def _reason(typing: Typing) -> str:
@@ -125,17 +125,18 @@ def build_snapshot(
     compact = len(cells) > WIDE
     failing = [c for c in cells if typings[c].rejected > 0 and typings[c].reading.type != "string"]
     rejected_where = exp.or_(*[failure_expr(c, typings[c], markers, compact) for c in failing]) if failing else None
-    # One builder call for every column: each chained .select() would copy the whole tree.
+    # One builder call for every column, and no copies (copy=False): the values are built here
+    # for this statement alone, and a wide table's are a large tree that each copy walks whole.
     values = [
-        exp.alias_(value_expr(cell, typings[cell], markers, compact), name, quoted=True)
+        exp.alias_(value_expr(cell, typings[cell], markers, compact), name, quoted=True, copy=False)
         for cell, name in zip(cells, names)
     ]
-    select = exp.select(exp.column("__row_id", quoted=True), *values).from_(relation)
+    select = exp.select(exp.column("__row_id", quoted=True), *values, copy=False).from_(relation, copy=False)
     if rejected_where is not None:
         select = select.where(exp.not_(exp.paren(rejected_where)), copy=False)
     # No ORDER BY: the extraction is written in row id order and DuckDB keeps insertion order.
     table = snapshot_table(snapshot_id)
-    cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect=DIALECT))
+    cur.execute(exp.Create(this=table, kind="TABLE", expression=select).sql(dialect=DIALECT, copy=False))
     rejected_rows = write_rejected(cur, snapshot_id, excluded)
     for cell, name in zip(cells, names):
         if cell not in failing:
@@ -184,27 +185,22 @@ def column_stats(
     `distinct_estimated` true) on a column of more than `exact_distinct_values` non-null values
     that is not unique, `unique` always exact.
 
-    Columns of one storage type are counted together in long form (one value column, grouped
-    by the column's position), so one statement of a fixed size serves any number of columns:
-    DuckDB's time for one SELECT of many DISTINCT aggregates grows faster than their number
-    (500 columns in one: 15 s). A long table's counts, minima, maxima and rough distinct counts
-    take one scan per 25 columns, and each column's distinct values one more (a sample of them
-    where the column is long)."""
+    A table of at most `exact_distinct_values` rows is counted STATS_CELLS cells a statement,
+    each statement one scan of its columns with every aggregate of each (`_wide_stats`); a
+    statement holds at most STATS_BATCH columns, for DuckDB's time for one SELECT of many
+    DISTINCT aggregates grows faster than their number (500 columns in one: 15 s), and a wide
+    table's columns of one storage type go in long form instead (one value column, grouped by
+    the column's position: `_long_stats`), so that one statement of a fixed size serves any
+    number of them. A longer table takes one scan per STATS_BATCH columns for counts, minima,
+    maxima and rough distinct counts, then one more for the distinct values of every column
+    whose count is small or sampled (`_distinct_counts`)."""
     per_query = STATS_CELLS // max(rows, 1)
     estimated: set[int] = set()
     if per_query < 2 or rows > exact_distinct_values:
-        # A long table: counts, minima and maxima of many columns in one scan, then each
-        # column's distinct values alone.
         found = _plain_stats(cur, table, names, typings)
-        for k, name in enumerate(names):
-            nonnull, rough, lo, hi = found[k]
-            col = exp.column(name, quoted=True)
-            counted = _sampled(cur, table, col, nonnull, rough) if nonnull > exact_distinct_values else None
-            if counted is None:
-                counted = _distinct(cur, table, col)
-            else:
-                estimated.add(k)
-            found[k] = (nonnull, counted, lo, hi)
+        estimated = _distinct_counts(cur, table, names, found, exact_distinct_values)
+    elif len(names) <= WIDE:
+        found = _wide_stats(cur, table, names, typings, min(per_query, STATS_BATCH))
     else:
         found = {}
         groups: dict[str, list[int]] = {}
@@ -238,6 +234,71 @@ def column_stats(
             }
         )
     return out
+
+
+def _wide_stats(
+    cur: duckdb.DuckDBPyConnection, table: exp.Table, names: list[str], typings: list[Typing], batch: int
+) -> dict[int, tuple[Any, ...]]:
+    """{position: (non-null, distinct, min, max)}, `batch` columns a statement, each read once
+    for all four (a column in long form is read, copied and grouped once more)."""
+    out: dict[int, tuple[Any, ...]] = {}
+    for start in range(0, len(names), batch):
+        selects: list[exp.Expression] = []
+        for name, typing in zip(names[start : start + batch], typings[start : start + batch]):
+            col = exp.column(name, quoted=True)
+            ordered = typing.reading.type != "bool"
+            selects += [
+                exp.Count(this=col),
+                exp.Count(this=exp.Distinct(expressions=[col.copy()])),
+                _end("min", col.copy(), typing.physical) if ordered else exp.null(),
+                _end("max", col.copy(), typing.physical) if ordered else exp.null(),
+            ]
+        row = cur.execute(exp.select(*selects).from_(table).sql(dialect=DIALECT)).fetchall()[0]
+        for j in range(len(selects) // 4):
+            out[start + j] = tuple(row[4 * j : 4 * j + 4])
+    return out
+
+
+def _distinct_counts(
+    cur: duckdb.DuckDBPyConnection,
+    table: exp.Table,
+    names: list[str],
+    found: dict[int, tuple[Any, ...]],
+    exact_distinct_values: int,
+) -> set[int]:
+    """Each column's rough distinct count in `found` (_plain_stats) replaced by its count, exact
+    or estimated from a sample of its values (`_sampled`); answers the positions estimated. The
+    columns of few values (a rough count of at most SAMPLED_DISTINCT, counted exactly either
+    way) are counted STATS_BATCH a statement; any other column, or a batch DuckDB's memory
+    limit refuses, alone (`_distinct` spills)."""
+    estimated: set[int] = set()
+    few = [k for k in range(len(names)) if found[k][1] <= SAMPLED_DISTINCT]
+    counted: set[int] = set()
+    for start in range(0, len(few), STATS_BATCH):
+        chunk = few[start : start + STATS_BATCH]
+        counts = exp.select(
+            *[exp.Count(this=exp.Distinct(expressions=[exp.column(names[k], quoted=True)])) for k in chunk]
+        )
+        try:
+            row = cur.execute(counts.from_(table).sql(dialect=DIALECT)).fetchall()[0]
+        except duckdb.OutOfMemoryException:
+            continue  # each counted alone, below
+        for k, distinct in zip(chunk, row):
+            nonnull, _rough, lo, hi = found[k]
+            found[k] = (nonnull, int(distinct), lo, hi)
+            counted.add(k)
+    for k, name in enumerate(names):
+        if k in counted:
+            continue
+        nonnull, rough, lo, hi = found[k]
+        col = exp.column(name, quoted=True)
+        distinct = _sampled(cur, table, col, nonnull, rough) if nonnull > exact_distinct_values else None
+        if distinct is None:
+            distinct = _distinct(cur, table, col)
+        else:
+            estimated.add(k)
+        found[k] = (nonnull, distinct, lo, hi)
+    return estimated
 
 
 def _long_stats(

@@ -18,6 +18,9 @@ from both_ways import CAREFUL, one_pass, published
 from onepass_cases import SAME_TYPE, TURNS, assert_same, write_csv
 
 import tabular
+from tabular.ingest import onepass
+from tabular.read.extraction import open_fast
+from tabular.settings import Settings
 
 
 @pytest.mark.parametrize("turn", sorted(TURNS))
@@ -167,3 +170,34 @@ def test_rows_that_do_not_add_up_to_the_file_s_lines_fail_as_a_bug(tmp_path):
     accounted(SimpleNamespace(lines=None, first_line=2, extraction=fast.extraction), 3)  # no count: no check
     with pytest.raises(Internal, match="'f' has 10 lines but the one pass accounts for 9"):
         accounted(fast, 8)
+
+
+def test_a_file_of_exactly_the_samples_rows_is_read_whole_as_a_shorter_one(tmp_path):
+    # Its sample is every row, so a column the careful way must count (a value no reading takes:
+    # a question) is typed on it and built from memory, as in a shorter file, not sent the careful way.
+    rows = [[str(i), "n/k" if i == 17 else f"{i}.5"] for i in range(1, 41)]
+    path = write_csv(tmp_path / "forty.csv", ["id", "value"], rows)
+    assert assert_same(tmp_path, path, 2 * 40)["one_pass"]
+    assert not assert_same(tmp_path, path, 2 * 39)["one_pass"]  # one row past the sample
+
+
+def test_the_head_ending_right_at_the_sample_hands_on_the_rest_of_the_file(tmp_path):
+    path = write_csv(tmp_path / "many.csv", ["id", "note"], [[str(i), f"n{i}"] for i in range(1, 2001)])
+    settings = Settings(fast_path_bytes=0, csv_block_bytes=1 << 10)
+
+    def head(rows: int) -> tuple[bool, int, int, list[int]]:
+        fast = open_fast(path, "many", {}, settings)
+        assert fast is not None
+        try:
+            got = onepass.read_head(fast, rows)
+            ids = [i for b in [*got.table.to_batches(), *got.rest] for i in b.column("__row_id").to_pylist()]
+            return got.whole, got.table.num_rows, got.sample.num_rows, ids
+        finally:
+            fast.close()
+
+    first = head(1)[1]  # the rows of the first batch
+    assert first < 2000
+    assert head(first) == (False, first, first, list(range(1, 2001)))
+    whole, table_rows, sample_rows, ids = head(2000)
+    assert (whole, table_rows, sample_rows, ids) == (True, 2000, 2000, list(range(1, 2001)))
+    assert head(first - 1)[:3] == (False, first, first - 1)

@@ -9,6 +9,8 @@ or it gives the very rows and cells Arrow gives and Arrow did not stop.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -170,3 +172,30 @@ def test_random_files_are_refused_or_read_alike(tmp_path):
 def test_a_file_of_regular_rows_is_complete_only_with_every_line():
     assert duckcsv.complete(10, 11, 1)
     assert not duckcsv.complete(9, 11, 1)  # a blank line skipped, or a record over two lines
+
+
+def test_arrows_stream_stops_at_a_row_of_blank_cells_or_a_hash_but_not_at_one_empty_cell():
+    def batch(*rows):
+        return pa.RecordBatch.from_pylist([{"c1": a, "c2": b} for a, b in rows])
+
+    assert not duckcsv.irregular_batch(batch(("1", "x"), ("", "y"), (" ", "z")))
+    assert duckcsv.irregular_batch(batch(("1", "x"), ("", " \t")))
+    assert duckcsv.irregular_batch(batch(("1", "x"), ("\u3000", "")))  # an ideographic space is blank
+    assert duckcsv.irregular_batch(batch(("1", "x"), ("  # note", "y")))
+    assert not duckcsv.irregular_batch(batch(("a#", ""), ("1", "x")))
+
+
+def test_telling_a_blank_row_converts_no_python_value_into_arrow():
+    # Arrow's first conversion of a Python value imports pandas (0.3 s) where it is installed:
+    # the stream's look at every batch must not be what pays it.
+    code = (
+        "import io, sys, pyarrow as pa, pyarrow.csv as pacsv\n"
+        "from tabular.read import duckcsv\n"
+        "strings = pacsv.ConvertOptions(column_types={'c1': pa.string(), 'c2': pa.string()}, strings_can_be_null=False)\n"
+        "b = pacsv.read_csv(io.BytesIO(b'c1,c2\\n, \\n1,x\\n'), convert_options=strings).to_batches()[0]\n"
+        "assert 'pandas' not in sys.modules\n"
+        "assert duckcsv.irregular_batch(b)\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

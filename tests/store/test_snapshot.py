@@ -14,8 +14,16 @@ import tabular
 from planner.dialect import DIALECT
 from tabular import readings as C
 from tabular.infer.questions import Typing
+from tabular.store import snapshot
 from tabular.store.catalog import rejected_table, snapshot_table
-from tabular.store.snapshot import REJECTED_VALUE_CHARS, build_snapshot, column_names, slug, write_rejected
+from tabular.store.snapshot import (
+    REJECTED_VALUE_CHARS,
+    build_snapshot,
+    column_names,
+    column_stats,
+    slug,
+    write_rejected,
+)
 
 MARKERS = ("", "NA")
 Excluded = namedtuple("Excluded", "row_id line text reason")
@@ -166,3 +174,68 @@ def test_dataset_get_serves_which_distinct_counts_are_estimates(tmp_path):
     assert (ident.distinct, ident.distinct_estimated, ident.unique) == (300_000, False, True)
     assert code.distinct_estimated and not code.unique
     assert abs(code.distinct - 200_000) <= 0.02 * 200_000
+
+
+# Every storage type the statistics treat apart: bools have no range, an interval's range is
+# kept by its parts, a double's NaN and -0.0, text, dates, times; and nulls in each.
+MIXED = {
+    "n": ("BIGINT", Typing(C.number_reading(), "BIGINT"), "CASE WHEN i % 5 = 0 THEN NULL ELSE i % 37 - 9 END"),
+    "price": ("DECIMAL(9, 2)", Typing(C.number_reading(), "DECIMAL(9, 2)"), "(i % 101) * 1.25"),
+    "x": (
+        "DOUBLE",
+        Typing(C.number_reading(), "DOUBLE"),
+        "CASE i % 4 WHEN 0 THEN 'NaN'::DOUBLE WHEN 1 THEN -0.0 WHEN 2 THEN 0.0 ELSE i / 8 END",
+    ),
+    "word": ("VARCHAR", Typing(C.STRING, "VARCHAR"), "CASE WHEN i % 3 = 0 THEN NULL ELSE 'w' || (i % 11) END"),
+    "day": ("DATE", Typing(C.date_reading("%Y-%m-%d"), "DATE"), "DATE '2020-01-01' + (i % 40)::INTEGER"),
+    "flag": ("BOOLEAN", Typing(C.BOOL, "BOOLEAN"), "CASE WHEN i % 7 = 0 THEN NULL ELSE i % 2 = 0 END"),
+    "took": (
+        "INTERVAL",
+        Typing(C.CLOCK_DURATION, "INTERVAL"),
+        "to_months(i % 3) + to_days(i % 5) + to_seconds(i % 13)",
+    ),
+}
+
+
+def mixed_table(con, rows: int):
+    selects = ", ".join(f'({sql})::{physical} AS "{name}"' for name, (physical, _t, sql) in MIXED.items())
+    con.execute(f"CREATE TABLE s_1.main.data AS SELECT i AS __row_id, {selects} FROM range(1, {rows + 1}) AS t(i)")
+    return snapshot_table("s_1"), list(MIXED), [t for _p, t, _s in MIXED.values()]
+
+
+@pytest.mark.parametrize("rows", [0, 1, 2_000])
+def test_a_narrow_tables_statistics_in_one_scan_per_batch_are_the_long_forms(con, monkeypatch, rows):
+    table, names, typings = mixed_table(con, rows)
+    wide = column_stats(con, table, names, typings, rows)
+    monkeypatch.setattr(snapshot, "WIDE", 0)  # every table in long form, as a wide one is counted
+    assert column_stats(con, table, names, typings, rows) == wide
+    if rows > 1:
+        flag, took = wide[names.index("flag")], wide[names.index("took")]
+        assert (flag["min"], flag["distinct"]) == (None, 2)
+        assert took["max"] is not None
+
+
+def test_a_long_tables_columns_of_few_values_are_counted_together_as_each_alone(con, monkeypatch):
+    rows = 3_000
+    table, names, typings = mixed_table(con, rows)
+    statements: list[str] = []
+
+    class Counting:
+        def __init__(self, refuse: bool):
+            self.refuse = refuse
+
+        def execute(self, sql, *args):
+            statements.append(sql)
+            if self.refuse and sql.count("COUNT(DISTINCT") > 1:
+                raise duckdb.OutOfMemoryException("as a memory limit would")
+            return con.execute(sql, *args)
+
+    together = column_stats(Counting(False), table, names, typings, rows, exact_distinct_values=100)
+    scans = len(statements)
+    statements.clear()
+    alone = column_stats(Counting(True), table, names, typings, rows, exact_distinct_values=100)
+    assert together == alone
+    assert scans == 2 < len(statements)  # counts and ranges, then every distinct count at once
+    assert [c["distinct"] for c in together] == [
+        con.execute(f'SELECT count(DISTINCT "{n}") FROM s_1.main.data').fetchone()[0] for n in names
+    ]
