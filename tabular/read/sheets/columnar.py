@@ -4,8 +4,10 @@ formats: hints.py), and a column whose cells show several units is kept as text,
 
 Same outcome as read/sheets/workbooks.py on what both see: tables split on empty rows and columns, a title
 block is no table, a total row is left out, percent and currency formats give their units,
-Excel text stays text. What this path cannot see: merged header cells (one header row is
-assumed) and which cells were errors (they are nulls, uncounted).
+Excel text stays text, a number past 2**53 keeps the digits the sheet holds (wholes.py). What
+this path cannot see: merged header cells (one header row is assumed) and which cells were
+errors (they are nulls, uncounted). The cells are written to Parquet from Arrow; only a column
+with a unit takes a DuckDB statement (percents scaled by 100 exactly).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from sqlglot import exp
 
 from planner.dialect import DIALECT
@@ -24,11 +27,15 @@ from ... import readings as C
 from ...errors import IngestFailed
 from ...models import Origin
 from ...settings import Settings
-from ..extraction import Excluded, Extraction, join_headers
+from ..extraction import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
 from .hints import Hint, UnitWatch, calamine_hints, workbook_hints
 from .rules import Prose, calamine_panics, cell_of_text, column_letter, each_sheet, is_prose, is_total_row
 from .sparse import apart_note
 from .typed import exact_numbers, maybe_cut, typed_batch
+from .wholes import exact_wholes
+
+# Rows per Parquet row group, as DuckDB's COPY wrote them: DuckDB reads a row group per thread.
+ROW_GROUP = 122_880
 
 
 def read_fast(
@@ -58,7 +65,7 @@ def _read_fast(
     con = duckdb.connect()
     scanned: dict[str, bool] = {}  # the workbook's parts typed.holds_null_words has read
 
-    def read_one(name: str, index: int) -> list[Extraction]:
+    def read_one(name: str, index: int) -> list[Extraction] | list[Prose]:
         # Rows from the sheet's first (skip_rows=0: none skipped); columns from its first filled
         # one, whose place in the sheet calamine says. Typed below the header where it can be
         # (typed.py), else every cell as fastexcel's text.
@@ -76,8 +83,21 @@ def _read_fast(
             raise IngestFailed(
                 "too_large", f"{batch.num_columns} columns; at most {settings.max_columns} are read (max_columns)"
             )
+        inexact: set[int] = set()
+        if fmt != "xls":  # an .xls stores each number as a double: its digits are the double's
+            batch, inexact = exact_wholes(batch, first_column, path, heads[name].part if name in heads else None)
         return _sheet(
-            con, name, batch, first_column, hints.get(name, {}), folder, fmt, index, options, typed is not None
+            con,
+            name,
+            batch,
+            first_column,
+            hints.get(name, {}),
+            folder,
+            fmt,
+            index,
+            options,
+            typed is not None,
+            {first_column + k for k in inexact},
         )
 
     try:
@@ -130,11 +150,14 @@ def _sheet(
     first: int,
     options: dict,
     typed: bool = True,
-) -> list[Extraction]:
+    inexact: set[int] | None = None,
+) -> list[Extraction] | list[Prose]:
+    """The sheet's tables (or its text, where it holds none); `inexact`: its columns (0-based)
+    holding a number past 2**53 whose digits its XML did not show (wholes.exact_wholes)."""
     filled = _filled(batch)
     blocks = []
-    for top, bottom in _runs(filled.any(axis=1)):
-        for left, right in _runs(filled[top : bottom + 1].any(axis=0)):
+    for top, bottom in _runs(np.asarray(filled.any(axis=1))):
+        for left, right in _runs(np.asarray(filled[top : bottom + 1].any(axis=0))):
             block = filled[top : bottom + 1, left : right + 1]
             title = (bottom - top + 1) <= 3 and block.sum(axis=1).max() <= 1
             blocks.append((top, left, bottom, right, title))
@@ -158,7 +181,7 @@ def _sheet(
         for i, j in zip(*np.nonzero(filled[top : bottom + 1, left : right + 1]))
         for i, j in [(int(i) + top, int(j) + left)]
     ]
-    out = []
+    out: list[Extraction] = []
     for k, (top, left, bottom, right, _) in enumerate(tables):
         name = sheet if len(tables) == 1 else f"{sheet} {k + 1}"
         out.append(
@@ -177,6 +200,7 @@ def _sheet(
                 fmt,
                 options,
                 typed,
+                inexact or set(),
             )
         )
     if apart:
@@ -186,7 +210,21 @@ def _sheet(
 
 
 def _table(
-    con, sheet, name, batch, first_column, hints, top, left, bottom, right, out: Path, fmt, options, typed=True
+    con,
+    sheet,
+    name,
+    batch,
+    first_column,
+    hints,
+    top,
+    left,
+    bottom,
+    right,
+    out: Path,
+    fmt,
+    options,
+    typed=True,
+    inexact: set[int] | None = None,
 ) -> Extraction:
     """One table of the sheet: rows top..bottom, batch columns left..right (the sheet's columns
     first_column + left …)."""
@@ -214,25 +252,28 @@ def _table(
         )
     rows = max(stop - start, 0)
     ids = pa.array(np.arange(1, rows + 1, dtype=np.int64))
-    source = pa.Table.from_arrays(
-        [ids, pc.add(ids, start), *[batch.column(j).slice(start, rows) for j in range(left, right + 1)]],
-        names=["__row_id", "__line", *[f"c{j - left + 1}" for j in range(left, right + 1)]],
-    )
-    selects = [exp.column("__row_id"), exp.column("__line")]
     forced = {}
     notes: list[str] = []
     for j in range(left, right + 1):
         cell = f"c{j - left + 1}"
         hint = hints.get(first_column + j, Hint())
-        selects.append(exp.alias_(_normalise(exp.column(cell, quoted=True), hint), cell, quoted=True))
         if hint.kinds and hint.kinds <= {"s"}:
             forced[cell] = C.STRING  # Excel text stays text, digits or not
         if hint.mixed or (hint.elapsed and not typed):
             forced[cell] = C.STRING
             notes.append(_undecided(headers[j - left] or cell, hint))
-    con.register("__sheet_table", source)
-    con.execute(_copy_to(exp.select(*selects).from_("__sheet_table"), out))
-    con.unregister("__sheet_table")
+        if inexact and first_column + j in inexact:
+            notes.append(
+                f"column {headers[j - left] or cell!r}: a number past 2**53 is written in the sheet in a form "
+                "this reader does not read digit by digit; it holds the nearest double, whose last digits may differ"
+            )
+    cells = _normalised(
+        con,
+        [batch.column(j).slice(start, rows) for j in range(left, right + 1)],
+        [hints.get(first_column + j, Hint()) for j in range(left, right + 1)],
+    )
+    table = pa.Table.from_arrays([ids, pc.add(ids, start), *cells], schema=cells_schema(width))
+    pq.write_table(table, out, row_group_size=ROW_GROUP, **PARQUET_OPTIONS)
     first, last = column_letter(first_column + left + 1), column_letter(first_column + right + 1)
     where = f"{first}{top + 1}:{last}{bottom + 1}"
     origin = Origin(format=fmt, sheet=sheet, range=where, header_rows=header_rows, parser="fastexcel")
@@ -243,17 +284,32 @@ def _table(
     return extraction
 
 
-def _copy_to(query: exp.Select, out: Path) -> str:
-    """COPY (query) TO out as LZ4-compressed Parquet."""
-    return exp.Copy(
-        this=exp.paren(query),
-        kind=False,
-        files=[exp.Literal.string(str(out))],
-        params=[
-            exp.CopyParameter(this=exp.var("FORMAT"), expression=exp.var("parquet")),
-            exp.CopyParameter(this=exp.var("COMPRESSION"), expression=exp.var("lz4")),
-        ],
-    ).sql(dialect=DIALECT)
+def _normalised(con, columns: list[pa.Array], hints: list[Hint]) -> list[pa.Array]:
+    """Each column's cells as read/sheets/workbooks.py would have written them (_normalise): in
+    Arrow where a replace does it, in one DuckDB statement for the columns with a unit."""
+    out = [_replaced(c.cast(pa.string()), h) for c, h in zip(columns, hints)]
+    units = [k for k, c in enumerate(out) if c is None]
+    if units:
+        con.register("__sheet_units", pa.table({f"c{k}": columns[k].cast(pa.string()) for k in units}))
+        selects = [exp.alias_(_normalise(exp.column(f"c{k}", quoted=True), hints[k]), f"c{k}") for k in units]
+        found = con.sql(exp.select(*selects).from_("__sheet_units").sql(dialect=DIALECT)).to_arrow_table()
+        con.unregister("__sheet_units")
+        for k in units:
+            out[k] = found.column(f"c{k}").combine_chunks().cast(pa.string())
+    return [c for c in out if c is not None]
+
+
+def _replaced(c: pa.Array, hint: Hint) -> pa.Array | None:
+    """_normalise in Arrow, for a column without a unit; None for one with a unit."""
+    if "d" in hint.kinds and hint.time and hint.clock and not hint.elapsed:
+        return pc.replace_substring_regex(c, "^1899-12-31 ", "")
+    if "d" in hint.kinds and not hint.time:  # " 00:00:00" dropped from the end: cheaper than a regex
+        return pc.if_else(pc.ends_with(c, " 00:00:00"), pc.utf8_slice_codeunits(c, 0, -9), c)
+    if "d" in hint.kinds:
+        return pc.replace_substring(c, " ", "T")
+    if hint.mixed or not hint.unit:
+        return c
+    return None
 
 
 def _undecided(header: str, hint: Hint) -> str:
@@ -267,22 +323,9 @@ def _undecided(header: str, hint: Hint) -> str:
 
 
 def _normalise(c: exp.Expression, hint: Hint) -> exp.Expression:
-    """A cell's text as read/sheets/workbooks.py would have made it: dates without a zero clock, percents scaled
-    by 100 exactly, currency with its unit."""
+    """A number cell's text as read/sheets/workbooks.py would have made it, in a column with a unit
+    (_replaced does the rest): percents scaled by 100 exactly, currency with its unit."""
     number = exp.not_(exp.Is(this=exp.TryCast(this=c, to=exp.DataType.build("DOUBLE")), expression=exp.null()))
-    if "d" in hint.kinds and hint.time and hint.clock and not hint.elapsed:
-        # A time of day (hh:mm) is a datetime on calamine's day 0: the time alone, as openpyxl gives it.
-        return exp.RegexpReplace(
-            this=c, expression=exp.Literal.string("^1899-12-31 "), replacement=exp.Literal.string("")
-        )
-    if "d" in hint.kinds and not hint.time:
-        return exp.RegexpReplace(
-            this=c, expression=exp.Literal.string(" 00:00:00$"), replacement=exp.Literal.string("")
-        )
-    if "d" in hint.kinds:
-        return exp.Replace(this=c, expression=exp.Literal.string(" "), replacement=exp.Literal.string("T"))
-    if hint.mixed:
-        return c  # several units: none is applied, and the column stays text (_table)
     if hint.unit == "%":
         scaled = exp.cast(
             exp.Mul(
@@ -293,9 +336,7 @@ def _normalise(c: exp.Expression, hint: Hint) -> exp.Expression:
         )
         trimmed = exp.func("rtrim", exp.func("rtrim", scaled, exp.Literal.string("0")), exp.Literal.string("."))
         return exp.Case().when(number, exp.DPipe(this=trimmed, expression=exp.Literal.string("%"))).else_(c)
-    if hint.unit:
-        return exp.Case().when(number, exp.DPipe(this=exp.Literal.string(hint.unit), expression=c)).else_(c)
-    return c
+    return exp.Case().when(number, exp.DPipe(this=exp.Literal.string(hint.unit), expression=c)).else_(c)
 
 
 def _total_row(batch, i: int, left: int, right: int) -> bool:

@@ -142,9 +142,11 @@ def workbook_hints(
     with zipfile.ZipFile(path) as archive:
         for name, state, part in sheet_parts(archive):
             states[name] = state
-            if part not in known:
-                formats = styles(archive) if formats is None else formats
-            out[name], heads[name] = known[part] if part in known else sheet_hints(archive, part, formats)
+            if part in known:
+                out[name], heads[name] = known[part]
+                continue
+            formats = styles(archive) if formats is None else formats
+            out[name], heads[name] = sheet_hints(archive, part, formats)
     return out, states, heads
 
 
@@ -191,7 +193,7 @@ class UnitWatch:
     matches only such cells, so a sheet is read once for the check and this. Keeps each sheet's
     hints and head, by part, for the reader after it."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.formats: list[str] | None = None
         self.hints: dict[str, tuple[dict[int, Hint], Head]] = {}
 
@@ -300,7 +302,7 @@ class OdsFormats:
 
     CURRENCY = re.compile(rb'office:currency="([^"]{1,16})"')
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.currencies: set[str] = set()
         self.percent = False
         self.tail = b""

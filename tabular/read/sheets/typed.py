@@ -11,6 +11,11 @@ the rows below a sheet's header are read typed, column at a time:
   (`2024-02-01 00:00:00`, `2024-02-01 10:30:00.250`), booleans `true`/`false`;
 - a column of mixed cells comes back as fastexcel's own text, as before.
 
+Whole numbers, booleans and timestamps without fractions of a second are written in Arrow; the
+rest in one DuckDB statement. A double past 2**53 may be another whole number than the cell's
+digits (9007199254740993 reads as 9007199254740992), on either read: such cells take their
+digits from the sheet's XML (wholes.py), as the openpyxl reader reads them.
+
 The rows above (a title, the header) come from the sheet's XML, which columnar._hints reads
 anyway. What comes out has the text read's shape (its rows, its columns, from the same first
 column), so every rule after it (tables, titles, totals, typing) reads it as it read the text.
@@ -20,11 +25,13 @@ header rows, an escape calamine would unescape), the caller reads the sheet as t
 
 from __future__ import annotations
 
+import functools
 import re
 import zipfile
 from dataclasses import dataclass, field
 
 import defusedxml.ElementTree as ET
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
@@ -161,7 +168,18 @@ def head_texts(head: Head, rows: int, strings: dict[int, str]) -> dict[tuple[int
             return None  # calamine unescapes _x000D_ and trims some texts: the text read says which
     if numbers:  # written as the typed columns are, all at once
         out.update(zip(numbers, number_texts(pa.array(list(numbers.values()), pa.float64())).to_pylist()))
+        for (i, j), number in numbers.items():  # past 2**53 a double is another whole number: the XML's digits
+            value = head.cells[(i, j)][1]
+            if abs(number) >= EXACT_DOUBLES and value is not None and WHOLE_TEXT.fullmatch(value.strip()):
+                out[(i, j)] = value.strip()
     return out
+
+
+# Every double at or past 2**53 is a whole number, and may be another one than the cell's digits
+# (9007199254740993 reads as 9007199254740992): such a cell takes its digits from the sheet's XML,
+# as the openpyxl reader reads them (wholes.py).
+EXACT_DOUBLES = 2**53
+WHOLE_TEXT = re.compile(r"-?[0-9]{16,}")
 
 
 # Each double `v` as the shortest decimal text that reads back as it, without an exponent (as
@@ -208,10 +226,15 @@ END
 _BOOL_TEXT = "CASE WHEN v THEN 'true' WHEN NOT v THEN 'false' END"
 
 
+@functools.lru_cache(maxsize=8)
+def _parsed(template: str) -> exp.Expression:
+    """A template parsed once (sqlglot takes about 10 ms for _NUMBER_TEXT)."""
+    return exp.maybe_parse(template, dialect=DIALECT)
+
+
 def _sql(template: str, value: exp.Expression) -> exp.Expression:
     """A template's SQL (written for a column `v`) for `value`."""
-    parsed = exp.maybe_parse(template, dialect=DIALECT)
-    return parsed.transform(lambda n: value.copy() if isinstance(n, exp.Column) and n.name == "v" else n)
+    return _parsed(template).transform(lambda n: value.copy() if isinstance(n, exp.Column) and n.name == "v" else n)
 
 
 def _text_sql(kind: pa.DataType, value: exp.Expression) -> exp.Expression | None:
@@ -241,36 +264,74 @@ def _registered(columns: dict[int, pa.Array]) -> pa.Table:
     )
 
 
-def batch_texts(columns: list[pa.Array]) -> list[pa.Array] | None:
-    """Typed columns as the text read's text, in one DuckDB statement; None where one holds a
-    type that cannot be written so."""
-    out: list[pa.Array | None] = [
-        c.cast(pa.string()) if pa.types.is_string(c.type) or pa.types.is_large_string(c.type) else None for c in columns
-    ]  # text already: no statement
-    typed = [k for k, c in enumerate(out) if c is None]
+@functools.lru_cache(maxsize=32)
+def _texts_select(kinds: tuple[tuple[int, pa.DataType], ...]) -> str | None:
+    """The statement writing columns c0, c3 … of these types as text (_text_sql), written once per
+    shape of sheet; None where one type cannot be written so."""
     selects = []
-    for k in typed:
-        sql = _text_sql(columns[k].type, exp.column(f"c{k}"))
+    for k, kind in kinds:
+        sql = _text_sql(kind, exp.column(f"c{k}"))
         if sql is None:
             return None
         selects.append(exp.alias_(sql, f"c{k}"))
+    return exp.select(*selects).from_("cells").sql(dialect=DIALECT)
+
+
+_TICKS = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+_YEAR_1000, _YEAR_10000 = -30_610_224_000, 253_402_300_800  # seconds from 1970 to 1000-01-01 and 10000-01-01
+
+
+def _arrow_text(column: pa.Array) -> pa.Array | None:
+    """The text read's text of the columns most sheets hold, in Arrow: booleans, whole numbers
+    below 1E+15 (no NaN, no -0), timestamps without fractions of a second; None for any other,
+    which _NUMBER_TEXT and _STAMP_TEXT write."""
+    kind = column.type
+    if pa.types.is_boolean(kind):
+        return pc.if_else(column, "true", "false")
+    if pa.types.is_floating(kind) and column.null_count == 0:
+        v = column.to_numpy(zero_copy_only=False)
+        if np.isnan(v).any() or not (np.abs(v) < 1e15).all() or (v != np.trunc(v)).any() or np.signbit(v[v == 0]).any():
+            return None
+        return pa.array(v.astype(np.int64)).cast(pa.string())
+    if pa.types.is_timestamp(kind) and kind.tz is None:
+        ticks = column.cast(pa.int64()).to_numpy(zero_copy_only=False)
+        valid = pc.is_valid(column).to_numpy(zero_copy_only=False)
+        seconds = ticks[valid] // _TICKS[kind.unit]
+        if (ticks[valid] % _TICKS[kind.unit]).any() or ((seconds < _YEAR_1000) | (seconds >= _YEAR_10000)).any():
+            return None  # milliseconds, or a year of other than four digits: _STAMP_TEXT writes them
+        return column.cast(pa.timestamp("s")).cast(pa.string())  # Arrow writes 2024-02-01 10:30:00
+    return None
+
+
+def batch_texts(columns: list[pa.Array]) -> list[pa.Array] | None:
+    """Typed columns as the text read's text: in Arrow where it can (_arrow_text), the rest in
+    one DuckDB statement; None where one holds a type that cannot be written so."""
+    out: list[pa.Array | None] = [
+        c.cast(pa.string()) if pa.types.is_string(c.type) or pa.types.is_large_string(c.type) else _arrow_text(c)
+        for c in columns
+    ]
+    typed = [k for k, c in enumerate(out) if c is None]
     if typed:
         import duckdb
 
+        select = _texts_select(tuple((k, columns[k].type) for k in typed))
+        if select is None:
+            return None
         cells = _registered({k: columns[k] for k in typed})
         with duckdb.connect() as con:
             con.register("cells", cells)
-            found = con.sql(exp.select(*selects).from_("cells").sql(dialect=DIALECT)).to_arrow_table()
+            found = con.sql(select).to_arrow_table()
         for k in typed:
             out[k] = found.column(f"c{k}").combine_chunks().cast(pa.string())
-    return out
+    return [c for c in out if c is not None]
 
 
 def number_texts(column: pa.Array) -> pa.Array:
     """Each double as the shortest decimal text that reads back as it, without an exponent:
     `5`, `0.1`, `-0.00000015`, `100000000000000000000` (workbooks._number_text on "General")."""
-    (texts,) = batch_texts([column.cast(pa.float64())])
-    return texts
+    texts = batch_texts([column.cast(pa.float64())])
+    assert texts is not None  # a double is always written
+    return texts[0]
 
 
 # What fastexcel's text read writes for a double: a whole one in full, another to nine decimals
@@ -379,11 +440,11 @@ def typed_batch(
         j < first or j >= first + len(places) for _, j in above
     ):
         return None
-    texts = batch_texts(batch.columns)
-    if texts is None:
+    written = batch_texts(batch.columns)
+    if written is None:
         return None
     columns = []
-    for k, column in enumerate(texts):
+    for k, column in enumerate(written):
         top = [above.get((i, first + k)) for i in range(start)]
         columns.append(pa.concat_arrays([pa.array(top, pa.string()), column]) if start else column)
     names = [f"column_{k}" for k in range(len(columns))]

@@ -232,3 +232,38 @@ def test_the_fast_reader_reads_a_workbook_without_importing_openpyxl_or_polars(b
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=root).stdout
     assert out.split("]")[-1].split() == ["False", "False"], out
     assert "fastexcel" in out
+
+
+def test_date_and_time_cells_are_rewritten_in_arrow_as_duckdb_rewrote_them():
+    """columnar._replaced drops a date's zero clock, a time of day's 1899 date and writes a
+    datetime's T in Arrow; the oracle is the DuckDB SQL the reader ran before."""
+    import pyarrow as pa
+
+    from tabular.read.sheets.columnar import _replaced
+    from tabular.read.sheets.hints import Hint
+
+    texts = [
+        "2024-01-02 00:00:00",
+        "2024-01-02 10:00:00",
+        "1899-12-31 10:30:00",
+        "x 00:00:00",
+        " 00:00:00",
+        "2024-01-02 00:00:00 00:00:00",
+        "n/a",
+        "",
+        None,
+        "été 00:00:00",
+    ]
+    cases = [
+        (Hint(kinds={"d"}), "regexp_replace(t, ' 00:00:00$', '')"),
+        (Hint(kinds={"d"}, time=True, clock=True), "regexp_replace(t, '^1899-12-31 ', '')"),
+        (Hint(kinds={"d"}, time=True, clock=False), "replace(t, ' ', 'T')"),
+        (Hint(kinds={"n"}), "t"),
+        (Hint(kinds={"n"}, units={"$", None}), "t"),  # several units: as they are
+    ]
+    con = duckdb.connect()
+    con.register("cells", pa.table({"t": pa.array(texts, pa.string())}))
+    for hint, sql in cases:
+        want = [r[0] for r in con.execute(f"SELECT {sql} FROM cells").fetchall()]
+        assert _replaced(pa.array(texts, pa.string()), hint).to_pylist() == want, sql
+    assert _replaced(pa.array(texts, pa.string()), Hint(kinds={"n"}, units={"%"})) is None  # DuckDB scales it
