@@ -36,6 +36,9 @@ _LAST_REF = re.compile(rb' r="([A-Z]{0,3})([1-9][0-9]{0,6})"')  # at most XFD an
 # before or after its `=`, a single quote. Only the attribute is looked at: a line break between
 # rows, or an `=` in a formula or a text, leaves the chunk on the fast path.
 _ODD_R = re.compile(rb"\sr\s+=|\sr=\s|\sr='|[\t\n\r]r=\"")
+# Every odd `r` holds an `r=` not written ` r="`, or a white space just before an `=`: two counts
+# and a find rule out most chunks at C speed before _ODD_R looks (it starts at every white space).
+_SPACES = bytes.maketrans(b"\t\n\r\x0b\x0c", b"     ")
 
 
 def _at_most(bound: str, alphabet: str, first: str) -> bytes:
@@ -66,6 +69,13 @@ def _outside(columns: str, rows: str) -> re.Pattern:
     return re.compile(rb' r="(?!(?:' + letters + rb")?(?:" + digits + rb')")')
 
 
+def _odd_r(text: bytes, end: int) -> bool:
+    """Whether text[:end] holds an `r` attribute _ODD_R finds."""
+    if text.count(b"r=", 0, end) == text.count(b' r="', 0, end) and text.translate(_SPACES).find(b" =", 0, end) < 0:
+        return False
+    return _ODD_R.search(text, 0, end) is not None
+
+
 class Extent:
     """Fed a worksheet's XML a chunk at a time (cut anywhere); `rows` and `columns`: the last row
     and the widest column its cells reach (1-based), as calamine places them; an empty cell
@@ -93,7 +103,7 @@ class Extent:
         tab or a line break between attributes, `r='…'`, `r = "…"`, a reference past the extent,
         `c7` or `C007`), and the chunk is read tag by tag. A reference of any element counts: a
         prefixed cell's, a second one's. Each look is one C-speed pass; most sheets pass all."""
-        if _ODD_R.search(text, 0, end):  # r='…', r = "…", a tab or a line break before r="…"
+        if _odd_r(text, end):  # r='…', r = "…", a tab or a line break before r="…"
             return False
         last = _LAST_REF.match(text, max(0, text.rfind(b' r="', 0, end)), end)
         rows, columns = self.rows, self.columns
