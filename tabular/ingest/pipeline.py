@@ -262,9 +262,7 @@ def _guessed(
     """A long stored extraction (a workbook's sheet, JSON, Parquet) typed on its sample and
     built in one guarded pass over its rows, as the one pass does for delimited text; None
     when the careful way must count every row first (see onepass.py)."""
-    if extraction.rows <= infer.SAMPLE_HEAD + infer.SAMPLE_SPREAD or any(
-        r.type != "string" for r in extraction.forced.values()
-    ):
+    if extraction.rows <= infer.SAMPLE_HEAD + infer.SAMPLE_SPREAD:
         return None
     if again.person_set(catalog, job, dataset_id):
         return None
@@ -272,14 +270,18 @@ def _guessed(
     relation = parquet_relation(str(extraction.path))
     cells, names = extraction.cell_columns, column_names(extraction.headers)
     free = [c for c in cells if c not in extraction.forced]
+    # Readings a typed source settled (a workbook column its reader read as dates): counted on
+    # the sample with that one reading, guarded on every row as any other.
+    known = {c: r for c, r in extraction.forced.items() if r.type != "string"}
     markers = settings.nulls(options)
-    with long_table(cur, infer.sampled(relation, extraction.rows), free, markers) as sample:
-        typings, tallies = infer.infer_from(cur, sample, sample, free, free, {}, settings, options)
+    with long_table(cur, infer.sampled(relation, extraction.rows), free + list(known), markers) as sample:
+        typings, tallies = infer.infer_from(cur, sample, sample, free + list(known), free, known, settings, options)
+    typings = {c: replace(t, forced=False) if c in known else t for c, t in typings.items()}  # no person's approval
     typings = settle_by_evidence(typings)
     guarded = onepass.guards(cur, typings, tallies, settings, options)
     if guarded is None:
         return None
-    for cell in extraction.forced:  # Excel text stays text: nothing to guard
+    for cell in (c for c, r in extraction.forced.items() if r.type == "string"):  # Excel text stays text
         typings[cell] = Typing(STRING, "VARCHAR")
         guarded.values[cell] = string_text(cell)
     # Typed on the careful way's own sample already (infer.sampled): its text columns need no second look.

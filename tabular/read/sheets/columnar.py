@@ -31,7 +31,7 @@ from ..extraction import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, jo
 from .hints import Hint, UnitWatch, calamine_hints, workbook_hints
 from .rules import Prose, calamine_panics, cell_of_text, column_letter, each_sheet, is_prose, is_total_row
 from .sparse import apart_note
-from .typed import exact_numbers, maybe_cut, typed_batch
+from .typed import Typed, exact_numbers, maybe_cut, typed_batch
 from .wholes import exact_wholes
 
 # Rows per Parquet row group, as DuckDB's COPY wrote them: DuckDB reads a row group per thread.
@@ -74,7 +74,7 @@ def _read_fast(
             texts = {j for j, h in hints.get(name, {}).items() if "s" in h.kinds or len(h.kinds) > 1}
             typed = typed_batch(reader, name, heads[name], path, texts, scanned)
         if typed is not None:
-            batch, first_column = typed
+            batch, first_column = typed.batch, typed.first
         else:
             sheet = reader.load_sheet(name, header_row=None, dtypes="string", skip_rows=0)
             batch = _exact(reader, name, sheet.to_arrow())
@@ -96,7 +96,7 @@ def _read_fast(
             fmt,
             index,
             options,
-            typed is not None,
+            typed,
             {first_column + k for k in inexact},
         )
 
@@ -149,7 +149,7 @@ def _sheet(
     fmt: str,
     first: int,
     options: dict,
-    typed: bool = True,
+    typed: Typed | None = None,
     inexact: set[int] | None = None,
 ) -> list[Extraction] | list[Prose]:
     """The sheet's tables (or its text, where it holds none); `inexact`: its columns (0-based)
@@ -223,7 +223,7 @@ def _table(
     out: Path,
     fmt,
     options,
-    typed=True,
+    typed: Typed | None = None,
     inexact: set[int] | None = None,
 ) -> Extraction:
     """One table of the sheet: rows top..bottom, batch columns left..right (the sheet's columns
@@ -254,12 +254,16 @@ def _table(
     ids = pa.array(np.arange(1, rows + 1, dtype=np.int64))
     forced = {}
     notes: list[str] = []
+    # What the typed read saw of each column, where it read every data row of this table.
+    kinds = typed.kinds if typed is not None and start >= typed.start else {}
     for j in range(left, right + 1):
         cell = f"c{j - left + 1}"
         hint = hints.get(first_column + j, Hint())
         if hint.kinds and hint.kinds <= {"s"}:
             forced[cell] = C.STRING  # Excel text stays text, digits or not
-        if hint.mixed or (hint.elapsed and not typed):
+        elif kinds and (known := _known(kinds.get(first_column + j), hint)) is not None:
+            forced[cell] = known  # the typed read saw every cell: its text needs no typing by elimination
+        if hint.mixed or (hint.elapsed and typed is None):
             forced[cell] = C.STRING
             notes.append(_undecided(headers[j - left] or cell, hint))
         if inexact and first_column + j in inexact:
@@ -309,6 +313,22 @@ def _replaced(c: pa.Array, hint: Hint) -> pa.Array | None:
         return pc.replace_substring(c, " ", "T")
     if hint.mixed or not hint.unit:
         return c
+    return None
+
+
+# The reading the text of a column the typed read saw whole (typed.one_kind) takes by elimination,
+# with no question: each written as _replaced writes it on the hint's format.
+_KNOWN = {"bool": C.BOOL, "date": C.reading_from("date", "%Y-%m-%d"), "datetime": C.ISO_TIMESTAMP}
+
+
+def _known(kind: str | None, hint: Hint):
+    """The reading of a column the typed read saw as one kind, where its format writes it so."""
+    if kind == "bool" and hint.kinds == {"b"}:
+        return _KNOWN["bool"]
+    if kind == "date" and hint.kinds == {"d"} and not hint.time:
+        return _KNOWN["date"]
+    if kind in ("date", "datetime") and hint.kinds == {"d"} and hint.time and not hint.clock and not hint.elapsed:
+        return _KNOWN["datetime"]
     return None
 
 

@@ -29,6 +29,7 @@ import functools
 import re
 import zipfile
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import defusedxml.ElementTree as ET
 import numpy as np
@@ -386,12 +387,37 @@ def holds_null_words(archive: zipfile.ZipFile, parts: list[str]) -> bool:
     return False
 
 
+class Typed(NamedTuple):
+    """A sheet read typed below its head (typed_batch)."""
+
+    batch: pa.RecordBatch  # as the text read's batch: every column text, rows from the sheet's first
+    first: int  # the place in the sheet (0-based) of its first column
+    kinds: dict[int, str]  # by a column's place in the sheet: what one_kind says of every cell read typed
+    start: int  # the first row (0-based) read typed; the rows above are the head's
+
+
+def one_kind(column: pa.Array) -> str | None:
+    """What every cell of a typed column is, where its text says it alone: "bool", "date" (a
+    timestamp at midnight, written `2024-02-01` on a date format), "datetime" (a timestamp
+    without fractions of a second, written `2024-02-01T10:30:00` on a datetime format); None
+    for any other (numbers among them: their readings and questions are the text's to decide)."""
+    if pa.types.is_boolean(column.type):
+        return "bool"
+    if not pa.types.is_timestamp(column.type) or column.type.tz is not None:
+        return None
+    ticks = column.cast(pa.int64()).filter(pc.is_valid(column)).to_numpy(zero_copy_only=False)
+    per_second = _TICKS[column.type.unit]
+    if (ticks % per_second).any():
+        return None
+    return "date" if not (ticks % (86_400 * per_second)).any() else "datetime"
+
+
 def typed_batch(
     reader, name: str, head: Head, archive_path, texts: set[int], scanned: dict[str, bool] | None = None
-) -> tuple[pa.RecordBatch, int] | None:
-    """The sheet as the text read's batch (every column text, rows from the sheet's first) and
-    its first column's place in the sheet, from the typed read below the header; None where the
-    typed read cannot give the text read's cells.
+) -> Typed | None:
+    """The sheet as the text read's batch (every column text, rows from the sheet's first) with
+    what the typed read saw of it (Typed); None where the typed read cannot give the text read's
+    cells.
 
     `texts`: the sheet's columns (0-based) whose first rows hold text or cells of several kinds,
     read as text from the start. A typed column with an empty cell (or NaN) may have been a
@@ -440,6 +466,7 @@ def typed_batch(
         j < first or j >= first + len(places) for _, j in above
     ):
         return None
+    kinds = {first + k: kind for k, column in enumerate(batch.columns) if (kind := one_kind(column))}
     written = batch_texts(batch.columns)
     if written is None:
         return None
@@ -448,7 +475,7 @@ def typed_batch(
         top = [above.get((i, first + k)) for i in range(start)]
         columns.append(pa.concat_arrays([pa.array(top, pa.string()), column]) if start else column)
     names = [f"column_{k}" for k in range(len(columns))]
-    return pa.RecordBatch.from_arrays(columns, names=names), first
+    return Typed(pa.RecordBatch.from_arrays(columns, names=names), first, kinds, start)
 
 
 def _with_exact_numbers(reader, name: str, start: int, batch: pa.RecordBatch) -> pa.RecordBatch | None:

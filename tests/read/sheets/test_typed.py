@@ -413,3 +413,35 @@ def test_every_shape_reads_the_same_typed_as_through_fastexcel_s_text_and_throug
 
 def header_at(seen, name):
     return [c["name"] for c in seen["dataset"]["columns"]].index(name)
+
+
+@pytest.mark.parametrize(
+    "options, length",
+    [(None, 300), ({"header_rows": 0}, 300), ({"header_rows": 2}, 300), (None, 25_000), ({"header_rows": 0}, 25_000)],
+)
+def test_columns_the_typed_read_saw_whole_read_as_their_text_reads_whatever_the_header_rows(
+    tmp_path, monkeypatch, options, length
+):
+    """A column the typed read saw as booleans, dates or datetimes alone skips typing by
+    elimination, where the table's data rows are all typed ones; a header row read as data
+    leaves it to the text's typing: the same types, questions, warnings and rows as the text read."""
+    from tabular.read.sheets import columnar
+
+    rows = [["id", "ok", "day", "when", "gaps"]]
+    for i in range(1, length):
+        rows.append(
+            [
+                i,
+                i % 3 == 0,
+                dt.date(2020, 1, 1) + dt.timedelta(days=i),
+                dt.datetime(2021, 1, 1, 8) + dt.timedelta(hours=i),
+                None if i % 4 else dt.date(2022, 1, i % 28 + 1),
+            ]
+        )
+    path = write(tmp_path / "kinds.xlsx", rows, {3: "yyyy-mm-dd", 4: "yyyy-mm-dd hh:mm", 5: "yyyy-mm-dd"})
+    typed = published(tmp_path / "typed", path, options, **FAST)
+    monkeypatch.setattr(columnar, "typed_batch", lambda *a, **k: None)
+    text = published(tmp_path / "text", path, options, **FAST)
+    assert typed["state"] == text["state"] == "ready"
+    assert bool(typed["one_pass"]) is (length > 20_000) and typed["one_pass"] == text["one_pass"]  # the guarded pass
+    assert typed["dataset"] == text["dataset"] and typed["rows"] == text["rows"]
