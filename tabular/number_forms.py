@@ -25,7 +25,7 @@ _GROUP_PATTERN = {",": ",", ".": r"\.", " ": "[ \u00a0\u202f]", "'": "['\u2019]"
 # 250.00- (as ledgers exported from SAP write them), a minus before also read.
 NEGATIVES = ("", "brackets", "trailing")
 
-# The symbols (see infer/tally.survey) saying a column writes some value in brackets, or with a
+# The symbols (see infer/survey.py) saying a column writes some value in brackets, or with a
 # minus after it, *as an amount*: only then are that convention's readings tried (negatives_for).
 BRACKETED = "(…)"
 TRAILING = "…-"

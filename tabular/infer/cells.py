@@ -80,6 +80,9 @@ class Source:
 
     sql: str | exp.Expression
     long: bool = False
+    # The columns a long table holds, where known: cells asked of all of them read it whole,
+    # with no test of each row's column name.
+    holds: tuple[str, ...] | None = None
 
     def relation(self) -> exp.Expression:
         """What the source reads: the long table, or the wide relation."""
@@ -90,6 +93,8 @@ class Source:
     def cells(self, columns: list[str], markers: tuple[str, ...]) -> exp.Subquery:
         """The long form of `columns`' cells, to read FROM; only those columns are read."""
         if self.long:
+            if self.holds is not None and set(self.holds) <= set(columns):
+                return exp.select(exp.Star()).from_(self.relation(), copy=False).subquery(copy=False)
             where = col(K).isin(*_names(columns), copy=False)
             return (
                 exp.select(exp.Star()).from_(self.relation(), copy=False).where(where, copy=False).subquery(copy=False)
@@ -136,6 +141,21 @@ def only_where(aggregate: exp.Expr, condition: exp.Expr) -> exp.Filter:
 
 def not_null(e: exp.Expression) -> exp.Expression:
     return exp.not_(e.is_(exp.null()))
+
+
+def gated(gate: exp.Expr, test: exp.Expr, null: bool = False) -> exp.Expression:
+    """`test` where the cheap `gate` holds, else false (NULL for a NULL text when `null`: an
+    aggregate skips it). `gate` holds wherever `test` can: DuckDB evaluates every operand of an
+    AND over all rows, a CASE's result only on the rows its condition selects, so the costly
+    test (a regex) runs only on the few cells that could pass it."""
+    case = exp.Case()
+    if null:
+        case = case.when(col(T).is_(exp.null()), exp.null(), copy=False)
+    return case.when(gate, test, copy=False).else_(exp.false(), copy=False)
+
+
+# The least byte string a Unicode space (or any character past ASCII) starts with in UTF-8.
+PAST_ASCII = "\u0080"
 
 
 def grouped(
@@ -205,4 +225,4 @@ def long_table(
     t = text_of_expr(col(RAW), markers).as_(T, quoted=True)
     select = exp.select(col(K), col(ROW_ID), col(RAW), t, col(N)).from_(distinct.subquery(copy=False), copy=False)
     with temp_table(con, "__cells_", select) as name:
-        yield Source(name, long=True)
+        yield Source(name, long=True, holds=tuple(columns))

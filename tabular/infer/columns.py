@@ -10,6 +10,8 @@ question, held as the option that rejects fewest rows (SPEC §4).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import duckdb
 from sqlglot import exp
 
@@ -18,7 +20,7 @@ from ..readings import Reading
 from ..settings import Settings
 from .cells import ROW_ID, K, T, col, not_null, relation, temp_table
 from .questions import Typing, decide
-from .tally import ReadingCount, Source, Tally, long_table, physical_from, survey, tally
+from .tally import ReadingCount, Source, Tally, facts_of, long_table, physical_from, survey, tally
 
 SAMPLE_HEAD = 10_000
 SAMPLE_SPREAD = 10_000
@@ -33,13 +35,14 @@ def _recount(
     again: dict[str, list[Reading]],
     markers: tuple[str, ...],
     before: dict[str, Tally],
+    known: dict[str, Tally] | None = None,
 ) -> dict[str, Tally]:
     """Count over `source` only the readings `again` names per column; the column's other
     readings keep just their fail counts from `before`, which already rule them out. Each
-    column's counts stay in the order of `before`."""
+    column's counts stay in the order of `before`. `known`: the columns' facts over `source`."""
     if not again:
         return {}
-    counted = tally(con, source, list(again), again, markers)
+    counted = tally(con, source, list(again), again, markers, known=known)
     for c, merged in counted.items():
         fresh = {n.reading: n for n in merged.counts}
         merged.counts = [
@@ -63,22 +66,26 @@ def _sample_tallies(
     needs. So a typed column costs a few readings per cell, not every reading there is."""
     if not sample.long:
         return tally(con, sample, columns, readings, markers)
+    # The facts of every column's values over the whole sample, in one statement; each tally
+    # below counts only readings. (The probe's tallies carry them too: only their counts, and
+    # whether a column has a value at all, which the probe and the sample agree on, are read.)
+    known = facts_of(con, sample, columns, markers)
     with temp_table(con, "__probe_", _probe(sample)) as probe_name:
-        probed = tally(con, Source(probe_name, long=True), columns, readings, markers)
+        probed = tally(
+            con, Source(probe_name, long=True, holds=tuple(columns)), columns, readings, markers, known=known
+        )
     left = {c: [n.reading for n in probed[c].counts if n.fails == 0] for c in columns}
-    counted = _recount(con, sample, {c: rs for c, rs in left.items() if rs}, markers, probed)
+    counted = _recount(con, sample, {c: rs for c, rs in left.items() if rs}, markers, probed, known)
     out = {}
     for c in columns:
         out[c] = counted.get(c) or probed[c]
     mixed = [c for c in columns if probed[c].nonnull and not any(n.fails == 0 for n in out[c].counts)]
     if mixed:
-        out.update(tally(con, sample, mixed, {c: readings[c] for c in mixed}, markers))
-    # Columns no reading was counted for still need their sample-wide base counts.
-    bare = [c for c in columns if c not in counted and c not in mixed]
-    if bare:
-        out.update(tally(con, sample, bare, {c: [] for c in bare}, markers))
-        for c in bare:
-            out[c].counts = [ReadingCount(n.reading, n.fails) for n in probed[c].counts]
+        out.update(tally(con, sample, mixed, {c: readings[c] for c in mixed}, markers, known=known))
+    # Columns no reading was counted for keep the probe's fail counts beside their facts.
+    for c in columns:
+        if c not in counted and c not in mixed:
+            out[c] = replace(known[c], counts=[ReadingCount(n.reading, n.fails) for n in probed[c].counts])
     return out
 
 
@@ -140,14 +147,15 @@ def _candidates(
     if not columns:
         return {}
     surveyed = survey(con, source, columns, settings.nulls(options), settings.mixed_values_share)
-    return {
-        c: [
-            r
-            for r in C.candidate_readings(surveyed[c].symbols, options.get("decimal_mark"), options.get("date_order"))
-            if r.type in surveyed[c].families
-        ]
-        for c in columns
-    }
+    # Columns of one kind hold the same symbols: their readings are listed once.
+    listed: dict[frozenset[str], list[Reading]] = {}
+    out = {}
+    for c in columns:
+        symbols = frozenset(surveyed[c].symbols)
+        if symbols not in listed:
+            listed[symbols] = C.candidate_readings(set(symbols), options.get("decimal_mark"), options.get("date_order"))
+        out[c] = [r for r in listed[symbols] if r.type in surveyed[c].families]
+    return out
 
 
 def infer_from(

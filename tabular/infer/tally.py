@@ -13,12 +13,27 @@ from sqlglot import exp
 
 from planner.dialect import DIALECT, duckdb_function
 
-from .. import number_forms as N
 from .. import readings as C
 from ..readings import Reading
-from .cells import RAW, ROW_ID, Source, T, count, grouped, not_null, one_row, only_where, text_of_expr
+from .cells import (
+    PAST_ASCII,
+    RAW,
+    ROW_ID,
+    Source,
+    T,
+    count,
+    gated,
+    grouped,
+    not_null,
+    one_row,
+    only_where,
+    text_of_expr,
+)
 from .cells import col as _col
 from .cells import long_table as long_table  # tally's own name for it (ingest/ imports it from here)
+from .survey import Survey as Survey  # the first elimination (columns, ingest/ and retype import it from here)
+from .survey import survey as survey
+from .survey import symbols_of as symbols_of
 
 
 class NumberStats(NamedTuple):
@@ -103,10 +118,6 @@ def string_text(column: str, spaces: bool = False) -> exp.Expression:
     return exp.Case().when(exp.and_(first, maybe_blank(col, " ")), trimmed.else_(col)).else_(empty)
 
 
-# The least byte string a Unicode space (or any character past ASCII) starts with in UTF-8.
-PAST_ASCII = "\u0080"
-
-
 def maybe_blank(col: exp.Expression, prefix: str = "") -> exp.Expression:
     """False only for a cell (starting with `prefix`) whose next character is printable ASCII
     (byte 21 to 7E): no cell DuckDB's trim empties. A cheap test before trim: DuckDB compares
@@ -122,7 +133,24 @@ def accepts(reading: Reading, t: exp.Expression) -> exp.Expression:
     text that passes it always converts."""
     if reading.type == "number":
         return C.matches(t, gate(reading))
-    return exp.not_(exp.Is(this=C.convert(reading, t, C.physical_of(reading)), expression=exp.null()))
+    read = exp.not_(exp.Is(this=C.convert(reading, t, C.physical_of(reading)), expression=exp.null()))
+    marks = written_marks(reading)
+    if not marks:
+        return read
+    # A text without one of the marks is refuted by a comparison, not a conversion.
+    held = exp.and_(*[exp.Contains(this=t.copy(), expression=_lit(m)) for m in marks], copy=False)
+    return gated(held, read)
+
+
+def written_marks(reading: Reading) -> list[str]:
+    """The marks (no letter, digit or blank) between the fields of a strptime reading's format,
+    which every text it reads holds as written (DuckDB's strptime and the format's regex both
+    match them exactly): `/` for %d/%m/%Y, `-` and `:` for %Y-%m-%d %H:%M. None for a reading
+    with a gate of its own or a format listing zones (`[…]`)."""
+    if reading.gate is not None or reading.type not in ("date", "datetime", "time") or "[" in reading.format:
+        return []
+    between = re.sub("%.", "", reading.format)
+    return sorted({c for c in between if not c.isalnum() and not c.isspace()})
 
 
 # An integer written with a '+' and 7 digits or more is a phone number, not a signed quantity.
@@ -176,11 +204,11 @@ def _one_sided() -> exp.Expr:
 def _facts() -> dict[str, exp.Expr]:
     """The aggregates of what every column needs (Tally's facts), fresh nodes each call."""
     t = _col
-    zeros = exp.and_(
-        exp.or_(*[_starts(p) for p in ("0", "-0", "+0")], copy=False), C.matches(t(T), r"[+-]?0[0-9]+"), copy=False
-    )
+    # A text starting 0, -0 or +0 sorts before '1' (DuckDB compares text byte by byte).
+    zeros = gated(exp.LT(this=t(T), expression=_lit("1")), C.matches(t(T), r"[+-]?0[0-9]+"))
     binary = exp.LogicalAnd(this=_one_of(("0", "1")))
     blank = exp.EQ(this=exp.Trim(this=t(RAW)), expression=_lit(""))
+    exponent = exp.or_(*[exp.Contains(this=t(T), expression=_lit(e)) for e in "eE"], copy=False)
     return {
         "nonnull": count(not_null(t(T))),
         "plain": exp.LogicalAnd(this=exp.and_(not_null(t(T)), exp.EQ(this=t(RAW), expression=t(T)), copy=False)),
@@ -195,34 +223,27 @@ def _facts() -> dict[str, exp.Expr]:
             )
         ),
         "binary": _or_false(binary),
-        "plus_ids": count(exp.and_(_starts("+"), C.matches(t(T), PLUS_ID), copy=False)),
+        "plus_ids": count(gated(_starts("+"), C.matches(t(T), PLUS_ID))),
         "negatives": _or_false(exp.LogicalOr(this=_starts("-"))),
         "single": _or_false(exp.LogicalAnd(this=exp.EQ(this=exp.Length(this=t(T)), expression=exp.Literal.number(1)))),
-        "spaces": count(exp.and_(exp.NEQ(this=t(RAW), expression=_lit("")), t(T).is_(exp.null()), blank, copy=False)),
+        "spaces": count(
+            gated(exp.and_(t(T).is_(exp.null()), exp.NEQ(this=t(RAW), expression=_lit("")), copy=False), blank)
+        ),
         "one_sided": _one_sided(),
-        "coded_exponents": _or_false(exp.LogicalAnd(this=C.matches(t(T), "[0-9]+[eE][0-9]+"))),
+        "coded_exponents": _or_false(
+            exp.LogicalAnd(this=gated(exponent, C.matches(t(T), "[0-9]+[eE][0-9]+"), null=True))
+        ),
     }
 
 
-def tally(
-    con: duckdb.DuckDBPyConnection,
-    source: Source,
-    columns: list[str],
-    readings: dict[str, list[Reading]],
-    markers: tuple[str, ...],
-    examples: bool = False,
+def facts_of(
+    con: duckdb.DuckDBPyConnection, source: Source, columns: list[str], markers: tuple[str, ...]
 ) -> dict[str, Tally]:
-    """Count, per column and reading, the non-null values the reading refutes, and for number
-    readings the scale and digits their values need.
-
-    One statement for what every column needs (non-null cells, blanks, zeros), then one per
-    reading over just the columns that try it: each cell is tested once per reading of its
-    own column, whatever the width of the table."""
+    """The facts of each column's values (Tally with no reading counted), in one statement."""
     out = {col: Tally(plain=True) for col in columns}
     if not columns:
         return out
-    base = grouped(con, source.cells(columns, markers), _facts())
-    for col, got in base.items():
+    for col, got in grouped(con, source.cells(columns, markers), _facts()).items():
         out[col] = Tally(
             nonnull=got["nonnull"],
             plain=bool(got["plain"]),
@@ -236,15 +257,37 @@ def tally(
             one_sided=bool(got["one_sided"]),
             coded_exponents=bool(got["coded_exponents"]),
         )
+    return out
+
+
+def tally(
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    columns: list[str],
+    readings: dict[str, list[Reading]],
+    markers: tuple[str, ...],
+    examples: bool = False,
+    known: dict[str, Tally] | None = None,
+) -> dict[str, Tally]:
+    """Count, per column and reading, the non-null values the reading refutes, and for number
+    readings the scale and digits their values need.
+
+    One statement for what every column needs (non-null cells, blanks, zeros; taken from
+    `known`, the columns' facts already counted over `source`, where given), then one per
+    family of readings, the readings tried by the same columns (dates in every order, numbers
+    with each mark): each cell is tested once per reading of its own column, in one pass over
+    those columns' cells, whatever the width of the table."""
+    if known is None:
+        out = facts_of(con, source, columns, markers)
+    else:
+        out = {col: replace(known[col], counts=[]) for col in columns}
+    if not columns:
+        return out
     by_reading: dict[Reading, list[str]] = {}
     for col in columns:
         for reading in readings[col]:
             by_reading.setdefault(reading, []).append(col)
-    found: dict[Reading, dict[str, dict[str, Any]]] = {}
-    for reading, cols in by_reading.items():
-        found[reading] = grouped(
-            con, _accepted(reading, source.cells(cols, markers)), _reading_selects(reading, examples)
-        )
+    found = _counted_readings(con, source, by_reading, markers, examples)
     for col in columns:
         # Each count holds the column's own reading object (_decide tells readings by identity).
         counts = [_reading_count(reading, found[reading].get(col, {})) for reading in readings[col]]
@@ -265,28 +308,62 @@ def tally(
     return out
 
 
-A = "a"  # whether the reading reads the cell's text (_accepted)
+# The most readings counted in one statement: DuckDB plans a SELECT of many aggregates in time
+# that grows faster than their number.
+FAMILY_MOST = 24
 
 
-def _accepted(reading: Reading, cells: exp.Expression) -> exp.Subquery:
-    """The non-null cells (k, __row_id, t, n) with whether `reading` reads each (a)."""
-    a = accepts(reading, _col(T)).as_(A, quoted=True, copy=False)
+def _counted_readings(
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    by_reading: dict[Reading, list[str]],
+    markers: tuple[str, ...],
+    examples: bool,
+) -> dict[Reading, dict[str, dict[str, Any]]]:
+    """Each reading's aggregates per column ({reading: {column: {name: value}}}): the readings
+    tried by the same columns (a family) in one grouped pass over those columns' cells, each
+    cell read once per reading of the family instead of once per statement."""
+    families: dict[tuple[str, ...], list[Reading]] = {}
+    for reading, tried_by in by_reading.items():
+        families.setdefault(tuple(tried_by), []).append(reading)
+    found: dict[Reading, dict[str, dict[str, Any]]] = {}
+    for cols, family in families.items():
+        for start in range(0, len(family), FAMILY_MOST):
+            part = family[start : start + FAMILY_MOST]
+            selects: dict[Any, exp.Expr] = {}
+            for i, reading in enumerate(part):
+                selects |= {(i, name): e for name, e in _reading_selects(reading, examples, _accepted_name(i)).items()}
+            got = grouped(con, _accepted(part, source.cells(list(cols), markers)), selects)
+            for i, reading in enumerate(part):
+                found[reading] = {c: {name: v for (j, name), v in row.items() if j == i} for c, row in got.items()}
+    return found
+
+
+def _accepted_name(i: int) -> str:
+    """The column saying whether the family's i-th reading reads the cell's text (_accepted)."""
+    return f"a{i}"
+
+
+def _accepted(family: list[Reading], cells: exp.Expression) -> exp.Subquery:
+    """The non-null cells (k, __row_id, t, n) with whether each reading of `family` reads each
+    (a0, a1, …)."""
+    accepted = [accepts(r, _col(T)).as_(_accepted_name(i), quoted=True, copy=False) for i, r in enumerate(family)]
     return (
-        exp.select(_col("k"), _col(ROW_ID), _col(T), _col("n"), a, copy=False)
+        exp.select(_col("k"), _col(ROW_ID), _col(T), _col("n"), *accepted, copy=False)
         .from_(cells, copy=False)
         .where(not_null(_col(T)), copy=False)
         .subquery(copy=False)
     )
 
 
-def _reading_selects(reading: Reading, examples: bool) -> dict[str, exp.Expr]:
-    """The aggregates of one reading over _accepted's cells: its fails, the first of them, and
-    a number's statistics."""
-    selects: dict[str, exp.Expr] = {"fails": count(exp.not_(_col(A)))}
+def _reading_selects(reading: Reading, examples: bool, a: str) -> dict[str, exp.Expr]:
+    """The aggregates of one reading over _accepted's cells (`a`: its column there): its fails,
+    the first of them, and a number's statistics."""
+    selects: dict[str, exp.Expr] = {"fails": count(exp.not_(_col(a)))}
     if examples:
-        selects["example"] = only_where(exp.ArgMin(this=_col(T), expression=_col(ROW_ID)), exp.not_(_col(A)))
+        selects["example"] = only_where(exp.ArgMin(this=_col(T), expression=_col(ROW_ID)), exp.not_(_col(a)))
     if _has_stats(reading):
-        selects |= _number_stats(reading)
+        selects |= _number_stats(reading, a)
     return selects
 
 
@@ -455,7 +532,7 @@ def _exact_digits(
     return stats._replace(digits=digits)
 
 
-def _number_stats(reading: Reading) -> dict[str, exp.Expr]:
+def _number_stats(reading: Reading, a: str) -> dict[str, exp.Expr]:
     """Aggregates giving the scale and integer digits of a number reading's values, and the
     integers that overflow BIGINT (only 19-digit ones can), over _accepted's cells.
 
@@ -479,7 +556,7 @@ def _number_stats(reading: Reading) -> dict[str, exp.Expr]:
         return exp.TryCast(this=plain(), to=exp.DataType.build(to))
 
     def accepted() -> exp.Expression:
-        return _col(A)
+        return _col(a)
 
     decimals = exp.Sub(this=length(), expression=mark())
     scale = exp.Case().when(has_mark(), decimals.copy(), copy=False).else_(exp.Literal.number(0), copy=False)
@@ -488,7 +565,7 @@ def _number_stats(reading: Reading) -> dict[str, exp.Expr]:
         "scale": only_where(exp.Max(this=scale), accepted()),
         "least_scale": only_where(exp.Min(this=decimals), exp.and_(accepted(), has_mark(), copy=False)),
         "magnitude": only_where(exp.Max(this=exp.Abs(this=number("DOUBLE"))), accepted()),
-        "misses": count(exp.and_(accepted(), wide, number("BIGINT").is_(exp.null()), copy=False)),
+        "misses": count(gated(exp.and_(accepted(), wide, copy=False), number("BIGINT").is_(exp.null()))),
     }
 
 
@@ -497,60 +574,6 @@ def _digits(magnitude: float | None) -> int:
     if not magnitude:
         return 0
     return len(str(int(magnitude))) if magnitude < 1e15 else 99
-
-
-SYMBOLS = (*C.UNITS, ",", ".", " ", "\u00a0", "\u202f", "'", "’", "e", "E")
-
-
-class Survey(NamedTuple):
-    """A column's first elimination: the unit symbols and number marks its values hold at all,
-    and the reading families (candidates.FAMILIES) enough of its values could belong to."""
-
-    symbols: set[str]
-    families: set[str]
-
-
-def survey(
-    con: duckdb.DuckDBPyConnection, source: Source, columns: list[str], markers: tuple[str, ...], share: float
-) -> dict[str, Survey]:
-    """A cheap first elimination per column: families are those at least `share` of its values
-    could belong to."""
-    t = _col
-    selects: dict[Any, exp.Expr] = {"nonnull": count(not_null(t(T)))}
-    for family, pattern in C.FAMILIES.items():
-        selects["misses", family] = count(exp.and_(not_null(t(T)), exp.not_(C.matches(t(T), pattern)), copy=False))
-    for symbol in SYMBOLS:
-        selects["holds", symbol] = exp.LogicalOr(this=exp.Contains(this=t(RAW), expression=_lit(symbol)))
-
-    def contains(text: str) -> exp.Expression:
-        return exp.Contains(this=t(T), expression=_lit(text))
-
-    # Brackets around, or a minus after, a value written as an amount: that negative convention's
-    # readings are worth trying (number_forms.negatives_for).
-    amount = C.matches(t(T), N.AMOUNT)
-    bracketed = exp.and_(contains("("), contains(")"), amount.copy(), copy=False)
-    selects["holds", N.BRACKETED] = exp.LogicalOr(this=bracketed)
-    trailing = exp.and_(exp.EndsWith(this=t(T), expression=_lit("-")), amount, copy=False)
-    selects["holds", N.TRAILING] = exp.LogicalOr(this=trailing)
-    found = grouped(con, source.cells(columns, markers), selects)
-    out = {c: Survey(set(), set()) for c in columns}
-    for col, got in found.items():
-        nonnull = got["nonnull"]
-        families = {f for f in C.FAMILIES if nonnull and (nonnull - got["misses", f]) / nonnull >= share}
-        symbols = {
-            " " if symbol in ("\u00a0", "\u202f") else "'" if symbol == "’" else symbol
-            for symbol in (*SYMBOLS, N.BRACKETED, N.TRAILING)
-            if got["holds", symbol]
-        }
-        out[col] = Survey(symbols, families)
-    return out
-
-
-def symbols_of(
-    con: duckdb.DuckDBPyConnection, source: Source, columns: list[str], markers: tuple[str, ...]
-) -> dict[str, set[str]]:
-    """Which unit symbols and number marks each column's values contain at all."""
-    return {c: surveyed.symbols for c, surveyed in survey(con, source, columns, markers, 1.0).items()}
 
 
 def physical_from(reading: Reading, stats: NumberStats | None) -> str:

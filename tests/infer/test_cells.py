@@ -16,6 +16,7 @@ from tabular.infer.cells import (
     T,
     col,
     count,
+    gated,
     grouped,
     long_table,
     not_null,
@@ -95,3 +96,30 @@ def test_a_temporary_table_is_dropped_after_even_on_an_error(con):
         assert len(tables()) == 1
         raise RuntimeError
     assert tables() == []
+
+
+def test_a_long_table_asked_for_all_its_columns_is_read_whole_and_for_some_only_theirs(con):
+    rel = wide(con, {"a": ["1", "2"], "b": ["x", None], "c": ["y", "z"]})
+    with long_table(con, rel, ["a", "b", "c"], MARKERS) as source:
+        assert source.holds == ("a", "b", "c")
+        assert "WHERE" not in source.cells(["c", "b", "a"], MARKERS).sql(dialect="duckdb")
+        assert counted(con, source, ["a", "b", "c"]) == counted(con, Source(rel), ["a", "b", "c"])
+        assert set(counted(con, source, ["a", "c"])) == {"a", "c"}
+        assert counted(con, source, ["b"]) == {"b": {"nonnull": 1, "texts": [("x", 1)]}}
+    unknown = Source(source.sql, long=True)  # what it holds unknown: every read names its columns
+    assert "WHERE" in unknown.cells(["a", "b", "c"], MARKERS).sql(dialect="duckdb")
+
+
+@pytest.mark.parametrize("null", [False, True])
+def test_a_gated_test_is_the_test_where_the_gate_holds_false_elsewhere_and_null_kept_when_asked(con, null):
+    rows = [exp.select(exp.Literal.string(t).as_(T, quoted=True)) for t in ("abc", "xbz", "q")] + [
+        exp.select(exp.cast(exp.null(), "VARCHAR").as_(T, quoted=True))
+    ]
+    union = rows[0]
+    for r in rows[1:]:
+        union = exp.union(union, r, distinct=False)
+    test = exp.EQ(this=col(T), expression=exp.Literal.string("abc"))
+    gate = exp.func("starts_with", col(T), exp.Literal.string("a"))
+    picked = exp.select(col(T), gated(gate, test, null=null).as_("g")).from_(union.subquery()).order_by(col(T))
+    got = con.execute(picked.sql(dialect="duckdb")).fetchall()
+    assert got == [("abc", True), ("q", False), ("xbz", False), (None, None if null else False)]

@@ -10,7 +10,11 @@ import pytest
 from conftest import columns, ingest
 from sqlglot import exp
 
-from tabular.infer.columns import SAMPLE_HEAD, SAMPLE_SPREAD, sampled
+from tabular import readings as C
+from tabular.infer.cells import long_table
+from tabular.infer.columns import SAMPLE_HEAD, SAMPLE_SPREAD, _candidates, _sample_tallies, sampled
+from tabular.infer.tally import facts_of, tally
+from tabular.settings import Settings
 
 ROWS = 40_000
 
@@ -147,3 +151,42 @@ def test_the_sample_is_the_first_rows_and_rows_spread_over_the_rest():
     step = (rows - SAMPLE_HEAD) // SAMPLE_SPREAD
     assert got[:SAMPLE_HEAD] == list(range(1, SAMPLE_HEAD + 1))
     assert got[SAMPLE_HEAD:] == [r for r in range(SAMPLE_HEAD + 1, rows + 1) if r % step == 0]
+
+
+def test_the_sample_tallies_are_every_readings_count_where_one_reads_every_value_and_facts_over_the_sample():
+    """The probe rules readings out and each family is counted in one statement; the facts are
+    counted once over the whole sample: a column's tally is what counting it alone would say."""
+    con = duckdb.connect()
+    rows = 300  # more than a probe's cells
+    cells = {
+        "ints": [str(i * 7 - 900) for i in range(rows)],
+        "money": [f"{i}.{i % 100:02d}" for i in range(rows)],
+        "dates": [f"2024-{i % 12 + 1:02d}-{i % 28 + 1:02d}" for i in range(rows)],
+        "words": ["alpha", "beta", " ", "NA"] * (rows // 4),
+        "late": ["1"] * 100 + ["x"] + ["2"] * (rows - 101),  # a word past the probe: mixed
+        "codes": ["007", "+31205550123", "1E5", "F"] * (rows // 4),
+    }
+    table = pa.table(
+        {"__row_id": pa.array(range(1, rows + 1), pa.int64())} | {k: pa.array(v) for k, v in cells.items()}
+    )
+    con.register("sample", table)
+    names = list(cells)
+    settings = Settings()
+    markers = settings.nulls({})
+    with long_table(con, '"sample"', names, markers) as sample:
+        readings = _candidates(con, sample, names, settings, {})
+        got = _sample_tallies(con, sample, names, readings, markers)
+        alone = {c: tally(con, sample, [c], {c: readings[c]}, markers)[c] for c in names}
+        facts = facts_of(con, sample, names, markers)
+    assert readings["ints"] == [r for r in C.candidate_readings(set()) if r.type == "number"]
+    for c in names:
+        assert [n.reading for n in got[c].counts] == readings[c]
+        facts_only = {k: v for k, v in vars(got[c]).items() if k != "counts"}
+        assert (
+            facts_only
+            == {k: v for k, v in vars(facts[c]).items() if k != "counts"}
+            == {k: v for k, v in vars(alone[c]).items() if k != "counts"}
+        )
+        full = [n for n in alone[c].counts if n.fails == 0]
+        assert [n for n in got[c].counts if n.fails == 0] == full
+    assert [n.fails for n in got["late"].counts] == [n.fails for n in alone["late"].counts]  # mixed: counted whole
