@@ -39,7 +39,8 @@ from .uploads import sweep_uploads
 
 def _warm_arrow() -> None:
     """pyarrow imports pandas, when it is installed, the first time it converts a Python value
-    (0.3 s): pay that once beside the first job's start, not inside its publish."""
+    (0.3 s): paid beside a reader that converts them (a workbook, JSON, the careful CSV reader),
+    not inside its publish; the one pass over delimited text converts none and pays nothing."""
     try:
         import pyarrow as pa
 
@@ -164,11 +165,15 @@ class JobPool:
                     retry_after=self.settings.retry_after_seconds,
                 )
 
-    def submit(self, ingestion_id: str, org: str) -> None:
+    def warm_up(self) -> None:
+        """Start pandas's import on its own thread, once (_warm_arrow)."""
         with self.lock:
             if self.warm is None and not self.closing:
                 self.warm = threading.Thread(target=_warm_arrow, name="arrow-warm", daemon=True)
                 self.warm.start()
+
+    def submit(self, ingestion_id: str, org: str) -> None:
+        with self.lock:
             self.done.setdefault(ingestion_id, threading.Event())
             self.waiting.push(org, ingestion_id)
             self.ready.notify()
@@ -395,12 +400,15 @@ class Attempt:
         worker = threading.get_ident()
 
         def report(**fields) -> None:
+            if fields.pop("converts", False):  # the reader ahead converts Python values to Arrow
+                pool.warm_up()
             # On the job's own thread (not the one pass's progress ticker), a stop takes effect here.
             if threading.get_ident() == worker and (
                 ingestion_id in pool.stopping or (fields.get("stage") and pool.stop_asked(ingestion_id))
             ):
                 raise publish.Cancelled()
-            pool.update(ingestion_id, **fields)
+            if fields:
+                pool.update(ingestion_id, **fields)
 
         said: list[str] = []
         try:

@@ -95,6 +95,7 @@ def run(catalog: Catalog, settings: Settings, job: Job, report, cancelled: Calla
             return _publish(
                 catalog, settings, job, fmt, folder, [(dataset_ids([one.extraction])[0], one)], options, coverage, made
             )
+        report(converts=True)  # the readers ahead make Arrow of Python values: pandas's import warmed beside them
         if delimited:  # rows read are counted as they come; a workbook's sheets are not
             report(progress=_progress("read", "rows", 0, 0))
         extractions, covered = formats.read(

@@ -97,3 +97,29 @@ def test_a_job_runs_to_ready_through_the_pool(tmp_path):
         status = engine.namespace("acme", "fin").ingest_file(path, source_uri="a.csv")
         assert (status.state, status.attempts, status.revision) == ("ready", 1, 1)
         assert C.unfinished_jobs(engine.catalog.conn()) == []
+
+
+def test_pandas_is_warmed_only_beside_a_reader_that_converts_python_values(tmp_path):
+    """pyarrow imports pandas at its first conversion of a Python value (0.3 s): the pool warms it
+    on its own thread beside the careful reader and the workbooks', and a file the one pass takes
+    whole, which converts none, pays nothing."""
+    import subprocess
+    import sys
+
+    rows = [f"{i},{i % 50}.{i % 100:02d},2024-01-{1 + i % 28:02d}" for i in range(1, 3000)]
+    (tmp_path / "steady.csv").write_text("id,amount,day\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    (tmp_path / "ragged.csv").write_text("id,amount\n1,2\n3\n", encoding="utf-8")
+    probe = (
+        "import sys, tabular\n"
+        f"with tabular.connect({str(tmp_path / 'home')!r}, fast_path_bytes=0, typing_sample_cells=40) as e:\n"
+        "    ns = e.namespace('acme', 'one')\n"
+        "    name = sys.argv[1]\n"
+        f"    status = ns.ingest_file({str(tmp_path)!r} + '/' + name, source_uri=name)\n"
+        "    origin = ns.dataset_get(name).datasets[0].origin\n"
+        "    print(status.state, bool(origin.one_pass), e.jobs.warm is not None, 'pandas' in sys.modules)\n"
+    )
+    seen = {
+        name: subprocess.run([sys.executable, "-c", probe, name], capture_output=True, text=True, check=True).stdout
+        for name in ("steady.csv", "ragged.csv")
+    }
+    assert seen == {"steady.csv": "ready True False False\n", "ragged.csv": "ready False True True\n"}
