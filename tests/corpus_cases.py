@@ -1,7 +1,8 @@
 """What the corpus checks (tests/test_corpus*.py) share: the shared corpus's files we read, and the
 one check each file gets (it publishes datasets or fails with a SPEC code, and none hangs). The
 files are split by format, and the two largest formats by the project that wrote them, so that no
-test file holds a make test worker for long."""
+test file holds a make test worker for long. The default run checks a sample of each project's files
+of each format (SAMPLE); make test-long checks every file."""
 
 from __future__ import annotations
 
@@ -45,9 +46,29 @@ def chosen(suffixes: tuple[str, ...], projects: set[str] | None = None, but: set
     ]
 
 
+# The default run checks a sample of the corpus: of each project's files of one suffix (sorted by
+# path), the first and every SAMPLE-th after it, so every project and format keeps files in it;
+# the rest are marked slow: make test-long checks every file.
+SAMPLE = 4
+
+
+def _sampled() -> set[Path]:
+    groups: dict[tuple[str, str], list[Path]] = {}
+    for p in FILES:
+        groups.setdefault((project(p), p.suffix.lower()), []).append(p)
+    return {p for group in groups.values() for p in group[::SAMPLE]}
+
+
+SAMPLED = _sampled()
+
+
 def each(files: list[Path]):
-    """The parametrize mark of a corpus check over `files`, each named by its path in the corpus."""
-    return pytest.mark.parametrize("path", files, ids=[str(p.relative_to(CORPUS)) for p in files])
+    """The parametrize mark of a corpus check over `files`, each named by its path in the corpus;
+    a file out of the default run's sample is marked slow."""
+    return pytest.mark.parametrize(
+        "path",
+        [pytest.param(p, id=str(p.relative_to(CORPUS)), marks=() if p in SAMPLED else pytest.mark.slow) for p in files],
+    )
 
 
 absent = pytest.mark.skipif(not FILES, reason=f"the shared corpus is not at {CORPUS}")

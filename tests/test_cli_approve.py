@@ -1,9 +1,37 @@
-"""`tabular approve` and `tabular history`: the CLI over knowledge.dataset_approve and knowledge.get."""
+"""`tabular approve` and `tabular history`: the CLI over knowledge.dataset_approve and knowledge.get.
+The commands run in this process, as a piped shell runs them (no terminal, no COLUMNS, the home from
+TABULAR_HOME): a subprocess per command made this file the suite's slowest; tests/test_cli.py runs
+the `tabular` process itself."""
 
+import contextlib
+import io
 import json
+import os
+import sys
+from types import SimpleNamespace
+from unittest import mock
 
 from conftest import CSV
-from test_cli import run
+
+from tabular import cli
+
+
+def run(tmp_path, *args):
+    """`tabular *args` on the home tmp_path/home: its exit status and what it printed."""
+    out, err = io.StringIO(), io.StringIO()
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "TABULAR_DEBUG")}
+    env["TABULAR_HOME"] = str(tmp_path / "home")
+    with (
+        mock.patch.dict(os.environ, env, clear=True),
+        mock.patch.object(sys, "stdin", io.StringIO("")),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        try:
+            code = cli.main(list(args))
+        except SystemExit as exit_:  # argparse refuses a wrong option this way
+            code = exit_.code
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 def test_approve_then_history(tmp_path):

@@ -196,11 +196,11 @@ def test_list_delete_restore_and_an_approval_without_the_dataset_named(capsys, m
     assert approved.returncode == 0 and "approved dates_ambiguous" in approved.stdout
 
 
-def test_the_tables_say_what_they_hold(home, tmp_path):
+def test_the_tables_say_what_they_hold(capsys, monkeypatch, home, tmp_path):
     # sample rows are shown, no None, a bool's min and max are blank, "1 row" not "1 rows"
     (tmp_path / "flags.csv").write_text("name,active\nann,true\n", encoding="utf-8")
-    assert run(home, "ingest", str(tmp_path / "flags.csv")).returncode == 0
-    shown = run(home, "datasets", "flags.csv", "--sample-rows", "5")
+    assert call(capsys, monkeypatch, home, "ingest", str(tmp_path / "flags.csv")).returncode == 0
+    shown = call(capsys, monkeypatch, home, "datasets", "flags.csv", "--sample-rows", "5")
     assert (
         shown.returncode == 0
         and "None" not in shown.stdout
@@ -210,15 +210,15 @@ def test_the_tables_say_what_they_hold(home, tmp_path):
     assert "first 1 row" in shown.stdout and "ann" in shown.stdout.split("first 1 row")[1]
 
 
-def test_a_result_wider_than_the_terminal_is_shown_a_row_at_a_time(home, tmp_path):
+def test_a_result_wider_than_the_terminal_is_shown_a_row_at_a_time(capsys, monkeypatch, home, tmp_path):
     names = [f"column_number_{k}" for k in range(44)]
     (tmp_path / "wide.csv").write_text(
         ",".join(names) + "\n" + ",".join(str(k) for k in range(44)) + "\n", encoding="utf-8"
     )
-    assert run(home, "ingest", str(tmp_path / "wide.csv")).returncode == 0
-    shown = run(
-        home, "query", "-", stdin=json.dumps({"datasets": [{"source_uri": "wide.csv"}], "limit": 3}), columns=100
-    )
+    assert call(capsys, monkeypatch, home, "ingest", str(tmp_path / "wide.csv")).returncode == 0
+    # a terminal 100 columns wide (call sets COLUMNS=100)
+    plan = json.dumps({"datasets": [{"source_uri": "wide.csv"}], "limit": 3})
+    shown = call(capsys, monkeypatch, home, "query", "-", stdin=plan)
     lines = shown.stdout.splitlines()
     # every header and its value on one line, none squeezed out
     for k, name in enumerate(names):

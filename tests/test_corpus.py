@@ -1,8 +1,8 @@
 """Every file of the shared corpus we read (delimited text, spreadsheets, JSON, Parquet) publishes
 datasets or fails with a SPEC code, and none hangs: here frictionless-py's delimited text; the
 other formats and projects in tests/test_corpus_*.py (tests/corpus_cases.py says how they are
-split). Under -m slow, every workbook through the fast reader and every delimited file through the
-one pass too."""
+split, and which sample of them the default run checks; make test-long checks every file). Under
+-m slow, every workbook through the fast reader and every delimited file through the one pass too."""
 
 from __future__ import annotations
 

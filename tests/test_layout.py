@@ -5,6 +5,7 @@ longer circle), and `planner/` holds no file or storage code."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from conftest import ROOT
@@ -24,9 +25,15 @@ def modules() -> dict[str, Path]:
     return found
 
 
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for all the checks of this file (none changes it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def imports(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str, list[str], int, bool]]:
     """(module imported, names taken from it, line, at module level) for each import of ours."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     top_level = {id(n) for n in tree.body} | {
         id(n) for node in tree.body if isinstance(node, ast.If) for n in node.body
@@ -183,7 +190,7 @@ def test_the_planner_has_no_file_or_storage_code():
             continue
         for target, _, line, _ in imports(name, path, known):
             assert not target.startswith("tabular"), f"{name}:{line} imports {target}"
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         used = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         used |= {
             (n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level
@@ -263,7 +270,7 @@ def test_the_planners_tests_need_no_engine():
     text); a plan run through the engine is tests/plans/'s."""
     leaning = []
     for path in sorted((ROOT / "tests" / "planner").glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for node in ast.walk(tree):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and node.module:
@@ -277,7 +284,7 @@ def test_sql_negation_is_built_so_it_keeps_its_parentheses():
     # sqlglot writes exp.Not(this=a AND b) as `NOT a AND b`, which negates `a` alone: a round-trip
     # guard built so let values a DOUBLE would round through. exp.not_ parenthesises.
     for name, path in modules().items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Not":
                 assert not node.keywords, f"{name}:{node.lineno} builds exp.Not(this=…); use exp.not_(…)"

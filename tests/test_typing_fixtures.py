@@ -3,6 +3,25 @@
 import pytest
 from conftest import CSV, columns, ingest
 
+import tabular
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory):
+    """(status, dataset) of a fixture of fixtures/csv, ingested once in this module's home with
+    the default settings: the checks that only read what dataset_get says share it."""
+    done: dict[str, tuple] = {}
+    with tabular.connect(str(tmp_path_factory.mktemp("typing-fixtures") / "home")) as engine:
+        ns = engine.namespace("acme", "finance")
+
+        def get(name: str) -> tuple:
+            if name not in done:
+                done[name] = ingest(ns, CSV / name)
+            return done[name]
+
+        yield get
+
+
 # file -> {column: (type, physical, format)}
 TYPES = {
     "european_numbers.csv": {
@@ -66,8 +85,8 @@ TYPES = {
 
 
 @pytest.mark.parametrize("name", sorted(TYPES))
-def test_column_types(ns, name):
-    status, dataset = ingest(ns, CSV / name)
+def test_column_types(published, name):
+    status, dataset = published(name)
     assert status.state == "ready", status.error_message
     got = {n: (c.type, c.physical, c.format) for n, c in columns(dataset).items() if n in TYPES[name]}
     assert got == TYPES[name]
@@ -93,8 +112,8 @@ QUESTIONS = {
 
 
 @pytest.mark.parametrize("name", sorted(QUESTIONS))
-def test_questions(ns, name):
-    _, dataset = ingest(ns, CSV / name)
+def test_questions(published, name):
+    _, dataset = published(name)
     got = {q.column: (q.kind, [(o.type, o.format, o.rows_rejected) for o in q.options]) for q in dataset.questions}
     assert got == QUESTIONS[name]
     for q in dataset.questions:
@@ -106,15 +125,15 @@ def test_questions(ns, name):
         assert columns(dataset)[q.column].type == q.current.type
 
 
-def test_mixed_values_names_an_offending_value(ns):
-    _, dataset = ingest(ns, CSV / "mixed_values.csv")
+def test_mixed_values_names_an_offending_value(published):
+    _, dataset = published("mixed_values.csv")
     (question,) = dataset.questions
     assert question.options[1].example in ("see note", "TBD")
     assert dataset.rows == 20 and dataset.rows_rejected == 0
 
 
-def test_ragged_rows(ns):
-    _, dataset = ingest(ns, CSV / "ragged.csv")
+def test_ragged_rows(published):
+    _, dataset = published("ragged.csv")
     assert dataset.rows == 7 and dataset.rows_rejected == 1
     (rejected,) = dataset.rejected
     assert (rejected.row_id, rejected.line, rejected.column) == (5, 6, None)
@@ -142,23 +161,23 @@ def test_ragged_rows(ns):
         ("crlf.csv", ",", "utf-8", "CRLF"),
     ],
 )
-def test_dialect_and_encoding(ns, name, delimiter, encoding, newline):
-    _, dataset = ingest(ns, CSV / name)
+def test_dialect_and_encoding(published, name, delimiter, encoding, newline):
+    _, dataset = published(name)
     origin = dataset.origin.model_dump()
     assert (origin["delimiter"], origin["encoding"]) == (delimiter, encoding)
     if newline:
         assert origin["newline"] == newline
 
 
-def test_legacy_encodings_read_their_characters(ns):
-    _, latin = ingest(ns, CSV / "latin1.csv")
+def test_legacy_encodings_read_their_characters(published):
+    _, latin = published("latin1.csv")
     assert "Zürich" in [r["ville"] for r in latin.sample]
-    _, windows = ingest(ns, CSV / "cp1252.csv")
+    _, windows = published("cp1252.csv")
     notes = " ".join(r["note"] for r in windows.sample)
     assert "€" in notes or "“" in notes
-    _, japanese = ingest(ns, CSV / "shift_jis.csv")
+    _, japanese = published("shift_jis.csv")
     assert [c.name for c in japanese.columns] == ["商品", "数量", "価格"]
-    _, bom = ingest(ns, CSV / "utf8_bom.csv")
+    _, bom = published("utf8_bom.csv")
     assert bom.columns[0].name == "id"
 
 
