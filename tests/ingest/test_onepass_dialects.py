@@ -8,8 +8,18 @@ from both_ways import CAREFUL, one_pass, published
 from onepass_cases import parser_in, parser_of
 
 
-@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
-@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+def cases() -> list:
+    """Every delimiter with every line end: the default run takes each delimiter once, the line
+    ends in turn (each line end covered); the rest is `make test-long`'s."""
+    ends = (("LF", "\n"), ("CRLF", "\r\n"), ("CR", "\r"))
+    return [
+        pytest.param(d, newline, id=f"{ident}-{d!r}", marks=() if k % len(ends) == j else (pytest.mark.slow,))
+        for k, d in enumerate([",", ";", "\t", "|"])
+        for j, (ident, newline) in enumerate(ends)
+    ]
+
+
+@pytest.mark.parametrize(("d", "newline"), cases())
 def test_a_regular_file_is_read_by_duckdbs_parallel_reader_and_publishes_the_same(tmp_path, d, newline):
     rows = [d.join(["id", "amount", "day", "note"])]
     rows += [

@@ -29,8 +29,18 @@ def test_a_row_only_the_careful_reader_reads_far_past_the_sample(tmp_path, kind)
     assert careful["dataset"]["rows"] >= 2999
 
 
-@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
-@pytest.mark.parametrize("end", ["\n", ""], ids=["newline", "no-newline"])
+def open_quote_cases() -> list:
+    """Every delimiter with and without a last newline: the default run takes each delimiter once,
+    the two ends in turn; the other half is `make test-long`'s."""
+    ends = (("newline", "\n"), ("no-newline", ""))
+    return [
+        pytest.param(d, end, id=f"{ident}-{d}", marks=() if k % 2 == j else (pytest.mark.slow,))
+        for k, d in enumerate([",", ";", "\t", "|"])
+        for j, (ident, end) in enumerate(ends)
+    ]
+
+
+@pytest.mark.parametrize(("d", "end"), open_quote_cases())
 def test_a_quote_that_never_closes_on_the_last_line_is_read_alike_by_both_readers(tmp_path, d, end):
     # Arrow reads an open quote to the end of the file, taking the cells after it into one value.
     lines = [d.join([f"r{i}", f"{i % 7}.5", f"x{i}"]) for i in range(1, 3000)]
@@ -106,17 +116,26 @@ def test_other_quoting_reads_the_same_both_ways(tmp_path, dialect):
     assert dataset["rows"] == 59 and dataset["rows_rejected"] == 0
 
 
-@pytest.mark.parametrize("d", [",", ";", "\t", "|"])
-@pytest.mark.parametrize(
-    ("value", "comment"),
-    [
-        ("{i}", "# checked"),
-        ("{i}.25", "#  geprüft, ok"),
-        ("2024-01-{day:02d}", "# vérifié le 3 mars"),
-        ("{i}.5", "# it's Ann's; ok"),
-    ],
-    ids=["integer", "decimal-with-delimiter-in-comment", "date", "apostrophes"],
-)
+COMMENTED = {
+    "integer": ("{i}", "# checked"),
+    "decimal-with-delimiter-in-comment": ("{i}.25", "#  geprüft, ok"),
+    "date": ("2024-01-{day:02d}", "# vérifié le 3 mars"),
+    "apostrophes": ("{i}.5", "# it's Ann's; ok"),
+}
+
+
+def commented_cases() -> list:
+    """Every delimiter with every kind of commented value: the default run takes each kind once,
+    with the delimiters in turn (a Latin square: each delimiter covered); the rest is `make
+    test-long`'s."""
+    return [
+        pytest.param(d, *COMMENTED[kind], id=f"{kind}-{d!r}", marks=() if k == j else (pytest.mark.slow,))
+        for k, kind in enumerate(COMMENTED)
+        for j, d in enumerate([",", ";", "\t", "|"])
+    ]
+
+
+@pytest.mark.parametrize(("d", "value", "comment"), commented_cases())
 def test_a_comment_after_a_lines_values_is_taken_out_with_a_warning(tmp_path, d, value, comment):
     lines = [d.join(["id", "wert"])]
     for i in range(1, 60):
@@ -164,8 +183,16 @@ def test_single_quotes_do_not_quote_across_lines(tmp_path):
     assert notes == {3: "'tis", 4: "z", 5: "James'", 6: "v"} and got["dataset"]["rows_rejected"] == 2
 
 
-@pytest.mark.parametrize("d", [",", ";"])
-@pytest.mark.parametrize("value", ["{i}", "2024-01-{i:02d}"], ids=["number", "date"])
+@pytest.mark.parametrize(
+    ("d", "value"),
+    [
+        pytest.param(",", "{i}", id="number-,"),
+        pytest.param(";", "2024-01-{i:02d}", id="date-;"),
+        # the other pairs: make test-long
+        pytest.param(";", "{i}", id="number-;", marks=pytest.mark.slow),
+        pytest.param(",", "2024-01-{i:02d}", id="date-,", marks=pytest.mark.slow),
+    ],
+)
 def test_a_comment_after_every_lines_values_is_taken_out(tmp_path, d, value):
     lines = [d.join(["id", "wert"])] + [d.join([str(i), value.format(i=i)]) + f" # note {i}" for i in range(1, 30)]
     got = assert_same(tmp_path, write_lines(tmp_path / "all.csv", lines), 10)

@@ -66,7 +66,7 @@ def any_columns_publish_the_same(tmp_path_factory, columns, sample):
     assert_same(tmp_path, path, sample * len(columns))
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(columns=COLUMNS, sample=st.integers(1, 30))
 def test_any_columns_publish_the_same_through_the_one_pass(tmp_path_factory, columns, sample):
     any_columns_publish_the_same(tmp_path_factory, columns, sample)

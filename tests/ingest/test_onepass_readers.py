@@ -22,8 +22,17 @@ PARALLEL_ODD = {
 }
 
 
-@pytest.mark.parametrize("odd", sorted(PARALLEL_ODD))
-@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
+def odd_cases() -> list:
+    """Every odd line with LF and with CRLF: the default run takes each odd line once, the line
+    ends in turn (each line end covered); the other half is `make test-long`'s."""
+    return [
+        pytest.param(odd, newline, id=f"{ident}-{odd}", marks=() if k % 2 == j else (pytest.mark.slow,))
+        for k, odd in enumerate(sorted(PARALLEL_ODD))
+        for j, (ident, newline) in enumerate((("LF", "\n"), ("CRLF", "\r\n")))
+    ]
+
+
+@pytest.mark.parametrize(("odd", "newline"), odd_cases())
 def test_duckdbs_parallel_reader_publishes_what_the_careful_way_does(tmp_path, odd, newline):
     lines = ["id,amount,note", *[f"{i},{i % 7}.5,x{i}" for i in range(1, 3000)]]
     if PARALLEL_ODD[odd] is None:

@@ -158,12 +158,24 @@ def _stdio(home, *flags, env=None) -> StdioServerParameters:
     )
 
 
-async def _listed(params: StdioServerParameters, arguments: dict | None = None) -> dict:
+async def _listed_each(params: StdioServerParameters, *calls: dict) -> list[dict]:
+    """What knowledge.list answers to each call's arguments, asked in turn of one `tabular mcp`
+    (the identity is the process's, bound at its start: one process serves every call of it)."""
+    answers = []
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
-            got = await session.call_tool("loom_knowledge_list", arguments or {})
-            return got.structured_content if not got.is_error else {"error": got.structured_content["detail"]}
+            for arguments in calls:
+                got = await session.call_tool("loom_knowledge_list", arguments)
+                answers.append(
+                    got.structured_content if not got.is_error else {"error": got.structured_content["detail"]}
+                )
+    return answers
+
+
+async def _listed(params: StdioServerParameters, arguments: dict | None = None) -> dict:
+    (answer,) = await _listed_each(params, arguments or {})
+    return answer
 
 
 @pytest.fixture(scope="module")
@@ -197,17 +209,17 @@ def test_mcp_over_stdio_with_a_token_serves_the_tokens_org_and_namespace(two_ten
     env_token = {**env, "TABULAR_TOKEN": "tok-acme-viewer"}
     assert _uris(anyio.run(_listed, _stdio(home, env=env_token))) == ["a.csv", "b.csv"]
     # Another org, named in a call, is refused as over HTTP.
-    refused = anyio.run(_listed, _stdio(home, "--token", "tok-globex-writer", env=env), {"org": "acme"})
+    refused, own = anyio.run(_listed_each, _stdio(home, "--token", "tok-globex-writer", env=env), {"org": "acme"}, {})
     assert refused["error"]["code"] == "AUTH_INSUFFICIENT" and refused["error"]["errors"][0]["path"] == "org"
-    assert anyio.run(_listed, _stdio(home, "--token", "tok-globex-writer", env=env))["rows"] == []
+    assert own["rows"] == []
 
 
 def test_mcp_over_stdio_without_a_token_serves_the_org_and_namespace_it_is_given(two_tenants):
     home, _ = two_tenants
-    assert _uris(anyio.run(_listed, _stdio(home))) == ["mine.csv"]
-    assert _uris(anyio.run(_listed, _stdio(home, "--org", "acme", "--namespace", "finance"))) == ["a.csv", "b.csv"]
     # A call that names its own still reads there: the local user may read the whole home.
-    assert _uris(anyio.run(_listed, _stdio(home), {"org": "acme", "namespace": "finance"})) == ["a.csv", "b.csv"]
+    default, named = anyio.run(_listed_each, _stdio(home), {}, {"org": "acme", "namespace": "finance"})
+    assert _uris(default) == ["mine.csv"] and _uris(named) == ["a.csv", "b.csv"]
+    assert _uris(anyio.run(_listed, _stdio(home, "--org", "acme", "--namespace", "finance"))) == ["a.csv", "b.csv"]
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,10 @@ SPEC_CODES = {
     "FOLDER_TOO_LARGE",
     "TOO_MANY_LINKS",
 }
-EXAMPLES = int(os.environ.get("OPENAPI_EXAMPLES", 15))
+# Examples per route and kind of input: a few in the default run, 150 in `make test-long`'s
+# (OPENAPI_EXAMPLES=n runs n, and ten times n in the long run).
+EXAMPLES = int(os.environ.get("OPENAPI_EXAMPLES", 8))
+LONG_EXAMPLES = EXAMPLES * 10 if "OPENAPI_EXAMPLES" in os.environ else 150
 FUZZ = dict(
     deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck)
 )
@@ -92,4 +95,4 @@ def test_every_route_answers_by_the_contract(served):
 
 @pytest.mark.slow
 def test_every_route_answers_by_the_contract_long(served):
-    fuzz_every_route(served, EXAMPLES * 10)
+    fuzz_every_route(served, LONG_EXAMPLES)
