@@ -408,3 +408,19 @@ def test_what_another_page_reads_is_said_of_the_legacy_lines_not_the_utf8_one(tm
     assert f"line {at + 2})" in decoded.mixed
     legacy = detect(write(tmp_path, b"id;city\n" + b"".join(r for k, r in enumerate(rows) if k != at), "legacy.csv"))
     assert (decoded.reported, decoded.rival) == (legacy.reported, legacy.rival) and "Genève" in decoded.rival
+
+
+def test_a_gzip_bomb_is_refused_when_its_container_is_first_looked_at(tmp_path):
+    """A gzip of blank lines (16 MiB in a few KiB) is refused by the first look at the file, which
+    inflates its first megabytes in C, not after the reader has taken its first 8 MiB line by line
+    (8 Mi blank lines, seconds of CPU); a real compressed file is read as before."""
+    bomb = tmp_path / "blank.csv.gz"
+    with gzip.open(bomb, "wb") as out:
+        for _ in range(16):
+            out.write(b"\n" * (1 << 20))
+    with pytest.raises(IngestFailed) as refused:
+        detect(bomb, budget=Budget(1 << 32, 250))
+    assert refused.value.error_code == "too_large" and "max_inflate_ratio" in str(refused.value)
+    real = tmp_path / "real.csv.gz"
+    real.write_bytes(gzip.compress(b"id,name\n" + b"".join(b"%d,row %d\n" % (i, i) for i in range(400_000))))
+    assert detect(real, budget=Budget(1 << 32, 250)).container == "gzip"
