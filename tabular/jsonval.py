@@ -153,6 +153,19 @@ _INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT"
 ARROW_DECIMAL_SCALE = 6
 
 
+# The DuckDB types whose Python values (a DB-API fetch) json_rows writes as json_column writes
+# Arrow's: text, booleans, integers, floating point and decimals. Not dates and times (DuckDB's
+# Python values make 'infinity' 9999-12-31 and a year past 9999 text), intervals (a month as 30
+# days), bytes, or UHUGEINT.
+_ROW_TYPES = frozenset({"VARCHAR", "BOOLEAN", "HUGEINT", "FLOAT", "DOUBLE", *_INTEGERS})
+
+
+def rows_readable(types: Sequence[str]) -> bool:
+    """Whether a result of these DuckDB types is written alike read row by row (json_rows, from
+    a DB-API fetch) or a column at a time from Arrow (json_columns): what a few rows are read by."""
+    return all(t in _ROW_TYPES or t.startswith("DECIMAL(") for t in types)
+
+
 def arrow_readable(types: list[str]) -> bool:
     """Whether a result of these DuckDB types is read as JSON from Arrow (json_columns): every
     type a plan can give is; only nested ones (a LIST, STRUCT or MAP) are read as rows."""

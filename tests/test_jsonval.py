@@ -5,7 +5,7 @@ times past what Python holds in ISO 8601's expanded form (SPEC §4)."""
 import duckdb
 import pytest
 
-from tabular.jsonval import arrow_readable, json_columns, json_rows
+from tabular.jsonval import arrow_readable, json_columns, json_rows, rows_readable
 
 EDGES = """
 SELECT * FROM (VALUES
@@ -115,3 +115,16 @@ def test_an_interval_of_any_size_and_mixed_signs_is_iso_text():
     result = con.sql(sql)
     [column] = json_columns(result.to_arrow_table(), [str(t) for t in result.types])
     assert column == ["P2147483647D", "-P-1M5D", "P-1M5D", "-P-1MT1S"]
+
+
+def test_a_few_rows_are_read_as_python_values_only_where_those_are_written_as_arrows():
+    """rows_readable: text, booleans, integers, floating point and decimals (EDGES' types but
+    its date); not a date (DuckDB's Python value for 'infinity' is 9999-12-31), a time, an
+    interval (a month as 30 days), bytes, UHUGEINT or a nested type."""
+    con = duckdb.connect()
+    types = [str(t) for t in con.sql(EDGES).types]
+    assert not rows_readable(types) and types[3] == "DATE"
+    assert rows_readable(types[:3] + types[4:])
+    for kind in ["DATE", "TIMESTAMP", "TIME", "INTERVAL", "BLOB", "UHUGEINT", "INTEGER[]", '"NULL"', "VARCHAR[]"]:
+        assert not rows_readable(["BIGINT", kind])
+    assert rows_readable([]) and rows_readable(["DECIMAL(38,10)", "UBIGINT", "FLOAT"])

@@ -22,7 +22,7 @@ from planner.resolved import ROW_ID, Resolved
 from planner.targets import DUCKDB
 
 from ..errors import BackendTimeout, ErrorItem, TooLarge, ValidationFailed, past_38_digits
-from ..jsonval import arrow_readable, iso_interval, json_columns, json_rows
+from ..jsonval import arrow_readable, iso_interval, json_columns, json_rows, rows_readable
 from ..settings import Settings
 from ..store.home import Catalog
 from .base import Capabilities, HomeRef, intervals
@@ -30,6 +30,31 @@ from .base import Capabilities, HomeRef, intervals
 # An answer's rows (at most 10,001) are read as Arrow from an executed statement, which DuckDB
 # warns copies them once (see _run): that copy is the point, and no caller needs the warning.
 warnings.filterwarnings("ignore", message="Arrow output on a DB-API result", category=UserWarning)
+
+# An answer of at most this many cells (a decimal counted as DECIMAL_CELLS: made a Python Decimal,
+# then text) is read as Python values, not as Arrow (run): Arrow costs DuckDB a statement more
+# (0.3-1 ms), a Python value 0.2-0.5 µs (a decimal about 8 times that); each way cost alike at
+# 1,500 to 2,000 of them (bench/README.md, profile_query.py).
+FEW_CELLS = 1536
+DECIMAL_CELLS = 8
+# The statements whose rows were more than that when last run (at most MANY_KEPT, the first in
+# first out): read as Arrow at once, their first rows not made Python values first. Only which
+# way is chosen: both give one JSON.
+_MANY: dict[int, None] = {}  # by the hash of the statement's text
+MANY_KEPT = 512
+
+
+def row_cost(types: Sequence[str]) -> int:
+    """What one row of a result of these types counts against FEW_CELLS."""
+    return sum(DECIMAL_CELLS if t.startswith("DECIMAL(") else 1 for t in types) or 1
+
+
+def _many(sql: str) -> None:
+    _MANY[hash(sql)] = None
+    while len(_MANY) > MANY_KEPT:
+        with suppress(StopIteration, KeyError, RuntimeError):  # another thread took it first
+            del _MANY[next(iter(_MANY))]
+
 
 # Rows per Arrow record batch of a streamed result.
 BATCH_ROWS = 64 * 1024
@@ -202,10 +227,20 @@ def run(
             # prepares the SQL again, ~10 ms on TPC-H Q2, for a copy that costs nothing here.
             cur.execute(sql, params)
             types = [str(d[1]) for d in cur.description]
+            # A few rows are read as Python values where those are written as Arrow's are: Arrow
+            # costs DuckDB a statement more (0.3-1 ms, more than a few rows' values); the rest,
+            # if any, come as Arrow.
+            few: list = []
+            if hash(sql) not in _MANY and rows_readable(types):
+                most = FEW_CELLS // row_cost(types)
+                few = json_rows(cur.fetchmany(most + 1), len(types))
+                if len(few) <= most:
+                    return few
+                _many(sql)
             # A result holding an INTERVAL is read from Arrow whatever its other types: DuckDB's
             # Python values make a month 30 days (P1M came back P30D), Arrow keeps its parts.
             if arrow_readable(types) or "INTERVAL" in types:
-                return [list(row) for row in zip(*arrow_json(cur.to_arrow_table(), types, intervals))]
+                return few + list(map(list, zip(*arrow_json(cur.to_arrow_table(), types, intervals))))
             return json_rows(cur.fetchall(), len(types))
         rows = cur.execute(sql, params).fetchall()
     except duckdb.InterruptException:

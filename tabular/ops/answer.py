@@ -5,15 +5,19 @@ part is built from what resolving and compiling gave, never from the rows."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from planner.receipt import ComputedColumn, Elapsed, QueryReceipt, ReceiptDataset, Resolution
 from planner.resolved import MeasureOutput, Resolved
 
 from ..backends.base import home_backend
 from ..jsonval import to_json
+from ..synthesize.answer import conditions as plan_conditions
 from .context import Context
+from .plancache import PlanText, hash_of
 
 
 class ResultColumn(BaseModel):
@@ -29,6 +33,60 @@ def elapsed(validate: float, compile: float, execute: float, total: float) -> El
     """The receipt's elapsed_ms, each in milliseconds to the microsecond, from seconds."""
     ms = [round(s * 1000, 3) for s in (validate, compile, execute, total)]
     return Elapsed(validate=ms[0], compile=ms[1], execute=ms[2], total=ms[3])
+
+
+_COLUMNS = TypeAdapter(list[ResultColumn])
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What every answer of one plan (its exact text) over the catalog as it stands holds alike,
+    built once (ops/plancache.py keeps it with the plan's statement): its receipt but for the rows
+    returned, the times and the call's own warnings; its result columns; why it is not complete.
+    Kept as the values the models validated to, for each answer to make models of its own from
+    (fresh_receipt, fresh_columns): an answer is its caller's to change. Validating those values
+    again, in one call of pydantic's core, costs less than copying the models."""
+
+    receipt: dict[str, Any]
+    columns: list[dict[str, Any]]
+    incomplete: tuple[str, ...]
+
+
+def kept(plan_hash: str, resolved: Resolved, compiled, engine: str, conditions: list[str] | tuple) -> Kept:
+    started = receipt(plan_hash, resolved, compiled, engine, 0, elapsed(0, 0, 0, 0), (), conditions)
+    columns = [c.model_dump() for c in result_columns(compiled)]
+    return Kept(started.model_dump(exclude={"elapsed_ms"}), columns, tuple(incomplete(resolved)))
+
+
+def shared_parts(ctx: Context, body, text: PlanText, resolved: Resolved, compiled, engine: str, shared: dict) -> Kept:
+    """What every answer of this plan shares (Kept), built once where the plan cache keeps it:
+    `shared` is what plancache.prepared gave for the plan (a dict of this call's own else). Its
+    hash and its conditions in words are the plan's; the rest, its resolution's and statement's."""
+    parts = shared.get("answer")
+    if parts is None:
+        parts = shared["answer"] = kept(hash_of(ctx, body, text), resolved, compiled, engine, plan_conditions(body))
+    return parts
+
+
+def fresh_receipt(
+    kept: Kept, rows_returned: int, elapsed_ms: Elapsed, warnings: list[str] | tuple = ()
+) -> QueryReceipt:
+    """kept's receipt for one answer, every list and model of it its own, with this call's rows
+    returned, times and warnings (after resolution's), computed now."""
+    r = kept.receipt
+    return QueryReceipt.model_validate(
+        {
+            **r,
+            "warnings": [*r["warnings"], *warnings],
+            "rows_returned": rows_returned,
+            "elapsed_ms": elapsed_ms,
+            "computed_at": dt.datetime.now(dt.UTC).isoformat(),
+        }
+    )
+
+
+def fresh_columns(kept: Kept) -> list[ResultColumn]:
+    return _COLUMNS.validate_python(kept.columns)
 
 
 def receipt(

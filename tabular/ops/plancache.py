@@ -2,9 +2,10 @@
 its filters' values, asked in the same org and namespace) resolved against the catalog as it
 stands (its generation: any commit, a new revision or an answered question, is another key),
 the statement compiled for it over the same snapshots, bound anew to each call's values
-(planner/rebind.py), and a plan's canonical hash by its text. A new revision is a new snapshot
-and a new generation, so it never meets an entry of the old one; another org or namespace never
-meets one either (both are in every key).
+(planner/rebind.py), a plan's canonical hash by its text, and the very plan (its exact text)
+with its statement as bound and what its answers share (their receipt but for counts and times,
+ops/answer.Kept). A new revision is a new snapshot and a new generation, so it never meets an
+entry of the old one; another org or namespace never meets one either (both are in every key).
 
 Bounded: `entries` (the compiled_cache_entries setting) per kind, the least recently used out
 first; 0 keeps nothing. One lock: any thread of the home may ask at once."""
@@ -16,7 +17,8 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from planner.compile import compile_plan
@@ -41,6 +43,7 @@ class PlanCache:
             "resolved": OrderedDict(),
             "compiled": OrderedDict(),
             "hash": OrderedDict(),
+            "exact": OrderedDict(),  # a plan's exact text: its resolution, statement and what its answers share
         }
 
     def get(self, kind: str, key: Any) -> Any:
@@ -88,42 +91,46 @@ def cache_for(ctx: Context) -> PlanCache:
 
 @dataclass(frozen=True)
 class PlanText:
-    """A plan as canonical JSON text (org, namespace and unknown keys left out): `shape` with
-    every filter's values replaced by '?' (one per value), `exact` the shape and those values
-    (in the plan's order): two plans have one `exact` where their canonical JSON is one."""
+    """A plan as canonical JSON text (org, namespace and unknown keys left out), `exact`: two
+    plans have one where their canonical JSON is one; `shape`, the same with every filter's
+    values replaced by '?' (one per value), made when first asked for (a plan asked again is
+    found by its exact text)."""
 
     exact: str
-    shape: str
+    plan: dict[str, Any] = field(compare=False, repr=False)  # the JSON `exact` writes
+
+    @cached_property
+    def shape(self) -> str:
+        return _text(_shape(self.plan))
 
 
-def _shape(value: Any, given: list) -> Any:
-    """A plan's JSON with every filter's values replaced by their count: its shape; the values
-    replaced are appended to `given`, in the plan's order."""
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _shape(value: dict | list) -> dict | list:
+    """A plan's JSON with every filter's values replaced by '?' (one per value): its shape.
+    Walks lists and objects only."""
     if isinstance(value, list):
-        return [_shape(v, given) for v in value]
-    if not isinstance(value, dict):
-        return value
+        return [_shape(v) if isinstance(v, (dict, list)) else v for v in value]
     # A filter's values are parameters. What the SQL takes from a value besides binding it (a
     # like pattern's backslash) the compiled statement records itself: rebind declines it there.
     filter_ = "column" in value and "op" in value
-    out = {}
+    out: dict[str, Any] = {}
     for key, v in value.items():
         if filter_ and key in ("value", "values"):
-            given.append(v)
             out[key] = ["?"] * len(v) if isinstance(v, list) else "?"
+        elif isinstance(v, (dict, list)):
+            out[key] = _shape(v)
         else:
-            out[key] = _shape(v, given)
+            out[key] = v
     return out
 
 
 def plan_text(body: QueryPlan) -> PlanText:
-    def text(value: Any) -> str:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
     skip = {"org", "namespace", *(body.model_extra or {})}
-    given: list = []
-    shape = text(_shape(body.model_dump(mode="json", by_alias=True, exclude=skip, exclude_unset=True), given))
-    return PlanText(f"{shape}\n{text(given)}", shape)
+    plan = body.model_dump(mode="json", by_alias=True, exclude=skip, exclude_unset=True)
+    return PlanText(_text(plan), plan)
 
 
 def _snapshots(resolved: Resolved) -> tuple:
@@ -149,15 +156,29 @@ def hash_of(ctx: Context, body: Any, text: PlanText) -> str:
     return found
 
 
-def prepared(ctx: Context, body, target, text: PlanText, whole: bool = False) -> tuple[Resolved, Any, float]:
-    """The plan resolved and compiled, with the time resolving ended (perf_counter). A plan of a
-    shape asked before in this org and namespace, the catalog unchanged since, takes that
-    resolution and its statement with its own values read (rebind.read_slots: as resolving it
-    reads them) and bound: neither is done again. The resolution it then answers is the shape's:
-    its filters hold the values of the plan first resolved, and this plan's are the statement's
-    parameters (nothing after compiling reads a filter's values). Else both are done, and kept."""
+def prepared(
+    ctx: Context, body, target, text: PlanText, whole: bool = False
+) -> tuple[Resolved, Any, float, dict[str, Any]]:
+    """The plan resolved and compiled, with the time resolving ended (perf_counter), and what
+    every call of this very plan (its exact text) over the catalog as it stands shares: a dict
+    the caller keeps what it builds from the two in (the answer's receipt, ops/answer.Kept), its
+    own when nothing is kept.
+
+    The same plan asked again in this org and namespace, the catalog unchanged since, takes
+    both as they were. A plan of a shape asked before takes that resolution and its statement
+    with its own values read (rebind.read_slots: as resolving it reads them) and bound: neither
+    is done again. The resolution it then answers is the shape's: its filters hold the values
+    of the plan first resolved, and this plan's are the statement's parameters (nothing after
+    compiling reads a filter's values). Else both are done, and kept."""
     cache = cache_for(ctx)
-    key = (body.org, body.namespace, target.name, limits(ctx.settings), text.shape, ctx.catalog.rows.generation)
+    generation = ctx.catalog.rows.generation
+    settings = ctx.settings
+    head = (body.org, body.namespace, target.name, limits(settings))
+    exact = (*head, whole, settings.expression_nodes_max, settings.max_sql_bytes, text.exact, generation)
+    found = cache.get("exact", exact)
+    if found is not None:
+        return found[0], found[1], time.perf_counter(), found[2]
+    key = (*head, text.shape, generation)
     kept = cache.get("resolved", key)
     if kept is not None:
         values = read_slots(kept, body)
@@ -167,14 +188,18 @@ def prepared(ctx: Context, body, target, text: PlanText, whole: bool = False) ->
             statement = cache.get("compiled", _compiled_key(ctx, body, kept, target, text, whole))
             again = rebind(statement, kept, values) if statement is not None else None
             if again is not None:
-                return kept, again, validated
+                shared: dict[str, Any] = {}
+                cache.put("exact", exact, (kept, again, shared))
+                return kept, again, validated, shared
     resolved = resolve_plan(ctx, body, target)
     validated = time.perf_counter()
     out = compiled(ctx, body, resolved, target, text, whole)
+    shared = {}
     # A backend that renames the sources after resolving (its own tables) keeps no resolution.
     if _backend(ctx, target).capabilities.reuses_resolutions and slot_values(resolved) is not None:
         cache.put("resolved", key, resolved)
-    return resolved, out, validated
+        cache.put("exact", exact, (resolved, out, shared))
+    return resolved, out, validated, shared
 
 
 def _compiled_key(ctx: Context, body, resolved: Resolved, target, text: PlanText, whole: bool) -> tuple:

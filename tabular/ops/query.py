@@ -21,11 +21,10 @@ from ..display import query_html, query_repr, whole_html, whole_repr
 from ..models import OpOut
 from ..results import FORMATS as RESULT_FORMATS
 from ..results import polars_ready
-from ..synthesize.answer import conditions as plan_conditions
-from .answer import ResultColumn, checks, dated, elapsed, incomplete, receipt, result_columns, unread
+from .answer import Kept, ResultColumn, checks, dated, elapsed, fresh_columns, fresh_receipt, shared_parts, unread
 from .context import Context
 from .plancache import compiled as compiled_plan
-from .plancache import hash_of, plan_text, prepared
+from .plancache import plan_text, prepared
 from .plancheck import resolve_plan, time_left
 from .typed import arrow_array, typed
 from .whole import Whole
@@ -153,8 +152,9 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
     backend = backend_for(ctx.catalog, settings)
     target = backend.target
     text = plan_text(body)
+    shared: dict[str, Any] = {}
     if backend.capabilities.reuses_resolutions:
-        resolved, compiled, validated = prepared(ctx, body, target, text)
+        resolved, compiled, validated, shared = prepared(ctx, body, target, text)
     else:
         resolved, compiled = resolve_plan(ctx, body, target), None
         validated = time.perf_counter()
@@ -181,12 +181,11 @@ def query(ctx: Context, body: QueryIn) -> QueryOut:
                 warnings.extend(unread(ctx, check, max(left, 0.001)))
     executed = time.perf_counter()
     times = (started, validated, compiled_at, executed)
-    return _answer(ctx, body, resolved, compiled, rows, backend.engine, text, times, warnings)
+    parts = shared_parts(ctx, body, text, resolved, compiled, backend.engine, shared)
+    return _answer(body, compiled, rows, parts, times, warnings)
 
 
-def _answer(
-    ctx: Context, body: QueryIn, resolved, compiled, rows: list, engine: str, text, times: tuple, warnings: list[str]
-) -> QueryOut:
+def _answer(body: QueryIn, compiled, rows: list, parts: Kept, times: tuple, warnings: list[str]) -> QueryOut:
     """The rows the statement gave (JSON values, with row ids and ordering columns after the
     result's) cut to the plan's limit, with what comes with them. The rows are not looked at
     again: QueryOut takes them as they are (model_construct), every value already JSON."""
@@ -200,24 +199,19 @@ def _answer(
         out_rows = rows
     # The row ids after the result columns; after them, columns that only ordered the rows.
     row_ids = [list(row[width : width + compiled.row_id_columns]) for row in rows] if compiled.row_id_columns else None
-    reasons = incomplete(resolved)
-    answer_receipt = receipt(
-        hash_of(ctx, body, text),
-        resolved,
-        compiled,
-        engine,
+    answer_receipt = fresh_receipt(
+        parts,
         len(out_rows),
         elapsed(validated - started, compiled_at - validated, executed - compiled_at, time.perf_counter() - started),
         warnings,
-        plan_conditions(body),
     )
     return QueryOut.model_construct(
-        columns=result_columns(compiled),
+        columns=fresh_columns(parts),
         rows=out_rows,
         row_ids=row_ids,
         truncated=truncated,
-        complete=not reasons,
-        incomplete=reasons,
+        complete=not parts.incomplete,
+        incomplete=list(parts.incomplete),
         receipt=answer_receipt,
         ignored_args=[],  # given: model_construct would ask pydantic for the default, ~0.7 ms (its factory's signature)
     )

@@ -12,10 +12,9 @@ from ..backends.base import backend_for
 from ..display import whole_html, whole_repr
 from ..errors import TabularError
 from ..store import receipts
-from ..synthesize.answer import conditions as plan_conditions
-from .answer import checks, dated, elapsed, incomplete, receipt, result_columns, unread
+from .answer import checks, dated, elapsed, fresh_columns, fresh_receipt, shared_parts, unread
 from .context import Context
-from .plancache import hash_of, plan_text, prepared
+from .plancache import plan_text, prepared
 
 
 class Whole:
@@ -29,21 +28,16 @@ class Whole:
         text = plan_text(body)
         # Streamed by the query_engine's backend, or the home's own when that one cannot stream.
         backend = backend_for(ctx.catalog, ctx.settings, streams=True)
-        resolved, compiled, validated = prepared(ctx, body, backend.target, text, whole=True)
+        resolved, compiled, validated, shared = prepared(ctx, body, backend.target, text, whole=True)
         compiled_at = time.perf_counter()
-        self.columns = result_columns(compiled)
-        self.incomplete = incomplete(resolved)
+        parts = shared_parts(ctx, body, text, resolved, compiled, backend.engine, shared)
+        self.columns = fresh_columns(parts)
+        self.incomplete = list(parts.incomplete)
         self.ignored_args: list[str] = []  # the plan's keys not read (Engine.run says which)
         self.format = "arrow"  # how a transport writes the rows (knowledge.query_export's `format`)
         # execute and total: until the statement starts (the rows come while the stream is read).
-        self.receipt = receipt(
-            hash_of(ctx, body, text),
-            resolved,
-            compiled,
-            backend.engine,
-            0,
-            elapsed(validated - started, compiled_at - validated, 0.0, compiled_at - started),
-            conditions=plan_conditions(body),
+        self.receipt = fresh_receipt(
+            parts, 0, elapsed(validated - started, compiled_at - validated, 0.0, compiled_at - started)
         )
         backend.place(resolved, False)
         for check in checks(compiled):

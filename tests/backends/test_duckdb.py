@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tabular.backends.duckdb import Stream, over_share, run, with_interval_parts
+from tabular.backends import duckdb as duckdb_backend
+from tabular.backends.duckdb import FEW_CELLS, Stream, arrow_json, over_share, row_cost, run, with_interval_parts
 from tabular.errors import BackendTimeout, TooLarge, ValidationFailed
 from tabular.settings import Settings
 from tabular.store.home import Catalog
@@ -32,6 +33,47 @@ def test_as_json_exact_numbers_travel_as_text_and_dates_as_iso(home):
         "SELECT 12.50::DECIMAL(10, 2) AS amount, DATE '2024-03-25' AS day, 9007199254740993::BIGINT AS big, 7 AS small"
     )
     assert run(home, SETTINGS, sql, {}, 30, as_json=True) == [["12.50", "2024-03-25", "9007199254740993", 7]]
+
+
+# Every type a few rows are read as Python values by, with their edges (tests/test_jsonval.py's).
+FEW = """
+SELECT k, (k % 3 - 1)::HUGEINT * 170141183460469231731687303715884105727 AS h, (k * 1.25 - 2)::DECIMAL(15, 2) AS d,
+  (k * 0.0000001)::DECIMAL(38, 10) AS many, 'row ' || k AS s, k % 2 = 0 AS b, 9007199254740990 + k AS big,
+  CASE WHEN k = 3 THEN 'nan'::DOUBLE ELSE k / 3 END AS f, (k / 7)::FLOAT AS r, (k % 200)::UTINYINT AS u,
+  CASE WHEN k % 5 = 0 THEN NULL ELSE k END AS n
+FROM range($n) t(k) ORDER BY k
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, "few", "few + 1", "many"])
+def test_a_few_rows_read_as_python_values_are_the_json_arrow_gives(home, n, monkeypatch):
+    """Up to FEW_CELLS a result's rows are read as Python values (Arrow costs DuckDB a statement
+    more), past them the first few so and the rest as Arrow, and the statement is read as Arrow
+    at once after that: the same JSON as Arrow's throughout."""
+    monkeypatch.setattr(duckdb_backend, "_MANY", {})
+    cur = home.connections.reader()
+    types = [str(d[1]) for d in cur.execute(FEW, {"n": 0}).description]
+    few = FEW_CELLS // row_cost(types)
+    count = {"few": few, "few + 1": few + 1, "many": 3 * few + 2}.get(n, n)
+    want = [list(r) for r in zip(*arrow_json(cur.execute(FEW, {"n": count}).to_arrow_table(), types))]
+    got = run(home, SETTINGS, FEW, {"n": count}, 30, as_json=True)
+    assert got == want and len(got) == count
+    assert (hash(FEW) in duckdb_backend._MANY) == (count > few)
+    assert run(home, SETTINGS, FEW, {"n": count}, 30, as_json=True) == want  # the way taken again, or Arrow at once
+    if count == 3 * few + 2:
+        assert (
+            got[3][7] == "nan"
+            and got[2][2] == "0.50"
+            and got[2][1] == str(2**127 - 1)
+            and got[2][6] == "9007199254740992"
+        )
+
+
+def test_dates_and_durations_are_read_from_arrow_whatever_the_rows(home):
+    """DuckDB's Python values make 'infinity' the date 9999-12-31 and a month 30 days: a result
+    holding a date or a duration is read from Arrow, however few its rows."""
+    sql = "SELECT 'infinity'::DATE AS d, DATE '10000-01-01' AS far, 1::BIGINT AS k"
+    assert run(home, SETTINGS, sql, {}, 30, as_json=True) == [["infinity", "+10000-01-01", 1]]
 
 
 def test_a_statement_past_its_deadline_is_stopped_as_504_and_the_reader_serves_again(home):

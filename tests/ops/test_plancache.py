@@ -219,3 +219,37 @@ def test_a_backend_whose_tables_are_its_own_keeps_no_resolution_and_answers_alik
     on_clickhouse = [query(elsewhere, body).rows for _ in range(2)]
     assert len(kinds["resolved"]) == resolved_before == 1  # the home's engine's only
     assert on_clickhouse == on_home
+
+
+def test_the_same_plan_asked_again_takes_its_statement_and_receipt_as_kept(homes):
+    """The exact plan asked again (the catalog unchanged) is neither read for its values nor
+    bound again: one entry per plan text; its answer is the first one's but for the times, its
+    receipt's lists and models its own."""
+    kept, none = homes
+    first, again = answer(kept, plan("North")), answer(kept, plan("North"))
+    answer(kept, plan("South"))
+    kinds = cache_for(kept.context)._kinds
+    assert len(kinds["exact"]) == 2 and len(kinds["resolved"]) == 1
+    times = {"computed_at", "elapsed_ms"}
+    assert again.receipt.model_dump(exclude=times) == first.receipt.model_dump(exclude=times)
+    assert again.model_dump(exclude={"receipt"}) == first.model_dump(exclude={"receipt"})
+    fresh = answer(none, plan("North"))
+    assert statement(again.receipt) == statement(fresh.receipt) and again.rows == fresh.rows
+    first.receipt.datasets[0].columns_read.append("changed")
+    first.receipt.datasets[0].rows = -1
+    first.receipt.params.clear()
+    first.receipt.conditions.append("changed")
+    first.columns[0].name = "changed"
+    third = answer(kept, plan("North"))
+    assert third.receipt.model_dump(exclude=times) == again.receipt.model_dump(exclude=times)
+    assert third.columns[0].name == again.columns[0].name != "changed"
+
+
+def test_a_new_revision_is_another_entry_for_the_same_plan(homes, tmp_path):
+    kept, _ = homes
+    ns = kept.namespace("acme", "sales")
+    before = ns.query(plan("North"))
+    _ingest(ns, tmp_path, SALES + "North,1.00,2024-04-01\n")
+    after = ns.query(plan("North"))
+    assert after.rows == [["East", "7.75", 1], ["North", "16.50", 3]] and before.rows != after.rows
+    assert len(cache_for(kept.context)._kinds["exact"]) == 2
