@@ -404,7 +404,15 @@ def convert(reading: Reading, t: exp.Expression, physical: str, checked: bool = 
         return t
     value: exp.Expression
     if reading.type == "bool":
-        value = exp.In(this=exp.func("lower", t), expressions=[_lit(w) for w in (*TRUE_WORDS, "1")])
+        # Each word said as true or false, anything else NULL: the gate's (?i) folds case by
+        # Unicode (`yeſ` passes it), and a plain `IN` of the true words made every such text false.
+        lowered = exp.func("lower", t)
+        value = exp.Case(
+            ifs=[
+                exp.If(this=exp.In(this=lowered, expressions=[_lit(w) for w in words]), true=exp.Boolean(this=truth))
+                for words, truth in (((*TRUE_WORDS, "1"), True), ((*FALSE_WORDS, "0"), False))
+            ]
+        )
     elif reading.type == "number":
         value = exp.TryCast(this=number_text(reading, t), to=exp.DataType.build(physical, dialect=DIALECT))
     elif reading.type == "duration":

@@ -292,3 +292,11 @@ def test_such_a_value_past_the_sample_is_asked(ns, tmp_path, shape):
     assert odd in d.questions[0].question
     got = ns.query({"datasets": [{"source_uri": "t.csv"}], "where": [{"column": "id", "op": "eq", "value": 40_000}]})
     assert got.rows[0][1] == odd
+
+
+@pytest.mark.parametrize("text", ["yeſ", "YEſ", "falſe", "truе"])  # a long s; a Cyrillic е
+def test_a_word_the_bool_gate_folds_into_a_bool_word_is_no_value(text):
+    """The bool gate matches case-insensitively as Unicode folds case (ſ is s), so a text can pass
+    it and be no bool word: it reads as no value, for a question or a rejected row, never as false."""
+    assert converted(C.BOOL, text) is None
+    assert [converted(C.BOOL, w) for w in ("Yes", "no", "T", "f")] == [True, False, True, False]
