@@ -72,7 +72,13 @@ def _sample_tallies(
     known = facts_of(con, sample, columns, markers)
     with temp_table(con, "__probe_", _probe(sample)) as probe_name:
         probed = tally(
-            con, Source(probe_name, long=True, holds=tuple(columns)), columns, readings, markers, known=known
+            # The probe holds the first cells of every column the sample holds, not only these.
+            con,
+            Source(probe_name, long=True, holds=sample.holds),
+            columns,
+            readings,
+            markers,
+            known=known,
         )
     left = {c: [n.reading for n in probed[c].counts if n.fails == 0] for c in columns}
     counted = _recount(con, sample, {c: rs for c, rs in left.items() if rs}, markers, probed, known)
