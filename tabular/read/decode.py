@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import io
+import lzma
 import re
 import struct
 import zipfile
@@ -116,7 +117,8 @@ class _Capped(io.RawIOBase):
     def readinto(self, buffer) -> int:
         try:
             data = self._inner.read(min(len(buffer), self._left + 1))
-        except (OSError, EOFError, zlib.error, zipfile.BadZipFile) as err:  # BadGzipFile is an OSError
+        # BadGzipFile is an OSError; a zip member may be deflated, bzip2'd (an OSError) or LZMA'd.
+        except (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile) as err:
             raise IngestFailed("format_unavailable", f"the compressed file is damaged or cut short ({err})") from None
         if len(data) > self._left:
             raise IngestFailed("too_large", "the compressed file inflates past max_inflated_bytes")

@@ -424,3 +424,20 @@ def test_a_gzip_bomb_is_refused_when_its_container_is_first_looked_at(tmp_path):
     real = tmp_path / "real.csv.gz"
     real.write_bytes(gzip.compress(b"id,name\n" + b"".join(b"%d,row %d\n" % (i, i) for i in range(400_000))))
     assert detect(real, budget=Budget(1 << 32, 250)).container == "gzip"
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA])
+def test_a_damaged_zip_member_is_damaged_not_a_crash_however_it_was_compressed(tmp_path, method):
+    """A zip member's bytes overwritten mid-stream: format_unavailable whatever compressed it (an
+    LZMA member's damage raised lzma's own error, an internal one)."""
+    path = tmp_path / "damaged.zip"
+    rows = "".join(f"{i},row {i},{i * 7 % 1000}.{i % 100:02d}\n" for i in range(200_000))
+    with zipfile.ZipFile(path, "w", compression=method) as archive:
+        archive.writestr("data.csv", "id,name,amount\n" + rows)
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 3
+    data[middle : middle + 64] = bytes(range(64))
+    path.write_bytes(bytes(data))
+    with pytest.raises(IngestFailed) as caught:
+        read_back(detect(path))
+    assert caught.value.error_code == "format_unavailable"
