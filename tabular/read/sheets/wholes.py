@@ -25,11 +25,12 @@ from .typed import EXACT_DOUBLES, WHOLE_TEXT, number_texts
 
 def _whole_xml(letters: list[bytes]) -> re.Pattern:
     """A number cell (no t="s", "str", "b" …) of these columns whose value is written as a whole
-    number of 16 digits or more, after any formula: (letters, row, digits). The columns named
-    first: a cell of another column fails at its letters."""
+    number of 16 digits or more, or with a positive exponent (Excel writes 1.2345678901234568E+17),
+    after any formula: (letters, row, value). The columns named first: a cell of another column
+    fails at its letters."""
     return re.compile(
         rb'<c r="(' + b"|".join(letters) + rb')([1-9][0-9]{0,6})"(?![^>]*\st="(?:s|str|inlineStr|b|e|d)")[^>]*>'
-        rb"(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>(-?[0-9]{16,})</v>"
+        rb"(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>(-?[0-9]{16,}|-?[0-9](?:\.[0-9]+)?[eE]\+?[0-9]+)</v>"
     )
 
 
@@ -99,6 +100,9 @@ def exact_wholes(batch: pa.RecordBatch, first: int, archive_path, part: str | No
         # The XML's digits where they read as the double the column holds (the same cell).
         same = pc.equal(pc.cast(texts, pa.float64()), pc.cast(pc.take(columns[k], pa.array(at)), pa.float64()))
         texts, at = texts.filter(same), at[same.to_numpy(zero_copy_only=False)]
+        # A value written with an exponent is the double itself: found, its text the column's own.
+        written = pc.match_substring_regex(texts, "[eE]")
+        texts = pc.if_else(written, pc.take(columns[k], pa.array(at)), texts)
         unique = np.unique(at, return_index=True)  # in row order, a cell written twice once
         hit = np.zeros(len(mask), dtype=bool)
         hit[unique[0]] = True

@@ -122,3 +122,15 @@ def test_a_text_cell_of_many_digits_is_kept_as_it_is_and_not_looked_for_in_the_x
     fast, careful = both(tmp_path, path)
     assert fast["rows"] == careful["rows"] and fast["rows"][0][1] == "12345678901234567891"
     assert fast["dataset"]["warnings"] == careful["dataset"]["warnings"] and looked == []
+
+
+def test_a_number_past_2_53_written_with_an_exponent_is_its_double_and_no_warning(tmp_path):
+    """Excel writes some large numbers as 1.2345678901234568E+17: that text is the double itself,
+    so the fast reader finds the cell, says nothing, and reads what openpyxl reads."""
+    for k, value in enumerate((1e16, 2.0**60, 1.2345678901234568e17)):
+        path = write(tmp_path / f"exp{k}.xlsx", [["id", "x"]] + [[i, value + i * 4096] for i in range(40)])
+        sheet = zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml")
+        assert re.search(rb'<c r="B2"[^>]*><v>[0-9.]+e\+[0-9]+</v>', sheet), sheet[:400]
+        fast, careful = both(tmp_path / f"b{k}", path)
+        assert fast["rows"] == careful["rows"]
+        assert not [w for w in fast["dataset"]["warnings"] if "2**53" in w], fast["dataset"]["warnings"]
