@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlglot import exp
@@ -26,7 +25,7 @@ from ..errors import IngestFailed
 from ..jsonval import depth_over, iso_duration_sql
 from ..models import Origin
 from ..settings import Settings
-from .extraction import PARQUET_OPTIONS, Extraction, cells_schema
+from .extraction import PARQUET_OPTIONS, Extraction, cells_schema, int64_range
 
 # How DuckDB writes a Parquet file's cells (COPY … TO … WITH (…)): compressed as our own writers do.
 PARQUET_COPY = (("FORMAT", "parquet"), ("COMPRESSION", "lz4"))
@@ -89,7 +88,7 @@ def _records_to_extraction(
             "too_large", f"the records have {len(names)} fields; at most {settings.max_columns} are read (max_columns)"
         )
     columns = [pa.array([_text(row.get(n)) for row in flat], pa.string()) for n in names]
-    ids = pa.array(np.arange(1, len(flat) + 1, dtype=np.int64))
+    ids = int64_range(1, len(flat))
     pq.write_table(pa.Table.from_arrays([ids, ids, *columns], schema=cells_schema(len(names))), out, **PARQUET_OPTIONS)
     extraction = Extraction(
         name,

@@ -27,7 +27,7 @@ from ... import readings as C
 from ...errors import IngestFailed
 from ...models import Origin
 from ...settings import Settings
-from ..extraction import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, join_headers
+from ..extraction import PARQUET_OPTIONS, Excluded, Extraction, cells_schema, int64_range, join_headers
 from .hints import Hint, UnitWatch, calamine_hints, workbook_hints
 from .rules import Prose, calamine_panics, cell_of_text, column_letter, each_sheet, is_prose, is_total_row
 from .sparse import apart_note
@@ -251,7 +251,7 @@ def _table(
             )
         )
     rows = max(stop - start, 0)
-    ids = pa.array(np.arange(1, rows + 1, dtype=np.int64))
+    ids = int64_range(1, rows)
     forced = {}
     notes: list[str] = []
     # What the typed read saw of each column, where it read every data row of this table.
@@ -276,7 +276,7 @@ def _table(
         [batch.column(j).slice(start, rows) for j in range(left, right + 1)],
         [hints.get(first_column + j, Hint()) for j in range(left, right + 1)],
     )
-    table = pa.Table.from_arrays([ids, pc.add(ids, start), *cells], schema=cells_schema(width))
+    table = pa.Table.from_arrays([ids, int64_range(1 + start, rows), *cells], schema=cells_schema(width))
     pq.write_table(table, out, row_group_size=ROW_GROUP, **PARQUET_OPTIONS)
     first, last = column_letter(first_column + left + 1), column_letter(first_column + right + 1)
     where = f"{first}{top + 1}:{last}{bottom + 1}"
