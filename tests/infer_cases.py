@@ -28,3 +28,15 @@ def typed(values: list[str]) -> Typing:
         return decide(con, source, "c", counted, SETTINGS, MARKERS)
     finally:
         con.close()
+
+
+def cells_table(con, **columns) -> str:
+    """A wide extraction relation `cells` (__row_id and one text column per name) from lists of
+    cells, for the tests of infer/tally.py and infer/survey.py."""
+    names = list(columns)
+    rows = list(zip(*columns.values()))
+    con.execute("CREATE OR REPLACE TABLE cells (__row_id BIGINT, " + ", ".join(f'"{n}" VARCHAR' for n in names) + ")")
+    con.executemany(
+        f"INSERT INTO cells VALUES (?, {', '.join('?' for _ in names)})", [[i + 1, *r] for i, r in enumerate(rows)]
+    )
+    return "cells"

@@ -8,6 +8,7 @@ import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from infer_cases import cells_table
 from sqlglot import exp
 
 from planner.dialect import DIALECT
@@ -27,19 +28,8 @@ def con():
     con.close()
 
 
-def table(con, **columns):
-    """A wide extraction relation (__row_id and one text column per name) from lists of cells."""
-    names = list(columns)
-    rows = list(zip(*columns.values()))
-    con.execute("CREATE OR REPLACE TABLE cells (__row_id BIGINT, " + ", ".join(f'"{n}" VARCHAR' for n in names) + ")")
-    con.executemany(
-        f"INSERT INTO cells VALUES (?, {', '.join('?' for _ in names)})", [[i + 1, *r] for i, r in enumerate(rows)]
-    )
-    return "cells"
-
-
 def test_the_survey_finds_the_symbols_and_the_families_enough_values_belong_to(con):
-    rel = table(con, price=["€1.234,50", "€7,00", "€3,10", "oops"], when=["2024-01-02", "2024-02-03", "x", "y"])
+    rel = cells_table(con, price=["€1.234,50", "€7,00", "€3,10", "oops"], when=["2024-01-02", "2024-02-03", "x", "y"])
     got = survey(con, Source(rel), ["price", "when"], MARKERS, 0.7)
     assert {"€", ",", "."} <= got["price"].symbols
     assert "number" in got["price"].families
@@ -48,7 +38,7 @@ def test_the_survey_finds_the_symbols_and_the_families_enough_values_belong_to(c
 
 
 def test_the_survey_says_where_a_column_writes_a_negative_as_an_amount_in_brackets_or_with_a_minus_after(con):
-    rel = table(
+    rel = cells_table(
         con,
         credits=["400.00 €", "(250.00) €", "12.30 €", "7.00 €"],
         groups=["1,250", "(1,100)", "300", "12"],
@@ -95,9 +85,9 @@ def test_every_text_a_familys_regex_reads_passes_its_gate(con, family, data):
 
 def test_every_symbol_is_found_past_ascii_or_not_beside_text_of_any_kind(con):
     cells = {f"c{i}": ["plain", f"12{s}5", None, "1 2"] for i, s in enumerate(SYMBOLS)}
-    got = survey(con, Source(table(con, **cells)), list(cells), MARKERS, 0.5)
+    got = survey(con, Source(cells_table(con, **cells)), list(cells), MARKERS, 0.5)
     norm = {"\u00a0": " ", "\u202f": " ", "’": "'"}
     for i, s in enumerate(SYMBOLS):
         assert norm.get(s, s) in got[f"c{i}"].symbols, s
-    ascii_only = table(con, a=["12", "abc", "1-2"])
+    ascii_only = cells_table(con, a=["12", "abc", "1-2"])
     assert symbols_of(con, Source(ascii_only), ["a"], MARKERS)["a"] == set()

@@ -11,6 +11,7 @@ import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from infer_cases import cells_table
 from sqlglot import exp
 
 from planner.dialect import DIALECT
@@ -28,19 +29,8 @@ def con():
     con.close()
 
 
-def table(con, **columns):
-    """A wide extraction relation (__row_id and one text column per name) from lists of cells."""
-    names = list(columns)
-    rows = list(zip(*columns.values()))
-    con.execute("CREATE OR REPLACE TABLE cells (__row_id BIGINT, " + ", ".join(f'"{n}" VARCHAR' for n in names) + ")")
-    con.executemany(
-        f"INSERT INTO cells VALUES (?, {', '.join('?' for _ in names)})", [[i + 1, *r] for i, r in enumerate(rows)]
-    )
-    return "cells"
-
-
 def test_each_reading_counts_the_values_it_refutes_with_the_first_as_example(con):
-    rel = table(con, amount=["12.50", "7", "n/a2", "3.25", "see below"])
+    rel = cells_table(con, amount=["12.50", "7", "n/a2", "3.25", "see below"])
     number = C.number_reading()
     (got,) = tally(con, Source(rel), ["amount"], {"amount": [number, C.BOOL]}, MARKERS, examples=True).values()
     assert got.nonnull == 5
@@ -49,7 +39,7 @@ def test_each_reading_counts_the_values_it_refutes_with_the_first_as_example(con
 
 
 def test_null_markers_and_blanks_are_not_values_and_make_a_column_not_plain(con):
-    rel = table(con, a=["1", "NA", "", "2", None], b=["1", "2", "3", "4", "5"], c=[" 1", "2", "3", "4", "5"])
+    rel = cells_table(con, a=["1", "NA", "", "2", None], b=["1", "2", "3", "4", "5"], c=[" 1", "2", "3", "4", "5"])
     got = tally(con, Source(rel), ["a", "b", "c"], {"a": [], "b": [], "c": []}, MARKERS)
     assert (got["a"].nonnull, got["a"].plain) == (2, False)
     assert (got["b"].nonnull, got["b"].plain) == (5, True)
@@ -57,7 +47,7 @@ def test_null_markers_and_blanks_are_not_values_and_make_a_column_not_plain(con)
 
 
 def test_the_facts_of_the_values_are_counted(con):
-    rel = table(
+    rel = cells_table(
         con,
         ids=["007", "012", "3", "4"],
         phones=["+31205550123", "+4420711111", "5", "6"],
@@ -80,7 +70,9 @@ def test_the_facts_of_the_values_are_counted(con):
 
 
 def test_a_numbers_scale_and_digits_give_its_storage_type(con):
-    rel = table(con, money=["1234.50", "7.25", "0.1"], ints=["1", "22", "333"], wide=["12345678901234567890", "1", "2"])
+    rel = cells_table(
+        con, money=["1234.50", "7.25", "0.1"], ints=["1", "22", "333"], wide=["12345678901234567890", "1", "2"]
+    )
     number = C.number_reading()
     got = tally(
         con, Source(rel), ["money", "ints", "wide"], dict.fromkeys(["money", "ints", "wide"], [number]), MARKERS
@@ -114,7 +106,7 @@ def test_an_exponent_reading_or_one_without_stats_is_double_and_others_their_own
 
 
 def test_the_long_table_counts_as_the_wide_relation_does_and_is_dropped_after(con):
-    rel = table(con, amount=["1", "1", "1", "x", "2.5"])
+    rel = cells_table(con, amount=["1", "1", "1", "x", "2.5"])
     number = C.number_reading()
     wide = tally(con, Source(rel), ["amount"], {"amount": [number]}, MARKERS)["amount"]
     with long_table(con, rel, ["amount"], MARKERS) as source:
@@ -127,7 +119,7 @@ def test_the_long_table_counts_as_the_wide_relation_does_and_is_dropped_after(co
 def test_a_family_of_readings_counted_in_one_statement_counts_as_each_alone(con, monkeypatch):
     """Readings tried by the same columns are counted in one pass (FAMILY_MOST at a time):
     every count, example and number statistic is the one a statement per reading gives."""
-    rel = table(
+    rel = cells_table(
         con,
         a=["1.234,5", "7,25", "2024-01-02", "x", "0012", None, "1e3"],
         b=["12/01/2024", "13/01/2024", "01/02/24", "3.5", "", "NA", "2024-01-02"],
@@ -150,7 +142,7 @@ def test_a_family_of_readings_counted_in_one_statement_counts_as_each_alone(con,
 
 
 def test_facts_counted_once_are_the_facts_a_tally_counts(con):
-    rel = table(con, a=["007", "+31205550123", " 1", "NA", "  ", "1E5"], b=["y", "Y", "t", "", "1", "0"])
+    rel = cells_table(con, a=["007", "+31205550123", " 1", "NA", "  ", "1E5"], b=["y", "Y", "t", "", "1", "0"])
     number = C.number_reading()
     known = facts_of(con, Source(rel), ["a", "b"], MARKERS)
     with_known = tally(con, Source(rel), ["a", "b"], {"a": [number], "b": [C.BOOL]}, MARKERS, known=known)
