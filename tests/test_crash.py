@@ -168,14 +168,21 @@ def test_after_a_kill_short_processes_exit_cleanly_and_a_worker_finishes_the_job
         )
         assert (short.returncode, short.stderr) == (0, "")
         assert json.loads(short.stdout)["state"] == "processing"
+    status = worker_finishes(home, ingestion_id)
+    assert (status["state"], status["revision"], status["attempts"]) == ("ready", 1, 2)
+
+
+def worker_finishes(home, ingestion_id: str, timeout: int = 120) -> dict:
+    """`tabular worker` run on the home until its queue is empty, exiting silently: the job's
+    status then, with the home checked consistent."""
     worker = subprocess.run(
         [sys.executable, "-m", "tabular.cli", "--home", str(home), "worker"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
     )
     assert (worker.returncode, worker.stderr) == (0, "")
     with tabular.connect(str(home)) as engine:
         status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
-        assert (status["state"], status["revision"], status["attempts"]) == ("ready", 1, 2)
         consistent(engine)
+    return status

@@ -11,7 +11,7 @@ import sys
 import time
 
 from conftest import CSV, ingest
-from test_crash import consistent
+from test_crash import worker_finishes
 
 import tabular
 
@@ -53,17 +53,8 @@ def test_an_engine_left_open_mid_job_exits_cleanly_and_the_job_finishes_later(tm
     )
     assert (peek.returncode, peek.stdout.strip(), peek.stderr) == (0, "pending", "")
     # A worker finishes it.
-    worker = subprocess.run(
-        [sys.executable, "-m", "tabular.cli", "--home", str(home), "worker"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert worker.returncode == 0, worker.stderr
-    with tabular.connect(str(home)) as engine:
-        status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
-        assert (status["state"], status["revision"]) == ("ready", 1)
-        consistent(engine)
+    status = worker_finishes(home, ingestion_id)
+    assert (status["state"], status["revision"]) == ("ready", 1)
 
 
 LEAVE_INSIDE_DUCKDB = """
@@ -91,18 +82,10 @@ def test_an_engine_left_open_inside_a_long_statement_exits_silently_and_a_worker
     left = run(home, LEAVE_INSIDE_DUCKDB, str(big))
     assert (left.returncode, left.stderr) == (0, "")
     ingestion_id = left.stdout.strip()
-    worker = subprocess.run(
-        [sys.executable, "-m", "tabular.cli", "--home", str(home), "worker"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert (worker.returncode, worker.stderr) == (0, "")
+    status = worker_finishes(home, ingestion_id, timeout=300)
+    assert (status["state"], status["revision"], status["attempts"]) == ("ready", 1, 2)
     with tabular.connect(str(home)) as engine:
-        status = engine.namespace("acme", "finance").call("knowledge.ingest_status", {"ingestion_id": ingestion_id})
-        assert (status["state"], status["revision"], status["attempts"]) == ("ready", 1, 2)
         assert engine.namespace("acme", "finance").dataset_get("big").datasets[0].rows == rows
-        consistent(engine)
 
 
 ANOTHER_PROCESS = """
