@@ -9,7 +9,6 @@ import os
 from collections.abc import Iterator
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .jsonval import ARROW_DECIMAL_SCALE, iso_text, json_column, json_columns
 
@@ -99,6 +98,8 @@ def _polars_holds(column: pa.ChunkedArray) -> bool:
         low, high = 0, _DAY_MICROS - 1
     else:
         return not (pa.types.is_interval(t) or pa.types.is_duration(t))
+    import pyarrow.compute as pc  # heavy: Arrow's compute functions, for a date or time column only
+
     ends = pc.min_max(column.cast(pa.int32() if pa.types.is_date32(t) else pa.int64()))
     return ends["min"].as_py() is None or (low <= ends["min"].as_py() and ends["max"].as_py() <= high)
 

@@ -7,6 +7,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, fields, replace
+from functools import cache
 
 DEFAULT_NULL_MARKERS = ("", "NA", "N/A", "n/a", "na", "null", "NULL", "Null", "-", "#N/A", "None", "NaN", "nan")
 
@@ -21,6 +22,8 @@ class SettingInvalid(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
+    """Every setting of an engine, each a `TABULAR_<NAME>` environment variable (from_env)."""
+
     home: str = "./.tabular"
     default_org: str = "default"
     default_namespace: str = "default"
@@ -439,17 +442,20 @@ _CHOICES_OF_NUMBERS = {"clickhouse_secure": (0, 1)}
 _MEMORY = re.compile(r"([0-9]+(?:\.[0-9]+)?) ?(%|[KMGT]i?B)", re.IGNORECASE)
 
 
-# The settings a refusal may name: every one whose name is no single word (a word such as
-# `home` could stand in any message).
-_NAMED = re.compile(
-    r"\b(" + "|".join(sorted((f.name for f in fields(Settings) if "_" in f.name), key=len, reverse=True)) + r")\b"
-)
+@cache
+def _named() -> re.Pattern[str]:
+    """The settings a refusal may name: every one whose name is no single word (a word such as
+    `home` could stand in any message). Compiled when a refusal is first said, not at import: an
+    alternation of every setting's name takes the regex compiler longer than any command that
+    refuses nothing should wait (issue 56)."""
+    names = sorted((f.name for f in fields(Settings) if "_" in f.name), key=len, reverse=True)
+    return re.compile(r"\b(" + "|".join(names) + r")\b")
 
 
 def naming_the_change(message: str) -> str:
     """A refusal past a limit, with the variable that changes each setting it names
     (`… over max_upload_bytes (…); to change it: TABULAR_MAX_UPLOAD_BYTES=…`), once."""
-    names = [n for n in dict.fromkeys(_NAMED.findall(message)) if f"TABULAR_{n.upper()}" not in message]
+    names = [n for n in dict.fromkeys(_named().findall(message)) if f"TABULAR_{n.upper()}" not in message]
     if not names:
         return message
     return message + "; to change it: " + ", ".join(f"TABULAR_{n.upper()}=…" for n in names)

@@ -13,7 +13,6 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
-import pyarrow.compute as pc
 from sqlglot import exp
 
 from planner.compile import Compiled
@@ -180,6 +179,8 @@ def arrow_json(table: pa.Table, types: list[str], intervals: list[int] | None = 
 
 def arrow_holds(micros: pa.Array) -> bool:
     """Whether every interval's time part (its microseconds) fits Arrow's int64 nanoseconds."""
+    import pyarrow.compute as pc  # heavy: Arrow's compute functions, for a duration column only
+
     ends = pc.min_max(micros)
     low, high = ends["min"].as_py(), ends["max"].as_py()
     return low is None or (-ARROW_INTERVAL_MICROS <= low and high <= ARROW_INTERVAL_MICROS)

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
+import gc
 import os
 import sys
-
-from rich.console import Console
-from rich.markup import escape
-
-from .commands import Refused
-from .show import PlainConsole, cli_words
-from .usage import parser
 
 # What to do after each kind of refusal, said once after its message.
 NEXT_STEP = {
@@ -51,6 +46,8 @@ def _one_line(err) -> str:
     step = NEXT_STEP.get(err.code)
     if "TABULAR_" in said:  # the refusal names the variable that changes its limit already
         step = None
+    from .show import cli_words  # heavy: rich; imported by main first, with the collector off
+
     return cli_words(" ".join("; ".join(parts).split())) + (f" — {step}" if step else "")
 
 
@@ -71,9 +68,50 @@ def _quiet_stdout() -> None:
         pass
 
 
+def one_command_process() -> None:
+    """The `tabular` command's own process runs one command and ends: Python's cyclic garbage
+    collector would walk, again and again while the command's modules import, hundreds of
+    thousands of objects none of which is garbage, and walk them all once more as the interpreter
+    ends (issue 56: a tenth of a query's time, more than the collector ever frees there). So it
+    collects nothing automatically, and what is left when the command ends is frozen (gc.freeze,
+    after the engine's own exit handlers, registered later, have closed it), so the exit's pass
+    finds nothing to walk. Only main() with no argv does this: the console script and
+    `python -m tabular.cli` call it so; a caller that passes argv (a test, a notebook) keeps its
+    collector as it was. A command not in QUICK (one that serves, watches, ingests or re-types
+    for as long as it takes) gets the collector back once its arguments are read (collecting)."""
+    gc.disable()
+    atexit.register(gc.freeze)  # registered first, run last among the exit handlers
+
+
+# The commands that read (or change a row of) stored data and end: their process keeps the
+# collector off (one_command_process). Every other command collects as Python does.
+QUICK = frozenset(
+    {"list", "get", "datasets", "query", "history", "jobs", "receipt", "formats", "ingest-status", "ingest-cancel"}
+    | {"links", "dir-files", "delete", "restore"}
+)
+
+
+def collecting() -> None:
+    """The collector back on, and nothing frozen at exit: a command that runs as long as it takes."""
+    atexit.unregister(gc.freeze)
+    gc.enable()
+
+
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:
+        one_command_process()
     argv = sys.argv[1:] if argv is None else argv
+    # Imported here, after the collector is off (one_command_process): rich, pydantic, the commands.
+    from rich.console import Console
+    from rich.markup import escape
+
+    from .commands import Refused  # heavy: pydantic and rich, with the collector off
+    from .show import PlainConsole  # heavy: rich, with the collector off
+    from .usage import command_word, parser  # heavy: every command's module, with the collector off
+
     args = parser(argv).parse_args(argv)  # a wrong option: argparse prints usage and one line, exits 2
+    if not gc.isenabled() and command_word(argv) not in QUICK:
+        collecting()
     console, errors = PlainConsole(), Console(stderr=True, soft_wrap=True)
     try:
         return args.run(args, console)
