@@ -4,8 +4,12 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from conftest import CSV, held_job
+
+import tabular
 
 
 def run(tmp_path, *args):
@@ -13,6 +17,23 @@ def run(tmp_path, *args):
     return subprocess.run(
         [sys.executable, "-m", "tabular.cli", *args], capture_output=True, text=True, env=env, timeout=120
     )
+
+
+def cli_namespace(home: Path):
+    """The engine over `home` and the namespace the CLI works in, in this process: for the sources
+    a test's commands read and for what a test checks after its command, where one more `tabular`
+    process would only pay its imports again (the commands a test is about run as processes)."""
+    engine = tabular.connect(str(home))
+    return engine, engine.namespace(engine.settings.default_org, engine.settings.default_namespace)
+
+
+def ingest_here(home: Path, path: Path, source_uri: str | None = None) -> None:
+    """`path` ingested into `home` as `tabular ingest` does (its file name the source unless
+    `source_uri` says otherwise), in this process."""
+    engine, ns = cli_namespace(home)
+    with engine:
+        status = ns.ingest_file(path, source_uri=source_uri or path.name, progress=False)
+    assert status.state == "ready", status
 
 
 def test_ingest_then_datasets(tmp_path):
@@ -80,8 +101,10 @@ def test_ctrl_c_during_an_ingest_cancels_its_job_and_removes_its_upload(tmp_path
     assert proc.returncode == 130, (out, err)
     assert "was cancelled; its upload was removed" in err and "i_" in err, err
     assert list((home / "uploads").iterdir()) == []
-    jobs = run(tmp_path, "jobs", "--json")
-    assert jobs.returncode == 0 and json.loads(jobs.stdout) == []
+    # no job is left pending (read in this process: `tabular jobs --json` runs below) and no source
+    engine, ns = cli_namespace(home)
+    with engine:
+        assert ns.jobs().jobs == []
     assert "no sources" in run(tmp_path, "list").stdout
 
 
@@ -108,37 +131,50 @@ def _jobs(tmp_path, *rows: tuple[str, str, str]) -> None:
         catalog.close()
 
 
-def test_jobs_lists_the_pending_and_running_ingests(tmp_path):
+@pytest.fixture(scope="module")
+def held(tmp_path_factory):
+    """A home whose namespace holds a pending, a running, an ended and a long-named pending job,
+    and what `tabular jobs` printed on it to a pipe."""
+    tmp = tmp_path_factory.mktemp("jobs")
     _jobs(
-        tmp_path,
+        tmp,
         ("i_waiting", "files/sales.csv", "pending"),
         ("i_running", "files/other.csv", "processing"),
         ("i_done", "files/done.csv", "ready"),
+        ("i_long", LONG_URI, "pending"),
     )
-    listed = run(tmp_path, "jobs")
+    listed = run(tmp, "jobs")  # stdout is a pipe here
     assert listed.returncode == 0, listed.stderr
+    return tmp, listed.stdout
+
+
+# Piped output was squeezed into 80 columns: long ids and names were cut or wrapped mid-word.
+LONG_URI = "reports/" + "quarterly-sales-by-region-and-product-line-" * 2 + "final.csv"
+
+
+def test_jobs_lists_the_pending_and_running_ingests(held):
+    tmp, listed = held
     lines = {
-        line.split()[1]: line
-        for line in listed.stdout.splitlines()
-        if line.split()[1:2] in (["i_waiting"], ["i_running"])
+        line.split()[1]: line for line in listed.splitlines() if line.split()[1:2] in (["i_waiting"], ["i_running"])
     }
     assert "files/sales.csv" in lines["i_waiting"] and "pending" in lines["i_waiting"]
     assert "files/other.csv" in lines["i_running"] and "processing" in lines["i_running"]
-    assert "i_done" not in listed.stdout  # a job that has ended is not listed
-    as_json = json.loads(run(tmp_path, "jobs", "--json").stdout)
-    assert [(j["ingestion_id"], j["state"]) for j in as_json] == [("i_waiting", "pending"), ("i_running", "processing")]
+    assert "i_done" not in listed  # a job that has ended is not listed
+    as_json = json.loads(run(tmp, "jobs", "--json").stdout)
+    assert [(j["ingestion_id"], j["state"]) for j in as_json] == [
+        ("i_waiting", "pending"),
+        ("i_running", "processing"),
+        ("i_long", "pending"),
+    ]
 
 
-def test_a_piped_table_is_as_wide_as_its_values(tmp_path):
-    # Piped output was squeezed into 80 columns: long ids and names were cut or wrapped mid-word.
-    long_uri = "reports/" + "quarterly-sales-by-region-and-product-line-" * 2 + "final.csv"
-    _jobs(tmp_path, ("i_long", long_uri, "pending"))
-    listed = run(tmp_path, "jobs")  # stdout is a pipe here
-    assert any(long_uri in line for line in listed.stdout.splitlines()), listed.stdout
+def test_a_piped_table_is_as_wide_as_its_values(held):
+    tmp, listed = held
+    assert any(LONG_URI in line for line in listed.splitlines()), listed
     narrow = subprocess.run(
         [sys.executable, "-m", "tabular.cli", "jobs"],
         capture_output=True,
         text=True,
-        env={**os.environ, "TABULAR_HOME": str(tmp_path / "home"), "COLUMNS": "80"},
+        env={**os.environ, "TABULAR_HOME": str(tmp / "home"), "COLUMNS": "80"},
     )
     assert all(len(line) <= 80 for line in narrow.stdout.splitlines())  # COLUMNS still decides

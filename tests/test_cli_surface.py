@@ -13,6 +13,7 @@ import sys
 
 import pytest
 from conftest import CSV, ROOT
+from test_cli import ingest_here
 
 from tabular import cli
 from tabular.cli import usage as cli_parser
@@ -59,9 +60,12 @@ def refused(done, *words: str) -> str:
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
+    """A home holding currency.csv as `money` (`ingest --source-uri` run as a person runs it) and
+    dates_ambiguous.csv (ingested in this process: `tabular ingest` of a file under its own name
+    runs in tests/test_cli.py)."""
     home = tmp_path_factory.mktemp("cli") / "home"
     assert run(home, "ingest", str(CSV / "currency.csv"), "--source-uri", "money").returncode == 0
-    assert run(home, "ingest", str(CSV / "dates_ambiguous.csv")).returncode == 0
+    ingest_here(home, CSV / "dates_ambiguous.csv")
     return home
 
 
@@ -137,17 +141,20 @@ def test_a_wrong_option_is_one_line_and_status_2(capsys, monkeypatch, home, comm
     refused(call(capsys, monkeypatch, home, *example, "--no-such-option"), "error:", "--no-such-option")
 
 
-def test_a_closed_pipe_is_one_line_and_status_2(home):
-    plan = json.dumps({"datasets": [{"source_uri": "money"}]})
-    commands = (
-        ("call", "knowledge.list"),
-        ("datasets", "money", "--sample-rows", "50"),
-        ("list",),
-        ("query", plan),
-        ("history", "money"),
-        ("links",),
-        ("ask", "how many rows are there?", "money"),
-    )
+# Every command that prints a table or JSON, a closed pipe each: the default run closes it on one
+# of each way of printing (JSON with print, a dataset's tables, an answer, an answer in words),
+# make test-long on the other tables too (list, history, links).
+PLAN_MONEY = json.dumps({"datasets": [{"source_uri": "money"}]})
+PIPED_DEFAULT = [
+    ("call", "knowledge.list"),
+    ("datasets", "money", "--sample-rows", "50"),
+    ("query", PLAN_MONEY),
+    ("ask", "how many rows are there?", "money"),
+]
+PIPED_LONG = [("list",), ("history", "money"), ("links",)]
+
+
+def closed_pipe(home, commands) -> None:
     # every command at once: each is a process of its own whose reader went away, as `| head` does
     procs = [
         subprocess.Popen(
@@ -167,6 +174,15 @@ def test_a_closed_pipe_is_one_line_and_status_2(home):
             args,
             err,
         )
+
+
+def test_a_closed_pipe_is_one_line_and_status_2(home):
+    closed_pipe(home, PIPED_DEFAULT)
+
+
+@pytest.mark.slow
+def test_a_closed_pipe_is_one_line_and_status_2_on_every_table(home):
+    closed_pipe(home, PIPED_LONG)
 
 
 def test_options_go_before_or_after_the_command_and_the_version_is_shown(home):

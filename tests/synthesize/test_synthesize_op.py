@@ -9,6 +9,7 @@ import sys
 import pytest
 from synth_engine import synth  # noqa: F401 - the fixture
 from synth_oracle import SALES, SYNTH, by, month, total
+from test_cli import ingest_here
 
 import tabular
 from tabular.synthesize.answer import clip, note, scrub
@@ -143,7 +144,7 @@ def test_cli_ask(tmp_path):
     run = lambda *a: subprocess.run(
         [sys.executable, "-m", "tabular.cli", *a], capture_output=True, text=True, env=env, timeout=120
     )
-    assert run("ingest", str(SYNTH / "sales.csv"), "--json").returncode == 0
+    ingest_here(tmp_path / "home", SYNTH / "sales.csv")  # in this process: `ask` is what is tested
     said = run("ask", "Total amount for Widget", "sales.csv")
     widget = total([r for r in SALES if r["product"] == "Widget"], "amount")
     assert said.returncode == 0 and str(widget) in said.stdout and "[knowledge.query#1]" in said.stdout
@@ -182,7 +183,14 @@ VOCAB = (
 ).split()
 
 
-def test_word_salad_answers_or_abstains_never_internal(synth):
+# Random tasks per run: `make test` takes the first of the ones `make test-long` takes (one seed).
+SALAD_DEFAULT, SALAD_LONG = 60, 300
+
+
+@pytest.mark.parametrize(
+    "tasks", [pytest.param(SALAD_DEFAULT, id="default"), pytest.param(SALAD_LONG, id="long", marks=pytest.mark.slow)]
+)
+def test_word_salad_answers_or_abstains_never_internal(synth, tasks):
     import random
 
     rng = random.Random(1)
@@ -193,7 +201,7 @@ def test_word_salad_answers_or_abstains_never_internal(synth):
         ["shipments.csv"],
         ["sales.csv", "invoices.csv"],
     ]
-    for _ in range(300):
+    for _ in range(tasks):
         task = " ".join(rng.choice(VOCAB) for _ in range(rng.randint(1, 9)))
         out = synth.call("knowledge.synthesize", {"task": task, "datasets": rng.choice(sets)})
         assert out["abstain"] or (out["calculations"] and "[knowledge.query#1]" in out["answer"]), task
