@@ -115,7 +115,11 @@ def test_an_ingest_killed_midway_leaves_the_previous_revision_serving(tmp_path, 
         consistent(engine)
 
 
+@pytest.mark.slow
 def test_an_interrupted_ingest_is_taken_up_again_at_the_next_start(tmp_path):
+    # In the default run, test_after_a_kill_short_processes_exit_cleanly_and_a_worker_finishes_the_job
+    # asserts all of this of the same kill: `tabular worker` is this connect(take_up_jobs=True),
+    # and its short processes are this later one.
     home = tmp_path / "home"
     ingestion_id = killed_at("ingest.commit", home, "ingest", "books", CSV / "dates_mdy.csv")
     later_process_exits_cleanly(home)

@@ -11,6 +11,8 @@ import httpx
 import pytest
 from hostile_workbooks import LAUGHS, ROWS, SHEET_CLOSE, SHEET_OPEN, WORKBOOK, padding, workbook
 
+from tabular.settings import Settings
+
 from .support import Server, envelope, ingest, wait_for
 
 # A workbook's parts may inflate to 32 MiB here (the default is 1 GiB): the bombs stay small.
@@ -79,19 +81,25 @@ def test_entity_expansion_is_refused(c, tmp_path, where):
     refused(c, path, "format_unavailable", "DTD")
 
 
-def test_a_100_mb_cell_is_refused(c, tmp_path):
+# A cell 8 MiB past the default limits (both 32 MiB; the server here keeps them), and one of
+# 100 MiB under `-m slow`.
+PAST_THE_LIMITS = (max(Settings().max_line_bytes, Settings().max_cell_bytes) >> 20) + 8
+
+
+@pytest.mark.parametrize("mib", [PAST_THE_LIMITS, pytest.param(100, marks=pytest.mark.slow)])
+def test_a_huge_cell_is_refused(c, tmp_path, mib):
     # On one line: the line is too long before the csv module holds the cell.
     path = tmp_path / "cell.csv"
     with path.open("wb") as f:
         f.write(b"id,text\n1,short\n2,")
-        f.writelines(padding(100 << 20, b"x"))
+        f.writelines(padding(mib << 20, b"x"))
         f.write(b"\n3,short\n")
     refused(c, path, "too_large", "max_line_bytes")
     # Quoted, over many short lines: the cell is.
     path = tmp_path / "quoted.csv"
     with path.open("wb") as f:
         f.write(b'id,text\n1,short\n2,"')
-        f.writelines(padding(13 << 20, b"xxxxxxx\n"))  # 13 blocks of 8 MiB
+        f.writelines(padding(-(-mib // 8) << 20, b"xxxxxxx\n"))  # blocks of 8 MiB, mib at least
         f.write(b'"\n3,short\n')
     refused(c, path, "too_large", "max_cell_bytes")
 

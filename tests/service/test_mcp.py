@@ -4,9 +4,9 @@ streamable HTTP against `/mcp` of `tabular serve`."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -18,6 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 import tabular
+from tabular import cli
 from tabular.ops import EXAMPLE_IDS, REGISTRY
 from tabular.service.auth import token_hash
 from tabular.service.mcp import tool_name, tools
@@ -43,15 +44,21 @@ async def _ingest(session: ClientSession, path, source_uri: str) -> dict:
         await anyio.sleep(0.02)
 
 
-def test_an_mcp_session_over_stdio_lists_every_op_and_answers(tmp_path):
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "tabular.cli", "--home", str(tmp_path / "home"), "mcp"]
-    )
+def test_an_mcp_session_over_stdio_lists_every_op_and_answers(two_tenants):
+    home, _ = two_tenants
+    params = StdioServerParameters(command=sys.executable, args=["-m", "tabular.cli", "--home", str(home), "mcp"])
 
     async def session_run() -> None:
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
+                # Without a token: the default namespace, and a call that names its own still
+                # reads there (the local user may read the whole home).
+                default, named = [
+                    (await session.call_tool("loom_knowledge_list", arguments)).structured_content
+                    for arguments in ({}, {"org": "acme", "namespace": "finance"})
+                ]
+                assert _uris(default) == ["mine.csv"] and _uris(named) == ["a.csv", "b.csv"]
                 tools = {t.name: t for t in (await session.list_tools()).tools}
                 # Every op that answers JSON is a tool; one that streams rows (query_export) is not.
                 assert set(tools) == {tool_name(name) for name, op in REGISTRY.items() if not op.streams}
@@ -215,10 +222,9 @@ def test_mcp_over_stdio_with_a_token_serves_the_tokens_org_and_namespace(two_ten
 
 
 def test_mcp_over_stdio_without_a_token_serves_the_org_and_namespace_it_is_given(two_tenants):
+    # Without them, the default namespace (and a call that names another reads there):
+    # test_an_mcp_session_over_stdio_lists_every_op_and_answers asks its session first.
     home, _ = two_tenants
-    # A call that names its own still reads there: the local user may read the whole home.
-    default, named = anyio.run(_listed_each, _stdio(home), {}, {"org": "acme", "namespace": "finance"})
-    assert _uris(default) == ["mine.csv"] and _uris(named) == ["a.csv", "b.csv"]
     assert _uris(anyio.run(_listed, _stdio(home, "--org", "acme", "--namespace", "finance"))) == ["a.csv", "b.csv"]
 
 
@@ -231,19 +237,21 @@ def test_mcp_over_stdio_without_a_token_serves_the_org_and_namespace_it_is_given
     ],
     ids=["unknown-token", "no-tokens-file", "another-org"],
 )
-def test_mcp_with_a_token_it_cannot_honour_stops_with_why_and_serves_nothing(two_tenants, flags, tokens_env, said):
+def test_mcp_with_a_token_it_cannot_honour_stops_with_why_and_serves_nothing(
+    two_tenants, flags, tokens_env, said, monkeypatch
+):
+    # `tabular mcp` run in this process (cli.main, as `python -m tabular.cli` runs it): the
+    # refusal is the SystemExit the interpreter prints on stderr with status 1 (a process that
+    # prints it: tests/service/test_settings_at_start.py), raised before a line is read.
     home, tokens = two_tenants
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TABULAR_")}
+    for name in [k for k in os.environ if k.startswith("TABULAR_")]:
+        monkeypatch.delenv(name)
     if tokens_env:
-        env["TABULAR_TOKENS"] = str(tokens)
-    done = subprocess.run(
-        [sys.executable, "-m", "tabular.cli", "--home", str(home), "mcp", *flags],
-        input=b"",
-        capture_output=True,
-        env=env,
-        timeout=60,
-    )
-    assert done.returncode != 0 and said in done.stderr.decode()
+        monkeypatch.setenv("TABULAR_TOKENS", str(tokens))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))  # served, it would end at once, status 0
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["--home", str(home), "mcp", *flags])
+    assert stopped.value.code not in (0, None) and said in str(stopped.value.code)
 
 
 def _wrong(schema: dict) -> tuple[str, object]:

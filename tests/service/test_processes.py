@@ -9,13 +9,16 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 import tabular
 
 from .support import CSV, ROOT, Server, ingest
 
 ORDERS = ROOT / "fixtures" / "query" / "orders.csv"
 COUNT = {"datasets": [{"source_uri": "orders"}], "aggregates": [{"fn": "count"}]}
-ROUNDS = 4
+ROUNDS = 2  # each writer's ingest-and-approve rounds while the readers read; ROUNDS_LONG under `-m slow`
+ROUNDS_LONG = 8
 
 # A second writer: its own engine, ingesting and approving sources of its own, printing each
 # acknowledged write as a JSON line.
@@ -40,6 +43,17 @@ def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_serve_an_engine_and_the_cli_read_and_write_one_home_at_once(tmp_path):
+    at_once(tmp_path, ROUNDS, by_cli=1)
+
+
+@pytest.mark.slow
+def test_serve_an_engine_and_the_cli_read_and_write_one_home_at_once_long(tmp_path):
+    at_once(tmp_path, ROUNDS_LONG, by_cli=2)
+
+
+def at_once(tmp_path: Path, rounds: int, by_cli: int) -> None:
+    """Each writer writes `rounds` times while the readers read; then the CLI shows the first
+    `by_cli` and the last `by_cli` acknowledged writes (a process each), and a new engine every write."""
     home = tmp_path / "home"
     with tabular.connect(str(home)) as engine:
         assert engine.namespace("default", "default").ingest_file(ORDERS, source_uri="orders").state == "ready"
@@ -51,7 +65,7 @@ def test_serve_an_engine_and_the_cli_read_and_write_one_home_at_once(tmp_path):
 
     def http_writer() -> None:  # writer 1: ingests and approvals through the server
         with srv.client() as c:
-            for k in range(ROUNDS):
+            for k in range(rounds):
                 got = ingest(c, CSV / "dates_ambiguous.csv", f"http{k}")
                 if got["state"] != "ready":
                     errors.append(f"http ingest: {got}")
@@ -88,7 +102,7 @@ def test_serve_an_engine_and_the_cli_read_and_write_one_home_at_once(tmp_path):
             t.start()
         # Writer 2: a Python engine in its own process.
         writer = subprocess.run(
-            [sys.executable, "-c", ENGINE_WRITER, str(home), str(CSV / "dates_ambiguous.csv"), str(ROUNDS)],
+            [sys.executable, "-c", ENGINE_WRITER, str(home), str(CSV / "dates_ambiguous.csv"), str(rounds)],
             capture_output=True,
             text=True,
             timeout=300,
@@ -100,7 +114,7 @@ def test_serve_an_engine_and_the_cli_read_and_write_one_home_at_once(tmp_path):
         assert (writer.returncode, writer.stderr) == (0, ""), writer.stderr[-3000:]
         acknowledged += [json.loads(line) for line in writer.stdout.splitlines()]
         assert errors == []
-        assert len(acknowledged) == 2 * ROUNDS
+        assert len(acknowledged) == 2 * rounds
         # Every acknowledged write is what every process now reads: the server, the CLI, a new engine.
         with srv.client() as c:
             for write in acknowledged:
@@ -110,7 +124,7 @@ def test_serve_an_engine_and_the_cli_read_and_write_one_home_at_once(tmp_path):
             assert {r["source_uri"] for r in listed} == {"orders"} | {w["source_uri"] for w in acknowledged}
     finally:
         srv.stop()
-    for write in acknowledged[:2] + acknowledged[-2:]:
+    for write in acknowledged[:by_cli] + acknowledged[-by_cli:]:  # the HTTP writer's first, the engine's last
         shown = cli(home, "call", "knowledge.dataset_get", json.dumps({"source_uri": write["source_uri"]}))
         assert shown.returncode == 0 and json.loads(shown.stdout)["datasets"][0]["snapshot_id"] == write["snapshot_id"]
     with tabular.connect(str(home)) as engine:

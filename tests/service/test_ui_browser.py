@@ -228,9 +228,11 @@ def test_a_typo_is_fixed_by_its_link_and_the_csv_is_the_apis(browser, single, do
     editor.clear()
     editor.send_keys(json.dumps(plan))
     browser.find_element(By.ID, "run").click()
+    wait(browser).until(lambda d: d.find_elements(By.ID, "plan-errors"))  # the answer page, once it has loaded
     errors = browser.find_element(By.ID, "plan-errors")
     assert "group_by[0].column" in errors.text and "regoin" in errors.text
     browser.find_element(By.CSS_SELECTOR, "a.fix").click()
+    wait(browser).until(lambda d: d.find_elements(By.ID, "result"))
     table = browser.find_element(By.ID, "result")
     assert json.loads(browser.find_element(By.ID, "plan").get_attribute("value"))["group_by"] == [{"column": "region"}]
     shown = [
