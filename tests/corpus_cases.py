@@ -49,7 +49,7 @@ def chosen(suffixes: tuple[str, ...], projects: set[str] | None = None, but: set
 # The default run checks a sample of the corpus: of each project's files of one suffix (sorted by
 # path), the first and every SAMPLE-th after it, so every project and format keeps files in it;
 # the rest are marked slow: make test-long checks every file.
-SAMPLE = 4
+SAMPLE = 6
 
 
 def _sampled() -> set[Path]:

@@ -4,7 +4,7 @@ upload and ingest. Every job ends (waited for at most JOB_SECONDS) ready or part
 dataset that answers a count of its rows, or failed with one of SPEC §4's ingest error codes;
 never `internal`, never a hang.
 
-Examples: FUZZ_INGEST_EXAMPLES (30) per test in `make test`, 10 times that under `-m slow`.
+Examples: FUZZ_INGEST_EXAMPLES (15) per test in `make test`, 20 times that under `-m slow`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ SPEC_INGEST_CODES = {
     "retries_exhausted",
 }
 JOB_SECONDS = 60
-EXAMPLES = int(os.environ.get("FUZZ_INGEST_EXAMPLES", 30))
+EXAMPLES = int(os.environ.get("FUZZ_INGEST_EXAMPLES", 15))
 FUZZ = dict(
     deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck)
 )
@@ -99,7 +99,7 @@ def test_any_bytes_are_answered_with_a_spec_code(fuzz_ns, name, data):
 
 @pytest.mark.slow
 @given(name=st.sampled_from(NAMES), data=st.binary(max_size=20000))
-@settings(max_examples=EXAMPLES * 10, **FUZZ)
+@settings(max_examples=EXAMPLES * 20, **FUZZ)
 def test_any_bytes_are_answered_with_a_spec_code_long(fuzz_ns, name, data):
     ingested(fuzz_ns, "f" + name, data)
 
@@ -157,7 +157,7 @@ def test_near_valid_delimited_text_is_read_or_refused_with_a_spec_code(fuzz_ns, 
 
 @pytest.mark.slow
 @given(made=delimited())
-@settings(max_examples=EXAMPLES * 10, **FUZZ)
+@settings(max_examples=EXAMPLES * 20, **FUZZ)
 def test_near_valid_delimited_text_is_read_or_refused_with_a_spec_code_long(fuzz_ns, made):
     ingested(fuzz_ns, *made)
 
@@ -222,7 +222,7 @@ def test_workbooks_with_a_damaged_member_are_read_or_refused_with_a_spec_code(fu
 
 @pytest.mark.slow
 @given(data=damaged_workbook())
-@settings(max_examples=EXAMPLES * 10, **FUZZ)
+@settings(max_examples=EXAMPLES * 20, **FUZZ)
 def test_workbooks_with_a_damaged_member_are_read_or_refused_with_a_spec_code_long(fuzz_ns, data):
     ingested(fuzz_ns, "book.xlsx", data)
 

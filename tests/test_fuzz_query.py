@@ -4,7 +4,7 @@ columns, one row-id list per row when rows are listed) or refused with a SPEC co
 JSON path of what was wrong; never INTERNAL, never anything but a TabularError. A statement is
 bounded by query_seconds (5 here): past it the answer is BACKEND_TIMEOUT, not a hang.
 
-Examples: FUZZ_QUERY_EXAMPLES (80) per test in `make test`, 10 times that under `-m slow`.
+Examples: FUZZ_QUERY_EXAMPLES (40) per test in `make test`, 20 times that under `-m slow`.
 Valid plans checked against an oracle are tests/plans/test_properties.py's.
 """
 
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import tabular
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "query"
-EXAMPLES = int(os.environ.get("FUZZ_QUERY_EXAMPLES", 80))
+EXAMPLES = int(os.environ.get("FUZZ_QUERY_EXAMPLES", 40))
 FUZZ = dict(
     deadline=None, database=None, phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck)
 )
@@ -365,7 +365,7 @@ def test_any_plan_is_answered_or_refused_with_a_spec_code(qns, plan):
 
 @pytest.mark.slow
 @given(plan=st.one_of(word_plans(), mutated_plans()))
-@settings(max_examples=EXAMPLES * 10, **FUZZ)
+@settings(max_examples=EXAMPLES * 20, **FUZZ)
 def test_any_plan_is_answered_or_refused_with_a_spec_code_long(qns, plan):
     answered_or_refused(qns, plan)
 
@@ -437,7 +437,7 @@ def test_chained_computed_columns_are_answered_linearly_or_refused(qns, plan):
 
 @pytest.mark.slow
 @given(plan=computed_plans())
-@settings(max_examples=EXAMPLES * 10, **FUZZ)
+@settings(max_examples=EXAMPLES * 20, **FUZZ)
 def test_chained_computed_columns_are_answered_linearly_or_refused_long(qns, plan):
     linear_or_refused(qns, plan)
 
@@ -623,6 +623,6 @@ def test_nested_plans_and_column_comparisons_are_answered_or_refused(qns, plan):
 
 @pytest.mark.slow
 @given(plan=grammar_plans().map(lambda p: p[0]))
-@settings(max_examples=EXAMPLES * 10, **FUZZ)
+@settings(max_examples=EXAMPLES * 20, **FUZZ)
 def test_nested_plans_and_column_comparisons_are_answered_or_refused_long(qns, plan):
     answered_or_refused(qns, plan)

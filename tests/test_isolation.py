@@ -7,7 +7,7 @@ by the property tests' generators (tests/plans/test_properties.py: `Gen`, `draw_
 `draw_aggregate_plan`, joins) are run in the tenant and must match that module's oracle, which
 reads only the tenant's fixture files: one foreign row returned, counted or joined would differ.
 
-Examples: ISOLATION_EXAMPLES (60) in `make test`, 10 times that under `-m slow`. The errors side
+Examples: ISOLATION_EXAMPLES (20) in `make test`, 30 times that under `-m slow`. The errors side
 (a foreign source, job or receipt answers byte for byte as a missing one) is
 tests/service/test_isolation_http.py; here, the reads by name and a whole result's receipt.
 """
@@ -40,7 +40,7 @@ from test_properties import (
     run_and_compare,
 )
 
-EXAMPLES = int(os.environ.get("ISOLATION_EXAMPLES", 60))
+EXAMPLES = int(os.environ.get("ISOLATION_EXAMPLES", 20))
 FOREIGN = [("prop", "other"), ("rival", "q")]
 
 
@@ -105,7 +105,7 @@ def test_no_plan_returns_or_counts_a_foreign_row(tenant, data):
 
 @pytest.mark.slow
 @given(data=st.data())
-@settings(max_examples=EXAMPLES * 10, **FAST)
+@settings(max_examples=EXAMPLES * 30, **FAST)
 def test_no_plan_returns_or_counts_a_foreign_row_long(tenant, data):
     check(tenant, data)
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from decimal import Decimal
 
 import polars as pl
@@ -94,16 +92,17 @@ def test_an_unknown_format_is_refused(orders, tmp_path):
         orders.export(WEST, tmp_path / "west.xlsx")
 
 
-def test_cli_query_output_writes_the_file(tmp_path):
+def test_cli_query_output_writes_the_file(tmp_path, capsys):
+    # The CLI's own entry, in this process (tests/test_cli*.py run it as a command).
+    from tabular.cli import main as cli_main
+
     home = tmp_path / "home"
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps({"datasets": [{"source_uri": "orders.csv"}], "limit": 1}))
-    run = lambda *a: subprocess.run(
-        [sys.executable, "-m", "tabular.cli", "--home", str(home), *a], capture_output=True, text=True, timeout=120
-    )
-    assert run("ingest", str(ORDERS)).returncode == 0
-    done = run("query", str(plan), "--output", str(tmp_path / "all.parquet"))
-    assert done.returncode == 0 and "300 rows written" in done.stdout
+    assert cli_main(["--home", str(home), "ingest", str(ORDERS)]) == 0, capsys.readouterr()
+    capsys.readouterr()
+    assert cli_main(["--home", str(home), "query", str(plan), "--output", str(tmp_path / "all.parquet")]) == 0
+    assert "300 rows written" in capsys.readouterr().out
     assert pl.read_parquet(tmp_path / "all.parquet").height == 300
 
 

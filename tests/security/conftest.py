@@ -34,7 +34,9 @@ def tokens_file(folder):
     return path
 
 
-@pytest.fixture(scope="module")
+# One for every module of tests/security/ a process runs: each test here names its own sources
+# and asserts only on them, so a fresh server per module (2 s of start-up each) showed nothing more.
+@pytest.fixture(scope="session")
 def two_orgs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("security")
     srv = Server(folder / "home", tokens=tokens_file(folder)).start()

@@ -21,7 +21,7 @@ from tabular.service.auth import token_hash
 
 from .conftest import until
 
-ACME, GLOBEX = "tok-acme-links", "tok-globex-links"
+ACME, GLOBEX, INITECH = "tok-acme-links", "tok-globex-links", "tok-initech-links"
 
 
 def write(path: Path, text: str, age: float = 5.0) -> None:
@@ -32,25 +32,29 @@ def write(path: Path, text: str, age: float = 5.0) -> None:
     os.utime(path, (then, then))
 
 
-def tokens(folder: Path, acme_roots: list[str] | None = None) -> Path:
-    """acme's writer (with its own link roots when given) and globex's writer."""
-    acme = {"org": "acme", "namespaces": ["*"], "role": "writer"}
-    if acme_roots is not None:
-        acme["link_roots"] = acme_roots
+def tokens(folder: Path, initech_roots: list[str] | None = None) -> Path:
+    """acme's writer and globex's writer, and initech's, with its own link roots, when they are given."""
+    entries = {
+        token_hash(ACME): {"org": "acme", "namespaces": ["*"], "role": "writer"},
+        token_hash(GLOBEX): {"org": "globex", "namespaces": ["*"], "role": "writer"},
+    }
+    if initech_roots is not None:
+        entries[token_hash(INITECH)] = {
+            "org": "initech",
+            "namespaces": ["*"],
+            "role": "writer",
+            "link_roots": initech_roots,
+        }
     path = folder / "tokens.json"
-    path.write_text(
-        json.dumps(
-            {token_hash(ACME): acme, token_hash(GLOBEX): {"org": "globex", "namespaces": ["*"], "role": "writer"}}
-        )
-    )
+    path.write_text(json.dumps(entries))
     return path
 
 
-def serve(tmp_path: Path, acme_roots: list[str] | None = None, home: Path | None = None) -> Server:
+def serve(tmp_path: Path, initech_roots: list[str] | None = None, home: Path | None = None) -> Server:
     """A server whose deployment roots are `tmp_path`, which holds its home (the CLI's default shape)."""
     return Server(
         home or tmp_path / "home",
-        tokens=tokens(tmp_path, acme_roots),
+        tokens=tokens(tmp_path, initech_roots),
         link_roots=str(tmp_path),
         link_settle_seconds=0.2,
         link_rescan_seconds=1,
@@ -121,101 +125,103 @@ def test_the_home_is_never_linkable_whatever_the_roots(tmp_path):
         srv.stop()
 
 
-def test_every_path_a_link_may_not_watch_gets_one_answer_naming_no_server_path(tmp_path, tmp_path_factory):
+@pytest.fixture(scope="module")
+def rooted(tmp_path_factory):
+    """One server for the checks that link only folders of their own under its roots (the home's
+    check and the FIFO's have their own: one lists the roots whole, the other restarts the server)."""
+    root = tmp_path_factory.mktemp("roots")
+    srv = serve(root, initech_roots=[str(root / "initech-data")]).start()
+    yield srv, root
+    srv.stop()
+
+
+def test_every_path_a_link_may_not_watch_gets_one_answer_naming_no_server_path(rooted, tmp_path_factory):
     """The home, what is in it (there or not), and paths outside the roots (there or not, a
     symlink loop, a user's ~) answer alike: the home's own message had told a writer which path
     was the home, and the roots' listed the server's folders."""
+    srv, root = rooted
     outside = tmp_path_factory.mktemp("outside")
     (outside / "real").mkdir()
     (outside / "loop").symlink_to(outside / "loop")
-    srv = serve(tmp_path).start()
-    try:
-        with srv.client(GLOBEX) as globex:
-            paths = [
-                str(srv.home),
-                str(srv.home / "uploads"),
-                str(srv.home / "no-such-folder"),
-                str(srv.home / "uploads" / ".." / "nothing"),
-                str(outside / "real"),
-                str(outside / "no-such-folder"),
-                str(outside / "loop" / "x"),
-                "/etc",
-                "~root",
-                "~nosuchuser/x",
-                "relative/to/the/server",
-            ]
-            messages = set()
-            for path in paths:
-                r = globex.post("/v1/knowledge.link_dir", json={"path": path})
-                assert r.status_code == 403 and code(r) == "PATH_NOT_ALLOWED", (path, r.text)
-                message = r.json()["detail"]["message"]
-                assert repr(path) in message, message
-                said = message.replace(repr(path), "<path>")
-                assert str(srv.home) not in said and str(tmp_path) not in said and "/" not in said, said
-                messages.add(said)
-            assert len(messages) == 1, messages
-            # Inside the roots whether a folder is there is the caller's to know.
-            r = link(globex, tmp_path / "no-such-folder")
-            assert r.status_code == 404 and code(r) == "PATH_NOT_FOUND", r.text
-    finally:
-        srv.stop()
+    with srv.client(GLOBEX) as globex:
+        paths = [
+            str(srv.home),
+            str(srv.home / "uploads"),
+            str(srv.home / "no-such-folder"),
+            str(srv.home / "uploads" / ".." / "nothing"),
+            str(outside / "real"),
+            str(outside / "no-such-folder"),
+            str(outside / "loop" / "x"),
+            "/etc",
+            "~root",
+            "~nosuchuser/x",
+            "relative/to/the/server",
+        ]
+        messages = set()
+        for path in paths:
+            r = globex.post("/v1/knowledge.link_dir", json={"path": path})
+            assert r.status_code == 403 and code(r) == "PATH_NOT_ALLOWED", (path, r.text)
+            message = r.json()["detail"]["message"]
+            assert repr(path) in message, message
+            said = message.replace(repr(path), "<path>")
+            assert str(srv.home) not in said and str(root) not in said and "/" not in said, said
+            messages.add(said)
+        assert len(messages) == 1, messages
+        # Inside the roots whether a folder is there is the caller's to know.
+        r = link(globex, root / "no-such-folder")
+        assert r.status_code == 404 and code(r) == "PATH_NOT_FOUND", r.text
 
 
-def test_another_orgs_link_of_a_folder_changes_nothing_of_the_answer(tmp_path):
+def test_another_orgs_link_of_a_folder_changes_nothing_of_the_answer(rooted):
     """What an org may read is its link roots alone: another org's link of the same folder, one
     inside it or one around it, neither refuses it nor shows (the refusal had told globex that
     acme linked there). Each link is its org's own: its sources, its unlinking."""
-    write(tmp_path / "shared" / "acme" / "rows.csv", "id\n1\n2\n")
-    write(tmp_path / "shared" / "acme" / "inner" / "x.csv", "id\n1\n")
-    write(tmp_path / "shared" / "calm" / "rows.csv", "id\n1\n2\n")
-    srv = serve(tmp_path).start()
-    try:
-        with srv.client(ACME) as acme, srv.client(GLOBEX) as globex:
-            never = link(globex, tmp_path / "shared" / "calm")  # a folder no one else linked
-            assert never.status_code == 200, never.text
-            mine = link(acme, tmp_path / "shared" / "acme")
-            assert mine.status_code == 200, mine.text
-            for path in (tmp_path / "shared" / "acme", tmp_path / "shared" / "acme" / "inner", tmp_path / "shared"):
-                r = link(globex, path)
-                assert r.status_code == 200, r.text
-                assert set(r.json()) == set(never.json()) and r.json()["link_id"] != mine.json()["link_id"]
-            theirs = link(globex, tmp_path / "shared" / "acme").json()  # linked again: the same link
-            # Both follow the folder: a file written into it becomes a source of each org.
-            write(tmp_path / "shared" / "acme" / "new.csv", "id\n7\n")
-            for c, link_id in ((acme, mine.json()["link_id"]), (globex, theirs["link_id"])):
-                deadline = time.monotonic() + 120  # only guards a hang
-                while time.monotonic() < deadline:
-                    files = c.post("/v1/knowledge.dir_files", json={"link_id": link_id}).json()["files"]
-                    if any(f["path"] == "new.csv" and f["state"] == "learned" for f in files):
-                        break
-                    time.sleep(0.2)
-                assert any(f["path"] == "new.csv" and f["state"] == "learned" for f in files), files
-            assert theirs["link_id"] not in {
-                x["link_id"] for x in acme.post("/v1/knowledge.list_dirs", json={}).json()["links"]
-            }
-            r = acme.post("/v1/knowledge.unlink_dir", json={"link_id": theirs["link_id"]})
-            assert r.status_code == 404 and code(r) == "RESOURCE_NOT_FOUND", r.text
-            r = acme.post("/v1/knowledge.unlink_dir", json={"link_id": mine.json()["link_id"]})
+    srv, root = rooted
+    shared = root / "shared"
+    write(shared / "acme" / "rows.csv", "id\n1\n2\n")
+    write(shared / "acme" / "inner" / "x.csv", "id\n1\n")
+    write(shared / "calm" / "rows.csv", "id\n1\n2\n")
+    with srv.client(ACME) as acme, srv.client(GLOBEX) as globex:
+        never = link(globex, shared / "calm")  # a folder no one else linked
+        assert never.status_code == 200, never.text
+        mine = link(acme, shared / "acme")
+        assert mine.status_code == 200, mine.text
+        for path in (shared / "acme", shared / "acme" / "inner", shared):
+            r = link(globex, path)
             assert r.status_code == 200, r.text
-            listed = globex.post("/v1/knowledge.list_dirs", json={}).json()["links"]
-            assert theirs["link_id"] in {x["link_id"] for x in listed}  # acme's unlink left globex's be
-    finally:
-        srv.stop()
+            assert set(r.json()) == set(never.json()) and r.json()["link_id"] != mine.json()["link_id"]
+        theirs = link(globex, shared / "acme").json()  # linked again: the same link
+        # Both follow the folder: a file written into it becomes a source of each org.
+        write(shared / "acme" / "new.csv", "id\n7\n")
+        for c, link_id in ((acme, mine.json()["link_id"]), (globex, theirs["link_id"])):
+            deadline = time.monotonic() + 120  # only guards a hang
+            while time.monotonic() < deadline:
+                files = c.post("/v1/knowledge.dir_files", json={"link_id": link_id}).json()["files"]
+                if any(f["path"] == "new.csv" and f["state"] == "learned" for f in files):
+                    break
+                time.sleep(0.2)
+            assert any(f["path"] == "new.csv" and f["state"] == "learned" for f in files), files
+        assert theirs["link_id"] not in {
+            x["link_id"] for x in acme.post("/v1/knowledge.list_dirs", json={}).json()["links"]
+        }
+        r = acme.post("/v1/knowledge.unlink_dir", json={"link_id": theirs["link_id"]})
+        assert r.status_code == 404 and code(r) == "RESOURCE_NOT_FOUND", r.text
+        r = acme.post("/v1/knowledge.unlink_dir", json={"link_id": mine.json()["link_id"]})
+        assert r.status_code == 200, r.text
+        listed = globex.post("/v1/knowledge.list_dirs", json={}).json()["links"]
+        assert theirs["link_id"] in {x["link_id"] for x in listed}  # acme's unlink left globex's be
 
 
-def test_each_org_links_only_inside_its_own_roots_from_the_tokens_file(tmp_path):
-    mine = tmp_path / "acme-data"
+def test_each_org_links_only_inside_its_own_roots_from_the_tokens_file(rooted):
+    srv, root = rooted
+    mine = root / "initech-data"  # initech's own roots in the tokens file
     write(mine / "rows.csv", "id\n1\n")
-    write(tmp_path / "elsewhere" / "rows.csv", "id\n1\n")
-    srv = serve(tmp_path, acme_roots=[str(mine)]).start()
-    try:
-        with srv.client(ACME) as acme, srv.client(GLOBEX) as globex:
-            r = link(acme, tmp_path / "elsewhere")  # inside the deployment's roots, outside acme's own
-            assert r.status_code == 403 and code(r) == "PATH_NOT_ALLOWED", r.text
-            assert link(acme, mine).status_code == 200
-            assert link(globex, tmp_path / "elsewhere").status_code == 200  # globex keeps the deployment's
-    finally:
-        srv.stop()
+    write(root / "elsewhere" / "rows.csv", "id\n1\n")
+    with srv.client(INITECH) as initech, srv.client(GLOBEX) as globex:
+        r = link(initech, root / "elsewhere")  # inside the deployment's roots, outside initech's own
+        assert r.status_code == 403 and code(r) == "PATH_NOT_ALLOWED", r.text
+        assert link(initech, mine).status_code == 200
+        assert link(globex, root / "elsewhere").status_code == 200  # globex keeps the deployment's
 
 
 # -- in the scan itself: an engine -------------------------------------------------------------

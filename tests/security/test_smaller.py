@@ -10,7 +10,7 @@ import time
 import pytest
 from service.support import CSV, Server, envelope, ingest
 
-from .conftest import TOKENS, until
+from .conftest import TOKENS, tokens_file, until
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +53,6 @@ def test_healthz_counts_only_the_callers_own_orgs_waiting_jobs(tmp_path):
     from tabular.engine import Engine
     from tabular.service.http import create_app
     from tabular.settings import Settings
-
-    from .conftest import tokens_file
 
     settings = Settings(tokens=str(tokens_file(tmp_path)), ingest_workers=1, ingest_workers_per_org=1)
     engine = Engine(str(tmp_path / "home"), settings)
@@ -104,46 +102,57 @@ def test_a_rejected_value_is_kept_as_a_bounded_prefix(acme, tmp_path):
     assert len(rejected) == 1 and len(rejected[0]["value"]) == 1000 and rejected[0]["value"].startswith("31,5.50,999")
 
 
-def test_every_upload_refusal_is_audited(tmp_path):
-    from .conftest import tokens_file
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory):
+    """Two orgs whose uploads are refused past 1,500 bytes each and past 2,000 bytes stored per org."""
+    folder = tmp_path_factory.mktemp("limited")
+    srv = Server(folder / "home", tokens=tokens_file(folder), max_upload_bytes=1500, org_storage_bytes=2000).start()
+    yield srv
+    srv.stop()
 
-    srv = Server(tmp_path / "home", tokens=tokens_file(tmp_path), max_upload_bytes=100).start()
-    try:
-        with (
-            srv.client(TOKENS["acme-viewer"][0]) as viewer,
-            srv.client(TOKENS["acme-writer"][0]) as writer,
-            srv.client() as stranger,
-        ):
-            envelope(
-                viewer.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n1\n"),
-                403,
-                "AUTH_INSUFFICIENT",
-            )
-            envelope(
-                writer.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n" * 100),
-                413,
-                "TOO_LARGE",
-            )
-            envelope(
-                writer.post("/v1/knowledge.upload", files={"other": ("a.csv", b"a\n1\n")}), 422, "VALIDATION_FAILED"
-            )
-            envelope(
-                stranger.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n1\n"),
-                401,
-                "AUTH_INVALID",
-            )
-    finally:
-        srv.stop()
+
+def audited(srv: Server) -> list[tuple]:
+    """(op, status, code, caller) of each call the server's audit log names so far."""
     lines = [
         json.loads(line.split("tabular.audit ", 1)[1])
         for line in srv.log.read_text().splitlines()
         if "tabular.audit " in line
     ]
-    codes = [(a["op"], a["status"], a["code"], a["caller"]) for a in lines]
-    assert ("knowledge.upload", 403, "AUTH_INSUFFICIENT", "acme-viewer") in codes
-    assert ("knowledge.upload", 413, "TOO_LARGE", "acme-writer") in codes
-    assert ("knowledge.upload", 422, "VALIDATION_FAILED", "acme-writer") in codes
-    assert ("knowledge.upload", 401, "AUTH_INVALID", None) in codes
+    return [(a["op"], a["status"], a["code"], a["caller"]) for a in lines]
+
+
+def test_every_upload_refusal_is_audited(limited):
+    srv = limited
+    with (
+        srv.client(TOKENS["acme-viewer"][0]) as viewer,
+        srv.client(TOKENS["acme-writer"][0]) as writer,
+        srv.client() as stranger,
+    ):
+        envelope(
+            viewer.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n1\n"),
+            403,
+            "AUTH_INSUFFICIENT",
+        )
+        detail = envelope(
+            writer.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n" * 1000),
+            413,
+            "TOO_LARGE",
+        )
+        assert "max_upload_bytes" in detail["message"]
+        envelope(writer.post("/v1/knowledge.upload", files={"other": ("a.csv", b"a\n1\n")}), 422, "VALIDATION_FAILED")
+        envelope(
+            stranger.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=b"a\n1\n"),
+            401,
+            "AUTH_INVALID",
+        )
+    refusals = {
+        ("knowledge.upload", 403, "AUTH_INSUFFICIENT", "acme-viewer"),
+        ("knowledge.upload", 413, "TOO_LARGE", "acme-writer"),
+        ("knowledge.upload", 422, "VALIDATION_FAILED", "acme-writer"),
+        ("knowledge.upload", 401, "AUTH_INVALID", None),
+    }
+    until(lambda: refusals <= set(audited(srv)))  # the server writes its log as it goes
+    assert refusals <= set(audited(srv))
 
 
 def test_a_token_removed_or_expired_stops_working_without_a_restart(tmp_path):
@@ -177,21 +186,15 @@ def test_a_token_removed_or_expired_stops_working_without_a_restart(tmp_path):
         srv.stop()
 
 
-def test_an_org_past_its_storage_quota_gets_413_and_another_org_does_not(tmp_path):
-    from .conftest import tokens_file
-
-    srv = Server(tmp_path / "home", tokens=tokens_file(tmp_path), org_storage_bytes=2000).start()
-    try:
-        with srv.client(TOKENS["acme-writer"][0]) as acme, srv.client(TOKENS["globex-writer"][0]) as globex:
-            body = b"id,amount\n" + b"1,2.50\n" * 200  # 1,410 bytes
-            assert acme.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=body).status_code == 200
-            detail = envelope(
-                acme.post("/v1/knowledge.upload", params={"filename": "b.csv"}, content=body), 413, "TOO_LARGE"
-            )
-            assert "org_storage_bytes" in detail["message"]
-            assert globex.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=body).status_code == 200
-    finally:
-        srv.stop()
+def test_an_org_past_its_storage_quota_gets_413_and_another_org_does_not(limited):
+    with limited.client(TOKENS["acme-writer"][0]) as acme, limited.client(TOKENS["globex-writer"][0]) as globex:
+        body = b"id,amount\n" + b"1,2.50\n" * 200  # 1,410 bytes
+        assert acme.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=body).status_code == 200
+        detail = envelope(
+            acme.post("/v1/knowledge.upload", params={"filename": "b.csv"}, content=body), 413, "TOO_LARGE"
+        )
+        assert "org_storage_bytes" in detail["message"]
+        assert globex.post("/v1/knowledge.upload", params={"filename": "a.csv"}, content=body).status_code == 200
 
 
 def test_uploads_no_ingest_names_expire(tmp_path):

@@ -5,8 +5,10 @@ generic 500 INTERNAL carrying DuckDB's words and the home's absolute path)."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
-from service.support import Server, envelope, ingest
+from service.support import Server, envelope
 
 import tabular
 from tabular.errors import TabularError
@@ -39,18 +41,27 @@ WHOLE_PLAN = {"datasets": [{"source_uri": "a.csv"}], "limit": ROWS}
 SUM_B = {"datasets": [{"source_uri": "b.csv"}], "aggregates": [{"fn": "sum", "column": "v"}]}
 
 
-@pytest.fixture
-def damaged_home(tmp_path, request):
-    """A home with two datasets, the first one's snapshot file damaged as `request.param` says,
-    opened again (as a server restarted on it would be)."""
-    home = str(tmp_path / "home")
-    with tabular.connect(home) as engine:
+@pytest.fixture(scope="module")
+def made_home(tmp_path_factory):
+    """A home with two datasets, made once for the module (closed: each test damages a copy)."""
+    folder = tmp_path_factory.mktemp("storage")
+    with tabular.connect(str(folder / "home")) as engine:
         ns = engine.namespace("acme", "finance")
         for name, factor in (("a.csv", 2), ("b.csv", 3)):
-            assert ns.ingest_file(_csv(tmp_path / name, factor), source_uri=name).state == "ready"
+            assert ns.ingest_file(_csv(folder / name, factor), source_uri=name).state == "ready"
         snapshot_id = ns.dataset_get("a.csv").datasets[0].snapshot_id
-    _damage(tmp_path / "home" / "snapshots" / f"{snapshot_id}.duckdb", request.param)
-    with tabular.connect(home) as engine:
+    return folder / "home", snapshot_id
+
+
+@pytest.fixture
+def damaged_home(made_home, tmp_path, request):
+    """A copy of the made home, the first dataset's snapshot file damaged as `request.param` says,
+    opened again (as a server restarted on it would be)."""
+    made, snapshot_id = made_home
+    home = tmp_path / "home"
+    shutil.copytree(made, home)
+    _damage(home / "snapshots" / f"{snapshot_id}.duckdb", request.param)
+    with tabular.connect(str(home)) as engine:
         yield engine, snapshot_id
 
 
@@ -103,18 +114,17 @@ def test_another_namespace_is_never_told_of_the_file(damaged_home):
 
 
 def test_over_http_a_damaged_snapshot_is_the_storage_damaged_envelope(tmp_path):
+    # The home is made (each org's sources in the namespace its token serves) and damaged before
+    # the server starts on it: a running one may hold the file's blocks in memory.
+    with tabular.connect(str(tmp_path / "home")) as engine:
+        acme_ns, globex_ns = (engine.namespace(org, engine.settings.default_namespace) for org in ("acme", "globex"))
+        for name, factor in (("a.csv", 2), ("b.csv", 3)):
+            assert acme_ns.ingest_file(_csv(tmp_path / name, factor), source_uri=name).state == "ready"
+        assert globex_ns.ingest_file(_csv(tmp_path / "g.csv", 5), source_uri="g.csv").state == "ready"
+        snapshot_id = acme_ns.dataset_get("a.csv").datasets[0].snapshot_id
+    _damage(tmp_path / "home" / "snapshots" / f"{snapshot_id}.duckdb", "overwritten")
     server = Server(tmp_path / "home", tokens=tokens_file(tmp_path)).start()
     try:
-        with server.client(TOKENS["acme-writer"][0]) as acme, server.client(TOKENS["globex-writer"][0]) as globex:
-            for name, factor in (("a.csv", 2), ("b.csv", 3)):
-                assert ingest(acme, _csv(tmp_path / name, factor), name)["state"] == "ready"
-            assert ingest(globex, _csv(tmp_path / "g.csv", 5), "g.csv")["state"] == "ready"
-            got = acme.post("/v1/knowledge.dataset_get", json={"source_uri": "a.csv"}).json()
-            snapshot_id = got["datasets"][0]["snapshot_id"]
-        # Damaged while the server is down (a running one may hold the file's blocks in memory).
-        server.stop()
-        _damage(tmp_path / "home" / "snapshots" / f"{snapshot_id}.duckdb", "overwritten")
-        server.start()
         with server.client(TOKENS["acme-writer"][0]) as acme, server.client(TOKENS["globex-writer"][0]) as globex:
             detail = envelope(acme.post("/v1/knowledge.query", json=WHOLE_PLAN), 500, "STORAGE_DAMAGED")
             assert f"snapshots/{snapshot_id}.duckdb" in detail["message"]
