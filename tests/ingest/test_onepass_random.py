@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from onepass_cases import assert_same, write_csv
+from onepass_cases import write_csv
 
 CELLS = st.sampled_from(
     [
@@ -58,22 +58,22 @@ CELLS = st.sampled_from(
 COLUMNS = st.lists(st.lists(CELLS, min_size=1, max_size=40), min_size=1, max_size=4)
 
 
-def any_columns_publish_the_same(tmp_path_factory, columns, sample):
+def any_columns_publish_the_same(tmp_path_factory, homes, columns, sample):
     tmp_path = tmp_path_factory.mktemp("any")
     height = max(len(c) for c in columns)
     rows = [[c[i % len(c)] for c in columns] for i in range(height)]
     path = write_csv(tmp_path / "any.csv", [f"k{j}" for j in range(len(columns))], rows)
-    assert_same(tmp_path, path, sample * len(columns))
+    homes.same(path, sample * len(columns))
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(columns=COLUMNS, sample=st.integers(1, 30))
-def test_any_columns_publish_the_same_through_the_one_pass(tmp_path_factory, columns, sample):
-    any_columns_publish_the_same(tmp_path_factory, columns, sample)
+def test_any_columns_publish_the_same_through_the_one_pass(tmp_path_factory, homes, columns, sample):
+    any_columns_publish_the_same(tmp_path_factory, homes, columns, sample)
 
 
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(columns=COLUMNS, sample=st.integers(1, 30))
-def test_many_more_columns_publish_the_same_through_the_one_pass(tmp_path_factory, columns, sample):
-    any_columns_publish_the_same(tmp_path_factory, columns, sample)
+def test_many_more_columns_publish_the_same_through_the_one_pass(tmp_path_factory, homes, columns, sample):
+    any_columns_publish_the_same(tmp_path_factory, homes, columns, sample)

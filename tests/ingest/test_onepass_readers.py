@@ -5,7 +5,7 @@ the file publishes as the careful way publishes it, whichever reader read it."""
 from __future__ import annotations
 
 import pytest
-from both_ways import CAREFUL, one_pass, published
+from both_ways import CAREFUL, one_pass
 from onepass_cases import parser_of
 
 # Lines DuckDB's parallel reader takes otherwise than Arrow's stream (tests/read/test_duckcsv.py),
@@ -33,7 +33,7 @@ def odd_cases() -> list:
 
 
 @pytest.mark.parametrize(("odd", "newline"), odd_cases())
-def test_duckdbs_parallel_reader_publishes_what_the_careful_way_does(tmp_path, odd, newline):
+def test_duckdbs_parallel_reader_publishes_what_the_careful_way_does(tmp_path, homes, odd, newline):
     lines = ["id,amount,note", *[f"{i},{i % 7}.5,x{i}" for i in range(1, 3000)]]
     if PARALLEL_ODD[odd] is None:
         lines += ["", ""]
@@ -41,21 +41,23 @@ def test_duckdbs_parallel_reader_publishes_what_the_careful_way_does(tmp_path, o
         lines.insert(2500, PARALLEL_ODD[odd])
     path = tmp_path / "odd.csv"
     path.write_bytes((newline.join(lines) + newline).encode())
-    careful = published(tmp_path / "careful", path, **CAREFUL)
-    parallel = published(tmp_path / "parallel", path, **one_pass(30))
-    stream = published(tmp_path / "stream", path, **one_pass(30), parallel_csv=False)
+    uri = homes.uri()  # the same in every home
+    careful = homes.published(path, uri=uri, **CAREFUL)
+    parallel = homes.published(path, uri=uri, **one_pass(30))
+    stream = homes.published(path, uri=uri, **one_pass(30), parallel_csv=False)
     for seen in (careful, parallel, stream):
         seen.pop("one_pass", None)
     assert parallel == careful and stream == careful
 
 
-def test_a_line_longer_than_duckdbs_buffer_is_read_by_arrows_stream_alike(tmp_path):
+def test_a_line_longer_than_duckdbs_buffer_is_read_by_arrows_stream_alike(tmp_path, homes):
     lines = ["id,amount,note", *[f"{i},{i % 7}.5,x{i}" for i in range(1, 3000)]]
     lines.insert(2500, f"9999,1.5,{'long ' * 2000}")  # 10,000 bytes: past a 4,096-byte buffer's half
     path = tmp_path / "long.csv"
     path.write_text("\n".join(lines) + "\n")
-    careful = published(tmp_path / "careful", path, **CAREFUL)
-    small = published(tmp_path / "small", path, **one_pass(30), parallel_csv_buffer_bytes=4096)
+    uri = homes.uri()  # the same in every home
+    careful = homes.published(path, uri=uri, **CAREFUL)
+    small = homes.published(path, uri=uri, **one_pass(30), parallel_csv_buffer_bytes=4096)
     assert small.pop("one_pass") and not careful.pop("one_pass")
     assert small == careful
     assert parser_of(tmp_path / "p", path, **one_pass(30), parallel_csv_buffer_bytes=4096) == "arrow"

@@ -18,8 +18,8 @@ FILES += (
 )
 
 
-def _read(path, folder, fast: bool):
-    settings = Settings(fast_path_bytes=0 if fast else 1 << 62)
+def _read(path, folder, fast: bool, **config):
+    settings = Settings(fast_path_bytes=0 if fast else 1 << 62, **config)
     out = folder / ("fast.parquet" if fast else "careful.parquet")
     extraction = read_delimited(path, out, path.stem, {}, settings)
     return extraction, pq.read_table(out).to_pylist()
@@ -83,23 +83,33 @@ def test_a_backslash_that_escapes_no_quote_is_kept(tmp_path):
     assert got == [["C:\\temp\\a.txt"], ["D:\\data\\b.csv"]]
 
 
+# The file of the NUL check and the settings it is read with: the default run reads 4,000 rows
+# with the head, blocks and chunks a sixteenth of their size (the same reads, a sixteenth of the
+# bytes); `make test-long` reads 60,000 rows with the settings as they are.
+SMALL = {"sniff_bytes": 16 * 1024, "csv_block_bytes": 64 * 1024, "csv_chunk_rows": 6_250}
+NUL_SIZES = [pytest.param(4_000, SMALL, id="small"), pytest.param(60_000, {}, id="large", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize(("rows", "config"), NUL_SIZES)
 @pytest.mark.parametrize("fast", [False, True])
 @pytest.mark.parametrize(
     ("delimiter", "where", "value"),
     [(",", 0.6, "na\x00me"), (";", 0.99, "\x00lead"), ("\t", 0.75, "trail\x00"), ("|", 0.9, "a\x00b\x00c")],
 )
-def test_a_nul_past_the_head_is_taken_out_and_named_as_one_in_it_is(tmp_path, fast, delimiter, where, value):
+def test_a_nul_past_the_head_is_taken_out_and_named_as_one_in_it_is(
+    tmp_path, fast, delimiter, where, value, rows, config
+):
     """A NUL inside a value past the head the reader sniffs was kept in the value without a
     word, where one in the head was taken out with a warning naming its line."""
-    rows = 60_000  # past sniff_bytes (256 KiB)
     odd = int(rows * where)
     lines = [f"id{delimiter}name{delimiter}v"] + [
         f"{i}{delimiter}{value if i == odd else f'name{i}'}{delimiter}{i % 97}" for i in range(1, rows + 1)
     ]
     path = tmp_path / "nul.csv"
     path.write_text("\n".join(lines) + "\n")
-    assert path.stat().st_size > Settings().sniff_bytes and "\x00" not in path.read_text()[: Settings().sniff_bytes]
-    extraction, got = _read(path, tmp_path, fast)
+    head = Settings(**config).sniff_bytes
+    assert path.stat().st_size > head and "\x00" not in path.read_text()[:head]  # past the head
+    extraction, got = _read(path, tmp_path, fast, **config)
     cells = [v for r in got for v in r.values()]
     assert value.replace("\x00", "") in cells and not any("\x00" in str(v) for v in cells)
     assert any(f"line {odd + 1})" in note and "NUL" in note for note in extraction.notes)

@@ -415,18 +415,38 @@ def header_at(seen, name):
     return [c["name"] for c in seen["dataset"]["columns"]].index(name)
 
 
+# A sheet is long past SAMPLE_HEAD + SAMPLE_SPREAD rows (tabular/infer/columns.py, no setting),
+# then typed on its sample in the guarded pass: the default run makes both a tenth of their size
+# and the sheet 2,500 rows, which goes the same way; `make test-long` writes the 25,000 rows.
+LONG = [
+    pytest.param(None, 2_500, 10, id="None-2500"),
+    pytest.param({"header_rows": 0}, 2_500, 10, id="options4-2500"),
+    pytest.param(None, 25_000, 1, id="None-25000", marks=pytest.mark.slow),
+    pytest.param({"header_rows": 0}, 25_000, 1, id="options4-25000", marks=pytest.mark.slow),
+]
+
+
 @pytest.mark.parametrize(
-    "options, length",
-    [(None, 300), ({"header_rows": 0}, 300), ({"header_rows": 2}, 300), (None, 25_000), ({"header_rows": 0}, 25_000)],
+    "options, length, shrink",
+    [
+        pytest.param(None, 300, 1, id="None-300"),
+        pytest.param({"header_rows": 0}, 300, 1, id="options1-300"),
+        pytest.param({"header_rows": 2}, 300, 1, id="options2-300"),
+        *LONG,
+    ],
 )
 def test_columns_the_typed_read_saw_whole_read_as_their_text_reads_whatever_the_header_rows(
-    tmp_path, monkeypatch, options, length
+    tmp_path, monkeypatch, options, length, shrink
 ):
     """A column the typed read saw as booleans, dates or datetimes alone skips typing by
     elimination, where the table's data rows are all typed ones; a header row read as data
     leaves it to the text's typing: the same types, questions, warnings and rows as the text read."""
+    from tabular.infer import columns
     from tabular.read.sheets import columnar
 
+    monkeypatch.setattr(columns, "SAMPLE_HEAD", columns.SAMPLE_HEAD // shrink)
+    monkeypatch.setattr(columns, "SAMPLE_SPREAD", columns.SAMPLE_SPREAD // shrink)
+    long = length > columns.SAMPLE_HEAD + columns.SAMPLE_SPREAD
     rows = [["id", "ok", "day", "when", "gaps"]]
     for i in range(1, length):
         rows.append(
@@ -443,5 +463,5 @@ def test_columns_the_typed_read_saw_whole_read_as_their_text_reads_whatever_the_
     monkeypatch.setattr(columnar, "typed_batch", lambda *a, **k: None)
     text = published(tmp_path / "text", path, options, **FAST)
     assert typed["state"] == text["state"] == "ready"
-    assert bool(typed["one_pass"]) is (length > 20_000) and typed["one_pass"] == text["one_pass"]  # the guarded pass
+    assert bool(typed["one_pass"]) is long and typed["one_pass"] == text["one_pass"]  # the guarded pass
     assert typed["dataset"] == text["dataset"] and typed["rows"] == text["rows"]
