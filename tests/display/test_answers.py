@@ -10,6 +10,7 @@ from html import escape
 import pytest
 from conftest import CSV, ingest
 
+import tabular
 from tabular import display
 from tabular.display import History
 from tabular.ops.query import QueryOut
@@ -22,9 +23,18 @@ def body_rows(html: str, css: str = "") -> int:
     return table.split("<tbody>", 1)[1].count("<tr")
 
 
-@pytest.fixture
-def hundred(ns, tmp_path):
-    path = tmp_path / "orders.csv"
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """One home for the fixtures the tests only read (hundred, money)."""
+    folder = tmp_path_factory.mktemp("answers")
+    with tabular.connect(str(folder / "home")) as engine:
+        yield folder, engine.namespace("acme", "finance")
+
+
+@pytest.fixture(scope="module")
+def hundred(shared):
+    folder, ns = shared
+    path = folder / "orders.csv"
     path.write_text(
         "id,customer,amount,placed\n"
         + "".join(f"{i},c<{i % 7}>,{i}.50,2024-01-{i % 28 + 1:02d}\n" for i in range(1, 151))
@@ -204,9 +214,10 @@ def test_history_shows_who_when_and_what_changed(ns):
 # --- Python values from JSON text --------------------------------------------------------------
 
 
-@pytest.fixture
-def money(ns, tmp_path):
-    path = tmp_path / "money.csv"
+@pytest.fixture(scope="module")
+def money(shared):
+    folder, ns = shared
+    path = folder / "money.csv"
     path.write_text("item,price,qty\napple,1234.50,3\npear,10.00,5\nfig,,9007199254740993\n")
     assert ns.ingest_file(path, source_uri="money").state == "ready"
     return ns.query({"datasets": [{"source_uri": "money"}]})

@@ -10,6 +10,7 @@ import pytest
 from conftest import columns, ingest
 from sqlglot import exp
 
+import tabular
 from tabular import readings as C
 from tabular.infer.cells import long_table
 from tabular.infer.columns import SAMPLE_HEAD, SAMPLE_SPREAD, _candidates, _sample_tallies, sampled
@@ -27,42 +28,60 @@ def _write(path, header, rows):
     return path
 
 
-def test_leading_zero_past_the_sample_keeps_identifiers_as_text(ns, tmp_path):
-    rows = [[i, 1000 + i] for i in range(1, ROWS + 1)]
+@pytest.fixture(scope="module")
+def late(tmp_path_factory):
+    """One file of ROWS rows whose columns each hold a value past the sample that changes their
+    type (one ingest for the four tests below: each column is typed on its own values)."""
+    folder = tmp_path_factory.mktemp("late")
+    rows = [
+        [i, 1000 + i, f"{i}.50", f"{(i % 12) + 1:02d}/{(i % 28) % 12 + 1:02d}/2024", f"{i}.5"]
+        for i in range(1, ROWS + 1)
+    ]
     rows[35_000][1] = "007"
-    _, dataset = ingest(ns, _write(tmp_path / "ids.csv", ["id", "code"], rows))
-    code = columns(dataset)["code"]
+    rows[39_990][2] = "n/a2"
+    rows[39_991][2] = "see below"
+    rows[38_000][3] = "25/03/2024"  # only day/month reads this one
+    rows[39_000][4] = "12345678.125"
+    path = _write(folder / "late.csv", ["id", "code", "amount", "when", "x"], rows)
+    with tabular.connect(str(folder / "home")) as engine:
+        _, dataset = ingest(engine.namespace("acme", "finance"), path)
+        yield dataset
+
+
+def asked(dataset, column: str) -> list:
+    return [q for q in dataset.questions if q.column == column]
+
+
+def test_the_values_past_the_sample_ask_only_their_columns_questions(late):
+    assert sorted((q.column, q.kind) for q in late.questions) == [
+        ("amount", "mixed_values"),
+        ("code", "leading_zeros"),
+    ]
+
+
+def test_leading_zero_past_the_sample_keeps_identifiers_as_text(late):
+    code = columns(late)["code"]
     assert code.type == "string"
-    assert [q.kind for q in dataset.questions] == ["leading_zeros"]
-    assert columns(dataset)["id"].physical == "BIGINT"
+    assert [q.kind for q in asked(late, "code")] == ["leading_zeros"]
+    assert columns(late)["id"].physical == "BIGINT"
 
 
-def test_text_past_the_sample_is_mixed_values_with_exact_counts(ns, tmp_path):
-    rows = [[i, f"{i}.50"] for i in range(1, ROWS + 1)]
-    rows[39_990][1] = "n/a2"
-    rows[39_991][1] = "see below"
-    _, dataset = ingest(ns, _write(tmp_path / "amounts.csv", ["id", "amount"], rows))
-    assert columns(dataset)["amount"].type == "string"
-    (question,) = dataset.questions
+def test_text_past_the_sample_is_mixed_values_with_exact_counts(late):
+    assert columns(late)["amount"].type == "string"
+    (question,) = asked(late, "amount")
     assert question.kind == "mixed_values"
     assert [(o.type, o.rows_rejected) for o in question.options] == [("string", 0), ("number", 2)]
     assert question.options[1].example == "n/a2"
 
 
-def test_date_order_proven_past_the_sample(ns, tmp_path):
-    rows = [[i, f"{(i % 12) + 1:02d}/{(i % 28) % 12 + 1:02d}/2024"] for i in range(1, ROWS + 1)]
-    rows[38_000][1] = "25/03/2024"  # only day/month reads this one
-    _, dataset = ingest(ns, _write(tmp_path / "dates.csv", ["id", "when"], rows))
-    when = columns(dataset)["when"]
+def test_date_order_proven_past_the_sample(late):
+    when = columns(late)["when"]
     assert (when.type, when.format) == ("date", "%d/%m/%Y")
-    assert dataset.questions == []
+    assert asked(late, "when") == []
 
 
-def test_wider_decimals_past_the_sample_widen_the_scale(ns, tmp_path):
-    rows = [[i, f"{i}.5"] for i in range(1, ROWS + 1)]
-    rows[39_000][1] = "12345678.125"
-    _, dataset = ingest(ns, _write(tmp_path / "scale.csv", ["id", "x"], rows))
-    x = columns(dataset)["x"]
+def test_wider_decimals_past_the_sample_widen_the_scale(late):
+    x = columns(late)["x"]
     assert x.physical == "DECIMAL(11, 3)" and x.max == "12345678.125"
 
 

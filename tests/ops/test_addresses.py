@@ -8,6 +8,7 @@ import pytest
 from openpyxl import Workbook
 from openpyxl.worksheet.table import Table
 
+import tabular
 from planner.models import QueryPlan
 from tabular.errors import ValidationFailed
 from tabular.ops.addresses import found, name_one, resolve
@@ -31,10 +32,14 @@ def workbook(path):
     return path
 
 
-@pytest.fixture
-def report(ns, tmp_path):
-    assert ns.ingest_file(workbook(tmp_path / "report.xlsx"), source_uri="report.xlsx").state == "ready"
-    return ns
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """One home for the module: the tests only read the workbook's datasets."""
+    folder = tmp_path_factory.mktemp("addresses")
+    with tabular.connect(str(folder / "home")) as engine:
+        ns = engine.namespace("acme", "finance")
+        assert ns.ingest_file(workbook(folder / "report.xlsx"), source_uri="report.xlsx").state == "ready"
+        yield ns
 
 
 def plan(*datasets) -> QueryPlan:

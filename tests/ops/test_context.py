@@ -3,7 +3,9 @@
 import dataclasses
 
 import pytest
+from conftest import CSV
 
+import tabular
 from tabular.ops.context import Context
 from tabular.settings import Settings
 
@@ -42,18 +44,18 @@ def test_the_caller_an_engine_is_told_reaches_the_op(engine, monkeypatch):
     assert seen == ["alice", "local"]
 
 
-@pytest.fixture
-def named(engine):
-    """acme/finance holds three sources, one of them deleted; acme/other one with a close name."""
-    from pathlib import Path
-
-    sales = Path(__file__).resolve().parents[2] / "fixtures" / "csv" / "sales.csv"
-    ns = engine.namespace("acme", "finance")
-    for uri in ("files/sales.csv", "files/Airdale Sales 2024.csv", "files/old_sales.csv"):
-        assert ns.ingest_file(sales, source_uri=uri).state == "ready"
-    ns.call("knowledge.delete", {"source_uri": "files/old_sales.csv"})
-    engine.namespace("acme", "other").ingest_file(sales, source_uri="files/salez.csv")
-    return ns
+@pytest.fixture(scope="module")
+def named(tmp_path_factory):
+    """acme/finance holds three sources, one of them deleted; acme/other one with a close name.
+    One home for the module: the tests only ask for sources it does not hold, which changes nothing."""
+    sales = CSV / "sales.csv"
+    with tabular.connect(str(tmp_path_factory.mktemp("named") / "home")) as engine:
+        ns = engine.namespace("acme", "finance")
+        for uri in ("files/sales.csv", "files/Airdale Sales 2024.csv", "files/old_sales.csv"):
+            assert ns.ingest_file(sales, source_uri=uri).state == "ready"
+        ns.call("knowledge.delete", {"source_uri": "files/old_sales.csv"})
+        engine.namespace("acme", "other").ingest_file(sales, source_uri="files/salez.csv")
+        yield ns
 
 
 @pytest.mark.parametrize(

@@ -3,16 +3,21 @@ columns, rejected rows and a sample."""
 
 import pytest
 
+import tabular
 from tabular.models import DatasetGetIn
 from tabular.ops.datasets import dataset_get, live_revision
 
 
-@pytest.fixture
-def prices(ns, tmp_path):
-    path = tmp_path / "prices.csv"
+@pytest.fixture(scope="module")
+def prices(tmp_path_factory):
+    """One home for the module: the tests only read it."""
+    folder = tmp_path_factory.mktemp("prices")
+    path = folder / "prices.csv"
     path.write_text("id,amount,day\n1,2.50,2024-01-01\n2,3.25,2024-01-02,extra\n3,4.00,2024-01-03\n")
-    assert ns.ingest_file(path, source_uri="prices.csv").state == "ready"
-    return ns
+    with tabular.connect(str(folder / "home")) as engine:
+        ns = engine.namespace("acme", "finance")
+        assert ns.ingest_file(path, source_uri="prices.csv").state == "ready"
+        yield ns
 
 
 def get(ns, **fields):

@@ -1,13 +1,16 @@
 """knowledge.query end to end: exact answers, receipts, pinning, completeness, time limits."""
 
 import csv
+import io
 import json
+import sys
 from decimal import Decimal
 
 import pytest
 from conftest import CSV, PAIRS
 
 import tabular
+from tabular.cli import main
 
 ORDERS_PLAN = {
     "datasets": [{"source_uri": "money"}],
@@ -141,32 +144,29 @@ def test_results_as_arrow_polars_and_html(money):
     assert "<table>" in answer._repr_html_()
 
 
-def test_cli_query(tmp_path):
-    import os
-    import subprocess
-    import sys
+def test_cli_query(tmp_path, capsys, monkeypatch):
+    """The query command, run through `main` as `tabular query` runs it: no interpreter started
+    per command (tests/test_cli_surface.py runs `python -m tabular.cli query` in a process)."""
+    monkeypatch.setenv("TABULAR_HOME", str(tmp_path / "home"))
 
-    env = {**os.environ, "TABULAR_HOME": str(tmp_path / "home")}
-    run = lambda *a: subprocess.run(
-        [sys.executable, "-m", "tabular.cli", *a], capture_output=True, text=True, env=env, timeout=120
-    )
-    assert run("ingest", str(CSV / "currency.csv"), "--source-uri", "money").returncode == 0
+    def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+        capsys.readouterr()
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        code = main(list(args))
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    assert run("ingest", str(CSV / "currency.csv"), "--source-uri", "money")[0] == 0
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps(ORDERS_PLAN))
-    as_json = json.loads(run("query", str(plan), "--json").stdout)
+    as_json = json.loads(run("query", str(plan), "--json")[1])
     assert as_json["rows"][0][1] == 6
-    assert run("query", str(plan), "--sql").stdout.startswith("SELECT")
-    table = run("query", str(plan))
-    assert "sum_price_usd" in table.stdout and table.returncode == 0
-    bad = subprocess.run(
-        [sys.executable, "-m", "tabular.cli", "query", "-"],
-        input='{"datasets": [{"source_uri": "mony"}]}',
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    assert bad.returncode == 2 and "did you mean" in bad.stderr.lower() and "money" in bad.stderr
+    assert run("query", str(plan), "--sql")[1].startswith("SELECT")
+    code, table, _ = run("query", str(plan))
+    assert "sum_price_usd" in table and code == 0
+    code, _, err = run("query", "-", stdin='{"datasets": [{"source_uri": "mony"}]}')
+    assert code == 2 and "did you mean" in err.lower() and "money" in err
 
 
 def test_durations_sum_and_average_exactly(ns):

@@ -4,6 +4,7 @@ every row and cited, or an abstention that says why (the built-in proposer: no m
 import pytest
 from pydantic import ValidationError
 
+import tabular
 from tabular.errors import ValidationFailed
 from tabular.ops.synthesize import CALCULATION, SynthesizeIn, synthesize
 
@@ -11,12 +12,16 @@ NS = {"org": "acme", "namespace": "finance"}
 SALES = "region,amount,sold_on\nNorth,10.50,2024-01-03\nSouth,4.25,2024-02-01\nNorth,2.00,2024-02-11\nEast,7.00,2024-03-01\n"
 
 
-@pytest.fixture
-def ctx(ns, tmp_path):
-    for name, text in (("sales.csv", SALES), ("scores.csv", "team,points\nred,5\nblue,3\ngreen,3\nred,1\n")):
-        (tmp_path / name).write_text(text)
-        assert ns.ingest_file(tmp_path / name, source_uri=name).state == "ready"
-    return ns.engine.context
+@pytest.fixture(scope="module")
+def ctx(tmp_path_factory):
+    """One home for the module: the tests only ask."""
+    folder = tmp_path_factory.mktemp("synthesize")
+    with tabular.connect(str(folder / "home")) as engine:
+        ns = engine.namespace(NS["org"], NS["namespace"])
+        for name, text in (("sales.csv", SALES), ("scores.csv", "team,points\nred,5\nblue,3\ngreen,3\nred,1\n")):
+            (folder / name).write_text(text)
+            assert ns.ingest_file(folder / name, source_uri=name).state == "ready"
+        yield engine.context
 
 
 def ask(ctx, task, datasets=("sales.csv",), **fields):

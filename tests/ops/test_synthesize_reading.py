@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+import tabular
 from tabular.ops import synthesize as synthesize_ops
 from tabular.ops import synthesize_reading
 from tabular.ops.query import QueryIn, query
@@ -21,11 +22,15 @@ NS = {"org": "acme", "namespace": "finance"}
 RACES = "Rider,Team,Winner,Laps\nC. Lorenzo,Yamaha,C. Lorenzo,23\nV. Rossi,Yamaha,V. Rossi,23\nD. Pedrosa,Honda,C. Lorenzo,22\n"
 
 
-@pytest.fixture
-def ctx(ns, tmp_path):
-    (tmp_path / "races.csv").write_text(RACES)
-    assert ns.ingest_file(tmp_path / "races.csv", source_uri="races.csv").state == "ready"
-    return ns.engine.context
+@pytest.fixture(scope="module")
+def ctx(tmp_path_factory):
+    """One home for the module: the tests only ask (a setting changed is a context of their own)."""
+    folder = tmp_path_factory.mktemp("reading")
+    with tabular.connect(str(folder / "home")) as engine:
+        (folder / "races.csv").write_text(RACES)
+        ns = engine.namespace(NS["org"], NS["namespace"])
+        assert ns.ingest_file(folder / "races.csv", source_uri="races.csv").state == "ready"
+        yield engine.context
 
 
 def scored(score: float, threshold: float, wrong_bound: float = 0.02):

@@ -269,7 +269,7 @@ def check_expression(env, data):
         assert matches(got, want, shape is not None), (expr, row, got, want)
 
 
-@settings(max_examples=150, **COMMON)
+@settings(max_examples=75, **COMMON)
 @given(data=st.data())
 def test_expressions_are_exact_or_refused_before_running(env, data):
     with decimal.localcontext(CTX):

@@ -43,7 +43,7 @@ GOLDEN = json.loads((HERE / "golden_sql.json").read_text())
 GOLDEN_CLICKHOUSE = json.loads((HERE / "golden_clickhouse_sql.json").read_text())
 FLOAT_TOLERANCE = 1e-9
 # Property-test plans per run: `make test`, `make test-long` (PARITY_PLANS overrides the long one).
-PLANS_DEFAULT, PLANS_LONG = 60, int(os.environ.get("PARITY_PLANS", 600))
+PLANS_DEFAULT, PLANS_LONG = 30, int(os.environ.get("PARITY_PLANS", 600))
 COMPARED = {"plans": 0, "answered": 0, "refused": 0}
 
 

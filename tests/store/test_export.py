@@ -2,8 +2,6 @@
 directory or at an object-store URL, recorded in catalog.exports; `tabular export`."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -11,6 +9,7 @@ import pytest
 from conftest import ROOT
 
 import tabular
+from tabular.cli import main
 from tabular.store.export import export_snapshot, location_of
 
 
@@ -59,23 +58,21 @@ def test_export_to_a_url(fresh, tmp_path):
     assert pq.read_metadata(out.location).num_rows == out.rows == got.rows
 
 
-def test_the_cli_exports_every_live_snapshot_named_by_source_with_a_manifest(tmp_path):
+def test_the_cli_exports_every_live_snapshot_named_by_source_with_a_manifest(tmp_path, capsys):
+    """`tabular export`, run through `main` as the command runs it (no interpreter per command)."""
     home, out = tmp_path / "home", tmp_path / "out"
-    run = lambda *a: subprocess.run(
-        [sys.executable, "-m", "tabular.cli", "--home", str(home), *a], capture_output=True, text=True
-    )
-    assert (
-        run(
-            "ingest", str(ROOT / "fixtures" / "query" / "orders.csv"), str(ROOT / "fixtures" / "query" / "items.csv")
-        ).returncode
-        == 0
-    )
-    assert (
-        run("ingest", str(ROOT / "fixtures" / "query" / "items.csv"), "--source-uri", "../../odd name?.csv").returncode
-        == 0
-    )
-    done = run("export", str(out))
-    assert done.returncode == 0 and "3 live snapshots exported" in done.stdout, done.stdout + done.stderr
+
+    def run(*args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = main(["--home", str(home), *args])
+        printed = capsys.readouterr()
+        return code, printed.out, printed.err
+
+    query = ROOT / "fixtures" / "query"
+    assert run("ingest", str(query / "orders.csv"), str(query / "items.csv"))[0] == 0
+    assert run("ingest", str(query / "items.csv"), "--source-uri", "../../odd name?.csv")[0] == 0
+    code, printed, errors = run("export", str(out))
+    assert code == 0 and "3 live snapshots exported" in printed, printed + errors
     manifest = json.loads((out / "manifest.json").read_text())
     files = {(f["source_uri"], f["dataset_id"]): f for f in manifest["files"]}
     assert set(files) == {("orders.csv", "orders"), ("items.csv", "items"), ("../../odd name?.csv", "items")}
