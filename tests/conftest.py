@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -7,6 +8,11 @@ import tabular
 ROOT = Path(__file__).resolve().parent.parent
 CSV = ROOT / "fixtures" / "csv"
 CORPUS = ROOT.parent / "shared" / "corpus"
+
+# The processes the tests start (`tabular ...`, servers, a clone's commands) keep their bytecode as
+# a person's do: where the environment says PYTHONDONTWRITEBYTECODE (CI machines may), each would
+# compile again every module it imports.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 @pytest.fixture
