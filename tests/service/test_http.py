@@ -368,3 +368,37 @@ def test_query_export_streams_every_row_with_the_receipt_id_in_a_header(http, tm
         422,
         "VALIDATION_FAILED",
     )
+
+
+# A served app in its own process: whether the MCP SDK is loaded after an HTTP op, then after an
+# MCP call over /mcp (its answer's tools counted).
+LAZY_MCP = """
+import json, sys, tempfile
+from fastapi.testclient import TestClient
+import tabular
+from tabular.service.http import create_app
+
+with tabular.connect(tempfile.mkdtemp() + "/home") as engine, TestClient(create_app(engine), base_url="http://127.0.0.1:8765") as client:
+    assert client.get("/healthz").json()["status"] == "ok"
+    listed = client.post("/v1/knowledge.list", json={})
+    print("after http", listed.status_code, "mcp" in sys.modules)
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    answer = client.post("/mcp", json=call, headers=headers)
+    print("after mcp", answer.status_code, len(answer.json()["result"]["tools"]))
+"""
+
+
+def test_a_server_loads_the_mcp_sdk_at_its_first_mcp_call_and_answers_it():
+    """The MCP SDK is 0.4 s of CPU at every start; a server whose callers speak HTTP starts
+    without it, and the first /mcp call loads it and is answered like any later one."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", LAZY_MCP], capture_output=True, text=True, timeout=120)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, done.stderr
+    assert lines[0] == "after http 200 False"
+    assert (
+        lines[1] == f"after mcp 200 {sum(not op.streams for op in REGISTRY.values())}"
+    )  # a tool per op that answers at once
