@@ -260,10 +260,18 @@ SHAPES = {
 VARIANTS = [(",", 5, 1), (";", 6, 6), ("\t", 5, 1), ("|", 6, 6)]
 
 
-@pytest.mark.parametrize(
-    ("shape", "sep", "rows", "at"),
-    [(shape, *VARIANTS[(2 * k + j) % 4]) for k, shape in enumerate(SHAPES) for j in (0, 1)],
-)
+def variant_cases() -> list:
+    """Each shape with two variants: the default run takes each shape once, the variants in turn
+    (each delimiter, and so the odd value first and last, covered twice); the other half is
+    `make test-long`'s."""
+    return [
+        pytest.param(shape, *VARIANTS[(2 * k + j) % 4], marks=() if j == k // 2 % 2 else (pytest.mark.slow,))
+        for k, shape in enumerate(SHAPES)
+        for j in (0, 1)
+    ]
+
+
+@pytest.mark.parametrize(("shape", "sep", "rows", "at"), variant_cases())
 def test_a_value_read_differently_from_the_file_keeps_its_column_as_text(ns, tmp_path, shape, sep, rows, at):
     good, odd = SHAPES[shape]
     write_table(tmp_path / "t.csv", sep, rows, at, good, odd)

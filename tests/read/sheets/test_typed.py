@@ -429,8 +429,10 @@ LONG = [
 @pytest.mark.parametrize(
     "options, length, shrink",
     [
-        pytest.param(None, 300, 1, id="None-300"),
-        pytest.param({"header_rows": 0}, 300, 1, id="options1-300"),
+        # Each header option once by default, the lengths in turn; the other short ones are
+        # `make test-long`'s.
+        pytest.param(None, 300, 1, id="None-300", marks=pytest.mark.slow),
+        pytest.param({"header_rows": 0}, 300, 1, id="options1-300", marks=pytest.mark.slow),
         pytest.param({"header_rows": 2}, 300, 1, id="options2-300"),
         *LONG,
     ],
