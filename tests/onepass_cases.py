@@ -1,23 +1,12 @@
-"""What the one pass's tests (tests/ingest/test_onepass*.py) share: a file published both ways and
-compared, files written line by line, the turns a sample misses, and the parser a file took."""
+"""What the one pass's tests (tests/ingest/test_onepass*.py) share (a file published both ways and
+compared is tests/ingest/conftest.py's Homes.same): files written line by line, the turns a sample misses, and the parser a file took."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
-from both_ways import CAREFUL, one_pass, published
-
 import tabular
-
-
-def assert_same(tmp_path: Path, path: Path, sample_cells: int) -> dict:
-    careful = published(tmp_path / "careful", path, **CAREFUL)
-    fast = published(tmp_path / f"fast{sample_cells}", path, **one_pass(sample_cells))
-    assert not careful.pop("one_pass", False)
-    took_one_pass = fast.pop("one_pass", False)
-    assert fast == careful
-    return {**careful, "one_pass": took_one_pass}
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:

@@ -4,7 +4,6 @@ temporary table is dropped after, and counts weigh each distinct text by its cel
 
 from __future__ import annotations
 
-import duckdb
 import pyarrow as pa
 import pytest
 from sqlglot import exp
@@ -27,13 +26,6 @@ from tabular.infer.cells import (
 MARKERS = ("", "NA")
 # Names a statement built by splicing text would break on, or read as SQL.
 NAMES = ('say "hi"', "select", "Mixed Case", "a'b", 'x" IS NULL OR "y')
-
-
-@pytest.fixture
-def con():
-    con = duckdb.connect()
-    yield con
-    con.close()
 
 
 def wide(con, cells: dict[str, list[str | None]]) -> str:

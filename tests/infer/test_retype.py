@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import duckdb
 import pytest
 
 from tabular import readings as C
@@ -14,13 +13,6 @@ from tabular.infer.questions import Option, Question, Typing
 from tabular.infer.retype import Approved, carry, check_request, dump, format_problem, load, person_set, typing_for
 
 MARKERS = ("", "NA")
-
-
-@pytest.fixture
-def con():
-    con = duckdb.connect()
-    yield con
-    con.close()
 
 
 def relation(con, name="cells", **columns):

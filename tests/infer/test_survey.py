@@ -4,7 +4,6 @@ regex lets through every text the regex reads."""
 
 from __future__ import annotations
 
-import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,13 +18,6 @@ from tabular.infer.survey import SYMBOLS, family_gate, survey, symbols_of
 from tabular.infer.tally import Source
 
 MARKERS = ("", "NA", "null")
-
-
-@pytest.fixture
-def con():
-    con = duckdb.connect()
-    yield con
-    con.close()
 
 
 def test_the_survey_finds_the_symbols_and_the_families_enough_values_belong_to(con):

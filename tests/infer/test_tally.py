@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,13 +19,6 @@ from tabular.infer import tally as tally_module
 from tabular.infer.tally import NumberStats, Source, accepts, facts_of, long_table, physical_from, tally, written_marks
 
 MARKERS = ("", "NA", "null")
-
-
-@pytest.fixture
-def con():
-    con = duckdb.connect()
-    yield con
-    con.close()
 
 
 def test_each_reading_counts_the_values_it_refutes_with_the_first_as_example(con):

@@ -10,7 +10,7 @@ import itertools
 from pathlib import Path
 
 import pytest
-from both_ways import CAREFUL, one_pass
+from both_ways import CAREFUL, one_pass, seen
 
 import tabular
 
@@ -32,35 +32,18 @@ class Homes:
 
     def published(self, path: Path, options: dict | None = None, uri: str | None = None, **config) -> dict:
         """What a user sees of the file once ingested as `uri` (a new one unless given), as
-        tests/both_ways.py's `published` says it, in the home of this configuration."""
+        tests/both_ways.py's `seen` says it, in the home of this configuration."""
         key = tuple(sorted(config.items()))
         if key not in self.engines:
             if len(self.engines) >= OPEN_HOMES:  # the one used longest ago is closed
                 self.engines.pop(next(iter(self.engines))).close()
             self.engines[key] = tabular.connect(str(self.root / f"home{next(self.made)}"), **config)
         self.engines[key] = self.engines.pop(key)  # the last used, last
-        ns = self.engines[key].namespace("acme", "one")
-        uri = uri or self.uri()
-        status = ns.ingest_file(path, source_uri=uri, **({"options": options} if options else {}))
-        out = {"state": status.state, "error_code": status.error_code}
-        if status.state != "ready":
-            return out
-        (dataset,) = ns.dataset_get(uri).datasets
-        seen = dataset.model_dump(mode="json")
-        for key in ("snapshot_id", "approved_at", "sample", "sample_row_ids"):
-            seen.pop(key, None)
-        seen["origin"].pop("parser", None)
-        out["one_pass"] = seen["origin"].pop("one_pass", False)
-        seen["rejected"] = sorted((r["row_id"], r["column"] or "", r["value"] or "") for r in seen["rejected"])
-        answer = ns.query({"datasets": [{"source_uri": uri}], "limit": 10_000})
-        out["dataset"] = seen
-        out["rows"] = [list(r) for r in answer.rows]
-        out["row_ids"] = answer.row_ids
-        return out
+        return seen(self.engines[key].namespace("acme", "one"), path, uri or self.uri(), options)
 
     def same(self, path: Path, sample_cells: int) -> dict:
-        """tests/onepass_cases.py's `assert_same` in these homes: the file published the careful
-        way and through the one pass with a sample of `sample_cells` cells is the same."""
+        """The file published the careful way and through the one pass with a sample of
+        `sample_cells` cells is the same (asserted), and what it is, with whether the one pass took it."""
         uri = self.uri()  # the same in both homes, as the file's name is
         careful = self.published(path, uri=uri, **CAREFUL)
         fast = self.published(path, uri=uri, **one_pass(sample_cells))
