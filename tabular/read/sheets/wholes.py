@@ -34,6 +34,12 @@ def _whole_xml(letters: list[bytes]) -> re.Pattern:
     )
 
 
+def _text_xml(letters: list[bytes]) -> re.Pattern:
+    """A text cell (t="s", "str", "inlineStr") of these columns: (letters, row). Its digits are the
+    cell's own text, never a double's."""
+    return re.compile(rb'<c r="(' + b"|".join(letters) + rb')([1-9][0-9]{0,6})"[^>]*\st="(?:s|str|inlineStr)"')
+
+
 _CARRY = 1 << 16  # at most this much of a cell cut by a chunk's end is carried to the next
 
 
@@ -60,24 +66,53 @@ def _long_wholes(texts: pa.Array) -> pa.Array | None:
     return big if pc.any(big).as_py() else None
 
 
-def _xml_wholes(archive_path, part: str, columns: set[int]) -> dict[int, tuple[list[int], list[str]]]:
+def _xml_wholes(
+    archive_path, part: str, columns: set[int]
+) -> tuple[dict[int, tuple[list[int], list[str]]], dict[int, list[int]]]:
     """Per sheet column (0-based) of `columns`: the rows (0-based) and digits of its number cells
-    written as whole numbers of 16 digits or more, a chunk of the sheet's XML at a time."""
-    out: dict[int, tuple[list[int], list[str]]] = {}
+    written as whole numbers of 16 digits or more, and the rows of its text cells, a chunk of
+    the sheet's XML at a time."""
+    numbers: dict[int, tuple[list[int], list[str]]] = {}
+    texts: dict[int, list[int]] = {}
     letters = {column_letter(j + 1).encode(): j for j in columns}
-    pattern = _whole_xml(sorted(letters, key=len, reverse=True))
+    by_length = sorted(letters, key=len, reverse=True)
+    number_cell, text_cell = _whole_xml(by_length), _text_xml(by_length)
     with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
         carry = b""
         while chunk := stream.read(1 << 20):
             text = carry + chunk
-            for column, row, digits in pattern.findall(text):
+            for column, row, digits in number_cell.findall(text):
                 if column in letters:
-                    rows, found = out.setdefault(letters[column], ([], []))
+                    rows, found = numbers.setdefault(letters[column], ([], []))
                     rows.append(int(row) - 1)
                     found.append(digits.decode())
+            for column, row in text_cell.findall(text):
+                if column in letters:
+                    texts.setdefault(letters[column], []).append(int(row) - 1)
             cut = text.rfind(b"<c ")
             carry = text[cut:] if cut >= 0 and len(text) - cut <= _CARRY else b""
-    return out
+    return numbers, texts
+
+
+def _text_cells(column: pa.Array, mask: np.ndarray, rows: list[int]) -> np.ndarray:
+    """The mask without the text cells (the XML's, at `rows`) whose text is their double's full
+    digits: an id kept as text ('9007199254740994') is its own text, exact, nothing to look for.
+    A text cell whose text is other digits stays in the mask, and its column says it may differ:
+    typed.exact_numbers took '1152921504606847232', a double's full digits, for a number cell and
+    wrote the double's shortest text, '1152921504606847200' (its own text is not at hand here)."""
+    at = np.unique(np.asarray(rows, dtype=np.int64))
+    at = at[at < len(mask)]
+    at = at[mask[at]]
+    if not at.size:
+        return mask
+    texts = pc.take(column, pa.array(at))
+    values = texts.cast(pa.float64())
+    fits = pc.less(pc.abs(values), 2.0**63)
+    full = pc.cast(pc.if_else(fits, values, 0.0), pa.int64()).cast(pa.string())
+    own = pc.fill_null(pc.and_(fits, pc.equal(full, texts)), False).to_numpy(zero_copy_only=False)
+    mask = mask.copy()
+    mask[at[own]] = False
+    return mask
 
 
 def exact_wholes(batch: pa.RecordBatch, first: int, archive_path, part: str | None) -> tuple[pa.RecordBatch, set[int]]:
@@ -88,11 +123,11 @@ def exact_wholes(batch: pa.RecordBatch, first: int, archive_path, part: str | No
     wanted = {k: m for k, c in enumerate(batch.columns) if (m := _long_wholes(c)) is not None}
     if not wanted:
         return batch, set()
-    found = _xml_wholes(archive_path, part, {first + k for k in wanted}) if part else {}
+    found, text_rows = _xml_wholes(archive_path, part, {first + k for k in wanted}) if part else ({}, {})
     columns, inexact = list(batch.columns), set()
     for k, big in wanted.items():
         rows, digits = found.get(first + k, ([], []))
-        mask = big.to_numpy(zero_copy_only=False)
+        mask = _text_cells(columns[k], big.to_numpy(zero_copy_only=False), text_rows.get(first + k, []))
         at = np.asarray(rows, dtype=np.int64)
         keep = at < len(mask)
         keep[keep] = mask[at[keep]]  # a cell of the batch whose text is such a number

@@ -134,3 +134,33 @@ def test_a_number_past_2_53_written_with_an_exponent_is_its_double_and_no_warnin
         fast, careful = both(tmp_path / f"b{k}", path)
         assert fast["rows"] == careful["rows"]
         assert not [w for w in fast["dataset"]["warnings"] if "2**53" in w], fast["dataset"]["warnings"]
+
+
+def test_a_text_id_whose_digits_are_a_doubles_own_text_is_exact_and_no_warning(tmp_path):
+    """An even id past 2**53 kept as text ('9007199254740994') reads as a double whose text is the
+    same digits: it was looked for among the sheet's number cells, not found there, and its text
+    column said it 'holds the nearest double'. Either side of 1E+16, among other text."""
+    for k, ids in enumerate(
+        (
+            [str(BIG + 2 * i) for i in range(1, 60)],  # 16 digits, each a double exactly
+            [str(10**16 + 2 * i) for i in range(1, 60)],  # 17 digits
+            [str(BIG + 2 * i) if i % 2 else f"X{i}" for i in range(1, 60)],  # among other text
+        )
+    ):
+        path = write(tmp_path / f"ids{k}.xlsx", [["n", "id"]] + [[i, v] for i, v in enumerate(ids)])
+        fast, careful = both(tmp_path / f"b{k}", path)
+        assert fast["rows"] == careful["rows"] and fast["rows"][0][1] == ids[0]
+        assert fast["dataset"]["warnings"] == careful["dataset"]["warnings"], fast["dataset"]["warnings"]
+        assert not [w for w in fast["dataset"]["warnings"] if "2**53" in w]
+
+
+def test_a_text_id_of_19_digits_the_fast_reader_cannot_keep_is_said(tmp_path):
+    """A text id of a double's full 19 digits ('1152921504606847232') is taken for a number cell by
+    the fast reader's exact text and written as the double's shortest text: the column says its
+    last digits may differ (a known loss, not a silent one)."""
+    ids = [str(2**60 + 256 * i) for i in range(1, 60)]
+    path = write(tmp_path / "ids.xlsx", [["n", "id"]] + [[i, v] for i, v in enumerate(ids)])
+    fast = published(tmp_path / "fast", path, **FAST)
+    changed = [row[1] for row, want in zip(fast["rows"], ids) if row[1] != want]
+    if changed:
+        assert any("past 2**53" in w and "'id'" in w for w in fast["dataset"]["warnings"]), fast["dataset"]
