@@ -334,8 +334,10 @@ def _counted_readings(
             for i, reading in enumerate(part):
                 selects |= {(i, name): e for name, e in _reading_selects(reading, examples, _accepted_name(i)).items()}
             got = grouped(con, _accepted(part, source.cells(list(cols), markers)), selects)
-            for i, reading in enumerate(part):
-                found[reading] = {c: {name: v for (j, name), v in row.items() if j == i} for c, row in got.items()}
+            mine: list[dict[str, dict[str, Any]]] = [found.setdefault(reading, {}) for reading in part]
+            for c, row in got.items():  # each aggregate handed to its reading once
+                for (i, name), v in row.items():
+                    mine[i].setdefault(c, {})[name] = v
     return found
 
 
