@@ -174,7 +174,13 @@ def wait(driver, seconds: float = 20):
 
 
 def text_of(driver, css: str) -> str:
-    return driver.find_element(By.CSS_SELECTOR, css).text
+    """The element's text as the page shows it, found and read in one step of the page's own: a
+    page that reloads between finding an element and reading it (the ingest status refreshes
+    itself) had answered Chrome's 'Node with given id does not belong to the document'."""
+    text = driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : null", css)
+    if text is None:
+        raise NoSuchElementException(css)
+    return text.strip()
 
 
 def test_upload_answer_the_question_and_apply(browser, single):
